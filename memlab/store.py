@@ -1,0 +1,113 @@
+"""The frames a loader returns and the problems it found. Nothing format-specific lives here.
+
+A :class:`Store` is what every loader in :mod:`memlab.sources` returns: a ``kind`` naming the
+format, the ``path`` it was read from, a dict of typed pandas DataFrames, a ``problems`` frame
+(file, line, kind, message) and a ``meta`` dict (schema version, ref, layout, ...).
+
+Frames are reachable as attributes: ``store.blocks`` is ``store.frames["blocks"]``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterable
+
+import numpy as np
+import pandas as pd
+
+__all__ = ["Store", "Problems", "PROBLEM_COLUMNS", "utc_datetimes", "categories", "empty_frame"]
+
+PROBLEM_COLUMNS = ["file", "line", "kind", "message"]
+
+#: Store kinds, one per loader.
+KINDS = ("elfmem_db", "elfmem_substrate", "letta_memfs", "souveraine", "agent_file", "letta_blocks")
+
+
+class Problems:
+    """Collects what a loader found wrong without stopping it (elfmem's blockfile style)."""
+
+    def __init__(self) -> None:
+        self._rows: list[dict[str, Any]] = []
+
+    def add(self, file: str | Path | None, kind: str, message: str, line: int | None = None) -> None:
+        self._rows.append({"file": None if file is None else str(file), "line": line,
+                           "kind": kind, "message": message})
+
+    def extend(self, other: "Problems | pd.DataFrame") -> None:
+        rows = other._rows if isinstance(other, Problems) else other.to_dict("records")
+        self._rows.extend(rows)
+
+    def __len__(self) -> int:
+        return len(self._rows)
+
+    def frame(self) -> pd.DataFrame:
+        df = pd.DataFrame(self._rows, columns=PROBLEM_COLUMNS)
+        df["file"] = df["file"].astype("string")
+        df["line"] = df["line"].astype("Int64")
+        df["kind"] = df["kind"].astype("category")
+        df["message"] = df["message"].astype("string")
+        return df
+
+
+@dataclass
+class Store:
+    """Typed frames from one memory store, plus the problems found while reading it."""
+
+    kind: str
+    path: Path
+    frames: dict[str, pd.DataFrame]
+    problems: pd.DataFrame = field(default_factory=lambda: Problems().frame())
+    meta: dict[str, Any] = field(default_factory=dict)
+
+    def __getattr__(self, name: str) -> pd.DataFrame:
+        # Only called when normal lookup fails: expose frames as attributes.
+        frames = self.__dict__.get("frames", {})
+        if name in frames:
+            return frames[name]
+        raise AttributeError(f"{type(self).__name__} of kind {self.__dict__.get('kind')!r} "
+                             f"has no frame {name!r}; frames: {sorted(frames)}")
+
+    def __dir__(self) -> Iterable[str]:
+        return [*super().__dir__(), *self.frames]
+
+    @property
+    def name(self) -> str:
+        """A short label for tables and plots: meta['name'] or the file/folder name."""
+        return str(self.meta.get("name") or self.path.name)
+
+    def counts(self) -> pd.Series:
+        """Row count per frame (problems included), for a quick look."""
+        counts = {name: len(df) for name, df in self.frames.items()}
+        counts["problems"] = len(self.problems)
+        return pd.Series(counts, name=self.name)
+
+    def __repr__(self) -> str:
+        shape = ", ".join(f"{k}={len(v)}" for k, v in self.frames.items())
+        return f"<Store {self.kind} {self.path} ({shape}; problems={len(self.problems)})>"
+
+
+def utc_datetimes(values: pd.Series) -> pd.Series:
+    """Parse ISO-8601 text (with or without offset) to tz-aware UTC; unparseable -> NaT.
+
+    elfmem writes ``isoformat()`` with ``+00:00``; SQLite's CURRENT_TIMESTAMP writes naive UTC.
+    """
+    if values.empty:
+        return pd.Series(pd.to_datetime(values, utc=True), index=values.index)
+    return pd.to_datetime(values, utc=True, errors="coerce", format="ISO8601")
+
+
+def categories(values: pd.Series) -> pd.Series:
+    return values.astype("string").astype("category")
+
+
+def empty_frame(dtypes: dict[str, str]) -> pd.DataFrame:
+    """An empty frame with the given column dtypes, so absent tables still have a schema."""
+    return pd.DataFrame({name: pd.Series(dtype=dtype) for name, dtype in dtypes.items()})
+
+
+def token_estimate(chars: pd.Series | int) -> Any:
+    """The elfmem v2 doc's convention: tokens ~ chars / 4."""
+    if isinstance(chars, pd.Series):
+        return chars / 4.0
+    return np.float64(chars) / 4.0

@@ -1,0 +1,63 @@
+"""The Audit result shared by every audit (elfmem databases, memfs repos, agent files)."""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+__all__ = ["Audit", "json_safe"]
+
+
+@dataclass
+class Audit:
+    """Evidence tables plus headline metrics for one store.
+
+    ``tables`` are tidy DataFrames (one per question the audit answers); ``headline`` is a flat,
+    JSON-safe dict of the numbers a comparison or a report trend needs; ``summary()`` is the
+    printable text.
+    """
+
+    kind: str
+    store_name: str
+    tables: dict[str, pd.DataFrame]
+    headline: dict[str, Any]
+    summary_text: str = ""
+    notes: list[str] = field(default_factory=list)
+
+    def summary(self) -> str:
+        return self.summary_text
+
+    def __str__(self) -> str:
+        return self.summary_text
+
+    def __getitem__(self, name: str) -> pd.DataFrame:
+        return self.tables[name]
+
+    def to_json(self) -> str:
+        return json.dumps({"store": self.store_name, "kind": self.kind,
+                           "headline": json_safe(self.headline), "notes": self.notes},
+                          indent=2, sort_keys=True)
+
+
+def json_safe(value: Any) -> Any:
+    """Turn numpy / pandas scalars, NaN and timestamps into plain JSON values."""
+    if isinstance(value, dict):
+        return {str(k): json_safe(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [json_safe(v) for v in value]
+    if isinstance(value, pd.Timestamp):
+        return None if pd.isna(value) else value.isoformat()
+    if isinstance(value, (np.integer,)):
+        return int(value)
+    if isinstance(value, (np.floating, float)):
+        return None if math.isnan(float(value)) else float(value)
+    if isinstance(value, np.bool_):
+        return bool(value)
+    if value is pd.NA or value is pd.NaT:
+        return None
+    return value

@@ -1,0 +1,277 @@
+"""The `memlab` command: thin commands over the library.
+
+Each command parses its arguments, calls one library function and prints the result. Any
+:class:`memlab.MemlabError` becomes one line on stderr and exit status 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Callable, Sequence
+
+from memlab.errors import MemlabError
+
+__all__ = ["main", "build_parser", "COMMANDS"]
+
+#: name -> (handler, help line, example). The README documents every one (a test checks).
+COMMANDS: dict[str, tuple[Callable[[argparse.Namespace], int], str, str]] = {}
+
+
+def command(name: str, help: str, example: str):
+    def register(fn: Callable[[argparse.Namespace], int]):
+        COMMANDS[name] = (fn, help, example)
+        return fn
+
+    return register
+
+
+def _print_frame(df, as_json: bool) -> None:
+    import pandas as pd
+
+    if as_json:
+        print(df.to_json(orient="records", date_format="iso", indent=2))
+    else:
+        with pd.option_context("display.max_rows", 200, "display.max_columns", 50,
+                               "display.width", 200, "display.max_colwidth", 60):
+            print(df.to_string())
+
+
+# --------------------------------------------------------------------------- commands
+
+
+@command("inspect", "Load a store read-only and list its frames, row counts and problems.",
+         "memlab inspect data/samples/elfmem/elfmem-0.20.0-schema9.db")
+def cmd_inspect(args: argparse.Namespace) -> int:
+    from memlab.sources import load
+
+    store = load(args.path)
+    if args.json:
+        print(json.dumps({"kind": store.kind, "path": str(store.path),
+                          "counts": store.counts().to_dict(),
+                          "meta": {k: v for k, v in store.meta.items() if _jsonable(v)}},
+                         indent=2, default=str))
+        return 0
+    print(f"{store.kind}  {store.path}")
+    for key in ("schema_version", "layout", "schema", "ref", "head_sha"):
+        if key in store.meta:
+            print(f"  {key}: {store.meta[key]}")
+    print(store.counts().to_string())
+    if len(store.problems):
+        print(f"\n{len(store.problems)} problem(s):")
+        _print_frame(store.problems.head(args.max_problems), False)
+    return 0
+
+
+@command("audit", "Audit one store (summary) or several (one comparison table).",
+         "memlab audit data/demo/elfmem-demo.db --as-of 2026-08-04")
+def cmd_audit(args: argparse.Namespace) -> int:
+    from memlab.audit import audit, compare
+
+    if len(args.paths) == 1:
+        result = audit(args.paths[0], as_of=args.as_of, seconds_per_call=args.seconds_per_call)
+        print(result.to_json() if args.json else result.summary())
+        return 0
+    _print_frame(compare(args.paths, as_of=args.as_of), args.json)
+    return 0
+
+
+@command("discover", "List the agents' memory stores found under a home folder.",
+         "memlab discover ~")
+def cmd_discover(args: argparse.Namespace) -> int:
+    from memlab.sources.discover import discover
+
+    _print_frame(discover(args.root), args.json)
+    return 0
+
+
+@command("simulate", "Run Iterations x Scenarios S1-S11 and print the table and the journey.",
+         "memlab simulate --instance data/demo/elfmem-demo.db --seed 0")
+def cmd_simulate(args: argparse.Namespace) -> int:
+    from memlab.sim import simulate
+
+    run = simulate(_split(args.iterations), _split(args.scenarios), instance=args.instance,
+                   seed=args.seed)
+    if args.json:
+        print(run.evidence.to_json(orient="records", indent=2, default_handler=str))
+    else:
+        print(run.render())
+    return 0
+
+
+@command("review", "Write a review proposal (markdown checklist + JSON twin) for a store.",
+         "memlab review data/samples/elfmem/elfmem-0.20.0-schema9.db --out reviews/")
+def cmd_review(args: argparse.Namespace) -> int:
+    from memlab.review import review
+
+    proposal = review(args.path, near_duplicate=args.near_duplicate,
+                      stale_after_days=args.stale_after_days, as_of=args.as_of)
+    path = proposal.write(args.out)
+    print(f"{len(proposal.items)} proposed item(s); wrote {path}")
+    return 0
+
+
+@command("apply", "Apply the ticked items of a proposal to a memfs repo as one commit.",
+         "memlab apply reviews/review-2026-08-04.md --dry-run")
+def cmd_apply(args: argparse.Namespace) -> int:
+    from memlab.review import apply_proposal
+
+    result = apply_proposal(args.proposal, repo=args.repo, branch=args.branch,
+                            dry_run=args.dry_run)
+    print(result)
+    return 0
+
+
+@command("migrate", "Migrate a store to an elfmem substrate, Letta memfs or Souveraine dir.",
+         "memlab migrate data/demo/elfmem-demo.db /tmp/demo-memfs --to substrate --verify")
+def cmd_migrate(args: argparse.Namespace) -> int:
+    from memlab.migrate import migrate
+
+    result = migrate(args.source, args.dest, to=args.to, plan=args.plan, force=args.force,
+                     verify=args.verify)
+    print(result)
+    return 0
+
+
+@command("report", "Render a notebook report (audit, memfs, migration, simulation, review, all).",
+         "memlab report audit data/demo/elfmem-demo.db --as-of 2026-08-04 --out reports/demo")
+def cmd_report(args: argparse.Namespace) -> int:
+    from memlab.report import report
+
+    if args.kind == "all":
+        from memlab.report.schedule import report_all
+
+        index = report_all(args.config, out=args.out)
+        print(f"reports written; open {index}")
+        return 0
+    params = _parse_params(args.param)
+    if args.as_of:
+        params["as_of"] = args.as_of
+    result = report(args.kind, args.paths, out=args.out, **params)
+    print(f"report written: {result.html}")
+    print(f"metrics:        {result.folder / 'metrics.json'}")
+    return 0
+
+
+# --------------------------------------------------------------------------- parser
+
+
+def _split(value: str | None) -> list[str] | None:
+    return [v.strip() for v in value.split(",") if v.strip()] if value else None
+
+
+def _parse_params(pairs: list[str]) -> dict:
+    """NAME=VALUE pairs, each VALUE read as YAML so numbers and booleans keep their type."""
+    import yaml
+
+    params = {}
+    for pair in pairs:
+        name, sep, value = pair.partition("=")
+        if not sep or not name:
+            raise MemlabError(f"parameter {pair!r} is not NAME=VALUE")
+        params[name] = yaml.safe_load(value)
+    return params
+
+
+def _jsonable(value) -> bool:
+    try:
+        json.dumps(value, default=str)
+        return True
+    except (TypeError, ValueError):
+        return False
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="memlab", description="A research workbench for agent memory.",
+        epilog="Every command reads stores read-only. Errors exit with status 2.")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    def add(name: str) -> argparse.ArgumentParser:
+        fn, help_, example = COMMANDS[name]
+        p = sub.add_parser(name, help=help_, description=help_,
+                           epilog=f"Example:\n  {example}",
+                           formatter_class=argparse.RawDescriptionHelpFormatter)
+        p.set_defaults(handler=fn)
+        return p
+
+    p = add("inspect")
+    p.add_argument("path", help="an elfmem .db, a memory repo, an .af or blocks JSON")
+    p.add_argument("--json", action="store_true", help="print JSON")
+    p.add_argument("--max-problems", type=int, default=20, help="problems to list (default 20)")
+
+    p = add("audit")
+    p.add_argument("paths", nargs="+", metavar="PATH", help="one or more stores")
+    p.add_argument("--as-of", help="date staleness is measured against (default: today, UTC)")
+    p.add_argument("--seconds-per-call", type=float, default=14.0,
+                   help="LLM latency for the GPU-hours estimate (default 14, the doc's figure)")
+    p.add_argument("--json", action="store_true", help="print JSON")
+
+    p = add("discover")
+    p.add_argument("root", nargs="?", help="folder to treat as home (default: your home)")
+    p.add_argument("--json", action="store_true", help="print JSON")
+
+    p = add("simulate")
+    p.add_argument("--iterations", help="comma-separated iteration numbers or names (default: all)")
+    p.add_argument("--scenarios", help="comma-separated scenario ids, e.g. S1,S3 (default: all)")
+    p.add_argument("--instance", help="an elfmem store whose audit parameterises the run")
+    p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    p.add_argument("--json", action="store_true", help="print the evidence as JSON")
+
+    p = add("review")
+    p.add_argument("path", help="the store to review")
+    p.add_argument("--out", default=".", help="folder for review-YYYY-MM-DD.md and .json")
+    p.add_argument("--near-duplicate", type=float, default=0.90,
+                   help="cosine at or above which two items are near-duplicates (default 0.90)")
+    p.add_argument("--stale-after-days", type=int, default=90,
+                   help="days without evidence of use before an item is stale (default 90)")
+    p.add_argument("--as-of", help="date staleness is measured against (default: today)")
+
+    p = add("apply")
+    p.add_argument("proposal", help="a review-*.md file with items ticked")
+    p.add_argument("--repo", help="the memfs repo (default: the one the proposal names)")
+    p.add_argument("--branch", help="commit on a new branch of this name")
+    p.add_argument("--dry-run", action="store_true", help="print the diff, change nothing")
+
+    p = add("migrate")
+    p.add_argument("source", help="an elfmem .db, an .af or a blocks JSON list")
+    p.add_argument("dest", help="a new folder for the migrated repo")
+    p.add_argument("--to", choices=["substrate", "letta", "souveraine"], default="substrate",
+                   help="target form (default: substrate, elfmem's markdown)")
+    p.add_argument("--plan", action="store_true",
+                   help="write a reviewable migration script instead of applying")
+    p.add_argument("--force", action="store_true", help="overwrite an existing destination")
+    p.add_argument("--verify", action="store_true",
+                   help="reload the result and fail on any parity difference")
+
+    p = add("report")
+    p.add_argument("kind", choices=["audit", "memfs", "migration", "simulation", "review", "all"])
+    p.add_argument("paths", nargs="*", metavar="PATH", help="the store(s) the report is about")
+    p.add_argument("--out", help="output folder (default reports/<kind>, or reports/<date> for all)")
+    p.add_argument("--as-of", help="date staleness is measured against")
+    p.add_argument("--config", default="data/reports.yaml",
+                   help="for `all`: YAML naming the stores (default data/reports.yaml)")
+    p.add_argument("-p", "--param", action="append", default=[], metavar="NAME=VALUE",
+                   help="extra notebook parameter (repeatable)")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return args.handler(args)
+    except MemlabError as exc:
+        print(f"memlab: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("memlab: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:  # `memlab audit ... | head`
+        return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,147 @@
+"""Run memlab's notebooks with papermill and render self-contained HTML reports.
+
+One path serves tests, the CLI and the scheduled job: :func:`execute_notebook`. A notebook gets
+its parameters injected after its ``parameters`` cell (papermill's convention), writes its own
+``metrics.json`` into ``output_dir``, and is rendered to HTML with every image embedded and no
+external script, so a report opens offline.
+
+Example::
+
+    from memlab.report import report
+    report("audit", ["data/demo/elfmem-demo.db"], out="reports/demo", as_of="2026-08-04")
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Sequence
+
+from memlab.errors import MemlabError, ReportError, require
+
+__all__ = [
+    "NOTEBOOKS",
+    "ExecutedReport",
+    "execute_notebook",
+    "report",
+    "notebook_path",
+    "write_metrics",
+]
+
+#: report kind -> notebook file; the kind is what `memlab report KIND` takes.
+NOTEBOOKS = {
+    "audit": "01-audit.ipynb",
+    "memfs": "02-memfs-audit.ipynb",
+    "migration": "03-migration.ipynb",
+    "simulation": "04-simulation.ipynb",
+    "review": "05-review.ipynb",
+}
+
+_NOTEBOOK_DIR = Path(__file__).resolve().parents[2] / "notebooks"
+_EXTERNAL_SCRIPT = re.compile(r'<script[^>]*\bsrc="https?://[^"]*"[^>]*>\s*</script>', re.I)
+
+
+@dataclass(frozen=True)
+class ExecutedReport:
+    kind: str
+    notebook: Path  # the executed .ipynb, outputs included
+    html: Path
+    metrics: dict[str, Any]
+
+    @property
+    def folder(self) -> Path:
+        return self.html.parent
+
+
+def notebook_path(kind_or_name: str) -> Path:
+    """The committed notebook for a report kind ('audit') or a file name ('01-audit.ipynb')."""
+    name = NOTEBOOKS.get(kind_or_name, kind_or_name)
+    path = _NOTEBOOK_DIR / name
+    if not path.exists():
+        known = ", ".join(sorted(NOTEBOOKS))
+        raise ReportError(f"no notebook {name!r}", path=path, hint=f"report kinds: {known}")
+    return path
+
+
+def _absolute(value: Any) -> Any:
+    """Resolve path-like parameters so the notebook's working directory does not matter."""
+    if isinstance(value, Path):
+        return str(value.expanduser().resolve())
+    if isinstance(value, (list, tuple)):
+        return [_absolute(v) for v in value]
+    return value
+
+
+def execute_notebook(kind_or_name: str, params: dict[str, Any], out_dir: str | Path,
+                     *, timeout: int = 1800) -> ExecutedReport:
+    """Execute one notebook with ``params`` into ``out_dir``; render HTML; read metrics.json.
+
+    ``params`` values that are :class:`pathlib.Path` are made absolute. ``output_dir`` is always
+    passed as ``out_dir``. A failing cell raises :class:`ReportError` whose ``context`` names
+    the cell, the exception and its message; the executed notebook is kept for inspection.
+    """
+    pm = require("papermill", "notebooks", feature="rendering reports")
+    source = notebook_path(kind_or_name)
+    out = Path(out_dir).expanduser().resolve()
+    out.mkdir(parents=True, exist_ok=True)
+    executed = out / source.name
+    parameters = {k: _absolute(v) for k, v in params.items()}
+    parameters["output_dir"] = str(out)
+    try:
+        pm.execute_notebook(
+            str(source), str(executed), parameters=parameters, kernel_name="python3",
+            cwd=str(out), progress_bar=False, log_output=False, execution_timeout=timeout,
+        )
+    except pm.PapermillExecutionError as exc:
+        raise ReportError(
+            f"cell {exc.cell_index} failed with {exc.ename}: {exc.evalue}",
+            path=executed, hint="open the executed notebook to see the failing cell",
+            cell_index=exc.cell_index, ename=exc.ename, evalue=exc.evalue,
+        ) from exc
+    except MemlabError:
+        raise
+    except Exception as exc:  # kernel death, missing kernel spec, unreadable notebook...
+        raise ReportError(f"could not execute {source.name}: {exc}", path=executed) from exc
+    html = _render_html(executed)
+    metrics_file = out / "metrics.json"
+    metrics = json.loads(metrics_file.read_text()) if metrics_file.exists() else {}
+    return ExecutedReport(kind_or_name, executed, html, metrics)
+
+
+def _render_html(executed: Path) -> Path:
+    nbconvert = require("nbconvert", "notebooks", feature="rendering reports")
+    exporter = nbconvert.HTMLExporter(embed_images=True)
+    exporter.exclude_input_prompt = True
+    exporter.exclude_output_prompt = True
+    body, _ = exporter.from_filename(str(executed))
+    # Offline and self-contained: the CDN scripts only serve widgets and MathJax, which a
+    # static report does not need, and would make the page reach the network.
+    body = _EXTERNAL_SCRIPT.sub("", body)
+    html = executed.with_suffix(".html")
+    html.write_text(body, encoding="utf-8")
+    return html
+
+
+def write_metrics(output_dir: str | Path, metrics: dict[str, Any]) -> Path:
+    """Write ``metrics.json`` (JSON-safe) where :func:`execute_notebook` will read it."""
+    from memlab.audit._base import json_safe
+
+    path = Path(output_dir) / "metrics.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(json_safe(metrics), indent=2, sort_keys=True) + "\n")
+    return path
+
+
+def report(kind: str, paths: Sequence[str | Path] = (), *, out: str | Path | None = None,
+           **params: Any) -> ExecutedReport:
+    """Render the ``kind`` report for ``paths`` into ``out`` (default ``reports/<kind>``).
+
+    ``paths`` becomes the notebook's ``stores`` parameter (or ``store`` / ``repo`` / ``source``
+    when the notebook takes one path); other keyword arguments are passed through as parameters.
+    """
+    from memlab.report._params import parameters_for
+
+    folder = Path(out) if out is not None else Path("reports") / kind
+    return execute_notebook(kind, parameters_for(kind, list(paths), params), folder)

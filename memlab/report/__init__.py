@@ -57,6 +57,8 @@ class ExecutedReport:
 
 def notebook_path(kind_or_name: str) -> Path:
     """The committed notebook for a report kind ('audit') or a file name ('01-audit.ipynb')."""
+    if kind_or_name.endswith(".ipynb") and Path(kind_or_name).is_file():
+        return Path(kind_or_name).resolve()  # a notebook of the user's own
     name = NOTEBOOKS.get(kind_or_name, kind_or_name)
     path = _NOTEBOOK_DIR / name
     if not path.exists():
@@ -91,7 +93,7 @@ def execute_notebook(kind_or_name: str, params: dict[str, Any], out_dir: str | P
     parameters["output_dir"] = str(out)
     try:
         pm.execute_notebook(
-            str(source), str(executed), parameters=parameters, kernel_name="python3",
+            str(source), str(executed), parameters=parameters, kernel_name="python3", language="python",
             cwd=str(out), progress_bar=False, log_output=False, execution_timeout=timeout,
         )
     except pm.PapermillExecutionError as exc:

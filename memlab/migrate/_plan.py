@@ -1,0 +1,134 @@
+"""What a migration will do, decided in full before anything is written.
+
+A :class:`Plan` holds, per destination repository, the commits to make (message and the exact
+bytes of every file) plus two tables for people: ``moved`` (one row per source item and where it
+went) and ``flags`` (what needs a human look: over-limit blocks, renamed labels, fields kept in a
+side file...). The direct apply (:mod:`memlab.migrate._apply`) and the plan script
+(:mod:`memlab.migrate._script`) both consume a Plan, so they cannot disagree about content.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+from typing import Any, Iterable, Mapping
+
+import pandas as pd
+
+from memlab.errors import UnsafePath
+from memlab.migrate._gitobj import BLOB_MODE, Signature, blob_sha, build_trees, commit_body, object_sha
+
+#: Who every migration commit is attributed to. Not an agent and not a human: a memfs audit
+#: should be able to tell a migration apart from the memory's own history.
+AUTHOR_NAME = "memlab migrate"
+AUTHOR_EMAIL = "migrate@memlab.invalid"
+
+#: Used only when a source carries no timestamp at all, so the commit date still never depends
+#: on when the migration ran.
+FALLBACK_EPOCH = 946684800  # 2000-01-01T00:00:00Z
+
+MOVED_COLUMNS = ["kind", "item", "label", "repo", "path", "section", "chars", "note"]
+FLAG_COLUMNS = ["kind", "item", "path", "severity", "message"]
+
+_SLUG_RE = re.compile(r"[^a-z0-9._-]+")
+
+
+@dataclass(frozen=True)
+class PlannedCommit:
+    message: str
+    #: (repo-relative posix path, bytes), sorted by path: added or replaced in this commit.
+    files: tuple[tuple[str, bytes], ...]
+
+
+@dataclass(frozen=True)
+class PlannedRepo:
+    #: Folder under the destination holding this repository ("" = the destination itself).
+    subdir: str
+    commits: tuple[PlannedCommit, ...]
+    #: The agent or store this repository is for, for messages and the result table.
+    title: str = ""
+
+
+@dataclass
+class Plan:
+    target: str
+    source: Path
+    repos: list[PlannedRepo]
+    signature: Signature
+    moved: pd.DataFrame
+    flags: pd.DataFrame
+    notes: list[str] = field(default_factory=list)
+
+    def expected_heads(self, base: Mapping[str, tuple[str, dict[str, tuple[str, str]]]] | None = None
+                       ) -> dict[str, list[tuple[str, str]]]:
+        """Per repo subdir, the ``(tree, commit)`` shas each planned commit will have.
+
+        ``base`` maps a subdir to ``(parent commit sha, {path: (mode, sha)})`` when committing on
+        top of an existing branch; otherwise each repository starts empty.
+        """
+        out: dict[str, list[tuple[str, str]]] = {}
+        for repo in self.repos:
+            parent, flat = (base or {}).get(repo.subdir, (None, {}))
+            flat = dict(flat)
+            chain: list[tuple[str, str]] = []
+            for commit in repo.commits:
+                for path, data in commit.files:
+                    flat[path] = (BLOB_MODE, blob_sha(data))
+                tree = build_trees(flat)
+                body = commit_body(tree, [parent] if parent else [], self.signature, commit.message)
+                parent = object_sha("commit", body)
+                chain.append((tree, parent))
+            out[repo.subdir] = chain
+        return out
+
+    def file_count(self) -> int:
+        return sum(len(c.files) for r in self.repos for c in r.commits)
+
+
+def moved_frame(rows: Iterable[Mapping[str, Any]]) -> pd.DataFrame:
+    df = pd.DataFrame(list(rows), columns=MOVED_COLUMNS)
+    for col in ("kind", "section"):
+        df[col] = df[col].astype("string").astype("category")
+    for col in ("item", "label", "repo", "path", "note"):
+        df[col] = df[col].astype("string")
+    df["chars"] = df["chars"].astype("Int64")
+    return df
+
+
+def flags_frame(rows: Iterable[Mapping[str, Any]]) -> pd.DataFrame:
+    df = pd.DataFrame(list(rows), columns=FLAG_COLUMNS)
+    for col in ("kind", "severity"):
+        df[col] = df[col].astype("string").astype("category")
+    for col in ("item", "path", "message"):
+        df[col] = df[col].astype("string")
+    return df
+
+
+def safe_relpath(path: str, *, source: Path | str | None = None) -> str:
+    """``path`` as a clean repo-relative posix path, or UnsafePath if it would escape the repo."""
+    if "\\" in path or "\x00" in path:
+        raise UnsafePath(f"path {path!r} contains a backslash or NUL", path=source)
+    p = PurePosixPath(path)
+    if p.is_absolute() or any(part in ("..", "") for part in path.split("/")) or path.startswith("~"):
+        raise UnsafePath(f"path {path!r} is absolute or has an empty or '..' segment", path=source)
+    if p.parts and p.parts[0] == ".git":
+        raise UnsafePath(f"path {path!r} would write inside .git", path=source)
+    return p.as_posix()
+
+
+def slug(text: str, *, fallback: str) -> str:
+    """A folder name from an agent name: lower case, no separators, never starting with '.' or '_'."""
+    s = _SLUG_RE.sub("-", str(text or "").strip().lower()).strip("-._")
+    return s or fallback
+
+
+def signature_at(timestamp: pd.Timestamp | None) -> Signature:
+    """The fixed signature for a migration whose source's latest timestamp is ``timestamp``."""
+    if timestamp is None or pd.isna(timestamp):
+        seconds = FALLBACK_EPOCH
+    else:
+        ts = pd.Timestamp(timestamp)
+        ts = ts.tz_localize("UTC") if ts.tzinfo is None else ts.tz_convert("UTC")
+        seconds = int(ts.floor("s").timestamp())
+    return Signature(AUTHOR_NAME, AUTHOR_EMAIL, seconds)

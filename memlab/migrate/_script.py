@@ -1,0 +1,261 @@
+"""Render a :class:`~memlab.migrate._plan.Plan` as a standalone Python script a human can review.
+
+The script uses only the standard library and the ``git`` command line, carries every file's
+content as a literal (so reviewing it means reading what will be committed), and makes exactly
+the commits the direct apply makes: it builds them with git plumbing (``hash-object``,
+``update-index``, ``write-tree``, ``commit-tree``) under the same fixed author and date, and
+stops if any commit id differs from the one memlab computed when it wrote the script.
+"""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+from memlab.migrate._plan import Plan
+
+_MAX_FLAG_LINES = 60
+
+
+def _literal(data: bytes) -> str:
+    """A Python expression for ``data``: a triple-quoted string when that is exact, else repr lines."""
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        return f"bytes.fromhex({data.hex()!r})"
+    plain = ("\\" not in text and '"""' not in text and not text.endswith('"')
+             and all(ch.isprintable() or ch in "\n\t" for ch in text))
+    if plain:
+        return f'"""\\\n{text}""".encode("utf-8")'
+    lines = text.splitlines(keepends=True) or [""]
+    body = "\n".join(f"    {line!r}" for line in lines)
+    return f"(\n{body}\n).encode(\"utf-8\")"
+
+
+def _comment_block(lines: list[str]) -> str:
+    return "\n".join(f"# {line}".rstrip() for line in lines)
+
+
+def render_script(plan: Plan, dest: Path, *, branch: str, mode: str,
+                  base_head: str | None = None, base_flat: dict | None = None) -> str:
+    """The full text of the plan script. ``mode`` is "new" (a new repo) or "branch"."""
+    base = {"": (base_head, base_flat or {})} if mode == "branch" else None
+    expected = plan.expected_heads(base)
+    out: list[str] = []
+    moved = plan.moved
+    summary = [
+        f"memlab migration plan: {plan.source.name} -> {dest} (target: {plan.target})",
+        "",
+        f"Source:      {plan.source}",
+        f"Destination: {dest}" + (f"  (new branch {branch!r} of the existing repository)"
+                                  if mode == "branch" else f"  (new repository, branch {branch!r})"),
+        f"Author:      {plan.signature.name} <{plan.signature.email}>, date fixed at "
+        f"{plan.signature.timestamp} (seconds since 1970, UTC) so the commits are reproducible",
+        f"Moves:       {len(moved)} item(s) into {plan.file_count()} file(s) in "
+        f"{sum(len(r.commits) for r in plan.repos)} commit(s)",
+    ]
+    if len(plan.flags):
+        summary += ["", f"Flagged for review ({len(plan.flags)}):"]
+        for row in plan.flags.head(_MAX_FLAG_LINES).itertuples():
+            summary.append(f"  - [{row.kind}] {row.item}: {row.message}")
+        if len(plan.flags) > _MAX_FLAG_LINES:
+            summary.append(f"  ... and {len(plan.flags) - _MAX_FLAG_LINES} more (see memlab's flags table)")
+    for note in plan.notes:
+        summary += [""] + textwrap.wrap(note, 92)
+    summary += [
+        "",
+        "Run:   python3 THIS_SCRIPT [DEST] [--force]",
+        "It builds the repository beside DEST and renames it into place only when complete",
+        "(new-repository mode), or creates the branch last with a compare-and-swap (branch mode);",
+        "a second run finds the same commits and changes nothing. It checks every commit id",
+        "against the one memlab computed and stops on any difference.",
+    ]
+    out.append("#!/usr/bin/env python3")
+    out.append('"""' + "\n".join(summary).replace("\\", "/").replace('"""', "'''") + '\n"""')
+    out.append("")
+    out.append("from __future__ import annotations")
+    out.append("")
+    out.append(f"DEST = {str(dest)!r}")
+    out.append(f"MODE = {mode!r}  # 'new': a new repository; 'branch': a new branch of an existing one")
+    out.append(f"BRANCH = {branch!r}")
+    out.append(f"BASE_HEAD = {base_head!r}  # branch mode: the HEAD this plan was computed against")
+    out.append(f"AUTHOR_NAME = {plan.signature.name!r}")
+    out.append(f"AUTHOR_EMAIL = {plan.signature.email!r}")
+    out.append(f"TIMESTAMP = {plan.signature.timestamp!r}")
+    out.append("")
+    out.append("# One entry per repository; each commit lists the files it adds or replaces, with the")
+    out.append("# commit id memlab computed for it.")
+    out.append("REPOS = []")
+    for planned in plan.repos:
+        chain = expected[planned.subdir]
+        out.append("")
+        out.append("# " + "=" * 94)
+        out.append(f"# Repository: {planned.subdir or '(the destination itself)'}"
+                   + (f"  [{planned.title}]" if planned.title else ""))
+        out.append("# " + "=" * 94)
+        out.append(f"_commits = []")
+        for commit, (tree, sha) in zip(planned.commits, chain):
+            out.append("")
+            out.append("# " + "-" * 94)
+            out.append(_comment_block(["Commit: " + line for line in commit.message.rstrip().splitlines()[:1]]
+                                      + ["  " + line for line in commit.message.rstrip().splitlines()[1:]]))
+            out.append(f"# files: {len(commit.files)}; expected tree {tree}, commit {sha}")
+            out.append("# " + "-" * 94)
+            out.append("_files = []")
+            for path, data in commit.files:
+                out.append(f"_files.append(({path!r}, {_literal(data)}))")
+            out.append(f"_commits.append({{'message': {commit.message!r}, 'files': _files, "
+                       f"'tree': {tree!r}, 'commit': {sha!r}}})")
+        out.append(f"REPOS.append({{'subdir': {planned.subdir!r}, 'commits': _commits}})")
+    out.append("")
+    out.append(_MACHINERY)
+    return "\n".join(out)
+
+
+_MACHINERY = r'''
+# ==================================================================================================
+# Machinery: standard library and the git command line only. Nothing below needs reviewing to
+# know what will be committed; it only makes the commits above, checks their ids, and puts the
+# result in place without ever leaving a half-written destination.
+# ==================================================================================================
+
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import uuid
+from pathlib import Path
+
+ZERO = "0" * 40
+
+
+def git(*args, cwd, stdin=None, env=None):
+    """Run one git command; its stdout (stripped) or a clear error naming the command."""
+    full_env = dict(os.environ)
+    full_env.update(env or {})
+    proc = subprocess.run(
+        ["git", "-c", "commit.gpgSign=false", "-c", "i18n.commitEncoding=UTF-8", *args],
+        cwd=cwd, input=stdin, capture_output=True, env=full_env)
+    if proc.returncode != 0:
+        sys.exit(f"git {' '.join(args[:2])} failed in {cwd}: {proc.stderr.decode(errors='replace').strip()}")
+    return proc.stdout.decode("utf-8").strip()
+
+
+def branch_sha(repo_dir):
+    if not (repo_dir / ".git").exists():
+        return None
+    proc = subprocess.run(["git", "rev-parse", "--verify", "-q", f"refs/heads/{BRANCH}^{{commit}}"],
+                          cwd=repo_dir, capture_output=True)
+    return proc.stdout.decode().strip() or None
+
+
+def make_commits(repo_dir, commits, parent):
+    """Write the planned commits with plumbing; return the last commit id."""
+    identity = {
+        "GIT_AUTHOR_NAME": AUTHOR_NAME, "GIT_AUTHOR_EMAIL": AUTHOR_EMAIL,
+        "GIT_AUTHOR_DATE": f"{TIMESTAMP} +0000",
+        "GIT_COMMITTER_NAME": AUTHOR_NAME, "GIT_COMMITTER_EMAIL": AUTHOR_EMAIL,
+        "GIT_COMMITTER_DATE": f"{TIMESTAMP} +0000",
+    }
+    with tempfile.TemporaryDirectory() as scratch:
+        # A private index: the repository's own index and working tree are not touched here.
+        index = {"GIT_INDEX_FILE": str(Path(scratch) / "index")}
+        if parent:
+            git("read-tree", parent, cwd=repo_dir, env=index)
+        else:
+            git("read-tree", "--empty", cwd=repo_dir, env=index)
+        for commit in commits:
+            entries = []
+            for path, data in commit["files"]:
+                blob = git("hash-object", "-w", "--stdin", cwd=repo_dir, stdin=data)
+                entries.append(f"100644 {blob}\t{path}\n")
+            git("update-index", "--index-info", cwd=repo_dir, env=index,
+                stdin="".join(entries).encode("utf-8"))
+            tree = git("write-tree", cwd=repo_dir, env=index)
+            message = commit["message"].rstrip("\n") + "\n"
+            args = ["commit-tree", tree, "--no-gpg-sign"] + (["-p", parent] if parent else []) + ["-F", "-"]
+            sha = git(*args, cwd=repo_dir, stdin=message.encode("utf-8"), env=identity)
+            if (tree, sha) != (commit["tree"], commit["commit"]):
+                sys.exit(f"commit {message.splitlines()[0]!r} came out as {sha} (tree {tree}); the plan "
+                         f"expected {commit['commit']} (tree {commit['tree']}). Nothing was put in place.")
+            parent = sha
+    return parent
+
+
+def apply_new(dest, force):
+    finals = {r["subdir"]: (r["commits"][-1]["commit"] if r["commits"] else None) for r in REPOS}
+    existed = dest.exists() and not (dest.is_dir() and not any(dest.iterdir()))
+    if existed:
+        if all(branch_sha(dest / sub) == sha for sub, sha in finals.items() if sha):
+            print(f"{dest}: already holds this migration; nothing to do")
+            return
+        if not force:
+            sys.exit(f"{dest}: exists and holds something else (choose a new destination, or pass --force)")
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    tmp = dest.parent / f".{dest.name}.memlab-tmp-{uuid.uuid4().hex[:12]}"
+    old = None
+    try:
+        tmp.mkdir()
+        for repo in REPOS:
+            repo_dir = tmp / repo["subdir"] if repo["subdir"] else tmp
+            repo_dir.mkdir(parents=True, exist_ok=True)
+            git("init", "-q", f"--initial-branch={BRANCH}", ".", cwd=repo_dir)
+            head = make_commits(repo_dir, repo["commits"], None)
+            if head:
+                git("update-ref", f"refs/heads/{BRANCH}", head, ZERO, cwd=repo_dir)
+                git("reset", "-q", "--hard", cwd=repo_dir)
+        if dest.exists():
+            old = dest.parent / f".{dest.name}.memlab-tmp-{uuid.uuid4().hex[:12]}"
+            os.rename(dest, old)
+        os.rename(tmp, dest)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        if old is not None and old.exists() and not dest.exists():
+            os.rename(old, dest)
+        raise
+    if old is not None:
+        shutil.rmtree(old, ignore_errors=True)
+    print(f"{dest}: migrated ({sum(len(r['commits']) for r in REPOS)} commit(s))")
+
+
+def apply_branch(dest, force):
+    repo = REPOS[0]
+    final = repo["commits"][-1]["commit"]
+    current = branch_sha(dest)
+    if current == final:
+        print(f"{dest}: branch {BRANCH!r} already holds this migration; nothing to do")
+        return
+    if current is not None:
+        if not force:
+            sys.exit(f"{dest}: branch {BRANCH!r} already exists (choose another name, or pass --force)")
+        checked_out = subprocess.run(["git", "symbolic-ref", "-q", "--short", "HEAD"], cwd=dest,
+                                     capture_output=True).stdout.decode().strip()
+        if checked_out == BRANCH:
+            sys.exit(f"{dest}: branch {BRANCH!r} is checked out; check out another branch first")
+    head = subprocess.run(["git", "rev-parse", "--verify", "-q", "HEAD^{commit}"], cwd=dest,
+                          capture_output=True).stdout.decode().strip() or None
+    if head != BASE_HEAD:
+        sys.exit(f"{dest}: HEAD is {head}, but this plan was written against {BASE_HEAD}; "
+                 "run `memlab migrate --plan` again")
+    tip = make_commits(dest, repo["commits"], BASE_HEAD)
+    git("update-ref", f"refs/heads/{BRANCH}", tip, current or ZERO, cwd=dest)
+    print(f"{dest}: branch {BRANCH!r} created at {tip}")
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("dest", nargs="?", default=DEST, help=f"destination (default {DEST})")
+    parser.add_argument("--force", action="store_true", help="replace an existing destination or branch")
+    args = parser.parse_args(argv)
+    dest = Path(args.dest).expanduser().absolute()
+    if MODE == "branch":
+        apply_branch(dest, args.force)
+    else:
+        apply_new(dest, args.force)
+
+
+if __name__ == "__main__":
+    main()
+'''

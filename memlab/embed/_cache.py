@@ -1,0 +1,154 @@
+"""The on-disk embedding cache: one SQLite file keyed by (model, SHA-256 of the text).
+
+SQLite rather than .npy shards because two processes (a notebook and a CLI run, or two pytest
+workers) may fill the same cache at once: WAL mode gives concurrent readers, ``busy_timeout``
+serialises writers, and ``INSERT OR IGNORE`` makes two writers that embedded the same text agree
+without a read-modify-write race. Vectors are stored as raw little-endian float32 bytes.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import sqlite3
+import threading
+import warnings
+from pathlib import Path
+from typing import Iterable, Sequence
+
+import numpy as np
+
+from memlab.errors import MemlabError
+
+CACHE_FILE = "embeddings.sqlite3"
+FORMAT_VERSION = "1"
+# SQLite's default limit on host parameters is 999 on older builds; stay under it.
+_CHUNK = 900
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS vectors (
+    model   TEXT    NOT NULL,
+    sha256  TEXT    NOT NULL,
+    dim     INTEGER NOT NULL,
+    vector  BLOB    NOT NULL,
+    PRIMARY KEY (model, sha256)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+"""
+
+
+def text_sha256(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def default_cache_dir() -> Path:
+    """``$MEMLAB_CACHE_DIR`` or ``~/.cache/memlab/embeddings``."""
+    env = os.environ.get("MEMLAB_CACHE_DIR")
+    return Path(env).expanduser() if env else Path.home() / ".cache" / "memlab" / "embeddings"
+
+
+class EmbeddingCache:
+    """Vectors by (model, sha256), persistent across processes; ``get`` / ``put`` in bulk."""
+
+    def __init__(self, cache_dir: str | Path) -> None:
+        self.dir = Path(cache_dir).expanduser()
+        self.path = self.dir / CACHE_FILE
+        self._lock = threading.Lock()
+        self._conn: sqlite3.Connection | None = None
+        self._pid: int | None = None
+        self._disabled_reason: str | None = None
+
+    # A connection must not cross fork(): reopen when the pid changes.
+    def _connection(self) -> sqlite3.Connection | None:
+        if self._disabled_reason is not None:
+            return None
+        if self._conn is not None and self._pid == os.getpid():
+            return self._conn
+        try:
+            self.dir.mkdir(parents=True, exist_ok=True)
+            conn = sqlite3.connect(self.path, timeout=60.0, check_same_thread=False,
+                                   isolation_level=None)
+            conn.execute("PRAGMA busy_timeout = 60000")
+            mode = conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
+            if str(mode).lower() != "wal":  # pragma: no cover - filesystems without shm
+                warnings.warn(f"{self.path}: embedding cache runs in {mode} journal mode; "
+                              "concurrent writers will wait on each other", stacklevel=3)
+            conn.executescript(_SCHEMA)
+            conn.execute("INSERT OR IGNORE INTO meta(key, value) VALUES ('format', ?)",
+                         (FORMAT_VERSION,))
+            found = conn.execute("SELECT value FROM meta WHERE key = 'format'").fetchone()[0]
+            if found != FORMAT_VERSION:
+                raise MemlabError(f"embedding cache format {found!r}, this memlab writes "
+                                  f"{FORMAT_VERSION!r}", path=self.path,
+                                  hint="delete the cache file or point MEMLAB_CACHE_DIR elsewhere")
+        except (OSError, sqlite3.Error) as exc:
+            # An unwritable cache must not stop an audit; it only costs re-embedding.
+            self._disabled_reason = f"{type(exc).__name__}: {exc}"
+            warnings.warn(f"{self.path}: embedding cache disabled ({self._disabled_reason}); "
+                          "set MEMLAB_CACHE_DIR to a writable folder", stacklevel=3)
+            return None
+        self._conn, self._pid = conn, os.getpid()
+        return conn
+
+    @property
+    def enabled(self) -> bool:
+        return self._connection() is not None
+
+    def get(self, model: str, keys: Sequence[str], dim: int | None = None) -> dict[str, np.ndarray]:
+        """The cached vectors among ``keys`` (hex SHA-256), as a dict key -> float32 vector."""
+        conn = self._connection()
+        found: dict[str, np.ndarray] = {}
+        if conn is None or not keys:
+            return found
+        unique = list(dict.fromkeys(keys))
+        with self._lock:
+            for start in range(0, len(unique), _CHUNK):
+                chunk = unique[start:start + _CHUNK]
+                marks = ",".join("?" * len(chunk))
+                rows = conn.execute(
+                    f"SELECT sha256, dim, vector FROM vectors WHERE model = ? AND sha256 IN ({marks})",
+                    (model, *chunk)).fetchall()
+                for sha, row_dim, blob in rows:
+                    if dim is not None and row_dim != dim:
+                        continue  # a model of the same name with another width: re-embed
+                    vec = np.frombuffer(blob, dtype="<f4")
+                    if vec.shape[0] != row_dim:
+                        continue  # truncated row (disk full mid-write): re-embed it
+                    found[sha] = vec.astype(np.float32, copy=True)
+        return found
+
+    def put(self, model: str, items: Iterable[tuple[str, np.ndarray]]) -> int:
+        """Store vectors; returns how many rows were new. Existing rows are left as they are."""
+        conn = self._connection()
+        if conn is None:
+            return 0
+        rows = [(model, key, int(vec.shape[0]), np.asarray(vec, dtype="<f4").tobytes())
+                for key, vec in items]
+        if not rows:
+            return 0
+        with self._lock:
+            before = conn.total_changes
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                conn.executemany(
+                    "INSERT OR IGNORE INTO vectors(model, sha256, dim, vector) VALUES (?, ?, ?, ?)",
+                    rows)
+                conn.execute("COMMIT")
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
+            return conn.total_changes - before
+
+    def count(self, model: str | None = None) -> int:
+        conn = self._connection()
+        if conn is None:
+            return 0
+        with self._lock:
+            if model is None:
+                return conn.execute("SELECT count(*) FROM vectors").fetchone()[0]
+            return conn.execute("SELECT count(*) FROM vectors WHERE model = ?", (model,)).fetchone()[0]
+
+    def close(self) -> None:
+        if self._conn is not None and self._pid == os.getpid():
+            self._conn.close()
+        self._conn = None

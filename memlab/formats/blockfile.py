@@ -175,6 +175,7 @@ class _Lines:
 
     def __init__(self, text: str) -> None:
         self.text = text
+        self.newlines = [m.start() for m in re.finditer("\n", text)]
         self.starts: list[int] = []
         self.lines = text.splitlines(keepends=True)
         pos = 0
@@ -196,9 +197,9 @@ class _Lines:
             i += 1
         return None
 
-
-def _line_of(text: str, offset: int) -> int:
-    return text.count("\n", 0, offset) + 1
+    def line_of(self, offset: int) -> int:
+        """1-based line number of ``offset`` as an editor counts lines (by "\\n")."""
+        return bisect_right(self.newlines, offset - 1) + 1
 
 
 def parse_blockfile(text: str, *, file: str | None = None) -> tuple[list[Block], Problems]:
@@ -235,7 +236,7 @@ def parse_blockfile(text: str, *, file: str | None = None) -> tuple[list[Block],
     while i < len(headings):
         start = headings[i]
         title = start.group("title")
-        heading_line = _line_of(text, start.start())
+        heading_line = lines.line_of(start.start())
         has_frontmatter = is_frontmatter_next(start.end())
         j = i + 1
         while j < len(headings):
@@ -247,7 +248,7 @@ def parse_blockfile(text: str, *, file: str | None = None) -> tuple[list[Block],
             problems.add(file, "absorbed_heading",
                          f"'## {absorbed.group('title')}' is read as body text of "
                          f"'{title}' (no <!-- --> comment follows it); add one if it is meant "
-                         "to be a block of its own", line=_line_of(text, absorbed.start()))
+                         "to be a block of its own", line=lines.line_of(absorbed.start()))
 
         remainder = text[start.end():end_pos]
         rlines = remainder.splitlines(keepends=True)
@@ -258,7 +259,7 @@ def parse_blockfile(text: str, *, file: str | None = None) -> tuple[list[Block],
         if idx < len(rlines):
             fm = _FRONTMATTER_RE.match(rlines[idx].strip())
             if fm:
-                fm_line = _line_of(text, start.end() + sum(len(x) for x in rlines[:idx]))
+                fm_line = lines.line_of(start.end() + sum(len(x) for x in rlines[:idx]))
                 raw_fields = _read_frontmatter(fm.group("body").strip(), title, file, fm_line,
                                                problems)
                 idx += 1

@@ -1,0 +1,602 @@
+"""Letta Code memfs: the on-disk format, shared by the reader (sources/memfs) and the writer
+(migrate/), so a round trip cannot drift.
+
+Everything here is pure: text in, values out. No git, no filesystem.
+
+Sources (see shared/reference/formats-letta.md §1): letta-code ``memory-filesystem.ts``
+(``labelFromRelativePath``), ``memory-format.ts`` (v2 root layout), ``memory-git-hooks.ts``
+(the pre-commit hook, ported rule by rule in :func:`check_precommit`), and letta
+``block_markdown.py`` (server frontmatter).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import re
+from dataclasses import dataclass, field
+from typing import Iterable
+
+import yaml
+
+from memlab.errors import UnsafePath
+
+__all__ = [
+    "ALLOWED_KEYS",
+    "AGENT_EDITABLE_KEYS",
+    "PROTECTED_KEYS",
+    "V2_KEYS",
+    "AUTHOR_KINDS",
+    "HOOK_VARIANTS",
+    "HOOK_INSTALLED",
+    "HOOK_LIMIT_TOLERATED",
+    "DEFAULT_LIMIT",
+    "CONFIG_PATH",
+    "ROOT_INDEX",
+    "SKILL_FILE",
+    "Frontmatter",
+    "Violation",
+    "read_frontmatter",
+    "split_frontmatter",
+    "label_from_relative_path",
+    "label_for_path",
+    "path_for_label",
+    "safe_relative_path",
+    "strip_memory_prefix",
+    "is_validated_path",
+    "is_flat_skill_path",
+    "root_memory_path_from_legacy_label",
+    "classify_author",
+    "hook_variant_at",
+    "check_precommit",
+    "render_memfs_file",
+    "render_memfs_v2_file",
+]
+
+#: Keys the current hook knows in system/ and reference/ files (``ALL_KNOWN_KEYS``).
+ALLOWED_KEYS = ("description", "read_only", "limit")
+AGENT_EDITABLE_KEYS = ("description",)
+#: The agent may not add, change or remove these (the hook compares against HEAD).
+PROTECTED_KEYS = ("read_only",)
+#: memfs v2 frontmatter must be exactly these keys.
+V2_KEYS = ("name", "description")
+AUTHOR_KINDS = ("agent", "server_user", "human", "reflection_subagent", "system")
+#: ``current``: since letta-code d557d47e (2026-03-22), limit tolerated; ``2026-02``: the hook as
+#: first installed (#905, 2026-02-10), limit required; ``v2``: root MEMORY.md repositories.
+HOOK_VARIANTS = ("current", "2026-02", "v2")
+HOOK_INSTALLED = dt.datetime(2026, 2, 10, tzinfo=dt.timezone.utc)
+HOOK_LIMIT_TOLERATED = dt.datetime(2026, 3, 22, tzinfo=dt.timezone.utc)
+#: The server default once ``limit`` left frontmatter (letta #9537).
+DEFAULT_LIMIT = 100_000
+CONFIG_PATH = ".letta/config.json"
+ROOT_INDEX = "MEMORY.md"
+SKILL_FILE = "SKILL.md"
+
+# The hook's own path filters, as grep -E patterns in the bash script.
+_VALIDATED_RE = re.compile(r"^(memory/)?(system|reference)/.*\.md$")
+_FLAT_SKILL_RE = re.compile(r"^(memory/)?skills/[^/]+\.md$")
+_V2_FLAT_SKILL_RE = re.compile(r"^skills/[^/]+\.md$")
+_KEY_LINE_RE = re.compile(r"^([A-Za-z_][A-Za-z0-9_-]*)[ \t]*:(.*)$")
+_DIGITS_RE = re.compile(r"^[0-9]+$")
+
+
+# --------------------------------------------------------------------------- paths and labels
+
+def safe_relative_path(path: str) -> str:
+    """``path`` as a clean repo-relative POSIX path, or :class:`UnsafePath` if it could escape.
+
+    Rejects absolute paths, ``..`` segments, backslashes (a Windows separator git would keep
+    literally), NUL bytes and empty segments, so a label from a file can never name a file
+    outside the repository.
+    """
+    if not isinstance(path, str) or not path:
+        raise UnsafePath(f"empty path {path!r}")
+    if "\x00" in path or "\\" in path:
+        raise UnsafePath(f"path {path!r} contains a NUL or a backslash")
+    if path.startswith("/") or re.match(r"^[A-Za-z]:", path):
+        raise UnsafePath(f"path {path!r} is absolute")
+    parts = path.split("/")
+    if any(p in ("", ".", "..") for p in parts):
+        raise UnsafePath(f"path {path!r} has an empty, '.' or '..' segment")
+    return path
+
+
+def label_from_relative_path(relative_path: str) -> str:
+    """letta-code ``labelFromRelativePath``: backslashes to '/', then drop a trailing ``.md``."""
+    return re.sub(r"\.md$", "", relative_path.replace("\\", "/"))
+
+
+def strip_memory_prefix(path: str) -> str:
+    """Repos from before 2026-02-09 (letta #9395) kept files under ``memory/``."""
+    return path[len("memory/"):] if path.startswith("memory/") else path
+
+
+def label_for_path(path: str, *, memory_prefix: bool = False) -> str | None:
+    """The block label a repo file maps to, or None when the file is not a block.
+
+    Non-``.md`` files are never blocks; under ``skills/`` only ``skills/<name>/SKILL.md`` is
+    (label ``skills/<name>``); other markdown there is ignored by both client and server.
+    """
+    if memory_prefix:
+        path = strip_memory_prefix(path)
+    if not path.endswith(".md"):
+        return None
+    if path.startswith("skills/"):
+        parts = path.split("/")
+        if len(parts) == 3 and parts[2] == SKILL_FILE:
+            return f"skills/{parts[1]}"
+        return None
+    return label_from_relative_path(path)
+
+
+def path_for_label(label: str) -> str:
+    """The repo path a label is written to (the inverse of :func:`label_for_path`)."""
+    label = safe_relative_path(label)
+    parts = label.split("/")
+    if parts[0] == "skills" and len(parts) == 2:
+        return f"{label}/{SKILL_FILE}"
+    return f"{label}.md"
+
+
+def is_validated_path(path: str) -> bool:
+    """The hook checks frontmatter only for ``(memory/)?(system|reference)/**.md``."""
+    return bool(_VALIDATED_RE.match(path))
+
+
+def is_flat_skill_path(path: str) -> bool:
+    return bool(_FLAT_SKILL_RE.match(path))
+
+
+def root_memory_path_from_legacy_label(label: str) -> str:
+    """memfs v2 ``rootMemoryPathFromLegacyLabel``: ``system/a/b`` becomes ``a-b.md``."""
+    label = strip_memory_prefix(label)
+    if label.startswith("system/"):
+        label = label[len("system/"):]
+    safe_relative_path(label)
+    return label.replace("/", "-") + ".md"
+
+
+# --------------------------------------------------------------------------- authors
+
+def classify_author(name: str | None, email: str | None, *, message: str | None = None,
+                    branch: str | None = None) -> str:
+    """One of :data:`AUTHOR_KINDS` for a commit author (formats-letta.md §1.5).
+
+    ``agent-…@letta.com`` is an agent (also the hand-typed truncated ids); reflection subagents
+    use their own agent ids, so they are told apart by name, the 🔮 suffix or a
+    ``letta/reflection/*`` branch; ``user-…@letta.ai`` is a server/API user; the server's
+    fallback identities (``system@letta.ai``, ``agent@letta.ai``) are ``system``; Souveraine
+    agents commit as ``{agent_id}@souveraine.local``; anyone else is a human.
+    """
+    email = (email or "").strip().lower()
+    name = (name or "").strip()
+    local, _, domain = email.partition("@")
+    if domain == "letta.ai" and local in ("system", "agent"):
+        return "system"
+    if domain == "letta.ai" and local.startswith("user-"):
+        return "server_user"
+    is_agent = (domain == "letta.com" and local.startswith("agent-")) or domain == "souveraine.local"
+    if is_agent:
+        reflective = ("reflection" in name.lower()
+                      or (message is not None and "\U0001f52e" in message)
+                      or (branch is not None and "letta/reflection/" in branch))
+        return "reflection_subagent" if reflective else "agent"
+    return "human"
+
+
+# --------------------------------------------------------------------------- frontmatter
+
+@dataclass
+class Frontmatter:
+    """A memory file split into frontmatter and body, with each key kept exactly as written.
+
+    ``fields`` maps each top-level key to its value text as written (quotes, ``0123``, ``no``
+    and continuation lines included, never YAML-coerced). ``description``, ``read_only`` and
+    ``limit`` are the typed readings; ``problems`` says what could not be read and why.
+    """
+
+    has_frontmatter: bool
+    raw: str | None
+    fields: dict[str, str]
+    body: str
+    description: str | None = None
+    read_only: bool | None = False
+    limit: int | None = None
+    name: str | None = None
+    problems: list[tuple[str, str, int | None]] = field(default_factory=list)  # kind, message, line
+    body_line: int = 1  # 1-based line of the body's first line in the file
+
+
+def split_frontmatter(text: str) -> tuple[str | None, str, int]:
+    """``(frontmatter_text, body, body_line)``; frontmatter None when the file has none.
+
+    Fences follow the hook: the first line is exactly ``---`` and the next line that is exactly
+    ``---`` closes it (a trailing CR is tolerated when reading). One blank line after the
+    closing fence is a separator, not body.
+    """
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    lines = text.split("\n")
+    if not lines or lines[0].rstrip("\r") != "---":
+        return None, text, 1
+    for i in range(1, len(lines)):
+        if lines[i].rstrip("\r") == "---":
+            fm = "\n".join(lines[1:i])
+            fm = fm + "\n" if i > 1 else ""
+            rest = lines[i + 1:]
+            body_line = i + 2
+            if rest and rest[0].strip() == "" and len(rest) > 1:
+                rest = rest[1:]
+                body_line += 1
+            return fm, "\n".join(rest), body_line
+    return None, text, 1
+
+
+def _raw_fields(fm_text: str) -> tuple[dict[str, str], list[tuple[str, str, int | None]]]:
+    """Top-level ``key: value`` pairs with values as written; indented lines continue a value."""
+    fields: dict[str, str] = {}
+    problems: list[tuple[str, str, int | None]] = []
+    current: str | None = None
+    for n, line in enumerate(fm_text.split("\n"), start=2):
+        if line.strip() == "" and current is None:
+            continue
+        if line[:1] in (" ", "\t") or (line.strip() == "" and current is not None):
+            if current is not None:
+                # A value that starts on the next line ("key:" then indented lines) is those lines.
+                fields[current] = f"{fields[current]}\n{line}" if fields[current] else line
+            continue
+        if line.lstrip().startswith("#"):
+            continue
+        m = _KEY_LINE_RE.match(line)
+        if not m:
+            problems.append(("frontmatter_line", f"frontmatter line {line!r} is not 'key: value'", n))
+            current = None
+            continue
+        key, value = m.group(1), m.group(2).strip()
+        if key in fields:
+            problems.append(("duplicate_key", f"frontmatter key {key!r} appears twice; the last wins", n))
+        fields[key] = value
+        current = key
+    return {k: v.rstrip("\n ") for k, v in fields.items()}, problems
+
+
+def read_frontmatter(text: str) -> Frontmatter:
+    """Split and read a memory file. Never raises: what cannot be read becomes a problem.
+
+    The raw values stay strings; the typed ones are read with YAML's *base* loader (every scalar
+    a string, so ``0123`` stays ``"0123"`` and ``no`` stays ``"no"``) and then interpreted:
+    ``limit`` as a decimal integer, ``read_only`` as ``true``/``false`` (anything else is
+    ambiguous: the hook compares the text with ``true``, PyYAML on the server would coerce it).
+    """
+    fm_text, body, body_line = split_frontmatter(text)
+    if fm_text is None:
+        fm = Frontmatter(False, None, {}, body, read_only=False, body_line=body_line)
+        if text.startswith("---"):
+            fm.problems.append(("unclosed_frontmatter",
+                                "frontmatter opened with --- but never closed; read as plain text", 1))
+        return fm
+    fields, problems = _raw_fields(fm_text)
+    fm = Frontmatter(True, fm_text, fields, body, problems=problems, body_line=body_line)
+    try:
+        loaded = yaml.load(fm_text, Loader=yaml.BaseLoader) if fm_text.strip() else {}
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        # The frontmatter starts on the file's line 2.
+        line = mark.line + 2 if mark is not None else None
+        fm.problems.append(("malformed_yaml", "frontmatter is not valid YAML: "
+                            f"{getattr(exc, 'problem', None) or exc}", line))
+        fm.read_only = None
+        return fm
+    if not isinstance(loaded, dict):
+        fm.problems.append(("malformed_yaml", "frontmatter is not a mapping of keys to values", 2))
+        fm.read_only = None
+        return fm
+    desc = loaded.get("description")
+    if isinstance(desc, str):
+        fm.description = desc
+    elif desc is not None:
+        fm.problems.append(("bad_description", "description is not a single text value", None))
+    name = loaded.get("name")
+    fm.name = name if isinstance(name, str) else None
+    ro = loaded.get("read_only")
+    if ro is None:
+        fm.read_only = False
+    elif isinstance(ro, str) and ro.lower() in ("true", "false"):
+        fm.read_only = ro.lower() == "true"
+        if ro != ro.lower():
+            fm.problems.append(("ambiguous_read_only",
+                                f"read_only: {ro} is read as {fm.read_only} by the server but the "
+                                "hook only recognises lower-case 'true'", None))
+    else:
+        fm.read_only = None
+        fm.problems.append(("ambiguous_read_only",
+                            f"read_only value {fields.get('read_only', ro)!r} is neither true nor "
+                            "false; the hook treats it as not read-only", None))
+    lim = loaded.get("limit")
+    if lim is not None:
+        if isinstance(lim, str) and _DIGITS_RE.match(lim.strip()):
+            fm.limit = int(lim.strip(), 10)
+        else:
+            fm.problems.append(("bad_limit", f"limit {fields.get('limit', lim)!r} is not a "
+                                "whole number of characters", None))
+    return fm
+
+
+# --------------------------------------------------------------------------- the pre-commit hook
+
+@dataclass(frozen=True)
+class Violation:
+    """One error the Letta Code pre-commit hook would print for a staged file."""
+
+    path: str
+    rule: str
+    message: str  # the hook's own wording, after "  <path>: "
+
+
+def hook_variant_at(when: dt.datetime | None, *, layout: str | None = None) -> str | None:
+    """Which hook guarded a commit made at ``when`` (None: no hook was installed yet)."""
+    if layout == "letta_v2":
+        return "v2"
+    if when is None:
+        return "current"
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=dt.timezone.utc)
+    if when < HOOK_INSTALLED:
+        return None
+    return "2026-02" if when < HOOK_LIMIT_TOLERATED else "current"
+
+
+def _shell_text(text: str | None) -> str:
+    # ``staged=$(git show ":$file")``: command substitution drops NULs and trailing newlines.
+    if text is None:
+        return ""
+    return text.replace("\x00", "").rstrip("\n")
+
+
+def _closing_line(lines: list[str]) -> int | None:
+    """``tail -n +2 | grep -n '^---$' | head -1``: 1-based index among lines after the first."""
+    for i, line in enumerate(lines[1:], start=1):
+        if line == "---":
+            return i
+    return None
+
+
+def _fm_lines(content: str) -> list[str] | None:
+    lines = content.split("\n")
+    close = _closing_line(lines)
+    if close is None:
+        return None
+    return lines[1:close]
+
+
+def _get_fm_value(content: str, key: str) -> str:
+    """The hook's ``get_fm_value``: every ``^key:`` line, text after the first colon, trimmed of
+    spaces (not tabs); several matches come back newline-joined, as grep prints them."""
+    lines = _fm_lines(content)
+    if lines is None:
+        return ""
+    found = [_trim_spaces(line.split(":", 1)[1]) for line in lines if line.startswith(f"{key}:")]
+    return "\n".join(found).strip("\n") if found else ""
+
+
+def _trim_spaces(value: str) -> str:
+    # sed 's/^ *//;s/ *$//' trims spaces only.
+    return value.lstrip(" ").rstrip(" ")
+
+
+def _cut_key(line: str) -> str:
+    return line.split(":", 1)[0]
+
+
+def _cut_value(line: str) -> str:
+    # `cut -d: -f2-` prints a line without the delimiter unchanged (no -s flag).
+    return line.split(":", 1)[1] if ":" in line else line
+
+
+def check_precommit(path: str, new_text: str | None, head_text: str | None = None, *,
+                    variant: str = "current", change: str = "M",
+                    staged_paths: Iterable[str] | None = None) -> list[Violation]:
+    """The errors Letta Code's pre-commit hook prints for one staged file (empty: accepted).
+
+    A rule-by-rule port of the bash hook in ``memory-git-hooks.ts``:
+
+    * ``variant="current"``: limit tolerated, indented continuation lines skipped;
+    * ``variant="2026-02"``: the hook as first installed: ``limit`` required and a positive
+      integer, no skipping of continuation lines (so a wrapped description is an unknown key),
+      no skills rule (skills reached memfs on 2026-02-26) [I: reconstructed from the change
+      log, PR #1484 "remove frontmatter limit requirement"];
+    * ``variant="v2"``: root-MEMORY.md repositories: every projected ``.md`` outside ``skills/``
+      needs exactly ``name`` and ``description``; ``MEMORY.md`` has no frontmatter.
+
+    ``change`` is the staged status letter: the frontmatter rules look at A/C/M only, so renames
+    and deletions pass (the skills rule also sees renames). ``head_text`` is the file at HEAD
+    (None or empty: a new file, as ``git show HEAD:file`` printing nothing means to the hook).
+    ``staged_paths`` (v2 only) is the staged tree, to decide which files are projected.
+    """
+    if variant not in HOOK_VARIANTS:
+        raise ValueError(f"unknown hook variant {variant!r}; one of {HOOK_VARIANTS}")
+    change = (change or "M")[:1].upper()
+    if change == "D":
+        return []
+    # `for file in $(git diff ...)` splits names on whitespace: each word is a "file".
+    words = path.split()
+    if len(words) != 1:
+        out: list[Violation] = []
+        for word in words:
+            if variant == "v2":
+                continue
+            if (variant != "2026-02" and change in "ACMR" and _FLAT_SKILL_RE.match(word)) \
+                    or (change in "ACM" and _VALIDATED_RE.match(word)):
+                out.append(Violation(word, "missing_frontmatter",
+                                     "missing frontmatter (must start with ---)"))
+        return out
+    if variant == "v2":
+        return _check_v2(path, new_text, change, staged_paths)
+
+    out = []
+    if variant != "2026-02" and change in "ACMR" and _FLAT_SKILL_RE.match(path):
+        out.append(Violation(path, "flat_skill",
+                             "invalid skill path (skills must be folders). Use skills/<name>/SKILL.md"))
+    if change not in "ACM" or not _VALIDATED_RE.match(path):
+        return out
+
+    staged = _shell_text(new_text)
+    lines = staged.split("\n")
+    if lines[0] != "---":
+        return out + [Violation(path, "missing_frontmatter", "missing frontmatter (must start with ---)")]
+    close = _closing_line(lines)
+    if close is None:
+        return out + [Violation(path, "unclosed_frontmatter",
+                                "frontmatter opened but never closed (missing closing ---)")]
+    head = _shell_text(head_text)
+    if head:
+        if _get_fm_value(head, "read_only") == "true":
+            return out + [Violation(path, "read_only_modified", "file is read_only and cannot be modified")]
+
+    require_limit = variant == "2026-02"
+    has_description = has_limit = False
+    allowed = " ".join(ALLOWED_KEYS)
+    for line in lines[1:close]:
+        if line == "":
+            continue
+        if not require_limit and line[:1] in (" ", "\t"):
+            continue
+        key = _cut_key(line).replace(" ", "")
+        value = _trim_spaces(_cut_value(line))
+        if key not in ALLOWED_KEYS:
+            out.append(Violation(path, "unknown_key",
+                                 f"unknown frontmatter key '{key}' (allowed: {allowed})"))
+            continue
+        if key in PROTECTED_KEYS:
+            if head:
+                if value != _get_fm_value(head, key):
+                    out.append(Violation(path, "protected_changed",
+                                         f"'{key}' is a protected field and cannot be changed by the agent"))
+            else:
+                out.append(Violation(path, "protected_set",
+                                     f"'{key}' is a protected field and cannot be set by the agent"))
+        if key == "limit":
+            has_limit = True
+            if require_limit and not (_DIGITS_RE.match(value) and int(value) > 0):
+                out.append(Violation(path, "bad_limit", "'limit' must be a positive integer"))
+        elif key == "description":
+            has_description = True
+            if value == "":
+                out.append(Violation(path, "empty_description", "'description' must not be empty"))
+    if not has_description:
+        out.append(Violation(path, "missing_description", "missing required field 'description'"))
+    if require_limit and not has_limit:
+        out.append(Violation(path, "missing_limit", "missing required field 'limit'"))
+    if head:
+        for key in PROTECTED_KEYS:
+            if _get_fm_value(head, key) and not _get_fm_value(staged, key):
+                out.append(Violation(path, "protected_removed",
+                                     f"'{key}' is a protected field and cannot be removed by the agent"))
+    return out
+
+
+def _v2_projected(path: str, staged_paths: Iterable[str] | None) -> bool:
+    """memory-format.ts ``isProjectedMemoryPath``: every ancestor folder holds a MEMORY.md."""
+    if staged_paths is None or "/" not in path:
+        return True
+    present = set(staged_paths)
+    parts = path.split("/")[:-1]
+    current = ""
+    for part in parts:
+        current = f"{current}/{part}" if current else part
+        if f"{current}/{ROOT_INDEX}" not in present:
+            return False
+    return True
+
+
+def _check_v2(path: str, new_text: str | None, change: str,
+              staged_paths: Iterable[str] | None) -> list[Violation]:
+    out: list[Violation] = []
+    if change in "ACMR" and _V2_FLAT_SKILL_RE.match(path):
+        out.append(Violation(path, "flat_skill",
+                             "invalid skill path (skills must be folders). Use skills/<name>/SKILL.md"))
+    # v2 validates every tracked .md, not only the staged ones; a deleted file is not tracked.
+    if not path.endswith(".md") or path.startswith("skills/") or not _v2_projected(path, staged_paths):
+        return out
+    staged = _shell_text(new_text)
+    lines = staged.split("\n")
+    if path.rsplit("/", 1)[-1] == ROOT_INDEX:
+        if lines[0] == "---":
+            out.append(Violation(path, "index_frontmatter", "MEMORY.md must not have frontmatter"))
+        return out
+    if lines[0] != "---":
+        return out + [Violation(path, "missing_frontmatter", "missing frontmatter (must start with ---)")]
+    close = _closing_line(lines)
+    if close is None:
+        return out + [Violation(path, "unclosed_frontmatter",
+                                "frontmatter opened but never closed (missing closing ---)")]
+    seen: set[str] = set()
+    for line in lines[1:close]:
+        if line == "":
+            continue
+        key = _trim_spaces(_cut_key(line))
+        value = _trim_spaces(_cut_value(line))
+        if key not in V2_KEYS:
+            out.append(Violation(path, "unknown_key",
+                                 f"unknown frontmatter key '{key}' (allowed: name description)"))
+            continue
+        if key in seen:
+            out.append(Violation(path, "duplicate_key", f"duplicate frontmatter key '{key}'"))
+        seen.add(key)
+        if value in ("", '""', "''"):
+            out.append(Violation(path, "empty_value", f"'{key}' must not be empty"))
+    for key in V2_KEYS:
+        if key not in seen:
+            out.append(Violation(path, f"missing_{key}", f"missing required field '{key}'"))
+    return out
+
+
+# --------------------------------------------------------------------------- writers
+
+def _one_line(description: str) -> str:
+    # The client memory tool reads frontmatter line by line and keeps only the first line of a
+    # wrapped value, so a description must stay on one line to survive the next tool edit.
+    return " ".join(str(description).split())
+
+
+def _yaml_text(value: str) -> str:
+    """Plain when every YAML reader gets the same text back, JSON-quoted otherwise."""
+    try:
+        plain_ok = (yaml.safe_load(f"k: {value}") == {"k": value}
+                    and yaml.load(f"k: {value}", Loader=yaml.BaseLoader) == {"k": value})
+    except yaml.YAMLError:
+        plain_ok = False
+    return value if plain_ok else json.dumps(value, ensure_ascii=False)
+
+
+def render_memfs_file(description: str, body: str, *, read_only: bool = False,
+                      limit: int | None = None) -> str:
+    """A v1 memory file (``system/…`` or ``reference/…``) the current hook accepts.
+
+    The description is flattened to one non-empty line, written plain when YAML reads it back
+    unchanged and JSON-quoted otherwise, so ``no``, ``0123`` or a leading ``#`` survive. ``read_only`` is
+    written only when true (as the server does); ``limit`` only when given (a positive integer,
+    which also satisfies the February 2026 hook).
+    """
+    desc = _one_line(description)
+    if not desc:
+        raise ValueError("a memfs file needs a non-empty description (the hook requires one)")
+    lines = ["---", f"description: {_yaml_text(desc)}"]
+    if limit is not None:
+        if isinstance(limit, bool) or int(limit) != limit or int(limit) <= 0:
+            raise ValueError(f"limit must be a positive integer, not {limit!r}")
+        lines.append(f"limit: {int(limit)}")
+    if read_only:
+        lines.append("read_only: true")
+    lines.append("---")
+    return "\n".join(lines) + "\n\n" + body
+
+
+def render_memfs_v2_file(name: str, description: str, body: str) -> str:
+    """A memfs v2 file: exactly ``name`` and ``description``, values JSON-quoted."""
+    name_line, desc = _one_line(name), _one_line(description)
+    if not name_line or not desc:
+        raise ValueError("memfs v2 files need a non-empty name and description")
+    return (f"---\nname: {json.dumps(name_line, ensure_ascii=False)}\n"
+            f"description: {json.dumps(desc, ensure_ascii=False)}\n---\n\n{body}")
+

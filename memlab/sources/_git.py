@@ -1,0 +1,515 @@
+"""Read-only git plumbing for the memfs loaders.
+
+Every call is ``git --no-optional-locks`` with ``GIT_OPTIONAL_LOCKS=0``, hooks pointed at
+/dev/null and fsmonitor off, and only commands that never write: ``rev-parse``, ``ls-tree``,
+``cat-file``, ``log``, ``check-ignore --no-index``. Never ``git status`` (it may refresh the
+index); the working tree is compared with a commit by hashing files in Python, exactly as
+``git hash-object`` without ``-w`` would, so nothing is stored.
+
+History is one ``git log --raw --numstat -z`` pass over every branch, parsed here; asking
+GitPython for ``Commit.stats`` commit by commit is about 30 times slower.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import subprocess
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterable, Sequence
+
+import pandas as pd
+
+from memlab.errors import RepoError
+
+__all__ = [
+    "RepoInfo",
+    "TreeEntry",
+    "HISTORY_DTYPES",
+    "find_repo",
+    "resolve_commit",
+    "ls_tree",
+    "read_blobs",
+    "blob_sizes",
+    "log_history",
+    "log_changes",
+    "working_tree_changes",
+    "git_blob_id",
+]
+
+_SCRUB_ENV = ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY",
+              "GIT_ALTERNATE_OBJECT_DIRECTORIES", "GIT_COMMON_DIR", "GIT_NAMESPACE",
+              "GIT_CEILING_DIRECTORIES", "GIT_DISCOVERY_ACROSS_FILESYSTEM", "GIT_CONFIG_PARAMETERS",
+              "GIT_CONFIG_COUNT", "GIT_EXTERNAL_DIFF", "GIT_DIFF_OPTS", "GIT_TRACE")
+_BASE_ARGS = ("--no-optional-locks", "-c", "core.hooksPath=/dev/null", "-c", "core.fsmonitor=false",
+              "-c", "log.showSignature=false", "-c", "core.quotePath=false",
+              "-c", "diff.renameLimit=2000", "-c", "log.mailmap=false")
+_RECORD_START = re.compile(rb"^(?:[0-9a-f]{64}|[0-9a-f]{40})\x1f")
+
+HISTORY_DTYPES = {
+    "sha": "string", "parents": "object", "author_name": "string", "author_email": "string",
+    "author_kind": "category", "authored_at": "datetime64[ns, UTC]",
+    "committed_at": "datetime64[ns, UTC]", "message": "string", "branch": "string",
+    "path": "string", "change_type": "category", "lines_added": "Int64",
+    "lines_deleted": "Int64", "no_verify_suspect": "boolean",
+}
+
+
+def _env(repo: Path) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k not in _SCRUB_ENV}
+    env.update(GIT_OPTIONAL_LOCKS="0", GIT_TERMINAL_PROMPT="0", LC_ALL="C", LANG="C",
+               GIT_PAGER="cat", GIT_NO_REPLACE_OBJECTS="1")
+    # Only the folder asked for may be the repository, never a repo that happens to enclose it
+    # (a dotfiles repo in $HOME would otherwise answer for any non-repo folder below it).
+    env["GIT_CEILING_DIRECTORIES"] = str(repo.resolve().parent)
+    return env
+
+
+def run_git(repo: Path, *args: str, input: bytes | None = None, check: bool = True) -> bytes:
+    """Run one read-only git command in ``repo``; stdout as bytes. RepoError on failure."""
+    cmd = ["git", *_BASE_ARGS, *args]
+    try:
+        proc = subprocess.run(cmd, cwd=repo, input=input, capture_output=True, env=_env(repo))
+    except FileNotFoundError as exc:
+        raise RepoError("git is not installed or not on PATH", path=repo,
+                        hint="install git 2.31 or newer") from exc
+    except NotADirectoryError as exc:
+        raise RepoError("not a folder", path=repo) from exc
+    if check and proc.returncode != 0:
+        err = proc.stderr.decode("utf-8", "replace").strip()
+        if "dubious ownership" in err:
+            raise RepoError("git refuses to read a repository owned by another user", path=repo,
+                            hint=f"git config --global --add safe.directory {repo}")
+        last = err.splitlines()[-1] if err else f"exit status {proc.returncode}"
+        raise RepoError(f"git {args[0]} failed: {last}", path=repo)
+    return proc.stdout
+
+
+@dataclass
+class RepoInfo:
+    """What a repository is, read without writing anything."""
+
+    path: Path                 # the folder asked for
+    workdir: Path | None       # None for a bare repository
+    git_dir: Path
+    bare: bool
+    shallow: bool
+    head_sha: str | None       # None: no commits yet
+    branch: str | None         # None: detached HEAD (or no HEAD at all)
+    shallow_boundary: list[str] = field(default_factory=list)
+
+    @property
+    def empty(self) -> bool:
+        return self.head_sha is None
+
+
+def find_repo(path: str | Path) -> RepoInfo | None:
+    """The git repository rooted exactly at ``path``, or None when ``path`` is not one."""
+    path = Path(path)
+    probe = run_git(path, "rev-parse", "--is-bare-repository", "--is-shallow-repository",
+                    "--absolute-git-dir", check=False)
+    lines = probe.decode("utf-8", "replace").splitlines()
+    if len(lines) < 3 or lines[0] not in ("true", "false"):
+        return None
+    bare, shallow, git_dir = lines[0] == "true", lines[1] == "true", Path(lines[2])
+    workdir = None
+    if not bare:
+        top = run_git(path, "rev-parse", "--show-toplevel", check=False).decode().strip()
+        workdir = Path(top) if top else None
+        if workdir is None or workdir.resolve() != path.resolve():
+            return None  # `path` is a folder inside a repo, not the repo itself
+    head = run_git(path, "rev-parse", "-q", "--verify", "HEAD^{commit}", check=False).decode().strip()
+    ref = run_git(path, "symbolic-ref", "-q", "HEAD", check=False).decode().strip()
+    branch = ref[len("refs/heads/"):] if ref.startswith("refs/heads/") else (ref or None)
+    boundary: list[str] = []
+    if shallow:
+        shallow_file = git_dir / "shallow"
+        if shallow_file.exists():
+            boundary = [s for s in shallow_file.read_text().split() if s]
+    return RepoInfo(path, workdir, git_dir, bare, shallow, head or None, branch, boundary)
+
+
+def resolve_commit(repo: Path, ref: str) -> str:
+    """The commit sha ``ref`` names, or RepoError saying the ref is unknown."""
+    if not ref or ref.startswith("-") or any(c in ref for c in "\x00\n\r "):
+        raise RepoError(f"{ref!r} is not a valid git ref", path=repo)
+    out = run_git(repo, "rev-parse", "-q", "--verify", "--end-of-options", f"{ref}^{{commit}}",
+                  check=False).decode().strip()
+    if not out:
+        raise RepoError(f"unknown ref {ref!r}", path=repo,
+                        hint="name a branch, tag or commit of this repository (git branch -a)")
+    return out
+
+
+@dataclass(frozen=True)
+class TreeEntry:
+    mode: str
+    type: str   # blob / tree / commit (a submodule)
+    sha: str
+    size: int | None
+    path: str
+
+
+def ls_tree(repo: Path, commit: str) -> list[TreeEntry]:
+    """Every blob and submodule in ``commit``'s tree, recursively, with sizes."""
+    out = run_git(repo, "ls-tree", "-r", "-z", "--long", "--full-tree", commit)
+    entries = []
+    for rec in out.split(b"\0"):
+        if not rec:
+            continue
+        meta, _, raw_path = rec.partition(b"\t")
+        mode, typ, sha, size = meta.split(None, 3)
+        entries.append(TreeEntry(mode.decode(), typ.decode(), sha.decode(),
+                                 None if size.strip() == b"-" else int(size),
+                                 raw_path.decode("utf-8", "replace")))
+    return entries
+
+
+def read_blobs(repo: Path, shas: Iterable[str]) -> dict[str, bytes]:
+    """Contents of the given objects in one ``git cat-file --batch`` call; missing ones absent."""
+    wanted = list(dict.fromkeys(s for s in shas if s))
+    if not wanted:
+        return {}
+    out = run_git(repo, "cat-file", "--batch", input=("\n".join(wanted) + "\n").encode())
+    result: dict[str, bytes] = {}
+    pos = 0
+    for sha in wanted:
+        nl = out.index(b"\n", pos)
+        header = out[pos:nl].split()
+        pos = nl + 1
+        if len(header) < 3 or header[1] == b"missing":
+            continue
+        size = int(header[2])
+        result[sha] = out[pos:pos + size]
+        pos += size + 1
+    return result
+
+
+def blob_sizes(repo: Path, shas: Iterable[str]) -> dict[str, int]:
+    """Object sizes from ``git cat-file --batch-check`` (no content read)."""
+    wanted = list(dict.fromkeys(s for s in shas if s))
+    if not wanted:
+        return {}
+    out = run_git(repo, "cat-file", "--batch-check=%(objectname) %(objectsize)",
+                  input=("\n".join(wanted) + "\n").encode())
+    sizes = {}
+    for line in out.decode().splitlines():
+        parts = line.split()
+        if len(parts) == 2 and parts[1].isdigit():
+            sizes[parts[0]] = int(parts[1])
+    return sizes
+
+
+# --------------------------------------------------------------------------- history
+
+_FORMAT = "%x1e%H%x1f%P%x1f%an%x1f%ae%x1f%at%x1f%ct%x1f%S%x1f%B%x1f"
+_LOG_FLAGS = ("--no-color", "--no-ext-diff", "--no-textconv", "--no-notes", "-M", "--no-abbrev",
+              "-z", "--source", f"--format={_FORMAT}")
+_REVS = ("--branches", "--remotes", "--tags", "HEAD")
+_ZERO = re.compile(r"^0+$")
+
+
+def _short_ref(source: str) -> str:
+    for prefix in ("refs/heads/", "refs/remotes/", "refs/"):
+        if source.startswith(prefix):
+            return source[len(prefix):]
+    return source
+
+
+def _records(out: bytes):
+    """Commit records of a ``_FORMAT`` log, re-joining any message that contained \\x1e."""
+    pending: bytes | None = None
+    for chunk in out.split(b"\x1e"):
+        if _RECORD_START.match(chunk):
+            if pending is not None:
+                yield pending
+            pending = chunk
+        elif pending is not None:
+            pending += b"\x1e" + chunk
+    if pending is not None:
+        yield pending
+
+
+def _parse_diff(diff: bytes):
+    """(status, old_path, path, old_sha, new_sha, added, deleted) per file of one commit."""
+    tokens = diff.split(b"\0")
+    raw: list[tuple[str, str | None, str, str, str]] = []
+    stats: dict[str, tuple[int | None, int | None]] = {}
+    i, n = 0, len(tokens)
+    while i < n:
+        tok = tokens[i].lstrip(b"\n")
+        if not tok:
+            i += 1
+            continue
+        if tok[:1] == b":":
+            _om, _nm, old_sha, new_sha, status = tok[1:].split(b" ", 4)
+            letter = status[:1].decode()
+            if letter in ("R", "C"):
+                src, dst = tokens[i + 1], tokens[i + 2]
+                raw.append((letter, src.decode("utf-8", "replace"), dst.decode("utf-8", "replace"),
+                            old_sha.decode(), new_sha.decode()))
+                i += 3
+            else:
+                raw.append((letter, None, tokens[i + 1].decode("utf-8", "replace"),
+                            old_sha.decode(), new_sha.decode()))
+                i += 2
+            continue
+        added, deleted, rest = tok.split(b"\t", 2)
+        if rest == b"":
+            path = tokens[i + 2].decode("utf-8", "replace")
+            i += 3
+        else:
+            path = rest.decode("utf-8", "replace")
+            i += 1
+        stats[path] = (None if added == b"-" else int(added), None if deleted == b"-" else int(deleted))
+    for letter, old_path, path, old_sha, new_sha in raw:
+        added, deleted = stats.get(path, (None, None))
+        yield letter, old_path, path, old_sha, new_sha, added, deleted
+
+
+def _run_log(repo: Path, extra: Sequence[str]) -> bytes:
+    return run_git(repo, "log", *_LOG_FLAGS, *extra, *_REVS, "--")
+
+
+def log_history(repo: Path, *, classify=None) -> tuple[pd.DataFrame, list[tuple[str, str]]]:
+    """One row per commit × changed file over every branch, remote and tag, from a single
+    ``git log --raw --numstat -z`` pass. Merges (whose changes arrived with their second
+    parent's commits) and empty commits get one row with ``path`` NA.
+
+    ``classify(name, email, message, branch)`` fills ``author_kind``. Returns the frame and
+    ``(file, kind, message)`` problems (non-UTF-8 paths; binary files, one row per path).
+    """
+    out = _run_log(repo, ("--raw", "--numstat"))
+    cols: dict[str, list] = {k: [] for k in HISTORY_DTYPES}
+    problems: list[tuple[str, str, str]] = []
+    binary: dict[str, list[str]] = {}
+    commits: dict[str, tuple[list[str], str, str]] = {}  # sha -> (parents, branch, message)
+    for rec in _records(out):
+        header, _, diff = rec.partition(b"\x1f\x00")
+        parts = header.split(b"\x1f", 7)
+        if len(parts) < 8:
+            continue
+        sha, parents, an, ae, at, ct, source, message = parts
+        sha_s = sha.decode()
+        parent_list = parents.decode().split()
+        msg = message.decode("utf-8", "replace").rstrip("\n")
+        branch = _short_ref(source.decode("utf-8", "replace"))
+        commits[sha_s] = (parent_list, branch, msg)
+        common = (sha_s, parent_list, an.decode("utf-8", "replace"), ae.decode("utf-8", "replace"),
+                  int(at or 0), int(ct or 0), msg, branch)
+        rows = list(_parse_diff(diff)) if diff.strip(b"\n\0") else []
+        if not rows:
+            rows = [(None, None, None, None, None, None, None)]
+        for letter, _old, path, _os, _ns, added, deleted in rows:
+            if path is not None and "\ufffd" in path:
+                problems.append((path, "non_utf8_path", f"commit {sha_s[:12]} touches a path that "
+                                 "is not UTF-8; shown with replacement characters"))
+            if letter is not None and added is None:
+                binary.setdefault(path, []).append(sha_s)
+            _append(cols, common, path, "M" if letter == "T" else letter, added, deleted)
+    for path, shas in binary.items():
+        problems.append((path, "binary_file", f"binary in {len(shas)} commit(s) (first "
+                         f"{shas[-1][:12]}); lines added/deleted are NA there"))
+    _label_merged_reflection(cols, commits, _ref_tips(repo))
+    frame = _history_frame(cols, classify)
+    return frame, problems
+
+
+def _append(cols, common, path, letter, added, deleted) -> None:
+    sha, parents, an, ae, at, ct, msg, branch = common
+    cols["sha"].append(sha)
+    cols["parents"].append(parents)
+    cols["author_name"].append(an)
+    cols["author_email"].append(ae)
+    cols["author_kind"].append(None)
+    cols["authored_at"].append(at)
+    cols["committed_at"].append(ct)
+    cols["message"].append(msg)
+    cols["branch"].append(branch)
+    cols["path"].append(path)
+    cols["change_type"].append(letter)
+    cols["lines_added"].append(added)
+    cols["lines_deleted"].append(deleted)
+    cols["no_verify_suspect"].append(None)
+
+
+def _ref_tips(repo: Path) -> list[str]:
+    """Commits at the tips of branches, remotes, tags and HEAD, except reflection branches."""
+    out = run_git(repo, "for-each-ref", "--format=%(objectname) %(*objectname) %(refname)",
+                  "refs/heads", "refs/remotes", "refs/tags").decode("utf-8", "replace")
+    tips = []
+    for line in out.splitlines():
+        parts = line.split(" ")
+        if len(parts) >= 3 and "reflection/" not in parts[-1]:
+            tips.append(parts[1] or parts[0])  # a tag's peeled commit when it is annotated
+    head = run_git(repo, "rev-parse", "-q", "--verify", "HEAD^{commit}", check=False).decode().strip()
+    return tips + ([head] if head else [])
+
+
+def _label_merged_reflection(cols: dict[str, list], commits: dict[str, tuple[list[str], str, str]],
+                             tips: list[str]) -> None:
+    """Commits that reached a branch only through a ``merge(reflection): …`` merge were made on
+    a reflection branch since deleted; ``--source`` would credit the branch they were merged
+    into. Name them ``letta/reflection/(merged)`` unless a live reflection ref already has them.
+    """
+    merges = [sha for sha, (parents, _b, msg) in commits.items()
+              if len(parents) > 1 and msg.startswith("merge(reflection)")]
+    if not merges:
+        return
+    mainline: set[str] = set()
+    for sha in tips:
+        cur: str | None = sha
+        while cur is not None and cur in commits and cur not in mainline:
+            mainline.add(cur)
+            parents = commits[cur][0]
+            cur = parents[0] if parents else None
+    relabel: set[str] = set()
+    for merge in merges:
+        stack = list(commits[merge][0][1:])
+        while stack:
+            cur = stack.pop()
+            if cur in mainline or cur in relabel or cur not in commits:
+                continue
+            if "reflection/" not in commits[cur][1]:
+                relabel.add(cur)
+            stack.extend(commits[cur][0])
+    if relabel:
+        cols["branch"] = ["letta/reflection/(merged)" if s in relabel else b
+                          for s, b in zip(cols["sha"], cols["branch"])]
+
+
+def _history_frame(cols: dict[str, list], classify) -> pd.DataFrame:
+    if classify is not None:
+        cols["author_kind"] = [classify(n, e, m, b) for n, e, m, b in
+                               zip(cols["author_name"], cols["author_email"], cols["message"], cols["branch"])]
+    df = pd.DataFrame({k: pd.Series(v, dtype="object") for k, v in cols.items()})
+    for name, dtype in HISTORY_DTYPES.items():
+        if name in ("authored_at", "committed_at"):
+            df[name] = pd.to_datetime(pd.Series(cols[name], dtype="int64"), unit="s", utc=True).astype(dtype)
+        elif dtype == "Int64":
+            df[name] = pd.array(cols[name], dtype="Int64")
+        elif dtype == "boolean":
+            df[name] = pd.array(cols[name], dtype="boolean")
+        elif dtype == "category":
+            df[name] = df[name].astype("string").astype("category")
+        elif dtype == "string":
+            df[name] = df[name].astype("string")
+    return df
+
+
+def log_changes(repo: Path) -> pd.DataFrame:
+    """Per commit × file: the blob before and after, for reading file versions.
+
+    Unlike :func:`log_history`, merges show their diff against the first parent, so walking a
+    branch's first-parent chain and applying each row reproduces its tree at every commit.
+    Columns: sha, parents, first_parent_of_merge (bool), authored_at, committed_at, branch,
+    change_type, old_path, path, old_blob, new_blob.
+    """
+    out = _run_log(repo, ("--raw", "--diff-merges=first-parent"))
+    rows = []
+    for rec in _records(out):
+        header, _, diff = rec.partition(b"\x1f\x00")
+        parts = header.split(b"\x1f", 7)
+        if len(parts) < 8:
+            continue
+        sha, parents, _an, _ae, at, ct, source, _msg = parts
+        parent_list = parents.decode().split()
+        branch = _short_ref(source.decode("utf-8", "replace"))
+        for letter, old_path, path, old_sha, new_sha, _a, _d in _parse_diff(diff):
+            rows.append((sha.decode(), parent_list, len(parent_list) > 1, int(at), int(ct), branch,
+                         "M" if letter == "T" else letter, old_path, path,
+                         None if _ZERO.match(old_sha) else old_sha,
+                         None if _ZERO.match(new_sha) else new_sha))
+    df = pd.DataFrame(rows, columns=["sha", "parents", "is_merge", "authored_at", "committed_at",
+                                     "branch", "change_type", "old_path", "path", "old_blob", "new_blob"])
+    for col in ("authored_at", "committed_at"):
+        df[col] = pd.to_datetime(df[col].astype("int64"), unit="s", utc=True).astype("datetime64[ns, UTC]")
+    for col in ("sha", "branch", "old_path", "path", "old_blob", "new_blob"):
+        df[col] = df[col].astype("string")
+    df["change_type"] = df["change_type"].astype("category")
+    df["is_merge"] = df["is_merge"].astype("boolean")
+    return df
+
+
+# --------------------------------------------------------------------------- working tree
+
+def git_blob_id(data: bytes, *, sha256: bool = False) -> str:
+    """The id ``git hash-object`` (without ``-w``, without filters) gives ``data``."""
+    h = hashlib.sha256() if sha256 else hashlib.sha1()
+    h.update(b"blob %d\0" % len(data))
+    h.update(data)
+    return h.hexdigest()
+
+
+def _hash_file(path: Path, *, sha256: bool) -> str:
+    h = hashlib.sha256() if sha256 else hashlib.sha1()
+    h.update(b"blob %d\0" % path.stat().st_size)
+    with path.open("rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def working_tree_changes(info: RepoInfo, commit: str | None,
+                         tree: list[TreeEntry] | None = None) -> pd.DataFrame:
+    """Files whose working copy differs from ``commit`` (path, change), touching nothing.
+
+    ``change`` is ``modified``, ``deleted``, ``untracked`` (not in the commit, not ignored) or
+    ``typechange``. Files are hashed in Python as git would hash them without clean filters
+    (a repo with ``core.autocrlf`` may show line-ending-only differences).
+    """
+    columns = ["path", "change"]
+    if info.workdir is None:
+        return pd.DataFrame({c: pd.Series(dtype="string") for c in columns})
+    if tree is None:
+        tree = ls_tree(info.path, commit) if commit else []
+    tracked = {e.path: e for e in tree if e.type == "blob"}
+    sha256 = any(len(e.sha) == 64 for e in tree)
+    root = info.workdir
+    found: dict[str, Path] = {}
+    for dirpath, dirnames, filenames in os.walk(root):
+        rel_dir = os.path.relpath(dirpath, root)
+        keep = []
+        for d in dirnames:
+            full = Path(dirpath, d)
+            if d == ".git" or (full / ".git").exists() or full.is_symlink():
+                if full.is_symlink():
+                    filenames.append(d)  # a symlink to a folder is a file to git
+                continue
+            keep.append(d)
+        dirnames[:] = keep
+        for f in filenames:
+            if f == ".git":
+                continue
+            rel = f if rel_dir == "." else f"{rel_dir}/{f}".replace(os.sep, "/")
+            found[rel] = Path(dirpath, f)
+    rows: list[tuple[str, str]] = []
+    for path, entry in tracked.items():
+        local = found.get(path)
+        if local is None:
+            rows.append((path, "deleted"))
+            continue
+        is_link = local.is_symlink()
+        if is_link != (entry.mode == "120000"):
+            rows.append((path, "typechange"))
+            continue
+        if is_link:
+            current = git_blob_id(os.fsencode(os.readlink(local)), sha256=sha256)
+        else:
+            try:
+                current = _hash_file(local, sha256=sha256)
+            except OSError:
+                rows.append((path, "unreadable"))
+                continue
+        if current != entry.sha:
+            rows.append((path, "modified"))
+    untracked = sorted(p for p in found if p not in tracked)
+    if untracked:
+        out = run_git(info.path, "check-ignore", "--no-index", "-z", "--stdin",
+                      input=b"\0".join(p.encode() for p in untracked) + b"\0", check=False)
+        ignored = {p.decode("utf-8", "replace") for p in out.split(b"\0") if p}
+        rows.extend((p, "untracked") for p in untracked if p not in ignored)
+    df = pd.DataFrame(sorted(rows), columns=columns)
+    return df.astype({"path": "string", "change": "category"})

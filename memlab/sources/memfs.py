@@ -1,0 +1,540 @@
+"""Load memory repos: Letta Code memfs, Souveraine agent dirs and elfmem markdown substrates.
+
+:func:`load_memfs` reads the committed tree of ``ref`` (what the agent actually sees: Letta
+renders only committed HEAD content), the full history over every branch, and the working-tree
+drift, without writing a byte to the repository. Frames follow docs/DESIGN.md ("memfs kinds").
+
+Layouts (``meta["layout"]``):
+
+* ``letta_v1``: ``system/`` in the prompt, ``reference/`` and other folders as a path tree,
+  ``skills/<name>/SKILL.md``, ``.letta/config.json``;
+* ``letta_v1_memory_prefix``: repos from before 2026-02-09 with files under ``memory/``;
+* ``letta_v2``: a root ``MEMORY.md``; root-level ``*.md`` is core memory;
+* ``souveraine``: ``agent.yaml`` (in the repo, or one level up from ``memory/``) + ``system/``,
+  ``memory/<domain>/``, ``skills/``;
+* ``elfmem_substrate``: ``.elfmem/memory/**.md`` blocks and ``.elfmem/ledger/*.jsonl``.
+"""
+
+from __future__ import annotations
+
+import os
+import posixpath
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+import pandas as pd
+import yaml
+
+from memlab.errors import MemlabError, RepoError, StoreNotFound, UnrecognizedStore, UnsafePath
+from memlab.formats import letta_memfs as fmt
+from memlab.sources import _git
+from memlab.store import Problems, Store, empty_frame
+
+__all__ = ["load_memfs", "files_at", "file_versions", "in_prompt", "FILES_COLUMNS", "LAYOUTS"]
+
+LAYOUTS = ("letta_v1", "letta_v1_memory_prefix", "letta_v2", "souveraine", "elfmem_substrate")
+_KINDS = {"letta_v1": "letta_memfs", "letta_v1_memory_prefix": "letta_memfs",
+          "letta_v2": "letta_memfs", "souveraine": "souveraine",
+          "elfmem_substrate": "elfmem_substrate"}
+
+#: The files frame without its ``fm_<key>`` columns (they go after ``frontmatter_raw``).
+FILES_COLUMNS: dict[str, str] = {
+    "path": "string", "label": "string", "layout": "category", "domain": "category",
+    "in_prompt": "boolean", "frontmatter_raw": "string", "description": "string",
+    "read_only": "boolean", "limit": "Int64", "body": "string", "body_chars": "Int64",
+    "body_tokens": "float64", "over_limit": "boolean", "blob_sha": "string",
+}
+_UNCOMMITTED_COLUMNS = {"path": "string", "change": "category"}
+_LETTA_MARKERS = ("system/", "memory/system/", "reference/", "skills/", ".letta/")
+
+
+@dataclass
+class _Source:
+    """Where the memory is and how to read it: a commit of a repo, or plain files on disk."""
+
+    path: Path                       # the folder asked for
+    layout: str
+    repo: _git.RepoInfo | None
+    root: Path                       # repo root, or the folder read from disk
+    prefix: str = ""                 # the part of repo paths above the memory ('.elfmem/')
+    agent_yaml: Path | None = None   # souveraine agent.yaml on disk, outside the repo
+    name: str | None = None
+    problems: Problems = field(default_factory=Problems)
+
+
+# --------------------------------------------------------------------------- public calls
+
+def load_memfs(path: str | Path, ref: str = "HEAD", *, history: bool = True) -> Store:
+    """Load a Letta memfs repo, a Souveraine agent dir or an elfmem substrate, read-only.
+
+    Example::
+
+        store = memlab.load_memfs("~/.letta/agents/agent-123/memory")
+        store.files.loc[store.files.in_prompt, ["path", "body_chars"]]
+        store.history.groupby("author_kind", observed=True).sha.nunique()
+
+    ``ref`` names the commit read (branch, tag or sha); ``history=False`` skips the log pass.
+    Raises :class:`StoreNotFound`, :class:`UnrecognizedStore` or :class:`RepoError` (empty
+    repository, unknown ref); anything wrong inside the memory becomes a ``problems`` row.
+    """
+    src = _locate(Path(path).expanduser())
+    problems = src.problems
+    meta: dict[str, Any] = {"layout": src.layout, "ref": ref, "head_sha": None, "ref_sha": None,
+                            "branch": None, "shallow": False, "agent": None, "uncommitted": 0,
+                            "repo": str(src.root), "name": src.name}
+    frames: dict[str, pd.DataFrame] = {}
+    info = src.repo
+    if info is not None:
+        if info.empty:
+            raise RepoError("the repository has no commits yet, so the agent sees no memory",
+                            path=info.path, hint="commit the memory files first")
+        commit = _git.resolve_commit(info.path, ref)
+        meta.update(head_sha=info.head_sha, ref_sha=commit, branch=info.branch, shallow=info.shallow)
+        if info.branch is None:
+            problems.add(info.path, "detached_head",
+                         f"HEAD is detached at {info.head_sha[:12]}; Letta Code pulls and pushes "
+                         "branch main, so this checkout may not be what the agent uses")
+        if info.shallow:
+            problems.add(info.path, "shallow_clone",
+                         f"shallow clone: history stops at {len(info.shallow_boundary)} boundary "
+                         "commit(s), whose numstat counts their whole tree as added; "
+                         "run `git fetch --unshallow` on a copy for the full history")
+        tree = _git.ls_tree(info.path, commit)
+        texts, other = _read_tree(src, tree, problems)
+        files = _files_frame(src, texts, problems, meta)
+        if history:
+            hist, found = _git.log_history(info.path, classify=_classify)
+            for file, kind, message in found:
+                problems.add(file, kind, message)
+            frames["history"] = hist
+        else:
+            frames["history"] = empty_frame(_git.HISTORY_DTYPES)
+        changes = _git.working_tree_changes(info, commit, tree)
+    else:
+        problems.add(src.root, "not_a_repo",
+                     "not a git repository: read from the files on disk, no history "
+                     "(a `letta memory backup` copy looks like this)")
+        texts, other = _read_disk(src, problems)
+        files = _files_frame(src, texts, problems, meta)
+        frames["history"] = empty_frame(_git.HISTORY_DTYPES)
+        changes = empty_frame(_UNCOMMITTED_COLUMNS)
+    frames["files"] = files
+    frames["uncommitted"] = changes
+    meta["uncommitted"] = int(len(changes))
+    meta["other_files"] = sorted(other)
+    if src.layout == "elfmem_substrate":
+        from memlab.sources.elfmem_substrate import parse_substrate
+
+        blocks, ledger, found = parse_substrate(_substrate_inputs(texts))
+        problems.extend(found)
+        frames["blocks"], frames["ledger"] = blocks, ledger
+    if meta["name"] is None and isinstance(meta.get("agent"), dict):
+        meta["name"] = meta["agent"].get("name")
+    meta["name"] = meta["name"] or src.path.name
+    ordered = {k: frames[k] for k in ("files", "blocks", "history", "uncommitted", "ledger")
+               if k in frames}
+    return Store(_KINDS[src.layout], src.path, ordered, problems.frame(), meta)
+
+
+def files_at(store_or_path: Store | str | Path, ref: str) -> pd.DataFrame:
+    """The ``files`` frame as it was at ``ref`` (any commit), read the same way as the loader."""
+    store = store_or_path if isinstance(store_or_path, Store) else load_memfs(store_or_path, history=False)
+    src = _locate(Path(store.path))
+    if src.repo is None:
+        raise RepoError("not a git repository, so there is no past commit to read", path=src.root)
+    commit = _git.resolve_commit(src.repo.path, ref)
+    problems = Problems()
+    texts, _ = _read_tree(src, _git.ls_tree(src.repo.path, commit), problems)
+    return _files_frame(src, texts, problems, {})
+
+
+def file_versions(store_or_path: Store | str | Path, *, with_text: bool = True) -> pd.DataFrame:
+    """Every change to every file: one row per commit × file, with blob ids, sizes and texts.
+
+    Merges carry their diff against the first parent (so walking a branch's first-parent chain
+    and applying each row rebuilds its tree at every commit); ``is_merge`` marks them.
+    Columns: sha, parents, is_merge, authored_at, committed_at, branch, change_type, old_path,
+    path, old_blob, new_blob, new_bytes (Int64) and, with ``with_text``, old_text / new_text for
+    UTF-8 ``.md`` blobs (NA for deleted, binary or other files).
+    """
+    store = store_or_path if isinstance(store_or_path, Store) else load_memfs(store_or_path, history=False)
+    src = _locate(Path(store.path))
+    if src.repo is None or src.repo.empty:
+        cols = ["sha", "parents", "is_merge", "authored_at", "committed_at", "branch", "change_type",
+                "old_path", "path", "old_blob", "new_blob", "new_bytes", "old_text", "new_text"]
+        return pd.DataFrame({c: pd.Series(dtype="object") for c in cols})
+    repo = src.repo.path
+    df = _git.log_changes(repo)
+    sizes = _git.blob_sizes(repo, df["new_blob"].dropna().unique())
+    df["new_bytes"] = pd.array([sizes.get(b) if isinstance(b, str) else None for b in df["new_blob"]],
+                               dtype="Int64")
+    if with_text:
+        md_old = df["old_blob"].where((df["old_path"].fillna(df["path"])).str.endswith(".md"))
+        md_new = df["new_blob"].where(df["path"].str.endswith(".md"))
+        wanted = set(md_old.dropna()) | set(md_new.dropna())
+        raw = _git.read_blobs(repo, wanted)
+        decoded = {sha: _decode(data) for sha, data in raw.items()}
+        df["old_text"] = pd.array([decoded.get(b) if isinstance(b, str) else None for b in md_old],
+                                  dtype="string")
+        df["new_text"] = pd.array([decoded.get(b) if isinstance(b, str) else None for b in md_new],
+                                  dtype="string")
+    return df
+
+
+def in_prompt(path: str, layout: str, agent_blocks: set[str] | None = None) -> bool:
+    """Whether a file's full text reaches the system prompt under ``layout``.
+
+    Letta v1 renders ``system/**`` in full (only a path tree of the rest); v2 renders root-level
+    ``*.md``; Souveraine loads ``system/`` plus the files agent.yaml's ``blocks`` names.
+    """
+    if not path.endswith(".md"):
+        return False
+    if layout in ("letta_v1", "letta_v1_memory_prefix"):
+        return fmt.strip_memory_prefix(path).startswith("system/")
+    if layout == "letta_v2":
+        return "/" not in path
+    if layout == "souveraine":
+        return path.startswith("system/") or path in (agent_blocks or set())
+    return False
+
+
+# --------------------------------------------------------------------------- locating
+
+def _classify(name, email, message, branch) -> str:
+    return fmt.classify_author(name, email, message=message, branch=branch)
+
+
+def _is_letta_tree(paths: list[str]) -> bool:
+    return any(p == fmt.ROOT_INDEX or p.startswith(_LETTA_MARKERS) for p in paths)
+
+
+def _tree_paths(info: _git.RepoInfo) -> list[str]:
+    if info.empty:
+        return []
+    return [e.path for e in _git.ls_tree(info.path, info.head_sha)]
+
+
+def _locate(path: Path) -> _Source:
+    """Find the repository (or folder) and decide the layout. Reads nothing but names."""
+    if not path.exists() and not path.is_symlink():
+        raise StoreNotFound("no such file or folder", path=path)
+    if path.is_file() and path.name == "agent.yaml":
+        path = path.parent
+    if not path.is_dir():
+        raise UnrecognizedStore("a file, not a memory folder or repository", path=path)
+    path = path.resolve()
+
+    # An elfmem substrate: the .elfmem folder itself, or a project folder holding one.
+    if path.name == ".elfmem" or (path / ".elfmem" / "memory").is_dir():
+        holder = path if path.name != ".elfmem" else path.parent
+        for candidate, prefix in ((holder, ".elfmem/"), (holder / ".elfmem", "")):
+            info = _git.find_repo(candidate) if candidate.is_dir() else None
+            if info is not None:
+                return _Source(path, "elfmem_substrate", info, candidate, prefix=prefix,
+                               name=holder.name)
+        return _Source(path, "elfmem_substrate", None, holder, prefix=".elfmem/", name=holder.name)
+
+    info = _git.find_repo(path)
+    # A Souveraine agent dir (agent.yaml beside memory/) or a Letta agent root (~/.letta/agents/<id>/)
+    if info is None and (path / "memory").is_dir():
+        inner = _git.find_repo(path / "memory")
+        if inner is not None:
+            if (path / "agent.yaml").is_file():
+                return _Source(path, "souveraine", inner, path / "memory",
+                               agent_yaml=path / "agent.yaml")
+            return _Source(path, _letta_layout(_tree_paths(inner)), inner, path / "memory",
+                           name=path.name)
+    if info is not None:
+        paths = _tree_paths(info)
+        if "agent.yaml" in paths:
+            return _Source(path, "souveraine", info, path)
+        if (path.parent / "agent.yaml").is_file():
+            return _Source(path, "souveraine", info, path, agent_yaml=path.parent / "agent.yaml",
+                           name=None)
+        if info.empty or _is_letta_tree(paths):
+            name = path.parent.name if path.name == "memory" else path.name
+            return _Source(path, _letta_layout(paths), info, path, name=name)
+        raise UnrecognizedStore("a git repository, but its HEAD has no system/, MEMORY.md, "
+                                "skills/ or .letta/config.json", path=path,
+                                hint="point memlab at a Letta memory repo, a Souveraine agent dir "
+                                "or a folder holding .elfmem/")
+    # Plain folders: a Souveraine dir or a `letta memory backup` copy without .git.
+    if (path / "agent.yaml").is_file():
+        root = path / "memory" if (path / "memory" / "system").is_dir() else path
+        return _Source(path, "souveraine", None, root, agent_yaml=path / "agent.yaml")
+    disk = [p.relative_to(path).as_posix() + ("/" if p.is_dir() else "") for p in path.iterdir()]
+    if _is_letta_tree(disk):
+        return _Source(path, _letta_layout(disk), None, path, name=path.name)
+    raise UnrecognizedStore("not a git repository and no system/, MEMORY.md, agent.yaml or "
+                            ".elfmem/ inside", path=path)
+
+
+def _letta_layout(paths: list[str]) -> str:
+    if fmt.ROOT_INDEX in paths:
+        return "letta_v2"
+    if any(p.startswith("memory/") for p in paths) and not any(p.startswith("system/") for p in paths):
+        return "letta_v1_memory_prefix"
+    return "letta_v1"
+
+
+# --------------------------------------------------------------------------- reading
+
+def _decode(data: bytes) -> str | None:
+    if b"\x00" in data:
+        return None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+
+
+def _wanted(src: _Source, rel: str) -> bool:
+    """Text files the loader keeps: markdown everywhere, plus the substrate's ledger."""
+    if src.layout == "elfmem_substrate":
+        return rel.endswith(".md") or (rel.startswith("ledger/") and rel.endswith(".jsonl"))
+    return rel.endswith(".md") or rel == "agent.yaml"
+
+
+def _read_tree(src: _Source, tree: list[_git.TreeEntry], problems: Problems
+               ) -> tuple[dict[str, tuple[str, str]], list[str]]:
+    """Texts of the memory files in a commit: {repo path: (text, blob sha)}, plus other paths."""
+    keep: dict[str, _git.TreeEntry] = {}
+    other: list[str] = []
+    for e in tree:
+        if src.prefix and not e.path.startswith(src.prefix):
+            continue
+        rel = e.path[len(src.prefix):]
+        try:
+            fmt.safe_relative_path(e.path)
+        except UnsafePath as exc:
+            problems.add(e.path, "unsafe_path", f"{exc.message}; not read")
+            continue
+        if e.type == "commit":
+            problems.add(e.path, "submodule", "a git submodule; its content is not part of this "
+                         "memory and is not read")
+            continue
+        if e.mode == "120000":
+            keep[e.path] = e  # read below to judge the link target
+            continue
+        if _wanted(src, rel):
+            keep[e.path] = e
+        else:
+            other.append(e.path)
+    blobs = _git.read_blobs(src.repo.path, (e.sha for e in keep.values())) if src.repo else {}
+    texts: dict[str, tuple[str, str]] = {}
+    for p, e in keep.items():
+        data = blobs.get(e.sha)
+        if data is None:
+            problems.add(p, "missing_object", f"blob {e.sha[:12]} is missing from the object "
+                         "store (a partial or damaged clone); not read")
+            continue
+        if e.mode == "120000":
+            _report_symlink(p, os.fsdecode(data), problems)
+            continue
+        text = _decode(data)
+        if text is None:
+            problems.add(p, "binary", "not UTF-8 text (binary content); Letta would load it as "
+                         "a garbled block, memlab does not read it")
+            continue
+        texts[p] = (text, e.sha)
+    return texts, other
+
+
+def _report_symlink(path: str, target: str, problems: Problems) -> None:
+    resolved = posixpath.normpath(posixpath.join(posixpath.dirname(path), target))
+    if target.startswith("/") or resolved == ".." or resolved.startswith("../"):
+        problems.add(path, "symlink_outside_repo",
+                     f"symlink to {target!r}, outside the repository; never followed")
+    else:
+        problems.add(path, "symlink", f"symlink to {target!r}; Letta reads the link text, not "
+                     "the file it names, so this block holds a path")
+
+
+def _read_disk(src: _Source, problems: Problems) -> tuple[dict[str, tuple[str, str]], list[str]]:
+    """The same as :func:`_read_tree` for a plain folder (no commit to read)."""
+    base = src.root if not src.prefix else src.root / src.prefix.rstrip("/")
+    texts: dict[str, tuple[str, str]] = {}
+    other: list[str] = []
+    if not base.is_dir():
+        return texts, other
+    for dirpath, dirnames, filenames in os.walk(base):
+        links = [d for d in dirnames if Path(dirpath, d).is_symlink()]
+        dirnames[:] = sorted(d for d in dirnames if d != ".git" and d not in links)
+        for name in sorted(filenames) + sorted(links):
+            full = Path(dirpath, name)
+            rel = full.relative_to(base).as_posix()
+            shown = src.prefix + rel
+            if full.is_symlink():
+                _report_symlink(shown, os.readlink(full), problems)
+                continue
+            if not _wanted(src, rel):
+                other.append(shown)
+                continue
+            try:
+                data = full.read_bytes()
+            except OSError as exc:
+                problems.add(shown, "unreadable", f"cannot read: {exc.strerror}")
+                continue
+            text = _decode(data)
+            if text is None:
+                problems.add(shown, "binary", "not UTF-8 text (binary content); not read")
+                continue
+            texts[shown] = (text, _git.git_blob_id(data))
+    return texts, other
+
+
+def _substrate_inputs(texts: dict[str, tuple[str, str]]) -> dict[str, str]:
+    # Keys are '.elfmem/memory/...' or, when .elfmem is the repo, 'memory/...'; both are what
+    # parse_substrate places.
+    return {p: t for p, (t, _sha) in texts.items()}
+
+
+# --------------------------------------------------------------------------- the files frame
+
+def _agent(src: _Source, texts: dict[str, tuple[str, str]], problems: Problems) -> dict | None:
+    if src.layout != "souveraine":
+        return None
+    if "agent.yaml" in texts:
+        where, text = "agent.yaml", texts["agent.yaml"][0]
+    elif src.agent_yaml is not None:
+        where = str(src.agent_yaml)
+        try:
+            text = src.agent_yaml.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            problems.add(where, "unreadable", f"cannot read agent.yaml: {exc}")
+            return None
+    else:
+        return None
+    try:
+        agent = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        problems.add(where, "malformed_yaml", f"agent.yaml is not valid YAML: "
+                     f"{getattr(exc, 'problem', None) or exc}", line=mark.line + 1 if mark else None)
+        return None
+    if not isinstance(agent, dict):
+        problems.add(where, "malformed_yaml", "agent.yaml is not a mapping")
+        return None
+    return agent
+
+
+def _agent_block_files(agent: dict | None, where: str, paths: set[str], problems: Problems) -> set[str]:
+    """Files agent.yaml's ``blocks`` list loads into context; unsafe or missing ones reported."""
+    out: set[str] = set()
+    blocks = (agent or {}).get("blocks") or []
+    if not isinstance(blocks, list):
+        problems.add(where, "bad_agent_blocks", "agent.yaml 'blocks' is not a list; ignored")
+        return out
+    for item in blocks:
+        file = item.get("file") if isinstance(item, dict) else None
+        if not isinstance(file, str):
+            problems.add(where, "bad_agent_blocks", f"block entry {item!r} has no 'file'; ignored")
+            continue
+        try:
+            fmt.safe_relative_path(file)
+        except UnsafePath as exc:
+            problems.add(where, "unsafe_path", f"block {item.get('label')!r}: {exc.message}; "
+                         "never read")
+            continue
+        if file not in paths:
+            problems.add(where, "missing_block_file",
+                         f"block {item.get('label')!r} names {file}, which is not in the commit")
+        out.add(file)
+    return out
+
+
+def _domain(rel: str, layout: str) -> str:
+    if layout in ("letta_v1", "letta_v1_memory_prefix"):
+        rel = fmt.strip_memory_prefix(rel)
+    parts = rel.split("/")
+    if layout == "elfmem_substrate" and parts[0] == "memory":
+        return parts[1] if len(parts) > 2 else "self"
+    if len(parts) == 1:
+        return "(root)"
+    if layout == "souveraine" and parts[0] == "memory" and len(parts) > 2:
+        return f"memory/{parts[1]}"
+    return parts[0]
+
+
+def _label(rel: str, layout: str) -> str | None:
+    if layout == "elfmem_substrate":
+        return None
+    return fmt.label_for_path(rel, memory_prefix=layout == "letta_v1_memory_prefix")
+
+
+def _files_frame(src: _Source, texts: dict[str, tuple[str, str]], problems: Problems,
+                 meta: dict[str, Any]) -> pd.DataFrame:
+    layout = src.layout
+    agent = _agent(src, texts, problems)
+    where = "agent.yaml" if "agent.yaml" in texts else str(src.agent_yaml or "agent.yaml")
+    agent_files = _agent_block_files(agent, where, set(texts), problems) if agent else set()
+    if meta is not None and agent is not None:
+        meta["agent"] = agent
+    rows: list[dict[str, Any]] = []
+    fm_keys: set[str] = set()
+    for path in sorted(texts):
+        rel = path[len(src.prefix):] if src.prefix and path.startswith(src.prefix) else path
+        if not rel.endswith(".md"):
+            continue
+        text, blob = texts[path]
+        fm = fmt.read_frontmatter(text)
+        validated = layout != "elfmem_substrate" and fmt.is_validated_path(rel)
+        for kind, message, line in fm.problems:
+            problems.add(path, kind, message, line=line)
+        if layout in ("letta_v1", "letta_v1_memory_prefix", "souveraine"):
+            _check_letta_file(path, rel, fm, validated, layout, problems)
+        fm_keys.update(fm.fields)
+        limit = fm.limit
+        chars = len(fm.body)
+        effective = limit if limit is not None else (
+            fmt.DEFAULT_LIMIT if layout.startswith("letta") else None)
+        rows.append({
+            "path": path, "label": _label(rel, layout), "layout": layout,
+            "domain": _domain(rel, layout),
+            "in_prompt": in_prompt(rel, layout, agent_files),
+            "frontmatter_raw": fm.raw,
+            **{f"fm_{k}": v for k, v in fm.fields.items()},
+            "description": fm.description, "read_only": fm.read_only, "limit": limit,
+            "body": fm.body, "body_chars": chars, "body_tokens": chars / 4.0,
+            "over_limit": bool(effective is not None and chars > effective), "blob_sha": blob,
+        })
+    fm_cols = [f"fm_{k}" for k in sorted(fm_keys)]
+    order = list(FILES_COLUMNS)
+    order = order[:order.index("frontmatter_raw") + 1] + fm_cols + order[order.index("frontmatter_raw") + 1:]
+    if not rows:
+        df = empty_frame({**FILES_COLUMNS, **{c: "string" for c in fm_cols}})
+        return df[order]
+    df = pd.DataFrame(rows, columns=order)
+    for col in order:
+        dtype = FILES_COLUMNS.get(col, "string")
+        if dtype == "boolean":
+            df[col] = pd.array(df[col].tolist(), dtype="boolean")
+        elif dtype == "Int64":
+            df[col] = pd.array(df[col].tolist(), dtype="Int64")
+        else:
+            df[col] = df[col].astype(dtype)
+    return df
+
+
+def _check_letta_file(path: str, rel: str, fm: fmt.Frontmatter, validated: bool, layout: str,
+                      problems: Problems) -> None:
+    """What Letta itself would trip over in the committed file (the hook's view of HEAD)."""
+    if fmt.is_flat_skill_path(rel):
+        problems.add(path, "flat_skill", "skills must be folders (skills/<name>/SKILL.md); the "
+                     "pre-commit hook refuses this file and the skills loader ignores it")
+    if not validated:
+        return
+    if not fm.has_frontmatter:
+        problems.add(path, "no_frontmatter", "no frontmatter: the server reads the whole file as "
+                     "the block value, and the pre-commit hook refuses the next edit")
+        return
+    if layout == "souveraine":
+        return  # Souveraine commits through libgit2; no hook, its own keys (tags) are fine
+    unknown = [k for k in fm.fields if k not in fmt.ALLOWED_KEYS]
+    if unknown:
+        problems.add(path, "unknown_key", f"frontmatter key(s) {', '.join(unknown)} are not "
+                     f"allowed in {rel.split('/')[0]}/ (allowed: {', '.join(fmt.ALLOWED_KEYS)}); "
+                     "the hook refuses the next edit")
+    if not fm.fields.get("description", "").strip():
+        problems.add(path, "missing_description", "no description; the hook requires one")

@@ -203,6 +203,8 @@ def build_letta_memory_prefix(path: Path) -> Built:
         "memory/system/deploy.md": render_memfs_file("How to deploy", "make release\n")})
     b.shas["with_limit"] = w.commit("fix: give human block frontmatter", AGENT, _t("2026-02-14"), files={
         "memory/system/human.md": render_memfs_file("Who the human is", "The human is Ana.\n", limit=2000)})
+    w.repo.git.mv("memory/reference/notes.md", "notes.md")
+    b.shas["rename"] = w.commit("chore: move loose notes to the root", HUMAN, _t("2026-02-16"))
     return b
 
 
@@ -290,7 +292,9 @@ def snapshot(path: Path) -> dict[str, tuple[bytes, int]]:
     """Every file under ``path`` (``.git`` included) with its bytes and mode, to prove a load
     changed nothing."""
     out = {}
-    for dirpath, _dirs, files in os.walk(path):
+    for dirpath, dirs, files in os.walk(path):
+        for name in dirs:
+            out[str(Path(dirpath, name).relative_to(path)) + "/"] = (b"", 0)
         for name in files:
             full = Path(dirpath, name)
             if full.is_symlink():

@@ -31,7 +31,8 @@ from memlab.formats import letta_memfs as fmt
 from memlab.sources import _git
 from memlab.store import Problems, Store, empty_frame
 
-__all__ = ["load_memfs", "files_at", "file_versions", "in_prompt", "FILES_COLUMNS", "LAYOUTS"]
+__all__ = ["load_memfs", "files_at", "file_versions", "resolve_ref", "in_prompt", "domain_of",
+           "FILES_COLUMNS", "LAYOUTS"]
 
 LAYOUTS = ("letta_v1", "letta_v1_memory_prefix", "letta_v2", "souveraine", "elfmem_substrate")
 _KINDS = {"letta_v1": "letta_memfs", "letta_v1_memory_prefix": "letta_memfs",
@@ -147,6 +148,15 @@ def files_at(store_or_path: Store | str | Path, ref: str) -> pd.DataFrame:
     problems = Problems()
     texts, _ = _read_tree(src, _git.ls_tree(src.repo.path, commit), problems)
     return _files_frame(src, texts, problems, {})
+
+
+def resolve_ref(store_or_path: Store | str | Path, ref: str) -> str:
+    """The full commit sha ``ref`` names in the store's repository (RepoError if unknown)."""
+    path = store_or_path.path if isinstance(store_or_path, Store) else Path(store_or_path)
+    src = _locate(Path(path).expanduser())
+    if src.repo is None:
+        raise RepoError("not a git repository, so it has no commits", path=src.root)
+    return _git.resolve_commit(src.repo.path, ref)
 
 
 def file_versions(store_or_path: Store | str | Path, *, with_text: bool = True) -> pd.DataFrame:
@@ -444,7 +454,11 @@ def _agent_block_files(agent: dict | None, where: str, paths: set[str], problems
     return out
 
 
-def _domain(rel: str, layout: str) -> str:
+def domain_of(rel: str, layout: str) -> str:
+    """The domain of a file: its first folder (``memory/<domain>`` for Souveraine memories,
+    the section for substrate blocks, ``(root)`` for files at the top)."""
+    if layout == "elfmem_substrate" and ".elfmem/" in rel:
+        rel = rel.split(".elfmem/", 1)[1]
     if layout in ("letta_v1", "letta_v1_memory_prefix"):
         rel = fmt.strip_memory_prefix(rel)
     parts = rel.split("/")
@@ -491,7 +505,7 @@ def _files_frame(src: _Source, texts: dict[str, tuple[str, str]], problems: Prob
             fmt.DEFAULT_LIMIT if layout.startswith("letta") else None)
         rows.append({
             "path": path, "label": _label(rel, layout), "layout": layout,
-            "domain": _domain(rel, layout),
+            "domain": domain_of(rel, layout),
             "in_prompt": in_prompt(rel, layout, agent_files),
             "frontmatter_raw": fm.raw,
             **{f"fm_{k}": v for k, v in fm.fields.items()},

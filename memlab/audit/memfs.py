@@ -1,0 +1,569 @@
+"""The memfs audit: hook breaches, limits, read-only files, churn, growth and the prompt.
+
+For a Letta memfs repo, a Souveraine agent dir or a committed elfmem substrate:
+
+* every commit in history is re-checked against the Letta Code pre-commit hook in force when
+  it was made (:func:`memlab.formats.letta_memfs.hook_variant_at`); a violation in a commit
+  the hook would have run on (agent, reflection subagent or human; not the server, not a
+  merge) means the hook was bypassed with ``--no-verify``;
+* ``limit`` breaches: files written over their declared limit, which the memfs write path
+  never checks (letta#3241, LET-8133);
+* ``read_only`` files edited, renamed, deleted or stripped of their flag;
+* churn and growth per file, domain and author kind; what reaches the system prompt at every
+  commit of the ref's first-parent chain (:func:`prompt_at` for one commit).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from memlab.audit._base import Audit
+from memlab.errors import MemlabError
+from memlab.formats import letta_memfs as fmt
+from memlab.sources.memfs import (domain_of, file_versions, files_at, in_prompt, load_memfs,
+                                  resolve_ref)
+from memlab.store import Store
+
+__all__ = ["audit_memfs", "prompt_at", "PromptSnapshot", "hook_violations", "MEMFS_KINDS"]
+
+MEMFS_KINDS = ("letta_memfs", "souveraine", "elfmem_substrate")
+#: Commits made through git by these authors ran the hook (when one was installed); the
+#: server writes through its own git service and runs none.
+HOOKED_KINDS = ("agent", "reflection_subagent", "human")
+
+
+@dataclass
+class PromptSnapshot:
+    """What reaches the system prompt at one commit.
+
+    ``files`` holds the files rendered in full (path, label, description, body_chars,
+    description_chars, chars, tokens); ``tree`` the paths only listed by name (Letta's
+    ``<external_projection>``). ``total_chars`` counts bodies, descriptions and the listed
+    paths (one line each), not the tags around them.
+    """
+
+    sha: str
+    layout: str
+    files: pd.DataFrame
+    tree: list[str] = field(default_factory=list)
+
+    @property
+    def total_chars(self) -> int:
+        return int(self.files["chars"].sum()) + sum(len(p) + 1 for p in self.tree)
+
+    @property
+    def total_tokens(self) -> float:
+        return self.total_chars / 4.0
+
+
+def _as_store(store_or_path: Store | str | Path) -> Store:
+    if isinstance(store_or_path, Store):
+        if store_or_path.kind not in MEMFS_KINDS:
+            raise MemlabError(f"the memfs audit reads memory repos, not {store_or_path.kind!r} stores",
+                              path=store_or_path.path, hint="use memlab.audit() to pick the audit")
+        return store_or_path
+    return load_memfs(store_or_path)
+
+
+def _tree_listing(paths: list[str], layout: str) -> list[str]:
+    if not layout.startswith("letta"):
+        return []
+    out = []
+    for p in paths:
+        rel = fmt.strip_memory_prefix(p) if layout == "letta_v1_memory_prefix" else p
+        if rel.endswith(".md") and not rel.startswith("skills/") and not in_prompt(p, layout):
+            out.append(p)
+    return sorted(out)
+
+
+def prompt_at(store_or_path: Store | str | Path, sha: str) -> PromptSnapshot:
+    """The files the agent had in its system prompt at commit ``sha`` (any ref works)."""
+    store = _as_store(store_or_path)
+    files = files_at(store, sha)
+    layout = store.meta["layout"]
+    shown = files[files["in_prompt"].fillna(False)]
+    desc_chars = shown["description"].fillna("").str.len().astype("Int64")
+    snapshot = pd.DataFrame({
+        "path": shown["path"], "label": shown["label"], "description": shown["description"],
+        "body_chars": shown["body_chars"], "description_chars": desc_chars,
+    }).reset_index(drop=True)
+    snapshot["chars"] = (snapshot["body_chars"] + snapshot["description_chars"]).astype("Int64")
+    snapshot["tokens"] = snapshot["chars"].astype("float64") / 4.0
+    tree = _tree_listing(files["path"].tolist(), layout)
+    return PromptSnapshot(resolve_ref(store, sha), layout, snapshot, tree)
+
+
+# --------------------------------------------------------------------------- commit table
+
+@dataclass(frozen=True)
+class _Commit:
+    author_name: str
+    author_email: str
+    author_kind: str
+    authored_at: pd.Timestamp
+    committed_at: pd.Timestamp
+    message: str
+    branch: str
+
+
+def _commits(history: pd.DataFrame) -> dict[str, _Commit]:
+    """sha -> commit facts; a dict, since the checks below look commits up row by row."""
+    first = history.drop_duplicates("sha")
+    return {row[0]: _Commit(*row[1:]) for row in first[[
+        "sha", "author_name", "author_email", "author_kind", "authored_at", "committed_at",
+        "message", "branch"]].itertuples(index=False, name=None)}
+
+
+def _parse_cache():
+    cache: dict[str, fmt.Frontmatter] = {}
+
+    def parse(blob: Any, text: Any) -> fmt.Frontmatter | None:
+        if not isinstance(text, str):
+            return None
+        key = blob if isinstance(blob, str) else text
+        if key not in cache:
+            cache[key] = fmt.read_frontmatter(text)
+        return cache[key]
+
+    return parse
+
+
+def hook_violations(store: Store, versions: pd.DataFrame | None = None) -> pd.DataFrame:
+    """Every hook error every non-merge commit would have raised, with whether the hook ran.
+
+    Columns: sha, authored_at, committed_at, author_name, author_email, author_kind, branch,
+    message, path, change_type, variant, rule, detail, hook_applies, no_verify_suspect.
+    ``variant`` is the hook in force at the commit (none before 2026-02-10: not checked).
+    """
+    if versions is None:
+        versions = file_versions(store)
+    commits = _commits(store.history)
+    layout = store.meta["layout"]
+    rows = []
+    if layout not in ("letta_v1", "letta_v1_memory_prefix", "letta_v2") or versions.empty:
+        return _violations_frame(rows)
+    # v2 validates only "projected" files (every folder above holds a MEMORY.md); the index
+    # files present at each commit are approximated by replaying adds/deletes in time order.
+    indexes: set[str] = set()
+    ordered = versions.sort_values("committed_at", kind="stable")
+    for v in ordered.itertuples(index=False):
+        if str(v.path).endswith(fmt.ROOT_INDEX):
+            if str(v.change_type) == "D":
+                indexes.discard(str(v.path))
+            else:
+                indexes.add(str(v.path))
+        c = commits.get(v.sha)
+        if v.is_merge or c is None:
+            continue
+        variant = fmt.hook_variant_at(c.committed_at.to_pydatetime(), layout=layout)
+        if variant is None:
+            continue
+        new_text = v.new_text if isinstance(v.new_text, str) else None
+        head_text = v.old_text if isinstance(v.old_text, str) else None
+        found = fmt.check_precommit(str(v.path), new_text, head_text, variant=variant,
+                                    change=str(v.change_type),
+                                    staged_paths=indexes if variant == "v2" else None)
+        applies = c.author_kind in HOOKED_KINDS
+        for viol in found:
+            rows.append({"sha": v.sha, "authored_at": c.authored_at, "committed_at": c.committed_at,
+                         "author_name": c.author_name, "author_email": c.author_email,
+                         "author_kind": c.author_kind, "branch": c.branch, "message": c.message,
+                         "path": viol.path, "change_type": v.change_type, "variant": variant,
+                         "rule": viol.rule, "detail": viol.message, "hook_applies": applies,
+                         "no_verify_suspect": applies})
+    return _violations_frame(rows)
+
+
+_VIOLATION_COLUMNS = {
+    "sha": "string", "authored_at": "datetime64[ns, UTC]", "committed_at": "datetime64[ns, UTC]",
+    "author_name": "string", "author_email": "string", "author_kind": "category", "branch": "string",
+    "message": "string", "path": "string", "change_type": "category", "variant": "category",
+    "rule": "category", "detail": "string", "hook_applies": "boolean", "no_verify_suspect": "boolean",
+}
+
+
+def _typed(rows: list[dict], dtypes: dict[str, str]) -> pd.DataFrame:
+    df = pd.DataFrame(rows, columns=list(dtypes))
+    for col, dtype in dtypes.items():
+        if dtype.startswith("datetime"):
+            df[col] = pd.to_datetime(df[col], utc=True).astype(dtype)
+        elif dtype in ("boolean", "Int64"):
+            df[col] = pd.array(df[col].tolist(), dtype=dtype)
+        else:
+            df[col] = df[col].astype(dtype)
+    return df
+
+
+def _violations_frame(rows: list[dict]) -> pd.DataFrame:
+    return _typed(rows, _VIOLATION_COLUMNS)
+
+
+# --------------------------------------------------------------------------- the audit
+
+def _as_of(value: Any) -> pd.Timestamp | None:
+    if value is None:
+        return None
+    ts = pd.Timestamp(value)
+    return ts.tz_localize("UTC") if ts.tzinfo is None else ts.tz_convert("UTC")
+
+
+def audit_memfs(store: Store | str | Path, *, as_of: Any = None, **_: Any) -> Audit:
+    """Audit a memory repo. Tables:
+
+    ``hook_violations`` (every hook error in history), ``no_verify_commits`` (commits that must
+    have bypassed the hook), ``read_only`` (protected files changed), ``over_limit`` (files over
+    their limit now), ``limit_breaches`` (commits that wrote a file over its limit),
+    ``churn`` (per file), ``churn_weekly`` (file × week, for a heatmap), ``author_kinds``,
+    ``size_by_domain`` and ``prompt_history`` (along the ref's first-parent chain), ``prompt``
+    (what reaches the prompt at the ref, or at ``as_of``), ``problems``.
+
+    ``as_of`` (a date or time, UTC when naive) audits the repo as it was then: later commits
+    are ignored. The store's ``history.no_verify_suspect`` column is filled in place.
+    """
+    store = _as_store(store)
+    cutoff = _as_of(as_of)
+    layout = store.meta["layout"]
+    hist = store.history
+    versions = file_versions(store) if store.meta.get("ref_sha") else None
+    if cutoff is not None:
+        hist = hist[hist["committed_at"] <= cutoff]
+        if versions is not None:
+            versions = versions[versions["committed_at"] <= cutoff]
+    tables: dict[str, pd.DataFrame] = {}
+
+    viol = hook_violations(Store(store.kind, store.path, {"history": hist}, meta=store.meta),
+                           versions) if versions is not None else _violations_frame([])
+    tables["hook_violations"] = viol
+    suspects = viol[viol["no_verify_suspect"].fillna(False)]
+    _fill_suspects(store, suspects)
+    tables["no_verify_commits"] = _no_verify_commits(suspects)
+
+    parse = _parse_cache()
+    tables["read_only"] = _read_only_changes(versions, hist, parse)
+    tables["limit_breaches"] = _limit_breaches(versions, hist, parse, layout)
+    tables["churn"] = _churn(hist, layout)
+    tables["churn_weekly"] = _churn_weekly(hist, layout)
+    tables["author_kinds"] = _author_kinds(hist)
+    chain = _first_parent_chain(store, hist)
+    sizes, prompt_hist = _growth(versions, chain, hist, parse, layout, store.meta.get("agent"))
+    tables["size_by_domain"], tables["prompt_history"] = sizes, prompt_hist
+
+    at = store.meta.get("ref_sha")
+    if cutoff is not None and chain:
+        at = chain[-1]
+    snapshot = prompt_at(store, at) if at else None
+    files_now = store.files if (cutoff is None or at is None) else files_at(store, at)
+    tables["prompt"] = snapshot.files if snapshot is not None else pd.DataFrame()
+    tables["over_limit"] = _over_limit(files_now)
+    tables["problems"] = store.problems
+    headline = _headline(store, hist, tables, snapshot, files_now, cutoff)
+    notes = _notes(store, layout)
+    return Audit("memfs", store.name, tables, headline, _summary(store, headline, tables), notes)
+
+
+def _fill_suspects(store: Store, suspects: pd.DataFrame) -> None:
+    hist = store.frames.get("history")
+    if hist is None or hist.empty:
+        return
+    keys = set(zip(suspects["sha"], suspects["path"]))
+    flags = [(s, p) in keys for s, p in zip(hist["sha"], hist["path"])]
+    hist = hist.copy()
+    hist["no_verify_suspect"] = pd.array(flags, dtype="boolean")
+    store.frames["history"] = hist
+
+
+def _no_verify_commits(suspects: pd.DataFrame) -> pd.DataFrame:
+    if suspects.empty:
+        return pd.DataFrame(columns=["sha", "authored_at", "author_name", "author_email", "author_kind",
+                                     "branch", "message", "paths", "rules", "n_violations"])
+    grouped = suspects.groupby("sha", sort=False, observed=True)
+    out = grouped.agg(authored_at=("authored_at", "first"), author_name=("author_name", "first"),
+                      author_email=("author_email", "first"), author_kind=("author_kind", "first"),
+                      branch=("branch", "first"), message=("message", "first"),
+                      paths=("path", lambda s: ", ".join(sorted(set(s)))),
+                      rules=("rule", lambda s: ", ".join(sorted(set(map(str, s))))),
+                      n_violations=("rule", "size")).reset_index()
+    return out.sort_values("authored_at").reset_index(drop=True)
+
+
+def _read_only_changes(versions, hist, parse) -> pd.DataFrame:
+    cols = {"sha": "string", "authored_at": "datetime64[ns, UTC]", "author_name": "string",
+            "author_kind": "category", "path": "string", "change": "category",
+            "hook_blocks": "boolean", "message": "string"}
+    rows = []
+    if versions is not None and not versions.empty:
+        commits = _commits(hist)
+        for v in versions.itertuples(index=False):
+            c = commits.get(v.sha)
+            if v.is_merge or c is None:
+                continue
+            old = parse(v.old_blob, v.old_text)
+            if old is None or old.read_only is not True:
+                continue
+            new = parse(v.new_blob, v.new_text)
+            ct = str(v.change_type)
+            if ct == "D":
+                change, blocks = "deleted", False  # the hook does not look at deletions
+            elif ct == "R":
+                change, blocks = "renamed", False  # renames escape the hook's ACM filter
+            elif new is not None and new.read_only is not True:
+                change, blocks = "flag_removed", True
+            else:
+                change, blocks = "edited", True
+            rows.append({"sha": v.sha, "authored_at": c.authored_at, "author_name": c.author_name,
+                         "author_kind": c.author_kind, "path": v.path, "change": change,
+                         "hook_blocks": blocks, "message": c.message})
+    return _typed(rows, cols)
+
+
+def _effective_limit(fm: fmt.Frontmatter, layout: str) -> int | None:
+    if fm.limit is not None:
+        return fm.limit
+    return fmt.DEFAULT_LIMIT if layout.startswith("letta") else None
+
+
+def _limit_breaches(versions, hist, parse, layout) -> pd.DataFrame:
+    cols = {"sha": "string", "authored_at": "datetime64[ns, UTC]", "author_kind": "category",
+            "path": "string", "limit": "Int64", "body_chars": "Int64", "over_by": "Int64",
+            "declared": "boolean", "message": "string"}
+    rows = []
+    if versions is not None and not versions.empty:
+        commits = _commits(hist)
+        for v in versions.itertuples(index=False):
+            c = commits.get(v.sha)
+            if v.is_merge or c is None or str(v.change_type) == "D":
+                continue
+            new = parse(v.new_blob, v.new_text)
+            if new is None:
+                continue
+            limit = _effective_limit(new, layout)
+            chars = len(new.body)
+            if limit is None or chars <= limit:
+                continue
+            rows.append({"sha": v.sha, "authored_at": c.authored_at, "author_kind": c.author_kind,
+                         "path": v.path, "limit": limit, "body_chars": chars, "over_by": chars - limit,
+                         "declared": new.limit is not None, "message": c.message})
+    return _typed(rows, cols)
+
+
+def _over_limit(files: pd.DataFrame) -> pd.DataFrame:
+    over = files[files["over_limit"].fillna(False)]
+    limit = over["limit"].fillna(fmt.DEFAULT_LIMIT).astype("Int64")
+    out = pd.DataFrame({"path": over["path"], "label": over["label"], "in_prompt": over["in_prompt"],
+                        "limit": limit, "body_chars": over["body_chars"]}).reset_index(drop=True)
+    out["over_by"] = (out["body_chars"] - out["limit"]).astype("Int64")
+    out["ratio"] = (out["body_chars"].astype("float64") / out["limit"].astype("float64"))
+    return out.sort_values("ratio", ascending=False).reset_index(drop=True)
+
+
+def _file_rows(hist: pd.DataFrame) -> pd.DataFrame:
+    rows = hist[hist["path"].notna() & (hist["parents"].map(len) < 2)]
+    return rows
+
+
+def _churn(hist: pd.DataFrame, layout: str) -> pd.DataFrame:
+    rows = _file_rows(hist)
+    if rows.empty:
+        return pd.DataFrame(columns=["path", "domain", "commits", "lines_added", "lines_deleted", "churn",
+                                     "first_change", "last_change", "authors"])
+    g = rows.groupby("path", observed=True)
+    out = g.agg(commits=("sha", "nunique"), lines_added=("lines_added", "sum"),
+                lines_deleted=("lines_deleted", "sum"), first_change=("authored_at", "min"),
+                last_change=("authored_at", "max"), authors=("author_email", "nunique")).reset_index()
+    out["churn"] = (out["lines_added"] + out["lines_deleted"]).astype("Int64")
+    kinds = rows.pivot_table(index="path", columns="author_kind", values="sha", aggfunc="nunique",
+                             observed=True, fill_value=0)
+    kinds.columns = [f"commits_{c}" for c in kinds.columns]
+    out = out.merge(kinds.reset_index(), on="path", how="left")
+    out.insert(1, "domain", [domain_of(p, layout) for p in out["path"]])
+    out["domain"] = out["domain"].astype("category")
+    return out.sort_values(["churn", "commits"], ascending=False).reset_index(drop=True)
+
+
+def _churn_weekly(hist: pd.DataFrame, layout: str) -> pd.DataFrame:
+    rows = _file_rows(hist)
+    if rows.empty:
+        return pd.DataFrame(columns=["week", "path", "domain", "commits", "churn"])
+    week = rows["authored_at"].dt.tz_convert(None).dt.to_period("W").dt.start_time.dt.tz_localize("UTC")
+    frame = pd.DataFrame({"week": week, "path": rows["path"], "sha": rows["sha"],
+                          "churn": (rows["lines_added"].fillna(0) + rows["lines_deleted"].fillna(0))})
+    out = frame.groupby(["week", "path"], observed=True).agg(commits=("sha", "nunique"),
+                                                              churn=("churn", "sum")).reset_index()
+    out.insert(2, "domain", [domain_of(p, layout) for p in out["path"]])
+    return out
+
+
+def _author_kinds(hist: pd.DataFrame) -> pd.DataFrame:
+    if hist.empty:
+        return pd.DataFrame(columns=["author_kind", "commits", "authors", "files", "lines_added",
+                                     "lines_deleted", "first", "last"])
+    g = hist.groupby("author_kind", observed=True)
+    out = g.agg(commits=("sha", "nunique"), authors=("author_email", "nunique"),
+                files=("path", "nunique"), lines_added=("lines_added", "sum"),
+                lines_deleted=("lines_deleted", "sum"), first=("authored_at", "min"),
+                last=("authored_at", "max")).reset_index()
+    out["author_kind"] = out["author_kind"].astype("string")
+    return out.sort_values("commits", ascending=False).reset_index(drop=True)
+
+
+def _first_parent_chain(store: Store, hist: pd.DataFrame) -> list[str]:
+    """The ref's first-parent chain, oldest first (only commits in ``hist``)."""
+    start = store.meta.get("ref_sha")
+    if not start or hist.empty:
+        return []
+    parents = dict(zip(hist["sha"], hist["parents"]))
+    chain = []
+    cur = start
+    # With as_of, the ref's newest commits are not in hist: start at the newest one that is.
+    if cur not in parents:
+        full = dict(zip(store.history["sha"], store.history["parents"]))
+        while cur is not None and cur not in parents:
+            ps = full.get(cur)
+            cur = ps[0] if ps else None
+    seen = set()
+    while cur is not None and cur in parents and cur not in seen:
+        seen.add(cur)
+        chain.append(cur)
+        ps = parents[cur]
+        cur = ps[0] if ps else None
+    return chain[::-1]
+
+
+def _growth(versions, chain, hist, parse, layout, agent) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Bytes per domain and prompt size at every commit of the chain, by replaying its diffs."""
+    size_cols = ["sha", "committed_at", "domain", "bytes", "files"]
+    prompt_cols = ["sha", "committed_at", "prompt_files", "prompt_chars", "prompt_tokens"]
+    if versions is None or versions.empty or not chain:
+        return pd.DataFrame(columns=size_cols), pd.DataFrame(columns=prompt_cols)
+    agent_files = {b.get("file") for b in (agent or {}).get("blocks") or [] if isinstance(b, dict)}
+    when = dict(zip(hist["sha"], hist["committed_at"]))
+    by_sha = {sha: g for sha, g in versions.groupby("sha", sort=False)}
+    state: dict[str, tuple[str, int, int | None]] = {}  # path -> (domain, bytes, prompt chars)
+    dom_bytes: dict[str, int] = {}
+    dom_files: dict[str, int] = {}
+    prompt_chars = prompt_files = 0
+    size_rows, prompt_rows = [], []
+
+    def drop(path: str) -> None:
+        nonlocal prompt_chars, prompt_files
+        old = state.pop(path, None)
+        if old is None:
+            return
+        dom_bytes[old[0]] -= old[1]
+        dom_files[old[0]] -= 1
+        if old[2] is not None:
+            prompt_chars -= old[2]
+            prompt_files -= 1
+
+    for sha in chain:
+        for v in (by_sha[sha].itertuples(index=False) if sha in by_sha else ()):
+            if isinstance(v.old_path, str):
+                drop(v.old_path)
+            drop(v.path)
+            if str(v.change_type) == "D":
+                continue
+            domain = domain_of(v.path, layout)
+            nbytes = int(v.new_bytes) if pd.notna(v.new_bytes) else 0
+            chars = None
+            if in_prompt(v.path, layout, agent_files):
+                fm = parse(v.new_blob, v.new_text)
+                if fm is not None:
+                    chars = len(fm.body) + len(fm.description or "")
+            state[v.path] = (domain, nbytes, chars)
+            dom_bytes[domain] = dom_bytes.get(domain, 0) + nbytes
+            dom_files[domain] = dom_files.get(domain, 0) + 1
+            if chars is not None:
+                prompt_chars += chars
+                prompt_files += 1
+        t = when.get(sha)
+        for domain, nbytes in dom_bytes.items():
+            if dom_files[domain] > 0:
+                size_rows.append((sha, t, domain, nbytes, dom_files[domain]))
+        prompt_rows.append((sha, t, prompt_files, prompt_chars, prompt_chars / 4.0))
+    sizes = pd.DataFrame(size_rows, columns=size_cols)
+    prompts = pd.DataFrame(prompt_rows, columns=prompt_cols)
+    for df in (sizes, prompts):
+        df["committed_at"] = pd.to_datetime(df["committed_at"], utc=True).astype("datetime64[ns, UTC]")
+    return sizes, prompts
+
+
+def _iso(ts: Any) -> str | None:
+    return None if ts is None or pd.isna(ts) else pd.Timestamp(ts).isoformat()
+
+
+def _headline(store: Store, hist: pd.DataFrame, tables: dict[str, pd.DataFrame],
+              snapshot: PromptSnapshot | None, files: pd.DataFrame, cutoff) -> dict[str, Any]:
+    commits = hist.drop_duplicates("sha")
+    kinds = commits["author_kind"].astype("string").value_counts()
+    ro = tables["read_only"]
+    churn = tables["churn"]
+    head: dict[str, Any] = {
+        "kind": store.kind, "layout": store.meta["layout"],
+        "as_of": _iso(cutoff),
+        "files": int(len(files)),
+        "prompt_files": int(len(snapshot.files)) if snapshot else 0,
+        "prompt_chars": snapshot.total_chars if snapshot else 0,
+        "prompt_tokens": snapshot.total_tokens if snapshot else 0.0,
+        "commits": int(len(commits)),
+        "branches": int(commits["branch"].nunique()),
+        "authors": int(commits["author_email"].str.lower().nunique()),
+        "reflection_merges": int(commits["message"].str.startswith("merge(reflection)").sum()),
+        "hook_violations": int(len(tables["hook_violations"])),
+        "no_verify_commits": int(len(tables["no_verify_commits"])),
+        "over_limit_files": int(len(tables["over_limit"])),
+        "limit_breach_commits": int(tables["limit_breaches"]["sha"].nunique()),
+        "max_limit_ratio": float(tables["over_limit"]["ratio"].max()) if len(tables["over_limit"]) else 0.0,
+        "read_only_edits": int((ro["change"] == "edited").sum()),
+        "read_only_flag_removals": int((ro["change"] == "flag_removed").sum()),
+        "read_only_deletions": int((ro["change"] == "deleted").sum()),
+        "uncommitted_files": int(store.meta.get("uncommitted") or 0),
+        "shallow": bool(store.meta.get("shallow")),
+        "problems": int(len(store.problems)),
+        "lines_changed": int(churn["churn"].sum()) if len(churn) else 0,
+        "top_churn_file": str(churn["path"].iloc[0]) if len(churn) else None,
+        "first_commit": _iso(commits["authored_at"].min()) if len(commits) else None,
+        "last_commit": _iso(commits["authored_at"].max()) if len(commits) else None,
+    }
+    for kind in fmt.AUTHOR_KINDS:
+        head[f"commits_{kind}"] = int(kinds.get(kind, 0))
+    return head
+
+
+def _notes(store: Store, layout: str) -> list[str]:
+    notes = []
+    if layout in ("souveraine", "elfmem_substrate"):
+        notes.append(f"{layout}: commits run no Letta hook, so hook checks do not apply")
+    if store.meta.get("shallow"):
+        notes.append("shallow clone: churn and growth start at the clone boundary")
+    if store.meta.get("branch") is None and store.meta.get("head_sha"):
+        notes.append("detached HEAD: the audited ref may not be the branch the agent uses")
+    return notes
+
+
+def _summary(store: Store, h: dict[str, Any], tables: dict[str, pd.DataFrame]) -> str:
+    lines = [
+        f"memfs audit of {store.name} ({h['layout']}{', as of ' + h['as_of'] if h['as_of'] else ''})",
+        f"  files: {h['files']}; in the prompt: {h['prompt_files']} files, {h['prompt_chars']} chars "
+        f"(~{h['prompt_tokens']:.0f} tokens)",
+        f"  commits: {h['commits']} on {h['branches']} branch(es) by {h['authors']} author(s): "
+        + ", ".join(f"{k} {h['commits_' + k]}" for k in fmt.AUTHOR_KINDS if h["commits_" + k]),
+        f"  hook: {h['hook_violations']} violation(s); {h['no_verify_commits']} commit(s) must have "
+        "used --no-verify",
+    ]
+    for row in tables["no_verify_commits"].head(10).itertuples(index=False):
+        lines.append(f"    {row.sha[:10]} {str(row.authored_at)[:10]} {row.author_kind}: {row.rules} "
+                     f"in {row.paths}")
+    lines.append(f"  limit: {h['over_limit_files']} file(s) over their limit now; "
+                 f"{h['limit_breach_commits']} commit(s) wrote over a limit (letta#3241)")
+    for row in tables["over_limit"].head(5).itertuples(index=False):
+        lines.append(f"    {row.path}: {row.body_chars}/{row.limit} chars ({row.ratio:.2f}x)")
+    lines.append(f"  read_only: {h['read_only_edits']} edit(s), {h['read_only_flag_removals']} flag "
+                 f"removal(s), {h['read_only_deletions']} deletion(s)")
+    if h["top_churn_file"]:
+        lines.append(f"  churn: {h['lines_changed']} lines changed; most churned: {h['top_churn_file']}")
+    lines.append(f"  uncommitted: {h['uncommitted_files']} file(s); problems: {h['problems']}")
+    return "\n".join(lines)

@@ -1,0 +1,323 @@
+"""Agent inventory: find every memory store on this machine (or under a stand-in home folder).
+
+Where each kind lives (see the Letta and elfmem format notes):
+
+========================================  ================  ===================================
+``~/.letta/agents/<id>/memory``           letta_memfs       Letta Code memfs, cloud backend
+``~/.letta/lc-local-backend/memfs/<id>/memory``  letta_memfs  local backend
+``~/.souveraine/agents/<id>/memory``      souveraine        Souveraine memory repo
+``~/.pi/unified/agents/<id>``             souveraine        Souveraine's unified inventory
+``<folder>/.elfmem`` (memory/ or ledger/)  elfmem_substrate  elfmem markdown substrate
+``~/.elfmem/databases/*.db``              elfmem_db         elfmem SQLite databases
+========================================  ================  ===================================
+
+Next to each Letta ``memory/`` folder sit ``memory-worktrees/`` (reflection worktrees) and
+``memory-backup-*`` (plain copies); they are not agents and are never listed.
+
+Everything here is read-only: folders are listed with ``os.scandir`` (symlinks not followed
+below the agent folder), git is asked only for ``log -1`` with optional locks off, and config
+files are parsed, never touched.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any, Iterator
+
+import pandas as pd
+import yaml
+
+__all__ = ["discover", "INVENTORY_COLUMNS"]
+
+INVENTORY_COLUMNS: dict[str, str] = {
+    "agent_id": "string", "kind": "category", "layout": "category", "path": "string",
+    "name": "string", "files": "Int64", "bytes": "Int64",
+    "last_commit": "datetime64[ns, UTC]", "modified": "datetime64[ns, UTC]",
+    "problem": "string",
+}
+
+# Folders never worth descending into while looking for .elfmem/ under a home folder.
+_SKIP_DIRS = {"node_modules", "__pycache__", "site-packages", "venv", "Library", "AppData"}
+_MAX_CONFIG_BYTES = 1 << 20
+
+
+def discover(root: str | Path | None = None, *, max_depth: int = 4) -> pd.DataFrame:
+    """One row per agent memory store found under ``root`` (default: the user's home).
+
+    ``root`` stands in for the home folder, so ``discover(tmp)`` looks at
+    ``tmp/.letta/agents/*/memory`` and so on. ``.elfmem`` folders are searched up to
+    ``max_depth`` levels below ``root`` (hidden folders and build/dependency folders skipped).
+
+    Columns: agent_id, kind, layout (the memfs layout, as ``load_memfs`` names it), path (what
+    ``memlab.load`` takes), name (agent.yaml ``name``, a ``.letta`` config ``name``, or the
+    repo's git ``user.name``), files and bytes (working tree, ``.git`` excluded), last_commit
+    (UTC commit time of the newest commit touching the store), modified (newest file mtime,
+    UTC) and problem (why a field could not be read; NA when all is well).
+    """
+    home = Path(root).expanduser() if root is not None else Path.home()
+    rows: list[dict[str, Any]] = []
+    if home.is_dir():
+        rows.extend(_letta(home, root is None))
+        rows.extend(_souveraine(home))
+        rows.extend(_pi_unified(home))
+        rows.extend(_elfmem_databases(home))
+        rows.extend(_elfmem_substrates(home, max_depth))
+    return _frame(rows)
+
+
+# --- locations ------------------------------------------------------------------------------
+
+
+def _subdirs(folder: Path) -> list[Path]:
+    try:
+        with os.scandir(folder) as it:
+            return sorted(Path(e.path) for e in it if e.is_dir())
+    except OSError:
+        return []
+
+
+def _letta(home: Path, use_env: bool) -> Iterator[dict[str, Any]]:
+    local = home / ".letta" / "lc-local-backend"
+    if use_env and os.environ.get("LETTA_LOCAL_BACKEND_DIR"):
+        local = Path(os.environ["LETTA_LOCAL_BACKEND_DIR"]).expanduser()
+    for parent in (home / ".letta" / "agents", local / "memfs"):
+        for agent_dir in _subdirs(parent):
+            memory = agent_dir / "memory"
+            # Only <id>/memory is the repo; memory-worktrees/ and memory-backup-* beside it are
+            # copies of it, never agents of their own.
+            if memory.is_dir():
+                yield _row(agent_dir.name, "letta_memfs", _letta_layout(memory), memory,
+                           repos=[memory])
+
+
+def _letta_layout(memory: Path) -> str:
+    if (memory / "MEMORY.md").is_file():
+        return "letta_v2"
+    if (memory / "memory" / "system").is_dir():
+        return "letta_v1_memory_prefix"
+    return "letta_v1"
+
+
+def _souveraine(home: Path) -> Iterator[dict[str, Any]]:
+    for agent_dir in _subdirs(home / ".souveraine" / "agents"):
+        memory = agent_dir / "memory"
+        if memory.is_dir():
+            yield _row(agent_dir.name, "souveraine", "souveraine", memory,
+                       config=agent_dir / "agent.yaml", repos=[memory])
+
+
+def _pi_unified(home: Path) -> Iterator[dict[str, Any]]:
+    for agent_dir in _subdirs(home / ".pi" / "unified" / "agents"):
+        # The seed layout keeps system/ and memory/ side by side; git may sit at either level.
+        yield _row(agent_dir.name, "souveraine", "souveraine", agent_dir,
+                   config=agent_dir / "agent.yaml", repos=[agent_dir, agent_dir / "memory"])
+
+
+def _elfmem_databases(home: Path) -> Iterator[dict[str, Any]]:
+    folder = home / ".elfmem" / "databases"
+    try:
+        with os.scandir(folder) as it:
+            dbs = sorted(Path(e.path) for e in it if e.is_file() and e.name.endswith(".db"))
+    except OSError:
+        return
+    for db in dbs:
+        files = [db] + [db.with_name(db.name + s) for s in ("-wal", "-shm")
+                        if db.with_name(db.name + s).is_file()]
+        stats = [f.stat() for f in files]
+        yield {"agent_id": db.stem, "kind": "elfmem_db", "layout": None, "path": str(db),
+               "name": None, "files": len(files), "bytes": sum(s.st_size for s in stats),
+               "last_commit": None, "modified": max(s.st_mtime for s in stats), "problem": None}
+
+
+def _elfmem_substrates(home: Path, max_depth: int) -> Iterator[dict[str, Any]]:
+    stack = [(home, 0)]
+    while stack:
+        folder, depth = stack.pop()
+        try:
+            with os.scandir(folder) as it:
+                entries = sorted((e for e in it if e.is_dir(follow_symlinks=False)),
+                                 key=lambda e: e.name, reverse=True)
+        except OSError:
+            continue
+        for entry in entries:
+            path = Path(entry.path)
+            if entry.name == ".elfmem":
+                if (path / "memory").is_dir() or (path / "ledger").is_dir():
+                    # The substrate is usually committed with its project: look for the repo
+                    # from the project folder up to the home folder, no further.
+                    ups = [folder, *[p for p in folder.parents if p == home or home in p.parents]]
+                    yield _row(folder.name or str(folder), "elfmem_substrate", "elfmem_substrate",
+                               folder, count_under=path, repos=ups, scope=path)
+                continue
+            if entry.name.startswith(".") or entry.name in _SKIP_DIRS or depth >= max_depth:
+                continue
+            stack.append((path, depth + 1))
+
+
+# --- one row --------------------------------------------------------------------------------
+
+
+def _row(agent_id: str, kind: str, layout: str, path: Path, *, repos: list[Path],
+         config: Path | None = None, count_under: Path | None = None,
+         scope: Path | None = None) -> dict[str, Any]:
+    problems: list[str] = []
+    files, size, newest = _tree_size(count_under or path)
+    name = None
+    for candidate in ([config] if config else []) + [path / "agent.yaml"]:
+        if candidate.is_file():
+            name, yaml_id = _agent_yaml(candidate, problems)
+            if yaml_id and yaml_id != agent_id and kind == "souveraine":
+                problems.append(f"agent.yaml uuid {yaml_id!r} differs from the folder name")
+            break
+    if name is None:
+        name = _letta_config_name(path, problems)
+    repo = next((r for r in repos if (r / ".git").exists()), None)
+    last_commit = None
+    if repo is not None:
+        if name is None:
+            name = _git_user_name(repo)
+        last_commit = _last_commit(repo, scope, problems)
+    else:
+        problems.append("not in a git repository")
+    return {"agent_id": agent_id, "kind": kind, "layout": layout, "path": str(path),
+            "name": name, "files": files, "bytes": size, "last_commit": last_commit,
+            "modified": newest, "problem": "; ".join(problems) or None}
+
+
+def _tree_size(top: Path) -> tuple[int, int, float | None]:
+    files = size = 0
+    newest: float | None = None
+    stack = [top]
+    while stack:
+        folder = stack.pop()
+        try:
+            with os.scandir(folder) as it:
+                for e in it:
+                    if e.is_dir(follow_symlinks=False):
+                        if e.name != ".git":
+                            stack.append(Path(e.path))
+                    elif e.is_file(follow_symlinks=False):
+                        st = e.stat(follow_symlinks=False)
+                        files += 1
+                        size += st.st_size
+                        newest = st.st_mtime if newest is None else max(newest, st.st_mtime)
+        except OSError:
+            continue
+    return files, size, newest
+
+
+def _read_small(path: Path, problems: list[str]) -> str | None:
+    try:
+        if path.stat().st_size > _MAX_CONFIG_BYTES:
+            problems.append(f"{path.name} is over {_MAX_CONFIG_BYTES} bytes; not read")
+            return None
+        return path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        problems.append(f"{path.name} unreadable: {exc}")
+        return None
+
+
+def _agent_yaml(path: Path, problems: list[str]) -> tuple[str | None, str | None]:
+    text = _read_small(path, problems)
+    if text is None:
+        return None, None
+    try:
+        doc = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        problems.append(f"agent.yaml is not valid YAML ({str(exc).splitlines()[0]})")
+        return None, None
+    if not isinstance(doc, dict):
+        problems.append("agent.yaml is not a mapping")
+        return None, None
+    name, uuid = doc.get("name"), doc.get("uuid") or doc.get("id")
+    return (str(name) if name is not None else None), (str(uuid) if uuid is not None else None)
+
+
+def _letta_config_name(path: Path, problems: list[str]) -> str | None:
+    config = path / ".letta" / "config.json"
+    if not config.is_file():
+        return None
+    text = _read_small(config, problems)
+    if text is None:
+        return None
+    try:
+        doc = json.loads(text)
+    except json.JSONDecodeError:
+        problems.append(".letta/config.json is not valid JSON")
+        return None
+    if isinstance(doc, dict):
+        for key in ("name", "agent_name", "agentName"):
+            if isinstance(doc.get(key), str) and doc[key]:
+                return doc[key]
+    return None
+
+
+# --- git, read-only -------------------------------------------------------------------------
+
+
+def _repo(root: Path):
+    import git  # GitPython: config and log only, nothing that writes
+
+    return git.Repo(root)
+
+
+def _git_user_name(root: Path) -> str | None:
+    # Letta writes the agent's display name as the repo's user.name (fallback "Letta Agent").
+    try:
+        reader = _repo(root).config_reader("repository")
+        name = reader.get_value("user", "name", default=None)
+    except Exception:  # noqa: BLE001 - a config we cannot read just leaves the name empty
+        return None
+    if not name or str(name) == "Letta Agent":
+        return None
+    return str(name)
+
+
+def _last_commit(root: Path, scope: Path | None, problems: list[str]) -> float | None:
+    """Commit time of HEAD's newest commit touching ``scope`` (the whole repo when None)."""
+    import git
+
+    try:
+        repo = _repo(root)
+    except (git.InvalidGitRepositoryError, git.NoSuchPathError) as exc:
+        problems.append(f"unreadable git repository: {exc.__class__.__name__}")
+        return None
+    rel = scope.relative_to(root).as_posix() if scope is not None else ""
+    args = ["-1", "--format=%ct"] + (["--", rel] if rel else [])
+    env = {"GIT_OPTIONAL_LOCKS": "0", "GIT_TERMINAL_PROMPT": "0"}
+    try:
+        out = repo.git.log(*args, env=env).strip()
+    except git.GitCommandError as exc:
+        text = str(exc.stderr or exc)
+        problems.append("no commits yet" if "does not have any commits" in text
+                        else f"git log failed: {text.strip()[:120]}")
+        return None
+    finally:
+        repo.close()
+    if not out:
+        problems.append("no commit touches this store")
+        return None
+    return float(out)
+
+
+# --- frame ----------------------------------------------------------------------------------
+
+
+def _frame(rows: list[dict[str, Any]]) -> pd.DataFrame:
+    df = pd.DataFrame(rows, columns=list(INVENTORY_COLUMNS))
+    for col in ("last_commit", "modified"):
+        seconds = pd.to_numeric(df[col], errors="coerce").astype("float64")
+        df[col] = pd.to_datetime(seconds, unit="s", utc=True).astype("datetime64[ns, UTC]")
+    for col, dtype in INVENTORY_COLUMNS.items():
+        if dtype.startswith("datetime"):
+            continue
+        if dtype == "category":
+            df[col] = df[col].astype("string").astype("category")
+        else:
+            df[col] = df[col].astype(dtype)
+    if not df.empty:
+        df = df.sort_values(["kind", "agent_id", "path"], key=lambda s: s.astype(str)) \
+            .reset_index(drop=True)
+    return df

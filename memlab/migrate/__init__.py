@@ -1,0 +1,233 @@
+"""Migrate a memory store to another form, as reviewable commits with verified parity.
+
+    >>> result = memlab.migrate("data/demo/elfmem-demo.db", "/tmp/demo-substrate")
+    >>> result.differences            # parity rows that failed (empty when the copy is whole)
+    >>> result.flags                  # what needs a human look (over-limit, renamed labels, ...)
+    >>> memlab.migrate("ezra.af", "/tmp/ezra-memfs", to="letta", plan=True)   # a script to review
+
+Targets (``to=``): ``"substrate"`` (elfmem's ``.elfmem/memory`` markdown + ``.elfmem/ledger``,
+from an elfmem DB), ``"letta"`` (a Letta Code memfs repository) and ``"souveraine"`` (a Souveraine
+agent dir: ``agent.yaml`` + memfs), from an elfmem DB, a Letta Agent File or a blocks JSON list.
+
+Both ways to run make the same commits, byte for byte: ``plan=True`` writes a standalone Python
+script (standard library + the ``git`` CLI) beside the destination for a human to read and run;
+otherwise the plan is applied with GitPython. Commits have a fixed author (``memlab migrate``)
+and a fixed date (the source's latest timestamp), so a re-run finds the same commit ids and
+changes nothing. The source is only ever read. A destination is built in a temporary sibling
+folder and renamed into place when complete; an existing one is refused (``OutputExists``)
+unless it already holds exactly this migration or ``force=True``. ``branch=`` with an existing
+repository as the destination adds the commits on a new branch instead, leaving the working
+tree alone.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from memlab.errors import MigrationError, OutputExists, ParityError, UnsafePath
+from memlab.migrate._plan import Plan
+from memlab.store import Store
+
+__all__ = ["migrate", "verify", "plan_migration", "MigrationResult", "Plan", "TARGETS",
+           "script_path"]
+
+TARGETS = ("substrate", "letta", "souveraine")
+DEFAULT_BRANCH = "main"
+
+
+@dataclass
+class MigrationResult:
+    """What a migration did, what it flagged, and how the copy compares with its source."""
+
+    source: Path
+    dest: Path
+    target: str
+    #: "created", "replaced", "unchanged", "branch" (new branch of an existing repo) or "planned".
+    mode: str
+    branch: str
+    #: one row per commit: repo, n, sha, tree, message, files.
+    commits: pd.DataFrame
+    #: one row per source item: kind, item, label, repo, path, section, chars, note.
+    moved: pd.DataFrame
+    #: what needs a human look: kind, item, path, severity, message.
+    flags: pd.DataFrame
+    #: parity rows (see :func:`verify`); None for a plan that has not been run yet.
+    parity: pd.DataFrame | None = None
+    script: Path | None = None
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def differences(self) -> pd.DataFrame:
+        """Parity rows that failed; empty when the copy matches its source."""
+        from memlab.migrate._verify import differences
+
+        if self.parity is None:
+            return pd.DataFrame(columns=["check", "item", "expected", "actual"])
+        return differences(self.parity)
+
+    @property
+    def ok(self) -> bool | None:
+        """True when parity holds, False when it does not, None when not verified yet."""
+        return None if self.parity is None else self.differences.empty
+
+    def __str__(self) -> str:
+        where = {"created": "new repository", "replaced": "replaced the destination (force)",
+                 "unchanged": "already migrated; nothing changed",
+                 "branch": f"new branch {self.branch!r}",
+                 "planned": "plan script written; nothing applied"}.get(self.mode, self.mode)
+        lines = [f"{self.source.name} -> {self.dest} ({self.target}): {where}"]
+        blocks = self.moved[self.moved["kind"] == "block"]
+        files = blocks["path"].nunique() if len(blocks) else 0
+        heads = ", ".join(f"{(r or '.')}@{s[:12]}" for r, s in
+                          self.commits.groupby("repo")["sha"].last().items()) if len(self.commits) else ""
+        lines.append(f"  {len(blocks)} block(s) into {files} file(s); {len(self.commits)} commit(s)"
+                     + (f"; heads {heads}" if heads else ""))
+        if self.script is not None:
+            lines.append(f"  script: {self.script}  (review it, then: python3 {self.script.name})")
+        if len(self.flags):
+            counts = self.flags["kind"].astype(str).value_counts()
+            lines.append(f"  flagged {len(self.flags)}: " +
+                         ", ".join(f"{k} {v}" for k, v in counts.items()))
+        if self.parity is not None:
+            diff = self.differences
+            lines.append(f"  parity: {len(self.parity)} check(s), {len(diff)} difference(s)")
+            for row in diff.head(5).itertuples(index=False):
+                lines.append(f"    {row.check} {row.item}: expected {row.expected}, got {row.actual}")
+        return "\n".join(lines)
+
+
+def _resolve(src: str | Path, dest: str | Path) -> tuple[Path, Path]:
+    s = Path(src).expanduser().resolve()
+    d = Path(dest).expanduser()
+    d = Path(os.path.abspath(d))
+    if d == s or s.is_relative_to(d.resolve() if d.exists() else d):
+        raise UnsafePath("the destination is the source or contains it; a migration never "
+                         "writes over its source", path=d, hint="choose a destination outside "
+                         f"{s.parent if s.is_file() else s}")
+    return s, d
+
+
+def plan_migration(src: str | Path, *, to: str = "substrate", store: Store | None = None) -> Plan:
+    """Decide the whole migration (files, commits, flags) without writing anything."""
+    from memlab.migrate._elfmem import plan_substrate
+    from memlab.migrate._letta import plan_memfs
+    from memlab.sources import load
+
+    if to not in TARGETS:
+        raise MigrationError(f"unknown target {to!r}", hint=f"use one of {', '.join(TARGETS)}")
+    path = Path(src).expanduser().resolve()
+    store = store if store is not None else load(path)
+    if store.kind == "elfmem_db":
+        return plan_substrate(store, path) if to == "substrate" else plan_memfs(store, path, target=to)
+    if store.kind in ("agent_file", "letta_blocks"):
+        if to == "substrate":
+            raise MigrationError("an elfmem substrate is made from an elfmem database, not from "
+                                 "Letta blocks", path=path, hint="use to='letta' or to='souveraine'")
+        return plan_memfs(store, path, target=to)
+    raise MigrationError(f"memlab does not migrate from a {store.kind} store", path=path,
+                         hint="migrate from an elfmem .db, a Letta .af or a blocks JSON list")
+
+
+def script_path(dest: str | Path) -> Path:
+    """Where ``plan=True`` writes the script for ``dest``: ``<dest>.migrate.py`` beside it."""
+    d = Path(os.path.abspath(Path(dest).expanduser()))
+    return d.with_name(d.name + ".migrate.py")
+
+
+def _commit_table(plan: Plan, heads: dict[str, list[tuple[str, str]]]) -> pd.DataFrame:
+    rows = []
+    for repo in plan.repos:
+        for n, (commit, (tree, sha)) in enumerate(zip(repo.commits, heads.get(repo.subdir, []))):
+            rows.append({"repo": repo.subdir, "n": n, "sha": sha, "tree": tree,
+                         "message": commit.message.splitlines()[0], "files": len(commit.files)})
+    df = pd.DataFrame(rows, columns=["repo", "n", "sha", "tree", "message", "files"])
+    for col in ("repo", "sha", "tree", "message"):
+        df[col] = df[col].astype("string")
+    df["n"] = df["n"].astype("Int64")
+    df["files"] = df["files"].astype("Int64")
+    return df
+
+
+def _write_script(path: Path, text: str, *, force: bool) -> None:
+    if path.exists():
+        if path.read_text(encoding="utf-8") == text:
+            return
+        if not force:
+            raise OutputExists("a different migration script is already there", path=path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+        os.chmod(tmp, 0o755)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def migrate(src: str | Path, dest: str | Path, *, to: str = "substrate", plan: bool = False,
+            force: bool = False, branch: str | None = None, verify: bool = False,
+            retrieval: bool = True) -> MigrationResult:
+    """Migrate ``src`` into ``dest`` (see the module docstring); returns a :class:`MigrationResult`.
+
+    ``verify=True`` raises :class:`ParityError` when the copy, loaded back, differs from its
+    source; the parity table is in the result either way (after an apply). ``retrieval=False``
+    skips the embedding-based top-k check, which loads a sentence model.
+    """
+    from memlab.migrate import _apply, _script
+    from memlab.migrate._verify import differences, verify_paths
+
+    s, d = _resolve(src, dest)
+    the_plan = plan_migration(s, to=to)
+    name = branch or DEFAULT_BRANCH
+    branch_mode = branch is not None and _apply.is_git_repo(d)
+    if plan:
+        base_head, base_flat = (None, None)
+        if branch_mode:
+            _apply.check_branch(the_plan, d, name, force=force)
+            base_head, base_flat = _apply.branch_base(d)
+        text = _script.render_script(the_plan, d, branch=name, mode="branch" if branch_mode else "new",
+                                     base_head=base_head, base_flat=base_flat)
+        out = script_path(d)
+        _write_script(out, text, force=force)
+        heads = the_plan.expected_heads({"": (base_head, base_flat or {})} if branch_mode else None)
+        return MigrationResult(s, d, to, "planned", name, _commit_table(the_plan, heads),
+                               the_plan.moved, the_plan.flags, None, out, the_plan.notes)
+    if branch_mode:
+        applied = _apply.apply_branch(the_plan, d, branch=name, force=force)
+    else:
+        applied = _apply.apply_new(the_plan, d, branch=name, force=force)
+    parity = verify_paths(s, d, ref=name if branch_mode else None, retrieval=retrieval)
+    result = MigrationResult(s, d, to, applied.mode, name, _commit_table(the_plan, applied.heads),
+                             the_plan.moved, the_plan.flags, parity, None, the_plan.notes)
+    if verify:
+        diff = differences(parity)
+        if len(diff):
+            shown = "; ".join(f"{r.check} {r.item}" for r in diff.head(5).itertuples(index=False))
+            raise ParityError(f"{len(diff)} parity difference(s) after migration: {shown}", path=d,
+                              hint="see MigrationResult.parity (memlab.verify(src, dest))",
+                              differences=diff)
+    return result
+
+
+def verify(src: str | Path, dest: str | Path, *, ref: str | None = None, retrieval: bool = True,
+           queries: list[str] | None = None, k: int = 5) -> pd.DataFrame:
+    """Load ``dest`` with memlab's loaders and compare it with ``src``, one row per check.
+
+    Columns: check, item, repo, path, expected, actual, ok, detail. ``ok`` is NA for a check
+    that could not run (the retrieval check without the embeddings extra). ``ref`` reads a
+    branch other than the checked-out one. ``queries`` overrides the fixed retrieval queries
+    (default: the source's most common tags, or its block labels).
+    """
+    from memlab.migrate._verify import verify_paths
+
+    s = Path(src).expanduser().resolve()
+    d = Path(os.path.abspath(Path(dest).expanduser()))
+    return verify_paths(s, d, ref=ref, retrieval=retrieval, queries=queries, k=k)

@@ -1,0 +1,560 @@
+"""Parity: load a migrated copy back with memlab's own loaders and compare it with its source.
+
+One row per (check, item): ``presence``, ``content`` (sha256), ``tags``, ``pinned``,
+``relations``, ``cue``, ``created``, ``archive`` for elfmem blocks; ``presence``, ``content``,
+``description``, ``read_only``, ``limit``, ``side_record`` for Letta blocks; ``side:<kind>`` for
+every elfmem side record (seed, link, outcome, amendment, contradiction, co-retrieval, session,
+frame, peer, config, clock); ``unexpected`` for anything in the copy the source does not
+explain; ``retrieval`` (the v2 plan's phase-4 gate: the same top-k block ids for fixed queries
+before and after, computed with :mod:`memlab.embed`).
+
+Where a block *goes* is the plan's decision and is recomputed from the source; what the copy
+*holds* is compared with the source frames directly, never with what the writer produced.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import math
+import shutil
+import tarfile
+import tempfile
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, Iterator
+
+import numpy as np
+import pandas as pd
+
+from memlab.errors import MigrationError, MissingExtra
+from memlab.formats.blockfile import parse_blockfile, parse_ledger
+from memlab.migrate import _elfmem, _letta
+from memlab.store import Store
+
+PARITY_COLUMNS = {"check": "category", "item": "string", "repo": "string", "path": "string",
+                  "expected": "string", "actual": "string", "ok": "boolean", "detail": "string"}
+RETRIEVAL_K = 5
+N_QUERIES = 10
+
+
+def _short(value: Any, n: int = 120) -> str | None:
+    if value is None:
+        return None
+    text = value if isinstance(value, str) else json.dumps(_elfmem._val(value) if not isinstance(
+        value, (list, dict, tuple)) else value, sort_keys=True, default=str, ensure_ascii=False)
+    return text if len(text) <= n else text[: n - 1] + "…"
+
+
+class _Rows:
+    def __init__(self) -> None:
+        self.rows: list[dict[str, Any]] = []
+
+    def add(self, check: str, item: Any, expected: Any, actual: Any, *, ok: bool | None = None,
+            repo: str = "", path: str | None = None, detail: str | None = None) -> None:
+        if ok is None:
+            ok = _same(expected, actual)
+        self.rows.append({"check": check, "item": None if item is None else str(item),
+                          "repo": repo, "path": path, "expected": _short(expected),
+                          "actual": _short(actual), "ok": ok, "detail": detail})
+
+    def frame(self) -> pd.DataFrame:
+        df = pd.DataFrame(self.rows, columns=list(PARITY_COLUMNS))
+        for col, dtype in PARITY_COLUMNS.items():
+            df[col] = df[col].astype("string").astype("category") if dtype == "category" \
+                else df[col].astype(dtype)
+        return df
+
+
+def _same(a: Any, b: Any) -> bool:
+    a, b = _norm(a), _norm(b)
+    if isinstance(a, float) and isinstance(b, float):
+        return a == b or (math.isnan(a) and math.isnan(b)) or math.isclose(a, b, rel_tol=1e-12)
+    return a == b
+
+
+def _norm(v: Any) -> Any:
+    if isinstance(v, tuple):
+        return [_norm(x) for x in v]
+    if isinstance(v, list):
+        return [_norm(x) for x in v]
+    if isinstance(v, dict):
+        return {str(k): _norm(x) for k, x in v.items()}
+    v = _elfmem._val(v)
+    if isinstance(v, bool) or v is None or isinstance(v, str):
+        return v
+    if isinstance(v, (int, float)):
+        return float(v)
+    return v
+
+
+# --------------------------------------------------------------------------- reading the copy
+
+
+def _is_repo(path: Path) -> bool:
+    return (path / ".git").exists()
+
+
+def repos_at(dest: Path) -> list[tuple[str, Path]]:
+    """``[(subdir, folder)]``: the destination itself, or one repository per sub-folder."""
+    if _is_repo(dest) or not dest.is_dir():
+        return [("", dest)]
+    subs = sorted(p for p in dest.iterdir() if p.is_dir() and _is_repo(p))
+    return [(p.name, p) for p in subs] or [("", dest)]
+
+
+@contextmanager
+def checkout_view(repo: Path, ref: str | None) -> Iterator[Path]:
+    """A folder holding ``ref``'s tree: the repository itself for HEAD, else a private copy.
+
+    The memfs loader decides a layout from the checked-out tree, so a branch that is not
+    checked out is exported (``git archive``, read-only) to a temporary folder and read there.
+    """
+    if ref is None:
+        yield repo
+        return
+    import git
+
+    tmp = Path(tempfile.mkdtemp(prefix="memlab-verify-"))
+    try:
+        r = git.Repo(repo)
+        try:
+            buf = io.BytesIO()
+            r.archive(buf, treeish=ref, format="tar")
+        finally:
+            r.close()
+        buf.seek(0)
+        with tarfile.open(fileobj=buf) as tar:
+            tar.extractall(tmp, filter="data")
+        yield tmp
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _side_texts(folder: Path, prefix: str) -> dict[str, str]:
+    """Text of the committed (or exported) files under ``prefix``, read from the tree."""
+    out: dict[str, str] = {}
+    if _is_repo(folder):
+        import git
+
+        r = git.Repo(folder)
+        try:
+            try:
+                tree = r.head.commit.tree
+            except ValueError:
+                return out
+            for item in tree.traverse():
+                if item.type == "blob" and item.path.startswith(prefix):
+                    out[item.path] = item.data_stream.read().decode("utf-8")
+        finally:
+            r.close()
+        return out
+    base = folder / prefix
+    if base.is_file():
+        return {prefix: base.read_text(encoding="utf-8")}
+    if base.is_dir():
+        for p in sorted(base.rglob("*")):
+            if p.is_file():
+                out[p.relative_to(folder).as_posix()] = p.read_text(encoding="utf-8")
+    return out
+
+
+def _load_copy(folder: Path) -> Store:
+    from memlab.sources.memfs import load_memfs
+
+    return load_memfs(folder, history=False)
+
+
+# --------------------------------------------------------------------------- elfmem blocks
+
+
+def _dest_elfmem_blocks(copy: Store, target: str) -> pd.DataFrame:
+    """Blocks of the copy as one frame: id, path, tags, pinned, relations, body, cue, created, extra."""
+    rows: list[dict[str, Any]] = []
+    if target == "substrate":
+        for r in copy.blocks.itertuples(index=False):
+            if r.section == "self":
+                rows.extend(_parsed(r.body, str(r.file)))
+            else:
+                rows.append({"id": r.id, "path": str(r.file), "tags": list(r.tags),
+                             "pinned": bool(r.pinned), "relations": list(r.relations),
+                             "body": str(r.body), "cue": None if pd.isna(r.cue) else str(r.cue),
+                             "created": r.created, "extra": dict(r.extra)})
+    else:
+        for r in copy.files.itertuples(index=False):
+            if str(r.path).endswith(".md"):
+                rows.extend(_parsed(str(r.body), str(r.path)))
+    return pd.DataFrame(rows, columns=["id", "path", "tags", "pinned", "relations", "body",
+                                       "cue", "created", "extra"])
+
+
+def _parsed(text: str, path: str) -> list[dict[str, Any]]:
+    blocks, _ = parse_blockfile(text, file=path)
+    return [{"id": b.id, "path": path, "tags": list(b.tags), "pinned": b.pinned,
+             "relations": list(b.relations), "body": b.body, "cue": b.cue,
+             "created": pd.to_datetime(b.created, utc=True, errors="coerce"),
+             "extra": dict(b.extra)} for b in blocks]
+
+
+def _check_elfmem_blocks(rows: _Rows, src: Store, copy_blocks: pd.DataFrame,
+                         expected_path: dict[str, str], repo: str) -> None:
+    tags = _elfmem.tags_by_block(src)
+    pins = dict(zip(src.blocks["id"].astype(str), _elfmem.effective_pinned(src.blocks, tags)))
+    rels = _elfmem.declared_relations(src)
+    by_id: dict[str, list[dict]] = {}
+    for rec in copy_blocks.to_dict("records"):
+        by_id.setdefault(str(rec["id"]), []).append(rec)
+    for row in src.blocks.itertuples(index=False):
+        bid = str(row.id)
+        found = by_id.get(bid, [])
+        want_path = expected_path.get(bid)
+        rows.add("presence", bid, f"1 block at {want_path}",
+                 f"{len(found)} block(s)" + (f" at {found[0]['path']}" if found else ""),
+                 ok=len(found) == 1 and found[0]["path"] == want_path, repo=repo, path=want_path)
+        if len(found) != 1:
+            continue
+        got = found[0]
+        rows.add("content", bid, _elfmem.content_sha(row.content), _elfmem.content_sha(got["body"]),
+                 repo=repo, path=want_path)
+        rows.add("tags", bid, tags.get(bid, []), sorted(got["tags"]), repo=repo, path=want_path)
+        rows.add("pinned", bid, bool(pins[bid]), bool(got["pinned"]), repo=repo, path=want_path)
+        rows.add("relations", bid, sorted(rels.get(bid, [])), sorted(map(tuple, got["relations"])),
+                 repo=repo, path=want_path)
+        cue = _elfmem._val(getattr(row, "cue", None))
+        rows.add("cue", bid, None if cue is None else str(cue).strip() or None, got["cue"],
+                 repo=repo, path=want_path)
+        want_created = pd.Timestamp(row.created_at) if not pd.isna(row.created_at) else None
+        have_created = got["created"] if not pd.isna(got["created"]) else None
+        rows.add("created", bid, _elfmem.iso(want_created), _elfmem.iso(have_created),
+                 repo=repo, path=want_path)
+        if _elfmem._val(row.status) == "archived":
+            want = {k: v for k, v in (("archive_reason", _elfmem._val(row.archive_reason)),
+                                      ("superseded_by", _elfmem._val(getattr(row, "superseded_by", None))))
+                    if v is not None}
+            have = {k: got["extra"].get(k) for k in ("archive_reason", "superseded_by")
+                    if got["extra"].get(k) is not None}
+            rows.add("archive", bid, want, have, repo=repo, path=want_path)
+    known = set(src.blocks["id"].astype(str))
+    for bid, recs in by_id.items():
+        if bid not in known:
+            rows.add("unexpected", bid, "not in source", f"{len(recs)} block(s) at {recs[0]['path']}",
+                     ok=False, repo=repo, path=recs[0]["path"])
+
+
+# --------------------------------------------------------------------------- elfmem side records
+
+
+def _events(ledger_texts: dict[str, str]) -> list[dict[str, Any]]:
+    events: list[dict[str, Any]] = []
+    for path, text in sorted(ledger_texts.items()):
+        found, _ = parse_ledger(text, file=path)
+        events.extend(found)
+    # Reassemble text too long for one line (memlab.text chunks) into its event.
+    by_s = {e.get("s"): e for e in events}
+    chunks: dict[tuple[Any, str], list[tuple[int, str]]] = {}
+    for e in events:
+        if e.get("k") == _elfmem.MEMLAB_KIND + "text":
+            chunks.setdefault((e.get("ref"), e.get("field")), []).append((e.get("part"), e.get("text")))
+    for (ref, field), parts in chunks.items():
+        if ref in by_s:
+            by_s[ref][field] = "".join(t for _, t in sorted(parts))
+    return [e for e in events if e.get("k") != _elfmem.MEMLAB_KIND + "text"]
+
+
+def _ledger_events_from_store(copy: Store) -> list[dict[str, Any]]:
+    led = copy.frames.get("ledger")
+    if led is None or led.empty:
+        return []
+    texts: list[dict[str, Any]] = []
+    for r in led.itertuples(index=False):
+        texts.append({"t": r.t, "s": None if pd.isna(r.s) else int(r.s), "ah": r.ah, "k": str(r.k),
+                      **dict(r.payload)})
+    by_s = {e["s"]: e for e in texts}
+    chunks: dict[tuple[Any, str], list[tuple[int, str]]] = {}
+    for e in texts:
+        if e["k"] == _elfmem.MEMLAB_KIND + "text":
+            chunks.setdefault((e.get("ref"), e.get("field")), []).append((e.get("part"), e.get("text")))
+    for (ref, field), parts in chunks.items():
+        if ref in by_s:
+            by_s[ref][field] = "".join(t for _, t in sorted(parts))
+    return [e for e in texts if e["k"] != _elfmem.MEMLAB_KIND + "text"]
+
+
+def _check_side(rows: _Rows, src: Store, events: list[dict[str, Any]], repo: str) -> None:
+    by_kind: dict[str, list[dict[str, Any]]] = {}
+    for e in events:
+        by_kind.setdefault(str(e.get("k")), []).append(e)
+
+    def index(kind: str, keys: tuple[str, ...]) -> dict[tuple, list[dict]]:
+        out: dict[tuple, list[dict]] = {}
+        for e in by_kind.get(kind, []):
+            out.setdefault(tuple(_norm(e.get(k)) for k in keys), []).append(e)
+        return out
+
+    # Seeds: the state elfmem's rebuild replays (reinforcement, clock position, α/β, λ, summary).
+    seeds = index("seed", ("id",))
+    for row in src.blocks.itertuples(index=False):
+        want = {"n": int(_elfmem._num(getattr(row, "reinforcement_count", None), 0.0)),
+                "lah": _elfmem._num(getattr(row, "last_reinforced_at", None), 0.0),
+                "a": _elfmem._num(getattr(row, "success_count", None), 0.5),
+                "b": _elfmem._num(getattr(row, "failure_count", None), 0.5),
+                "lam": _elfmem._num(getattr(row, "decay_lambda", None), 0.01),
+                "sum": _elfmem._val(getattr(row, "summary", None)) or None}
+        found = seeds.get((str(row.id),), [])
+        have = {k: found[0].get(k) for k in want} if len(found) == 1 else f"{len(found)} seed(s)"
+        rows.add("side:seed", row.id, want, have, repo=repo)
+        found = index(_elfmem.MEMLAB_KIND + "block", ("id",)).get((str(row.id),), [])
+        want_side = {key: _elfmem._val(getattr(row, col, None))
+                     for col, key in _elfmem.BLOCK_SIDE_FIELDS.items() if hasattr(row, col)}
+        want_side = {k: v for k, v in want_side.items() if v is not None}
+        have_side = ({k: found[0].get(k) for k in want_side} if len(found) == 1
+                     else f"{len(found)} record(s)")
+        rows.add("side:block", row.id, want_side, have_side, repo=repo)
+
+    config = _elfmem.frame(src, "config")
+    clock = _elfmem._val(config["total_active_hours"].iloc[0]) if not config.empty \
+        and "total_active_hours" in config else None
+    if clock is not None:
+        inst = by_kind.get("instance", [])
+        rows.add("side:clock", "total_active_hours", float(clock),
+                 inst[-1].get("total_ah") if inst else None, repo=repo)
+
+    edges = _elfmem.frame(src, "edges")
+    links = index("link", ("from", "to"))
+    for row in edges.itertuples(index=False) if not edges.empty else []:
+        want = {"rel": _elfmem._val(row.relation_type), "o": _elfmem._val(row.origin),
+                "w": _elfmem._val(row.weight), "rc": _elfmem._val(row.reinforcement_count),
+                "by": _elfmem._val(getattr(row, "declared_by", None)), "note": _elfmem._val(row.note)}
+        found = links.get((str(row.from_id), str(row.to_id)), [])
+        have = {k: found[0].get(k) for k in want} if len(found) == 1 else f"{len(found)} link(s)"
+        rows.add("side:link", f"{row.from_id}->{row.to_id}", want, have, repo=repo)
+
+    for spec in _elfmem.SIDE_TABLES:
+        df = _elfmem.frame(src, spec.frame)
+        if df.empty:
+            continue
+        mapping = spec.mapping if spec.mapping is not None else {c: c for c in df.columns}
+        keys = spec.key_fields if spec.key_fields else (next(iter(mapping)),)
+        found_index = index(_elfmem.MEMLAB_KIND + spec.kind, keys)
+        inverse = {k: c for k, c in mapping.items()}
+        for rec in df.to_dict("records"):
+            want = {k: _elfmem._val(rec.get(c)) for k, c in inverse.items() if c in rec}
+            key = tuple(_norm(want.get(k)) for k in keys)
+            found = found_index.get(key, [])
+            have = {k: found[0].get(k) for k in want} if len(found) == 1 else f"{len(found)} record(s)"
+            rows.add(f"side:{spec.kind}", "/".join(str(k) for k in key), want, have, repo=repo)
+    raw = _elfmem.frame(src, "config_raw")
+    cfg = index(_elfmem.MEMLAB_KIND + "config", ("key",))
+    for rec in raw.to_dict("records") if not raw.empty else []:
+        found = cfg.get((str(rec["key"]),), [])
+        rows.add("side:config", rec["key"], _elfmem._val(rec["value"]),
+                 found[0].get("value") if len(found) == 1 else f"{len(found)} record(s)", repo=repo)
+
+
+# --------------------------------------------------------------------------- Letta blocks
+
+
+def _check_letta(rows: _Rows, src: Store, repo_folders: dict[str, Path], copies: dict[str, Store],
+                 target: str) -> dict[str, dict[str, str]]:
+    """Compare every block of an agent file with its file(s); returns {repo: {block_id: body}}."""
+    flags: list[dict] = []
+    specs = _letta.letta_repos(src, flags)
+    bodies: dict[str, dict[str, str]] = {}
+    value_of = {str(r.block_id): ("" if pd.isna(r.value) else str(r.value))
+                for r in src.blocks.itertuples(index=False)}
+    src_rows = {str(r["block_id"]): r for r in src.blocks.to_dict("records")}
+    for spec in specs:
+        copy = copies.get(spec.subdir)
+        if copy is None:
+            rows.add("presence", spec.subdir or "(destination)", "a repository", "missing",
+                     ok=False, repo=spec.subdir)
+            continue
+        files = copy.files.set_index("path", drop=False)
+        side_text = _side_texts(repo_folders[spec.subdir], _letta.SIDE_FILE).get(_letta.SIDE_FILE)
+        side = {}
+        if side_text:
+            try:
+                side = {b.get("block_id"): b for b in json.loads(side_text).get("blocks", [])}
+            except (json.JSONDecodeError, AttributeError):
+                side = {}
+        rows.add("side_file", _letta.SIDE_FILE, "present", "present" if side_text else "missing",
+                 repo=spec.subdir, path=_letta.SIDE_FILE)
+        bodies[spec.subdir] = {}
+        expected_paths = set()
+        for f in spec.files:
+            expected_paths.add(f.path)
+            src_row = src_rows[f.item]
+            present = f.path in files.index
+            rows.add("presence", f.item, f.path, f.path if present else "missing",
+                     repo=spec.subdir, path=f.path)
+            if not present:
+                continue
+            got = files.loc[f.path]
+            body = "" if pd.isna(got["body"]) else str(got["body"])
+            bodies[spec.subdir][f.item] = body
+            rows.add("content", f.item, _letta.sha256(value_of[f.item]), _letta.sha256(body),
+                     repo=spec.subdir, path=f.path)
+            raw_desc = _elfmem._val(src_row.get("description"))
+            want_desc = " ".join(str(raw_desc).split()) if raw_desc else ""
+            if not want_desc:  # Letta's own fallback for a block without a description
+                want_desc = f"Memory block {_letta.sanitise_label(src_row.get('label'), f.item)[0]}"
+            rows.add("description", f.item, want_desc, _elfmem._val(got["description"]),
+                     repo=spec.subdir, path=f.path)
+            rows.add("read_only", f.item, bool(_elfmem._val(src_row.get("read_only")) or False),
+                     bool(_elfmem._val(got["read_only"]) or False), repo=spec.subdir, path=f.path)
+            lim = _elfmem._val(src_row.get("limit"))
+            rows.add("limit", f.item, int(lim) if lim is not None and int(lim) > 0 else None,
+                     _elfmem._val(got["limit"]), repo=spec.subdir, path=f.path)
+            rec = side.get(f.item)
+            want_side = {c: _letta._json_safe(src_row.get(c)) for c in src.blocks.columns
+                         if c not in _letta._DERIVED}
+            have_side = {c: rec.get(c) for c in want_side} if rec else "missing"
+            rows.add("side_record", f.item, want_side, have_side, repo=spec.subdir, path=f.path)
+        for path in copy.files["path"].astype(str):
+            if path.endswith(".md") and path not in expected_paths:
+                rows.add("unexpected", path, "not from the source", "present", ok=False,
+                         repo=spec.subdir, path=path)
+        if target == "souveraine":
+            agent = copy.meta.get("agent") or {}
+            listed = {b.get("file") for b in agent.get("blocks") or [] if isinstance(b, dict)}
+            want = {f.path for f in spec.files if f.path.startswith("system/")}
+            rows.add("agent_yaml", "blocks", sorted(want), sorted(x for x in listed if x),
+                     repo=spec.subdir, path=_letta.AGENT_YAML)
+    return bodies
+
+
+# --------------------------------------------------------------------------- retrieval
+
+
+def _queries(texts: list[str], fallback: list[str]) -> list[str]:
+    out = [q for q in dict.fromkeys(t.strip() for t in texts) if q]
+    for f in fallback:
+        if len(out) >= N_QUERIES:
+            break
+        if f and f not in out:
+            out.append(f)
+    return out[:N_QUERIES]
+
+
+def _top_k(ids: list[str], texts: list[str], queries: list[str], k: int) -> list[list[str]]:
+    from memlab.embed import get_embedder
+
+    emb = get_embedder()
+    docs = emb.encode(texts)
+    qs = emb.encode(queries)
+    scores = qs @ docs.T
+    order = np.array(ids, dtype=object)
+    out = []
+    for row in scores:
+        # Ties broken by id, so equal scores cannot reorder between runs.
+        idx = sorted(range(len(ids)), key=lambda i: (-round(float(row[i]), 6), ids[i]))[:k]
+        out.append([str(order[i]) for i in idx])
+    return out
+
+
+def _check_retrieval(rows: _Rows, queries: list[str], before: dict[str, str],
+                     after: dict[str, str], k: int, repo: str = "") -> None:
+    if not before or not queries:
+        return
+    try:
+        ids_b = sorted(before)
+        ids_a = sorted(after)
+        top_b = _top_k(ids_b, [before[i] for i in ids_b], queries, k)
+        top_a = _top_k(ids_a, [after[i] for i in ids_a], queries, k) if ids_a else [[] for _ in queries]
+    except MissingExtra as exc:
+        rows.add("retrieval", "(all queries)", f"top-{k}", "not computed", ok=None, repo=repo,
+                 detail=str(exc))
+        return
+    for q, b, a in zip(queries, top_b, top_a):
+        rows.add("retrieval", q, b, a, repo=repo, detail=f"top-{k} block ids for this query")
+
+
+# --------------------------------------------------------------------------- entry point
+
+
+def detect_target(dest: Path, ref: str | None) -> str:
+    repos = repos_at(dest)
+    with checkout_view(repos[0][1], ref) as folder:
+        copy = _load_copy(folder)
+    return {"elfmem_substrate": "substrate", "letta_memfs": "letta",
+            "souveraine": "souveraine"}.get(copy.kind, copy.kind)
+
+
+def verify_paths(src: Path, dest: Path, *, ref: str | None = None, retrieval: bool = True,
+                 queries: list[str] | None = None, k: int = RETRIEVAL_K) -> pd.DataFrame:
+    from memlab.migrate import plan_migration
+    from memlab.sources import load
+
+    store = load(src)
+    if not dest.exists():
+        raise MigrationError("nothing to verify: the destination does not exist", path=dest,
+                             hint="run the migration (or its plan script) first")
+    target = detect_target(dest, ref)
+    rows = _Rows()
+    repo_folders: dict[str, Path] = {}
+    copies: dict[str, Store] = {}
+    with _views(repos_at(dest), ref) as views:
+        for sub, folder in views:
+            repo_folders[sub] = folder
+            copies[sub] = _load_copy(folder)
+        if store.kind == "elfmem_db":
+            plan = plan_migration(src, to=target, store=store)
+            expected_path = {str(r.item): str(r.path) for r in plan.moved.itertuples(index=False)
+                             if r.kind == "block"}
+            copy = copies[""] if "" in copies else next(iter(copies.values()))
+            folder = repo_folders.get("", next(iter(repo_folders.values())))
+            copy_blocks = _dest_elfmem_blocks(copy, target)
+            _check_elfmem_blocks(rows, store, copy_blocks, expected_path, "")
+            if target == "substrate":
+                events = _ledger_events_from_store(copy)
+            else:
+                events = _events(_side_texts(folder, _letta.LEDGER_PREFIX))
+            _check_side(rows, store, events, "")
+            if retrieval:
+                live = store.blocks[store.blocks["status"].astype("string") != "archived"]
+                before = {str(i): str(c).strip() for i, c in zip(live["id"], live["content"])}
+                after = {str(r["id"]): str(r["body"]) for r in copy_blocks.to_dict("records")
+                         if str(r["id"]) in before}
+                tag_counts = _elfmem.frame(store, "tags")
+                tag_q = ([t.replace("/", " ").replace("-", " ") for t in
+                          tag_counts["tag"].astype(str).value_counts().index]
+                         if not tag_counts.empty else [])
+                qs = queries or _queries(tag_q, [_elfmem.title_for(c) for c in live["content"]])
+                _check_retrieval(rows, qs, before, after, k)
+        elif store.kind in ("agent_file", "letta_blocks"):
+            bodies = _check_letta(rows, store, repo_folders, copies, target)
+            if retrieval:
+                before = {str(r.block_id): ("" if pd.isna(r.value) else str(r.value))
+                          for r in store.blocks.itertuples(index=False)}
+                after: dict[str, str] = {}
+                for per_repo in bodies.values():
+                    after.update(per_repo)
+                labels = [str(x).rsplit("/", 1)[-1].replace("_", " ").replace("-", " ")
+                          for x in store.blocks["label"].dropna()]
+                qs = queries or _queries(labels, [])
+                nonempty = {i: t for i, t in before.items() if t.strip()}
+                _check_retrieval(rows, qs, nonempty, {i: after.get(i, "") for i in nonempty}, k)
+        else:
+            raise MigrationError(f"cannot verify a {store.kind} source", path=src,
+                                 hint="memlab migrates elfmem databases and Letta agent files")
+    return rows.frame()
+
+
+@contextmanager
+def _views(repos: list[tuple[str, Path]], ref: str | None) -> Iterator[list[tuple[str, Path]]]:
+    stack = []
+    try:
+        out = []
+        for sub, path in repos:
+            cm = checkout_view(path, ref)
+            out.append((sub, cm.__enter__()))
+            stack.append(cm)
+        yield out
+    finally:
+        for cm in reversed(stack):
+            cm.__exit__(None, None, None)
+
+
+def differences(parity: pd.DataFrame) -> pd.DataFrame:
+    return parity[parity["ok"].fillna(True) == False]  # noqa: E712 - NA means "not computed"
+

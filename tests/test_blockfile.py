@@ -428,3 +428,78 @@ def test_parse_substrate_empty():
     blocks, ledger, problems = parse_substrate({})
     assert blocks.empty and ledger.empty and len(problems) == 0
     assert str(blocks["created"].dtype) == "datetime64[ns, UTC]"
+
+
+# --- a substrate written by elfmem 0.20's own export ------------------------------------------
+
+SUBSTRATE = "samples/elfmem-substrate"
+
+
+@pytest.fixture(scope="module")
+def exported(data_dir) -> dict[str, str]:
+    root = data_dir / SUBSTRATE
+    return {p.relative_to(root).as_posix(): p.read_text(encoding="utf-8")
+            for p in sorted(root.rglob("*")) if p.is_file() and ".elfmem" in p.parts}
+
+
+def test_elfmem_export_reads_the_same_in_memlab_and_elfmem(exported):
+    md = {k: v for k, v in exported.items() if k.endswith(".md")}
+    assert len(md) == 6
+    for path, text in md.items():
+        ours, problems = parse_blockfile(text, file=path)
+        theirs = elf_blockfile.parse_blocks(text)
+        assert [(b.id, b.title, b.body, b.tags, b.pinned, b.cls, b.created, b.links)
+                for b in ours] == \
+            [(b.id, b.title, b.content, b.tags, b.pinned, b.volatility, b.created,
+              _canon([(ln.relation, ln.target) for ln in b.links])) for b in theirs.blocks]
+        assert _kinds(problems).count("absorbed_heading") == len(theirs.absorbed)
+        # memlab's writer re-writes the file so that it reads back identically.
+        assert parse_blockfile(format_blockfile(ours))[0] == ours
+
+
+def test_elfmem_export_substrate_frames(exported):
+    blocks, ledger, problems = parse_substrate(exported)
+    assert len(blocks) == 47
+    assert blocks.groupby("section", observed=True).size().to_dict() == {
+        "archive": 1, "log": 3, "notes": 43}
+    assert blocks["id"].is_unique and blocks["created"].notna().all()
+    assert int(blocks["pinned"].sum()) == int(blocks["tags"].map(
+        lambda t: "self/constitutional" in t).sum())
+    assert ledger["k"].astype(str).value_counts().to_dict() == {"link": 97, "seed": 47,
+                                                                 "instance": 1}
+    assert set(ledger.loc[ledger["k"] == "seed", "payload"].map(lambda p: p["id"])) == \
+        set(blocks["id"])
+    assert _kinds(problems) == ["absorbed_heading"] * 3
+
+
+def test_memlab_restores_the_relation_elfmem_export_dropped(exported, tmp_path):
+    _, ledger, _ = parse_substrate(exported)
+    agent_links = [p for k, p in zip(ledger["k"], ledger["payload"])
+                   if k == "link" and p.get("o") == "agent"]
+    assert len(agent_links) == 5
+    path = ".elfmem/memory/notes/knowledge.md"
+    blocks, _ = parse_blockfile(exported[path])
+    written = {(b.id, r, t) for b in blocks for r, t in b.relations}
+    missing = [(p["from"], p["rel"], p["to"]) for p in agent_links
+               if (p["from"], p["rel"], p["to"]) not in written
+               and any(b.id == p["from"] for b in blocks)]
+    assert missing == [("37c6d16cc2acdfc5", "elaborates", "3c8dc28ffb9239ce")]
+    for b in blocks:
+        b.relations = b.relations + [(r, t) for src, r, t in missing if src == b.id]
+    text = format_blockfile(blocks)
+    elf = elf_blockfile.parse_blocks(text)
+    assert elf.errors == []
+    holder = next(b for b in elf.blocks if b.id == "37c6d16cc2acdfc5")
+    assert holder.unknown_relations == ["elaborates"]
+    back, _ = parse_blockfile(text)
+    assert ("elaborates", "3c8dc28ffb9239ce") in next(
+        b for b in back if b.id == "37c6d16cc2acdfc5").relations
+
+
+def test_elfmem_replays_the_exported_ledger_as_memlab_reads_it(exported, data_dir):
+    events, problems = parse_ledger(exported[".elfmem/ledger/2026-11.jsonl"])
+    replay = elf_ledger.replay(data_dir / SUBSTRATE / ".elfmem/ledger")
+    assert len(problems) == 0 and replay.skipped_lines == 0
+    assert replay.events_read == len(events) == 145
+    # memlab's writer reproduces elfmem's own lines byte for byte.
+    assert format_ledger(events) == exported[".elfmem/ledger/2026-11.jsonl"]

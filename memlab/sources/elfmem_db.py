@@ -1,0 +1,543 @@
+"""Read-only loader for elfmem SQLite databases, schema versions 1 to 9.
+
+Every table and column is probed by name (``sqlite_master``, ``PRAGMA table_info``): elfmem's
+migrations append columns (so a migrated database has them in a different order from a fresh
+one), ``create_all`` adds whole tables without a version bump, and pre-0.4 databases lack
+columns no migration ever added. Whatever a database lacks comes back as an all-NA column of
+the documented dtype, so every store has the same frames and columns (docs/DESIGN.md).
+
+The database is read through :mod:`memlab.sources._sqlite_snapshot`, which never changes
+anything in its folder and still sees rows a live elfmem process has only in its ``-wal``.
+
+Speed: tables are read through the ADBC SQLite driver straight into Arrow and typed there
+(dates parsed, categories dictionary-encoded, lengths counted) before one conversion to pandas.
+SQLite is dynamically typed and ADBC infers a column's Arrow type from its first batch, so each
+query starts with one typed "priming" row that is dropped afterwards; a table whose values do not
+fit (text in a REAL column, say) is re-read through :mod:`sqlite3` value by value, where every
+value that cannot be typed becomes NA and is reported in ``store.problems``.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+from typing import Any, Callable
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from memlab.errors import UnsupportedSchema
+from memlab.sources._sqlite_snapshot import Snapshot, read_snapshot
+from memlab.store import Problems, Store
+
+__all__ = ["load_elfmem", "FRAME_TABLES", "SUPPORTED_SCHEMA_VERSIONS", "release_guess"]
+
+SUPPORTED_SCHEMA_VERSIONS = range(1, 10)
+
+# Column kinds: how a stored value becomes a typed pandas value.
+STR, CAT, UTC, FLOAT, INT, BOOL, BLOB = "str", "cat", "utc", "float", "int", "bool", "blob"
+
+_DTYPES = {STR: "string", CAT: "category", UTC: "datetime64[ns, UTC]", FLOAT: "float64",
+           INT: "Int64", BOOL: "boolean", BLOB: "object"}
+
+#: frame name -> (SQLite table, [(column, kind), ...]) in the order of docs/DESIGN.md.
+FRAME_TABLES: dict[str, tuple[str, list[tuple[str, str]]]] = {
+    "blocks": ("blocks", [
+        ("id", STR), ("content", STR), ("category", CAT), ("source", CAT), ("created_at", UTC),
+        ("status", CAT), ("archive_reason", CAT), ("pinned", BOOL), ("superseded_by", STR),
+        ("confidence", FLOAT), ("reinforcement_count", INT), ("decay_lambda", FLOAT),
+        ("last_reinforced_at", FLOAT), ("self_alignment", FLOAT), ("embedding_model", STR),
+        ("token_count", INT), ("summary", STR), ("last_session_id", STR),
+        ("outcome_evidence", FLOAT), ("success_count", FLOAT), ("failure_count", FLOAT),
+        ("source_peer", STR), ("share", CAT), ("envelope_json", STR), ("last_scored_at", UTC),
+        ("cue", STR), ("volatility_class", CAT),
+    ]),
+    "tags": ("block_tags", [("block_id", STR), ("tag", STR)]),
+    "edges": ("edges", [
+        ("from_id", STR), ("to_id", STR), ("weight", FLOAT), ("reinforcement_count", INT),
+        ("created_at", UTC), ("relation_type", CAT), ("origin", CAT),
+        ("last_active_hours", FLOAT), ("note", STR), ("declared_by", STR),
+    ]),
+    "contradictions": ("contradictions", [
+        ("block_a_id", STR), ("block_b_id", STR), ("score", FLOAT), ("resolved", BOOL),
+        ("created_at", UTC), ("kind", CAT), ("cue_similarity", FLOAT),
+    ]),
+    "outcomes": ("block_outcomes", [
+        ("id", STR), ("block_id", STR), ("signal", FLOAT), ("weight", FLOAT), ("source", STR),
+        ("confidence_before", FLOAT), ("confidence_after", FLOAT), ("created_at", UTC),
+    ]),
+    "amendments": ("block_amendments", [
+        ("id", INT), ("block_id", STR), ("timestamp", UTC), ("pre_content", STR),
+        ("post_content", STR), ("pre_summary", STR), ("post_summary", STR),
+        ("drift_score", FLOAT), ("rationale", STR), ("acceptor", CAT), ("reverted_at", UTC),
+    ]),
+    "sessions": ("sessions", [
+        ("id", STR), ("task_type", STR), ("started_at", UTC), ("ended_at", UTC),
+        ("start_active_hours", FLOAT),
+    ]),
+    "config_raw": ("system_config", [("key", STR), ("value", STR)]),
+    "frames": ("frames", [
+        ("name", STR), ("weights_json", STR), ("filters_json", STR), ("guarantees_json", STR),
+        ("template", STR), ("token_budget", INT), ("cache_json", STR), ("source", STR),
+        ("created_at", UTC),
+    ]),
+    "peers": ("peer_roster", [
+        ("did", STR), ("name", STR), ("public_key", STR), ("trust", FLOAT), ("is_self", BOOL),
+        ("first_contact", UTC), ("last_active", UTC), ("blocks_imported", INT),
+        ("blocks_exported", INT), ("messages_in", INT), ("messages_out", INT), ("notes", STR),
+        ("delivery_path", STR),
+    ]),
+    "co_retrieval": ("co_retrieval_staging", [("from_id", STR), ("to_id", STR), ("count", INT)]),
+}
+
+# Known values first, so the category order is the same in every store; values elfmem never
+# wrote are kept (appended), never turned into NA.
+_KNOWN_CATEGORIES = {
+    ("blocks", "status"): ["inbox", "active", "archived"],
+    ("blocks", "archive_reason"): ["superseded", "decayed", "forgotten"],
+    ("blocks", "share"): ["private", "public", "peer"],
+    ("contradictions", "kind"): ["contradiction", "near_duplicate"],
+    ("amendments", "acceptor"): ["agent", "user", "system"],
+}
+
+# system_config keys with a type of their own; every other key is a string column.
+_CONFIG_TYPED = [("schema_version", INT), ("total_active_hours", FLOAT),
+                 ("last_curate_at", FLOAT), ("last_consolidated_at", UTC),
+                 ("prune_threshold", FLOAT), ("top_k", INT)]
+_TOKEN_KEYS = ["llm_calls", "llm_input_tokens", "llm_output_tokens", "embedding_calls",
+               "embedding_tokens"]
+
+# Schema version -> the elfmem releases that write it (PyPI wheels read; see tests/elfmem_schemas).
+_RELEASES = {1: "0.4.0-0.8.0", 2: "0.9.1-0.13.2", 3: "0.13.3-0.15.3", 4: "0.17.0",
+             5: "0.18.0-0.19.2", 6: "unreleased 0.20.0 development build",
+             7: "unreleased 0.20.0 development build", 8: "unreleased 0.20.0 development build",
+             9: ">=0.20.0"}
+
+_PRIME = {STR: "''", CAT: "''", UTC: "''", FLOAT: "0.0", INT: "0", BOOL: "0", BLOB: "x''"}
+_ARROW_WANT = {STR: pa.string(), CAT: pa.string(), UTC: pa.string(), FLOAT: pa.float64(),
+               INT: pa.int64(), BOOL: pa.int64(), BLOB: pa.binary()}
+_NS_MIN = pd.Timestamp.min.tz_localize("UTC")
+_NS_MAX = pd.Timestamp.max.tz_localize("UTC")
+
+
+def release_guess(schema_version: int, columns: dict[str, list[str]]) -> str:
+    """Best guess of the elfmem release range that wrote a database with this schema."""
+    if schema_version == 1 and ("summary" not in columns.get("blocks", [])
+                                or "relation_type" not in columns.get("edges", [])):
+        return "<0.4.0 (0.1.0 shape)"
+    return _RELEASES.get(schema_version, "unknown")
+
+
+def _q(name: str) -> str:
+    return '"' + name.replace('"', '""') + '"'
+
+
+class _Reader:
+    """Reads and types the tables of one snapshot; collects problems on the way."""
+
+    def __init__(self, snap: Snapshot, source: Path, problems: Problems) -> None:
+        self.snap = snap
+        self.source = source
+        self.problems = problems
+        self.readers: dict[str, str] = {}
+        self._adbc = None
+        self._conn = snap.connect()
+
+    def close(self) -> None:
+        self._conn.close()
+        if self._adbc is not None:
+            self._adbc.close()
+
+    def problem(self, kind: str, message: str) -> None:
+        self.problems.add(self.source, kind, message)
+
+    # -- schema --------------------------------------------------------------------------
+    def schema(self) -> dict[str, list[str]]:
+        names = [r[0] for r in self._conn.execute(
+            "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")]
+        return {n: [r[1] for r in self._conn.execute(f"PRAGMA table_info({_q(n)})")]
+                for n in names}
+
+    def rows(self, sql: str) -> list[tuple]:
+        return self._conn.execute(sql).fetchall()
+
+    # -- reading a table -----------------------------------------------------------------
+    def _arrow_conn(self):
+        if self._adbc is None:
+            import adbc_driver_sqlite.dbapi as adbc
+
+            self._adbc = adbc.connect(self.snap.uri)
+        return self._adbc
+
+    def read(self, frame: str, table: str, spec: list[tuple[str, str]], present: list[str],
+             n_hint: int | None = None) -> dict[str, pd.Series]:
+        """Typed columns of ``table`` (only the spec columns it has)."""
+        cols = [(c, k) for c, k in spec if c in present]
+        if not cols:
+            return {}
+        try:
+            arrow = self._read_arrow(table, cols)
+        except ImportError:
+            arrow = None
+            self.readers[frame] = "sqlite3 (adbc-driver-sqlite not installed)"
+        except Exception as exc:  # noqa: BLE001 - any driver failure: use the exact path
+            arrow = None
+            self.readers[frame] = f"sqlite3 (arrow read failed: {str(exc)[:120]})"
+        if arrow is not None:
+            self.readers[frame] = "arrow"
+            return {c: self._type_arrow(frame, c, k, arrow.column(c)) for c, k in cols}
+        return self._read_sqlite(frame, table, cols)
+
+    def _read_arrow(self, table: str, cols: list[tuple[str, str]]) -> pa.Table:
+        prime = ", ".join(f"{_PRIME[k]} AS {_q(c)}" for c, k in cols)
+        select = ", ".join(_q(c) for c, _ in cols)
+        sql = (f"SELECT 0 AS __memlab_row, {prime} "
+               f"UNION ALL SELECT 1, {select} FROM {_q(table)}")
+        cur = self._arrow_conn().cursor()
+        try:
+            cur.execute(sql)
+            tbl = cur.fetch_arrow_table()
+        finally:
+            cur.close()
+        marker = tbl.column("__memlab_row")
+        if marker[0].as_py() == 0:
+            tbl = tbl.slice(1)
+        else:  # SQLite put the priming row elsewhere: find it rather than trust the order
+            tbl = tbl.filter(pc.equal(marker, 1))
+        for c, k in cols:
+            have = tbl.schema.field(c).type
+            want = _ARROW_WANT[k]
+            if have != want and not (k == FLOAT and pa.types.is_integer(have)):
+                raise TypeError(f"{table}.{c} came back as {have}, expected {want}")
+        return tbl.drop_columns(["__memlab_row"])
+
+    def _read_sqlite(self, frame: str, table: str, cols: list[tuple[str, str]]
+                     ) -> dict[str, pd.Series]:
+        select = ", ".join(_q(c) for c, _ in cols)
+        rows = self._conn.execute(f"SELECT {select} FROM {_q(table)}").fetchall()
+        columns = list(zip(*rows)) if rows else [() for _ in cols]
+        return {c: self._type_values(frame, c, k, list(values))
+                for (c, k), values in zip(cols, columns)}
+
+    # -- typing --------------------------------------------------------------------------
+    def _type_arrow(self, frame: str, col: str, kind: str, arr: pa.ChunkedArray) -> pd.Series:
+        if kind == STR:
+            return arr.to_pandas(types_mapper=_string_mapper)
+        if kind == CAT:
+            return self._categories(frame, col, _arrow_categorical(arr))
+        if kind == FLOAT:
+            return pd.Series(arr.cast(pa.float64()).to_numpy(zero_copy_only=False),
+                             dtype="float64")
+        if kind == INT:
+            return arr.to_pandas(types_mapper=_int_mapper)
+        if kind == BOOL:
+            return arr.to_pandas(types_mapper=_int_mapper).astype("boolean")
+        if kind == UTC:
+            try:
+                ts = pc.cast(arr, pa.timestamp("ns", tz="UTC"))
+                return ts.to_pandas().astype("datetime64[ns, UTC]")
+            except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+                # Naive SQLite CURRENT_TIMESTAMP text, or junk: the lenient path reports junk.
+                return self._timestamps(frame, col, arr.to_pandas(types_mapper=_string_mapper))
+        if kind == BLOB:
+            return pd.Series(arr.to_pylist(), dtype="object")
+        raise AssertionError(kind)
+
+    def _type_values(self, frame: str, col: str, kind: str, values: list) -> pd.Series:
+        """The exact path: Python values of any SQLite storage class -> typed, bad -> NA."""
+        if kind in (STR, CAT, UTC):
+            text = pd.Series([_as_text(v) for v in values], dtype="string")
+            if kind == STR:
+                return text
+            if kind == CAT:
+                return self._categories(frame, col, text.astype("category"))
+            return self._timestamps(frame, col, text)
+        if kind == BLOB:
+            return pd.Series([v if v is None or isinstance(v, bytes) else None for v in values],
+                             dtype="object")
+        raw = pd.Series(values, dtype="object")
+        nums = pd.to_numeric(raw, errors="coerce")
+        bad = nums.isna() & raw.notna()
+        if kind in (INT, BOOL):
+            frac = nums.notna() & (nums != np.floor(nums))
+            bad |= frac
+            nums = nums.where(~frac)
+        if bad.any():
+            self._report_bad(frame, col, raw[bad], "not a number" if kind == FLOAT
+                             else "not an integer")
+        if kind == FLOAT:
+            return nums.astype("float64")
+        ints = pd.array(nums.astype("float64"), dtype="Int64") if len(nums) else \
+            pd.array([], dtype="Int64")
+        out = pd.Series(ints, dtype="Int64")
+        return out.astype("boolean") if kind == BOOL else out
+
+    def _timestamps(self, frame: str, col: str, text: pd.Series) -> pd.Series:
+        parsed = pd.to_datetime(text, utc=True, format="ISO8601", errors="coerce")
+        out_of_range = parsed.notna() & ((parsed < _NS_MIN) | (parsed > _NS_MAX))
+        parsed = parsed.where(~out_of_range)
+        bad = parsed.isna() & text.notna()
+        if bad.any():
+            self._report_bad(frame, col, text[bad], "not an ISO-8601 time")
+        return parsed.astype("datetime64[ns, UTC]")
+
+    def _categories(self, frame: str, col: str, values: pd.Series) -> pd.Series:
+        known = _KNOWN_CATEGORIES.get((frame, col))
+        cats = [str(c) for c in values.cat.categories]
+        order = (known + sorted(set(cats) - set(known))) if known else sorted(cats)
+        if known and frame == "blocks" and col == "status":
+            unknown = values[values.notna() & ~values.isin(known)]
+            if len(unknown):
+                self.problem("unknown_value",
+                             f"{len(unknown)} blocks have a status elfmem does not write: "
+                             f"{sorted(set(map(str, unknown)))}; kept as is")
+        # not astype(): pandas treats unordered dtypes with the same set as equal, keeping the
+        # old order
+        return values.cat.set_categories(pd.Index(order, dtype="string"))
+
+    def _report_bad(self, frame: str, col: str, bad: pd.Series, what: str) -> None:
+        examples = ", ".join(repr(v) for v in bad.head(3).tolist())
+        self.problem("bad_value", f"{frame}.{col}: {len(bad)} value(s) {what}, read as NA "
+                                  f"(e.g. {examples})")
+
+
+def _string_mapper(t: pa.DataType):
+    return pd.StringDtype("pyarrow") if t in (pa.string(), pa.large_string()) else None
+
+
+def _int_mapper(t: pa.DataType):
+    return pd.Int64Dtype() if pa.types.is_integer(t) else None
+
+
+def _as_text(v: Any) -> Any:
+    if v is None or isinstance(v, str):
+        return v
+    if isinstance(v, bytes):
+        return v.decode("utf-8", errors="replace")
+    if isinstance(v, float) and math.isnan(v):
+        return None
+    return str(v)
+
+
+def _arrow_categorical(arr: pa.ChunkedArray) -> pd.Series:
+    encoded = pc.dictionary_encode(arr.combine_chunks())
+    codes = encoded.indices.fill_null(-1).to_numpy(zero_copy_only=False).astype("int64")
+    cats = pd.Index(encoded.dictionary.to_pylist(), dtype="string")
+    return pd.Series(pd.Categorical.from_codes(codes, dtype=pd.CategoricalDtype(cats)))
+
+
+def _empty_column(kind: str, n: int) -> pd.Series:
+    if kind == CAT:
+        return pd.Series(pd.Categorical([None] * n,
+                                        dtype=pd.CategoricalDtype(pd.Index([], dtype="string"))))
+    if kind == BLOB:
+        return pd.Series([None] * n, dtype="object")
+    return pd.Series(index=pd.RangeIndex(n), dtype=_DTYPES[kind])
+
+
+def _frame(reader: _Reader, name: str, schema: dict[str, list[str]],
+           extra: list[tuple[str, str]] = ()) -> pd.DataFrame:
+    table, spec = FRAME_TABLES[name]
+    spec = [*spec, *extra]
+    present = schema.get(table)
+    if present is None:
+        return pd.DataFrame({c: _empty_column(k, 0) for c, k in spec})
+    typed = reader.read(name, table, spec, present)
+    n = len(next(iter(typed.values()))) if typed else \
+        reader.rows(f"SELECT COUNT(*) FROM {_q(table)}")[0][0]
+    cols = {}
+    for c, k in spec:
+        s = typed.get(c)
+        cols[c] = (_empty_column(k, n) if s is None else s.reset_index(drop=True))
+    return pd.DataFrame(cols)
+
+
+def _decode_embeddings(blobs: pd.Series, reader: _Reader, ids: pd.Series) -> pd.Series:
+    """float32 vectors from elfmem's ``np.float32(...).tobytes()`` blobs; None where absent."""
+    out = np.empty(len(blobs), dtype=object)
+    values = blobs.to_numpy()
+    lengths = np.fromiter((len(v) if v is not None else -1 for v in values), dtype=np.int64,
+                          count=len(values))
+    present = lengths >= 0
+    sizes = np.unique(lengths[present])
+    if len(sizes) == 1 and sizes[0] % 4 == 0 and sizes[0] > 0:
+        # One width for all (the usual case): decode in one go, rows are views of one matrix.
+        matrix = np.frombuffer(b"".join(values[present]), dtype="<f4").reshape(-1, sizes[0] // 4)
+        matrix = matrix.astype(np.float32)  # own, writable memory
+        for i, row in zip(np.flatnonzero(present), matrix):
+            out[i] = row
+        return pd.Series(out, dtype="object")
+    bad = []
+    for i, v in enumerate(values):
+        if v is None:
+            continue
+        if len(v) % 4 or not v:
+            bad.append(str(ids.iloc[i]))
+            continue
+        out[i] = np.frombuffer(v, dtype="<f4").astype(np.float32)
+    if bad:
+        reader.problem("bad_embedding", f"blocks.embedding: {len(bad)} blob(s) are not whole "
+                                        f"float32 vectors, read as None (ids {bad[:3]})")
+    return pd.Series(out, dtype="object")
+
+
+def _config(raw: list[tuple[Any, Any]], reader: _Reader) -> pd.DataFrame:
+    """system_config as one typed row; lifetime_token_usage unpacked into counts."""
+    values = {str(k): v for k, v in raw}
+    cols: dict[str, pd.Series] = {}
+    for key, kind in _CONFIG_TYPED:
+        v = values.get(key)
+        typed = reader._type_values("config", key, kind, [v])
+        cols[key] = typed
+    usage: dict[str, Any] = {}
+    text = values.get("lifetime_token_usage")
+    if text is not None:
+        try:
+            parsed = json.loads(text)
+            if not isinstance(parsed, dict):
+                raise ValueError(f"a JSON {type(parsed).__name__}, not an object")
+            usage = parsed
+        except (ValueError, TypeError) as exc:
+            reader.problem("bad_json", f"system_config.lifetime_token_usage is not a JSON "
+                                       f"object ({exc}); token and call counts read as NA")
+    for key in _TOKEN_KEYS:
+        v = usage.get(key)
+        if isinstance(v, bool) or (v is not None and not isinstance(v, (int, float, str))):
+            v = repr(v)
+        cols[key] = reader._type_values("config", f"lifetime_token_usage.{key}", INT, [v])
+    for key in sorted(usage):
+        if key not in _TOKEN_KEYS:
+            cols[f"lifetime_{key}"] = pd.Series([_as_text(usage[key]) if not isinstance(
+                usage[key], (dict, list)) else json.dumps(usage[key])], dtype="string")
+    typed_keys = {k for k, _ in _CONFIG_TYPED} | {"lifetime_token_usage"}
+    for key in sorted(values):
+        if key not in typed_keys and key not in cols:
+            cols[key] = pd.Series([_as_text(values[key])], dtype="string")
+    return pd.DataFrame(cols)
+
+
+def _schema_version(raw: list[tuple[Any, Any]], reader: _Reader, path: Path
+                    ) -> tuple[int, bool]:
+    recorded = [v for k, v in raw if k == "schema_version"]
+    if not recorded:
+        return 1, False
+    value = recorded[0]
+    try:
+        version = int(str(value).strip())
+    except ValueError:
+        # elfmem's _get_version reads an unparseable value as 1, and would migrate from there.
+        reader.problem("schema_version", f"system_config.schema_version is {value!r}, not an "
+                                         "integer; read as 1, as elfmem does")
+        return 1, True
+    if version > max(SUPPORTED_SCHEMA_VERSIONS):
+        raise UnsupportedSchema(
+            f"elfmem schema version {version} is newer than memlab knows "
+            f"({SUPPORTED_SCHEMA_VERSIONS[0]}-{SUPPORTED_SCHEMA_VERSIONS[-1]})", path=path,
+            hint="upgrade memlab; its columns may mean things this version cannot know")
+    if version < 1:
+        reader.problem("schema_version", f"system_config.schema_version is {version}; "
+                                         "elfmem versions start at 1")
+    return version, True
+
+
+def _columns_version(schema: dict[str, list[str]]) -> int:
+    """The newest schema version whose additions are all present (drift check)."""
+    marks = [(2, "blocks", "source_peer"), (3, "blocks", "last_scored_at"),
+             (4, "blocks", "success_count"), (5, "block_amendments", None),
+             (6, "blocks", "superseded_by"), (7, "blocks", "pinned"), (8, "blocks", "cue"),
+             (9, "contradictions", "kind")]
+    version = 1
+    for v, table, col in marks:
+        if table not in schema or (col is not None and col not in schema[table]):
+            break
+        version = v
+    return version
+
+
+def _load(snap: Snapshot, path: Path, embeddings: bool) -> Store:
+    problems = Problems()
+    for kind, message in snap.problems:
+        problems.add(path, kind, message)
+    reader = _Reader(snap, path, problems)
+    try:
+        schema = reader.schema()
+        if "blocks" not in schema:
+            found = ", ".join(sorted(schema)) or "none"
+            raise UnsupportedSchema(f"no 'blocks' table, so not an elfmem database "
+                                    f"(tables: {found})", path=path,
+                                    hint="point memlab at the elfmem .db file "
+                                         "(often ~/.elfmem/databases/elfmem.db)")
+        raw_config = reader.rows("SELECT key, value FROM system_config") \
+            if {"key", "value"} <= set(schema.get("system_config", [])) else []
+        version, recorded = _schema_version(raw_config, reader, path)
+
+        frames: dict[str, pd.DataFrame] = {}
+        extra = [("embedding", BLOB)] if embeddings else []
+        blocks = _frame(reader, "blocks", schema, extra)
+        blocks["content_chars"] = _char_count(blocks["content"])
+        blocks["summary_chars"] = _char_count(blocks["summary"])
+        if embeddings:
+            emb = blocks.pop("embedding")
+            blocks["embedding"] = _decode_embeddings(emb, reader, blocks["id"])
+        frames["blocks"] = blocks
+        for name in ("tags", "edges", "contradictions", "outcomes", "amendments", "sessions"):
+            frames[name] = _frame(reader, name, schema)
+        sessions = frames["sessions"]
+        sessions["duration_s"] = (sessions["ended_at"] - sessions["started_at"]) \
+            .dt.total_seconds().astype("float64")
+        frames["config"] = _config(raw_config, reader)
+        frames["config_raw"] = _frame(reader, "config_raw", schema)
+        for name in ("frames", "peers", "co_retrieval"):
+            frames[name] = _frame(reader, name, schema)
+        readers = dict(reader.readers)
+    finally:
+        reader.close()
+
+    from_columns = _columns_version(schema)
+    if recorded and from_columns < version:
+        problems.add(path, "schema_drift",
+                     f"schema_version says {version} but the columns stop at version "
+                     f"{from_columns}; missing columns are read as NA")
+    meta = {
+        "schema_version": version,
+        "schema_version_recorded": recorded,
+        "schema_version_from_columns": from_columns,
+        "tables": sorted(schema),
+        "columns": schema,
+        "journal_mode": snap.journal_mode,
+        "elfmem_release": release_guess(version, schema),
+        "snapshot": snap.info(),
+        "readers": readers,
+    }
+    return Store(kind="elfmem_db", path=path, frames=frames, problems=problems.frame(),
+                 meta=meta)
+
+
+def _char_count(text: pd.Series) -> pd.Series:
+    if isinstance(text.dtype, pd.StringDtype) and text.dtype.storage == "pyarrow":
+        lengths = pc.utf8_length(pa.array(text.array))
+        return lengths.to_pandas(types_mapper=_int_mapper).astype("Int64")
+    return text.str.len().astype("Int64")
+
+
+def load_elfmem(path: str | Path, *, embeddings: bool = False) -> Store:
+    """Load an elfmem SQLite database (schema 1-9) read-only into typed frames.
+
+    Nothing in the database's folder is created or changed, even for a live WAL database;
+    rows still only in its ``-wal`` are included. ``embeddings=True`` adds ``blocks.embedding``
+    (float32 arrays, None where a block has none).
+
+    Raises StoreNotFound (no such path), CorruptStore (not SQLite, truncated, damaged),
+    UnsupportedSchema (no ``blocks`` table, or a schema version newer than 9).
+
+    Example::
+
+        store = memlab.load_elfmem("~/.elfmem/databases/elfmem.db")
+        store.blocks.groupby("status", observed=True).content_chars.sum()
+    """
+    p = Path(path).expanduser()
+    loader: Callable[[Snapshot], Store] = lambda snap: _load(snap, p, embeddings)
+    return read_snapshot(p, loader)

@@ -280,7 +280,8 @@ def read_frontmatter(text: str) -> Frontmatter:
     try:
         loaded = yaml.load(fm_text, Loader=yaml.BaseLoader) if fm_text.strip() else {}
     except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
+        # Where the broken construct starts says more than where YAML gave up (often the end).
+        mark = getattr(exc, "context_mark", None) or getattr(exc, "problem_mark", None)
         # The frontmatter starts on the file's line 2.
         line = mark.line + 2 if mark is not None else None
         fm.problems.append(("malformed_yaml", "frontmatter is not valid YAML: "

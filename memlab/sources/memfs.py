@@ -106,6 +106,11 @@ def load_memfs(path: str | Path, ref: str = "HEAD", *, history: bool = True) -> 
         files = _files_frame(src, texts, problems, meta)
         if history:
             hist, found = _git.log_history(info.path, classify=_classify)
+            # Fixed category sets, so counts show every kind (zero included) for every store.
+            hist["author_kind"] = pd.Categorical(hist["author_kind"].astype(object),
+                                                 categories=fmt.AUTHOR_KINDS)
+            hist["change_type"] = pd.Categorical(hist["change_type"].astype(object),
+                                                 categories=("A", "M", "D", "R"))
             for file, kind, message in found:
                 problems.add(file, kind, message)
             frames["history"] = hist

@@ -89,6 +89,13 @@ MAX_LEDGER_LINE_BYTES = 4000
 #: Fields elfmem never drops to make a ledger line fit: without them an event cannot replay.
 LEDGER_REQUIRED_FIELDS: frozenset[str] = frozenset({"t", "s", "ah", "k", "id", "from", "to", "rel"})
 
+# Characters str.splitlines() breaks on that json.dumps(ensure_ascii=False) leaves raw. elfmem
+# reads the ledger with splitlines(), so one of these inside a string would cut the line in two
+# and elfmem would skip the event; escaping them keeps the JSON identical in meaning.
+_SPLITLINES_ONLY = "\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"
+_ESCAPE_SPLITLINES = {ord(c): f"\\u{ord(c):04x}" for c in _SPLITLINES_ONLY}
+
+
 _HEADING_RE = re.compile(r"^##[ \t]+(?P<title>.+?)[ \t]*$", re.MULTILINE)
 _FRONTMATTER_RE = re.compile(r"^<!--(?P<body>.*)-->[ \t]*$", re.DOTALL)
 _FIELD_RE = re.compile(r"(?P<key>[a-zA-Z_][a-zA-Z0-9_]*)\s*:\s*(?P<value>\[[^\]]*\]|\S+)")
@@ -590,13 +597,6 @@ def parse_ledger(text: str, *, file: str | None = None) -> tuple[list[dict[str, 
         event["line"] = n
         events.append(event)
     return events, problems
-
-
-# Characters str.splitlines() breaks on that json.dumps(ensure_ascii=False) leaves raw. elfmem
-# reads the ledger with splitlines(), so one of these inside a string would cut the line in two
-# and elfmem would skip the event; escaping them keeps the JSON identical in meaning.
-_SPLITLINES_ONLY = "\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"
-_ESCAPE_SPLITLINES = {ord(c): f"\\u{ord(c):04x}" for c in _SPLITLINES_ONLY}
 
 
 def _ledger_json(event: Mapping[str, Any]) -> str:

@@ -12,7 +12,6 @@ from typing import Any, Mapping
 import pandas as pd
 
 from memlab.formats.blockfile import (
-    INDEXED_SECTIONS,
     SECTIONS,
     Block,
     content_id,

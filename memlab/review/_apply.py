@@ -1,0 +1,425 @@
+"""``apply_proposal``: make exactly the ticked items of a proposal, as one git commit.
+
+Order of refusals (each names the file and what to do):
+
+1. the markdown differs from its JSON twin beyond ticks, or the twin was edited → StaleProposal;
+2. the proposal is not for a memory repo, an item is a checklist item, two alternatives of one
+   decision are both ticked, or two ticked items collide on one file → ProposalRejected;
+3. HEAD is not the commit the proposal was made from → StaleProposal (naming the edited files);
+4. the working tree has uncommitted changes to tracked memory files → ProposalRejected;
+5. a ticked item would remove a pinned or constitutional block, or touch a read-only file,
+   judged on the file as it is at HEAD → ProposalRejected.
+
+Only then is anything written: blobs, a tree and a commit through plumbing with a private index
+(no hooks run), then ``update-ref`` with the old HEAD as the expected value.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import os
+import re
+import subprocess
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from memlab.errors import ProposalRejected, RepoError, StaleProposal
+from memlab.review import _repo
+from memlab.review._proposal import Item, Proposal, read_proposal
+from memlab.review._units import CONSTITUTIONAL_TAG, MEMFS_KINDS, ROLE_TAG_PREFIX, is_identity_path
+
+AUTHOR_NAME = "memlab"
+AUTHOR_EMAIL = "memlab@localhost"
+_ZERO = "0" * 40
+
+
+@dataclass
+class ApplyResult:
+    """What apply did (or, with ``dry_run``, would do)."""
+
+    proposal: Path
+    applied: list[str]
+    files: list[str]
+    diff: str
+    commit: str | None = None
+    branch: str | None = None
+    dry_run: bool = False
+    message: str = ""
+    notes: list[str] = field(default_factory=list)
+
+    def summary(self) -> str:
+        if not self.applied:
+            return f"{self.proposal}: no items ticked; nothing changed"
+        what = "would change" if self.dry_run else "changed"
+        head = f"{len(self.applied)} item(s) {what} {len(self.files)} file(s)"
+        if self.commit:
+            head += f" in commit {self.commit[:12]} on {self.branch or 'detached HEAD'}"
+        return "\n".join([head, *self.notes])
+
+    def __str__(self) -> str:
+        return self.summary() + ("\n\n" + self.diff if self.dry_run and self.diff else "")
+
+
+# ---- git plumbing ----------------------------------------------------------------------------
+
+def _git(root: Path, *args: str, input: bytes | None = None, env: dict[str, str] | None = None,
+         check: bool = True) -> subprocess.CompletedProcess:
+    full_env = {**os.environ, "GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C", **(env or {})}
+    for leak in ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE"):
+        if leak not in (env or {}):
+            full_env.pop(leak, None)
+    proc = subprocess.run(["git", "-c", "core.hooksPath=/dev/null", *args], cwd=root, input=input,
+                          capture_output=True, env=full_env)
+    if check and proc.returncode != 0:
+        raise RepoError(f"git {args[0]} failed: {proc.stderr.decode('utf-8', 'replace').strip()}",
+                        path=root)
+    return proc
+
+
+def _tree_modes(root: Path, commit: str, paths: list[str]) -> dict[str, str]:
+    out = _git(root, "ls-tree", "-z", commit, "--", *paths).stdout.decode("utf-8")
+    modes = {}
+    for entry in filter(None, out.split("\0")):
+        meta, _, name = entry.partition("\t")
+        modes[name] = meta.split()[0]
+    return modes
+
+
+def _commit(root: Path, head: str, changes: dict[str, bytes | None], message: str) -> str:
+    ident = {"GIT_AUTHOR_NAME": AUTHOR_NAME, "GIT_AUTHOR_EMAIL": AUTHOR_EMAIL,
+             "GIT_COMMITTER_NAME": AUTHOR_NAME, "GIT_COMMITTER_EMAIL": AUTHOR_EMAIL}
+    modes = _tree_modes(root, head, sorted(changes))
+    with tempfile.TemporaryDirectory(prefix="memlab-apply-") as tmp:
+        env = {"GIT_INDEX_FILE": str(Path(tmp) / "index"), **ident}
+        _git(root, "read-tree", head, env=env)
+        for path, data in sorted(changes.items()):
+            if data is None:
+                _git(root, "update-index", "--force-remove", "--", path, env=env)
+                continue
+            sha = _git(root, "hash-object", "-w", "--stdin", input=data).stdout.decode().strip()
+            mode = modes.get(path, "100644")
+            _git(root, "update-index", "--add", "--cacheinfo", f"{mode},{sha},{path}", env=env)
+        tree = _git(root, "write-tree", env=env).stdout.decode().strip()
+        return _git(root, "commit-tree", tree, "-p", head, "-F", "-", input=message.encode("utf-8"),
+                    env=ident).stdout.decode().strip()
+
+
+# ---- file edits ------------------------------------------------------------------------------
+
+def _yaml_scalar(value: str) -> str:
+    if value.startswith('"') and value.endswith('"'):
+        return value  # already JSON-quoted by the proposal (memfs v2 names)
+    try:
+        if yaml.safe_load(f"k: {value}") == {"k": value}:
+            return value
+    except yaml.YAMLError:
+        pass
+    return json.dumps(value, ensure_ascii=False)
+
+
+def _fm_bounds(lines: list[str], path: str, item: Item) -> tuple[int, int]:
+    if not lines or lines[0].rstrip("\r") != "---":
+        raise ProposalRejected(f"item {item.id}: {path} has no frontmatter at HEAD", path=path)
+    for i in range(1, len(lines)):
+        if lines[i].rstrip("\r") == "---":
+            return 1, i
+    raise ProposalRejected(f"item {item.id}: {path} frontmatter is never closed", path=path)
+
+
+def _key_span(lines: list[str], start: int, end: int, key: str) -> tuple[int, int] | None:
+    for i in range(start, end):
+        if re.match(rf"^{re.escape(key)}[ \t]*:", lines[i]):
+            j = i + 1
+            while j < end and (lines[j][:1] in (" ", "\t")):
+                j += 1
+            return i, j
+    return None
+
+
+def _set_key(text: str, key: str, value: str, path: str, item: Item) -> str:
+    lines = text.split("\n")
+    start, end = _fm_bounds(lines, path, item)
+    new = f"{key}: {_yaml_scalar(value)}"
+    span = _key_span(lines, start, end, key)
+    if span:
+        lines[span[0]:span[1]] = [new]
+    else:
+        lines[end:end] = [new]
+    return "\n".join(lines)
+
+
+def _remove_key(text: str, key: str, path: str, item: Item) -> str:
+    lines = text.split("\n")
+    start, end = _fm_bounds(lines, path, item)
+    span = _key_span(lines, start, end, key)
+    if span is None:
+        raise StaleProposal(f"item {item.id}: {path} has no frontmatter key {key!r} any more",
+                            path=path)
+    del lines[span[0]:span[1]]
+    return "\n".join(lines)
+
+
+def _block_span(text: str, block_id: str, path: str, item: Item) -> tuple[list[str], int, int, Any]:
+    from memlab.formats.blockfile import parse_blockfile
+
+    blocks, _ = parse_blockfile(text, file=path)
+    lines = text.split("\n")
+    for n, b in enumerate(blocks):
+        if b.id == block_id:
+            start = b.line - 1
+            end = blocks[n + 1].line - 1 if n + 1 < len(blocks) else len(lines)
+            return lines, start, end, b
+    raise StaleProposal(f"item {item.id}: block {block_id} is not in {path} at HEAD", path=path)
+
+
+def _guard_block(block: Any, path: str, item: Item) -> None:
+    tags = list(block.tags or [])
+    why = []
+    if block.pinned:
+        why.append("pinned")
+    if CONSTITUTIONAL_TAG in tags or any(t.startswith(ROLE_TAG_PREFIX) for t in tags):
+        why.append("constitutional")
+    if block.cls == "identity":
+        why.append("an identity block")
+    if why:
+        raise ProposalRejected(
+            f"item {item.id} would remove block {block.id} ({block.title[:60]!r}), which is "
+            f"{' and '.join(why)}", path=path,
+            hint="untick it: pinned and constitutional blocks are never removed by apply")
+
+
+def _guard_file(text: str | None, path: str, item: Item, *, removes: bool) -> None:
+    if text is None:
+        return
+    from memlab.formats.letta_memfs import read_frontmatter
+
+    fm = read_frontmatter(text)
+    if fm.read_only is True or fm.fields.get("read_only", "").strip().lower() == "true":
+        raise ProposalRejected(f"item {item.id} would change {path}, which is read_only",
+                               path=path, hint="untick it: read-only memory files are edited only "
+                                               "by their owner, never by apply")
+    if removes and is_identity_path(path):
+        raise ProposalRejected(f"item {item.id} would delete the identity file {path}", path=path,
+                               hint="untick it: identity files are never removed by apply")
+
+
+class _Edits:
+    """File texts at HEAD, edited in memory item by item."""
+
+    def __init__(self, repo: Any, head: str) -> None:
+        self.repo, self.head = repo, head
+        self.text: dict[str, str | None] = {}
+        self.original: dict[str, str | None] = {}
+        self.owner: dict[str, str] = {}  # path -> first item that changed it
+
+    def get(self, path: str) -> str | None:
+        if path not in self.text:
+            sha = _repo.blob_at(self.repo, self.head, path)
+            value = None if sha is None else _repo.read_blob(self.repo, sha).decode("utf-8")
+            self.text[path] = self.original[path] = value
+        return self.text[path]
+
+    def put(self, path: str, value: str | None, item: Item) -> None:
+        self.get(path)
+        self.text[path] = value
+        self.owner.setdefault(path, item.id)
+
+    def need(self, path: str, item: Item) -> str:
+        value = self.get(path)
+        if value is None:
+            other = self.owner.get(path)
+            if other:
+                raise ProposalRejected(f"items {other} and {item.id} both change {path}, and {other} "
+                                       "removes it", path=path, hint="tick only one of them")
+            raise StaleProposal(f"item {item.id}: {path} is not in the commit", path=path)
+        return value
+
+    def changes(self) -> dict[str, bytes | None]:
+        return {p: (None if t is None else t.encode("utf-8")) for p, t in self.text.items()
+                if t != self.original[p]}
+
+    def diff(self) -> str:
+        out = []
+        for path in sorted(self.text):
+            old, new = self.original[path], self.text[path]
+            if old == new:
+                continue
+            out.extend(difflib.unified_diff(
+                (old or "").splitlines(keepends=True), (new or "").splitlines(keepends=True),
+                fromfile="/dev/null" if old is None else f"a/{path}",
+                tofile="/dev/null" if new is None else f"b/{path}"))
+            if out and not out[-1].endswith("\n"):
+                out[-1] += "\n\\ No newline at end of file\n"
+        return "".join(out)
+
+
+def _apply_item(edits: _Edits, item: Item, kind: str) -> None:
+    ch = item.change
+    op = ch.get("op")
+    path = ch.get("file")
+    if op == "delete_file":
+        text = edits.need(path, item)
+        _guard_file(text, path, item, removes=True)
+        edits.put(path, None, item)
+    elif op == "archive_block":
+        text = edits.need(path, item)
+        lines, start, end, block = _block_span(text, ch["block_id"], path, item)
+        _guard_block(block, path, item)
+        chunk = lines[start:end]
+        while chunk and chunk[-1].strip() == "":
+            chunk.pop()
+        rest = lines[:start] + lines[end:]
+        while len(rest) > 1 and rest[-1] == "" and rest[-2].strip() == "":
+            rest.pop()  # removing the last block leaves its separator blank line at the end
+        edits.put(path, "\n".join(rest), item)
+        dest = ch["to"]
+        archive = edits.get(dest) or ""
+        if archive and not archive.endswith("\n"):
+            archive += "\n"
+        if archive.strip():
+            archive += "\n"
+        edits.put(dest, archive + "\n".join(chunk) + "\n", item)
+    elif op == "restore_file":
+        current = edits.get(path)
+        _guard_file(current, path, item, removes=False)
+        edits.put(path, _repo.read_blob(edits.repo, ch["blob"]).decode("utf-8"), item)
+    elif op == "set_key":
+        text = edits.need(path, item)
+        _guard_file(text, path, item, removes=False)
+        edits.put(path, _set_key(text, ch["key"], ch["value"], path, item), item)
+    elif op == "remove_key":
+        text = edits.need(path, item)
+        _guard_file(text, path, item, removes=False)
+        edits.put(path, _remove_key(text, ch["key"], path, item), item)
+    elif op == "add_frontmatter":
+        text = edits.need(path, item)
+        if text.startswith("---"):
+            raise StaleProposal(f"item {item.id}: {path} already starts with frontmatter", path=path)
+        head = ["---"]
+        if ch.get("name"):
+            head.append(f"name: {ch['name']}")
+        head.append(f"description: {_yaml_scalar(ch['description'])}")
+        head.append("---")
+        edits.put(path, "\n".join(head) + "\n\n" + text, item)
+    elif op == "move_file":
+        text = edits.need(path, item)
+        _guard_file(text, path, item, removes=True)
+        if edits.get(ch["to"]) is not None:
+            raise StaleProposal(f"item {item.id}: {ch['to']} already exists", path=ch["to"])
+        edits.put(ch["to"], text, item)
+        edits.put(path, None, item)
+    else:
+        raise ProposalRejected(f"item {item.id} ({item.action}) has no file change memlab can make",
+                               path=path)
+
+
+def _message(proposal: Proposal, items: list[Item], source: Path) -> str:
+    lines = [f"memlab review: apply {len(items)} item(s) from {source.name}", ""]
+    for it in items:
+        lines.append(f"- {it.id} {it.action}: {it.change.get('text', it.summary)}")
+    lines += ["", f"Proposal-Digest: {proposal.to_dict()['digest'][:16]}",
+              f"Made-From: {proposal.fingerprint.get('head_sha')}"]
+    return "\n".join(lines) + "\n"
+
+
+def _check_fresh(repo: Any, proposal: Proposal, source: Path) -> str:
+    fp = proposal.fingerprint
+    head = _repo.head_sha(repo)
+    if head is None:
+        raise RepoError("the repository has no commits", path=repo.working_tree_dir)
+    if head == fp.get("head_sha"):
+        return head
+    changed = [p for p, blob in (fp.get("files") or {}).items()
+               if _repo.blob_at(repo, head, p) != blob]
+    detail = (f"files it edits changed: {', '.join(changed)}" if changed
+              else "none of the files it edits changed, but its evidence came from the old state")
+    raise StaleProposal(f"the repository moved from {str(fp.get('head_sha'))[:12]} to {head[:12]} "
+                        f"since the proposal was made; {detail}", path=source)
+
+
+def apply_proposal(path: str | Path, *, repo: str | Path | None = None, branch: str | None = None,
+                   dry_run: bool = False) -> ApplyResult:
+    """Apply exactly the ticked items of a proposal file to its memfs repo, as one commit.
+
+    ``repo`` defaults to the repository the proposal was made from. ``branch``: commit on a new
+    branch of that name (created at HEAD; the checkout is left as it is) instead of the current
+    branch. ``dry_run``: change nothing and return the diff that would be committed. The commit
+    author and committer are ``memlab <memlab@localhost>``; no hooks run.
+    """
+    source = Path(path).expanduser()
+    proposal = read_proposal(source)
+    md_path = proposal.source or source
+    ticked = [it for it in proposal.items if it.id in proposal.ticked]
+    kind = proposal.store.get("kind")
+    if kind not in MEMFS_KINDS:
+        raise ProposalRejected(
+            f"this proposal is for a {kind} store; memlab applies proposals to memory repos only",
+            path=md_path, hint="use it as a checklist, or migrate the store to an elfmem "
+                               "substrate (`memlab migrate ... --to substrate`) and review that")
+    blocked = [it.id for it in ticked if not it.appliable]
+    if blocked:
+        raise ProposalRejected(f"ticked item(s) {', '.join(blocked)} are checklist items with no "
+                               "file change", path=md_path, hint="untick them")
+    groups: dict[str, list[str]] = {}
+    for it in ticked:
+        if it.exclusive and it.group:
+            groups.setdefault(it.group, []).append(it.id)
+    clash = [ids for ids in groups.values() if len(ids) > 1]
+    if clash:
+        raise ProposalRejected(f"items {' and '.join(clash[0])} are alternatives of one decision "
+                               "(keep one side of a contradiction)", path=md_path,
+                               hint="tick at most one of them")
+    git_repo = _repo.open_repo(repo or proposal.fingerprint.get("repo") or proposal.store["path"])
+    root = Path(git_repo.working_tree_dir)
+    if not ticked:
+        return ApplyResult(md_path, [], [], "", dry_run=dry_run,
+                           message="no items ticked; nothing changed")
+    head = _check_fresh(git_repo, proposal, md_path)
+    pathspec = None
+    if kind == "elfmem_substrate":
+        first = next((it.change.get("file") for it in ticked if it.change.get("file")), "")
+        pathspec = first.split("memory/", 1)[0] or None if "memory/" in first else None
+    dirty = _repo.dirty_paths(git_repo, pathspec)
+    if dirty:
+        raise ProposalRejected(f"the working tree has uncommitted changes ({', '.join(dirty[:5])}"
+                               f"{', ...' if len(dirty) > 5 else ''})", path=root,
+                               hint="commit or stash them, then apply again")
+    edits = _Edits(git_repo, head)
+    for it in ticked:
+        _apply_item(edits, it, kind)
+    changes = edits.changes()
+    diff = edits.diff()
+    for p, data in changes.items():
+        if data is not None and edits.original[p] is None and (root / p).exists():
+            raise ProposalRejected(f"{p} is untracked in the working tree and would be overwritten",
+                                   path=root / p, hint="move it away or commit it, then apply again")
+    result = ApplyResult(md_path, [it.id for it in ticked], sorted(changes), diff, dry_run=dry_run,
+                         branch=branch or _repo.current_branch(git_repo))
+    if dry_run or not changes:
+        return result
+    message = _message(proposal, ticked, md_path)
+    commit = _commit(root, head, changes, message)
+    if branch:
+        if _git(root, "check-ref-format", "--branch", branch, check=False).returncode != 0:
+            raise ProposalRejected(f"{branch!r} is not a valid branch name", path=root)
+        made = _git(root, "update-ref", f"refs/heads/{branch}", commit, _ZERO, check=False)
+        if made.returncode != 0:
+            raise ProposalRejected(f"branch {branch!r} already exists", path=root,
+                                   hint="choose a new branch name, or omit branch to commit on the "
+                                        "current one")
+        result.notes.append(f"created branch {branch} at {commit[:12]}; the checkout is unchanged "
+                            f"(git switch {branch} to see it)")
+    else:
+        _git(root, "read-tree", "-m", "-u", head, commit)
+        moved = _git(root, "update-ref", "-m", "memlab review apply", "HEAD", commit, head, check=False)
+        if moved.returncode != 0:
+            _git(root, "read-tree", "-m", "-u", commit, head, check=False)
+            raise StaleProposal("HEAD moved while applying; nothing was committed", path=md_path)
+    result.commit = commit
+    result.message = message
+    return result

@@ -88,13 +88,18 @@ class Store:
 
 
 def utc_datetimes(values: pd.Series) -> pd.Series:
-    """Parse ISO-8601 text (with or without offset) to tz-aware UTC; unparseable -> NaT.
+    """Parse ISO-8601 text (with or without offset) to ``datetime64[ns, UTC]``.
 
-    elfmem writes ``isoformat()`` with ``+00:00``; SQLite's CURRENT_TIMESTAMP writes naive UTC.
+    elfmem writes ``isoformat()`` with ``+00:00``; SQLite's CURRENT_TIMESTAMP writes naive UTC
+    (read as UTC). Unparseable text and dates outside the nanosecond range (1677-2262) become
+    NaT; callers that must not lose them record a problem row for each NaT they did not have.
     """
-    if values.empty:
-        return pd.Series(pd.to_datetime(values, utc=True), index=values.index)
-    return pd.to_datetime(values, utc=True, errors="coerce", format="ISO8601")
+    parsed = pd.to_datetime(values, utc=True, errors="coerce", format="ISO8601")
+    if isinstance(parsed, pd.DatetimeIndex):
+        parsed = pd.Series(parsed, index=values.index)
+    lo, hi = pd.Timestamp.min.tz_localize("UTC"), pd.Timestamp.max.tz_localize("UTC")
+    in_range = parsed.isna() | ((parsed >= lo) & (parsed <= hi))
+    return parsed.where(in_range).astype("datetime64[ns, UTC]")
 
 
 def categories(values: pd.Series) -> pd.Series:

@@ -184,8 +184,11 @@ def migrate(src: str | Path, dest: str | Path, *, to: str = "substrate", plan: b
     from memlab.migrate import _apply, _script
     from memlab.migrate._verify import differences, verify_paths
 
+    from memlab.sources import load
+
     s, d = _resolve(src, dest)
-    the_plan = plan_migration(s, to=to)
+    store = load(s)
+    the_plan = plan_migration(s, to=to, store=store)
     name = branch or DEFAULT_BRANCH
     branch_mode = branch is not None and _apply.is_git_repo(d)
     if plan:
@@ -204,7 +207,8 @@ def migrate(src: str | Path, dest: str | Path, *, to: str = "substrate", plan: b
         applied = _apply.apply_branch(the_plan, d, branch=name, force=force)
     else:
         applied = _apply.apply_new(the_plan, d, branch=name, force=force)
-    parity = verify_paths(s, d, ref=name if branch_mode else None, retrieval=retrieval)
+    parity = verify_paths(s, d, ref=name if branch_mode else None, retrieval=retrieval,
+                          store=store, plan=the_plan)
     result = MigrationResult(s, d, to, applied.mode, name, _commit_table(the_plan, applied.heads),
                              the_plan.moved, the_plan.flags, parity, None, the_plan.notes)
     if verify:

@@ -51,7 +51,7 @@ def render_script(plan: Plan, dest: Path, *, branch: str, mode: str,
                                   if mode == "branch" else f"  (new repository, branch {branch!r})"),
         f"Author:      {plan.signature.name} <{plan.signature.email}>, date fixed at "
         f"{plan.signature.timestamp} (seconds since 1970, UTC) so the commits are reproducible",
-        f"Moves:       {len(moved)} item(s) into {plan.file_count()} file(s) in "
+        f"Moves:       {int((moved['kind'] == 'block').sum())} block(s) into {plan.file_count()} file(s) in "
         f"{sum(len(r.commits) for r in plan.repos)} commit(s)",
     ]
     if len(plan.flags):

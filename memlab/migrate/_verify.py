@@ -293,6 +293,7 @@ def _check_side(rows: _Rows, src: Store, events: list[dict[str, Any]], repo: str
 
     # Seeds: the state elfmem's rebuild replays (reinforcement, clock position, α/β, λ, summary).
     seeds = index("seed", ("id",))
+    block_side = index(_elfmem.MEMLAB_KIND + "block", ("id",))
     for row in src.blocks.itertuples(index=False):
         want = {"n": int(_elfmem._num(getattr(row, "reinforcement_count", None), 0.0)),
                 "lah": _elfmem._num(getattr(row, "last_reinforced_at", None), 0.0),
@@ -303,7 +304,7 @@ def _check_side(rows: _Rows, src: Store, events: list[dict[str, Any]], repo: str
         found = seeds.get((str(row.id),), [])
         have = {k: found[0].get(k) for k in want} if len(found) == 1 else f"{len(found)} seed(s)"
         rows.add("side:seed", row.id, want, have, repo=repo)
-        found = index(_elfmem.MEMLAB_KIND + "block", ("id",)).get((str(row.id),), [])
+        found = block_side.get((str(row.id),), [])
         want_side = {key: _elfmem._val(getattr(row, col, None))
                      for col, key in _elfmem.BLOCK_SIDE_FIELDS.items() if hasattr(row, col)}
         want_side = {k: v for k, v in want_side.items() if v is not None}
@@ -472,24 +473,21 @@ def _check_retrieval(rows: _Rows, queries: list[str], before: dict[str, str],
 # --------------------------------------------------------------------------- entry point
 
 
-def detect_target(dest: Path, ref: str | None) -> str:
-    repos = repos_at(dest)
-    with checkout_view(repos[0][1], ref) as folder:
-        copy = _load_copy(folder)
-    return {"elfmem_substrate": "substrate", "letta_memfs": "letta",
-            "souveraine": "souveraine"}.get(copy.kind, copy.kind)
+_TARGET_OF_KIND = {"elfmem_substrate": "substrate", "letta_memfs": "letta",
+                   "souveraine": "souveraine"}
 
 
 def verify_paths(src: Path, dest: Path, *, ref: str | None = None, retrieval: bool = True,
-                 queries: list[str] | None = None, k: int = RETRIEVAL_K) -> pd.DataFrame:
+                 queries: list[str] | None = None, k: int = RETRIEVAL_K,
+                 store: Store | None = None, plan: Any = None) -> pd.DataFrame:
+    """The parity table; ``store``/``plan`` skip reloading and replanning a just-run migration."""
     from memlab.migrate import plan_migration
     from memlab.sources import load
 
-    store = load(src)
     if not dest.exists():
         raise MigrationError("nothing to verify: the destination does not exist", path=dest,
                              hint="run the migration (or its plan script) first")
-    target = detect_target(dest, ref)
+    store = store if store is not None else load(src)
     rows = _Rows()
     repo_folders: dict[str, Path] = {}
     copies: dict[str, Store] = {}
@@ -497,8 +495,11 @@ def verify_paths(src: Path, dest: Path, *, ref: str | None = None, retrieval: bo
         for sub, folder in views:
             repo_folders[sub] = folder
             copies[sub] = _load_copy(folder)
+        first = next(iter(copies.values()))
+        target = _TARGET_OF_KIND.get(first.kind, first.kind)
         if store.kind == "elfmem_db":
-            plan = plan_migration(src, to=target, store=store)
+            if plan is None or plan.target != target:
+                plan = plan_migration(src, to=target, store=store)
             expected_path = {str(r.item): str(r.path) for r in plan.moved.itertuples(index=False)
                              if r.kind == "block"}
             copy = copies[""] if "" in copies else next(iter(copies.values()))

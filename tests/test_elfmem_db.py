@@ -392,6 +392,21 @@ def test_quiet_database_is_read_in_place_without_side_files(tmp_path):
     assert len(store.blocks) == 6
 
 
+@pytest.mark.parametrize("quiet", [False, True], ids=["copy", "direct"])
+def test_paths_that_look_like_uri_syntax(tmp_path, quiet):
+    folder = tmp_path / "my store #1 ?mode=rw %20 é"
+    folder.mkdir()
+    db = folder / "elf mem.db"
+    build_db(db, 9)
+    if quiet:
+        _age(db)
+    before = _folder_state(folder)
+    store = load_elfmem(db)
+    assert len(store.blocks) == 6 and store.meta["readers"]["blocks"] == "arrow"
+    assert store.meta["snapshot"]["method"] == ("direct" if quiet else "copy")
+    assert _folder_state(folder) == before
+
+
 def test_hot_journal_is_rolled_back_on_the_private_copy_only(tmp_path):
     # A writer that crashed mid-transaction: uncommitted pages already in the main file and
     # the rollback journal beside it. An in-place read would see the torn state.

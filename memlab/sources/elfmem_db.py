@@ -21,6 +21,9 @@ from __future__ import annotations
 
 import json
 import math
+import os
+import sqlite3
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, Callable
 
@@ -119,6 +122,11 @@ _RELEASES = {1: "0.4.0-0.8.0", 2: "0.9.1-0.13.2", 3: "0.13.3-0.15.3", 4: "0.17.0
 _PRIME = {STR: "''", CAT: "''", UTC: "''", FLOAT: "0.0", INT: "0", BOOL: "0", BLOB: "x''"}
 _ARROW_WANT = {STR: pa.string(), CAT: pa.string(), UTC: pa.string(), FLOAT: pa.float64(),
                INT: pa.int64(), BOOL: pa.int64(), BLOB: pa.binary()}
+# Threads for the Arrow reads (the driver runs without the GIL) and the rowid span above which
+# a table is split between them.
+_WORKERS = max(1, min(8, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity")
+                      else (os.cpu_count() or 1)))
+_SPLIT_ROWS = 20_000
 _NS_MIN = pd.Timestamp.min.tz_localize("UTC")
 _NS_MAX = pd.Timestamp.max.tz_localize("UTC")
 
@@ -143,13 +151,11 @@ class _Reader:
         self.source = source
         self.problems = problems
         self.readers: dict[str, str] = {}
-        self._adbc = None
+        self._arrow: dict[str, Any] = {}
         self._conn = snap.connect()
 
     def close(self) -> None:
         self._conn.close()
-        if self._adbc is not None:
-            self._adbc.close()
 
     def problem(self, kind: str, message: str) -> None:
         self.problems.add(self.source, kind, message)
@@ -165,54 +171,66 @@ class _Reader:
         return self._conn.execute(sql).fetchall()
 
     # -- reading a table -----------------------------------------------------------------
-    def _arrow_conn(self):
-        if self._adbc is None:
-            import adbc_driver_sqlite.dbapi as adbc
+    def prefetch(self, plan: dict[str, tuple[str, list[tuple[str, str]]]]) -> None:
+        """Read the planned tables through Arrow, in parallel.
 
-            self._adbc = adbc.connect(self.snap.uri)
-        return self._adbc
+        The ADBC driver releases the GIL while it steps SQLite, so large tables are split into
+        rowid ranges and read on one connection per range. Results (or the error that will
+        send a table down the exact path) are kept for :meth:`read`.
+        """
+        try:
+            import adbc_driver_sqlite.dbapi  # noqa: F401
+        except ImportError:
+            for frame in plan:
+                self._arrow[frame] = ImportError("adbc-driver-sqlite not installed")
+            return
+        tasks: list[tuple[str, str, list[tuple[str, str]], tuple[int, int] | None]] = []
+        for frame, (table, cols) in plan.items():
+            for part in self._ranges(table):
+                tasks.append((frame, table, cols, part))
+        if not tasks:
+            return
+        with ThreadPoolExecutor(max_workers=min(_WORKERS, len(tasks))) as pool:
+            futures = [(frame, pool.submit(_fetch_arrow, self.snap.uri, table, cols, part))
+                       for frame, table, cols, part in tasks]
+            parts: dict[str, list[Any]] = {}
+            for frame, future in futures:
+                try:
+                    parts.setdefault(frame, []).append(future.result())
+                except Exception as exc:  # noqa: BLE001 - any driver failure: exact path
+                    parts.setdefault(frame, []).append(exc)
+        for frame, got in parts.items():
+            errors = [g for g in got if isinstance(g, BaseException)]
+            self._arrow[frame] = errors[0] if errors else (
+                got[0] if len(got) == 1 else pa.concat_tables(got))
 
-    def read(self, frame: str, table: str, spec: list[tuple[str, str]], present: list[str],
-             n_hint: int | None = None) -> dict[str, pd.Series]:
+    def _ranges(self, table: str) -> list[tuple[int, int] | None]:
+        try:
+            lo, hi = self._conn.execute(f"SELECT min(rowid), max(rowid) FROM {_q(table)}"
+                                        ).fetchone()
+        except sqlite3.OperationalError:  # a WITHOUT ROWID table: read it whole
+            return [None]
+        if lo is None or hi - lo < 2 * _SPLIT_ROWS:
+            return [None]
+        parts = int(min(2 * _WORKERS, (hi - lo) // _SPLIT_ROWS))
+        bounds = np.linspace(lo, hi + 1, parts + 1).astype(np.int64)
+        return [(int(a), int(b) - 1) for a, b in zip(bounds[:-1], bounds[1:])]
+
+    def read(self, frame: str, table: str, spec: list[tuple[str, str]], present: list[str]
+             ) -> dict[str, pd.Series]:
         """Typed columns of ``table`` (only the spec columns it has)."""
         cols = [(c, k) for c, k in spec if c in present]
         if not cols:
             return {}
-        try:
-            arrow = self._read_arrow(table, cols)
-        except ImportError:
-            arrow = None
-            self.readers[frame] = "sqlite3 (adbc-driver-sqlite not installed)"
-        except Exception as exc:  # noqa: BLE001 - any driver failure: use the exact path
-            arrow = None
-            self.readers[frame] = f"sqlite3 (arrow read failed: {str(exc)[:120]})"
-        if arrow is not None:
+        got = self._arrow.pop(frame, None)
+        if got is None:
+            self.prefetch({frame: (table, cols)})
+            got = self._arrow.pop(frame)
+        if isinstance(got, pa.Table):
             self.readers[frame] = "arrow"
-            return {c: self._type_arrow(frame, c, k, arrow.column(c)) for c, k in cols}
+            return {c: self._type_arrow(frame, c, k, got.column(c)) for c, k in cols}
+        self.readers[frame] = f"sqlite3 ({str(got)[:160]})"
         return self._read_sqlite(frame, table, cols)
-
-    def _read_arrow(self, table: str, cols: list[tuple[str, str]]) -> pa.Table:
-        prime = ", ".join(f"{_PRIME[k]} AS {_q(c)}" for c, k in cols)
-        select = ", ".join(_q(c) for c, _ in cols)
-        sql = (f"SELECT 0 AS __memlab_row, {prime} "
-               f"UNION ALL SELECT 1, {select} FROM {_q(table)}")
-        cur = self._arrow_conn().cursor()
-        try:
-            cur.execute(sql)
-            tbl = cur.fetch_arrow_table()
-        finally:
-            cur.close()
-        marker = tbl.column("__memlab_row")
-        if marker[0].as_py() == 0:
-            tbl = tbl.slice(1)
-        else:  # SQLite put the priming row elsewhere: find it rather than trust the order
-            tbl = tbl.filter(pc.equal(marker, 1))
-        for c, k in cols:
-            have = tbl.schema.field(c).type
-            want = _ARROW_WANT[k]
-            if have != want and not (k == FLOAT and pa.types.is_integer(have)):
-                raise TypeError(f"{table}.{c} came back as {have}, expected {want}")
-        return tbl.drop_columns(["__memlab_row"])
 
     def _read_sqlite(self, frame: str, table: str, cols: list[tuple[str, str]]
                      ) -> dict[str, pd.Series]:
@@ -243,7 +261,7 @@ class _Reader:
                 # Naive SQLite CURRENT_TIMESTAMP text, or junk: the lenient path reports junk.
                 return self._timestamps(frame, col, arr.to_pandas(types_mapper=_string_mapper))
         if kind == BLOB:
-            return pd.Series(arr.to_pylist(), dtype="object")
+            return pd.Series(pd.arrays.ArrowExtensionArray(arr))
         raise AssertionError(kind)
 
     def _type_values(self, frame: str, col: str, kind: str, values: list) -> pd.Series:
@@ -256,8 +274,7 @@ class _Reader:
                 return self._categories(frame, col, text.astype("category"))
             return self._timestamps(frame, col, text)
         if kind == BLOB:
-            return pd.Series([v if v is None or isinstance(v, bytes) else None for v in values],
-                             dtype="object")
+            return pd.Series(values, dtype="object")  # checked when decoded
         raw = pd.Series(values, dtype="object")
         nums = pd.to_numeric(raw, errors="coerce")
         bad = nums.isna() & raw.notna()
@@ -302,6 +319,38 @@ class _Reader:
         examples = ", ".join(repr(v) for v in bad.head(3).tolist())
         self.problem("bad_value", f"{frame}.{col}: {len(bad)} value(s) {what}, read as NA "
                                   f"(e.g. {examples})")
+
+
+def _fetch_arrow(uri: str, table: str, cols: list[tuple[str, str]],
+                 part: tuple[int, int] | None) -> pa.Table:
+    """One table (or rowid range of it) as Arrow, on a connection of its own."""
+    import adbc_driver_sqlite.dbapi as adbc
+
+    prime = ", ".join(f"{_PRIME[k]} AS {_q(c)}" for c, k in cols)
+    select = ", ".join(_q(c) for c, _ in cols)
+    where = f" WHERE rowid BETWEEN {part[0]} AND {part[1]}" if part else ""
+    sql = (f"SELECT 0 AS __memlab_row, {prime} "
+           f"UNION ALL SELECT 1, {select} FROM {_q(table)}{where}")
+    with adbc.connect(uri) as conn:
+        cur = conn.cursor()
+        try:
+            cur.execute(sql)
+            tbl = cur.fetch_arrow_table()
+        finally:
+            cur.close()
+    marker = tbl.column("__memlab_row")
+    if marker[0].as_py() == 0:
+        tbl = tbl.slice(1)
+    else:  # SQLite put the priming row elsewhere: find it rather than trust the order
+        tbl = tbl.filter(pc.equal(marker, 1))
+    for c, k in cols:
+        have = tbl.schema.field(c).type
+        want = _ARROW_WANT[k]
+        if have != want and not (k == FLOAT and pa.types.is_integer(have)):
+            raise TypeError(f"{table}.{c} came back as {have}, expected {want}")
+    tbl = tbl.drop_columns(["__memlab_row"])
+    # Chunks of one table must agree on types to be concatenated.
+    return tbl.cast(pa.schema([(c, _ARROW_WANT[k]) for c, k in cols]))
 
 
 def _string_mapper(t: pa.DataType):
@@ -358,28 +407,39 @@ def _frame(reader: _Reader, name: str, schema: dict[str, list[str]],
 def _decode_embeddings(blobs: pd.Series, reader: _Reader, ids: pd.Series) -> pd.Series:
     """float32 vectors from elfmem's ``np.float32(...).tobytes()`` blobs; None where absent."""
     out = np.empty(len(blobs), dtype=object)
-    values = blobs.to_numpy()
-    lengths = np.fromiter((len(v) if v is not None else -1 for v in values), dtype=np.int64,
-                          count=len(values))
-    present = lengths >= 0
-    sizes = np.unique(lengths[present])
-    if len(sizes) == 1 and sizes[0] % 4 == 0 and sizes[0] > 0:
-        # One width for all (the usual case): decode in one go, rows are views of one matrix.
-        matrix = np.frombuffer(b"".join(values[present]), dtype="<f4").reshape(-1, sizes[0] // 4)
-        matrix = matrix.astype(np.float32)  # own, writable memory
-        for i, row in zip(np.flatnonzero(present), matrix):
-            out[i] = row
-        return pd.Series(out, dtype="object")
+    if isinstance(blobs.dtype, pd.ArrowDtype):
+        arr = pa.array(blobs.array)
+        arr = arr.combine_chunks() if isinstance(arr, pa.ChunkedArray) else arr
+        present = arr.is_valid().to_numpy(zero_copy_only=False)
+        lengths = pc.binary_length(arr).fill_null(0).to_numpy(zero_copy_only=False)
+        sizes = np.unique(lengths[present])
+        if (len(sizes) == 1 and sizes[0] % 4 == 0 and sizes[0] > 0
+                and arr.type == pa.binary()):
+            # One width for all (the usual case): the values sit back to back in the Arrow data
+            # buffer, so they decode as one matrix without a Python object per blob.
+            offsets = np.frombuffer(arr.buffers()[1], dtype=np.int32,
+                                    count=len(arr) + 1, offset=4 * arr.offset)
+            start, stop = int(offsets[0]), int(offsets[-1])
+            width = int(sizes[0])
+            if stop - start == width * int(present.sum()):
+                matrix = np.frombuffer(arr.buffers()[2], dtype="<f4", count=(stop - start) // 4,
+                                       offset=start).reshape(-1, width // 4).astype(np.float32)
+                for i, row in zip(np.flatnonzero(present), matrix):
+                    out[i] = row
+                return pd.Series(out, dtype="object")
+        values = arr.to_pylist()
+    else:
+        values = blobs.tolist()
     bad = []
     for i, v in enumerate(values):
         if v is None:
             continue
-        if len(v) % 4 or not v:
+        if not isinstance(v, bytes) or len(v) % 4 or not v:
             bad.append(str(ids.iloc[i]))
             continue
         out[i] = np.frombuffer(v, dtype="<f4").astype(np.float32)
     if bad:
-        reader.problem("bad_embedding", f"blocks.embedding: {len(bad)} blob(s) are not whole "
+        reader.problem("bad_embedding", f"blocks.embedding: {len(bad)} value(s) are not whole "
                                         f"float32 vectors, read as None (ids {bad[:3]})")
     return pd.Series(out, dtype="object")
 
@@ -476,6 +536,15 @@ def _load(snap: Snapshot, path: Path, embeddings: bool) -> Store:
 
         frames: dict[str, pd.DataFrame] = {}
         extra = [("embedding", BLOB)] if embeddings else []
+        plan = {}
+        for name, (table, spec) in FRAME_TABLES.items():
+            if name == "config_raw" or table not in schema:
+                continue  # config_raw is a handful of rows: the exact path is quicker
+            spec = [*spec, *extra] if name == "blocks" else spec
+            cols = [(c, k) for c, k in spec if c in schema[table]]
+            if cols:
+                plan[name] = (table, cols)
+        reader.prefetch(plan)
         blocks = _frame(reader, "blocks", schema, extra)
         blocks["content_chars"] = _char_count(blocks["content"])
         blocks["summary_chars"] = _char_count(blocks["summary"])

@@ -378,41 +378,52 @@ def _constitution(ctx: _Context, tables: dict, headline: dict) -> None:
     lower = _release_lower(ctx.store.meta.get("elfmem_release"))
     role_era = len(role_rows) > 0 or (lower is not None and lower >= (0, 13, 1))
     release = _seeds.seed_release(role_tags=role_era)
-    blocks = ctx.blocks.set_index(ctx.blocks["id"].astype("string"), drop=False)
+    # Plain-Python lookups: ten slots against every block would otherwise mean ten full-frame
+    # boolean filters per question.
+    cols = ["id", "content", "status", "archive_reason", "superseded_by", "decay_lambda",
+            "confidence", "created_at"]
+    records = {str(r["id"]): r for r in ctx.blocks[cols].to_dict("records")}
+    norm = {i: (None if _isna(r["content"]) else _seeds.normalise(r["content"]))
+            for i, r in records.items()}
+    by_norm: dict[str, list[str]] = {}
+    for i, text in norm.items():
+        by_norm.setdefault(text, []).append(i)
     live_ids = set(ctx.live["id"].astype("string"))
     amendments = ctx.frame("amendments")
+    amended_from: dict[str, str] = {}
+    if len(amendments):
+        for block_id, pre in zip(amendments["block_id"].astype("string"),
+                                 amendments["pre_content"]):
+            if not _isna(pre) and block_id in records:
+                amended_from.setdefault(_seeds.normalise(pre), block_id)
+    holders_by_tag: dict[str, list[str]] = {}
+    for block_id, tag in zip(role_rows["block_id"].astype("string"),
+                             role_rows["tag"].astype("string")):
+        if block_id in live_ids:
+            holders_by_tag.setdefault(tag, []).append(block_id)
 
     rows = []
     for slot in release.slots:
         seed_norm = _seeds.normalise(slot.content)
-        # the block that was seeded: same content-derived id, or (re-seeded) the same text
-        orig = blocks[blocks["id"].astype("string").eq(slot.block_id).to_numpy()]
-        if orig.empty:
-            same = blocks["content"].map(lambda c: _seeds.normalise(c) == seed_norm
-                                         if not _isna(c) else False)
-            orig = blocks[same.to_numpy()]
-        if orig.empty and len(amendments):
-            pre = amendments["pre_content"].map(
-                lambda c: _seeds.normalise(c) == seed_norm if not _isna(c) else False)
-            hit = amendments[pre.to_numpy()]
-            ids = [i for i in hit["block_id"].astype("string") if i in blocks.index]
-            orig = blocks.loc[ids[:1]]
-        original = orig.iloc[0] if len(orig) else None
-
-        if role_era:
-            holders = role_rows[role_rows["tag"].astype("string").eq(slot.role_tag).to_numpy()]
-            holder_ids = [i for i in holders["block_id"].astype("string") if i in live_ids]
+        # the block that was seeded: its content-derived id, else the same text (re-seeded),
+        # else a block whose amendment started from the seeded text
+        if slot.block_id in records:
+            orig_id = slot.block_id
+        elif by_norm.get(seed_norm):
+            orig_id = by_norm[seed_norm][0]
         else:
-            holder_ids = [i for i in ctx.live["id"].astype("string")
-                          if i == slot.block_id or _seeds.normalise(blocks.at[i, "content"])
-                          == seed_norm]
-        live_blocks = blocks.loc[holder_ids] if holder_ids else blocks.iloc[0:0]
-        unchanged = any(_seeds.normalise(c) == seed_norm for c in live_blocks["content"]
-                        if not _isna(c))
+            orig_id = amended_from.get(seed_norm)
+        original = records.get(orig_id) if orig_id else None
+        if role_era:
+            holder_ids = holders_by_tag.get(slot.role_tag, [])
+        else:
+            holder_ids = [i for i in live_ids if i == slot.block_id or norm.get(i) == seed_norm]
+        holder_ids = sorted(holder_ids, key=lambda i: (records[i]["created_at"], i))
+        unchanged = any(norm.get(i) == seed_norm for i in holder_ids)
         seeded = original is not None or bool(holder_ids)
         state = ("not seeded" if not seeded else "lost" if not holder_ids
                  else "unchanged" if unchanged else "changed")
-        first = live_blocks.sort_values("created_at").iloc[0] if len(live_blocks) else None
+        first = records[holder_ids[0]] if holder_ids else None
         rows.append({
             "role": slot.role, "role_tag": slot.role_tag or _seeds.CONSTITUTIONAL_TAG,
             "seeded_text": slot.content, "state": state, "live_blocks": len(holder_ids),
@@ -426,7 +437,7 @@ def _constitution(ctx: _Context, tables: dict, headline: dict) -> None:
             "original_decay_lambda": np.nan if original is None else original["decay_lambda"],
             "original_confidence": np.nan if original is None else original["confidence"],
             "original_content_changed": (None if original is None else
-                                         _seeds.normalise(original["content"]) != seed_norm),
+                                         norm.get(str(original["id"])) != seed_norm),
         })
     cons = pd.DataFrame(rows)
     for col in ("role", "role_tag", "seeded_text", "state", "live_block_id", "live_content",

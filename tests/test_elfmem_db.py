@@ -377,6 +377,25 @@ def test_live_wal_folder_is_byte_identical_and_wal_rows_are_seen(tmp_path):
         writer.close()
 
 
+def test_a_symlink_finds_the_wal_beside_the_real_file(tmp_path):
+    real, links = tmp_path / "real", tmp_path / "links"
+    real.mkdir()
+    links.mkdir()
+    db = real / "elfmem.db"
+    build_db(db, 9)
+    (links / "current.db").symlink_to(db)
+    writer = sqlite3.connect(db, isolation_level=None)
+    try:
+        writer.execute("PRAGMA wal_autocheckpoint = 0")
+        _new_block(writer, "feedfacecafe0001")
+        before = _folder_state(real), sorted(os.listdir(links))
+        store = load_elfmem(links / "current.db")
+        assert (_folder_state(real), sorted(os.listdir(links))) == before
+        assert "feedfacecafe0001" in set(store.blocks.id)
+    finally:
+        writer.close()
+
+
 def test_quiet_database_is_read_in_place_without_side_files(tmp_path):
     folder = tmp_path / "instance"
     folder.mkdir()

@@ -260,31 +260,32 @@ def read_snapshot(path: str | Path, reader: Callable[[Snapshot], T], *, attempts
     """
     path = Path(path).expanduser()
     page_size, journal_mode = check_sqlite_header(path)
+    # SQLite keeps -wal / -journal beside the real file, not beside a symlink to it.
+    real = path.resolve()
     last_reason = ""
     for attempt in range(1, attempts + 1):
         if attempt > 1:
             time.sleep(min(0.05 * 2 ** (attempt - 2), 1.0))
         try:
-            before = _signature(path)
+            before = _signature(real)
             hot = time.time() - before.main.mtime_ns / 1e9 < _QUIET_SECONDS
             needs_copy = (hot or _wal_has_frames(before.wal, page_size)
                           or (before.journal is not None and before.journal.size > 0))
             if not needs_copy:
                 _check_whole(path, before.main, page_size)
-                snap = Snapshot(path, _uri(path, mode="ro", immutable="1"), "direct",
+                snap = Snapshot(path, _uri(real, mode="ro", immutable="1"), "direct",
                                 before.wal.size if before.wal else 0, page_size, journal_mode,
                                 attempt)
-                result = _run(reader, snap, path, before)
-                after = _signature(path)
-                if after.main != before.main:
+                result = _run(reader, snap, path, real, before)
+                if _signature(real).main != before.main:
                     raise _SourceChanged("the database was written while being read")
                 return result
             with tempfile.TemporaryDirectory(prefix="memlab-sqlite-", dir=tmp_root) as tmp:
                 try:
-                    dest, problems, copied_journal = _copy_snapshot(path, before, Path(tmp),
+                    dest, problems, copied_journal = _copy_snapshot(real, before, Path(tmp),
                                                                     page_size)
                 except OSError as exc:
-                    if isinstance(exc, FileNotFoundError) and not path.exists():
+                    if isinstance(exc, FileNotFoundError) and not real.exists():
                         raise StoreNotFound("the file disappeared while being read",
                                             path=path) from exc
                     raise SourceError(
@@ -293,13 +294,13 @@ def read_snapshot(path: str | Path, reader: Callable[[Snapshot], T], *, attempts
                         hint="set TMPDIR to a folder with room for a copy of the database",
                     ) from exc
                 if before.wal is None:
-                    _check_whole(dest, _state(dest, 100), page_size)  # type: ignore[arg-type]
+                    _check_whole(path, _state(dest, 100), page_size)  # type: ignore[arg-type]
                 # A hot journal is rolled back only by a writable connection; the copy is ours.
                 params = {"mode": "rw"} if copied_journal else {"mode": "ro"}
                 snap = Snapshot(path, _uri(dest, **params), "copy",
                                 before.wal.size if before.wal else 0, page_size, journal_mode,
                                 attempt, problems)
-                return _run(reader, snap, path, before)
+                return _run(reader, snap, path, real, before)
         except _SourceChanged as exc:
             last_reason = str(exc)
             continue
@@ -308,13 +309,13 @@ def read_snapshot(path: str | Path, reader: Callable[[Snapshot], T], *, attempts
         path=path, hint="retry when the process writing it is idle, or load a backup copy")
 
 
-def _run(reader: Callable[[Snapshot], T], snap: Snapshot, path: Path,
+def _run(reader: Callable[[Snapshot], T], snap: Snapshot, path: Path, real: Path,
          before: _Signature) -> T:
     try:
         return reader(snap)
     except sqlite3.DatabaseError as exc:
         # In place, a read can fail because a writer changed the file under it: retry that.
         # A private copy cannot change, so an error there is the file's own.
-        if snap.method == "direct" and _signature(path).main != before.main:
+        if snap.method == "direct" and _signature(real).main != before.main:
             raise _SourceChanged(str(exc)) from exc
         raise CorruptStore(f"SQLite cannot read it: {exc}", path=path, hint=_CORRUPT_HINT) from exc

@@ -28,7 +28,8 @@ from memlab.sources.memfs import (domain_of, file_versions, files_at, in_prompt,
                                   resolve_ref)
 from memlab.store import Store
 
-__all__ = ["audit_memfs", "prompt_at", "PromptSnapshot", "hook_violations", "MEMFS_KINDS"]
+__all__ = ["audit_memfs", "prompt_at", "PromptSnapshot", "hook_violations", "size_over_time",
+           "commits_by_kind", "churn_matrix", "MEMFS_KINDS"]
 
 MEMFS_KINDS = ("letta_memfs", "souveraine", "elfmem_substrate")
 #: Commits made through git by these authors ran the hook (when one was installed); the
@@ -248,6 +249,8 @@ def audit_memfs(store: Store | str | Path, *, as_of: Any = None, **_: Any) -> Au
     tables["churn"] = _churn(hist, layout)
     tables["churn_weekly"] = _churn_weekly(hist, layout)
     tables["author_kinds"] = _author_kinds(hist)
+    tables["commits"] = _commit_table(store.frames["history"] if cutoff is None else
+                                      store.frames["history"][store.frames["history"]["committed_at"] <= cutoff])
     chain = _first_parent_chain(store, hist)
     sizes, prompt_hist = _growth(versions, chain, hist, parse, layout, store.meta.get("agent"))
     tables["size_by_domain"], tables["prompt_history"] = sizes, prompt_hist
@@ -389,8 +392,8 @@ def _churn_weekly(hist: pd.DataFrame, layout: str) -> pd.DataFrame:
     if rows.empty:
         return pd.DataFrame(columns=["week", "path", "domain", "commits", "churn"])
     week = rows["authored_at"].dt.tz_convert(None).dt.to_period("W").dt.start_time.dt.tz_localize("UTC")
-    frame = pd.DataFrame({"week": week, "path": rows["path"], "sha": rows["sha"],
-                          "churn": (rows["lines_added"].fillna(0) + rows["lines_deleted"].fillna(0))})
+    churn = (rows["lines_added"].fillna(0) + rows["lines_deleted"].fillna(0)).astype("int64")
+    frame = pd.DataFrame({"week": week, "path": rows["path"], "sha": rows["sha"], "churn": churn})
     out = frame.groupby(["week", "path"], observed=True).agg(commits=("sha", "nunique"),
                                                               churn=("churn", "sum")).reset_index()
     out.insert(2, "domain", [domain_of(p, layout) for p in out["path"]])
@@ -408,6 +411,62 @@ def _author_kinds(hist: pd.DataFrame) -> pd.DataFrame:
                 last=("authored_at", "max")).reset_index()
     out["author_kind"] = out["author_kind"].astype("string")
     return out.sort_values("commits", ascending=False).reset_index(drop=True)
+
+
+def _commit_table(hist: pd.DataFrame) -> pd.DataFrame:
+    """One row per commit: who, when, where, how much, and whether it bypassed the hook."""
+    cols = ["sha", "authored_at", "author_name", "author_email", "author_kind", "branch", "message",
+            "merge", "files", "lines_added", "lines_deleted", "no_verify_suspect"]
+    if hist.empty:
+        return pd.DataFrame(columns=cols)
+    g = hist.groupby("sha", sort=False, observed=True)
+    out = g.agg(authored_at=("authored_at", "first"), author_name=("author_name", "first"),
+                author_email=("author_email", "first"), author_kind=("author_kind", "first"),
+                branch=("branch", "first"), message=("message", "first"),
+                merge=("parents", lambda p: len(p.iloc[0]) > 1), files=("path", "count"),
+                lines_added=("lines_added", "sum"), lines_deleted=("lines_deleted", "sum"),
+                no_verify_suspect=("no_verify_suspect", lambda v: bool(v.fillna(False).any())))
+    out = out.reset_index()[cols].sort_values("authored_at").reset_index(drop=True)
+    out["merge"] = out["merge"].astype("boolean")
+    out["no_verify_suspect"] = out["no_verify_suspect"].astype("boolean")
+    return out
+
+
+# --------------------------------------------------------------------------- figure data
+
+def size_over_time(audit: Audit) -> pd.DataFrame:
+    """Bytes per domain (columns) at each commit of the ref's first-parent chain (index: time)."""
+    sizes = audit["size_by_domain"]
+    if sizes.empty:
+        return pd.DataFrame()
+    # A domain with no row at a commit had no files then: 0 bytes, not "unchanged".
+    table = sizes.pivot_table(index=["committed_at", "sha"], columns="domain", values="bytes",
+                              aggfunc="sum", observed=True, sort=False).fillna(0)
+    table = table.droplevel("sha")
+    return table.groupby(level=0, sort=True).last()
+
+
+def commits_by_kind(audit: Audit, freq: str = "W") -> pd.DataFrame:
+    """Commits per period (index) and author kind (columns, all five kinds)."""
+    commits = audit["commits"]
+    if commits.empty:
+        return pd.DataFrame(columns=list(fmt.AUTHOR_KINDS))
+    period = commits["authored_at"].dt.tz_convert(None).dt.to_period(freq).dt.start_time
+    table = pd.crosstab(period, commits["author_kind"].astype("string"))
+    return table.reindex(columns=list(fmt.AUTHOR_KINDS), fill_value=0).rename_axis(index="period")
+
+
+def churn_matrix(audit: Audit, top: int = 25) -> pd.DataFrame:
+    """Lines changed per file (rows, the ``top`` most churned) and week (columns)."""
+    weekly = audit["churn_weekly"]
+    if weekly.empty:
+        return pd.DataFrame()
+    keep = audit["churn"]["path"].head(top).tolist()
+    table = weekly[weekly["path"].isin(keep)].pivot_table(index="path", columns="week",
+                                                           values="churn", aggfunc="sum",
+                                                           fill_value=0)
+    table.columns = [c.strftime("%Y-%m-%d") for c in table.columns]
+    return table.reindex(keep).fillna(0).astype("int64")
 
 
 def _first_parent_chain(store: Store, hist: pd.DataFrame) -> list[str]:

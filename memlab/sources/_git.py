@@ -16,6 +16,7 @@ import hashlib
 import os
 import re
 import subprocess
+import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable, Sequence
@@ -218,18 +219,55 @@ def _short_ref(source: str) -> str:
     return source
 
 
-def _records(out: bytes):
-    """Commit records of a ``_FORMAT`` log, re-joining any message that contained \\x1e."""
+def _records(chunks: Iterable[bytes]):
+    """Commit records of a ``_FORMAT`` log as its output arrives, re-joining any message that
+    contained \\x1e (a record ends only where the next one visibly starts)."""
     pending: bytes | None = None
-    for chunk in out.split(b"\x1e"):
-        if _RECORD_START.match(chunk):
+    tail = b""
+    for chunk in chunks:
+        parts = (tail + chunk).split(b"\x1e")
+        tail = parts.pop()
+        for part in parts:
+            if _RECORD_START.match(part):
+                if pending is not None:
+                    yield pending
+                pending = part
+            elif pending is not None:
+                pending += b"\x1e" + part
+    for part in tail.split(b"\x1e") if tail else ():
+        if _RECORD_START.match(part):
             if pending is not None:
                 yield pending
-            pending = chunk
+            pending = part
         elif pending is not None:
-            pending += b"\x1e" + chunk
+            pending += b"\x1e" + part
     if pending is not None:
         yield pending
+
+
+def _stream_git(repo: Path, *args: str):
+    """Yield a git command's stdout as it is produced, so parsing overlaps git's own work."""
+    cmd = ["git", *_BASE_ARGS, *args]
+    with tempfile.TemporaryFile() as err:
+        try:
+            proc = subprocess.Popen(cmd, cwd=repo, stdout=subprocess.PIPE, stderr=err, env=_env(repo))
+        except FileNotFoundError as exc:
+            raise RepoError("git is not installed or not on PATH", path=repo,
+                            hint="install git 2.31 or newer") from exc
+        try:
+            while True:
+                chunk = proc.stdout.read1(1 << 20)
+                if not chunk:
+                    break
+                yield chunk
+        finally:
+            proc.stdout.close()
+            code = proc.wait()
+        if code != 0:
+            err.seek(0)
+            lines = err.read().decode("utf-8", "replace").strip().splitlines()
+            raise RepoError(f"git {args[0]} failed: {lines[-1] if lines else f'exit status {code}'}",
+                            path=repo)
 
 
 def _parse_diff(diff: bytes):
@@ -269,8 +307,8 @@ def _parse_diff(diff: bytes):
         yield letter, old_path, path, old_sha, new_sha, added, deleted
 
 
-def _run_log(repo: Path, extra: Sequence[str]) -> bytes:
-    return run_git(repo, "log", *_LOG_FLAGS, *extra, *_REVS, "--")
+def _run_log(repo: Path, extra: Sequence[str]):
+    return _stream_git(repo, "log", *_LOG_FLAGS, *extra, *_REVS, "--")
 
 
 def log_history(repo: Path, *, classify=None) -> tuple[pd.DataFrame, list[tuple[str, str]]]:
@@ -285,7 +323,13 @@ def log_history(repo: Path, *, classify=None) -> tuple[pd.DataFrame, list[tuple[
     cols: dict[str, list] = {k: [] for k in HISTORY_DTYPES}
     problems: list[tuple[str, str, str]] = []
     binary: dict[str, list[str]] = {}
+    kinds: list[tuple[str, str, str]] = []  # (name, email, message) per commit, in log order
+    rows_per_commit: list[int] = []
     commits: dict[str, tuple[list[str], str, str]] = {}  # sha -> (parents, branch, message)
+    c_sha, c_par, c_an, c_ae = cols["sha"], cols["parents"], cols["author_name"], cols["author_email"]
+    c_at, c_ct, c_msg, c_br = cols["authored_at"], cols["committed_at"], cols["message"], cols["branch"]
+    c_path, c_ct_type = cols["path"], cols["change_type"]
+    c_add, c_del = cols["lines_added"], cols["lines_deleted"]
     for rec in _records(out):
         header, _, diff = rec.partition(b"\x1f\x00")
         parts = header.split(b"\x1f", 7)
@@ -296,43 +340,53 @@ def log_history(repo: Path, *, classify=None) -> tuple[pd.DataFrame, list[tuple[
         parent_list = parents.decode().split()
         msg = message.decode("utf-8", "replace").rstrip("\n")
         branch = _short_ref(source.decode("utf-8", "replace"))
+        name, email = an.decode("utf-8", "replace"), ae.decode("utf-8", "replace")
         commits[sha_s] = (parent_list, branch, msg)
-        common = (sha_s, parent_list, an.decode("utf-8", "replace"), ae.decode("utf-8", "replace"),
-                  int(at or 0), int(ct or 0), msg, branch)
+        kinds.append((name, email, msg))
         rows = list(_parse_diff(diff)) if diff.strip(b"\n\0") else []
         if not rows:
             rows = [(None, None, None, None, None, None, None)]
+        n = len(rows)
+        rows_per_commit.append(n)
+        c_sha.extend([sha_s] * n)
+        c_par.extend([parent_list] * n)
+        c_an.extend([name] * n)
+        c_ae.extend([email] * n)
+        c_at.extend([int(at or 0)] * n)
+        c_ct.extend([int(ct or 0)] * n)
+        c_msg.extend([msg] * n)
+        c_br.extend([branch] * n)
         for letter, _old, path, _os, _ns, added, deleted in rows:
             if path is not None and "\ufffd" in path:
                 problems.append((path, "non_utf8_path", f"commit {sha_s[:12]} touches a path that "
                                  "is not UTF-8; shown with replacement characters"))
             if letter is not None and added is None:
                 binary.setdefault(path, []).append(sha_s)
-            _append(cols, common, path, "M" if letter == "T" else letter, added, deleted)
+            c_path.append(path)
+            c_ct_type.append("M" if letter == "T" else letter)
+            c_add.append(added)
+            c_del.append(deleted)
+    total = len(c_sha)
+    cols["author_kind"] = [None] * total
+    cols["no_verify_suspect"] = [None] * total
     for path, shas in binary.items():
         problems.append((path, "binary_file", f"binary in {len(shas)} commit(s) (first "
                          f"{shas[-1][:12]}); lines added/deleted are NA there"))
     _label_merged_reflection(cols, commits, _ref_tips(repo))
-    frame = _history_frame(cols, classify)
+    if classify is not None:
+        # Once per commit, not per file row; the branch comes after reflection relabelling.
+        branches = iter(cols["branch"][i] for i in _first_rows(rows_per_commit))
+        per_commit = [classify(n, e, m, next(branches)) for n, e, m in kinds]
+        cols["author_kind"] = [k for k, n in zip(per_commit, rows_per_commit) for _ in range(n)]
+    frame = _history_frame(cols)
     return frame, problems
 
 
-def _append(cols, common, path, letter, added, deleted) -> None:
-    sha, parents, an, ae, at, ct, msg, branch = common
-    cols["sha"].append(sha)
-    cols["parents"].append(parents)
-    cols["author_name"].append(an)
-    cols["author_email"].append(ae)
-    cols["author_kind"].append(None)
-    cols["authored_at"].append(at)
-    cols["committed_at"].append(ct)
-    cols["message"].append(msg)
-    cols["branch"].append(branch)
-    cols["path"].append(path)
-    cols["change_type"].append(letter)
-    cols["lines_added"].append(added)
-    cols["lines_deleted"].append(deleted)
-    cols["no_verify_suspect"].append(None)
+def _first_rows(rows_per_commit: list[int]):
+    start = 0
+    for n in rows_per_commit:
+        yield start
+        start += n
 
 
 def _ref_tips(repo: Path) -> list[str]:
@@ -380,10 +434,7 @@ def _label_merged_reflection(cols: dict[str, list], commits: dict[str, tuple[lis
                           for s, b in zip(cols["sha"], cols["branch"])]
 
 
-def _history_frame(cols: dict[str, list], classify) -> pd.DataFrame:
-    if classify is not None:
-        cols["author_kind"] = [classify(n, e, m, b) for n, e, m, b in
-                               zip(cols["author_name"], cols["author_email"], cols["message"], cols["branch"])]
+def _history_frame(cols: dict[str, list]) -> pd.DataFrame:
     df = pd.DataFrame({k: pd.Series(v, dtype="object") for k, v in cols.items()})
     for name, dtype in HISTORY_DTYPES.items():
         if name in ("authored_at", "committed_at"):

@@ -1,0 +1,133 @@
+"""How long memlab takes to read a memory repo's full history, next to `git log --numstat` alone.
+
+Builds 10k- and 100k-commit repos with `git fast-import` in a temporary folder (memfs-shaped:
+system/, reference/, projects/, notes/; agent, server and reflection authors; a reflection
+branch merged back every 250 commits), then times on the same repo:
+
+* git alone: ``git log --numstat -z`` over the same refs, output read and discarded;
+* memlab: :func:`memlab.sources._git.log_history` (one ``--raw --numstat`` pass parsed in
+  Python into the typed history frame, author kinds included).
+
+Prints the figures and their ratio (target: memlab <= 1.3x git alone). Asserts nothing about
+time. Usage: ``python benchmarks/bench_history.py [N ...]`` (default 10000 100000).
+"""
+
+from __future__ import annotations
+
+import random
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from memlab.formats.letta_memfs import classify_author
+from memlab.sources import _git
+
+AUTHORS = [
+    ("EmmaBot", "agent-5afcfa48-3f0e-4b1a-9c57-1f1f2e3d4c5b@letta.com"),
+    ("User user-2b7c", "user-2b7c9e10@letta.ai"),
+    ("Jane Doe", "4242+janedoe@users.noreply.github.com"),
+]
+REFLECTION = ("Reflection Subagent", "agent-9d1e7c22@letta.com")
+DOMAINS = {"system": 20, "reference": 50, "projects": 80, "notes": 50}
+START = 1_770_000_000  # 2026-02-02
+
+
+def _data(text: str) -> bytes:
+    raw = text.encode()
+    return b"data %d\n%s\n" % (len(raw), raw)
+
+
+def _stream(n_commits: int, seed: int = 0) -> bytes:
+    """A fast-import stream of ``n_commits`` commits (reflection commits included)."""
+    rng = random.Random(seed)
+    paths = [f"{d}/f{i:03d}.md" for d, k in DOMAINS.items() for i in range(k)]
+    content: dict[str, list[str]] = {}
+    out: list[bytes] = []
+    mark = 0
+    main_tip = None
+    made = 0
+    when = START
+
+    def edit(path: str) -> bytes:
+        lines = content.setdefault(path, [f"---\ndescription: {path}\n---"])
+        lines.append(f"- note {rng.randrange(10**6):06d} about {path.split('/')[0]}")
+        if len(lines) > 12:
+            del lines[1]
+        return b"M 100644 inline %s\n%s" % (path.encode(), _data("\n".join(lines) + "\n"))
+
+    def commit(ref: str, who, message: str, changes: list[bytes], parent, merge=None) -> int:
+        nonlocal mark, when
+        mark += 1
+        when += 37
+        head = [b"commit %s\n" % ref.encode(), b"mark :%d\n" % mark,
+                b"author %s <%s> %d +0000\n" % (who[0].encode(), who[1].encode(), when),
+                b"committer %s <%s> %d +0000\n" % (who[0].encode(), who[1].encode(), when),
+                _data(message)]
+        if parent is not None:
+            head.append(b"from :%d\n" % parent)
+        if merge is not None:
+            head.append(b"merge :%d\n" % merge)
+        out.extend(head + changes + [b"\n"])
+        return mark
+
+    while made < n_commits:
+        if made and made % 250 == 0 and n_commits - made >= 4:
+            ref = f"refs/heads/letta/reflection/r{made}"
+            tip, touched = main_tip, []
+            for _ in range(2):
+                path = rng.choice(paths)
+                touched.append(path)
+                tip = commit(ref, REFLECTION, "chore: consolidate notes \U0001f52e", [edit(path)], tip)
+            again = [b"M 100644 inline %s\n%s" % (p.encode(), _data("\n".join(content[p]) + "\n"))
+                     for p in touched]
+            main_tip = commit("refs/heads/main", AUTHORS[0], "merge(reflection): consolidated notes",
+                              again, main_tip, merge=tip)
+            made += 3
+            continue
+        who = rng.choices(AUTHORS, weights=[8, 2, 1])[0]
+        changes = [edit(p) for p in rng.sample(paths, rng.choice((1, 1, 2, 3)))]
+        main_tip = commit("refs/heads/main", who, "feat: update memory", changes, main_tip)
+        made += 1
+    return b"".join(out)
+
+
+def build(path: Path, n_commits: int) -> None:
+    subprocess.run(["git", "init", "-q", "-b", "main", str(path)], check=True)
+    subprocess.run(["git", "-C", str(path), "fast-import", "--quiet"], input=_stream(n_commits),
+                   check=True)
+
+
+def _git_alone(path: Path) -> float:
+    start = time.perf_counter()
+    subprocess.run(["git", "--no-optional-locks", "-C", str(path), "log", "--numstat", "-z", "-M",
+                    "--format=%H%x1f%P%x1f%an%x1f%ae%x1f%at%x1f%ct%x1f%B", "--branches", "--remotes",
+                    "--tags", "HEAD", "--"], check=True, capture_output=True)
+    return time.perf_counter() - start
+
+
+def _memlab(path: Path) -> tuple[float, int]:
+    start = time.perf_counter()
+    frame, _ = _git.log_history(path, classify=lambda n, e, m, b: classify_author(n, e, message=m, branch=b))
+    return time.perf_counter() - start, len(frame)
+
+
+def main(sizes: list[int]) -> None:
+    print(f"{'commits':>8} {'rows':>8} {'git log --numstat':>18} {'memlab history':>15} {'ratio':>6}")
+    for n in sizes:
+        with tempfile.TemporaryDirectory(prefix="memlab-bench-") as tmp:
+            repo = Path(tmp) / "repo"
+            t0 = time.perf_counter()
+            build(repo, n)
+            built = time.perf_counter() - t0
+            _git_alone(repo)  # warm the OS cache so neither side pays for the first read
+            git_s = min(_git_alone(repo) for _ in range(3))
+            runs = [_memlab(repo) for _ in range(3)]
+            mem_s, rows = min(r[0] for r in runs), runs[0][1]
+            print(f"{n:>8} {rows:>8} {git_s:>17.2f}s {mem_s:>14.2f}s {mem_s / git_s:>5.2f}x"
+                  f"   (built in {built:.1f}s)")
+
+
+if __name__ == "__main__":
+    main([int(a) for a in sys.argv[1:]] or [10_000, 100_000])

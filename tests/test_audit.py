@@ -383,3 +383,12 @@ def test_demo_generator_reproduces_the_committed_file(tmp_path, data_dir, repo_r
     assert hashlib.sha256(out.read_bytes()).digest() == hashlib.sha256(
         (data_dir / DEMO).read_bytes()).digest()
     assert sorted(p.name for p in tmp_path.iterdir()) == ["demo.db"]
+
+
+def test_memlab_audit_is_callable_whichever_import_came_first(data_dir):
+    # memlab.plots imports memlab.audit._base, which binds the package to memlab.audit
+    code = ("import memlab, memlab.plots; "
+            f"a = memlab.audit({str(data_dir / S9)!r}); print(a.headline['blocks_ever'])")
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.strip() == "47"

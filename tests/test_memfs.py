@@ -512,3 +512,43 @@ def test_churn_and_authors(repos, v1_audit):
     assert weekly["churn"].sum() == churn["churn"].sum()
     import json
     json.loads(v1_audit.to_json())  # the headline is JSON-safe
+
+
+def test_log_records_survive_chunk_boundaries_and_separators_in_messages(tmp_path):
+    from memlab.sources import _git
+
+    w = _Writer(tmp_path / "repo")
+    w.commit("Initial commit", SERVER, _t("2026-04-01"), files={"system/persona.md": OK})
+    w.commit("odd \x1e separator and \x1f unit", AGENT, _t("2026-04-02"),
+             files={"system/persona.md": OK + "more\n"})
+    s = load_memfs(w.path)
+    assert s.history["message"].tolist() == ["odd \x1e separator and \x1f unit", "Initial commit"]
+    raw = b"".join(_git._run_log(w.path, ("--raw", "--numstat")))
+    whole = list(_git._records([raw]))
+    for size in (1, 7, 64):
+        chunks = [raw[i:i + size] for i in range(0, len(raw), size)]
+        assert list(_git._records(chunks)) == whole
+
+
+def test_figure_data(v1_audit):
+    from memlab.audit.memfs import churn_matrix, commits_by_kind, size_over_time
+
+    sizes = size_over_time(v1_audit)
+    assert sizes.index.is_monotonic_increasing and "system" in sizes.columns
+    assert (sizes["notes"].iloc[0], sizes["notes"].iloc[-1]) == (0, len("- review alpha\n"))
+    by_kind = commits_by_kind(v1_audit)
+    assert list(by_kind.columns) == list(fmt.AUTHOR_KINDS)
+    assert by_kind.to_numpy().sum() == v1_audit.headline["commits"]
+    churn = churn_matrix(v1_audit, top=3)
+    assert churn.index[0] == "system/active-issues.md" and churn.iloc[0].sum() == 115
+    commits = v1_audit["commits"]
+    assert commits["no_verify_suspect"].sum() == 4 and commits["merge"].sum() == 1
+
+
+def test_audit_of_a_folder_without_git(tmp_path):
+    backup = tmp_path / "memory-backup"
+    (backup / "system").mkdir(parents=True)
+    (backup / "system" / "persona.md").write_text(fmt.render_memfs_file("Me", "x" * 10, limit=5))
+    a = audit_memfs(backup)
+    assert a.headline["commits"] == 0 and a.headline["over_limit_files"] == 1
+    assert a["hook_violations"].empty

@@ -76,6 +76,47 @@ class MigrationResult:
         """True when parity holds, False when it does not, None when not verified yet."""
         return None if self.parity is None else self.differences.empty
 
+    def headline(self) -> dict[str, Any]:
+        """Flat JSON-safe numbers for a report's metrics.json."""
+        blocks = self.moved[self.moved["kind"] == "block"]
+        out: dict[str, Any] = {
+            "target": self.target, "mode": self.mode, "source": self.source.name,
+            "blocks_moved": int(len(blocks)), "files_written": int(blocks["path"].nunique()),
+            "repositories": int(self.commits["repo"].nunique()) if len(self.commits) else 0,
+            "commits": int(len(self.commits)), "flags": int(len(self.flags)),
+        }
+        for kind, n in self.flags["kind"].astype(str).value_counts().items():
+            out[f"flags_{kind}"] = int(n)
+        if self.parity is not None:
+            out["parity_checks"] = int(len(self.parity))
+            out["parity_differences"] = int(len(self.differences))
+            retrieval = self.parity[self.parity["check"] == "retrieval"]
+            if len(retrieval):
+                out["retrieval_queries_same_top_k"] = int(retrieval["ok"].fillna(False).sum())
+                out["retrieval_queries"] = int(len(retrieval))
+        return out
+
+    def diff(self, *, stat: bool = True, paths: list[str] | None = None) -> str:
+        """``git show`` of every migration commit (``--stat`` by default), repository by repository."""
+        import git
+
+        if self.mode == "planned":
+            return "(a plan: run its script first; nothing is committed yet)"
+        out: list[str] = []
+        for repo_name, group in self.commits.groupby("repo", sort=True):
+            folder = self.dest / repo_name if repo_name else self.dest
+            repo = git.Repo(folder)
+            try:
+                for sha in group["sha"]:
+                    args = ["--stat" if stat else "--patch", "--format=commit %H%nAuthor: %an <%ae>"
+                            "%nDate:   %aI%n%n%w(0,4,4)%B", sha]
+                    if paths:
+                        args += ["--", *paths]
+                    out.append((f"[{repo_name}] " if repo_name else "") + repo.git.show(*args))
+            finally:
+                repo.close()
+        return "\n\n".join(out)
+
     def __str__(self) -> str:
         where = {"created": "new repository", "replaced": "replaced the destination (force)",
                  "unchanged": "already migrated; nothing changed",

@@ -46,6 +46,7 @@ from memlab.formats.blockfile import (
     format_ledger,
     format_ledger_line,
     ledger_path,
+    parse_blockfile,
     substrate_path,
 )
 from memlab.migrate._plan import (
@@ -264,14 +265,32 @@ def layout_blocks(store: Store) -> tuple[dict[str, list[Block]], list[dict], lis
     return files, moved, flags
 
 
-def render_block_files(files: dict[str, list[Block]]) -> dict[str, bytes]:
+def render_block_files(files: dict[str, list[Block]], flags: list[dict]) -> dict[str, bytes]:
     out: dict[str, bytes] = {}
     for path, blocks in sorted(files.items()):
-        try:
-            out[path] = format_blockfile(blocks).encode("utf-8")
-        except MigrationError as exc:
-            raise MigrationError(f"{path}: {exc.message}", path=path, hint=exc.hint) from exc
+        text = render_blocks(path, blocks, flags)
+        out[path] = text.encode("utf-8")
     return out
+
+
+def render_blocks(path: str, blocks: list[Block], flags: list[dict]) -> str:
+    """One block file's text; sub-headings elfmem will list as "absorbed" become info flags."""
+    try:
+        text = format_blockfile(blocks)
+    except MigrationError as exc:
+        raise MigrationError(f"{path}: {exc.message}", path=path, hint=exc.hint) from exc
+    _, problems = parse_blockfile(text, file=path)
+    starts = sorted((b.line or 0, b.id) for b in parse_blockfile(text)[0])
+    for row in problems.frame().itertuples(index=False):
+        if row.kind != "absorbed_heading":
+            continue
+        owner = [bid for line, bid in starts if line <= (row.line or 0)]
+        flags.append({"kind": "absorbed_heading", "item": owner[-1] if owner else None,
+                      "path": path, "severity": "info",
+                      "message": f"{row.message.split(' is read as')[0]} in the body is read as "
+                                 "body text, as intended; `elfmem index check` lists it as an "
+                                 "absorbed heading"})
+    return text
 
 
 # --------------------------------------------------------------------------- the ledger
@@ -400,7 +419,7 @@ def plan_substrate(store: Store, source: Path) -> Plan:
     signature = signature_at(source_time(store))
     when = iso(pd.Timestamp(signature.timestamp, unit="s", tz="UTC"))
     files, moved, flags = layout_blocks(store)
-    block_files = render_block_files(files)
+    block_files = render_block_files(files, flags)
     led = ledger_events(store, when)
     flags += led.flags
     counts = store.blocks["status"].astype("string").value_counts().to_dict() if len(store.blocks) else {}

@@ -52,7 +52,7 @@ import yaml
 
 from memlab.errors import MigrationError
 from memlab.formats import letta_memfs as fmt
-from memlab.formats.blockfile import SELF_FILE, Block, format_blockfile
+from memlab.formats.blockfile import SELF_FILE, Block
 from memlab.migrate import _elfmem
 from memlab.migrate._plan import (
     Plan,
@@ -335,7 +335,6 @@ def letta_repos(store: Store, flags: list[dict]) -> list[RepoSpec]:
 def elfmem_repo(store: Store, flags: list[dict], moved: list[dict]) -> RepoSpec:
     """One memfs repository from an elfmem DB (block-format bodies; ledger as side records)."""
     files, moved_rows, more_flags = _elfmem.layout_blocks(store)
-    flags.extend(more_flags)
     status_of = dict(zip(store.blocks["id"].astype(str), store.blocks["status"].astype("string")))
     groups: dict[str, list[Block]] = {}
     where: dict[str, str] = {}
@@ -352,15 +351,13 @@ def elfmem_repo(store: Store, flags: list[dict], moved: list[dict]) -> RepoSpec:
                 path = safe_relpath(f"{folder}/{category}.md")
             groups.setdefault(path, []).append(b)
             where[b.id] = path
-    for row in moved_rows:
+    for row in moved_rows + more_flags:
         row["path"] = where.get(row["item"], row["path"])
+    flags.extend(more_flags)
     moved.extend(moved_rows)
     out: list[MemFile] = []
     for path, blocks in sorted(groups.items()):
-        try:
-            body = format_blockfile(blocks)
-        except MigrationError as exc:
-            raise MigrationError(f"{path}: {exc.message}", path=path, hint=exc.hint) from exc
+        body = _elfmem.render_blocks(path, blocks, flags)
         what = {"system/persona.md": "Constitution", "system/pinned.md": "Pinned blocks"}.get(path)
         desc = (f"{what} migrated from elfmem ({len(blocks)} blocks, elfmem block format)" if what
                 else f"elfmem blocks from {path[:-3]} ({len(blocks)} blocks, elfmem block format)")

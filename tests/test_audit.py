@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import hashlib
+import importlib.util
 import json
 import math
 import sqlite3
-import subprocess
 import sys
+from pathlib import Path
 
 import pandas as pd
 import pytest
@@ -337,7 +338,13 @@ def test_gini_and_lorenz_known_values():
 
 
 def test_seed_texts_match_the_installed_elfmem():
-    from elfmem.seed import CONSTITUTIONAL_SEED
+    # read elfmem/seed.py on its own: importing the elfmem package pulls in its whole stack
+    spec = importlib.util.find_spec("elfmem")
+    seed_py = Path(spec.submodule_search_locations[0]) / "seed.py"
+    module_spec = importlib.util.spec_from_file_location("_elfmem_seed", seed_py)
+    module = importlib.util.module_from_spec(module_spec)
+    module_spec.loader.exec_module(module)
+    CONSTITUTIONAL_SEED = module.CONSTITUTIONAL_SEED
 
     release = seeds.seed_release("0.20.0")
     assert [(s.role, s.content, list(s.tags)) for s in release.slots] == [
@@ -375,20 +382,25 @@ def test_plots_draw_the_numbers(demo):
         plots.reinforcement_lorenz({})
 
 
-def test_demo_generator_reproduces_the_committed_file(tmp_path, data_dir, repo_root):
+def test_demo_generator_reproduces_the_committed_file(tmp_path, data_dir, repo_root,
+                                                      monkeypatch):
+    spec = importlib.util.spec_from_file_location("make_demo",
+                                                  repo_root / "scripts" / "make_demo.py")
+    make_demo = importlib.util.module_from_spec(spec)
+    monkeypatch.setitem(sys.modules, "make_demo", make_demo)  # dataclasses look it up
+    monkeypatch.setattr(sys, "path", list(sys.path))  # the script adds scripts/ for its corpus
+    spec.loader.exec_module(make_demo)
     out = tmp_path / "demo.db"
-    run = subprocess.run([sys.executable, str(repo_root / "scripts" / "make_demo.py"),
-                          "--out", str(out)], capture_output=True, text=True, check=True)
-    assert "188.7" in run.stdout
+    figures = make_demo.build(out)
+    assert figures["input_per_summary_token"] == "188.7"
     assert hashlib.sha256(out.read_bytes()).digest() == hashlib.sha256(
         (data_dir / DEMO).read_bytes()).digest()
     assert sorted(p.name for p in tmp_path.iterdir()) == ["demo.db"]
 
 
-def test_memlab_audit_is_callable_whichever_import_came_first(data_dir):
-    # memlab.plots imports memlab.audit._base, which binds the package to memlab.audit
-    code = ("import memlab, memlab.plots; "
-            f"a = memlab.audit({str(data_dir / S9)!r}); print(a.headline['blocks_ever'])")
-    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
-    assert run.returncode == 0, run.stderr
-    assert run.stdout.strip() == "47"
+def test_memlab_audit_is_callable_whichever_import_came_first(data_dir, monkeypatch):
+    import memlab
+
+    # what importing any memlab.audit submodule first (memlab.plots does) leaves behind
+    monkeypatch.setattr(memlab, "audit", sys.modules["memlab.audit"])
+    assert memlab.audit(data_dir / S9).headline["blocks_ever"] == 47

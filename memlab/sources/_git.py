@@ -270,41 +270,43 @@ def _stream_git(repo: Path, *args: str):
                             path=repo)
 
 
-def _parse_diff(diff: bytes):
-    """(status, old_path, path, old_sha, new_sha, added, deleted) per file of one commit."""
-    tokens = diff.split(b"\0")
-    raw: list[tuple[str, str | None, str, str, str]] = []
-    stats: dict[str, tuple[int | None, int | None]] = {}
-    i, n = 0, len(tokens)
-    while i < n:
-        tok = tokens[i].lstrip(b"\n")
-        if not tok:
-            i += 1
-            continue
-        if tok[:1] == b":":
-            _om, _nm, old_sha, new_sha, status = tok[1:].split(b" ", 4)
-            letter = status[:1].decode()
-            if letter in ("R", "C"):
-                src, dst = tokens[i + 1], tokens[i + 2]
-                raw.append((letter, src.decode("utf-8", "replace"), dst.decode("utf-8", "replace"),
-                            old_sha.decode(), new_sha.decode()))
-                i += 3
-            else:
-                raw.append((letter, None, tokens[i + 1].decode("utf-8", "replace"),
-                            old_sha.decode(), new_sha.decode()))
-                i += 2
-            continue
-        added, deleted, rest = tok.split(b"\t", 2)
-        if rest == b"":
-            path = tokens[i + 2].decode("utf-8", "replace")
-            i += 3
+_RAW_ENTRY = re.compile(rb"\n?:[0-7]+ [0-7]+ ([0-9a-f]+) ([0-9a-f]+) "
+                        rb"(?:([RC])[0-9]*\0([^\0]*)\0([^\0]*)|([A-Z])[0-9]*\0([^\0]*))\0")
+_NUMSTAT_ENTRY = re.compile(rb"(-|[0-9]+)\t(-|[0-9]+)\t(?:\0([^\0]*)\0([^\0]*)|([^\0]*))\0")
+
+
+def _parse_diff(diff: bytes) -> list[tuple]:
+    """(status, old_path, path, old_sha, new_sha, added, deleted) per file of one commit.
+
+    ``--raw`` entries come first, then ``--numstat`` ones for the same files in the same order;
+    both are matched by compiled patterns, the cost that decides history speed.
+    """
+    raw = []
+    pos = 0
+    match = _RAW_ENTRY.match
+    m = match(diff, pos)
+    while m is not None:
+        raw.append(m.groups())
+        pos = m.end()
+        m = match(diff, pos)
+    stats = _NUMSTAT_ENTRY.findall(diff, pos)
+    paired = len(stats) == len(raw)
+    by_path = {} if paired else {(s[4] or s[3]): s for s in stats}
+    out = []
+    for i, (old_sha, new_sha, rc, src, dst, letter, path) in enumerate(raw):
+        st = stats[i] if paired else by_path.get(dst if rc else path)
+        if st is None:
+            added = deleted = None
         else:
-            path = rest.decode("utf-8", "replace")
-            i += 1
-        stats[path] = (None if added == b"-" else int(added), None if deleted == b"-" else int(deleted))
-    for letter, old_path, path, old_sha, new_sha in raw:
-        added, deleted = stats.get(path, (None, None))
-        yield letter, old_path, path, old_sha, new_sha, added, deleted
+            added = None if st[0] == b"-" else int(st[0])
+            deleted = None if st[1] == b"-" else int(st[1])
+        if rc:
+            out.append((rc.decode(), src.decode("utf-8", "replace"), dst.decode("utf-8", "replace"),
+                        old_sha.decode(), new_sha.decode(), added, deleted))
+        else:
+            out.append((letter.decode(), None, path.decode("utf-8", "replace"),
+                        old_sha.decode(), new_sha.decode(), added, deleted))
+    return out
 
 
 def _run_log(repo: Path, extra: Sequence[str]):
@@ -343,7 +345,7 @@ def log_history(repo: Path, *, classify=None) -> tuple[pd.DataFrame, list[tuple[
         name, email = an.decode("utf-8", "replace"), ae.decode("utf-8", "replace")
         commits[sha_s] = (parent_list, branch, msg)
         kinds.append((name, email, msg))
-        rows = list(_parse_diff(diff)) if diff.strip(b"\n\0") else []
+        rows = _parse_diff(diff) if len(diff) > 2 else []
         if not rows:
             rows = [(None, None, None, None, None, None, None)]
         n = len(rows)

@@ -427,7 +427,7 @@ def _knowledge_blocks(rng: random.Random) -> list[Block]:
             rng.shuffle(others)
             related = "; ".join(_short(o, 56) for o in others[:3])
             items = [lead, *specifics,
-                     "Evidence: " + spec["evidence"][i % len(spec["evidence"])],
+                     "Related observation: " + spec["evidence"][i % len(spec["evidence"])],
                      "Context: " + spec["general"][i % len(spec["general"])],
                      "Why it matters: " + corpus.WHY_IT_MATTERS[topic][i % 2],
                      "Related notes: " + related + ".",
@@ -441,7 +441,8 @@ def _knowledge_blocks(rng: random.Random) -> list[Block]:
                 rest = items[n_lead:n]
                 return "\n\n".join([head, body, *rest])
 
-            def summary(m: int, lead=lead, specifics=specifics, ev=items[n_lead],
+            def summary(m: int, lead=lead, specifics=specifics,
+                        ev=spec["evidence"][i % len(spec["evidence"])],
                         why=corpus.WHY_IT_MATTERS[topic][i % 2]) -> str:
                 return " ".join([lead, *specifics, ev, why][:m + 1])
 

@@ -526,3 +526,54 @@ def test_plan_describes_the_migration_without_writing(tmp_path):
     assert [len(r.commits) for r in plan.repos] == [3]
     assert plan.moved["kind"].eq("block").sum() == 56
     assert list(tmp_path.iterdir()) == []
+
+
+# --------------------------------------------------------------------------- awkward real-world values
+
+
+def _edited_copy(tmp_path: Path, *statements: str) -> Path:
+    """A copy of the 0.20.0 sample with some rows changed, as a long-lived instance might have."""
+    import sqlite3
+
+    db = tmp_path / "edited.db"
+    db.write_bytes((DATA / "samples/elfmem/elfmem-0.20.0-schema9.db").read_bytes())
+    con = sqlite3.connect(db)
+    with con:
+        for sql in statements:
+            con.execute(sql)
+    con.close()
+    return db
+
+
+def test_text_too_long_for_a_ledger_line_is_carried_not_dropped(tmp_path):
+    from elfmem.memory.ledger import replay
+
+    long = "A summary that keeps going. " * 400  # ~11 kB: far over elfmem's 4000-byte line
+    db = _edited_copy(tmp_path, f"UPDATE blocks SET summary = '{long}' WHERE id = '1feecde364d445ce'",
+                      f"UPDATE block_amendments SET pre_content = '{long}'")
+    result = migrate(db, tmp_path / "out", retrieval=False, verify=True)
+    split = result.flags[result.flags["kind"] == "ledger_text_split"]
+    assert set(split["item"]) == {"1feecde364d445ce", "c75b02a4dc4ef807"}
+    for path in (tmp_path / "out/.elfmem/ledger").glob("*.jsonl"):
+        assert max(len(line.encode()) for line in path.read_text().splitlines()) < 4000
+    # memlab reassembles it (parity passed above); elfmem's replay still reads every line.
+    assert replay(tmp_path / "out/.elfmem/ledger").skipped_lines == 0
+    seed = result.parity[(result.parity["check"] == "side:seed")
+                         & (result.parity["item"] == "1feecde364d445ce")]
+    assert seed["ok"].all()
+
+
+def test_a_tag_the_block_format_cannot_hold_is_refused_by_name(tmp_path):
+    db = _edited_copy(tmp_path, "UPDATE block_tags SET tag = 'ops, deploy' WHERE tag = 'ops/deploy'")
+    with pytest.raises(MigrationError) as err:
+        migrate(db, tmp_path / "out", retrieval=False)
+    assert "ops, deploy" in str(err.value) and ".elfmem/memory/notes/" in str(err.value)
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_category_that_would_escape_is_unsafe(tmp_path):
+    db = _edited_copy(tmp_path, "UPDATE blocks SET category = '../../evil' WHERE category = 'decision'")
+    for to in ("substrate", "letta"):
+        with pytest.raises(UnsafePath):
+            migrate(db, tmp_path / "out", to=to, retrieval=False)
+    assert not (tmp_path / "out").exists() and not (tmp_path / "evil.md").exists()

@@ -23,7 +23,7 @@ from matplotlib.figure import Figure
 from memlab.audit._base import Audit
 from memlab.errors import MemlabError
 
-__all__ = ["archival_causes", "recency_curves", "reinforcement_lorenz", "token_spend"]
+__all__ = ["archival_causes", "recency_curves", "reinforcement_lorenz", "token_spend", "show"]
 
 _TIER_COLOURS = {"PERMANENT": "#1b4f72", "DURABLE": "#2e86c1", "STANDARD": "#f39c12",
                  "EPHEMERAL": "#c0392b"}
@@ -172,3 +172,18 @@ def token_spend(source: Audit | Mapping[str, pd.DataFrame], *, ax: Axes | None =
     ax.set_title("Token spend vs live text" + (f": {', '.join(extra)}" if extra else "")
                  + _name(source), fontsize=10)
     return fig
+
+
+def show(fig: Figure, *, dpi: int = 110) -> None:
+    """Display ``fig`` in a notebook as an embedded PNG, whatever the matplotlib backend.
+
+    Figures here are built without pyplot, so the inline backend does not know them; this also
+    keeps headless runs (papermill, ``MPLBACKEND=Agg``) rendering the same images.
+    """
+    import io
+
+    from IPython.display import Image, display
+
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=dpi, bbox_inches="tight")
+    display(Image(data=buf.getvalue(), format="png"))

@@ -15,7 +15,6 @@ import sys
 import textwrap
 from pathlib import Path
 
-import pandas as pd
 import pytest
 
 from memlab.errors import MigrationError, OutputExists, ParityError, UnsafePath
@@ -577,3 +576,11 @@ def test_a_category_that_would_escape_is_unsafe(tmp_path):
         with pytest.raises(UnsafePath):
             migrate(db, tmp_path / "out", to=to, retrieval=False)
     assert not (tmp_path / "out").exists() and not (tmp_path / "evil.md").exists()
+
+
+def test_an_invalid_branch_name_is_refused_before_anything_is_written(tmp_path):
+    with pytest.raises(MigrationError) as err:
+        migrate(DATA / "samples/letta-af/customer_service.af", tmp_path / "out", to="letta",
+                branch="bad..name", retrieval=False)
+    assert "bad..name" in str(err.value)
+    assert list(tmp_path.iterdir()) == []

@@ -23,6 +23,7 @@ tree alone.
 from __future__ import annotations
 
 import os
+import re
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -30,7 +31,7 @@ from typing import Any
 
 import pandas as pd
 
-from memlab.errors import MigrationError, OutputExists, ParityError, UnsafePath
+from memlab.errors import MemlabError, MigrationError, OutputExists, ParityError, UnsafePath
 from memlab.migrate._plan import Plan
 from memlab.store import Store
 
@@ -195,6 +196,17 @@ def _commit_table(plan: Plan, heads: dict[str, list[tuple[str, str]]]) -> pd.Dat
     return df
 
 
+_BAD_BRANCH = re.compile(r"(^[-/.])|(\.\.)|([\x00-\x20~^:?*\[\\\x7f])|(@\{)|(//)|(/\.)|(\.lock$)|([/.]$)")
+
+
+def _branch_name(name: str) -> str:
+    """``name`` if git accepts it as a branch name (``git check-ref-format --branch`` rules)."""
+    if not isinstance(name, str) or not name or name == "@" or _BAD_BRANCH.search(name):
+        raise MigrationError(f"{name!r} is not a valid git branch name",
+                             hint="use letters, digits, '-', '_', '.' and '/' (e.g. memlab/substrate)")
+    return name
+
+
 def _write_script(path: Path, text: str, *, force: bool) -> None:
     if path.exists():
         if path.read_text(encoding="utf-8") == text:
@@ -228,9 +240,9 @@ def migrate(src: str | Path, dest: str | Path, *, to: str = "substrate", plan: b
     from memlab.sources import load
 
     s, d = _resolve(src, dest)
+    name = _branch_name(branch or DEFAULT_BRANCH)
     store = load(s)
     the_plan = plan_migration(s, to=to, store=store)
-    name = branch or DEFAULT_BRANCH
     branch_mode = branch is not None and _apply.is_git_repo(d)
     if plan:
         base_head, base_flat = (None, None)
@@ -240,14 +252,26 @@ def migrate(src: str | Path, dest: str | Path, *, to: str = "substrate", plan: b
         text = _script.render_script(the_plan, d, branch=name, mode="branch" if branch_mode else "new",
                                      base_head=base_head, base_flat=base_flat)
         out = script_path(d)
-        _write_script(out, text, force=force)
+        try:
+            _write_script(out, text, force=force)
+        except OSError as exc:
+            raise MigrationError(f"could not write the plan script: {exc.strerror}", path=out,
+                                 hint="check the folder's permissions and free space") from exc
         heads = the_plan.expected_heads({"": (base_head, base_flat or {})} if branch_mode else None)
         return MigrationResult(s, d, to, "planned", name, _commit_table(the_plan, heads),
                                the_plan.moved, the_plan.flags, None, out, the_plan.notes)
-    if branch_mode:
-        applied = _apply.apply_branch(the_plan, d, branch=name, force=force)
-    else:
-        applied = _apply.apply_new(the_plan, d, branch=name, force=force)
+    try:
+        if branch_mode:
+            applied = _apply.apply_branch(the_plan, d, branch=name, force=force)
+        else:
+            applied = _apply.apply_new(the_plan, d, branch=name, force=force)
+    except MemlabError:
+        raise
+    except Exception as exc:  # OSError, git errors: say where, not a traceback
+        raise MigrationError(f"could not write the migration: {exc}", path=d,
+                             hint="check the destination's permissions and free space; the "
+                                  "source was not touched and no partial destination was left"
+                             ) from exc
     parity = verify_paths(s, d, ref=name if branch_mode else None, retrieval=retrieval,
                           store=store, plan=the_plan)
     result = MigrationResult(s, d, to, applied.mode, name, _commit_table(the_plan, applied.heads),

@@ -26,7 +26,7 @@ from io import BytesIO
 from pathlib import Path
 
 from memlab.errors import MigrationError, OutputExists
-from memlab.migrate._gitobj import BLOB_MODE, build_trees, commit_body
+from memlab.migrate._gitobj import BLOB_MODE, blob_sha, build_trees, commit_body
 from memlab.migrate._plan import Plan, PlannedRepo
 
 _ZERO = "0" * 40
@@ -196,18 +196,12 @@ def check_branch(plan: Plan, dest: Path, branch: str, *, force: bool
                                  "working tree under you", path=dest,
                                  hint="check out another branch first, or use another branch name")
     clashes = [path for commit in plan.repos[0].commits for path, data in commit.files
-               if path in flat and flat[path][1] != _blob(data)]
+               if path in flat and flat[path][1] != blob_sha(data)]
     if clashes and not force:
         shown = ", ".join(sorted(set(clashes))[:5])
         raise OutputExists(f"{len(set(clashes))} file(s) already exist with other content on HEAD "
                            f"({shown})", path=dest, hint="pass force=True to replace them on the new branch")
     return "create", parent, flat, current
-
-
-def _blob(data: bytes) -> str:
-    from memlab.migrate._gitobj import blob_sha
-
-    return blob_sha(data)
 
 
 def _checked_out_branch(dest: Path) -> str | None:

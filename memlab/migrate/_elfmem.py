@@ -33,7 +33,7 @@ import hashlib
 import math
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 import pandas as pd
 
@@ -448,8 +448,3 @@ def plan_substrate(store: Store, source: Path) -> Plan:
     return Plan("substrate", source, [PlannedRepo("", tuple(commits), title=name)], signature,
                 moved_frame(moved + side_rows), flags_frame(flags), notes)
 
-
-def iter_blocks(files: dict[str, list[Block]]) -> Iterable[tuple[str, Block]]:
-    for path, blocks in files.items():
-        for b in blocks:
-            yield path, b

@@ -244,40 +244,36 @@ def _check_elfmem_blocks(rows: _Rows, src: Store, copy_blocks: pd.DataFrame,
 # --------------------------------------------------------------------------- elfmem side records
 
 
+def _reassembled(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Put text carried in ``memlab.text`` chunks back into the event it was cut from."""
+    text_kind = _elfmem.MEMLAB_KIND + "text"
+    by_s = {e.get("s"): e for e in events if e.get("k") != text_kind}
+    chunks: dict[tuple[Any, str], list[tuple[int, str]]] = {}
+    for e in events:
+        if e.get("k") == text_kind:
+            chunks.setdefault((e.get("ref"), e.get("field")), []).append((e.get("part"), e.get("text")))
+    for (ref, name), parts in chunks.items():
+        if ref in by_s:
+            by_s[ref][name] = "".join(t for _, t in sorted(parts))
+    return [e for e in events if e.get("k") != text_kind]
+
+
 def _events(ledger_texts: dict[str, str]) -> list[dict[str, Any]]:
+    """Ledger events of side files read with memlab's ledger reader."""
     events: list[dict[str, Any]] = []
     for path, text in sorted(ledger_texts.items()):
         found, _ = parse_ledger(text, file=path)
         events.extend(found)
-    # Reassemble text too long for one line (memlab.text chunks) into its event.
-    by_s = {e.get("s"): e for e in events}
-    chunks: dict[tuple[Any, str], list[tuple[int, str]]] = {}
-    for e in events:
-        if e.get("k") == _elfmem.MEMLAB_KIND + "text":
-            chunks.setdefault((e.get("ref"), e.get("field")), []).append((e.get("part"), e.get("text")))
-    for (ref, field), parts in chunks.items():
-        if ref in by_s:
-            by_s[ref][field] = "".join(t for _, t in sorted(parts))
-    return [e for e in events if e.get("k") != _elfmem.MEMLAB_KIND + "text"]
+    return _reassembled(events)
 
 
 def _ledger_events_from_store(copy: Store) -> list[dict[str, Any]]:
+    """Ledger events of a substrate as the memfs loader framed them."""
     led = copy.frames.get("ledger")
     if led is None or led.empty:
         return []
-    texts: list[dict[str, Any]] = []
-    for r in led.itertuples(index=False):
-        texts.append({"t": r.t, "s": None if pd.isna(r.s) else int(r.s), "ah": r.ah, "k": str(r.k),
-                      **dict(r.payload)})
-    by_s = {e["s"]: e for e in texts}
-    chunks: dict[tuple[Any, str], list[tuple[int, str]]] = {}
-    for e in texts:
-        if e["k"] == _elfmem.MEMLAB_KIND + "text":
-            chunks.setdefault((e.get("ref"), e.get("field")), []).append((e.get("part"), e.get("text")))
-    for (ref, field), parts in chunks.items():
-        if ref in by_s:
-            by_s[ref][field] = "".join(t for _, t in sorted(parts))
-    return [e for e in texts if e["k"] != _elfmem.MEMLAB_KIND + "text"]
+    return _reassembled([{"t": r.t, "s": None if pd.isna(r.s) else int(r.s), "ah": r.ah,
+                          "k": str(r.k), **dict(r.payload)} for r in led.itertuples(index=False)])
 
 
 def _check_side(rows: _Rows, src: Store, events: list[dict[str, Any]], repo: str) -> None:

@@ -223,6 +223,10 @@ def _letta_file(row: Any, columns: list[str], path_prefix: str, taken: set[str],
         flags.append({"kind": "path_collision", "item": block_id, "path": path,
                       "severity": "warning",
                       "message": f"{wanted} was already taken in this repository; written as {path}"})
+    if path.endswith(f"/{fmt.SKILL_FILE}"):
+        flags.append({"kind": "skill_block", "item": block_id, "path": path, "severity": "warning",
+                      "message": "a skills/<name> label becomes a SKILL.md, which Letta Code reads "
+                                 "with Agent Skills frontmatter (name, description); check it"})
     value = "" if _val(row["value"]) is None else str(row["value"])
     raw_desc = _val(row.get("description"))
     desc = " ".join(str(raw_desc).split()) if raw_desc is not None else ""

@@ -29,6 +29,8 @@ _STOP = frozenset("the a an and or of to in on for with from by is are be as at 
                   "these those when then than into over under only once after before use uses "
                   "used using must should can will may".split())
 _WORD_RE = re.compile(r"[a-z0-9][a-z0-9'_-]*")
+#: Candidate contradictions are looked for only between statement-sized units.
+_CLAIM_CHARS = 400
 _STATUS_RANK = {"active": 2, "notes": 2, "in_prompt": 2, "file": 1, "block": 1, "inbox": 0, "log": 0}
 
 
@@ -328,6 +330,8 @@ class _Builder:
             key = frozenset((a, b))
             if key in seen:
                 continue
+            if max(len(str(self.unit(a)["text"])), len(str(self.unit(b)["text"]))) > _CLAIM_CHARS:
+                continue  # a document, not a claim: word polarity says nothing about it
             opposite, shared = _opposite(str(self.unit(a)["text"]), str(self.unit(b)["text"]))
             if not opposite or len(shared) < 2:
                 continue
@@ -503,6 +507,9 @@ class _Builder:
 
     # ---- memfs limits and rules -------------------------------------------------------------
     def memfs_rules(self) -> None:
+        if self.kind in ("agent_file", "letta_blocks"):
+            self._agent_limits()
+            return
         if self.kind not in ("letta_memfs", "souveraine"):
             return
         from memlab.formats import letta_memfs as fmt
@@ -551,6 +558,17 @@ class _Builder:
                                                   staged_paths=all_paths)]
             for rule, message in violations:
                 self._rule_item(f, path, rule, message, variant, fmt)
+
+    def _agent_limits(self) -> None:
+        blocks = self.store.blocks
+        for _, b in blocks[blocks["over_limit"].fillna(False).astype(bool)].iterrows():
+            label = str(b["label"])
+            self.findings.append(Finding(
+                id=item_id("note", "limit", b["block_id"]), section="limits",
+                summary=f"block {label} is over its limit ({int(b['chars'])} > {int(b['limit'])} "
+                        "chars); Letta's git-backed write path does not enforce it (letta#3241): "
+                        "trim it or raise the limit in Letta",
+                evidence={"chars": int(b["chars"]), "limit": int(b["limit"])}))
 
     def _text(self, f: pd.Series) -> str | None:
         sha = f.get("blob_sha")

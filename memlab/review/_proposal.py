@@ -311,7 +311,7 @@ def render_markdown(data: dict[str, Any], ticked: set[str] | None = None) -> str
     out.append("- thresholds: " + ", ".join(f"{k} {_fmt(v)}" for k, v in th.items()))
     out.append(f"- proposal digest: `{data['digest'][:16]}`")
     out.append("")
-    out.append("Tick `- [x]` the items you want, then run `memlab review --apply` on this file. "
+    out.append("Tick `- [x]` the items you want, then run `memlab apply` on this file. "
                "Change nothing else: apply compares this file with its JSON twin and refuses "
                "any other edit.")
     out.append("")

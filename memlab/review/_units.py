@@ -215,9 +215,15 @@ def _substrate_units(store: Store) -> pd.DataFrame:
     used: dict[str, pd.Timestamp] = {}
     n_out: dict[str, int] = {}
     n_use: dict[str, int] = {}
+    seeded: dict[str, int] = {}
     if ledger is not None and not ledger.empty:
         for k, t, payload in zip(ledger["k"].astype(str), ledger["t"], ledger["payload"]):
             bid = payload.get("id") if isinstance(payload, dict) else None
+            if bid is not None and k == "seed" and isinstance(payload.get("n"), (int, float)):
+                # The export's seed event carries the database's reinforcement count; its time
+                # is the export's, so it is not evidence of use.
+                seeded[str(bid)] = int(payload["n"])
+                continue
             if bid is None or k not in ("use", "out", "edit", "birth", "promote", "rescore"):
                 continue
             bid = str(bid)
@@ -239,7 +245,8 @@ def _substrate_units(store: Store) -> pd.DataFrame:
             "text": "" if pd.isna(b["body"]) else str(b["body"]), "status": section,
             "category": None if pd.isna(b["category"]) else str(b["category"]), "tags": btags,
             "protected_why": _protection(pinned=b["pinned"], tags=btags, cls=b.get("cls")),
-            "created": b["created"], "last_used": used.get(bid, pd.NaT), "reinforcement": None,
+            "created": b["created"], "last_used": used.get(bid, pd.NaT),
+            "reinforcement": seeded.get(bid),
             "outcomes": n_out.get(bid, 0), "retrievals": n_use.get(bid, 0),
             "chars": int(b["body_chars"]) if pd.notna(b["body_chars"]) else 0,
             "line": b["line"],

@@ -1,0 +1,213 @@
+"""Views of a :class:`Proposal` for notebooks: cluster map, similarity histogram, item table, and
+an ipywidgets browser to tick items and write the proposal file.
+
+The notebook (notebooks/05-review.ipynb) only calls these; everything here works on the
+proposal's own data (``units``, ``vectors``, ``similarities``), so it needs no store or model.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from memlab.review._proposal import SECTIONS, Proposal
+
+__all__ = ["projection", "plot_cluster_map", "plot_similarity_histogram", "proposal_table",
+           "cluster_table", "browse", "metrics"]
+
+
+def projection(proposal: Proposal, *, seed: int = 0) -> pd.DataFrame:
+    """A 2-D map of the units: the first two principal components of their embeddings.
+
+    PCA rather than t-SNE/UMAP: deterministic, no extra dependency, and distances along the
+    axes keep their meaning (near-duplicates land on top of each other).
+    """
+    units = proposal.units if proposal.units is not None else pd.DataFrame(columns=["uid"])
+    vecs = proposal.vectors if proposal.vectors is not None else np.zeros((0, 2))
+    n = len(units)
+    if n == 0:
+        xy = np.zeros((0, 2))
+    elif n == 1:
+        xy = np.zeros((1, 2))
+    else:
+        centred = vecs - vecs.mean(axis=0)
+        _, _, vt = np.linalg.svd(centred, full_matrices=False)
+        xy = centred @ vt[:2].T
+        # SVD signs are arbitrary; fix them so the same data always draws the same map.
+        xy *= np.where(xy[np.abs(xy).argmax(axis=0), [0, 1]] < 0, -1, 1)
+        if xy.shape[1] == 1:
+            xy = np.hstack([xy, np.zeros((n, 1))])
+    cluster_of = {uid: c["id"] for c in proposal.clusters for uid in c["members"]}
+    survivors = {c["survivor"] for c in proposal.clusters}
+    acted = {}
+    for it in proposal.items:
+        acted.setdefault(it.target.get("uid"), it.section)
+    uids = units["uid"].astype(str).tolist()
+    return pd.DataFrame({
+        "uid": uids, "x": xy[:, 0] if n else [], "y": xy[:, 1] if n else [],
+        "title": units["title"].astype(str).tolist() if n else [],
+        "cluster": [cluster_of.get(u) for u in uids],
+        "survivor": [u in survivors for u in uids],
+        "protected": units["protected"].astype(bool).tolist() if n else [],
+        "proposed": [acted.get(u) for u in uids],
+    })
+
+
+def plot_cluster_map(proposal: Proposal, ax: Any = None, *, label_clusters: bool = True) -> Any:
+    """Scatter of every unit; duplicate clusters coloured and joined, survivors as stars,
+    protected units ringed."""
+    import matplotlib.pyplot as plt
+
+    df = projection(proposal)
+    if ax is None:
+        _, ax = plt.subplots(figsize=(8, 6))
+    ax.scatter(df["x"], df["y"], s=18, c="#c8c8c8", label="unit", zorder=1)
+    prot = df[df["protected"]]
+    ax.scatter(prot["x"], prot["y"], s=70, facecolors="none", edgecolors="#1f77b4",
+               label="protected (pinned / constitutional / read-only)", zorder=2)
+    cmap = plt.get_cmap("tab10")
+    pos = df.set_index("uid")
+    for n, c in enumerate(proposal.clusters):
+        colour = cmap(n % 10)
+        members = pos.loc[[m for m in c["members"] if m in pos.index]]
+        for p in c["pairs"]:
+            if p["a"] in pos.index and p["b"] in pos.index:
+                ax.plot([pos.at[p["a"], "x"], pos.at[p["b"], "x"]],
+                        [pos.at[p["a"], "y"], pos.at[p["b"], "y"]], color=colour, lw=1, zorder=3)
+        ax.scatter(members["x"], members["y"], s=40, color=colour, zorder=4)
+        s = c["survivor"]
+        if s in pos.index:
+            ax.scatter([pos.at[s, "x"]], [pos.at[s, "y"]], s=220, marker="*", color=colour,
+                       edgecolors="black", zorder=5)
+            if label_clusters:
+                ax.annotate(f"{c['survivor_title'][:28]}", (pos.at[s, "x"], pos.at[s, "y"]),
+                            textcoords="offset points", xytext=(6, 6), fontsize=8)
+    stale = df[df["proposed"] == "stale"]
+    ax.scatter(stale["x"], stale["y"], s=30, marker="x", color="#d62728", label="stale candidate",
+               zorder=4)
+    ax.scatter([], [], s=160, marker="*", color="grey", edgecolors="black", label="cluster survivor")
+    ax.set_title(f"{proposal.store.get('name')}: {len(df)} units, {len(proposal.clusters)} "
+                 f"duplicate clusters (PCA of embeddings)")
+    ax.set_xlabel("PC 1")
+    ax.set_ylabel("PC 2")
+    ax.legend(loc="best", fontsize=8)
+    return ax
+
+
+def plot_similarity_histogram(proposal: Proposal, ax: Any = None, *, bins: int = 60) -> Any:
+    """Pairwise cosine similarities (all pairs, or a sample on big stores) with the thresholds."""
+    import matplotlib.pyplot as plt
+
+    sims = proposal.similarities if proposal.similarities is not None else np.zeros(0)
+    if ax is None:
+        _, ax = plt.subplots(figsize=(8, 4))
+    ax.hist(sims, bins=bins, range=(-0.2, 1.0), color="#7f7f7f")
+    ax.set_yscale("log")
+    near = proposal.thresholds.get("near_duplicate")
+    low = proposal.thresholds.get("contradiction_min")
+    if near is not None:
+        above = int((sims >= near).sum())
+        ax.axvline(near, color="#d62728", lw=2, label=f"near_duplicate {near:.2f} ({above} pairs above)")
+    if low is not None:
+        ax.axvline(low, color="#ff7f0e", lw=1, ls="--", label=f"contradiction_min {low:.2f}")
+    ax.set_xlabel("cosine similarity between two units")
+    ax.set_ylabel("pairs (log)")
+    ax.set_title(f"{len(sims):,} pairs")
+    ax.legend(fontsize=8)
+    return ax
+
+
+def proposal_table(proposal: Proposal) -> pd.DataFrame:
+    """The items, one row each, in file order (id, section, action, summary, evidence, change)."""
+    df = proposal.items_frame()
+    return df[["id", "section", "action", "summary", "similarity", "change", "appliable"]]
+
+
+def cluster_table(proposal: Proposal) -> pd.DataFrame:
+    """One row per cluster member: its title, whether it survives and why, its best similarity."""
+    rows = []
+    titles = {}
+    if proposal.units is not None:
+        titles = dict(zip(proposal.units["uid"].astype(str), proposal.units["title"].astype(str)))
+    for c in proposal.clusters:
+        for uid in c["members"]:
+            best = max((p["similarity"] for p in c["pairs"] if uid in (p["a"], p["b"])), default=None)
+            rows.append({"cluster": c["id"], "uid": uid, "title": titles.get(uid, ""),
+                         "survivor": uid == c["survivor"],
+                         "why": c["why"] if uid == c["survivor"] else "",
+                         "best_similarity": best})
+    return pd.DataFrame(rows, columns=["cluster", "uid", "title", "survivor", "why", "best_similarity"])
+
+
+def metrics(proposal: Proposal) -> dict[str, Any]:
+    """Flat numbers for metrics.json (report trends across dated runs)."""
+    counts = proposal.counts()
+    return {
+        "units": 0 if proposal.units is None else len(proposal.units),
+        "items": len(proposal.items),
+        "findings": len(proposal.findings),
+        "duplicate_clusters": len(proposal.clusters),
+        "duplicate_units": sum(len(c["members"]) for c in proposal.clusters),
+        **{f"{k}_items": v for k, v in counts.items()},
+        "protected_units": 0 if proposal.units is None else int(proposal.units["protected"].sum()),
+        "digest": proposal.to_dict()["digest"][:16],
+    }
+
+
+def browse(proposal: Proposal, folder: str | Path) -> Any:
+    """An ipywidgets view: pick a section or cluster, tick items, write the proposal file.
+
+    Ticks live on ``proposal.ticked``; "Write proposal" calls ``proposal.write(folder)``, which
+    renders them as ``- [x]`` in the markdown (the JSON twin is the same either way).
+    """
+    import ipywidgets as w
+
+    options = [("all items", "*")] + [(f"{SECTIONS[s]} ({n})", f"section:{s}")
+                                      for s, n in proposal.counts().items() if n]
+    options += [(f"cluster {c['id']}: {c['survivor_title'][:40]}", f"cluster:{c['id']}")
+                for c in proposal.clusters]
+    chooser = w.Dropdown(options=options, description="show", layout=w.Layout(width="70%"))
+    box = w.VBox()
+    status = w.HTML()
+    button = w.Button(description="Write proposal", button_style="primary")
+    boxes: dict[str, Any] = {}
+
+    def _matches(it: Any, key: str) -> bool:
+        if key == "*":
+            return True
+        kind, _, value = key.partition(":")
+        return it.section == value if kind == "section" else it.group == value
+
+    def _toggle(change: dict, item_id: str) -> None:
+        (proposal.tick if change["new"] else proposal.untick)(item_id)
+        status.value = f"{len(proposal.ticked)} item(s) ticked"
+
+    def _show(*_: Any) -> None:
+        rows = []
+        for it in proposal.items:
+            if not _matches(it, chooser.value):
+                continue
+            cb = boxes.get(it.id)
+            if cb is None:
+                cb = w.Checkbox(value=it.id in proposal.ticked, indent=False,
+                                description=f"{it.id} {it.action}", disabled=not it.appliable,
+                                layout=w.Layout(width="260px"))
+                cb.observe(lambda ch, i=it.id: _toggle(ch, i), names="value")
+                boxes[it.id] = cb
+            detail = w.HTML(f"<b>{it.summary}</b><br><small>change: {it.change.get('text', '')}"
+                            f"<br>evidence: {', '.join(f'{k} {v}' for k, v in it.evidence.items())}"
+                            "</small>")
+            rows.append(w.HBox([cb, detail]))
+        box.children = rows or [w.HTML("<i>no items</i>")]
+
+    def _write(_: Any) -> None:
+        path = proposal.write(folder, overwrite=True)
+        status.value = f"wrote {path} with {len(proposal.ticked)} item(s) ticked"
+
+    chooser.observe(_show, names="value")
+    button.on_click(_write)
+    _show()
+    return w.VBox([chooser, box, w.HBox([button, status])])

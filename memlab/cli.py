@@ -130,7 +130,7 @@ def cmd_migrate(args: argparse.Namespace) -> int:
     from memlab.migrate import migrate
 
     result = migrate(args.source, args.dest, to=args.to, plan=args.plan, force=args.force,
-                     verify=args.verify)
+                     branch=args.branch, verify=args.verify, retrieval=not args.no_retrieval)
     print(result)
     return 0
 
@@ -243,8 +243,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--plan", action="store_true",
                    help="write a reviewable migration script instead of applying")
     p.add_argument("--force", action="store_true", help="overwrite an existing destination")
+    p.add_argument("--branch", help="commit onto a new branch of an existing repo at DEST")
     p.add_argument("--verify", action="store_true",
                    help="reload the result and fail on any parity difference")
+    p.add_argument("--no-retrieval", action="store_true",
+                   help="skip the top-k retrieval parity check (it loads the embedding model)")
 
     p = add("report")
     p.add_argument("kind", choices=["audit", "memfs", "migration", "simulation", "review", "all"])

@@ -6,9 +6,11 @@ Where the DDL comes from
 ------------------------
 Every ``CREATE TABLE`` / ``CREATE INDEX`` below is the exact text SQLAlchemy emits for
 ``metadata.create_all`` on SQLite from ``elfmem/db/models.py`` of the PyPI wheel named, which is
-what elfmem runs when it creates a database. They were dumped with SQLAlchemy 2.0 from the
+what elfmem runs when it creates a database. They were dumped with SQLAlchemy 2.1 from the
 wheels (``pip download elfmem==<ver> --no-deps``) and pasted verbatim (trailing blanks included).
-A constant's suffix is the oldest of the wheels read that emits that table text.
+A constant's suffix is the oldest of the wheels read that emits that table text. Check: schema 5
+and 9 built here have exactly the ``sqlite_master`` (every table and index with its SQL) of the
+databases real elfmem 0.19.2 and 0.20.0 wrote (``test_builder_ddl_is_what_real_elfmem_wrote``).
 
 ==========  ================  =========================================================
 schema      wheel read        notes

@@ -36,6 +36,10 @@ from memlab.errors import (
 )
 from memlab.store import Store
 
+# Imported eagerly (it is light: pandas only) so that the name memlab.audit is bound to the
+# function, not to the memlab.audit package that the import system binds first.
+from memlab.audit import Audit, audit, compare  # noqa: E402
+
 __version__ = "0.1.0"
 
 # name -> module that defines it; resolved on first use (PEP 562).
@@ -45,9 +49,6 @@ _LAZY = {
     "load_memfs": "memlab.sources.memfs",
     "load_agent_file": "memlab.sources.agent_file",
     "discover": "memlab.sources.discover",
-    "audit": "memlab.audit",
-    "compare": "memlab.audit",
-    "Audit": "memlab.audit",
     "simulate": "memlab.sim",
     "review": "memlab.review",
     "Proposal": "memlab.review",
@@ -59,6 +60,9 @@ _LAZY = {
 __all__ = [
     "__version__",
     "Store",
+    "audit",
+    "compare",
+    "Audit",
     *_LAZY,
     # errors
     "MemlabError",

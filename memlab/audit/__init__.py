@@ -14,7 +14,6 @@ is what the doc's §10 asks for before its step 8: the same ``lifetime_token_usa
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 from typing import Any, Iterable
 
@@ -118,19 +117,3 @@ def _column(values: list[Any]) -> Any:
     if present and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in present):
         return pd.array([None if v is None else float(v) for v in values], dtype="Float64")
     return pd.array([None if v is None else str(v) for v in values], dtype="string")
-
-
-class _CallableModule(type(sys.modules[__name__])):  # type: ignore[misc]
-    """``memlab.audit`` is both this package and the public ``audit()`` call.
-
-    Importing any submodule (``memlab.plots`` does, through ``memlab.audit._base``) binds the
-    package to ``memlab.audit`` before memlab's lazy attribute can hand out the function, and
-    ``memlab.audit(path)`` would then fail with "module is not callable". Calling the package
-    runs :func:`audit`, so both spellings work whichever import happened first.
-    """
-
-    def __call__(self, *args: Any, **kwargs: Any) -> Audit:
-        return audit(*args, **kwargs)
-
-
-sys.modules[__name__].__class__ = _CallableModule

@@ -313,7 +313,7 @@ def _run_log(repo: Path, extra: Sequence[str]):
     return _stream_git(repo, "log", *_LOG_FLAGS, *extra, *_REVS, "--")
 
 
-def log_history(repo: Path, *, classify=None) -> tuple[pd.DataFrame, list[tuple[str, str]]]:
+def log_history(repo: Path, *, classify=None) -> tuple[pd.DataFrame, list[tuple[str, str, str]]]:
     """One row per commit × changed file over every branch, remote and tag, from a single
     ``git log --raw --numstat -z`` pass. Merges (whose changes arrived with their second
     parent's commits) and empty commits get one row with ``path`` NA.

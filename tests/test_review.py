@@ -388,3 +388,38 @@ def test_substrate_archives_a_duplicate_and_refuses_a_pinned_block(tmp_path, emb
     _tick(md, "dup-00000000ff")
     with pytest.raises(ProposalRejected, match="pinned and constitutional"):
         apply_proposal(md)
+
+
+# ---- notebook views --------------------------------------------------------------------------
+def test_views_place_duplicates_together_and_browse_writes_ticks(embedder, tmp_path):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from memlab.review import views
+
+    proposal = review(memlab.load(SCHEMA9), as_of="2026-11-30", embedder=embedder)
+    xy = views.projection(proposal).set_index("uid")
+    assert len(xy) == len(proposal.units)
+    spread = float(((xy[["x", "y"]] - xy[["x", "y"]].mean()) ** 2).sum(axis=1).mean() ** 0.5)
+    for c in proposal.clusters:  # near-duplicates sit much closer than the typical unit
+        a, b = c["members"][:2]
+        assert float(((xy.loc[a, ["x", "y"]] - xy.loc[b, ["x", "y"]]) ** 2).sum() ** 0.5) < spread
+    assert views.projection(proposal).equals(views.projection(proposal))  # deterministic
+    ax = views.plot_similarity_histogram(proposal)
+    n = len(proposal.units)
+    assert len(proposal.similarities) == n * (n - 1) // 2
+    assert any("near_duplicate 0.90" in t.get_text() for t in ax.get_legend().get_texts())
+    views.plot_cluster_map(proposal)
+    table = views.cluster_table(proposal)
+    assert table["survivor"].sum() == len(proposal.clusters)
+    m = views.metrics(proposal)
+    assert (m["duplicate_clusters"], m["duplicates_items"], m["protected_units"]) == (4, 4, 10)
+
+    widget = views.browse(proposal, tmp_path)
+    chooser, box, (button, status) = widget.children[0], widget.children[1], widget.children[2].children
+    first = box.children[0].children[0]
+    first.value = True
+    button.click()
+    text = next(tmp_path.glob("review-*.md")).read_text()
+    assert f"- [x] `{proposal.items[0].id}`" in text
+    assert read_proposal(next(tmp_path.glob("review-*.md"))).ticked == {proposal.items[0].id}

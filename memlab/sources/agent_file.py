@@ -46,6 +46,7 @@ FRAME_DTYPES: dict[str, dict[str, str]] = {
         "limit": "Int64", "description": "string", "read_only": "boolean", "metadata": "object",
         "is_template": "boolean", "template_name": "string", "hidden": "boolean",
         "tags": "object", "over_limit": "boolean", "n_agents": "Int64", "shared": "boolean",
+        "extra": "object",
     },
     "block_agents": {"block_id": "string", "agent_id": "string"},
     "tools": {
@@ -56,6 +57,11 @@ FRAME_DTYPES: dict[str, dict[str, str]] = {
 }
 
 _INT64_MAX = 2**63 - 1
+
+# Block fields read into their own columns; every other field is kept whole in `extra`
+# (template ids, project_id, legacy created_at/updated_at, ...), so a migration can carry it.
+_BLOCK_FIELDS = frozenset({"id", "label", "value", "limit", "description", "read_only", "metadata",
+                           "metadata_", "is_template", "template_name", "hidden", "tags"})
 
 
 def load_agent_file(path: str | Path, *, max_bytes: int = DEFAULT_MAX_BYTES) -> Store:
@@ -263,6 +269,7 @@ def _block_row(ctx: _Ctx, raw: Any, fallback_id: str, *, legacy: bool) -> dict[s
         "hidden": ctx.flag(raw.get("hidden"), f"block {block_id} hidden"),
         "tags": [str(t) for t in ctx.listing(raw.get("tags"), f"block {block_id} tags")],
         "over_limit": None if limit is None else len(value) > limit,
+        "extra": {k: v for k, v in raw.items() if k not in _BLOCK_FIELDS},
     }
 
 

@@ -423,3 +423,10 @@ def test_views_place_duplicates_together_and_browse_writes_ticks(embedder, tmp_p
     text = next(tmp_path.glob("review-*.md")).read_text()
     assert f"- [x] `{proposal.items[0].id}`" in text
     assert read_proposal(next(tmp_path.glob("review-*.md"))).ticked == {proposal.items[0].id}
+
+
+def test_memlab_review_stays_callable_after_a_submodule_import(embedder):
+    from memlab.review import Proposal, views  # noqa: F401 - binds the package to memlab.review
+
+    assert isinstance(memlab.review(memlab.load(SCHEMA9), as_of="2026-11-30", embedder=embedder),
+                      Proposal)

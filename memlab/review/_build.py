@@ -170,13 +170,15 @@ class _Builder:
             return
         self.vectors = self.embedder.encode(self.units["text"].fillna("").tolist(), progress=progress)
 
-    def similar_pairs(self, threshold: float) -> pd.DataFrame:
+    def similar_pairs(self, threshold: float, rows: np.ndarray | None = None) -> pd.DataFrame:
+        """Unit pairs at or above ``threshold`` among ``rows`` (default: every unit)."""
         from memlab.embed import NeighborIndex
 
-        if len(self.units) < 2:
+        rows = np.arange(len(self.units)) if rows is None else rows
+        if len(rows) < 2:
             return pd.DataFrame({"a": [], "b": [], "similarity": []})
-        pairs = NeighborIndex(self.vectors).pairs_above(threshold)
-        uids = self.units["uid"].to_numpy()
+        pairs = NeighborIndex(self.vectors[rows]).pairs_above(threshold)
+        uids = self.units["uid"].to_numpy()[rows]
         return pd.DataFrame({"a": uids[pairs["i"].to_numpy()], "b": uids[pairs["j"].to_numpy()],
                              "similarity": pairs["similarity"].to_numpy(dtype=float)})
 
@@ -325,13 +327,14 @@ class _Builder:
                 "similarity": self._sim(row["a"], row["b"]), "recorded_at": _date(row["created"])})
         if len(self.units) < 2:
             return
-        pairs = self.similar_pairs(self.contra_min)
+        # Only statement-sized units: word polarity says nothing about a document, and the
+        # pair count at a low threshold grows with the square of the corpus.
+        claims = np.flatnonzero(self.units["text"].fillna("").str.len().to_numpy() <= _CLAIM_CHARS)
+        pairs = self.similar_pairs(self.contra_min, claims)
         for a, b, s in pairs.itertuples(index=False):
             key = frozenset((a, b))
             if key in seen:
                 continue
-            if max(len(str(self.unit(a)["text"])), len(str(self.unit(b)["text"]))) > _CLAIM_CHARS:
-                continue  # a document, not a claim: word polarity says nothing about it
             opposite, shared = _opposite(str(self.unit(a)["text"]), str(self.unit(b)["text"]))
             if not opposite or len(shared) < 2:
                 continue

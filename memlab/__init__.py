@@ -36,9 +36,12 @@ from memlab.errors import (
 )
 from memlab.store import Store
 
-# Imported eagerly (it is light: pandas only) so that the name memlab.audit is bound to the
-# function, not to the memlab.audit package that the import system binds first.
+# Imported eagerly (they are light: no torch, no faiss until used) so that memlab.audit,
+# memlab.review and memlab.migrate name the functions, not the same-named subpackages that the
+# import system binds on the package the first time a submodule is imported.
 from memlab.audit import Audit, audit, compare  # noqa: E402
+from memlab.migrate import migrate, verify  # noqa: E402
+from memlab.review import Proposal, apply_proposal, review  # noqa: E402
 
 __version__ = "0.1.0"
 
@@ -50,11 +53,6 @@ _LAZY = {
     "load_agent_file": "memlab.sources.agent_file",
     "discover": "memlab.sources.discover",
     "simulate": "memlab.sim",
-    "review": "memlab.review",
-    "Proposal": "memlab.review",
-    "apply_proposal": "memlab.review",
-    "migrate": "memlab.migrate",
-    "verify": "memlab.migrate",
 }
 
 __all__ = [
@@ -63,6 +61,11 @@ __all__ = [
     "audit",
     "compare",
     "Audit",
+    "review",
+    "Proposal",
+    "apply_proposal",
+    "migrate",
+    "verify",
     *_LAZY,
     # errors
     "MemlabError",

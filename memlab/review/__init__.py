@@ -12,9 +12,6 @@ units are never proposed for removal, and apply refuses them even if asked.
 
 from __future__ import annotations
 
-import sys
-import types
-
 from memlab.review._apply import ApplyResult, apply_proposal
 from memlab.review._build import review
 from memlab.review._proposal import SECTIONS, Finding, Item, Proposal, read_proposal, ticked_ids
@@ -22,15 +19,3 @@ from memlab.review._units import units_of
 
 __all__ = ["review", "Proposal", "Item", "Finding", "apply_proposal", "ApplyResult",
            "read_proposal", "ticked_ids", "units_of", "SECTIONS"]
-
-
-class _CallableModule(types.ModuleType):
-    """``memlab.review`` is both this package and the function: once any submodule is imported
-    (``from memlab.review import views``), Python binds the package to ``memlab.review`` and the
-    lazy function attribute is shadowed. Calling the package therefore calls :func:`review`."""
-
-    def __call__(self, *args, **kwargs):
-        return review(*args, **kwargs)
-
-
-sys.modules[__name__].__class__ = _CallableModule

@@ -206,8 +206,10 @@ class _Reader:
 
     def _ranges(self, table: str) -> list[tuple[int, int] | None]:
         try:
-            lo, hi = self._conn.execute(f"SELECT min(rowid), max(rowid) FROM {_q(table)}"
-                                        ).fetchone()
+            # Two queries: SQLite answers min() or max() of the rowid from the b-tree's ends,
+            # but scans the whole table for both in one.
+            lo, hi = (self._conn.execute(f"SELECT {fn}(rowid) FROM {_q(table)}").fetchone()[0]
+                      for fn in ("min", "max"))
         except sqlite3.OperationalError:  # a WITHOUT ROWID table: read it whole
             return [None]
         if lo is None or hi - lo < 2 * _SPLIT_ROWS:

@@ -56,19 +56,21 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000])
     ap.add_argument("--threshold", type=float, default=0.90)
+    ap.add_argument("--methods", nargs="+", default=["flat", "ivf", "hnsw"],
+                    choices=["flat", "ivf", "hnsw"], help="faiss indexes to run beside numpy")
     args = ap.parse_args()
     import faiss
 
     print(f"faiss {faiss.__version__}, {faiss.omp_get_max_threads()} threads; threshold "
-          f"{args.threshold}")
+          f"{args.threshold}", flush=True)
     for n in args.sizes:
         x = _vectors(n)
         truth, numpy_s = _timed(lambda: brute_force_pairs(x, args.threshold))
         truth_set = _pairs(truth)
-        print(f"\nn = {n:,}: {len(truth_set):,} pairs >= {args.threshold}")
+        print(f"\nn = {n:,}: {len(truth_set):,} pairs >= {args.threshold}", flush=True)
         print(f"  {'method':<12} {'seconds':>9} {'speed-up':>9} {'pairs':>8} {'recall':>7}  notes")
-        print(f"  {'numpy':<12} {numpy_s:9.2f} {1.0:9.1f} {len(truth_set):8,} {1.0:7.3f}  brute force, blocked")
-        for kind in ("flat", "ivf", "hnsw"):
+        print(f"  {'numpy':<12} {numpy_s:9.2f} {1.0:9.1f} {len(truth_set):8,} {1.0:7.3f}  brute force, blocked", flush=True)
+        for kind in args.methods:
             def run(kind=kind):
                 index = NeighborIndex(x, kind=kind)
                 return index, index.pairs_above(args.threshold)
@@ -82,7 +84,7 @@ def main() -> None:
                 extra = f"efSearch {index.ef_search}, "
             extra += f"recall@10 {index.recall:.3f} (measured)"
             print(f"  {'faiss ' + kind:<12} {secs:9.2f} {numpy_s / secs:9.1f} {len(got):8,} "
-                  f"{recall:7.3f}  {extra}; build+search")
+                  f"{recall:7.3f}  {extra}; build+search", flush=True)
 
 
 if __name__ == "__main__":

@@ -9,8 +9,9 @@ the documented dtype, so every store has the same frames and columns (docs/DESIG
 The database is read through :mod:`memlab.sources._sqlite_snapshot`, which never changes
 anything in its folder and still sees rows a live elfmem process has only in its ``-wal``.
 
-Speed: tables are read through the ADBC SQLite driver straight into Arrow and typed there
-(dates parsed, categories dictionary-encoded, lengths counted) before one conversion to pandas.
+Speed: tables are read through the ADBC SQLite driver straight into Arrow (large tables in
+rowid ranges on parallel connections; the driver runs without the GIL) and typed there (dates
+parsed, categories dictionary-encoded, lengths counted) before one conversion to pandas.
 SQLite is dynamically typed and ADBC infers a column's Arrow type from its first batch, so each
 query starts with one typed "priming" row that is dropped afterwards; a table whose values do not
 fit (text in a REAL column, say) is re-read through :mod:`sqlite3` value by value, where every
@@ -540,8 +541,8 @@ def _load(snap: Snapshot, path: Path, embeddings: bool) -> Store:
         extra = [("embedding", BLOB)] if embeddings else []
         plan = {}
         for name, (table, spec) in FRAME_TABLES.items():
-            if name == "config_raw" or table not in schema:
-                continue  # config_raw is a handful of rows: the exact path is quicker
+            if table not in schema:
+                continue
             spec = [*spec, *extra] if name == "blocks" else spec
             cols = [(c, k) for c, k in spec if c in schema[table]]
             if cols:

@@ -208,7 +208,12 @@ def test_exact_pairs_equal_numpy_brute_force():
         assert (got["i"] < got["j"]).all()
         assert got["similarity"].is_monotonic_decreasing
         np.testing.assert_allclose(got["similarity"], sims[got["i"], got["j"]], atol=1e-5)
-    assert _pair_set(brute_force_pairs(x, 0.9), drop_near=0.9) == _pair_set(index.pairs_above(0.9), drop_near=0.9)
+    # faiss's own exact range search agrees too (pairs_above uses numpy for the exact index).
+    a, b, s = index._pairs_by_range(0.9)
+    from memlab.embed._index import _canonical_pairs
+
+    assert _pair_set(_canonical_pairs(a, b, s, 0.9), drop_near=0.9) == \
+        _pair_set(index.pairs_above(0.9), drop_near=0.9)
 
 
 def test_search_matches_brute_force_and_pads_beyond_n():

@@ -216,6 +216,12 @@ def test_apply_round_trip_commits_exactly_the_ticked_items(letta_repo, embedder,
     rule = _item(proposal, section="rules")
     _tick(md, dup.id, rule.id)
 
+    limit = _item(proposal, section="limits")
+    _tick(md, limit.id)
+    dry_limit = apply_proposal(md, dry_run=True)
+    assert "-limit: 100\n+limit: 400\n" in dry_limit.diff  # a bare integer, as Letta reads it
+    md.write_text(md.read_text().replace(f"- [x] `{limit.id}`", f"- [ ] `{limit.id}`"))
+
     dry = apply_proposal(md, dry_run=True)
     assert dry.commit is None and repo.head.commit == before
     assert "-metadata: {source: chat}" in dry.diff and "+++ /dev/null" in dry.diff

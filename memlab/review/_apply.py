@@ -141,10 +141,11 @@ def _key_span(lines: list[str], start: int, end: int, key: str) -> tuple[int, in
     return None
 
 
-def _set_key(text: str, key: str, value: str, path: str, item: Item) -> str:
+def _set_key(text: str, key: str, value: str, path: str, item: Item, *, raw: bool = False) -> str:
     lines = text.split("\n")
     start, end = _fm_bounds(lines, path, item)
-    new = f"{key}: {_yaml_scalar(value)}"
+    # raw: the value is YAML already (a limit must stay a bare integer, not a quoted string).
+    new = f"{key}: {value if raw else _yaml_scalar(value)}"
     span = _key_span(lines, start, end, key)
     if span:
         lines[span[0]:span[1]] = [new]
@@ -291,7 +292,8 @@ def _apply_item(edits: _Edits, item: Item, kind: str) -> None:
     elif op == "set_key":
         text = edits.need(path, item)
         _guard_file(text, path, item, removes=False)
-        edits.put(path, _set_key(text, ch["key"], ch["value"], path, item), item)
+        edits.put(path, _set_key(text, ch["key"], ch["value"], path, item,
+                                 raw=bool(ch.get("raw"))), item)
     elif op == "remove_key":
         text = edits.need(path, item)
         _guard_file(text, path, item, removes=False)

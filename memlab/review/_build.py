@@ -545,6 +545,7 @@ class _Builder:
                         summary=f"`{path}` body is {chars} chars, over its limit {int(limit)}",
                         target={"uid": path, "file": path}, evidence=ev,
                         change={"op": "set_key", "file": path, "key": "limit", "value": str(new),
+                                "raw": True,
                                 "text": f"set frontmatter limit: {int(limit)} -> {new} in {path} "
                                         "(or trim the body by hand instead of ticking this)"},
                         appliable=self.appliable))

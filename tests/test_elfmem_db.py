@@ -279,6 +279,47 @@ def test_embeddings_of_mixed_widths_and_a_broken_blob(tmp_path):
     assert "bad_embedding" in set(store.problems.kind)
 
 
+def test_split_parallel_reads_match_one_whole_read(tmp_path, monkeypatch):
+    import memlab.sources.elfmem_db as elfmem_db
+
+    db = tmp_path / "many.db"
+    build_db(db, 9)
+    rng = np.random.default_rng(3)
+    with sqlite3.connect(db) as con:
+        for i in range(3000):
+            _new_block(con, f"bulk{i:012d}")
+        # 8 dims like the sample rows: one width, so the one-matrix decoding is used
+        vectors = {f"bulk{i:012d}": rng.standard_normal(8).astype(np.float32)
+                   for i in range(3000) if i % 7}
+        con.executemany("UPDATE blocks SET embedding = ? WHERE id = ?",
+                        [(v.tobytes(), k) for k, v in vectors.items()])
+        con.execute("DELETE FROM blocks WHERE id = 'bulk000000001500'")  # a hole in the rowids
+        con.executemany("INSERT INTO block_tags VALUES (?, 'bulk')",
+                        [(f"bulk{i:012d}",) for i in range(0, 3000, 2)])
+    whole = load_elfmem(db, embeddings=True)
+    monkeypatch.setattr(elfmem_db, "_SPLIT_ROWS", 300)
+    parts = []
+    real_fetch = elfmem_db._fetch_arrow
+    monkeypatch.setattr(elfmem_db, "_fetch_arrow",
+                        lambda uri, table, cols, part: parts.append((table, part))
+                        or real_fetch(uri, table, cols, part))
+    split = load_elfmem(db, embeddings=True)
+
+    assert len([p for t, p in parts if t == "blocks"]) > 1
+
+    assert len(split.blocks) == 6 + 2999 and split.blocks.id.is_unique
+    for name in ("blocks", "tags"):
+        cols = [c for c in whole.frames[name].columns if c != "embedding"]
+        pd.testing.assert_frame_equal(whole.frames[name][cols], split.frames[name][cols])
+    got = dict(zip(split.blocks.id, split.blocks.embedding))
+    for block_id, vec in vectors.items():
+        if block_id != "bulk000000001500":
+            np.testing.assert_array_equal(got[block_id], vec)
+    assert got["bulk000000000007"] is None  # every 7th has none
+    assert got[CONSTITUTION_ID].shape == (8,)
+    assert split.problems.empty
+
+
 # -- the two real samples --------------------------------------------------------------------
 
 SAMPLE_FILES = ["elfmem-0.19.2-schema5", "elfmem-0.20.0-schema9"]

@@ -20,6 +20,7 @@ value that cannot be typed becomes NA and is reported in ``store.problems``.
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import math
 import os
@@ -179,9 +180,7 @@ class _Reader:
         rowid ranges and read on one connection per range. Results (or the error that will
         send a table down the exact path) are kept for :meth:`read`.
         """
-        try:
-            import adbc_driver_sqlite.dbapi  # noqa: F401
-        except ImportError:
+        if importlib.util.find_spec("adbc_driver_sqlite") is None:
             for frame in plan:
                 self._arrow[frame] = ImportError("adbc-driver-sqlite not installed")
             return
@@ -412,24 +411,15 @@ def _decode_embeddings(blobs: pd.Series, reader: _Reader, ids: pd.Series) -> pd.
     out = np.empty(len(blobs), dtype=object)
     if isinstance(blobs.dtype, pd.ArrowDtype):
         arr = pa.array(blobs.array)
-        arr = arr.combine_chunks() if isinstance(arr, pa.ChunkedArray) else arr
-        present = arr.is_valid().to_numpy(zero_copy_only=False)
-        lengths = pc.binary_length(arr).fill_null(0).to_numpy(zero_copy_only=False)
-        sizes = np.unique(lengths[present])
-        if (len(sizes) == 1 and sizes[0] % 4 == 0 and sizes[0] > 0
-                and arr.type == pa.binary()):
-            # One width for all (the usual case): the values sit back to back in the Arrow data
-            # buffer, so they decode as one matrix without a Python object per blob.
-            offsets = np.frombuffer(arr.buffers()[1], dtype=np.int32,
-                                    count=len(arr) + 1, offset=4 * arr.offset)
-            start, stop = int(offsets[0]), int(offsets[-1])
-            width = int(sizes[0])
-            if stop - start == width * int(present.sum()):
-                matrix = np.frombuffer(arr.buffers()[2], dtype="<f4", count=(stop - start) // 4,
-                                       offset=start).reshape(-1, width // 4).astype(np.float32)
-                for i, row in zip(np.flatnonzero(present), matrix):
-                    out[i] = row
-                return pd.Series(out, dtype="object")
+        chunks = arr.chunks if isinstance(arr, pa.ChunkedArray) else [arr]
+        matrix = _same_width_matrix(chunks)
+        if matrix is not None:
+            # Rows are views of one float32 matrix: one copy of the data, no object per blob.
+            present = np.concatenate([c.is_valid().to_numpy(zero_copy_only=False)
+                                      for c in chunks]) if chunks else np.zeros(0, bool)
+            for i, row in zip(np.flatnonzero(present), matrix):
+                out[i] = row
+            return pd.Series(out, dtype="object")
         values = arr.to_pylist()
     else:
         values = blobs.tolist()
@@ -445,6 +435,46 @@ def _decode_embeddings(blobs: pd.Series, reader: _Reader, ids: pd.Series) -> pd.
         reader.problem("bad_embedding", f"blocks.embedding: {len(bad)} value(s) are not whole "
                                         f"float32 vectors, read as None (ids {bad[:3]})")
     return pd.Series(out, dtype="object")
+
+
+def _same_width_matrix(chunks: list[pa.Array]) -> np.ndarray | None:
+    """All non-null blobs as one (n, dims) float32 matrix, if they share one width that is a
+    whole number of float32s and sit back to back in each chunk's data buffer; else None."""
+    width, total = None, 0
+    for chunk in chunks:
+        if chunk.type != pa.binary():
+            return None
+        valid = chunk.is_valid()
+        lengths = pc.binary_length(chunk).filter(valid)
+        if len(lengths) == 0:
+            continue
+        lo, hi = pc.min_max(lengths).values()
+        if lo.as_py() != hi.as_py() or lo.as_py() % 4 or lo.as_py() == 0:
+            return None
+        if width not in (None, lo.as_py()):
+            return None
+        width = lo.as_py()
+        offsets = np.frombuffer(chunk.buffers()[1], dtype=np.int32, count=len(chunk) + 1,
+                                offset=4 * chunk.offset)
+        # Null slots may in principle own bytes; only a gapless buffer can be read as a block.
+        if int(offsets[-1] - offsets[0]) != width * len(lengths):
+            return None
+        total += len(lengths)
+    if width is None:
+        return None
+    matrix = np.empty((total, width // 4), dtype=np.float32)
+    row = 0
+    for chunk in chunks:
+        offsets = np.frombuffer(chunk.buffers()[1], dtype=np.int32, count=len(chunk) + 1,
+                                offset=4 * chunk.offset)
+        start, stop = int(offsets[0]), int(offsets[-1])
+        k = (stop - start) // width
+        if k:
+            matrix[row:row + k] = np.frombuffer(chunk.buffers()[2], dtype="<f4",
+                                                count=(stop - start) // 4, offset=start
+                                                ).reshape(k, width // 4)
+            row += k
+    return matrix
 
 
 def _config(raw: list[tuple[Any, Any]], reader: _Reader) -> pd.DataFrame:

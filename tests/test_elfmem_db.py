@@ -320,6 +320,27 @@ def test_split_parallel_reads_match_one_whole_read(tmp_path, monkeypatch):
     assert split.problems.empty
 
 
+@pytest.mark.parametrize("name", ["elfmem-0.19.2-schema5", "elfmem-0.20.0-schema9"])
+def test_exact_path_gives_the_same_frames_as_the_arrow_path(monkeypatch, name):
+    import memlab.sources.elfmem_db as elfmem_db
+
+    fast = load_elfmem(SAMPLES / f"{name}.db", embeddings=True)
+
+    def no_arrow(*args):
+        raise RuntimeError("arrow disabled for this test")
+
+    monkeypatch.setattr(elfmem_db, "_fetch_arrow", no_arrow)
+    exact = load_elfmem(SAMPLES / f"{name}.db", embeddings=True)
+    assert set(exact.meta["readers"].values()) == {"sqlite3 (arrow disabled for this test)"}
+    assert set(fast.meta["readers"].values()) == {"arrow"}
+    for frame in fast.frames:
+        a, b = fast.frames[frame], exact.frames[frame]
+        if frame == "blocks":
+            for x, y in zip(a.pop("embedding"), b.pop("embedding")):
+                np.testing.assert_array_equal(x, y)
+        pd.testing.assert_frame_equal(a, b, obj=frame)
+
+
 # -- the two real samples --------------------------------------------------------------------
 
 SAMPLE_FILES = ["elfmem-0.19.2-schema5", "elfmem-0.20.0-schema9"]

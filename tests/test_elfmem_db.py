@@ -458,6 +458,20 @@ def test_a_symlink_finds_the_wal_beside_the_real_file(tmp_path):
         writer.close()
 
 
+def test_a_wal_with_a_broken_header_is_reported(tmp_path):
+    folder = tmp_path / "instance"
+    folder.mkdir()
+    db = folder / "elfmem.db"
+    build_db(db, 9)
+    Path(f"{db}-wal").write_bytes(b"\x00garbage" * 1000)
+    before = _folder_state(folder)
+    store = load_elfmem(db)
+    assert _folder_state(folder) == before
+    assert len(store.blocks) == 6
+    assert store.problems.kind.tolist() == ["wal"]
+    assert "cannot be read" in store.problems.message.iloc[0]
+
+
 def test_quiet_database_is_read_in_place_without_side_files(tmp_path):
     folder = tmp_path / "instance"
     folder.mkdir()

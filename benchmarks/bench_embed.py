@@ -63,7 +63,9 @@ def main() -> None:
         warm_s = time.perf_counter() - t0
         assert np.array_equal(first, second)
         assert (warm.stats.hits, warm.stats.misses) == (len(texts), 0)
-        size = os.path.getsize(warm.cache.path)
+        # Fresh rows may still sit in the write-ahead log: count both files.
+        size = sum(os.path.getsize(p) for p in (warm.cache.path, f"{warm.cache.path}-wal")
+                   if os.path.exists(p))
 
     print(f"texts: {len(texts)} distinct, {chars / len(texts):.0f} chars on average; "
           f"torch threads: {__import__('torch').get_num_threads()}")

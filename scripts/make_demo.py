@@ -33,6 +33,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import _demo_corpus as corpus  # noqa: E402
 
 from memlab.audit.seeds import content_hash, seed_release  # noqa: E402
+from memlab.formats.elfmem_schema import create_fresh  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_OUT = ROOT / "data" / "demo" / "elfmem-demo.db"
@@ -76,157 +77,6 @@ SEED = 20260804
 LAMBDA = {"permanent": 1e-05, "durable": 0.001, "standard": 0.01, "ephemeral": 0.05}
 SELF_DID = "elf:elf"
 PEERS = {"alv": "elf:alv", "mira": "elf:mira"}
-
-# elfmem 0.19.2 schema (version 5), exactly as its metadata.create_all and migrations write
-# it into a fresh database (read from sqlite_master of a 0.19.2-written file).
-DDL = """
-CREATE TABLE blocks (
-	id TEXT NOT NULL, 
-	content TEXT NOT NULL, 
-	category TEXT NOT NULL, 
-	source TEXT NOT NULL, 
-	created_at TEXT NOT NULL, 
-	status TEXT NOT NULL, 
-	archive_reason TEXT, 
-	confidence FLOAT NOT NULL, 
-	reinforcement_count INTEGER NOT NULL, 
-	decay_lambda FLOAT NOT NULL, 
-	last_reinforced_at FLOAT NOT NULL, 
-	self_alignment FLOAT, 
-	embedding BLOB, 
-	embedding_model TEXT, 
-	token_count INTEGER, 
-	summary TEXT, 
-	last_session_id TEXT, 
-	outcome_evidence FLOAT NOT NULL, 
-	success_count FLOAT DEFAULT '0.5' NOT NULL, 
-	failure_count FLOAT DEFAULT '0.5' NOT NULL, 
-	source_peer TEXT, 
-	share TEXT, 
-	envelope_json TEXT, 
-	last_scored_at TEXT, 
-	PRIMARY KEY (id)
-);
-CREATE INDEX idx_blocks_status ON blocks (status);
-CREATE INDEX idx_blocks_source_peer ON blocks (source_peer);
-CREATE INDEX idx_blocks_last_reinforced ON blocks (last_reinforced_at);
-CREATE TABLE frames (
-	name TEXT NOT NULL, 
-	weights_json TEXT NOT NULL, 
-	filters_json TEXT NOT NULL, 
-	guarantees_json TEXT NOT NULL, 
-	template TEXT NOT NULL, 
-	token_budget INTEGER NOT NULL, 
-	cache_json TEXT, 
-	source TEXT NOT NULL, 
-	created_at TEXT NOT NULL, 
-	PRIMARY KEY (name)
-);
-CREATE TABLE sessions (
-	id TEXT NOT NULL, 
-	task_type TEXT NOT NULL, 
-	started_at TEXT NOT NULL, 
-	ended_at TEXT, 
-	start_active_hours FLOAT NOT NULL, 
-	PRIMARY KEY (id)
-);
-CREATE TABLE system_config (
-	"key" TEXT NOT NULL, 
-	value TEXT NOT NULL, 
-	PRIMARY KEY ("key")
-);
-CREATE TABLE peer_roster (
-	did TEXT NOT NULL, 
-	name TEXT NOT NULL, 
-	public_key TEXT, 
-	trust FLOAT NOT NULL, 
-	is_self INTEGER NOT NULL, 
-	first_contact TEXT NOT NULL, 
-	last_active TEXT NOT NULL, 
-	blocks_imported INTEGER NOT NULL, 
-	blocks_exported INTEGER NOT NULL, 
-	messages_in INTEGER NOT NULL, 
-	messages_out INTEGER NOT NULL, 
-	notes TEXT, 
-	delivery_path TEXT, 
-	PRIMARY KEY (did)
-);
-CREATE TABLE block_tags (
-	block_id TEXT NOT NULL, 
-	tag TEXT NOT NULL, 
-	CONSTRAINT uq_block_tag UNIQUE (block_id, tag), 
-	FOREIGN KEY(block_id) REFERENCES blocks (id) ON DELETE CASCADE
-);
-CREATE INDEX idx_block_tags_tag ON block_tags (tag);
-CREATE INDEX idx_block_tags_block_id ON block_tags (block_id);
-CREATE TABLE edges (
-	from_id TEXT NOT NULL, 
-	to_id TEXT NOT NULL, 
-	weight FLOAT NOT NULL, 
-	reinforcement_count INTEGER NOT NULL, 
-	created_at TEXT NOT NULL, 
-	relation_type TEXT DEFAULT 'similar' NOT NULL, 
-	origin TEXT DEFAULT 'similarity' NOT NULL, 
-	last_active_hours FLOAT, 
-	note TEXT, 
-	CONSTRAINT uq_edge UNIQUE (from_id, to_id), 
-	FOREIGN KEY(from_id) REFERENCES blocks (id) ON DELETE CASCADE, 
-	FOREIGN KEY(to_id) REFERENCES blocks (id) ON DELETE CASCADE
-);
-CREATE INDEX idx_edges_to ON edges (to_id);
-CREATE INDEX idx_edges_from ON edges (from_id);
-CREATE TABLE contradictions (
-	block_a_id TEXT NOT NULL, 
-	block_b_id TEXT NOT NULL, 
-	score FLOAT NOT NULL, 
-	resolved INTEGER NOT NULL, 
-	created_at TEXT NOT NULL, 
-	CONSTRAINT uq_contradiction UNIQUE (block_a_id, block_b_id), 
-	FOREIGN KEY(block_a_id) REFERENCES blocks (id) ON DELETE CASCADE, 
-	FOREIGN KEY(block_b_id) REFERENCES blocks (id) ON DELETE CASCADE
-);
-CREATE INDEX idx_contradictions_unresolved ON contradictions (block_a_id, block_b_id) WHERE resolved = 0;
-CREATE TABLE block_outcomes (
-	id TEXT NOT NULL, 
-	block_id TEXT NOT NULL, 
-	signal FLOAT NOT NULL, 
-	weight FLOAT NOT NULL, 
-	source TEXT NOT NULL, 
-	confidence_before FLOAT NOT NULL, 
-	confidence_after FLOAT NOT NULL, 
-	created_at TEXT NOT NULL, 
-	PRIMARY KEY (id), 
-	FOREIGN KEY(block_id) REFERENCES blocks (id) ON DELETE CASCADE
-);
-CREATE INDEX idx_block_outcomes_block_id ON block_outcomes (block_id);
-CREATE TABLE co_retrieval_staging (
-	from_id TEXT NOT NULL, 
-	to_id TEXT NOT NULL, 
-	count INTEGER NOT NULL, 
-	CONSTRAINT uq_co_retrieval_staging UNIQUE (from_id, to_id), 
-	FOREIGN KEY(from_id) REFERENCES blocks (id) ON DELETE CASCADE, 
-	FOREIGN KEY(to_id) REFERENCES blocks (id) ON DELETE CASCADE
-);
-CREATE TABLE block_amendments (
-	id INTEGER NOT NULL, 
-	block_id TEXT NOT NULL, 
-	timestamp DATETIME DEFAULT CURRENT_TIMESTAMP NOT NULL, 
-	pre_content TEXT NOT NULL, 
-	post_content TEXT NOT NULL, 
-	pre_summary TEXT, 
-	post_summary TEXT, 
-	drift_score FLOAT NOT NULL, 
-	rationale TEXT, 
-	acceptor TEXT NOT NULL, 
-	reverted_at DATETIME, 
-	PRIMARY KEY (id), 
-	CONSTRAINT ck_block_amendments_acceptor CHECK (acceptor IN ('agent', 'user', 'system')), 
-	FOREIGN KEY(block_id) REFERENCES blocks (id) ON DELETE CASCADE
-);
-CREATE INDEX idx_block_amendments_timestamp ON block_amendments (timestamp);
-CREATE INDEX idx_block_amendments_block_id ON block_amendments (block_id);
-CREATE INDEX idx_blocks_last_scored_at ON blocks(last_scored_at);
-"""
 
 # elfmem 0.19.2's built-in frames (db/queries.py _BUILTIN_FRAMES), as seed_builtin_data writes them.
 BUILTIN_FRAMES = [
@@ -1012,7 +862,8 @@ def _write(path: Path, sessions, blocks, edges, contradictions, outcomes, last: 
            H: float, rng: random.Random) -> None:
     conn = sqlite3.connect(path)
     conn.execute("PRAGMA journal_mode=WAL")
-    conn.executescript(DDL)
+    # What elfmem 0.19.2 writes into an empty database on first open (schema 5).
+    create_fresh(conn, "0.19.2")
     setup = sessions[0].started
     for name, weights, filters, guarantees, template, budget in BUILTIN_FRAMES:
         conn.execute("INSERT INTO frames VALUES (?,?,?,?,?,?,?,?,?)",
@@ -1026,7 +877,7 @@ def _write(path: Path, sessions, blocks, edges, contradictions, outcomes, last: 
              "embedding_calls": CALIBRATION["embedding_calls"]}
     backup_at = datetime(2026, 6, 1, 10, 15, 3, 512_004, tzinfo=UTC)
     config = [("total_active_hours", repr(H)), ("prune_threshold", "0.05"), ("top_k", "5"),
-              ("schema_version", "5"), ("peer_identity", SELF_DID),
+              ("peer_identity", SELF_DID),
               ("peer_inbox_dir", "/home/elf/projects/elfmem/.elfmem/inbox"),
               ("last_backup_path",
                "/home/elf/.elfmem/backups/elfmem-" + backup_at.strftime("%Y%m%dT%H%M%SZ") + ".db"),

@@ -1,0 +1,24 @@
+"""Scenario simulation: the doc's Iterations x Scenarios argument as executed experiments.
+
+    >>> from memlab.sim import simulate, ITERATIONS
+    >>> run = simulate(instance="data/demo/elfmem-demo.db", seed=0)
+    >>> run.table            # Iteration x Scenario outcomes
+    >>> run.cell(1, "S3")    # one cell's summary, metrics and events
+    >>> seven = ITERATIONS[5].with_(name="7: cluster-first review", review_cluster_first=True)
+    >>> simulate([ITERATIONS[5], seven], ["S11"]).table
+
+Modules: ``iterations`` (choices as data), ``instance`` (rates from a store), ``world`` (the
+store that executes an iteration), ``scenarios`` (S1-S11), ``fitness`` (dimensions, journey,
+the doc's own table), ``run`` (``simulate``), ``replay`` (counterfactual replay of a real store).
+"""
+
+from __future__ import annotations
+
+from memlab.sim.instance import DOC_INSTANCE, Instance, instance_from_store, load_instance
+from memlab.sim.iterations import ITERATIONS, Iteration
+from memlab.sim.replay import replay
+from memlab.sim.run import SimulationRun, simulate
+from memlab.sim.scenarios import SCENARIOS, ScenarioResult
+
+__all__ = ["simulate", "SimulationRun", "Iteration", "ITERATIONS", "SCENARIOS", "ScenarioResult",
+           "Instance", "DOC_INSTANCE", "instance_from_store", "load_instance", "replay"]

@@ -1,0 +1,115 @@
+"""Notebook views of a simulation: coloured table, side-by-side evidence, a live threshold control.
+
+Kept out of ``run.py`` so the library needs neither matplotlib nor ipywidgets to simulate.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterable, Mapping, Sequence
+
+import pandas as pd
+
+from memlab.sim.fitness import SYMBOL
+from memlab.sim.iterations import Iteration
+from memlab.sim.run import SimulationRun
+
+__all__ = ["outcome_table", "fitness_table", "evidence_table", "compare_runs",
+           "threshold_sweep", "threshold_explorer"]
+
+_COLOURS = {"pass": "#c8e6c9", "partial": "#fff3b0", "fail": "#ffcdd2", "n/a": "#eeeeee",
+            "green": "#c8e6c9", "amber": "#fff3b0", "red": "#ffcdd2"}
+
+
+def _colour(value: Any) -> str:
+    return f"background-color: {_COLOURS[value]}" if value in _COLOURS else ""
+
+
+def outcome_table(run: SimulationRun, *, symbols: bool = False):
+    """The Iteration x Scenario table, coloured by outcome (a pandas Styler)."""
+    table = run.table.copy()
+    styler = table.style.map(_colour)
+    if symbols:
+        styler = styler.format(lambda v: f"{SYMBOL.get(v, v)} {v}")
+    return styler
+
+
+def fitness_table(run: SimulationRun):
+    """The five dimensions per iteration, coloured (a pandas Styler)."""
+    return run.fitness.style.map(_colour)
+
+
+def evidence_table(run: SimulationRun, scenario: str) -> pd.DataFrame:
+    """One scenario's metrics side by side: metric (rows) x iteration (columns)."""
+    ev = run.evidence
+    part = ev[(ev["scenario"] == scenario.upper()) & (ev["metric"] != "modelled")]
+    if part.empty:
+        return pd.DataFrame()
+    return part.pivot_table(index="metric", columns="iteration", values="value", aggfunc="first",
+                            observed=True, sort=False)
+
+
+def compare_runs(runs: Mapping[str, SimulationRun], scenario: str,
+                 iteration: int | str | Iteration) -> pd.DataFrame:
+    """The same cell from several runs (e.g. two instances): metric (rows) x run (columns)."""
+    columns = {}
+    for label, run in runs.items():
+        res = run.cell(iteration, scenario)
+        columns[label] = pd.Series({"outcome": res.outcome, "summary": res.summary,
+                                    **{k: v for k, v in res.metrics.items()}}, dtype=object)
+    return pd.DataFrame(columns)
+
+
+def threshold_sweep(run: SimulationRun, iteration: Iteration,
+                    thresholds: Iterable[float] = (0.85, 0.88, 0.90, 0.92, 0.94),
+                    scenarios: Sequence[str] = ("S1", "S3", "S10")) -> pd.DataFrame:
+    """Re-run scenarios with the near-duplicate threshold moved: one row per threshold."""
+    rows = []
+    for t in thresholds:
+        variant = _at_threshold(iteration, t)
+        row: dict[str, Any] = {"near_dup_threshold": t}
+        for code in scenarios:
+            res = run.rerun(variant, code)
+            row[code] = res.outcome
+            row[f"{code} evidence"] = res.summary
+        rows.append(row)
+    return pd.DataFrame(rows).set_index("near_dup_threshold")
+
+
+def _at_threshold(iteration: Iteration, threshold: float) -> Iteration:
+    near = min(float(threshold), iteration.exact_dup_threshold)
+    return iteration.with_(name=f"{iteration.name} @ near={near:.3f}", near_dup_threshold=near)
+
+
+def threshold_explorer(run: SimulationRun, *, iteration: Iteration | None = None,
+                       scenarios: Sequence[str] = ("S1", "S3", "S10")):
+    """A slider for the near-duplicate threshold and a picker for the iteration; moving either
+    re-runs ``scenarios`` on the run's context and shows the new outcomes. Returns the widget
+    (display it); in a headless run it renders once with the starting values."""
+    import ipywidgets as widgets
+    from IPython.display import display
+
+    start = iteration or run.iterations[0]
+    options = [(it.name, it) for it in run.iterations]
+    if start not in [o[1] for o in options]:
+        options.insert(0, (start.name, start))
+    pick = widgets.Dropdown(options=options, value=start, description="iteration",
+                            layout=widgets.Layout(width="340px"))
+    slider = widgets.FloatSlider(value=start.near_dup_threshold, min=0.80, max=0.99, step=0.005,
+                                 readout_format=".3f", description="near-dup",
+                                 continuous_update=False)
+    out = widgets.Output()
+
+    def refresh(_: Any = None) -> None:
+        variant = _at_threshold(pick.value, slider.value)
+        rows = []
+        for code in scenarios:
+            res = run.rerun(variant, code)
+            rows.append({"scenario": code, "outcome": res.outcome, "evidence": res.summary})
+        with out:
+            out.clear_output(wait=True)
+            display(pd.DataFrame(rows).set_index("scenario"))
+
+    pick.observe(refresh, names="value")
+    slider.observe(refresh, names="value")
+    refresh()
+    return widgets.VBox([widgets.HBox([pick, slider]), out])

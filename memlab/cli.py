@@ -107,8 +107,9 @@ def cmd_review(args: argparse.Namespace) -> int:
     from memlab.review import review
 
     proposal = review(args.path, near_duplicate=args.near_duplicate,
-                      stale_after_days=args.stale_after_days, as_of=args.as_of)
-    path = proposal.write(args.out)
+                      stale_after_days=args.stale_after_days, as_of=args.as_of,
+                      contradiction_min=args.contradiction_min)
+    path = proposal.write(args.out, overwrite=args.force)
     print(f"{len(proposal.items)} proposed item(s); wrote {path}")
     return 0
 
@@ -227,7 +228,11 @@ def build_parser() -> argparse.ArgumentParser:
                    help="cosine at or above which two items are near-duplicates (default 0.90)")
     p.add_argument("--stale-after-days", type=int, default=90,
                    help="days without evidence of use before an item is stale (default 90)")
+    p.add_argument("--contradiction-min", type=float, default=0.50,
+                   help="cosine at or above which a negated pair is a contradiction candidate "
+                        "(default 0.50)")
     p.add_argument("--as-of", help="date staleness is measured against (default: today)")
+    p.add_argument("--force", action="store_true", help="overwrite today's proposal file")
 
     p = add("apply")
     p.add_argument("proposal", help="a review-*.md file with items ticked")

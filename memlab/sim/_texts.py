@@ -21,10 +21,13 @@ import numpy as np
 
 from memlab.audit.seeds import seed_release
 
-__all__ = ["CONSTITUTION", "REWORDINGS", "Note", "NoteMaker", "constitution_variants", "note_variants"]
+__all__ = ["CONSTITUTION", "CONSTITUTION_TAGS", "REWORDINGS", "Note", "NoteMaker", "constitution_variants", "note_variants"]
 
 #: role -> the text elfmem's ``setup()`` seeds (identical in every release 0.8.0-0.20.0).
 CONSTITUTION: dict[str, str] = {slot.role: slot.content for slot in seed_release().slots}
+#: role -> the tags it is seeded with (0.13.1 and later: constitutional, kind, role).
+CONSTITUTION_TAGS: dict[str, tuple[str, ...]] = {slot.role: slot.tags
+                                                 for slot in seed_release().slots}
 
 REWORDINGS: dict[str, tuple[str, ...]] = {
     "identity": (

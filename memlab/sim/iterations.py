@@ -13,7 +13,7 @@ doc's incumbent), the natural base for an Iteration 7.
 from __future__ import annotations
 
 import dataclasses
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Iterable, Mapping
 
 __all__ = ["Iteration", "ITERATIONS", "COMPONENTS", "BASELINE_LOC", "resolve_iterations"]
@@ -122,8 +122,6 @@ class Iteration:
     loc: int | None = None
     concepts: int | None = None
 
-    extra: Mapping[str, Any] = field(default_factory=dict, compare=False, hash=False)
-
     def __post_init__(self) -> None:
         if not 0.0 < self.near_dup_threshold <= self.exact_dup_threshold <= 1.0:
             raise ValueError(f"{self.name}: need 0 < near_dup_threshold <= exact_dup_threshold "
@@ -221,8 +219,7 @@ class Iteration:
 
     def choices(self) -> dict[str, Any]:
         """The choices as a flat dict (for tables)."""
-        out = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)
-               if f.name not in ("extra",)}
+        out = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
         out["mutation_log"] = ",".join(self.mutation_log) or "-"
         out["estimated_loc"] = self.estimated_loc
         out["estimated_concepts"] = self.estimated_concepts

@@ -20,7 +20,7 @@ from typing import Any, Iterable, Sequence
 
 import numpy as np
 
-from memlab.sim._texts import CONSTITUTION
+from memlab.sim._texts import CONSTITUTION, CONSTITUTION_TAGS
 from memlab.sim.instance import LAMBDA, Instance
 from memlab.sim.iterations import Iteration
 
@@ -224,7 +224,7 @@ class World:
             return
         for role, text in CONSTITUTION.items():
             self.learn(text, tier="PERMANENT", role=role, pinned=True,
-                       family=("role", role), tags={CONSTITUTIONAL_TAG, f"self/role/{role}"},
+                       family=("role", role), tags=set(CONSTITUTION_TAGS[role]),
                        tokens=len(text) / 4.0)
             self._intended[role] = text
         self._event("init", detail=f"seeded {len(CONSTITUTION)} constitutional blocks")

@@ -213,4 +213,7 @@ def _fitness_why(it: Iteration, dim: str, outcomes: Mapping[str, str], fitness: 
         return (f"estimated {it.estimated_loc:,} LOC = {it.estimated_loc / BASELINE_LOC:.0%} of "
                 f"the baseline (green <= {SIMPLICITY_GREEN:.0%}, amber < 100%)")
     codes = _DIMENSION_SCENARIOS[dim] + (("S11",) if dim == "Scale" else ())
-    return "from " + ", ".join(f"{c}={outcomes.get(c)}" for c in codes)
+    why = "from " + ", ".join(f"{c}={outcomes.get(c)}" for c in codes)
+    if dim == "Scale" and outcomes.get("S11") in ("fail", "partial"):
+        why += " (a failing chunked review costs Scale one level; the doc defers its mitigation)"
+    return why

@@ -90,7 +90,16 @@ class SimulationRun:
         for col in cols:
             if col not in frame:
                 frame[col] = None
-        return frame[cols]
+        frame = frame[cols]
+        for col in ("iteration", "scenario", "op"):
+            frame[col] = frame[col].astype("category")
+        for col in ("block", "other", "detail"):
+            frame[col] = frame[col].astype("string")
+        for col in ("recorded", "cause_recorded"):
+            frame[col] = frame[col].astype("boolean")
+        for col in ("n", "seq"):
+            frame[col] = frame[col].astype("Int64")
+        return frame
 
     @cached_property
     def fitness(self) -> pd.DataFrame:

@@ -25,6 +25,7 @@ from typing import Any, Callable
 
 import numpy as np
 
+from memlab.errors import MemlabError, require
 from memlab.sim._texts import (
     CONSTITUTION,
     REWORDINGS,
@@ -356,12 +357,13 @@ def s3_pinned(ctx: Context, it: Iteration) -> ScenarioResult:
     rng = ctx.rng("S3")
     world = ctx.world(it, "S3", rng)
     world.init(constitution=True)
-    world.learn(text, family=("role", role), tier="DURABLE")
+    start = len(world.events)
+    newcomer = world.learn(text, family=("role", role), tier="DURABLE")
     world.consolidate()
     metrics: dict[str, Any] = {"role": role, "measured_cosine": round(cosine, 4),
                                "near_threshold": it.near_dup_threshold,
                                "exact_threshold": it.exact_dup_threshold}
-    events = _events(world, ("supersede", "guard_refused", "promote", "reject_exact"))
+    events = [e for e in world.events[start:] if newcomer.id in (e["block"], e["other"])]
     if it.constitution_file:
         state = world.constitution()[role]
         metrics.update({"pinned_blocks_in_block_table": 0, "self_md_intact": state["intact"]})
@@ -563,7 +565,7 @@ def _relevant(query_note, corpus_keys: np.ndarray) -> np.ndarray:
 
 class _Grep:
     """A keyword scan with no index, as grep does it: every query term is searched for in every
-    block's text (a literal substring scan in C, numpy's ``strings.find``)."""
+    block's text (a literal substring scan in C, numpy's ``char.find``)."""
 
     def __init__(self, texts: list[str]) -> None:
         self.texts = np.array([t.lower() for t in texts])
@@ -572,7 +574,7 @@ class _Grep:
         """Distinct query terms found in each block."""
         counts = np.zeros(len(self.texts), dtype=np.int32)
         for term in dict.fromkeys(terms):
-            counts += np.strings.find(self.texts, term) >= 0
+            counts += np.char.find(self.texts, term) >= 0
         return counts
 
     def any_term(self, terms: list[str]) -> np.ndarray:
@@ -764,8 +766,7 @@ def _chunks(ctx: Context, it: Iteration, fx: dict[str, Any]) -> np.ndarray:
         return position // per_chunk
 
     def make() -> np.ndarray:
-        import faiss
-
+        faiss = require("faiss", "embeddings", feature="cluster-first review", package="faiss-cpu")
         vecs = fx["vecs"]
         k = 2 * math.ceil(n / per_chunk)
         km = faiss.Kmeans(vecs.shape[1], k, niter=20, seed=ctx.seed, verbose=False)
@@ -978,6 +979,9 @@ def _s8_clones(root: Path, n: int, env: dict[str, str]) -> dict[str, Any]:
 
 def s8_concurrent(ctx: Context, it: Iteration) -> ScenarioResult:
     n = _S8_BLOCKS_PER_WRITER
+    if it.files_authoritative and shutil.which("git") is None:
+        raise MemlabError("S8 runs its file writers against a real git repository and needs "
+                          "the git command", hint="install git, or leave S8 out of scenarios")
     if not it.files_authoritative:
         m = ctx.memoised(("s8", "sqlite"), lambda: _s8_sqlite(n))
         lost = m["lost_blocks"] + m["lost_counter_updates"] + m["lost_edits"] + m["failed_writes"]

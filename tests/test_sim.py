@@ -213,3 +213,26 @@ def test_iteration7_fixes_s11_and_render_shows_everything(run):
     for it in run.iterations:
         assert it.name in text
     assert "Journey" in text and "Findings" in text and "S11" in text
+
+
+@pytest.mark.slow
+def test_threshold_sweep_moves_s3_past_the_measured_pair(run):
+    from memlab.sim import views
+
+    cosine = run.cell(1, "S3").metrics["measured_cosine"]
+    sweep = views.threshold_sweep(run, ITERATIONS[1], thresholds=(0.88, 0.90, 0.93, 0.94),
+                                  scenarios=("S3",))
+    for threshold, outcome in sweep["S3"].items():
+        assert outcome == ("fail" if threshold <= cosine else "partial"), threshold
+
+
+@pytest.mark.slow
+def test_key_scenarios_say_what_was_measured(run):
+    pytest.importorskip("openai")
+    sdk_default, chain = run.cell(1, "S5").metrics, run.cell(5, "S5").metrics
+    # The real OpenAI SDK refuses a client with no key; `api_key: none` builds one.
+    assert sdk_default["client_check_measured"] and not sdk_default["local_client_without_cloud_key"]
+    assert chain["local_client_without_cloud_key"] and chain["blocks_written_by_init"] == 0
+    assert run.cell(1, "S6").modelled  # boot behaviour is the doc's, and says so
+    assert run.cell(1, "S6").metrics["blocks_degraded"] > 0
+    assert run.cell(5, "S6").metrics["surfaced_at"] == "boot"

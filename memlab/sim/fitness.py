@@ -19,8 +19,8 @@ journey).
 Journey: the first iteration is the baseline and the first incumbent. Each later iteration is
 compared with the incumbent scenario by scenario; it is **rejected** if any scenario falls to
 fail from pass/partial or any fitness dimension falls to red from non-red, otherwise **kept**
-(and becomes the incumbent) if it fixes or improves at least one scenario or dimension. The
-last kept iteration is the incumbent.
+(and becomes the incumbent) if it fixes or improves at least one scenario or dimension, or
+changes no outcome with fewer estimated lines. The last kept iteration is the incumbent.
 """
 
 from __future__ import annotations
@@ -153,6 +153,10 @@ def journey_table(iterations: list[Iteration], table: pd.DataFrame,
         elif fixed or improved or dims_better:
             verdict = "kept"
             why = ""
+        elif not regressed and loc_delta < 0:
+            verdict = "kept"
+            why = f"same outcomes with {-loc_delta:,} fewer lines"
+            improved.append(f"simplicity (-{-loc_delta:,} LOC)")
         else:
             verdict = "rejected"
             why = "no scenario or dimension improved"

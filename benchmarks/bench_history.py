@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import random
 import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
@@ -130,4 +129,9 @@ def main(sizes: list[int]) -> None:
 
 
 if __name__ == "__main__":
-    main([int(a) for a in sys.argv[1:]] or [10_000, 100_000])
+    import argparse
+
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("sizes", nargs="*", type=int, default=[10_000, 100_000],
+                        help="commit counts to build and time (default 10000 100000)")
+    main(parser.parse_args().sizes)

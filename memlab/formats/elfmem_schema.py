@@ -39,13 +39,6 @@ The migration statements (:data:`MIGRATIONS`) are copied from ``elfmem/db/migrat
 ``ensure_schema_current`` does: ``metadata.create_all`` of the opening release first (so a
 new *table* arrives with that release's full DDL), then each ``ALTER TABLE ... ADD COLUMN``
 with "duplicate column" errors ignored, each backfill ``UPDATE``, and ``schema_version`` set.
-
-Two column orders, both real
-----------------------------
-``order="fresh"``: the database was created by the release of that schema, so columns are in
-model order (e.g. 0.20.0 puts ``pinned``, ``superseded_by`` right after ``archive_reason``).
-``order="migrated"``: created by an older release (default 0.8.0) and upgraded, so the new
-columns are appended in migration order. A loader must select by name, never by position.
 """
 
 from __future__ import annotations

@@ -13,6 +13,7 @@ GitPython for ``Commit.stats`` commit by commit is about 30 times slower.
 from __future__ import annotations
 
 import hashlib
+import itertools
 import os
 import re
 import subprocess
@@ -224,9 +225,12 @@ def _records(chunks: Iterable[bytes]):
     contained \\x1e (a record ends only where the next one visibly starts)."""
     pending: bytes | None = None
     tail = b""
-    for chunk in chunks:
-        parts = (tail + chunk).split(b"\x1e")
-        tail = parts.pop()
+    for chunk in itertools.chain(chunks, [None]):
+        if chunk is None:  # end of output: what is left holds whole records
+            parts, tail = (tail.split(b"\x1e") if tail else []), b""
+        else:
+            parts = (tail + chunk).split(b"\x1e")
+            tail = parts.pop()
         for part in parts:
             if _RECORD_START.match(part):
                 if pending is not None:
@@ -234,13 +238,6 @@ def _records(chunks: Iterable[bytes]):
                 pending = part
             elif pending is not None:
                 pending += b"\x1e" + part
-    for part in tail.split(b"\x1e") if tail else ():
-        if _RECORD_START.match(part):
-            if pending is not None:
-                yield pending
-            pending = part
-        elif pending is not None:
-            pending += b"\x1e" + part
     if pending is not None:
         yield pending
 

@@ -362,6 +362,17 @@ def _closing_line(lines: list[str]) -> int | None:
     return None
 
 
+def _frontmatter_close(path: str, lines: list[str]) -> tuple[int | None, Violation | None]:
+    """The hook's opening checks: the first line is ``---`` and a closing ``---`` follows."""
+    if lines[0] != "---":
+        return None, Violation(path, "missing_frontmatter", "missing frontmatter (must start with ---)")
+    close = _closing_line(lines)
+    if close is None:
+        return None, Violation(path, "unclosed_frontmatter",
+                               "frontmatter opened but never closed (missing closing ---)")
+    return close, None
+
+
 def _fm_lines(content: str) -> list[str] | None:
     lines = content.split("\n")
     close = _closing_line(lines)
@@ -443,12 +454,9 @@ def check_precommit(path: str, new_text: str | None, head_text: str | None = Non
 
     staged = _shell_text(new_text)
     lines = staged.split("\n")
-    if lines[0] != "---":
-        return out + [Violation(path, "missing_frontmatter", "missing frontmatter (must start with ---)")]
-    close = _closing_line(lines)
-    if close is None:
-        return out + [Violation(path, "unclosed_frontmatter",
-                                "frontmatter opened but never closed (missing closing ---)")]
+    close, broken = _frontmatter_close(path, lines)
+    if broken is not None:
+        return out + [broken]
     head = _shell_text(head_text)
     if head:
         if _get_fm_value(head, "read_only") == "true":
@@ -525,12 +533,9 @@ def _check_v2(path: str, new_text: str | None, change: str,
         if lines[0] == "---":
             out.append(Violation(path, "index_frontmatter", "MEMORY.md must not have frontmatter"))
         return out
-    if lines[0] != "---":
-        return out + [Violation(path, "missing_frontmatter", "missing frontmatter (must start with ---)")]
-    close = _closing_line(lines)
-    if close is None:
-        return out + [Violation(path, "unclosed_frontmatter",
-                                "frontmatter opened but never closed (missing closing ---)")]
+    close, broken = _frontmatter_close(path, lines)
+    if broken is not None:
+        return out + [broken]
     seen: set[str] = set()
     for line in lines[1:close]:
         if line == "":

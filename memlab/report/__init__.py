@@ -76,6 +76,21 @@ def _absolute(value: Any) -> Any:
     return value
 
 
+def _kernel_manager_class():
+    """A kernel manager talking over local IPC sockets instead of TCP.
+
+    The kernel is ours and on this machine; TCP would open loopback ports and makes ipykernel
+    warn on every report that its traffic is unencrypted.
+    """
+    from jupyter_client.manager import AsyncKernelManager
+    from traitlets import CaselessStrEnum
+
+    class IPCKernelManager(AsyncKernelManager):
+        transport = CaselessStrEnum(["tcp", "ipc"], default_value="ipc")
+
+    return IPCKernelManager
+
+
 def execute_notebook(kind_or_name: str, params: dict[str, Any], out_dir: str | Path,
                      *, timeout: int = 1800) -> ExecutedReport:
     """Execute one notebook with ``params`` into ``out_dir``; render HTML; read metrics.json.
@@ -95,6 +110,7 @@ def execute_notebook(kind_or_name: str, params: dict[str, Any], out_dir: str | P
         pm.execute_notebook(
             str(source), str(executed), parameters=parameters, kernel_name="python3", language="python",
             cwd=str(out), progress_bar=False, log_output=False, execution_timeout=timeout,
+            kernel_manager_class=_kernel_manager_class(),
         )
     except pm.PapermillExecutionError as exc:
         raise ReportError(

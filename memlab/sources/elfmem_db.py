@@ -36,7 +36,7 @@ import pyarrow.compute as pc
 
 from memlab.errors import UnsupportedSchema
 from memlab.sources._sqlite_snapshot import Snapshot, read_snapshot
-from memlab.store import Problems, Store
+from memlab.store import Problems, Store, utc_datetimes
 
 __all__ = ["load_elfmem", "FRAME_TABLES", "SUPPORTED_SCHEMA_VERSIONS", "release_guess"]
 
@@ -129,8 +129,6 @@ _ARROW_WANT = {STR: pa.string(), CAT: pa.string(), UTC: pa.string(), FLOAT: pa.f
 _WORKERS = max(1, min(8, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity")
                       else (os.cpu_count() or 1)))
 _SPLIT_ROWS = 20_000
-_NS_MIN = pd.Timestamp.min.tz_localize("UTC")
-_NS_MAX = pd.Timestamp.max.tz_localize("UTC")
 
 
 def release_guess(schema_version: int, columns: dict[str, list[str]]) -> str:
@@ -295,13 +293,11 @@ class _Reader:
         return out.astype("boolean") if kind == BOOL else out
 
     def _timestamps(self, frame: str, col: str, text: pd.Series) -> pd.Series:
-        parsed = pd.to_datetime(text, utc=True, format="ISO8601", errors="coerce")
-        out_of_range = parsed.notna() & ((parsed < _NS_MIN) | (parsed > _NS_MAX))
-        parsed = parsed.where(~out_of_range)
+        parsed = utc_datetimes(text)
         bad = parsed.isna() & text.notna()
         if bad.any():
             self._report_bad(frame, col, text[bad], "not an ISO-8601 time")
-        return parsed.astype("datetime64[ns, UTC]")
+        return parsed
 
     def _categories(self, frame: str, col: str, values: pd.Series) -> pd.Series:
         known = _KNOWN_CATEGORIES.get((frame, col))

@@ -119,10 +119,7 @@ def _block_row(b: Block, path: str, section: str, category: str) -> dict[str, An
 
 def _utc_ns(raw: pd.Series) -> pd.Series:
     """ISO text to datetime64[ns, UTC]; unparseable or out of the ns range becomes NaT."""
-    parsed = utc_datetimes(raw.astype(object).where(raw.notna(), None))
-    lo, hi = pd.Timestamp.min.tz_localize("UTC"), pd.Timestamp.max.tz_localize("UTC")
-    parsed = parsed.where(parsed.isna() | ((parsed >= lo) & (parsed <= hi)))
-    return parsed.astype("datetime64[ns, UTC]")
+    return utc_datetimes(raw.astype(object).where(raw.notna(), None))
 
 
 def _blocks_frame(rows: list[dict[str, Any]], problems: Problems) -> pd.DataFrame:

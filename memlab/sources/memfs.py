@@ -87,9 +87,7 @@ def load_memfs(path: str | Path, ref: str = "HEAD", *, history: bool = True) -> 
     frames: dict[str, pd.DataFrame] = {}
     info = src.repo
     if info is not None:
-        if info.empty:
-            raise RepoError("the repository has no commits yet, so the agent sees no memory",
-                            path=info.path, hint="commit the memory files first")
+        _require_commits(info)
         commit = _git.resolve_commit(info.path, ref)
         meta.update(head_sha=info.head_sha, ref_sha=commit, branch=info.branch, shallow=info.shallow)
         if info.branch is None:
@@ -145,8 +143,7 @@ def load_memfs(path: str | Path, ref: str = "HEAD", *, history: bool = True) -> 
 
 def files_at(store_or_path: Store | str | Path, ref: str) -> pd.DataFrame:
     """The ``files`` frame as it was at ``ref`` (any commit), read the same way as the loader."""
-    store = store_or_path if isinstance(store_or_path, Store) else load_memfs(store_or_path, history=False)
-    src = _locate(Path(store.path))
+    src = _located(store_or_path)
     if src.repo is None:
         raise RepoError("not a git repository, so there is no past commit to read", path=src.root)
     commit = _git.resolve_commit(src.repo.path, ref)
@@ -157,8 +154,7 @@ def files_at(store_or_path: Store | str | Path, ref: str) -> pd.DataFrame:
 
 def resolve_ref(store_or_path: Store | str | Path, ref: str) -> str:
     """The full commit sha ``ref`` names in the store's repository (RepoError if unknown)."""
-    path = store_or_path.path if isinstance(store_or_path, Store) else Path(store_or_path)
-    src = _locate(Path(path).expanduser())
+    src = _located(store_or_path)
     if src.repo is None:
         raise RepoError("not a git repository, so it has no commits", path=src.root)
     return _git.resolve_commit(src.repo.path, ref)
@@ -173,8 +169,7 @@ def file_versions(store_or_path: Store | str | Path, *, with_text: bool = True) 
     path, old_blob, new_blob, new_bytes (Int64) and, with ``with_text``, old_text / new_text for
     UTF-8 ``.md`` blobs (NA for deleted, binary or other files).
     """
-    store = store_or_path if isinstance(store_or_path, Store) else load_memfs(store_or_path, history=False)
-    src = _locate(Path(store.path))
+    src = _located(store_or_path)
     if src.repo is None or src.repo.empty:
         cols = ["sha", "parents", "is_merge", "authored_at", "committed_at", "branch", "change_type",
                 "old_path", "path", "old_blob", "new_blob", "new_bytes", "old_text", "new_text"]
@@ -215,6 +210,25 @@ def in_prompt(path: str, layout: str, agent_blocks: set[str] | None = None) -> b
 
 
 # --------------------------------------------------------------------------- locating
+
+def _require_commits(info: _git.RepoInfo) -> None:
+    if info.empty:
+        raise RepoError("the repository has no commits yet, so the agent sees no memory",
+                        path=info.path, hint="commit the memory files first")
+
+
+def _located(store_or_path: Store | str | Path) -> _Source:
+    """Where a store (or a path :func:`load_memfs` would take) reads from, without loading it.
+
+    A path gets the loader's own refusals (no such folder, unrecognised, no commits yet).
+    """
+    if isinstance(store_or_path, Store):
+        return _locate(Path(store_or_path.path))
+    src = _locate(Path(store_or_path).expanduser())
+    if src.repo is not None:
+        _require_commits(src.repo)
+    return src
+
 
 def _classify(name, email, message, branch) -> str:
     return fmt.classify_author(name, email, message=message, branch=branch)

@@ -310,6 +310,19 @@ def _run_log(repo: Path, extra: Sequence[str]):
     return _stream_git(repo, "log", *_LOG_FLAGS, *extra, *_REVS, "--")
 
 
+def _commits(out: Iterable[bytes]):
+    """``(sha, parents, author name, author email, authored s, committed s, branch, message,
+    diff)`` per commit of a ``_FORMAT`` log; names and message still bytes, the rest decoded."""
+    for rec in _records(out):
+        header, _, diff = rec.partition(b"\x1f\x00")
+        parts = header.split(b"\x1f", 7)
+        if len(parts) < 8:
+            continue
+        sha, parents, an, ae, at, ct, source, message = parts
+        yield (sha.decode(), parents.decode().split(), an, ae, int(at or 0), int(ct or 0),
+               _short_ref(source.decode("utf-8", "replace")), message, diff)
+
+
 def log_history(repo: Path, *, classify=None) -> tuple[pd.DataFrame, list[tuple[str, str, str]]]:
     """One row per commit × changed file over every branch, remote and tag, from a single
     ``git log --raw --numstat -z`` pass. Merges (whose changes arrived with their second
@@ -329,16 +342,8 @@ def log_history(repo: Path, *, classify=None) -> tuple[pd.DataFrame, list[tuple[
     c_at, c_ct, c_msg, c_br = cols["authored_at"], cols["committed_at"], cols["message"], cols["branch"]
     c_path, c_ct_type = cols["path"], cols["change_type"]
     c_add, c_del = cols["lines_added"], cols["lines_deleted"]
-    for rec in _records(out):
-        header, _, diff = rec.partition(b"\x1f\x00")
-        parts = header.split(b"\x1f", 7)
-        if len(parts) < 8:
-            continue
-        sha, parents, an, ae, at, ct, source, message = parts
-        sha_s = sha.decode()
-        parent_list = parents.decode().split()
+    for sha_s, parent_list, an, ae, at, ct, branch, message, diff in _commits(out):
         msg = message.decode("utf-8", "replace").rstrip("\n")
-        branch = _short_ref(source.decode("utf-8", "replace"))
         name, email = an.decode("utf-8", "replace"), ae.decode("utf-8", "replace")
         commits[sha_s] = (parent_list, branch, msg)
         kinds.append((name, email, msg))
@@ -351,8 +356,8 @@ def log_history(repo: Path, *, classify=None) -> tuple[pd.DataFrame, list[tuple[
         c_par.extend([parent_list] * n)
         c_an.extend([name] * n)
         c_ae.extend([email] * n)
-        c_at.extend([int(at or 0)] * n)
-        c_ct.extend([int(ct or 0)] * n)
+        c_at.extend([at] * n)
+        c_ct.extend([ct] * n)
         c_msg.extend([msg] * n)
         c_br.extend([branch] * n)
         for letter, _old, path, _os, _ns, added, deleted in rows:
@@ -459,16 +464,9 @@ def log_changes(repo: Path) -> pd.DataFrame:
     """
     out = _run_log(repo, ("--raw", "--diff-merges=first-parent"))
     rows = []
-    for rec in _records(out):
-        header, _, diff = rec.partition(b"\x1f\x00")
-        parts = header.split(b"\x1f", 7)
-        if len(parts) < 8:
-            continue
-        sha, parents, _an, _ae, at, ct, source, _msg = parts
-        parent_list = parents.decode().split()
-        branch = _short_ref(source.decode("utf-8", "replace"))
+    for sha, parent_list, _an, _ae, at, ct, branch, _msg, diff in _commits(out):
         for letter, old_path, path, old_sha, new_sha, _a, _d in _parse_diff(diff):
-            rows.append((sha.decode(), parent_list, len(parent_list) > 1, int(at), int(ct), branch,
+            rows.append((sha, parent_list, len(parent_list) > 1, at, ct, branch,
                          "M" if letter == "T" else letter, old_path, path,
                          None if _ZERO.match(old_sha) else old_sha,
                          None if _ZERO.match(new_sha) else new_sha))

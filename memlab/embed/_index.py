@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from memlab.embed._embedder import _normalise
 from memlab.errors import require
 
 _KINDS = ("flat", "ivf", "hnsw")
@@ -32,9 +33,7 @@ def _as_unit_matrix(vectors: Any) -> np.ndarray:
     x = np.ascontiguousarray(np.asarray(vectors, dtype=np.float32))
     if x.ndim != 2:
         raise ValueError(f"expected an (n, d) matrix of vectors, got shape {x.shape}")
-    norms = np.linalg.norm(x, axis=1, keepdims=True)
-    norms[norms == 0] = 1.0
-    return np.ascontiguousarray(x / norms, dtype=np.float32)
+    return np.ascontiguousarray(_normalise(x), dtype=np.float32)
 
 
 class NeighborIndex:

@@ -155,6 +155,12 @@ def apply_new(plan: Plan, dest: Path, *, branch: str, force: bool) -> Applied:
     return Applied("replaced" if existed else "created", expected)
 
 
+def _flat_tree(commit) -> dict[str, tuple[str, str]]:
+    """A commit's tree flattened to ``{path: (mode, blob sha)}``."""
+    return {item.path: (f"{item.mode:o}", item.hexsha)
+            for item in commit.tree.traverse() if item.type != "tree"}
+
+
 def branch_base(dest: Path) -> tuple[str | None, dict[str, tuple[str, str]]]:
     """HEAD's commit and its flattened tree ``{path: (mode, sha)}`` (None, {} when unborn)."""
     git = _git()
@@ -164,9 +170,7 @@ def branch_base(dest: Path) -> tuple[str | None, dict[str, tuple[str, str]]]:
             commit = repo.head.commit
         except ValueError:  # unborn HEAD: nothing committed yet
             return None, {}
-        flat = {item.path: (f"{item.mode:o}", item.hexsha)
-                for item in commit.tree.traverse() if item.type != "tree"}
-        return commit.hexsha, flat
+        return commit.hexsha, _flat_tree(commit)
     finally:
         repo.close()
 
@@ -222,13 +226,11 @@ def _branch_fork_point(dest: Path, branch: str, sha: str, n: int
     repo = git.Repo(dest)
     try:
         commit = repo.commit(sha)
-        for _ in range(n):
+        for i in range(n):
             if not commit.parents:
-                return (None, {}) if _ == n - 1 else None
+                return (None, {}) if i == n - 1 else None
             commit = commit.parents[0]
-        flat = {item.path: (f"{item.mode:o}", item.hexsha)
-                for item in commit.tree.traverse() if item.type != "tree"}
-        return commit.hexsha, flat
+        return commit.hexsha, _flat_tree(commit)
     finally:
         repo.close()
 

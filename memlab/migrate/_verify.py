@@ -20,7 +20,7 @@ import math
 import shutil
 import tarfile
 import tempfile
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import Any, Iterator
 
@@ -333,9 +333,8 @@ def _check_side(rows: _Rows, src: Store, events: list[dict[str, Any]], repo: str
         mapping = spec.mapping if spec.mapping is not None else {c: c for c in df.columns}
         keys = spec.key_fields if spec.key_fields else (next(iter(mapping)),)
         found_index = index(_elfmem.MEMLAB_KIND + spec.kind, keys)
-        inverse = {k: c for k, c in mapping.items()}
         for rec in df.to_dict("records"):
-            want = {k: _elfmem._val(rec.get(c)) for k, c in inverse.items() if c in rec}
+            want = {k: _elfmem._val(rec.get(c)) for k, c in mapping.items() if c in rec}
             key = tuple(_norm(want.get(k)) for k in keys)
             found = found_index.get(key, [])
             have = {k: found[0].get(k) for k in want} if len(found) == 1 else f"{len(found)} record(s)"
@@ -539,17 +538,8 @@ def verify_paths(src: Path, dest: Path, *, ref: str | None = None, retrieval: bo
 
 @contextmanager
 def _views(repos: list[tuple[str, Path]], ref: str | None) -> Iterator[list[tuple[str, Path]]]:
-    stack = []
-    try:
-        out = []
-        for sub, path in repos:
-            cm = checkout_view(path, ref)
-            out.append((sub, cm.__enter__()))
-            stack.append(cm)
-        yield out
-    finally:
-        for cm in reversed(stack):
-            cm.__exit__(None, None, None)
+    with ExitStack() as stack:
+        yield [(sub, stack.enter_context(checkout_view(path, ref))) for sub, path in repos]
 
 
 def differences(parity: pd.DataFrame) -> pd.DataFrame:

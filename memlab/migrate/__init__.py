@@ -155,14 +155,18 @@ def _resolve(src: str | Path, dest: str | Path) -> tuple[Path, Path]:
     return s, d
 
 
+def _check_target(to: str) -> None:
+    if to not in TARGETS:
+        raise MigrationError(f"unknown target {to!r}", hint=f"use one of {', '.join(TARGETS)}")
+
+
 def plan_migration(src: str | Path, *, to: str = "substrate", store: Store | None = None) -> Plan:
     """Decide the whole migration (files, commits, flags) without writing anything."""
     from memlab.migrate._elfmem import plan_substrate
     from memlab.migrate._letta import plan_memfs
     from memlab.sources import load
 
-    if to not in TARGETS:
-        raise MigrationError(f"unknown target {to!r}", hint=f"use one of {', '.join(TARGETS)}")
+    _check_target(to)
     path = Path(src).expanduser().resolve()
     store = store if store is not None else load(path)
     if store.kind == "elfmem_db":
@@ -241,14 +245,18 @@ def migrate(src: str | Path, dest: str | Path, *, to: str = "substrate", plan: b
 
     s, d = _resolve(src, dest)
     name = _branch_name(branch or DEFAULT_BRANCH)
+    _check_target(to)  # before loading the source: a typo costs no load
     store = load(s)
     the_plan = plan_migration(s, to=to, store=store)
     branch_mode = branch is not None and _apply.is_git_repo(d)
     if plan:
         base_head, base_flat = (None, None)
         if branch_mode:
-            _apply.check_branch(the_plan, d, name, force=force)
-            base_head, base_flat = _apply.branch_base(d)
+            # check_branch already read HEAD's tree for "create"; "unchanged" answers with the
+            # fork point instead, and the script is always written against HEAD.
+            decision, base_head, base_flat, _ = _apply.check_branch(the_plan, d, name, force=force)
+            if decision != "create":
+                base_head, base_flat = _apply.branch_base(d)
         text = _script.render_script(the_plan, d, branch=name, mode="branch" if branch_mode else "new",
                                      base_head=base_head, base_flat=base_flat)
         out = script_path(d)

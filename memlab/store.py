@@ -103,6 +103,7 @@ def utc_datetimes(values: pd.Series) -> pd.Series:
 
 
 def categories(values: pd.Series) -> pd.Series:
+    """Enumerations as every loader types them: categories whose values are ``string``."""
     return values.astype("string").astype("category")
 
 

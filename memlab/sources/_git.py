@@ -25,6 +25,7 @@ from typing import Iterable, Sequence
 import pandas as pd
 
 from memlab.errors import RepoError
+from memlab.store import categories
 
 __all__ = [
     "RepoInfo",
@@ -448,7 +449,7 @@ def _history_frame(cols: dict[str, list]) -> pd.DataFrame:
         elif dtype == "boolean":
             df[name] = pd.array(cols[name], dtype="boolean")
         elif dtype == "category":
-            df[name] = df[name].astype("string").astype("category")
+            df[name] = categories(df[name])
         elif dtype == "string":
             df[name] = df[name].astype("string")
     return df

@@ -27,7 +27,7 @@ from typing import Any
 import pandas as pd
 
 from memlab.errors import CorruptStore, StoreNotFound, UnrecognizedStore
-from memlab.store import Problems, Store, empty_frame
+from memlab.store import Problems, Store, categories, empty_frame
 
 __all__ = ["load_agent_file", "DEFAULT_MAX_BYTES", "FRAME_DTYPES"]
 
@@ -474,7 +474,7 @@ def _typed(rows: list[dict[str, Any]], dtypes: dict[str, str]) -> pd.DataFrame:
         if dtype == "object":
             continue
         if dtype == "category":
-            df[col] = df[col].astype("string").astype("category")
+            df[col] = categories(df[col])
         else:
             df[col] = df[col].astype(dtype)
     return df

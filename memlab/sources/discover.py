@@ -29,6 +29,8 @@ from typing import Any, Iterator
 import pandas as pd
 import yaml
 
+from memlab.store import categories
+
 __all__ = ["discover", "INVENTORY_COLUMNS"]
 
 INVENTORY_COLUMNS: dict[str, str] = {
@@ -314,7 +316,7 @@ def _frame(rows: list[dict[str, Any]]) -> pd.DataFrame:
         if dtype.startswith("datetime"):
             continue
         if dtype == "category":
-            df[col] = df[col].astype("string").astype("category")
+            df[col] = categories(df[col])
         else:
             df[col] = df[col].astype(dtype)
     if not df.empty:

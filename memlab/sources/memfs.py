@@ -29,7 +29,7 @@ import yaml
 from memlab.errors import MemlabError, RepoError, StoreNotFound, UnrecognizedStore, UnsafePath
 from memlab.formats import letta_memfs as fmt
 from memlab.sources import _git
-from memlab.store import Problems, Store, empty_frame
+from memlab.store import Problems, Store, empty_frame, token_estimate
 
 __all__ = ["load_memfs", "files_at", "file_versions", "resolve_ref", "in_prompt", "domain_of",
            "FILES_COLUMNS", "LAYOUTS"]
@@ -529,7 +529,7 @@ def _files_frame(src: _Source, texts: dict[str, tuple[str, str]], problems: Prob
             "frontmatter_raw": fm.raw,
             **{f"fm_{k}": v for k, v in fm.fields.items()},
             "description": fm.description, "read_only": fm.read_only, "limit": limit,
-            "body": fm.body, "body_chars": chars, "body_tokens": chars / 4.0,
+            "body": fm.body, "body_chars": chars, "body_tokens": token_estimate(chars),
             "over_limit": bool(effective is not None and chars > effective), "blob_sha": blob,
         })
     fm_cols = [f"fm_{k}" for k in sorted(fm_keys)]

@@ -259,7 +259,7 @@ class _Edits:
         return "".join(out)
 
 
-def _apply_item(edits: _Edits, item: Item, kind: str) -> None:
+def _apply_item(edits: _Edits, item: Item) -> None:
     ch = item.change
     op = ch.get("op")
     path = ch.get("file")
@@ -393,7 +393,7 @@ def apply_proposal(path: str | Path, *, repo: str | Path | None = None, branch: 
                                hint="commit or stash them, then apply again")
     edits = _Edits(git_repo, head)
     for it in ticked:
-        _apply_item(edits, it, kind)
+        _apply_item(edits, it)
     changes = edits.changes()
     diff = edits.diff()
     for p, data in changes.items():
@@ -404,11 +404,12 @@ def apply_proposal(path: str | Path, *, repo: str | Path | None = None, branch: 
                          branch=branch or _repo.current_branch(git_repo))
     if dry_run or not changes:
         return result
+    if branch and _git(root, "check-ref-format", "--branch", branch, check=False).returncode != 0:
+        # Checked before any object is written, so a bad name leaves the object store as it was.
+        raise ProposalRejected(f"{branch!r} is not a valid branch name", path=root)
     message = _message(proposal, ticked, md_path)
     commit = _commit(root, head, changes, message)
     if branch:
-        if _git(root, "check-ref-format", "--branch", branch, check=False).returncode != 0:
-            raise ProposalRejected(f"{branch!r} is not a valid branch name", path=root)
         made = _git(root, "update-ref", f"refs/heads/{branch}", commit, _ZERO, check=False)
         if made.returncode != 0:
             raise ProposalRejected(f"branch {branch!r} already exists", path=root,

@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from memlab.errors import MemlabError
 from memlab.review import _repo
 from memlab.review._proposal import Finding, Item, Proposal, item_id
 from memlab.review._units import MEMFS_KINDS, is_identity_path, units_of
@@ -704,12 +705,15 @@ def review(store: Store | str | Path, *, near_duplicate: float = 0.90, stale_aft
     now) is a stale candidate. ``contradiction_min``: the lowest cosine at which a pair of
     opposite polarity on a shared topic is flagged as a candidate contradiction.
     """
+    if not 0 < near_duplicate <= 1 or not 0 < contradiction_min <= near_duplicate:
+        raise MemlabError(f"thresholds must satisfy 0 < contradiction_min <= near_duplicate <= 1 "
+                          f"(got contradiction_min={contradiction_min}, "
+                          f"near_duplicate={near_duplicate})",
+                          hint="near_duplicate defaults to 0.90, contradiction_min to 0.50")
     if not isinstance(store, Store):
         import memlab
 
         store = memlab.load(store)
-    if not 0 < near_duplicate <= 1 or not 0 < contradiction_min <= near_duplicate:
-        raise ValueError("thresholds must satisfy 0 < contradiction_min <= near_duplicate <= 1")
     if embedder is None:
         from memlab.embed import get_embedder
 

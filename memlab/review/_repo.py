@@ -56,7 +56,7 @@ def blob_at(repo: Any, commit: str, path: str) -> str | None:
     """The blob sha of ``path`` in ``commit``, or None when the path is not there."""
     try:
         out = repo.git.ls_tree(commit, "--", path)
-    except Exception:  # noqa: BLE001 - GitCommandError for a bad commit: treat as absent
+    except _git_module().GitCommandError:  # a bad commit: treat as absent
         return None
     for line in out.splitlines():
         meta, _, name = line.partition("\t")
@@ -83,7 +83,7 @@ def path_commits(repo: Any, path: str) -> list[tuple[str, str]]:
     oldest first (no rename following: a renamed identity file starts a new history)."""
     try:
         out = repo.git.log("--format=%H %aI", "--reverse", "HEAD", "--", path)
-    except Exception:  # noqa: BLE001
+    except _git_module().GitCommandError:  # no HEAD to walk: no history
         return []
     return [tuple(line.split(" ", 1)) for line in out.splitlines() if line.strip()]
 

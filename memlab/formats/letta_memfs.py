@@ -288,6 +288,10 @@ def read_frontmatter(text: str) -> Frontmatter:
                             f"{getattr(exc, 'problem', None) or exc}", line))
         fm.read_only = None
         return fm
+    except RecursionError:
+        fm.problems.append(("malformed_yaml", "frontmatter nests too deeply to read", 2))
+        fm.read_only = None
+        return fm
     if not isinstance(loaded, dict):
         fm.problems.append(("malformed_yaml", "frontmatter is not a mapping of keys to values", 2))
         fm.read_only = None
@@ -570,7 +574,7 @@ def _yaml_text(value: str) -> str:
     try:
         plain_ok = (yaml.safe_load(f"k: {value}") == {"k": value}
                     and yaml.load(f"k: {value}", Loader=yaml.BaseLoader) == {"k": value})
-    except yaml.YAMLError:
+    except (yaml.YAMLError, RecursionError):
         plain_ok = False
     return value if plain_ok else json.dumps(value, ensure_ascii=False)
 

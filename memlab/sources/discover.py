@@ -230,6 +230,9 @@ def _agent_yaml(path: Path, problems: list[str]) -> tuple[str | None, str | None
     except yaml.YAMLError as exc:
         problems.append(f"agent.yaml is not valid YAML ({str(exc).splitlines()[0]})")
         return None, None
+    except RecursionError:
+        problems.append("agent.yaml is not valid YAML (nests too deeply to read)")
+        return None, None
     if not isinstance(doc, dict):
         problems.append("agent.yaml is not a mapping")
         return None, None
@@ -246,7 +249,7 @@ def _letta_config_name(path: Path, problems: list[str]) -> str | None:
         return None
     try:
         doc = json.loads(text)
-    except json.JSONDecodeError:
+    except (json.JSONDecodeError, RecursionError):
         problems.append(".letta/config.json is not valid JSON")
         return None
     if isinstance(doc, dict):

@@ -489,7 +489,7 @@ def _config(raw: list[tuple[Any, Any]], reader: _Reader) -> pd.DataFrame:
             if not isinstance(parsed, dict):
                 raise ValueError(f"a JSON {type(parsed).__name__}, not an object")
             usage = parsed
-        except (ValueError, TypeError) as exc:
+        except (ValueError, TypeError, RecursionError) as exc:
             reader.problem("bad_json", f"system_config.lifetime_token_usage is not a JSON "
                                        f"object ({exc}); token and call counts read as NA")
     for key in _TOKEN_KEYS:

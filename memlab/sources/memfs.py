@@ -442,6 +442,9 @@ def _agent(src: _Source, texts: dict[str, tuple[str, str]], problems: Problems) 
         problems.add(where, "malformed_yaml", f"agent.yaml is not valid YAML: "
                      f"{getattr(exc, 'problem', None) or exc}", line=mark.line + 1 if mark else None)
         return None
+    except RecursionError:
+        problems.add(where, "malformed_yaml", "agent.yaml nests too deeply to read")
+        return None
     if not isinstance(agent, dict):
         problems.add(where, "malformed_yaml", "agent.yaml is not a mapping")
         return None

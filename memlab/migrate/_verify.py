@@ -30,6 +30,7 @@ import pandas as pd
 from memlab.errors import MigrationError, MissingExtra
 from memlab.formats.blockfile import parse_blockfile, parse_ledger
 from memlab.migrate import _elfmem, _letta
+from memlab.migrate._apply import is_git_repo
 from memlab.store import Store
 
 PARITY_COLUMNS = {"check": "category", "item": "string", "repo": "string", "path": "string",
@@ -91,15 +92,11 @@ def _norm(v: Any) -> Any:
 # --------------------------------------------------------------------------- reading the copy
 
 
-def _is_repo(path: Path) -> bool:
-    return (path / ".git").exists()
-
-
 def repos_at(dest: Path) -> list[tuple[str, Path]]:
     """``[(subdir, folder)]``: the destination itself, or one repository per sub-folder."""
-    if _is_repo(dest) or not dest.is_dir():
+    if is_git_repo(dest) or not dest.is_dir():
         return [("", dest)]
-    subs = sorted(p for p in dest.iterdir() if p.is_dir() and _is_repo(p))
+    subs = sorted(p for p in dest.iterdir() if p.is_dir() and is_git_repo(p))
     return [(p.name, p) for p in subs] or [("", dest)]
 
 
@@ -134,7 +131,7 @@ def checkout_view(repo: Path, ref: str | None) -> Iterator[Path]:
 def _side_texts(folder: Path, prefix: str) -> dict[str, str]:
     """Text of the committed (or exported) files under ``prefix``, read from the tree."""
     out: dict[str, str] = {}
-    if _is_repo(folder):
+    if is_git_repo(folder):
         import git
 
         r = git.Repo(folder)

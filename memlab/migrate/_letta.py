@@ -168,11 +168,14 @@ def render(f: MemFile) -> bytes:
                                  limit=f.limit).encode("utf-8")
 
 
-def check_hook(files: list[MemFile], repo: str) -> list[dict]:
-    """Flags for files Letta's hook would reject; MigrationError for anything but read_only."""
+def check_hook(files: list[MemFile], rendered: dict[str, bytes]) -> list[dict]:
+    """Flags for files Letta's hook would reject; MigrationError for anything but read_only.
+
+    ``rendered`` is ``{path: render(file)}``, the bytes that will be committed.
+    """
     flags: list[dict] = []
     for f in files:
-        violations = fmt.check_precommit(f.path, render(f).decode("utf-8"), None, change="A")
+        violations = fmt.check_precommit(f.path, rendered[f.path].decode("utf-8"), None, change="A")
         unexpected = [v for v in violations
                       if not (f.read_only and v.rule == "protected_set")]
         if unexpected:
@@ -452,8 +455,8 @@ def plan_memfs(store: Store, source: Path, *, target: str) -> Plan:
         flags.extend(led.flags)
     repos: list[PlannedRepo] = []
     for spec in specs:
-        flags.extend(check_hook(spec.files, spec.subdir))
         md = {f.path: render(f) for f in spec.files}
+        flags.extend(check_hook(spec.files, md))
         commits: list[PlannedCommit] = []
         n = len(spec.files)
         if target == "letta":

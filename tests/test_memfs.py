@@ -331,6 +331,18 @@ def test_malformed_yaml_is_a_problem_row(tmp_path):
     assert pd.isna(row["description"]) and row["fm_description"] == "[unclosed"
 
 
+def test_deeply_nested_yaml_is_a_problem_row_not_a_traceback(tmp_path):
+    deep = "[" * 5000
+    path = _repo_with(tmp_path, {"system/deep.md": f"---\ndescription: {deep}\n---\nbody\n",
+                                 "system/ok.md": fmt.render_memfs_file("fine", "ok")})
+    s = load_memfs(path)
+    bad = s.problems[s.problems["file"] == "system/deep.md"]
+    assert "malformed_yaml" in set(bad["kind"])
+    assert "system/ok.md" in set(s.files["path"])
+    written = fmt.render_memfs_file(deep, "body")
+    assert fmt.read_frontmatter(written).description == deep
+
+
 def test_binary_markdown_is_a_problem_row(tmp_path):
     path = _repo_with(tmp_path, {"system/blob.md": b"\x00\x01\x02binary", "system/ok.md": OK})
     s = load_memfs(path)

@@ -366,6 +366,11 @@ def _closing_line(lines: list[str]) -> int | None:
     return None
 
 
+def _flat_skill(path: str) -> Violation:
+    return Violation(path, "flat_skill",
+                     "invalid skill path (skills must be folders). Use skills/<name>/SKILL.md")
+
+
 def _frontmatter_close(path: str, lines: list[str]) -> tuple[int | None, Violation | None]:
     """The hook's opening checks: the first line is ``---`` and a closing ``---`` follows."""
     if lines[0] != "---":
@@ -451,8 +456,7 @@ def check_precommit(path: str, new_text: str | None, head_text: str | None = Non
 
     out = []
     if variant != "2026-02" and change in "ACMR" and _FLAT_SKILL_RE.match(path):
-        out.append(Violation(path, "flat_skill",
-                             "invalid skill path (skills must be folders). Use skills/<name>/SKILL.md"))
+        out.append(_flat_skill(path))
     if change not in "ACM" or not _VALIDATED_RE.match(path):
         return out
 
@@ -526,8 +530,7 @@ def _check_v2(path: str, new_text: str | None, change: str,
               staged_paths: Iterable[str] | None) -> list[Violation]:
     out: list[Violation] = []
     if change in "ACMR" and _V2_FLAT_SKILL_RE.match(path):
-        out.append(Violation(path, "flat_skill",
-                             "invalid skill path (skills must be folders). Use skills/<name>/SKILL.md"))
+        out.append(_flat_skill(path))
     # v2 validates every tracked .md, not only the staged ones; a deleted file is not tracked.
     if not path.endswith(".md") or path.startswith("skills/") or not _v2_projected(path, staged_paths):
         return out

@@ -429,19 +429,13 @@ def _queries(texts: list[str], fallback: list[str]) -> list[str]:
     return out[:N_QUERIES]
 
 
-def _top_k(ids: list[str], texts: list[str], queries: list[str], k: int) -> list[list[str]]:
-    from memlab.embed import get_embedder
-
-    emb = get_embedder()
-    docs = emb.encode(texts)
-    qs = emb.encode(queries)
-    scores = qs @ docs.T
-    order = np.array(ids, dtype=object)
+def _top_k(ids: list[str], docs: np.ndarray, qs: np.ndarray, k: int) -> list[list[str]]:
+    """For each query vector, the ids of the ``k`` best documents (ties broken by id, so equal
+    scores cannot reorder between runs)."""
     out = []
-    for row in scores:
-        # Ties broken by id, so equal scores cannot reorder between runs.
+    for row in qs @ docs.T:
         idx = sorted(range(len(ids)), key=lambda i: (-round(float(row[i]), 6), ids[i]))[:k]
-        out.append([str(order[i]) for i in idx])
+        out.append([ids[i] for i in idx])
     return out
 
 
@@ -450,10 +444,15 @@ def _check_retrieval(rows: _Rows, queries: list[str], before: dict[str, str],
     if not before or not queries:
         return
     try:
+        from memlab.embed import get_embedder
+
+        emb = get_embedder()
+        qs = emb.encode(queries)  # once, for both sides
         ids_b = sorted(before)
         ids_a = sorted(after)
-        top_b = _top_k(ids_b, [before[i] for i in ids_b], queries, k)
-        top_a = _top_k(ids_a, [after[i] for i in ids_a], queries, k) if ids_a else [[] for _ in queries]
+        top_b = _top_k(ids_b, emb.encode([before[i] for i in ids_b]), qs, k)
+        top_a = (_top_k(ids_a, emb.encode([after[i] for i in ids_a]), qs, k) if ids_a
+                 else [[] for _ in queries])
     except MissingExtra as exc:
         rows.add("retrieval", "(all queries)", f"top-{k}", "not computed", ok=None, repo=repo,
                  detail=str(exc))

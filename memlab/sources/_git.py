@@ -70,6 +70,11 @@ def _env(repo: Path) -> dict[str, str]:
     return env
 
 
+def _no_permission(repo: Path, exc: PermissionError) -> RepoError:
+    return RepoError(f"cannot run git in this folder: {exc.strerror}", path=repo,
+                     hint="memlab needs read and execute permission on the folder and on git")
+
+
 def run_git(repo: Path, *args: str, input: bytes | None = None, check: bool = True) -> bytes:
     """Run one read-only git command in ``repo``; stdout as bytes. RepoError on failure."""
     cmd = ["git", *_BASE_ARGS, *args]
@@ -80,6 +85,8 @@ def run_git(repo: Path, *args: str, input: bytes | None = None, check: bool = Tr
                         hint="install git 2.31 or newer") from exc
     except NotADirectoryError as exc:
         raise RepoError("not a folder", path=repo) from exc
+    except PermissionError as exc:
+        raise _no_permission(repo, exc) from exc
     if check and proc.returncode != 0:
         err = proc.stderr.decode("utf-8", "replace").strip()
         if "dubious ownership" in err:
@@ -252,6 +259,8 @@ def _stream_git(repo: Path, *args: str):
         except FileNotFoundError as exc:
             raise RepoError("git is not installed or not on PATH", path=repo,
                             hint="install git 2.31 or newer") from exc
+        except PermissionError as exc:
+            raise _no_permission(repo, exc) from exc
         try:
             while True:
                 chunk = proc.stdout.read1(1 << 20)

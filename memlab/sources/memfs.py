@@ -26,7 +26,8 @@ from typing import Any, Callable
 import pandas as pd
 import yaml
 
-from memlab.errors import MemlabError, RepoError, StoreNotFound, UnrecognizedStore, UnsafePath
+from memlab.errors import (MemlabError, RepoError, SourceError, StoreNotFound, UnrecognizedStore,
+                           UnsafePath)
 from memlab.formats import letta_memfs as fmt
 from memlab.sources import _git
 from memlab.store import Problems, Store, empty_frame, token_estimate
@@ -252,6 +253,9 @@ def _locate(path: Path) -> _Source:
         path = path.parent
     if not path.is_dir():
         raise UnrecognizedStore("a file, not a memory folder or repository", path=path)
+    if not os.access(path, os.R_OK | os.X_OK):
+        raise SourceError("cannot read this folder (permission denied)", path=path,
+                          hint="memlab needs read and execute permission on it")
     path = path.resolve()
 
     # An elfmem substrate: the .elfmem folder itself, or a project folder holding one.

@@ -165,7 +165,7 @@ def _row(agent_id: str, kind: str, layout: str, path: Path, *, repos: list[Path]
          config: Path | None = None, count_under: Path | None = None,
          scope: Path | None = None) -> dict[str, Any]:
     problems: list[str] = []
-    files, size, newest = _tree_size(count_under or path)
+    files, size, newest = _tree_size(count_under or path, problems)
     name = None
     for candidate in ([config] if config else []) + [path / "agent.yaml"]:
         if candidate.is_file():
@@ -188,8 +188,8 @@ def _row(agent_id: str, kind: str, layout: str, path: Path, *, repos: list[Path]
             "modified": newest, "problem": "; ".join(problems) or None}
 
 
-def _tree_size(top: Path) -> tuple[int, int, float | None]:
-    files = size = 0
+def _tree_size(top: Path, problems: list[str]) -> tuple[int, int, float | None]:
+    files = size = unlisted = 0
     newest: float | None = None
     stack = [top]
     while stack:
@@ -206,7 +206,10 @@ def _tree_size(top: Path) -> tuple[int, int, float | None]:
                         size += st.st_size
                         newest = st.st_mtime if newest is None else max(newest, st.st_mtime)
         except OSError:
-            continue
+            unlisted += 1
+    if unlisted:
+        problems.append(f"{unlisted} folder(s) could not be listed; files, bytes and modified "
+                        "leave them out")
     return files, size, newest
 
 

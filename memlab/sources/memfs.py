@@ -391,7 +391,12 @@ def _read_disk(src: _Source, problems: Problems) -> tuple[dict[str, tuple[str, s
     other: list[str] = []
     if not base.is_dir():
         return texts, other
-    for dirpath, dirnames, filenames in os.walk(base):
+    def unlisted(exc: OSError) -> None:
+        rel = os.path.relpath(exc.filename, base).replace(os.sep, "/") if exc.filename else "."
+        problems.add(src.prefix + rel, "unreadable", f"cannot list the folder: {exc.strerror}; "
+                     "its files are not read")
+
+    for dirpath, dirnames, filenames in os.walk(base, onerror=unlisted):
         links = [d for d in dirnames if Path(dirpath, d).is_symlink()]
         dirnames[:] = sorted(d for d in dirnames if d != ".git" and d not in links)
         for name in sorted(filenames) + sorted(links):

@@ -365,12 +365,14 @@ def _check_letta(rows: _Rows, src: Store, repo_folders: dict[str, Path], copies:
         files = copy.files.set_index("path", drop=False)
         side_text = _side_texts(repo_folders[spec.subdir], _letta.SIDE_FILE).get(_letta.SIDE_FILE)
         side = {}
+        side_state = "present" if side_text else "missing"
         if side_text:
             try:
                 side = {b.get("block_id"): b for b in json.loads(side_text).get("blocks", [])}
-            except (json.JSONDecodeError, AttributeError):
-                side = {}
-        rows.add("side_file", _letta.SIDE_FILE, "present", "present" if side_text else "missing",
+            except (json.JSONDecodeError, AttributeError) as exc:
+                # Say so in the side_file row, rather than only as "missing" side records.
+                side, side_state = {}, f"unreadable ({type(exc).__name__})"
+        rows.add("side_file", _letta.SIDE_FILE, "present", side_state,
                  repo=spec.subdir, path=_letta.SIDE_FILE)
         bodies[spec.subdir] = {}
         expected_paths = set()

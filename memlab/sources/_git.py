@@ -514,8 +514,8 @@ def working_tree_changes(info: RepoInfo, commit: str | None,
                          tree: list[TreeEntry] | None = None) -> pd.DataFrame:
     """Files whose working copy differs from ``commit`` (path, change), touching nothing.
 
-    ``change`` is ``modified``, ``deleted``, ``untracked`` (not in the commit, not ignored) or
-    ``typechange``. Files are hashed in Python as git would hash them without clean filters
+    ``change`` is ``modified``, ``deleted``, ``untracked`` (not in the commit, not ignored),
+    ``typechange`` or ``unreadable`` (a file, or a folder's files, memlab may not read). Files are hashed in Python as git would hash them without clean filters
     (a repo with ``core.autocrlf`` may show line-ending-only differences).
     """
     columns = ["path", "change"]
@@ -527,7 +527,14 @@ def working_tree_changes(info: RepoInfo, commit: str | None,
     sha256 = any(len(e.sha) == 64 for e in tree)
     root = info.workdir
     found: dict[str, Path] = {}
-    for dirpath, dirnames, filenames in os.walk(root):
+    unlisted: list[str] = []  # folders os.walk could not list, as "rel/" prefixes
+
+    def not_listed(exc: OSError) -> None:
+        if exc.filename:
+            rel = os.path.relpath(exc.filename, root).replace(os.sep, "/")
+            unlisted.append("" if rel == "." else rel + "/")
+
+    for dirpath, dirnames, filenames in os.walk(root, onerror=not_listed):
         rel_dir = os.path.relpath(dirpath, root)
         keep = []
         for d in dirnames:
@@ -547,7 +554,7 @@ def working_tree_changes(info: RepoInfo, commit: str | None,
     for path, entry in tracked.items():
         local = found.get(path)
         if local is None:
-            rows.append((path, "deleted"))
+            rows.append((path, "unreadable" if path.startswith(tuple(unlisted)) else "deleted"))
             continue
         is_link = local.is_symlink()
         if is_link != (entry.mode == "120000"):

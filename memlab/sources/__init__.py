@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
-from memlab.errors import StoreNotFound, UnrecognizedStore
+from memlab.errors import SourceError, StoreNotFound, UnrecognizedStore
 from memlab.store import Store
 
 __all__ = ["load", "detect"]
@@ -22,6 +23,9 @@ def detect(path: str | Path) -> str:
     if not p.exists() and not p.is_symlink():
         raise StoreNotFound("no such file or folder", path=p)
     if p.is_dir():
+        if not os.access(p, os.R_OK | os.X_OK):
+            raise SourceError("cannot read this folder (permission denied)", path=p,
+                              hint="memlab needs read and execute permission on it")
         markers = (".git", ".elfmem", "agent.yaml", "system", ".letta")
         if p.name == ".elfmem" or any((p / m).exists() for m in markers):
             return "memfs"

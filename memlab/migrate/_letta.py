@@ -474,13 +474,10 @@ def plan_memfs(store: Store, source: Path, *, target: str) -> Plan:
             commits.append(PlannedCommit(
                 f"feat(init): initialize agent memory\n\nMigrated by memlab from {source.name}: "
                 f"{n} memory file(s) and agent.yaml.", tuple(sorted(files.items()))))
-        side: dict[str, bytes] = {}
-        if store.kind != "elfmem_db":
-            side[SIDE_FILE] = _side_file(spec, source, source_sha, target)
-        elif led is not None:
+        side = {SIDE_FILE: _side_file(spec, source, source_sha, target)}
+        if led is not None:  # from an elfmem DB: the ledger goes beside the side file
             side.update({LEDGER_PREFIX + p.rsplit("/", 1)[1]: data
                          for p, data in led.files().items()})
-            side[SIDE_FILE] = _side_file(spec, source, source_sha, target)
         commits.append(PlannedCommit(
             "chore(memlab): keep what memory files cannot hold\n\n"
             + ("Block ids, metadata, template fields and original labels/descriptions."

@@ -236,3 +236,9 @@ def test_key_scenarios_say_what_was_measured(run):
     assert run.cell(1, "S6").modelled  # boot behaviour is the doc's, and says so
     assert run.cell(1, "S6").metrics["blocks_degraded"] > 0
     assert run.cell(5, "S6").metrics["surfaced_at"] == "boot"
+
+
+@pytest.mark.slow
+def test_run_meta_counts_the_texts_of_its_own_book(run):
+    # The run's vectors live in the context's book; meta reports that book, not an empty copy.
+    assert run.meta["texts"] == len(run.context.book) > 0

@@ -60,7 +60,7 @@ def replay(store: Any, iteration: Iteration | int = 1, *, vectors: str = "model"
     if getattr(store, "kind", None) != "elfmem_db":
         raise MemlabError("replay needs an elfmem database store",
                           path=getattr(store, "path", None), hint="memlab.load_elfmem(path)")
-    book = book or VectorBook()
+    book = book if book is not None else VectorBook()  # an empty book is falsy (__len__)
     blocks = store.frames["blocks"].copy()
     if blocks.empty:
         raise MemlabError("the store has no blocks to replay", path=getattr(store, "path", None))

@@ -93,7 +93,8 @@ class Context:
                  store: Any = None) -> None:
         self.instance = instance
         self.seed = int(seed)
-        self.book = book or VectorBook()
+        # Not ``book or ...``: a VectorBook has __len__, so a fresh (empty) one is falsy.
+        self.book = book if book is not None else VectorBook()
         self.store = store
         self.memo: dict[Any, Any] = {}
 

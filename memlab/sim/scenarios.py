@@ -375,7 +375,8 @@ def s3_pinned(ctx: Context, it: Iteration) -> ScenarioResult:
     events = [e for e in world.events[start:] if newcomer.id in (e["block"], e["other"])]
     if it.constitution_file:
         state = world.constitution()[role]
-        metrics.update({"pinned_blocks_in_block_table": 0, "self_md_intact": state["intact"]})
+        pinned = sum(b.pinned and b.status == "active" for b in world.blocks.values())
+        metrics.update({"pinned_blocks_in_block_table": pinned, "self_md_intact": state["intact"]})
         return ScenarioResult(
             "S3", it.name, "pass" if state["intact"] else "fail",
             f"impossible: the principle lives in self.md, not the block table; new block at "
@@ -511,11 +512,16 @@ def s6_missing_key(ctx: Context, it: Iteration) -> ScenarioResult:
     if it.preflight:
         ok = world.try_call("preflight", 0)
         metrics = {"boot": "refused" if not ok else "ok", "surfaced_at": "boot",
-                   "blocks_degraded": 0, "failed_llm_calls": sum(world.llm_errors.values()),
+                   "blocks_degraded": len(world.degraded),
+                   "failed_llm_calls": sum(world.llm_errors.values()),
                    "sdk_raises_without_key": not check["client_ok"]}
-        return ScenarioResult("S6", it.name, "pass",
-                              "preflight failed loudly at boot; nothing written under a bad key",
-                              metrics, [{"op": "boot", "detail": "preflight: missing key"}],
+        # Pass only if the missing key stopped the boot; a preflight that got through would
+        # mean the bad key went unnoticed.
+        outcome = "pass" if not ok else "fail"
+        summary = ("preflight failed loudly at boot; nothing written under a bad key" if not ok
+                   else "preflight passed without a key: the missing key went unnoticed")
+        return ScenarioResult("S6", it.name, outcome, summary, metrics,
+                              [{"op": "boot", "detail": f"preflight with no key: {metrics['boot']}"}],
                               modelled=modelled)
     world.init(constitution=True)
     maker = ctx.notes()

@@ -856,8 +856,16 @@ def _git_env(home: Path) -> dict[str, str]:
             "GIT_COMMITTER_NAME": "sim", "GIT_COMMITTER_EMAIL": "sim@x", "GIT_TERMINAL_PROMPT": "0"}
 
 
-def _git(repo: Path, *args: str, env: dict[str, str]) -> subprocess.CompletedProcess:
-    return subprocess.run(["git", "-C", str(repo), *args], capture_output=True, text=True, env=env)
+def _git(repo: Path, *args: str, env: dict[str, str],
+         check: bool = False) -> subprocess.CompletedProcess:
+    """Run git in ``repo``. ``check``: a setup step the measurement rests on; its failure
+    raises rather than being counted as a lost block or a push conflict."""
+    proc = subprocess.run(["git", "-C", str(repo), *args], capture_output=True, text=True,
+                          env=env)
+    if check and proc.returncode != 0:
+        raise RuntimeError(f"S8 setup: git {' '.join(args[:2])} failed ({proc.returncode}): "
+                           f"{proc.stderr.strip()[-500:]}")
+    return proc
 
 
 def _spawn_writers(kind: str, target: Path, n: int, folder: Path, *extra: str,
@@ -868,11 +876,18 @@ def _spawn_writers(kind: str, target: Path, n: int, folder: Path, *extra: str,
                               stderr=subprocess.PIPE, text=True, env=env)
              for w in ("A", "B")]
     outs = []
-    for proc in procs:
-        out, err = proc.communicate(timeout=120)
-        if proc.returncode != 0:
-            raise RuntimeError(f"S8 writer failed ({proc.returncode}): {err.strip()[-500:]}")
-        outs.append(json.loads(out.strip().splitlines()[-1]))
+    try:
+        for proc in procs:
+            out, err = proc.communicate(timeout=120)
+            if proc.returncode != 0:
+                raise RuntimeError(f"S8 writer failed ({proc.returncode}): {err.strip()[-500:]}")
+            outs.append(json.loads(out.strip().splitlines()[-1]))
+    finally:
+        # A failed or timed-out writer must not leave its partner (or itself) running.
+        for proc in procs:
+            if proc.poll() is None:
+                proc.kill()
+                proc.communicate()
     return outs
 
 
@@ -919,9 +934,9 @@ def _s8_files(n: int, append_only: bool) -> dict[str, Any]:
         (repo / "notes").mkdir()
         (repo / "log" / "2026-08.md").write_text("# log 2026-08\n")
         (repo / "notes" / "curated.md").write_text("## curated\nthe shared curated block\n")
-        _git(repo, "init", "-q", "-b", "main", env=env)
-        _git(repo, "add", ".", env=env)
-        _git(repo, "commit", "-q", "-m", "base", env=env)
+        _git(repo, "init", "-q", "-b", "main", env=env, check=True)
+        _git(repo, "add", ".", env=env, check=True)
+        _git(repo, "commit", "-q", "-m", "base", env=env, check=True)
         (root / "rv").mkdir()
         t0 = time.perf_counter()
         outs = _spawn_writers("files", repo, n, root / "rv", "1" if append_only else "0", env=env)
@@ -929,7 +944,8 @@ def _s8_files(n: int, append_only: bool) -> dict[str, Any]:
         text = (repo / "log" / "2026-08.md").read_text() + (repo / "notes" / "curated.md").read_text()
         present = len(set(re.findall(r"<!-- id: ([AB]-\d{3}) -->", text)))
         edits = (repo / "notes" / "curated.md").read_text().count("+ note by")
-        commits = int(_git(repo, "rev-list", "--count", "HEAD", env=env).stdout.strip() or 0) - 1
+        commits = int(_git(repo, "rev-list", "--count", "HEAD", env=env,
+                           check=True).stdout.strip()) - 1
         dirty = _git(repo, "status", "--porcelain", "--no-optional-locks", env=env).stdout.strip()
         fsck = _git(repo, "fsck", "--no-progress", env=env).returncode == 0
         clone = _s8_clones(root, n, env)
@@ -959,20 +975,18 @@ def _s8_clones(root: Path, n: int, env: dict[str, str]) -> dict[str, Any]:
         (seed / "log" / "2026-08.md").write_text("# log 2026-08\n")
         if union:
             (seed / ".gitattributes").write_text("log/*.md merge=union\n")
-        _git(seed, "init", "-q", "-b", "main", env=env)
-        _git(seed, "add", ".", env=env)
-        _git(seed, "commit", "-q", "-m", "base", env=env)
-        subprocess.run(["git", "clone", "-q", "--bare", str(seed), str(origin)], env=env,
-                       capture_output=True)
+        _git(seed, "init", "-q", "-b", "main", env=env, check=True)
+        _git(seed, "add", ".", env=env, check=True)
+        _git(seed, "commit", "-q", "-m", "base", env=env, check=True)
+        _git(base, "clone", "-q", "--bare", str(seed), str(origin), env=env, check=True)
         clones = []
         for w in ("A", "B"):
             path = base / w
-            subprocess.run(["git", "clone", "-q", str(origin), str(path)], env=env,
-                           capture_output=True)
+            _git(base, "clone", "-q", str(origin), str(path), env=env, check=True)
             with open(path / "log" / "2026-08.md", "a") as fh:
                 for i in range(n):
                     fh.write(f"\n## block {i} by {w}\n<!-- id: {w}-{i:03d} -->\n")
-            _git(path, "commit", "-q", "-am", f"learn by {w}", env=env)
+            _git(path, "commit", "-q", "-am", f"learn by {w}", env=env, check=True)
             clones.append(path)
         conflicts = 0
         for path in clones:
@@ -984,7 +998,7 @@ def _s8_clones(root: Path, n: int, env: dict[str, str]) -> dict[str, Any]:
                 else:
                     _git(path, "push", "-q", "origin", "main", env=env)
         check = base / "check"
-        subprocess.run(["git", "clone", "-q", str(origin), str(check)], env=env, capture_output=True)
+        _git(base, "clone", "-q", str(origin), str(check), env=env, check=True)
         present = len(set(re.findall(r"<!-- id: ([AB]-\d{3}) -->",
                                      (check / "log" / "2026-08.md").read_text())))
         key = "clones_union" if union else "clones"

@@ -749,8 +749,6 @@ def _s11_fixture(ctx: Context) -> dict[str, Any]:
         grown = fx["grown"]
         n_plant = max(10, min(50, grown // 200))
         sources = rng.choice(int(grown * 0.8), size=n_plant, replace=False)
-        texts = [n.text for n in fx["notes"]]
-        vecs = [fx["vecs"]]
         order = list(range(grown))
         planted = []
         for src in sources:
@@ -762,9 +760,8 @@ def _s11_fixture(ctx: Context) -> dict[str, Any]:
             planted.append((int(src), found[0], found[1], pos))
         extra = ctx.book.matrix([p[1] for p in planted])
         all_vecs = np.vstack([fx["vecs"], extra])
-        for k, (_, text, _, pos) in enumerate(planted):
+        for k, (_, _, _, pos) in enumerate(planted):
             order.insert(min(pos, len(order)), grown + k)
-            texts.append(text)
         truth = NeighborIndex(all_vecs).pairs_above(OBSERVED_BAND[0])
         return {"vecs": all_vecs, "order": np.array(order), "truth": truth,
                 "planted": planted, "n": len(order)}

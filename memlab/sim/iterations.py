@@ -205,17 +205,19 @@ class Iteration:
             on.append("files_substrate")
         return on
 
+    def _estimate(self, override: int | None, core: int, column: int) -> int:
+        """An override when given, else the core plus the switched-on components' share."""
+        if override is not None:
+            return int(override)
+        return core + sum(COMPONENTS[name][column] for name in self.components())
+
     @property
     def estimated_loc(self) -> int:
-        if self.loc is not None:
-            return int(self.loc)
-        return _CORE_LOC + sum(COMPONENTS[name][0] for name in self.components())
+        return self._estimate(self.loc, _CORE_LOC, 0)
 
     @property
     def estimated_concepts(self) -> int:
-        if self.concepts is not None:
-            return int(self.concepts)
-        return _CORE_CONCEPTS + sum(COMPONENTS[name][1] for name in self.components())
+        return self._estimate(self.concepts, _CORE_CONCEPTS, 1)
 
     def choices(self) -> dict[str, Any]:
         """The choices as a flat dict (for tables)."""

@@ -157,8 +157,6 @@ class SimulationRun:
     def rerun(self, iteration: Iteration, scenario: str) -> ScenarioResult:
         """Run one scenario for an iteration (new or changed) on this run's instance, seed and
         vectors; fast, since every embedding and fixture is already in memory."""
-        from memlab.sim.scenarios import resolve_scenarios
-
         return resolve_scenarios([scenario])[0].run(self._context(), iteration)
 
     def extend(self, *iterations: Iteration) -> "SimulationRun":
@@ -168,15 +166,10 @@ class SimulationRun:
         if clash:
             raise ValueError(f"iterations already in the run: {clash}; give them new names")
         results = dict(self.results)
-        rows = [self.timings]
-        for scenario in self.scenarios:
-            for it in iterations:
-                t0 = time.perf_counter()
-                results[(it.name, scenario.code)] = scenario.run(self._context(), it)
-                rows.append(pd.DataFrame([{"scenario": scenario.code, "iteration": it.name,
-                                           "seconds": time.perf_counter() - t0}]))
+        timings = _execute(self._context(), self.scenarios, list(iterations), results)
         return SimulationRun([*self.iterations, *iterations], self.scenarios, self.instance,
-                             self.seed, results, pd.concat(rows, ignore_index=True),
+                             self.seed, results,
+                             pd.concat([self.timings, timings], ignore_index=True),
                              dict(self.meta), self.context)
 
     def metrics(self) -> dict[str, Any]:
@@ -246,17 +239,24 @@ def simulate(iterations: Any = None, scenarios: Any = None, *, instance: Any = N
     before = book.embedder.stats.as_dict()  # the embedder is a process-wide singleton
     ctx = Context(inst, seed, book=book, store=store)
     results: dict[tuple[str, str], ScenarioResult] = {}
-    timing_rows = []
     started = time.perf_counter()
-    for scenario in scs:
-        for it in its:
-            t0 = time.perf_counter()
-            results[(it.name, scenario.code)] = scenario.run(ctx, it)
-            timing_rows.append({"scenario": scenario.code, "iteration": it.name,
-                                "seconds": time.perf_counter() - t0})
+    timings = _execute(ctx, scs, its, results)
     seconds = time.perf_counter() - started
     after = book.embedder.stats.as_dict()
     stats = {"hits": after["hits"] - before["hits"], "misses": after["misses"] - before["misses"]}
     meta = {"seconds": seconds, "embedder": stats, "texts": len(book),
             "store": None if store is None else str(getattr(store, "path", ""))}
-    return SimulationRun(its, scs, inst, seed, results, pd.DataFrame(timing_rows), meta, ctx)
+    return SimulationRun(its, scs, inst, seed, results, timings, meta, ctx)
+
+
+def _execute(ctx: Context, scenarios: list[Scenario], iterations: list[Iteration],
+             results: dict[tuple[str, str], ScenarioResult]) -> pd.DataFrame:
+    """Run each scenario under each iteration into ``results``; one timing row per cell."""
+    rows = []
+    for scenario in scenarios:
+        for it in iterations:
+            t0 = time.perf_counter()
+            results[(it.name, scenario.code)] = scenario.run(ctx, it)
+            rows.append({"scenario": scenario.code, "iteration": it.name,
+                         "seconds": time.perf_counter() - t0})
+    return pd.DataFrame(rows, columns=["scenario", "iteration", "seconds"])

@@ -436,3 +436,20 @@ def test_memlab_review_stays_callable_after_a_submodule_import(embedder):
 
     assert isinstance(memlab.review(memlab.load(SCHEMA9), as_of="2026-11-30", embedder=embedder),
                       Proposal)
+
+
+def test_a_blob_gone_from_the_repo_or_not_utf8_is_refused_by_name(tmp_path):
+    import git
+
+    from memlab.errors import ProposalRejected, StaleProposal
+    from memlab.review._apply import _blob_text
+
+    repo = git.Repo.init(tmp_path)
+    (tmp_path / "system").mkdir()
+    (tmp_path / "system" / "bin.md").write_bytes(b"\xff\xfe not utf-8")
+    repo.index.add(["system/bin.md"])
+    sha = repo.index.entries[("system/bin.md", 0)].hexsha
+    with pytest.raises(ProposalRejected, match="system/bin.md is not UTF-8"):
+        _blob_text(repo, sha, "system/bin.md")
+    with pytest.raises(StaleProposal, match="system/gone.md"):
+        _blob_text(repo, "ab" * 20, "system/gone.md")

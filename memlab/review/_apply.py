@@ -209,6 +209,22 @@ def _guard_file(text: str | None, path: str, item: Item, *, removes: bool) -> No
                                hint="untick it: identity files are never removed by apply")
 
 
+def _blob_text(repo: Any, sha: str, path: str) -> str:
+    """A blob as text, or a clear refusal: apply edits memory files as UTF-8 text only."""
+    from gitdb.exc import BadName, BadObject
+
+    try:
+        data = _repo.read_blob(repo, sha)
+    except (BadObject, BadName, ValueError) as exc:  # the blob is not in the object store
+        raise StaleProposal(f"the proposal needs {path} at blob {sha[:12]}, which this repo no "
+                            f"longer has ({type(exc).__name__})", path=path) from exc
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ProposalRejected(f"{path} is not UTF-8 text, so apply cannot edit it", path=path,
+                               hint="untick the items that touch it and edit it by hand") from exc
+
+
 class _Edits:
     """File texts at HEAD, edited in memory item by item."""
 
@@ -221,7 +237,7 @@ class _Edits:
     def get(self, path: str) -> str | None:
         if path not in self.text:
             sha = _repo.blob_at(self.repo, self.head, path)
-            value = None if sha is None else _repo.read_blob(self.repo, sha).decode("utf-8")
+            value = None if sha is None else _blob_text(self.repo, sha, path)
             self.text[path] = self.original[path] = value
         return self.text[path]
 
@@ -288,7 +304,7 @@ def _apply_item(edits: _Edits, item: Item) -> None:
     elif op == "restore_file":
         current = edits.get(path)
         _guard_file(current, path, item, removes=False)
-        edits.put(path, _repo.read_blob(edits.repo, ch["blob"]).decode("utf-8"), item)
+        edits.put(path, _blob_text(edits.repo, ch["blob"], path), item)
     elif op == "set_key":
         text = edits.need(path, item)
         _guard_file(text, path, item, removes=False)

@@ -584,3 +584,17 @@ def test_an_invalid_branch_name_is_refused_before_anything_is_written(tmp_path):
                 branch="bad..name", retrieval=False)
     assert "bad..name" in str(err.value)
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_side_file_damaged_to_non_utf8_is_a_difference_not_a_crash(tmp_path, data_dir):
+    import subprocess
+
+    src = data_dir / "samples/letta-af/customer_service.af"
+    dest = tmp_path / "out"
+    migrate(src, dest, to="letta", retrieval=False)
+    (dest / ".memlab" / "letta-blocks.json").write_bytes(b"\xff\xfe{not json")
+    subprocess.run(["git", "-C", str(dest), "-c", "user.name=t", "-c", "user.email=t@t",
+                    "commit", "-qam", "damage"], check=True)
+    table = verify(src, dest, retrieval=False)
+    side = table[table["check"] == "side_file"]
+    assert len(side) and not side["ok"].astype(bool).all()

@@ -142,17 +142,19 @@ def _side_texts(folder: Path, prefix: str) -> dict[str, str]:
                 return out
             for item in tree.traverse():
                 if item.type == "blob" and item.path.startswith(prefix):
-                    out[item.path] = item.data_stream.read().decode("utf-8")
+                    # A damaged (non-UTF-8) side file must show as a difference, not crash verify.
+                    out[item.path] = item.data_stream.read().decode("utf-8", "replace")
         finally:
             r.close()
         return out
     base = folder / prefix
     if base.is_file():
-        return {prefix: base.read_text(encoding="utf-8")}
+        return {prefix: base.read_text(encoding="utf-8", errors="replace")}
     if base.is_dir():
         for p in sorted(base.rglob("*")):
             if p.is_file():
-                out[p.relative_to(folder).as_posix()] = p.read_text(encoding="utf-8")
+                out[p.relative_to(folder).as_posix()] = p.read_text(encoding="utf-8",
+                                                                    errors="replace")
     return out
 
 

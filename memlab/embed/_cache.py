@@ -66,6 +66,7 @@ class EmbeddingCache:
             return None
         if self._conn is not None and self._pid == os.getpid():
             return self._conn
+        conn = None
         try:
             self.dir.mkdir(parents=True, exist_ok=True)
             conn = sqlite3.connect(self.path, timeout=60.0, check_same_thread=False,
@@ -80,10 +81,13 @@ class EmbeddingCache:
                          (FORMAT_VERSION,))
             found = conn.execute("SELECT value FROM meta WHERE key = 'format'").fetchone()[0]
             if found != FORMAT_VERSION:
+                conn.close()
                 raise MemlabError(f"embedding cache format {found!r}, this memlab writes "
                                   f"{FORMAT_VERSION!r}", path=self.path,
                                   hint="delete the cache file or point MEMLAB_CACHE_DIR elsewhere")
         except (OSError, sqlite3.Error) as exc:
+            if conn is not None:
+                conn.close()
             # An unwritable cache must not stop an audit; it only costs re-embedding.
             self._disabled_reason = f"{type(exc).__name__}: {exc}"
             warnings.warn(f"{self.path}: embedding cache disabled ({self._disabled_reason}); "

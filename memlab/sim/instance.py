@@ -331,11 +331,6 @@ def load_instance(instance: Any) -> tuple[Instance, Any]:
         store = load_elfmem(_locate(instance))
     else:
         store = instance
-    audit = None
-    try:
-        from memlab.audit import audit as run_audit
+    from memlab.audit import audit as run_audit
 
-        audit = run_audit(store)
-    except ImportError:  # the audit room is optional for a simulation
-        audit = None
-    return instance_from_store(store, audit=audit), store
+    return instance_from_store(store, audit=run_audit(store)), store

@@ -83,7 +83,11 @@ def cmd_audit(args: argparse.Namespace) -> int:
 def cmd_discover(args: argparse.Namespace) -> int:
     from memlab.sources.discover import discover
 
-    _print_frame(discover(args.root), args.json)
+    inventory = discover(args.root)
+    if inventory.empty and not args.json:
+        print(f"no agent memory found under {args.root or Path.home()}")
+        return 0
+    _print_frame(inventory, args.json)
     return 0
 
 

@@ -183,12 +183,18 @@ def test_discover_is_read_only(home):
     assert snapshot() == before
 
 
-def test_empty_or_missing_home(tmp_path):
-    assert discover(tmp_path).empty
-    frame = discover(tmp_path / "absent")
+def test_empty_home(tmp_path):
+    frame = discover(tmp_path)
     assert frame.empty and list(frame.columns) == list(INVENTORY_COLUMNS)
 
 
 def test_depth_limit_is_configurable(home):
     deep = discover(home, max_depth=8)
     assert "f" in set(deep["agent_id"])
+
+
+def test_a_root_that_does_not_exist_is_an_error_not_an_empty_inventory(tmp_path):
+    from memlab.errors import StoreNotFound
+
+    with pytest.raises(StoreNotFound, match="no such folder"):
+        discover(tmp_path / "typo")

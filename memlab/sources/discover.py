@@ -29,6 +29,7 @@ from typing import Any, Iterator
 import pandas as pd
 import yaml
 
+from memlab.errors import StoreNotFound
 from memlab.store import categories
 
 __all__ = ["discover", "INVENTORY_COLUMNS"]
@@ -59,6 +60,11 @@ def discover(root: str | Path | None = None, *, max_depth: int = 4) -> pd.DataFr
     UTC) and problem (why a field could not be read; NA when all is well).
     """
     home = Path(root).expanduser() if root is not None else Path.home()
+    if root is not None and not home.is_dir():
+        # A mistyped root would otherwise look like "no agents here".
+        raise StoreNotFound("no such folder to search for agent memory", path=home,
+                            hint="pass a home folder, one that holds .letta, .souveraine, "
+                                 ".pi or .elfmem")
     rows: list[dict[str, Any]] = []
     if home.is_dir():
         rows.extend(_letta(home, root is None))

@@ -247,8 +247,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = add("migrate")
     p.add_argument("source", help="an elfmem .db, an .af or a blocks JSON list")
     p.add_argument("dest", help="a new folder for the migrated repo")
-    p.add_argument("--to", choices=["substrate", "letta", "souveraine"], default="substrate",
-                   help="target form (default: substrate, elfmem's markdown)")
+    p.add_argument("--to", choices=["substrate", "letta", "souveraine"],
+                   help="target form (default: substrate for an elfmem .db, letta for Letta blocks)")
     p.add_argument("--plan", action="store_true",
                    help="write a reviewable migration script instead of applying")
     p.add_argument("--force", action="store_true", help="overwrite an existing destination")

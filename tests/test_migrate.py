@@ -598,3 +598,12 @@ def test_a_side_file_damaged_to_non_utf8_is_a_difference_not_a_crash(tmp_path, d
     table = verify(src, dest, retrieval=False)
     side = table[table["check"] == "side_file"]
     assert len(side) and not side["ok"].astype(bool).all()
+
+
+def test_without_a_target_each_source_goes_to_its_natural_form(tmp_path, data_dir):
+    af = migrate(data_dir / "samples/letta-af/deep_research_agent.af", tmp_path / "a",
+                 retrieval=False)
+    db = migrate(data_dir / "samples/elfmem/elfmem-0.20.0-schema9.db", tmp_path / "b",
+                 retrieval=False)
+    assert (af.target, db.target) == ("letta", "substrate")
+    assert (tmp_path / "b" / ".elfmem" / "memory").is_dir()

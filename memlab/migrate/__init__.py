@@ -35,7 +35,7 @@ from memlab.errors import MemlabError, MigrationError, OutputExists, ParityError
 from memlab.migrate._plan import Plan
 from memlab.store import Store
 
-__all__ = ["migrate", "verify", "plan_migration", "MigrationResult", "Plan", "TARGETS",
+__all__ = ["migrate", "verify", "plan_migration", "natural_target", "MigrationResult", "Plan", "TARGETS",
            "script_path"]
 
 TARGETS = ("substrate", "letta", "souveraine")
@@ -155,13 +155,22 @@ def _resolve(src: str | Path, dest: str | Path) -> tuple[Path, Path]:
     return s, d
 
 
-def _check_target(to: str) -> None:
-    if to not in TARGETS:
+def _check_target(to: str | None) -> None:
+    if to is not None and to not in TARGETS:
         raise MigrationError(f"unknown target {to!r}", hint=f"use one of {', '.join(TARGETS)}")
 
 
-def plan_migration(src: str | Path, *, to: str = "substrate", store: Store | None = None) -> Plan:
-    """Decide the whole migration (files, commits, flags) without writing anything."""
+def natural_target(store: Store) -> str:
+    """Where a store goes when no target is named: elfmem databases to elfmem's own markdown
+    substrate, Letta blocks to Letta Code memfs."""
+    return "substrate" if store.kind == "elfmem_db" else "letta"
+
+
+def plan_migration(src: str | Path, *, to: str | None = None, store: Store | None = None) -> Plan:
+    """Decide the whole migration (files, commits, flags) without writing anything.
+
+    ``to=None`` picks :func:`natural_target` for the source.
+    """
     from memlab.migrate._elfmem import plan_substrate
     from memlab.migrate._letta import plan_memfs
     from memlab.sources import load
@@ -169,6 +178,7 @@ def plan_migration(src: str | Path, *, to: str = "substrate", store: Store | Non
     _check_target(to)
     path = Path(src).expanduser().resolve()
     store = store if store is not None else load(path)
+    to = to or natural_target(store)
     if store.kind == "elfmem_db":
         return plan_substrate(store, path) if to == "substrate" else plan_memfs(store, path, target=to)
     if store.kind in ("agent_file", "letta_blocks"):
@@ -229,12 +239,13 @@ def _write_script(path: Path, text: str, *, force: bool) -> None:
         raise
 
 
-def migrate(src: str | Path, dest: str | Path, *, to: str = "substrate", plan: bool = False,
+def migrate(src: str | Path, dest: str | Path, *, to: str | None = None, plan: bool = False,
             force: bool = False, branch: str | None = None, verify: bool = False,
             retrieval: bool = True) -> MigrationResult:
     """Migrate ``src`` into ``dest`` (see the module docstring); returns a :class:`MigrationResult`.
 
-    ``verify=True`` raises :class:`ParityError` when the copy, loaded back, differs from its
+    ``to=None`` picks :func:`natural_target` (substrate for an elfmem database, Letta memfs for
+    Letta blocks). ``verify=True`` raises :class:`ParityError` when the copy, loaded back, differs from its
     source; the parity table is in the result either way (after an apply). ``retrieval=False``
     skips the embedding-based top-k check, which loads a sentence model.
     """
@@ -247,6 +258,7 @@ def migrate(src: str | Path, dest: str | Path, *, to: str = "substrate", plan: b
     name = _branch_name(branch or DEFAULT_BRANCH)
     _check_target(to)  # before loading the source: a typo costs no load
     store = load(s)
+    to = to or natural_target(store)
     the_plan = plan_migration(s, to=to, store=store)
     branch_mode = branch is not None and _apply.is_git_repo(d)
     if plan:

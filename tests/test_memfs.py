@@ -10,7 +10,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from memfs_repos import (AGENT, HUMAN, REFLECTION, SERVER, _Writer, _t, build_letta_memory_prefix,
+from memfs_repos import (AGENT, HUMAN, PNG, REFLECTION, SERVER, _Writer, _t, build_letta_memory_prefix,
                          build_letta_v1, build_letta_v2, build_souveraine, build_substrate, snapshot)
 from memlab.audit.memfs import audit_memfs, prompt_at
 from memlab.errors import RepoError, StoreNotFound, UnrecognizedStore, UnsafePath
@@ -91,17 +91,25 @@ def test_frontmatter_values_are_kept_as_written():
     assert fm.body == "Body line.\n"
 
 
-def test_wrapped_description_keeps_its_continuation_line():
+def test_wrapped_description_is_read_as_letta_code_reads_it():
     fm = fmt.read_frontmatter("---\ndescription: A long description\n  wrapped by PyYAML\n---\nx")
     assert fm.fields["description"] == "A long description\n  wrapped by PyYAML"
-    assert fm.description == "A long description wrapped by PyYAML"
+    # Letta Code's memory tool reads line by line: the continuation line is not part of it ...
+    assert fm.description == "A long description"
+    # ... while the server's YAML reads the whole value; the problem row says what follows.
+    assert fm.server.description == "A long description wrapped by PyYAML"
+    [(kind, message, _)] = fm.problems
+    assert kind == "readers_disagree" and "'A long description wrapped by PyYAML'" in message
+    assert "the rest is lost" in message
 
 
 def test_malformed_yaml_is_a_problem_with_its_line():
     fm = fmt.read_frontmatter("---\ndescription: ok\nlimit: [5000\n---\nbody")
     assert fm.fields["limit"] == "[5000"
     kind, message, line = fm.problems[0]
-    assert kind == "malformed_yaml" and line == 3 and fm.description is None
+    assert kind == "malformed_yaml" and line == 3
+    assert fm.description == "ok" and fm.yaml_ok is False  # Letta Code reads it line by line
+    assert fm.server.whole_file and fm.server.value.startswith("---\ndescription: ok")
 
 
 def test_no_or_unclosed_frontmatter_reads_whole_file_as_body():
@@ -232,7 +240,8 @@ def test_letta_v1_history_authors_and_numstat(repos, v1):
     assert commits.loc[shas["reflection"], "branch"] == "letta/reflection/(merged)"
     assert commits.loc[shas["reflection_open"], "branch"] == "letta/reflection/refl-2"
     assert commits["author_kind"].value_counts().to_dict() == {
-        "agent": 8, "server_user": 3, "reflection_subagent": 2, "human": 1, "system": 0}
+        "agent": 8, "server_user": 3, "reflection_subagent": 2, "human": 1, "system": 0,
+            "migration": 0}
     row = h[(h["sha"] == shas["agent_notes"]) & (h["path"] == "system/human.md")].iloc[0]
     assert (row["change_type"], row["lines_added"], row["lines_deleted"]) == ("M", 3, 0)
     issues = h[(h["sha"] == shas["over_limit"])].iloc[0]
@@ -326,9 +335,10 @@ def test_malformed_yaml_is_a_problem_row(tmp_path):
                                  "system/ok.md": fmt.render_memfs_file("fine", "ok")})
     s = load_memfs(path)
     bad = s.problems[s.problems["file"] == "system/bad.md"]
-    assert "malformed_yaml" in set(bad["kind"]) and bad["line"].dropna().tolist() == [2]
+    assert bad.loc[bad["kind"] == "malformed_yaml", "line"].tolist() == [2]
     row = s.files.set_index("path").loc["system/bad.md"]
-    assert pd.isna(row["description"]) and row["fm_description"] == "[unclosed"
+    assert row["description"] == "[unclosed" and row["fm_description"] == "[unclosed"
+    assert row["server_whole_file"] and not row["yaml_ok"] and not row["readers_agree"]
 
 
 def test_deeply_nested_yaml_is_a_problem_row_not_a_traceback(tmp_path):
@@ -483,12 +493,13 @@ def test_prompt_at_any_commit(repos, v1, v1_audit):
     assert (persona["body_chars"], persona["chars"]) == (38, 72)
     history = v1_audit["prompt_history"].set_index("sha")
     first = history.loc[repos["v1"].shas["init"]]
-    assert first["prompt_files"] == 4
-    assert first["prompt_chars"] == init.files["chars"].sum()
+    assert first["prompt_files"] == 4 and first["prompt_listed"] == 1
+    # One definition of prompt size: rendered files plus one line per listed path.
+    assert first["prompt_chars"] == init.files["chars"].sum() + len("reference/README.md\n")
+    assert first["prompt_chars"] == init.total_chars
     head = prompt_at(v1, "HEAD")
-    assert v1_audit.headline["prompt_chars"] == head.total_chars
-    assert history["prompt_chars"].iloc[-1] + len("reference/README.md\nprojects/alpha.md\nnotes/todo.md\n") \
-        == head.total_chars
+    # The headline (metrics.json) and the last point of the chart are the same number.
+    assert v1_audit.headline["prompt_chars"] == head.total_chars == history["prompt_chars"].iloc[-1]
 
 
 def test_audit_as_of_ignores_later_commits(repos):
@@ -564,3 +575,107 @@ def test_audit_of_a_folder_without_git(tmp_path):
     a = audit_memfs(backup)
     assert a.headline["commits"] == 0 and a.headline["over_limit_files"] == 1
     assert a["hook_violations"].empty
+
+
+# --------------------------------------------------------------------------- layout by evidence
+
+_BAD_PERSONA = "---\ndescription: Who I am\nowner: jane\n---\n\nI am the app's persona.\n"
+
+
+def _persona_repo(tmp_path, name, *, letta: bool, who=HUMAN, hook: str | None = None) -> Path:
+    w = _Writer(tmp_path / name)
+    files = {"system/persona.md": fmt.render_memfs_file("Who I am", "I am the app's persona.\n"),
+             "README.md": "# An app\n"}
+    if letta:
+        files[".letta/config.json"] = '{"version": 1}\n'
+    w.commit("initial import", HUMAN, _t("2026-04-01"), files=files)
+    w.commit("persona: add owner", who, _t("2026-04-02"), files={"system/persona.md": _BAD_PERSONA})
+    if hook is not None:
+        (w.path / ".git" / "hooks").mkdir(exist_ok=True)
+        (w.path / ".git" / "hooks" / "pre-commit").write_text(hook)
+    return w.path
+
+
+def test_a_generic_repo_with_a_persona_file_is_never_accused(tmp_path):
+    path = _persona_repo(tmp_path, "app", letta=False)
+    store = load_memfs(path)
+    assert store.meta["layout"] == "generic_markdown" and store.meta["letta_evidence"] == []
+    a = audit_memfs(store)
+    assert a["hook_violations"].empty and a.headline["no_verify_commits"] == 0
+    assert "--no-verify" not in a.summary() or "0 commit(s) must have used" in a.summary()
+    assert a.headline["prompt_chars"] == 0  # nothing says any agent renders it
+    assert a.headline["commits"] == 2 and a.headline["lines_changed"] > 0  # still sized and churned
+
+
+def test_a_letta_repo_is_accused_and_told_which_hook_and_why(tmp_path):
+    path = _persona_repo(tmp_path, "agent", letta=True, who=AGENT)
+    store = load_memfs(path)
+    assert store.meta["layout"] == "letta_v1"
+    assert any(".letta/config.json" in e for e in store.meta["letta_evidence"])
+    a = audit_memfs(store)
+    [row] = a["no_verify_commits"].to_dict("records")
+    assert row["rules"] == "unknown_key" and row["author_kind"] == "agent"
+    assert row["variant"] == "current" and "2026-04-02" in row["variant_reason"]
+    assert "d557d47e" in row["variant_reason"]
+    assert "installs the hook on every clone" in row["hook_basis"]
+
+
+def test_a_human_in_a_letta_repo_is_accused_only_where_the_hook_is_installed(tmp_path):
+    no_hook = audit_memfs(_persona_repo(tmp_path, "plain", letta=True))
+    viol = no_hook["hook_violations"]
+    assert viol["rule"].tolist() == ["unknown_key"] and not viol["hook_applies"].any()
+    assert no_hook.headline["no_verify_commits"] == 0
+    hooked = _persona_repo(tmp_path, "hooked", letta=True,
+                           hook="#!/usr/bin/env bash\n# Installed by Letta Code CLI\nexit 0\n")
+    store = load_memfs(hooked)
+    assert store.meta["letta_hook_installed"] == "current"
+    a = audit_memfs(store)
+    [row] = a["no_verify_commits"].to_dict("records")
+    assert row["author_kind"] == "human" and "checkout has Letta Code's pre-commit hook" in row["hook_basis"]
+
+
+@pytest.mark.parametrize("name", ["v1", "prefix", "v2"])
+def test_letta_builders_carry_letta_evidence(repos, name):
+    store = load_memfs(repos[name].path)
+    assert store.meta["layout"].startswith("letta") and store.meta["letta_evidence"]
+
+
+# --------------------------------------------------------------------------- each consumer's reading
+
+def test_a_colon_in_a_description_is_read_as_letta_code_reads_it(tmp_path):
+    text = "---\ndescription: Advanced agent orchestration patterns: async fan-out\n---\n\nBody.\n"
+    path = _repo_with(tmp_path, {"system/patterns.md": text})
+    s = load_memfs(path)
+    row = s.files.set_index("path").loc["system/patterns.md"]
+    assert row["description"] == "Advanced agent orchestration patterns: async fan-out"
+    assert row["read_only"] == False  # noqa: E712
+    assert row["client_description"] == row["description"] and pd.isna(row["server_description"])
+    assert not row["yaml_ok"] and row["server_whole_file"]
+    assert row["server_value_chars"] == len(text) and row["body_chars"] == len("Body.\n")
+    [msg] = s.problems.loc[(s.problems["file"] == "system/patterns.md")
+                           & (s.problems["kind"] == "readers_disagree"), "message"]
+    assert "Letta server" in msg and f"({len(text)} chars, not 7)" in msg and "whole file" in msg
+    a = audit_memfs(s)
+    assert a["readers"]["path"].tolist() == ["system/patterns.md"]
+    assert a.headline["readers_disagree_files"] == 1
+
+
+def test_memory_files_and_other_files_are_apart_and_copied_trees_flagged(tmp_path):
+    w = _Writer(tmp_path / "repo")
+    persona = fmt.render_memfs_file("Who I am", "I am Evie.\n" * 20)
+    human = fmt.render_memfs_file("The human", "Sam.\n")
+    w.commit("Initial commit", SERVER, _t("2026-04-01"), files={
+        ".letta/config.json": '{"version": 1}\n', "system/persona.md": persona,
+        "system/human.md": human, "profile.png": PNG * 400})
+    w.commit("feat: copy", AGENT, _t("2026-04-02"), files={
+        "agents/agent-1/system/persona.md": persona, "agents/agent-1/system/human.md": human,
+        "tools/run.ts": "export const x = 1;\n" * 50})
+    a = audit_memfs(load_memfs(w.path))
+    assert a.headline["top_churn_file"].endswith(".md")
+    assert a.headline["top_churn_other_file"] == "tools/run.ts"
+    assert a.headline["other_bytes"] == len(PNG * 400) + len("export const x = 1;\n" * 50) + len('{"version": 1}\n')
+    from memlab.audit.memfs import size_over_time
+    assert "(root)" not in size_over_time(a).columns  # profile.png is not memory
+    [dup] = a["duplicate_trees"].to_dict("records")
+    assert (dup["tree"], dup["copy_of"], dup["identical_files"]) == ("agents/agent-1/", "(root)", 2)
+    assert a.headline["duplicated_trees"] == 1

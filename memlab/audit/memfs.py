@@ -24,17 +24,20 @@ import pandas as pd
 from memlab.audit._base import Audit
 from memlab.errors import MemlabError
 from memlab.formats import letta_memfs as fmt
-from memlab.sources.memfs import (domain_of, file_versions, files_at, in_prompt, load_memfs,
-                                  resolve_ref)
+from memlab.sources.memfs import (LETTA_LAYOUTS, domain_of, file_versions, files_at, in_prompt,
+                                  is_memory_path, load_memfs, resolve_ref)
 from memlab.store import Store
 
-__all__ = ["audit_memfs", "prompt_at", "PromptSnapshot", "hook_violations", "size_over_time",
-           "commits_by_kind", "churn_matrix", "MEMFS_KINDS"]
+__all__ = ["audit_memfs", "prompt_at", "prompt_share", "PromptSnapshot", "hook_violations",
+           "hook_basis", "duplicate_trees", "size_over_time", "commits_by_kind", "churn_matrix",
+           "MEMFS_KINDS"]
 
 MEMFS_KINDS = ("letta_memfs", "souveraine", "elfmem_substrate")
-#: Commits made through git by these authors ran the hook (when one was installed); the
-#: server writes through its own git service and runs none.
-HOOKED_KINDS = ("agent", "reflection_subagent", "human")
+#: Commits by these authors ran Letta Code's hook once it existed: agents and reflection
+#: subagents commit through Letta Code, which installs the hook on every clone, pull and init.
+#: A human's commit ran it only where the checkout has it (see :func:`hook_basis`); the server
+#: and memlab's migrations write with git plumbing and run none.
+HOOKED_KINDS = ("agent", "reflection_subagent")
 
 
 @dataclass
@@ -54,7 +57,7 @@ class PromptSnapshot:
 
     @property
     def total_chars(self) -> int:
-        return int(self.files["chars"].sum()) + sum(len(p) + 1 for p in self.tree)
+        return int(self.files["chars"].sum()) + sum(_listed_chars(p) for p in self.tree)
 
     @property
     def total_tokens(self) -> float:
@@ -70,15 +73,42 @@ def _as_store(store_or_path: Store | str | Path) -> Store:
     return load_memfs(store_or_path)
 
 
+def _listed(path: str, layout: str) -> bool:
+    """Letta lists this file by path only (``<external_projection>``), not its text."""
+    if layout not in LETTA_LAYOUTS:
+        return False
+    rel = fmt.strip_memory_prefix(path) if layout == "letta_v1_memory_prefix" else path
+    return rel.endswith(".md") and not rel.startswith("skills/") and not in_prompt(path, layout)
+
+
+def prompt_share(path: str, layout: str, body_chars: int | None, description: str | None, *,
+                 agent_files: set[str] | None = None, listed: bool | None = None
+                 ) -> tuple[str | None, int]:
+    """How one file reaches the system prompt, and how many characters it adds there.
+
+    ``("full", body + description chars)`` for a file rendered in full, ``("listed", len(path)
+    + 1)`` for a file Letta lists by path only, ``(None, 0)`` otherwise. This is the one
+    definition of prompt size: the headline, ``metrics.json``, :class:`PromptSnapshot` and the
+    ``prompt_history`` chart all add these up.
+    """
+    if in_prompt(path, layout, agent_files):
+        return "full", _rendered_chars(body_chars, description)
+    if listed if listed is not None else _listed(path, layout):
+        return "listed", _listed_chars(path)
+    return None, 0
+
+
+def _rendered_chars(body_chars: Any, description: Any) -> int:
+    body = 0 if body_chars is None or pd.isna(body_chars) else int(body_chars)
+    return body + (len(description) if isinstance(description, str) else 0)
+
+
+def _listed_chars(path: str) -> int:
+    return len(path) + 1  # one line of the path tree
+
+
 def _tree_listing(paths: list[str], layout: str) -> list[str]:
-    if not layout.startswith("letta"):
-        return []
-    out = []
-    for p in paths:
-        rel = fmt.strip_memory_prefix(p) if layout == "letta_v1_memory_prefix" else p
-        if rel.endswith(".md") and not rel.startswith("skills/") and not in_prompt(p, layout):
-            out.append(p)
-    return sorted(out)
+    return sorted(p for p in paths if _listed(p, layout))
 
 
 def prompt_at(store_or_path: Store | str | Path, sha: str) -> PromptSnapshot:
@@ -92,7 +122,8 @@ def prompt_at(store_or_path: Store | str | Path, sha: str) -> PromptSnapshot:
         "path": shown["path"], "label": shown["label"], "description": shown["description"],
         "body_chars": shown["body_chars"], "description_chars": desc_chars,
     }).reset_index(drop=True)
-    snapshot["chars"] = (snapshot["body_chars"] + snapshot["description_chars"]).astype("Int64")
+    snapshot["chars"] = pd.array([_rendered_chars(b, d) for b, d in
+                                  zip(shown["body_chars"], shown["description"])], dtype="Int64")
     snapshot["tokens"] = snapshot["chars"].astype("float64") / 4.0
     tree = _tree_listing(files["path"].tolist(), layout)
     return PromptSnapshot(resolve_ref(store, sha), layout, snapshot, tree)
@@ -145,8 +176,9 @@ def hook_violations(store: Store, versions: pd.DataFrame | None = None) -> pd.Da
     commits = _commits(store.history)
     layout = store.meta["layout"]
     rows = []
-    if layout not in ("letta_v1", "letta_v1_memory_prefix", "letta_v2") or versions.empty:
-        return _violations_frame(rows)
+    if layout not in LETTA_LAYOUTS or versions.empty:
+        return _violations_frame(rows)  # generic_markdown, Souveraine, substrates: no Letta hook
+    installed = store.meta.get("letta_hook_installed")
     # v2 validates only "projected" files (every folder above holds a MEMORY.md); the index
     # files present at each commit are approximated by replaying adds/deletes in time order.
     indexes: set[str] = set()
@@ -160,7 +192,8 @@ def hook_violations(store: Store, versions: pd.DataFrame | None = None) -> pd.Da
         c = commits.get(v.sha)
         if v.is_merge or c is None:
             continue
-        variant = fmt.hook_variant_at(c.committed_at.to_pydatetime(), layout=layout)
+        when = c.committed_at.to_pydatetime()
+        variant = fmt.hook_variant_at(when, layout=layout)
         if variant is None:
             continue
         new_text = v.new_text if isinstance(v.new_text, str) else None
@@ -168,13 +201,17 @@ def hook_violations(store: Store, versions: pd.DataFrame | None = None) -> pd.Da
         found = fmt.check_precommit(str(v.path), new_text, head_text, variant=variant,
                                     change=str(v.change_type),
                                     staged_paths=indexes if variant == "v2" else None)
-        applies = c.author_kind in HOOKED_KINDS
+        if not found:
+            continue
+        applies, basis = hook_basis(c.author_kind, installed)
+        reason = fmt.hook_variant_reason(when, layout=layout)
         for viol in found:
             rows.append({"sha": v.sha, "authored_at": c.authored_at, "committed_at": c.committed_at,
                          "author_name": c.author_name, "author_email": c.author_email,
                          "author_kind": c.author_kind, "branch": c.branch, "message": c.message,
                          "path": viol.path, "change_type": v.change_type, "variant": variant,
-                         "rule": viol.rule, "detail": viol.message, "hook_applies": applies,
+                         "rule": viol.rule, "detail": viol.message, "variant_reason": reason,
+                         "hook_applies": applies, "hook_basis": basis,
                          "no_verify_suspect": applies})
     return _violations_frame(rows)
 
@@ -183,8 +220,29 @@ _VIOLATION_COLUMNS = {
     "sha": "string", "authored_at": "datetime64[ns, UTC]", "committed_at": "datetime64[ns, UTC]",
     "author_name": "string", "author_email": "string", "author_kind": "category", "branch": "string",
     "message": "string", "path": "string", "change_type": "category", "variant": "category",
-    "rule": "category", "detail": "string", "hook_applies": "boolean", "no_verify_suspect": "boolean",
+    "rule": "category", "detail": "string", "variant_reason": "string", "hook_applies": "boolean",
+    "hook_basis": "string", "no_verify_suspect": "boolean",
 }
+
+
+def hook_basis(author_kind: str, installed: str | None) -> tuple[bool, str]:
+    """``(the hook ran on this commit, why memlab believes so)`` for a Letta repo's commit."""
+    if author_kind == "agent":
+        return True, ("an agent identity commits through Letta Code, which installs the hook on "
+                      "every clone, pull and init of the memory repository")
+    if author_kind == "reflection_subagent":
+        return True, ("a reflection subagent commits in a Letta Code worktree of the memory "
+                      "repository, which shares its hooks")
+    if author_kind == "human":
+        if installed:
+            return True, (f"this checkout has Letta Code's pre-commit hook installed ({installed} "
+                          "version), so a commit made here ran it")
+        return False, ("a human's commit; this checkout has no Letta Code hook, so the human's "
+                       "clone may not have had one either: not counted as a bypass")
+    if author_kind == "migration":
+        return False, ("memlab's migration writes its commits with git plumbing, as the Letta "
+                       "server does: no hook runs")
+    return False, "the Letta server writes through its own git service and runs no hook"
 
 
 def _typed(rows: list[dict], dtypes: dict[str, str]) -> pd.DataFrame:
@@ -262,10 +320,21 @@ def audit_memfs(store: Store | str | Path, *, as_of: Any = None, **_: Any) -> Au
     files_now = store.files if (cutoff is None or at is None) else files_at(store, at)
     tables["prompt"] = snapshot.files if snapshot is not None else pd.DataFrame()
     tables["over_limit"] = _over_limit(files_now)
+    tables["duplicate_trees"] = duplicate_trees(files_now)
+    tables["readers"] = _readers(files_now)
     tables["problems"] = store.problems
     headline = _headline(store, hist, tables, snapshot, files_now, cutoff)
     notes = _notes(store, layout)
     return Audit("memfs", store.name, tables, headline, _summary(store, headline, tables), notes)
+
+
+def _readers(files: pd.DataFrame) -> pd.DataFrame:
+    """Files Letta Code and the Letta server read differently (one row per file)."""
+    cols = ["path", "description", "client_description", "server_description", "yaml_ok",
+            "server_whole_file", "server_value_chars", "body_chars"]
+    if files.empty or "readers_agree" not in files:
+        return pd.DataFrame(columns=cols)
+    return files.loc[~files["readers_agree"].fillna(True), cols].reset_index(drop=True)
 
 
 def _fill_suspects(store: Store, suspects: pd.DataFrame) -> None:
@@ -282,14 +351,17 @@ def _fill_suspects(store: Store, suspects: pd.DataFrame) -> None:
 def _no_verify_commits(suspects: pd.DataFrame) -> pd.DataFrame:
     if suspects.empty:
         return pd.DataFrame(columns=["sha", "authored_at", "author_name", "author_email", "author_kind",
-                                     "branch", "message", "paths", "rules", "n_violations"])
+                                     "branch", "message", "paths", "rules", "n_violations",
+                                     "variant", "variant_reason", "hook_basis"])
     grouped = suspects.groupby("sha", sort=False, observed=True)
     out = grouped.agg(authored_at=("authored_at", "first"), author_name=("author_name", "first"),
                       author_email=("author_email", "first"), author_kind=("author_kind", "first"),
                       branch=("branch", "first"), message=("message", "first"),
                       paths=("path", lambda s: ", ".join(sorted(set(s)))),
                       rules=("rule", lambda s: ", ".join(sorted(set(map(str, s))))),
-                      n_violations=("rule", "size")).reset_index()
+                      n_violations=("rule", "size"), variant=("variant", "first"),
+                      variant_reason=("variant_reason", "first"),
+                      hook_basis=("hook_basis", "first")).reset_index()
     return out.sort_values("authored_at").reset_index(drop=True)
 
 
@@ -371,8 +443,8 @@ def _file_rows(hist: pd.DataFrame) -> pd.DataFrame:
 def _churn(hist: pd.DataFrame, layout: str) -> pd.DataFrame:
     rows = _file_rows(hist)
     if rows.empty:
-        return pd.DataFrame(columns=["path", "domain", "commits", "lines_added", "lines_deleted", "churn",
-                                     "first_change", "last_change", "authors"])
+        return pd.DataFrame(columns=["path", "domain", "memory", "commits", "lines_added",
+                                     "lines_deleted", "churn", "first_change", "last_change", "authors"])
     g = rows.groupby("path", observed=True)
     out = g.agg(commits=("sha", "nunique"), lines_added=("lines_added", "sum"),
                 lines_deleted=("lines_deleted", "sum"), first_change=("authored_at", "min"),
@@ -384,19 +456,21 @@ def _churn(hist: pd.DataFrame, layout: str) -> pd.DataFrame:
     out = out.merge(kinds.reset_index(), on="path", how="left")
     out.insert(1, "domain", [domain_of(p, layout) for p in out["path"]])
     out["domain"] = out["domain"].astype("category")
+    out.insert(2, "memory", pd.array([is_memory_path(p, layout) for p in out["path"]], dtype="boolean"))
     return out.sort_values(["churn", "commits"], ascending=False).reset_index(drop=True)
 
 
 def _churn_weekly(hist: pd.DataFrame, layout: str) -> pd.DataFrame:
     rows = _file_rows(hist)
     if rows.empty:
-        return pd.DataFrame(columns=["week", "path", "domain", "commits", "churn"])
+        return pd.DataFrame(columns=["week", "path", "domain", "memory", "commits", "churn"])
     week = rows["authored_at"].dt.tz_convert(None).dt.to_period("W").dt.start_time.dt.tz_localize("UTC")
     churn = (rows["lines_added"].fillna(0) + rows["lines_deleted"].fillna(0)).astype("int64")
     frame = pd.DataFrame({"week": week, "path": rows["path"], "sha": rows["sha"], "churn": churn})
     out = frame.groupby(["week", "path"], observed=True).agg(commits=("sha", "nunique"),
                                                               churn=("churn", "sum")).reset_index()
     out.insert(2, "domain", [domain_of(p, layout) for p in out["path"]])
+    out.insert(3, "memory", pd.array([is_memory_path(p, layout) for p in out["path"]], dtype="boolean"))
     return out
 
 
@@ -432,11 +506,60 @@ def _commit_table(hist: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
+def duplicate_trees(files: pd.DataFrame, *, min_files: int = 2) -> pd.DataFrame:
+    """Folders whose files are byte-identical copies of another folder's (same relative paths).
+
+    Pairs every two files with the same blob; what is left of their paths after the longest
+    common tail is a pair of folders (``agents/a1/`` and the root, say). A pair holding at
+    least ``min_files`` identical files is one row: ``tree`` (the copy, the deeper folder),
+    ``copy_of``, ``identical_files``, ``files_in_tree`` and ``share`` (identical / files in tree).
+    """
+    cols = ["tree", "copy_of", "identical_files", "files_in_tree", "share", "examples"]
+    if files.empty or "blob_sha" not in files:
+        return pd.DataFrame(columns=cols)
+    paths = files["path"].astype(str).tolist()
+    pairs: dict[tuple[str, str], list[str]] = {}
+    for _, group in files.groupby("blob_sha", observed=True):
+        same = sorted(group["path"].astype(str))
+        for i, a in enumerate(same):
+            for b in same[i + 1:]:
+                pa, pb = a.split("/"), b.split("/")
+                n = 0
+                while n < min(len(pa), len(pb)) and pa[-1 - n] == pb[-1 - n]:
+                    n += 1
+                if n == 0:
+                    continue  # different file names: not a copied tree
+                da, db = "/".join(pa[:-n]), "/".join(pb[:-n])
+                da, db = (da + "/" if da else ""), (db + "/" if db else "")
+                if da == db:
+                    continue
+                # The deeper (or later) folder is the copy.
+                tree, orig = (da, db) if (da.count("/"), da) > (db.count("/"), db) else (db, da)
+                pairs.setdefault((tree, orig), []).append("/".join(pa[-n:]))
+    rows = []
+    for (tree, orig), rels in pairs.items():
+        if len(set(rels)) < min_files:
+            continue
+        in_tree = sum(1 for p in paths if p.startswith(tree)) if tree else len(paths)
+        rows.append({"tree": tree or "(root)", "copy_of": orig or "(root)",
+                     "identical_files": len(set(rels)), "files_in_tree": in_tree,
+                     "share": len(set(rels)) / in_tree if in_tree else 0.0,
+                     "examples": ", ".join(sorted(set(rels))[:3])})
+    out = pd.DataFrame(rows, columns=cols)
+    return out.sort_values("identical_files", ascending=False).reset_index(drop=True)
+
+
 # --------------------------------------------------------------------------- figure data
 
-def size_over_time(audit: Audit) -> pd.DataFrame:
-    """Bytes per domain (columns) at each commit of the ref's first-parent chain (index: time)."""
+def size_over_time(audit: Audit, *, memory: bool | None = True) -> pd.DataFrame:
+    """Bytes per domain (columns) at each commit of the ref's first-parent chain (index: time).
+
+    ``memory=True`` counts memory files only (:func:`~memlab.sources.memfs.is_memory_path`),
+    ``False`` the other files (images, code, JSON...), ``None`` both.
+    """
     sizes = audit["size_by_domain"]
+    if memory is not None and len(sizes):
+        sizes = sizes[sizes["memory"] == memory]
     if sizes.empty:
         return pd.DataFrame()
     # A domain with no row at a commit had no files then: 0 bytes, not "unchanged".
@@ -456,12 +579,16 @@ def commits_by_kind(audit: Audit, freq: str = "W") -> pd.DataFrame:
     return table.reindex(columns=list(fmt.AUTHOR_KINDS), fill_value=0).rename_axis(index="period")
 
 
-def churn_matrix(audit: Audit, top: int = 25) -> pd.DataFrame:
-    """Lines changed per file (rows, the ``top`` most churned) and week (columns)."""
+def churn_matrix(audit: Audit, top: int = 25, *, memory: bool | None = True) -> pd.DataFrame:
+    """Lines changed per file (rows, the ``top`` most churned) and week (columns); memory files
+    only by default (``memory=False``: other files, ``None``: all)."""
     weekly = audit["churn_weekly"]
-    if weekly.empty:
+    churn = audit["churn"]
+    if memory is not None and len(churn):
+        churn = churn[churn["memory"] == memory]
+    if weekly.empty or churn.empty:
         return pd.DataFrame()
-    keep = audit["churn"]["path"].head(top).tolist()
+    keep = churn["path"].head(top).tolist()
     table = weekly[weekly["path"].isin(keep)].pivot_table(index="path", columns="week",
                                                            values="churn", aggfunc="sum",
                                                            fill_value=0)
@@ -493,30 +620,34 @@ def _first_parent_chain(store: Store, hist: pd.DataFrame) -> list[str]:
 
 
 def _growth(versions, chain, hist, parse, layout, agent) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Bytes per domain and prompt size at every commit of the chain, by replaying its diffs."""
-    size_cols = ["sha", "committed_at", "domain", "bytes", "files"]
-    prompt_cols = ["sha", "committed_at", "prompt_files", "prompt_chars", "prompt_tokens"]
+    """Bytes per domain (memory files apart from other files) and the prompt size at every
+    commit of the chain, by replaying its diffs; the prompt size adds :func:`prompt_share`."""
+    size_cols = ["sha", "committed_at", "domain", "memory", "bytes", "files"]
+    prompt_cols = ["sha", "committed_at", "prompt_files", "prompt_listed", "prompt_chars",
+                   "prompt_tokens"]
     if versions is None or versions.empty or not chain:
-        return pd.DataFrame(columns=size_cols), pd.DataFrame(columns=prompt_cols)
+        return _empty(size_cols), _empty(prompt_cols)
     agent_files = {b.get("file") for b in (agent or {}).get("blocks") or [] if isinstance(b, dict)}
     when = dict(zip(hist["sha"], hist["committed_at"]))
     by_sha = {sha: g for sha, g in versions.groupby("sha", sort=False)}
-    state: dict[str, tuple[str, int, int | None]] = {}  # path -> (domain, bytes, prompt chars)
-    dom_bytes: dict[str, int] = {}
-    dom_files: dict[str, int] = {}
-    prompt_chars = prompt_files = 0
+    # path -> ((domain, memory), bytes, prompt kind, prompt chars)
+    state: dict[str, tuple[tuple[str, bool], int, str | None, int]] = {}
+    group_bytes: dict[tuple[str, bool], int] = {}
+    group_files: dict[tuple[str, bool], int] = {}
+    shown = {"full": 0, "listed": 0}
+    prompt_chars = 0
     size_rows, prompt_rows = [], []
 
     def drop(path: str) -> None:
-        nonlocal prompt_chars, prompt_files
+        nonlocal prompt_chars
         old = state.pop(path, None)
         if old is None:
             return
-        dom_bytes[old[0]] -= old[1]
-        dom_files[old[0]] -= 1
+        group_bytes[old[0]] -= old[1]
+        group_files[old[0]] -= 1
         if old[2] is not None:
-            prompt_chars -= old[2]
-            prompt_files -= 1
+            shown[old[2]] -= 1
+            prompt_chars -= old[3]
 
     for sha in chain:
         for v in (by_sha[sha].itertuples(index=False) if sha in by_sha else ()):
@@ -525,29 +656,35 @@ def _growth(versions, chain, hist, parse, layout, agent) -> tuple[pd.DataFrame, 
             drop(v.path)
             if str(v.change_type) == "D":
                 continue
-            domain = domain_of(v.path, layout)
+            group = (domain_of(v.path, layout), is_memory_path(v.path, layout))
             nbytes = int(v.new_bytes) if pd.notna(v.new_bytes) else 0
-            chars = None
-            if in_prompt(v.path, layout, agent_files):
+            kind, chars = prompt_share(v.path, layout, None, None, agent_files=agent_files)
+            if kind == "full":
                 fm = parse(v.new_blob, v.new_text)
-                if fm is not None:
-                    chars = len(fm.body) + len(fm.description or "")
-            state[v.path] = (domain, nbytes, chars)
-            dom_bytes[domain] = dom_bytes.get(domain, 0) + nbytes
-            dom_files[domain] = dom_files.get(domain, 0) + 1
-            if chars is not None:
+                if fm is None:
+                    kind, chars = None, 0
+                else:
+                    chars = _rendered_chars(len(fm.body), fm.description)
+            state[v.path] = (group, nbytes, kind, chars)
+            group_bytes[group] = group_bytes.get(group, 0) + nbytes
+            group_files[group] = group_files.get(group, 0) + 1
+            if kind is not None:
+                shown[kind] += 1
                 prompt_chars += chars
-                prompt_files += 1
         t = when.get(sha)
-        for domain, nbytes in dom_bytes.items():
-            if dom_files[domain] > 0:
-                size_rows.append((sha, t, domain, nbytes, dom_files[domain]))
-        prompt_rows.append((sha, t, prompt_files, prompt_chars, prompt_chars / 4.0))
+        for (domain, memory), nbytes in group_bytes.items():
+            if group_files[(domain, memory)] > 0:
+                size_rows.append((sha, t, domain, memory, nbytes, group_files[(domain, memory)]))
+        prompt_rows.append((sha, t, shown["full"], shown["listed"], prompt_chars, prompt_chars / 4.0))
     sizes = pd.DataFrame(size_rows, columns=size_cols)
     prompts = pd.DataFrame(prompt_rows, columns=prompt_cols)
     for df in (sizes, prompts):
         df["committed_at"] = pd.to_datetime(df["committed_at"], utc=True).astype("datetime64[ns, UTC]")
     return sizes, prompts
+
+
+def _empty(cols: list[str]) -> pd.DataFrame:
+    return pd.DataFrame(columns=cols)
 
 
 def _iso(ts: Any) -> str | None:
@@ -560,6 +697,12 @@ def _headline(store: Store, hist: pd.DataFrame, tables: dict[str, pd.DataFrame],
     kinds = commits["author_kind"].astype("string").value_counts()
     ro = tables["read_only"]
     churn = tables["churn"]
+    layout = store.meta["layout"]
+    memory = churn["memory"].fillna(False).astype(bool) if len(churn) else pd.Series(dtype=bool)
+    mem_churn, other_churn = churn[memory], churn[~memory]
+    sizes = tables["size_by_domain"]
+    last_sizes = sizes[sizes["sha"] == sizes["sha"].iloc[-1]] if len(sizes) else \
+        pd.DataFrame({"memory": pd.Series(dtype=bool), "bytes": pd.Series(dtype="int64")})
     head: dict[str, Any] = {
         "kind": store.kind, "layout": store.meta["layout"],
         "as_of": _iso(cutoff),
@@ -583,7 +726,15 @@ def _headline(store: Store, hist: pd.DataFrame, tables: dict[str, pd.DataFrame],
         "shallow": bool(store.meta.get("shallow")),
         "problems": int(len(store.problems)),
         "lines_changed": int(churn["churn"].sum()) if len(churn) else 0,
-        "top_churn_file": str(churn["path"].iloc[0]) if len(churn) else None,
+        "top_churn_file": str(mem_churn["path"].iloc[0]) if len(mem_churn) else None,
+        "top_churn_other_file": str(other_churn["path"].iloc[0]) if len(other_churn) else None,
+        "memory_files": int(files["path"].map(lambda p: is_memory_path(str(p), layout)).sum())
+        if len(files) else 0,
+        "memory_bytes": int(last_sizes.loc[last_sizes["memory"] == True, "bytes"].sum()),  # noqa: E712
+        "other_bytes": int(last_sizes.loc[last_sizes["memory"] == False, "bytes"].sum()),  # noqa: E712
+        "duplicated_trees": int(len(tables["duplicate_trees"])),
+        "readers_disagree_files": int(len(tables["readers"])),
+        "letta_evidence": len(store.meta.get("letta_evidence") or []),
         "first_commit": _iso(commits["authored_at"].min()) if len(commits) else None,
         "last_commit": _iso(commits["authored_at"].max()) if len(commits) else None,
     }
@@ -596,6 +747,12 @@ def _notes(store: Store, layout: str) -> list[str]:
     notes = []
     if layout in ("souveraine", "elfmem_substrate"):
         notes.append(f"{layout}: commits run no Letta hook, so hook checks do not apply")
+    if layout == "generic_markdown":
+        notes.append("generic_markdown: a memfs-like tree with no sign that Letta made or uses it "
+                     "(no .letta/config.json, Letta hook, agent or server commits): audited for "
+                     "size and churn only, never against Letta's hook")
+    elif layout in LETTA_LAYOUTS and store.meta.get("letta_evidence"):
+        notes.append("Letta layout because: " + "; ".join(store.meta["letta_evidence"]))
     if store.meta.get("shallow"):
         notes.append("shallow clone: churn and growth start at the clone boundary")
     if store.meta.get("branch") is None and store.meta.get("head_sha"):
@@ -615,7 +772,7 @@ def _summary(store: Store, h: dict[str, Any], tables: dict[str, pd.DataFrame]) -
     ]
     for row in tables["no_verify_commits"].head(10).itertuples(index=False):
         lines.append(f"    {row.sha[:10]} {str(row.authored_at)[:10]} {row.author_kind}: {row.rules} "
-                     f"in {row.paths}")
+                     f"in {row.paths} ({row.variant} hook: {row.hook_basis})")
     lines.append(f"  limit: {h['over_limit_files']} file(s) over their limit now; "
                  f"{h['limit_breach_commits']} commit(s) wrote over a limit (letta#3241)")
     for row in tables["over_limit"].head(5).itertuples(index=False):

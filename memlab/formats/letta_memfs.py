@@ -35,8 +35,16 @@ __all__ = [
     "ROOT_INDEX",
     "SKILL_FILE",
     "Frontmatter",
+    "ClientReading",
+    "ServerReading",
     "Violation",
+    "MIGRATION_NAME",
+    "MIGRATION_EMAIL",
+    "LETTA_HOOK_MARKER",
     "read_frontmatter",
+    "read_as_client",
+    "read_as_server",
+    "strict_yaml",
     "split_frontmatter",
     "label_from_relative_path",
     "label_for_path",
@@ -48,6 +56,7 @@ __all__ = [
     "root_memory_path_from_legacy_label",
     "classify_author",
     "hook_variant_at",
+    "hook_variant_reason",
     "check_precommit",
     "render_memfs_file",
     "render_memfs_v2_file",
@@ -60,7 +69,13 @@ AGENT_EDITABLE_KEYS = ("description",)
 PROTECTED_KEYS = ("read_only",)
 #: memfs v2 frontmatter must be exactly these keys.
 V2_KEYS = ("name", "description")
-AUTHOR_KINDS = ("agent", "server_user", "human", "reflection_subagent", "system")
+AUTHOR_KINDS = ("agent", "server_user", "human", "reflection_subagent", "system", "migration")
+#: Who memlab's own migration commits are attributed to (author kind ``migration``): not an
+#: agent and not a human, so an audit can tell a migration apart from the memory's own history.
+MIGRATION_NAME = "memlab migrate"
+MIGRATION_EMAIL = "migrate@memlab.invalid"
+#: The comment line Letta Code writes into the pre-commit hook it installs (memory-git-hooks.ts).
+LETTA_HOOK_MARKER = "Installed by Letta Code CLI"
 #: ``current``: since letta-code d557d47e (2026-03-22), limit tolerated; ``2026-02``: the hook as
 #: first installed (#905, 2026-02-10), limit required; ``v2``: root MEMORY.md repositories.
 HOOK_VARIANTS = ("current", "2026-02", "v2")
@@ -166,10 +181,13 @@ def classify_author(name: str | None, email: str | None, *, message: str | None 
     use their own agent ids, so they are told apart by name, the 🔮 suffix or a
     ``letta/reflection/*`` branch; ``user-…@letta.ai`` is a server/API user; the server's
     fallback identities (``system@letta.ai``, ``agent@letta.ai``) are ``system``; Souveraine
-    agents commit as ``{agent_id}@souveraine.local``; anyone else is a human.
+    agents commit as ``{agent_id}@souveraine.local``; memlab's own migrations
+    (:data:`MIGRATION_EMAIL`) are ``migration``; anyone else is a human.
     """
     email = (email or "").strip().lower()
     name = (name or "").strip()
+    if email == MIGRATION_EMAIL:
+        return "migration"
     local, _, domain = email.partition("@")
     if domain == "letta.ai" and local in ("system", "agent"):
         return "system"
@@ -205,6 +223,9 @@ class Frontmatter:
     name: str | None = None
     problems: list[tuple[str, str, int | None]] = field(default_factory=list)  # kind, message, line
     body_line: int = 1  # 1-based line of the body's first line in the file
+    client: "ClientReading | None" = None
+    server: "ServerReading | None" = None
+    yaml_ok: bool | None = None  # None: no frontmatter
 
 
 def split_frontmatter(text: str) -> tuple[str | None, str, int]:
@@ -260,64 +281,219 @@ def _raw_fields(fm_text: str) -> tuple[dict[str, str], list[tuple[str, str, int 
     return {k: v.rstrip("\n ") for k, v in fields.items()}, problems
 
 
-def read_frontmatter(text: str) -> Frontmatter:
-    """Split and read a memory file. Never raises: what cannot be read becomes a problem.
+# --------------------------------------------------------------------------- each consumer's reading
 
-    The raw values stay strings; the typed ones are read with YAML's *base* loader (every scalar
-    a string, so ``0123`` stays ``"0123"`` and ``no`` stays ``"no"``) and then interpreted:
-    ``limit`` as a decimal integer, ``read_only`` as ``true``/``false`` (anything else is
-    ambiguous: the hook compares the text with ``true``, PyYAML on the server would coerce it).
+_CLIENT_RE = re.compile(r"^---\r?\n([\s\S]*?)\r?\n---\r?\n?([\s\S]*)\Z")
+
+
+@dataclass(frozen=True)
+class ClientReading:
+    """What Letta Code's ``memory`` tool reads (``parseMemoryFile`` in ``tools/impl/memory.ts``).
+
+    The tool matches ``^---\n(...)\n---\n?(body)`` and then reads the frontmatter line by line:
+    text before the first ``:`` is the key, the rest (trimmed) the value, the last line of a key
+    wins, lines without a colon are skipped, values are never unquoted. ``refusal`` is the error
+    the tool raises instead of editing the file (None: it edits it and rewrites the frontmatter
+    as ``description`` and ``read_only`` only).
+    """
+
+    has_frontmatter: bool
+    description: str | None
+    read_only: str | None
+    body: str
+    refusal: str | None
+
+
+def read_as_client(text: str) -> ClientReading:
+    m = _CLIENT_RE.match(text)
+    if m is None:
+        return ClientReading(False, None, None, text,
+                             "memory: target file is missing required frontmatter")
+    description = read_only = None
+    for line in re.split(r"\r?\n", m.group(1)):
+        idx = line.find(":")
+        if idx <= 0:
+            continue
+        key, value = line[:idx].strip(), line[idx + 1:].strip()
+        if key == "description":
+            description = value
+        elif key == "read_only":
+            read_only = value
+    refusal = None
+    if not description:
+        refusal = "memory: target file frontmatter is missing 'description'"
+    elif read_only == "true":
+        refusal = "memory: file is read_only and cannot be modified"
+    return ClientReading(True, description, read_only, m.group(2), refusal)
+
+
+@dataclass(frozen=True)
+class ServerReading:
+    """What the Letta server's ``parse_block_markdown`` (``block_markdown.py``) syncs.
+
+    The file must start with ``---\n`` and hold ``\n---\n`` after it; the text between is read
+    with ``yaml.safe_load``. No frontmatter, no closing fence, bad YAML or YAML that is not a
+    mapping: the **whole file**, frontmatter included, is the block's value and nothing else is
+    read (``whole_file_reason`` says which). Values are YAML-typed (``read_only: yes`` is True).
+    """
+
+    value: str
+    description: object = None
+    read_only: object = None
+    limit: object = None
+    keys: tuple[str, ...] = ()
+    whole_file_reason: str | None = None
+
+    @property
+    def whole_file(self) -> bool:
+        return self.whole_file_reason is not None
+
+
+def read_as_server(text: str) -> ServerReading:
+    if not text.startswith("---\n"):
+        return ServerReading(text, whole_file_reason="no frontmatter")
+    end = text.find("\n---\n", 4)
+    if end == -1:
+        return ServerReading(text, whole_file_reason="no closing '---' line followed by a newline")
+    ok, front, error = strict_yaml(text[4:end])
+    if not ok:
+        return ServerReading(text, whole_file_reason=f"the frontmatter is not valid YAML ({error})")
+    if not isinstance(front, dict):
+        return ServerReading(text, whole_file_reason="the frontmatter is not a YAML mapping")
+    return ServerReading(text[end + 5:], front.get("description"), front.get("read_only"),
+                         front.get("limit"), tuple(str(k) for k in front))
+
+
+def strict_yaml(fm_text: str) -> tuple[bool, object, str | None]:
+    """``(accepted, value, error)`` of ``yaml.safe_load`` (the server's reader) on ``fm_text``."""
+    try:
+        return True, (yaml.safe_load(fm_text) if fm_text.strip() else None), None
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "context_mark", None) or getattr(exc, "problem_mark", None)
+        where = f" at frontmatter line {mark.line + 1}" if mark is not None else ""
+        return False, None, f"{getattr(exc, 'problem', None) or exc}{where}"
+    except RecursionError:
+        return False, None, "nests too deeply"
+
+
+def _unquoted(value: str | None) -> str | None:
+    """A value written as one YAML quoted string, without its quotes (others unchanged)."""
+    if value is None or len(value) < 2 or value[0] not in "\"'" or value[-1] != value[0]:
+        return value
+    try:
+        loaded = yaml.safe_load(f"k: {value}")
+    except (yaml.YAMLError, RecursionError):
+        return value
+    inner = loaded.get("k") if isinstance(loaded, dict) else None
+    return inner if isinstance(inner, str) else value
+
+
+def _short(value: object, n: int = 60) -> str:
+    text = repr(value)
+    return text if len(text) <= n else text[:n - 1] + "…"
+
+
+def _disagreements(client: ClientReading, server: ServerReading, *,
+                   has_frontmatter: bool) -> list[str]:
+    """Where Letta Code and the Letta server read a file differently, each with its consequence."""
+    if not has_frontmatter and not client.has_frontmatter:
+        return []
+    out: list[str] = []
+    if server.whole_file and client.has_frontmatter:
+        out.append(f"the Letta server does not read this frontmatter ({server.whole_file_reason}): "
+                   f"it syncs the whole file, frontmatter included, as the block's value "
+                   f"({len(server.value)} chars, not {len(client.body)}) with no description, "
+                   f"while Letta Code reads description {_short(client.description)}")
+        return out
+    if not client.has_frontmatter:
+        out.append("Letta Code's memory tool finds no frontmatter (it refuses to edit the file), "
+                   "while the Letta server reads description "
+                   f"{_short(server.description)}")
+        return out
+    server_desc = server.description if isinstance(server.description, str) else (
+        None if server.description is None else str(server.description))
+    if _unquoted(client.description) != server_desc:
+        first_line_only = (server_desc is not None and client.description is not None
+                           and server_desc.startswith(client.description or "")
+                           and server_desc != client.description)
+        consequence = ("the next memory tool edit rewrites the frontmatter with Letta Code's "
+                       "reading, so the rest is lost" if first_line_only else
+                       "the agent and the server see different descriptions")
+        out.append(f"description: Letta Code reads {_short(client.description)}, the Letta server "
+                   f"reads {_short(server.description)}; {consequence}")
+    # read_only disagreements are the ambiguous_read_only problem (read_frontmatter).
+    if client.body != server.value:
+        out.append(f"value: Letta Code's body ({len(client.body)} chars) differs from the value the "
+                   f"server syncs ({len(server.value)} chars)")
+    return out
+
+
+def read_frontmatter(text: str) -> Frontmatter:
+    """Split and read a memory file the way each consumer does. Never raises.
+
+    ``fields`` keeps every top-level key as written. ``description`` and ``read_only`` are Letta
+    Code's reading (:func:`read_as_client`; a value written as one YAML quoted string is shown
+    without the quotes, which Letta Code keeps literally); ``client`` and ``server``
+    (:func:`read_as_server`) hold both readings whole, ``yaml_ok`` whether strict YAML accepts
+    the frontmatter. ``limit`` is read as a decimal integer. Where the readers disagree, a
+    ``readers_disagree`` problem says how and what follows; bad YAML is ``malformed_yaml``.
     """
     fm_text, body, body_line = split_frontmatter(text)
+    client = read_as_client(text)
+    server = read_as_server(text)
     if fm_text is None:
-        fm = Frontmatter(False, None, {}, body, read_only=False, body_line=body_line)
+        fm = Frontmatter(False, None, {}, body, read_only=False, body_line=body_line,
+                         client=client, server=server)
         if text.startswith("---"):
             fm.problems.append(("unclosed_frontmatter",
                                 "frontmatter opened with --- but never closed; read as plain text", 1))
         return fm
     fields, problems = _raw_fields(fm_text)
-    fm = Frontmatter(True, fm_text, fields, body, problems=problems, body_line=body_line)
-    try:
-        loaded = yaml.load(fm_text, Loader=yaml.BaseLoader) if fm_text.strip() else {}
-    except yaml.YAMLError as exc:
-        # Where the broken construct starts says more than where YAML gave up (often the end).
-        mark = getattr(exc, "context_mark", None) or getattr(exc, "problem_mark", None)
-        # The frontmatter starts on the file's line 2.
-        line = mark.line + 2 if mark is not None else None
-        fm.problems.append(("malformed_yaml", "frontmatter is not valid YAML: "
-                            f"{getattr(exc, 'problem', None) or exc}", line))
-        fm.read_only = None
-        return fm
-    except RecursionError:
-        fm.problems.append(("malformed_yaml", "frontmatter nests too deeply to read", 2))
-        fm.read_only = None
-        return fm
-    if not isinstance(loaded, dict):
+    fm = Frontmatter(True, fm_text, fields, body, problems=problems, body_line=body_line,
+                     client=client, server=server)
+    ok, loaded, _ = strict_yaml(fm_text)
+    fm.yaml_ok = ok
+    if not ok:
+        try:
+            yaml.safe_load(fm_text)
+        except yaml.YAMLError as exc:
+            # Where the broken construct starts says more than where YAML gave up (often the end).
+            mark = getattr(exc, "context_mark", None) or getattr(exc, "problem_mark", None)
+            line = mark.line + 2 if mark is not None else None  # the frontmatter starts on line 2
+            fm.problems.append(("malformed_yaml", "frontmatter is not valid YAML: "
+                                f"{getattr(exc, 'problem', None) or exc}", line))
+        except RecursionError:
+            fm.problems.append(("malformed_yaml", "frontmatter nests too deeply to read", 2))
+    elif loaded is not None and not isinstance(loaded, dict):
         fm.problems.append(("malformed_yaml", "frontmatter is not a mapping of keys to values", 2))
-        fm.read_only = None
-        return fm
-    desc = loaded.get("description")
-    if isinstance(desc, str):
-        fm.description = desc
-    elif desc is not None:
-        fm.problems.append(("bad_description", "description is not a single text value", None))
-    name = loaded.get("name")
-    fm.name = name if isinstance(name, str) else None
-    ro = loaded.get("read_only")
-    if ro is None:
+    for message in _disagreements(client, server, has_frontmatter=True):
+        fm.problems.append(("readers_disagree", message, 2))
+    if client.has_frontmatter:
+        fm.description = _unquoted(client.description)
+        ro = _unquoted(client.read_only)
+    else:
+        fm.description = server.description if isinstance(server.description, str) else None
+        ro = fields.get("read_only")
+    if ro is None or ro == "false":
         fm.read_only = False
-    elif isinstance(ro, str) and ro.lower() in ("true", "false"):
-        fm.read_only = ro.lower() == "true"
-        if ro != ro.lower():
-            fm.problems.append(("ambiguous_read_only",
-                                f"read_only: {ro} is read as {fm.read_only} by the server but the "
-                                "hook only recognises lower-case 'true'", None))
+    elif ro == "true":
+        fm.read_only = True
     else:
         fm.read_only = None
         fm.problems.append(("ambiguous_read_only",
-                            f"read_only value {fields.get('read_only', ro)!r} is neither true nor "
-                            "false; the hook treats it as not read-only", None))
-    lim = loaded.get("limit")
+                            f"read_only value {ro!r} is not 'true' or 'false': Letta Code and its "
+                            "hook treat it as not read-only (they compare the text with 'true'), "
+                            f"the Letta server reads {_short(server.read_only)}", None))
+    try:
+        base = yaml.load(fm_text, Loader=yaml.BaseLoader) if fm_text.strip() else {}
+    except (yaml.YAMLError, RecursionError):
+        base = None
+    if isinstance(base, dict):
+        name = base.get("name")
+        fm.name = name if isinstance(name, str) else None
+        lim = base.get("limit")
+    else:
+        lim = fields.get("limit")
     if lim is not None:
         if isinstance(lim, str) and _DIGITS_RE.match(lim.strip()):
             fm.limit = int(lim.strip(), 10)
@@ -349,6 +525,27 @@ def hook_variant_at(when: dt.datetime | None, *, layout: str | None = None) -> s
     if when < HOOK_INSTALLED:
         return None
     return "2026-02" if when < HOOK_LIMIT_TOLERATED else "current"
+
+
+def hook_variant_reason(when: dt.datetime | None, *, layout: str | None = None) -> str:
+    """Why :func:`hook_variant_at` picks the hook it does for a commit made at ``when``."""
+    if layout == "letta_v2":
+        return "a root-MEMORY.md (memfs v2) repository: the v2 hook of memory-format.ts applies"
+    if when is None:
+        return "no commit date: the current hook is assumed"
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=dt.timezone.utc)
+    day = when.date().isoformat()
+    variant = hook_variant_at(when, layout=layout)
+    if variant is None:
+        return (f"committed {day}, before Letta Code first installed the pre-commit hook "
+                f"(letta-code #905, {HOOK_INSTALLED.date()}): no hook ran")
+    if variant == "2026-02":
+        return (f"committed {day}: the hook as first installed (letta-code #905, "
+                f"{HOOK_INSTALLED.date()}), which required limit until d557d47e "
+                f"({HOOK_LIMIT_TOLERATED.date()})")
+    return (f"committed {day}, after letta-code d557d47e ({HOOK_LIMIT_TOLERATED.date()}) made "
+            "limit a tolerated legacy key: the current hook")
 
 
 def _shell_text(text: str | None) -> str:

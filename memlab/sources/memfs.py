@@ -12,7 +12,16 @@ Layouts (``meta["layout"]``):
 * ``letta_v2``: a root ``MEMORY.md``; root-level ``*.md`` is core memory;
 * ``souveraine``: ``agent.yaml`` (in the repo, or one level up from ``memory/``) + ``system/``,
   ``memory/<domain>/``, ``skills/``;
-* ``elfmem_substrate``: ``.elfmem/memory/**.md`` blocks and ``.elfmem/ledger/*.jsonl``.
+* ``elfmem_substrate``: ``.elfmem/memory/**.md`` blocks and ``.elfmem/ledger/*.jsonl``;
+* ``generic_markdown``: a memfs-like tree (``system/``, ``reference/``, ``skills/``, a root
+  ``MEMORY.md``...) with no evidence that Letta made or uses it: loaded the same way (kind
+  ``letta_memfs``), audited for size and churn, never against Letta's hook, nothing in a prompt.
+
+A tree is a Letta layout only on evidence Letta itself leaves (:func:`letta_evidence`, kept in
+``meta["letta_evidence"]``): the server's ``.letta/config.json``, the pre-commit hook Letta Code
+installs, the ``letta.agentId`` git config, Letta author identities or harness messages, a
+root ``MEMORY.md`` whose files follow memfs v2's frontmatter rule, or the folder being an
+agent's ``~/.letta/agents/<id>/memory``.
 """
 
 from __future__ import annotations
@@ -33,12 +42,15 @@ from memlab.sources import _git
 from memlab.store import Problems, Store, empty_frame, token_estimate
 
 __all__ = ["load_memfs", "files_at", "file_versions", "resolve_ref", "in_prompt", "domain_of",
-           "FILES_COLUMNS", "LAYOUTS"]
+           "is_memory_path", "letta_evidence", "FILES_COLUMNS", "LAYOUTS", "LETTA_LAYOUTS"]
 
-LAYOUTS = ("letta_v1", "letta_v1_memory_prefix", "letta_v2", "souveraine", "elfmem_substrate")
+LAYOUTS = ("letta_v1", "letta_v1_memory_prefix", "letta_v2", "souveraine", "elfmem_substrate",
+           "generic_markdown")
+#: Layouts Letta Code reads and guards with its pre-commit hook.
+LETTA_LAYOUTS = ("letta_v1", "letta_v1_memory_prefix", "letta_v2")
 _KINDS = {"letta_v1": "letta_memfs", "letta_v1_memory_prefix": "letta_memfs",
           "letta_v2": "letta_memfs", "souveraine": "souveraine",
-          "elfmem_substrate": "elfmem_substrate"}
+          "elfmem_substrate": "elfmem_substrate", "generic_markdown": "letta_memfs"}
 
 #: The files frame without its ``fm_<key>`` columns (they go after ``frontmatter_raw``).
 FILES_COLUMNS: dict[str, str] = {
@@ -46,9 +58,12 @@ FILES_COLUMNS: dict[str, str] = {
     "in_prompt": "boolean", "frontmatter_raw": "string", "description": "string",
     "read_only": "boolean", "limit": "Int64", "body": "string", "body_chars": "Int64",
     "body_tokens": "float64", "over_limit": "boolean", "blob_sha": "string",
+    "client_description": "string", "client_read_only": "string", "client_refusal": "string",
+    "server_description": "string", "server_read_only": "string", "server_value_chars": "Int64",
+    "server_whole_file": "boolean", "yaml_ok": "boolean", "readers_agree": "boolean",
 }
 _UNCOMMITTED_COLUMNS = {"path": "string", "change": "category"}
-_LETTA_MARKERS = ("system/", "memory/system/", "reference/", "skills/", ".letta/")
+_MEMFS_MARKERS = ("system/", "memory/system/", "reference/", "skills/", ".letta/")
 
 
 @dataclass
@@ -63,6 +78,8 @@ class _Source:
     agent_yaml: Path | None = None   # souveraine agent.yaml on disk, outside the repo
     name: str | None = None
     problems: Problems = field(default_factory=Problems)
+    evidence: tuple[str, ...] = ()   # why memlab believes Letta made or uses this tree
+    hook_installed: str | None = None  # variant of Letta Code's hook in this checkout, if any
 
 
 # --------------------------------------------------------------------------- public calls
@@ -84,7 +101,9 @@ def load_memfs(path: str | Path, ref: str = "HEAD", *, history: bool = True) -> 
     problems = src.problems
     meta: dict[str, Any] = {"layout": src.layout, "ref": ref, "head_sha": None, "ref_sha": None,
                             "branch": None, "shallow": False, "agent": None, "uncommitted": 0,
-                            "repo": str(src.root), "name": src.name}
+                            "repo": str(src.root), "name": src.name,
+                            "letta_evidence": list(src.evidence),
+                            "letta_hook_installed": src.hook_installed}
     frames: dict[str, pd.DataFrame] = {}
     info = src.repo
     if info is not None:
@@ -193,6 +212,24 @@ def file_versions(store_or_path: Store | str | Path, *, with_text: bool = True) 
     return df
 
 
+def is_memory_path(path: str, layout: str) -> bool:
+    """Whether a repo path is a memory file: a ``.md`` file where the layout keeps memory.
+
+    Letta layouts (and ``generic_markdown``): a ``.md`` file that maps to a block label (so
+    under ``skills/`` only ``SKILL.md``); Souveraine: any ``.md``; an elfmem substrate: ``.md``
+    under ``memory/``. Never anything under ``.memlab/``, ``.letta/`` or ``.git*``. Images,
+    code and JSON are "other files", kept apart in size and churn figures.
+    """
+    if not path.endswith(".md") or path.startswith((".memlab/", ".letta/", ".git")):
+        return False
+    if layout == "elfmem_substrate":
+        rel = path.split(".elfmem/", 1)[1] if ".elfmem/" in path else path
+        return rel.startswith("memory/")
+    if layout == "souveraine":
+        return True
+    return fmt.label_for_path(path, memory_prefix=layout == "letta_v1_memory_prefix") is not None
+
+
 def in_prompt(path: str, layout: str, agent_blocks: set[str] | None = None) -> bool:
     """Whether a file's full text reaches the system prompt under ``layout``.
 
@@ -235,14 +272,117 @@ def _classify(name, email, message, branch) -> str:
     return fmt.classify_author(name, email, message=message, branch=branch)
 
 
-def _is_letta_tree(paths: list[str]) -> bool:
-    return any(p == fmt.ROOT_INDEX or p.startswith(_LETTA_MARKERS) for p in paths)
+def _is_memfs_tree(paths: list[str]) -> bool:
+    return any(p == fmt.ROOT_INDEX or p.startswith(_MEMFS_MARKERS) for p in paths)
 
 
 def _tree_paths(info: _git.RepoInfo) -> list[str]:
     if info.empty:
         return []
     return [e.path for e in _git.ls_tree(info.path, info.head_sha)]
+
+
+def _installed_hook(info: _git.RepoInfo | None) -> str | None:
+    """The variant of Letta Code's pre-commit hook installed in this checkout, or None.
+
+    Reads ``<git dir>/hooks/pre-commit`` (never runs it); Letta Code writes the marker line
+    :data:`~memlab.formats.letta_memfs.LETTA_HOOK_MARKER` into it, and the February 2026 hook
+    still required ``limit``.
+    """
+    if info is None:
+        return None
+    hook = info.git_dir / "hooks" / "pre-commit"
+    try:
+        if hook.is_symlink() or not hook.is_file() or hook.stat().st_size > 1_000_000:
+            return None
+        text = hook.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return None
+    if fmt.LETTA_HOOK_MARKER not in text:
+        return None
+    return "2026-02" if "missing required field 'limit'" in text else "current"
+
+
+def _v2_evidence(texts: dict[str, str]) -> bool:
+    """A root MEMORY.md without frontmatter, and root files with exactly name + description."""
+    index = texts.get(fmt.ROOT_INDEX)
+    if index is None or index.startswith("---"):
+        return False
+    others = [t for p, t in texts.items() if p != fmt.ROOT_INDEX]
+    return bool(others) and all(not fmt.check_precommit(p, t, None, variant="v2", change="A")
+                                for p, t in texts.items() if p != fmt.ROOT_INDEX)
+
+
+_EVIDENCE_CACHE: dict[tuple[str, str | None], tuple[tuple[str, ...], str | None]] = {}
+
+
+def letta_evidence(path: Path, info: _git.RepoInfo | None, paths: list[str]
+                   ) -> tuple[tuple[str, ...], str | None]:
+    """Why memlab believes Letta made or uses this tree, and the hook installed in it.
+
+    ``(evidence sentences, installed hook variant or None)``; no evidence means the tree is a
+    ``generic_markdown`` layout. Reads names, the hook file, the repo's ``letta.agentId``
+    config, the authors and subjects of the log, and the root ``MEMORY.md`` files; writes
+    nothing.
+    """
+    key = (str(info.git_dir if info else path), info.head_sha if info else None)
+    if info is not None and key in _EVIDENCE_CACHE:
+        return _EVIDENCE_CACHE[key]
+    found: list[str] = []
+    if fmt.CONFIG_PATH in paths:
+        found.append(f"{fmt.CONFIG_PATH} is in the tree (the Letta server creates every memory "
+                     "repository with it)")
+    parts = path.parts
+    if len(parts) >= 4 and parts[-1] == "memory" and parts[-3] == "agents" and parts[-4] == ".letta":
+        found.append(f"the folder is an agent's memory under .letta/agents/{parts[-2]}/ (where "
+                     "Letta Code keeps it)")
+    hook = _installed_hook(info)
+    if hook is not None:
+        found.append(f"this checkout has Letta Code's pre-commit hook installed ({hook} "
+                     f"version; .git/hooks/pre-commit says {fmt.LETTA_HOOK_MARKER!r})")
+    if info is not None and not info.empty:
+        agent_id = _git.run_git(info.path, "config", "--get", "letta.agentId",
+                                check=False).decode("utf-8", "replace").strip()
+        if agent_id:
+            found.append(f"git config letta.agentId = {agent_id[:80]!r} (set by Letta Code)")
+        log = _git.run_git(info.path, "log", "--all", "--format=%ae%x1f%s",
+                           check=False).decode("utf-8", "replace").splitlines()
+        counts: dict[str, int] = {}
+        for line in log:
+            email, _, subject = line.partition("\x1f")
+            kind = fmt.classify_author(None, email, message=subject)
+            if kind in ("agent", "reflection_subagent", "server_user", "system"):
+                counts[kind] = counts.get(kind, 0) + 1
+            if subject.startswith("merge(reflection):"):
+                counts["reflection_merge"] = counts.get("reflection_merge", 0) + 1
+        words = {"agent": "by Letta agent identities (agent-…@letta.com)",
+                 "reflection_subagent": "by Letta reflection subagents",
+                 "server_user": "by Letta server users (user-…@letta.ai)",
+                 "system": "by the Letta server's own identities (…@letta.ai)",
+                 "reflection_merge": "are Letta Code reflection merges (merge(reflection): …)"}
+        for kind, n in counts.items():
+            found.append(f"{n} commit(s) {words[kind]}")
+    if fmt.ROOT_INDEX in paths and info is not None and not info.empty:
+        roots = {e.path: e.sha for e in _git.ls_tree(info.path, info.head_sha)
+                 if "/" not in e.path and e.path.endswith(".md") and e.type == "blob"}
+        blobs = _git.read_blobs(info.path, roots.values())
+        texts = {p: (_decode(blobs.get(sha, b"")) or "") for p, sha in roots.items()}
+        if _v2_evidence(texts):
+            found.append("a root MEMORY.md without frontmatter, and every root file has exactly "
+                         "the name and description memfs v2 requires")
+    out = (tuple(found), hook)
+    if info is not None:
+        _EVIDENCE_CACHE[key] = out
+    return out
+
+
+def _memfs_source(path: Path, info: _git.RepoInfo | None, root: Path, paths: list[str],
+                  name: str | None) -> _Source:
+    if info is None and (root / fmt.CONFIG_PATH).is_file():
+        paths = [*paths, fmt.CONFIG_PATH]
+    evidence, hook = letta_evidence(root, info, paths)
+    layout = _letta_layout(paths) if evidence else "generic_markdown"
+    return _Source(path, layout, info, root, name=name, evidence=evidence, hook_installed=hook)
 
 
 def _locate(path: Path) -> _Source:
@@ -276,8 +416,7 @@ def _locate(path: Path) -> _Source:
             if (path / "agent.yaml").is_file():
                 return _Source(path, "souveraine", inner, path / "memory",
                                agent_yaml=path / "agent.yaml")
-            return _Source(path, _letta_layout(_tree_paths(inner)), inner, path / "memory",
-                           name=path.name)
+            return _memfs_source(path, inner, path / "memory", _tree_paths(inner), path.name)
     if info is not None:
         paths = _tree_paths(info)
         if "agent.yaml" in paths:
@@ -285,9 +424,9 @@ def _locate(path: Path) -> _Source:
         if (path.parent / "agent.yaml").is_file():
             return _Source(path, "souveraine", info, path, agent_yaml=path.parent / "agent.yaml",
                            name=None)
-        if info.empty or _is_letta_tree(paths):
+        if info.empty or _is_memfs_tree(paths):
             name = path.parent.name if path.name == "memory" else path.name
-            return _Source(path, _letta_layout(paths), info, path, name=name)
+            return _memfs_source(path, info, path, paths, name)
         raise UnrecognizedStore("a git repository, but its HEAD has no system/, MEMORY.md, "
                                 "skills/ or .letta/config.json", path=path,
                                 hint="point memlab at a Letta memory repo, a Souveraine agent dir "
@@ -297,8 +436,8 @@ def _locate(path: Path) -> _Source:
         root = path / "memory" if (path / "memory" / "system").is_dir() else path
         return _Source(path, "souveraine", None, root, agent_yaml=path / "agent.yaml")
     disk = [p.relative_to(path).as_posix() + ("/" if p.is_dir() else "") for p in path.iterdir()]
-    if _is_letta_tree(disk):
-        return _Source(path, _letta_layout(disk), None, path, name=path.name)
+    if _is_memfs_tree(disk):
+        return _memfs_source(path, None, path, disk, path.name)
     raise UnrecognizedStore("not a git repository and no system/, MEMORY.md, agent.yaml or "
                             ".elfmem/ inside", path=path)
 
@@ -543,6 +682,7 @@ def _files_frame(src: _Source, texts: dict[str, tuple[str, str]], problems: Prob
             "description": fm.description, "read_only": fm.read_only, "limit": limit,
             "body": fm.body, "body_chars": chars, "body_tokens": token_estimate(chars),
             "over_limit": bool(effective is not None and chars > effective), "blob_sha": blob,
+            **_readings(fm),
         })
     fm_cols = [f"fm_{k}" for k in sorted(fm_keys)]
     order = list(FILES_COLUMNS)
@@ -560,6 +700,26 @@ def _files_frame(src: _Source, texts: dict[str, tuple[str, str]], problems: Prob
         else:
             df[col] = df[col].astype(dtype)
     return df
+
+
+def _readings(fm: fmt.Frontmatter) -> dict[str, Any]:
+    """The files frame's columns for what Letta Code and the Letta server each read."""
+    client, server = fm.client, fm.server
+
+    def text(v: Any) -> str | None:
+        return None if v is None else str(v)
+
+    return {
+        "client_description": client.description if client else None,
+        "client_read_only": client.read_only if client else None,
+        "client_refusal": client.refusal if client else None,
+        "server_description": text(server.description) if server else None,
+        "server_read_only": text(server.read_only) if server else None,
+        "server_value_chars": len(server.value) if server else None,
+        "server_whole_file": server.whole_file if server else None,
+        "yaml_ok": fm.yaml_ok,
+        "readers_agree": not any(k == "readers_disagree" for k, _, _ in fm.problems),
+    }
 
 
 def _check_letta_file(path: str, rel: str, fm: fmt.Frontmatter, validated: bool, layout: str,

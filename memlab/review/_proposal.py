@@ -19,6 +19,7 @@ from typing import Any, Iterable
 import numpy as np
 import pandas as pd
 
+from memlab._escape import md_line, split_lines
 from memlab.errors import OutputExists, ProposalError, StaleProposal
 
 FORMAT = "memlab-review/1"
@@ -106,12 +107,10 @@ def _canonical(data: dict[str, Any]) -> str:
     return json.dumps(data, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
 
 
-def _inline(text: Any, width: int = 90, *, code: bool = False) -> str:
-    """One line, cut to ``width``; backticks kept only where ``code`` spans are ours."""
-    s = " ".join(str(text).split())
-    if not code:
-        s = s.replace("`", "'")
-    return s if len(s) <= width else s[: width - 1] + "…"
+def _inline(text: Any, width: int | None = 90, *, code: bool = False) -> str:
+    """One markdown line (:func:`memlab._escape.md_line`), cut to ``width``; backticks kept
+    only where ``code`` spans are ours."""
+    return md_line(text, width, code=code)
 
 
 def _fmt(value: Any) -> str:
@@ -285,9 +284,10 @@ class Proposal:
 
 def _item_lines(it: dict[str, Any], ticked: set[str]) -> list[str]:
     mark = "x" if it["id"] in ticked else " "
-    lines = [f"- [{mark}] `{it['id']}` **{it['action']}**: {_inline(it['summary'], 200, code=True)}"]
+    lines = [f"- [{mark}] `{_inline(it['id'], None)}` **{_inline(it['action'], None)}**: "
+             f"{_inline(it['summary'], 200, code=True)}"]
     if it["evidence"]:
-        ev = "; ".join(f"{k} {_fmt(v)}" for k, v in it["evidence"].items())
+        ev = "; ".join(f"{_inline(k, None)} {_fmt(v)}" for k, v in it["evidence"].items())
         lines.append(f"  - evidence: {ev}")
     lines.append(f"  - change: {_inline(it['change'].get('text', ''), 400)}")
     if not it["appliable"]:
@@ -299,15 +299,17 @@ def render_markdown(data: dict[str, Any], ticked: set[str] | None = None) -> str
     """The proposal as markdown, from its JSON form only (so apply can re-render and compare)."""
     ticked = ticked or set()
     store, fp, th = data["store"], data["fingerprint"], data["thresholds"]
-    out = [f"# memlab review: {store.get('name')}", ""]
-    out.append(f"- store: `{store.get('path')}`")
-    layout = f" (layout `{store['layout']}`)" if store.get("layout") else ""
-    out.append(f"- kind: `{store.get('kind')}`{layout}")
+    # Every value from the store (names, paths, branch names: untrusted) is one md_line.
+    out = [f"# memlab review: {_inline(store.get('name'), None)}", ""]
+    out.append(f"- store: `{_inline(store.get('path'), None)}`")
+    layout = f" (layout `{_inline(store['layout'], None)}`)" if store.get("layout") else ""
+    out.append(f"- kind: `{_inline(store.get('kind'), None)}`{layout}")
     if fp.get("head_sha"):
-        out.append(f"- made from: commit `{fp['head_sha']}` on branch `{fp.get('branch') or '(detached)'}`")
+        out.append(f"- made from: commit `{_inline(fp['head_sha'], None)}` on branch "
+                   f"`{_inline(fp.get('branch') or '(detached)', None)}`")
     elif fp.get("sha256"):
-        out.append(f"- made from: file sha256 `{fp['sha256']}`")
-    out.append(f"- made at: {data['made_at']}; as of: {data['as_of']}")
+        out.append(f"- made from: file sha256 `{_inline(fp['sha256'], None)}`")
+    out.append(f"- made at: {_inline(data['made_at'], None)}; as of: {_inline(data['as_of'], None)}")
     out.append("- thresholds: " + ", ".join(f"{k} {_fmt(v)}" for k, v in th.items()))
     out.append(f"- proposal digest: `{data['digest'][:16]}`")
     out.append("")
@@ -332,11 +334,13 @@ def render_markdown(data: dict[str, Any], ticked: set[str] | None = None) -> str
             members = sum(len(c["members"]) for c in clusters.values())
             out += ["", f"## {title} ({len(clusters)} clusters, {members} units -> {len(clusters)})"]
             for cid, c in clusters.items():
-                out += ["", f"### Cluster `{cid}` ({len(c['members'])} members)", ""]
-                out.append(f"Survivor `{c['survivor']}` \"{_inline(c['survivor_title'], 80)}\": {c['why']}.")
+                out += ["", f"### Cluster `{_inline(cid, None)}` ({len(c['members'])} members)", ""]
+                out.append(f"Survivor `{_inline(c['survivor'], None)}` \"{_inline(c['survivor_title'], 80)}\": "
+                           f"{_inline(c['why'], None)}.")
                 for p in c["pairs"]:
-                    rec = f", recorded {p['recorded']}" if p.get("recorded") is not None else ""
-                    out.append(f"- pair `{p['a']}` ~ `{p['b']}`: cosine {_fmt(p['similarity'])}{rec}")
+                    rec = f", recorded {_fmt(p['recorded'])}" if p.get("recorded") is not None else ""
+                    out.append(f"- pair `{_inline(p['a'], None)}` ~ `{_inline(p['b'], None)}`: "
+                               f"cosine {_fmt(p['similarity'])}{rec}")
                 out.append("")
                 for it in items:
                     if it["group"] == cid:
@@ -356,20 +360,23 @@ def render_markdown(data: dict[str, Any], ticked: set[str] | None = None) -> str
     if data["findings"]:
         out += ["", "## Findings without an automatic change", ""]
         for f in data["findings"]:
-            ev = "; ".join(f"{k} {_fmt(v)}" for k, v in f["evidence"].items())
-            out.append(f"- `{f['id']}` ({f['section']}) {_inline(f['summary'], 240, code=True)}"
+            ev = "; ".join(f"{_inline(k, None)} {_fmt(v)}" for k, v in f["evidence"].items())
+            out.append(f"- `{_inline(f['id'], None)}` ({_inline(f['section'], None)}) "
+                       f"{_inline(f['summary'], 240, code=True)}"
                        + (f" [{ev}]" if ev else ""))
     return "\n".join(out) + "\n"
 
 
 def ticked_ids(markdown: str) -> set[str]:
-    return {m.group("id") for line in markdown.splitlines()
+    """Ids of ticked items. Lines are :func:`memlab._escape.split_lines` (``\\n`` only), the
+    same rule the tamper check in :func:`read_proposal` compares by."""
+    return {m.group("id") for line in split_lines(markdown)
             if (m := ITEM_LINE_RE.match(line)) and m.group("mark") in "xX"}
 
 
 def _untick(markdown: str) -> str:
     lines = []
-    for line in markdown.replace("\r\n", "\n").split("\n"):
+    for line in split_lines(markdown):
         m = ITEM_LINE_RE.match(line)
         if m and m.group("mark") in "xX":
             line = "- [ ]" + line[len("- [x]"):]
@@ -397,8 +404,8 @@ def read_proposal(path: str | Path) -> Proposal:
         raise StaleProposal(f"the JSON twin is not valid JSON ({exc})", path=json_path) from exc
     proposal = Proposal.from_dict(data, source=md_path)
     text = md_path.read_text(encoding="utf-8")
-    expected = render_markdown(data).split("\n")
-    found = _untick(text).split("\n")
+    expected = split_lines(render_markdown(data))
+    found = split_lines(_untick(text))
     if expected != found:
         line = next((n for n, (a, b) in enumerate(zip(expected, found), start=1) if a != b),
                     min(len(expected), len(found)) + 1)

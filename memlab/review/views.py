@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from memlab._escape import html
 from memlab.review._proposal import SECTIONS, Proposal
 
 __all__ = ["projection", "plot_cluster_map", "plot_similarity_histogram", "proposal_table",
@@ -197,8 +198,10 @@ def browse(proposal: Proposal, folder: str | Path) -> Any:
                                 layout=w.Layout(width="260px"))
                 cb.observe(lambda ch, i=it.id: _toggle(ch, i), names="value")
                 boxes[it.id] = cb
-            detail = w.HTML(f"<b>{it.summary}</b><br><small>change: {it.change.get('text', '')}"
-                            f"<br>evidence: {', '.join(f'{k} {v}' for k, v in it.evidence.items())}"
+            # Item text is store text: escaped, so markup in it is shown, never rendered.
+            evidence = ", ".join(f"{k} {v}" for k, v in it.evidence.items())
+            detail = w.HTML(f"<b>{html(it.summary)}</b><br><small>change: "
+                            f"{html(it.change.get('text', ''))}<br>evidence: {html(evidence)}"
                             "</small>")
             rows.append(w.HBox([cb, detail]))
         box.children = rows or [w.HTML("<i>no items</i>")]

@@ -30,9 +30,13 @@ def detect(path: str | Path) -> str:
         if p.name == ".elfmem" or any((p / m).exists() for m in markers):
             return "memfs"
         raise UnrecognizedStore("a folder with no .git, .elfmem, agent.yaml or system/ inside", path=p)
+    from memlab._files import NotRegularFile, open_regular
+
     try:
-        with p.open("rb") as fh:
+        with open_regular(p) as fh:
             head = fh.read(64)
+    except NotRegularFile as exc:
+        raise UnrecognizedStore(exc.reason, path=p) from exc
     except OSError as exc:
         raise StoreNotFound(f"cannot open: {exc.strerror}", path=p) from exc
     if head.startswith(_SQLITE_MAGIC) or p.suffix in {".db", ".sqlite", ".sqlite3"}:

@@ -1,7 +1,8 @@
 """Read-only git plumbing for the memfs loaders.
 
-Every call is ``git --no-optional-locks`` with ``GIT_OPTIONAL_LOCKS=0``, hooks pointed at
-/dev/null and fsmonitor off, and only commands that never write: ``rev-parse``, ``ls-tree``,
+Every call goes through :mod:`memlab._git` (minimal environment, no system or global config,
+every program-naming key overridden, include-using or FIFO-holding repositories refused), and
+only commands that never write: ``rev-parse``, ``ls-tree``,
 ``cat-file``, ``log``, ``check-ignore --no-index``. Never ``git status`` (it may refresh the
 index); the working tree is compared with a commit by hashing files in Python, exactly as
 ``git hash-object`` without ``-w`` would, so nothing is stored.
@@ -16,14 +17,13 @@ import hashlib
 import itertools
 import os
 import re
-import subprocess
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable, Sequence
 
 import pandas as pd
 
+from memlab import _git as _hardened
 from memlab.errors import RepoError
 from memlab.store import categories
 
@@ -42,13 +42,9 @@ __all__ = [
     "git_blob_id",
 ]
 
-_SCRUB_ENV = ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY",
-              "GIT_ALTERNATE_OBJECT_DIRECTORIES", "GIT_COMMON_DIR", "GIT_NAMESPACE",
-              "GIT_CEILING_DIRECTORIES", "GIT_DISCOVERY_ACROSS_FILESYSTEM", "GIT_CONFIG_PARAMETERS",
-              "GIT_CONFIG_COUNT", "GIT_EXTERNAL_DIFF", "GIT_DIFF_OPTS", "GIT_TRACE")
-_BASE_ARGS = ("--no-optional-locks", "-c", "core.hooksPath=/dev/null", "-c", "core.fsmonitor=false",
-              "-c", "log.showSignature=false", "-c", "core.quotePath=false",
-              "-c", "diff.renameLimit=2000", "-c", "log.mailmap=false")
+# Settings for reading history; memlab._git adds the hardening (environment and overrides).
+_READ_CONFIG = ("log.showSignature=false", "core.quotePath=false", "diff.renameLimit=2000",
+                "log.mailmap=false")
 _RECORD_START = re.compile(rb"^(?:[0-9a-f]{64}|[0-9a-f]{40})\x1f")
 
 HISTORY_DTYPES = {
@@ -60,41 +56,10 @@ HISTORY_DTYPES = {
 }
 
 
-def _env(repo: Path) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if k not in _SCRUB_ENV}
-    env.update(GIT_OPTIONAL_LOCKS="0", GIT_TERMINAL_PROMPT="0", LC_ALL="C", LANG="C",
-               GIT_PAGER="cat", GIT_NO_REPLACE_OBJECTS="1")
-    # Only the folder asked for may be the repository, never a repo that happens to enclose it
-    # (a dotfiles repo in $HOME would otherwise answer for any non-repo folder below it).
-    env["GIT_CEILING_DIRECTORIES"] = str(repo.resolve().parent)
-    return env
-
-
-def _no_permission(repo: Path, exc: PermissionError) -> RepoError:
-    return RepoError(f"cannot run git in this folder: {exc.strerror}", path=repo,
-                     hint="memlab needs read and execute permission on the folder and on git")
-
-
 def run_git(repo: Path, *args: str, input: bytes | None = None, check: bool = True) -> bytes:
-    """Run one read-only git command in ``repo``; stdout as bytes. RepoError on failure."""
-    cmd = ["git", *_BASE_ARGS, *args]
-    try:
-        proc = subprocess.run(cmd, cwd=repo, input=input, capture_output=True, env=_env(repo))
-    except FileNotFoundError as exc:
-        raise RepoError("git is not installed or not on PATH", path=repo,
-                        hint="install git 2.31 or newer") from exc
-    except NotADirectoryError as exc:
-        raise RepoError("not a folder", path=repo) from exc
-    except PermissionError as exc:
-        raise _no_permission(repo, exc) from exc
-    if check and proc.returncode != 0:
-        err = proc.stderr.decode("utf-8", "replace").strip()
-        if "dubious ownership" in err:
-            raise RepoError("git refuses to read a repository owned by another user", path=repo,
-                            hint=f"git config --global --add safe.directory {repo}")
-        last = err.splitlines()[-1] if err else f"exit status {proc.returncode}"
-        raise RepoError(f"git {args[0]} failed: {last}", path=repo)
-    return proc.stdout
+    """Run one read-only git command in ``repo`` through :func:`memlab._git.run` (hardened:
+    no program the repository's config names can run); stdout as bytes. RepoError on failure."""
+    return _hardened.run(repo, *args, input=input, check=check, config=_READ_CONFIG)
 
 
 @dataclass
@@ -252,29 +217,7 @@ def _records(chunks: Iterable[bytes]):
 
 def _stream_git(repo: Path, *args: str):
     """Yield a git command's stdout as it is produced, so parsing overlaps git's own work."""
-    cmd = ["git", *_BASE_ARGS, *args]
-    with tempfile.TemporaryFile() as err:
-        try:
-            proc = subprocess.Popen(cmd, cwd=repo, stdout=subprocess.PIPE, stderr=err, env=_env(repo))
-        except FileNotFoundError as exc:
-            raise RepoError("git is not installed or not on PATH", path=repo,
-                            hint="install git 2.31 or newer") from exc
-        except PermissionError as exc:
-            raise _no_permission(repo, exc) from exc
-        try:
-            while True:
-                chunk = proc.stdout.read1(1 << 20)
-                if not chunk:
-                    break
-                yield chunk
-        finally:
-            proc.stdout.close()
-            code = proc.wait()
-        if code != 0:
-            err.seek(0)
-            lines = err.read().decode("utf-8", "replace").strip().splitlines()
-            raise RepoError(f"git {args[0]} failed: {lines[-1] if lines else f'exit status {code}'}",
-                            path=repo)
+    return _hardened.stream(repo, *args, config=_READ_CONFIG)
 
 
 _RAW_ENTRY = re.compile(rb"\n?:[0-7]+ [0-7]+ ([0-9a-f]+) ([0-9a-f]+) "
@@ -502,9 +445,12 @@ def git_blob_id(data: bytes, *, sha256: bool = False) -> str:
 
 
 def _hash_file(path: Path, *, sha256: bool) -> str:
+    """The blob id of a regular file's bytes; OSError for anything else (a FIFO would block)."""
+    from memlab._files import open_regular
+
     h = hashlib.sha256() if sha256 else hashlib.sha1()
-    h.update(b"blob %d\0" % path.stat().st_size)
-    with path.open("rb") as fh:
+    with open_regular(path) as fh:
+        h.update(b"blob %d\0" % os.fstat(fh.fileno()).st_size)
         for block in iter(lambda: fh.read(1 << 20), b""):
             h.update(block)
     return h.hexdigest()
@@ -515,7 +461,9 @@ def working_tree_changes(info: RepoInfo, commit: str | None,
     """Files whose working copy differs from ``commit`` (path, change), touching nothing.
 
     ``change`` is ``modified``, ``deleted``, ``untracked`` (not in the commit, not ignored),
-    ``typechange`` or ``unreadable`` (a file, or a folder's files, memlab may not read). Files are hashed in Python as git would hash them without clean filters
+    ``typechange`` or ``unreadable`` (a file, or a folder's files, memlab may not read, or a
+    FIFO, socket or device, which is never opened). Files are hashed in Python as git would
+    hash them without clean filters
     (a repo with ``core.autocrlf`` may show line-ending-only differences).
     """
     columns = ["path", "change"]
@@ -571,7 +519,11 @@ def working_tree_changes(info: RepoInfo, commit: str | None,
         if current != entry.sha:
             rows.append((path, "modified"))
     untracked = sorted(p for p in found if p not in tracked)
-    if untracked:
+    from memlab._files import is_special
+
+    # git reads every .gitignore on the way; one that is a FIFO would block it: no ignore rules.
+    blocked = any(p.rsplit("/", 1)[-1] == ".gitignore" and is_special(found[p]) for p in found)
+    if untracked and not blocked:
         out = run_git(info.path, "check-ignore", "--no-index", "-z", "--stdin",
                       input=b"\0".join(p.encode() for p in untracked) + b"\0", check=False)
         ignored = {p.decode("utf-8", "replace") for p in out.split(b"\0") if p}

@@ -36,6 +36,7 @@ The operating system may update the file's access time; no byte and no file name
 
 from __future__ import annotations
 
+import os
 import shutil
 import sqlite3
 import struct
@@ -46,6 +47,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, TypeVar
 
+from memlab._files import NotRegularFile, open_regular
 from memlab.errors import CorruptStore, SourceError, StoreNotFound, UnrecognizedStore
 
 __all__ = ["Snapshot", "read_snapshot", "check_sqlite_header", "SQLITE_MAGIC"]
@@ -122,11 +124,13 @@ def _uri(path: Path, **params: str) -> str:
 
 def _state(path: Path, head_bytes: int) -> _FileState | None:
     try:
-        st = path.stat()
-        with path.open("rb") as fh:
+        with open_regular(path) as fh:  # a FIFO -wal/-journal would block the copy: refused
+            st = os.fstat(fh.fileno())
             head = fh.read(head_bytes)
     except FileNotFoundError:
         return None
+    except NotRegularFile as exc:
+        raise SourceError(exc.reason, path=path) from exc
     return _FileState(st.st_size, st.st_mtime_ns, st.st_ino, head)
 
 
@@ -152,9 +156,12 @@ def check_sqlite_header(path: Path) -> tuple[int, str]:
     if path.is_dir():
         raise UnrecognizedStore("is a folder, not an elfmem SQLite database file", path=path)
     try:
-        size = path.stat().st_size
-        with path.open("rb") as fh:
+        with open_regular(path) as fh:  # a FIFO passed as the .db: refused, never waited on
+            size = os.fstat(fh.fileno()).st_size
             head = fh.read(100)
+    except NotRegularFile as exc:
+        raise UnrecognizedStore(f"{exc.reason}, not an elfmem SQLite database file",
+                                path=path) from exc
     except PermissionError as exc:
         raise SourceError(f"cannot read: {exc.strerror}", path=path,
                           hint="memlab needs read permission on the file") from exc

@@ -26,7 +26,7 @@ from typing import Any
 
 import pandas as pd
 
-from memlab.errors import CorruptStore, StoreNotFound, UnrecognizedStore
+from memlab.errors import CorruptStore, SourceError, StoreNotFound, UnrecognizedStore
 from memlab.store import Problems, Store, categories, empty_frame
 
 __all__ = ["load_agent_file", "DEFAULT_MAX_BYTES", "FRAME_DTYPES"]
@@ -126,8 +126,12 @@ def _decode(text: str, p: Path, what: str) -> Any:
 
 
 def _read_json(p: Path) -> tuple[Any, bool]:
+    from memlab._files import NotRegularFile, read_regular
+
     try:
-        raw = p.read_bytes()
+        raw = read_regular(p)
+    except NotRegularFile as exc:
+        raise SourceError(exc.reason, path=p) from exc
     except OSError as exc:
         raise StoreNotFound(f"cannot read: {exc.strerror}", path=p) from exc
     try:

@@ -224,7 +224,9 @@ def _read_small(path: Path, problems: list[str]) -> str | None:
         if path.stat().st_size > _MAX_CONFIG_BYTES:
             problems.append(f"{path.name} is over {_MAX_CONFIG_BYTES} bytes; not read")
             return None
-        return path.read_text(encoding="utf-8")
+        from memlab._files import read_regular
+
+        return read_regular(path).decode("utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         problems.append(f"{path.name} unreadable: {exc}")
         return None

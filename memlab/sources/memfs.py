@@ -37,6 +37,7 @@ import yaml
 
 from memlab.errors import (MemlabError, RepoError, SourceError, StoreNotFound, UnrecognizedStore,
                            UnsafePath)
+from memlab._files import NotRegularFile, read_regular
 from memlab.formats import letta_memfs as fmt
 from memlab.sources import _git
 from memlab.store import Problems, Store, empty_frame, token_estimate
@@ -549,7 +550,10 @@ def _read_disk(src: _Source, problems: Problems) -> tuple[dict[str, tuple[str, s
                 other.append(shown)
                 continue
             try:
-                data = full.read_bytes()
+                data = read_regular(full)
+            except NotRegularFile as exc:  # a FIFO would block the read forever: never opened
+                problems.add(shown, "special_file", exc.reason)
+                continue
             except OSError as exc:
                 problems.add(shown, "unreadable", f"cannot read: {exc.strerror}")
                 continue
@@ -577,7 +581,7 @@ def _agent(src: _Source, texts: dict[str, tuple[str, str]], problems: Problems) 
     elif src.agent_yaml is not None:
         where = str(src.agent_yaml)
         try:
-            text = src.agent_yaml.read_text(encoding="utf-8")
+            text = read_regular(src.agent_yaml).decode("utf-8")
         except (OSError, UnicodeDecodeError) as exc:
             problems.add(where, "unreadable", f"cannot read agent.yaml: {exc}")
             return None

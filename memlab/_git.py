@@ -1,0 +1,402 @@
+"""The one way memlab runs git, for reading and for writing.
+
+A memory repository is untrusted input: whoever wrote it controls its ``.git/config``, its
+``.gitattributes`` and every file in it. Git will run programs a repository's config names
+(``core.fsmonitor``, hooks, ``filter.<x>.clean/smudge/process``, ``diff.external``, textconv,
+``core.pager``, ``core.sshCommand``, credential helpers, ``gpg.program``...). Every git process
+memlab starts goes through :func:`run` (or :func:`stream`), which
+
+* starts git with a minimal environment: ``PATH``, ``TMPDIR``, ``LC_ALL=C``, no system or global
+  config (``GIT_CONFIG_NOSYSTEM=1``, ``GIT_CONFIG_GLOBAL=/dev/null``, ``GIT_ATTR_NOSYSTEM=1``),
+  no inherited ``GIT_*`` variable, no terminal prompt, stdin closed unless memlab sends input;
+* overrides every program-naming key with ``-c`` (:data:`CONFIG_OVERRIDES`), plus an empty value
+  for every ``filter.<x>.*``, ``diff.<x>.*`` and ``merge.<x>.driver`` the repository defines
+  (command-line config wins over the repository's own);
+* refuses (:class:`~memlab.errors.RepoError` naming the key) a repository whose config uses
+  ``include``/``includeIf`` (memlab does not follow config into other files), and one whose git
+  folder holds a FIFO, socket or device where git would read a file (git would block on it).
+
+memlab's own writes never need a checkout filter: commits are built with plumbing
+(``hash-object --no-filters``, ``mktree``, ``commit-tree``, ``update-ref``), and working-tree files
+are written by memlab itself. The analyst's own ``safe.directory`` entries (global config, which
+is theirs and trusted) are passed through so a repository they allowed stays readable.
+
+:data:`ENV_OVERRIDES` and :data:`CONFIG_OVERRIDES` are plain data so the standalone migration
+plan script embeds exactly the same hardening.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import stat
+import subprocess
+import tempfile
+from functools import lru_cache
+from pathlib import Path
+from typing import Iterator, Mapping, Sequence
+
+from memlab.errors import RepoError
+
+__all__ = ["ENV_OVERRIDES", "CONFIG_OVERRIDES", "IDENTITY_KEYS", "env", "command", "run", "stream",
+           "check_repo", "find_root", "git_dir", "returncode", "hash_object", "mktree", "commit_tree", "update_ref",
+           "rev_parse", "read_blob", "tree_entries"]
+
+#: Environment every git process gets on top of PATH/TMPDIR (nothing else is inherited).
+ENV_OVERRIDES: dict[str, str] = {
+    "GIT_CONFIG_NOSYSTEM": "1",
+    "GIT_CONFIG_GLOBAL": os.devnull,
+    "GIT_ATTR_NOSYSTEM": "1",
+    "GIT_TERMINAL_PROMPT": "0",
+    "GIT_OPTIONAL_LOCKS": "0",
+    "GIT_NO_REPLACE_OBJECTS": "1",
+    "GIT_PAGER": "cat",
+    "PAGER": "cat",
+    "GIT_EDITOR": "false",
+    "LC_ALL": "C",
+    "LANG": "C",
+}
+
+#: ``-c key=value`` pairs that switch off every program a repository's config could name.
+CONFIG_OVERRIDES: tuple[str, ...] = (
+    "core.hooksPath=" + os.devnull,
+    "core.fsmonitor=false",
+    "core.pager=cat",
+    "core.editor=false",
+    "sequence.editor=false",
+    "core.sshCommand=false",
+    "core.askPass=",
+    "core.gitProxy=",
+    "core.alternateRefsCommand=",
+    "core.attributesFile=" + os.devnull,
+    "core.untrackedCache=false",
+    "credential.helper=",
+    "diff.external=",
+    "gpg.program=false",
+    "gpg.ssh.program=false",
+    "gpg.x509.program=false",
+    "commit.gpgSign=false",
+    "tag.gpgSign=false",
+    "log.showSignature=false",
+    "protocol.allow=never",
+    "gc.auto=0",
+    "maintenance.auto=false",
+    "i18n.commitEncoding=UTF-8",
+    "core.quotePath=false",
+)
+
+#: Environment names that carry a commit's author and committer.
+IDENTITY_KEYS = ("GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL", "GIT_AUTHOR_DATE",
+                 "GIT_COMMITTER_NAME", "GIT_COMMITTER_EMAIL", "GIT_COMMITTER_DATE")
+
+# Keys whose per-driver subsections name programs: neutralised with an empty value.
+_DRIVER_KEY = re.compile(r"^(filter\.(.+)\.(clean|smudge|process)|diff\.(.+)\.(textconv|command)"
+                         r"|merge\.(.+)\.driver)$", re.IGNORECASE)
+_INCLUDE_SECTION = re.compile(r"^\s*\[\s*(include(?:if)?)\b", re.IGNORECASE | re.MULTILINE)
+_INCLUDE_KEY = re.compile(r"^(include(?:if\..*)?)\.path$", re.IGNORECASE)
+
+
+@lru_cache(maxsize=1)
+def _safe_directories() -> tuple[str, ...]:
+    """The analyst's own ``safe.directory`` entries (their global config: trusted)."""
+    try:
+        proc = subprocess.run(["git", "config", "--global", "--get-all", "safe.directory"],
+                              capture_output=True, stdin=subprocess.DEVNULL, timeout=10,
+                              env={k: v for k, v in os.environ.items()
+                                   if k in ("PATH", "HOME", "XDG_CONFIG_HOME", "GIT_CONFIG_GLOBAL")})
+    except (OSError, subprocess.SubprocessError):
+        return ()
+    return tuple(line for line in proc.stdout.decode("utf-8", "replace").splitlines() if line)
+
+
+def env(repo: Path | None = None, *, ceiling: bool = True,
+        extra: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The whole environment of a git process. ``ceiling``: only ``repo`` itself may be the
+    repository, never one that encloses it. ``extra``: identity or ``GIT_INDEX_FILE``."""
+    out = {k: os.environ[k] for k in ("PATH", "TMPDIR", "SYSTEMROOT") if k in os.environ}
+    out["HOME"] = os.environ.get("HOME", "/")
+    out.update(ENV_OVERRIDES)
+    if repo is not None and ceiling:
+        out["GIT_CEILING_DIRECTORIES"] = str(Path(repo).resolve().parent)
+    if extra:
+        out.update(extra)
+    return out
+
+
+def find_root(path: str | Path) -> Path | None:
+    """The nearest folder at or above ``path`` that holds a git repository, found without
+    running git (git would read the untrusted config before memlab could check it)."""
+    p = Path(path).expanduser().absolute()
+    for cand in (p, *p.parents):
+        if git_dir(cand) is not None:
+            return cand
+    return None
+
+
+def git_dir(path: Path) -> Path | None:
+    """The git folder of the repository at ``path`` (``.git``, a ``gitdir:`` file's target, or
+    ``path`` itself when bare), found without running git; None when there is none."""
+    dot = path / ".git"
+    try:
+        st = os.stat(dot, follow_symlinks=False) if os.path.lexists(dot) else None
+    except OSError:
+        return None
+    if st is not None and stat.S_ISDIR(st.st_mode):
+        return dot
+    if st is not None and stat.S_ISREG(st.st_mode):
+        try:
+            head = dot.read_bytes()[:4096].decode("utf-8", "replace")
+        except OSError:
+            return None
+        if head.startswith("gitdir:"):
+            target = Path(head[len("gitdir:"):].strip())
+            return target if target.is_absolute() else (path / target)
+        return None
+    if (path / "HEAD").is_file() and (path / "objects").is_dir():
+        return path
+    return None
+
+
+def _special(path: Path) -> bool:
+    """True when ``path`` exists and is a FIFO, socket or device (what git would block on)."""
+    try:
+        mode = os.stat(path).st_mode  # through symlinks: a link to /dev/zero is a device
+    except OSError:
+        return False
+    return not (stat.S_ISREG(mode) or stat.S_ISDIR(mode))
+
+
+def _config_files(gdir: Path) -> list[Path]:
+    files = [gdir / "config", gdir / "config.worktree"]
+    common = gdir / "commondir"
+    if common.is_file() and not _special(common):
+        try:
+            target = Path(common.read_text(errors="replace").strip())
+            files.append((target if target.is_absolute() else gdir / target) / "config")
+        except OSError:
+            pass
+    return files
+
+
+def _scan_git_dir(gdir: Path) -> None:
+    for dirpath, dirnames, filenames in os.walk(gdir):
+        for name in filenames + dirnames:
+            full = Path(dirpath, name)
+            if _special(full):
+                raise RepoError(f"the git folder holds {full.relative_to(gdir)}, which is not a "
+                                "regular file (a FIFO, socket or device); git would block on it",
+                                path=gdir, hint="memlab reads only regular files; remove it")
+
+
+_checked: dict[tuple, tuple[str, ...]] = {}
+
+
+def check_repo(path: Path) -> tuple[str, ...]:
+    """Check the repository at ``path`` is safe to run git in; return its per-driver overrides.
+
+    Raises RepoError naming the key when its config includes other files, or naming the file
+    when its git folder holds a FIFO, socket or device. Cached per config file state.
+    """
+    gdir = git_dir(path)
+    if gdir is None:
+        return ()
+    key_parts: list = [str(path)]
+    texts = []
+    for cfg in _config_files(gdir):
+        try:
+            st = os.stat(cfg)
+        except OSError:
+            continue
+        if not stat.S_ISREG(st.st_mode):
+            raise RepoError(f"{cfg.name} of the git folder is not a regular file; git would "
+                            "block reading it", path=cfg, hint="memlab reads only regular files")
+        key_parts.append((str(cfg), st.st_mtime_ns, st.st_size, st.st_ino))
+        texts.append((cfg, cfg.read_text(encoding="utf-8", errors="replace")))
+    key = tuple(key_parts)
+    if key in _checked:
+        return _checked[key]
+    for cfg, text in texts:
+        m = _INCLUDE_SECTION.search(text)
+        if m:
+            raise RepoError(f"its git config uses {m.group(1)}.path, which would read config from "
+                            "another file; memlab does not follow config includes", path=cfg,
+                            hint="remove the [include]/[includeIf] section, or load a clone")
+    _scan_git_dir(gdir)
+    overrides: list[str] = []
+    if any(("filter" in t.lower() or "diff" in t.lower() or "merge" in t.lower())
+           for _, t in texts):
+        listed = _raw(path, ["config", "--no-includes", "--list", "-z"], check=False)
+        for entry in listed.stdout.split(b"\0"):
+            name = entry.partition(b"\n")[0].decode("utf-8", "replace")
+            if _INCLUDE_KEY.match(name):
+                raise RepoError(f"its git config sets {name}; memlab does not follow config "
+                                "includes", path=gdir / "config")
+            m = _DRIVER_KEY.match(name)
+            if m:
+                overrides += ["-c", f"{name}="]
+                if m.group(2):
+                    overrides += ["-c", f"filter.{m.group(2)}.required=false"]
+    _checked[key] = tuple(overrides)
+    return _checked[key]
+
+
+def command(*args: str, overrides: Sequence[str] = ()) -> list[str]:
+    """The argv of one hardened git command (overrides come before ``args``)."""
+    base = ["git", "--no-optional-locks", *overrides]  # later -c wins: ours come last
+    for pair in CONFIG_OVERRIDES:
+        base += ["-c", pair]
+    for safe in _safe_directories():
+        base += ["-c", f"safe.directory={safe}"]
+    return [*base, *args]
+
+
+def _raw(repo: Path, args: Sequence[str], *, input: bytes | None = None, check: bool = True,
+         extra_env: Mapping[str, str] | None = None, ceiling: bool = True,
+         overrides: Sequence[str] = ()) -> subprocess.CompletedProcess:
+    cmd = command(*args, overrides=overrides)
+    try:
+        proc = subprocess.run(cmd, cwd=repo, input=input, capture_output=True,
+                              stdin=None if input is not None else subprocess.DEVNULL,
+                              env=env(repo, ceiling=ceiling, extra=extra_env))
+    except FileNotFoundError as exc:
+        if not Path(repo).exists():
+            raise RepoError("folder not found", path=repo) from exc
+        raise RepoError("git is not installed or not on PATH", path=repo,
+                        hint="install git 2.32 or newer") from exc
+    except NotADirectoryError as exc:
+        raise RepoError("not a folder", path=repo) from exc
+    except PermissionError as exc:
+        raise RepoError(f"cannot run git in this folder: {exc.strerror}", path=repo,
+                        hint="memlab needs read and execute permission on the folder and on git") from exc
+    if check and proc.returncode != 0:
+        raise _failure(repo, args, proc.returncode, proc.stderr)
+    return proc
+
+
+def _failure(repo: Path, args: Sequence[str], code: int, stderr: bytes) -> RepoError:
+    from memlab._escape import terminal_line
+
+    err = stderr.decode("utf-8", "replace").strip()
+    if "dubious ownership" in err:
+        return RepoError("git refuses to read a repository owned by another user", path=repo,
+                         hint=f"git config --global --add safe.directory {repo}")
+    last = err.splitlines()[-1] if err else f"exit status {code}"
+    return RepoError(f"git {args[0]} failed: {terminal_line(last, 300)}", path=repo)
+
+
+def _config_args(config: Sequence[str]) -> tuple[str, ...]:
+    return tuple(a for pair in config for a in ("-c", pair))
+
+
+def run(repo: str | Path, *args: str, input: bytes | None = None, check: bool = True,
+        extra_env: Mapping[str, str] | None = None, ceiling: bool = True,
+        config: Sequence[str] = ()) -> bytes:
+    """Run one hardened git command in ``repo``; its stdout. RepoError on failure (``check``).
+
+    ``config``: extra harmless ``key=value`` settings (e.g. ``diff.renameLimit=2000``), applied
+    before the overrides so they can never re-enable a program."""
+    repo = Path(repo)
+    overrides = _config_args(config) + (check_repo(repo) if repo.is_dir() else ())
+    return _raw(repo, args, input=input, check=check, extra_env=extra_env, ceiling=ceiling,
+                overrides=overrides).stdout
+
+
+def returncode(repo: str | Path, *args: str, input: bytes | None = None,
+               extra_env: Mapping[str, str] | None = None) -> int:
+    """Run one hardened git command for its exit status only."""
+    repo = Path(repo)
+    overrides = check_repo(repo) if repo.is_dir() else ()
+    return _raw(repo, args, input=input, check=False, extra_env=extra_env,
+                overrides=overrides).returncode
+
+
+def stream(repo: str | Path, *args: str, config: Sequence[str] = ()) -> Iterator[bytes]:
+    """Yield a hardened git command's stdout as it is produced."""
+    repo = Path(repo)
+    overrides = _config_args(config) + (check_repo(repo) if repo.is_dir() else ())
+    cmd = command(*args, overrides=overrides)
+    with tempfile.TemporaryFile() as err:
+        try:
+            proc = subprocess.Popen(cmd, cwd=repo, stdout=subprocess.PIPE, stderr=err,
+                                    stdin=subprocess.DEVNULL, env=env(repo))
+        except FileNotFoundError as exc:
+            raise RepoError("git is not installed or not on PATH", path=repo,
+                            hint="install git 2.32 or newer") from exc
+        except PermissionError as exc:
+            raise RepoError(f"cannot run git in this folder: {exc.strerror}", path=repo) from exc
+        try:
+            while True:
+                chunk = proc.stdout.read1(1 << 20)
+                if not chunk:
+                    break
+                yield chunk
+        finally:
+            proc.stdout.close()
+            code = proc.wait()
+        if code != 0:
+            err.seek(0)
+            raise _failure(repo, args, code, err.read())
+
+
+# ---- plumbing used by the writers ------------------------------------------------------------
+
+def rev_parse(repo: Path, rev: str) -> str | None:
+    """The commit ``rev`` names, or None (``rev`` is never read as an option)."""
+    out = run(repo, "rev-parse", "-q", "--verify", "--end-of-options", f"{rev}^{{commit}}",
+              check=False, ceiling=False)
+    return out.decode().strip() or None
+
+
+def read_blob(repo: Path, sha: str) -> bytes | None:
+    """A blob's bytes (no filters, no textconv), or None when the repository lacks it."""
+    if not re.fullmatch(r"[0-9a-f]{40}|[0-9a-f]{64}", sha or ""):
+        return None
+    proc = _raw(repo, ["cat-file", "blob", sha], check=False, ceiling=False,
+                overrides=check_repo(repo))
+    return proc.stdout if proc.returncode == 0 else None
+
+
+def tree_entries(repo: Path, commit: str, paths: Sequence[str] = (), *,
+                 recursive: bool = False) -> dict[str, tuple[str, str, str]]:
+    """``{path: (mode, type, sha)}`` of ``commit``'s tree (only ``paths`` when given)."""
+    args = ["ls-tree", "-z", "--full-tree"] + (["-r"] if recursive else []) + [commit]
+    if paths:
+        args += ["--", *paths]
+    out = run(repo, *args, ceiling=False)
+    found = {}
+    for rec in out.split(b"\0"):
+        if not rec:
+            continue
+        meta, _, name = rec.partition(b"\t")
+        mode, typ, sha = meta.decode().split()
+        found[name.decode("utf-8", "surrogateescape")] = (mode, typ, sha)
+    return found
+
+
+def hash_object(repo: Path, data: bytes, kind: str = "blob") -> str:
+    """Store ``data`` as an object (never through a clean filter); its sha."""
+    return run(repo, "hash-object", "-w", "--no-filters", "-t", kind, "--stdin", input=data,
+               ceiling=False).decode().strip()
+
+
+def mktree(repo: Path, entries: Sequence[tuple[str, str, str, str]]) -> str:
+    """Store one tree of ``(mode, type, sha, name)`` entries; its sha."""
+    body = b"".join(f"{m} {t} {s}\t".encode() + n.encode("utf-8") + b"\0"
+                    for m, t, s, n in entries)
+    return run(repo, "mktree", "-z", input=body, ceiling=False).decode().strip()
+
+
+def commit_tree(repo: Path, tree: str, parents: Sequence[str], message: str,
+                identity: Mapping[str, str]) -> str:
+    """Store a commit (never signed, no hooks); its sha."""
+    args = ["commit-tree", "--no-gpg-sign", tree]
+    for p in parents:
+        args += ["-p", p]
+    return run(repo, *args, "-F", "-", input=message.encode("utf-8"), extra_env=identity,
+               ceiling=False).decode().strip()
+
+
+def update_ref(repo: Path, ref: str, new: str, old: str, *, message: str = "memlab") -> bool:
+    """Compare-and-swap ``ref`` from ``old`` (40 zeros: must not exist) to ``new``; False when
+    the ref was not ``old`` any more."""
+    return returncode(repo, "update-ref", "-m", message, ref, new, old) == 0

@@ -241,9 +241,9 @@ def test_apply_round_trip_commits_exactly_the_ticked_items(letta_repo, embedder,
     assert not repo.is_dirty(untracked_files=False)
     assert (letta_repo / "reference/deploy.md").exists()
     assert result.diff == dry.diff
-    # The same proposal cannot be applied twice: the repo moved on.
-    with pytest.raises(StaleProposal, match="moved from"):
-        apply_proposal(md)
+    # Applying the same proposal again changes nothing and says so.
+    again = apply_proposal(md)
+    assert repo.head.commit == after and "already applied" in again.summary()
 
 
 def test_apply_on_a_new_branch_leaves_the_checkout(letta_repo, embedder, tmp_path):
@@ -259,6 +259,11 @@ def test_apply_on_a_new_branch_leaves_the_checkout(letta_repo, embedder, tmp_pat
     assert made.hexsha == result.commit and made.parents == (before,)
     assert (made.tree / "system/persona.md").data_stream.read().decode() == \
         _fm("Who I am", "I am Rex, a careful deploy agent.\n")
+    # The same items again: already there. Other items onto that branch: refused.
+    assert "already applied" in apply_proposal(md, branch="memlab/review").summary()
+    assert repo.commit("memlab/review") == made
+    rule = _item(proposal, section="rules")
+    _tick(md, rule.id)
     with pytest.raises(ProposalRejected, match="already exists"):
         apply_proposal(md, branch="memlab/review")
 
@@ -444,11 +449,14 @@ def test_a_blob_gone_from_the_repo_or_not_utf8_is_refused_by_name(tmp_path):
     from memlab.errors import ProposalRejected, StaleProposal
     from memlab.review._apply import _blob_text
 
+    from memlab.review._repo import open_repo
+
     repo = git.Repo.init(tmp_path)
     (tmp_path / "system").mkdir()
     (tmp_path / "system" / "bin.md").write_bytes(b"\xff\xfe not utf-8")
     repo.index.add(["system/bin.md"])
     sha = repo.index.entries[("system/bin.md", 0)].hexsha
+    repo = open_repo(tmp_path)
     with pytest.raises(ProposalRejected, match="system/bin.md is not UTF-8"):
         _blob_text(repo, sha, "system/bin.md")
     with pytest.raises(StaleProposal, match="system/gone.md"):

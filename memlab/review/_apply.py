@@ -10,8 +10,14 @@ Order of refusals (each names the file and what to do):
 5. a ticked item would remove a pinned or constitutional block, or touch a read-only file,
    judged on the file as it is at HEAD → ProposalRejected.
 
-Only then is anything written: blobs, a tree and a commit through plumbing with a private index
-(no hooks run), then ``update-ref`` with the old HEAD as the expected value.
+Only then is anything written: blobs, a tree and a commit through plumbing with a private index,
+then ``update-ref`` with the old HEAD as the expected value (the commit point), then the changed
+files of the working tree (written by memlab, each by rename) and their index entries. Every git
+call goes through :mod:`memlab._git`, so no program the repository's config names runs (no
+hooks, fsmonitor, filters); nothing is checked out. SIGINT/SIGTERM are held back from the
+commit point until the working tree matches the new commit; after a SIGKILL there, a re-run
+recognises HEAD as this proposal's commit and finishes ("already applied"). The dirty-tree
+check hashes files in Python, so files that were only touched are not dirty.
 """
 
 from __future__ import annotations
@@ -20,14 +26,18 @@ import difflib
 import json
 import os
 import re
-import subprocess
-import tempfile
+import signal
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import yaml
 
+from memlab import _git as _hardened
+from memlab._escape import commit_line
+from memlab._files import read_regular
+from memlab._tmp import private_tempdir
 from memlab.errors import ProposalRejected, RepoError, StaleProposal
 from memlab.review import _repo
 from memlab.review._proposal import Item, Proposal, read_proposal
@@ -65,48 +75,81 @@ class ApplyResult:
         return self.summary() + ("\n\n" + self.diff if self.dry_run and self.diff else "")
 
 
-# ---- git plumbing ----------------------------------------------------------------------------
+# ---- git plumbing (all through memlab._git: no program the repo's config names can run) ------
+
+_IDENTITY = {"GIT_AUTHOR_NAME": AUTHOR_NAME, "GIT_AUTHOR_EMAIL": AUTHOR_EMAIL,
+             "GIT_COMMITTER_NAME": AUTHOR_NAME, "GIT_COMMITTER_EMAIL": AUTHOR_EMAIL}
+
 
 def _git(root: Path, *args: str, input: bytes | None = None, env: dict[str, str] | None = None,
-         check: bool = True) -> subprocess.CompletedProcess:
-    full_env = {**os.environ, "GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C", **(env or {})}
-    for leak in ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE"):
-        if leak not in (env or {}):
-            full_env.pop(leak, None)
-    proc = subprocess.run(["git", "-c", "core.hooksPath=/dev/null", *args], cwd=root, input=input,
-                          capture_output=True, env=full_env)
-    if check and proc.returncode != 0:
-        raise RepoError(f"git {args[0]} failed: {proc.stderr.decode('utf-8', 'replace').strip()}",
-                        path=root)
-    return proc
+         check: bool = True) -> bytes:
+    return _hardened.run(root, *args, input=input, extra_env=env, check=check, ceiling=False)
 
 
-def _tree_modes(root: Path, commit: str, paths: list[str]) -> dict[str, str]:
-    out = _git(root, "ls-tree", "-z", commit, "--", *paths).stdout.decode("utf-8")
-    modes = {}
-    for entry in filter(None, out.split("\0")):
-        meta, _, name = entry.partition("\t")
-        modes[name] = meta.split()[0]
-    return modes
-
-
-def _commit(root: Path, head: str, changes: dict[str, bytes | None], message: str) -> str:
-    ident = {"GIT_AUTHOR_NAME": AUTHOR_NAME, "GIT_AUTHOR_EMAIL": AUTHOR_EMAIL,
-             "GIT_COMMITTER_NAME": AUTHOR_NAME, "GIT_COMMITTER_EMAIL": AUTHOR_EMAIL}
-    modes = _tree_modes(root, head, sorted(changes))
-    with tempfile.TemporaryDirectory(prefix="memlab-apply-") as tmp:
-        env = {"GIT_INDEX_FILE": str(Path(tmp) / "index"), **ident}
+def _commit(root: Path, head: str, changes: dict[str, bytes | None], modes: dict[str, str],
+            message: str) -> str:
+    """Blobs, a tree and a commit made with plumbing and a private index; nothing checked out."""
+    with private_tempdir("apply") as tmp:
+        env = {"GIT_INDEX_FILE": str(Path(tmp) / "index")}
         _git(root, "read-tree", head, env=env)
         for path, data in sorted(changes.items()):
             if data is None:
                 _git(root, "update-index", "--force-remove", "--", path, env=env)
                 continue
-            sha = _git(root, "hash-object", "-w", "--stdin", input=data).stdout.decode().strip()
-            mode = modes.get(path, "100644")
-            _git(root, "update-index", "--add", "--cacheinfo", f"{mode},{sha},{path}", env=env)
-        tree = _git(root, "write-tree", env=env).stdout.decode().strip()
-        return _git(root, "commit-tree", tree, "-p", head, "-F", "-", input=message.encode("utf-8"),
-                    env=ident).stdout.decode().strip()
+            sha = _hardened.hash_object(root, data)
+            _git(root, "update-index", "--add", "--cacheinfo",
+                 f"{modes.get(path, '100644')},{sha},{path}", env=env)
+        tree = _git(root, "write-tree", env=env).decode().strip()
+    return _hardened.commit_tree(root, tree, [head], message, _IDENTITY)
+
+
+def _write_file(path: Path, data: bytes, mode: str) -> None:
+    """Replace one working-tree file atomically (a temp file beside it, then a rename)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if path.is_symlink() or (path.exists() and not path.is_file()):
+        path.unlink()
+    tmp = path.with_name(f".{path.name}.memlab-{os.getpid()}.tmp")
+    with open(tmp, "wb") as fh:
+        fh.write(data)
+        fh.flush()
+        os.fsync(fh.fileno())
+    os.chmod(tmp, 0o755 if mode == "100755" else 0o644)
+    os.replace(tmp, path)
+
+
+def _sync_worktree(root: Path, commit: str, changes: dict[str, bytes | None],
+                   old: dict[str, bytes | None], modes: dict[str, str]) -> list[str]:
+    """Bring the changed files of the working tree and the index to ``commit``.
+
+    Files are written by memlab (no smudge filter, no checkout); the index gets exactly these
+    entries (``update-index --cacheinfo``/``--force-remove``: no file is read or filtered).
+    A file that is neither its old nor its new content is left alone and returned.
+    """
+    skipped = []
+    for path, data in sorted(changes.items()):
+        local = root / path
+        try:
+            current: bytes | None = read_regular(local) if local.exists() else None
+        except OSError:
+            current = b"\0unreadable"
+        if current != old.get(path) and current != data:
+            skipped.append(path)
+            continue
+        if data is None:
+            if local.exists() or local.is_symlink():
+                local.unlink()
+        elif current != data:
+            _write_file(local, data, modes.get(path, "100644"))
+    entries = _hardened.tree_entries(root, commit, sorted(changes))
+    for path in sorted(changes):
+        if path in skipped:
+            continue
+        if path in entries:
+            mode, _typ, sha = entries[path]
+            _git(root, "update-index", "--add", "--cacheinfo", f"{mode},{sha},{path}")
+        else:
+            _git(root, "update-index", "--force-remove", "--", path)
+    return skipped
 
 
 # ---- file edits ------------------------------------------------------------------------------
@@ -211,11 +254,9 @@ def _guard_file(text: str | None, path: str, item: Item, *, removes: bool) -> No
 
 def _blob_text(repo: Any, sha: str, path: str) -> str:
     """A blob as text, or a clear refusal: apply edits memory files as UTF-8 text only."""
-    from gitdb.exc import BadName, BadObject
-
     try:
         data = _repo.read_blob(repo, sha)
-    except (BadObject, BadName, ValueError) as exc:  # the blob is not in the object store
+    except ValueError as exc:  # the blob is not in the object store
         raise StaleProposal(f"the proposal needs {path} at blob {sha[:12]}, which this repo no "
                             f"longer has ({type(exc).__name__})", path=path) from exc
     try:
@@ -337,20 +378,57 @@ def _apply_item(edits: _Edits, item: Item) -> None:
 
 
 def _message(proposal: Proposal, items: list[Item], source: Path) -> str:
-    lines = [f"memlab review: apply {len(items)} item(s) from {source.name}", ""]
+    """The commit message; every store-derived value is one :func:`commit_line`."""
+    lines = [f"memlab review: apply {len(items)} item(s) from {commit_line(source.name)}", ""]
     for it in items:
-        lines.append(f"- {it.id} {it.action}: {it.change.get('text', it.summary)}")
-    lines += ["", f"Proposal-Digest: {proposal.to_dict()['digest'][:16]}",
-              f"Made-From: {proposal.fingerprint.get('head_sha')}"]
+        lines.append(f"- {commit_line(it.id)} {commit_line(it.action)}: "
+                     f"{commit_line(it.change.get('text', it.summary))}")
+    lines += ["", f"Proposal-Digest: {commit_line(proposal.to_dict()['digest'][:16])}",
+              f"Made-From: {commit_line(proposal.fingerprint.get('head_sha'))}"]
     return "\n".join(lines) + "\n"
 
 
-def _check_fresh(repo: Any, proposal: Proposal, source: Path) -> str:
+def _applied_in(repo: Any, commit: str, proposal: Proposal, items: list[Item]) -> bool:
+    """True when ``commit`` is this proposal's apply commit for exactly these items, made
+    directly on the commit the proposal was made from."""
+    info = _repo.commit_info(repo, commit)
+    if info is None:
+        return False
+    parents, _tree, message = info
+    digest = f"Proposal-Digest: {proposal.to_dict()['digest'][:16]}"
+    made = proposal.fingerprint.get("head_sha")
+    ids = {line.split(" ", 2)[1] for line in message.split("\n") if line.startswith("- ")
+           and len(line.split(" ", 2)) > 2}
+    return (parents == [made] and digest in message.split("\n")
+            and ids == {it.id for it in items})
+
+
+@contextmanager
+def _signals_deferred():
+    """SIGINT/SIGTERM held back while the branch moves and the files follow it, so a kill
+    lands after the working tree matches the new commit (SIGKILL cannot be held: a re-run
+    finishes the job, see :func:`apply_proposal`)."""
+    sigs = {signal.SIGINT, signal.SIGTERM}
+    try:
+        old = signal.pthread_sigmask(signal.SIG_BLOCK, sigs)
+    except (AttributeError, ValueError, OSError):  # not the main thread / not POSIX
+        old = None
+    try:
+        yield
+    finally:
+        if old is not None:
+            signal.pthread_sigmask(signal.SIG_SETMASK, old)
+
+
+def _check_fresh(repo: Any, proposal: Proposal, source: Path,
+                 ticked: list[Item] | None = None) -> str:
     fp = proposal.fingerprint
     head = _repo.head_sha(repo)
     if head is None:
         raise RepoError("the repository has no commits", path=repo.working_tree_dir)
     if head == fp.get("head_sha"):
+        return head
+    if ticked and _applied_in(repo, head, proposal, ticked):
         return head
     changed = [p for p, blob in (fp.get("files") or {}).items()
                if _repo.blob_at(repo, head, p) != blob]
@@ -397,7 +475,19 @@ def apply_proposal(path: str | Path, *, repo: str | Path | None = None, branch: 
     if not ticked:
         return ApplyResult(md_path, [], [], "", dry_run=dry_run,
                            message="no items ticked; nothing changed")
-    head = _check_fresh(git_repo, proposal, md_path)
+    head = _check_fresh(git_repo, proposal, md_path, ticked)
+    made_from = proposal.fingerprint.get("head_sha")
+    if head != made_from:
+        return _finish(git_repo, root, proposal, ticked, md_path, made_from, head, dry_run)
+    if branch:
+        tip = _hardened.rev_parse(root, f"refs/heads/{branch}") \
+            if _hardened.returncode(root, "check-ref-format", "--branch", branch) == 0 else None
+        if tip is not None and _applied_in(git_repo, tip, proposal, ticked):
+            return ApplyResult(md_path, [it.id for it in ticked], [], "", commit=tip,
+                               branch=branch, dry_run=dry_run,
+                               message=f"already applied on branch {branch} in {tip[:12]}",
+                               notes=[f"already applied on branch {branch} in commit {tip[:12]}; "
+                                      "nothing to do"])
     pathspec = None
     if kind == "elfmem_substrate":
         first = next((it.change.get("file") for it in ticked if it.change.get("file")), "")
@@ -413,32 +503,65 @@ def apply_proposal(path: str | Path, *, repo: str | Path | None = None, branch: 
     changes = edits.changes()
     diff = edits.diff()
     for p, data in changes.items():
-        if data is not None and edits.original[p] is None and (root / p).exists():
+        if data is not None and edits.original[p] is None and ((root / p).exists()
+                                                               or (root / p).is_symlink()):
             raise ProposalRejected(f"{p} is untracked in the working tree and would be overwritten",
                                    path=root / p, hint="move it away or commit it, then apply again")
     result = ApplyResult(md_path, [it.id for it in ticked], sorted(changes), diff, dry_run=dry_run,
                          branch=branch or _repo.current_branch(git_repo))
     if dry_run or not changes:
         return result
-    if branch and _git(root, "check-ref-format", "--branch", branch, check=False).returncode != 0:
+    if branch and _hardened.returncode(root, "check-ref-format", "--branch", branch) != 0:
         # Checked before any object is written, so a bad name leaves the object store as it was.
         raise ProposalRejected(f"{branch!r} is not a valid branch name", path=root)
     message = _message(proposal, ticked, md_path)
-    commit = _commit(root, head, changes, message)
+    modes = {p: _repo.mode_at(git_repo, head, p) or "100644" for p in changes}
+    commit = _commit(root, head, changes, modes, message)
     if branch:
-        made = _git(root, "update-ref", f"refs/heads/{branch}", commit, _ZERO, check=False)
-        if made.returncode != 0:
+        if not _hardened.update_ref(root, f"refs/heads/{branch}", commit, _ZERO,
+                                    message="memlab review apply"):
             raise ProposalRejected(f"branch {branch!r} already exists", path=root,
                                    hint="choose a new branch name, or omit branch to commit on the "
                                         "current one")
         result.notes.append(f"created branch {branch} at {commit[:12]}; the checkout is unchanged "
                             f"(git switch {branch} to see it)")
     else:
-        _git(root, "read-tree", "-m", "-u", head, commit)
-        moved = _git(root, "update-ref", "-m", "memlab review apply", "HEAD", commit, head, check=False)
-        if moved.returncode != 0:
-            _git(root, "read-tree", "-m", "-u", commit, head, check=False)
-            raise StaleProposal("HEAD moved while applying; nothing was committed", path=md_path)
+        old = {p: (None if t is None else t.encode("utf-8")) for p, t in edits.original.items()}
+        with _signals_deferred():
+            # The commit point: HEAD's branch moves only if it is still the commit we read.
+            if not _hardened.update_ref(root, "HEAD", commit, head, message="memlab review apply"):
+                raise StaleProposal("HEAD moved while applying; nothing was committed", path=md_path)
+            skipped = _sync_worktree(root, commit, changes, old, modes)
+        if skipped:
+            result.notes.append("changed while applying, left as they were: " + ", ".join(skipped))
     result.commit = commit
     result.message = message
+    return result
+
+
+def _finish(git_repo: Any, root: Path, proposal: Proposal, ticked: list[Item], md_path: Path,
+            made_from: str, head: str, dry_run: bool) -> ApplyResult:
+    """HEAD is already this proposal's apply commit: bring the working tree along (a run killed
+    after the branch moved) and say so."""
+    edits = _Edits(git_repo, made_from)
+    for it in ticked:
+        _apply_item(edits, it)
+    changes = edits.changes()
+    old = {p: (None if t is None else t.encode("utf-8")) for p, t in edits.original.items()}
+    modes = {p: _repo.mode_at(git_repo, head, p) or _repo.mode_at(git_repo, made_from, p)
+             or "100644" for p in changes}
+    result = ApplyResult(md_path, [it.id for it in ticked], sorted(changes), edits.diff(),
+                         commit=head, branch=_repo.current_branch(git_repo), dry_run=dry_run,
+                         message=f"already applied in {head[:12]}")
+    behind = [p for p, data in changes.items()
+              if (read_regular(root / p) if (root / p).is_file() else None) != data]
+    if dry_run or not behind:
+        result.notes.append(f"already applied in commit {head[:12]}; nothing to do")
+        return result
+    with _signals_deferred():
+        skipped = _sync_worktree(root, head, changes, old, modes)
+    result.notes.append(f"already applied in commit {head[:12]}; finished bringing "
+                        f"{len(behind) - len(skipped)} file(s) of the working tree up to it")
+    if skipped:
+        result.notes.append("changed since, left as they were: " + ", ".join(skipped))
     return result

@@ -26,7 +26,8 @@ source through SQLite's locking layer at all. It takes one of two routes:
     rollback-journal commit bumps), size and mtime must be unchanged across the copy.
 
 Either way the caller gets a :class:`Snapshot` with a URI any SQLite client (``sqlite3``,
-``adbc_driver_sqlite``) can open, and the temp folder is removed when the read finishes.
+``adbc_driver_sqlite``) can open, and the temp folder is removed when the read finishes, when the process gets SIGTERM or SIGINT, or
+(after a SIGKILL) by the next memlab run (:mod:`memlab._tmp`).
 
 One race is not detected: a WAL-mode database with no ``-wal`` at all, hot, where a process
 opens it, commits, checkpoints and closes (removing its ``-wal``) entirely within one mtime tick
@@ -40,7 +41,6 @@ import os
 import shutil
 import sqlite3
 import struct
-import tempfile
 import time
 import urllib.parse
 from dataclasses import dataclass, field
@@ -48,6 +48,7 @@ from pathlib import Path
 from typing import Callable, TypeVar
 
 from memlab._files import NotRegularFile, open_regular
+from memlab._tmp import private_tempdir
 from memlab.errors import CorruptStore, SourceError, StoreNotFound, UnrecognizedStore
 
 __all__ = ["Snapshot", "read_snapshot", "check_sqlite_header", "SQLITE_MAGIC"]
@@ -287,7 +288,8 @@ def read_snapshot(path: str | Path, reader: Callable[[Snapshot], T], *, attempts
                 if _signature(real).main != before.main:
                     raise _SourceChanged("the database was written while being read")
                 return result
-            with tempfile.TemporaryDirectory(prefix="memlab-sqlite-", dir=tmp_root) as tmp:
+            # Removed on return, on SIGTERM/SIGINT, and (after a SIGKILL) by the next run.
+            with private_tempdir("sqlite", tmp_root) as tmp:
                 try:
                     dest, problems, copied_journal = _copy_snapshot(real, before, Path(tmp),
                                                                     page_size)

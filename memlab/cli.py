@@ -192,6 +192,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="memlab", description="A research workbench for agent memory.",
         epilog="Every command reads stores read-only. Errors exit with status 2.")
+    parser.add_argument("-q", "--quiet", action="store_true",
+                        help="no progress bars or notes on stderr (they also stay off when "
+                             "stderr is not a terminal)")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     def add(name: str) -> argparse.ArgumentParser:
@@ -200,6 +203,8 @@ def build_parser() -> argparse.ArgumentParser:
                            epilog=f"Example:\n  {example}",
                            formatter_class=argparse.RawDescriptionHelpFormatter)
         p.set_defaults(handler=fn)
+        p.add_argument("-q", "--quiet", action="store_true", default=argparse.SUPPRESS,
+                       help="no progress bars or notes on stderr")
         return p
 
     p = add("inspect")
@@ -273,6 +278,10 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    if args.quiet:
+        from memlab.progress import set_quiet
+
+        set_quiet(True)
     try:
         return args.handler(args)
     except MemlabError as exc:

@@ -108,9 +108,15 @@ def test_repeats_within_one_call_are_embedded_once(embedder):
 
 
 @slow
-def test_progress_bar_can_be_forced(embedder, capsys):
+def test_progress_bar_can_be_forced(embedder, capsys, monkeypatch):
+    # progress=True draws a bar for even one text, wherever memlab.progress shows bars at all
+    monkeypatch.setenv("MEMLAB_PROGRESS", "1")
     embedder.encode(["progress bar probe text, never seen before, 9f2c"], progress=True)
-    assert "embedding" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "embedding" in err and "0 cached" in err
+    monkeypatch.delenv("MEMLAB_PROGRESS")  # pytest's captured stderr is not a terminal
+    embedder.encode(["progress bar probe text, never seen before, 77aa"], progress=True)
+    assert capsys.readouterr().err == ""
 
 
 def test_encode_rejects_a_bare_string_and_missing_values(embedder_without_model):

@@ -11,6 +11,7 @@ import importlib.util
 import os
 import sys
 import threading
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Sequence
@@ -25,6 +26,8 @@ DEFAULT_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
 DIMENSION = 384
 #: Below this many texts to embed, no progress bar unless asked for.
 PROGRESS_MIN = 256
+#: A cold step expected to take longer than this is announced with its estimate first.
+LONG_STEP_SECONDS = 20
 BATCH_SIZE = 64
 
 _MODELS: dict[str, Any] = {}
@@ -140,8 +143,9 @@ class Embedder:
     def encode(self, texts: Sequence[str], *, progress: bool | None = None) -> np.ndarray:
         """Embed ``texts``; returns an (n, dim) float32 array with unit-length rows.
 
-        ``progress``: True/False forces the tqdm bar on/off; None shows it when more than
-        PROGRESS_MIN texts need the model. Texts longer than the model's 256-token window are
+        ``progress``: False hides the bar, True shows it for any number of texts, None shows it
+        when more than PROGRESS_MIN texts need the model; :mod:`memlab.progress` decides whether
+        bars are drawn at all (a terminal or notebook, not ``--quiet``). Texts longer than the model's 256-token window are
         truncated by the model (the cache key is still the full text).
         """
         if isinstance(texts, str):
@@ -161,7 +165,7 @@ class Embedder:
         for key, text in zip(keys, texts):
             if key not in cached and key not in todo:
                 todo[key] = text
-        fresh = self._embed(todo, progress) if todo else {}
+        fresh = self._embed(todo, progress, cached=len(keys) - len(todo)) if todo else {}
         missed: set[str] = set()
         for row, key in enumerate(keys):
             if key in cached:
@@ -177,17 +181,21 @@ class Embedder:
             out[row] = vec
         return out
 
-    def _embed(self, todo: dict[str, str], progress: bool | None) -> dict[str, np.ndarray]:
-        model = _load_model(self.model_name)
+    def _embed(self, todo: dict[str, str], progress: bool | None, *,
+               cached: int = 0) -> dict[str, np.ndarray]:
+        from memlab.progress import bar, duration, note
+
         items = list(todo.items())
         show = progress if progress is not None else len(items) > PROGRESS_MIN
-        bar = None
-        if show:
-            from tqdm.auto import tqdm
-
-            bar = tqdm(total=len(items), desc="embedding", unit="text", leave=False)
+        if show and self.model_name not in _MODELS:
+            note(f"loading the embedding model {self.model_name.rsplit('/', 1)[-1]} "
+                 "(seconds; once per process)")
+        model = _load_model(self.model_name)
         fresh: dict[str, np.ndarray] = {}
-        try:
+        # memlab.progress decides whether anything is drawn (a TTY, a notebook, not --quiet).
+        with bar(total=len(items), desc="embedding", unit="text", disable=not show) as pbar:
+            pbar.set_postfix_str(f"{cached:,} cached")
+            started = time.perf_counter()
             # Batches go to the cache as they finish, so an interrupted run keeps its work.
             for start in range(0, len(items), BATCH_SIZE):
                 batch = items[start:start + BATCH_SIZE]
@@ -198,11 +206,15 @@ class Embedder:
                 pairs = [(key, vecs[i]) for i, (key, _) in enumerate(batch)]
                 self.cache.put(self.model_name, pairs)
                 fresh.update(pairs)
-                if bar is not None:
-                    bar.update(len(batch))
-        finally:
-            if bar is not None:
-                bar.close()
+                pbar.update(len(batch))
+                if start == 0 and show:
+                    # Measured on the first batch, so the estimate is this machine's.
+                    rate = len(batch) / max(time.perf_counter() - started, 1e-6)
+                    left = (len(items) - len(batch)) / rate
+                    if left > LONG_STEP_SECONDS:
+                        note(f"embedding {len(items):,} texts not in the cache ({cached:,} cached)"
+                             f" takes about {duration(left)} here ({rate:.0f} texts/s); done once:"
+                             f" the vectors are kept in {self.cache_dir}")
         return fresh
 
 

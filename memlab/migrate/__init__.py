@@ -251,15 +251,23 @@ def migrate(src: str | Path, dest: str | Path, *, to: str | None = None, plan: b
     """
     from memlab.migrate import _apply, _script
     from memlab.migrate._verify import differences, verify_paths
+    from memlab.progress import bar
 
     from memlab.sources import load
 
     s, d = _resolve(src, dest)
     name = _branch_name(branch or DEFAULT_BRANCH)
     _check_target(to)  # before loading the source: a typo costs no load
+    # A step bar (closed on return; on an error it closes as it is dropped).
+    steps = bar(total=3 if plan else 4, desc="migrating", unit="step")
+    steps.set_postfix_str("loading the source")
     store = load(s)
     to = to or natural_target(store)
+    steps.update(1)
+    steps.set_postfix_str("planning")
     the_plan = plan_migration(s, to=to, store=store)
+    steps.update(1)
+    steps.set_postfix_str("writing the plan script" if plan else "writing commits")
     branch_mode = branch is not None and _apply.is_git_repo(d)
     if plan:
         base_head, base_flat = (None, None)
@@ -278,6 +286,7 @@ def migrate(src: str | Path, dest: str | Path, *, to: str | None = None, plan: b
             raise MigrationError(f"could not write the plan script: {exc.strerror}", path=out,
                                  hint="check the folder's permissions and free space") from exc
         heads = the_plan.expected_heads({"": (base_head, base_flat or {})} if branch_mode else None)
+        steps.close()
         return MigrationResult(s, d, to, "planned", name, _commit_table(the_plan, heads),
                                the_plan.moved, the_plan.flags, None, out, the_plan.notes)
     try:
@@ -292,8 +301,12 @@ def migrate(src: str | Path, dest: str | Path, *, to: str | None = None, plan: b
                              hint="check the destination's permissions and free space; the "
                                   "source was not touched and no partial destination was left"
                              ) from exc
+    steps.update(1)
+    steps.set_postfix_str("verifying parity" + (" and retrieval" if retrieval else ""))
     parity = verify_paths(s, d, ref=name if branch_mode else None, retrieval=retrieval,
                           store=store, plan=the_plan)
+    steps.update(1)
+    steps.close()
     result = MigrationResult(s, d, to, applied.mode, name, _commit_table(the_plan, applied.heads),
                              the_plan.moved, the_plan.flags, parity, None, the_plan.notes)
     if verify:

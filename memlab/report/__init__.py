@@ -14,15 +14,20 @@ Example::
 from __future__ import annotations
 
 import json
+import os
 import re
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Sequence
 
 from memlab.errors import MemlabError, ReportError, require
+from memlab.report._paths import find_input, output_folder
 
 __all__ = [
     "NOTEBOOKS",
+    "find_input",
+    "output_folder",
     "ExecutedReport",
     "execute_notebook",
     "report",
@@ -88,6 +93,11 @@ def _kernel_manager_class():
     class IPCKernelManager(AsyncKernelManager):
         transport = CaselessStrEnum(["tcp", "ipc"], default_value="ipc")
 
+        async def _async_pre_start_kernel(self, **kw):
+            # No progress bars inside a report's kernel: the HTML would keep them as output.
+            kw["env"] = {**(kw.get("env") or os.environ), "MEMLAB_QUIET": "1"}
+            return await super()._async_pre_start_kernel(**kw)
+
     return IPCKernelManager
 
 
@@ -98,7 +108,11 @@ def execute_notebook(kind_or_name: str, params: dict[str, Any], out_dir: str | P
     ``params`` values that are :class:`pathlib.Path` are made absolute. ``output_dir`` is always
     passed as ``out_dir``. A failing cell raises :class:`ReportError` whose ``context`` names
     the cell, the exception and its message; the executed notebook is kept for inspection.
+    Where :mod:`memlab.progress` shows bars, a bar counts the notebook's cells; the kernel
+    itself runs with ``MEMLAB_QUIET=1`` so the report holds no bars.
     """
+    from memlab import progress
+
     pm = require("papermill", "notebooks", feature="rendering reports")
     source = notebook_path(kind_or_name)
     out = Path(out_dir).expanduser().resolve()
@@ -109,7 +123,9 @@ def execute_notebook(kind_or_name: str, params: dict[str, Any], out_dir: str | P
     try:
         pm.execute_notebook(
             str(source), str(executed), parameters=parameters, kernel_name="python3", language="python",
-            cwd=str(out), progress_bar=False, log_output=False, execution_timeout=timeout,
+            cwd=str(out), log_output=False, execution_timeout=timeout,
+            progress_bar={"desc": source.stem, "leave": False, "file": sys.stderr}
+            if progress.enabled() else False,
             kernel_manager_class=_kernel_manager_class(),
         )
     except pm.PapermillExecutionError as exc:

@@ -78,6 +78,7 @@ def report_all(config_path: str | Path, *, out: str | Path | None = None) -> Pat
     A failing report does not stop the others: its error is shown in the index (and the run
     raises :class:`ReportError` at the end, so a cron job still sees a non-zero exit).
     """
+    from memlab.progress import bar, note
     from memlab.report import report
     from memlab.sources import load
 
@@ -88,8 +89,10 @@ def report_all(config_path: str | Path, *, out: str | Path | None = None) -> Pat
     as_of = str(config["as_of"]) if config.get("as_of") else None
 
     runs: list[dict[str, Any]] = []
+    todo: list[tuple[str, str, list[Path], Path, str | None]] = []  # kind, store, paths, sub, as_of
     first_elfmem: Path | None = None
-    for name, store_path in config["stores"].items():
+    for name, store_path in bar(config["stores"].items(), total=len(config["stores"]),
+                                desc="loading stores", unit="store"):
         try:
             kind = load(store_path).kind
         except MemlabError as exc:
@@ -98,11 +101,19 @@ def report_all(config_path: str | Path, *, out: str | Path | None = None) -> Pat
         if kind == "elfmem_db" and first_elfmem is None:
             first_elfmem = store_path
         for report_kind in REPORTS_BY_KIND.get(kind, ()):
-            runs.append(_run_one(report, report_kind, name, [store_path], folder,
-                                 Path(name) / report_kind, as_of))
+            todo.append((report_kind, name, [store_path], Path(name) / report_kind, as_of))
     if config.get("simulation", True):
-        runs.append(_run_one(report, "simulation", "all", [first_elfmem] if first_elfmem else [],
-                             folder, Path("simulation"), None))
+        todo.append(("simulation", "all", [first_elfmem] if first_elfmem else [],
+                     Path("simulation"), None))
+    note(f"{len(todo)} report(s) to render ({len(config['stores'])} store(s) x their notebooks"
+         + (", plus the simulation" if config.get("simulation", True) else "") + "); the ETA "
+         "settles after the first few: on a cold embedding cache the review and simulation "
+         "reports embed every text once (minutes), later runs reuse the cache")
+    with bar(total=len(todo), desc="reports", unit="report") as reports:
+        for report_kind, name, paths, sub, when in todo:
+            reports.set_postfix_str(f"{name}/{report_kind}")
+            runs.append(_run_one(report, report_kind, name, paths, folder, sub, when))
+            reports.update(1)
 
     (folder / "runs.json").write_text(json.dumps(runs, indent=2, default=str) + "\n")
     index = folder / "index.html"

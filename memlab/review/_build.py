@@ -721,12 +721,16 @@ def review(store: Store | str | Path, *, near_duplicate: float = 0.90, stale_aft
     when = _as_of(as_of)
     b = _Builder(store, near_duplicate=near_duplicate, stale_after_days=stale_after_days,
                  contradiction_min=contradiction_min, as_of=when, embedder=embedder)
-    b.embed(progress)
-    b.duplicates()
-    b.contradictions()
-    b.stale()
-    b.drift()
-    b.memfs_rules()
+    from memlab.progress import bar
+
+    stages = [("embedding", lambda: b.embed(progress)), ("duplicates", b.duplicates),
+              ("contradictions", b.contradictions), ("stale", b.stale), ("drift", b.drift),
+              ("memfs rules", b.memfs_rules)]
+    with bar(total=len(stages), desc="reviewing", unit="step", disable=progress is False) as steps:
+        for label, stage in stages:
+            steps.set_postfix_str(label)
+            stage()
+            steps.update(1)
     info = {"path": str(Path(store.path).expanduser().resolve()), "kind": store.kind,
             "layout": store.meta.get("layout"), "name": store.name,
             "schema_version": store.meta.get("schema_version")}

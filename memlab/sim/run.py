@@ -252,11 +252,16 @@ def simulate(iterations: Any = None, scenarios: Any = None, *, instance: Any = N
 def _execute(ctx: Context, scenarios: list[Scenario], iterations: list[Iteration],
              results: dict[tuple[str, str], ScenarioResult]) -> pd.DataFrame:
     """Run each scenario under each iteration into ``results``; one timing row per cell."""
+    from memlab.progress import bar
+
     rows = []
-    for scenario in scenarios:
-        for it in iterations:
-            t0 = time.perf_counter()
-            results[(it.name, scenario.code)] = scenario.run(ctx, it)
-            rows.append({"scenario": scenario.code, "iteration": it.name,
-                         "seconds": time.perf_counter() - t0})
+    with bar(total=len(scenarios) * len(iterations), desc="simulating", unit="cell") as cells:
+        for scenario in scenarios:
+            for it in iterations:
+                cells.set_postfix_str(f"{scenario.code} x {it.name}")
+                t0 = time.perf_counter()
+                results[(it.name, scenario.code)] = scenario.run(ctx, it)
+                rows.append({"scenario": scenario.code, "iteration": it.name,
+                             "seconds": time.perf_counter() - t0})
+                cells.update(1)
     return pd.DataFrame(rows, columns=["scenario", "iteration", "seconds"])

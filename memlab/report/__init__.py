@@ -2,8 +2,9 @@
 
 One path serves tests, the CLI and the scheduled job: :func:`execute_notebook`. A notebook gets
 its parameters injected after its ``parameters`` cell (papermill's convention), writes its own
-``metrics.json`` into ``output_dir``, and is rendered to HTML with every image embedded and no
-external script, so a report opens offline.
+``metrics.json`` into ``output_dir``, and is rendered to HTML with every image embedded, widgets
+drawn as static HTML and nothing loaded from the network (``memlab.report._offline``), so a
+report opens offline.
 
 Example::
 
@@ -15,7 +16,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -45,7 +45,6 @@ NOTEBOOKS = {
 }
 
 _NOTEBOOK_DIR = Path(__file__).resolve().parents[2] / "notebooks"
-_EXTERNAL_SCRIPT = re.compile(r'<script[^>]*\bsrc="https?://[^"]*"[^>]*>\s*</script>', re.I)
 
 
 @dataclass(frozen=True)
@@ -95,7 +94,8 @@ def _kernel_manager_class():
 
         async def _async_pre_start_kernel(self, **kw):
             # No progress bars inside a report's kernel: the HTML would keep them as output.
-            kw["env"] = {**(kw.get("env") or os.environ), "MEMLAB_QUIET": "1"}
+            kw["env"] = {**(kw.get("env") or os.environ), "MEMLAB_QUIET": "1",
+                         "TQDM_DISABLE": "1", "HF_HUB_DISABLE_PROGRESS_BARS": "1"}
             return await super()._async_pre_start_kernel(**kw)
 
     return IPCKernelManager
@@ -145,17 +145,10 @@ def execute_notebook(kind_or_name: str, params: dict[str, Any], out_dir: str | P
 
 
 def _render_html(executed: Path) -> Path:
-    nbconvert = require("nbconvert", "notebooks", feature="rendering reports")
-    exporter = nbconvert.HTMLExporter(embed_images=True)
-    exporter.exclude_input_prompt = True
-    exporter.exclude_output_prompt = True
-    body, _ = exporter.from_filename(str(executed))
-    # Offline and self-contained: the CDN scripts only serve widgets and MathJax, which a
-    # static report does not need, and would make the page reach the network.
-    body = _EXTERNAL_SCRIPT.sub("", body)
-    html = executed.with_suffix(".html")
-    html.write_text(body, encoding="utf-8")
-    return html
+    require("nbconvert", "notebooks", feature="rendering reports")
+    from memlab.report._offline import render_html
+
+    return render_html(executed)
 
 
 def write_metrics(output_dir: str | Path, metrics: dict[str, Any]) -> Path:

@@ -1,0 +1,143 @@
+"""Render an executed notebook to one HTML page that loads nothing from the network.
+
+Three things in nbconvert's stock page reach out when opened: require.js, MathJax and mermaid
+from a CDN, and the widget loader, which pulls an unpinned ``@jupyter-widgets/html-manager``
+from unpkg. memlab's template (``templates/memlab_offline``) drops all four, and widget
+outputs are rendered here to static HTML from the widget state papermill saved: a control
+shows its label and the value it was run with, an ``Output`` widget shows what it displayed.
+The interactive version stays one click away, in the notebook itself.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from pathlib import Path
+from typing import Any
+
+__all__ = ["render_html", "remote_references", "static_widgets"]
+
+TEMPLATE = "memlab_offline"
+_TEMPLATES = Path(__file__).resolve().parent / "templates"
+_WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
+_WIDGET_STATE = "application/vnd.jupyter.widget-state+json"
+# What makes a browser fetch: script/img/iframe src, link href, CSS @import/url(), JS import.
+_REMOTE = re.compile(
+    r"""<(?:script|img|iframe|audio|video|source|embed)\b[^>]*\bsrc\s*=\s*["']?\s*(?:https?:)?//"""
+    r"""|<link\b[^>]*\bhref\s*=\s*["']?\s*(?:https?:)?//"""
+    r"""|@import\s+(?:url\()?\s*["']?\s*(?:https?:)?//"""
+    r"""|url\(\s*["']?\s*(?:https?:)?//"""
+    r"""|\bimport\s*\(\s*["'`]\s*(?:https?:)?//"""
+    r"""|\bfrom\s+["'`]\s*(?:https?:)?//""",
+    re.I)
+_PROGRESS = ("FloatProgressModel", "IntProgressModel")
+_CSS_COMMENT = re.compile(r"/\*.*?\*/", re.S)
+_STYLE = re.compile(r"(<style[^>]*>)(.*?)(</style>)", re.S | re.I)
+
+
+def remote_references(page: str) -> list[str]:
+    """Every place in ``page`` that would make a browser load something from the network."""
+    return [page[max(0, m.start() - 40):m.end() + 60] for m in _REMOTE.finditer(page)]
+
+
+def _label(state: dict[str, Any]) -> str:
+    value = state.get("value")
+    labels = state.get("_options_labels")
+    index = state.get("index")
+    if labels and isinstance(index, int) and 0 <= index < len(labels):
+        value = labels[index]
+    if isinstance(value, float):
+        value = f"{value:.3f}" if state.get("readout_format") == ".3f" else f"{value:g}"
+    return f"{state.get('description') or state.get('_model_name', 'control')}: {value}"
+
+
+def _output_html(output: dict[str, Any]) -> str:
+    data = output.get("data", {}) if output.get("output_type") != "stream" else {}
+    if "text/html" in data:
+        text = data["text/html"]
+        return text if isinstance(text, str) else "".join(text)
+    if "image/png" in data:
+        return f'<img alt="figure" src="data:image/png;base64,{data["image/png"]}">'
+    text = data.get("text/plain") if data else output.get("text", "")
+    text = text if isinstance(text, str) else "".join(text or [])
+    return f"<pre>{html.escape(text)}</pre>" if text else ""
+
+
+def _widget_html(model_id: str, state: dict[str, Any], depth: int = 0) -> str:
+    model = state.get(model_id)
+    if model is None or depth > 20:
+        return ""
+    s = model.get("state", {})
+    name = s.get("_model_name", "")
+    if name in ("VBoxModel", "HBoxModel", "BoxModel", "GridBoxModel", "AccordionModel",
+                "TabModel"):
+        children = [state.get(str(c).removeprefix("IPY_MODEL_"), {}).get("state", {})
+                    for c in s.get("children", [])]
+        if any(c.get("_model_name") in _PROGRESS for c in children):
+            return ""  # a progress bar (tqdm's notebook bar): done by the time anyone reads
+        kids = [_widget_html(str(c).removeprefix("IPY_MODEL_"), state, depth + 1)
+                for c in s.get("children", [])]
+        direction = "row" if name == "HBoxModel" else "column"
+        return (f'<div class="memlab-widget" style="display:flex;flex-direction:{direction};'
+                f'gap:.5em">{"".join(kids)}</div>')
+    if name == "OutputModel":
+        return "".join(_output_html(o) for o in s.get("outputs", []))
+    if name in ("HTMLModel", "HTMLMathModel"):
+        return str(s.get("value", ""))
+    if name == "LabelModel":
+        return f"<span>{html.escape(str(s.get('value', '')))}</span>"
+    if name == "ButtonModel":
+        return ""  # an action: nothing to show in a static page
+    if "value" in s or "index" in s:
+        return f'<span class="memlab-control"><b>{html.escape(_label(s))}</b></span>'
+    return ""
+
+
+def static_widgets(nb: Any) -> int:
+    """Replace widget outputs by static HTML from the saved widget state; drop that state.
+
+    Returns how many widget outputs were rendered. A widget without saved state becomes a
+    one-line note, never a script.
+    """
+    saved = nb.metadata.get("widgets", {}).get(_WIDGET_STATE, {}).get("state", {})
+    done = 0
+    for cell in nb.cells:
+        for output in cell.get("outputs", []):
+            data = output.get("data", {})
+            if _WIDGET_VIEW not in data:
+                continue
+            model_id = data[_WIDGET_VIEW].get("model_id", "")
+            model = saved.get(model_id, {}).get("state", {})
+            body = _widget_html(model_id, saved)
+            if not body and model_id in saved:  # a finished progress bar: nothing to show
+                output["data"] = {"text/plain": ""}
+                continue
+            body = body or (
+                "<p><i>An interactive control: open the notebook in JupyterLab to use it.</i></p>")
+            note = ("" if model.get("_model_name") == "OutputModel" else
+                    "<p><i>Interactive in JupyterLab; shown here with the values it ran with.</i></p>")
+            output["data"] = {"text/html": f'<div class="memlab-static-widget">{note}{body}</div>'}
+            done += 1
+    nb.metadata.pop("widgets", None)
+    return done
+
+
+def render_html(executed: Path) -> Path:
+    """``executed`` (.ipynb) -> the .html beside it: images embedded, no network load."""
+    import nbconvert
+    import nbformat
+
+    nb = nbformat.read(str(executed), as_version=4)
+    static_widgets(nb)
+    exporter = nbconvert.HTMLExporter(template_name=TEMPLATE,
+                                      extra_template_basedirs=[str(_TEMPLATES)],
+                                      embed_images=True)
+    exporter.exclude_input_prompt = True
+    exporter.exclude_output_prompt = True
+    body, _ = exporter.from_notebook_node(nb, resources={"metadata": {"name": executed.stem}})
+    # The stylesheet's comments cite their sources by URL; nothing loads them, but a page
+    # that says "no remote URL" should hold none.
+    body = _STYLE.sub(lambda m: m.group(1) + _CSS_COMMENT.sub("", m.group(2)) + m.group(3), body)
+    page = executed.with_suffix(".html")
+    page.write_text(body, encoding="utf-8")
+    return page

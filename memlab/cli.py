@@ -45,9 +45,23 @@ def _print_frame(df, as_json: bool) -> None:
 @command("inspect", "Load a store read-only and list its frames, row counts and problems.",
          "memlab inspect data/samples/elfmem/elfmem-0.20.0-schema9.db")
 def cmd_inspect(args: argparse.Namespace) -> int:
+    from memlab.errors import UnrecognizedStore
     from memlab.sources import load
 
-    store = load(args.path)
+    try:
+        store = load(args.path)
+    except UnrecognizedStore:
+        # A folder holding several memory repositories (a migration of several agents): one row
+        # per repository. Anything else stays the loader's refusal.
+        from memlab.sources.memfs import repos_in
+
+        repos = repos_in(args.path) if Path(args.path).is_dir() else None
+        if repos is None or repos.empty:
+            raise
+        if not args.json:
+            print(f"{len(repos)} memory repositories in {args.path}")
+        _print_frame(repos, args.json)
+        return 0
     if args.json:
         print(json.dumps({"kind": store.kind, "path": str(store.path),
                           "counts": store.counts().to_dict(),

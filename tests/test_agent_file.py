@@ -268,3 +268,24 @@ def test_audit_headline_for_ezra(ezra):
     assert audit["domains"].set_index("domain").loc["system", "over_limit"] == 2
     assert "3 block(s) over their limit" in audit.summary()
     assert json.loads(audit.to_json())["headline"]["n_agents"] == 1
+
+
+def test_letta_0_6_marks_in_context_per_message(data_dir, tmp_path):
+    """letta 0.6.x exports carry no in-context list: each message says "in_context": true."""
+    import json
+
+    doc = json.loads((data_dir / AF / "deep-thought.af").read_text())
+    base = doc["messages"][0]
+    doc["version"] = "0.6.43"
+    doc.pop("in_context_message_indices")
+    doc["messages"] = [dict(base, in_context=i >= 7) for i in range(83)]  # 7 summarised away
+    path = tmp_path / "old.af"
+    path.write_text(json.dumps(doc))
+    store = load_agent_file(path)
+    agent = store.agents.iloc[0]
+    assert store.meta["letta_version"] == "0.6.43"
+    assert (agent["n_messages"], agent["n_in_context"]) == (83, 76)
+    # An empty list, as some 0.6 exports write, does not hide the per-message flags.
+    doc["in_context_message_indices"] = []
+    path.write_text(json.dumps(doc))
+    assert load_agent_file(path).agents.iloc[0]["n_in_context"] == 76

@@ -183,11 +183,22 @@ def test_plan_script_and_direct_apply_make_identical_commits(src, to, tmp_path):
                        "uuid", "pathlib"}
     run = subprocess.run([sys.executable, "-I", str(script)], capture_output=True, text=True)
     assert run.returncode == 0, run.stderr
-    direct = migrate(src, tmp_path / "direct", to=to, retrieval=False)
-    assert _git(tmp_path / "scripted", "rev-parse", "main") == _git(tmp_path / "direct", "rev-parse", "main")
-    assert _git(tmp_path / "scripted", "log", "--format=%T %an <%ae> %ad %s", "main") == \
-        _git(tmp_path / "direct", "log", "--format=%T %an <%ae> %ad %s", "main")
+    # The direct apply of the same migration (same source, same destination) makes the very
+    # commits the script made, so it finds nothing to do.
+    direct = migrate(src, tmp_path / "scripted", to=to, retrieval=False)
+    assert direct.mode == "unchanged"
     assert list(planned.commits["sha"]) == list(direct.commits["sha"])
+    # A fresh direct migration elsewhere writes the same files and messages (its commits are
+    # dated at its own run, which the side file and agent.yaml's created_at record).
+    fresh = migrate(src, tmp_path / "fresh", to=to, retrieval=False)
+    assert fresh.mode == "created"
+
+    def content(repo):
+        tree = [ln for ln in _git(repo, "ls-tree", "-r", "main").splitlines()
+                if not ln.endswith(("\t.memlab/letta-blocks.json", "\tagent.yaml"))]
+        return tree, _git(repo, "log", "--format=%an <%ae> %B", "main")
+
+    assert content(tmp_path / "scripted") == content(tmp_path / "fresh")
     assert _git(tmp_path / "scripted", "status", "--porcelain") == ""
     assert verify(src, tmp_path / "scripted", retrieval=False)["ok"].all()
     # The script is idempotent too.
@@ -206,16 +217,19 @@ def test_a_second_run_changes_nothing(tmp_path):
     assert second.differences.empty
 
 
-def test_commits_are_attributed_and_dated_from_the_source(migrated):
+def test_commits_are_attributed_to_memlab_and_keep_the_source_time(migrated):
     _, out, _ = migrated(DATA / "samples/letta-af/customer_service.af", "letta")
-    log = _git(out, "log", "--format=%an|%ae|%aI|%cI|%s", "main").splitlines()
+    log = _git(out, "log", "--format=%an|%ae|%aI|%cI|%s|%(trailers:key=Memlab-Source-Created-At)",
+               "main").splitlines()
+    log = [ln for ln in log if ln.strip()]
     assert len(log) == 3
     for line in log:
-        name, email, authored, committed, _ = line.split("|", 4)
+        name, email, authored, committed, _, trailer = line.split("|", 5)
         assert (name, email) == ("memlab migrate", "migrate@memlab.invalid")
-        # The agent file's created_at (2025-11-21T03:09:19Z), not the time the test ran.
-        assert authored == committed == "2025-11-21T03:09:19+00:00"
-    assert log[-1].endswith("chore: initialize memory")
+        # Dated when the migration ran (not in 2025); the agent file's created_at is a trailer.
+        assert authored == committed and authored > "2025-11-22"
+        assert trailer.strip() == "Memlab-Source-Created-At: 2025-11-21T03:09:19+00:00"
+    assert "chore: initialize memory" in log[-1]
 
 
 # --------------------------------------------------------------------------- Letta specifics

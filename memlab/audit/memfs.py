@@ -740,7 +740,21 @@ def _headline(store: Store, hist: pd.DataFrame, tables: dict[str, pd.DataFrame],
     }
     for kind in fmt.AUTHOR_KINDS:
         head[f"commits_{kind}"] = int(kinds.get(kind, 0))
+    head["findings"] = _findings(head, tables)
     return head
+
+
+def _findings(head: dict[str, Any], tables: dict[str, pd.DataFrame]) -> int:
+    """What needs a person: hook bypasses, read_only files changed by someone the hook guards,
+    limit breaches written by anyone but memlab's migration (which copies a source as it is
+    and flags it), files Letta's readers disagree on, copied trees and load problems. Files
+    over their limit now are a state (``over_limit_files``), not a finding."""
+    ro = tables["read_only"]
+    guarded = ro[ro["author_kind"].astype("string").isin([*HOOKED_KINDS, "human"])]
+    breaches = tables["limit_breaches"]
+    breaches = breaches[breaches["author_kind"].astype("string") != "migration"]
+    return int(head["no_verify_commits"] + len(guarded) + breaches["sha"].nunique()
+               + head["readers_disagree_files"] + head["duplicated_trees"] + head["problems"])
 
 
 def _notes(store: Store, layout: str) -> list[str]:
@@ -767,8 +781,9 @@ def _summary(store: Store, h: dict[str, Any], tables: dict[str, pd.DataFrame]) -
         f"(~{h['prompt_tokens']:.0f} tokens)",
         f"  commits: {h['commits']} on {h['branches']} branch(es) by {h['authors']} author(s): "
         + ", ".join(f"{k} {h['commits_' + k]}" for k in fmt.AUTHOR_KINDS if h["commits_" + k]),
-        f"  hook: {h['hook_violations']} violation(s); {h['no_verify_commits']} commit(s) must have "
-        "used --no-verify",
+        (f"  hook: {h['hook_violations']} violation(s); {h['no_verify_commits']} commit(s) must have "
+         "used --no-verify") if h["layout"] in LETTA_LAYOUTS else
+        f"  hook: not checked ({h['layout']}: Letta Code's hook does not guard this repository)",
     ]
     for row in tables["no_verify_commits"].head(10).itertuples(index=False):
         lines.append(f"    {row.sha[:10]} {str(row.authored_at)[:10]} {row.author_kind}: {row.rules} "
@@ -782,4 +797,11 @@ def _summary(store: Store, h: dict[str, Any], tables: dict[str, pd.DataFrame]) -
     if h["top_churn_file"]:
         lines.append(f"  churn: {h['lines_changed']} lines changed; most churned: {h['top_churn_file']}")
     lines.append(f"  uncommitted: {h['uncommitted_files']} file(s); problems: {h['problems']}")
+    if h["readers_disagree_files"]:
+        lines.append(f"  readers: Letta Code and the Letta server read {h['readers_disagree_files']} "
+                     "file(s) differently (table 'readers')")
+    if h["duplicated_trees"]:
+        lines.append(f"  copies: {h['duplicated_trees']} folder(s) duplicate another folder's files "
+                     "(table 'duplicate_trees')")
+    lines.append(f"  findings: {h['findings']}")
     return "\n".join(lines)

@@ -82,7 +82,7 @@ class MigrationResult:
         blocks = self.moved[self.moved["kind"] == "block"]
         out: dict[str, Any] = {
             "target": self.target, "mode": self.mode, "source": self.source.name,
-            "blocks_moved": int(len(blocks)), "files_written": int(blocks["path"].nunique()),
+            "blocks_moved": int(len(blocks)), "files_written": _files_written(blocks),
             "repositories": int(self.commits["repo"].nunique()) if len(self.commits) else 0,
             "commits": int(len(self.commits)), "flags": int(len(self.flags)),
         }
@@ -125,11 +125,13 @@ class MigrationResult:
                  "planned": "plan script written; nothing applied"}.get(self.mode, self.mode)
         lines = [f"{self.source.name} -> {self.dest} ({self.target}): {where}"]
         blocks = self.moved[self.moved["kind"] == "block"]
-        files = blocks["path"].nunique() if len(blocks) else 0
+        files = _files_written(blocks)
+        repos = int(self.commits["repo"].nunique()) if len(self.commits) else 0
         heads = ", ".join(f"{(r or '.')}@{s[:12]}" for r, s in
                           self.commits.groupby("repo")["sha"].last().items()) if len(self.commits) else ""
-        lines.append(f"  {len(blocks)} block(s) into {files} file(s); {len(self.commits)} commit(s)"
-                     + (f"; heads {heads}" if heads else ""))
+        across = f" across {repos} repositories" if repos > 1 else ""
+        lines.append(f"  {len(blocks)} block(s) into {files} file(s){across}; "
+                     f"{len(self.commits)} commit(s)" + (f"; heads {heads}" if heads else ""))
         if self.script is not None:
             lines.append(f"  script: {self.script}  (review it, then: python3 {self.script.name})")
         if len(self.flags):
@@ -142,6 +144,13 @@ class MigrationResult:
             for row in diff.head(5).itertuples(index=False):
                 lines.append(f"    {row.check} {row.item}: expected {row.expected}, got {row.actual}")
         return "\n".join(lines)
+
+
+def _files_written(blocks: pd.DataFrame) -> int:
+    """Files written: one per (repository, path); the same path in two repositories is two files."""
+    if blocks.empty:
+        return 0
+    return int(blocks[["repo", "path"]].astype("string").fillna("").drop_duplicates().shape[0])
 
 
 def _resolve(src: str | Path, dest: str | Path) -> tuple[Path, Path]:
@@ -166,26 +175,31 @@ def natural_target(store: Store) -> str:
     return "substrate" if store.kind == "elfmem_db" else "letta"
 
 
-def plan_migration(src: str | Path, *, to: str | None = None, store: Store | None = None) -> Plan:
+def plan_migration(src: str | Path, *, to: str | None = None, store: Store | None = None,
+                   dest: str | Path | None = None) -> Plan:
     """Decide the whole migration (files, commits, flags) without writing anything.
 
-    ``to=None`` picks :func:`natural_target` for the source.
+    ``to=None`` picks :func:`natural_target` for the source. Letta and Souveraine commits are
+    dated now, or at the date of memlab's earlier migration of the same source into ``dest``.
     """
     from memlab.migrate._elfmem import plan_substrate
-    from memlab.migrate._letta import plan_memfs
+    from memlab.migrate._letta import _file_sha, plan_memfs, previous_migration_time
     from memlab.sources import load
 
     _check_target(to)
     path = Path(src).expanduser().resolve()
     store = store if store is not None else load(path)
     to = to or natural_target(store)
-    if store.kind == "elfmem_db":
-        return plan_substrate(store, path) if to == "substrate" else plan_memfs(store, path, target=to)
-    if store.kind in ("agent_file", "letta_blocks"):
-        if to == "substrate":
-            raise MigrationError("an elfmem substrate is made from an elfmem database, not from "
-                                 "Letta blocks", path=path, hint="use to='letta' or to='souveraine'")
-        return plan_memfs(store, path, target=to)
+    if store.kind == "elfmem_db" and to == "substrate":
+        return plan_substrate(store, path)
+    if store.kind in ("agent_file", "letta_blocks") and to == "substrate":
+        raise MigrationError("an elfmem substrate is made from an elfmem database, not from "
+                             "Letta blocks", path=path, hint="use to='letta' or to='souveraine'")
+    if store.kind in ("elfmem_db", "agent_file", "letta_blocks"):
+        when = (previous_migration_time(Path(os.path.abspath(Path(dest).expanduser())),
+                                        _file_sha(path) if path.is_file() else "")
+                if dest is not None else None)
+        return plan_memfs(store, path, target=to, when=when)
     raise MigrationError(f"memlab does not migrate from a {store.kind} store", path=path,
                          hint="migrate from an elfmem .db, a Letta .af or a blocks JSON list")
 
@@ -265,7 +279,7 @@ def migrate(src: str | Path, dest: str | Path, *, to: str | None = None, plan: b
     to = to or natural_target(store)
     steps.update(1)
     steps.set_postfix_str("planning")
-    the_plan = plan_migration(s, to=to, store=store)
+    the_plan = plan_migration(s, to=to, store=store, dest=d)
     steps.update(1)
     steps.set_postfix_str("writing the plan script" if plan else "writing commits")
     branch_mode = branch is not None and _apply.is_git_repo(d)

@@ -19,6 +19,13 @@ Decisions, each visible in the result's ``flags`` table when it applies:
 * **Side file.** ``.memlab/letta-blocks.json`` holds, per block, every source field a memfs file
   cannot hold (block id, metadata, template fields, hidden, tags, the original label and
   description), so nothing is lost; it is JSON, so Letta never loads it as a block.
+* **Dates.** Commits are dated when the migration runs (so a repository's history starts when
+  it came to be, and the audit's time axes span its real life); the source's own timestamp is
+  kept in every commit message's ``Memlab-Source-Created-At`` trailer and in the side file's
+  ``source_created_at``. Re-running the same migration into the same destination reuses the
+  earlier run's date (:func:`previous_migration_time`), so it changes nothing. Commits are
+  attributed to memlab (author kind ``migration``), which runs no hook, as the Letta server's
+  own plumbing commits do.
 * **Agents and shared blocks.** memfs is one repository per agent (Letta has no shared-memory
   primitive, LET-8217; Souveraine's decision record rejects shared blocks). A file with one
   agent (or a blocks JSON list, which has none) becomes one repository at the destination. A file
@@ -404,8 +411,10 @@ def _agent_yaml(spec: RepoSpec, source_sha: str, when: str, files: list[MemFile]
     return yaml.safe_dump(doc, sort_keys=False, allow_unicode=True, width=100).encode("utf-8")
 
 
-def _side_file(spec: RepoSpec, source: Path, source_sha: str, target: str) -> bytes:
+def _side_file(spec: RepoSpec, source: Path, source_sha: str, target: str,
+               times: dict[str, str | None]) -> bytes:
     doc = {
+        **times,
         "about": "Fields of the migrated blocks that a memory file's frontmatter cannot hold; "
                  "written by memlab so nothing is lost. Not a memory block.",
         "version": 1,
@@ -436,20 +445,55 @@ def source_time_letta(store: Store) -> pd.Timestamp | None:
     return None
 
 
-def plan_memfs(store: Store, source: Path, *, target: str) -> Plan:
-    """Letta memfs (``target="letta"``) or Souveraine (``"souveraine"``) from any block source."""
+TRAILER_SHA = "Memlab-Source-SHA256"
+TRAILER_CREATED = "Memlab-Source-Created-At"
+
+
+def previous_migration_time(dest: Path, source_sha: str) -> pd.Timestamp | None:
+    """When memlab last migrated the source with sha256 ``source_sha`` into ``dest`` (any
+    repository at or one level under it), read from the commits' trailer; None if never."""
+    from memlab.sources import _git
+
+    if not source_sha or not dest.is_dir() or dest.is_symlink():
+        return None
+    candidates = [dest] + sorted(p for p in dest.iterdir() if p.is_dir() and not p.is_symlink())
+    for folder in candidates:
+        if _git.find_repo(folder) is None:
+            continue
+        out = _git.run_git(folder, "log", "--all", "-1", "--format=%at", "--fixed-strings",
+                           f"--author={fmt.MIGRATION_EMAIL}",
+                           f"--grep={TRAILER_SHA}: {source_sha}", check=False).decode().strip()
+        if out.isdigit():
+            return pd.Timestamp(int(out), unit="s", tz="UTC")
+    return None
+
+
+def _trailers(source: Path, source_sha: str, source_created: str | None) -> str:
+    return (f"\n\nMemlab-Source: {source.name}\n{TRAILER_SHA}: {source_sha or 'unknown'}\n"
+            f"{TRAILER_CREATED}: {source_created or 'unknown'}")
+
+
+def plan_memfs(store: Store, source: Path, *, target: str, when: pd.Timestamp | None = None) -> Plan:
+    """Letta memfs (``target="letta"``) or Souveraine (``"souveraine"``) from any block source.
+
+    Commits are dated ``when`` (default: now, to the second); see "Dates" above.
+    """
     flags: list[dict] = []
     moved: list[dict] = []
     source_sha = _file_sha(source) if source.is_file() else ""
     if store.kind == "elfmem_db":
         specs = [elfmem_repo(store, flags, moved)]
-        when_ts = _elfmem.source_time(store)
+        source_ts = _elfmem.source_time(store)
     else:
         specs = letta_repos(store, flags)
-        when_ts = source_time_letta(store)
+        source_ts = source_time_letta(store)
     led = None
-    signature = signature_at(when_ts)
+    signature = signature_at(when if when is not None else pd.Timestamp.now(tz="UTC"))
     when = _elfmem.iso(pd.Timestamp(signature.timestamp, unit="s", tz="UTC"))
+    source_created = None if source_ts is None or pd.isna(source_ts) else _elfmem.iso(
+        pd.Timestamp(source_ts).floor("s"))
+    trailers = _trailers(source, source_sha, source_created)
+    times = {"migrated_at": when, "source_created_at": source_created}
     if store.kind == "elfmem_db":
         led = _elfmem.ledger_events(store, when)
         flags.extend(led.flags)
@@ -461,20 +505,22 @@ def plan_memfs(store: Store, source: Path, *, target: str) -> Plan:
         n = len(spec.files)
         if target == "letta":
             commits.append(PlannedCommit(
-                "chore: initialize memory\n\nAs the Letta server creates a memory repository.",
+                "chore: initialize memory\n\nAs the Letta server creates a memory repository."
+                + trailers,
                 ((fmt.CONFIG_PATH, b'{"version": 1}\n'),)))
             commits.append(PlannedCommit(
                 f"migrate: {n} memory block(s) from {source.name}"
                 + (f" for agent {spec.title}" if spec.agent else "")
-                + "\n\nOne file per block; description, read_only and limit in frontmatter.",
+                + "\n\nOne file per block; description, read_only and limit in frontmatter."
+                + trailers,
                 tuple(sorted(md.items()))))
         else:
             files = dict(md)
             files[AGENT_YAML] = _agent_yaml(spec, source_sha, when, spec.files)
             commits.append(PlannedCommit(
                 f"feat(init): initialize agent memory\n\nMigrated by memlab from {source.name}: "
-                f"{n} memory file(s) and agent.yaml.", tuple(sorted(files.items()))))
-        side = {SIDE_FILE: _side_file(spec, source, source_sha, target)}
+                f"{n} memory file(s) and agent.yaml." + trailers, tuple(sorted(files.items()))))
+        side = {SIDE_FILE: _side_file(spec, source, source_sha, target, times)}
         if led is not None:  # from an elfmem DB: the ledger goes beside the side file
             side.update({LEDGER_PREFIX + p.rsplit("/", 1)[1]: data
                          for p, data in led.files().items()})
@@ -483,7 +529,7 @@ def plan_memfs(store: Store, source: Path, *, target: str) -> Plan:
             + ("Block ids, metadata, template fields and original labels/descriptions."
                if store.kind != "elfmem_db" else
                "The elfmem ledger: reinforcement, clock, edges, outcomes, amendments, "
-               "contradictions."), tuple(sorted(side.items()))))
+               "contradictions.") + trailers, tuple(sorted(side.items()))))
         repos.append(PlannedRepo(spec.subdir, tuple(commits), title=spec.title))
         if store.kind != "elfmem_db":
             for f in spec.files:

@@ -17,12 +17,13 @@ from typing import Any, Iterable, Mapping
 import pandas as pd
 
 from memlab.errors import UnsafePath
+from memlab.formats import letta_memfs as _fmt
 from memlab.migrate._gitobj import BLOB_MODE, Signature, blob_sha, build_trees, commit_body, object_sha
 
 #: Who every migration commit is attributed to. Not an agent and not a human: a memfs audit
-#: should be able to tell a migration apart from the memory's own history.
-AUTHOR_NAME = "memlab migrate"
-AUTHOR_EMAIL = "migrate@memlab.invalid"
+#: tells a migration apart from the memory's own history (author kind ``migration``).
+AUTHOR_NAME = _fmt.MIGRATION_NAME
+AUTHOR_EMAIL = _fmt.MIGRATION_EMAIL
 
 #: Used only when a source carries no timestamp at all, so the commit date still never depends
 #: on when the migration ran.

@@ -343,8 +343,8 @@ def _read_v2(doc: dict[str, Any], file: str, problems: Problems):
             "context_window": ctx.integer(window, f"agent {agent_id} context_window"),
             "system_chars": len(ctx.text(raw.get("system"), f"agent {agent_id} system") or ""),
             "n_tools": len(agent_tools[agent_id]), "n_messages": len(messages),
-            "n_in_context": len(ctx.listing(raw.get("in_context_message_ids"),
-                                            f"agent {agent_id} in_context_message_ids")),
+            "n_in_context": _in_context(ctx, raw, messages, "in_context_message_ids",
+                                        f"agent {agent_id}"),
             "tags": [str(t) for t in ctx.listing(raw.get("tags"), f"agent {agent_id} tags")],
         })
 
@@ -418,8 +418,7 @@ def _read_legacy(doc: dict[str, Any], file: str, problems: Problems):
         "context_window": ctx.integer(llm.get("context_window"), "llm_config.context_window"),
         "system_chars": len(ctx.text(doc.get("system"), "system") or ""),
         "n_blocks": len(blocks), "n_tools": len(tools), "n_messages": len(messages),
-        "n_in_context": len(ctx.listing(doc.get("in_context_message_indices"),
-                                        "in_context_message_indices")),
+        "n_in_context": _in_context(ctx, doc, messages, "in_context_message_indices", "agent"),
         "tags": [str(t) for t in ctx.listing(doc.get("tags"), "tags")],
     }
     version = doc.get("version") if isinstance(doc.get("version"), str) else None
@@ -459,6 +458,27 @@ def _tool_row(ctx: _Ctx, raw: Any, fallback_id: str, *, legacy: bool = False):
             "tool_type": ctx.text(raw.get("tool_type"), f"tool {tool_id} tool_type"),
             "source_type": ctx.text(raw.get("source_type"), f"tool {tool_id} source_type"),
             "source_chars": len(source)}
+
+
+def _in_context(ctx: _Ctx, owner: dict[str, Any], messages: list[Any], key: str, where: str) -> int:
+    """Messages in the agent's context window, from whichever form the file uses.
+
+    Current files list ``in_context_message_ids``, legacy 0.7-0.10 files
+    ``in_context_message_indices``; letta 0.6.x files instead mark each message with
+    ``"in_context": true`` (and carry no list, or an empty one). A non-empty list wins; with
+    none, the per-message flags are counted.
+    """
+    listed = ctx.listing(owner.get(key), f"{where} {key}")
+    if listed:
+        return len(listed)
+    flags = [m.get("in_context") for m in messages if isinstance(m, dict) and "in_context" in m]
+    if flags:
+        bad = [f for f in flags if not isinstance(f, bool)]
+        if bad:
+            ctx.add("bad_value", f"{where}: {len(bad)} message(s) have an in_context that is not "
+                    "true or false; counted as not in context")
+        return sum(1 for f in flags if f is True)
+    return 0
 
 
 def _message_counts(agent_id: str, messages: list[Any]) -> list[dict[str, Any]]:

@@ -42,7 +42,7 @@ from memlab.formats import letta_memfs as fmt
 from memlab.sources import _git
 from memlab.store import Problems, Store, empty_frame, token_estimate
 
-__all__ = ["load_memfs", "files_at", "file_versions", "resolve_ref", "in_prompt", "domain_of",
+__all__ = ["load_memfs", "repos_in", "files_at", "file_versions", "resolve_ref", "in_prompt", "domain_of",
            "is_memory_path", "letta_evidence", "FILES_COLUMNS", "LAYOUTS", "LETTA_LAYOUTS"]
 
 LAYOUTS = ("letta_v1", "letta_v1_memory_prefix", "letta_v2", "souveraine", "elfmem_substrate",
@@ -160,6 +160,73 @@ def load_memfs(path: str | Path, ref: str = "HEAD", *, history: bool = True) -> 
     ordered = {k: frames[k] for k in ("files", "blocks", "history", "uncommitted", "ledger")
                if k in frames}
     return Store(_KINDS[src.layout], src.path, ordered, problems.frame(), meta)
+
+
+REPOS_COLUMNS: dict[str, str] = {
+    "repo": "string", "path": "string", "kind": "category", "layout": "category", "name": "string",
+    "files": "Int64", "memory_files": "Int64", "commits": "Int64",
+    "first_commit": "datetime64[ns, UTC]", "last_commit": "datetime64[ns, UTC]",
+    "migrated_from": "string", "letta_evidence": "Int64", "problems": "Int64",
+}
+
+
+def repos_in(folder: str | Path) -> pd.DataFrame:
+    """One row per memory repository directly inside ``folder`` (a migration's output of
+    several agents, say): repo, path, kind, layout, name, files, memory_files, commits,
+    first_commit, last_commit, migrated_from (the ``Memlab-Source`` a memlab migration
+    recorded), letta_evidence (how many signs of Letta) and problems. Read-only.
+
+    Example::
+
+        memlab.sources.memfs.repos_in("out/lettabot-builder")   # or: memlab inspect out/...
+
+    Raises :class:`StoreNotFound` for a missing folder; a sub-folder that is not a memory
+    repository is skipped, one that cannot be read is a row with its error in ``name``.
+    """
+    root = Path(folder).expanduser()
+    if not root.is_dir():
+        raise StoreNotFound("no such folder", path=root)
+    rows = []
+    for sub in sorted(p for p in root.iterdir()
+                      if p.is_dir() and not p.is_symlink() and not p.name.startswith(".")):
+        try:
+            store = load_memfs(sub)
+        except UnrecognizedStore:
+            continue
+        except MemlabError as exc:
+            rows.append({"repo": sub.name, "path": str(sub), "name": f"unreadable: {exc.message}"})
+            continue
+        hist = store.history
+        commits = hist.drop_duplicates("sha")
+        layout = store.meta["layout"]
+        migrated = None
+        if len(commits):
+            msgs = commits.loc[commits["author_kind"].astype("string") == "migration", "message"]
+            for m in msgs:
+                found = [ln.split(": ", 1)[1] for ln in str(m).splitlines()
+                         if ln.startswith("Memlab-Source: ")]
+                if found:
+                    migrated = found[0]
+                    break
+        rows.append({
+            "repo": sub.name, "path": str(sub), "kind": store.kind, "layout": layout,
+            "name": store.name, "files": len(store.files),
+            "memory_files": int(sum(is_memory_path(p, layout) for p in store.files["path"])),
+            "commits": len(commits),
+            "first_commit": commits["committed_at"].min() if len(commits) else None,
+            "last_commit": commits["committed_at"].max() if len(commits) else None,
+            "migrated_from": migrated, "letta_evidence": len(store.meta.get("letta_evidence") or []),
+            "problems": len(store.problems),
+        })
+    df = pd.DataFrame(rows, columns=list(REPOS_COLUMNS))
+    for col, dtype in REPOS_COLUMNS.items():
+        if dtype.startswith("datetime"):
+            df[col] = pd.to_datetime(df[col], utc=True)
+        elif dtype in ("Int64",):
+            df[col] = pd.array(df[col].tolist(), dtype="Int64")
+        else:
+            df[col] = df[col].astype(dtype)
+    return df
 
 
 def files_at(store_or_path: Store | str | Path, ref: str) -> pd.DataFrame:

@@ -30,3 +30,21 @@ def test_memfs_notebook_reports_the_seeded_breaches(tmp_path):
     html = result.html.read_text()
     assert html.count("data:image/png;base64") >= 4  # size, prompt, authors, churn figures
     assert built.shas["edit_read_only"][:10] in html
+
+
+@pytest.mark.slow
+def test_memfs_notebook_runs_with_its_defaults_on_the_bundled_sample(tmp_path):
+    """No arguments: the notebook unpacks the bundled sample and its charts span its history."""
+    import nbformat as nbf
+
+    result = execute_notebook("memfs", {}, tmp_path / "out")
+    m = result.metrics
+    assert m["layout"] == "letta_v1" and m["commits"] == 26
+    assert m["first_commit"].startswith("2026-04-06") and m["last_commit"].startswith("2026-05-14")
+    assert m["no_verify_commits"] == 1 and m["readers_disagree_files"] == 1
+    executed = nbf.read(tmp_path / "out" / "02-memfs-audit.ipynb", as_version=4)
+    figures = [o for c in executed.cells for o in c.get("outputs", [])
+               if "image/png" in o.get("data", {})]
+    assert len(figures) >= 5  # memory size, other files, prompt, authors, churn
+    html = result.html.read_text()
+    assert "2026-05-1" in html and "2026-04-0" in html  # the axes reach both ends of the history

@@ -35,14 +35,14 @@ from typing import Any, Callable
 import pandas as pd
 import yaml
 
-from memlab.errors import (MemlabError, RepoError, SourceError, StoreNotFound, UnrecognizedStore,
-                           UnsafePath)
+from memlab.errors import (MemlabError, OutputExists, RepoError, SourceError, StoreNotFound,
+                           UnrecognizedStore, UnsafePath)
 from memlab._files import NotRegularFile, read_regular
 from memlab.formats import letta_memfs as fmt
 from memlab.sources import _git
 from memlab.store import Problems, Store, empty_frame, token_estimate
 
-__all__ = ["load_memfs", "repos_in", "files_at", "file_versions", "resolve_ref", "in_prompt", "domain_of",
+__all__ = ["load_memfs", "repos_in", "unpack_bundle", "SAMPLE_BUNDLE", "files_at", "file_versions", "resolve_ref", "in_prompt", "domain_of",
            "is_memory_path", "letta_evidence", "FILES_COLUMNS", "LAYOUTS", "LETTA_LAYOUTS"]
 
 LAYOUTS = ("letta_v1", "letta_v1_memory_prefix", "letta_v2", "souveraine", "elfmem_substrate",
@@ -160,6 +160,59 @@ def load_memfs(path: str | Path, ref: str = "HEAD", *, history: bool = True) -> 
     ordered = {k: frames[k] for k in ("files", "blocks", "history", "uncommitted", "ledger")
                if k in frames}
     return Store(_KINDS[src.layout], src.path, ordered, problems.frame(), meta)
+
+
+#: The bundled sample repository (a git bundle; see data/samples/memfs/SOURCES.md), relative
+#: to the memlab checkout. :func:`unpack_bundle` turns it into a repository to load.
+SAMPLE_BUNDLE = "data/samples/memfs/deep-research-memfs.bundle"
+
+
+def unpack_bundle(bundle: str | Path, into: str | Path) -> Path:
+    """Unpack a git bundle (every branch) into a new repository ``<into>/<name>-<main head>``,
+    checked out at ``main``, and return its path; one that already holds the bundle's heads is
+    reused, so a notebook can unpack the sample on every run.
+
+    Example::
+
+        repo = unpack_bundle("data/samples/memfs/deep-research-memfs.bundle", "reports/memfs")
+        store = memlab.load_memfs(repo)
+
+    Raises :class:`StoreNotFound` (no bundle), :class:`OutputExists` (the folder holds something
+    else) or :class:`RepoError` (not a bundle git can read). Git runs hardened (memlab._git).
+    """
+    from memlab import _git as hardened
+
+    src = Path(bundle).expanduser().resolve()
+    if not src.is_file():
+        raise StoreNotFound("no such git bundle", path=src)
+    heads = {}
+    listed = hardened.run(src.parent, "bundle", "list-heads", str(src), check=False)
+    for line in listed.decode("utf-8", "replace").splitlines():
+        sha, _, ref = line.partition(" ")
+        if ref.startswith("refs/heads/"):
+            heads[ref] = sha
+    if not heads or "refs/heads/main" not in heads:
+        raise RepoError("not a git bundle with a main branch (git bundle list-heads)", path=src)
+    out = Path(into).expanduser() / f"{src.stem}-{heads['refs/heads/main'][:12]}"
+    if out.exists() and any(out.iterdir()):
+        info = _git.find_repo(out) if out.is_dir() else None
+        have = {}
+        if info is not None:
+            refs = hardened.run(out, "for-each-ref", "--format=%(objectname) %(refname)",
+                                "refs/heads/", check=False).decode().splitlines()
+            have = {r: s for s, _, r in (ln.partition(" ") for ln in refs)}
+        if have == heads:
+            return out.resolve()
+        raise OutputExists("the folder exists and does not hold this bundle", path=out,
+                           hint="choose an empty folder")
+    out.mkdir(parents=True, exist_ok=True)
+    hardened.run(out, "init", "-q", "--initial-branch=main", ceiling=False)
+    # unbundle stores the objects (no transport, no remote); the branches are then set by hand.
+    hardened.run(out, "bundle", "unbundle", str(src))
+    for ref, sha in heads.items():
+        hardened.run(out, "update-ref", ref, sha)
+    hardened.run(out, "reset", "-q", "--hard", "refs/heads/main")
+    return out.resolve()
 
 
 REPOS_COLUMNS: dict[str, str] = {

@@ -6,6 +6,10 @@ serialises writers, and ``INSERT OR IGNORE`` makes two writers that embedded the
 without a read-modify-write race. Vectors are stored as raw little-endian float32 bytes, in a
 rowid table: a 1.5 kB vector overflows the small cells of a WITHOUT ROWID b-tree, which more than
 doubled the file size.
+
+The ``model`` column is the model name for fp32 vectors and ``"<model>|bf16"`` for bf16 ones
+(:func:`memlab.embed._precision.cache_model_key`); the ``meta`` table also records, per model
+and machine, which precision the bf16 gate chose and the fidelity it measured.
 """
 
 from __future__ import annotations
@@ -124,7 +128,8 @@ class EmbeddingCache:
         return found
 
     def put(self, model: str, items: Iterable[tuple[str, np.ndarray]]) -> int:
-        """Store vectors; returns how many rows were new. Existing rows are left as they are."""
+        """Store vectors in one transaction; returns how many rows were new. Existing rows are
+        left as they are."""
         conn = self._connection()
         if conn is None:
             return 0
@@ -144,6 +149,24 @@ class EmbeddingCache:
                 conn.execute("ROLLBACK")
                 raise
             return conn.total_changes - before
+
+    def get_meta(self, key: str) -> str | None:
+        """A value from the cache's ``meta`` table (None if absent or the cache is disabled)."""
+        conn = self._connection()
+        if conn is None:
+            return None
+        with self._lock:
+            row = conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        return None if row is None else str(row[0])
+
+    def set_meta(self, key: str, value: str) -> None:
+        """Record ``value`` under ``key`` in the ``meta`` table (replacing an older value)."""
+        conn = self._connection()
+        if conn is None:
+            return
+        with self._lock:
+            conn.execute("INSERT INTO meta(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE "
+                         "SET value = excluded.value", (key, value))
 
     def count(self, model: str | None = None) -> int:
         conn = self._connection()

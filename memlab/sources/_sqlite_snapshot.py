@@ -25,6 +25,23 @@ source through SQLite's locking layer at all. It takes one of two routes:
     checksums and are ignored). Without a WAL, the main file's header (whose change counter a
     rollback-journal commit bumps), size and mtime must be unchanged across the copy.
 
+``wal-link``
+    The common live case, a quiet main file with committed frames in its ``-wal``, without
+    copying the main file: the main file is hard-linked into the private temp folder (same
+    inode, no bytes copied; only possible when the temp folder is on the same filesystem) and
+    only the ``-wal`` is copied beside the link, so SQLite, opening the link read-only (file
+    descriptor ``O_RDONLY``), replays our copy of the WAL over the live main file. The read is
+    consistent when the main file is unchanged (size, mtime, header) from before the WAL copy
+    until after the read, and the WAL header is unchanged: in WAL mode only a checkpoint writes
+    the main file, so an unchanged main file means every page not in our WAL copy is the page
+    our snapshot needs. If the main file changed, the read is thrown away and retried. The
+    route is skipped (the ``copy`` route is used) when the link fails (another filesystem, no
+    permission), when the file was written in the last seconds, and when this process already
+    has the file open (SQLite shares locks and the WAL index per inode within a process, so
+    our connection could otherwise use the live ``-shm``). While the read runs the source file
+    has one more link and our reader holds SQLite's shared lock on it, as any reader does; its
+    bytes and its folder are not changed.
+
 Either way the caller gets a :class:`Snapshot` with a URI any SQLite client (``sqlite3``,
 ``adbc_driver_sqlite``) can open, and the temp folder is removed when the read finishes, when the process gets SIGTERM or SIGINT, or
 (after a SIGKILL) by the next memlab run (:mod:`memlab._tmp`).
@@ -41,6 +58,7 @@ import os
 import shutil
 import sqlite3
 import struct
+import threading
 import time
 import urllib.parse
 from dataclasses import dataclass, field
@@ -88,7 +106,7 @@ class Snapshot:
     """One consistent, private view of an SQLite database.
 
     ``uri`` opens it read-only from any SQLite client; ``method`` says which route was taken
-    (``direct`` or ``copy``); ``problems`` holds (kind, message) pairs worth reporting, such as
+    (``direct``, ``wal-link`` or ``copy``); ``problems`` holds (kind, message) pairs worth reporting, such as
     a WAL file whose header is invalid.
     """
 
@@ -256,6 +274,76 @@ def _copy_snapshot(path: Path, before: _Signature, tmp: Path, page_size: int
     return dest, problems, copied_journal
 
 
+# One wal-link read at a time per process: two would share SQLite's per-inode state.
+_LINK_LOCK = threading.Lock()
+
+
+def _open_in_this_process(st_dev: int, st_ino: int) -> bool:
+    """Whether this process holds a file descriptor on the inode (Linux; elsewhere: assume
+    it does, so the wal-link route is not taken)."""
+    try:
+        fds = os.listdir("/proc/self/fd")
+    except OSError:
+        return True
+    for fd in fds:
+        try:
+            st = os.stat(f"/proc/self/fd/{fd}")
+        except OSError:
+            continue
+        if st.st_ino == st_ino and st.st_dev == st_dev:
+            return True
+    return False
+
+
+def _link_snapshot(path: Path, real: Path, before: _Signature, tmp: Path, page_size: int,
+                   journal_mode: str, attempt: int, reader: Callable[[Snapshot], T]
+                   ) -> tuple[bool, T | None]:
+    """The wal-link route: (True, result) from a read proven consistent, (False, None) when the
+    route is not possible here (the caller copies instead). Raises _SourceChanged to retry."""
+    if not _LINK_LOCK.acquire(blocking=False):
+        return False, None
+    try:
+        st = real.stat()
+        if st.st_ino != before.main.ino or _open_in_this_process(st.st_dev, st.st_ino):
+            return False, None
+        dest = tmp / real.name
+        try:
+            os.link(real, dest, follow_symlinks=False)
+        except OSError:
+            return False, None  # another filesystem, or links not allowed here
+        if dest.stat().st_ino != before.main.ino:
+            raise _SourceChanged("the database file was replaced")
+        try:
+            shutil.copyfile(f"{real}-wal", f"{dest}-wal")
+        except FileNotFoundError as exc:
+            raise _SourceChanged("the -wal file vanished during the copy") from exc
+        with open(f"{dest}-wal", "rb") as fh:
+            if fh.read(_WAL_HEADER) != before.wal.head:  # type: ignore[union-attr]
+                raise _SourceChanged("the WAL was reset during the copy")
+        problems = []
+        problem = _wal_problem(before.wal)  # type: ignore[arg-type]
+        if problem:
+            problems.append(("wal", problem))
+        snap = Snapshot(path, _uri(dest, mode="ro"), "wal-link",
+                        before.wal.size, page_size, journal_mode,  # type: ignore[union-attr]
+                        attempt, problems)
+        try:
+            result = reader(snap)
+        except sqlite3.DatabaseError:
+            # Whatever the cause (a checkpoint under us, or the file's own damage), the copy
+            # route decides: it reads a private copy and reports real damage.
+            return False, None
+        after = _signature(real)
+        if after.main != before.main:
+            raise _SourceChanged("a checkpoint wrote the database while it was read")
+        if after.wal is None or after.wal.head != before.wal.head or \
+                after.wal.ino != before.wal.ino:  # type: ignore[union-attr]
+            raise _SourceChanged("the WAL was reset or removed while it was read")
+        return True, result
+    finally:
+        _LINK_LOCK.release()
+
+
 def read_snapshot(path: str | Path, reader: Callable[[Snapshot], T], *, attempts: int = 5,
                   tmp_root: str | Path | None = None) -> T:
     """Run ``reader`` on a consistent snapshot of the SQLite database at ``path``.
@@ -288,6 +376,13 @@ def read_snapshot(path: str | Path, reader: Callable[[Snapshot], T], *, attempts
                 if _signature(real).main != before.main:
                     raise _SourceChanged("the database was written while being read")
                 return result
+            if (not hot and _wal_has_frames(before.wal, page_size)
+                    and (before.journal is None or before.journal.size == 0)):
+                with private_tempdir("sqlite", tmp_root) as tmp:
+                    done, result = _link_snapshot(path, real, before, Path(tmp), page_size,
+                                                  journal_mode, attempt, reader)
+                if done:
+                    return result  # type: ignore[return-value]
             # Removed on return, on SIGTERM/SIGINT, and (after a SIGKILL) by the next run.
             with private_tempdir("sqlite", tmp_root) as tmp:
                 try:

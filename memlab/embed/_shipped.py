@@ -3,8 +3,7 @@
 The simulation's scale scenarios (S7, S11) embed the same 14,000 notes on every machine: they
 come from a fixed seed, not from the user's data. ``scripts/make_shipped_vectors.py`` embeds
 them once with the bundled model (fp32) and stores the vectors as float16 in
-``memlab/embed/data/<model>-<corpus hash>.npz`` with the texts, their SHA-256 keys and a
-manifest (model, corpus hash, count, how they were made).
+``memlab/embed/data/<model>-<corpus hash>.npz`` with the texts and a manifest (model, corpus hash, count, how they were made).
 
 When an :class:`~memlab.embed.Embedder` misses its on-disk cache for a text whose key is in a
 pack of its model, it may take the shipped vector instead of running the model, but only after
@@ -68,8 +67,6 @@ def write_pack(path: str | Path, model: str, texts: Sequence[str], vectors: np.n
     vectors = np.asarray(vectors, dtype=np.float32)
     if vectors.shape[0] != len(texts):
         raise ValueError(f"{len(texts)} texts but {vectors.shape[0]} vectors")
-    keys = np.frombuffer(b"".join(hashlib.sha256(t.encode("utf-8")).digest() for t in texts),
-                         dtype=np.uint8).reshape(len(texts), 32)
     meta = {"format": PACK_FORMAT, "model": model, "corpus_sha256": corpus_sha256(texts),
             "count": len(texts), "dimension": int(vectors.shape[1]), "dtype": "float16",
             "created_at": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
@@ -78,7 +75,8 @@ def write_pack(path: str | Path, model: str, texts: Sequence[str], vectors: np.n
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     with path.open("wb") as fh:
-        np.savez(fh, keys=keys, vectors=vectors.astype(np.float16),
+        # Compressed: the texts shrink to a quarter; float16 vectors hardly compress.
+        np.savez_compressed(fh, vectors=vectors.astype(np.float16),
                  texts=np.frombuffer(blob, dtype=np.uint8),
                  manifest=np.frombuffer(json.dumps(meta, sort_keys=True).encode(), np.uint8))
     return path
@@ -112,18 +110,21 @@ class ShippedVectors:
             with np.load(io.BytesIO(raw), allow_pickle=False) as z:
                 self.manifest: dict[str, Any] = json.loads(
                     z["manifest"].tobytes().decode("utf-8"))
-                keys = z["keys"]
                 vectors = z["vectors"]
                 texts = z["texts"].tobytes().decode("utf-8").split("\x00")
         except (zipfile.BadZipFile, KeyError, UnicodeDecodeError) as exc:
             # A flipped byte fails the zip's CRC-32: the file is damaged or was edited.
             raise ValueError(f"{self.path}: not a readable vector pack ({exc})") from exc
         n = int(self.manifest.get("count", -1))
-        if not (keys.shape == (n, 32) and vectors.shape[0] == n and len(texts) == n):
+        if not (vectors.shape[0] == n and len(texts) == n):
             raise ValueError(f"{self.path}: pack arrays disagree with its manifest ({n} rows)")
+        if corpus_sha256(texts) != self.manifest.get("corpus_sha256"):
+            raise ValueError(f"{self.path}: the texts do not hash to the manifest's corpus_sha256")
         self.model: str = self.manifest["model"]
-        order = np.argsort(keys.view("S32").ravel(), kind="stable")
-        self._keys = keys.view("S32").ravel()[order]
+        # Keys are the texts' SHA-256, sorted for binary search.
+        keys = np.array([hashlib.sha256(t.encode("utf-8")).digest() for t in texts], dtype="S32")
+        order = np.argsort(keys, kind="stable")
+        self._keys = keys[order]
         self._vectors = vectors[order]
         self._texts = [texts[i] for i in order]
 
@@ -155,13 +156,7 @@ class ShippedVectors:
 
     def verify(self, encode: Callable[[list[str]], np.ndarray], *, sample: int = VERIFY_SAMPLE,
                rng: np.random.Generator | None = None) -> Verification:
-        """Embed a random sample of the pack's texts with ``encode`` (unit rows) and compare.
-
-        Also checks that every stored key is the SHA-256 of its stored text.
-        """
-        keys = [hashlib.sha256(t.encode("utf-8")).digest() for t in self._texts]
-        if np.any(np.array(keys, dtype="S32") != self._keys):
-            return Verification(False, float("nan"), 0, "keys do not match the stored texts")
+        """Embed a random sample of the pack's texts with ``encode`` (unit rows) and compare."""
         rng = rng if rng is not None else np.random.default_rng()
         idx = rng.choice(len(self), size=min(sample, len(self)), replace=False)
         fresh = np.asarray(encode([self._texts[i] for i in idx]), dtype=np.float32)

@@ -1,4 +1,5 @@
-"""Figures the audit notebook and the reports share. Each takes an Audit (or its tables).
+"""Figures the notebooks and reports share: audit figures take an Audit (or its tables),
+``outcome_map`` and ``fitness_profile`` a simulation run, ``review_items`` a review Proposal.
 
 Every function returns a :class:`matplotlib.figure.Figure` built without pyplot, so nothing
 opens a window, nothing needs a display, and figures are not kept alive by pyplot's registry.
@@ -23,7 +24,8 @@ from matplotlib.figure import Figure
 from memlab.audit._base import Audit
 from memlab.errors import MemlabError
 
-__all__ = ["archival_causes", "recency_curves", "reinforcement_lorenz", "token_spend", "show"]
+__all__ = ["archival_causes", "recency_curves", "reinforcement_lorenz", "token_spend",
+           "outcome_map", "fitness_profile", "review_items", "show"]
 
 _TIER_COLOURS = {"PERMANENT": "#1b4f72", "DURABLE": "#2e86c1", "STANDARD": "#f39c12",
                  "EPHEMERAL": "#c0392b"}
@@ -171,6 +173,147 @@ def token_spend(source: Audit | Mapping[str, pd.DataFrame], *, ax: Axes | None =
         extra.append(f"{calls:,.0f} calls")
     ax.set_title("Token spend vs live text" + (f": {', '.join(extra)}" if extra else "")
                  + _name(source), fontsize=10)
+    return fig
+
+
+#: verdict -> colour, shared by the simulation figures (a fitness level maps onto the same).
+VERDICT_COLOURS = {"pass": "#27ae60", "partial": "#f39c12", "fail": "#c0392b",
+                   "green": "#27ae60", "amber": "#f39c12", "red": "#c0392b"}
+_NO_VERDICT = "#d5d8dc"
+_LEVEL = {"red": 0, "fail": 0, "amber": 1, "partial": 1, "green": 2, "pass": 2}
+
+
+def _cell_basis(run: Any) -> pd.DataFrame:
+    """'measured' / 'modelled' per (iteration, scenario) cell, shaped like ``run.table``.
+
+    Read from ``run.basis`` when the run has it; otherwise a cell is modelled when its result
+    lists anything it rests on that was not executed (``ScenarioResult.modelled``)."""
+    table = run.table
+    basis = getattr(run, "basis", None)
+    if isinstance(basis, pd.DataFrame):
+        return basis.reindex(index=table.index, columns=table.columns)
+    out = pd.DataFrame("measured", index=table.index, columns=table.columns)
+    for (it, code), res in getattr(run, "results", {}).items():
+        if it in out.index and code in out.columns and getattr(res, "modelled", None):
+            out.loc[it, code] = "modelled"
+    return out
+
+
+def outcome_map(run: Any, *, ax: Axes | None = None) -> Figure:
+    """System x Scenario heat map: each cell coloured by its verdict; a hatched cell (and a
+    '~' before its word) rests on a model rather than a measurement."""
+    table = run.table
+    basis = _cell_basis(run)
+    rows, cols = list(table.index), list(table.columns)
+    fig, ax = _axes(ax, (1.0 + 0.9 * max(3, len(cols)), 1.2 + 0.45 * max(2, len(rows))))
+    for i, it in enumerate(rows):
+        for j, code in enumerate(cols):
+            verdict = table.loc[it, code]
+            verdict = None if verdict is None or (isinstance(verdict, float) and math.isnan(verdict)) else str(verdict)
+            modelled = basis.loc[it, code] == "modelled"
+            ax.add_patch(_rect(j, i, VERDICT_COLOURS.get(verdict, _NO_VERDICT),
+                               hatch="////" if modelled else None))
+            word = {"fail": "FAIL"}.get(verdict, verdict or "n/a")
+            ax.text(j + 0.5, i + 0.5, ("~" if modelled else "") + word, ha="center", va="center",
+                    fontsize=8, color="white" if verdict in ("pass", "fail") else "black")
+    ax.set_xlim(0, len(cols))
+    ax.set_ylim(len(rows), 0)
+    ax.set_xticks([j + 0.5 for j in range(len(cols))], cols)
+    ax.set_yticks([i + 0.5 for i in range(len(rows))], [str(r) for r in rows], fontsize=8)
+    ax.xaxis.tick_top()
+    ax.tick_params(length=0)
+    for side in ax.spines.values():
+        side.set_visible(False)
+    n_modelled = int((basis == "modelled").to_numpy().sum())
+    ax.set_title("Outcome per system and scenario", fontsize=10, pad=22)
+    ax.set_xlabel(f"green pass · amber partial · red FAIL\nhatched '~': modelled "
+                  f"({n_modelled} of {table.size}); solid: measured", fontsize=8)
+    return fig
+
+
+def _rect(x: float, y: float, colour: str, *, hatch: str | None = None):
+    from matplotlib.patches import Rectangle
+
+    return Rectangle((x + 0.03, y + 0.05), 0.94, 0.9, facecolor=colour, edgecolor="white",
+                     hatch=hatch, linewidth=0.5)
+
+
+def fitness_profile(run: Any, *, ax: Axes | None = None) -> Figure:
+    """Each iteration's fitness across Control, Integrity, Cost, Simplicity and Scale: a line
+    per iteration on red (0) / amber (1) / green (2), offset slightly so lines stay apart."""
+    fitness = run.fitness
+    dims = [d for d in ("Control", "Integrity", "Cost", "Simplicity", "Scale") if d in fitness]
+    fig, ax = _axes(ax, (7.5, 3.6))
+    n = len(fitness)
+    cmap = __import__("matplotlib").colormaps["tab10"]
+    for k, (it, row) in enumerate(fitness.iterrows()):
+        offset = (k - (n - 1) / 2) * (0.12 / max(1, n - 1)) * 2 if n > 1 else 0.0
+        levels = [_LEVEL.get(str(row[d]), np.nan) for d in dims]
+        ax.plot(range(len(dims)), [v + offset if v == v else v for v in levels], marker="o",
+                color=cmap(k % 10), label=str(it), linewidth=1.5)
+    for level, colour in ((0, "#c0392b"), (1, "#f39c12"), (2, "#27ae60")):
+        ax.axhspan(level - 0.35, level + 0.35, color=colour, alpha=0.10, linewidth=0)
+    ax.set_xticks(range(len(dims)), dims)
+    ax.set_yticks([0, 1, 2], ["red", "amber", "green"])
+    ax.set_ylim(-0.5, 2.5)
+    ax.set_title("Fitness profile per iteration (higher is better)", fontsize=10)
+    ax.legend(fontsize=7, loc="center left", bbox_to_anchor=(1.01, 0.5))
+    return fig
+
+
+_RISK_COLOURS = {"low": "#27ae60", "medium": "#f39c12", "high": "#c0392b", "unrated": "#95a5a6"}
+
+
+def _review_rows(proposal: Any) -> pd.DataFrame:
+    """section, risk, tokens_saved per decision (choices when the proposal ranks them by
+    impact, else one row per item with risk 'unrated')."""
+    frame = getattr(proposal, "choices_frame", None)
+    if callable(frame):
+        df = frame()
+        if len(df):
+            return pd.DataFrame({"section": df["section"].astype(str),
+                                 "risk": df["risk"].fillna("unrated").astype(str),
+                                 "tokens_saved": pd.to_numeric(df["tokens_saved"],
+                                                               errors="coerce").fillna(0)})
+    items = proposal.items_frame()
+    return pd.DataFrame({"section": items["section"].astype(str), "risk": "unrated",
+                         "tokens_saved": 0.0})
+
+
+def review_items(proposal: Any, *, ax: Axes | None = None) -> Figure:
+    """What the review proposes, by kind (section) and impact: bars count the decisions per
+    section split by the risk of a wrong tick; the label gives the tokens they would free."""
+    rows = _review_rows(proposal)
+    if ax is not None:
+        fig = ax.figure
+    else:
+        fig = Figure(figsize=(7.5, 0.55 * max(3, rows["section"].nunique()) + 1.4),
+                     layout="constrained")
+        ax = fig.add_subplot()
+    if rows.empty:
+        ax.text(0.5, 0.5, "nothing to review", ha="center", va="center", transform=ax.transAxes)
+        ax.set_axis_off()
+        return fig
+    counts = rows.pivot_table(index="section", columns="risk", values="tokens_saved",
+                              aggfunc="size", fill_value=0)
+    order = [r for r in ("high", "medium", "low", "unrated") if r in counts.columns]
+    counts = counts[order].loc[counts.sum(axis=1).sort_values().index]
+    left = np.zeros(len(counts))
+    for risk in order:
+        vals = counts[risk].to_numpy(dtype=float)
+        ax.barh(counts.index, vals, left=left, color=_RISK_COLOURS[risk],
+                label=f"{risk} risk" if risk != "unrated" else "not rated")
+        left += vals
+    saved = rows.groupby("section")["tokens_saved"].sum()
+    for y, section in enumerate(counts.index):
+        tok = saved.get(section, 0)
+        ax.annotate(f"{int(left[y])}" + (f" · frees ~{tok:,.0f} tokens" if tok else ""),
+                    (left[y], y), xytext=(4, 0), textcoords="offset points", va="center",
+                    fontsize=8)
+    ax.set_xlim(0, left.max() * 1.45)
+    ax.set_xlabel("decisions to make")
+    ax.set_title(f"Review: {len(rows)} decision(s) by kind and impact", fontsize=10)
+    ax.legend(fontsize=7, loc="lower right")
     return fig
 
 

@@ -1,0 +1,83 @@
+"""The simulation heat map, fitness profile and review chart show what the run and proposal say."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import matplotlib.colors as mcolors
+import pytest
+
+from memlab import plots
+
+DATA = Path(__file__).resolve().parents[1] / "data"
+
+
+@pytest.fixture(scope="module")
+def run():
+    from memlab.sim import simulate
+
+    return simulate([1, 4], ["S1", "S3", "S8"], instance=DATA / "demo" / "elfmem-demo.db")
+
+
+def _cells(fig):
+    ax = fig.axes[0]
+    texts = {(round(t.get_position()[0] - 0.5), round(t.get_position()[1] - 0.5)): t.get_text()
+             for t in ax.texts}
+    patches = {(round(p.get_x()), round(p.get_y())): p for p in ax.patches}
+    return ax, texts, patches
+
+
+def test_outcome_map_colours_each_cell_by_its_verdict_and_marks_modelled_ones(run):
+    table = run.table
+    basis = plots._cell_basis(run)
+    fig = plots.outcome_map(run)
+    ax, texts, patches = _cells(fig)
+    assert len(patches) == table.size == 6
+    for i, it in enumerate(table.index):
+        for j, code in enumerate(table.columns):
+            verdict = table.loc[it, code]
+            modelled = basis.loc[it, code] == "modelled"
+            colour = mcolors.to_hex(patches[(j, i)].get_facecolor())
+            assert colour == plots.VERDICT_COLOURS[verdict], (it, code)
+            assert bool(patches[(j, i)].get_hatch()) == modelled
+            assert texts[(j, i)].lstrip("~").lower() == verdict.lower()
+    # what the demo run measured: Iteration 1 fails S1 and S3, files as truth pass them
+    assert texts[(0, 0)] in ("FAIL", "~FAIL") and texts[(0, 1)] in ("pass", "~pass")
+    assert [t.get_text() for t in ax.get_yticklabels()] == list(table.index)
+
+
+def test_outcome_map_hatches_a_cell_that_rests_on_a_model(run):
+    res = run.results[("4: files as truth", "S8")]
+    res.modelled.append("the writer's retry policy is modelled, not executed")
+    try:
+        _, texts, patches = _cells(plots.outcome_map(run))
+        assert patches[(2, 1)].get_hatch() and texts[(2, 1)].startswith("~")
+        assert not patches[(0, 1)].get_hatch()
+    finally:
+        res.modelled.pop()
+
+
+def test_fitness_profile_draws_one_line_per_iteration_at_its_levels(run):
+    fig = plots.fitness_profile(run)
+    lines = fig.axes[0].get_lines()
+    assert [ln.get_label() for ln in lines] == list(run.fitness.index)
+    control = [round(ln.get_ydata()[0]) for ln in lines]  # Control, offsets rounded away
+    expected = [{"red": 0, "amber": 1, "green": 2}[v] for v in run.fitness["Control"]]
+    assert control == expected == [0, 2]
+
+
+def test_review_chart_counts_decisions_per_kind():
+    from memlab.review import review
+
+    proposal = review(DATA / "samples/elfmem/elfmem-0.20.0-schema9.db", as_of="2026-11-30")
+    rows = plots._review_rows(proposal)
+    fig = plots.review_items(proposal)
+    ax = fig.axes[0]
+    widths: dict[str, float] = {}
+    labels = [t.get_text() for t in ax.get_yticklabels()]
+    for bar in ax.patches:
+        y = round(bar.get_y() + bar.get_height() / 2)
+        widths[labels[y]] = widths.get(labels[y], 0) + bar.get_width()
+    assert widths == rows["section"].value_counts().astype(float).to_dict()
+    assert sum(widths.values()) == len(rows) > 0
+    assert ax.get_title().startswith(f"Review: {len(rows)} decision(s)")

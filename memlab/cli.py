@@ -32,6 +32,8 @@ def _print_frame(df, as_json: bool) -> None:
     import pandas as pd
 
     if as_json:
+        if df.index.name is not None:  # a named index (compare's store) is part of each row
+            df = df.reset_index()
         print(df.to_json(orient="records", date_format="iso", indent=2))
     else:
         with pd.option_context("display.max_rows", 200, "display.max_columns", 50,
@@ -88,7 +90,13 @@ def cmd_audit(args: argparse.Namespace) -> int:
         result = audit(args.paths[0], as_of=args.as_of, seconds_per_call=args.seconds_per_call)
         print(result.to_json() if args.json else result.summary())
         return 0
-    _print_frame(compare(args.paths, as_of=args.as_of), args.json)
+    table = compare(args.paths, as_of=args.as_of)
+    if args.json:
+        _print_frame(table, True)
+    else:
+        from memlab._terminal import comparison_text
+
+        print(comparison_text(table), end="")
     return 0
 
 

@@ -118,6 +118,13 @@ class MigrationResult:
                 repo.close()
         return "\n\n".join(out)
 
+    def __repr__(self) -> str:
+        blocks = int((self.moved["kind"] == "block").sum()) if len(self.moved) else 0
+        parity = ("not verified" if self.parity is None else
+                  "parity ok" if self.ok else f"{len(self.differences)} parity difference(s)")
+        return (f"<MigrationResult {self.source.name} -> {self.dest} ({self.target}, {self.mode}): "
+                f"{blocks} blocks, {len(self.commits)} commits, {len(self.flags)} flags, {parity}>")
+
     def __str__(self) -> str:
         where = {"created": "new repository", "replaced": "replaced the destination (force)",
                  "unchanged": "already migrated; nothing changed",
@@ -135,9 +142,10 @@ class MigrationResult:
         if self.script is not None:
             lines.append(f"  script: {self.script}  (review it, then: python3 {self.script.name})")
         if len(self.flags):
-            counts = self.flags["kind"].astype(str).value_counts()
-            lines.append(f"  flagged {len(self.flags)}: " +
-                         ", ".join(f"{k} {v}" for k, v in counts.items()))
+            from memlab._terminal import flag_lines
+
+            lines.append(f"  flagged {len(self.flags)} item(s) for a look (each in .flags):")
+            lines.extend(flag_lines(self.flags))
         if self.parity is not None:
             diff = self.differences
             lines.append(f"  parity: {len(self.parity)} check(s), {len(diff)} difference(s)")

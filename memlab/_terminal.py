@@ -1,0 +1,160 @@
+"""Terminal layouts for the CLI: a comparison as metric rows x store columns, grouped, fitted to
+the terminal's width (100 columns when there is no terminal), and one-line meanings of the
+migration flags.
+
+Example::
+
+    from memlab._terminal import comparison_text
+    print(comparison_text(memlab.compare(paths), width=100))
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import shutil
+from typing import Any
+
+import pandas as pd
+
+__all__ = ["terminal_width", "comparison_text", "FLAG_MEANINGS", "flag_lines"]
+
+DEFAULT_WIDTH = 100
+_LABEL_MAX = 30
+_MIN_COLUMN = 12
+
+#: Headline metrics by what they are about, in reading order: (group, name prefixes or names).
+GROUPS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("store", ("kind", "path", "schema_version", "elfmem_release", "as_of", "layout", "schema")),
+    ("cost", ("llm_", "embedding_", "calls_per_", "input_per_", "gpu_hours", "seconds_per_call")),
+    ("blocks", ("blocks_", "live_", "summary_", "mind_blocks")),
+    ("archival", ("archived_", "supersession_", "superseded_", "protected_")),
+    ("decay clock", ("total_active_hours", "sessions", "mean_session_s", "recency_",
+                     "min_block_recency")),
+    ("constitution", ("seed_releases", "role_slots_", "constitutional_")),
+    ("reinforcement", ("reinforcement_",)),
+    ("graph and tags", ("tags_", "edges", "contradictions", "near_duplicates", "outcomes",
+                        "amendments")),
+    ("activity", ("last_", "consolidation_", "inbox_")),
+)
+
+
+def terminal_width() -> int:
+    """$COLUMNS, else the terminal's width, else 100 (a pipe, a log)."""
+    try:
+        if os.environ.get("COLUMNS"):
+            return max(40, int(os.environ["COLUMNS"]))
+    except ValueError:
+        pass
+    return max(40, shutil.get_terminal_size((DEFAULT_WIDTH, 24)).columns)
+
+
+def _group(metric: str) -> str:
+    for name, keys in GROUPS:
+        if any(metric == k or (k.endswith("_") and metric.startswith(k)) or
+               (not k.endswith("_") and metric.startswith(k + "_")) for k in keys):
+            return name
+    return "other"
+
+
+def _fmt(value: Any) -> str:
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "–"
+    try:
+        if pd.isna(value):
+            return "–"
+    except (TypeError, ValueError):
+        pass
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, int) or (isinstance(value, float) and value.is_integer()
+                                  and abs(value) < 1e15):
+        return f"{int(value):,}"
+    if isinstance(value, float):
+        return f"{value:,.3g}" if abs(value) < 1000 else f"{value:,.0f}"
+    if isinstance(value, pd.Timestamp):
+        return value.strftime("%Y-%m-%d %H:%M")
+    text = str(value)
+    if len(text) >= 19 and text[4] == "-" and text[10] == "T":  # an ISO timestamp
+        return text[:16].replace("T", " ")
+    return " ".join(text.split())
+
+
+def _cut(text: str, width: int, *, left: bool = False) -> str:
+    if len(text) <= width:
+        return text
+    return ("…" + text[-(width - 1):]) if left else (text[:width - 1] + "…")
+
+
+def comparison_text(frame: pd.DataFrame, *, width: int | None = None) -> str:
+    """``frame`` (one row per store, metrics as columns, as :func:`memlab.compare` returns)
+    as metric rows under group headings with one column per store, fitted to ``width``.
+    Stores that do not fit side by side continue in further blocks below."""
+    width = width or terminal_width()
+    stores = [str(s) for s in frame.index]
+    metrics = [c for c in frame.columns if c != "path"]
+    order = [g for g, _ in GROUPS] + ["other"]
+    by_group: dict[str, list[str]] = {}
+    for m in metrics:
+        by_group.setdefault(_group(m), []).append(m)
+    label_w = min(_LABEL_MAX, max([len(m) for m in metrics] + [6]) + 2)
+    cells = {m: [_fmt(v) for v in frame[m].tolist()] for m in metrics}
+    per_block = max(1, (width - label_w) // (_MIN_COLUMN + 1))
+    blocks = [list(range(i, min(i + per_block, len(stores))))
+              for i in range(0, len(stores), per_block)]
+    out: list[str] = []
+    for block in blocks:
+        col_w = min(28, (width - label_w) // len(block) - 1)
+        col_w = max(col_w, 6)
+        head = " " * label_w + " ".join(_cut(stores[j], col_w).rjust(col_w) for j in block)
+        out.append(head.rstrip())
+        if "path" in frame.columns:
+            out.append("path".ljust(label_w) + " ".join(
+                _cut(_fmt(frame["path"].iloc[j]), col_w, left=True).rjust(col_w) for j in block))
+        for group in order:
+            names = by_group.get(group)
+            if not names:
+                continue
+            out.append(f"{group}")
+            for m in names:
+                row = ("  " + _cut(m, label_w - 3)).ljust(label_w)
+                row += " ".join(_cut(cells[m][j], col_w).rjust(col_w) for j in block)
+                out.append(row.rstrip())
+        out.append("")
+    return "\n".join(out).rstrip() + "\n"
+
+
+#: What each migration flag means, in one line (the per-item detail is in ``flags.message``).
+FLAG_MEANINGS = {
+    "unknown_status": "status not inbox/active/archived; kept in notes/, not lost",
+    "dangling_edge": "an edge to a block the database lacks; kept as written",
+    "whitespace_trimmed": "leading/trailing whitespace dropped (the format strips it)",
+    "absorbed_heading": "a '#' line inside a body stays body text, not a new block",
+    "ledger_text_split": "a field over one ledger line, split; elfmem's replay skips it",
+    "read_only_by_migration": "read_only set, as Letta's server does for a new repo",
+    "label_sanitised": "label changed to be a safe file path",
+    "path_collision": "path already taken; written under another name",
+    "skill_block": "becomes a SKILL.md Letta Code reads: check its frontmatter",
+    "description_fallback": "no description; Letta's fallback description is used",
+    "description_flattened": "multi-line description put on one line (original kept)",
+    "over_limit": "longer than its own limit; kept whole, not truncated",
+    "detached_block": "no agent uses it; kept out of system/ and the prompt",
+    "unknown_agent": "attached to an agent the file does not define",
+    "shared_block": "shared by several agents; copied into each one's repo",
+    "over_default_limit": "longer than the Letta server's default block limit",
+}
+
+
+def flag_lines(flags: pd.DataFrame, *, indent: str = "    ") -> list[str]:
+    """One line per flag kind: count, name and what it means (most frequent first)."""
+    if flags is None or flags.empty:
+        return []
+    counts = flags["kind"].astype(str).value_counts()
+    width = max(len(k) for k in counts.index)
+    lines = []
+    for kind, n in counts.items():
+        meaning = FLAG_MEANINGS.get(kind)
+        if meaning is None:  # a flag added without a meaning here: show its first message
+            meaning = str(flags.loc[flags["kind"].astype(str) == kind, "message"].iloc[0])
+        lines.append(f"{indent}{n:>4} {kind.ljust(width)}  {meaning}")
+    return lines

@@ -1,0 +1,88 @@
+"""What a person reads in a 100-column terminal: comparisons, JSON rows, migration summaries."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from memlab._terminal import FLAG_MEANINGS, comparison_text
+
+REPO = Path(__file__).resolve().parents[1]
+STORES = [REPO / "data/demo/elfmem-demo.db", REPO / "data/samples/elfmem/elfmem-0.19.2-schema5.db",
+          REPO / "data/samples/elfmem/elfmem-0.20.0-schema9.db"]
+
+
+def _memlab(*args: str) -> subprocess.CompletedProcess:
+    env = {k: v for k, v in os.environ.items() if k != "COLUMNS"}
+    env["PYTHONPATH"] = str(REPO) + os.pathsep + env.get("PYTHONPATH", "")
+    return subprocess.run([sys.executable, "-m", "memlab", *args], cwd=REPO, env=env,
+                          capture_output=True, text=True, timeout=600)
+
+
+def test_audit_of_three_stores_is_metric_rows_by_store_columns_within_100_columns():
+    run = _memlab("audit", *map(str, STORES), "--as-of", "2026-08-04")
+    assert run.returncode == 0, run.stderr
+    lines = run.stdout.splitlines()
+    assert max(len(line) for line in lines) <= 100
+    assert lines[0].split() == ["elfmem-demo.db", "elfmem-0.19.2-schema5.…",
+                                "elfmem-0.20.0-schema9.…"]
+    rows = {line.split()[0]: line.split()[1:] for line in lines if line.startswith("  ")}
+    # the doc's evidence, one row per metric, one column per store (values from each audit)
+    assert rows["llm_calls"] == ["2,903", "82", "43"]
+    assert rows["archived_superseded"] == ["41", "3", "0"]
+    assert rows["schema_version"] == ["5", "5", "9"]
+    groups = [line for line in lines if line and not line.startswith(" ") and line != lines[0]]
+    assert groups[:4] == ["path" + groups[0][4:], "store", "cost", "blocks"]
+    assert {"archival", "decay clock", "constitution", "graph and tags"} <= set(groups)
+
+
+def test_audit_json_rows_carry_the_store_name():
+    run = _memlab("audit", *map(str, STORES[:2]), "--as-of", "2026-08-04", "--json")
+    rows = json.loads(run.stdout)
+    assert [r["store"] for r in rows] == ["elfmem-demo.db", "elfmem-0.19.2-schema5.db"]
+    assert rows[0]["llm_calls"] == 2903
+
+
+def test_many_stores_wrap_into_blocks_instead_of_overflowing():
+    import pandas as pd
+
+    frame = pd.DataFrame({"llm_calls": range(9), "kind": ["elfmem_db"] * 9},
+                         index=pd.Index([f"store-{i}" for i in range(9)], name="store"))
+    text = comparison_text(frame, width=80)
+    assert max(len(line) for line in text.splitlines()) <= 80
+    heads = [line.split() for line in text.splitlines() if line.startswith(" " * 8)]
+    assert sum(len(h) for h in heads) == 9 and len(heads) > 1  # every store, in blocks
+
+
+@pytest.mark.slow
+def test_migration_summary_explains_every_flag_and_repr_is_one_line(tmp_path):
+    import memlab
+
+    result = memlab.migrate(REPO / "data/samples/letta-af/ezra.af", tmp_path / "ezra",
+                            retrieval=False)
+    text = str(result)
+    kinds = result.flags["kind"].astype(str).value_counts()
+    assert f"flagged {len(result.flags)} item(s)" in text
+    for kind, n in kinds.items():
+        line = next(ln for ln in text.splitlines() if f" {kind} " in ln)
+        assert line.split()[0] == str(n) and FLAG_MEANINGS[kind] in line
+        assert len(line) <= 100
+    one = repr(result)
+    assert "\n" not in one and len(one) < 200
+    assert one.startswith("<MigrationResult ezra.af -> ") and "parity ok>" in one
+    assert f"{len(result.flags)} flags" in one
+
+
+def test_every_flag_kind_the_migration_raises_has_a_meaning():
+    import re
+
+    raised = set()
+    for path in (REPO / "memlab" / "migrate").glob("*.py"):
+        raised |= set(re.findall(r'flags\.append\(\{\s*"kind":\s*"(\w+)"', path.read_text()))
+    assert len(raised) >= 10
+    assert raised <= set(FLAG_MEANINGS), raised - set(FLAG_MEANINGS)

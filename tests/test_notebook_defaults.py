@@ -85,3 +85,22 @@ def test_gitignore_covers_what_notebooks_write(repo_root):
          "reports/browser/audit.png"],
         cwd=repo_root, capture_output=True, text=True)
     assert len(ignored.stdout.split()) == 10, ignored.stdout
+
+
+def test_every_relative_link_in_the_notebooks_and_readme_resolves(repo_root):
+    import re
+
+    import nbformat
+
+    broken = []
+    sources = [(p.parent, c.source) for p in sorted((repo_root / "notebooks").glob("*.ipynb"))
+               for c in nbformat.read(p, as_version=4).cells if c.cell_type == "markdown"]
+    sources.append((repo_root, (repo_root / "README.md").read_text()))
+    for folder, text in sources:
+        for target in re.findall(r"\]\(([^)#\s]+)(?:#[^)]*)?\)", text):
+            if not re.match(r"[a-z]+:", target) and not (folder / target).exists():
+                broken.append(f"{folder.name}: {target}")
+    assert broken == []
+    cited = (repo_root / "docs" / "elfmem-v2-substrate-reevaluation.md").read_text()
+    assert "MIT" in cited.splitlines()[0] and "52x amplification ratio" in cited
+    assert "Permission is hereby granted" in (repo_root / "docs/third-party/elfmem-LICENSE").read_text()

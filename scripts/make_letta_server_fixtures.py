@@ -52,8 +52,8 @@ OUT = ROOT / "data" / "samples" / "letta-server"
 RELEASES = {"postgres": "0.16.8", "sqlite": "0.11.7"}
 PIP_SPEC = {"postgres": "letta[postgres,sqlite]==0.16.8", "sqlite": "letta[sqlite]==0.11.7"}
 #: The tables memlab reads (sources/letta_server.py); the dump holds only these.
-DUMP_TABLES = ("organizations", "users", "agents", "block", "blocks_agents", "block_history",
-               "blocks_tags")
+DUMP_TABLES = ("alembic_version", "organizations", "users", "agents", "agents_tags", "block",
+               "blocks_agents", "block_history", "blocks_tags")
 
 
 # ============================================================================ inside a letta venv
@@ -250,6 +250,7 @@ async def _counts(db_registry, version: str, notes: list[str]) -> dict:
                          "h.id = b.current_history_entry_id WHERE h.sequence_number < "
                          "(SELECT max(sequence_number) FROM block_history x WHERE x.block_id = b.id)",
         "block_tags": "SELECT count(*) FROM blocks_tags",
+        "agent_tags": "SELECT count(*) FROM agents_tags",
     }
     out: dict = {}
     async with db_registry.async_session() as session:

@@ -15,10 +15,15 @@ _SQLITE_MAGIC = b"SQLite format 3\x00"
 
 
 def detect(path: str | Path) -> str:
-    """Name the loader for ``path``: 'elfmem_db', 'memfs' or 'agent_file'.
+    """Name the loader for ``path``: 'elfmem_db', 'letta_server', 'memfs' or 'agent_file'.
 
-    Decided from content, not from the file name alone, so a renamed database still loads.
+    Decided from content, not from the file name alone, so a renamed database still loads. A
+    ``postgresql://`` DSN and an SQLite file with a Letta server's tables are 'letta_server'.
     """
+    from memlab.sources.letta_server import is_dsn, is_letta_sqlite
+
+    if is_dsn(path):
+        return "letta_server"
     p = Path(path).expanduser()
     if not p.exists() and not p.is_symlink():
         raise StoreNotFound("no such file or folder", path=p)
@@ -42,6 +47,8 @@ def detect(path: str | Path) -> str:
     if head.startswith(_SQLITE_MAGIC) or p.suffix in {".db", ".sqlite", ".sqlite3"}:
         # A .db that is not SQLite is reported by the SQLite loader as corrupt, which says more
         # than "unrecognised".
+        if head.startswith(_SQLITE_MAGIC) and is_letta_sqlite(p):
+            return "letta_server"
         return "elfmem_db"
     stripped = head.lstrip(b"\xef\xbb\xbf \t\r\n")
     if p.suffix in {".af", ".json"} or stripped[:1] in (b"{", b"[", b'"'):
@@ -58,6 +65,10 @@ def load(path: str | Path, **kwargs: Any) -> Store:
         store.blocks.status.value_counts()
     """
     kind = detect(path)
+    if kind == "letta_server":
+        from memlab.sources.letta_server import load_letta_server
+
+        return load_letta_server(path, **kwargs)
     p = Path(path).expanduser()
     if kind == "elfmem_db":
         from memlab.sources.elfmem_db import load_elfmem

@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 from typing import Callable, Sequence
 
+from memlab import kinds
 from memlab.errors import MemlabError
 
 __all__ = ["main", "build_parser", "COMMANDS"]
@@ -274,7 +275,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = add("migrate")
     p.add_argument("source", help="an elfmem .db, an .af or a blocks JSON list")
     p.add_argument("dest", help="a new folder for the migrated repo")
-    p.add_argument("--to", choices=["substrate", "letta", "souveraine"],
+    p.add_argument("--to", choices=list(kinds.targets()),
                    help="target form (default: substrate for an elfmem .db, letta for Letta blocks)")
     p.add_argument("--plan", action="store_true",
                    help="write a reviewable migration script instead of applying")

@@ -20,9 +20,6 @@ __all__ = ["Store", "Problems", "PROBLEM_COLUMNS", "utc_datetimes", "categories"
 
 PROBLEM_COLUMNS = ["file", "line", "kind", "message"]
 
-#: Store kinds, one per loader.
-KINDS = ("elfmem_db", "elfmem_substrate", "letta_memfs", "souveraine", "agent_file", "letta_blocks")
-
 
 class Problems:
     """Collects what a loader found wrong without stopping it (elfmem's blockfile style)."""

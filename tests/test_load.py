@@ -8,13 +8,13 @@ import pytest
 
 import memlab
 from memlab.errors import CorruptStore, StoreNotFound, UnrecognizedStore
-from memlab.sources import detect
+from memlab.kinds import detect
 
 
 def test_detects_each_bundled_format(data_dir):
-    assert detect(data_dir / "samples/elfmem/elfmem-0.20.0-schema9.db") == "elfmem_db"
-    assert detect(data_dir / "samples/letta-af/ezra.af") == "agent_file"
-    assert detect(data_dir / "demo/elfmem-demo.db") == "elfmem_db"
+    assert detect(data_dir / "samples/elfmem/elfmem-0.20.0-schema9.db").kind == "elfmem_db"
+    assert detect(data_dir / "samples/letta-af/ezra.af").kind == "agent_file"
+    assert detect(data_dir / "demo/elfmem-demo.db").kind == "elfmem_db"
 
 
 def test_a_renamed_database_still_loads(tmp_path, data_dir):

@@ -1,11 +1,10 @@
 """Audits: one per store kind, behind :func:`audit`, and :func:`compare` across stores.
 
-``audit(store_or_path)`` loads a path with :func:`memlab.sources.load` when needed and
-dispatches on ``store.kind``:
-
-* ``elfmem_db`` → :func:`memlab.audit.elfmem.audit_elfmem` (the v2 doc's evidence set);
-* ``letta_memfs`` / ``souveraine`` / ``elfmem_substrate`` → :func:`memlab.audit.memfs.audit_memfs`;
-* ``agent_file`` / ``letta_blocks`` → :func:`memlab.audit.agent_file.audit_agent_file`.
+``audit(store_or_path)`` loads a path with :func:`memlab.sources.load` when needed and runs
+the audit its kind declares in :mod:`memlab.kinds`: elfmem databases get
+:func:`memlab.audit.elfmem.audit_elfmem` (the v2 doc's evidence set); Letta memfs, Souveraine
+and elfmem substrate repos get :func:`memlab.audit.memfs.audit_memfs`; Letta Agent Files and
+blocks lists get :func:`memlab.audit.agent_file.audit_agent_file`.
 
 ``compare(stores_or_paths)`` audits each and puts their headline metrics side by side, which
 is what the doc's §10 asks for before its step 8: the same ``lifetime_token_usage`` and
@@ -20,13 +19,10 @@ from typing import Any, Iterable
 import pandas as pd
 
 from memlab.audit._base import Audit
-from memlab.errors import UnsupportedSchema
+from memlab import kinds
 from memlab.store import Store
 
 __all__ = ["audit", "compare", "Audit"]
-
-_MEMFS_KINDS = ("letta_memfs", "souveraine", "elfmem_substrate")
-_AGENT_FILE_KINDS = ("agent_file", "letta_blocks")
 
 
 def _as_store(store_or_path: Store | str | Path) -> Store:
@@ -50,20 +46,7 @@ def audit(store_or_path: Store | str | Path, *, as_of: Any = None,
         print(a.summary())
     """
     store = _as_store(store_or_path)
-    if store.kind == "elfmem_db":
-        from memlab.audit.elfmem import audit_elfmem
-
-        return audit_elfmem(store, as_of=as_of, seconds_per_call=seconds_per_call)
-    if store.kind in _MEMFS_KINDS:
-        from memlab.audit.memfs import audit_memfs
-
-        return audit_memfs(store, as_of=as_of)
-    if store.kind in _AGENT_FILE_KINDS:
-        from memlab.audit.agent_file import audit_agent_file
-
-        return audit_agent_file(store, as_of=as_of)
-    raise UnsupportedSchema(f"no audit for a store of kind {store.kind!r}", path=store.path,
-                            hint="memlab audits elfmem databases, memory repos and agent files")
+    return kinds.get(store.kind).audit(store, as_of=as_of, seconds_per_call=seconds_per_call)
 
 
 def compare(stores_or_paths: Iterable[Store | str | Path], *, as_of: Any = None) -> pd.DataFrame:

@@ -8,6 +8,7 @@
 Targets (``to=``): ``"substrate"`` (elfmem's ``.elfmem/memory`` markdown + ``.elfmem/ledger``,
 from an elfmem DB), ``"letta"`` (a Letta Code memfs repository) and ``"souveraine"`` (a Souveraine
 agent dir: ``agent.yaml`` + memfs), from an elfmem DB, a Letta Agent File or a blocks JSON list.
+Which kind goes to which target, and by which planner, is declared in :mod:`memlab.kinds`.
 
 Both ways to run make the same commits, byte for byte: ``plan=True`` writes a standalone Python
 script (standard library + the ``git`` CLI) beside the destination for a human to read and run;
@@ -31,14 +32,14 @@ from typing import Any
 
 import pandas as pd
 
+from memlab import kinds
 from memlab.errors import MemlabError, MigrationError, OutputExists, ParityError, UnsafePath
 from memlab.migrate._plan import Plan
 from memlab.store import Store
 
-__all__ = ["migrate", "verify", "plan_migration", "natural_target", "MigrationResult", "Plan", "TARGETS",
+__all__ = ["migrate", "verify", "plan_migration", "natural_target", "MigrationResult", "Plan",
            "script_path"]
 
-TARGETS = ("substrate", "letta", "souveraine")
 DEFAULT_BRANCH = "main"
 
 
@@ -173,14 +174,15 @@ def _resolve(src: str | Path, dest: str | Path) -> tuple[Path, Path]:
 
 
 def _check_target(to: str | None) -> None:
-    if to is not None and to not in TARGETS:
-        raise MigrationError(f"unknown target {to!r}", hint=f"use one of {', '.join(TARGETS)}")
+    if to is not None and to not in kinds.targets():
+        raise MigrationError(f"unknown target {to!r}", hint=f"use one of {', '.join(kinds.targets())}")
 
 
-def natural_target(store: Store) -> str:
-    """Where a store goes when no target is named: elfmem databases to elfmem's own markdown
-    substrate, Letta blocks to Letta Code memfs."""
-    return "substrate" if store.kind == "elfmem_db" else "letta"
+def natural_target(store: Store) -> str | None:
+    """Where a store goes when no target is named (its kind's ``default_target`` in
+    :mod:`memlab.kinds`): elfmem databases to elfmem's own markdown substrate, Letta blocks to
+    Letta Code memfs; None for a kind memlab does not migrate."""
+    return kinds.get(store.kind).default_target
 
 
 def plan_migration(src: str | Path, *, to: str | None = None, store: Store | None = None,
@@ -190,26 +192,23 @@ def plan_migration(src: str | Path, *, to: str | None = None, store: Store | Non
     ``to=None`` picks :func:`natural_target` for the source. Letta and Souveraine commits are
     dated now, or at the date of memlab's earlier migration of the same source into ``dest``.
     """
-    from memlab.migrate._elfmem import plan_substrate
-    from memlab.migrate._letta import _file_sha, plan_memfs, previous_migration_time
     from memlab.sources import load
 
     _check_target(to)
     path = Path(src).expanduser().resolve()
     store = store if store is not None else load(path)
-    to = to or natural_target(store)
-    if store.kind == "elfmem_db" and to == "substrate":
-        return plan_substrate(store, path)
-    if store.kind in ("agent_file", "letta_blocks") and to == "substrate":
-        raise MigrationError("an elfmem substrate is made from an elfmem database, not from "
-                             "Letta blocks", path=path, hint="use to='letta' or to='souveraine'")
-    if store.kind in ("elfmem_db", "agent_file", "letta_blocks"):
-        when = (previous_migration_time(Path(os.path.abspath(Path(dest).expanduser())),
-                                        _file_sha(path) if path.is_file() else "")
-                if dest is not None else None)
-        return plan_memfs(store, path, target=to, when=when)
-    raise MigrationError(f"memlab does not migrate from a {store.kind} store", path=path,
-                         hint="migrate from an elfmem .db, a Letta .af or a blocks JSON list")
+    return kinds.get(store.kind).plan(store, path, to, dest=dest)
+
+
+def _plan_memfs(store: Store, source: Path, *, target: str, dest: str | Path | None = None) -> Plan:
+    """The Letta/Souveraine planner as :mod:`memlab.kinds` calls it: commits dated at memlab's
+    earlier migration of the same source into ``dest``, or now."""
+    from memlab.migrate._letta import _file_sha, plan_memfs, previous_migration_time
+
+    when = (previous_migration_time(Path(os.path.abspath(Path(dest).expanduser())),
+                                    _file_sha(source) if source.is_file() else "")
+            if dest is not None else None)
+    return plan_memfs(store, source, target=target, when=when)
 
 
 def script_path(dest: str | Path) -> Path:
@@ -284,10 +283,10 @@ def migrate(src: str | Path, dest: str | Path, *, to: str | None = None, plan: b
     steps = bar(total=3 if plan else 4, desc="migrating", unit="step")
     steps.set_postfix_str("loading the source")
     store = load(s)
-    to = to or natural_target(store)
     steps.update(1)
     steps.set_postfix_str("planning")
     the_plan = plan_migration(s, to=to, store=store, dest=d)
+    to = the_plan.target
     steps.update(1)
     steps.set_postfix_str("writing the plan script" if plan else "writing commits")
     branch_mode = branch is not None and _apply.is_git_repo(d)

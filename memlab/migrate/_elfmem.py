@@ -414,8 +414,13 @@ def source_time(store: Store) -> pd.Timestamp | None:
     return max(stamps) if stamps else None
 
 
-def plan_substrate(store: Store, source: Path) -> Plan:
-    """The substrate migration of one elfmem DB: two commits, blocks then ledger."""
+def plan_substrate(store: Store, source: Path, *, target: str = "substrate",
+                   dest: Path | None = None) -> Plan:
+    """The substrate migration of one elfmem DB: two commits, blocks then ledger.
+
+    ``target`` is always ``"substrate"`` and ``dest`` is not needed (commits are dated at the
+    source's latest timestamp); both are taken so every planner has the signature
+    :mod:`memlab.kinds` calls."""
     signature = signature_at(source_time(store))
     when = iso(pd.Timestamp(signature.timestamp, unit="s", tz="UTC"))
     files, moved, flags = layout_blocks(store)

@@ -1,6 +1,7 @@
 """Agent inventory: find every memory store on this machine (or under a stand-in home folder).
 
-Where each kind lives (see the Letta and elfmem format notes):
+Each store kind says where it lives with a ``find`` in :mod:`memlab.kinds`; the built-in ones
+are below (see the Letta and elfmem format notes):
 
 ========================================  ================  ===================================
 ``~/.letta/agents/<id>/memory``           letta_memfs       Letta Code memfs, cloud backend
@@ -29,10 +30,13 @@ from typing import Any, Iterator
 import pandas as pd
 import yaml
 
+from memlab import kinds
 from memlab.errors import StoreNotFound
+from memlab.kinds import Search
 from memlab.store import categories
 
-__all__ = ["discover", "INVENTORY_COLUMNS"]
+__all__ = ["discover", "INVENTORY_COLUMNS", "find_letta_memfs", "find_souveraine",
+           "find_elfmem_databases", "find_elfmem_substrates"]
 
 INVENTORY_COLUMNS: dict[str, str] = {
     "agent_id": "string", "kind": "category", "layout": "category", "path": "string",
@@ -67,11 +71,10 @@ def discover(root: str | Path | None = None, *, max_depth: int = 4) -> pd.DataFr
                                  ".pi or .elfmem")
     rows: list[dict[str, Any]] = []
     if home.is_dir():
-        rows.extend(_letta(home, root is None))
-        rows.extend(_souveraine(home))
-        rows.extend(_pi_unified(home))
-        rows.extend(_elfmem_databases(home))
-        rows.extend(_elfmem_substrates(home, max_depth))
+        search = Search(home, real_home=root is None, max_depth=max_depth)
+        for kind in kinds.kinds():
+            for row in kind.find(search):
+                rows.append({"kind": kind.name, **row})
     return _frame(rows)
 
 
@@ -86,9 +89,11 @@ def _subdirs(folder: Path) -> list[Path]:
         return []
 
 
-def _letta(home: Path, use_env: bool) -> Iterator[dict[str, Any]]:
+def find_letta_memfs(search: Search) -> Iterator[dict[str, Any]]:
+    """Letta Code memfs repos: ``~/.letta/agents/<id>/memory`` and the local backend's."""
+    home = search.home
     local = home / ".letta" / "lc-local-backend"
-    if use_env and os.environ.get("LETTA_LOCAL_BACKEND_DIR"):
+    if search.real_home and os.environ.get("LETTA_LOCAL_BACKEND_DIR"):
         local = Path(os.environ["LETTA_LOCAL_BACKEND_DIR"]).expanduser()
     for parent in (home / ".letta" / "agents", local / "memfs"):
         for agent_dir in _subdirs(parent):
@@ -108,23 +113,24 @@ def _letta_layout(memory: Path) -> str:
     return "letta_v1"
 
 
-def _souveraine(home: Path) -> Iterator[dict[str, Any]]:
+def find_souveraine(search: Search) -> Iterator[dict[str, Any]]:
+    """Souveraine memory repos (``~/.souveraine/agents/<id>/memory``) and the unified
+    inventory's agent dirs (``~/.pi/unified/agents/<id>``)."""
+    home = search.home
     for agent_dir in _subdirs(home / ".souveraine" / "agents"):
         memory = agent_dir / "memory"
         if memory.is_dir():
             yield _row(agent_dir.name, "souveraine", "souveraine", memory,
                        config=agent_dir / "agent.yaml", repos=[memory])
-
-
-def _pi_unified(home: Path) -> Iterator[dict[str, Any]]:
     for agent_dir in _subdirs(home / ".pi" / "unified" / "agents"):
         # The seed layout keeps system/ and memory/ side by side; git may sit at either level.
         yield _row(agent_dir.name, "souveraine", "souveraine", agent_dir,
                    config=agent_dir / "agent.yaml", repos=[agent_dir, agent_dir / "memory"])
 
 
-def _elfmem_databases(home: Path) -> Iterator[dict[str, Any]]:
-    folder = home / ".elfmem" / "databases"
+def find_elfmem_databases(search: Search) -> Iterator[dict[str, Any]]:
+    """elfmem SQLite databases: ``~/.elfmem/databases/*.db``."""
+    folder = search.home / ".elfmem" / "databases"
     try:
         with os.scandir(folder) as it:
             dbs = sorted(Path(e.path) for e in it if e.is_file() and e.name.endswith(".db"))
@@ -139,7 +145,10 @@ def _elfmem_databases(home: Path) -> Iterator[dict[str, Any]]:
                "last_commit": None, "modified": max(s.st_mtime for s in stats), "problem": None}
 
 
-def _elfmem_substrates(home: Path, max_depth: int) -> Iterator[dict[str, Any]]:
+def find_elfmem_substrates(search: Search) -> Iterator[dict[str, Any]]:
+    """Folders holding ``.elfmem/memory`` or ``.elfmem/ledger``, up to ``search.max_depth``
+    levels below home (hidden and dependency folders skipped)."""
+    home, max_depth = search.home, search.max_depth
     stack = [(home, 0)]
     while stack:
         folder, depth = stack.pop()

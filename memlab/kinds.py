@@ -1,0 +1,355 @@
+"""The store kinds memlab knows, in one registry: how each is detected, loaded, audited,
+migrated and found.
+
+A kind is one value of ``Store.kind``. Each declares, in one :func:`register` call:
+
+* ``display``: the name shown to people ("elfmem database");
+* ``detect``: a function of a :class:`Probe` (the path, its first bytes, its entries) that
+  returns what it saw ("starts with the SQLite header") or ``None``. Detectors run from the
+  highest ``priority`` down (registration order breaks ties); the first to answer wins, and
+  ``memlab.load`` records its :class:`Evidence` in ``store.meta["detected"]``. A detector that
+  claims broadly (any SQLite file, any JSON) registers with a low priority, so a more specific
+  kind sharing the format (a Letta server database) is asked first. ``locate`` claims a source
+  that is not a path (a ``postgresql://`` DSN) from its text, before any path is looked at;
+* ``load``: the loader, ``load(path, **kwargs) -> Store``. Kinds may share one: the loader
+  decides the final ``Store.kind`` from what it reads (a git repository whose HEAD holds
+  ``agent.yaml`` is ``souveraine`` even when only ``.git`` was probed);
+* ``audit``: ``audit(store, *, as_of, **options) -> Audit`` (options it does not take are not
+  passed), or ``None`` when memlab has no audit for the kind;
+* ``migrations``: target name -> planner ``plan(store, source_path, *, target, dest) -> Plan``
+  (``dest`` is the destination folder, or None when planning without one), and
+  ``default_target``, where ``memlab.migrate`` sends the store when no target is named;
+* ``find``: where the kind lives on a machine, ``find(search) -> rows`` for
+  :func:`memlab.sources.discover.discover` (a row needs ``agent_id`` and ``path``; the other
+  inventory columns default to missing and ``kind`` to this kind).
+
+Functions may be given as ``"module:attribute"`` strings, resolved on first use, so
+``import memlab`` imports no loader. Adding a kind is one module (its loader) plus one
+``register`` line here, like papermill's engines::
+
+    register("toy", display="toy store", detect=lambda p: "ends in .toy" if
+             p.path.suffix == ".toy" else None, load=load_toy, audit=audit_toy)
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+from typing import Any, Callable, Iterable, Mapping
+
+from memlab.errors import MigrationError, SourceError, StoreNotFound, UnrecognizedStore, \
+    UnsupportedSchema
+
+__all__ = ["Kind", "Evidence", "Probe", "Search", "register", "unregister", "get", "kinds",
+           "detect", "targets"]
+
+#: How many leading bytes of a file a detector sees (:attr:`Probe.head`).
+HEAD_BYTES = 64
+
+_SQLITE_MAGIC = b"SQLite format 3\x00"
+
+Ref = Callable[..., Any] | str
+
+
+def _resolve(ref: Ref | None) -> Callable[..., Any] | None:
+    if ref is None or callable(ref):
+        return ref
+    module, _, attr = ref.partition(":")
+    return getattr(importlib.import_module(module), attr)
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """Why :func:`detect` named ``kind`` for ``source``: ``reason`` says what it saw.
+
+    ``source`` is what the kind's loader is given: the path (``~`` expanded), or the text a
+    ``locate`` claimed (a DSN)."""
+
+    kind: str
+    source: Path | str
+    reason: str
+
+    def as_dict(self) -> dict[str, str]:
+        return {"kind": self.kind, "evidence": self.reason}
+
+
+class Probe:
+    """What a detector may look at, read once and shared: the path, whether it is a folder,
+    a file's first :data:`HEAD_BYTES` bytes, a folder's entry names. Nothing is written."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.is_dir = path.is_dir()
+
+    @cached_property
+    def head(self) -> bytes:
+        """A file's first bytes (``b""`` for a folder)."""
+        if self.is_dir:
+            return b""
+        from memlab._files import NotRegularFile, open_regular
+
+        try:
+            with open_regular(self.path) as fh:
+                return fh.read(HEAD_BYTES)
+        except NotRegularFile as exc:
+            raise UnrecognizedStore(exc.reason, path=self.path) from exc
+        except OSError as exc:
+            raise StoreNotFound(f"cannot open: {exc.strerror}", path=self.path) from exc
+
+    def has(self, *names: str) -> str | None:
+        """The first of ``names`` present inside this folder, or None."""
+        if not self.is_dir:
+            return None
+        return next((n for n in names if (self.path / n).exists()), None)
+
+
+@dataclass(frozen=True)
+class Search:
+    """What :func:`memlab.sources.discover.discover` asks each kind's ``find`` to search.
+
+    ``home`` stands in for the user's home folder; ``real_home`` is True when it is the user's
+    own (then environment variables such as ``LETTA_LOCAL_BACKEND_DIR`` apply);
+    ``max_depth`` bounds walks for stores that may sit anywhere (``.elfmem`` folders).
+    """
+
+    home: Path
+    real_home: bool = False
+    max_depth: int = 4
+
+
+@dataclass(frozen=True)
+class Kind:
+    """One store kind; see the module docstring for what each field means."""
+
+    name: str
+    display: str
+    load_ref: Ref
+    detect: Callable[[Probe], str | None] | None = None
+    locate: Callable[[str], str | None] | None = None
+    audit_ref: Ref | None = None
+    migrations: Mapping[str, Ref] = field(default_factory=dict)
+    default_target: str | None = None
+    find_ref: Ref | None = None
+    priority: int = 0
+
+    def load(self, source: str | Path, **kwargs: Any) -> Any:
+        """Load ``source`` (a path, or what this kind's ``locate`` claims) with its loader."""
+        return _resolve(self.load_ref)(source, **kwargs)
+
+    def audit(self, store: Any, *, as_of: Any = None, **options: Any) -> Any:
+        """Audit ``store`` with this kind's audit; options the audit does not take are dropped."""
+        fn = _resolve(self.audit_ref)
+        if fn is None:
+            raise UnsupportedSchema(f"no audit for a store of kind {self.name!r}",
+                                    path=getattr(store, "path", None),
+                                    hint="memlab audits " + ", ".join(
+                                        k.display for k in kinds() if k.audit_ref is not None))
+        import inspect
+
+        accepted = inspect.signature(fn).parameters
+        return fn(store, as_of=as_of, **{k: v for k, v in options.items() if k in accepted})
+
+    def plan(self, store: Any, source: Path, target: str | None = None, *,
+             dest: str | Path | None = None) -> Any:
+        """The migration plan of ``store`` (read from ``source``) to ``target`` (default:
+        :attr:`default_target`) into ``dest``."""
+        target = target or self.default_target
+        if target not in self.migrations:
+            if not self.migrations:
+                raise MigrationError(f"memlab does not migrate from a {self.display}",
+                                     path=source, hint="migrate from " + ", ".join(
+                                         k.display for k in kinds() if k.migrations))
+            raise MigrationError(f"a {self.display} does not migrate to {target!r}", path=source,
+                                 hint=f"use one of {', '.join(self.migrations)}")
+        return _resolve(self.migrations[target])(store, source, target=target, dest=dest)
+
+    def find(self, search: Search) -> Iterable[dict[str, Any]]:
+        """Inventory rows for every store of this kind under ``search.home`` (none if the kind
+        has no ``find``)."""
+        fn = _resolve(self.find_ref)
+        return () if fn is None else fn(search)
+
+
+_REGISTRY: dict[str, Kind] = {}
+
+
+def register(name: str, *, display: str, load: Ref, detect: Callable[[Probe], str | None] | None
+             = None, locate: Callable[[str], str | None] | None = None, audit: Ref | None = None, migrations: Mapping[str, Ref] | None = None,
+             default_target: str | None = None, find: Ref | None = None, priority: int = 0,
+             replace: bool = False) -> Kind:
+    """Add a store kind (see the module docstring); returns it. Re-registering a name needs
+    ``replace=True``."""
+    if name in _REGISTRY and not replace:
+        raise ValueError(f"store kind {name!r} is already registered; pass replace=True")
+    migrations = dict(migrations or {})
+    if default_target is not None and default_target not in migrations:
+        raise ValueError(f"default_target {default_target!r} is not one of {name}'s migrations")
+    kind = Kind(name, display, load, detect, locate, audit, migrations,
+                default_target or next(iter(migrations), None), find, priority)
+    _REGISTRY[name] = kind
+    return kind
+
+
+def unregister(name: str) -> None:
+    """Remove a kind (tests add toy kinds and take them away again)."""
+    _REGISTRY.pop(name, None)
+
+
+def get(name: str) -> Kind:
+    """The kind named ``name`` (a ``Store.kind``)."""
+    try:
+        return _REGISTRY[name]
+    except KeyError:
+        raise UnsupportedSchema(f"no store kind named {name!r}",
+                                hint=f"memlab knows {', '.join(_REGISTRY)}") from None
+
+
+def kinds() -> list[Kind]:
+    """Every registered kind, in the order detectors are tried (highest priority first)."""
+    order = {name: i for i, name in enumerate(_REGISTRY)}
+    return sorted(_REGISTRY.values(), key=lambda k: (-k.priority, order[k.name]))
+
+
+def targets() -> tuple[str, ...]:
+    """Every migration target some kind supports, in first-registered order."""
+    out: dict[str, None] = {}
+    for kind in _REGISTRY.values():
+        out.update(dict.fromkeys(kind.migrations))
+    return tuple(out)
+
+
+def detect(path: str | Path) -> Evidence:
+    """Which kind ``path`` holds, and why. Decided from content and markers, not from the file
+    name alone, so a renamed database still loads. A string some kind's ``locate`` claims (a
+    ``postgresql://`` DSN) is that kind without touching the file system.
+
+    Example::
+
+        memlab.kinds.detect("data/demo/elfmem-demo.db")
+        # Evidence(kind='elfmem_db', source=..., reason='starts with the SQLite header')
+    """
+    if isinstance(path, str):
+        for kind in kinds():
+            reason = kind.locate(path) if kind.locate is not None else None
+            if reason:
+                return Evidence(kind.name, path.strip(), reason)
+    p = Path(path).expanduser()
+    if not p.exists() and not p.is_symlink():
+        raise StoreNotFound("no such file or folder", path=p)
+    probe = Probe(p)
+    if probe.is_dir and not os.access(p, os.R_OK | os.X_OK):
+        raise SourceError("cannot read this folder (permission denied)", path=p,
+                          hint="memlab needs read and execute permission on it")
+    if not probe.is_dir:
+        probe.head  # noqa: B018 - an unreadable file is StoreNotFound before any detector runs
+    for kind in kinds():
+        if kind.detect is None:
+            continue
+        reason = kind.detect(probe)
+        if reason:
+            return Evidence(kind.name, p, reason)
+    what = "folder" if probe.is_dir else "file"
+    raise UnrecognizedStore(f"not a store memlab knows; this {what} is none of: "
+                            + ", ".join(k.display for k in kinds() if k.detect is not None),
+                            path=p)
+
+
+# --------------------------------------------------------------------------- detectors
+
+
+def _sqlite(probe: Probe) -> str | None:
+    if probe.is_dir:
+        return None
+    if probe.head.startswith(_SQLITE_MAGIC):
+        return "starts with the SQLite header"
+    if probe.path.suffix in {".db", ".sqlite", ".sqlite3"}:
+        # A .db that is not SQLite is reported by the SQLite loader as corrupt, which says more
+        # than "unrecognised".
+        return f"named {probe.path.suffix}"
+    return None
+
+
+def _json_text(probe: Probe) -> bytes:
+    return probe.head.lstrip(b"\xef\xbb\xbf \t\r\n")[:1]
+
+
+def _agent_file(probe: Probe) -> str | None:
+    if probe.is_dir:
+        return None
+    first = _json_text(probe)
+    if first in (b"{", b'"'):
+        return "JSON object" if first == b"{" else "JSON string (a double-encoded agent file)"
+    if probe.path.suffix == ".af" and first != b"[":
+        return "named .af"
+    return None
+
+
+def _blocks_list(probe: Probe) -> str | None:
+    if probe.is_dir:
+        return None
+    if _json_text(probe) == b"[":
+        return "JSON list"
+    if probe.path.suffix == ".json":
+        return "named .json"
+    return None
+
+
+def _letta_dsn(source: str) -> str | None:
+    from memlab.sources.letta_server import is_dsn
+
+    return "a PostgreSQL connection URI" if is_dsn(source) else None
+
+
+def _letta_sqlite(probe: Probe) -> str | None:
+    if probe.is_dir or not probe.head.startswith(_SQLITE_MAGIC):
+        return None
+    from memlab.sources.letta_server import is_letta_sqlite
+
+    return "SQLite with a Letta server's tables" if is_letta_sqlite(probe.path) else None
+
+
+def _substrate(probe: Probe) -> str | None:
+    if probe.is_dir and probe.path.name == ".elfmem":
+        return "an .elfmem folder"
+    return "holds .elfmem/" if probe.has(".elfmem") else None
+
+
+def _souveraine(probe: Probe) -> str | None:
+    return "holds agent.yaml" if probe.has("agent.yaml") else None
+
+
+def _letta_memfs(probe: Probe) -> str | None:
+    found = probe.has(".git", "system", ".letta", "MEMORY.md")
+    return f"holds {found}" if found else None
+
+
+# --------------------------------------------------------------------------- the kinds
+
+_SRC, _AUD, _MIG, _DISC = "memlab.sources", "memlab.audit", "memlab.migrate", \
+    "memlab.sources.discover"
+_TO_MEMFS = {"letta": f"{_MIG}:_plan_memfs", "souveraine": f"{_MIG}:_plan_memfs"}
+
+register("elfmem_db", display="elfmem database", detect=_sqlite, priority=-10,
+         load=f"{_SRC}.elfmem_db:load_elfmem", audit=f"{_AUD}.elfmem:audit_elfmem",
+         migrations={"substrate": f"{_MIG}._elfmem:plan_substrate", **_TO_MEMFS},
+         find=f"{_DISC}:find_elfmem_databases")
+register("letta_server", display="Letta server database", detect=_letta_sqlite,
+         locate=_letta_dsn, load=f"{_SRC}.letta_server:load_letta_server")
+register("elfmem_substrate", display="elfmem markdown substrate", detect=_substrate,
+         priority=20, load=f"{_SRC}.memfs:load_memfs", audit=f"{_AUD}.memfs:audit_memfs",
+         find=f"{_DISC}:find_elfmem_substrates")
+register("souveraine", display="Souveraine agent dir", detect=_souveraine, priority=10,
+         load=f"{_SRC}.memfs:load_memfs", audit=f"{_AUD}.memfs:audit_memfs",
+         find=f"{_DISC}:find_souveraine")
+register("letta_memfs", display="Letta Code memfs repo", detect=_letta_memfs,
+         load=f"{_SRC}.memfs:load_memfs", audit=f"{_AUD}.memfs:audit_memfs",
+         find=f"{_DISC}:find_letta_memfs")
+register("agent_file", display="Letta Agent File", detect=_agent_file, priority=-10,
+         load=f"{_SRC}.agent_file:load_agent_file", audit=f"{_AUD}.agent_file:audit_agent_file",
+         migrations=_TO_MEMFS)
+register("letta_blocks", display="Letta blocks JSON list", detect=_blocks_list, priority=-10,
+         load=f"{_SRC}.agent_file:load_agent_file", audit=f"{_AUD}.agent_file:audit_agent_file",
+         migrations=_TO_MEMFS)

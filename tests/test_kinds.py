@@ -1,0 +1,110 @@
+"""The kind registry: one register() line makes a new store kind loadable, auditable,
+migratable and discoverable, and every built-in kind is reached through it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+import memlab
+from memlab import kinds
+from memlab.audit import Audit
+from memlab.errors import MigrationError, UnrecognizedStore
+from memlab.store import Store
+
+# --- a toy kind, in a few lines: "*.toy" files, one block per line ---------------------------
+
+
+def _load_toy(path: Path) -> Store:
+    lines = path.read_text(encoding="utf-8").splitlines()
+    return Store("toy", path, {"blocks": pd.DataFrame({"content": lines}, dtype="string")})
+
+
+def _audit_toy(store: Store, *, as_of=None) -> Audit:
+    return Audit("toy", store.name, {}, {"blocks": len(store.blocks)},
+                 f"{len(store.blocks)} blocks")
+
+
+def _find_toy(search: kinds.Search):
+    for f in sorted((search.home / ".toy").glob("*.toy")):
+        yield {"agent_id": f.stem, "path": str(f), "files": 1}
+
+
+@pytest.fixture
+def toy():
+    kind = kinds.register("toy", display="toy store", load=_load_toy, audit=_audit_toy,
+                          find=_find_toy, priority=50,
+                          detect=lambda p: "starts with TOY" if p.head.startswith(b"TOY") else None)
+    yield kind
+    kinds.unregister("toy")
+
+
+def test_a_toy_kind_is_loaded_audited_and_discovered(toy, tmp_path):
+    (tmp_path / ".toy").mkdir()
+    f = tmp_path / ".toy" / "agent7.toy"
+    f.write_text("TOY\nremember the milk\nbuy bread\n")
+
+    store = memlab.load(f)
+    assert store.kind == "toy" and list(store.blocks.content) == ["TOY", "remember the milk",
+                                                                  "buy bread"]
+    assert store.meta["detected"] == {"kind": "toy", "evidence": "starts with TOY"}
+    assert memlab.audit(f).headline["blocks"] == 3
+
+    inventory = memlab.discover(tmp_path)
+    row = inventory[inventory.kind == "toy"].iloc[0]
+    assert (row.agent_id, row.path, row.files) == ("agent7", str(f), 1)
+    assert pd.isna(row.last_commit)
+
+    with pytest.raises(MigrationError, match="does not migrate from a toy store"):
+        memlab.migrate(f, tmp_path / "out")
+
+
+def test_without_the_registration_the_same_file_is_unrecognised(tmp_path):
+    f = tmp_path / "agent7.toy"
+    f.write_text("TOY\nremember the milk\n")
+    with pytest.raises(UnrecognizedStore, match="elfmem database"):
+        memlab.load(f)
+
+
+def test_priority_lets_a_specific_sqlite_kind_go_before_elfmem(data_dir):
+    db = data_dir / "demo/elfmem-demo.db"
+    assert kinds.detect(db).kind == "elfmem_db"
+    kinds.register("sqlite_toy", display="toy SQLite", load=_load_toy, priority=1,
+                   detect=lambda p: "SQLite, toy" if p.head.startswith(b"SQLite") else None)
+    try:
+        assert kinds.detect(db).kind == "sqlite_toy"
+    finally:
+        kinds.unregister("sqlite_toy")
+    assert kinds.detect(db).kind == "elfmem_db"
+
+
+def test_built_in_kinds_record_what_they_saw(data_dir, tmp_path):
+    assert kinds.detect(data_dir / "demo/elfmem-demo.db").reason == "starts with the SQLite header"
+    blocks = tmp_path / "blocks.json"
+    blocks.write_text('  [{"label": "persona", "value": "x"}]')
+    ev = kinds.detect(blocks)
+    assert (ev.kind, ev.reason) == ("letta_blocks", "JSON list")
+    assert memlab.load(blocks).kind == "letta_blocks"
+    (tmp_path / "proj" / ".elfmem").mkdir(parents=True)
+    assert kinds.detect(tmp_path / "proj").kind == "elfmem_substrate"
+
+
+def test_migration_targets_come_from_the_kinds():
+    assert kinds.targets() == ("substrate", "letta", "souveraine")
+    assert kinds.get("elfmem_db").default_target == "substrate"
+    assert kinds.get("letta_blocks").default_target == "letta"
+    assert kinds.get("letta_memfs").migrations == {}
+
+
+def test_a_name_is_registered_once(toy):
+    with pytest.raises(ValueError, match="already registered"):
+        kinds.register("toy", display="again", load=_load_toy)
+
+
+def test_a_letta_server_sqlite_goes_before_elfmem_and_a_dsn_touches_no_file(data_dir):
+    ev = kinds.detect(data_dir / "samples/letta-server/letta-0.11.7.db")
+    assert (ev.kind, ev.reason) == ("letta_server", "SQLite with a Letta server's tables")
+    ev = kinds.detect(" postgresql://memlab_ro@localhost:5432/letta")
+    assert (ev.kind, ev.source) == ("letta_server", "postgresql://memlab_ro@localhost:5432/letta")

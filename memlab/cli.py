@@ -135,19 +135,20 @@ def cmd_review(args: argparse.Namespace) -> int:
 
     proposal = review(args.path, near_duplicate=args.near_duplicate,
                       stale_after_days=args.stale_after_days, as_of=args.as_of,
-                      contradiction_min=args.contradiction_min)
+                      contradiction_min=args.contradiction_min, all=args.all)
     path = proposal.write(args.out, overwrite=args.force)
-    print(f"{len(proposal.items)} proposed item(s); wrote {path}")
+    shown = len(proposal.choices) if proposal.top is None else min(proposal.top, len(proposal.choices))
+    print(f"{len(proposal.choices)} choice(s), the top {shown} listed in full; wrote {path}")
     return 0
 
 
-@command("apply", "Apply the ticked items of a proposal to a memfs repo as one commit.",
+@command("apply", "Apply a proposal's ticks: one commit to a memory repo, a script for an elfmem DB.",
          "memlab apply reviews/review-2026-08-04.md --dry-run")
 def cmd_apply(args: argparse.Namespace) -> int:
     from memlab.review import apply_proposal
 
     result = apply_proposal(args.proposal, repo=args.repo, branch=args.branch,
-                            dry_run=args.dry_run)
+                            dry_run=args.dry_run, script=args.script)
     print(result)
     return 0
 
@@ -260,17 +261,21 @@ def build_parser() -> argparse.ArgumentParser:
                    help="cosine at or above which two items are near-duplicates (default 0.90)")
     p.add_argument("--stale-after-days", type=int, default=90,
                    help="days without evidence of use before an item is stale (default 90)")
-    p.add_argument("--contradiction-min", type=float, default=0.50,
+    p.add_argument("--contradiction-min", type=float, default=0.60,
                    help="cosine at or above which a negated pair is a contradiction candidate "
-                        "(default 0.50)")
+                        "(default 0.60)")
     p.add_argument("--as-of", help="date staleness is measured against (default: today)")
     p.add_argument("--force", action="store_true", help="overwrite today's proposal file")
+    p.add_argument("--all", action="store_true",
+                   help="list every choice in full, not only the top ones (review-DATE-all.md)")
 
     p = add("apply")
     p.add_argument("proposal", help="a review-*.md file with items ticked")
     p.add_argument("--repo", help="the memfs repo (default: the one the proposal names)")
     p.add_argument("--branch", help="commit on a new branch of this name")
     p.add_argument("--dry-run", action="store_true", help="print the diff, change nothing")
+    p.add_argument("--script", help="elfmem databases: where to write the apply script "
+                                    "(default: <proposal>.apply.py beside it)")
 
     p = add("migrate")
     p.add_argument("source", help="an elfmem .db, an .af or a blocks JSON list")

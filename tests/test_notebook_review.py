@@ -29,7 +29,7 @@ def test_review_notebook_writes_the_proposal_and_figures(tmp_path):
                                          "near_duplicate": 0.9}, out)
     assert result.metrics["duplicate_clusters"] == 4
     assert result.metrics["duplicate_units"] == 8
-    assert result.metrics["drift_items"] == 1  # the curiosity role's text differs from its seed
+    assert result.metrics["drift_choices"] == 1  # the curiosity role's text differs from its seed
     proposals = sorted(out.glob("review-*.md"))
     assert len(proposals) == 1
     proposal = read_proposal(proposals[0])  # the file the notebook wrote passes apply's check

@@ -13,7 +13,7 @@ import memlab
 from memlab.embed import get_embedder
 from memlab.errors import ProposalRejected, StaleProposal
 from memlab.formats.blockfile import Block, format_blockfile, format_ledger
-from memlab.review import Item, apply_proposal, read_proposal, review
+from memlab.review import Choice, Item, apply_proposal, read_proposal, review
 
 pytestmark = pytest.mark.slow  # loads the embedding model (once per session)
 
@@ -35,6 +35,28 @@ def _protected_ids(store) -> set[str]:
     return constitutional | pinned
 
 
+# ---- helpers ---------------------------------------------------------------------------------
+def _choice(proposal, section, member):
+    """The one choice of ``section`` whose options keep or remove ``member``."""
+    found = [c for c in proposal.choices if c.section == section and any(
+        member in (proposal.item(o).target.get("removes") or []) + [proposal.item(o).target.get("keeps"),
+                                                                    proposal.item(o).target.get("uid")]
+        for o in c.options)]
+    assert len(found) == 1, (section, member, [c.title for c in proposal.choices])
+    return found[0]
+
+
+def _option(proposal, choice, option, keeps=None):
+    found = [proposal.item(o) for o in choice.options if proposal.item(o).option == option
+             and (keeps is None or proposal.item(o).target.get("keeps") == keeps)]
+    assert len(found) == 1, (option, keeps, [proposal.item(o).option for o in choice.options])
+    return found[0]
+
+
+def _removed(proposal) -> set[str]:
+    return {u for it in proposal.items for u in (it.target.get("removes") or [])}
+
+
 # ---- elfmem samples --------------------------------------------------------------------------
 def test_schema9_lists_every_recorded_near_duplicate_pair(embedder):
     store = memlab.load(SCHEMA9)
@@ -46,13 +68,14 @@ def test_schema9_lists_every_recorded_near_duplicate_pair(embedder):
         assert cluster_of[a] is cluster_of[b], (a, b)
         pair = next(p for p in cluster_of[a]["pairs"] if {p["a"], p["b"]} == {a, b})
         assert pair["recorded"] == pytest.approx(score)
-        assert pair["similarity"] >= 0.90  # MiniLM agrees with elfmem's own detector
-        # Exactly one of the two is proposed for archiving, with the other as survivor.
-        removals = [it for it in proposal.items if it.section == "duplicates"
-                    and it.target["uid"] in (a, b)]
-        assert len(removals) == 1
-        assert removals[0].evidence["survivor"] in (a, b)
-        assert removals[0].evidence["recorded_near_duplicate"] == pytest.approx(score, abs=1e-4)
+        assert pair["similarity"] >= 0.90  # re-measured now: MiniLM agrees with elfmem
+        # One choice holds the pair; its first option keeps the survivor and removes the other.
+        choice = _choice(proposal, "duplicates", a)
+        first = proposal.item(choice.options[0])
+        assert first.option == "keep" and "recommended" in first.summary
+        assert {first.target["keeps"], *first.target["removes"]} == {a, b}
+        assert proposal.item(choice.options[-1]).option == "keep_all"
+        assert proposal.item(choice.options[-1]).change["steps"] == []
 
 
 def test_schema9_never_removes_pinned_or_constitutional_blocks(embedder):
@@ -60,48 +83,57 @@ def test_schema9_never_removes_pinned_or_constitutional_blocks(embedder):
     proposal = review(store, as_of="2027-06-01", embedder=embedder)  # late: most blocks are stale
     protected = _protected_ids(store)
     assert "50bb7e4575aab7fe" in protected  # the seeded minimum-force block
-    removed = {it.target["uid"] for it in proposal.items if it.action == "archive"}
-    assert removed, "the review proposes archiving something"
+    removed = _removed(proposal)
+    assert removed, "the review proposes removing something"
     assert not removed & protected
-    # The constitutional block has a paraphrase (0.94): it must be the survivor, not the victim.
+    # The constitutional block has a paraphrase (0.94): it must be the survivor, not the victim,
+    # and no option merges text into it.
     cluster = next(c for c in proposal.clusters if "50bb7e4575aab7fe" in c["members"])
     assert cluster["survivor"] == "50bb7e4575aab7fe"
     assert "constitutional" in cluster["why"]
-    assert {it.target["uid"] for it in proposal.items if it.group == cluster["id"]} == {"63059c44993bfa67"}
-    # An elfmem database is reviewed but never written: every item is a checklist item.
-    assert all(not it.appliable for it in proposal.items)
+    choice = _choice(proposal, "duplicates", "63059c44993bfa67")
+    assert [proposal.item(o).option for o in choice.options] == ["keep", "keep_all"]
+    # Schema 9 is elfmem 0.20: apply can make these changes through elfmem's API.
+    assert all(it.appliable for it in proposal.items)
 
 
-def test_schema5_contradiction_row_and_eroded_constitution(embedder):
+def test_schema5_recorded_contradiction_and_eroded_constitution(embedder):
     store = memlab.load(SCHEMA5)
     proposal = review(store, as_of="2026-11-30", embedder=embedder)
-    con = [it for it in proposal.items if it.section == "contradictions"]
-    assert {it.target["uid"] for it in con} == {"1ce443276aabea51", "e2e29cc8296f405a"}
-    assert all(it.exclusive and it.group == con[0].group for it in con)
-    assert any("recorded" in str(it.evidence.get("source")) for it in con)
-    # 0.19.2 superseded the seeded minimum-force block: the role is missing, and the evidence
-    # names the archived seed block and why it went.
-    missing = next(it for it in proposal.items if it.section == "drift"
-                   and it.evidence.get("role") == "minimum-force")
+    con = [c for c in proposal.choices if c.section == "contradictions"]
+    assert len(con) == 1
+    sides = {proposal.item(o).target.get("keeps") for o in con[0].options} - {None}
+    assert sides == {"1ce443276aabea51", "e2e29cc8296f405a"}
+    assert con[0].evidence["source"] == "recorded by elfmem"
+    assert [proposal.item(o).option for o in con[0].options] == ["keep", "keep", "keep_both"]
+    # 0.19.2 superseded the seeded minimum-force block by a paraphrase: the restore choice names
+    # the live paraphrase and offers to keep it, so restoring is not the only way out.
+    missing = next(c for c in proposal.choices if c.evidence.get("role") == "minimum-force")
     assert missing.evidence["seed_block"] == "50bb7e4575aab7fe"
     assert missing.evidence["archive_reason"] == "superseded"
-    changed = next(it for it in proposal.items if it.section == "drift"
-                   and it.evidence.get("role") == "curiosity")
-    assert changed.target["uid"] == "c75b02a4dc4ef807"
+    assert missing.evidence["live_paraphrase"] == "63059c44993bfa67"
+    assert [proposal.item(o).option for o in missing.options] == ["keep_paraphrase", "restore"]
+    changed = next(c for c in proposal.choices if c.evidence.get("role") == "curiosity")
+    restore = _option(proposal, changed, "restore")
+    assert restore.change["steps"][0]["op"] == "edit"
+    assert restore.change["steps"][0]["block_id"] == "c75b02a4dc4ef807"
     assert 0 < changed.evidence["similarity"] < 0.95
+    # elfmem 0.19.2 has no edit or forget: every change is a checklist item.
+    assert not any(it.appliable for it in proposal.items if it.change["steps"])
 
 
 def test_stale_follows_the_span_and_outcomes(embedder):
     store = memlab.load(SCHEMA9)
     early = review(store, as_of="2026-11-30", embedder=embedder)
-    assert not [it for it in early.items if it.section == "stale"]
+    assert not [c for c in early.choices if c.section == "stale"]
     late = review(store, as_of="2027-06-01", stale_after_days=90, embedder=embedder)
-    stale = {it.target["uid"] for it in late.items if it.section == "stale"}
+    stale = {u for c in late.choices if c.section == "stale"
+             for u in late.item(c.options[0]).target["removes"]}
     assert "a80f78b342f87ffb" in stale  # British spelling: reinforced once, never an outcome
     outcome_blocks = set(store.outcomes["block_id"].astype(str))
     assert not stale & outcome_blocks  # an outcome is evidence of use
     longer = review(store, as_of="2027-06-01", stale_after_days=400, embedder=embedder)
-    assert not [it for it in longer.items if it.section == "stale"]
+    assert not [c for c in longer.choices if c.section == "stale"]
 
 
 def test_proposal_file_is_markdown_with_a_json_twin(embedder, tmp_path):
@@ -112,6 +144,7 @@ def test_proposal_file_is_markdown_with_a_json_twin(embedder, tmp_path):
     text = md.read_text()
     assert twin["store"]["kind"] == "elfmem_db"
     assert twin["fingerprint"]["sha256"] and twin["fingerprint"]["sha256"] in text
+    assert len(twin["choices"]) == len(proposal.choices)
     for it in proposal.items:
         assert f"- [ ] `{it.id}`" in text
     back = read_proposal(md)
@@ -119,11 +152,6 @@ def test_proposal_file_is_markdown_with_a_json_twin(embedder, tmp_path):
     # Same store, same thresholds: same ids (stable across runs).
     again = review(memlab.load(SCHEMA9), as_of="2026-11-30", embedder=embedder)
     assert [i.id for i in again.items] == [i.id for i in proposal.items]
-    # Applying a database proposal is refused with a way forward.
-    first = proposal.items[0].id
-    md.write_text(text.replace(f"- [ ] `{first}`", f"- [x] `{first}`"))
-    with pytest.raises(ProposalRejected, match="memory repos only"):
-        apply_proposal(md)
 
 
 # ---- a Letta memfs repo built with GitPython ---------------------------------------------------
@@ -190,18 +218,25 @@ def _item(proposal, **match) -> Item:
 
 def test_letta_review_finds_duplicates_drift_limits_and_rules(letta_repo, embedder):
     proposal = review(memlab.load(letta_repo), as_of="2026-03-12", embedder=embedder)
-    dups = {it.target["uid"]: it for it in proposal.items if it.section == "duplicates"}
-    # The read-only policy survives its paraphrase; the older SQLite note survives the newer.
-    assert set(dups) == {"reference/deploy.md", "reference/sqlite-notes.md"}
-    assert dups["reference/deploy.md"].evidence["survivor"] == "system/policies.md"
-    assert dups["reference/sqlite-notes.md"].evidence["survivor"] == "reference/sqlite.md"
-    assert all(it.target["uid"] != "system/policies.md" for it in proposal.items)
-    drift = _item(proposal, section="drift")
-    assert drift.target["file"] == "system/persona.md" and drift.action == "restore_file"
+    # The read-only policy survives its paraphrase (the only option: it cannot be removed);
+    # the older SQLite note survives the newer.
+    deploy = _choice(proposal, "duplicates", "reference/deploy.md")
+    assert [(proposal.item(o).option, proposal.item(o).target.get("keeps")) for o in deploy.options] \
+        == [("keep", "system/policies.md"), ("keep_all", None)]
+    sqlite = _choice(proposal, "duplicates", "reference/sqlite-notes.md")
+    assert proposal.item(sqlite.options[0]).target == {
+        **proposal.item(sqlite.options[0]).target, "keeps": "reference/sqlite.md",
+        "removes": ["reference/sqlite-notes.md"]}
+    assert "system/policies.md" not in _removed(proposal)
+    drift = _item(proposal, section="drift", option="restore")
+    assert drift.target["file"] == "system/persona.md"
+    assert drift.change["steps"][0]["op"] == "restore_file"
     limit = _item(proposal, section="limits")
-    assert limit.target["file"] == "system/active.md" and limit.change["value"] == "400"
+    step = limit.change["steps"][0]
+    assert limit.target["file"] == "system/active.md" and step["value"] == "400"
     rule = _item(proposal, section="rules")
-    assert rule.change == {**rule.change, "op": "remove_key", "key": "metadata", "file": "system/notes.md"}
+    assert rule.change["steps"][0] == {**rule.change["steps"][0], "op": "remove_key", "key": "metadata",
+                                       "file": "system/notes.md"}
     fp = proposal.fingerprint
     assert fp["head_sha"] == git.Repo(letta_repo).head.commit.hexsha
     assert set(fp["files"]) >= {"reference/deploy.md", "system/persona.md", "system/notes.md"}
@@ -212,7 +247,8 @@ def test_apply_round_trip_commits_exactly_the_ticked_items(letta_repo, embedder,
     before = repo.head.commit
     proposal = review(memlab.load(letta_repo), as_of="2026-03-12", embedder=embedder)
     md = proposal.write(tmp_path / "reviews")
-    dup = _item(proposal, section="duplicates", uid="reference/sqlite-notes.md")
+    dup = _option(proposal, _choice(proposal, "duplicates", "reference/sqlite-notes.md"), "keep",
+                  keeps="reference/sqlite.md")
     rule = _item(proposal, section="rules")
     _tick(md, dup.id, rule.id)
 
@@ -251,7 +287,7 @@ def test_apply_on_a_new_branch_leaves_the_checkout(letta_repo, embedder, tmp_pat
     before = repo.head.commit
     proposal = review(memlab.load(letta_repo), as_of="2026-03-12", embedder=embedder)
     md = proposal.write(tmp_path)
-    drift = _item(proposal, section="drift")
+    drift = _item(proposal, section="drift", option="restore")
     _tick(md, drift.id)
     result = apply_proposal(md, branch="memlab/review")
     assert repo.head.commit == before and repo.active_branch.name == "main"
@@ -271,12 +307,12 @@ def test_apply_on_a_new_branch_leaves_the_checkout(letta_repo, embedder, tmp_pat
 def test_stale_and_hand_edited_proposals_are_refused(letta_repo, embedder, tmp_path):
     proposal = review(memlab.load(letta_repo), as_of="2026-03-12", embedder=embedder)
     md = proposal.write(tmp_path)
-    dup = _item(proposal, section="duplicates", uid="reference/deploy.md")
+    dup = _option(proposal, _choice(proposal, "duplicates", "reference/deploy.md"), "keep")
     original = md.read_text()
 
     # An edit beyond ticking: a change of the evidence text.
     _tick(md, dup.id)
-    md.write_text(md.read_text().replace("similarity 0.", "similarity 1.", 1))
+    md.write_text(md.read_text().replace("similarity_to_survivor 0.", "similarity_to_survivor 1.", 1))
     with pytest.raises(StaleProposal, match=r"edited beyond ticking at line \d+") as err:
         apply_proposal(md)
     assert err.value.path == md
@@ -285,7 +321,7 @@ def test_stale_and_hand_edited_proposals_are_refused(letta_repo, embedder, tmp_p
     md.write_text(original)
     twin = md.with_suffix(".json")
     data = json.loads(twin.read_text())
-    data["items"][0]["change"]["file"] = "system/policies.md"
+    data["items"][0]["change"]["steps"] = [{"op": "delete_file", "file": "system/policies.md"}]
     twin.write_text(json.dumps(data))
     with pytest.raises(StaleProposal, match="digest"):
         apply_proposal(md)
@@ -308,6 +344,8 @@ def test_read_only_target_dirty_tree_and_double_choice_are_rejected(letta_repo, 
                                                          "file": "system/policies.md"},
                                evidence={}, change={"op": "delete_file", "file": "system/policies.md",
                                                     "text": "delete system/policies.md"}))
+    proposal.choices.insert(0, Choice(id="choice-00000000f1", section="duplicates", kind="forged",
+                                      title="forged", options=["dup-0000000001"], impact={}))
     md = proposal.write(tmp_path)
     _tick(md, "dup-0000000001")
     with pytest.raises(ProposalRejected, match="read_only") as err:
@@ -315,6 +353,7 @@ def test_read_only_target_dirty_tree_and_double_choice_are_rejected(letta_repo, 
     assert "system/policies.md" in str(err.value)
 
     proposal.items.pop()
+    proposal.choices.pop(0)
     md = proposal.write(tmp_path / "dirty")
     rule = _item(proposal, section="rules")
     _tick(md, rule.id)
@@ -323,22 +362,36 @@ def test_read_only_target_dirty_tree_and_double_choice_are_rejected(letta_repo, 
         apply_proposal(md)
 
 
-def test_contradiction_alternatives_cannot_both_be_ticked(tmp_path, embedder):
+def test_two_ticks_in_one_choice_are_refused_with_one_line(tmp_path, embedder, capsys):
     root = tmp_path / "memory"
     repo = git.Repo.init(root, initial_branch="main")
     _commit(repo, {
         "system/persona.md": _fm("Who I am", "I am Rex.\n"),
-        "reference/hotfix.md": _fm("Hotfixes", "Deploy fixes as a hotfix directly on prod when it is urgent.\n"),
-        "reference/rollback.md": _fm("Rollbacks", "Deploy rollbacks use the previous tagged release, "
-                                                  "never a hotfix on prod.\n"),
+        "reference/hotfix.md": _fm("Hotfixes", "Hotfixes may be pushed directly to the main branch.\n"),
+        "reference/rollback.md": _fm("Rollbacks", "Hotfixes must never be pushed directly to the main "
+                                                  "branch.\n"),
     }, "Initial commit", "2026-03-01")
     proposal = review(memlab.load(root), as_of="2026-03-02", embedder=embedder)
-    con = [it for it in proposal.items if it.section == "contradictions"]
-    assert {it.target["uid"] for it in con} == {"reference/hotfix.md", "reference/rollback.md"}
+    [con] = [c for c in proposal.choices if c.section == "contradictions"]
+    keeps = {proposal.item(o).target.get("keeps") for o in con.options}
+    assert keeps == {"reference/hotfix.md", "reference/rollback.md", None}
     md = proposal.write(tmp_path / "r")
-    _tick(md, *(it.id for it in con))
-    with pytest.raises(ProposalRejected, match="alternatives"):
+    text = md.read_text()
+    # One choice, its options listed together under one heading that says to tick one.
+    heading = next(line for line in text.splitlines() if line.startswith("### ") and "contradiction" in line)
+    assert "(tick one option)" in heading
+    block = text.split(heading, 1)[1].split("\n### ", 1)[0]
+    assert all(f"`{o}`" in block for o in con.options)
+    _tick(md, con.options[0], con.options[2])  # keep hotfix AND keep both
+    head = repo.head.commit
+    with pytest.raises(ProposalRejected, match=r"choice 1 \(contradiction\) has 2 options ticked"):
         apply_proposal(md)
+    assert repo.head.commit == head
+    from memlab.cli import main
+
+    assert main(["apply", str(md)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "2 options ticked" in err[0]
 
 
 # ---- an elfmem substrate -----------------------------------------------------------------------
@@ -369,10 +422,13 @@ def test_substrate_archives_a_duplicate_and_refuses_a_pinned_block(tmp_path, emb
     survivors = {c["survivor"]: c["why"] for c in proposal.clusters}
     assert set(survivors) == {"a000000000000003", "a000000000000002"}
     assert survivors["a000000000000003"] == "retrieved 1 times vs 0"
-    removals = {it.target["uid"]: it for it in proposal.items if it.section == "duplicates"}
-    assert set(removals) == {"a000000000000001", "a000000000000004"}
+    recommended = {u for c in proposal.choices for u in proposal.item(c.options[0]).target["removes"]}
+    assert recommended == {"a000000000000001", "a000000000000004"}
+    assert "a000000000000002" not in _removed(proposal)  # pinned: no option removes it
+    keep = _option(proposal, _choice(proposal, "duplicates", "a000000000000001"), "keep",
+                   keeps="a000000000000003")
     md = proposal.write(tmp_path / "r")
-    _tick(md, removals["a000000000000001"].id)
+    _tick(md, keep.id)
     result = apply_proposal(md)
     after = repo.head.commit
     assert set(result.files) == {".elfmem/memory/notes/knowledge.md", ".elfmem/memory/archive/knowledge.md"}
@@ -395,6 +451,8 @@ def test_substrate_archives_a_duplicate_and_refuses_a_pinned_block(tmp_path, emb
         change={"op": "archive_block", "file": ".elfmem/memory/notes/knowledge.md",
                 "block_id": "a000000000000002", "to": ".elfmem/memory/archive/knowledge.md",
                 "text": "forced"}))
+    proposal.choices.insert(0, Choice(id="choice-00000000f2", section="duplicates", kind="forged",
+                                      title="forged", options=["dup-00000000ff"], impact={}))
     md = proposal.write(tmp_path / "forged")
     _tick(md, "dup-00000000ff")
     with pytest.raises(ProposalRejected, match="pinned and constitutional"):
@@ -424,7 +482,7 @@ def test_views_place_duplicates_together_and_browse_writes_ticks(embedder, tmp_p
     table = views.cluster_table(proposal)
     assert table["survivor"].sum() == len(proposal.clusters)
     m = views.metrics(proposal)
-    assert (m["duplicate_clusters"], m["duplicates_items"], m["protected_units"]) == (4, 4, 10)
+    assert (m["duplicate_clusters"], m["duplicates_choices"], m["protected_units"]) == (4, 4, 10)
 
     widget = views.browse(proposal, tmp_path)
     chooser, box, (button, status) = widget.children[0], widget.children[1], widget.children[2].children

@@ -2,11 +2,14 @@
 
     >>> proposal = memlab.review(store, near_duplicate=0.90, stale_after_days=90)
     >>> md = proposal.write("reviews/")          # review-YYYY-MM-DD.md + .json twin
-    >>> # tick `- [x]` the items you want in the .md, then:
+    >>> # tick `- [x]` one option per choice in the .md, then:
     >>> memlab.apply_proposal(md, dry_run=True)  # the diff; without dry_run, one commit
 
-``review`` works on every store memlab loads; ``apply_proposal`` writes only to memory repos
-(Letta Code memfs, Souveraine, elfmem substrate). Pinned, constitutional, read-only and identity
+``review`` works on every store memlab loads and re-measures all its evidence on the current
+text. A proposal is a ranked list of choices (keep A / keep B / keep both / merge), the top
+``TOP_N`` in full and a summary of the rest. ``apply_proposal`` commits to memory repos (Letta
+Code memfs, Souveraine, elfmem substrate) and, for an elfmem database, writes a script that makes
+the ticked changes through elfmem's own API; it never writes the database itself. Pinned, constitutional, read-only and identity
 units are never proposed for removal, and apply refuses them even if asked.
 """
 
@@ -14,8 +17,9 @@ from __future__ import annotations
 
 from memlab.review._apply import ApplyResult, apply_proposal
 from memlab.review._build import review
-from memlab.review._proposal import SECTIONS, Finding, Item, Proposal, read_proposal, ticked_ids
+from memlab.review._proposal import (SECTIONS, TOP_N, Choice, Finding, Item, Proposal,
+                                     read_proposal, ticked_ids)
 from memlab.review._units import units_of
 
-__all__ = ["review", "Proposal", "Item", "Finding", "apply_proposal", "ApplyResult",
+__all__ = ["review", "Proposal", "Choice", "Item", "Finding", "TOP_N", "apply_proposal", "ApplyResult",
            "read_proposal", "ticked_ids", "units_of", "SECTIONS"]

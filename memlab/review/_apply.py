@@ -1,10 +1,11 @@
-"""``apply_proposal``: make exactly the ticked items of a proposal, as one git commit.
+"""``apply_proposal``: make exactly the ticked items of a proposal: one git commit for a memory
+repo, a reviewable script for an elfmem database (see ``_elfmem_script``).
 
 Order of refusals (each names the file and what to do):
 
 1. the markdown differs from its JSON twin beyond ticks, or the twin was edited → StaleProposal;
-2. the proposal is not for a memory repo, an item is a checklist item, two alternatives of one
-   decision are both ticked, or two ticked items collide on one file → ProposalRejected;
+2. two options of one choice are ticked, the proposal is for a store memlab does not write, an
+   item is a checklist item, or two ticked items collide on one file → ProposalRejected;
 3. HEAD is not the commit the proposal was made from → StaleProposal (naming the edited files);
 4. the working tree has uncommitted changes to tracked memory files → ProposalRejected;
 5. a ticked item would remove a pinned or constitutional block, or touch a read-only file,
@@ -61,10 +62,18 @@ class ApplyResult:
     dry_run: bool = False
     message: str = ""
     notes: list[str] = field(default_factory=list)
+    #: For an elfmem database: the script written (or, with ``dry_run``, that would be).
+    script: Path | None = None
 
     def summary(self) -> str:
         if not self.applied:
             return f"{self.proposal}: no items ticked; nothing changed"
+        if self.message and not self.files and not self.notes:
+            return self.message
+        if self.script is not None:
+            if self.dry_run:
+                return f"{len(self.applied)} item(s) ticked: would write {self.script}"
+            return "\n".join(self.notes)
         what = "would change" if self.dry_run else "changed"
         head = f"{len(self.applied)} item(s) {what} {len(self.files)} file(s)"
         if self.commit:
@@ -316,8 +325,27 @@ class _Edits:
         return "".join(out)
 
 
+def _steps(item: Item) -> list[dict[str, Any]]:
+    """The file changes of an item: its ``steps`` (none for a keep-as-is option)."""
+    if "steps" in item.change:
+        return list(item.change["steps"])
+    return [item.change]
+
+
+def _set_body(text: str, body: str, path: str, item: Item) -> str:
+    lines = text.split("\n")
+    if lines and lines[0].rstrip("\r") == "---":
+        _, end = _fm_bounds(lines, path, item)
+        return "\n".join(lines[: end + 1]) + "\n\n" + body.rstrip("\n") + "\n"
+    return body.rstrip("\n") + "\n"
+
+
 def _apply_item(edits: _Edits, item: Item) -> None:
-    ch = item.change
+    for step in _steps(item):
+        _apply_step(edits, item, step)
+
+
+def _apply_step(edits: _Edits, item: Item, ch: dict[str, Any]) -> None:
     op = ch.get("op")
     path = ch.get("file")
     if op == "delete_file":
@@ -346,6 +374,10 @@ def _apply_item(edits: _Edits, item: Item) -> None:
         current = edits.get(path)
         _guard_file(current, path, item, removes=False)
         edits.put(path, _blob_text(edits.repo, ch["blob"], path), item)
+    elif op == "set_body":
+        text = edits.need(path, item)
+        _guard_file(text, path, item, removes=False)
+        edits.put(path, _set_body(text, ch["body"], path, item), item)
     elif op == "set_key":
         text = edits.need(path, item)
         _guard_file(text, path, item, removes=False)
@@ -381,7 +413,7 @@ def _message(proposal: Proposal, items: list[Item], source: Path) -> str:
     """The commit message; every store-derived value is one :func:`commit_line`."""
     lines = [f"memlab review: apply {len(items)} item(s) from {commit_line(source.name)}", ""]
     for it in items:
-        lines.append(f"- {commit_line(it.id)} {commit_line(it.action)}: "
+        lines.append(f"- {commit_line(it.id)} {commit_line(it.option)}: "
                      f"{commit_line(it.change.get('text', it.summary))}")
     lines += ["", f"Proposal-Digest: {commit_line(proposal.to_dict()['digest'][:16])}",
               f"Made-From: {commit_line(proposal.fingerprint.get('head_sha'))}"]
@@ -438,9 +470,62 @@ def _check_fresh(repo: Any, proposal: Proposal, source: Path,
                         f"since the proposal was made; {detail}", path=source)
 
 
+def check_one_per_choice(proposal: Proposal, md_path: Path) -> None:
+    """Refuse a proposal with two ticked options in one choice, naming the choice."""
+    for n, choice in enumerate(proposal.choices, start=1):
+        both = [oid for oid in choice.options if oid in proposal.ticked]
+        if len(both) > 1:
+            raise ProposalRejected(
+                f"choice {n} ({choice.kind}) has {len(both)} options ticked "
+                f"({', '.join(both)}); its options exclude each other", path=md_path,
+                hint="tick at most one option per choice")
+
+
+def _elfmem_script(proposal: Proposal, ticked: list[Item], md_path: Path, *,
+                   script: str | Path | None, dry_run: bool) -> ApplyResult:
+    """For an elfmem database: write the script that makes the ticked changes through elfmem."""
+    from memlab.errors import OutputExists
+    from memlab.review._build import ELFMEM_APPLY_SCHEMA
+    from memlab.review._elfmem_script import render_script, script_steps
+
+    schema = proposal.store.get("schema_version")
+    if schema is None or int(schema) < ELFMEM_APPLY_SCHEMA:
+        raise ProposalRejected(
+            f"this database has elfmem schema {schema}, written by a release before 0.20 whose "
+            "API has no edit or forget", path=md_path,
+            hint="make the ticked changes by hand, or upgrade the agent to elfmem 0.20+ (it "
+                 "migrates the schema), review again and apply that proposal")
+    steps = script_steps(ticked)
+    result = ApplyResult(md_path, [it.id for it in ticked], [], "", dry_run=dry_run)
+    if not any(s for _, s in steps):
+        result.message = "no ticked option changes the database; no script written"
+        return result
+    digest = proposal.to_dict()["digest"]
+    text = render_script(database=proposal.store["path"], digest=digest, items=ticked)
+    out = Path(script).expanduser() if script else md_path.with_name(md_path.stem + ".apply.py")
+    result.diff = text
+    result.script = out
+    if dry_run:
+        return result
+    if out.exists():
+        raise OutputExists("an apply script is already here", path=out,
+                           hint="read it and run it, or move it away and apply again")
+    out.write_text(text, encoding="utf-8")
+    n = sum(len(s) for _, s in steps)
+    result.notes.append(f"wrote {out}: {n} elfmem call(s); read it, then run it with the Python "
+                        "where your agent's elfmem is installed (memlab did not touch the database)")
+    return result
+
+
 def apply_proposal(path: str | Path, *, repo: str | Path | None = None, branch: str | None = None,
-                   dry_run: bool = False) -> ApplyResult:
-    """Apply exactly the ticked items of a proposal file to its memfs repo, as one commit.
+                   dry_run: bool = False, script: str | Path | None = None) -> ApplyResult:
+    """Apply exactly the ticked items of a proposal file: one commit for a memory repo, a script
+    for an elfmem database.
+
+    For an elfmem database memlab never writes the database: it writes ``script`` (default:
+    ``<proposal>.apply.py`` beside the proposal), which makes the ticked changes through the
+    installed elfmem's own API after a ``VACUUM INTO`` backup; databases written by elfmem
+    before 0.20 (no edit/forget) are refused.
 
     ``repo`` defaults to the repository the proposal was made from. ``branch``: commit on a new
     branch of that name (created at HEAD; the checkout is left as it is) instead of the current
@@ -452,24 +537,18 @@ def apply_proposal(path: str | Path, *, repo: str | Path | None = None, branch: 
     md_path = proposal.source or source
     ticked = [it for it in proposal.items if it.id in proposal.ticked]
     kind = proposal.store.get("kind")
+    check_one_per_choice(proposal, md_path)
+    if kind == "elfmem_db":
+        return _elfmem_script(proposal, ticked, md_path, script=script, dry_run=dry_run)
     if kind not in MEMFS_KINDS:
         raise ProposalRejected(
-            f"this proposal is for a {kind} store; memlab applies proposals to memory repos only",
-            path=md_path, hint="use it as a checklist, or migrate the store to an elfmem "
-                               "substrate (`memlab migrate ... --to substrate`) and review that")
+            f"this proposal is for a {kind} store, which memlab does not write",
+            path=md_path, hint="use it as a checklist and make the ticked changes in Letta, or "
+                               "migrate the store (`memlab migrate ... --to letta`) and review that")
     blocked = [it.id for it in ticked if not it.appliable]
     if blocked:
         raise ProposalRejected(f"ticked item(s) {', '.join(blocked)} are checklist items with no "
                                "file change", path=md_path, hint="untick them")
-    groups: dict[str, list[str]] = {}
-    for it in ticked:
-        if it.exclusive and it.group:
-            groups.setdefault(it.group, []).append(it.id)
-    clash = [ids for ids in groups.values() if len(ids) > 1]
-    if clash:
-        raise ProposalRejected(f"items {' and '.join(clash[0])} are alternatives of one decision "
-                               "(keep one side of a contradiction)", path=md_path,
-                               hint="tick at most one of them")
     git_repo = _repo.open_repo(repo or proposal.fingerprint.get("repo") or proposal.store["path"])
     root = Path(git_repo.working_tree_dir)
     if not ticked:

@@ -1,5 +1,12 @@
 """``review(store)``: duplicates, contradictions, stale units, constitutional drift and memfs rule
-breaches, as a :class:`Proposal` of tickable items. Nothing is written here.
+breaches, as a :class:`Proposal` of choices to tick. Nothing is written here.
+
+Evidence is measured now. Every pair a choice rests on (a duplicate member and its survivor, the
+two sides of a contradiction) is re-measured on the current text with the embedding model at
+review time; a relation elfmem recorded earlier (a ``near_duplicate`` or contradiction row) that
+no longer holds on today's text (a block was edited since) is listed as *stale evidence* and never
+proposes a change. Duplicate clusters are stars, not chains: every member is at or above the
+threshold to its survivor itself.
 
 Guard, before anything else: a unit that is pinned, constitutional (``self/constitutional`` or a
 ``self/role/*`` tag), read-only or an identity file is never proposed for removal, whatever the
@@ -11,7 +18,6 @@ from __future__ import annotations
 
 import datetime as dt
 import hashlib
-import re
 from pathlib import Path
 from typing import Any
 
@@ -20,18 +26,25 @@ import pandas as pd
 
 from memlab.errors import MemlabError
 from memlab.review import _repo
-from memlab.review._proposal import Finding, Item, Proposal, item_id
-from memlab.review._units import MEMFS_KINDS, is_identity_path, units_of
+from memlab.review._checks import ChecksMixin, archive_path
+from memlab.review._polarity import opposite, sentences, topic_share
+from memlab.review._proposal import Choice, Finding, Item, Proposal, item_id
+from memlab.review._triage import (RECORDED_CONTRADICTION_CERTAINTY, STALE_CERTAINTY, impact,
+                                   rank, tokens)
+from memlab.review._units import MEMFS_KINDS, units_of
 from memlab.store import Store
 
-_NEGATIONS = frozenset({"never", "not", "no", "don't", "dont", "doesn't", "isn't", "avoid",
-                        "cannot", "can't", "shouldn't", "won't", "mustn't", "without", "nor"})
-_STOP = frozenset("the a an and or of to in on for with from by is are be as at it its this that "
-                  "these those when then than into over under only once after before use uses "
-                  "used using must should can will may".split())
-_WORD_RE = re.compile(r"[a-z0-9][a-z0-9'_-]*")
 #: Candidate contradictions are looked for only between statement-sized units.
 _CLAIM_CHARS = 400
+#: A sentence at or above this cosine to the survivor (or one of its sentences) adds nothing
+#: to a merge: sentence-level paraphrases score lower than whole-text ones.
+SENTENCE_COVERED = 0.75
+#: Of the content words the shorter claim holds, the share both must hold to be one topic.
+TOPIC_OVERLAP = 0.5
+#: A contradiction elfmem recorded (an LLM judged it) still holds while the pair shares a topic.
+RECORDED_TOPIC_MIN = 0.40
+#: The first elfmem schema whose release (0.20) has ``edit`` and ``forget``.
+ELFMEM_APPLY_SCHEMA = 9
 _STATUS_RANK = {"active": 2, "notes": 2, "in_prompt": 2, "file": 1, "block": 1, "inbox": 0, "log": 0}
 
 
@@ -46,37 +59,6 @@ def _as_of(value: Any) -> pd.Timestamp:
     return ts.tz_localize("UTC") if ts.tzinfo is None else ts.tz_convert("UTC")
 
 
-def _words(text: str) -> list[str]:
-    return _WORD_RE.findall(text.lower())
-
-
-def _topic_overlap(a: str, b: str) -> set[str]:
-    wa = {w for w in _words(a) if len(w) >= 3 and w not in _STOP and w not in _NEGATIONS}
-    wb = {w for w in _words(b) if len(w) >= 3 and w not in _STOP and w not in _NEGATIONS}
-    return wa & wb
-
-
-def _negates(text: str, topic: set[str], window: int = 4) -> bool:
-    """Whether a negation word stands shortly before one of the shared topic words.
-
-    A negation anywhere in a long text ("what doesn't work, fades") says nothing about the
-    claim two texts share; "never a hotfix on prod" does.
-    """
-    words = _words(text)
-    for i, w in enumerate(words):
-        if w in _NEGATIONS and any(x in topic for x in words[i + 1:i + 1 + window]):
-            return True
-    return False
-
-
-def _opposite(a: str, b: str) -> tuple[bool, set[str]]:
-    """(opposite polarity on a shared topic, the shared topic words)."""
-    shared = _topic_overlap(a, b)
-    if not shared:
-        return False, shared
-    return _negates(a, shared) != _negates(b, shared), shared
-
-
 def _date(ts: Any) -> str | None:
     if ts is None or pd.isna(ts):
         return None
@@ -89,7 +71,12 @@ def _short(text: str, width: int = 70) -> str:
     return s if len(s) <= width else s[: width - 1] + "…"
 
 
-class _Builder:
+def text_sha256(text: str) -> str:
+    """The digest an elfmem apply script checks a block's content against before changing it."""
+    return hashlib.sha256(str(text).encode("utf-8")).hexdigest()
+
+
+class _Builder(ChecksMixin):
     def __init__(self, store: Store, *, near_duplicate: float, stale_after_days: float,
                  contradiction_min: float, as_of: pd.Timestamp, embedder: Any) -> None:
         self.store = store
@@ -100,15 +87,23 @@ class _Builder:
         self.as_of = as_of
         self.embedder = embedder
         self.items: list[Item] = []
+        self.choices: list[Choice] = []
         self.findings: list[Finding] = []
         self.clusters: list[dict[str, Any]] = []
         self.touched: set[str] = set()
         self.repo = _repo.store_repo(store) if self.kind in MEMFS_KINDS else None
-        self.appliable = self.kind in MEMFS_KINDS and self.repo is not None
+        schema = store.meta.get("schema_version") if self.kind == "elfmem_db" else None
+        self.appliable = ((self.kind in MEMFS_KINDS and self.repo is not None)
+                          or (self.kind == "elfmem_db" and schema is not None
+                              and int(schema) >= ELFMEM_APPLY_SCHEMA))
         self.units = units_of(store)
         self.by_uid = {u: i for i, u in enumerate(self.units["uid"].tolist())}
         self.vectors = np.zeros((0, 384), np.float32)
-        self.removed: set[str] = set()  # uids some item already removes: one proposal each
+        self.removed: set[str] = set()  # uids a choice already removes: one proposal each
+        self.total_tokens = int(sum(tokens(c) for c in self.units["chars"].fillna(0)))
+        self.share_of = {"elfmem_db": "all live blocks", "elfmem_substrate": "all notes and log blocks",
+                         "letta_memfs": "all memory files", "souveraine": "all memory files",
+                         }.get(self.kind, "all blocks")
 
     # ---- helpers ----------------------------------------------------------------------------
     def unit(self, uid: str) -> pd.Series:
@@ -121,49 +116,78 @@ class _Builder:
         where = f" in `{u['file']}`" if self.kind == "elfmem_substrate" else ""
         return f"`{u['uid']}`{where} \"{_short(u['text'] or u['title'])}\""
 
-    def _removal(self, u: pd.Series, *, reason: str, section: str, prefix: str,
-                 evidence: dict[str, Any], group: str | None = None, exclusive: bool = False,
-                 keep: str | None = None, id_parts: tuple = ()) -> Item | None:
-        """An item that takes ``u`` out of the memory, in the way this store kind does it."""
-        if bool(u["protected"]):
-            return None  # the guard; callers record a finding instead
-        uid = str(u["uid"])
-        kind = self.kind
-        if kind == "elfmem_db":
-            action = "archive"
-            change = {"op": "db", "block_id": uid,
-                      "text": f"archive block {uid} (status archived, archive_reason "
-                              f"{'superseded' if keep else 'decayed'}"
-                              + (f", superseded_by {keep}" if keep else "") + ") with elfmem"}
-        elif kind in ("agent_file", "letta_blocks"):
-            action = "detach"
-            change = {"op": "none", "block_id": uid,
-                      "text": f"delete block {uid} ({u['title']}) in Letta (ADE or blocks API)"}
-        elif kind == "elfmem_substrate":
-            action = "archive_block"
-            archive = _archive_path(str(u["file"]))
-            change = {"op": "archive_block", "file": str(u["file"]), "block_id": uid,
-                      "to": archive, "line": int(u["line"]) if pd.notna(u["line"]) else None,
-                      "text": f"move block {uid} \"{_short(u['title'], 50)}\" (line {u['line']}) "
-                              f"from {u['file']} to the end of {archive}"}
-            self.touched.update({str(u["file"]), archive})
-        else:
-            action = "delete_file"
-            change = {"op": "delete_file", "file": uid,
-                      "text": f"delete {uid} ({int(u['chars'])} chars of body)"}
-            self.touched.add(uid)
-        item = Item(id=item_id(prefix, self.kind, section, uid, *id_parts), section=section,
-                    action=action, summary=f"{reason}: {self._describe(u)}",
-                    target={"uid": uid, "file": None if pd.isna(u["file"]) else str(u["file"])},
-                    evidence=evidence, change=change, group=group, exclusive=exclusive,
-                    appliable=self.appliable)
-        return item
+    def _tokens(self, uids: list[str]) -> int:
+        return sum(tokens(self.unit(u)["chars"]) for u in uids)
 
-    def _protected_finding(self, u: pd.Series, section: str, what: str, evidence: dict) -> None:
-        self.findings.append(Finding(
-            id=item_id("keep", section, u["uid"], what), section=section,
-            summary=f"{what} {self._describe(u)} is {u['protected_why']}: never proposed for removal",
-            evidence=evidence))
+    def removal_step(self, u: pd.Series, *, reason: str) -> dict[str, Any]:
+        """The change that takes ``u`` out of the memory, in the way this store kind does it.
+
+        ``reason`` is elfmem's archive reason (superseded / forgotten / decayed).
+        """
+        uid = str(u["uid"])
+        if self.kind == "elfmem_db":
+            return {"op": "forget", "block_id": uid, "reason": reason,
+                    "content_sha256": text_sha256(u["text"]),
+                    "text": f"forget block {uid} (elfmem archives it with reason {reason})"}
+        if self.kind in ("agent_file", "letta_blocks"):
+            return {"op": "none", "block_id": uid,
+                    "text": f"delete block {uid} ({_short(u['title'], 40)}) in Letta"}
+        if self.kind == "elfmem_substrate":
+            archive = archive_path(str(u["file"]))
+            self.touched.update({str(u["file"]), archive})
+            return {"op": "archive_block", "file": str(u["file"]), "block_id": uid, "to": archive,
+                    "line": int(u["line"]) if pd.notna(u["line"]) else None,
+                    "text": f"move block {uid} \"{_short(u['title'], 50)}\" (line {u['line']}) "
+                            f"from {u['file']} to the end of {archive}"}
+        self.touched.add(uid)
+        return {"op": "delete_file", "file": uid,
+                "text": f"delete {uid} ({int(u['chars'])} chars of body)"}
+
+    def edit_step(self, u: pd.Series, new_text: str) -> dict[str, Any] | None:
+        """The change that replaces ``u``'s text, or None where memlab cannot make it."""
+        uid = str(u["uid"])
+        if self.kind == "elfmem_db":
+            return {"op": "edit", "block_id": uid, "content": new_text,
+                    "content_sha256": text_sha256(u["text"]),
+                    "text": f"edit block {uid} to \"{_short(new_text, 200)}\""}
+        if self.kind in ("letta_memfs", "souveraine"):
+            self.touched.add(uid)
+            return {"op": "set_body", "file": uid, "body": new_text,
+                    "text": f"replace the body of {uid} (frontmatter kept) with "
+                            f"\"{_short(new_text, 200)}\""}
+        return None
+
+    def option(self, key: tuple, section: str, option: str, summary: str,
+               steps: list[dict[str, Any]], *, target: dict[str, Any],
+               appliable: bool | None = None) -> Item:
+        text = "; ".join(s["text"] for s in steps) or "change nothing (dismiss this choice)"
+        return Item(id=item_id(option[:4].replace("_", "") or "opt", self.kind, section, *key, option),
+                    section=section, action=option, option=option, summary=summary,
+                    target=target, evidence={}, change={"steps": steps, "text": text},
+                    appliable=self.appliable if appliable is None else appliable)
+
+    def keep_all(self, key: tuple, section: str, what: str) -> Item:
+        return self.option(key, section, "keep_both" if "both" in what else "keep_all", what, [],
+                           target={"uid": None, "removes": []}, appliable=True)
+
+    def add_choice(self, key: tuple, section: str, kind: str, title: str, options: list[Item],
+                   evidence: dict[str, Any], *, removes: list[str], certainty: float,
+                   risk: str) -> Choice:
+        cid = item_id("choice", self.kind, section, *key)
+        for it in options:
+            it.group = cid
+            it.exclusive = len(options) > 1
+        choice = Choice(id=cid, section=section, kind=kind, title=title,
+                        options=[it.id for it in options], evidence=evidence,
+                        impact=impact(section, self._tokens(removes), self.total_tokens,
+                                      certainty=certainty, risk=risk, share_of=self.share_of))
+        self.items.extend(options)
+        self.choices.append(choice)
+        return choice
+
+    def stale_evidence(self, key: tuple, summary: str, evidence: dict[str, Any]) -> None:
+        self.findings.append(Finding(id=item_id("stale", *key), section="stale_evidence",
+                                     summary=summary, evidence=evidence))
 
     # ---- embeddings -------------------------------------------------------------------------
     def embed(self, progress: bool | None) -> None:
@@ -184,60 +208,63 @@ class _Builder:
                              "similarity": pairs["similarity"].to_numpy(dtype=float)})
 
     def recorded_pairs(self) -> dict[frozenset, dict[str, Any]]:
-        """Unresolved rows of the elfmem ``contradictions`` table between live blocks."""
+        """Unresolved rows of the elfmem ``contradictions`` table."""
         if self.kind != "elfmem_db" or "contradictions" not in self.store.frames:
             return {}
-        c = self.store.contradictions
         out: dict[frozenset, dict[str, Any]] = {}
-        for _, r in c.iterrows():
+        for _, r in self.store.contradictions.iterrows():
             a, b = str(r["block_a_id"]), str(r["block_b_id"])
             if bool(r["resolved"] is True):
                 continue
             kind = None if pd.isna(r.get("kind")) else str(r.get("kind"))
-            row = {"a": a, "b": b, "score": None if pd.isna(r["score"]) else float(r["score"]),
-                   "kind": kind or "contradiction", "created": r["created_at"],
-                   "live": a in self.by_uid and b in self.by_uid}
-            out[frozenset((a, b))] = row
+            out[frozenset((a, b))] = {
+                "a": a, "b": b, "score": None if pd.isna(r["score"]) else float(r["score"]),
+                "kind": kind or "contradiction", "created": r["created_at"],
+                "live": a in self.by_uid and b in self.by_uid}
         return out
 
     # ---- duplicates -------------------------------------------------------------------------
     def duplicates(self) -> None:
         recorded = {k: v for k, v in self.recorded_pairs().items() if v["kind"] == "near_duplicate"}
-        pairs = self.similar_pairs(self.near)
-        edges: dict[frozenset, dict[str, Any]] = {}
-        for a, b, s in pairs.itertuples(index=False):
-            if self._polarity_differs(a, b):
-                continue  # opposite claims on one topic: a contradiction, not a duplicate
-            edges[frozenset((a, b))] = {"a": a, "b": b, "similarity": float(s), "recorded": None}
-        for key, row in recorded.items():
+        sims: dict[frozenset, float] = {}
+        for a, b, s in self.similar_pairs(self.near).itertuples(index=False):
+            if not self._polarity_differs(a, b):  # opposite claims: a contradiction, not a copy
+                sims[frozenset((a, b))] = float(s)
+        for key, row in sorted(recorded.items(), key=lambda kv: sorted(kv[0])):
+            a, b = sorted(key)
+            ev = {"recorded": row["score"], "recorded_at": _date(row["created"])}
             if not row["live"]:
-                self.findings.append(Finding(
-                    id=item_id("note", "near_duplicate", *sorted(key)), section="duplicates",
-                    summary=f"recorded near-duplicate pair {row['a']} ~ {row['b']} involves a "
-                            "block that is no longer live; nothing to merge",
-                    evidence={"recorded": row["score"]}))
+                self.stale_evidence(("near_duplicate", a, b),
+                                    f"recorded near-duplicate pair `{a}` ~ `{b}` names a block that "
+                                    "is no longer live; nothing to merge", ev)
                 continue
-            e = edges.setdefault(key, {"a": row["a"], "b": row["b"],
-                                       "similarity": self._sim(row["a"], row["b"]), "recorded": None})
-            e["recorded"] = row["score"]
-        # Connected components: a chain A~B~C is one cluster with one survivor.
-        parent = {u: u for e in edges.values() for u in (e["a"], e["b"])}
-
-        def find(u: str) -> str:
-            while parent[u] != u:
-                parent[u] = parent[parent[u]]
-                u = parent[u]
-            return u
-
-        for e in edges.values():
-            ra, rb = find(e["a"]), find(e["b"])
-            if ra != rb:
-                parent[max(ra, rb)] = min(ra, rb)
-        groups: dict[str, list[str]] = {}
-        for u in parent:
-            groups.setdefault(find(u), []).append(u)
-        for members in sorted(groups.values(), key=lambda m: sorted(m)):
-            self._cluster(sorted(members), [e for e in edges.values() if e["a"] in members])
+            now = self._sim(a, b)
+            if now < self.near:
+                self.stale_evidence(
+                    ("near_duplicate", a, b),
+                    f"recorded near-duplicate pair `{a}` ~ `{b}` no longer holds: cosine now "
+                    f"{now:.3f} < {self.near:.2f} (a block was edited since it was recorded)",
+                    {**ev, "similarity_now": now})
+            elif self._polarity_differs(a, b):
+                self.stale_evidence(
+                    ("near_duplicate", a, b),
+                    f"recorded near-duplicate pair `{a}` ~ `{b}` says opposite things (see the "
+                    "contradictions); not proposed as a duplicate", {**ev, "similarity_now": now})
+        adjacency: dict[str, set[str]] = {}
+        for key in sims:
+            a, b = tuple(key)
+            adjacency.setdefault(a, set()).add(b)
+            adjacency.setdefault(b, set()).add(a)
+        # Stars, not chains: the best-ranked unit left takes its direct neighbours.
+        remaining = set(adjacency)
+        while remaining:
+            survivor = max(remaining, key=lambda u: (self._rank(u), [-ord(c) for c in u]))
+            members = sorted({survivor} | (adjacency[survivor] & remaining))
+            remaining.discard(survivor)
+            if len(members) == 1:
+                continue
+            remaining -= set(members)
+            self._cluster(survivor, members, sims, recorded)
 
     def _rank(self, uid: str) -> tuple:
         u = self.unit(uid)
@@ -266,48 +293,89 @@ class _Builder:
                 return reason()
         return "all else equal, it has the smaller id"
 
-    def _cluster(self, members: list[str], pairs: list[dict[str, Any]]) -> None:
-        survivor = max(members, key=lambda u: (self._rank(u), [-ord(c) for c in u]))
+    def _new_sentences(self, survivor: str, others: list[str]) -> list[str]:
+        """Sentences of ``others`` that no sentence of the survivor already says."""
+        have = sentences(str(self.unit(survivor)["text"]))
+        extra = [s for o in others for s in sentences(str(self.unit(o)["text"]))]
+        if not have or not extra:
+            return []
+        whole = str(self.unit(survivor)["text"])
+        v = self.embedder.encode([whole] + have + extra)
+        hv, ev = v[: len(have) + 1], v[len(have) + 1:]
+        out: list[str] = []
+        for s, vec in zip(extra, ev):
+            if float((hv @ vec).max()) < SENTENCE_COVERED and s not in out:
+                out.append(s)
+        return out
+
+    def _cluster(self, survivor: str, members: list[str], sims: dict[frozenset, float],
+                 recorded: dict[frozenset, dict[str, Any]]) -> None:
         others = sorted((m for m in members if m != survivor), key=self._rank, reverse=True)
-        cid = item_id("dupc", self.kind, *members)
+        key = tuple(members)
+        pairs = []
+        for m in others:
+            k = frozenset((m, survivor))
+            rec = recorded.get(k)
+            pairs.append({"a": survivor, "b": m, "similarity": sims.get(k, self._sim(m, survivor)),
+                          "recorded": None if rec is None else rec["score"]})
+        norm = {" ".join(str(self.unit(m)["text"]).split()).lower() for m in members}
+        best = min(p["similarity"] for p in pairs)
+        exact = len(norm) == 1  # the same words; a paraphrase at any cosine is "near"
+        cid = item_id("choice", self.kind, "duplicates", *key)
         self.clusters.append({
             "id": cid, "members": members, "survivor": survivor,
             "survivor_title": str(self.unit(survivor)["title"]),
-            "why": self._why(survivor, others[0]),
-            "pairs": [{"a": p["a"], "b": p["b"], "similarity": p["similarity"],
-                       "recorded": p["recorded"]}
-                      for p in sorted(pairs, key=lambda p: (-p["similarity"], p["a"], p["b"]))],
-        })
-        for uid in others:
-            u = self.unit(uid)
-            sim = self._sim(uid, survivor)
-            rec = next((p["recorded"] for p in pairs
-                        if {p["a"], p["b"]} == {uid, survivor} and p["recorded"] is not None), None)
-            evidence = {"similarity": sim, "survivor": survivor}
-            if rec is not None:
-                evidence["recorded_near_duplicate"] = rec
-            evidence.update(self._usage(u))
-            if bool(u["protected"]):
-                self._protected_finding(u, "duplicates", "duplicate", evidence)
+            "why": self._why(survivor, others[0]), "pairs": pairs})
+        options: list[Item] = []
+        # Keep one member, remove the rest: only a member at or above the threshold to every
+        # other member may stand for them all.
+        for keep in [survivor, *others]:
+            drop = [m for m in members if m != keep]
+            if any(bool(self.unit(d)["protected"]) for d in drop):
                 continue
-            item = self._removal(u, reason=f"near-duplicate of `{survivor}`", section="duplicates",
-                                 prefix="dup", evidence=evidence, group=cid, keep=survivor)
-            if item is not None:
-                self.items.append(item)
-                self.removed.add(uid)
-
-    def _usage(self, u: pd.Series) -> dict[str, Any]:
-        ev: dict[str, Any] = {"created": _date(u["created"])}
-        if pd.notna(u["reinforcement"]):
-            ev["reinforced"] = int(u["reinforcement"])
-        if pd.notna(u["retrievals"]):
-            ev["retrievals"] = int(u["retrievals"])
-        ev["outcomes"] = int(u["outcomes"]) if pd.notna(u["outcomes"]) else 0
-        ev["last_evidence"] = _date(u["last_used"])
-        return ev
+            if any(self._sim(keep, d) < self.near for d in drop):
+                continue
+            reason = f" (recommended: {self._why(survivor, others[0])})" if keep == survivor else ""
+            steps = [self.removal_step(self.unit(d), reason="superseded") for d in drop]
+            options.append(self.option(
+                key + (keep,), "duplicates", "keep",
+                f"keep {self._describe(self.unit(keep))}{reason}; remove "
+                + ", ".join(f"`{d}`" for d in drop),
+                steps, target={"uid": keep, "keeps": keep, "removes": drop,
+                               "file": None if pd.isna(self.unit(keep)["file"]) else str(self.unit(keep)["file"])}))
+        if not options:
+            self.findings.append(Finding(
+                id=item_id("note", "duplicates", *key), section="duplicates",
+                summary=f"{len(members)} units say the same as {self._describe(self.unit(survivor))}, "
+                        "but each is protected or no member stands for all; resolve by hand",
+                evidence={"similarity": best}))
+            return
+        drop = [m for m in members if m != survivor]
+        mergeable = not exact and not any(bool(self.unit(m)["protected"]) for m in members)
+        extra = self._new_sentences(survivor, others) if mergeable else []
+        if extra:
+            merged = str(self.unit(survivor)["text"]).rstrip() + "\n" + " ".join(extra)
+            edit = self.edit_step(self.unit(survivor), merged)
+            if edit is not None:
+                options.append(self.option(
+                    key + ("merge",), "duplicates", "merge",
+                    f"merge into `{survivor}`: add {len(extra)} sentence(s) only the others hold "
+                    f"(\"{_short(' '.join(extra), 90)}\"), then remove "
+                    + ", ".join(f"`{d}`" for d in drop),
+                    [edit] + [self.removal_step(self.unit(d), reason="superseded") for d in drop],
+                    target={"uid": survivor, "keeps": survivor, "removes": drop, "edits": [survivor]}))
+        options.append(self.keep_all(key, "duplicates", "keep all: they are not duplicates"))
+        self.removed.update(drop)
+        kind = "exact duplicate" if exact else "near duplicate"
+        self.add_choice(key, "duplicates", kind,
+                        f"{len(members)} units: {self._describe(self.unit(survivor))}", options,
+                        {"similarity_to_survivor": [round(p["similarity"], 3) for p in pairs],
+                         "recorded": [p["recorded"] for p in pairs if p["recorded"] is not None]},
+                        removes=drop, certainty=1.0 if exact else best,
+                        risk="low" if exact else "medium")
 
     def _polarity_differs(self, a: str, b: str) -> bool:
-        return _opposite(str(self.unit(a)["text"]), str(self.unit(b)["text"]))[0]
+        return opposite(str(self.unit(a)["text"]), str(self.unit(b)["text"]))[0]
 
     # ---- contradictions ---------------------------------------------------------------------
     def contradictions(self) -> None:
@@ -316,59 +384,68 @@ class _Builder:
             if row["kind"] == "near_duplicate":
                 continue
             seen.add(key)
+            a, b = sorted(key)
+            ev = {"recorded": row["score"], "recorded_at": _date(row["created"])}
             if not row["live"]:
-                self.findings.append(Finding(
-                    id=item_id("note", "contradiction", *sorted(key)), section="contradictions",
-                    summary=f"unresolved contradiction row {row['a']} vs {row['b']} names a block "
-                            "that is no longer live; mark it resolved",
-                    evidence={"score": row["score"]}))
+                self.stale_evidence(("contradiction", a, b),
+                                    f"unresolved contradiction row `{a}` vs `{b}` names a block "
+                                    "that is no longer live; mark it resolved", ev)
                 continue
-            self._contradiction(row["a"], row["b"], {
-                "source": "recorded (elfmem contradictions table)", "score": row["score"],
-                "similarity": self._sim(row["a"], row["b"]), "recorded_at": _date(row["created"])})
+            now = self._sim(a, b)
+            if now < RECORDED_TOPIC_MIN:
+                self.stale_evidence(
+                    ("contradiction", a, b),
+                    f"recorded contradiction `{a}` vs `{b}` no longer shares a topic: cosine now "
+                    f"{now:.3f} < {RECORDED_TOPIC_MIN:.2f} (a block changed since, or the row "
+                    "was wrong)", {**ev, "similarity_now": now})
+                continue
+            self._contradiction(a, b, {"source": "recorded by elfmem", **ev, "similarity": now},
+                                certainty=RECORDED_CONTRADICTION_CERTAINTY)
         if len(self.units) < 2:
             return
         # Only statement-sized units: word polarity says nothing about a document, and the
         # pair count at a low threshold grows with the square of the corpus.
         claims = np.flatnonzero(self.units["text"].fillna("").str.len().to_numpy() <= _CLAIM_CHARS)
         pairs = self.similar_pairs(self.contra_min, claims)
-        for a, b, s in pairs.itertuples(index=False):
+        for a, b, s in pairs.sort_values("similarity", ascending=False).itertuples(index=False):
             key = frozenset((a, b))
             if key in seen:
                 continue
-            opposite, shared = _opposite(str(self.unit(a)["text"]), str(self.unit(b)["text"]))
-            if not opposite or len(shared) < 2:
+            ta, tb = str(self.unit(a)["text"]), str(self.unit(b)["text"])
+            differs, shared = opposite(ta, tb)
+            if not differs or len(shared) < 2 or topic_share(ta, tb) < TOPIC_OVERLAP:
                 continue
             seen.add(key)
-            self._contradiction(a, b, {
-                "source": "candidate (same topic, opposite polarity)", "similarity": float(s),
-                "shared_words": sorted(shared)[:6]})
+            self._contradiction(a, b, {"source": "candidate (same topic, opposite polarity)",
+                                       "similarity": float(s), "shared_words": sorted(shared)[:6]},
+                                certainty=float(s))
 
-    def _contradiction(self, a: str, b: str, evidence: dict[str, Any]) -> None:
+    def _contradiction(self, a: str, b: str, evidence: dict[str, Any], *, certainty: float) -> None:
         a, b = sorted((a, b))
-        group = item_id("conp", self.kind, a, b)
-        ua, ub = self.unit(a), self.unit(b)
-        options = [(a, ub), (b, ua)]  # (kept, removed)
-        made = 0
-        exclusive = not bool(ua["protected"]) and not bool(ub["protected"])
-        for keep, drop in options:
-            if str(drop["uid"]) in self.removed:
+        key = (a, b)
+        options = []
+        for keep, drop in ((a, b), (b, a)):
+            u = self.unit(drop)
+            if bool(u["protected"]) or drop in self.removed:
                 continue
-            if bool(drop["protected"]):
-                continue
-            item = self._removal(drop, reason=f"contradicts `{keep}`; keep `{keep}`, remove",
-                                 section="contradictions", prefix="con",
-                                 evidence={**evidence, "kept": keep}, group=group,
-                                 exclusive=exclusive, keep=keep, id_parts=(keep,))
-            if item is not None:
-                self.items.append(item)
-                made += 1
-        if made == 0:
+            options.append(self.option(
+                key + (keep,), "contradictions", "keep",
+                f"keep {self._describe(self.unit(keep))}; remove `{drop}`",
+                [self.removal_step(u, reason="forgotten")],
+                target={"uid": keep, "keeps": keep, "removes": [drop],
+                        "file": None if pd.isna(self.unit(keep)["file"]) else str(self.unit(keep)["file"])}))
+        if not options:
             self.findings.append(Finding(
                 id=item_id("note", "contradiction", a, b), section="contradictions",
                 summary=f"`{a}` and `{b}` may contradict each other, but neither can be proposed "
-                        "for removal (protected, or already proposed as a duplicate); resolve by hand",
+                        "for removal (protected, or already in a duplicate choice); resolve by hand",
                 evidence=evidence))
+            return
+        options.append(self.keep_all(key, "contradictions", "keep both: they do not contradict"))
+        removes = options[0].target["removes"]
+        self.add_choice(key, "contradictions", "contradiction",
+                        f"{self._describe(self.unit(a))} vs {self._describe(self.unit(b))}",
+                        options, evidence, removes=removes, certainty=certainty, risk="high")
 
     # ---- stale ------------------------------------------------------------------------------
     def stale(self) -> None:
@@ -398,247 +475,25 @@ class _Builder:
             basis = {"elfmem_db": "no reinforcement, session or outcome",
                      "elfmem_substrate": "no use/out/edit ledger event",
                      }.get(self.kind, "no commit touching it (memfs records no retrieval)")
-            item = self._removal(u, reason=f"stale: {basis} for {ev['days_since_evidence']} days",
-                                 section="stale", prefix="stale", evidence=ev)
-            if item is not None:
-                self.items.append(item)
-                self.removed.add(uid)
+            option = self.option((uid,), "stale", "remove",
+                                 f"remove {self._describe(u)}",
+                                 [self.removal_step(u, reason="decayed")],
+                                 target={"uid": uid, "removes": [uid],
+                                         "file": None if pd.isna(u["file"]) else str(u["file"])})
+            self.add_choice((uid,), "stale", "stale",
+                            f"{basis} for {ev['days_since_evidence']} days: {self._describe(u)}",
+                            [option], ev, removes=[uid], certainty=STALE_CERTAINTY, risk="medium")
+            self.removed.add(uid)
 
-    # ---- constitutional drift ---------------------------------------------------------------
-    def drift(self) -> None:
-        if self.kind == "elfmem_db":
-            self._seed_drift()
-        elif self.kind in MEMFS_KINDS and self.repo is not None:
-            self._file_drift()
-
-    def _seed_drift(self) -> None:
-        from memlab.audit import seeds
-
-        tags = self.store.frames.get("tags")
-        all_tags = set(tags["tag"].astype(str)) if tags is not None and not tags.empty else set()
-        release = seeds.seed_release(role_tags=any(t.startswith(seeds.ROLE_TAG_PREFIX) for t in all_tags))
-        blocks = self.store.blocks
-        live = self.units
-        seed_vecs = self.embedder.encode([s.content for s in release.slots])
-        for slot, svec in zip(release.slots, seed_vecs):
-            if slot.role_tag is not None:
-                holders = live[live["tags"].map(lambda ts, t=slot.role_tag: t in ts)]
-            else:
-                holders = live[live["text"].map(lambda x, r=slot.role: seeds.match_seed(x) == r)]
-            base = {"role": slot.role, "seed_chars": len(slot.content)}
-            if holders.empty:
-                gone = blocks[(blocks["id"].astype(str) == slot.block_id)
-                              | blocks["content"].map(lambda x, r=slot.role: seeds.match_seed(x) == r)]
-                ev = dict(base)
-                if not gone.empty:
-                    g = gone.iloc[0]
-                    ev.update({"seed_block": str(g["id"]), "status": str(g["status"]),
-                               "archive_reason": None if pd.isna(g["archive_reason"]) else str(g["archive_reason"]),
-                               "superseded_by": None if pd.isna(g.get("superseded_by")) else str(g.get("superseded_by"))})
-                self.items.append(Item(
-                    id=item_id("drift", self.kind, "missing", slot.role), section="drift",
-                    action="restore_seed", summary=f"constitutional role `{slot.role}` has no live "
-                    f"block: \"{_short(slot.content)}\"", target={"uid": slot.role_tag or slot.role, "file": None},
-                    evidence=ev, change={"op": "db", "role": slot.role, "text":
-                        f"learn the seed text again as a pinned block tagged {', '.join(slot.tags)}: "
-                        f"\"{_short(slot.content, 200)}\""}, appliable=False))
-                continue
-            for _, h in holders.iterrows():
-                if seeds.normalise(h["text"]) == seeds.normalise(slot.content):
-                    continue
-                sim = float(self.vectors[self.by_uid[str(h["uid"])]] @ svec)
-                self.items.append(Item(
-                    id=item_id("drift", self.kind, "changed", slot.role, h["uid"]), section="drift",
-                    action="restore_seed", summary=f"constitutional role `{slot.role}` holds text "
-                    f"that differs from its seed: `{h['uid']}` \"{_short(h['text'])}\"",
-                    target={"uid": str(h["uid"]), "file": None},
-                    evidence={**base, "similarity": sim, "current_chars": int(h["chars"]),
-                              "created": _date(h["created"])},
-                    change={"op": "db", "role": slot.role, "block_id": str(h["uid"]), "text":
-                            f"amend block {h['uid']} back to the seed text \"{_short(slot.content, 200)}\""},
-                    appliable=False))
-
-    def _file_drift(self) -> None:
-        files = self.store.files
-        head_paths = {str(p): str(s) for p, s in zip(files["path"], files["blob_sha"])}
-        hist = self.store.frames.get("history")
-        paths = set(head_paths)
-        if hist is not None and not hist.empty:
-            paths |= set(hist["path"].dropna().astype(str))
-        for path in sorted(p for p in paths if is_identity_path(p)):
-            commits = _repo.path_commits(self.repo, path)
-            if not commits:
-                continue
-            first_sha, first_date = commits[0]
-            first_blob = _repo.blob_at(self.repo, first_sha, path)
-            if first_blob is None:
-                continue
-            first_text = _repo.read_blob(self.repo, first_blob).decode("utf-8", "replace")
-            now_blob = head_paths.get(path)
-            row = files[files["path"] == path]
-            if now_blob is not None and not row.empty and bool(row["read_only"].iloc[0] is True):
-                if now_blob != first_blob:
-                    self.findings.append(Finding(
-                        id=item_id("note", "drift", path), section="drift",
-                        summary=f"{path} changed since its first commit but is read-only; "
-                                "memlab will not edit it", evidence={"first_commit": first_sha[:12]}))
-                continue
-            if now_blob == first_blob:
-                continue
-            ev = {"first_commit": first_sha[:12], "first_date": first_date[:10],
-                  "commits_since": len(commits) - 1}
-            if now_blob is None:
-                summary = f"identity file `{path}` is gone from HEAD"
-                ev["first_chars"] = len(first_text)
-            else:
-                now_text = _repo.read_blob(self.repo, now_blob).decode("utf-8", "replace")
-                if " ".join(now_text.split()) == " ".join(first_text.split()):
-                    continue  # whitespace-only rewrap is not drift
-                v = self.embedder.encode([first_text, now_text])
-                ev.update({"similarity": float(v[0] @ v[1]), "first_chars": len(first_text),
-                           "current_chars": len(now_text)})
-                summary = f"identity file `{path}` drifted from its first committed version"
-            self.touched.add(path)
-            self.items.append(Item(
-                id=item_id("drift", self.kind, path, first_blob), section="drift",
-                action="restore_file", summary=summary, target={"uid": path, "file": path},
-                evidence=ev, change={"op": "restore_file", "file": path, "blob": first_blob,
-                                     "commit": first_sha,
-                                     "text": f"write {path} back to its first committed version "
-                                             f"(commit {first_sha[:12]}, {first_date[:10]}, "
-                                             f"{len(first_text)} chars)"},
-                appliable=self.appliable))
-
-    # ---- memfs limits and rules -------------------------------------------------------------
-    def memfs_rules(self) -> None:
-        if self.kind in ("agent_file", "letta_blocks"):
-            self._agent_limits()
-            return
-        if self.kind not in ("letta_memfs", "souveraine"):
-            return
-        from memlab.formats import letta_memfs as fmt
-
-        files = self.store.files
-        layout = self.store.meta.get("layout")
-        variant = "v2" if layout == "letta_v2" else "current"
-        all_paths = set(files["path"].astype(str))
-        for _, f in files.iterrows():
-            path = str(f["path"])
-            if not path.endswith(".md"):
-                continue
-            read_only = bool(f["read_only"] is True)
-            chars = int(f["body_chars"]) if pd.notna(f["body_chars"]) else 0
-            if bool(f["over_limit"] is True):
-                limit = f["limit"]
-                ev = {"chars": chars, "limit": None if pd.isna(limit) else int(limit),
-                      "over_by": chars - (int(limit) if pd.notna(limit) else fmt.DEFAULT_LIMIT)}
-                if read_only or pd.isna(limit):
-                    why = "read-only" if read_only else f"over the server default of {fmt.DEFAULT_LIMIT} chars"
-                    self.findings.append(Finding(
-                        id=item_id("note", "limit", path), section="limits",
-                        summary=f"{path} is over its limit ({why}); trim it by hand", evidence=ev))
-                else:
-                    new = int(-(-chars // 100) * 100)
-                    self.touched.add(path)
-                    self.items.append(Item(
-                        id=item_id("limit", self.kind, path, chars, int(limit)), section="limits",
-                        action="raise_limit",
-                        summary=f"`{path}` body is {chars} chars, over its limit {int(limit)}",
-                        target={"uid": path, "file": path}, evidence=ev,
-                        change={"op": "set_key", "file": path, "key": "limit", "value": str(new),
-                                "raw": True,
-                                "text": f"set frontmatter limit: {int(limit)} -> {new} in {path} "
-                                        "(or trim the body by hand instead of ticking this)"},
-                        appliable=self.appliable))
-            if read_only:
-                continue
-            text = self._text(f)
-            if text is None:
-                continue
-            if self.kind == "souveraine":
-                violations = self._souveraine_rules(path, text, fmt)
-            else:
-                violations = [(v.rule, v.message) for v in
-                              fmt.check_precommit(path, text, text, variant=variant, change="M",
-                                                  staged_paths=all_paths)]
-            for rule, message in violations:
-                self._rule_item(f, path, rule, message, variant, fmt)
-
-    def _agent_limits(self) -> None:
-        blocks = self.store.blocks
-        for _, b in blocks[blocks["over_limit"].fillna(False).astype(bool)].iterrows():
-            label = str(b["label"])
-            self.findings.append(Finding(
-                id=item_id("note", "limit", b["block_id"]), section="limits",
-                summary=f"block {label} is over its limit ({int(b['chars'])} > {int(b['limit'])} "
-                        "chars); Letta's git-backed write path does not enforce it (letta#3241): "
-                        "trim it or raise the limit in Letta",
-                evidence={"chars": int(b["chars"]), "limit": int(b["limit"])}))
-
-    def _text(self, f: pd.Series) -> str | None:
-        sha = f.get("blob_sha")
-        if self.repo is None or sha is None or pd.isna(sha):
-            return None
-        return _repo.read_blob(self.repo, str(sha)).decode("utf-8", "replace")
-
-    @staticmethod
-    def _souveraine_rules(path: str, text: str, fmt: Any) -> list[tuple[str, str]]:
-        fm = fmt.read_frontmatter(text)
-        if not fm.has_frontmatter:
-            return [("missing_frontmatter", "missing frontmatter (Souveraine requires description)")]
-        if not (fm.description or "").strip():
-            return [("missing_description", "missing required field 'description'")]
-        return []
-
-    def _rule_item(self, f: pd.Series, path: str, rule: str, message: str, variant: str,
-                   fmt: Any) -> None:
-        label = str(f["label"]) if pd.notna(f.get("label")) else path[:-3]
-        ev = {"rule": rule, "hook_says": message}
-        change: dict[str, Any] | None = None
-        action = rule
-        if rule == "unknown_key":
-            key = re.search(r"'([^']+)'", message)
-            if key:
-                k = key.group(1)
-                action = "remove_key"
-                change = {"op": "remove_key", "file": path, "key": k,
-                          "text": f"delete the frontmatter key {k} (and its continuation lines) "
-                                  f"from {path}; value was {_short(str(f.get('fm_' + k, '')), 60)!r}"}
-        elif rule in ("missing_description", "empty_description"):
-            desc = f"Memory block {label}"
-            action = "set_description"
-            change = {"op": "set_key", "file": path, "key": "description", "value": desc,
-                      "text": f"set description: {desc} in {path} (Letta's own fallback wording; "
-                              "edit it afterwards)"}
-        elif rule == "missing_name":
-            name = label.rsplit("/", 1)[-1]
-            action = "set_name"
-            change = {"op": "set_key", "file": path, "key": "name", "value": f'"{name}"',
-                      "text": f'set name: "{name}" in {path}'}
-        elif rule == "missing_frontmatter":
-            desc = f"Memory block {label}"
-            action = "add_frontmatter"
-            value = f'"{label.rsplit("/", 1)[-1]}"' if variant == "v2" else None
-            change = {"op": "add_frontmatter", "file": path, "description": desc, "name": value,
-                      "text": f"add frontmatter with description: {desc}"
-                              + (f" and name: {value}" if value else "") + f" to {path}"}
-        elif rule == "flat_skill":
-            name = path.rsplit("/", 1)[-1][:-3]
-            prefix = "memory/" if path.startswith("memory/") else ""
-            to = f"{prefix}skills/{name}/SKILL.md"
-            if to not in set(self.store.files["path"].astype(str)):
-                action = "move_file"
-                change = {"op": "move_file", "file": path, "to": to,
-                          "text": f"move {path} to {to} (skills must be folders)"}
-        if change is None:
-            self.findings.append(Finding(id=item_id("note", "rule", path, rule), section="rules",
-                                         summary=f"{path}: {message}; fix by hand", evidence=ev))
-            return
-        self.touched.add(path)
-        self.items.append(Item(id=item_id("rule", self.kind, path, rule, message), section="rules",
-                               action=action, summary=f"`{path}` breaks the pre-commit rule: {message}",
-                               target={"uid": path, "file": path}, evidence=ev, change=change,
-                               appliable=self.appliable))
+    def _usage(self, u: pd.Series) -> dict[str, Any]:
+        ev: dict[str, Any] = {"created": _date(u["created"])}
+        if pd.notna(u["reinforcement"]):
+            ev["reinforced"] = int(u["reinforcement"])
+        if pd.notna(u["retrievals"]):
+            ev["retrievals"] = int(u["retrievals"])
+        ev["outcomes"] = int(u["outcomes"]) if pd.notna(u["outcomes"]) else 0
+        ev["last_evidence"] = _date(u["last_used"])
+        return ev
 
     # ---- fingerprint ------------------------------------------------------------------------
     def fingerprint(self) -> dict[str, Any]:
@@ -652,14 +507,6 @@ class _Builder:
                     "branch": self.store.meta.get("branch"),
                     "files": {p: blobs.get(p) for p in sorted(self.touched)}}
         return {"sha256": _file_sha256(Path(self.store.path)), "bytes": _size(Path(self.store.path))}
-
-
-def _archive_path(path: str) -> str:
-    parts = path.split("/")
-    for i in range(len(parts) - 2, -1, -1):
-        if parts[i] in ("notes", "log") and i > 0 and parts[i - 1] == "memory":
-            return "/".join(parts[:i] + ["archive"] + parts[i + 1:])
-    raise ValueError(f"{path} is not under memory/notes or memory/log")
 
 
 def _file_sha256(path: Path) -> str | None:
@@ -695,21 +542,26 @@ def _histogram_sample(vectors: np.ndarray, *, limit: int = 2000, pairs: int = 20
 
 
 def review(store: Store | str | Path, *, near_duplicate: float = 0.90, stale_after_days: float = 90,
-           as_of: Any = None, contradiction_min: float = 0.50, embedder: Any = None,
-           cache_dir: str | Path | None = None, progress: bool | None = None) -> Proposal:
+           as_of: Any = None, contradiction_min: float = 0.60, embedder: Any = None,
+           cache_dir: str | Path | None = None, progress: bool | None = None,
+           top: int | None = None, all: bool = False) -> Proposal:
     """Review any store memlab loads and return a :class:`Proposal` (nothing is written).
 
     ``near_duplicate``: cosine at or above which two units are duplicates (elfmem's own
     supersession threshold is 0.90). ``stale_after_days``: a unit with no reinforcement,
     retrieval, use or edit evidence and no outcome for this many days before ``as_of`` (default:
     now) is a stale candidate. ``contradiction_min``: the lowest cosine at which a pair of
-    opposite polarity on a shared topic is flagged as a candidate contradiction.
+    opposite polarity on a shared topic is flagged as a candidate contradiction. ``top``: how
+    many choices the markdown lists in full (default :data:`TOP_N`, about ten minutes of
+    reading); ``all=True`` lists every one. The JSON twin always holds every choice.
     """
+    from memlab.review._proposal import TOP_N
+
     if not 0 < near_duplicate <= 1 or not 0 < contradiction_min <= near_duplicate:
         raise MemlabError(f"thresholds must satisfy 0 < contradiction_min <= near_duplicate <= 1 "
                           f"(got contradiction_min={contradiction_min}, "
                           f"near_duplicate={near_duplicate})",
-                          hint="near_duplicate defaults to 0.90, contradiction_min to 0.50")
+                          hint="near_duplicate defaults to 0.90, contradiction_min to 0.60")
     if not isinstance(store, Store):
         import memlab
 
@@ -734,12 +586,15 @@ def review(store: Store | str | Path, *, near_duplicate: float = 0.90, stale_aft
     info = {"path": str(Path(store.path).expanduser().resolve()), "kind": store.kind,
             "layout": store.meta.get("layout"), "name": store.name,
             "schema_version": store.meta.get("schema_version")}
-    proposal = Proposal(
+    choices = rank(b.choices)
+    order = {oid: n for n, c in enumerate(choices) for oid in c.options}
+    items = sorted(b.items, key=lambda it: order[it.id])
+    return Proposal(
         store=info, fingerprint=b.fingerprint(), made_at=_now().strftime("%Y-%m-%dT%H:%M:%SZ"),
         as_of=when.strftime("%Y-%m-%dT%H:%M:%SZ"),
         thresholds={"near_duplicate": near_duplicate, "stale_after_days": stale_after_days,
                     "contradiction_min": contradiction_min,
                     "model": getattr(embedder, "model_name", type(embedder).__name__)},
-        items=b.items, findings=b.findings, clusters=b.clusters, units=b.units,
+        items=items, findings=b.findings, clusters=b.clusters, choices=choices,
+        top=None if all else (TOP_N if top is None else int(top)), units=b.units,
         vectors=b.vectors, similarities=_histogram_sample(b.vectors))
-    return proposal

@@ -22,7 +22,7 @@ import pandas as pd
 from memlab._escape import md_line, split_lines
 from memlab.errors import OutputExists, ProposalError, StaleProposal
 
-FORMAT = "memlab-review/1"
+FORMAT = "memlab-review/2"
 
 SECTIONS: dict[str, str] = {
     "duplicates": "Duplicate clusters",
@@ -32,6 +32,10 @@ SECTIONS: dict[str, str] = {
     "limits": "Over-limit files",
     "rules": "Frontmatter rule violations",
 }
+
+#: Choices the markdown opens with: about 40 s of reading each, so ~10 minutes.
+READ_SECONDS_PER_CHOICE = 40
+TOP_N = 10 * 60 // READ_SECONDS_PER_CHOICE
 
 ITEM_LINE_RE = re.compile(r"^- \[(?P<mark>[ xX])\] `(?P<id>[a-z]+-[0-9a-f]{10})`")
 
@@ -50,8 +54,10 @@ class Item:
     group: str | None = None
     #: Alternatives of one decision (keep A / keep B): at most one of a group may be ticked.
     exclusive: bool = False
-    #: False for stores memlab does not write (elfmem databases, agent files): a checklist.
+    #: False for stores memlab has no way to change (agent files, plain folders): a checklist.
     appliable: bool = True
+    #: Which option of its choice this is: keep / keep_both / merge / restore / keep_current / fix.
+    option: str = "fix"
 
 
 @dataclass
@@ -62,6 +68,26 @@ class Finding:
     section: str
     summary: str
     evidence: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class Choice:
+    """One decision for the reader: its options are items, and at most one may be ticked.
+
+    A duplicate cluster (keep one of its members / keep all / merge), a contradiction (keep A /
+    keep B / keep both), a constitutional restore (restore / keep the paraphrase), or a single
+    fix (archive a stale unit, repair a frontmatter rule). ``impact`` ranks choices for triage:
+    ``tokens_saved`` (about chars/4 of what the first option removes), ``share`` (of the
+    store's tokens, or of the prompt for memfs), ``risk`` (low/medium/high) and ``score``.
+    """
+
+    id: str
+    section: str
+    kind: str
+    title: str
+    options: list[str]
+    evidence: dict[str, Any] = field(default_factory=dict)
+    impact: dict[str, Any] = field(default_factory=dict)
 
 
 def item_id(prefix: str, *parts: Any) -> str:
@@ -139,6 +165,10 @@ class Proposal:
     items: list[Item] = field(default_factory=list)
     findings: list[Finding] = field(default_factory=list)
     clusters: list[dict[str, Any]] = field(default_factory=list)
+    #: Decisions, highest impact first; every item is an option of exactly one choice.
+    choices: list[Choice] = field(default_factory=list)
+    #: How many choices the markdown shows in full (None: all); the JSON twin holds every one.
+    top: int | None = TOP_N
     ticked: set[str] = field(default_factory=set)
     units: pd.DataFrame | None = field(default=None, repr=False)
     vectors: np.ndarray | None = field(default=None, repr=False)
@@ -157,10 +187,27 @@ class Proposal:
         raise KeyError(item_id)
 
     def counts(self) -> dict[str, int]:
+        """Choices per section."""
         out = {name: 0 for name in SECTIONS}
-        for it in self.items:
-            out[it.section] = out.get(it.section, 0) + 1
+        for c in self.choices:
+            out[c.section] = out.get(c.section, 0) + 1
         return out
+
+    def choice_of(self, item_id: str) -> Choice:
+        for c in self.choices:
+            if item_id in c.options:
+                return c
+        raise KeyError(item_id)
+
+    def choices_frame(self) -> pd.DataFrame:
+        """One row per choice, in rank order: rank, id, section, kind, title, options and impact."""
+        rows = [{"rank": n, "id": c.id, "section": c.section, "kind": c.kind, "title": c.title,
+                 "options": len(c.options), "tokens_saved": c.impact.get("tokens_saved"),
+                 "share": c.impact.get("share"), "risk": c.impact.get("risk"),
+                 "score": c.impact.get("score")}
+                for n, c in enumerate(self.choices, start=1)]
+        return pd.DataFrame(rows, columns=["rank", "id", "section", "kind", "title", "options",
+                                           "tokens_saved", "share", "risk", "score"])
 
     def items_frame(self) -> pd.DataFrame:
         """One row per item: id, section, action, summary, target, key evidence, ticked."""
@@ -196,7 +243,7 @@ class Proposal:
         dup_members = sum(len(cl["members"]) for cl in self.clusters)
         lines = [f"Review of {self.store.get('name')} ({self.store.get('kind')}), as of {self.as_of[:10]}",
                  f"  {len(self.clusters)} duplicate clusters ({dup_members} units -> {len(self.clusters)}), "
-                 f"{c['duplicates']} removals proposed",
+                 f"{c['duplicates']} duplicate choices",
                  f"  {c['contradictions']} contradiction choices",
                  f"  {c['stale']} stale candidates",
                  f"  {c['drift']} constitutional drifts",
@@ -227,6 +274,8 @@ class Proposal:
             "items": [json_value(asdict(it)) for it in self.items],
             "findings": [json_value(asdict(f)) for f in self.findings],
             "clusters": json_value(self.clusters),
+            "choices": [json_value(asdict(c)) for c in self.choices],
+            "top": self.top,
         }
         body["digest"] = hashlib.sha256(_canonical(body).encode("utf-8")).hexdigest()
         return body
@@ -246,13 +295,15 @@ class Proposal:
                    as_of=data["as_of"], thresholds=data["thresholds"],
                    items=[Item(**it) for it in data["items"]],
                    findings=[Finding(**f) for f in data["findings"]],
-                   clusters=data["clusters"], source=source)
+                   clusters=data["clusters"], choices=[Choice(**c) for c in data["choices"]],
+                   top=data["top"], source=source)
 
     def markdown(self, ticked: Iterable[str] | None = None) -> str:
         return render_markdown(self.to_dict(), set(self.ticked if ticked is None else ticked))
 
     def file_stem(self) -> str:
-        return f"review-{self.made_at[:10]}"
+        # The full list is another file, so asking for it never replaces a ticked proposal.
+        return f"review-{self.made_at[:10]}" + ("-all" if self.top is None else "")
 
     def write(self, folder: str | Path, *, overwrite: bool = False) -> Path:
         """Write ``review-YYYY-MM-DD.md`` and its ``.json`` twin into ``folder``; returns the .md.
@@ -284,86 +335,142 @@ class Proposal:
 
 def _item_lines(it: dict[str, Any], ticked: set[str]) -> list[str]:
     mark = "x" if it["id"] in ticked else " "
-    lines = [f"- [{mark}] `{_inline(it['id'], None)}` **{_inline(it['action'], None)}**: "
+    lines = [f"- [{mark}] `{_inline(it['id'], None)}` **{_inline(it['option'], None)}**: "
              f"{_inline(it['summary'], 200, code=True)}"]
-    if it["evidence"]:
-        ev = "; ".join(f"{_inline(k, None)} {_fmt(v)}" for k, v in it["evidence"].items())
-        lines.append(f"  - evidence: {ev}")
     lines.append(f"  - change: {_inline(it['change'].get('text', ''), 400)}")
     if not it["appliable"]:
-        lines.append("  - (checklist only: memlab does not write this kind of store)")
+        lines.append("  - (checklist only: make this change by hand)")
     return lines
+
+
+def _evidence_line(evidence: dict[str, Any]) -> str:
+    return "; ".join(f"{_inline(k, None)} {_fmt(v)}" for k, v in evidence.items())
+
+
+def _quote(value: Any) -> str:
+    import shlex
+
+    return _inline(shlex.quote(str(value)), None)
+
+
+def apply_note(data: dict[str, Any]) -> list[str]:
+    """What ``memlab apply`` does for this store, in words that are true when followed."""
+    kind = data["store"].get("kind")
+    name = _proposal_stem(data) + ".md"
+    if kind in ("letta_memfs", "souveraine", "elfmem_substrate"):
+        fp = data["fingerprint"]
+        if not fp.get("head_sha"):
+            return ["**Apply:** this store is not a git repository, so `memlab apply` refuses it: "
+                    "make the ticked changes by hand."]
+        return [f"**Apply:** tick one option per choice, then run `memlab apply {name} --dry-run` "
+                f"in this folder to see the diff, and `memlab apply {name}` to make the ticked "
+                f"changes in `{_inline(fp.get('repo'), None)}` as one commit on branch "
+                f"`{_inline(fp.get('branch') or '(detached)', None)}` (no hooks run; `--branch NAME` commits on a "
+                "new branch instead). Two ticks in one choice, or any edit besides ticking, are "
+                "refused."]
+    if kind == "elfmem_db":
+        return [f"**Apply:** memlab never writes this database. Tick one option per choice, then "
+                f"run `memlab apply {name}` in this folder: it writes `{_proposal_stem(data)}"
+                f".apply.py` beside this file, a script that checks each ticked block still holds "
+                "the text reviewed here, backs the database up with `VACUUM INTO`, then makes "
+                "exactly the ticked changes through elfmem's own API (`forget`, `edit`, "
+                "`remember`; elfmem 0.20 or later). Read it, then run it with the Python where "
+                "your agent's elfmem is installed and configured (`edit` re-embeds the new text "
+                "with your embedding settings; `ELFMEM_CONFIG` names the config file)."]
+    return ["**Apply:** memlab does not write Letta agent files, and `memlab apply` refuses this "
+            "proposal. Use it as a checklist: make the ticked changes in Letta (the ADE or the "
+            "blocks API)."]
+
+
+def _proposal_stem(data: dict[str, Any]) -> str:
+    return f"review-{data['made_at'][:10]}" + ("-all" if data.get("top") is None else "")
+
+
+def _choice_lines(n: int, c: dict[str, Any], items: dict[str, dict[str, Any]],
+                  ticked: set[str]) -> list[str]:
+    how = "tick one option" if len(c["options"]) > 1 else "tick to accept"
+    out = ["", f"### {n}. {_inline(c['kind'], None)}: {_inline(c['title'], 160, code=True)} ({how})", ""]
+    im = c["impact"]
+    out.append(f"Impact: {_fmt(im.get('tokens_saved', 0))} tokens saved "
+               f"({100 * float(im.get('share') or 0):.1f}% of {_inline(im.get('share_of', 'the store'), None)}), "
+               f"risk {_inline(im.get('risk'), None)}; choice `{_inline(c['id'], None)}`.")
+    if c["evidence"]:
+        out.append(f"Evidence (measured at review time): {_evidence_line(c['evidence'])}.")
+    out.append("")
+    for oid in c["options"]:
+        out += _item_lines(items[oid], ticked)
+    return out
 
 
 def render_markdown(data: dict[str, Any], ticked: set[str] | None = None) -> str:
     """The proposal as markdown, from its JSON form only (so apply can re-render and compare)."""
     ticked = ticked or set()
     store, fp, th = data["store"], data["fingerprint"], data["thresholds"]
+    choices = data["choices"]
+    top = len(choices) if data.get("top") is None else min(data["top"], len(choices))
+    shown, rest = choices[:top], choices[top:]
     # Every value from the store (names, paths, branch names: untrusted) is one md_line.
     out = [f"# memlab review: {_inline(store.get('name'), None)}", ""]
-    out.append(f"- store: `{_inline(store.get('path'), None)}`")
-    layout = f" (layout `{_inline(store['layout'], None)}`)" if store.get("layout") else ""
-    out.append(f"- kind: `{_inline(store.get('kind'), None)}`{layout}")
+    layout = f", layout `{_inline(store['layout'], None)}`" if store.get("layout") else ""
+    out.append(f"- store: `{_inline(store.get('path'), None)}` (kind "
+               f"`{_inline(store.get('kind'), None)}`{layout})")
     if fp.get("head_sha"):
         out.append(f"- made from: commit `{_inline(fp['head_sha'], None)}` on branch "
                    f"`{_inline(fp.get('branch') or '(detached)', None)}`")
     elif fp.get("sha256"):
         out.append(f"- made from: file sha256 `{_inline(fp['sha256'], None)}`")
-    out.append(f"- made at: {_inline(data['made_at'], None)}; as of: {_inline(data['as_of'], None)}")
+    out.append(f"- made at: {_inline(data['made_at'], None)}; as of: {_inline(data['as_of'], None)}; "
+               f"proposal digest `{_inline(data['digest'][:16], None)}`")
     out.append("- thresholds: " + ", ".join(f"{k} {_fmt(v)}" for k, v in th.items()))
-    out.append(f"- proposal digest: `{data['digest'][:16]}`")
     out.append("")
-    out.append("Tick `- [x]` the items you want, then run `memlab apply` on this file. "
-               "Change nothing else: apply compares this file with its JSON twin and refuses "
-               "any other edit.")
+    what = f"all {len(choices)}" if not rest else f"the top {top} of {len(choices)}"
+    out.append(f"## {what} choices, ranked by impact")
     out.append("")
-    out.append("| section | items |")
-    out.append("|---|---|")
-    for name, title in SECTIONS.items():
-        out.append(f"| {title} | {data['counts'].get(name, 0)} |")
-    out.append(f"| Findings without an automatic change | {len(data['findings'])} |")
-    items_by_section: dict[str, list[dict[str, Any]]] = {}
-    for it in data["items"]:
-        items_by_section.setdefault(it["section"], []).append(it)
-    clusters = {c["id"]: c for c in data["clusters"]}
-    for name, title in SECTIONS.items():
-        items = items_by_section.get(name, [])
-        if name == "duplicates":
-            if not clusters and not items:
-                continue
-            members = sum(len(c["members"]) for c in clusters.values())
-            out += ["", f"## {title} ({len(clusters)} clusters, {members} units -> {len(clusters)})"]
-            for cid, c in clusters.items():
-                out += ["", f"### Cluster `{_inline(cid, None)}` ({len(c['members'])} members)", ""]
-                out.append(f"Survivor `{_inline(c['survivor'], None)}` \"{_inline(c['survivor_title'], 80)}\": "
-                           f"{_inline(c['why'], None)}.")
-                for p in c["pairs"]:
-                    rec = f", recorded {_fmt(p['recorded'])}" if p.get("recorded") is not None else ""
-                    out.append(f"- pair `{_inline(p['a'], None)}` ~ `{_inline(p['b'], None)}`: "
-                               f"cosine {_fmt(p['similarity'])}{rec}")
-                out.append("")
-                for it in items:
-                    if it["group"] == cid:
-                        out += _item_lines(it, ticked)
-            # Every item gets a checkbox, even one whose cluster is not in the file.
-            loose = [it for it in items if it["group"] not in clusters]
-            if loose:
-                out += ["", "### Other duplicate items", ""]
-                for it in loose:
-                    out += _item_lines(it, ticked)
-            continue
-        if not items:
-            continue
-        out += ["", f"## {title} ({len(items)})", ""]
-        for it in items:
-            out += _item_lines(it, ticked)
-    if data["findings"]:
+    if shown:
+        out.append("| # | kind | what | tokens saved | risk |")
+        out.append("|---|---|---|---|---|")
+        for n, c in enumerate(shown, start=1):
+            out.append(f"| {n} | {_inline(c['kind'], None)} | {_inline(c['title'], 70).replace('|', '/')} | "
+                       f"{_fmt(c['impact'].get('tokens_saved', 0))} | {_inline(c['impact'].get('risk'), None)} |")
+    else:
+        out.append("Nothing to decide: no duplicates, contradictions, stale units, drift or rule "
+                   "breaches were found.")
+    if rest:
+        by_kind: dict[str, list[dict[str, Any]]] = {}
+        for c in rest:
+            by_kind.setdefault(c["kind"], []).append(c)
+        out += ["", f"Not listed here: {len(rest)} more choice(s) of lower impact (every one is in "
+                    "the JSON twin). To list them all, run `memlab review "
+                    f"{_quote(store.get('path'))} --all --as-of {_inline(data['as_of'][:10], None)} "
+                    f"--near-duplicate {th.get('near_duplicate')} --stale-after-days "
+                    f"{th.get('stale_after_days')} --contradiction-min "
+                    f"{th.get('contradiction_min')} --out .` (it writes a separate "
+                    "`review-DATE-all.md`).", "",
+                "| kind | choices | tokens saved |", "|---|---|---|"]
+        for kind, cs in sorted(by_kind.items(), key=lambda kv: -len(kv[1])):
+            out.append(f"| {_inline(kind, None)} | {len(cs)} | "
+                       f"{sum(c['impact'].get('tokens_saved', 0) for c in cs)} |")
+    out.append("")
+    out += apply_note(data)
+    items = {it["id"]: it for it in data["items"]}
+    if shown:
+        out += ["", "## Choices"]
+        for n, c in enumerate(shown, start=1):
+            out += _choice_lines(n, c, items, ticked)
+    stale = [f for f in data["findings"] if f["section"] == "stale_evidence"]
+    if stale:
+        out += ["", "## Stale evidence (recorded relations that no longer hold; never used to "
+                    "propose a change)", ""]
+        for f in stale:
+            out.append(f"- `{_inline(f['id'], None)}` {_inline(f['summary'], 240, code=True)}"
+                       + (f" [{_evidence_line(f['evidence'])}]" if f["evidence"] else ""))
+    other = [f for f in data["findings"] if f["section"] != "stale_evidence"]
+    if other:
         out += ["", "## Findings without an automatic change", ""]
-        for f in data["findings"]:
-            ev = "; ".join(f"{_inline(k, None)} {_fmt(v)}" for k, v in f["evidence"].items())
+        for f in other:
             out.append(f"- `{_inline(f['id'], None)}` ({_inline(f['section'], None)}) "
                        f"{_inline(f['summary'], 240, code=True)}"
-                       + (f" [{ev}]" if ev else ""))
+                       + (f" [{_evidence_line(f['evidence'])}]" if f["evidence"] else ""))
     return "\n".join(out) + "\n"
 
 

@@ -152,7 +152,9 @@ def metrics(proposal: Proposal) -> dict[str, Any]:
         "findings": len(proposal.findings),
         "duplicate_clusters": len(proposal.clusters),
         "duplicate_units": sum(len(c["members"]) for c in proposal.clusters),
-        **{f"{k}_items": v for k, v in counts.items()},
+        "choices": len(proposal.choices),
+        **{f"{k}_choices": v for k, v in counts.items()},
+        "stale_evidence": sum(1 for f in proposal.findings if f.section == "stale_evidence"),
         "protected_units": 0 if proposal.units is None else int(proposal.units["protected"].sum()),
         "digest": proposal.to_dict()["digest"][:16],
     }
@@ -168,8 +170,8 @@ def browse(proposal: Proposal, folder: str | Path) -> Any:
 
     options = [("all items", "*")] + [(f"{SECTIONS[s]} ({n})", f"section:{s}")
                                       for s, n in proposal.counts().items() if n]
-    options += [(f"cluster {c['id']}: {c['survivor_title'][:40]}", f"cluster:{c['id']}")
-                for c in proposal.clusters]
+    options += [(f"choice {n}: {c.kind}: {c.title[:40]}", f"cluster:{c.id}")
+                for n, c in enumerate(proposal.choices, start=1) if len(c.options) > 1]
     chooser = w.Dropdown(options=options, description="show", layout=w.Layout(width="70%"))
     box = w.VBox()
     status = w.HTML()
@@ -183,8 +185,17 @@ def browse(proposal: Proposal, folder: str | Path) -> Any:
         return it.section == value if kind == "section" else it.group == value
 
     def _toggle(change: dict, item_id: str) -> None:
-        (proposal.tick if change["new"] else proposal.untick)(item_id)
-        status.value = f"{len(proposal.ticked)} item(s) ticked"
+        if change["new"]:
+            # One option per choice: ticking one unticks the others.
+            for other in proposal.choice_of(item_id).options:
+                if other != item_id and other in proposal.ticked:
+                    proposal.untick(other)
+                    if other in boxes:
+                        boxes[other].value = False
+            proposal.tick(item_id)
+        else:
+            proposal.untick(item_id)
+        status.value = f"{len(proposal.ticked)} option(s) ticked"
 
     def _show(*_: Any) -> None:
         rows = []
@@ -194,7 +205,7 @@ def browse(proposal: Proposal, folder: str | Path) -> Any:
             cb = boxes.get(it.id)
             if cb is None:
                 cb = w.Checkbox(value=it.id in proposal.ticked, indent=False,
-                                description=f"{it.id} {it.action}", disabled=not it.appliable,
+                                description=f"{it.id} {it.option}", disabled=not it.appliable,
                                 layout=w.Layout(width="260px"))
                 cb.observe(lambda ch, i=it.id: _toggle(ch, i), names="value")
                 boxes[it.id] = cb

@@ -485,7 +485,7 @@ def _elfmem_script(proposal: Proposal, ticked: list[Item], md_path: Path, *,
                    script: str | Path | None, dry_run: bool) -> ApplyResult:
     """For an elfmem database: write the script that makes the ticked changes through elfmem."""
     from memlab.errors import OutputExists
-    from memlab.review._build import ELFMEM_APPLY_SCHEMA
+    from memlab.review._proposal import ELFMEM_APPLY_SCHEMA
     from memlab.review._elfmem_script import render_script, script_steps
 
     schema = proposal.store.get("schema_version")

@@ -28,7 +28,7 @@ from memlab.errors import MemlabError
 from memlab.review import _repo
 from memlab.review._checks import ChecksMixin, archive_path
 from memlab.review._polarity import opposite, sentences, topic_share
-from memlab.review._proposal import Choice, Finding, Item, Proposal, item_id
+from memlab.review._proposal import ELFMEM_APPLY_SCHEMA, Choice, Finding, Item, Proposal, item_id
 from memlab.review._triage import (RECORDED_CONTRADICTION_CERTAINTY, STALE_CERTAINTY, impact,
                                    rank, tokens)
 from memlab.review._units import MEMFS_KINDS, units_of
@@ -43,8 +43,6 @@ SENTENCE_COVERED = 0.75
 TOPIC_OVERLAP = 0.5
 #: A contradiction elfmem recorded (an LLM judged it) still holds while the pair shares a topic.
 RECORDED_TOPIC_MIN = 0.40
-#: The first elfmem schema whose release (0.20) has ``edit`` and ``forget``.
-ELFMEM_APPLY_SCHEMA = 9
 _STATUS_RANK = {"active": 2, "notes": 2, "in_prompt": 2, "file": 1, "block": 1, "inbox": 0, "log": 0}
 
 

@@ -33,6 +33,9 @@ SECTIONS: dict[str, str] = {
     "rules": "Frontmatter rule violations",
 }
 
+#: The first elfmem schema whose release (0.20) has ``edit`` and ``forget``.
+ELFMEM_APPLY_SCHEMA = 9
+
 #: Choices the markdown opens with: about 40 s of reading each, so ~10 minutes.
 READ_SECONDS_PER_CHOICE = 40
 TOP_N = 10 * 60 // READ_SECONDS_PER_CHOICE
@@ -368,6 +371,12 @@ def apply_note(data: dict[str, Any]) -> list[str]:
                 f"`{_inline(fp.get('branch') or '(detached)', None)}` (no hooks run; `--branch NAME` commits on a "
                 "new branch instead). Two ticks in one choice, or any edit besides ticking, are "
                 "refused."]
+    schema = data["store"].get("schema_version")
+    if kind == "elfmem_db" and (schema is None or int(schema) < ELFMEM_APPLY_SCHEMA):
+        return [f"**Apply:** `memlab apply` refuses this database: it was written by elfmem "
+                f"before 0.20 (schema {schema}), whose API has no edit or forget. Use this file as "
+                "a checklist, or upgrade the agent to elfmem 0.20 or later (it migrates the "
+                "schema), review again and apply that proposal."]
     if kind == "elfmem_db":
         return [f"**Apply:** memlab never writes this database. Tick one option per choice, then "
                 f"run `memlab apply {name}` in this folder: it writes `{_proposal_stem(data)}"

@@ -1,0 +1,261 @@
+"""Review quality on ground truth: the labelled elfmem 0.20.0 set in data/review-eval, the
+polarity rule, triage, and the elfmem apply script run against the real elfmem package."""
+
+from __future__ import annotations
+
+import ast
+import asyncio
+import hashlib
+import importlib.util
+import json
+import shutil
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+import memlab
+from memlab.embed import get_embedder
+from memlab.errors import OutputExists, ProposalRejected
+from memlab.review import TOP_N, apply_proposal, review
+from memlab.review._polarity import opposite
+from memlab.review._quality import evaluate
+
+pytestmark = pytest.mark.slow  # loads the embedding model
+
+ROOT = Path(__file__).resolve().parents[1]
+EVAL = ROOT / "data" / "review-eval"
+DB = EVAL / "elfmem-0.20.0-review-eval.db"
+SCHEMA5 = ROOT / "data" / "samples" / "elfmem" / "elfmem-0.19.2-schema5.db"
+AS_OF = "2026-12-01"
+
+
+@pytest.fixture(scope="module")
+def embedder(tmp_path_factory):
+    return get_embedder(cache_dir=tmp_path_factory.mktemp("quality-cache"))
+
+
+@pytest.fixture(scope="module")
+def labels():
+    return json.loads((EVAL / "labels.json").read_text())
+
+
+@pytest.fixture(scope="module")
+def proposal(embedder):
+    return review(memlab.load(DB), as_of=AS_OF, embedder=embedder)
+
+
+def _removed(proposal) -> set[str]:
+    return {u for it in proposal.items for u in (it.target.get("removes") or [])}
+
+
+def _sha(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+# ---- ground truth ------------------------------------------------------------------------------
+def test_destructive_precision_and_no_unique_fact_removed(proposal, labels):
+    result = evaluate(proposal, labels).set_index("kind")
+    assert result.loc["destructive", "proposed"] >= 20
+    assert result.loc["destructive", "precision"] >= 0.95
+    assert result.loc["duplicates", "precision"] >= 0.95
+    assert result.attrs["unique_removed"] == []
+    assert not _removed(proposal) & set(labels["unique"])
+    # Recall is measured, not assumed: most labelled duplicates and contradictions are found.
+    assert result.loc["duplicates", "recall_main"] >= 0.8
+    assert result.loc["contradictions", "recall_main"] >= 0.8
+
+
+def test_edited_after_recording_is_stale_evidence_never_a_choice(proposal, labels, embedder):
+    edited = [p for p in labels["pairs"] if p["case"] == "edited-after-recording"]
+    assert len(edited) == 4
+    store = memlab.load(DB)
+    rows = store.contradictions
+    for p in edited:
+        a, b = p["a"], p["b"]
+        # elfmem recorded them as near-duplicates, and the row is still there...
+        assert ((rows["block_a_id"].isin([a, b])) & (rows["block_b_id"].isin([a, b]))).any()
+        # ...but re-measured now they are unrelated: shown as stale evidence, never a choice.
+        stale = [f for f in proposal.findings if f.section == "stale_evidence"
+                 and a in f.summary and b in f.summary]
+        assert len(stale) == 1 and "no longer holds" in stale[0].summary
+        assert stale[0].evidence["similarity_now"] < 0.5
+        assert stale[0].evidence["recorded"] >= 0.90
+        assert a not in _removed(proposal) and b not in _removed(proposal)
+    assert "Stale evidence" in proposal.markdown()
+
+
+def test_negation_that_agrees_is_never_a_contradiction(proposal, labels):
+    assert opposite("The build requires the lockfile to be committed.",
+                    "The build breaks without the lockfile committed.")[0] is False
+    assert opposite("Deploy only after CI is green.", "Never deploy without a green CI run.")[0] is False
+    assert opposite("Migrations must run before the app starts.",
+                    "The app cannot start until the migrations have run.")[0] is False
+    assert opposite("Deploys to production happen on Fridays.",
+                    "Deploys to production never happen on Fridays.")[0] is True
+    agree = [p for p in labels["pairs"] if p["label"] == "agree"]
+    contra = {frozenset(m for o in c.options for m in proposal.item(o).target.get("removes") or [])
+              for c in proposal.choices if c.section == "contradictions"}
+    assert not [p for p in agree if frozenset((p["a"], p["b"])) in contra]
+    assert evaluate(proposal, labels).attrs["agree_as_contradiction"] == 0
+
+
+def test_no_constitution_means_no_constitution_items(proposal):
+    # The set was made without setup(seed=True): nothing constitutional was ever there.
+    store = memlab.load(DB)
+    assert not store.tags["tag"].astype(str).str.startswith("self/").any()
+    assert not [c for c in proposal.choices if c.section == "drift"]
+
+
+def test_clusters_are_stars_every_member_above_threshold_to_its_survivor(proposal):
+    near = proposal.thresholds["near_duplicate"]
+    vec = dict(zip(proposal.units["uid"], proposal.vectors))
+    for c in proposal.clusters:
+        for m in c["members"]:
+            if m != c["survivor"]:
+                assert float(vec[m] @ vec[c["survivor"]]) >= near - 1e-6
+
+
+# ---- triage ------------------------------------------------------------------------------------
+def test_first_screen_is_a_short_ranked_list_and_a_summary_of_the_rest(proposal, tmp_path):
+    assert len(proposal.choices) > TOP_N  # enough to need triage
+    scores = [c.impact["score"] for c in proposal.choices]
+    assert scores == sorted(scores, reverse=True)
+    md = proposal.write(tmp_path)
+    lines = md.read_text().splitlines()
+    screen = "\n".join(lines[:45])
+    rows = [l for l in lines[:45] if l.startswith("| ") and l.split("|")[1].strip().isdigit()]
+    assert [int(r.split("|")[1]) for r in rows] == list(range(1, TOP_N + 1))
+    rest = len(proposal.choices) - TOP_N
+    assert f"Not listed here: {rest} more choice(s)" in screen
+    assert "| kind | choices | tokens saved |" in screen
+    # The markdown has checkboxes for the top choices only; the twin holds all of them.
+    twin = json.loads(md.with_suffix(".json").read_text())
+    assert len(twin["choices"]) == len(proposal.choices)
+    shown = {o for c in proposal.choices[:TOP_N] for o in c.options}
+    boxes = {l.split("`")[1] for l in lines if l.startswith("- [ ] `")}
+    assert boxes == shown
+    # --all: a separate file with every choice.
+    full = review(memlab.load(DB), as_of=AS_OF, embedder=get_embedder(), all=True)
+    path = full.write(tmp_path)
+    assert path.name.endswith("-all.md") and md.exists()
+    boxes = {l.split("`")[1] for l in path.read_text().splitlines() if l.startswith("- [ ] `")}
+    assert boxes == {it.id for it in full.items}
+
+
+# ---- apply on an elfmem database: a script through elfmem's own API ----------------------------
+def _tick(md: Path, *ids: str) -> None:
+    text = md.read_text()
+    for i in ids:
+        assert f"- [ ] `{i}`" in text
+        text = text.replace(f"- [ ] `{i}`", f"- [x] `{i}`")
+    md.write_text(text)
+
+
+def _load_script(path: Path):
+    spec = importlib.util.spec_from_file_location("memlab_apply_script", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _offline_system(db: Path):
+    spec = importlib.util.spec_from_file_location("make_review_eval", ROOT / "scripts" / "make_review_eval.py")
+    maker = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(maker)
+    return maker._system(db)
+
+
+def test_elfmem_apply_writes_a_script_that_makes_exactly_the_ticked_changes(tmp_path, embedder):
+    db = tmp_path / "agent.db"
+    shutil.copy(DB, db)
+    proposal = review(memlab.load(db), as_of=AS_OF, embedder=embedder, all=True)
+    dup = next(c for c in proposal.choices if c.kind == "near duplicate"
+               and any(proposal.item(o).option == "merge" for o in c.options)) \
+        if any(proposal.item(o).option == "merge" for c in proposal.choices for o in c.options) else None
+    plain = next(c for c in proposal.choices if c.section == "duplicates" and c is not dup)
+    keep = proposal.item(plain.options[0])
+    ticks = [keep.id]
+    if dup is not None:
+        ticks.append(next(o for o in dup.options if proposal.item(o).option == "merge"))
+    md = proposal.write(tmp_path / "reviews")
+    assert "memlab never writes this database" in md.read_text()
+    _tick(md, *ticks)
+    before = _sha(db)
+    result = apply_proposal(md)
+    assert _sha(db) == before  # memlab itself wrote nothing to the database
+    script = result.script
+    assert script == md.with_name(md.stem + ".apply.py") and script.is_file()
+    ast.parse(script.read_text())
+    mod = _load_script(script)
+    expected = [(s["op"], s.get("block_id")) for t in ticks for s in proposal.item(t).change["steps"]]
+    assert [(c[1], c[2]) for c in mod.CHANGES] == expected
+    # The script's own checks and backup, then its changes through the real elfmem API.
+    mod.check_release()
+    mod.check_blocks()
+    mod.backup()
+    assert Path(mod.BACKUP).is_file()
+    with pytest.raises(SystemExit):
+        mod.backup()  # never overwrites a backup
+
+    async def run():
+        system = await _offline_system(db)
+        try:
+            await mod.apply(system)
+        finally:
+            await system.close()
+
+    asyncio.run(run())
+    con = sqlite3.connect(db)
+    status = dict(con.execute("SELECT id, status FROM blocks"))
+    content = dict(con.execute("SELECT id, content FROM blocks"))
+    con.close()
+    for removed in keep.target["removes"]:
+        assert status[removed] == "archived"
+    assert status[keep.target["keeps"]] == "active"
+    if dup is not None:
+        merge = proposal.item(ticks[1])
+        edit = next(s for s in merge.change["steps"] if s["op"] == "edit")
+        assert content[edit["block_id"]] == edit["content"]
+    # Run again: the blocks changed, so the checks refuse before touching anything.
+    with pytest.raises(SystemExit):
+        mod.check_blocks()
+    # A second apply will not overwrite the script.
+    with pytest.raises(OutputExists):
+        apply_proposal(md)
+
+
+def test_store_text_enters_the_script_only_as_literals():
+    from memlab.review import Item
+    from memlab.review._elfmem_script import render_script
+
+    nasty = 'x"""\n__import__("os").system("echo pwned")\n\'\'\'\\'
+    item = Item(id="merg-0000000001", section="duplicates", action="merge", option="merge",
+                summary="", target={}, evidence={},
+                change={"steps": [{"op": "edit", "block_id": "abc'\"def", "content": nasty,
+                                   "content_sha256": "0" * 64, "text": ""}], "text": ""})
+    text = render_script(database='/tmp/a"""b.db', digest="f" * 64, items=[item])
+    tree = ast.parse(text)
+    assigned = {t.targets[0].id: ast.literal_eval(t.value) for t in tree.body
+                if isinstance(t, ast.Assign) and isinstance(t.targets[0], ast.Name)
+                and t.targets[0].id in ("CHANGES", "DATABASE")}
+    assert assigned["DATABASE"] == '/tmp/a"""b.db'
+    assert assigned["CHANGES"] == [("merg-0000000001", "edit", "abc'\"def", "0" * 64, nasty)]
+    assert "pwned" not in "".join(ast.get_docstring(tree) or "")
+
+
+def test_old_elfmem_release_is_refused_with_one_line(tmp_path, embedder, capsys):
+    proposal = review(memlab.load(SCHEMA5), as_of="2026-11-30", embedder=embedder)
+    md = proposal.write(tmp_path)
+    text = md.read_text()
+    restore = next(o for c in proposal.choices if c.section == "drift" for o in c.options
+                   if proposal.item(o).option == "restore")
+    _tick(md, restore)
+    with pytest.raises(ProposalRejected, match="schema 5"):
+        apply_proposal(md)
+    from memlab.cli import main
+
+    assert main(["apply", str(md)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "no edit or forget" in err[0]
+    assert "checklist only" in text

@@ -4,7 +4,8 @@ The script makes exactly the ticked changes through the installed elfmem's own p
 (``forget``, ``edit``, ``remember``; elfmem 0.20 or later), after three checks: the release has
 those calls, every block it changes still holds the text the review saw (by sha256) and is
 active, and a ``VACUUM INTO`` backup was written. Store-controlled text (block ids, contents,
-tags, paths) enters the script only as Python literals, through :func:`py_literal`.
+tags, paths) enters the script only as Python literals, through
+:func:`memlab._escape.py_literal`, never in its docstring or comments.
 """
 
 from __future__ import annotations
@@ -12,24 +13,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from memlab._escape import py_literal
+
 #: The first elfmem release whose MemorySystem has edit() and forget().
 MIN_ELFMEM = (0, 20)
 #: The elfmem call each step op is made with.
 CALLS = {"forget": "forget", "edit": "edit", "remember": "remember"}
-
-
-def py_literal(value: Any) -> str:
-    """``value`` as a Python literal: the one way store text enters a generated script.
-
-    ``repr`` of str, int, float, None, bool and lists/tuples of them is a literal that
-    ``ast.literal_eval`` reads back unchanged, whatever quotes, newlines or code it holds.
-    """
-    if isinstance(value, (list, tuple)):
-        inner = ", ".join(py_literal(v) for v in value)
-        return f"[{inner}]" if isinstance(value, list) else f"({inner}{',' if len(value) == 1 else ''})"
-    if value is None or isinstance(value, (bool, int, float, str)):
-        return repr(value)
-    raise TypeError(f"not a literal: {type(value).__name__}")
 
 
 def script_steps(items: list[Any]) -> list[tuple[str, list[dict[str, Any]]]]:

@@ -605,6 +605,23 @@ def test_a_generic_repo_with_a_persona_file_is_never_accused(tmp_path):
     assert "--no-verify" not in a.summary() or "0 commit(s) must have used" in a.summary()
     assert a.headline["prompt_chars"] == 0  # nothing says any agent renders it
     assert a.headline["commits"] == 2 and a.headline["lines_changed"] > 0  # still sized and churned
+    assert a.headline["findings"] == 0 and a["read_only"].empty and a["readers"].empty
+
+
+def test_letta_readers_are_not_held_against_a_generic_repo(tmp_path):
+    w = _Writer(tmp_path / "notes")
+    w.commit("notes", HUMAN, _t("2026-04-01"), files={
+        "system/persona.md": "---\ndescription: Patterns: async fan-out\nread_only: true\n---\nx\n"})
+    w.commit("edit", HUMAN, _t("2026-04-02"), files={
+        "system/persona.md": "---\ndescription: Patterns: async fan-out\n---\ny\n"})
+    store = load_memfs(w.path)
+    assert store.meta["layout"] == "generic_markdown"
+    assert "readers_disagree" not in set(store.problems["kind"])
+    assert store.files["readers_agree"].tolist() == [False]  # still recorded, not a finding
+    a = audit_memfs(store)
+    assert a["read_only"].empty  # read_only is Letta's protection, not a generic tree's
+    # Strict YAML failing is still a fact about the file, whoever reads it.
+    assert store.problems["kind"].tolist() == ["malformed_yaml"] and a.headline["findings"] == 1
 
 
 def test_a_letta_repo_is_accused_and_told_which_hook_and_why(tmp_path):

@@ -302,7 +302,9 @@ def audit_memfs(store: Store | str | Path, *, as_of: Any = None, **_: Any) -> Au
     tables["no_verify_commits"] = _no_verify_commits(suspects)
 
     parse = _parse_cache()
-    tables["read_only"] = _read_only_changes(versions, hist, parse)
+    # read_only is a Letta (and Souveraine) protection; a generic tree has no such rule.
+    tables["read_only"] = _read_only_changes(None if layout == "generic_markdown" else versions,
+                                             hist, parse)
     tables["limit_breaches"] = _limit_breaches(versions, hist, parse, layout)
     tables["churn"] = _churn(hist, layout)
     tables["churn_weekly"] = _churn_weekly(hist, layout)
@@ -321,7 +323,7 @@ def audit_memfs(store: Store | str | Path, *, as_of: Any = None, **_: Any) -> Au
     tables["prompt"] = snapshot.files if snapshot is not None else pd.DataFrame()
     tables["over_limit"] = _over_limit(files_now)
     tables["duplicate_trees"] = duplicate_trees(files_now)
-    tables["readers"] = _readers(files_now)
+    tables["readers"] = _readers(files_now if layout in LETTA_LAYOUTS else files_now.iloc[0:0])
     tables["problems"] = store.problems
     headline = _headline(store, hist, tables, snapshot, files_now, cutoff)
     notes = _notes(store, layout)

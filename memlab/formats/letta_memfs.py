@@ -209,8 +209,10 @@ class Frontmatter:
     """A memory file split into frontmatter and body, with each key kept exactly as written.
 
     ``fields`` maps each top-level key to its value text as written (quotes, ``0123``, ``no``
-    and continuation lines included, never YAML-coerced). ``description``, ``read_only`` and
-    ``limit`` are the typed readings; ``problems`` says what could not be read and why.
+    and continuation lines included, never YAML-coerced). ``description`` and ``read_only`` are
+    Letta Code's reading and ``limit`` a decimal reading (see :func:`read_frontmatter`);
+    ``client`` and ``server`` are each consumer's whole reading, ``yaml_ok`` whether strict YAML
+    accepts the frontmatter; ``problems`` says what could not be read and why.
     """
 
     has_frontmatter: bool

@@ -789,6 +789,8 @@ def _files_frame(src: _Source, texts: dict[str, tuple[str, str]], problems: Prob
         fm = fmt.read_frontmatter(text)
         validated = layout != "elfmem_substrate" and fmt.is_validated_path(rel)
         for kind, message, line in fm.problems:
+            if kind == "readers_disagree" and layout not in LETTA_LAYOUTS:
+                continue  # Letta's two readers matter only where Letta reads the repo
             problems.add(path, kind, message, line=line)
         if layout in ("letta_v1", "letta_v1_memory_prefix", "souveraine"):
             _check_letta_file(path, rel, fm, validated, layout, problems)

@@ -159,7 +159,8 @@ def cmd_migrate(args: argparse.Namespace) -> int:
     from memlab.migrate import migrate
 
     result = migrate(args.source, args.dest, to=args.to, plan=args.plan, force=args.force,
-                     branch=args.branch, verify=args.verify, retrieval=not args.no_retrieval)
+                     branch=args.branch, verify=args.verify, retrieval=not args.no_retrieval,
+                     agent=args.agent or None)
     print(result)
     return 0
 
@@ -278,7 +279,8 @@ def build_parser() -> argparse.ArgumentParser:
                                     "(default: <proposal>.apply.py beside it)")
 
     p = add("migrate")
-    p.add_argument("source", help="an elfmem .db, an .af or a blocks JSON list")
+    p.add_argument("source", help="an elfmem .db, an .af, a blocks JSON list, or a Letta server "
+                                  "database (a postgresql:// DSN or its SQLite file)")
     p.add_argument("dest", help="a new folder for the migrated repo")
     p.add_argument("--to", choices=list(kinds.targets()),
                    help="target form (default: substrate for an elfmem .db, letta for Letta blocks)")
@@ -290,6 +292,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="reload the result and fail on any parity difference")
     p.add_argument("--no-retrieval", action="store_true",
                    help="skip the top-k retrieval parity check (it loads the embedding model)")
+    p.add_argument("--agent", action="append", metavar="NAME|ID",
+                   help="a Letta server database: migrate only this agent (repeatable)")
 
     p = add("report")
     p.add_argument("kind", choices=["audit", "memfs", "migration", "simulation", "review", "all"])

@@ -153,9 +153,10 @@ class Kind:
         return fn(store, as_of=as_of, **{k: v for k, v in options.items() if k in accepted})
 
     def plan(self, store: Any, source: Path, target: str | None = None, *,
-             dest: str | Path | None = None) -> Any:
+             dest: str | Path | None = None, **options: Any) -> Any:
         """The migration plan of ``store`` (read from ``source``) to ``target`` (default:
-        :attr:`default_target`) into ``dest``."""
+        :attr:`default_target`) into ``dest``. ``options`` (a Letta server's ``agents``) go to
+        a planner that takes them; one it does not take is a MigrationError."""
         target = target or self.default_target
         if target not in self.migrations:
             if not self.migrations:
@@ -164,7 +165,16 @@ class Kind:
                                          k.display for k in kinds() if k.migrations))
             raise MigrationError(f"a {self.display} does not migrate to {target!r}", path=source,
                                  hint=f"use one of {', '.join(self.migrations)}")
-        return _resolve(self.migrations[target])(store, source, target=target, dest=dest)
+        fn = _resolve(self.migrations[target])
+        import inspect
+
+        accepted = inspect.signature(fn).parameters
+        unknown = sorted(k for k in options if k not in accepted)
+        if unknown:
+            raise MigrationError(f"a {self.display} takes no {', '.join(unknown)} option",
+                                 path=source, hint="--agent selects agents of a Letta server "
+                                                   "database; leave it out for this source")
+        return fn(store, source, target=target, dest=dest, **options)
 
     def find(self, search: Search) -> Iterable[dict[str, Any]]:
         """Inventory rows for every store of this kind under ``search.home`` (none if the kind
@@ -337,7 +347,8 @@ register("elfmem_db", display="elfmem database", detect=_sqlite, priority=-10,
          migrations={"substrate": f"{_MIG}._elfmem:plan_substrate", **_TO_MEMFS},
          find=f"{_DISC}:find_elfmem_databases")
 register("letta_server", display="Letta server database", detect=_letta_sqlite,
-         locate=_letta_dsn, load=f"{_SRC}.letta_server:load_letta_server")
+         locate=_letta_dsn, load=f"{_SRC}.letta_server:load_letta_server",
+         migrations={"letta": f"{_MIG}._letta_server:plan_letta_server"})
 register("elfmem_substrate", display="elfmem markdown substrate", detect=_substrate,
          priority=20, load=f"{_SRC}.memfs:load_memfs", audit=f"{_AUD}.memfs:audit_memfs",
          find=f"{_DISC}:find_elfmem_substrates")

@@ -163,9 +163,12 @@ def _files_written(blocks: pd.DataFrame) -> int:
 
 
 def _resolve(src: str | Path, dest: str | Path) -> tuple[Path, Path]:
+    from memlab.sources.letta_server import is_dsn
+
+    d = Path(os.path.abspath(Path(dest).expanduser()))
+    if is_dsn(src):  # a Letta server's PostgreSQL: nothing on disk to overlap with
+        return str(src).strip(), d  # type: ignore[return-value]
     s = Path(src).expanduser().resolve()
-    d = Path(dest).expanduser()
-    d = Path(os.path.abspath(d))
     if d == s or s.is_relative_to(d.resolve() if d.exists() else d):
         raise UnsafePath("the destination is the source or contains it; a migration never "
                          "writes over its source", path=d, hint="choose a destination outside "
@@ -186,7 +189,7 @@ def natural_target(store: Store) -> str | None:
 
 
 def plan_migration(src: str | Path, *, to: str | None = None, store: Store | None = None,
-                   dest: str | Path | None = None) -> Plan:
+                   dest: str | Path | None = None, agent: str | list[str] | None = None) -> Plan:
     """Decide the whole migration (files, commits, flags) without writing anything.
 
     ``to=None`` picks :func:`natural_target` for the source. Letta and Souveraine commits are
@@ -194,10 +197,14 @@ def plan_migration(src: str | Path, *, to: str | None = None, store: Store | Non
     """
     from memlab.sources import load
 
+    from memlab.sources.letta_server import is_dsn
+
     _check_target(to)
-    path = Path(src).expanduser().resolve()
-    store = store if store is not None else load(path)
-    return kinds.get(store.kind).plan(store, path, to, dest=dest)
+    path = Path(src).expanduser().resolve() if not is_dsn(src) else None
+    store = store if store is not None else load(path or src)
+    # --agent reaches only planners that take ``agents`` (a Letta server's); Kind.plan says so.
+    options = {} if agent is None else {"agents": agent}
+    return kinds.get(store.kind).plan(store, path or store.path, to, dest=dest, **options)
 
 
 def _plan_memfs(store: Store, source: Path, *, target: str, dest: str | Path | None = None) -> Plan:
@@ -262,13 +269,15 @@ def _write_script(path: Path, text: str, *, force: bool) -> None:
 
 def migrate(src: str | Path, dest: str | Path, *, to: str | None = None, plan: bool = False,
             force: bool = False, branch: str | None = None, verify: bool = False,
-            retrieval: bool = True) -> MigrationResult:
+            retrieval: bool = True, agent: str | list[str] | None = None) -> MigrationResult:
     """Migrate ``src`` into ``dest`` (see the module docstring); returns a :class:`MigrationResult`.
 
     ``to=None`` picks :func:`natural_target` (substrate for an elfmem database, Letta memfs for
     Letta blocks). ``verify=True`` raises :class:`ParityError` when the copy, loaded back, differs from its
     source; the parity table is in the result either way (after an apply). ``retrieval=False``
-    skips the embedding-based top-k check, which loads a sentence model.
+    skips the embedding-based top-k check, which loads a sentence model. ``agent`` (a name or
+    id, or a list) selects agents of a Letta server database (``postgresql://`` DSN or Letta
+    SQLite file), which otherwise migrates whole: one repository per agent.
     """
     from memlab.migrate import _apply, _script
     from memlab.migrate._verify import differences, verify_paths
@@ -285,8 +294,9 @@ def migrate(src: str | Path, dest: str | Path, *, to: str | None = None, plan: b
     store = load(s)
     steps.update(1)
     steps.set_postfix_str("planning")
-    the_plan = plan_migration(s, to=to, store=store, dest=d)
+    the_plan = plan_migration(s, to=to, store=store, dest=d, agent=agent)
     to = the_plan.target
+    s = store.path if isinstance(s, str) else s  # a DSN: the store's password-free name
     steps.update(1)
     steps.set_postfix_str("writing the plan script" if plan else "writing commits")
     branch_mode = branch is not None and _apply.is_git_repo(d)
@@ -341,7 +351,8 @@ def migrate(src: str | Path, dest: str | Path, *, to: str | None = None, plan: b
 
 
 def verify(src: str | Path, dest: str | Path, *, ref: str | None = None, retrieval: bool = True,
-           queries: list[str] | None = None, k: int = 5) -> pd.DataFrame:
+           queries: list[str] | None = None, k: int = 5,
+           agent: str | list[str] | None = None) -> pd.DataFrame:
     """Load ``dest`` with memlab's loaders and compare it with ``src``, one row per check.
 
     Columns: check, item, repo, path, expected, actual, ok, detail. ``ok`` is NA for a check
@@ -350,7 +361,16 @@ def verify(src: str | Path, dest: str | Path, *, ref: str | None = None, retriev
     (default: the source's most common tags, or its block labels).
     """
     from memlab.migrate._verify import verify_paths
+    from memlab.sources.letta_server import is_dsn
 
-    s = Path(src).expanduser().resolve()
+    s = str(src).strip() if is_dsn(src) else Path(src).expanduser().resolve()
     d = Path(os.path.abspath(Path(dest).expanduser()))
+    plan = None
+    if agent is not None:
+        from memlab.sources import load
+
+        store = load(s)
+        plan = plan_migration(s, store=store, agent=agent)
+        return verify_paths(s, d, ref=ref, retrieval=retrieval, queries=queries, k=k,
+                            store=store, plan=plan)
     return verify_paths(s, d, ref=ref, retrieval=retrieval, queries=queries, k=k)

@@ -79,7 +79,8 @@ def _write_commits(repo, planned: PlannedRepo, plan: Plan, parent: str | None,
         for path, data in commit.files:
             flat[path] = (BLOB_MODE, _store(repo, "blob", data))
         tree = build_trees(flat, store=lambda kind, body: _store(repo, kind, body))
-        body = commit_body(tree, [parent] if parent else [], plan.signature, commit.message)
+        body = commit_body(tree, [parent] if parent else [], commit.author or plan.signature,
+                           commit.message)
         sha = _store(repo, "commit", body)
         if (tree, sha) != (want_tree, want_sha):  # pragma: no cover - would be a framing bug
             raise MigrationError(

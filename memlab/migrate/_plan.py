@@ -40,6 +40,9 @@ class PlannedCommit:
     message: str
     #: (repo-relative posix path, bytes), sorted by path: added or replaced in this commit.
     files: tuple[tuple[str, bytes], ...]
+    #: Author and committer of this commit when it is not the plan's signature (a Letta server's
+    #: block history replayed as commits by the agents and users that made it).
+    author: Signature | None = None
 
 
 @dataclass(frozen=True)
@@ -77,7 +80,8 @@ class Plan:
                 for path, data in commit.files:
                     flat[path] = (BLOB_MODE, blob_sha(data))
                 tree = build_trees(flat)
-                body = commit_body(tree, [parent] if parent else [], self.signature, commit.message)
+                body = commit_body(tree, [parent] if parent else [], commit.author or self.signature,
+                                   commit.message)
                 parent = object_sha("commit", body)
                 chain.append((tree, parent))
             out[repo.subdir] = chain

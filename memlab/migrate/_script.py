@@ -99,12 +99,18 @@ def render_script(plan: Plan, dest: Path, *, branch: str, mode: str,
             out.append("# " + "-" * 94)
             out.append(_comment_block(["Commit: " + line for line in commit.message.rstrip().splitlines()[:1]]
                                       + ["  " + line for line in commit.message.rstrip().splitlines()[1:]]))
+            if commit.author is not None:
+                out.append(f"# author: {commit.author.name} <{commit.author.email}> at "
+                           f"{commit.author.timestamp}")
             out.append(f"# files: {len(commit.files)}; expected tree {tree}, commit {sha}")
             out.append("# " + "-" * 94)
             out.append("_files = []")
             for path, data in commit.files:
                 out.append(f"_files.append(({path!r}, {_literal(data)}))")
+            author = ((commit.author.name, commit.author.email, commit.author.timestamp)
+                      if commit.author is not None else None)
             out.append(f"_commits.append({{'message': {commit.message!r}, 'files': _files, "
+                       f"'author': {author!r}, "
                        f"'tree': {tree!r}, 'commit': {sha!r}}})")
         out.append(f"REPOS.append({{'subdir': {planned.subdir!r}, 'commits': _commits}})")
     out.append("")
@@ -176,7 +182,13 @@ def make_commits(repo_dir, commits, parent):
             tree = git("write-tree", cwd=repo_dir, env=index)
             message = commit["message"].rstrip("\n") + "\n"
             args = ["commit-tree", tree, "--no-gpg-sign"] + (["-p", parent] if parent else []) + ["-F", "-"]
-            sha = git(*args, cwd=repo_dir, stdin=message.encode("utf-8"), env=identity)
+            env = identity
+            if commit.get("author"):  # a replayed history commit: its own author and date
+                name, email, when = commit["author"]
+                env = {"GIT_AUTHOR_NAME": name, "GIT_AUTHOR_EMAIL": email,
+                       "GIT_AUTHOR_DATE": f"{when} +0000", "GIT_COMMITTER_NAME": name,
+                       "GIT_COMMITTER_EMAIL": email, "GIT_COMMITTER_DATE": f"{when} +0000"}
+            sha = git(*args, cwd=repo_dir, stdin=message.encode("utf-8"), env=env)
             if (tree, sha) != (commit["tree"], commit["commit"]):
                 sys.exit(f"commit {message.splitlines()[0]!r} came out as {sha} (tree {tree}); the plan "
                          f"expected {commit['commit']} (tree {commit['tree']}). Nothing was put in place.")

@@ -517,8 +517,14 @@ def verify_paths(src: Path, dest: Path, *, ref: str | None = None, retrieval: bo
                          if not tag_counts.empty else [])
                 qs = queries or _queries(tag_q, [_elfmem.title_for(c) for c in live["content"]])
                 _check_retrieval(rows, qs, before, after, k)
-        elif store.kind in ("agent_file", "letta_blocks"):
-            bodies = _check_letta(rows, store, repo_folders, copies, target)
+        elif store.kind in ("agent_file", "letta_blocks", "letta_server"):
+            if store.kind == "letta_server":  # with its history, per block and repository
+                from memlab.migrate._letta_server import check_server, server_view
+
+                bodies = check_server(rows, store, dest, ref, repo_folders, copies, target, plan)
+                store = server_view(store, getattr(plan, "agent_ids", None), [])
+            else:
+                bodies = _check_letta(rows, store, repo_folders, copies, target)
             if retrieval:
                 before = {str(r.block_id): ("" if pd.isna(r.value) else str(r.value))
                           for r in store.blocks.itertuples(index=False)}

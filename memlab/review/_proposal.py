@@ -450,7 +450,7 @@ def render_markdown(data: dict[str, Any], ticked: set[str] | None = None) -> str
             by_kind.setdefault(c["kind"], []).append(c)
         out += ["", f"Not listed here: {len(rest)} more choice(s) of lower impact (every one is in "
                     "the JSON twin). To list them all, run `memlab review "
-                    f"{_quote(store.get('path'))} --all --as-of {_inline(data['as_of'][:10], None)} "
+                    f"{_quote(store.get('path'))} --all --as-of {_inline(data['as_of'], None)} "
                     f"--near-duplicate {th.get('near_duplicate')} --stale-after-days "
                     f"{th.get('stale_after_days')} --contradiction-min "
                     f"{th.get('contradiction_min')} --out .` (it writes a separate "

@@ -519,3 +519,31 @@ def test_a_blob_gone_from_the_repo_or_not_utf8_is_refused_by_name(tmp_path):
         _blob_text(repo, sha, "system/bin.md")
     with pytest.raises(StaleProposal, match="system/gone.md"):
         _blob_text(repo, "ab" * 20, "system/gone.md")
+
+
+def test_merge_keeps_the_sentence_only_the_duplicate_holds(tmp_path, embedder):
+    root = tmp_path / "memory"
+    repo = git.Repo.init(root, initial_branch="main")
+    _commit(repo, {"system/persona.md": _fm("Who I am", "I am Rex.\n"),
+                   "reference/backups.md": _fm("Backups", "Backups of the orders database run nightly "
+                                               "at 02:00 UTC and are kept for thirty days in the "
+                                               "eu-west-1 bucket.\n")}, "init", "2026-03-01")
+    _commit(repo, {"reference/backups-2.md": _fm("Backups again", "The orders database is backed up "
+                                                 "every night at 02:00 UTC and kept for thirty days in "
+                                                 "the eu-west-1 bucket. Restores are tested monthly.\n")},
+            "more", "2026-03-02")
+    proposal = review(memlab.load(root), as_of="2026-03-03", embedder=embedder)
+    choice = _choice(proposal, "duplicates", "reference/backups-2.md")
+    assert [proposal.item(o).option for o in choice.options] == ["keep", "keep", "merge", "keep_all"]
+    merge = _option(proposal, choice, "merge")
+    assert merge.target == {**merge.target, "keeps": "reference/backups.md",
+                            "removes": ["reference/backups-2.md"]}
+    md = proposal.write(tmp_path / "r")
+    _tick(md, merge.id)
+    result = apply_proposal(md)
+    after = repo.head.commit
+    assert result.commit == after.hexsha
+    kept = (after.tree / "reference/backups.md").data_stream.read().decode()
+    assert kept.startswith("---\ndescription: Backups\n---\n\n")
+    assert "Backups of the orders database run nightly" in kept and "Restores are tested monthly." in kept
+    assert "reference/backups-2.md" not in [b.path for b in after.tree.traverse()]

@@ -170,14 +170,10 @@ def test_elfmem_apply_writes_a_script_that_makes_exactly_the_ticked_changes(tmp_
     db = tmp_path / "agent.db"
     shutil.copy(DB, db)
     proposal = review(memlab.load(db), as_of=AS_OF, embedder=embedder, all=True)
-    dup = next(c for c in proposal.choices if c.kind == "near duplicate"
-               and any(proposal.item(o).option == "merge" for o in c.options)) \
-        if any(proposal.item(o).option == "merge" for c in proposal.choices for o in c.options) else None
-    plain = next(c for c in proposal.choices if c.section == "duplicates" and c is not dup)
-    keep = proposal.item(plain.options[0])
-    ticks = [keep.id]
-    if dup is not None:
-        ticks.append(next(o for o in dup.options if proposal.item(o).option == "merge"))
+    dups = [c for c in proposal.choices if c.section == "duplicates"][:2]
+    keep = proposal.item(dups[0].options[0])
+    other = proposal.item(dups[1].options[0])
+    ticks = [keep.id, other.id]
     md = proposal.write(tmp_path / "reviews")
     assert "memlab never writes this database" in md.read_text()
     _tick(md, *ticks)
@@ -208,15 +204,17 @@ def test_elfmem_apply_writes_a_script_that_makes_exactly_the_ticked_changes(tmp_
     asyncio.run(run())
     con = sqlite3.connect(db)
     status = dict(con.execute("SELECT id, status FROM blocks"))
-    content = dict(con.execute("SELECT id, content FROM blocks"))
     con.close()
-    for removed in keep.target["removes"]:
-        assert status[removed] == "archived"
-    assert status[keep.target["keeps"]] == "active"
-    if dup is not None:
-        merge = proposal.item(ticks[1])
-        edit = next(s for s in merge.change["steps"] if s["op"] == "edit")
-        assert content[edit["block_id"]] == edit["content"]
+    for it in (keep, other):
+        for removed in it.target["removes"]:
+            assert status[removed] == "archived"
+        assert status[it.target["keeps"]] == "active"
+    # Nothing unticked changed: every other block keeps its status and text.
+    con = sqlite3.connect(mod.BACKUP)
+    before = dict(con.execute("SELECT id, status FROM blocks"))
+    con.close()
+    changed = {b for b in status if status[b] != before.get(b)}
+    assert changed == set(keep.target["removes"]) | set(other.target["removes"])
     # Run again: the blocks changed, so the checks refuse before touching anything.
     with pytest.raises(SystemExit):
         mod.check_blocks()
@@ -259,3 +257,39 @@ def test_old_elfmem_release_is_refused_with_one_line(tmp_path, embedder, capsys)
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "no edit or forget" in err[0]
     assert "checklist only" in text
+
+
+def test_elfmem_script_restores_a_changed_seed_through_edit(tmp_path, embedder):
+    from memlab.audit import seeds
+
+    db = tmp_path / "agent.db"
+    shutil.copy(ROOT / "data" / "samples" / "elfmem" / "elfmem-0.20.0-schema9.db", db)
+    proposal = review(memlab.load(db), as_of="2026-11-30", embedder=embedder)
+    changed = next(c for c in proposal.choices if c.kind == "constitution changed")
+    restore = next(proposal.item(o) for o in changed.options if proposal.item(o).option == "restore")
+    md = proposal.write(tmp_path / "r")
+    _tick(md, restore.id)
+    mod = _load_script(apply_proposal(md).script)
+    mod.check_release()
+    mod.check_blocks()
+    mod.backup()
+
+    async def run():
+        system = await _offline_system(db)
+        try:
+            await mod.apply(system)
+        finally:
+            await system.close()
+
+    asyncio.run(run())
+    con = sqlite3.connect(db)
+    (content,) = con.execute("SELECT content FROM blocks WHERE id = ?",
+                             (restore.target["uid"],)).fetchone()
+    con.close()
+    seed = seeds.seed_release(role_tags=True).slot("curiosity").content
+    assert content == seed
+    # The backup still holds the text before the edit.
+    con = sqlite3.connect(mod.BACKUP)
+    (before,) = con.execute("SELECT content FROM blocks WHERE id = ?", (restore.target["uid"],)).fetchone()
+    con.close()
+    assert before == "Curiosity drives me, bounded by the task at hand."

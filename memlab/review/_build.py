@@ -8,6 +8,11 @@ no longer holds on today's text (a block was edited since) is listed as *stale e
 proposes a change. Duplicate clusters are stars, not chains: every member is at or above the
 threshold to its survivor itself.
 
+A duplicate choice offers: keep one member and remove the rest (only members at or above the
+threshold to every other member), merge (elfmem databases and memfs files only, when another
+member holds a sentence the survivor lacks: the survivor gets it, the others go), or keep all. A
+contradiction offers keep A / keep B / keep both.
+
 Guard, before anything else: a unit that is pinned, constitutional (``self/constitutional`` or a
 ``self/role/*`` tag), read-only or an identity file is never proposed for removal, whatever the
 evidence (the elfmem v2 re-evaluation, §2.3: supersession without this guard is how the

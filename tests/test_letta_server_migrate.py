@@ -220,3 +220,46 @@ def test_unknown_agent_is_one_line_exit_2(tmp_path, capsys):
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "no agent named or with id 'nobody'" in err[0]
     assert not (tmp_path / "x").exists()
+
+
+def _with_readme_role(pg) -> str:
+    pg.psql("letta", "DO $$BEGIN IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'memlab_ro') "
+                     "THEN CREATE ROLE memlab_ro LOGIN PASSWORD 'secret'; END IF; END$$;"
+                     "GRANT SELECT ON ALL TABLES IN SCHEMA public TO memlab_ro;")
+    return pg.dsn("letta", user="memlab_ro", password="secret")
+
+
+def test_readme_letta_server_section_runs_against_a_live_server(letta_pg, tmp_path, capsys):
+    import re
+
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+    section = readme.split("## A Letta server's database", 1)[1].split("\n## ", 1)[0]
+    code = re.search(r"```python\n(.*?)```", section, re.S).group(1)
+    dsn = _with_readme_role(letta_pg)
+    code = (code.replace("postgresql://memlab_ro:secret@localhost:5432/letta", dsn)
+                .replace('"/tmp/letta-repos"', repr(str(tmp_path / "repos"))))
+    exec(compile(code, "README.md", "exec"), {})
+    out = capsys.readouterr().out
+    assert "history: 12 checkpoint(s) on 5 block(s)" in out
+    assert sorted(p.name for p in (tmp_path / "repos").iterdir()) == ["ezra", "juno", "orion", "vega"]
+
+
+def test_the_password_of_a_dsn_is_written_nowhere(letta_pg, tmp_path):
+    dsn = _with_readme_role(letta_pg)
+    planned = migrate(dsn, tmp_path / "p", plan=True, agent="juno")
+    done = migrate(dsn, tmp_path / "d", retrieval=False, agent="juno")
+    assert "secret" not in planned.script.read_text() and "secret" not in str(done)
+    for path in (tmp_path / "d").rglob("*"):
+        if path.is_file() and ".git" not in path.parts:
+            assert b"secret" not in path.read_bytes(), path
+    history = _git(tmp_path / "d", "log", "-p", "--all", "--format=%an %ae %B").stdout
+    assert "secret" not in history and "Checkpoint 1 of" in history
+
+
+def test_without_psycopg_a_dsn_names_the_install(monkeypatch, capsys):
+    import sys
+
+    monkeypatch.setitem(sys.modules, "psycopg", None)  # import psycopg -> ImportError
+    assert main(["inspect", "postgresql://u@127.0.0.1:1/letta"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "pip install 'memlab[letta-server]'" in err

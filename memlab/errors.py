@@ -17,6 +17,8 @@
     │   ├── StaleProposal            the store changed since the proposal was written
     │   └── ProposalRejected         a ticked item is not allowed (pinned, read-only, dirty tree)
     ├── ReportError                  a notebook failed while rendering a report
+    ├── SimulationError              a simulation asked for something it cannot run
+    │   └── ReleaseEnvError          a shipped elfmem release's venv cannot be built or started
     └── MissingExtra                 an optional dependency is not installed
 
 Every error carries ``path`` (the file or folder concerned, if any) and ``hint`` (what to do).
@@ -44,6 +46,8 @@ __all__ = [
     "StaleProposal",
     "ProposalRejected",
     "ReportError",
+    "SimulationError",
+    "ReleaseEnvError",
     "MissingExtra",
 ]
 
@@ -127,6 +131,15 @@ class ProposalRejected(ProposalError):
 
 class ReportError(MemlabError):
     """A notebook failed while rendering a report; ``context`` holds the cell and traceback."""
+
+
+class SimulationError(MemlabError):
+    """A simulation was asked for something it cannot run (unknown iteration, scenario or
+    release, a bad parameter)."""
+
+
+class ReleaseEnvError(SimulationError):
+    """A shipped elfmem release's environment cannot be built, found or started."""
 
 
 class MissingExtra(MemlabError):

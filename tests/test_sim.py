@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from memlab.errors import SimulationError
 from memlab.sim import DOC_INSTANCE, ITERATIONS, load_instance, replay, simulate
 from memlab.sim.fitness import DOC_TABLE
 from memlab.sim.iterations import BASELINE_LOC
@@ -32,9 +33,9 @@ def test_iterations_are_composable_data():
     assert ITERATIONS[5].review_cluster_first is False  # frozen: the original is untouched
     with pytest.raises(TypeError, match="pin_gaurd"):
         ITERATIONS[1].with_(pin_gaurd=True)
-    with pytest.raises(ValueError):
+    with pytest.raises(SimulationError):
         ITERATIONS[1].with_(near_dup_threshold=0.97)  # above the exact-duplicate threshold
-    with pytest.raises(ValueError):
+    with pytest.raises(SimulationError):
         ITERATIONS[6].with_(review_cluster_first=True)  # clustering needs embeddings
 
 

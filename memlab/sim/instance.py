@@ -13,6 +13,8 @@ assumed (and why), so a run's evidence can say which of its inputs are facts.
 
 from __future__ import annotations
 
+from memlab.errors import SimulationError
+
 import dataclasses
 import math
 from dataclasses import dataclass, field
@@ -70,9 +72,9 @@ class Instance:
 
     def __post_init__(self) -> None:
         if self.n_sessions <= 0 or self.span_days <= 0:
-            raise ValueError(f"{self.name}: an instance needs sessions and a time span")
+            raise SimulationError(f"{self.name}: an instance needs sessions and a time span")
         if self.blocks_ever <= 0 or self.active_blocks <= 0:
-            raise ValueError(f"{self.name}: an instance needs blocks")
+            raise SimulationError(f"{self.name}: an instance needs blocks")
 
     def with_(self, **changes: Any) -> "Instance":
         return dataclasses.replace(self, **changes)

@@ -12,6 +12,8 @@ doc's incumbent), the natural base for an Iteration 7.
 
 from __future__ import annotations
 
+from memlab.errors import SimulationError
+
 import dataclasses
 from dataclasses import dataclass
 from typing import Any, Iterable, Mapping
@@ -124,14 +126,14 @@ class Iteration:
 
     def __post_init__(self) -> None:
         if not 0.0 < self.near_dup_threshold <= self.exact_dup_threshold <= 1.0:
-            raise ValueError(f"{self.name}: need 0 < near_dup_threshold <= exact_dup_threshold "
+            raise SimulationError(f"{self.name}: need 0 < near_dup_threshold <= exact_dup_threshold "
                              f"<= 1, got {self.near_dup_threshold} / {self.exact_dup_threshold}")
         if self.key_resolution not in _KEY_RESOLUTIONS:
-            raise ValueError(f"{self.name}: key_resolution must be one of {_KEY_RESOLUTIONS}")
+            raise SimulationError(f"{self.name}: key_resolution must be one of {_KEY_RESOLUTIONS}")
         if self.contradiction_top_k is not None and self.contradiction_top_k < 0:
-            raise ValueError(f"{self.name}: contradiction_top_k must be >= 0 or None")
+            raise SimulationError(f"{self.name}: contradiction_top_k must be >= 0 or None")
         if self.review_cluster_first and not self.semantic_index:
-            raise ValueError(f"{self.name}: cluster-first review needs embeddings "
+            raise SimulationError(f"{self.name}: cluster-first review needs embeddings "
                              "(semantic_index=True)")
 
     def with_(self, **changes: Any) -> "Iteration":
@@ -282,12 +284,12 @@ def resolve_iterations(iterations: Iterable[Iteration | int] | Mapping[Any, Iter
             hits = [it for it in ITERATIONS.values() if it.name == item] or \
                 [it for it in ITERATIONS.values() if item.lower() in it.name.lower()]
             if len(hits) != 1:
-                raise ValueError(f"{item!r} names {len(hits)} iterations; use 1-6 or a full name")
+                raise SimulationError(f"{item!r} names {len(hits)} iterations; use 1-6 or a full name")
             out.append(hits[0])
         else:
-            raise ValueError(f"not an iteration: {item!r} (use 1-6 or an Iteration)")
+            raise SimulationError(f"not an iteration: {item!r} (use 1-6 or an Iteration)")
     names = [it.name for it in out]
     dupes = sorted({n for n in names if names.count(n) > 1})
     if dupes:
-        raise ValueError(f"iteration names must be unique; repeated: {dupes}")
+        raise SimulationError(f"iteration names must be unique; repeated: {dupes}")
     return out

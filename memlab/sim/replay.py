@@ -14,6 +14,8 @@ stored), so decay uses max(creation, last reinforcement seen by then); operator 
 
 from __future__ import annotations
 
+from memlab.errors import SimulationError
+
 import math
 from typing import Any
 
@@ -55,7 +57,7 @@ def replay(store: Any, iteration: Iteration | int = 1, *, vectors: str = "model"
     ``load_elfmem(path, embeddings=True)``), i.e. the cosines its own decisions were taken on.
     """
     if vectors not in ("model", "store"):
-        raise ValueError("vectors must be 'model' or 'store'")
+        raise SimulationError("vectors must be 'model' or 'store'")
     it = ITERATIONS[iteration] if isinstance(iteration, int) else iteration
     if getattr(store, "kind", None) != "elfmem_db":
         raise MemlabError("replay needs an elfmem database store",

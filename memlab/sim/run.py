@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+from memlab.errors import SimulationError
+
+import dataclasses
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
@@ -11,9 +15,12 @@ import numpy as np
 import pandas as pd
 
 from memlab.sim.fitness import fitness_table, findings_table, journey_table
+from memlab.sim.claims import claims_table
 from memlab.sim.instance import Instance, load_instance
 from memlab.sim.iterations import Iteration, resolve_iterations
 from memlab.sim.scenarios import Context, Scenario, ScenarioResult, resolve_scenarios
+from memlab.sim.real import RealParams, release_row, run_real, simplicity
+from memlab.sim.releases import RELEASES
 from memlab.sim.world import VectorBook
 
 __all__ = ["simulate", "SimulationRun"]
@@ -35,24 +42,53 @@ class SimulationRun:
     meta: dict[str, Any] = field(default_factory=dict)
     #: The run's context (vectors, memoised fixtures), reused by ``extend`` and ``rerun``.
     context: Context | None = field(default=None, repr=False)
+    #: The shipped releases run for real (their rows follow the modelled iterations).
+    releases: list[str] = field(default_factory=list)
+    #: Measured source size per release (``memlab.sim.real.count_source_lines``).
+    simplicity: dict[str, dict[str, int]] = field(default_factory=dict)
+
+    @property
+    def rows(self) -> list[str]:
+        """Table rows: the modelled iterations, then the real releases."""
+        return [it.name for it in self.iterations] + [release_row(r) for r in self.releases]
 
     # ---- frames ---------------------------------------------------------------------------------
     @cached_property
     def table(self) -> pd.DataFrame:
-        """Outcome per iteration (rows) and scenario (columns)."""
-        data = {s.code: [self.results[(it.name, s.code)].outcome for it in self.iterations]
-                for s in self.scenarios}
-        frame = pd.DataFrame(data, index=pd.Index([it.name for it in self.iterations],
-                                                  name="iteration"))
-        return frame
+        """Outcome per row (modelled iterations, then real releases) and scenario (columns);
+        ``basis`` says which cells were measured."""
+        data = {s.code: [self._outcome(r, s.code) for r in self.rows] for s in self.scenarios}
+        return pd.DataFrame(data, index=pd.Index(self.rows, name="iteration"))
+
+    def _outcome(self, row: str, code: str) -> str | None:
+        res = self.results.get((row, code))
+        return None if res is None else res.outcome
+
+    @cached_property
+    def basis(self) -> pd.DataFrame:
+        """``measured`` or ``modelled`` per cell, same shape as ``table``."""
+        data = {s.code: [getattr(self.results.get((r, s.code)), "basis", None)
+                         for r in self.rows] for s in self.scenarios}
+        return pd.DataFrame(data, index=pd.Index(self.rows, name="iteration"))
+
+    @cached_property
+    def claims(self) -> pd.DataFrame:
+        """The doc's claims about its baseline and redesign next to what the shipped releases
+        did in this run, with the evidence (``memlab.sim.claims``)."""
+        return claims_table(self.results, self.releases, self.simplicity)
 
     @cached_property
     def evidence(self) -> pd.DataFrame:
         """One row per (iteration, scenario, metric): the numbers behind each cell."""
         rows = []
         for (it, code), res in self.results.items():
-            base = {"iteration": it, "scenario": code, "outcome": res.outcome}
+            base = {"iteration": it, "scenario": code, "outcome": res.outcome,
+                    "basis": res.basis}
             rows.append({**base, "metric": "summary", "value": res.summary, "unstable": False})
+            if res.rule:
+                rows.append({**base, "metric": "rule", "value": res.rule, "unstable": False})
+            for note in res.assumptions:
+                rows.append({**base, "metric": "assumption", "value": note, "unstable": False})
             for name, value in res.metrics.items():
                 rows.append({**base, "metric": name, "value": value,
                              "unstable": name in res.unstable})
@@ -60,13 +96,13 @@ class SimulationRun:
                 rows.append({**base, "metric": "modelled", "value": note, "unstable": False})
             if res.impossible:
                 rows.append({**base, "metric": "impossible", "value": True, "unstable": False})
-        frame = pd.DataFrame(rows, columns=["iteration", "scenario", "outcome", "metric", "value",
-                                            "unstable"])
+        frame = pd.DataFrame(rows, columns=["iteration", "scenario", "outcome", "basis", "metric",
+                                            "value", "unstable"])
         frame["value_num"] = pd.to_numeric(
             frame["value"].map(lambda v: v if isinstance(v, (int, float, np.number))
                                and not isinstance(v, bool) else np.nan), errors="coerce")
         frame["value"] = frame["value"].map(str).astype("string")
-        for col in ("iteration", "scenario", "outcome"):
+        for col in ("iteration", "scenario", "outcome", "basis"):
             frame[col] = frame[col].astype("category")
         frame["unstable"] = frame["unstable"].astype("boolean")
         return frame
@@ -164,7 +200,7 @@ class SimulationRun:
         names = {it.name for it in self.iterations}
         clash = [it.name for it in iterations if it.name in names]
         if clash:
-            raise ValueError(f"iterations already in the run: {clash}; give them new names")
+            raise SimulationError(f"iterations already in the run: {clash}; give them new names")
         results = dict(self.results)
         timings = _execute(self._context(), self.scenarios, list(iterations), results)
         return SimulationRun([*self.iterations, *iterations], self.scenarios, self.instance,
@@ -188,31 +224,69 @@ class SimulationRun:
 
     # ---- text -----------------------------------------------------------------------------------
     def render(self, *, width: int = 110) -> str:
-        """The Iteration x Scenario table with evidence, fitness, journey and findings."""
+        """The table (modelled cells marked ``~``), evidence with each measured cell's rule,
+        fitness, journey, measured simplicity, checked claims and findings."""
         inst = self.instance.summary()
         out = [f"memlab simulate  seed={self.seed}",
-               "instance: " + ", ".join(f"{k}={v}" for k, v in inst.items()), ""]
-        table = self.table.copy().map(lambda o: _WORD[o])
-        out += ["Iteration x Scenario", table.to_string(), ""]
+               "instance: " + ", ".join(f"{k}={v}" for k, v in inst.items())]
+        if self.releases:
+            out.append(f"real rows: elfmem {', '.join(self.releases)} run in their own venvs; "
+                       f"params: {self.meta.get('params')}")
+        out.append("")
+        basis = self.basis
+        table = self.table.copy()
+        for col in table.columns:
+            table[col] = [_cell(o, b) for o, b in zip(table[col], basis[col])]
+        out += ["Iteration x Scenario   (~x = modelled: the doc's estimate, executed from the "
+                "iteration's design flags; plain = measured on a shipped release)",
+                table.to_string(), ""]
         out.append("Evidence")
         for scenario in self.scenarios:
             out.append(f"  {scenario.code}  {scenario.title} ({scenario.nature})")
-            for it in self.iterations:
-                res = self.results[(it.name, scenario.code)]
-                line = f"    {it.name[:26]:<26} {_WORD[res.outcome]:<5} {res.summary}"
+            for row in self.rows:
+                res = self.results.get((row, scenario.code))
+                if res is None:
+                    continue
+                tag = "measured" if res.basis == "measured" else "modelled"
+                line = f"    {row[:26]:<26} {_WORD[res.outcome]:<5} [{tag}] {res.summary}"
                 out.append(line if len(line) <= width * 2 else line[:width * 2 - 1] + "…")
+            rule = next((self.results[(r, scenario.code)].rule for r in self.rows
+                         if (r, scenario.code) in self.results
+                         and self.results[(r, scenario.code)].rule), "")
+            if rule:
+                out.append(f"      rule: {rule}")
         out.append("")
-        fit = self.fitness.copy()
-        for col in ("Control", "Integrity", "Cost", "Simplicity", "Scale"):
-            fit[col] = fit[col].map(lambda v: _WORD[v])
-        out += ["Fitness (rule: memlab/sim/fitness.py)", fit.to_string(), ""]
-        journey = self.journey[["change", "S1-S10", "fixed", "improved", "regressed", "verdict"]]
-        out += ["Journey", journey.to_string(), ""]
-        out.append("Findings: where the run disagrees with the doc")
-        if self.findings.empty:
-            out.append("  none")
-        for row in self.findings.itertuples(index=False):
-            out.append(f"  {row.iteration} / {row.where}: doc {row.doc}, run {row.run} -- {row.why}")
+        if self.iterations:
+            fit = self.fitness.copy()
+            for col in ("Control", "Integrity", "Cost", "Simplicity", "Scale"):
+                fit[col] = fit[col].map(lambda v: _WORD[v])
+            out += ["Fitness of the modelled iterations (rule: memlab/sim/fitness.py; "
+                    "Simplicity there is the doc's estimate)", fit.to_string(), ""]
+            journey = self.journey[["change", "S1-S10", "fixed", "improved", "regressed",
+                                    "verdict"]]
+            out += ["Journey (modelled)", journey.to_string(), ""]
+        if self.simplicity:
+            out.append("Simplicity, measured (non-blank, non-comment lines of the installed "
+                       "elfmem package)")
+            for rel, c in self.simplicity.items():
+                out.append(f"  elfmem {rel}: {c['code']:,} code lines in {c['files']} files "
+                           f"({c['lines']:,} lines in all)")
+            out.append("")
+        if self.releases:
+            out.append("Claims checked against the shipped releases")
+            for row in self.claims.itertuples(index=False):
+                if row.verdict == "not run":
+                    continue
+                out.append(f"  [{row.verdict}] {row.claim}")
+                out.append(f"      {row.release}: {row.evidence}")
+            out.append("")
+        if self.iterations:
+            out.append("Findings: where the modelled run disagrees with the doc")
+            if self.findings.empty:
+                out.append("  none")
+            for row in self.findings.itertuples(index=False):
+                out.append(f"  {row.iteration} / {row.where}: doc {row.doc}, run {row.run} -- "
+                           f"{row.why}")
         stats = self.meta.get("embedder")
         out += ["", f"run took {self.meta.get('seconds', 0):.1f} s; embeddings: {stats}"]
         return "\n".join(out)
@@ -223,17 +297,25 @@ class SimulationRun:
 
 
 def simulate(iterations: Any = None, scenarios: Any = None, *, instance: Any = None,
-             seed: int = 0) -> SimulationRun:
-    """Run each scenario under each iteration on an instance.
+             seed: int = 0, releases: Any = (), params: RealParams | None = None
+             ) -> SimulationRun:
+    """Run each scenario under each modelled iteration and against each shipped release.
 
-    ``iterations``: None (the doc's six), numbers 1-6, Iteration objects, or a mapping of them.
-    ``scenarios``: None (S1-S11), codes ("S3") or numbers. ``instance``: None for the doc's
-    figures, an :class:`~memlab.sim.instance.Instance`, an elfmem Store, or a path to an elfmem
-    database (loaded with ``memlab.load_elfmem`` and audited). The same seed, instance and
-    embedding model give the same table and the same stable evidence.
+    ``iterations``: None (the doc's six), numbers 1-6, Iteration objects, a mapping of them, or
+    ``[]`` for real rows only. ``scenarios``: None (S1-S11), codes ("S3") or numbers.
+    ``instance``: None for the doc's figures, an :class:`~memlab.sim.instance.Instance`, an
+    elfmem Store, or a path to an elfmem database (loaded and audited). ``releases``: elfmem
+    versions to run for real (``"all"`` or None for 0.19.2 and 0.20.0; the default ``()`` runs
+    none), each in its own cached venv (:mod:`memlab.sim.releases`; created on first use).
+    ``params``: :class:`~memlab.sim.real.RealParams` for the operator scripts (``scale`` is the
+    S7/S11 corpus size, 14,000 by default). Modelled cells carry ``basis="modelled"`` and the
+    design flags they read; real cells ``basis="measured"`` and their rule.
     """
-    its = resolve_iterations(iterations)
+    its = [] if iterations is not None and not isinstance(iterations, (Iteration, Mapping)) \
+        and len(list(iterations)) == 0 else resolve_iterations(iterations)
     scs = resolve_scenarios(scenarios)
+    rels = _resolve_releases(releases)
+    params = params or RealParams()
     inst, store = load_instance(instance)
     book = VectorBook()
     before = book.embedder.stats.as_dict()  # the embedder is a process-wide singleton
@@ -241,12 +323,76 @@ def simulate(iterations: Any = None, scenarios: Any = None, *, instance: Any = N
     results: dict[tuple[str, str], ScenarioResult] = {}
     started = time.perf_counter()
     timings = _execute(ctx, scs, its, results)
+    sizes: dict[str, dict[str, int]] = {}
+    if rels:
+        t0 = time.perf_counter()
+        real = run_real(rels, [s.code for s in scs], instance=inst, seed=seed, params=params)
+        results.update(real)
+        sizes = simplicity(rels)
+        rows = [{"scenario": code, "iteration": row, "seconds": res.metrics.get("seconds", 0.0)}
+                for (row, code), res in real.items()]
+        timings = pd.concat([timings, pd.DataFrame(rows)], ignore_index=True)
+        real_seconds = time.perf_counter() - t0
     seconds = time.perf_counter() - started
     after = book.embedder.stats.as_dict()
     stats = {"hits": after["hits"] - before["hits"], "misses": after["misses"] - before["misses"]}
     meta = {"seconds": seconds, "embedder": stats, "texts": len(book),
-            "store": None if store is None else str(getattr(store, "path", ""))}
-    return SimulationRun(its, scs, inst, seed, results, timings, meta, ctx)
+            "store": None if store is None else str(getattr(store, "path", "")),
+            "params": _params_text(params) if rels else None,
+            "real_seconds": real_seconds if rels else 0.0}
+    return SimulationRun(its, scs, inst, seed, results, timings, meta, ctx, rels, sizes)
+
+
+def _resolve_releases(releases: Any) -> list[str]:
+    if releases is None or releases == "all":
+        return list(RELEASES)
+    if isinstance(releases, str):
+        releases = [r for r in releases.split(",") if r.strip()]
+    out = [str(r).strip().removeprefix("elfmem").strip(" =-") for r in releases]
+    for r in out:
+        if r not in RELEASES:
+            raise SimulationError(f"elfmem release {r!r} is not one memlab can run",
+                                  hint=f"choose from {', '.join(RELEASES)}")
+    return out
+
+
+def _params_text(params: RealParams) -> str:
+    default = RealParams()
+    changed = {k: v for k, v in dataclasses.asdict(params).items()
+               if getattr(default, k) != v}
+    return f"scale={params.scale}" + "".join(f", {k}={v}" for k, v in changed.items()
+                                             if k != "scale")
+
+
+def _cell(outcome: str | None, basis: str | None) -> str:
+    word = _WORD[outcome]
+    return word if basis == "measured" or outcome is None else "~" + word
+
+
+#: The design flags and constants each scenario's world model reads: a modelled cell's
+#: assumptions.
+SCENARIO_FLAGS: dict[str, tuple[str, ...]] = {
+    "S1": ("crud", "files_authoritative", "near_dup_supersession", "near_dup_threshold",
+           "exact_dup_threshold"),
+    "S2": ("crud", "files_authoritative", "decay_archival", "prune_threshold"),
+    "S3": ("near_dup_supersession", "pin_guard", "constitution_file", "near_dup_threshold"),
+    "S4": ("write_time_analysis", "pairwise_contradiction", "contradiction_prefilter",
+           "contradiction_top_k", "corpus_review"),
+    "S5": ("seed_on_init", "key_resolution"),
+    "S6": ("preflight", "key_resolution"),
+    "S7": ("semantic_index", "corpus_review", "review_window_tokens"),
+    "S8": ("files_authoritative", "learn_append_only"),
+    "S9": ("mutation_log", "files_authoritative"),
+    "S10": ("near_dup_supersession", "pin_guard", "constitution_file", "decay_archival",
+            "prune_threshold"),
+    "S11": ("corpus_review", "review_cluster_first", "review_window_tokens"),
+}
+
+
+def _assumptions(it: Iteration, res: ScenarioResult) -> tuple[str, ...]:
+    flags = tuple(f"{name}={getattr(it, name)!r}" for name in SCENARIO_FLAGS.get(res.scenario, ())
+                  if hasattr(it, name))
+    return ("doc's estimate",) + flags + tuple(res.modelled)
 
 
 def _execute(ctx: Context, scenarios: list[Scenario], iterations: list[Iteration],
@@ -260,7 +406,10 @@ def _execute(ctx: Context, scenarios: list[Scenario], iterations: list[Iteration
             for it in iterations:
                 cells.set_postfix_str(f"{scenario.code} x {it.name}")
                 t0 = time.perf_counter()
-                results[(it.name, scenario.code)] = scenario.run(ctx, it)
+                res = scenario.run(ctx, it)
+                res.basis = "modelled"
+                res.assumptions = _assumptions(it, res)
+                results[(it.name, scenario.code)] = res
                 rows.append({"scenario": scenario.code, "iteration": it.name,
                              "seconds": time.perf_counter() - t0})
                 cells.update(1)

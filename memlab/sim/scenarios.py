@@ -25,7 +25,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from memlab.errors import MemlabError, require
+from memlab.errors import MemlabError, SimulationError, require
 from memlab.sim._texts import (
     CONSTITUTION,
     REWORDINGS,
@@ -71,6 +71,13 @@ class ScenarioResult:
     unstable: tuple[str, ...] = ()
     #: True when the failure mode cannot occur at all under this iteration.
     impossible: bool = False
+    #: "measured" (a shipped release ran the operator script) or "modelled" (the world model
+    #: executed an iteration's design choices: the doc's estimate).
+    basis: str = "modelled"
+    #: The rule the outcome follows, in words (measured cells).
+    rule: str = ""
+    #: What a modelled cell rests on: the iteration's design flags and constants it read.
+    assumptions: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if self.outcome not in OUTCOMES:
@@ -1144,6 +1151,6 @@ def resolve_scenarios(scenarios: Any) -> list[Scenario]:
     for s in scenarios:
         code = f"S{s}" if isinstance(s, int) else str(s).upper()
         if code not in SCENARIOS:
-            raise ValueError(f"unknown scenario {s!r}; choose from {list(SCENARIOS)}")
+            raise SimulationError(f"unknown scenario {s!r}; choose from {list(SCENARIOS)}")
         out.append(SCENARIOS[code])
     return out

@@ -1,0 +1,246 @@
+"""Shipped elfmem releases, each in its own cached venv, driven over a JSON-lines protocol.
+
+    >>> from memlab.sim.releases import release_env, ReleaseProcess
+    >>> python = release_env("0.20.0")          # created on first use (~1 min, pip from PyPI)
+    >>> with ReleaseProcess("0.20.0") as rel:
+    ...     rel.request("open", db="/tmp/x.db")
+    ...     rel.request("call", method="setup", kwargs={"seed": True})
+
+Why a venv per release: 0.19.2 and 0.20.0 cannot share one, and neither belongs in memlab's.
+The environments live under ``$MEMLAB_ENVS_DIR`` (default ``~/.cache/memlab/envs``), one
+folder per release (``elfmem-0.20.0``). Creating one runs ``python -m venv`` and
+``pip install elfmem==X`` (plus the CLI extras the release imports) from the package index
+pip is configured with: **this is the only place memlab reaches a package index**, and only
+when an environment is missing. CI builds both once (``make envs``); afterwards everything is
+offline. A finished environment holds a ``.memlab-ready`` stamp; a half-built one is rebuilt.
+
+The driver (``memlab/sim/_driver.py``) runs inside the release's venv and never imports
+memlab. When elfmem asks it for embeddings it asks memlab back (``{"embed": [...]}``); memlab
+answers with its own all-MiniLM-L6-v2 (:func:`memlab.embed.get_embedder`, on-disk cache), so
+the real model gives the release real cosines and the venv needs no torch.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any, Iterable
+
+import numpy as np
+
+from memlab.errors import ReleaseEnvError, SimulationError
+
+__all__ = ["RELEASES", "ENVS_VAR", "envs_dir", "release_env", "release_sources",
+           "ReleaseProcess", "DriverError"]
+
+#: The shipped releases memlab runs for real, and the extra packages each one's CLI imports.
+RELEASES: dict[str, tuple[str, ...]] = {
+    "0.19.2": ("typer", "jinja2", "rank-bm25"),
+    "0.20.0": ("typer", "jinja2"),
+}
+ENVS_VAR = "MEMLAB_ENVS_DIR"
+_STAMP = ".memlab-ready"
+_DRIVER = Path(__file__).with_name("_driver.py")
+
+
+def envs_dir() -> Path:
+    return Path(os.environ.get(ENVS_VAR) or Path.home() / ".cache" / "memlab" / "envs").expanduser()
+
+
+def _check(release: str) -> str:
+    release = str(release).removeprefix("elfmem").strip(" =-")
+    if release not in RELEASES:
+        raise SimulationError(f"elfmem release {release!r} is not one memlab can run",
+                              hint=f"choose one of {', '.join(RELEASES)}")
+    return release
+
+
+def _env_python(folder: Path) -> Path:
+    return folder / ("Scripts/python.exe" if os.name == "nt" else "bin/python")
+
+
+def release_env(release: str, *, create: bool = True, quiet: bool = False) -> Path:
+    """The python of ``release``'s venv, creating it (printing what it does) when missing."""
+    release = _check(release)
+    folder = envs_dir() / f"elfmem-{release}"
+    python = _env_python(folder)
+    if (folder / _STAMP).exists() and python.exists():
+        return python
+    if not create:
+        raise ReleaseEnvError(f"no environment for elfmem {release}", path=folder,
+                              hint="run `memlab simulate --build-envs` (needs the package index)")
+    say = (lambda *_: None) if quiet else (lambda msg: print(f"memlab: {msg}", file=sys.stderr,
+                                                            flush=True))
+    t0 = time.perf_counter()
+    if folder.exists():
+        say(f"removing half-built environment {folder}")
+        shutil.rmtree(folder)
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    say(f"creating the elfmem {release} environment in {folder} "
+        f"(python -m venv + pip install from the package index, about a minute)")
+    base = getattr(sys, "_base_executable", None) or sys.executable
+    _run([base, "-m", "venv", str(folder)], folder, release)
+    packages = [f"elfmem=={release}", *RELEASES[release]]
+    say(f"pip install {' '.join(packages)}")
+    _run([str(python), "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
+          *packages], folder, release)
+    freeze = subprocess.run([str(python), "-m", "pip", "freeze"], capture_output=True,
+                            text=True).stdout
+    (folder / _STAMP).write_text(freeze)
+    say(f"elfmem {release} environment ready in {time.perf_counter() - t0:.0f} s")
+    return python
+
+
+def _run(cmd: list[str], folder: Path, release: str) -> None:
+    proc = subprocess.run(cmd, capture_output=True, text=True)
+    if proc.returncode != 0:
+        tail = (proc.stderr or proc.stdout).strip().splitlines()[-1:] or ["(no output)"]
+        raise ReleaseEnvError(f"building the elfmem {release} environment failed: {tail[0]}",
+                              path=folder, hint="check that pip can reach the package index")
+
+
+def release_sources(release: str) -> Path:
+    """The installed ``elfmem`` package folder of ``release`` (its shipped source)."""
+    python = release_env(release)
+    out = subprocess.run([str(python), "-c", "import elfmem, os; print(os.path.dirname("
+                          "elfmem.__file__))"], capture_output=True, text=True)
+    if out.returncode != 0:
+        raise ReleaseEnvError(f"elfmem {release} does not import in its environment",
+                              path=python.parent.parent, hint="delete the folder to rebuild it")
+    return Path(out.stdout.strip())
+
+
+class DriverError(SimulationError):
+    """The release raised while executing a step (``type`` and ``message`` are the release's)."""
+
+    def __init__(self, op: str, error: dict[str, Any]) -> None:
+        super().__init__(f"elfmem {op}: {error.get('type')}: {error.get('message')}")
+        self.type = error.get("type")
+        self.release_message = error.get("message")
+        self.trace = error.get("trace")
+
+
+def _b64(vectors: np.ndarray) -> list[str]:
+    return [base64.b64encode(np.ascontiguousarray(v, dtype=np.float32).tobytes()).decode()
+            for v in vectors]
+
+
+class ReleaseProcess:
+    """One driver process of one release. ``request`` blocks; ``send``/``wait`` let two
+    processes run at the same time (S8). Embedding requests from the driver are answered here.
+    """
+
+    def __init__(self, release: str, *, embedder: Any = None, workdir: str | Path | None = None):
+        self.release = _check(release)
+        self.python = release_env(self.release)
+        if embedder is None:
+            from memlab.embed import get_embedder
+
+            embedder = get_embedder()
+        self.embedder = embedder
+        self.embedded = 0       # texts sent to the driver
+        self.embed_calls = 0    # encode() calls made for it
+        self._next = 0
+        self._pending: int | None = None
+        self._log = tempfile.TemporaryFile(mode="w+")
+        env = {k: v for k, v in os.environ.items()
+               if k not in ("PYTHONPATH", "VIRTUAL_ENV", "PYTHONHOME")}
+        env.update(HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1", PYTHONUNBUFFERED="1",
+                   ELFMEM_NO_UPDATE_CHECK="1")
+        self.workdir = Path(workdir) if workdir else None
+        self.proc = subprocess.Popen([str(self.python), str(_DRIVER)], stdin=subprocess.PIPE,
+                                     stdout=subprocess.PIPE, stderr=self._log, text=True,
+                                     env=env, cwd=str(self.workdir or tempfile.gettempdir()),
+                                     bufsize=1)
+        hello = self._read()
+        if "ready" not in hello:
+            raise ReleaseEnvError(f"elfmem {release} driver did not start: {hello}")
+        self.version = hello["ready"]
+
+    # ---- protocol -----------------------------------------------------------------------------
+    def _read(self) -> dict[str, Any]:
+        line = self.proc.stdout.readline()
+        if not line:
+            self._log.seek(0)
+            tail = self._log.read()[-1500:]
+            raise SimulationError(f"elfmem {self.release} driver exited: {tail.strip()[-300:]}")
+        return json.loads(line)
+
+    def _write(self, obj: dict[str, Any]) -> None:
+        self.proc.stdin.write(json.dumps(obj) + "\n")
+        self.proc.stdin.flush()
+
+    def vectors(self, texts: list[str]) -> np.ndarray:
+        self.embed_calls += 1
+        self.embedded += len(texts)
+        return self.embedder.encode(texts, progress=False)
+
+    def preload(self, texts: Iterable[str]) -> int:
+        """Send the vectors of ``texts`` (and of their ``strip().lower()`` forms, which
+        consolidation embeds) in one batch, so the release never waits for one text at a time."""
+        forms = list(dict.fromkeys(f for t in texts for f in (t, t.strip().lower())))
+        if not forms:
+            return 0
+        return self.request("preload", texts=forms, vectors=_b64(self.vectors(forms)))
+
+    def send(self, op: str, **args: Any) -> None:
+        if self._pending is not None:
+            raise SimulationError("a request is already pending on this driver")
+        self._next += 1
+        self._pending = self._next
+        self._write({"id": self._next, "op": op, "args": args})
+
+    def wait(self, *, raise_errors: bool = True) -> Any:
+        op_id, self._pending = self._pending, None
+        while True:
+            msg = self._read()
+            if "embed" in msg:
+                self._write({"vectors": _b64(self.vectors(msg["embed"]))})
+                continue
+            if msg.get("id") != op_id:
+                continue
+            if "error" in msg:
+                err = DriverError(msg.get("op", "call"), msg["error"])
+                if raise_errors:
+                    raise err
+                return err
+            return msg["ok"]
+
+    def request(self, op: str, **args: Any) -> Any:
+        self.send(op, **args)
+        return self.wait()
+
+    def attempt(self, op: str, **args: Any) -> Any:
+        """Like ``request`` but returns the release's error (a DriverError) instead of raising."""
+        self.send(op, **args)
+        return self.wait(raise_errors=False)
+
+    def call(self, method: str, *args: Any, **kwargs: Any) -> Any:
+        return self.request("call", method=method, args=list(args), kwargs=kwargs)
+
+    def stderr(self) -> str:
+        self._log.seek(0)
+        return self._log.read()
+
+    def close(self) -> None:
+        if self.proc.poll() is None:
+            try:
+                self._write({"id": -1, "op": "close", "args": {"exit": True}})
+                self.proc.wait(timeout=20)
+            except (OSError, subprocess.TimeoutExpired, ValueError):
+                self.proc.kill()
+                self.proc.wait()
+        self._log.close()
+
+    def __enter__(self) -> "ReleaseProcess":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()

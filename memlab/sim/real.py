@@ -51,7 +51,8 @@ class RealParams:
     corpus (measured on 0.20.0 here: 300 blocks 3 s, 2,000 blocks 130 s), and the doc's 14,000
     takes on the order of two hours per release. Tests use a few hundred.
     ``s1_reword``: which of a role's six rewordings the operator types (0 = a touch-up ...
-    5 = a loose summary); None lets the seed pick. ``s2_targets``: "constitution" (3 of
+    5 = a loose summary); None lets the seed pick; ``s1_role``: the principle (None: the
+    seed picks). ``s2_targets``: "constitution" (3 of
     setup's seeded blocks) or "observations" (3 observation blocks learned at onboarding).
     ``s2_wait_days``: how long the operator waits for a release without delete;
     ``s2_corpus``: the other notes in memory meanwhile (curate reinforces its top 5).
@@ -64,11 +65,14 @@ class RealParams:
     ``s9_changes``: what the operator did in the month ("learn", or "learn+reword+forget").
     ``s10_days``: days of sessions; ``s10_restate_rate``: share of learned blocks that restate
     a constitutional principle (None: the instance's near-duplicate rate).
+    ``s7_queries``: paraphrased queries asked; ``s7_named``: they keep the component's name
+    (True) or paraphrase it too.
     ``s11_cosine``: cosine band of the planted cross-chunk duplicates (lower bound).
     """
 
     scale: int = 2_000
     s1_reword: int | None = None
+    s1_role: str | None = None
     s2_targets: str = "constitution"
     s2_wait_days: int = 30
     s2_corpus: int = 40
@@ -84,6 +88,7 @@ class RealParams:
     s11_cosine: float = 0.90
     s11_pairs: int = 20
     s7_queries: int = 50
+    s7_named: bool = True
 
     def with_(self, **kw: Any) -> "RealParams":
         return dataclasses.replace(self, **kw)
@@ -227,7 +232,10 @@ def _roles(ctx: RealContext, *keys: Any) -> list[str]:
 # ---- S1 -------------------------------------------------------------------------------------
 def s1_reword(ctx: RealContext) -> ScenarioResult:
     proc = ctx.proc
-    role = _roles(ctx, "S1")[0]
+    role = ctx.params.s1_role or _roles(ctx, "S1")[0]
+    if role not in REWORDINGS:
+        raise SimulationError(f"s1_role {role!r} is not a constitutional role",
+                              hint=", ".join(sorted(REWORDINGS)))
     k = ctx.params.s1_reword
     if k is None:
         k = int(ctx.rng("S1", "reword").integers(len(REWORDINGS[role])))
@@ -535,7 +543,7 @@ def s7_scale(ctx: RealContext) -> ScenarioResult:
     rng = ctx.rng("S7")
     idx = rng.choice(len(w["notes"]), size=min(ctx.params.s7_queries, len(w["notes"])),
                      replace=False)
-    queries = [NoteMaker.query(w["notes"][i]) for i in idx]
+    queries = [NoteMaker.query(w["notes"][i], named=ctx.params.s7_named) for i in idx]
     proc.preload(queries)
     hits = 0
     t0 = time.perf_counter()

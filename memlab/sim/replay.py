@@ -48,14 +48,21 @@ def _active_hours_at(created: pd.Series, sessions: pd.DataFrame, total: float) -
 
 
 def replay(store: Any, iteration: Iteration | int = 1, *, vectors: str = "model",
-           book: VectorBook | None = None) -> pd.DataFrame:
+           book: VectorBook | None = None, release: str | None = None) -> pd.DataFrame:
     """One row per block of ``store`` (creation order): what happened, and what ``iteration``
     would have done. ``attrs['summary']`` counts both.
+
+    ``release="0.20.0"`` (or "0.19.2") replays through that shipped elfmem release instead of
+    the world model (:func:`memlab.sim.replay_release.replay_release`): measured, not modelled.
 
     ``vectors``: ``"model"`` embeds the content with memlab's sentence model (a common yardstick
     across stores); ``"store"`` uses the vectors the store itself recorded (load it with
     ``load_elfmem(path, embeddings=True)``), i.e. the cosines its own decisions were taken on.
     """
+    if release is not None:
+        from memlab.sim.replay_release import replay_release
+
+        return replay_release(store, release)
     if vectors not in ("model", "store"):
         raise SimulationError("vectors must be 'model' or 'store'")
     it = ITERATIONS[iteration] if isinstance(iteration, int) else iteration

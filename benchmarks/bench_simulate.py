@@ -1,13 +1,17 @@
-"""How long the default simulation takes, and what the embedding cache saves on a second run.
+"""How long the simulation takes: the real rows (shipped elfmem releases) cold and warm, and the
+modelled iterations, with the cold path's largest cost named.
 
-Runs ``simulate()`` (the doc's six iterations x S1-S11, seed 0) twice in one process against one
-cache folder: first cold (a fresh folder unless ``--cache-dir`` names one), then again, when every
-text's vector comes from the disk cache. Prints wall time, embeddings computed vs reused, and the
-slowest scenarios of each run; asserts nothing about time.
+Real rows: ``run_real`` (both releases, S1-S11, seed 0, ``--scale`` blocks for S7/S11) twice in
+one process against one embedding cache: first cold (a fresh cache folder; the sentence model
+loads inside the run; release venvs are built if missing), then warm (every vector from the cache,
+the model in memory). Each run is split into phases from ``memlab.sim.releases.TIMINGS``:
+building/finding venvs, starting driver processes, embedding for the drivers, and the rest, which
+is the releases' own work (learn, consolidate, recall). The cold phase that costs most is named.
+Then the modelled iterations (``simulate(..., releases=())``) once, for comparison. Prints
+figures; asserts nothing about time.
 
     HF_HUB_OFFLINE=1 .venv/bin/python benchmarks/bench_simulate.py
-    HF_HUB_OFFLINE=1 .venv/bin/python benchmarks/bench_simulate.py --growth 10
-    HF_HUB_OFFLINE=1 .venv/bin/python benchmarks/bench_simulate.py --instance data/demo/elfmem-demo.db
+    HF_HUB_OFFLINE=1 .venv/bin/python benchmarks/bench_simulate.py --scale 2000 --no-modelled
 """
 
 from __future__ import annotations
@@ -22,50 +26,57 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
 
-def _once(label: str, instance, seed: int) -> float:
-    from memlab.sim import simulate
+def _real(label: str, params, seed: int) -> dict[str, float]:
+    from memlab.sim.real import run_real
+    from memlab.sim.releases import TIMINGS
 
+    before = dict(TIMINGS)
     t0 = time.perf_counter()
-    run = simulate(instance=instance, seed=seed)
-    seconds = time.perf_counter() - t0
-    stats = run.meta["embedder"]
-    slow = run.timings.groupby("scenario")["seconds"].sum().sort_values(ascending=False).head(4)
-    print(f"{label:<6} {seconds:8.1f} s   embedded {stats['misses']:>6,}  from cache "
-          f"{stats['hits']:>6,}   slowest: " + ", ".join(f"{k} {v:.1f}s" for k, v in slow.items()),
-          flush=True)
-    return seconds
+    results = run_real(None, None, seed=seed, params=params)
+    total = time.perf_counter() - t0
+    d = {k: TIMINGS[k] - before[k] for k in TIMINGS}
+    phases = {"release venvs": d["env_s"], "driver starts": d["start_s"],
+              "embedding (model load + encode)": d["embed_s"]}
+    phases["releases' own work"] = total - sum(phases.values())
+    slow = sorted(((r.metrics.get("seconds", 0.0), f"{row.split()[1]} {code}")
+                   for (row, code), r in results.items()), reverse=True)[:4]
+    print(f"{label:<5} {total:8.1f} s  " + "  ".join(f"{k} {v:.1f}s" for k, v in phases.items())
+          + f"  ({int(d['starts'])} drivers, {int(d['embed_texts']):,} texts embedded in "
+          f"{int(d['embed_calls'])} calls)", flush=True)
+    print("      slowest cells: " + ", ".join(f"{name} {s:.1f}s" for s, name in slow), flush=True)
+    return {"total": total, **phases}
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--instance", help="an elfmem database (default: the doc's own figures)")
-    ap.add_argument("--growth", type=int, default=None,
-                    help="S7/S11 scale step (default: the instance's, 100 = 140 -> 14,000)")
+    ap.add_argument("--scale", type=int, default=300, help="S7/S11 corpus size (default 300)")
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--no-modelled", action="store_true", help="skip the modelled iterations")
     ap.add_argument("--cache-dir", help="embedding cache to use (default: a fresh temporary one, "
                                         "so the first run is cold)")
     args = ap.parse_args()
     cache = args.cache_dir or tempfile.mkdtemp(prefix="memlab-bench-sim-")
     # Must be set before memlab.embed builds its embedder: the cache folder is part of its key.
     os.environ["MEMLAB_CACHE_DIR"] = cache
-    from memlab.sim import load_instance
+    from memlab.sim.real import RealParams
 
-    instance, _ = load_instance(args.instance)
-    if args.growth is not None:
-        instance = instance.with_(growth=args.growth)
-    print(f"simulate(): {instance.name}, {instance.active_blocks} -> "
-          f"{instance.active_blocks * instance.growth:,} blocks for S7/S11, cache {cache}")
+    params = RealParams(scale=args.scale)
+    print(f"real rows: elfmem 0.19.2 + 0.20.0, S1-S11, scale {args.scale}, cache {cache}")
     try:
-        t0 = time.perf_counter()
-        import memlab.embed
+        cold = _real("cold", params, args.seed)
+        warm = _real("warm", params, args.seed)
+        costs = {k: v for k, v in cold.items() if k != "total"}
+        top = max(costs, key=costs.get)
+        print(f"cold/warm {cold['total'] / max(warm['total'], 1e-9):.2f}x; the cold path's "
+              f"largest cost: {top} ({costs[top]:.1f} s of {cold['total']:.1f} s; warm "
+              f"{warm[top]:.1f} s)")
+        if not args.no_modelled:
+            from memlab.sim import DOC_INSTANCE, simulate
 
-        memlab.embed.get_embedder().model  # the model load, timed on its own
-        load_s = time.perf_counter() - t0
-        print(f"model load {load_s:.1f} s", flush=True)
-        first = _once("first", instance, args.seed)
-        second = _once("second", instance, args.seed)
-        print(f"cache saved {first - second:.1f} s ({first / max(second, 1e-9):.1f}x faster); "
-              "(model load not included in either run)")
+            t0 = time.perf_counter()
+            simulate(instance=DOC_INSTANCE.with_(growth=10), seed=args.seed, releases=())
+            print(f"modelled iterations 1-6 x S1-S11 (growth 10): "
+                  f"{time.perf_counter() - t0:.1f} s", flush=True)
     finally:
         if not args.cache_dir:
             shutil.rmtree(cache, ignore_errors=True)

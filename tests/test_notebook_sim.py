@@ -18,7 +18,7 @@ def test_notebook_is_committed_without_outputs():
     nb = nbformat.read(notebook_path("simulation"), as_version=4)
     code = [c for c in nb.cells if c.cell_type == "code"]
     assert "parameters" in code[0].metadata.get("tags", [])
-    for name in ("iterations", "scenarios", "instance", "seed"):
+    for name in ("iterations", "scenarios", "instance", "seed", "releases", "scale"):
         assert f"{name} =" in code[0].source
     assert all(not c.outputs and c.execution_count is None for c in code)
     # Thin cells: the logic lives in memlab.sim (tested in test_sim.py).
@@ -31,7 +31,8 @@ def test_notebook_is_committed_without_outputs():
 def test_simulation_notebook_executes_with_tiny_parameters(tmp_path):
     result = execute_notebook("simulation", {
         "iterations": [1, 4], "scenarios": ["S1", "S3", "S8", "S10"], "instance": DEMO,
-        "long_instance": LONG, "growth": 2, "seed": 0}, tmp_path / "out")
+        "long_instance": LONG, "growth": 2, "seed": 0, "releases": ["0.20.0"], "scale": 100},
+        tmp_path / "out")
     metrics = result.metrics
     assert metrics["instance"] == "elfmem-demo.db"
     # What the run measured on the demo: Iteration 1 fails S1, S3 and S10; files pass them.
@@ -41,3 +42,6 @@ def test_simulation_notebook_executes_with_tiny_parameters(tmp_path):
     assert "7: cluster-first review" in html  # the Iteration 7 cell ran
     assert "elfmem-0.19.2-schema5.db" in html  # the long-session comparison ran
     assert "near_dup_threshold" in html  # the static threshold sweep
+    # The shipped release ran next to the modelled rows, and its claims were checked.
+    assert "elfmem 0.20.0 (real)" in html
+    assert "confirms" in html and "contradicts" in html

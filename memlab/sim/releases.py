@@ -48,6 +48,11 @@ RELEASES: dict[str, tuple[str, ...]] = {
 ENVS_VAR = "MEMLAB_ENVS_DIR"
 _STAMP = ".memlab-ready"
 _DRIVER = Path(__file__).with_name("_driver.py")
+#: Process-wide timings of the real rows' phases (seconds, counts), read by the benchmark:
+#: ``env`` building/finding venvs, ``start`` driver processes (python + elfmem import),
+#: ``embed`` answering the drivers' embedding requests with memlab's model.
+TIMINGS: dict[str, float] = {"env_s": 0.0, "envs_built": 0, "start_s": 0.0, "starts": 0,
+                             "embed_s": 0.0, "embed_calls": 0, "embed_texts": 0}
 
 
 def envs_dir() -> Path:
@@ -73,6 +78,7 @@ def release_env(release: str, *, create: bool = True, quiet: bool = False) -> Pa
     python = _env_python(folder)
     if (folder / _STAMP).exists() and python.exists():
         return python
+    t_env = time.perf_counter()
     if not create:
         raise ReleaseEnvError(f"no environment for elfmem {release}", path=folder,
                               hint="run `memlab simulate --build-envs` (needs the package index)")
@@ -95,6 +101,8 @@ def release_env(release: str, *, create: bool = True, quiet: bool = False) -> Pa
                             text=True).stdout
     (folder / _STAMP).write_text(freeze)
     say(f"elfmem {release} environment ready in {time.perf_counter() - t0:.0f} s")
+    TIMINGS["env_s"] += time.perf_counter() - t_env
+    TIMINGS["envs_built"] += 1
     return python
 
 
@@ -140,6 +148,7 @@ class ReleaseProcess:
     def __init__(self, release: str, *, embedder: Any = None, workdir: str | Path | None = None):
         self.release = _check(release)
         self.python = release_env(self.release)
+        t_start = time.perf_counter()
         if embedder is None:
             from memlab.embed import get_embedder
 
@@ -163,6 +172,8 @@ class ReleaseProcess:
         if "ready" not in hello:
             raise ReleaseEnvError(f"elfmem {release} driver did not start: {hello}")
         self.version = hello["ready"]
+        TIMINGS["start_s"] += time.perf_counter() - t_start
+        TIMINGS["starts"] += 1
 
     # ---- protocol -----------------------------------------------------------------------------
     def _read(self) -> dict[str, Any]:
@@ -180,7 +191,12 @@ class ReleaseProcess:
     def vectors(self, texts: list[str]) -> np.ndarray:
         self.embed_calls += 1
         self.embedded += len(texts)
-        return self.embedder.encode(texts, progress=False)
+        t0 = time.perf_counter()
+        out = self.embedder.encode(texts, progress=False)
+        TIMINGS["embed_s"] += time.perf_counter() - t0
+        TIMINGS["embed_calls"] += 1
+        TIMINGS["embed_texts"] += len(texts)
+        return out
 
     def preload(self, texts: Iterable[str]) -> int:
         """Send the vectors of ``texts`` (and of their ``strip().lower()`` forms, which

@@ -206,7 +206,8 @@ class SimulationRun:
         return SimulationRun([*self.iterations, *iterations], self.scenarios, self.instance,
                              self.seed, results,
                              pd.concat([self.timings, timings], ignore_index=True),
-                             dict(self.meta), self.context)
+                             dict(self.meta), self.context, list(self.releases),
+                             dict(self.simplicity))
 
     def metrics(self) -> dict[str, Any]:
         """Flat, JSON-safe numbers for a report's metrics.json."""

@@ -25,12 +25,18 @@ def _colour(value: Any) -> str:
 
 
 def outcome_table(run: SimulationRun, *, symbols: bool = False):
-    """The Iteration x Scenario table, coloured by outcome (a pandas Styler)."""
+    """The table of modelled iterations and real releases, coloured by outcome (a pandas
+    Styler). Measured cells are bold; modelled cells (the doc's estimate) are italic grey text
+    in a dashed border, with a leading ``~``."""
     table = run.table.copy()
-    styler = table.style.map(_colour)
-    if symbols:
-        styler = styler.format(lambda v: f"{SYMBOL.get(v, v)} {v}")
-    return styler
+    basis = run.basis.reindex_like(table)
+    modelled = basis == "modelled"
+    css = table.map(_colour)
+    css = css.where(~modelled, css + "; font-style: italic; color: #555; border: 1px dashed #999")
+    css = css.where(modelled, css + "; font-weight: bold")
+    shown = table.map(lambda v: f"{SYMBOL.get(v, v)} {v}" if symbols else str(v))
+    shown = shown.where(~modelled, "~" + shown)
+    return shown.style.apply(lambda _: css, axis=None)
 
 
 def fitness_table(run: SimulationRun):

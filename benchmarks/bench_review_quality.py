@@ -23,8 +23,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 import memlab  # noqa: E402
-from memlab.review import review  # noqa: E402
-from memlab.review._quality import evaluate  # noqa: E402
+from memlab.reviews import review  # noqa: E402
+from memlab.reviews._quality import evaluate  # noqa: E402
 
 EVAL = ROOT / "data" / "review-eval"
 DB = EVAL / "elfmem-0.20.0-review-eval.db"

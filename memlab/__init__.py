@@ -8,104 +8,42 @@ propose reviews; migrate between forms.
     >>> store = memlab.load("data/demo/elfmem-demo.db")
     >>> print(memlab.audit(store, as_of="2026-08-04").summary())
 
-Everything but the errors imports lazily (PEP 562), so ``import memlab`` costs milliseconds and
+Everything imports lazily (PEP 562), so ``import memlab`` costs milliseconds and
 a command imports only what it uses.
 """
 
 from __future__ import annotations
 
 import importlib
-import sys
-import types
 from typing import Any
-
-from memlab.errors import (
-    CorruptStore,
-    MemlabError,
-    MigrationError,
-    MissingExtra,
-    OutputExists,
-    ParityError,
-    ProposalError,
-    ProposalRejected,
-    RepoError,
-    ReportError,
-    SourceError,
-    StaleProposal,
-    StoreNotFound,
-    UnrecognizedStore,
-    UnsafePath,
-    UnsupportedSchema,
-)
 
 __version__ = "0.1.0"
 
 # name -> module that defines it; resolved on first use (PEP 562), so ``memlab --help`` or a
 # command that needs only the loaders does not import pandas, review, migrate or the simulation.
+# The verbs live in subpackages named differently from them (audits/, reviews/, migrations/),
+# so importing a submodule never rebinds a verb.
 _LAZY = {
     "Store": "memlab.store",
-    "audit": "memlab.audit",
-    "compare": "memlab.audit",
-    "Audit": "memlab.audit",
-    "review": "memlab.review",
-    "Proposal": "memlab.review",
-    "apply_proposal": "memlab.review",
-    "migrate": "memlab.migrate",
-    "verify": "memlab.migrate",
     "load": "memlab.sources",
     "load_elfmem": "memlab.sources.elfmem_db",
     "load_memfs": "memlab.sources.memfs",
     "load_agent_file": "memlab.sources.agent_file",
+    "load_letta_server": "memlab.sources.letta_server",
     "discover": "memlab.sources.discover",
+    "audit": "memlab.audits",
+    "compare": "memlab.audits",
+    "review": "memlab.reviews",
+    "apply_proposal": "memlab.reviews",
+    "migrate": "memlab.migrations",
+    "verify": "memlab.migrations",
     "simulate": "memlab.sim",
 }
 
-__all__ = [
-    "__version__",
-    "Store",
-    "audit",
-    "compare",
-    "Audit",
-    "review",
-    "Proposal",
-    "apply_proposal",
-    "migrate",
-    "verify",
-    *_LAZY,
-    # errors
-    "MemlabError",
-    "SourceError",
-    "StoreNotFound",
-    "UnrecognizedStore",
-    "CorruptStore",
-    "UnsupportedSchema",
-    "RepoError",
-    "UnsafePath",
-    "OutputExists",
-    "MigrationError",
-    "ParityError",
-    "ProposalError",
-    "StaleProposal",
-    "ProposalRejected",
-    "ReportError",
-    "MissingExtra",
-]
-
-
-#: Subpackages named like the function they export: ``memlab.audit`` must stay the function
-#: even after ``import memlab.audit.elfmem`` (the import system binds each imported subpackage
-#: on its parent); the subpackage itself is always ``sys.modules["memlab.audit"]``.
-_FUNCTION_NAMES = frozenset({"audit", "review", "migrate"})
-
-
-class _Package(types.ModuleType):
-    def __setattr__(self, name: str, value: Any) -> None:
-        if name in _FUNCTION_NAMES and isinstance(value, types.ModuleType):
-            return  # the import system binding a subpackage over the lazily-resolved function
-        super().__setattr__(name, value)
-
-
-sys.modules[__name__].__class__ = _Package
+#: The verbs (``load`` and the per-format loaders it picks from, ``audit``, ...) and Store.
+#: Exceptions are in :mod:`memlab.errors`; result types (``memlab.audits.Audit``,
+#: ``memlab.reviews.Proposal``) and the kind registry (:mod:`memlab.kinds`) in their modules.
+__all__ = ["__version__", *_LAZY]
 
 
 def __getattr__(name: str) -> Any:

@@ -85,7 +85,7 @@ def cmd_inspect(args: argparse.Namespace) -> int:
 @command("audit", "Audit one store (summary) or several (one comparison table).",
          "memlab audit data/demo/elfmem-demo.db --as-of 2026-08-04")
 def cmd_audit(args: argparse.Namespace) -> int:
-    from memlab.audit import audit, compare
+    from memlab.audits import audit, compare
 
     if len(args.paths) == 1:
         result = audit(args.paths[0], as_of=args.as_of, seconds_per_call=args.seconds_per_call)
@@ -140,7 +140,7 @@ def cmd_simulate(args: argparse.Namespace) -> int:
 @command("review", "Write a review proposal (markdown checklist + JSON twin) for a store.",
          "memlab review data/samples/elfmem/elfmem-0.20.0-schema9.db --out reviews/")
 def cmd_review(args: argparse.Namespace) -> int:
-    from memlab.review import review
+    from memlab.reviews import review
 
     proposal = review(args.path, near_duplicate=args.near_duplicate,
                       stale_after_days=args.stale_after_days, as_of=args.as_of,
@@ -154,7 +154,7 @@ def cmd_review(args: argparse.Namespace) -> int:
 @command("apply", "Apply a proposal's ticks: one commit to a memory repo, a script for an elfmem DB.",
          "memlab apply reviews/review-2026-08-04.md --dry-run")
 def cmd_apply(args: argparse.Namespace) -> int:
-    from memlab.review import apply_proposal
+    from memlab.reviews import apply_proposal
 
     result = apply_proposal(args.proposal, repo=args.repo, branch=args.branch,
                             dry_run=args.dry_run, script=args.script)
@@ -165,7 +165,7 @@ def cmd_apply(args: argparse.Namespace) -> int:
 @command("migrate", "Migrate a store to an elfmem substrate, Letta memfs or Souveraine dir.",
          "memlab migrate data/demo/elfmem-demo.db /tmp/demo-memfs --to substrate --verify")
 def cmd_migrate(args: argparse.Namespace) -> int:
-    from memlab.migrate import migrate
+    from memlab.migrations import migrate
 
     result = migrate(args.source, args.dest, to=args.to, plan=args.plan, force=args.force,
                      branch=args.branch, verify=args.verify, retrieval=not args.no_retrieval,

@@ -338,7 +338,7 @@ def _letta_memfs(probe: Probe) -> str | None:
 
 # --------------------------------------------------------------------------- the kinds
 
-_SRC, _AUD, _MIG, _DISC = "memlab.sources", "memlab.audit", "memlab.migrate", \
+_SRC, _AUD, _MIG, _DISC = "memlab.sources", "memlab.audits", "memlab.migrations", \
     "memlab.sources.discover"
 _TO_MEMFS = {"letta": f"{_MIG}:_plan_memfs", "souveraine": f"{_MIG}:_plan_memfs"}
 

@@ -21,7 +21,7 @@ import pandas as pd
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
-from memlab.audit._base import Audit
+from memlab.audits._base import Audit
 from memlab.errors import MemlabError
 
 __all__ = ["archival_causes", "recency_curves", "reinforcement_lorenz", "token_spend",

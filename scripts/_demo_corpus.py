@@ -1,7 +1,7 @@
 """Text material for scripts/make_demo.py: the blocks of a synthetic elfmem dev instance.
 
 Written for memlab's demo database. The constitutional seed texts are not here: they come
-from memlab.audit.seeds (elfmem's own seed.py). Everything else is invented, in the voice of
+from memlab.audits.seeds (elfmem's own seed.py). Everything else is invented, in the voice of
 an agent that keeps notes while helping maintain a memory library.
 """
 

@@ -5,7 +5,7 @@ The elfmem v2 re-evaluation (``docs/plans/plan_v2_substrate_reevaluation.md`` in
 database itself. This script writes a database in elfmem 0.19.2's real schema (schema 5,
 the doc's era) whose raw rows reproduce every published figure, so memlab's audit can be
 checked against the doc end to end. Texts are invented (scripts/_demo_corpus.py); the
-constitutional seed comes from elfmem's own seed module (memlab.audit.seeds).
+constitutional seed comes from elfmem's own seed module (memlab.audits.seeds).
 
 Deterministic: the same script writes the same bytes. It verifies its output against the
 published figures with plain SQL before replacing the target, and refuses otherwise.
@@ -32,7 +32,7 @@ from typing import Callable
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import _demo_corpus as corpus  # noqa: E402
 
-from memlab.audit.seeds import content_hash, seed_release  # noqa: E402
+from memlab.audits.seeds import content_hash, seed_release  # noqa: E402
 from memlab.formats.elfmem_schema import create_fresh  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -42,8 +42,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from memlab.formats.letta_memfs import render_memfs_file  # noqa: E402
-from memlab.migrate._apply import apply_new  # noqa: E402
-from memlab.migrate._letta import plan_memfs  # noqa: E402
+from memlab.migrations._apply import apply_new  # noqa: E402
+from memlab.migrations._letta import plan_memfs  # noqa: E402
 from memlab.sources import load  # noqa: E402
 
 SOURCE = ROOT / "data" / "samples" / "letta-af" / "deep_research_agent.af"

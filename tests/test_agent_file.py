@@ -8,7 +8,7 @@ import json
 import pandas as pd
 import pytest
 
-from memlab.audit.agent_file import audit_agent_file
+from memlab.audits.agent_file import audit_agent_file
 from memlab.errors import CorruptStore, StoreNotFound, UnrecognizedStore
 from memlab.sources.agent_file import FRAME_DTYPES, load_agent_file
 

@@ -16,9 +16,9 @@ import pytest
 from matplotlib.figure import Figure
 
 import memlab.plots as plots
-from memlab.audit import audit, compare
-from memlab.audit import seeds
-from memlab.audit.elfmem import audit_elfmem, gini, lorenz
+from memlab.audits import audit, compare
+from memlab.audits import seeds
+from memlab.audits.elfmem import audit_elfmem, gini, lorenz
 from memlab.errors import MemlabError, StoreNotFound, UnsupportedSchema
 from memlab.sources.elfmem_db import load_elfmem
 from memlab.store import Store
@@ -397,11 +397,3 @@ def test_demo_generator_reproduces_the_committed_file(tmp_path, data_dir, repo_r
     assert hashlib.sha256(out.read_bytes()).digest() == hashlib.sha256(
         (data_dir / DEMO).read_bytes()).digest()
     assert sorted(p.name for p in tmp_path.iterdir()) == ["demo.db"]
-
-
-def test_memlab_audit_is_the_function_whichever_import_came_first(data_dir):
-    # In a fresh interpreter, import a memlab.audit submodule before touching memlab.audit.
-    code = ("import memlab.plots, memlab.audit.elfmem, memlab, sys; "
-            f"print(memlab.audit({str(data_dir / S9)!r}).headline['blocks_ever'])")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert out.stdout.strip() == "47"

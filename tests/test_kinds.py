@@ -10,7 +10,7 @@ import pytest
 
 import memlab
 from memlab import kinds
-from memlab.audit import Audit
+from memlab.audits import Audit
 from memlab.errors import MigrationError, UnrecognizedStore
 from memlab.store import Store
 

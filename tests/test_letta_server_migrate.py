@@ -12,11 +12,11 @@ from pathlib import Path
 
 import pytest
 
-from memlab.audit.memfs import audit_memfs
+from memlab.audits.memfs import audit_memfs
 from memlab.cli import main
 from memlab.formats import letta_memfs as fmt
-from memlab.migrate import migrate, verify
-from memlab.migrate._letta_server import TRAILER_BLOCK, TRAILER_SEQUENCE, history_trailers
+from memlab.migrations import migrate, verify
+from memlab.migrations._letta_server import TRAILER_BLOCK, TRAILER_SEQUENCE, history_trailers
 from memlab.sources.letta_server import load_letta_server
 from memlab.sources.memfs import load_memfs
 

@@ -12,9 +12,9 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from memlab.audit.memfs import audit_memfs
+from memlab.audits.memfs import audit_memfs
 from memlab.formats import letta_memfs as fmt
-from memlab.migrate import migrate
+from memlab.migrations import migrate
 from memlab.sources.memfs import load_memfs
 
 DATA = Path(__file__).resolve().parents[1] / "data"

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from memlab.audit.memfs import audit_memfs, size_over_time
+from memlab.audits.memfs import audit_memfs, size_over_time
 from memlab.errors import OutputExists, StoreNotFound
 from memlab.sources.memfs import SAMPLE_BUNDLE, load_memfs, unpack_bundle
 

@@ -19,8 +19,8 @@ import pytest
 
 from memlab.errors import MigrationError, OutputExists, ParityError, UnsafePath
 from memlab.formats import letta_memfs as fmt
-from memlab.migrate import migrate, plan_migration, script_path, verify
-from memlab.migrate import _letta
+from memlab.migrations import migrate, plan_migration, script_path, verify
+from memlab.migrations import _letta
 from memlab.sources.memfs import load_memfs
 
 DATA = Path(__file__).resolve().parents[1] / "data"
@@ -384,7 +384,7 @@ def test_wrong_source_for_target_names_the_fix(tmp_path):
 
 _CRASH = textwrap.dedent("""
     import os, sys
-    from memlab.migrate import _apply, migrate
+    from memlab.migrations import _apply, migrate
     real, calls = _apply._store, [0]
     def dying_store(repo, kind, body):
         calls[0] += 1
@@ -419,7 +419,7 @@ def test_a_crash_leaves_no_half_written_destination(tmp_path, existing):
 
 
 def test_an_interrupted_run_cleans_up_after_itself(tmp_path, monkeypatch):
-    from memlab.migrate import _apply
+    from memlab.migrations import _apply
 
     real, calls = _apply._store, [0]
 

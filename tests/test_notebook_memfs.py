@@ -6,7 +6,7 @@ import nbformat
 import pytest
 
 from memfs_repos import build_letta_v1
-from memlab.audit.memfs import audit_memfs
+from memlab.audits.memfs import audit_memfs
 from memlab.report import execute_notebook, notebook_path
 from memlab.sources.memfs import load_memfs
 

@@ -8,7 +8,7 @@ import nbformat
 import pytest
 
 from memlab.report import execute_notebook, notebook_path
-from memlab.review import read_proposal
+from memlab.reviews import read_proposal
 
 SCHEMA9 = Path(__file__).resolve().parents[1] / "data" / "samples" / "elfmem" / "elfmem-0.20.0-schema9.db"
 

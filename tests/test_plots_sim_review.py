@@ -67,7 +67,7 @@ def test_fitness_profile_draws_one_line_per_iteration_at_its_levels(run):
 
 
 def test_review_chart_counts_decisions_per_kind():
-    from memlab.review import review
+    from memlab.reviews import review
 
     proposal = review(DATA / "samples/elfmem/elfmem-0.20.0-schema9.db", as_of="2026-11-30")
     rows = plots._review_rows(proposal)

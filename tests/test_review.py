@@ -13,7 +13,7 @@ import memlab
 from memlab.embed import get_embedder
 from memlab.errors import ProposalRejected, StaleProposal
 from memlab.formats.blockfile import Block, format_blockfile, format_ledger
-from memlab.review import Choice, Item, apply_proposal, read_proposal, review
+from memlab.reviews import Choice, Item, apply_proposal, read_proposal, review
 
 pytestmark = pytest.mark.slow  # loads the embedding model (once per session)
 
@@ -464,7 +464,7 @@ def test_views_place_duplicates_together_and_browse_writes_ticks(embedder, tmp_p
     import matplotlib
 
     matplotlib.use("Agg")
-    from memlab.review import views
+    from memlab.reviews import views
 
     proposal = review(memlab.load(SCHEMA9), as_of="2026-11-30", embedder=embedder)
     xy = views.projection(proposal).set_index("uid")
@@ -494,20 +494,13 @@ def test_views_place_duplicates_together_and_browse_writes_ticks(embedder, tmp_p
     assert read_proposal(next(tmp_path.glob("review-*.md"))).ticked == {proposal.items[0].id}
 
 
-def test_memlab_review_stays_callable_after_a_submodule_import(embedder):
-    from memlab.review import Proposal, views  # noqa: F401 - binds the package to memlab.review
-
-    assert isinstance(memlab.review(memlab.load(SCHEMA9), as_of="2026-11-30", embedder=embedder),
-                      Proposal)
-
-
 def test_a_blob_gone_from_the_repo_or_not_utf8_is_refused_by_name(tmp_path):
     import git
 
     from memlab.errors import ProposalRejected, StaleProposal
-    from memlab.review._apply import _blob_text
+    from memlab.reviews._apply import _blob_text
 
-    from memlab.review._repo import open_repo
+    from memlab.reviews._repo import open_repo
 
     repo = git.Repo.init(tmp_path)
     (tmp_path / "system").mkdir()

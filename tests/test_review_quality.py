@@ -17,9 +17,9 @@ import pytest
 import memlab
 from memlab.embed import get_embedder
 from memlab.errors import OutputExists, ProposalRejected
-from memlab.review import TOP_N, apply_proposal, review
-from memlab.review._polarity import opposite
-from memlab.review._quality import evaluate
+from memlab.reviews import TOP_N, apply_proposal, review
+from memlab.reviews._polarity import opposite
+from memlab.reviews._quality import evaluate
 
 pytestmark = pytest.mark.slow  # loads the embedding model
 
@@ -224,8 +224,8 @@ def test_elfmem_apply_writes_a_script_that_makes_exactly_the_ticked_changes(tmp_
 
 
 def test_store_text_enters_the_script_only_as_literals():
-    from memlab.review import Item
-    from memlab.review._elfmem_script import render_script
+    from memlab.reviews import Item
+    from memlab.reviews._elfmem_script import render_script
 
     nasty = 'x"""\n__import__("os").system("echo pwned")\n\'\'\'\\'
     item = Item(id="merg-0000000001", section="duplicates", action="merge", option="merge",

@@ -153,7 +153,7 @@ def _render_html(executed: Path) -> Path:
 
 def write_metrics(output_dir: str | Path, metrics: dict[str, Any]) -> Path:
     """Write ``metrics.json`` (JSON-safe) where :func:`execute_notebook` will read it."""
-    from memlab.audit._base import json_safe
+    from memlab.audits._base import json_safe
 
     path = Path(output_dir) / "metrics.json"
     path.parent.mkdir(parents=True, exist_ok=True)

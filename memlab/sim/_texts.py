@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from memlab.audit.seeds import seed_release
+from memlab.audits.seeds import seed_release
 
 __all__ = ["CONSTITUTION", "CONSTITUTION_TAGS", "REWORDINGS", "Note", "NoteMaker", "constitution_variants", "note_variants"]
 

@@ -185,7 +185,7 @@ def _config_value(config: pd.DataFrame, key: str) -> Any:
 def instance_from_store(store: Any, *, audit: Any = None, growth: int = 100) -> Instance:
     """Measure an :class:`Instance` from an ``elfmem_db`` Store (``memlab.load_elfmem``).
 
-    ``audit`` (a :class:`memlab.audit.Audit` of the same store) is optional: its headline is
+    ``audit`` (a :class:`memlab.audits.Audit` of the same store) is optional: its headline is
     kept in ``provenance`` for the record; every rate is computed from the frames themselves so
     the simulation does not depend on how the audit names its metrics.
     """
@@ -333,6 +333,6 @@ def load_instance(instance: Any) -> tuple[Instance, Any]:
         store = load_elfmem(_locate(instance))
     else:
         store = instance
-    from memlab.audit import audit as run_audit
+    from memlab.audits import audit as run_audit
 
     return instance_from_store(store, audit=run_audit(store)), store

@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from memlab.audit.seeds import CONSTITUTIONAL_TAG, ROLE_TAG_PREFIX, match_seed
+from memlab.audits.seeds import CONSTITUTIONAL_TAG, ROLE_TAG_PREFIX, match_seed
 from memlab.errors import MemlabError
 from memlab.sim.instance import LAMBDA, tier_of_lambda
 from memlab.sim.iterations import ITERATIONS, Iteration

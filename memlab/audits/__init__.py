@@ -2,9 +2,9 @@
 
 ``audit(store_or_path)`` loads a path with :func:`memlab.sources.load` when needed and runs
 the audit its kind declares in :mod:`memlab.kinds`: elfmem databases get
-:func:`memlab.audit.elfmem.audit_elfmem` (the v2 doc's evidence set); Letta memfs, Souveraine
-and elfmem substrate repos get :func:`memlab.audit.memfs.audit_memfs`; Letta Agent Files and
-blocks lists get :func:`memlab.audit.agent_file.audit_agent_file`.
+:func:`memlab.audits.elfmem.audit_elfmem` (the v2 doc's evidence set); Letta memfs, Souveraine
+and elfmem substrate repos get :func:`memlab.audits.memfs.audit_memfs`; Letta Agent Files and
+blocks lists get :func:`memlab.audits.agent_file.audit_agent_file`.
 
 ``compare(stores_or_paths)`` audits each and puts their headline metrics side by side, which
 is what the doc's §10 asks for before its step 8: the same ``lifetime_token_usage`` and
@@ -18,7 +18,7 @@ from typing import Any, Iterable
 
 import pandas as pd
 
-from memlab.audit._base import Audit
+from memlab.audits._base import Audit
 from memlab import kinds
 from memlab.store import Store
 

@@ -29,8 +29,8 @@ import pandas as pd
 
 from memlab.errors import MigrationError, MissingExtra
 from memlab.formats.blockfile import parse_blockfile, parse_ledger
-from memlab.migrate import _elfmem, _letta
-from memlab.migrate._apply import is_git_repo
+from memlab.migrations import _elfmem, _letta
+from memlab.migrations._apply import is_git_repo
 from memlab.store import Store
 
 PARITY_COLUMNS = {"check": "category", "item": "string", "repo": "string", "path": "string",
@@ -476,7 +476,7 @@ def verify_paths(src: Path, dest: Path, *, ref: str | None = None, retrieval: bo
                  queries: list[str] | None = None, k: int = RETRIEVAL_K,
                  store: Store | None = None, plan: Any = None) -> pd.DataFrame:
     """The parity table; ``store``/``plan`` skip reloading and replanning a just-run migration."""
-    from memlab.migrate import plan_migration
+    from memlab.migrations import plan_migration
     from memlab.sources import load
 
     if not dest.exists():
@@ -519,7 +519,7 @@ def verify_paths(src: Path, dest: Path, *, ref: str | None = None, retrieval: bo
                 _check_retrieval(rows, qs, before, after, k)
         elif store.kind in ("agent_file", "letta_blocks", "letta_server"):
             if store.kind == "letta_server":  # with its history, per block and repository
-                from memlab.migrate._letta_server import check_server, server_view
+                from memlab.migrations._letta_server import check_server, server_view
 
                 bodies = check_server(rows, store, dest, ref, repo_folders, copies, target, plan)
                 store = server_view(store, getattr(plan, "agent_ids", None), [])

@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 
 from memlab._escape import html
-from memlab.review._proposal import SECTIONS, Proposal
+from memlab.reviews._proposal import SECTIONS, Proposal
 
 __all__ = ["projection", "plot_cluster_map", "plot_similarity_histogram", "proposal_table",
            "cluster_table", "browse", "metrics"]

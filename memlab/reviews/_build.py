@@ -30,13 +30,13 @@ import numpy as np
 import pandas as pd
 
 from memlab.errors import MemlabError
-from memlab.review import _repo
-from memlab.review._checks import ChecksMixin, archive_path
-from memlab.review._polarity import opposite, sentences, topic_share
-from memlab.review._proposal import ELFMEM_APPLY_SCHEMA, Choice, Finding, Item, Proposal, item_id
-from memlab.review._triage import (RECORDED_CONTRADICTION_CERTAINTY, STALE_CERTAINTY, impact,
+from memlab.reviews import _repo
+from memlab.reviews._checks import ChecksMixin, archive_path
+from memlab.reviews._polarity import opposite, sentences, topic_share
+from memlab.reviews._proposal import ELFMEM_APPLY_SCHEMA, Choice, Finding, Item, Proposal, item_id
+from memlab.reviews._triage import (RECORDED_CONTRADICTION_CERTAINTY, STALE_CERTAINTY, impact,
                                    rank, tokens)
-from memlab.review._units import MEMFS_KINDS, units_of
+from memlab.reviews._units import MEMFS_KINDS, units_of
 from memlab.store import Store
 
 #: Candidate contradictions are looked for only between statement-sized units.
@@ -558,7 +558,7 @@ def review(store: Store | str | Path, *, near_duplicate: float = 0.90, stale_aft
     many choices the markdown lists in full (default :data:`TOP_N`, about ten minutes of
     reading); ``all=True`` lists every one. The JSON twin always holds every choice.
     """
-    from memlab.review._proposal import TOP_N
+    from memlab.reviews._proposal import TOP_N
 
     if not 0 < near_duplicate <= 1 or not 0 < contradiction_min <= near_duplicate:
         raise MemlabError(f"thresholds must satisfy 0 < contradiction_min <= near_duplicate <= 1 "

@@ -34,7 +34,7 @@ import pandas as pd
 
 from memlab import kinds
 from memlab.errors import MemlabError, MigrationError, OutputExists, ParityError, UnsafePath
-from memlab.migrate._plan import Plan
+from memlab.migrations._plan import Plan
 from memlab.store import Store
 
 __all__ = ["migrate", "verify", "plan_migration", "natural_target", "MigrationResult", "Plan",
@@ -67,7 +67,7 @@ class MigrationResult:
     @property
     def differences(self) -> pd.DataFrame:
         """Parity rows that failed; empty when the copy matches its source."""
-        from memlab.migrate._verify import differences
+        from memlab.migrations._verify import differences
 
         if self.parity is None:
             return pd.DataFrame(columns=["check", "item", "expected", "actual"])
@@ -210,7 +210,7 @@ def plan_migration(src: str | Path, *, to: str | None = None, store: Store | Non
 def _plan_memfs(store: Store, source: Path, *, target: str, dest: str | Path | None = None) -> Plan:
     """The Letta/Souveraine planner as :mod:`memlab.kinds` calls it: commits dated at memlab's
     earlier migration of the same source into ``dest``, or now."""
-    from memlab.migrate._letta import _file_sha, plan_memfs, previous_migration_time
+    from memlab.migrations._letta import _file_sha, plan_memfs, previous_migration_time
 
     when = (previous_migration_time(Path(os.path.abspath(Path(dest).expanduser())),
                                     _file_sha(source) if source.is_file() else "")
@@ -279,8 +279,8 @@ def migrate(src: str | Path, dest: str | Path, *, to: str | None = None, plan: b
     id, or a list) selects agents of a Letta server database (``postgresql://`` DSN or Letta
     SQLite file), which otherwise migrates whole: one repository per agent.
     """
-    from memlab.migrate import _apply, _script
-    from memlab.migrate._verify import differences, verify_paths
+    from memlab.migrations import _apply, _script
+    from memlab.migrations._verify import differences, verify_paths
     from memlab.progress import bar
 
     from memlab.sources import load
@@ -360,7 +360,7 @@ def verify(src: str | Path, dest: str | Path, *, ref: str | None = None, retriev
     branch other than the checked-out one. ``queries`` overrides the fixed retrieval queries
     (default: the source's most common tags, or its block labels).
     """
-    from memlab.migrate._verify import verify_paths
+    from memlab.migrations._verify import verify_paths
     from memlab.sources.letta_server import is_dsn
 
     s = str(src).strip() if is_dsn(src) else Path(src).expanduser().resolve()

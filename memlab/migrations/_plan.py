@@ -3,8 +3,8 @@
 A :class:`Plan` holds, per destination repository, the commits to make (message and the exact
 bytes of every file) plus two tables for people: ``moved`` (one row per source item and where it
 went) and ``flags`` (what needs a human look: over-limit blocks, renamed labels, fields kept in a
-side file...). The direct apply (:mod:`memlab.migrate._apply`) and the plan script
-(:mod:`memlab.migrate._script`) both consume a Plan, so they cannot disagree about content.
+side file...). The direct apply (:mod:`memlab.migrations._apply`) and the plan script
+(:mod:`memlab.migrations._script`) both consume a Plan, so they cannot disagree about content.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ import pandas as pd
 
 from memlab.errors import UnsafePath
 from memlab.formats import letta_memfs as _fmt
-from memlab.migrate._gitobj import BLOB_MODE, Signature, blob_sha, build_trees, commit_body, object_sha
+from memlab.migrations._gitobj import BLOB_MODE, Signature, blob_sha, build_trees, commit_body, object_sha
 
 #: Who every migration commit is attributed to. Not an agent and not a human: a memfs audit
 #: tells a migration apart from the memory's own history (author kind ``migration``).

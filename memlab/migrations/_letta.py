@@ -40,7 +40,7 @@ Decisions, each visible in the result's ``flags`` table when it applies:
 From an elfmem DB the memfs files hold elfmem block-format bodies: the constitution in
 ``system/persona.md``, other pinned blocks in ``system/pinned.md``, active blocks in
 ``reference/<category>.md``, inbox blocks in ``reference/inbox/<category>.md`` and archived blocks
-in ``archive/<category>.md``; the ledger (see :mod:`memlab.migrate._elfmem`) goes to
+in ``archive/<category>.md``; the ledger (see :mod:`memlab.migrations._elfmem`) goes to
 ``.memlab/ledger/``.
 """
 
@@ -60,8 +60,8 @@ import yaml
 from memlab.errors import MigrationError
 from memlab.formats import letta_memfs as fmt
 from memlab.formats.blockfile import SELF_FILE, Block
-from memlab.migrate import _elfmem
-from memlab.migrate._plan import (
+from memlab.migrations import _elfmem
+from memlab.migrations._plan import (
     Plan,
     PlannedCommit,
     PlannedRepo,

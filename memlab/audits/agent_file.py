@@ -6,7 +6,7 @@ from typing import Any
 
 import pandas as pd
 
-from memlab.audit._base import Audit, json_safe
+from memlab.audits._base import Audit, json_safe
 from memlab.store import Store
 
 __all__ = ["audit_agent_file"]

@@ -21,7 +21,7 @@ from typing import Any
 
 import pandas as pd
 
-from memlab.audit._base import Audit
+from memlab.audits._base import Audit
 from memlab.errors import MemlabError
 from memlab.formats import letta_memfs as fmt
 from memlab.sources.memfs import (LETTA_LAYOUTS, domain_of, file_versions, files_at, in_prompt,

@@ -23,7 +23,7 @@ from typing import Any
 
 import pandas as pd
 
-from memlab.review._proposal import Proposal
+from memlab.reviews._proposal import Proposal
 
 _RIGHT = {"duplicates": {"duplicate", "agree"}, "contradictions": {"contradiction"}}
 

@@ -40,9 +40,9 @@ from memlab._escape import commit_line
 from memlab._files import read_regular
 from memlab._tmp import private_tempdir
 from memlab.errors import ProposalRejected, RepoError, StaleProposal
-from memlab.review import _repo
-from memlab.review._proposal import Item, Proposal, read_proposal
-from memlab.review._units import CONSTITUTIONAL_TAG, MEMFS_KINDS, ROLE_TAG_PREFIX, is_identity_path
+from memlab.reviews import _repo
+from memlab.reviews._proposal import Item, Proposal, read_proposal
+from memlab.reviews._units import CONSTITUTIONAL_TAG, MEMFS_KINDS, ROLE_TAG_PREFIX, is_identity_path
 
 AUTHOR_NAME = "memlab"
 AUTHOR_EMAIL = "memlab@localhost"
@@ -485,8 +485,8 @@ def _elfmem_script(proposal: Proposal, ticked: list[Item], md_path: Path, *,
                    script: str | Path | None, dry_run: bool) -> ApplyResult:
     """For an elfmem database: write the script that makes the ticked changes through elfmem."""
     from memlab.errors import OutputExists
-    from memlab.review._proposal import ELFMEM_APPLY_SCHEMA
-    from memlab.review._elfmem_script import render_script, script_steps
+    from memlab.reviews._proposal import ELFMEM_APPLY_SCHEMA
+    from memlab.reviews._elfmem_script import render_script, script_steps
 
     schema = proposal.store.get("schema_version")
     if schema is None or int(schema) < ELFMEM_APPLY_SCHEMA:

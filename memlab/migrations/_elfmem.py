@@ -49,7 +49,7 @@ from memlab.formats.blockfile import (
     parse_blockfile,
     substrate_path,
 )
-from memlab.migrate._plan import (
+from memlab.migrations._plan import (
     Plan,
     PlannedCommit,
     PlannedRepo,

@@ -1,6 +1,6 @@
 """A whole Letta server (its database) → one Letta Code memfs repository per agent, with history.
 
-Layout and frontmatter are the Agent File migration's (:mod:`memlab.migrate._letta`, whose
+Layout and frontmatter are the Agent File migration's (:mod:`memlab.migrations._letta`, whose
 writers this module reuses): ``system/{label}.md`` per block, description / limit / read_only in
 frontmatter, every other column in ``.memlab/letta-blocks.json``, one repository per agent in
 ``<dest>/<agent-name>/`` (the destination itself when one agent is migrated).
@@ -50,9 +50,9 @@ import pandas as pd
 
 from memlab.errors import MigrationError
 from memlab.formats import letta_memfs as fmt
-from memlab.migrate import _letta
-from memlab.migrate._gitobj import Signature
-from memlab.migrate._plan import (
+from memlab.migrations import _letta
+from memlab.migrations._gitobj import Signature
+from memlab.migrations._plan import (
     FALLBACK_EPOCH,
     Plan,
     PlannedCommit,
@@ -374,7 +374,7 @@ def check_server(rows: Any, store: Store, dest: Path, ref: str | None,
     limit, side record per block and repository) plus ``history``: per block and repository,
     the sequence numbers of the commits carrying its ``Letta-Block`` trailer must be exactly its
     ``block_history`` rows. Returns ``{repo: {block_id: body}}`` for the retrieval check."""
-    from memlab.migrate._verify import _check_letta, repos_at
+    from memlab.migrations._verify import _check_letta, repos_at
     from memlab.sources import _git
 
     agent_ids = getattr(plan, "agent_ids", None) if plan is not None else None

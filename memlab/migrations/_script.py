@@ -1,4 +1,4 @@
-"""Render a :class:`~memlab.migrate._plan.Plan` as a standalone Python script a human can review.
+"""Render a :class:`~memlab.migrations._plan.Plan` as a standalone Python script a human can review.
 
 The script uses only the standard library and the ``git`` command line, carries every file's
 content as a literal (so reviewing it means reading what will be committed), and makes exactly
@@ -12,7 +12,7 @@ from __future__ import annotations
 import textwrap
 from pathlib import Path
 
-from memlab.migrate._plan import Plan
+from memlab.migrations._plan import Plan
 
 _MAX_FLAG_LINES = 60
 

@@ -1,4 +1,4 @@
-"""Apply a :class:`~memlab.migrate._plan.Plan` with GitPython.
+"""Apply a :class:`~memlab.migrations._plan.Plan` with GitPython.
 
 Two modes:
 
@@ -12,7 +12,7 @@ Two modes:
   compare-and-swap, so a crash leaves only unreferenced objects and the working tree is never
   touched.
 
-Objects are written with the framing in :mod:`memlab.migrate._gitobj`, and each commit id is
+Objects are written with the framing in :mod:`memlab.migrations._gitobj`, and each commit id is
 checked against the one the plan predicted.
 """
 
@@ -26,8 +26,8 @@ from io import BytesIO
 from pathlib import Path
 
 from memlab.errors import MigrationError, OutputExists
-from memlab.migrate._gitobj import BLOB_MODE, blob_sha, build_trees, commit_body
-from memlab.migrate._plan import Plan, PlannedRepo
+from memlab.migrations._gitobj import BLOB_MODE, blob_sha, build_trees, commit_body
+from memlab.migrations._plan import Plan, PlannedRepo
 
 _ZERO = "0" * 40
 TMP_MARKER = ".memlab-tmp-"

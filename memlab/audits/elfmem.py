@@ -1,7 +1,7 @@
 """The elfmem v2 evidence (§2 of the v2 re-evaluation), recomputed from any elfmem database.
 
 :func:`audit_elfmem` takes a :class:`~memlab.store.Store` of kind ``elfmem_db`` and returns an
-:class:`~memlab.audit._base.Audit` whose tables answer the doc's questions one by one:
+:class:`~memlab.audits._base.Audit` whose tables answer the doc's questions one by one:
 
 ========================  ======================================================================
 table                     question
@@ -35,8 +35,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from memlab.audit import seeds as _seeds
-from memlab.audit._base import Audit, json_safe
+from memlab.audits import seeds as _seeds
+from memlab.audits._base import Audit, json_safe
 from memlab.errors import MemlabError, UnsupportedSchema
 from memlab.store import Store
 
@@ -108,7 +108,7 @@ def audit_elfmem(store: Store, *, as_of: Any = None, seconds_per_call: float = 1
     if store.kind != "elfmem_db":
         raise UnsupportedSchema(f"audit_elfmem needs an elfmem database, got a {store.kind!r} "
                                 "store", path=store.path,
-                                hint="use memlab.audit.audit(), which picks the right audit")
+                                hint="use memlab.audits.audit(), which picks the right audit")
     try:
         spc = float(seconds_per_call)
     except (TypeError, ValueError):

@@ -13,9 +13,9 @@ from typing import Any
 
 import pandas as pd
 
-from memlab.review import _repo
-from memlab.review._proposal import Finding, Item
-from memlab.review._units import CONSTITUTIONAL_TAG, ROLE_TAG_PREFIX, is_identity_path
+from memlab.reviews import _repo
+from memlab.reviews._proposal import Finding, Item
+from memlab.reviews._units import CONSTITUTIONAL_TAG, ROLE_TAG_PREFIX, is_identity_path
 
 #: Cosine at or above which a live block counts as a paraphrase of a missing seed.
 SEED_PARAPHRASE = 0.80
@@ -46,7 +46,7 @@ class ChecksMixin:
 
     def had_constitution(self) -> bool:
         """Whether any block, live or archived, ever held a constitutional tag or seed text."""
-        from memlab.audit import seeds
+        from memlab.audits import seeds
 
         tags = self.store.frames.get("tags")
         if tags is not None and not tags.empty:
@@ -58,7 +58,7 @@ class ChecksMixin:
                    for c, i in zip(blocks["content"], blocks["id"]))
 
     def _seed_drift(self) -> None:
-        from memlab.audit import seeds
+        from memlab.audits import seeds
 
         if not self.had_constitution():
             return  # never seeded: a missing constitution is a choice, not drift
@@ -98,7 +98,7 @@ class ChecksMixin:
 
     def _missing_seed(self, slot: Any, svec: Any, blocks: pd.DataFrame, base: dict[str, Any],
                       key: tuple) -> None:
-        from memlab.audit import seeds
+        from memlab.audits import seeds
 
         ev = dict(base)
         gone = blocks[(blocks["id"].astype(str) == slot.block_id)
@@ -194,7 +194,7 @@ class ChecksMixin:
                             [restore, keep], ev, removes=[], certainty=1.0, risk="medium")
 
     def _id(self, *parts: Any) -> str:
-        from memlab.review._proposal import item_id
+        from memlab.reviews._proposal import item_id
 
         return item_id(*parts)
 

@@ -10,7 +10,7 @@ from typing import Any
 
 import pandas as pd
 
-from memlab.audit._base import Audit, json_safe
+from memlab.audits._base import Audit, json_safe
 from memlab.store import Store
 
 __all__ = ["audit_letta_server", "STALE_AFTER_DAYS"]

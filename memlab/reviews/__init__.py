@@ -15,11 +15,11 @@ units are never proposed for removal, and apply refuses them even if asked.
 
 from __future__ import annotations
 
-from memlab.review._apply import ApplyResult, apply_proposal
-from memlab.review._build import review
-from memlab.review._proposal import (SECTIONS, TOP_N, Choice, Finding, Item, Proposal,
+from memlab.reviews._apply import ApplyResult, apply_proposal
+from memlab.reviews._build import review
+from memlab.reviews._proposal import (SECTIONS, TOP_N, Choice, Finding, Item, Proposal,
                                      read_proposal, ticked_ids)
-from memlab.review._units import units_of
+from memlab.reviews._units import units_of
 
 __all__ = ["review", "Proposal", "Choice", "Item", "Finding", "TOP_N", "apply_proposal", "ApplyResult",
            "read_proposal", "ticked_ids", "units_of", "SECTIONS"]

@@ -260,7 +260,7 @@ def test_old_elfmem_release_is_refused_with_one_line(tmp_path, embedder, capsys)
 
 
 def test_elfmem_script_restores_a_changed_seed_through_edit(tmp_path, embedder):
-    from memlab.audit import seeds
+    from memlab.audits import seeds
 
     db = tmp_path / "agent.db"
     shutil.copy(ROOT / "data" / "samples" / "elfmem" / "elfmem-0.20.0-schema9.db", db)

@@ -10,7 +10,7 @@ import argparse
 import json
 import sys
 from pathlib import Path
-from typing import Callable, Sequence
+from typing import Callable, NoReturn, Sequence
 
 from memlab import kinds
 from memlab.errors import MemlabError
@@ -222,14 +222,22 @@ def _jsonable(value) -> bool:
         return False
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse, but a usage error is one line on stderr (exit 2) like every other error."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="memlab", description="A research workbench for agent memory.",
         epilog="Every command reads stores read-only. Errors exit with status 2.")
     parser.add_argument("-q", "--quiet", action="store_true",
                         help="no progress bars or notes on stderr (they also stay off when "
                              "stderr is not a terminal)")
-    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND",
+                                parser_class=_Parser)
 
     def add(name: str) -> argparse.ArgumentParser:
         fn, help_, example = COMMANDS[name]

@@ -160,8 +160,8 @@ class Kind:
         target = target or self.default_target
         if target not in self.migrations:
             if not self.migrations:
-                raise MigrationError(f"memlab does not migrate from a {self.display}",
-                                     path=source, hint="migrate from " + ", ".join(
+                raise MigrationError(f"memlab does not migrate from this {self.display}",
+                                     path=source, hint="memlab migrates from: " + ", ".join(
                                          k.display for k in kinds() if k.migrations))
             raise MigrationError(f"a {self.display} does not migrate to {target!r}", path=source,
                                  hint=f"use one of {', '.join(self.migrations)}")

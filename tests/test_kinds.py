@@ -57,7 +57,7 @@ def test_a_toy_kind_is_loaded_audited_and_discovered(toy, tmp_path):
     assert (row.agent_id, row.path, row.files) == ("agent7", str(f), 1)
     assert pd.isna(row.last_commit)
 
-    with pytest.raises(MigrationError, match="does not migrate from a toy store"):
+    with pytest.raises(MigrationError, match="does not migrate from this toy store"):
         memlab.migrate(f, tmp_path / "out")
 
 

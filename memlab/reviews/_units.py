@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from memlab.errors import UnsupportedSchema
 from memlab.store import Store
 
 MEMFS_KINDS = ("letta_memfs", "souveraine", "elfmem_substrate")
@@ -287,4 +288,6 @@ def units_of(store: Store) -> pd.DataFrame:
         return _memfs_file_units(store)
     if store.kind in AGENT_KINDS:
         return _agent_units(store)
-    raise ValueError(f"review does not know store kind {store.kind!r}")
+    raise UnsupportedSchema(f"memlab does not review a store of kind {store.kind!r}", path=store.path,
+                            hint="review an elfmem database or substrate, a memory repo or an "
+                                 "agent file")

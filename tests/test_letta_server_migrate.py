@@ -263,3 +263,40 @@ def test_without_psycopg_a_dsn_names_the_install(monkeypatch, capsys):
     assert main(["inspect", "postgresql://u@127.0.0.1:1/letta"]) == 2
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and "pip install 'memlab[letta-server]'" in err
+
+
+def test_hostile_names_gaps_and_unknown_actors_still_migrate_with_parity(tmp_path):
+    """A copy of the real database, edited the way a damaged or hostile server could be."""
+    import sqlite3
+
+    db = tmp_path / "odd.db"
+    shutil.copy(SQLITE_DB, db)
+    conn = sqlite3.connect(db)
+    ezra = conn.execute("SELECT id FROM agents WHERE name = 'ezra'").fetchone()[0]
+    human = conn.execute("SELECT block_id FROM blocks_agents WHERE agent_id = ? AND "
+                         "block_label = 'human'", (ezra,)).fetchone()[0]
+    conn.execute("UPDATE agents SET name = ? WHERE id = ?", ("  .Ezra <root@x>\n", ezra))
+    conn.execute("DELETE FROM block_history WHERE block_id = ? AND sequence_number = 2", (human,))
+    conn.execute("UPDATE block_history SET actor_type = NULL WHERE block_id = ? AND "
+                 "sequence_number = 4", (human,))
+    conn.commit()
+    conn.close()
+    store = load_letta_server(db)
+    kinds = set(store.problems["kind"].astype(str))
+    assert {"history_gap", "unknown_actor"} <= kinds
+    result = migrate(db, tmp_path / "out", retrieval=False, verify=True)
+    assert {"unknown_actor", "undone_block"} <= set(result.flags["kind"].astype(str))
+    repo = tmp_path / "out" / "ezra-root-x"
+    log = _log(repo)
+    human_commits = [history_trailers(c["body"]) for c in log
+                     if history_trailers(c["body"]).get(TRAILER_BLOCK) == human]
+    assert [int(t[TRAILER_SEQUENCE]) for t in human_commits] == [1, 3, 4]
+    names = {(c["name"], c["email"]) for c in log}
+    assert ("Ezra root@x", f"{ezra}@letta.com") in names        # git-safe author name
+    assert ("Letta System", "system@letta.ai") in names          # the unknown actor
+    assert audit_memfs(load_memfs(repo)).headline["findings"] == 0
+    # git itself (the plan script's commit-tree) makes the same commits from these identities.
+    planned = migrate(db, tmp_path / "p", plan=True)
+    subprocess.run(["python3", str(planned.script)], check=True, capture_output=True)
+    assert _git(tmp_path / "p" / repo.name, "rev-parse", "main").stdout == \
+        _git(repo, "rev-parse", "main").stdout

@@ -33,7 +33,8 @@ def _literal(data: bytes) -> str:
 
 
 def _comment_block(lines: list[str]) -> str:
-    return "\n".join(f"# {line}".rstrip() for line in lines)
+    """Comment lines; a line break inside one (an agent name, a label) stays inside the comment."""
+    return "\n".join(f"# {part}".rstrip() for line in lines for part in (line.splitlines() or [""]))
 
 
 def render_script(plan: Plan, dest: Path, *, branch: str, mode: str,
@@ -90,8 +91,8 @@ def render_script(plan: Plan, dest: Path, *, branch: str, mode: str,
         chain = expected[planned.subdir]
         out.append("")
         out.append("# " + "=" * 94)
-        out.append(f"# Repository: {planned.subdir or '(the destination itself)'}"
-                   + (f"  [{planned.title}]" if planned.title else ""))
+        out.append(_comment_block([f"Repository: {planned.subdir or '(the destination itself)'}"
+                                   + (f"  [{planned.title}]" if planned.title else "")]))
         out.append("# " + "=" * 94)
         out.append(f"_commits = []")
         for commit, (tree, sha) in zip(planned.commits, chain):

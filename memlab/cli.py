@@ -37,9 +37,12 @@ def _print_frame(df, as_json: bool) -> None:
             df = df.reset_index()
         print(df.to_json(orient="records", date_format="iso", indent=2))
     else:
+        from memlab._terminal import terminal_width
+
+        # Wrapped to the terminal (100 columns without one): wide frames continue below.
         with pd.option_context("display.max_rows", 200, "display.max_columns", 50,
-                               "display.width", 200, "display.max_colwidth", 60):
-            print(df.to_string())
+                               "display.max_colwidth", 48):
+            print(df.to_string(line_width=terminal_width(), max_colwidth=48))
 
 
 # --------------------------------------------------------------------------- commands

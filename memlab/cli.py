@@ -205,7 +205,10 @@ def _split(value: str | None) -> list[str] | None:
 
 
 def _parse_params(pairs: list[str]) -> dict:
-    """NAME=VALUE pairs, each VALUE read as YAML so numbers and booleans keep their type."""
+    """NAME=VALUE pairs, each VALUE read as YAML so numbers and booleans keep their type (a
+    date stays the ISO text it was written as: notebooks take dates as strings)."""
+    import datetime as dt
+
     import yaml
 
     params = {}
@@ -213,7 +216,8 @@ def _parse_params(pairs: list[str]) -> dict:
         name, sep, value = pair.partition("=")
         if not sep or not name:
             raise MemlabError(f"parameter {pair!r} is not NAME=VALUE")
-        params[name] = yaml.safe_load(value)
+        parsed = yaml.safe_load(value)
+        params[name] = value.strip() if isinstance(parsed, (dt.date, dt.datetime)) else parsed
     return params
 
 

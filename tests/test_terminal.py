@@ -86,3 +86,10 @@ def test_every_flag_kind_the_migration_raises_has_a_meaning():
         raised |= set(re.findall(r'flags\.append\(\{\s*"kind":\s*"(\w+)"', path.read_text()))
     assert len(raised) >= 10
     assert raised <= set(FLAG_MEANINGS), raised - set(FLAG_MEANINGS)
+
+
+def test_report_parameters_keep_their_types_and_dates_stay_text():
+    from memlab.cli import _parse_params
+
+    assert _parse_params(["as_of=2026-11-30", "growth=2", "retrieval=false", "scenarios=[S1, S3]"]) \
+        == {"as_of": "2026-11-30", "growth": 2, "retrieval": False, "scenarios": ["S1", "S3"]}

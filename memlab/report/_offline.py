@@ -42,6 +42,8 @@ def remote_references(page: str) -> list[str]:
 
 def _label(state: dict[str, Any]) -> str:
     value = state.get("value")
+    if state.get("_model_name") in ("CheckboxModel", "ToggleButtonModel"):
+        return f"{'☑' if value else '☐'} {state.get('description') or ''}".rstrip()
     labels = state.get("_options_labels")
     index = state.get("index")
     if labels and isinstance(index, int) and 0 <= index < len(labels):

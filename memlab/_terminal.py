@@ -142,6 +142,12 @@ FLAG_MEANINGS = {
     "unknown_agent": "attached to an agent the file does not define",
     "shared_block": "shared by several agents; copied into each one's repo",
     "over_default_limit": "longer than the Letta server's default block limit",
+    "deleted_block": "deleted on the server (is_deleted); not migrated",
+    "edited_after_checkpoint": "changed after its last checkpoint; in the final commit",
+    "history_undated": "a history row without a date; dated at the block's update",
+    "label_changed_in_history": "relabelled in its history; replayed at its current path",
+    "undone_block": "the server is at an undone checkpoint; the final commit restores it",
+    "unknown_actor": "an edit by no known agent or user; committed as the server",
 }
 
 

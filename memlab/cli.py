@@ -39,7 +39,14 @@ def _print_frame(df, as_json: bool) -> None:
     else:
         from memlab._terminal import terminal_width
 
-        # Wrapped to the terminal (100 columns without one): wide frames continue below.
+        # For reading: timestamps to the minute, columns with nothing in them left out (--json
+        # keeps everything). Wrapped to the terminal (100 columns without one).
+        df = df.copy()
+        for col in df.columns:
+            if isinstance(df[col].dtype, pd.DatetimeTZDtype) or df[col].dtype.kind == "M":
+                df[col] = df[col].dt.strftime("%Y-%m-%d %H:%M").astype("string")
+        if len(df):
+            df = df.loc[:, [c for c in df.columns if df[c].notna().any()]]
         with pd.option_context("display.max_rows", 200, "display.max_columns", 50,
                                "display.max_colwidth", 48):
             print(df.to_string(line_width=terminal_width(), max_colwidth=48))

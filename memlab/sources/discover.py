@@ -31,7 +31,7 @@ import pandas as pd
 import yaml
 
 from memlab import kinds
-from memlab.errors import StoreNotFound
+from memlab.errors import MemlabError, StoreNotFound
 from memlab.kinds import Search
 from memlab.store import categories
 
@@ -75,7 +75,51 @@ def discover(root: str | Path | None = None, *, max_depth: int = 4) -> pd.DataFr
         for kind in kinds.kinds():
             for row in kind.find(search):
                 rows.append({"kind": kind.name, **row})
+        if root is not None:  # a folder the user named: every store file in it counts too
+            seen = {str(Path(str(r["path"])).resolve()) for r in rows}
+            rows.extend(r for r in find_store_files(search)
+                        if str(Path(r["path"]).resolve()) not in seen)
     return _frame(rows)
+
+
+#: File names a store can have; a file is listed only if :func:`memlab.kinds.detect` agrees.
+STORE_FILE_SUFFIXES = (".db", ".sqlite", ".sqlite3", ".af")
+
+
+def find_store_files(search: Search) -> Iterator[dict[str, Any]]:
+    """Store files anywhere under ``search.home`` (up to ``max_depth``, hidden and dependency
+    folders skipped): elfmem and Letta server databases, Letta Agent Files; one row each, the
+    kind as :func:`memlab.kinds.detect` decides. Only for a folder the user names: in a real
+    home any SQLite file would look like a database."""
+    stack = [(search.home, 0)]
+    while stack:
+        folder, depth = stack.pop()
+        try:
+            with os.scandir(folder) as it:
+                entries = sorted(it, key=lambda e: e.name, reverse=True)
+        except OSError:
+            continue
+        for entry in entries:
+            path = Path(entry.path)
+            if entry.is_dir(follow_symlinks=False):
+                if not (entry.name.startswith(".") or entry.name in _SKIP_DIRS
+                        or depth >= search.max_depth):
+                    stack.append((path, depth + 1))
+                continue
+            if not entry.is_file(follow_symlinks=False) or path.suffix not in STORE_FILE_SUFFIXES:
+                continue
+            try:
+                if path.suffix != ".af":
+                    with open(path, "rb") as fh:  # detect() calls any .db a database; a list
+                        if fh.read(16) != b"SQLite format 3\x00":  # shows only real ones
+                            continue
+                kind = kinds.detect(path).kind
+                stat = entry.stat()
+            except (MemlabError, OSError):
+                continue  # not a store after all, or unreadable: nothing to list
+            yield {"agent_id": path.stem, "kind": kind, "layout": None,
+                   "path": str(path), "name": None, "files": 1, "bytes": stat.st_size,
+                   "last_commit": None, "modified": stat.st_mtime, "problem": None}
 
 
 # --- locations ------------------------------------------------------------------------------

@@ -204,6 +204,28 @@ def cmd_report(args: argparse.Namespace) -> int:
     return 0
 
 
+@command("fleet", "Audit every store under folders (or in a manifest) on Dask into a Parquet lake.",
+         "memlab fleet data/fleet --out reports/fleet --workers 2")
+def cmd_fleet(args: argparse.Namespace) -> int:
+    from memlab.lake import fleet
+
+    result = fleet(args.roots, out=args.out, manifest=args.manifest, scheduler=args.scheduler,
+                   workers=args.workers, as_of=args.as_of, reuse=not args.no_reuse,
+                   progress=False if args.quiet else None)
+    print(result.summary())
+    return 0
+
+
+@command("export", "Write every frame, the audit headline and problems of stores as Parquet.",
+         "memlab export parquet data/demo/elfmem-demo.db --out reports/lake")
+def cmd_export(args: argparse.Namespace) -> int:
+    from memlab.lake import export_parquet
+
+    result = export_parquet(args.paths, out=args.out, as_of=args.as_of)
+    print(result.summary())
+    return 0
+
+
 # --------------------------------------------------------------------------- parser
 
 
@@ -344,6 +366,25 @@ def build_parser() -> argparse.ArgumentParser:
                    help="for `all`: YAML naming the stores (default data/reports.yaml)")
     p.add_argument("-p", "--param", action="append", default=[], metavar="NAME=VALUE",
                    help="extra notebook parameter (repeatable)")
+
+    p = add("fleet")
+    p.add_argument("roots", nargs="*", metavar="ROOT", help="folders to find stores under")
+    p.add_argument("--manifest", help="CSV or Parquet with a 'path' column (and 'label')")
+    p.add_argument("--out", required=True, help="the Parquet lake folder (created if absent)")
+    p.add_argument("--workers", type=int,
+                   help="local Dask worker processes (default: the machine's cores; 0: no Dask)")
+    p.add_argument("--scheduler", metavar="ADDRESS",
+                   help="use a running Dask scheduler (tcp://host:8786) instead of a local one")
+    p.add_argument("--as-of", help="date staleness is measured against (default: today, UTC)")
+    p.add_argument("--no-reuse", action="store_true",
+                   help="read every store again, even those unchanged since the last run")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+
+    p = add("export")
+    p.add_argument("format", choices=["parquet"], help="output format")
+    p.add_argument("paths", nargs="+", metavar="STORE", help="one or more stores")
+    p.add_argument("--out", required=True, help="the lake folder (created if absent)")
+    p.add_argument("--as-of", help="date staleness is measured against (default: today, UTC)")
     return parser
 
 

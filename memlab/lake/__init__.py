@@ -1,0 +1,302 @@
+"""Fleet audit: many stores, each loaded and audited as its own task on Dask, into a Parquet lake.
+
+``fleet(roots)`` finds every store under the roots (or takes a manifest), runs
+load → audit → write for each store as an independent task on a Dask ``distributed`` cluster
+(a ``LocalCluster`` of processes sized to the machine by default, or an existing scheduler),
+and writes every frame of every store, the audit headline and the problems to a partitioned
+Parquet lake (see :mod:`memlab.lake._lake`). A store that fails is a row in ``failures``,
+never an aborted run. A store whose files have not changed since the last run is not read
+again: its earlier files are carried into this run's partitions.
+
+``export_parquet(paths, out)`` writes the same lake for a few stores, in this process.
+
+Example::
+
+    result = memlab.fleet(["data/fleet"], out="reports/fleet")
+    print(result.summary())
+    memlab.read_lake("reports/fleet", "headline")
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import os
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterable, Iterator
+
+import pandas as pd
+
+from memlab.errors import MemlabError, SourceError, StoreNotFound
+from memlab.lake._lake import read_lake, store_id
+from memlab.lake._run import one_line, run_one
+from memlab.lake._sample import make_sample_fleet
+from memlab.lake._summary import FLEET_METRICS, fleet_metrics
+
+__all__ = ["fleet", "export_parquet", "scan", "read_lake", "fleet_metrics", "FLEET_METRICS",
+           "make_sample_fleet", "FleetResult", "FleetError"]
+
+#: File suffixes that can hold a store (decided by content when loaded).
+_STORE_SUFFIXES = {".db", ".sqlite", ".sqlite3", ".af", ".json"}
+#: A folder holding one of these is a store of its own; the scan does not look inside it.
+_STORE_MARKERS = (".git", ".elfmem", ".letta", "agent.yaml")
+_SKIP_DIRS = {"node_modules", "__pycache__", "site-packages", ".venv", "venv"}
+
+
+class FleetError(MemlabError):
+    """A fleet run cannot start: no roots, an unreadable manifest, an unreachable scheduler."""
+
+
+# --------------------------------------------------------------------------- finding stores
+
+
+def _is_store_dir(folder: Path) -> bool:
+    return any((folder / m).exists() for m in _STORE_MARKERS)
+
+
+def _walk(root: Path, max_depth: int) -> Iterator[Path]:
+    stack = [(root, 0)]
+    while stack:
+        folder, depth = stack.pop()
+        try:
+            entries = sorted(os.scandir(folder), key=lambda e: e.name)
+        except OSError as exc:
+            raise SourceError(f"cannot list this folder: {exc.strerror}", path=folder) from exc
+        subdirs = []
+        for entry in entries:
+            if entry.name.startswith(".") or entry.name in _SKIP_DIRS:
+                continue
+            path = Path(entry.path)
+            if entry.is_dir(follow_symlinks=False):
+                if _is_store_dir(path):
+                    yield path
+                elif depth < max_depth:
+                    subdirs.append((path, depth + 1))
+            elif entry.is_file(follow_symlinks=False) and path.suffix.lower() in _STORE_SUFFIXES:
+                yield path
+        stack.extend(reversed(subdirs))
+
+
+def scan(roots: Iterable[str | Path] | str | Path | None = None, *,
+         manifest: str | Path | None = None, max_depth: int = 8) -> pd.DataFrame:
+    """The stores a fleet run will process: columns ``path``, ``label``, ``store_id``.
+
+    Under each root, a folder holding ``.git``, ``.elfmem``, ``.letta`` or ``agent.yaml`` is
+    one store (not looked into further) and every ``.db``/``.sqlite``/``.af``/``.json`` file
+    is one; hidden and dependency folders are skipped and symlinks are not followed. A
+    manifest is a CSV or Parquet file with a ``path`` column (relative paths are relative to
+    the manifest) and an optional ``label`` column.
+    """
+    rows: list[dict[str, Any]] = []
+    if isinstance(roots, (str, Path)):
+        roots = [roots]
+    for root in roots or []:
+        r = Path(root).expanduser()
+        if not r.exists():
+            raise StoreNotFound("no such file or folder to look for stores in", path=r)
+        if r.is_file() or _is_store_dir(r):
+            rows.append({"path": str(r), "label": None})
+        else:
+            rows.extend({"path": str(p), "label": None} for p in _walk(r, max_depth))
+    if manifest is not None:
+        rows.extend(_read_manifest(Path(manifest).expanduser()))
+    if not rows:
+        raise FleetError("no stores to process", hint="give a folder that holds stores, "
+                         "or a manifest with a 'path' column")
+    df = pd.DataFrame(rows).drop_duplicates("path").reset_index(drop=True)
+    df["path"] = df["path"].astype("string")
+    df["label"] = df["label"].astype("string")
+    df["store_id"] = pd.array([store_id(p) for p in df["path"]], dtype="string")
+    return df
+
+
+def _read_manifest(path: Path) -> list[dict[str, Any]]:
+    try:
+        if path.suffix.lower() == ".parquet":
+            df = pd.read_parquet(path)
+        else:
+            df = pd.read_csv(path, dtype="string", keep_default_na=False)
+    except FileNotFoundError as exc:
+        raise StoreNotFound("no such manifest", path=path) from exc
+    except Exception as exc:  # pandas/pyarrow raise many kinds for a malformed file
+        raise FleetError(f"cannot read the manifest: {one_line(str(exc))}", path=path) from exc
+    if "path" not in df.columns:
+        raise FleetError("the manifest has no 'path' column", path=path,
+                         hint="a CSV or Parquet file with columns path[,label]")
+    rows = []
+    for i, rec in enumerate(df.to_dict("records")):
+        value = rec.get("path")
+        if value is None or str(value).strip() == "":
+            raise FleetError(f"row {i + 1} has an empty path", path=path)
+        p = Path(str(value)).expanduser()
+        if not p.is_absolute():
+            p = path.parent / p
+        label = rec.get("label")
+        rows.append({"path": str(p), "label": None if label in (None, "") else str(label)})
+    return rows
+
+
+# --------------------------------------------------------------------------- running
+
+
+@dataclass
+class FleetResult:
+    """What a fleet run did: one row per store in ``stores``; the lake holds the rest."""
+
+    out: Path
+    run_date: str
+    stores: pd.DataFrame
+    seconds: float
+    workers: int | str
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def counts(self) -> dict[str, int]:
+        return {s: int((self.stores["status"] == s).sum()) for s in ("ok", "reused", "failed")}
+
+    @property
+    def failures(self) -> pd.DataFrame:
+        cols = ["path", "kind", "error_class", "message"]
+        return self.stores.loc[self.stores["status"] == "failed", cols].reset_index(drop=True)
+
+    def headline(self) -> pd.DataFrame:
+        """The audit headline of every store in this run, read back from the lake."""
+        return read_lake(self.out, "headline", run_date=self.run_date)
+
+    def summary(self, width: int = 100) -> str:
+        from memlab.lake._summary import summarize
+
+        return summarize(self, width=width)
+
+    def __repr__(self) -> str:
+        c = self.counts
+        return (f"<FleetResult {len(self.stores)} stores: {c['ok']} ok, {c['reused']} reused, "
+                f"{c['failed']} failed; lake {self.out} run {self.run_date}>")
+
+
+def _progress(total: int, enabled: bool | None):
+    from tqdm.auto import tqdm
+
+    return tqdm(total=total, desc="fleet", unit="store", file=sys.stderr,
+                disable=(not sys.stderr.isatty()) if enabled is None else not enabled)
+
+
+def _prepare(out: str | Path, run_date: str | None, as_of: Any) -> tuple[Path, str, str | None]:
+    lake = Path(out).expanduser()
+    if lake.exists() and not lake.is_dir():
+        raise FleetError("the lake destination exists and is not a folder", path=lake)
+    lake.mkdir(parents=True, exist_ok=True)
+    date = run_date or _dt.datetime.now(_dt.timezone.utc).date().isoformat()
+    try:
+        _dt.date.fromisoformat(date)
+    except ValueError as exc:
+        raise FleetError(f"run_date {date!r} is not YYYY-MM-DD") from exc
+    as_of_text = None if as_of is None else str(pd.Timestamp(as_of).isoformat())
+    return lake, date, as_of_text
+
+
+def _frame(rows: list[dict[str, Any]]) -> pd.DataFrame:
+    df = pd.DataFrame(rows, columns=["store_id", "path", "kind", "status", "error_class",
+                                     "message", "seconds"])
+    for col in ("store_id", "path", "kind", "error_class", "message"):
+        df[col] = df[col].astype("string")
+    df["status"] = df["status"].astype("category")
+    df["seconds"] = df["seconds"].astype("float64")
+    return df
+
+
+def fleet(roots: Iterable[str | Path] | str | Path | None = None, *, out: str | Path,
+          manifest: str | Path | None = None, scheduler: str | None = None,
+          workers: int | None = None, as_of: Any = None, run_date: str | None = None,
+          reuse: bool = True, progress: bool | None = None) -> FleetResult:
+    """Audit every store under ``roots`` (and/or in ``manifest``) into the lake at ``out``.
+
+    ``workers``: processes of the local Dask cluster (default: the machine's cores);
+    ``workers=0`` runs every store in this process, one after another, without Dask.
+    ``scheduler``: the address of an existing Dask scheduler (``tcp://host:8786``); its workers
+    must see the same paths and the lake folder. ``as_of`` goes to every audit; ``run_date``
+    (default today, UTC) names the partition. ``reuse=False`` reads every store again.
+
+    Example::
+
+        r = memlab.fleet(["~/agents"], out="reports/fleet", workers=2)
+        r.headline().sort_values("max_limit_ratio").tail()
+    """
+    import time
+
+    stores = scan(roots, manifest=manifest)
+    lake, date, as_of_text = _prepare(out, run_date, as_of)
+    started = time.perf_counter()
+    args = [(str(p), None if pd.isna(lbl) else str(lbl)) for p, lbl in
+            zip(stores["path"], stores["label"])]
+    rows: list[dict[str, Any]] = []
+    bar = _progress(len(args), progress)
+    if workers == 0 and scheduler is None:
+        used: int | str = "serial"
+        for path, label in args:
+            rows.append(run_one(path, label, str(lake), date, as_of_text, reuse))
+            bar.update()
+    else:
+        used = _run_dask(args, lake, date, as_of_text, reuse, scheduler, workers, rows, bar)
+    bar.close()
+    return FleetResult(out=lake, run_date=date, stores=_frame(rows),
+                       seconds=time.perf_counter() - started, workers=used)
+
+
+def _run_dask(args, lake, date, as_of_text, reuse, scheduler, workers, rows, bar) -> int | str:
+    import logging
+
+    from memlab.errors import require
+
+    require("distributed", "fleet", feature="memlab fleet", package="dask[distributed]")
+    from dask.distributed import Client, LocalCluster, as_completed
+
+    cluster = None
+    try:
+        if scheduler:
+            try:
+                client = Client(scheduler, timeout="10s")
+            except (OSError, TimeoutError) as exc:
+                raise FleetError(f"cannot reach the Dask scheduler at {scheduler}: "
+                                 f"{one_line(str(exc))}") from exc
+            used: int | str = scheduler
+        else:
+            n = workers or os.cpu_count() or 1
+            cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True,
+                                   dashboard_address=None, silence_logs=logging.ERROR)
+            client = Client(cluster)
+            used = n
+        with client:
+            futures = client.map(run_one, [a[0] for a in args], [a[1] for a in args],
+                                 lake=str(lake), run_date=date, as_of=as_of_text, reuse=reuse,
+                                 pure=False)
+            where = {f.key: a[0] for f, a in zip(futures, args)}
+            for fut in as_completed(futures):
+                try:
+                    rows.append(fut.result())
+                except Exception as exc:  # the worker died: still a row, not an abort
+                    path = where[fut.key]
+                    rows.append({"store_id": store_id(path), "path": path, "kind": None,
+                                 "status": "failed", "error_class": type(exc).__name__,
+                                 "message": one_line(f"worker failed: {exc}"), "seconds": None})
+                fut.release()
+                bar.update()
+    finally:
+        if cluster is not None:
+            cluster.close()
+    return used
+
+
+def export_parquet(paths: Iterable[str | Path] | str | Path, *, out: str | Path,
+                   as_of: Any = None, run_date: str | None = None,
+                   reuse: bool = True) -> FleetResult:
+    """Write every frame, the audit headline and the problems of each store to a Parquet lake,
+    in this process (no Dask). Same layout as :func:`fleet`.
+
+    Example::
+
+        memlab.export_parquet(["data/demo/elfmem-demo.db"], out="reports/lake")
+    """
+    return fleet(paths, out=out, workers=0, as_of=as_of, run_date=run_date, reuse=reuse,
+                 progress=False)

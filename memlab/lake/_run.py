@@ -1,0 +1,147 @@
+"""One store as one task: fingerprint, load, audit, write to the lake. Runs on a Dask worker.
+
+The task returns a few scalars (status, kind, seconds); the frames never travel back to the
+client, so the client's memory does not grow with the number of stores.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import time
+import unicodedata
+from pathlib import Path
+from typing import Any
+
+from memlab.lake import _lake
+
+__all__ = ["run_one", "fingerprint", "one_line"]
+
+#: Files SQLite keeps beside a database; they are part of its state.
+_SQLITE_SIDES = ("-wal", "-journal")
+
+
+def one_line(text: str, limit: int = 300) -> str:
+    """An error message as one terminal-safe line: every line break, separator and control
+    character becomes a space; long text is cut with an ellipsis."""
+    cleaned = "".join(" " if unicodedata.category(c)[0] in "CZ" and c != " " else c
+                      for c in str(text))
+    cleaned = " ".join(cleaned.split())
+    return cleaned if len(cleaned) <= limit else cleaned[: limit - 1] + "…"
+
+
+def fingerprint(path: Path) -> str:
+    """A reuse key: size and mtime of the file (and its SQLite side files), or of every file
+    under a folder (``.git`` included, so a new commit or a moved ref changes it)."""
+    h = hashlib.sha256()
+    if path.is_dir():
+        for dirpath, dirnames, filenames in os.walk(path, followlinks=False):
+            dirnames.sort()
+            for name in sorted(filenames):
+                full = os.path.join(dirpath, name)
+                try:
+                    st = os.lstat(full)
+                except OSError:
+                    continue
+                rel = os.path.relpath(full, path)
+                h.update(f"{rel}\0{st.st_size}\0{st.st_mtime_ns}\n".encode("utf-8", "surrogateescape"))
+    else:
+        st = path.stat()
+        h.update(f"{st.st_size}\0{st.st_mtime_ns}\n".encode())
+        for side in _SQLITE_SIDES:
+            try:
+                st = os.stat(str(path) + side)
+            except OSError:
+                continue
+            h.update(f"{side}\0{st.st_size}\0{st.st_mtime_ns}\n".encode())
+    return h.hexdigest()
+
+
+def _state_path(lake: Path, sid: str) -> Path:
+    return lake / "_state" / f"{sid}.json"
+
+
+def _reusable(lake: Path, sid: str, key: str) -> dict[str, Any] | None:
+    try:
+        state = json.loads(_state_path(lake, sid).read_text())
+    except (OSError, ValueError):
+        return None
+    if state.get("key") != key or state.get("status") != "ok":
+        return None
+    if not all((lake / f).is_file() for f in state.get("files", [])):
+        return None
+    return state
+
+
+def _save_state(lake: Path, sid: str, state: dict[str, Any]) -> None:
+    target = _state_path(lake, sid)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    tmp = target.with_name(f".{target.name}.tmp-{os.getpid()}")
+    tmp.write_text(json.dumps(state, sort_keys=True))
+    os.replace(tmp, target)
+
+
+def _clear(lake: Path, sid: str, run_date: str) -> None:
+    """Remove what an earlier run on the same date wrote for this store (a store that failed
+    then and loads now, or the reverse, must not leave both answers in the lake)."""
+    for old in lake.glob(f"**/run_date={run_date}/{sid}.parquet"):
+        old.unlink(missing_ok=True)
+
+
+def run_one(path: str, label: str | None, lake: str, run_date: str, as_of: str | None,
+            reuse: bool = True) -> dict[str, Any]:
+    """Load and audit the store at ``path`` and write it to ``lake``; never raises.
+
+    Returns ``{"store_id", "path", "kind", "status" ('ok'|'reused'|'failed'), "seconds",
+    "error_class", "message"}``.
+    """
+    from memlab import __version__
+    from memlab.errors import MemlabError
+
+    started = time.perf_counter()
+    lake_dir = Path(lake)
+    p = Path(path)
+    sid = _lake.store_id(p)
+    out: dict[str, Any] = {"store_id": sid, "path": str(p), "kind": None, "status": "failed",
+                           "error_class": None, "message": None}
+    stage = "load"
+    try:
+        key = f"{__version__}|{as_of}|{fingerprint(p)}"
+        state = _reusable(lake_dir, sid, key) if reuse else None
+        if state is not None:
+            files = _lake.link_previous(lake_dir, state["files"], run_date)
+            _save_state(lake_dir, sid, {**state, "files": files, "run_date": run_date})
+            out.update(kind=state["kind"], status="reused")
+        else:
+            _clear(lake_dir, sid, run_date)
+            from memlab.audit import audit
+            from memlab.sources import load
+
+            store = load(p)
+            out["kind"] = store.kind
+            stage = "audit"
+            result = audit(store, as_of=as_of)
+            stage = "write"
+            name = label or store.name
+            files = _lake.write_store(lake_dir, run_date, sid=sid, name=name, path=str(p),
+                                      kind=store.kind, frames=store.frames,
+                                      problems=store.problems, headline=result.headline)
+            _save_state(lake_dir, sid, {"key": key, "kind": store.kind, "files": files,
+                                        "status": "ok", "run_date": run_date, "path": str(p)})
+            out["status"] = "ok"
+    except Exception as exc:  # a failure is a row, never an aborted run
+        known = isinstance(exc, MemlabError)
+        # The path is the row's store_path; the message says what went wrong and what to do.
+        message = (exc.message + (f" ({exc.hint})" if exc.hint else "")) if known \
+            else f"{stage} failed: {exc}"
+        out.update(status="failed", error_class=type(exc).__name__, message=one_line(message))
+        try:
+            _clear(lake_dir, sid, run_date)
+            _lake.write_failure(lake_dir, run_date, sid=sid, path=str(p), kind=out["kind"],
+                                error_class=out["error_class"], message=out["message"])
+            _state_path(lake_dir, sid).unlink(missing_ok=True)
+        except OSError as write_exc:
+            out["message"] += f" (and the failure row could not be written: {write_exc.strerror})"
+    out["seconds"] = time.perf_counter() - started
+    return out

@@ -1,0 +1,106 @@
+"""Fleet-level figures (one definition each) and the one-screen summary of a fleet run."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+import pandas as pd
+
+if TYPE_CHECKING:
+    from memlab.lake import FleetResult
+
+__all__ = ["FLEET_METRICS", "fleet_metrics", "summarize"]
+
+#: name -> (what it measures, which headline keys it comes from). The notebook and the summary
+#: both read these through :func:`fleet_metrics`.
+FLEET_METRICS: dict[str, str] = {
+    "amplification": "LLM input tokens per live corpus token (elfmem: input_per_corpus_token)",
+    "calls_per_surviving_block": "LLM calls per block still active (elfmem)",
+    "supersession_share": "share of blocks ever created that were archived as superseded (elfmem)",
+    "prompt_chars": "characters in the system prompt (memfs: prompt_chars; agent file: "
+                    "max_prompt_chars)",
+    "limit_ratio": "largest value/limit ratio of any block or file (memfs: max_limit_ratio; "
+                   "agent file: max_over_limit_ratio)",
+    "churn_lines": "lines changed over the repo's history (memfs: lines_changed)",
+}
+
+
+def _col(df: pd.DataFrame, name: str) -> pd.Series:
+    if name in df.columns:
+        return pd.to_numeric(df[name], errors="coerce").astype("float64")
+    return pd.Series(np.nan, index=df.index, dtype="float64")
+
+
+def fleet_metrics(headline: pd.DataFrame) -> pd.DataFrame:
+    """One row per store, the fleet figures of :data:`FLEET_METRICS` as float columns (NaN where
+    a store's kind does not have the figure), plus ``store``, ``store_kind`` and ``store_path``.
+
+    Example::
+
+        fleet_metrics(memlab.read_lake("reports/fleet", "headline"))
+    """
+    if headline.empty:
+        return pd.DataFrame(columns=["store", "store_kind", "store_path", *FLEET_METRICS])
+    ever = _col(headline, "blocks_ever")
+    out = pd.DataFrame({
+        "store": headline.get("store"),
+        "store_kind": headline.get("store_kind"),
+        "store_path": headline.get("store_path"),
+        "amplification": _col(headline, "input_per_corpus_token"),
+        "calls_per_surviving_block": _col(headline, "calls_per_surviving_block"),
+        "supersession_share": _col(headline, "archived_superseded") / ever.where(ever > 0),
+        "prompt_chars": _col(headline, "prompt_chars").fillna(_col(headline, "max_prompt_chars")),
+        "limit_ratio": _col(headline, "max_limit_ratio").fillna(
+            _col(headline, "max_over_limit_ratio")),
+        "churn_lines": _col(headline, "lines_changed"),
+    })
+    return out.reset_index(drop=True)
+
+
+def _fmt(value: float) -> str:
+    if pd.isna(value):
+        return "-"
+    if abs(value) >= 1000:
+        return f"{value:,.0f}"
+    return f"{value:.3g}"
+
+
+def summarize(result: "FleetResult", width: int = 100) -> str:
+    from memlab.lake._run import one_line
+
+    stores = result.stores
+    c = result.counts
+    lines = [f"fleet run {result.run_date}: {len(stores)} stores in {result.seconds:.1f} s "
+             f"(workers: {result.workers}); lake: {result.out}",
+             f"  {c['ok']} audited, {c['reused']} reused (unchanged since the last run), "
+             f"{c['failed']} failed", ""]
+    by_kind = (stores.assign(kind=stores["kind"].fillna("?"))
+               .groupby(["kind", "status"], observed=True).size().unstack(fill_value=0))
+    lines.append(f"  {'kind':<20}" + "".join(f"{s:>9}" for s in by_kind.columns))
+    for kind, row in by_kind.iterrows():
+        lines.append(f"  {str(kind):<20}" + "".join(f"{int(v):>9}" for v in row))
+    metrics = fleet_metrics(result.headline())
+    if len(metrics):
+        lines += ["", f"  {'figure':<26}{'stores':>7}{'median':>10}{'p90':>10}{'max':>10}  "
+                      f"highest"]
+        for name in FLEET_METRICS:
+            values = metrics[name].dropna()
+            if values.empty:
+                continue
+            top = metrics.loc[values.idxmax(), "store"]
+            label = one_line(str(top), limit=max(10, width - 75))
+            lines.append(f"  {name:<26}{len(values):>7}{_fmt(values.median()):>10}"
+                         f"{_fmt(values.quantile(0.9)):>10}{_fmt(values.max()):>10}  {label}")
+    failures = result.failures
+    if len(failures):
+        lines += ["", "  failed:"]
+        for rec in failures.head(5).itertuples():
+            lines.append("  " + one_line(f"{rec.path}: {rec.error_class}: {rec.message}",
+                                         limit=width - 2))
+        if len(failures) > 5:
+            lines.append(f"  ... and {len(failures) - 5} more (the lake's failures table)")
+    lines += ["", f"  read it: memlab.read_lake({str(result.out)!r}, 'headline'), or DuckDB "
+                  f"read_parquet('{result.out}/headline/**/*.parquet', hive_partitioning=true, "
+                  f"union_by_name=true)"]
+    return "\n".join(lines)

@@ -38,6 +38,9 @@ _LAZY = {
     "migrate": "memlab.migrations",
     "verify": "memlab.migrations",
     "simulate": "memlab.sim",
+    "fleet": "memlab.lake",
+    "export_parquet": "memlab.lake",
+    "read_lake": "memlab.lake",
 }
 
 #: The verbs (``load`` and the per-format loaders it picks from, ``audit``, ...) and Store.

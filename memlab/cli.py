@@ -211,7 +211,7 @@ def cmd_fleet(args: argparse.Namespace) -> int:
 
     result = fleet(args.roots, out=args.out, manifest=args.manifest, scheduler=args.scheduler,
                    workers=args.workers, as_of=args.as_of, reuse=not args.no_reuse,
-                   progress=False if args.quiet else None)
+                   )
     print(result.summary())
     return 0
 
@@ -378,7 +378,6 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--as-of", help="date staleness is measured against (default: today, UTC)")
     p.add_argument("--no-reuse", action="store_true",
                    help="read every store again, even those unchanged since the last run")
-    p.add_argument("--quiet", action="store_true", help="no progress bar")
 
     p = add("export")
     p.add_argument("format", choices=["parquet"], help="output format")

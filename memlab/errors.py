@@ -48,6 +48,7 @@ __all__ = [
     "ReportError",
     "SimulationError",
     "ReleaseEnvError",
+    "FleetError",
     "MissingExtra",
 ]
 
@@ -140,6 +141,10 @@ class SimulationError(MemlabError):
 
 class ReleaseEnvError(SimulationError):
     """A shipped elfmem release's environment cannot be built, found or started."""
+
+
+class FleetError(MemlabError):
+    """A fleet run cannot start: no stores, an unreadable manifest, an unreachable scheduler."""
 
 
 class MissingExtra(MemlabError):

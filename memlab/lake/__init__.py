@@ -21,71 +21,34 @@ from __future__ import annotations
 
 import datetime as _dt
 import os
-import sys
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Iterator
+from typing import Any, Iterable
 
 import pandas as pd
 
-from memlab.errors import MemlabError, SourceError, StoreNotFound
+from memlab.errors import FleetError, MemlabError, StoreNotFound
+from memlab.kinds import detect
 from memlab.lake._lake import read_lake, store_id
 from memlab.lake._run import one_line, run_one
 from memlab.lake._sample import make_sample_fleet
+from memlab.sources.discover import walk_stores
 from memlab.lake._summary import FLEET_METRICS, fleet_metrics
 
 __all__ = ["fleet", "export_parquet", "scan", "read_lake", "fleet_metrics", "FLEET_METRICS",
            "make_sample_fleet", "FleetResult", "FleetError"]
 
-#: File suffixes that can hold a store (decided by content when loaded).
-_STORE_SUFFIXES = {".db", ".sqlite", ".sqlite3", ".af", ".json"}
-#: A folder holding one of these is a store of its own; the scan does not look inside it.
-_STORE_MARKERS = (".git", ".elfmem", ".letta", "agent.yaml")
-_SKIP_DIRS = {"node_modules", "__pycache__", "site-packages", ".venv", "venv"}
-
-
-class FleetError(MemlabError):
-    """A fleet run cannot start: no roots, an unreadable manifest, an unreachable scheduler."""
-
-
 # --------------------------------------------------------------------------- finding stores
-
-
-def _is_store_dir(folder: Path) -> bool:
-    return any((folder / m).exists() for m in _STORE_MARKERS)
-
-
-def _walk(root: Path, max_depth: int) -> Iterator[Path]:
-    stack = [(root, 0)]
-    while stack:
-        folder, depth = stack.pop()
-        try:
-            entries = sorted(os.scandir(folder), key=lambda e: e.name)
-        except OSError as exc:
-            raise SourceError(f"cannot list this folder: {exc.strerror}", path=folder) from exc
-        subdirs = []
-        for entry in entries:
-            if entry.name.startswith(".") or entry.name in _SKIP_DIRS:
-                continue
-            path = Path(entry.path)
-            if entry.is_dir(follow_symlinks=False):
-                if _is_store_dir(path):
-                    yield path
-                elif depth < max_depth:
-                    subdirs.append((path, depth + 1))
-            elif entry.is_file(follow_symlinks=False) and path.suffix.lower() in _STORE_SUFFIXES:
-                yield path
-        stack.extend(reversed(subdirs))
 
 
 def scan(roots: Iterable[str | Path] | str | Path | None = None, *,
          manifest: str | Path | None = None, max_depth: int = 8) -> pd.DataFrame:
     """The stores a fleet run will process: columns ``path``, ``label``, ``store_id``.
 
-    Under each root, a folder holding ``.git``, ``.elfmem``, ``.letta`` or ``agent.yaml`` is
-    one store (not looked into further) and every ``.db``/``.sqlite``/``.af``/``.json`` file
-    is one; hidden and dependency folders are skipped and symlinks are not followed. A
-    manifest is a CSV or Parquet file with a ``path`` column (relative paths are relative to
+    Under each root, every store some registered kind detects is one row
+    (:func:`memlab.sources.discover.walk_stores`: a folder a kind claims is not looked into;
+    hidden and dependency folders are skipped; symlinks are not followed). A root that is
+    itself a store is that store. A manifest is a CSV or Parquet file with a ``path`` column (relative paths are relative to
     the manifest) and an optional ``label`` column.
     """
     rows: list[dict[str, Any]] = []
@@ -95,10 +58,15 @@ def scan(roots: Iterable[str | Path] | str | Path | None = None, *,
         r = Path(root).expanduser()
         if not r.exists():
             raise StoreNotFound("no such file or folder to look for stores in", path=r)
-        if r.is_file() or _is_store_dir(r):
+        try:
+            detect(r)
             rows.append({"path": str(r), "label": None})
-        else:
-            rows.extend({"path": str(p), "label": None} for p in _walk(r, max_depth))
+            continue
+        except MemlabError:
+            if not r.is_dir():
+                raise
+        rows.extend({"path": str(e.source), "label": None}
+                    for e in walk_stores(r, max_depth=max_depth))
     if manifest is not None:
         rows.extend(_read_manifest(Path(manifest).expanduser()))
     if not rows:
@@ -176,10 +144,9 @@ class FleetResult:
 
 
 def _progress(total: int, enabled: bool | None):
-    from tqdm.auto import tqdm
+    from memlab.progress import bar
 
-    return tqdm(total=total, desc="fleet", unit="store", file=sys.stderr,
-                disable=(not sys.stderr.isatty()) if enabled is None else not enabled)
+    return bar(total=total, desc="fleet", unit="store", disable=enabled is False)
 
 
 def _prepare(out: str | Path, run_date: str | None, as_of: Any) -> tuple[Path, str, str | None]:

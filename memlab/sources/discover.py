@@ -16,7 +16,8 @@ Next to each Letta ``memory/`` folder sit ``memory-worktrees/`` (reflection work
 ``memory-backup-*`` (plain copies); they are not agents and are never listed.
 
 Everything here is read-only: folders are listed with ``os.scandir`` (symlinks not followed
-below the agent folder), git is asked only for ``log -1`` with optional locks off, and config
+below the agent folder), git is asked only for ``log -1`` and ``config --get user.name``, through the hardened
+:mod:`memlab._git`, and config
 files are parsed, never touched.
 """
 
@@ -30,12 +31,14 @@ from typing import Any, Iterator
 import pandas as pd
 import yaml
 
+from memlab import _git as _hardened
 from memlab import kinds
-from memlab.errors import MemlabError, StoreNotFound
+from memlab._escape import terminal_line
+from memlab.errors import MemlabError, StoreNotFound, UnrecognizedStore
 from memlab.kinds import Search
 from memlab.store import categories
 
-__all__ = ["discover", "INVENTORY_COLUMNS", "find_letta_memfs", "find_souveraine",
+__all__ = ["discover", "walk_stores", "INVENTORY_COLUMNS", "find_letta_memfs", "find_souveraine",
            "find_elfmem_databases", "find_elfmem_substrates"]
 
 INVENTORY_COLUMNS: dict[str, str] = {
@@ -75,23 +78,32 @@ def discover(root: str | Path | None = None, *, max_depth: int = 4) -> pd.DataFr
         for kind in kinds.kinds():
             for row in kind.find(search):
                 rows.append({"kind": kind.name, **row})
-        if root is not None:  # a folder the user named: every store file in it counts too
-            seen = {str(Path(str(r["path"])).resolve()) for r in rows}
-            rows.extend(r for r in find_store_files(search)
-                        if str(Path(r["path"]).resolve()) not in seen)
+        if root is not None:
+            # A folder the user named (data/, a fleet of stores) lists every store memlab can
+            # load under it; stores a kind's own search found keep their richer row. A real
+            # home is not walked: any SQLite file there would look like a store.
+            seen = {os.path.abspath(r["path"]) for r in rows}
+            rows.extend(r for r in _walked_rows(home, max_depth)
+                        if os.path.abspath(r["path"]) not in seen)
     return _frame(rows)
 
 
-#: File names a store can have; a file is listed only if :func:`memlab.kinds.detect` agrees.
-STORE_FILE_SUFFIXES = (".db", ".sqlite", ".sqlite3", ".af")
+def walk_stores(root: str | Path, *, max_depth: int = 8) -> Iterator[kinds.Evidence]:
+    """Every store under ``root`` that some registered kind detects, as its evidence.
 
+    A folder a kind claims (a git repo, an ``.elfmem`` project, an ``agent.yaml`` dir) is one
+    store and is not looked into; files are offered to every kind's detector (SQLite header,
+    JSON, ...). A file a detector recognised but could not read (a truncated database) comes
+    back with kind ``"unreadable"`` and the error as its reason. Hidden and dependency folders are skipped, symlinks are not followed, and
+    folders deeper than ``max_depth`` below ``root`` are not visited.
 
-def find_store_files(search: Search) -> Iterator[dict[str, Any]]:
-    """Store files anywhere under ``search.home`` (up to ``max_depth``, hidden and dependency
-    folders skipped): elfmem and Letta server databases, Letta Agent Files; one row each, the
-    kind as :func:`memlab.kinds.detect` decides. Only for a folder the user names: in a real
-    home any SQLite file would look like a database."""
-    stack = [(search.home, 0)]
+    Example::
+
+        [e.kind for e in walk_stores("data")]
+    """
+
+    top = Path(root).expanduser()
+    stack = [(top, 0)]
     while stack:
         folder, depth = stack.pop()
         try:
@@ -100,26 +112,75 @@ def find_store_files(search: Search) -> Iterator[dict[str, Any]]:
         except OSError:
             continue
         for entry in entries:
+            if entry.name.startswith(".") or entry.name in _SKIP_DIRS:
+                continue
             path = Path(entry.path)
-            if entry.is_dir(follow_symlinks=False):
-                if not (entry.name.startswith(".") or entry.name in _SKIP_DIRS
-                        or depth >= search.max_depth):
-                    stack.append((path, depth + 1))
-                continue
-            if not entry.is_file(follow_symlinks=False) or path.suffix not in STORE_FILE_SUFFIXES:
-                continue
+            is_dir = entry.is_dir(follow_symlinks=False)
+            if not is_dir and not entry.is_file(follow_symlinks=False):
+                continue  # symlinks, FIFOs, sockets, devices: never opened
             try:
-                if path.suffix != ".af":
-                    with open(path, "rb") as fh:  # detect() calls any .db a database; a list
-                        if fh.read(16) != b"SQLite format 3\x00":  # shows only real ones
-                            continue
-                kind = kinds.detect(path).kind
-                stat = entry.stat()
-            except (MemlabError, OSError):
-                continue  # not a store after all, or unreadable: nothing to list
-            yield {"agent_id": path.stem, "kind": kind, "layout": None,
-                   "path": str(path), "name": None, "files": 1, "bytes": stat.st_size,
-                   "last_commit": None, "modified": stat.st_mtime, "problem": None}
+                evidence = kinds.detect(path)
+            except UnrecognizedStore:
+                evidence = None
+            except MemlabError as exc:
+                # A store that a detector recognised but could not read (a truncated database)
+                # is listed, not dropped: loading it gives the one-line error.
+                evidence = None if is_dir else kinds.Evidence("unreadable", path, str(exc))
+            if evidence is not None and (is_dir or _looks_like_store(path, evidence)):
+                yield evidence
+                continue
+            if is_dir and depth < max_depth:
+                stack.append((path, depth + 1))
+
+
+#: A walked JSON file up to this size is parsed to check that it is an agent file or a blocks
+#: list; a larger one is listed (its loader decides).
+_MAX_WALK_JSON = 8 << 20
+
+
+def _agent_json(doc: Any) -> bool:
+    if isinstance(doc, str):  # a double-encoded agent file
+        try:
+            doc = json.loads(doc)
+        except ValueError:
+            return False
+    if isinstance(doc, list):
+        return bool(doc) and all(isinstance(b, dict) and "value" in b for b in doc)
+    return isinstance(doc, dict) and any(isinstance(doc.get(k), list)
+                                         for k in ("agents", "blocks"))
+
+
+def _looks_like_store(path: Path, evidence: kinds.Evidence) -> bool:
+    """While walking, a file counts as a store only if its content says so: a file claimed by
+    its name alone is not listed, and a JSON file must be an ``.af`` or parse as an agent file
+    (``agents``/``blocks`` lists) or a blocks list. The kind detectors accept more for a path
+    given explicitly (so a damaged one gets a clear error), but a walk must not list manifests,
+    summaries or text files named ``.db``."""
+    if evidence.reason.startswith("named "):
+        return False  # claimed by its name alone ("notes.db" holding text): not listed
+    if evidence.kind not in ("agent_file", "letta_blocks") or path.suffix == ".af":
+        return True
+    from memlab._files import NotRegularFile, read_regular
+
+    try:
+        if path.stat().st_size > _MAX_WALK_JSON:
+            return True
+        return _agent_json(json.loads(read_regular(path)))
+    except (OSError, NotRegularFile, ValueError, RecursionError):
+        return False
+
+
+def _walked_rows(root: Path, max_depth: int) -> Iterator[dict[str, Any]]:
+    for ev in walk_stores(root, max_depth=max_depth):
+        path = Path(ev.source)
+        if path.is_dir():
+            yield _row(path.name, ev.kind, None, path, repos=[path])
+            continue
+        st = path.stat()
+        yield {"agent_id": path.stem, "kind": ev.kind, "layout": None, "path": str(path),
+               "name": None, "files": 1, "bytes": st.st_size, "last_commit": None,
+               "modified": st.st_mtime,
+               "problem": ev.reason if ev.kind == "unreadable" else None}
 
 
 # --- locations ------------------------------------------------------------------------------
@@ -326,49 +387,36 @@ def _letta_config_name(path: Path, problems: list[str]) -> str | None:
 # --- git, read-only -------------------------------------------------------------------------
 
 
-def _repo(root: Path):
-    import git  # GitPython: config and log only, nothing that writes
-
-    return git.Repo(root)
-
-
 def _git_user_name(root: Path) -> str | None:
     # Letta writes the agent's display name as the repo's user.name (fallback "Letta Agent").
+    # Read through memlab._git: the repo's config is untrusted and only this key is asked for.
     try:
-        reader = _repo(root).config_reader("repository")
-        name = reader.get_value("user", "name", default=None)
-    except Exception:  # noqa: BLE001 - a config we cannot read just leaves the name empty
+        out = _hardened.run(root, "config", "--no-includes", "--local", "--get", "user.name",
+                            check=False)
+    except MemlabError:  # a config we cannot read just leaves the name empty
         return None
-    if not name or str(name) == "Letta Agent":
+    name = out.decode("utf-8", "replace").strip()
+    if not name or name == "Letta Agent":
         return None
-    return str(name)
+    return name
 
 
 def _last_commit(root: Path, scope: Path | None, problems: list[str]) -> float | None:
     """Commit time of HEAD's newest commit touching ``scope`` (the whole repo when None)."""
-    import git
-
-    try:
-        repo = _repo(root)
-    except (git.InvalidGitRepositoryError, git.NoSuchPathError) as exc:
-        problems.append(f"unreadable git repository: {exc.__class__.__name__}")
-        return None
     rel = scope.relative_to(root).as_posix() if scope is not None else ""
-    args = ["-1", "--format=%ct"] + (["--", rel] if rel else [])
-    env = {"GIT_OPTIONAL_LOCKS": "0", "GIT_TERMINAL_PROMPT": "0"}
     try:
-        out = repo.git.log(*args, env=env).strip()
-    except git.GitCommandError as exc:
-        text = str(exc.stderr or exc)
-        problems.append("no commits yet" if "does not have any commits" in text
-                        else f"git log failed: {text.strip()[:120]}")
+        if _hardened.rev_parse(root, "HEAD") is None:
+            problems.append("no commits yet")
+            return None
+        out = _hardened.run(root, "log", "-1", "--format=%ct", "HEAD", "--", *([rel] if rel else []))
+    except MemlabError as exc:
+        problems.append(f"unreadable git repository: {terminal_line(exc.message, 120)}")
         return None
-    finally:
-        repo.close()
-    if not out:
+    text = out.decode().strip()
+    if not text:
         problems.append("no commit touches this store")
         return None
-    return float(out)
+    return float(text)
 
 
 # --- frame ----------------------------------------------------------------------------------

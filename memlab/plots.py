@@ -25,7 +25,7 @@ from memlab.audits._base import Audit
 from memlab.errors import MemlabError
 
 __all__ = ["archival_causes", "recency_curves", "reinforcement_lorenz", "token_spend",
-           "outcome_map", "fitness_profile", "review_items", "show"]
+           "outcome_map", "fitness_profile", "review_items", "fleet_distributions", "show"]
 
 _TIER_COLOURS = {"PERMANENT": "#1b4f72", "DURABLE": "#2e86c1", "STANDARD": "#f39c12",
                  "EPHEMERAL": "#c0392b"}
@@ -314,6 +314,31 @@ def review_items(proposal: Any, *, ax: Axes | None = None) -> Figure:
     ax.set_xlabel("decisions to make")
     ax.set_title(f"Review: {len(rows)} decision(s) by kind and impact", fontsize=10)
     ax.legend(fontsize=7, loc="lower right")
+    return fig
+
+
+def fleet_distributions(metrics: pd.DataFrame, *, mark: Mapping[str, float] | None = None,
+                        mark_label: str = "reference") -> Figure:
+    """One histogram per fleet figure (:func:`memlab.lake.fleet_metrics`), the highest store
+    named; ``mark`` draws one store's value (e.g. the doc's instance) as a line on each."""
+    from memlab.lake import FLEET_METRICS
+
+    names = [n for n in FLEET_METRICS if metrics[n].notna().any()]
+    if not names:
+        raise MemlabError("no fleet figure has a value: the fleet has no audited store")
+    cols = 3
+    rows = math.ceil(len(names) / cols)
+    fig = Figure(figsize=(4.2 * cols, 3.0 * rows), layout="constrained")
+    for i, name in enumerate(names):
+        ax = fig.add_subplot(rows, cols, i + 1)
+        values = metrics[name].dropna()
+        ax.hist(values, bins=min(20, max(5, len(values))), color="#2e86c1", alpha=0.85)
+        top = metrics.loc[values.idxmax()]
+        ax.set_title(f"{name}\n(n={len(values)}; highest: {str(top['store'])[:28]})", fontsize=9)
+        if mark is not None and pd.notna(mark.get(name, np.nan)):
+            ax.axvline(float(mark[name]), color="#c0392b", lw=2, label=mark_label)
+            ax.legend(fontsize=8)
+        ax.set_ylabel("stores")
     return fig
 
 

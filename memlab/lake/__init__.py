@@ -33,9 +33,9 @@ from memlab.lake._lake import read_lake, store_id
 from memlab.lake._run import one_line, run_one
 from memlab.lake._sample import make_sample_fleet
 from memlab.sources.discover import walk_stores
-from memlab.lake._summary import FLEET_METRICS, fleet_metrics
+from memlab.lake._summary import FLEET_METRICS, fleet_metrics, typicality
 
-__all__ = ["fleet", "export_parquet", "scan", "read_lake", "fleet_metrics", "FLEET_METRICS",
+__all__ = ["fleet", "export_parquet", "scan", "read_lake", "fleet_metrics", "typicality", "FLEET_METRICS",
            "make_sample_fleet", "FleetResult", "FleetError"]
 
 # --------------------------------------------------------------------------- finding stores

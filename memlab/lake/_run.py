@@ -34,7 +34,12 @@ def one_line(text: str, limit: int = 300) -> str:
 def fingerprint(path: Path) -> str:
     """A reuse key: size and mtime of the file (and its SQLite side files), or of every file
     under a folder (``.git`` included, so a new commit or a moved ref changes it)."""
+    from memlab.errors import StoreNotFound
+
     h = hashlib.sha256()
+    if not path.exists():
+        raise StoreNotFound("no such file or folder (listed for this run, gone when its turn came)",
+                            path=path)
     if path.is_dir():
         for dirpath, dirnames, filenames in os.walk(path, followlinks=False):
             dirnames.sort()

@@ -6,8 +6,8 @@ wrote, the demo, real Letta Agent Files) by the same writers memlab uses elsewhe
 * elfmem databases: a copy of a bundled database (SQLite's backup API) with a random share of
   its blocks removed and its lifetime token counters scaled, so amplification, calls per
   surviving block and supersession share spread out across the fleet;
-* Agent Files: a bundled ``.af`` whose block values are cut or repeated, so prompt size and
-  limit ratios spread out;
+* Agent Files: a bundled ``.af`` whose block values (``blocks``, or a legacy file's
+  ``core_memory``) are cut or repeated, so prompt size and limit ratios spread out;
 * Letta memfs repos: such an Agent File migrated with :func:`memlab.migrate` (``to="letta"``),
   then a few edit commits so the repos have churn;
 * elfmem substrates: a fleet database migrated with ``to="substrate"``;
@@ -65,7 +65,8 @@ def _agent_file(src: Path, dest: Path, rng: random.Random) -> None:
     double = isinstance(doc, str)
     if double:
         doc = json.loads(doc)
-    for block in doc.get("blocks", []):
+    legacy = doc.get("core_memory") if isinstance(doc.get("core_memory"), list) else []
+    for block in [*doc.get("blocks", []), *legacy]:
         value = block.get("value") or ""
         factor = rng.choice([0.3, 0.6, 1.0, 1.0, 1.5, 3.0])
         if factor < 1:

@@ -10,7 +10,7 @@ import pandas as pd
 if TYPE_CHECKING:
     from memlab.lake import FleetResult
 
-__all__ = ["FLEET_METRICS", "fleet_metrics", "summarize"]
+__all__ = ["FLEET_METRICS", "fleet_metrics", "typicality", "summarize"]
 
 #: name -> (what it measures, which headline keys it comes from). The notebook and the summary
 #: both read these through :func:`fleet_metrics`.
@@ -58,6 +58,29 @@ def fleet_metrics(headline: pd.DataFrame) -> pd.DataFrame:
     return out.reset_index(drop=True)
 
 
+def typicality(metrics: pd.DataFrame, reference: pd.Series) -> pd.DataFrame:
+    """Where one store (``reference``, a row of :func:`fleet_metrics`) sits in the fleet: per
+    figure its value, the fleet's median and 10th-90th percentiles, and its percentile rank
+    (share of fleet stores at or below it). A rank under 10 or over 90 is flagged atypical.
+
+    Example::
+
+        typicality(fleet, fleet_metrics(memlab.read_lake(...)).iloc[0])
+    """
+    rows = []
+    for name in FLEET_METRICS:
+        values = metrics[name].dropna()
+        value = reference.get(name, np.nan)
+        if values.empty or pd.isna(value):
+            continue
+        rank = float((values <= value).mean() * 100)
+        rows.append({"figure": name, "value": float(value), "fleet_median": values.median(),
+                     "fleet_p10": values.quantile(0.1), "fleet_p90": values.quantile(0.9),
+                     "percentile": rank, "stores": len(values),
+                     "atypical": bool(rank < 10 or rank > 90)})
+    return pd.DataFrame(rows)
+
+
 def _fmt(value: float) -> str:
     if pd.isna(value):
         return "-"
@@ -75,7 +98,7 @@ def summarize(result: "FleetResult", width: int = 100) -> str:
              f"(workers: {result.workers}); lake: {result.out}",
              f"  {c['ok']} audited, {c['reused']} reused (unchanged since the last run), "
              f"{c['failed']} failed", ""]
-    by_kind = (stores.assign(kind=stores["kind"].fillna("?"))
+    by_kind = (stores.assign(kind=stores["kind"].fillna("(not loaded)"))
                .groupby(["kind", "status"], observed=True).size().unstack(fill_value=0))
     lines.append(f"  {'kind':<20}" + "".join(f"{s:>9}" for s in by_kind.columns))
     for kind, row in by_kind.iterrows():
@@ -100,7 +123,7 @@ def summarize(result: "FleetResult", width: int = 100) -> str:
                                          limit=width - 2))
         if len(failures) > 5:
             lines.append(f"  ... and {len(failures) - 5} more (the lake's failures table)")
-    lines += ["", f"  read it: memlab.read_lake({str(result.out)!r}, 'headline'), or DuckDB "
-                  f"read_parquet('{result.out}/headline/**/*.parquet', hive_partitioning=true, "
-                  f"union_by_name=true)"]
+    lines += ["", f"  read it: memlab.read_lake({str(result.out)!r}, 'headline')",
+              f"  or DuckDB: read_parquet('{result.out}/headline/**/*.parquet',",
+              "             hive_partitioning=true, union_by_name=true)"]
     return "\n".join(lines)

@@ -42,6 +42,7 @@ NOTEBOOKS = {
     "migration": "03-migration.ipynb",
     "simulation": "04-simulation.ipynb",
     "review": "05-review.ipynb",
+    "fleet": "06-fleet.ipynb",
 }
 
 _NOTEBOOK_DIR = Path(__file__).resolve().parents[2] / "notebooks"

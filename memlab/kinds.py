@@ -322,9 +322,15 @@ def _letta_sqlite(probe: Probe) -> str | None:
 
 
 def _substrate(probe: Probe) -> str | None:
-    if probe.is_dir and probe.path.name == ".elfmem":
-        return "an .elfmem folder"
-    return "holds .elfmem/" if probe.has(".elfmem") else None
+    # elfmem's substrate keeps its blocks in .elfmem/memory and its ledger in .elfmem/ledger;
+    # an .elfmem folder with neither (a config only) holds no memory (discover's rule too).
+    if not probe.is_dir:
+        return None
+    folder = probe.path if probe.path.name == ".elfmem" else probe.path / ".elfmem"
+    found = next((s for s in ("memory", "ledger") if (folder / s).is_dir()), None)
+    if found is None:
+        return None
+    return f"an .elfmem folder with {found}/" if folder == probe.path else f"holds .elfmem/{found}/"
 
 
 def _souveraine(probe: Probe) -> str | None:

@@ -21,6 +21,10 @@ BAD = {
                 ["{data}/samples/elfmem-substrate", "{tmp}/out"]],
     "report": [["audit", "{data}/demo/elfmem-demo.db", "-p", "no-equals-sign", "--out", "{tmp}"],
                ["nonsense"]],
+    "fleet": [["{tmp}/no-such-folder", "--out", "{tmp}/lake"],
+              ["--manifest", "{tmp}/review-2026-08-04.md", "--out", "{tmp}/lake"]],
+    "export": [["parquet", "{tmp}/absent.db", "--out", "{tmp}/lake"],
+               ["csv", "{data}/demo/elfmem-demo.db", "--out", "{tmp}/lake"]],
 }
 
 

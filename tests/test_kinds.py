@@ -88,7 +88,7 @@ def test_built_in_kinds_record_what_they_saw(data_dir, tmp_path):
     assert (ev.kind, ev.reason) == ("letta_blocks", "JSON list")
     assert memlab.load(blocks).kind == "letta_blocks"
     (tmp_path / "proj" / ".elfmem").mkdir(parents=True)
-    with pytest.raises(memlab.UnrecognizedStore):  # an .elfmem with no memory/ nor ledger/
+    with pytest.raises(UnrecognizedStore):  # an .elfmem with no memory/ nor ledger/
         kinds.detect(tmp_path / "proj")
     (tmp_path / "proj" / ".elfmem" / "memory").mkdir()
     ev = kinds.detect(tmp_path / "proj")

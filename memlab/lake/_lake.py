@@ -114,7 +114,7 @@ def _write(df: pd.DataFrame, target: Path) -> None:
 
 def headline_frame(headline: dict[str, Any], extra: dict[str, Any]) -> pd.DataFrame:
     """One row from an audit's headline: booleans, integers, floats and text keep their types."""
-    from memlab.audit._base import json_safe
+    from memlab.audits._base import json_safe
 
     row = dict(json_safe(headline))
     row.pop("store", None)

@@ -120,7 +120,7 @@ def run_one(path: str, label: str | None, lake: str, run_date: str, as_of: str |
             out.update(kind=state["kind"], status="reused")
         else:
             _clear(lake_dir, sid, run_date)
-            from memlab.audit import audit
+            from memlab.audits import audit
             from memlab.sources import load
 
             store = load(p)

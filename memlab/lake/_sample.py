@@ -109,7 +109,7 @@ def make_sample_fleet(dest: str | Path, *, n_db: int = 8, n_af: int = 6, n_memfs
 
         memlab.lake.make_sample_fleet("reports/fleet-sample")
     """
-    from memlab.migrate import migrate
+    from memlab.migrations import migrate
 
     out = Path(dest).expanduser()
     if out.exists() and any(out.iterdir()):

@@ -16,7 +16,8 @@ Next to each Letta ``memory/`` folder sit ``memory-worktrees/`` (reflection work
 ``memory-backup-*`` (plain copies); they are not agents and are never listed.
 
 Everything here is read-only: folders are listed with ``os.scandir`` (symlinks not followed
-below the agent folder), git is asked only for ``log -1`` with optional locks off, and config
+below the agent folder), git is asked only for ``log -1`` and ``config --get user.name``, through the hardened
+:mod:`memlab._git`, and config
 files are parsed, never touched.
 """
 
@@ -30,7 +31,9 @@ from typing import Any, Iterator
 import pandas as pd
 import yaml
 
+from memlab import _git as _hardened
 from memlab import kinds
+from memlab._escape import terminal_line
 from memlab.errors import MemlabError, StoreNotFound
 from memlab.kinds import Search
 from memlab.store import categories
@@ -326,49 +329,36 @@ def _letta_config_name(path: Path, problems: list[str]) -> str | None:
 # --- git, read-only -------------------------------------------------------------------------
 
 
-def _repo(root: Path):
-    import git  # GitPython: config and log only, nothing that writes
-
-    return git.Repo(root)
-
-
 def _git_user_name(root: Path) -> str | None:
     # Letta writes the agent's display name as the repo's user.name (fallback "Letta Agent").
+    # Read through memlab._git: the repo's config is untrusted and only this key is asked for.
     try:
-        reader = _repo(root).config_reader("repository")
-        name = reader.get_value("user", "name", default=None)
-    except Exception:  # noqa: BLE001 - a config we cannot read just leaves the name empty
+        out = _hardened.run(root, "config", "--no-includes", "--local", "--get", "user.name",
+                            check=False)
+    except MemlabError:  # a config we cannot read just leaves the name empty
         return None
-    if not name or str(name) == "Letta Agent":
+    name = out.decode("utf-8", "replace").strip()
+    if not name or name == "Letta Agent":
         return None
-    return str(name)
+    return name
 
 
 def _last_commit(root: Path, scope: Path | None, problems: list[str]) -> float | None:
     """Commit time of HEAD's newest commit touching ``scope`` (the whole repo when None)."""
-    import git
-
-    try:
-        repo = _repo(root)
-    except (git.InvalidGitRepositoryError, git.NoSuchPathError) as exc:
-        problems.append(f"unreadable git repository: {exc.__class__.__name__}")
-        return None
     rel = scope.relative_to(root).as_posix() if scope is not None else ""
-    args = ["-1", "--format=%ct"] + (["--", rel] if rel else [])
-    env = {"GIT_OPTIONAL_LOCKS": "0", "GIT_TERMINAL_PROMPT": "0"}
     try:
-        out = repo.git.log(*args, env=env).strip()
-    except git.GitCommandError as exc:
-        text = str(exc.stderr or exc)
-        problems.append("no commits yet" if "does not have any commits" in text
-                        else f"git log failed: {text.strip()[:120]}")
+        if _hardened.rev_parse(root, "HEAD") is None:
+            problems.append("no commits yet")
+            return None
+        out = _hardened.run(root, "log", "-1", "--format=%ct", "HEAD", "--", *([rel] if rel else []))
+    except MemlabError as exc:
+        problems.append(f"unreadable git repository: {terminal_line(exc.message, 120)}")
         return None
-    finally:
-        repo.close()
-    if not out:
+    text = out.decode().strip()
+    if not text:
         problems.append("no commit touches this store")
         return None
-    return float(out)
+    return float(text)
 
 
 # --- frame ----------------------------------------------------------------------------------

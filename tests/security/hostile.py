@@ -14,7 +14,7 @@ import subprocess
 from pathlib import Path
 
 from memlab._escape import LINE_BREAKS
-from memlab.review._proposal import Item, Proposal
+from memlab.review._proposal import Choice, Item, Proposal
 
 #: Every separator a hostile author would try, plus CRLF and a few look-alikes.
 SEPARATORS = [*LINE_BREAKS, "\r\n", "\x1f", "\x1b[2K\r", "\u202e"]
@@ -95,7 +95,11 @@ def proposal(repo: Path, folder: Path, *, store_name: str = "rex", summary: str 
                     fingerprint={"head_sha": head, "branch": "main", "repo": str(repo),
                                  "files": {"system/persona.md": blob}},
                     made_at="2026-12-01T00:00:00Z", as_of="2026-12-01T00:00:00Z",
-                    thresholds={}, items=[item])
+                    thresholds={}, items=[item],
+                    choices=[Choice(id="choice-0123456789", section="rules", kind="rule",
+                                    title=summary, options=[item_id], evidence={"why": summary},
+                                    impact={"tokens_saved": 1, "share": 0.0, "risk": "low",
+                                            "score": 1.0})])
     return prop.write(folder), item
 
 

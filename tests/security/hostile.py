@@ -14,7 +14,7 @@ import subprocess
 from pathlib import Path
 
 from memlab._escape import LINE_BREAKS
-from memlab.review._proposal import Choice, Item, Proposal
+from memlab.reviews._proposal import Choice, Item, Proposal
 
 #: Every separator a hostile author would try, plus CRLF and a few look-alikes.
 SEPARATORS = [*LINE_BREAKS, "\r\n", "\x1f", "\x1b[2K\r", "\u202e"]

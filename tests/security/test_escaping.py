@@ -11,7 +11,7 @@ import pytest
 
 import memlab
 from memlab import _escape
-from memlab.review import apply_proposal, read_proposal
+from memlab.reviews import apply_proposal, read_proposal
 from memlab._escape import split_lines
 
 from hostile import SEPARATORS, agent_file, git, memory_repo, proposal
@@ -125,7 +125,7 @@ def test_plan_script_runs_to_the_planned_commits_without_running_store_text(tmp_
 
 def test_review_browser_escapes_item_text(tmp_path):
     pytest.importorskip("ipywidgets")
-    from memlab.review import views
+    from memlab.reviews import views
 
     repo = tmp_path / "memory"
     memory_repo(repo)

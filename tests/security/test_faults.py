@@ -16,7 +16,7 @@ import pytest
 
 import memlab
 from memlab.errors import UnsafePath
-from memlab.review import apply_proposal
+from memlab.reviews import apply_proposal
 
 from hostile import agent_file, git, memory_repo, proposal, tick
 
@@ -45,7 +45,7 @@ def test_touched_but_unchanged_files_are_not_a_dirty_tree(tmp_path):
 
 _KILL_AFTER_COMMIT_POINT = textwrap.dedent("""
     import os, sys
-    from memlab.review import _apply
+    from memlab.reviews import _apply
     def die(*args, **kwargs):
         os._exit(9)          # SIGKILL-like: no cleanup, right after HEAD moved
     _apply._sync_worktree = die
@@ -73,7 +73,7 @@ def test_a_run_killed_after_the_branch_moved_is_finished_by_the_next(tmp_path):
 
 _TERM_IN_CRITICAL_SECTION = textwrap.dedent("""
     import os, signal, sys
-    from memlab.review import _apply
+    from memlab.reviews import _apply
     real = _apply._write_file
     def write_then_term(*args, **kwargs):
         os.kill(os.getpid(), signal.SIGTERM)   # arrives while the files follow the new commit

@@ -11,7 +11,7 @@ import pytest
 
 import memlab
 from memlab.errors import RepoError
-from memlab.review import apply_proposal
+from memlab.reviews import apply_proposal
 
 from hostile import agent_file, git, install_hooks, marker_program, memory_repo, proposal, tick
 

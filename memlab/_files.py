@@ -49,7 +49,16 @@ def is_special(path: str | Path) -> bool:
 
 def open_regular(path: str | Path) -> BinaryIO:
     """Open ``path`` for binary reading if it is a regular file; NotRegularFile otherwise."""
-    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+    except OSError:
+        try:  # a socket cannot be opened at all: say what it is rather than ENXIO
+            mode = os.stat(path).st_mode
+        except OSError:
+            mode = None
+        if mode is not None and not stat.S_ISREG(mode):
+            raise NotRegularFile(path, kind_of(mode)) from None
+        raise
     try:
         mode = os.fstat(fd).st_mode
         if not stat.S_ISREG(mode):

@@ -40,7 +40,8 @@ from memlab.errors import RepoError
 
 __all__ = ["ENV_OVERRIDES", "CONFIG_OVERRIDES", "IDENTITY_KEYS", "env", "command", "run", "stream",
            "check_repo", "find_root", "git_dir", "returncode", "hash_object", "mktree", "commit_tree", "update_ref",
-           "rev_parse", "read_blob", "tree_entries"]
+           "rev_parse", "read_blob", "tree_entries", "write_object", "flat_tree",
+           "symbolic_branch"]
 
 #: Environment every git process gets on top of PATH/TMPDIR (nothing else is inherited).
 ENV_OVERRIDES: dict[str, str] = {
@@ -400,3 +401,51 @@ def update_ref(repo: Path, ref: str, new: str, old: str, *, message: str = "meml
     """Compare-and-swap ``ref`` from ``old`` (40 zeros: must not exist) to ``new``; False when
     the ref was not ``old`` any more."""
     return returncode(repo, "update-ref", "-m", message, ref, new, old) == 0
+
+
+def common_dir(gdir: Path) -> Path:
+    """Where a git folder's objects and refs live (a linked worktree points at its main one)."""
+    common = gdir / "commondir"
+    if common.is_file() and not _special(common):
+        target = Path(common.read_text(errors="replace").strip())
+        return target if target.is_absolute() else (gdir / target)
+    return gdir
+
+
+def write_object(gdir: Path, kind: str, body: bytes) -> str:
+    """Store one loose object in the git folder ``gdir`` from Python (no git process, so nothing
+    can run); its sha-1. Atomic: written to a temp file beside it, then renamed."""
+    import hashlib
+    import zlib
+
+    raw = f"{kind} {len(body)}".encode("ascii") + b"\0" + body
+    sha = hashlib.sha1(raw).hexdigest()
+    folder = common_dir(gdir) / "objects" / sha[:2]
+    target = folder / sha[2:]
+    if target.exists():
+        return sha
+    folder.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix="tmp_obj_", dir=folder)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(zlib.compress(raw, 1))
+        os.chmod(tmp, 0o444)
+        os.replace(tmp, target)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+    return sha
+
+
+def flat_tree(repo: Path, commit: str) -> dict[str, tuple[str, str]]:
+    """``{path: (mode, sha)}`` of every non-tree entry of ``commit``, recursively."""
+    return {p: (m, s) for p, (m, t, s) in tree_entries(repo, commit, recursive=True).items()
+            if t != "tree"}
+
+
+def symbolic_branch(repo: Path) -> str | None:
+    """The branch HEAD names (None when detached)."""
+    out = run(repo, "symbolic-ref", "-q", "HEAD", check=False, ceiling=False)
+    ref = out.decode("utf-8", "replace").strip()
+    return ref[len("refs/heads/"):] if ref.startswith("refs/heads/") else None

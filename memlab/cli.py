@@ -76,12 +76,12 @@ def cmd_inspect(args: argparse.Namespace) -> int:
         _print_frame(repos, args.json)
         return 0
     if args.json:
-        print(json.dumps({"kind": store.kind, "path": str(store.path),
+        print(json.dumps({"kind": store.kind, "path": str(store.meta.get("dsn") or store.path),
                           "counts": store.counts().to_dict(),
                           "meta": {k: v for k, v in store.meta.items() if _jsonable(v)}},
                          indent=2, default=str))
         return 0
-    print(f"{store.kind}  {store.path}")
+    print(f"{store.kind}  {store.meta.get('dsn') or store.path}")
     for key in ("schema_version", "layout", "schema", "ref", "head_sha"):
         if key in store.meta:
             print(f"  {key}: {store.meta[key]}")

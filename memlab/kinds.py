@@ -355,6 +355,7 @@ register("elfmem_db", display="elfmem database", detect=_sqlite, priority=-10,
 register("letta_server", display="Letta server database", detect=_letta_sqlite,
          locate=_letta_dsn, load=f"{_SRC}.letta_server:load_letta_server",
          audit=f"{_AUD}.letta_server:audit_letta_server",
+         find=f"{_SRC}.letta_server:find_letta_server",
          migrations={"letta": f"{_MIG}._letta_server:plan_letta_server"})
 register("elfmem_substrate", display="elfmem markdown substrate", detect=_substrate,
          priority=20, load=f"{_SRC}.memfs:load_memfs", audit=f"{_AUD}.memfs:audit_memfs",

@@ -76,6 +76,16 @@ def test_postgres_0_16_8_counts_match_what_the_server_reported(letta_pg):
     assert store.problems.empty, store.problems.to_string()
 
 
+def test_inspect_a_dsn_names_it_whole(letta_pg, capsys):
+    from memlab.cli import main
+
+    dsn = letta_pg.dsn("letta")
+    assert main(["inspect", dsn]) == 0
+    out = capsys.readouterr().out
+    assert out.splitlines()[0] == f"letta_server  {dsn}"
+    assert "block_history    12" in out
+
+
 def test_postgres_frames_are_typed_and_hold_the_server_values(letta_pg):
     store = load_letta_server(letta_pg.dsn("letta"))
     b = store.blocks
@@ -188,3 +198,15 @@ def test_dsn_helpers():
     assert is_dsn("postgresql://u@h/db") and is_dsn("postgres://h/db") and not is_dsn("x.db")
     assert redact_dsn("postgresql://u:secret@h:5/db") == "postgresql://u:***@h:5/db"
     assert redact_dsn("postgresql://u@h/db") == "postgresql://u@h/db"
+
+
+def test_discover_lists_the_agents_of_a_local_letta_sqlite_server(tmp_path):
+    from memlab.sources.discover import discover
+
+    (tmp_path / ".letta").mkdir()
+    shutil.copy(SQLITE_DB, tmp_path / ".letta" / "sqlite.db")
+    inv = discover(tmp_path)
+    rows = inv[inv["kind"] == "letta_server"]
+    assert sorted(rows["name"]) == ["ezra", "juno", "orion", "vega"]
+    assert rows["problem"].isna().all()
+    assert set(rows["agent_id"]) == set(load_letta_server(SQLITE_DB).agents["agent_id"])

@@ -100,23 +100,22 @@ class MigrationResult:
 
     def diff(self, *, stat: bool = True, paths: list[str] | None = None) -> str:
         """``git show`` of every migration commit (``--stat`` by default), repository by repository."""
-        import git
+        from memlab import _git
 
         if self.mode == "planned":
             return "(a plan: run its script first; nothing is committed yet)"
         out: list[str] = []
         for repo_name, group in self.commits.groupby("repo", sort=True):
             folder = self.dest / repo_name if repo_name else self.dest
-            repo = git.Repo(folder)
-            try:
-                for sha in group["sha"]:
-                    args = ["--stat" if stat else "--patch", "--format=commit %H%nAuthor: %an <%ae>"
-                            "%nDate:   %aI%n%n%w(0,4,4)%B", sha]
-                    if paths:
-                        args += ["--", *paths]
-                    out.append((f"[{repo_name}] " if repo_name else "") + repo.git.show(*args))
-            finally:
-                repo.close()
+            for sha in group["sha"]:
+                # Hardened (memlab._git): no external diff, textconv or pager the repo names runs.
+                args = ["show", "--no-ext-diff", "--no-textconv", "--no-color",
+                        "--stat" if stat else "--patch", "--format=commit %H%nAuthor: %an <%ae>"
+                        "%nDate:   %aI%n%n%w(0,4,4)%B", sha]
+                if paths:
+                    args += ["--", *paths]
+                text = _git.run(folder, *args).decode("utf-8", "replace").rstrip("\n")
+                out.append((f"[{repo_name}] " if repo_name else "") + text)
         return "\n\n".join(out)
 
     def __repr__(self) -> str:

@@ -1,4 +1,5 @@
-"""Apply a :class:`~memlab.migrations._plan.Plan` with GitPython.
+"""Apply a :class:`~memlab.migrations._plan.Plan`: objects written by memlab, git run only
+through :mod:`memlab._git` (so an existing repository's config can name no program that runs).
 
 Two modes:
 
@@ -19,12 +20,14 @@ checked against the one the plan predicted.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import uuid
 from dataclasses import dataclass
-from io import BytesIO
 from pathlib import Path
 
+from memlab import _git
+from memlab._tmp import sigterm_as_exit
 from memlab.errors import MigrationError, OutputExists
 from memlab.migrations._gitobj import BLOB_MODE, blob_sha, build_trees, commit_body
 from memlab.migrations._plan import Plan, PlannedRepo
@@ -41,71 +44,96 @@ class Applied:
     heads: dict[str, list[tuple[str, str]]]
 
 
-def _git():
-    import git  # GitPython: imported here so planning alone never needs it
-
-    return git
-
-
 def is_git_repo(path: Path) -> bool:
     return (path / ".git").exists()
 
 
 def branch_sha(path: Path, branch: str) -> str | None:
     """The commit ``refs/heads/<branch>`` points to in the repository at ``path``, or None."""
-    git = _git()
-    try:
-        repo = git.Repo(path)
-    except (git.InvalidGitRepositoryError, git.NoSuchPathError):
+    if _git.git_dir(path) is None:
         return None
-    try:
-        return repo.git.rev_parse("--verify", "-q", f"refs/heads/{branch}^{{commit}}")
-    except git.GitCommandError:
-        return None
-    finally:
-        repo.close()
+    return _git.rev_parse(path, f"refs/heads/{branch}")
 
 
-def _store(repo, kind: str, body: bytes) -> str:
-    from gitdb.base import IStream
-
-    sha = repo.odb.store(IStream(kind, len(body), BytesIO(body))).hexsha
-    return sha.decode("ascii") if isinstance(sha, bytes) else sha
+def _store(gdir: Path, kind: str, body: bytes) -> str:
+    """Write one object (from Python: no git process, nothing the repo names can run)."""
+    return _git.write_object(gdir, kind, body)
 
 
-def _write_commits(repo, planned: PlannedRepo, plan: Plan, parent: str | None,
+def _write_commits(root: Path, planned: PlannedRepo, plan: Plan, parent: str | None,
                    flat: dict[str, tuple[str, str]], expected: list[tuple[str, str]]) -> str | None:
+    gdir = _git.git_dir(root)
+    if gdir is None:  # pragma: no cover - checked by the callers
+        raise MigrationError("not a git repository", path=root)
+
+    def store(kind: str, body: bytes) -> str:
+        return _store(gdir, kind, body)
+
     for commit, (want_tree, want_sha) in zip(planned.commits, expected):
         for path, data in commit.files:
-            flat[path] = (BLOB_MODE, _store(repo, "blob", data))
-        tree = build_trees(flat, store=lambda kind, body: _store(repo, kind, body))
+            flat[path] = (BLOB_MODE, store("blob", data))
+        tree = build_trees(flat, store=store)
         body = commit_body(tree, [parent] if parent else [], commit.author or plan.signature,
                            commit.message)
-        sha = _store(repo, "commit", body)
+        sha = store("commit", body)
         if (tree, sha) != (want_tree, want_sha):  # pragma: no cover - would be a framing bug
             raise MigrationError(
                 f"commit {commit.message.splitlines()[0]!r} came out as {sha}, planned {want_sha}",
-                path=repo.working_tree_dir, hint="report this as a memlab bug")
+                path=root, hint="report this as a memlab bug")
         parent = sha
     return parent
 
 
 def _build_new_repo(path: Path, planned: PlannedRepo, plan: Plan, branch: str,
                     expected: list[tuple[str, str]]) -> None:
-    git = _git()
-    repo = git.Repo.init(path, mkdir=True, initial_branch=branch)
-    try:
-        head = _write_commits(repo, planned, plan, None, {}, expected)
-        if head is None:
-            return
-        repo.git.update_ref(f"refs/heads/{branch}", head, _ZERO)
-        repo.head.reset(index=True, working_tree=True)
-    finally:
-        repo.close()
+    path.mkdir(parents=True, exist_ok=True)
+    _git.run(path, "init", "-q", f"--initial-branch={branch}", ".")
+    head = _write_commits(path, planned, plan, None, {}, expected)
+    if head is None:
+        return
+    _git.run(path, "update-ref", f"refs/heads/{branch}", head, _ZERO)
+    # A repository memlab just made: its config names no filter driver and no system or global
+    # config is read (memlab._git), so this checkout runs no program.
+    _git.run(path, "reset", "-q", "--hard")
 
 
 def tmp_sibling(dest: Path) -> Path:
-    return dest.parent / f".{dest.name}{TMP_MARKER}{uuid.uuid4().hex[:12]}"
+    """A hidden sibling of ``dest`` named for this process (so a later run can tell whether the
+    process that made it is gone)."""
+    return dest.parent / f".{_short(dest.name)}{TMP_MARKER}p{os.getpid()}-{uuid.uuid4().hex[:12]}"
+
+
+def _short(name: str) -> str:
+    """``name`` cut so the temp sibling's name stays within the 255-byte file name limit."""
+    raw = name.encode("utf-8")
+    return name if len(raw) <= 180 else raw[:180].decode("utf-8", "ignore")
+
+
+_STALE_SIBLING = re.compile(re.escape(TMP_MARKER) + r"p(\d+)-[0-9a-f]{12}$")
+
+
+def sweep_stale_siblings(dest: Path) -> None:
+    """Remove temp siblings of ``dest`` left by killed runs (their process is gone)."""
+    from memlab._tmp import _alive
+
+    try:
+        names = os.listdir(dest.parent)
+    except OSError:
+        return
+    prefix = f".{_short(dest.name)}{TMP_MARKER}"
+    for name in names:
+        m = _STALE_SIBLING.search(name)
+        if not name.startswith(prefix) or not m or _alive(int(m.group(1))):
+            continue
+        _remove(dest.parent / name)
+
+
+def _remove(path: Path) -> None:
+    """Remove a folder, or a symlink itself (never what it points to)."""
+    if path.is_symlink() or path.is_file():
+        path.unlink(missing_ok=True)
+    else:
+        shutil.rmtree(path, ignore_errors=True)
 
 
 def _matches(dest: Path, plan: Plan, branch: str, expected: dict[str, list[tuple[str, str]]]) -> bool:
@@ -133,6 +161,13 @@ def apply_new(plan: Plan, dest: Path, *, branch: str, force: bool) -> Applied:
         if not force:
             raise OutputExists("the destination already exists and holds something else", path=dest)
     dest.parent.mkdir(parents=True, exist_ok=True)
+    sweep_stale_siblings(dest)
+    with sigterm_as_exit():  # SIGTERM unwinds through the cleanup below
+        return _apply_new(plan, dest, branch=branch, existed=existed, expected=expected)
+
+
+def _apply_new(plan: Plan, dest: Path, *, branch: str, existed: bool,
+               expected: dict[str, list[tuple[str, str]]]) -> Applied:
     tmp = tmp_sibling(dest)
     old: Path | None = None
     try:
@@ -140,40 +175,29 @@ def apply_new(plan: Plan, dest: Path, *, branch: str, force: bool) -> Applied:
         for planned in plan.repos:
             _build_new_repo(tmp / planned.subdir if planned.subdir else tmp, planned, plan, branch,
                             expected[planned.subdir])
-        if existed or dest.exists():
+        if existed or dest.exists() or dest.is_symlink():
             # Two renames, never a copy: at every instant the destination is the old tree, absent,
             # or the new tree.
             old = tmp_sibling(dest)
             os.rename(dest, old)
         os.rename(tmp, dest)
     except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        if old is not None and old.exists() and not dest.exists():
+        _remove(tmp)
+        if old is not None and (old.exists() or old.is_symlink()) and not (dest.exists()
+                                                                           or dest.is_symlink()):
             os.rename(old, dest)
         raise
     if old is not None:
-        shutil.rmtree(old, ignore_errors=True)
+        _remove(old)  # the replaced destination; a symlink is removed, not followed
     return Applied("replaced" if existed else "created", expected)
-
-
-def _flat_tree(commit) -> dict[str, tuple[str, str]]:
-    """A commit's tree flattened to ``{path: (mode, blob sha)}``."""
-    return {item.path: (f"{item.mode:o}", item.hexsha)
-            for item in commit.tree.traverse() if item.type != "tree"}
 
 
 def branch_base(dest: Path) -> tuple[str | None, dict[str, tuple[str, str]]]:
     """HEAD's commit and its flattened tree ``{path: (mode, sha)}`` (None, {} when unborn)."""
-    git = _git()
-    repo = git.Repo(dest)
-    try:
-        try:
-            commit = repo.head.commit
-        except ValueError:  # unborn HEAD: nothing committed yet
-            return None, {}
-        return commit.hexsha, _flat_tree(commit)
-    finally:
-        repo.close()
+    head = _git.rev_parse(dest, "HEAD")
+    if head is None:  # unborn HEAD: nothing committed yet
+        return None, {}
+    return head, _git.flat_tree(dest, head)
 
 
 def check_branch(plan: Plan, dest: Path, branch: str, *, force: bool
@@ -210,30 +234,20 @@ def check_branch(plan: Plan, dest: Path, branch: str, *, force: bool
 
 
 def _checked_out_branch(dest: Path) -> str | None:
-    git = _git()
-    repo = git.Repo(dest)
-    try:
-        return None if repo.head.is_detached else repo.head.reference.name
-    except TypeError:
-        return None
-    finally:
-        repo.close()
+    return _git.symbolic_branch(dest)
 
 
 def _branch_fork_point(dest: Path, branch: str, sha: str, n: int
                        ) -> tuple[str | None, dict[str, tuple[str, str]]] | None:
     """The commit ``n`` commits below the branch tip and its tree (where a run would have forked)."""
-    git = _git()
-    repo = git.Repo(dest)
-    try:
-        commit = repo.commit(sha)
-        for i in range(n):
-            if not commit.parents:
-                return (None, {}) if i == n - 1 else None
-            commit = commit.parents[0]
-        return commit.hexsha, _flat_tree(commit)
-    finally:
-        repo.close()
+    out = _git.run(dest, "rev-list", "--first-parent", f"--max-count={n + 1}", sha, "--",
+                   check=False, ceiling=False)
+    chain = out.decode().split()
+    if len(chain) == n:
+        return None, {}  # the branch starts at its root: the run forked from an unborn HEAD
+    if len(chain) < n + 1:
+        return None
+    return chain[n], _git.flat_tree(dest, chain[n])
 
 
 def apply_branch(plan: Plan, dest: Path, *, branch: str, force: bool) -> Applied:
@@ -242,13 +256,11 @@ def apply_branch(plan: Plan, dest: Path, *, branch: str, force: bool) -> Applied
     expected = plan.expected_heads({"": (parent, flat)})
     if decision == "unchanged":
         return Applied("unchanged", expected)
-    git = _git()
-    repo = git.Repo(dest)
-    try:
-        head = _write_commits(repo, plan.repos[0], plan, parent, dict(flat), expected[""])
-        if head is not None:
-            # Compare-and-swap: fails instead of clobbering a branch someone made meanwhile.
-            repo.git.update_ref(f"refs/heads/{branch}", head, current or _ZERO)
-    finally:
-        repo.close()
+    head = _write_commits(dest, plan.repos[0], plan, parent, dict(flat), expected[""])
+    if head is not None:
+        # Compare-and-swap: fails instead of clobbering a branch someone made meanwhile.
+        if not _git.update_ref(dest, f"refs/heads/{branch}", head, current or _ZERO,
+                               message="memlab migrate"):
+            raise OutputExists(f"branch {branch!r} moved while migrating; nothing was changed",
+                               path=dest)
     return Applied("branch", expected)

@@ -37,6 +37,7 @@ from typing import Any
 
 import pandas as pd
 
+from memlab._escape import commit_line
 from memlab.errors import MigrationError
 from memlab.formats.blockfile import (
     SELF_FILE,
@@ -429,7 +430,7 @@ def plan_substrate(store: Store, source: Path, *, target: str = "substrate",
     flags += led.flags
     counts = store.blocks["status"].astype("string").value_counts().to_dict() if len(store.blocks) else {}
     n_self = sum(len(v) for k, v in files.items() if k == SELF_FILE)
-    name = source.name
+    name = commit_line(source.name)  # a file name: one commit-message line, nothing more
     msg1 = (f"migrate(elfmem): {len(store.blocks)} blocks from {name}\n\n"
             f"self.md: {n_self} constitutional block(s); notes/: {counts.get('active', 0) - n_self} "
             f"active; log/: {counts.get('inbox', 0)} inbox; archive/: {counts.get('archived', 0)} "

@@ -57,6 +57,7 @@ from typing import Any
 import pandas as pd
 import yaml
 
+from memlab._escape import commit_line
 from memlab.errors import MigrationError
 from memlab.formats import letta_memfs as fmt
 from memlab.formats.blockfile import SELF_FILE, Block
@@ -65,6 +66,7 @@ from memlab.migrations._plan import (
     Plan,
     PlannedCommit,
     PlannedRepo,
+    fit_name,
     flags_frame,
     moved_frame,
     safe_relpath,
@@ -126,7 +128,13 @@ def sanitise_label(label: Any, block_id: str) -> tuple[str, list[str]]:
         q = _WS_RE.sub("-", p.strip()).lstrip(".")
         if q != p:
             reasons.append(f"segment {p!r} became {q or '_'!r} (no whitespace, no leading dot)")
-        fixed.append(q or "_")
+        q = q or "_"
+        short = fit_name(q, reserve=len(".md"))
+        if short != q:
+            reasons.append(f"segment of {len(q.encode('utf-8'))} bytes shortened to {short!r} "
+                           "(file names are limited to 255 bytes; the suffix is a hash of the "
+                           "whole segment, so it is stable and distinct)")
+        fixed.append(short)
     if not fixed:
         reasons.append("nothing usable left of the label")
         fixed = [f"block-{block_id}"]
@@ -469,7 +477,7 @@ def previous_migration_time(dest: Path, source_sha: str) -> pd.Timestamp | None:
 
 
 def _trailers(source: Path, source_sha: str, source_created: str | None) -> str:
-    return (f"\n\nMemlab-Source: {source.name}\n{TRAILER_SHA}: {source_sha or 'unknown'}\n"
+    return (f"\n\nMemlab-Source: {commit_line(source.name)}\n{TRAILER_SHA}: {source_sha or 'unknown'}\n"
             f"{TRAILER_CREATED}: {source_created or 'unknown'}")
 
 
@@ -509,8 +517,8 @@ def plan_memfs(store: Store, source: Path, *, target: str, when: pd.Timestamp | 
                 + trailers,
                 ((fmt.CONFIG_PATH, b'{"version": 1}\n'),)))
             commits.append(PlannedCommit(
-                f"migrate: {n} memory block(s) from {source.name}"
-                + (f" for agent {spec.title}" if spec.agent else "")
+                f"migrate: {n} memory block(s) from {commit_line(source.name)}"
+                + (f" for agent {commit_line(spec.title)}" if spec.agent else "")
                 + "\n\nOne file per block; description, read_only and limit in frontmatter."
                 + trailers,
                 tuple(sorted(md.items()))))
@@ -518,7 +526,7 @@ def plan_memfs(store: Store, source: Path, *, target: str, when: pd.Timestamp | 
             files = dict(md)
             files[AGENT_YAML] = _agent_yaml(spec, source_sha, when, spec.files)
             commits.append(PlannedCommit(
-                f"feat(init): initialize agent memory\n\nMigrated by memlab from {source.name}: "
+                f"feat(init): initialize agent memory\n\nMigrated by memlab from {commit_line(source.name)}: "
                 f"{n} memory file(s) and agent.yaml." + trailers, tuple(sorted(files.items()))))
         side = {SIDE_FILE: _side_file(spec, source, source_sha, target, times)}
         if led is not None:  # from an elfmem DB: the ledger goes beside the side file

@@ -9,6 +9,7 @@ side file...). The direct apply (:mod:`memlab.migrations._apply`) and the plan s
 
 from __future__ import annotations
 
+import hashlib
 import re
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
@@ -123,9 +124,28 @@ def safe_relpath(path: str, *, source: Path | str | None = None) -> str:
 
 
 def slug(text: str, *, fallback: str) -> str:
-    """A folder name from an agent name: lower case, no separators, never starting with '.' or '_'."""
+    """A folder name from an agent name: lower case, no separators, never starting with '.' or
+    '_', and short enough to be a file name (:func:`fit_name`)."""
     s = _SLUG_RE.sub("-", str(text or "").strip().lower()).strip("-._")
-    return s or fallback
+    return fit_name(s) if s else fallback
+
+
+#: Longest file or folder name memlab writes, in UTF-8 bytes: under the usual 255-byte limit
+#: with room for the ``.md`` suffix and the ``.<name>.memlab-tmp-…`` names used while writing.
+MAX_NAME_BYTES = 200
+
+
+def fit_name(name: str, *, reserve: int = 0) -> str:
+    """``name`` if it fits in :data:`MAX_NAME_BYTES` (minus ``reserve``) bytes; otherwise its
+    longest prefix that fits with ``-`` and 12 hex digits of the SHA-256 of the whole name
+    (the same name always gives the same result; two names differ in the hash)."""
+    limit = MAX_NAME_BYTES - reserve
+    raw = name.encode("utf-8")
+    if len(raw) <= limit:
+        return name
+    digest = hashlib.sha256(raw).hexdigest()[:12]
+    head = raw[: limit - 13].decode("utf-8", "ignore").rstrip("-. ")
+    return f"{head}-{digest}"
 
 
 def signature_at(timestamp: pd.Timestamp | None) -> Signature:

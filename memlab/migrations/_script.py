@@ -12,6 +12,8 @@ from __future__ import annotations
 import textwrap
 from pathlib import Path
 
+from memlab import _git
+from memlab._escape import comment, py_literal
 from memlab.migrations._plan import Plan
 
 _MAX_FLAG_LINES = 60
@@ -28,13 +30,12 @@ def _literal(data: bytes) -> str:
     if plain:
         return f'"""\\\n{text}""".encode("utf-8")'
     lines = text.splitlines(keepends=True) or [""]
-    body = "\n".join(f"    {line!r}" for line in lines)
+    body = "\n".join(f"    {py_literal(line)}" for line in lines)
     return f"(\n{body}\n).encode(\"utf-8\")"
 
 
 def _comment_block(lines: list[str]) -> str:
-    """Comment lines; a line break inside one (an agent name, a label) stays inside the comment."""
-    return "\n".join(f"# {part}".rstrip() for line in lines for part in (line.splitlines() or [""]))
+    return "\n".join(comment(f"# {line}").rstrip() for line in lines)
 
 
 def render_script(plan: Plan, dest: Path, *, branch: str, mode: str,
@@ -72,17 +73,25 @@ def render_script(plan: Plan, dest: Path, *, branch: str, mode: str,
         "against the one memlab computed and stops on any difference.",
     ]
     out.append("#!/usr/bin/env python3")
-    out.append('"""' + "\n".join(summary).replace("\\", "/").replace('"""', "'''") + '\n"""')
+    # Store text (names, flags, notes) reaches the docstring only as comment() lines: printable,
+    # no line break Python's tokenizer honours, no closing quotes; raw, so escapes stay text.
+    out.append('r"""' + "\n".join(comment(line).replace('"""', "'''") for line in summary)
+               + '\n"""')
     out.append("")
     out.append("from __future__ import annotations")
     out.append("")
-    out.append(f"DEST = {str(dest)!r}")
-    out.append(f"MODE = {mode!r}  # 'new': a new repository; 'branch': a new branch of an existing one")
-    out.append(f"BRANCH = {branch!r}")
-    out.append(f"BASE_HEAD = {base_head!r}  # branch mode: the HEAD this plan was computed against")
-    out.append(f"AUTHOR_NAME = {plan.signature.name!r}")
-    out.append(f"AUTHOR_EMAIL = {plan.signature.email!r}")
-    out.append(f"TIMESTAMP = {plan.signature.timestamp!r}")
+    out.append(f"DEST = {py_literal(str(dest))}")
+    out.append(f"MODE = {py_literal(mode)}  # 'new': a new repository; 'branch': a new branch of an existing one")
+    out.append(f"BRANCH = {py_literal(branch)}")
+    out.append(f"BASE_HEAD = {py_literal(base_head)}  # branch mode: the HEAD this plan was computed against")
+    out.append(f"AUTHOR_NAME = {py_literal(plan.signature.name)}")
+    out.append(f"AUTHOR_EMAIL = {py_literal(plan.signature.email)}")
+    out.append(f"TIMESTAMP = {py_literal(plan.signature.timestamp)}")
+    out.append("")
+    out.append("# How git is run (the same hardening as memlab._git): no system or global config, and")
+    out.append("# every program a repository's config could name is switched off.")
+    out.append(f"GIT_ENV = {py_literal(dict(_git.ENV_OVERRIDES))}")
+    out.append(f"GIT_CONFIG = {py_literal(list(_git.CONFIG_OVERRIDES))}")
     out.append("")
     out.append("# One entry per repository; each commit lists the files it adds or replaces, with the")
     out.append("# commit id memlab computed for it.")
@@ -91,8 +100,8 @@ def render_script(plan: Plan, dest: Path, *, branch: str, mode: str,
         chain = expected[planned.subdir]
         out.append("")
         out.append("# " + "=" * 94)
-        out.append(_comment_block([f"Repository: {planned.subdir or '(the destination itself)'}"
-                                   + (f"  [{planned.title}]" if planned.title else "")]))
+        out.append(comment(f"# Repository: {planned.subdir or '(the destination itself)'}"
+                           + (f"  [{planned.title}]" if planned.title else "")))
         out.append("# " + "=" * 94)
         out.append(f"_commits = []")
         for commit, (tree, sha) in zip(planned.commits, chain):
@@ -101,19 +110,19 @@ def render_script(plan: Plan, dest: Path, *, branch: str, mode: str,
             out.append(_comment_block(["Commit: " + line for line in commit.message.rstrip().splitlines()[:1]]
                                       + ["  " + line for line in commit.message.rstrip().splitlines()[1:]]))
             if commit.author is not None:
-                out.append(f"# author: {commit.author.name} <{commit.author.email}> at "
-                           f"{commit.author.timestamp}")
+                out.append(comment(f"# author: {commit.author.name} <{commit.author.email}> at "
+                                   f"{commit.author.timestamp}"))
             out.append(f"# files: {len(commit.files)}; expected tree {tree}, commit {sha}")
             out.append("# " + "-" * 94)
             out.append("_files = []")
             for path, data in commit.files:
-                out.append(f"_files.append(({path!r}, {_literal(data)}))")
+                out.append(f"_files.append(({py_literal(path)}, {_literal(data)}))")
             author = ((commit.author.name, commit.author.email, commit.author.timestamp)
                       if commit.author is not None else None)
-            out.append(f"_commits.append({{'message': {commit.message!r}, 'files': _files, "
-                       f"'author': {author!r}, "
-                       f"'tree': {tree!r}, 'commit': {sha!r}}})")
-        out.append(f"REPOS.append({{'subdir': {planned.subdir!r}, 'commits': _commits}})")
+            out.append(f"_commits.append({{'message': {py_literal(commit.message)}, 'files': _files, "
+                       f"'author': {py_literal(author)}, "
+                       f"'tree': {py_literal(tree)}, 'commit': {py_literal(sha)}}})")
+        out.append(f"REPOS.append({{'subdir': {py_literal(planned.subdir)}, 'commits': _commits}})")
     out.append("")
     out.append(_MACHINERY)
     return "\n".join(out)
@@ -138,13 +147,23 @@ from pathlib import Path
 ZERO = "0" * 40
 
 
-def git(*args, cwd, stdin=None, env=None):
-    """Run one git command; its stdout (stripped) or a clear error naming the command."""
-    full_env = dict(os.environ)
+def run_git(*args, cwd, stdin=None, env=None):
+    """Run one git command, hardened: a minimal environment (GIT_ENV: no system or global
+    config) and GIT_CONFIG as -c overrides, so no hook, fsmonitor, filter, pager or other
+    program a repository's config names can run. Returns the CompletedProcess."""
+    full_env = {k: os.environ[k] for k in ("PATH", "TMPDIR", "HOME", "SYSTEMROOT") if k in os.environ}
+    full_env.update(GIT_ENV)
     full_env.update(env or {})
-    proc = subprocess.run(
-        ["git", "-c", "commit.gpgSign=false", "-c", "i18n.commitEncoding=UTF-8", *args],
-        cwd=cwd, input=stdin, capture_output=True, env=full_env)
+    command = ["git", "--no-optional-locks"]
+    for pair in GIT_CONFIG:
+        command += ["-c", pair]
+    return subprocess.run(command + list(args), cwd=cwd, input=stdin, capture_output=True,
+                          stdin=None if stdin is not None else subprocess.DEVNULL, env=full_env)
+
+
+def git(*args, cwd, stdin=None, env=None):
+    """Run one hardened git command; its stdout (stripped) or a clear error naming the command."""
+    proc = run_git(*args, cwd=cwd, stdin=stdin, env=env)
     if proc.returncode != 0:
         sys.exit(f"git {' '.join(args[:2])} failed in {cwd}: {proc.stderr.decode(errors='replace').strip()}")
     return proc.stdout.decode("utf-8").strip()
@@ -153,8 +172,7 @@ def git(*args, cwd, stdin=None, env=None):
 def branch_sha(repo_dir):
     if not (repo_dir / ".git").exists():
         return None
-    proc = subprocess.run(["git", "rev-parse", "--verify", "-q", f"refs/heads/{BRANCH}^{{commit}}"],
-                          cwd=repo_dir, capture_output=True)
+    proc = run_git("rev-parse", "--verify", "-q", f"refs/heads/{BRANCH}^{{commit}}", cwd=repo_dir)
     return proc.stdout.decode().strip() or None
 
 
@@ -176,7 +194,7 @@ def make_commits(repo_dir, commits, parent):
         for commit in commits:
             entries = []
             for path, data in commit["files"]:
-                blob = git("hash-object", "-w", "--stdin", cwd=repo_dir, stdin=data)
+                blob = git("hash-object", "-w", "--no-filters", "--stdin", cwd=repo_dir, stdin=data)
                 entries.append(f"100644 {blob}\t{path}\n")
             git("update-index", "--index-info", cwd=repo_dir, env=index,
                 stdin="".join(entries).encode("utf-8"))
@@ -218,6 +236,8 @@ def apply_new(dest, force):
             head = make_commits(repo_dir, repo["commits"], None)
             if head:
                 git("update-ref", f"refs/heads/{BRANCH}", head, ZERO, cwd=repo_dir)
+                # A repository this script just made: no filter driver is configured anywhere
+                # git looks (GIT_ENV), so this checkout runs no program.
                 git("reset", "-q", "--hard", cwd=repo_dir)
         if dest.exists():
             old = dest.parent / f".{dest.name}.memlab-tmp-{uuid.uuid4().hex[:12]}"
@@ -243,12 +263,10 @@ def apply_branch(dest, force):
     if current is not None:
         if not force:
             sys.exit(f"{dest}: branch {BRANCH!r} already exists (choose another name, or pass --force)")
-        checked_out = subprocess.run(["git", "symbolic-ref", "-q", "--short", "HEAD"], cwd=dest,
-                                     capture_output=True).stdout.decode().strip()
+        checked_out = run_git("symbolic-ref", "-q", "--short", "HEAD", cwd=dest).stdout.decode().strip()
         if checked_out == BRANCH:
             sys.exit(f"{dest}: branch {BRANCH!r} is checked out; check out another branch first")
-    head = subprocess.run(["git", "rev-parse", "--verify", "-q", "HEAD^{commit}"], cwd=dest,
-                          capture_output=True).stdout.decode().strip() or None
+    head = run_git("rev-parse", "--verify", "-q", "HEAD^{commit}", cwd=dest).stdout.decode().strip() or None
     if head != BASE_HEAD:
         sys.exit(f"{dest}: HEAD is {head}, but this plan was written against {BASE_HEAD}; "
                  "run `memlab migrate --plan` again")

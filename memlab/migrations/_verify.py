@@ -14,12 +14,8 @@ Where a block *goes* is the plan's decision and is recomputed from the source; w
 
 from __future__ import annotations
 
-import io
 import json
 import math
-import shutil
-import tarfile
-import tempfile
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import Any, Iterator
@@ -31,6 +27,7 @@ from memlab.errors import MigrationError, MissingExtra
 from memlab.formats.blockfile import parse_blockfile, parse_ledger
 from memlab.migrations import _elfmem, _letta
 from memlab.migrations._apply import is_git_repo
+from memlab.sources._git import read_blobs
 from memlab.store import Store
 
 PARITY_COLUMNS = {"check": "category", "item": "string", "repo": "string", "path": "string",
@@ -110,42 +107,42 @@ def checkout_view(repo: Path, ref: str | None) -> Iterator[Path]:
     if ref is None:
         yield repo
         return
-    import git
+    from memlab import _git
+    from memlab._tmp import private_tempdir
 
-    tmp = Path(tempfile.mkdtemp(prefix="memlab-verify-"))
-    try:
-        r = git.Repo(repo)
-        try:
-            buf = io.BytesIO()
-            r.archive(buf, treeish=ref, format="tar")
-        finally:
-            r.close()
-        buf.seek(0)
-        with tarfile.open(fileobj=buf) as tar:
-            tar.extractall(tmp, filter="data")
+    with private_tempdir("verify") as tmp:
+        # Blobs as stored (ls-tree + cat-file): unlike `git archive`, no smudge filter, no
+        # export-subst, nothing the repository's attributes or config name can run.
+        commit = _git.rev_parse(repo, ref)
+        if commit is None:
+            raise MigrationError(f"unknown ref {ref!r}", path=repo)
+        files = {p: sha for p, (mode, sha) in _git.flat_tree(repo, commit).items()
+                 if mode in ("100644", "100755")}  # symlinks, submodules: not memory files
+        blobs = read_blobs(repo, files.values())
+        for path, sha in files.items():
+            target = tmp / path
+            if not target.resolve().is_relative_to(tmp.resolve()):
+                continue
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(blobs.get(sha, b""))
         yield tmp
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
 
 
 def _side_texts(folder: Path, prefix: str) -> dict[str, str]:
     """Text of the committed (or exported) files under ``prefix``, read from the tree."""
     out: dict[str, str] = {}
     if is_git_repo(folder):
-        import git
+        from memlab import _git
 
-        r = git.Repo(folder)
-        try:
-            try:
-                tree = r.head.commit.tree
-            except ValueError:
-                return out
-            for item in tree.traverse():
-                if item.type == "blob" and item.path.startswith(prefix):
-                    # A damaged (non-UTF-8) side file must show as a difference, not crash verify.
-                    out[item.path] = item.data_stream.read().decode("utf-8", "replace")
-        finally:
-            r.close()
+        head = _git.rev_parse(folder, "HEAD")
+        if head is None:
+            return out
+        files = {p: sha for p, (mode, sha) in _git.flat_tree(folder, head).items()
+                 if mode in ("100644", "100755") and p.startswith(prefix)}
+        blobs = read_blobs(folder, files.values())
+        for path, sha in files.items():
+            # A damaged (non-UTF-8) side file must show as a difference, not crash verify.
+            out[path] = blobs.get(sha, b"").decode("utf-8", "replace")
         return out
     base = folder / prefix
     if base.is_file():

@@ -439,17 +439,23 @@ def _applied_in(repo: Any, commit: str, proposal: Proposal, items: list[Item]) -
 def _signals_deferred():
     """SIGINT/SIGTERM held back while the branch moves and the files follow it, so a kill
     lands after the working tree matches the new commit (SIGKILL cannot be held: a re-run
-    finishes the job, see :func:`apply_proposal`)."""
-    sigs = {signal.SIGINT, signal.SIGTERM}
-    try:
-        old = signal.pthread_sigmask(signal.SIG_BLOCK, sigs)
-    except (AttributeError, ValueError, OSError):  # not the main thread / not POSIX
-        old = None
+    finishes the job, see :func:`apply_proposal`). A handler records the signal (a thread mask
+    would not do: another thread could take the signal) and it is re-raised at the end."""
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    caught: list[int] = []
+    sigs = (signal.SIGINT, signal.SIGTERM)
+    previous = {s: signal.signal(s, lambda signum, _frame: caught.append(signum)) for s in sigs}
     try:
         yield
     finally:
-        if old is not None:
-            signal.pthread_sigmask(signal.SIG_SETMASK, old)
+        for s, handler in previous.items():
+            signal.signal(s, handler)
+        for signum in dict.fromkeys(caught):
+            signal.raise_signal(signum)
 
 
 def _check_fresh(repo: Any, proposal: Proposal, source: Path,

@@ -523,10 +523,12 @@ def working_tree_changes(info: RepoInfo, commit: str | None,
 
     # git reads every .gitignore on the way; one that is a FIFO would block it: no ignore rules.
     blocked = any(p.rsplit("/", 1)[-1] == ".gitignore" and is_special(found[p]) for p in found)
-    if untracked and not blocked:
-        out = run_git(info.path, "check-ignore", "--no-index", "-z", "--stdin",
-                      input=b"\0".join(p.encode() for p in untracked) + b"\0", check=False)
-        ignored = {p.decode("utf-8", "replace") for p in out.split(b"\0") if p}
+    if untracked:
+        ignored: set[str] = set()
+        if not blocked:
+            out = run_git(info.path, "check-ignore", "--no-index", "-z", "--stdin",
+                          input=b"\0".join(p.encode() for p in untracked) + b"\0", check=False)
+            ignored = {p.decode("utf-8", "replace") for p in out.split(b"\0") if p}
         rows.extend((p, "untracked") for p in untracked if p not in ignored)
     df = pd.DataFrame(sorted(rows), columns=columns)
     return df.astype({"path": "string", "change": "category"})

@@ -52,7 +52,8 @@ import pandas as pd
 from memlab.errors import MissingExtra, SourceError, UnrecognizedStore, UnsupportedSchema
 from memlab.store import Problems, Store, categories, utc_datetimes
 
-__all__ = ["load_letta_server", "is_dsn", "redact_dsn", "is_letta_sqlite", "ACTOR_KINDS"]
+__all__ = ["load_letta_server", "is_dsn", "redact_dsn", "is_letta_sqlite", "find_letta_server",
+           "ACTOR_KINDS"]
 
 KIND = "letta_server"
 ACTOR_KINDS = ("agent", "server_user", "unknown")
@@ -464,6 +465,30 @@ def load_letta_server(dsn_or_path: str | Path) -> Store:
             conn.close()
 
     return read_snapshot(p, reader)
+
+
+def find_letta_server(search) -> list[dict[str, Any]]:
+    """Inventory rows for :func:`memlab.sources.discover.discover`: one per agent of the local
+    Letta server's SQLite database (``~/.letta/sqlite.db``, letta <= 0.11.7), read-only. A
+    database memlab cannot read is one row naming the problem. PostgreSQL servers are not
+    discovered (they are found by their DSN, not on disk)."""
+    from memlab.errors import MemlabError
+
+    db = search.home / ".letta" / "sqlite.db"
+    if not db.is_file():
+        return []
+    st = db.stat()
+    base = {"kind": KIND, "layout": "sqlite", "path": str(db), "files": 1,
+            "bytes": st.st_size, "last_commit": None, "modified": st.st_mtime, "problem": None}
+    try:
+        if not is_letta_sqlite(db):
+            return []
+        store = load_letta_server(db)
+    except MemlabError as exc:
+        return [{**base, "agent_id": db.name, "name": None, "problem": str(exc)}]
+    live = store.agents[~store.agents["is_deleted"].fillna(False).astype(bool)]
+    return [{**base, "agent_id": str(a), "name": None if pd.isna(n) else str(n)}
+            for a, n in zip(live["agent_id"], live["name"])]
 
 
 #: The revision ids of letta 0.16.8's alembic migrations (its ``alembic/versions``; the release

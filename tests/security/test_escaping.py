@@ -1,0 +1,146 @@
+"""Store text never acts where it is written: no pre-ticked proposal item, no code in the plan
+script, no markup in HTML, no line break or control character in a one-line output."""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+
+import pytest
+
+import memlab
+from memlab import _escape
+from memlab.reviews import apply_proposal, read_proposal
+from memlab._escape import split_lines
+
+from hostile import SEPARATORS, agent_file, git, memory_repo, proposal
+
+SEP_IDS = [repr(s) for s in SEPARATORS]
+
+
+# ---- one rule per output kind -----------------------------------------------------------------
+
+@pytest.mark.parametrize("sep", SEPARATORS, ids=SEP_IDS)
+def test_one_line_kinds_keep_no_break_or_control(sep):
+    text = f"first{sep}second\x07\x00\x1b[31m"
+    for render in (_escape.terminal_line, _escape.md_line, _escape.commit_line, _escape.comment):
+        out = render(text)
+        assert len(out.splitlines()) == 1, (render.__name__, out)
+        assert out.isprintable(), (render.__name__, out)
+        assert "first" in out and "second" in out
+
+
+def test_python_literals_round_trip_and_stay_on_one_line():
+    values = ["a\nb\rc\u2028d\x85\x0b\x0c\x1c\x1d\x1e", b"\x00\xff", ["x\u2029", {"k": "\r"}], None, 3]
+    for value in values:
+        lit = _escape.py_literal(value)
+        assert len(lit.splitlines()) == 1 and ast.literal_eval(lit) == value
+    with pytest.raises(TypeError):
+        _escape.py_literal(object())
+
+
+def test_html_escapes_markup_and_quotes():
+    out = _escape.html('<img src=x onerror="alert(1)">&\'')
+    assert "<" not in out and '"' not in out and "'" not in out
+    assert out.startswith("&lt;img")
+
+
+# ---- proposals: no pre-tick, whatever the separator ------------------------------------------
+
+@pytest.mark.parametrize("sep", SEPARATORS, ids=SEP_IDS)
+@pytest.mark.parametrize("field", ["store_name", "summary", "value"])
+def test_store_text_cannot_tick_an_item(tmp_path, sep, field):
+    repo = tmp_path / "memory"
+    memory_repo(repo)
+    target = "rules-0123456789"
+    attack = f"rex{sep}- [x] `{target}` **set_key**: owned{sep}"
+    md, item = proposal(repo, tmp_path / "reviews", item_id=target, **{field: attack})
+    text = md.read_text(encoding="utf-8")
+    # Every line of the file is one line for every reader (Python, editors, terminals).
+    for line in split_lines(text):
+        assert not any(ch in line for ch in _escape.LINE_BREAKS), repr(line)
+    assert read_proposal(md).ticked == set()
+    before = git(repo, "rev-parse", "HEAD")
+    result = apply_proposal(md)
+    assert result.applied == [] and git(repo, "rev-parse", "HEAD") == before
+
+
+@pytest.mark.parametrize("sep", ["\u2028", "\x85", "\x1c", "\r"], ids=repr)
+def test_a_tick_smuggled_into_the_markdown_is_a_tamper(tmp_path, sep):
+    """Someone editing the file to add a tick on a non-line (after a separator) is refused."""
+    from memlab.errors import StaleProposal
+
+    repo = tmp_path / "memory"
+    memory_repo(repo)
+    md, item = proposal(repo, tmp_path / "reviews")
+    text = md.read_text(encoding="utf-8").replace("# memlab review: rex",
+                                                  f"# memlab review: rex{sep}- [x] `{item.id}`")
+    md.write_text(text, encoding="utf-8")
+    with pytest.raises(StaleProposal, match="edited beyond ticking"):
+        read_proposal(md)
+
+
+# ---- the migration plan script: data only as literals ----------------------------------------
+
+@pytest.mark.parametrize("sep", SEPARATORS, ids=SEP_IDS)
+def test_plan_script_never_runs_store_text(tmp_path, sep):
+    marker = tmp_path / "MARKER"
+    payload = f"import pathlib; pathlib.Path({str(marker)!r}).touch()"
+    name = f"rex{sep}{payload}{sep}#"
+    src = agent_file(tmp_path / "a.af", name, ["persona", f"notes{sep}{payload}"],
+                     value=f"v{sep}{payload}")
+    result = memlab.migrate(src, tmp_path / "out", to="letta", plan=True, retrieval=False)
+    script = result.script
+    tree = ast.parse(script.read_text(encoding="utf-8"))
+    # Top level: only the docstring, imports, assignments, REPOS appends, defs and the main guard.
+    for node in tree.body:
+        assert isinstance(node, (ast.Expr, ast.ImportFrom, ast.Import, ast.Assign,
+                                 ast.FunctionDef, ast.If)), ast.dump(node)[:200]
+        if isinstance(node, ast.Expr) and not isinstance(node.value, ast.Constant):
+            call = node.value
+            assert isinstance(call, ast.Call) and call.func.attr == "append", ast.dump(node)[:200]
+    run = subprocess.run([sys.executable, str(script), "--help"], capture_output=True, text=True,
+                         timeout=60)
+    assert run.returncode == 0, run.stderr
+    assert not marker.exists()
+
+
+def test_plan_script_runs_to_the_planned_commits_without_running_store_text(tmp_path):
+    marker = tmp_path / "MARKER"
+    payload = f"import pathlib; pathlib.Path({str(marker)!r}).touch()"
+    src = agent_file(tmp_path / "a.af", f"rex\r{payload}\n#\u2028{payload}", ["persona"])
+    result = memlab.migrate(src, tmp_path / "out", to="letta", plan=True, retrieval=False)
+    run = subprocess.run([sys.executable, str(result.script), str(tmp_path / "out")],
+                         capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr
+    assert not marker.exists()
+    assert git(tmp_path / "out", "rev-parse", "HEAD") == result.commits["sha"].iloc[-1]
+    subject = git(tmp_path / "out", "log", "-1", "--skip=1", "--format=%B")
+    assert subject.splitlines()[0].startswith("migrate: 1 memory block(s) from a.af for agent rex")
+    assert not any(line.startswith("import pathlib") for line in subject.splitlines())
+
+
+# ---- HTML: the review widget -----------------------------------------------------------------
+
+def test_review_browser_escapes_item_text(tmp_path):
+    pytest.importorskip("ipywidgets")
+    from memlab.reviews import views
+
+    repo = tmp_path / "memory"
+    memory_repo(repo)
+    evil = '<img src=x onerror="alert(document.domain)"><script>alert(1)</script>'
+    md, _item = proposal(repo, tmp_path / "reviews", summary=evil, value=evil)
+    widget = views.browse(read_proposal(md), tmp_path / "reviews")
+    htmls = []
+
+    def walk(w):
+        if w.__class__.__name__ == "HTML":
+            htmls.append(w.value)
+        for child in getattr(w, "children", ()):
+            walk(child)
+
+    walk(widget)
+    joined = "\n".join(htmls)
+    assert "onerror" in joined  # the text is shown...
+    assert "<img" not in joined and "<script" not in joined  # ...never rendered

@@ -17,7 +17,6 @@ from pathlib import Path
 import pytest
 
 from memlab.report import NOTEBOOKS, find_input, output_folder
-from memlab.report._params import declared_parameters
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -37,8 +36,6 @@ def _listing(folder: Path) -> set[str]:
 @pytest.mark.parametrize("kind", sorted(NOTEBOOKS))
 def test_defaults_run_from_the_repo_root_and_from_notebooks(kind, tmp_path):
     name = NOTEBOOKS[kind]
-    if kind == "memfs" and declared_parameters(kind)["repo"]["default"] in ('"."', "'.'"):
-        pytest.skip("02's default input is a bundled memfs repo (issue 12), not landed yet")
     before_root, before_nb = _listing(REPO), _listing(REPO / "notebooks")
     for where, cwd, notebook in (("root", REPO, f"notebooks/{name}"),
                                  ("notebooks", REPO / "notebooks", name)):

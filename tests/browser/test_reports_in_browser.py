@@ -52,8 +52,9 @@ def _build(kind: str, out: Path) -> Path:
             out).html
     if kind == "simulation":
         return execute_notebook("simulation", {
-            "iterations": [1, 4], "scenarios": ["S1", "S3", "S10"],
+            "iterations": [1, 4], "scenarios": ["S1", "S3"],
             "instance": DATA / "demo/elfmem-demo.db", "long_instance": None, "growth": 2,
+            "releases": [],  # the real-release rows are the sim tests' business: keep this quick
             "seed": 0}, out).html
     if kind == "review":
         return execute_notebook("review", {"store": DATA / "samples/elfmem/elfmem-0.20.0-schema9.db",

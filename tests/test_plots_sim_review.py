@@ -46,15 +46,21 @@ def test_outcome_map_colours_each_cell_by_its_verdict_and_marks_modelled_ones(ru
     assert [t.get_text() for t in ax.get_yticklabels()] == list(table.index)
 
 
-def test_outcome_map_hatches_a_cell_that_rests_on_a_model(run):
+def test_outcome_map_hatches_the_modelled_cells_and_leaves_measured_ones_solid(run):
+    # Modelled iterations are modelled in every cell; make one cell measured (as a shipped
+    # release's row is) and the map must draw exactly that one solid, without the '~'.
     res = run.results[("4: files as truth", "S8")]
-    res.modelled.append("the writer's retry policy is modelled, not executed")
+    before = res.basis
+    res.basis = "measured"
+    run.__dict__.pop("basis", None)  # a cached property: recompute from the results
     try:
+        assert plots._cell_basis(run).loc["4: files as truth", "S8"] == "measured"
         _, texts, patches = _cells(plots.outcome_map(run))
-        assert patches[(2, 1)].get_hatch() and texts[(2, 1)].startswith("~")
-        assert not patches[(0, 1)].get_hatch()
+        assert not patches[(2, 1)].get_hatch() and not texts[(2, 1)].startswith("~")
+        assert patches[(0, 1)].get_hatch() and texts[(0, 1)].startswith("~")
     finally:
-        res.modelled.pop()
+        res.basis = before
+        run.__dict__.pop("basis", None)
 
 
 def test_fitness_profile_draws_one_line_per_iteration_at_its_levels(run):

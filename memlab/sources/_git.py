@@ -295,7 +295,11 @@ def log_history(repo: Path, *, classify=None) -> tuple[pd.DataFrame, list[tuple[
     c_at, c_ct, c_msg, c_br = cols["authored_at"], cols["committed_at"], cols["message"], cols["branch"]
     c_path, c_ct_type = cols["path"], cols["change_type"]
     c_add, c_del = cols["lines_added"], cols["lines_deleted"]
-    for sha_s, parent_list, an, ae, at, ct, branch, message, diff in _commits(out):
+    from memlab.progress import bar
+
+    # A large history takes a while: count commits as they stream in (shown after 2 s only).
+    for sha_s, parent_list, an, ae, at, ct, branch, message, diff in bar(
+            _commits(out), desc="reading git history", unit=" commits", delay=2.0):
         msg = message.decode("utf-8", "replace").rstrip("\n")
         name, email = an.decode("utf-8", "replace"), ae.decode("utf-8", "replace")
         commits[sha_s] = (parent_list, branch, msg)

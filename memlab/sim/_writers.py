@@ -62,10 +62,12 @@ def _sqlite(db: Path, writer: str, n: int, folder: Path) -> dict:
         write([("INSERT INTO blocks(id, writer, content) VALUES (?, ?, ?)",
                 (f"{writer}-{i:03d}", writer, f"block {i} learned by {writer}")),
                ("UPDATE counters SET learned = learned + 1", ())])
-    # The shared edit: read the curated block, both have read, then write the change as a delta.
-    conn.execute("SELECT content FROM curated WHERE id = 1").fetchone()
+    # The shared edit, the same protocol as the file writer's: read the curated block, both have
+    # read, then write the whole new content back (read-modify-write, no delta in SQL).
+    (text,) = conn.execute("SELECT content FROM curated WHERE id = 1").fetchone()
     _rendezvous(folder, "edit-read", writer)
-    write([("UPDATE curated SET content = content || ? WHERE id = 1", (f"\n+ note by {writer}",))])
+    new = text.replace("## curated", f"## curated\n+ note by {writer}", 1)
+    write([("UPDATE curated SET content = ? WHERE id = 1", (new,))])
     conn.close()
     return {"writer": writer, "busy_retries": busy, "errors": errors}
 

@@ -513,7 +513,9 @@ def s5_fresh_install(ctx: Context, it: Iteration) -> ScenarioResult:
 def s6_missing_key(ctx: Context, it: Iteration) -> ScenarioResult:
     check = _client_check(ctx, it.with_(name=it.name + " (no key)", key_resolution="sdk_default"))
     rng = ctx.rng("S6")
-    world = ctx.world(it, "S6", rng, llm_available=False)
+    # Whether an LLM answers without a key is the real SDK's answer (the client check builds
+    # the provider's client with no key in the environment), not a constant.
+    world = ctx.world(it, "S6", rng, llm_available=check["client_ok"])
     modelled = ["boot behaviour per the doc: elfmem builds adapters lazily (api_key=None) so "
                 "the server starts; preflight makes one real call per profile at boot"]
     if it.preflight:
@@ -1047,8 +1049,11 @@ def s8_concurrent(ctx: Context, it: Iteration) -> ScenarioResult:
                           "the git command", hint="install git, or leave S8 out of scenarios")
     if not it.files_authoritative:
         m = ctx.memoised(("s8", "sqlite"), lambda: _s8_sqlite(n))
-        lost = m["lost_blocks"] + m["lost_counter_updates"] + m["lost_edits"] + m["failed_writes"]
-        outcome = "pass" if lost == 0 and m["integrity"] == "ok" else "fail"
+        lost = m["lost_blocks"] + m["lost_counter_updates"] + m["failed_writes"]
+        # Same rule as the files arm: lost blocks fail; a lost read-modify-write edit (the
+        # protocol's race, identical on both substrates) is partial.
+        outcome = ("fail" if lost or m["integrity"] != "ok" else
+                   "partial" if m["lost_edits"] else "pass")
         summary = (f"2 processes x {n} blocks + 1 shared edit on SQLite ({m['journal_mode']}): "
                    f"{m['lost_blocks']} blocks lost, {m['lost_edits']} edits lost, "
                    f"integrity {m['integrity']}")

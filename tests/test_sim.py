@@ -85,7 +85,9 @@ def test_s3_moves_with_the_threshold(run):
 @pytest.mark.slow
 def test_s1_results_follow_the_measured_cosines(run):
     res = run.cell(1, "S1")
-    assert res.outcome == "fail" and res.metrics["applied"] == 0
+    # The operator's fallback (learn the new wording with the role's tags) lands exactly for
+    # the rewordings whose measured cosine falls in the supersession band, as on real 0.19.2.
+    assert res.outcome == "fail" and 0 < res.metrics["applied"] == res.metrics["in_band_[0.9,0.95)"]
     seen = set()
     for event in res.events:
         cos, detail = event["cosine"], event["detail"]

@@ -273,14 +273,15 @@ def s1_reword(ctx: Context, it: Iteration) -> ScenarioResult:
             if world.edit(role, text):
                 result = "edited in place"
             else:
-                # No edit API: the operator's only move is to learn the new wording and hope.
-                world.learn(text, family=("role", role), tier="DURABLE")
+                # No edit API: the operator learns the new wording with the principle's own
+                # tags (its role and tier, as the real 0.19.2 script does) and hopes.
+                world.learn(text, family=("role", role), tier="PERMANENT", role=role)
                 world.consolidate()
                 ops = [e["op"] for e in world.events]
                 if "reject_exact" in ops:
                     result = "rejected as exact duplicate"
                 elif "supersede" in ops:
-                    result = "superseded the principle; role slot lost"
+                    result = "superseded the principle (new wording holds the role)"
                 elif "guard_refused" in ops:
                     result = "kept as a second copy (pin guard)"
                 else:

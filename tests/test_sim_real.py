@@ -223,3 +223,28 @@ def test_zz_no_measured_cell_is_constant_across_inputs(base, seed1):
         outcomes = {c.outcome for (row, c_code), cells in SEEN.items() if c_code == code
                     for c in cells}
         assert len(outcomes) >= 2, code
+
+
+def test_simulate_shows_modelled_and_measured_rows_side_by_side():
+    from memlab.sim import simulate
+
+    run = simulate([1], ["S3", "S4"], seed=0, releases=["0.19.2"],
+                   params=SMALL.with_(s4_corpus=0))
+    assert list(run.table.index) == [run.iterations[0].name, release_row(OLD)]
+    assert run.basis.loc[release_row(OLD)].eq("measured").all()
+    assert run.basis.loc[run.iterations[0].name].eq("modelled").all()
+    modelled = run.cell(1, "S3")
+    assert modelled.assumptions[0] == "doc's estimate" and "pin_guard=False" in modelled.assumptions
+    text = run.render()
+    assert "~FAIL" in text and "rule: pass: the pinned/constitutional block" in text
+    check = run.model_check.set_index("scenario")
+    # The model and 0.19.2 agree that S3 fails: a 0.9x-cosine arrival supersedes the principle.
+    assert check.loc["S3", "modelled"] == check.loc["S3", "measured"] == "fail"
+
+
+def test_cli_bad_iteration_is_one_line_exit_2(capsys):
+    from memlab.cli import main
+
+    assert main(["simulate", "--iterations", "9", "--no-real"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "not an iteration: 9" in err[0]

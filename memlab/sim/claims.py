@@ -126,3 +126,33 @@ def claims_table(results: Mapping[tuple[str, str], Any], releases: list[str],
                      "evidence": f"{a:,} -> {b:,} non-blank non-comment lines"})
     return pd.DataFrame(rows, columns=["release", "scenario", "claim", "where", "doc_says",
                                        "measured", "verdict", "evidence"])
+
+
+#: Which modelled iteration each shipped release stands for: 0.19.2 is the doc's baseline
+#: (Iteration 1); 0.20.0 shipped the minimal patch and retired pairwise contradiction, so it is
+#: compared with Iterations 2 and 3.
+COUNTERPARTS: dict[str, tuple[int, ...]] = {"0.19.2": (1,), "0.20.0": (2, 3)}
+
+
+def model_vs_release(table: pd.DataFrame, iterations: list[Any], releases: list[str]
+                     ) -> pd.DataFrame:
+    """Per scenario, a modelled iteration's outcome next to its shipped counterpart's measured
+    one: where the world model and the real release agree."""
+    from memlab.sim.real import release_row
+
+    rows = []
+    by_number = {getattr(it, "number", None): it.name for it in iterations}
+    for rel in releases:
+        for number in COUNTERPARTS.get(rel, ()):
+            name = by_number.get(number)
+            if name is None or release_row(rel) not in table.index:
+                continue
+            for code in table.columns:
+                modelled, measured = table.at[name, code], table.at[release_row(rel), code]
+                if modelled is None or measured is None:
+                    continue
+                rows.append({"release": rel, "iteration": name, "scenario": code,
+                             "modelled": modelled, "measured": measured,
+                             "agree": modelled == measured})
+    return pd.DataFrame(rows, columns=["release", "iteration", "scenario", "modelled",
+                                       "measured", "agree"])

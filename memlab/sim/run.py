@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 
 from memlab.sim.fitness import fitness_table, findings_table, journey_table
-from memlab.sim.claims import claims_table
+from memlab.sim.claims import claims_table, model_vs_release
 from memlab.sim.instance import Instance, load_instance
 from memlab.sim.iterations import Iteration, resolve_iterations
 from memlab.sim.scenarios import Context, Scenario, ScenarioResult, resolve_scenarios
@@ -70,6 +70,12 @@ class SimulationRun:
         data = {s.code: [getattr(self.results.get((r, s.code)), "basis", None)
                          for r in self.rows] for s in self.scenarios}
         return pd.DataFrame(data, index=pd.Index(self.rows, name="iteration"))
+
+    @cached_property
+    def model_check(self) -> pd.DataFrame:
+        """Each modelled iteration next to the shipped release it stands for (0.19.2 for
+        Iteration 1; 0.20.0 for Iterations 2 and 3), scenario by scenario."""
+        return model_vs_release(self.table, self.iterations, self.releases)
 
     @cached_property
     def claims(self) -> pd.DataFrame:
@@ -280,6 +286,16 @@ class SimulationRun:
                     continue
                 out.append(f"  [{row.verdict}] {row.claim}")
                 out.append(f"      {row.release}: {row.evidence}")
+            out.append("")
+        check = self.model_check
+        if len(check):
+            out.append("World model vs the shipped release it stands for")
+            for (rel, it), part in check.groupby(["release", "iteration"], sort=False):
+                off = part[~part["agree"]]
+                out.append(f"  {it} vs elfmem {rel}: {int(part['agree'].sum())}/{len(part)} "
+                           "scenarios agree" + ("; differ: " + ", ".join(
+                               f"{r.scenario} ~{_WORD[r.modelled]}/{_WORD[r.measured]}"
+                               for r in off.itertuples()) if len(off) else ""))
             out.append("")
         if self.iterations:
             out.append("Findings: where the modelled run disagrees with the doc")

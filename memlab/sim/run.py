@@ -227,6 +227,11 @@ class SimulationRun:
             key = f"iteration_{it.number}" if it.number else it.name
             for outcome in ("pass", "partial", "fail"):
                 out[f"{key}_{outcome}"] = int((row == outcome).sum())
+        for rel in self.releases:
+            row = self.table.loc[release_row(rel)]
+            key = "release_" + rel.replace(".", "_")
+            for outcome in ("pass", "partial", "fail"):
+                out[f"{key}_{outcome}"] = int((row == outcome).sum())
         return out
 
     # ---- text -----------------------------------------------------------------------------------

@@ -231,6 +231,8 @@ def _summary(store: Store, h: dict[str, Any], core: pd.DataFrame, shared: pd.Dat
         lines.append(f"  history: {h['history_rows']} checkpoint(s) on {h['n_blocks_with_history']}"
                      f" block(s): {h['history_by_agent']} by agents, {h['history_by_user']} by "
                      f"users, {h['history_by_unknown']} by unknown actors")
+    elif "block_history" in (store.meta.get("absent") or {}):
+        lines.append("  history: none (this database has no block_history table)")
     else:
         lines.append("  history: none (block_history is empty; the server never checkpointed)")
     for row in undo.itertuples(index=False):

@@ -17,7 +17,7 @@ from typing import Any
 
 import pandas as pd
 
-__all__ = ["terminal_width", "comparison_text", "FLAG_MEANINGS", "flag_lines"]
+__all__ = ["terminal_width", "comparison_text", "wrap_text", "FLAG_MEANINGS", "flag_lines"]
 
 DEFAULT_WIDTH = 100
 _LABEL_MAX = 30
@@ -122,6 +122,24 @@ def comparison_text(frame: pd.DataFrame, *, width: int | None = None) -> str:
                 out.append(row.rstrip())
         out.append("")
     return "\n".join(out).rstrip() + "\n"
+
+
+def wrap_text(text: str, width: int | None = None) -> str:
+    """Lines longer than ``width`` wrapped at spaces, continuing under their own indent plus
+    four spaces; shorter lines (tables, aligned columns) are left exactly as they are."""
+    import textwrap
+
+    width = width or terminal_width()
+    out = []
+    for line in text.splitlines():
+        if len(line) <= width:
+            out.append(line)
+            continue
+        indent = line[:len(line) - len(line.lstrip())]
+        out.extend(textwrap.wrap(line.strip(), width, initial_indent=indent,
+                                 subsequent_indent=indent + "    ", break_long_words=False,
+                                 break_on_hyphens=False) or [line])
+    return "\n".join(out) + ("\n" if text.endswith("\n") else "")
 
 
 #: What each migration flag means, in one line (the per-item detail is in ``flags.message``).

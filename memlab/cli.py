@@ -99,7 +99,12 @@ def cmd_audit(args: argparse.Namespace) -> int:
 
     if len(args.paths) == 1:
         result = audit(args.paths[0], as_of=args.as_of, seconds_per_call=args.seconds_per_call)
-        print(result.to_json() if args.json else result.summary())
+        if args.json:
+            print(result.to_json())
+        else:
+            from memlab._terminal import wrap_text
+
+            print(wrap_text(result.summary()))
         return 0
     table = compare(args.paths, as_of=args.as_of)
     if args.json:
@@ -180,7 +185,9 @@ def cmd_migrate(args: argparse.Namespace) -> int:
     result = migrate(args.source, args.dest, to=args.to, plan=args.plan, force=args.force,
                      branch=args.branch, verify=args.verify, retrieval=not args.no_retrieval,
                      agent=args.agent or None)
-    print(result)
+    from memlab._terminal import wrap_text
+
+    print(wrap_text(str(result)))
     return 0
 
 

@@ -93,3 +93,14 @@ def test_report_parameters_keep_their_types_and_dates_stay_text():
 
     assert _parse_params(["as_of=2026-11-30", "growth=2", "retrieval=false", "scenarios=[S1, S3]"]) \
         == {"as_of": "2026-11-30", "growth": 2, "retrieval": False, "scenarios": ["S1", "S3"]}
+
+
+def test_one_store_audit_fits_100_columns_and_keeps_every_word():
+    run = _memlab("audit", str(STORES[0]), "--as-of", "2026-08-04")
+    assert run.returncode == 0, run.stderr
+    lines = run.stdout.splitlines()
+    assert max(len(line) for line in lines) <= 100
+    import memlab
+
+    summary = memlab.audit(STORES[0], as_of="2026-08-04").summary()
+    assert run.stdout.split() == summary.split()  # wrapped, not cut

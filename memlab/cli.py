@@ -87,8 +87,17 @@ def cmd_inspect(args: argparse.Namespace) -> int:
             print(f"  {key}: {store.meta[key]}")
     print(store.counts().to_string())
     if len(store.problems):
-        print(f"\n{len(store.problems)} problem(s):")
-        _print_frame(store.problems.head(args.max_problems), False)
+        import pandas as pd
+
+        from memlab._terminal import wrap_text
+
+        shown = store.problems.head(args.max_problems)
+        print(f"\n{len(store.problems)} problem(s)"
+              + (f", the first {len(shown)}:" if len(shown) < len(store.problems) else ":"))
+        for row in shown.itertuples(index=False):
+            where = str(row.file) + ("" if pd.isna(row.line) else f":{int(row.line)}")
+            # each problem whole, in one wrapped paragraph: kind, where, what
+            print(wrap_text(f"  {row.kind}  {where}: {row.message}"))
     return 0
 
 

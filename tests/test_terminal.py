@@ -104,3 +104,16 @@ def test_one_store_audit_fits_100_columns_and_keeps_every_word():
 
     summary = memlab.audit(STORES[0], as_of="2026-08-04").summary()
     assert run.stdout.split() == summary.split()  # wrapped, not cut
+
+
+def test_inspect_prints_each_problem_whole_within_100_columns():
+    import memlab
+
+    path = REPO / "data/samples/letta-af/ezra.af"
+    problems = memlab.load(path).problems
+    run = _memlab("inspect", str(path))
+    assert run.returncode == 0, run.stderr
+    assert max(len(line) for line in run.stdout.splitlines()) <= 100
+    text = " ".join(run.stdout.split())
+    for row in problems.itertuples(index=False):
+        assert f"{row.kind} {path}: {' '.join(str(row.message).split())}" in text

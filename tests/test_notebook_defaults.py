@@ -101,3 +101,19 @@ def test_every_relative_link_in_the_notebooks_and_readme_resolves(repo_root):
     cited = (repo_root / "docs" / "elfmem-v2-substrate-reevaluation.md").read_text()
     assert "MIT" in cited.splitlines()[0] and "52x amplification ratio" in cited
     assert "Permission is hereby granted" in (repo_root / "docs/third-party/elfmem-LICENSE").read_text()
+
+
+@pytest.mark.slow
+def test_papermill_cwd_elsewhere_still_finds_the_defaults(tmp_path):
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    env = dict(os.environ, MEMLAB_REPORTS_DIR=str(tmp_path / "reports"),
+               PYTHONPATH=str(REPO) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    run = subprocess.run([sys.executable, "-m", "papermill", "notebooks/01-audit.ipynb",
+                          str(tmp_path / "out.ipynb"), "--cwd", str(elsewhere),
+                          "--no-progress-bar"], cwd=REPO, env=env, capture_output=True,
+                         text=True, timeout=1800)
+    assert run.returncode == 0, run.stderr[-3000:]
+    metrics = json.loads((tmp_path / "reports" / "audit" / "metrics.json").read_text())
+    assert metrics["elfmem-demo.db"]["llm_calls"] == 2903
+    assert list(elsewhere.iterdir()) == []  # nothing written in the kernel's directory

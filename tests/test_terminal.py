@@ -117,3 +117,18 @@ def test_inspect_prints_each_problem_whole_within_100_columns():
     text = " ".join(run.stdout.split())
     for row in problems.itertuples(index=False):
         assert f"{row.kind} {path}: {' '.join(str(row.message).split())}" in text
+
+
+def test_reprs_are_one_short_line():
+    import memlab
+
+    audit = memlab.audit(STORES[0], as_of="2026-08-04")
+    one = repr(audit)
+    assert "\n" not in one and len(one) < 200
+    assert one.startswith(f"<Audit elfmem_db elfmem-demo.db: {len(audit.tables)} tables (")
+    assert f"{len(audit.headline)} headline metrics" in one
+    from memlab.report import ExecutedReport
+
+    rep = ExecutedReport("audit", Path("/r/01-audit.ipynb"), Path("/r/01-audit.html"),
+                         {"demo.db": audit.headline})
+    assert repr(rep) == "<ExecutedReport audit: /r/01-audit.html (1 metrics)>"

@@ -35,6 +35,11 @@ class Audit:
     def __str__(self) -> str:
         return self.summary_text
 
+    def __repr__(self) -> str:
+        return (f"<Audit {self.kind} {self.store_name}: {len(self.tables)} tables "
+                f"({', '.join(list(self.tables)[:4])}{', ...' if len(self.tables) > 4 else ''}), "
+                f"{len(self.headline)} headline metrics, {len(self.notes)} notes>")
+
     def __getitem__(self, name: str) -> pd.DataFrame:
         return self.tables[name]
 

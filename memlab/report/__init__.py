@@ -59,6 +59,9 @@ class ExecutedReport:
     def folder(self) -> Path:
         return self.html.parent
 
+    def __repr__(self) -> str:
+        return f"<ExecutedReport {self.kind}: {self.html} ({len(self.metrics)} metrics)>"
+
 
 def notebook_path(kind_or_name: str) -> Path:
     """The committed notebook for a report kind ('audit') or a file name ('01-audit.ipynb')."""

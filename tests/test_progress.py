@@ -156,3 +156,27 @@ def test_report_all_counts_reports_and_each_notebooks_cells_and_keeps_bars_out_o
     for html in (out / "demo/audit/01-audit.html", out / "demo/review/05-review.html"):
         text = html.read_text()
         assert "it/s" not in text and "text/s" not in text and "step/s" not in text
+
+
+@pytest.mark.slow
+def test_in_a_notebook_kernel_bars_are_widgets_and_notes_are_shown(tmp_path):
+    import json
+
+    import nbformat
+
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell(
+        "from memlab.progress import bar, note\n"
+        "note('embedding 9 texts takes about 1 s here')\n"
+        "for _ in bar(range(30), desc='demo', unit='x'):\n    pass")]
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3",
+                                 "language": "python"}
+    nbformat.write(nb, tmp_path / "in.ipynb")
+    run = subprocess.run([sys.executable, "-m", "papermill", str(tmp_path / "in.ipynb"),
+                          str(tmp_path / "out.ipynb"), "--no-progress-bar"], cwd=tmp_path,
+                         env=_env(), capture_output=True, text=True, timeout=600)
+    assert run.returncode == 0, run.stderr[-2000:]
+    outputs = json.loads((tmp_path / "out.ipynb").read_text())["cells"][0]["outputs"]
+    texts = "".join("".join(o.get("text", "")) for o in outputs if o["output_type"] == "stream")
+    assert "memlab: embedding 9 texts takes about 1 s here" in texts
+    assert any("application/vnd.jupyter.widget-view+json" in o.get("data", {}) for o in outputs)

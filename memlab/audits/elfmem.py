@@ -133,6 +133,10 @@ def audit_elfmem(store: Store, *, as_of: Any = None, seconds_per_call: float = 1
                  summary_text=_summary(ctx, tables, headline), notes=ctx.notes)
 
 
+#: Block columns that can hold a store's largest values.
+_HEAVY = ("content", "summary", "envelope_json", "embedding")
+
+
 class _Context:
     """The frames an audit reads, typed once, plus the notes sections leave for the reader."""
 
@@ -147,11 +151,18 @@ class _Context:
         cfg = frames.get("config")
         self.config = cfg.iloc[0] if cfg is not None and len(cfg) else pd.Series(dtype=object)
         self.status = self.blocks["status"].astype("string")
-        self.active = self.blocks[self.status.eq("active").fillna(False).to_numpy()]
-        self.inbox = self.blocks[self.status.eq("inbox").fillna(False).to_numpy()]
-        self.archived = self.blocks[self.status.eq("archived").fillna(False).to_numpy()]
-        self.live = self.blocks[self.status.isin(["active", "inbox"]).fillna(False).to_numpy()]
+        # The status subsets leave out the text columns: filtering would copy every value in
+        # them (a 1 GB block twice more). Sections take text through heavy().
+        light = self.blocks.drop(columns=[c for c in _HEAVY if c in self.blocks.columns])
+        self.active = light[self.status.eq("active").fillna(False).to_numpy()]
+        self.inbox = light[self.status.eq("inbox").fillna(False).to_numpy()]
+        self.archived = light[self.status.eq("archived").fillna(False).to_numpy()]
+        self.live = light[self.status.isin(["active", "inbox"]).fillna(False).to_numpy()]
         self.schema = int(store.meta.get("schema_version") or 1)
+
+    def heavy(self, frame: pd.DataFrame, column: str) -> pd.Series:
+        """``column`` of ``blocks`` for the rows of a subset (copies only those rows' values)."""
+        return self.blocks[column].loc[frame.index]
 
     def cfg(self, key: str) -> Any:
         value = self.config.get(key, pd.NA)
@@ -265,21 +276,22 @@ def _archival(ctx: _Context, tables: dict, headline: dict) -> None:
         return (cur if steps else None), steps, (status_by_id.get(cur) if steps else None)
 
     rows = []
-    for _, b in arch.iterrows():
+    contents = ctx.heavy(arch, "content")
+    for (_, b), text in zip(arch.iterrows(), contents):
         end, steps, end_status = chain(str(b["id"]))
         rows.append({"id": b["id"], "archive_reason": reasons.loc[b.name],
                      "category": b["category"], "created_at": b["created_at"],
                      "decay_lambda": b["decay_lambda"], "tier": _tier(b["decay_lambda"]),
                      "confidence": b["confidence"], "pinned": b["pinned"],
                      "reinforcement_count": b["reinforcement_count"],
-                     "seed_role": _seeds.match_seed(b["content"], b["id"]),
+                     "seed_role": _seeds.match_seed(text, b["id"]),
                      "superseded_by": b["superseded_by"], "chain_end": end,
-                     "chain_length": steps, "chain_end_status": end_status,
-                     "content": b["content"]})
+                     "chain_length": steps, "chain_end_status": end_status})
     archived = pd.DataFrame(rows, columns=[
         "id", "archive_reason", "category", "created_at", "decay_lambda", "tier", "confidence",
         "pinned", "reinforcement_count", "seed_role", "superseded_by", "chain_end",
-        "chain_length", "chain_end_status", "content"])
+        "chain_length", "chain_end_status"])
+    archived["content"] = contents.astype("string").reset_index(drop=True)
     for col in ("id", "archive_reason", "seed_role", "superseded_by", "chain_end",
                 "chain_end_status", "content", "tier"):
         archived[col] = archived[col].astype("string")
@@ -380,11 +392,34 @@ def _constitution(ctx: _Context, tables: dict, headline: dict) -> None:
     release = _seeds.seed_release(role_tags=role_era)
     # Plain-Python lookups: ten slots against every block would otherwise mean ten full-frame
     # boolean filters per question.
-    cols = ["id", "content", "status", "archive_reason", "superseded_by", "decay_lambda",
+    cols = ["id", "status", "archive_reason", "superseded_by", "decay_lambda",
             "confidence", "created_at"]
     records = {str(r["id"]): r for r in ctx.blocks[cols].to_dict("records")}
-    norm = {i: (None if _isna(r["content"]) else _seeds.normalise(r["content"]))
-            for i, r in records.items()}
+    # Content is read one block at a time and only ever compared with a seeded text: a block's
+    # form is built no longer than the longest seed (+1), so a huge block is never held twice.
+    limit = max([_seeds.SEED_CHARS] + [len(_seeds.normalise(slot.content)) for slot in release.slots])
+    contents = ctx.blocks["content"]
+    ids = [str(i) for i in ctx.blocks["id"]]
+    position = {i: n for n, i in enumerate(ids)}  # the last row of a repeated id, as records
+
+    def content_of(block_id: str) -> Any:
+        return contents.iloc[position[block_id]]
+
+    # The first 64K characters decide unless they are nearly all whitespace: only then is a
+    # longer block read whole.
+    head_chars = 1 << 16
+    heads = contents.astype("string").str.slice(0, head_chars)
+    lengths = contents.astype("string").str.len()
+    norm: dict[str, str | None] = {}
+    for i, head, n in zip(ids, heads, lengths):
+        if _isna(head):
+            norm[i] = None
+            continue
+        form = _seeds.normalise(head, limit)
+        if n > head_chars and len(form) <= limit:
+            form = _seeds.normalise(content_of(i), limit)
+        norm[i] = form
+
     by_norm: dict[str, list[str]] = {}
     for i, text in norm.items():
         by_norm.setdefault(text, []).append(i)
@@ -395,7 +430,7 @@ def _constitution(ctx: _Context, tables: dict, headline: dict) -> None:
         for block_id, pre in zip(amendments["block_id"].astype("string"),
                                  amendments["pre_content"]):
             if not _isna(pre) and block_id in records:
-                amended_from.setdefault(_seeds.normalise(pre), block_id)
+                amended_from.setdefault(_seeds.normalise(pre, limit), block_id)
     holders_by_tag: dict[str, list[str]] = {}
     for block_id, tag in zip(role_rows["block_id"].astype("string"),
                              role_rows["tag"].astype("string")):
@@ -428,7 +463,7 @@ def _constitution(ctx: _Context, tables: dict, headline: dict) -> None:
             "role": slot.role, "role_tag": slot.role_tag or _seeds.CONSTITUTIONAL_TAG,
             "seeded_text": slot.content, "state": state, "live_blocks": len(holder_ids),
             "live_block_id": None if first is None else first["id"],
-            "live_content": None if first is None else first["content"],
+            "live_content": None if first is None else content_of(str(first["id"])),
             "live_created_at": pd.NaT if first is None else first["created_at"],
             "original_id": None if original is None else original["id"],
             "original_status": None if original is None else original["status"],
@@ -598,7 +633,8 @@ def _reinforcement(ctx: _Context, tables: dict, headline: dict) -> None:
         "self_block": [bool(ctx.tags.loc[ctx.tags["block_id"].astype("string").eq(i).to_numpy(),
                                          "tag"].astype("string").str.startswith("self/").any())
                        for i in top["id"].astype("string")],
-        "content": top["content"].astype("string").str.slice(0, 80).to_numpy(),
+        "content": ctx.blocks["content"].astype("string").str.slice(0, 80)
+                   .loc[top.index].to_numpy(),
     })
     table["rank"] = table["rank"].astype("Int64")
     table["reinforcement_count"] = table["reinforcement_count"].astype("Int64")
@@ -640,7 +676,7 @@ def _staleness(ctx: _Context, tables: dict, headline: dict) -> None:
         "created_at": inbox["created_at"].to_numpy(),
         "age_days": ages.to_numpy(),
         "category": inbox["category"].to_numpy(),
-        "content": inbox["content"].astype("string").to_numpy(),
+        "content": ctx.heavy(inbox, "content").astype("string").reset_index(drop=True),
     }).sort_values("age_days", ascending=False, ignore_index=True)
     if not pd.isna(last_activity) and ctx.as_of.date() < last_activity.date():
         ctx.notes.append(f"as_of {ctx.as_of.date()} is before the store's last activity "

@@ -201,19 +201,41 @@ def content_hash(content: str) -> str:
     return hashlib.sha256(content.strip().lower().encode("utf-8")).hexdigest()[:16]
 
 
-def normalise(text: str) -> str:
-    """Whitespace- and case-insensitive form, so re-wrapped seed text still matches."""
-    return " ".join(str(text).split()).lower()
+_WORD = re.compile(r"\S+")
+
+
+def normalise(text: str, limit: int | None = None) -> str:
+    """Whitespace- and case-insensitive form, so re-wrapped seed text still matches.
+
+    ``limit``: stop once the form is longer than ``limit`` characters and return what was
+    built so far (still longer than ``limit``, so it equals no text of at most ``limit``
+    characters). Words are walked one at a time, so a 1 GB block costs no list of its words.
+    """
+    text = str(text)
+    if limit is None:
+        return " ".join(text.split()).lower()
+    parts: list[str] = []
+    size = -1
+    for match in _WORD.finditer(text):
+        start, end = match.span()
+        parts.append(text[start:min(end, start + limit + 1)])  # never a copy of a huge word
+        size += end - start + 1
+        if size > limit:
+            break
+    return " ".join(parts).lower()
 
 
 _BY_TEXT = {normalise(text): role for role, _, text in _TEXTS}
 _BY_ID = {content_hash(text): role for role, _, text in _TEXTS}
+#: No seeded text is longer than this once normalised: longer block texts are never compared
+#: in full (see ``normalise(limit=...)``).
+SEED_CHARS = max(len(t) for t in _BY_TEXT)
 
 
 def match_seed(content: str | None = None, block_id: str | None = None) -> str | None:
     """The role whose seeded text this block holds (or was created from), else ``None``."""
     if content is not None and not pd.isna(content):
-        role = _BY_TEXT.get(normalise(content))
+        role = _BY_TEXT.get(normalise(content, SEED_CHARS))
         if role is not None:
             return role
     if block_id is not None and not pd.isna(block_id):

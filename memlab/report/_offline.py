@@ -31,6 +31,7 @@ _REMOTE = re.compile(
     r"""|\bfrom\s+["'`]\s*(?:https?:)?//""",
     re.I)
 _PROGRESS = ("FloatProgressModel", "IntProgressModel")
+_CONTROL = 'class="memlab-control"'
 _CSS_COMMENT = re.compile(r"/\*.*?\*/", re.S)
 _STYLE = re.compile(r"(<style[^>]*>)(.*?)(</style>)", re.S | re.I)
 
@@ -79,9 +80,12 @@ def _widget_html(model_id: str, state: dict[str, Any], depth: int = 0) -> str:
             return ""  # a progress bar (tqdm's notebook bar): done by the time anyone reads
         kids = [_widget_html(str(c).removeprefix("IPY_MODEL_"), state, depth + 1)
                 for c in s.get("children", [])]
+        if name == "HBoxModel":  # a row: controls keep their width, text takes the rest
+            kids = [f'<div style="flex:{"0 0 auto" if _CONTROL in k[:40] else "1 1 0"};'
+                    f'min-width:0">{k}</div>' for k in kids if k]
         direction = "row" if name == "HBoxModel" else "column"
         return (f'<div class="memlab-widget" style="display:flex;flex-direction:{direction};'
-                f'gap:.5em">{"".join(kids)}</div>')
+                f'gap:.5em;align-items:baseline">{"".join(kids)}</div>')
     if name == "OutputModel":
         return "".join(_output_html(o) for o in s.get("outputs", []))
     if name in ("HTMLModel", "HTMLMathModel"):

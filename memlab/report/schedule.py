@@ -108,7 +108,7 @@ def report_all(config_path: str | Path, *, out: str | Path | None = None) -> Pat
     note(f"{len(todo)} report(s) to render ({len(config['stores'])} store(s) x their notebooks"
          + (", plus the simulation" if config.get("simulation", True) else "") + "); the ETA "
          "settles after the first few: on a cold embedding cache the review and simulation "
-         "reports embed every text once (minutes), later runs reuse the cache")
+         "reports embed each text once, which can take minutes; later runs reuse the cache")
     with bar(total=len(todo), desc="reports", unit="report") as reports:
         for report_kind, name, paths, sub, when in todo:
             reports.set_postfix_str(f"{name}/{report_kind}")

@@ -293,3 +293,13 @@ def test_elfmem_script_restores_a_changed_seed_through_edit(tmp_path, embedder):
     (before,) = con.execute("SELECT content FROM blocks WHERE id = ?", (restore.target["uid"],)).fetchone()
     con.close()
     assert before == "Curiosity drives me, bounded by the task at hand."
+
+
+def test_a_store_kind_review_does_not_cover_is_one_named_error(tmp_path):
+    from memlab.errors import MemlabError
+    from memlab.store import Store
+
+    store = Store("letta_server", tmp_path / "letta.db", {})
+    with pytest.raises(MemlabError, match="review does not cover letta_server stores") as err:
+        review(store, embedder=object())
+    assert err.value.path == tmp_path / "letta.db" and err.value.hint

@@ -36,7 +36,7 @@ from memlab.reviews._polarity import opposite, sentences, topic_share
 from memlab.reviews._proposal import ELFMEM_APPLY_SCHEMA, Choice, Finding, Item, Proposal, item_id
 from memlab.reviews._triage import (RECORDED_CONTRADICTION_CERTAINTY, STALE_CERTAINTY, impact,
                                    rank, tokens)
-from memlab.reviews._units import MEMFS_KINDS, units_of
+from memlab.reviews._units import MEMFS_KINDS, check_reviewable, units_of
 from memlab.store import Store
 
 #: Candidate contradictions are looked for only between statement-sized units.
@@ -569,6 +569,7 @@ def review(store: Store | str | Path, *, near_duplicate: float = 0.90, stale_aft
         import memlab
 
         store = memlab.load(store)
+    check_reviewable(store)
     if embedder is None:
         from memlab.embed import get_embedder
 

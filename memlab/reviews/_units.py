@@ -278,8 +278,21 @@ def _agent_units(store: Store) -> pd.DataFrame:
     return _frame(rows)
 
 
+REVIEWABLE = ("elfmem_db", "elfmem_substrate", "letta_memfs", "souveraine", *AGENT_KINDS)
+
+
+def check_reviewable(store: Store) -> None:
+    """Refuse, naming the store, a kind review has no units for (e.g. a Letta server database)."""
+    if store.kind not in REVIEWABLE:
+        raise UnsupportedSchema(f"review does not cover {store.kind} stores", path=store.path,
+                                      hint="review works on elfmem databases and substrates, Letta memfs "
+                                     "and Souveraine repos and Letta agent files; migrate this store "
+                                     "to one (`memlab migrate SRC DEST`) and review that")
+
+
 def units_of(store: Store) -> pd.DataFrame:
     """The reviewable units of ``store`` (see the module doc for the columns)."""
+    check_reviewable(store)
     if store.kind == "elfmem_db":
         return _elfmem_db_units(store)
     if store.kind == "elfmem_substrate":
@@ -288,6 +301,4 @@ def units_of(store: Store) -> pd.DataFrame:
         return _memfs_file_units(store)
     if store.kind in AGENT_KINDS:
         return _agent_units(store)
-    raise UnsupportedSchema(f"memlab does not review a store of kind {store.kind!r}", path=store.path,
-                            hint="review an elfmem database or substrate, a memory repo or an "
-                                 "agent file")
+    raise AssertionError(store.kind)  # check_reviewable covers every kind above

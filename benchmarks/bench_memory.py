@@ -1,6 +1,7 @@
 """Peak memory of `memlab inspect` / `memlab audit` on a database holding one huge value.
 
-    python benchmarks/bench_memory.py            # one 1 GB block (the issue's case)
+    python benchmarks/bench_memory.py            # one ~1 GB block (953 MiB = 0.999e9 bytes,
+                                                 # just under SQLite's 1e9-byte value limit)
     python benchmarks/bench_memory.py --mb 200   # a quicker look
 
 Builds a copy of the shipped elfmem 0.20.0 sample with one extra block whose content is
@@ -63,7 +64,8 @@ def peak_rss(cmd: list[str]) -> tuple[int, int]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--mb", type=int, default=1024, help="size of the huge value (MiB)")
+    parser.add_argument("--mb", type=int, default=953,
+                        help="size of the huge value in MiB (SQLite stores at most 1e9 bytes)")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="memlab-bench-memory-") as tmp:
         db = Path(tmp) / "huge.db"

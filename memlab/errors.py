@@ -72,7 +72,10 @@ class MemlabError(Exception):
         text = f"{self.path}: {self.message}" if self.path is not None else self.message
         if self.hint:
             text += f" ({self.hint})"
-        return text
+        # Paths and messages carry store text (file names, labels): one terminal line, always.
+        from memlab._escape import terminal_line
+
+        return terminal_line(text)
 
 
 class SourceError(MemlabError):

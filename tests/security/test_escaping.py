@@ -144,3 +144,16 @@ def test_review_browser_escapes_item_text(tmp_path):
     joined = "\n".join(htmls)
     assert "onerror" in joined  # the text is shown...
     assert "<img" not in joined and "<script" not in joined  # ...never rendered
+
+
+# ---- terminal: one error line, whatever the file name --------------------------------------
+
+@pytest.mark.parametrize("sep", ["\n", "\r", "\x1b[2K\r", "\u2028"], ids=repr)
+def test_an_error_naming_a_hostile_path_is_one_terminal_line(tmp_path, sep):
+    folder = tmp_path / f"agent{sep}memlab: ok, nothing wrong"
+    folder.mkdir()
+    (folder / "x.db").write_bytes(b"not sqlite at all, but long enough to have a header" * 3)
+    run = subprocess.run([sys.executable, "-m", "memlab", "inspect", str(folder / "x.db")],
+                         capture_output=True, text=True, timeout=60)
+    assert run.returncode == 2
+    assert len(run.stderr.strip().split("\n")) == 1 and run.stderr.strip().isprintable()

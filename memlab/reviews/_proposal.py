@@ -251,7 +251,10 @@ class Proposal:
                  f"  {c['stale']} stale candidates",
                  f"  {c['drift']} constitutional drifts",
                  f"  {c['limits'] + c['rules']} limit / frontmatter fixes",
-                 f"  {len(self.findings)} findings without an automatic change"]
+                 f"  {sum(f.section == 'stale_evidence' for f in self.findings)} recorded relations "
+                 "not confirmed on today's text (stale evidence: proposes nothing as recorded)",
+                 f"  {sum(f.section != 'stale_evidence' for f in self.findings)} findings without an "
+                 "automatic change"]
         return "\n".join(lines)
 
     def tick(self, *ids: str) -> "Proposal":

@@ -343,7 +343,10 @@ def s2_delete(ctx: Context, it: Iteration) -> ScenarioResult:
                     "replaced_by_restatement": replaced,
                     "days_waited": waited, "active_hours_waited": round(world.hours, 3),
                     "target_tiers": ",".join(b.tier for b in targets)})
-    outcome = "pass" if all(deleted) else ("partial" if any(gone) else "fail")
+    # The same rule as the real rows' S2: what counts is whether the targets left active
+    # memory within the wait, by any exit that removes them (forgotten or decayed).
+    n_gone = sum(gone)
+    outcome = "pass" if n_gone == 3 else "partial" if n_gone else "fail"
     if all(deleted):
         summary = f"3 {what} blocks removed directly ({_events(world, ('forget',))[0]['detail']})"
     else:

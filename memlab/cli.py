@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 from typing import Callable, NoReturn, Sequence
 
+from memlab import constants as C
 from memlab import kinds
 from memlab.errors import MemlabError
 
@@ -309,8 +310,9 @@ def build_parser() -> argparse.ArgumentParser:
     p = add("audit")
     p.add_argument("paths", nargs="+", metavar="PATH", help="one or more stores")
     p.add_argument("--as-of", help="date staleness is measured against (default: today, UTC)")
-    p.add_argument("--seconds-per-call", type=float, default=14.0,
-                   help="LLM latency for the GPU-hours estimate (default 14, the doc's figure)")
+    p.add_argument("--seconds-per-call", type=float, default=C.SECONDS_PER_CALL,
+                   help=f"LLM latency for the GPU-hours estimate (default {C.SECONDS_PER_CALL:g}, "
+                        "the doc's figure)")
     p.add_argument("--json", action="store_true", help="print JSON")
 
     p = add("discover")
@@ -336,13 +338,15 @@ def build_parser() -> argparse.ArgumentParser:
     p = add("review")
     p.add_argument("path", help="the store to review")
     p.add_argument("--out", default=".", help="folder for review-YYYY-MM-DD.md and .json")
-    p.add_argument("--near-duplicate", type=float, default=0.90,
-                   help="cosine at or above which two items are near-duplicates (default 0.90)")
-    p.add_argument("--stale-after-days", type=int, default=90,
-                   help="days without evidence of use before an item is stale (default 90)")
-    p.add_argument("--contradiction-min", type=float, default=0.60,
+    p.add_argument("--near-duplicate", type=float, default=C.NEAR_DUP_THRESHOLD,
+                   help="cosine at or above which two items are near-duplicates "
+                        f"(default {C.NEAR_DUP_THRESHOLD:.2f}, elfmem's)")
+    p.add_argument("--stale-after-days", type=int, default=C.STALE_AFTER_DAYS,
+                   help="days without evidence of use before an item is stale "
+                        f"(default {C.STALE_AFTER_DAYS})")
+    p.add_argument("--contradiction-min", type=float, default=C.CONTRADICTION_MIN,
                    help="cosine at or above which a negated pair is a contradiction candidate "
-                        "(default 0.60)")
+                        f"(default {C.CONTRADICTION_MIN:.2f})")
     p.add_argument("--as-of", help="date staleness is measured against (default: today)")
     p.add_argument("--force", action="store_true", help="overwrite today's proposal file")
     p.add_argument("--all", action="store_true",

@@ -110,7 +110,9 @@ def empty_frame(dtypes: dict[str, str]) -> pd.DataFrame:
 
 
 def token_estimate(chars: pd.Series | int) -> Any:
-    """The elfmem v2 doc's convention: tokens ~ chars / 4."""
+    """The elfmem v2 doc's convention: tokens ~ chars / :data:`memlab.constants.CHARS_PER_TOKEN`."""
+    from memlab.constants import CHARS_PER_TOKEN
+
     if isinstance(chars, pd.Series):
-        return chars / 4.0
-    return np.float64(chars) / 4.0
+        return chars / CHARS_PER_TOKEN
+    return np.float64(chars) / CHARS_PER_TOKEN

@@ -148,8 +148,11 @@ def test_recency_per_block_uses_each_blocks_own_lambda(demo):
     expected = (-per["decay_lambda"] * (hours - per["last_reinforced_at"]).clip(lower=0)).map(
         math.exp)
     assert (per["recency"] - expected).abs().max() < 1e-12
-    penalised = per[per["tier"].eq("other")]
-    assert list(penalised["decay_lambda"]) == [0.02]  # one outcome doubled a standard lambda
+    penalised = per[per["penalised"]]
+    # one negative outcome doubled a STANDARD lambda (elfmem: x2 per penalty, capped at 0.05)
+    assert list(penalised["decay_lambda"]) == [0.02] and list(penalised["tier"]) == ["STANDARD"]
+    assert not per["tier"].eq("other").any()
+    assert any("1 live STANDARD block(s) decay faster" in n for n in demo.notes)
     assert not per["below_prune"].any()
 
 

@@ -20,6 +20,7 @@ import pandas as pd
 
 from memlab.audits._base import Audit
 from memlab import kinds
+from memlab.constants import SECONDS_PER_CALL
 from memlab.store import Store
 
 __all__ = ["audit", "compare", "Audit"]
@@ -34,7 +35,7 @@ def _as_store(store_or_path: Store | str | Path) -> Store:
 
 
 def audit(store_or_path: Store | str | Path, *, as_of: Any = None,
-          seconds_per_call: float = 14.0) -> Audit:
+          seconds_per_call: float = SECONDS_PER_CALL) -> Audit:
     """Audit one store (or the store at a path) with the audit for its kind.
 
     ``as_of`` is the date staleness is measured against (default: now, UTC);

@@ -7,6 +7,7 @@ from typing import Any
 import pandas as pd
 
 from memlab.audits._base import Audit, json_safe
+from memlab.constants import CHARS_PER_TOKEN
 from memlab.store import Store
 
 __all__ = ["audit_agent_file"]
@@ -81,7 +82,7 @@ def audit_agent_file(store: Store, **_: Any) -> Audit:
         "n_read_only_blocks": len(read_only) if blocks["read_only"].notna().any() or blocks.empty
         else None,
         "block_chars_total": int(blocks["chars"].sum()) if len(blocks) else 0,
-        "block_tokens_est_total": float(blocks["chars"].sum() / 4.0) if len(blocks) else 0.0,
+        "block_tokens_est_total": float(blocks["chars"].sum() / CHARS_PER_TOKEN) if len(blocks) else 0.0,
         "max_prompt_chars": int(prompt["prompt_chars"].max()) if len(prompt) else None,
         "max_prompt_tokens_est": float(prompt["prompt_tokens_est"].max()) if len(prompt) else None,
         "max_context_share": (float(prompt["context_share"].max())
@@ -121,7 +122,7 @@ def _prompt_chars(agents: pd.DataFrame, blocks: pd.DataFrame,
     out["block_chars"] = out["block_chars"].fillna(0).astype("Int64")
     out["n_over_limit"] = out["n_over_limit"].fillna(0).astype("Int64")
     out["prompt_chars"] = (out["system_chars"] + out["block_chars"]).astype("Int64")
-    out["prompt_tokens_est"] = out["prompt_chars"].astype("float64") / 4.0
+    out["prompt_tokens_est"] = out["prompt_chars"].astype("float64") / CHARS_PER_TOKEN
     out["context_share"] = (out["prompt_tokens_est"]
                             / out["context_window"].astype("float64")).astype("float64")
     return out[columns].sort_values("prompt_chars", ascending=False).reset_index(drop=True)

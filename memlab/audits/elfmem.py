@@ -37,15 +37,13 @@ import pandas as pd
 
 from memlab.audits import seeds as _seeds
 from memlab.audits._base import Audit, json_safe
+from memlab.constants import (CHARS_PER_TOKEN, DECAY_LAMBDA, LAMBDA_CEILING, PENALTY_FACTOR,
+                              PRUNE_THRESHOLD, SECONDS_PER_CALL, is_penalised, tier_of_lambda)
 from memlab.errors import MemlabError, UnsupportedSchema
 from memlab.store import Store
 
-__all__ = ["audit_elfmem", "TIERS", "gini", "lorenz", "parse_as_of"]
+__all__ = ["audit_elfmem", "gini", "lorenz", "parse_as_of"]
 
-#: elfmem's decay tiers (``types.DecayTier``; unchanged from 0.8.0 to 0.20.0).
-TIERS: dict[str, float] = {"PERMANENT": 1e-05, "DURABLE": 0.001, "STANDARD": 0.01,
-                           "EPHEMERAL": 0.05}
-_DEFAULT_PRUNE = 0.05
 _CAVEAT = ("elfmem's update_block_status() deletes an archived block's tags, edges and "
            "contradiction rows, so few tags on archived blocks is mostly an artefact of "
            "archival, not evidence that they lacked standing")
@@ -90,7 +88,7 @@ def lorenz(values: Any) -> pd.DataFrame:
 
 # ── the audit ─────────────────────────────────────────────────────────────────────────────
 
-def audit_elfmem(store: Store, *, as_of: Any = None, seconds_per_call: float = 14.0) -> Audit:
+def audit_elfmem(store: Store, *, as_of: Any = None, seconds_per_call: float = SECONDS_PER_CALL) -> Audit:
     """Recompute the v2 doc's evidence set for one elfmem database.
 
     ``as_of`` is the "today" staleness is measured against (default: now, UTC);
@@ -205,7 +203,7 @@ def _cost(ctx: _Context, tables: dict, headline: dict) -> None:
                          "reports no token usage (common for local servers)")
     live_chars = int(ctx.active["content_chars"].fillna(0).sum())
     summary_chars = int(ctx.active["summary_chars"].fillna(0).sum())
-    live_tokens, summary_tokens = live_chars / 4.0, summary_chars / 4.0
+    live_tokens, summary_tokens = live_chars / CHARS_PER_TOKEN, summary_chars / CHARS_PER_TOKEN
     active = len(ctx.active)
     rows = [
         ("llm_calls", calls, "calls"),
@@ -316,10 +314,7 @@ def _archival(ctx: _Context, tables: dict, headline: dict) -> None:
 def _tier(lam: Any) -> str | None:
     if _isna(lam):
         return None
-    for name, value in TIERS.items():
-        if math.isclose(float(lam), value, rel_tol=1e-9, abs_tol=1e-12):
-            return name
-    return "other"
+    return tier_of_lambda(lam) or "other"
 
 
 # ── session clock and recency ─────────────────────────────────────────────────────────────
@@ -330,7 +325,7 @@ def _clock(ctx: _Context, tables: dict, headline: dict) -> None:
     n = len(sessions)
     durations = sessions["duration_s"] if "duration_s" in sessions else pd.Series(dtype=float)
     prune = _num(ctx.cfg("prune_threshold"))
-    prune = prune if math.isfinite(prune) and prune > 0 else _DEFAULT_PRUNE
+    prune = prune if math.isfinite(prune) and prune > 0 else PRUNE_THRESHOLD
     clock = pd.DataFrame([{
         "total_active_hours": hours, "sessions": n,
         "mean_session_s": hours * 3600.0 / n if n and math.isfinite(hours) else float("nan"),
@@ -342,7 +337,7 @@ def _clock(ctx: _Context, tables: dict, headline: dict) -> None:
     }])
     tables["clock"] = clock
 
-    tiers = pd.DataFrame({"tier": list(TIERS), "decay_lambda": list(TIERS.values())})
+    tiers = pd.DataFrame({"tier": list(DECAY_LAMBDA), "decay_lambda": list(DECAY_LAMBDA.values())})
     tiers["recency_after_lifetime"] = np.exp(-tiers["decay_lambda"] * hours)
     tiers["half_life_hours"] = math.log(2) / tiers["decay_lambda"]
     tiers["hours_to_prune"] = math.log(1.0 / prune) / tiers["decay_lambda"]
@@ -356,6 +351,7 @@ def _clock(ctx: _Context, tables: dict, headline: dict) -> None:
         "id": live["id"].astype("string"), "status": live["status"],
         "category": live["category"], "decay_lambda": live["decay_lambda"],
         "tier": live["decay_lambda"].map(_tier).astype("string"),
+        "penalised": live["decay_lambda"].map(is_penalised).astype("boolean"),
         "last_reinforced_at": live["last_reinforced_at"], "hours_since": since,
     })
     per_block["recency"] = np.exp(-per_block["decay_lambda"] * per_block["hours_since"])
@@ -370,10 +366,14 @@ def _clock(ctx: _Context, tables: dict, headline: dict) -> None:
     headline["live_blocks_below_prune"] = int(per_block["below_prune"].sum())
     headline["min_block_recency"] = float(per_block["recency"].min()) if len(per_block) \
         else float("nan")
+    penalised = int(per_block["penalised"].sum())
+    if penalised:
+        ctx.notes.append(f"{penalised} live STANDARD block(s) decay faster than their tier: "
+                         f"negative outcomes multiplied lambda by {PENALTY_FACTOR:g} (up to "
+                         f"{LAMBDA_CEILING:g})")
     other = int(per_block["tier"].eq("other").sum())
     if other:
-        ctx.notes.append(f"{other} live block(s) have a decay_lambda matching no tier "
-                         "(negative outcomes multiply lambda)")
+        ctx.notes.append(f"{other} live block(s) have a decay_lambda elfmem never writes")
 
 
 # ── §2.3 constitution ─────────────────────────────────────────────────────────────────────

@@ -11,12 +11,11 @@ from typing import Any
 import pandas as pd
 
 from memlab.audits._base import Audit, json_safe
+from memlab.constants import CHARS_PER_TOKEN, STALE_AFTER_DAYS
 from memlab.store import Store
 
 __all__ = ["audit_letta_server", "STALE_AFTER_DAYS"]
 
-#: A block nobody has written for this many days is listed as stale (the review room's default).
-STALE_AFTER_DAYS = 90
 
 
 def _as_of(as_of: Any) -> pd.Timestamp:
@@ -148,7 +147,7 @@ def _core_memory(agents: pd.DataFrame, blocks: pd.DataFrame, links: pd.DataFrame
     out["limit_share"] = (out["block_chars"].astype("float64")
                           / out["limit_chars"].astype("float64").where(out["limit_chars"] > 0))
     out["prompt_tokens_est"] = (out["system_chars"].fillna(0) + out["block_chars"]).astype(
-        "float64") / 4.0
+        "float64") / CHARS_PER_TOKEN
     out["context_share"] = out["prompt_tokens_est"] / out["context_window"].astype("float64")
     cols = ["agent_id", "name", "n_blocks", "block_chars", "limit_chars", "limit_share",
             "n_over_limit", "system_chars", "prompt_tokens_est", "context_window", "context_share"]

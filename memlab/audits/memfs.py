@@ -22,6 +22,7 @@ from typing import Any
 import pandas as pd
 
 from memlab.audits._base import Audit
+from memlab.constants import CHARS_PER_TOKEN
 from memlab.errors import MemlabError
 from memlab.formats import letta_memfs as fmt
 from memlab.sources.memfs import (LETTA_LAYOUTS, domain_of, file_versions, files_at, in_prompt,
@@ -61,7 +62,7 @@ class PromptSnapshot:
 
     @property
     def total_tokens(self) -> float:
-        return self.total_chars / 4.0
+        return self.total_chars / CHARS_PER_TOKEN
 
 
 def _as_store(store_or_path: Store | str | Path) -> Store:
@@ -124,7 +125,7 @@ def prompt_at(store_or_path: Store | str | Path, sha: str) -> PromptSnapshot:
     }).reset_index(drop=True)
     snapshot["chars"] = pd.array([_rendered_chars(b, d) for b, d in
                                   zip(shown["body_chars"], shown["description"])], dtype="Int64")
-    snapshot["tokens"] = snapshot["chars"].astype("float64") / 4.0
+    snapshot["tokens"] = snapshot["chars"].astype("float64") / CHARS_PER_TOKEN
     tree = _tree_listing(files["path"].tolist(), layout)
     return PromptSnapshot(resolve_ref(store, sha), layout, snapshot, tree)
 
@@ -677,7 +678,7 @@ def _growth(versions, chain, hist, parse, layout, agent) -> tuple[pd.DataFrame, 
         for (domain, memory), nbytes in group_bytes.items():
             if group_files[(domain, memory)] > 0:
                 size_rows.append((sha, t, domain, memory, nbytes, group_files[(domain, memory)]))
-        prompt_rows.append((sha, t, shown["full"], shown["listed"], prompt_chars, prompt_chars / 4.0))
+        prompt_rows.append((sha, t, shown["full"], shown["listed"], prompt_chars, prompt_chars / CHARS_PER_TOKEN))
     sizes = pd.DataFrame(size_rows, columns=size_cols)
     prompts = pd.DataFrame(prompt_rows, columns=prompt_cols)
     for df in (sizes, prompts):

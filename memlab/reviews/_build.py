@@ -29,6 +29,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from memlab.constants import CONTRADICTION_MIN, NEAR_DUP_THRESHOLD, STALE_AFTER_DAYS
 from memlab.errors import MemlabError
 from memlab.reviews import _repo
 from memlab.reviews._checks import ChecksMixin, archive_path
@@ -544,8 +545,9 @@ def _histogram_sample(vectors: np.ndarray, *, limit: int = 2000, pairs: int = 20
     return np.einsum("ij,ij->i", vectors[a[keep]], vectors[b[keep]]).astype(np.float32)
 
 
-def review(store: Store | str | Path, *, near_duplicate: float = 0.90, stale_after_days: float = 90,
-           as_of: Any = None, contradiction_min: float = 0.60, embedder: Any = None,
+def review(store: Store | str | Path, *, near_duplicate: float = NEAR_DUP_THRESHOLD,
+           stale_after_days: float = STALE_AFTER_DAYS,
+           as_of: Any = None, contradiction_min: float = CONTRADICTION_MIN, embedder: Any = None,
            cache_dir: str | Path | None = None, progress: bool | None = None,
            top: int | None = None, all: bool = False) -> Proposal:
     """Review any store memlab loads and return a :class:`Proposal` (nothing is written).
@@ -564,7 +566,8 @@ def review(store: Store | str | Path, *, near_duplicate: float = 0.90, stale_aft
         raise MemlabError(f"thresholds must satisfy 0 < contradiction_min <= near_duplicate <= 1 "
                           f"(got contradiction_min={contradiction_min}, "
                           f"near_duplicate={near_duplicate})",
-                          hint="near_duplicate defaults to 0.90, contradiction_min to 0.60")
+                          hint=f"near_duplicate defaults to {NEAR_DUP_THRESHOLD:.2f}, contradiction_min to "
+                               f"{CONTRADICTION_MIN:.2f}")
     if not isinstance(store, Store):
         import memlab
 

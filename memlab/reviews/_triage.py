@@ -16,6 +16,8 @@ paraphrase, a stale unit, a restore) or high (a contradiction: one side of a cla
 from __future__ import annotations
 
 import math
+
+from memlab.constants import CHARS_PER_TOKEN
 from typing import Any
 
 PRIORITY = {"drift": 200, "contradictions": 100, "limits": 80, "rules": 40, "duplicates": 0,
@@ -25,9 +27,9 @@ RECORDED_CONTRADICTION_CERTAINTY = 0.9
 
 
 def tokens(chars: Any) -> int:
-    """Tokens of a text of ``chars`` characters, by the chars/4 rule of thumb memlab uses."""
+    """Tokens of a text of ``chars`` characters, by the chars/4 rule of thumb memlab uses (:data:`memlab.constants.CHARS_PER_TOKEN`)."""
     try:
-        return int(math.ceil(int(chars) / 4))
+        return int(math.ceil(int(chars) / CHARS_PER_TOKEN))
     except (TypeError, ValueError):
         return 0
 

@@ -24,22 +24,13 @@ from typing import Any, Mapping
 import numpy as np
 import pandas as pd
 
+from memlab.constants import CHARS_PER_TOKEN, DECAY_LAMBDA, DECAY_TIERS, tier_of_lambda
 from memlab.errors import MemlabError
 
-__all__ = ["Instance", "DOC_INSTANCE", "TIERS", "LAMBDA", "instance_from_store",
-           "load_instance", "tier_of_lambda"]
+__all__ = ["Instance", "DOC_INSTANCE", "instance_from_store", "load_instance"]
 
-#: elfmem's decay tiers and their lambda (per active hour), ``scoring.py``.
-LAMBDA: dict[str, float] = {"PERMANENT": 1e-5, "DURABLE": 1e-3, "STANDARD": 1e-2,
-                            "EPHEMERAL": 5e-2}
-TIERS = tuple(LAMBDA)
-
-
-def tier_of_lambda(lam: float) -> str:
-    """The tier whose lambda is nearest on a log scale (penalised blocks sit between tiers)."""
-    if lam is None or not np.isfinite(lam) or lam <= 0:
-        return "STANDARD"
-    return min(TIERS, key=lambda t: abs(math.log(lam) - math.log(LAMBDA[t])))
+# elfmem's decay tiers, their lambda and the lambda -> tier rule live in memlab.constants.
+LAMBDA, TIERS = DECAY_LAMBDA, DECAY_TIERS
 
 
 @dataclass(frozen=True)
@@ -241,11 +232,11 @@ def instance_from_store(store: Any, *, audit: Any = None, growth: int = 100) -> 
     # Every block ever, not only the active ones: decay removes the short-lived tiers, and the
     # world model needs the mix blocks arrive with.
     lam = pd.to_numeric(blocks.get("decay_lambda", pd.Series(dtype=float)), errors="coerce")
-    tiers = lam.dropna().map(tier_of_lambda)
+    tiers = lam.dropna().map(tier_of_lambda).dropna()  # elfmem's rule: a penalised λ is STANDARD
     if len(tiers):
         counts = tiers.value_counts()
         mix = tuple((t, float(counts.get(t, 0)) / len(tiers)) for t in TIERS)
-        prov["tier_mix"] = "store: decay_lambda of all blocks, nearest tier"
+        prov["tier_mix"] = "store: decay_lambda of all blocks, elfmem's tier rule"
     else:
         mix = DOC_INSTANCE.tier_mix
         prov["tier_mix"] = "no decay_lambda: the doc instance's assumed mix"
@@ -255,7 +246,7 @@ def instance_from_store(store: Any, *, audit: Any = None, growth: int = 100) -> 
         prov["mean_block_tokens"] = "store: token_count of active blocks"
     else:
         chars = active["content"].astype("string").str.len() if "content" in active else None
-        mean_tokens = float(chars.mean() / 4.0) if chars is not None and len(chars) else 50.0
+        mean_tokens = float(chars.mean() / CHARS_PER_TOKEN) if chars is not None and len(chars) else 50.0
         prov["mean_block_tokens"] = "store: content chars / 4 of active blocks"
 
     llm_calls = _config_value(config, "llm_calls")

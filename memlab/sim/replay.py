@@ -24,7 +24,8 @@ import pandas as pd
 
 from memlab.audits.seeds import CONSTITUTIONAL_TAG, ROLE_TAG_PREFIX, match_seed
 from memlab.errors import MemlabError
-from memlab.sim.instance import LAMBDA, tier_of_lambda
+from memlab.constants import tier_of_lambda
+from memlab.sim.instance import LAMBDA
 from memlab.sim.iterations import ITERATIONS, Iteration
 from memlab.sim.world import VectorBook
 

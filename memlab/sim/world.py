@@ -21,6 +21,7 @@ from typing import Any, Iterable, Sequence
 import numpy as np
 
 from memlab.sim._texts import CONSTITUTION, CONSTITUTION_TAGS
+from memlab.constants import CHARS_PER_TOKEN
 from memlab.sim.instance import LAMBDA, Instance
 from memlab.sim.iterations import Iteration
 
@@ -225,7 +226,7 @@ class World:
         for role, text in CONSTITUTION.items():
             self.learn(text, tier="PERMANENT", role=role, pinned=True,
                        family=("role", role), tags=set(CONSTITUTION_TAGS[role]),
-                       tokens=len(text) / 4.0)
+                       tokens=len(text) / CHARS_PER_TOKEN)
             self._intended[role] = text
         self._event("init", detail=f"seeded {len(CONSTITUTION)} constitutional blocks")
         self.consolidate()

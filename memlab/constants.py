@@ -1,0 +1,98 @@
+"""Figures memlab takes from elsewhere, each defined once here with its source.
+
+Modules import these names; ``tests/test_constants.py`` fails when a module defines one of them
+again (or writes the decay-tier table out by hand).
+
+elfmem figures were read from elfmem 0.20.0's source (the wheel on PyPI, installed in the
+project's venv); the decay and penalty figures are unchanged since 0.8.0.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+__all__ = [
+    "DECAY_LAMBDA", "DECAY_TIERS", "PENALTY_FACTOR", "LAMBDA_CEILING", "PROTECTED_MAX_LAMBDA",
+    "PRUNE_THRESHOLD", "NEAR_DUP_THRESHOLD", "EXACT_DUP_THRESHOLD", "tier_of_lambda",
+    "is_penalised", "CHARS_PER_TOKEN", "SECONDS_PER_CALL", "STALE_AFTER_DAYS",
+    "CONTRADICTION_MIN",
+]
+
+# --- elfmem: decay ----------------------------------------------------------------------------
+
+#: Decay rate per active hour of each tier; recency = exp(-lambda * hours since reinforced).
+#: elfmem ``scoring.py`` ``LAMBDA`` (``types.DecayTier``).
+DECAY_LAMBDA: dict[str, float] = {"PERMANENT": 0.00001, "DURABLE": 0.001, "STANDARD": 0.010,
+                                  "EPHEMERAL": 0.050}
+DECAY_TIERS: tuple[str, ...] = tuple(DECAY_LAMBDA)
+
+#: A negative outcome multiplies a block's stored lambda by this, capped at
+#: :data:`LAMBDA_CEILING`; blocks at or below :data:`PROTECTED_MAX_LAMBDA` (DURABLE, PERMANENT)
+#: are never penalised. elfmem ``config.py`` (``penalty_factor``, ``lambda_ceiling``) and
+#: ``db/queries.py`` ``accelerate_block_decay`` (``_DURABLE_LAMBDA_THRESHOLD``).
+PENALTY_FACTOR = 2.0
+LAMBDA_CEILING = 0.050
+PROTECTED_MAX_LAMBDA = 0.001
+
+#: Recency below which elfmem archives a block as decayed: the ``prune_threshold`` config row
+#: elfmem seeds (``db/queries.py``), used when a database has none.
+PRUNE_THRESHOLD = 0.05
+
+
+def tier_of_lambda(lam: Any) -> str | None:
+    """The decay tier a stored ``decay_lambda`` belongs to, by elfmem's own rules.
+
+    elfmem stores the tier's lambda and only ever changes it by penalties (x2, capped at 0.05,
+    STANDARD and EPHEMERAL only), so a lambda equal to a tier's is that tier and one strictly
+    between STANDARD and the ceiling is a penalised STANDARD block (the demo's 0.02). Anything
+    else (missing, non-positive, or a value elfmem never writes) is None.
+    """
+    try:
+        value = float(lam)
+    except (TypeError, ValueError):
+        return None
+    if not math.isfinite(value) or value <= 0:
+        return None
+    for name, tier_lambda in DECAY_LAMBDA.items():
+        if math.isclose(value, tier_lambda, rel_tol=1e-9, abs_tol=1e-12):
+            return name
+    if is_penalised(value):
+        return "STANDARD"
+    return None
+
+
+def is_penalised(lam: Any) -> bool:
+    """True for a lambda elfmem reaches only by penalising a STANDARD block (see
+    :func:`tier_of_lambda`)."""
+    try:
+        value = float(lam)
+    except (TypeError, ValueError):
+        return False
+    return DECAY_LAMBDA["STANDARD"] * (1 + 1e-9) < value < LAMBDA_CEILING * (1 - 1e-9)
+
+
+# --- elfmem: near-duplicates ------------------------------------------------------------------
+
+#: Cosine at or above which elfmem treats a new block as a near-duplicate (supersedes) and as an
+#: exact duplicate (rejects). elfmem ``config.py`` ``near_dup_near_threshold`` /
+#: ``near_dup_exact_threshold``. memlab's review uses the first as its near-duplicate default.
+NEAR_DUP_THRESHOLD = 0.90
+EXACT_DUP_THRESHOLD = 0.95
+
+# --- the elfmem v2 re-evaluation doc (docs/elfmem-v2-substrate-reevaluation.md) ---------------
+
+#: Tokens are estimated as characters / 4 (the doc's convention, used for every store kind).
+CHARS_PER_TOKEN = 4.0
+
+#: Seconds of LLM latency per call behind the doc's GPU-hours estimate.
+SECONDS_PER_CALL = 14.0
+
+# --- memlab's own defaults --------------------------------------------------------------------
+
+#: Days without evidence of use before a unit is stale (review) or a block is listed as stale
+#: (the Letta server audit).
+STALE_AFTER_DAYS = 90
+
+#: Cosine at or above which a negated pair is a contradiction candidate in review.
+CONTRADICTION_MIN = 0.60

@@ -14,7 +14,7 @@ from typing import Callable, NoReturn, Sequence
 
 from memlab import constants as C
 from memlab import kinds
-from memlab.errors import MemlabError
+from memlab.errors import InvalidArgument, MemlabError
 
 __all__ = ["main", "build_parser", "COMMANDS"]
 
@@ -261,7 +261,7 @@ def _parse_params(pairs: list[str]) -> dict:
     for pair in pairs:
         name, sep, value = pair.partition("=")
         if not sep or not name:
-            raise MemlabError(f"parameter {pair!r} is not NAME=VALUE")
+            raise InvalidArgument(f"parameter {pair!r} is not NAME=VALUE")
         parsed = yaml.safe_load(value)
         params[name] = value.strip() if isinstance(parsed, (dt.date, dt.datetime)) else parsed
     return params

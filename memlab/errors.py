@@ -17,6 +17,7 @@
     │   ├── StaleProposal            the store changed since the proposal was written
     │   └── ProposalRejected         a ticked item is not allowed (pinned, read-only, dirty tree)
     ├── ReportError                  a notebook failed while rendering a report
+    ├── InvalidArgument              an argument or setting has a value memlab cannot use
     ├── SimulationError              a simulation asked for something it cannot run
     │   └── ReleaseEnvError          a shipped elfmem release's venv cannot be built or started
     └── MissingExtra                 an optional dependency is not installed
@@ -46,6 +47,7 @@ __all__ = [
     "StaleProposal",
     "ProposalRejected",
     "ReportError",
+    "InvalidArgument",
     "SimulationError",
     "ReleaseEnvError",
     "FleetError",
@@ -135,6 +137,11 @@ class ProposalRejected(ProposalError):
 
 class ReportError(MemlabError):
     """A notebook failed while rendering a report; ``context`` holds the cell and traceback."""
+
+
+class InvalidArgument(MemlabError):
+    """An argument or setting has a value memlab cannot use: a date that is not a date, a
+    threshold out of range, a parameter that is not NAME=VALUE."""
 
 
 class SimulationError(MemlabError):

@@ -16,7 +16,8 @@ from typing import Any, Iterable
 import numpy as np
 import pandas as pd
 
-__all__ = ["Store", "Problems", "PROBLEM_COLUMNS", "utc_datetimes", "categories", "empty_frame"]
+__all__ = ["Store", "Problems", "PROBLEM_COLUMNS", "utc_datetimes", "categories", "empty_frame",
+           "parse_as_of"]
 
 PROBLEM_COLUMNS = ["file", "line", "kind", "message"]
 
@@ -97,6 +98,23 @@ def utc_datetimes(values: pd.Series) -> pd.Series:
     lo, hi = pd.Timestamp.min.tz_localize("UTC"), pd.Timestamp.max.tz_localize("UTC")
     in_range = parsed.isna() | ((parsed >= lo) & (parsed <= hi))
     return parsed.where(in_range).astype("datetime64[ns, UTC]")
+
+
+def parse_as_of(as_of: Any) -> pd.Timestamp:
+    """The date staleness is measured against: ``None`` -> now (UTC, whole seconds); a date,
+    datetime or ISO text -> a tz-aware UTC timestamp. Anything else is InvalidArgument."""
+    from memlab.errors import InvalidArgument
+
+    if as_of is None:
+        return pd.Timestamp.now(tz="UTC").floor("s")
+    try:
+        ts = pd.Timestamp(as_of)
+    except (ValueError, TypeError, OverflowError) as exc:
+        raise InvalidArgument(f"as_of {as_of!r} is not a date",
+                              hint="give a date such as 2026-08-04 or an ISO timestamp") from exc
+    if pd.isna(ts):
+        raise InvalidArgument(f"as_of {as_of!r} is not a date", hint="give a date such as 2026-08-04")
+    return ts.tz_localize("UTC") if ts.tzinfo is None else ts.tz_convert("UTC")
 
 
 def categories(values: pd.Series) -> pd.Series:

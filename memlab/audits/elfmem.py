@@ -39,8 +39,8 @@ from memlab.audits import seeds as _seeds
 from memlab.audits._base import Audit, json_safe
 from memlab.constants import (CHARS_PER_TOKEN, DECAY_LAMBDA, LAMBDA_CEILING, PENALTY_FACTOR,
                               PRUNE_THRESHOLD, SECONDS_PER_CALL, is_penalised, tier_of_lambda)
-from memlab.errors import MemlabError, UnsupportedSchema
-from memlab.store import Store
+from memlab.errors import InvalidArgument, UnsupportedSchema
+from memlab.store import Store, parse_as_of
 
 __all__ = ["audit_elfmem", "gini", "lorenz", "parse_as_of"]
 
@@ -50,20 +50,6 @@ _CAVEAT = ("elfmem's update_block_status() deletes an archived block's tags, edg
 
 
 # ── public helpers ────────────────────────────────────────────────────────────────────────
-
-def parse_as_of(as_of: Any) -> pd.Timestamp:
-    """``None`` → now (UTC); a date, datetime or ISO text → a tz-aware UTC timestamp."""
-    if as_of is None:
-        return pd.Timestamp.now(tz="UTC")
-    try:
-        ts = pd.Timestamp(as_of)
-    except (ValueError, TypeError) as exc:
-        raise MemlabError(f"as_of {as_of!r} is not a date",
-                          hint="give a date such as 2026-08-04 or an ISO timestamp") from exc
-    if pd.isna(ts):
-        raise MemlabError(f"as_of {as_of!r} is not a date", hint="give a date such as 2026-08-04")
-    return ts.tz_localize("UTC") if ts.tzinfo is None else ts.tz_convert("UTC")
-
 
 def gini(values: Any) -> float:
     """Gini coefficient of non-negative counts (0 = equal, →1 = one block holds everything)."""
@@ -112,7 +98,7 @@ def audit_elfmem(store: Store, *, as_of: Any = None, seconds_per_call: float = S
     except (TypeError, ValueError):
         spc = float("nan")
     if not math.isfinite(spc) or spc <= 0:
-        raise MemlabError(f"seconds_per_call must be a positive number of seconds, got "
+        raise InvalidArgument(f"seconds_per_call must be a positive number of seconds, got "
                           f"{seconds_per_call!r}", hint="the doc's figure is 14")
     when = parse_as_of(as_of)
     ctx = _Context(store, when, spc)

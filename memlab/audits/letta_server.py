@@ -12,17 +12,9 @@ import pandas as pd
 
 from memlab.audits._base import Audit, json_safe
 from memlab.constants import CHARS_PER_TOKEN, STALE_AFTER_DAYS
-from memlab.store import Store
+from memlab.store import Store, parse_as_of
 
 __all__ = ["audit_letta_server", "STALE_AFTER_DAYS"]
-
-
-
-def _as_of(as_of: Any) -> pd.Timestamp:
-    if as_of is None:
-        return pd.Timestamp.now(tz="UTC")
-    ts = pd.Timestamp(as_of)
-    return ts.tz_localize("UTC") if ts.tzinfo is None else ts.tz_convert("UTC")
 
 
 def audit_letta_server(store: Store, *, as_of: Any = None,
@@ -45,7 +37,7 @@ def audit_letta_server(store: Store, *, as_of: Any = None,
         a = memlab.audit("postgresql://memlab_ro@localhost/letta", as_of="2026-12-01")
         a["edit_history"].query("undone")
     """
-    when = _as_of(as_of)
+    when = parse_as_of(as_of)
     deleted_mask = store.blocks["is_deleted"].fillna(False).astype(bool)
     blocks = store.blocks[~deleted_mask]
     deleted = store.blocks[deleted_mask][["block_id", "label", "chars", "updated_at",

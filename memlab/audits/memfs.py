@@ -23,11 +23,11 @@ import pandas as pd
 
 from memlab.audits._base import Audit
 from memlab.constants import CHARS_PER_TOKEN
-from memlab.errors import MemlabError
+from memlab.errors import UnsupportedSchema
 from memlab.formats import letta_memfs as fmt
 from memlab.sources.memfs import (LETTA_LAYOUTS, domain_of, file_versions, files_at, in_prompt,
                                   is_memory_path, load_memfs, resolve_ref)
-from memlab.store import Store
+from memlab.store import Store, parse_as_of
 
 __all__ = ["audit_memfs", "prompt_at", "prompt_share", "PromptSnapshot", "hook_violations",
            "hook_basis", "duplicate_trees", "size_over_time", "commits_by_kind", "churn_matrix",
@@ -68,7 +68,7 @@ class PromptSnapshot:
 def _as_store(store_or_path: Store | str | Path) -> Store:
     if isinstance(store_or_path, Store):
         if store_or_path.kind not in MEMFS_KINDS:
-            raise MemlabError(f"the memfs audit reads memory repos, not {store_or_path.kind!r} stores",
+            raise UnsupportedSchema(f"the memfs audit reads memory repos, not {store_or_path.kind!r} stores",
                               path=store_or_path.path, hint="use memlab.audit() to pick the audit")
         return store_or_path
     return load_memfs(store_or_path)
@@ -264,13 +264,6 @@ def _violations_frame(rows: list[dict]) -> pd.DataFrame:
 
 # --------------------------------------------------------------------------- the audit
 
-def _as_of(value: Any) -> pd.Timestamp | None:
-    if value is None:
-        return None
-    ts = pd.Timestamp(value)
-    return ts.tz_localize("UTC") if ts.tzinfo is None else ts.tz_convert("UTC")
-
-
 def audit_memfs(store: Store | str | Path, *, as_of: Any = None, **_: Any) -> Audit:
     """Audit a memory repo. Tables:
 
@@ -285,7 +278,7 @@ def audit_memfs(store: Store | str | Path, *, as_of: Any = None, **_: Any) -> Au
     are ignored. The store's ``history.no_verify_suspect`` column is filled in place.
     """
     store = _as_store(store)
-    cutoff = _as_of(as_of)
+    cutoff = None if as_of is None else parse_as_of(as_of)
     layout = store.meta["layout"]
     hist = store.history
     versions = file_versions(store) if store.meta.get("ref_sha") else None

@@ -30,7 +30,7 @@ import numpy as np
 import pandas as pd
 
 from memlab.constants import CONTRADICTION_MIN, NEAR_DUP_THRESHOLD, STALE_AFTER_DAYS
-from memlab.errors import MemlabError
+from memlab.errors import InvalidArgument
 from memlab.reviews import _repo
 from memlab.reviews._checks import ChecksMixin, archive_path
 from memlab.reviews._polarity import opposite, sentences, topic_share
@@ -38,7 +38,7 @@ from memlab.reviews._proposal import ELFMEM_APPLY_SCHEMA, Choice, Finding, Item,
 from memlab.reviews._triage import (RECORDED_CONTRADICTION_CERTAINTY, STALE_CERTAINTY, impact,
                                    rank, tokens)
 from memlab.reviews._units import MEMFS_KINDS, check_reviewable, units_of
-from memlab.store import Store
+from memlab.store import Store, parse_as_of
 
 #: Candidate contradictions are looked for only between statement-sized units.
 _CLAIM_CHARS = 400
@@ -54,13 +54,6 @@ _STATUS_RANK = {"active": 2, "notes": 2, "in_prompt": 2, "file": 1, "block": 1, 
 
 def _now() -> pd.Timestamp:
     return pd.Timestamp(dt.datetime.now(dt.timezone.utc)).floor("s")
-
-
-def _as_of(value: Any) -> pd.Timestamp:
-    if value is None:
-        return _now()
-    ts = pd.Timestamp(value)
-    return ts.tz_localize("UTC") if ts.tzinfo is None else ts.tz_convert("UTC")
 
 
 def _date(ts: Any) -> str | None:
@@ -563,7 +556,7 @@ def review(store: Store | str | Path, *, near_duplicate: float = NEAR_DUP_THRESH
     from memlab.reviews._proposal import TOP_N
 
     if not 0 < near_duplicate <= 1 or not 0 < contradiction_min <= near_duplicate:
-        raise MemlabError(f"thresholds must satisfy 0 < contradiction_min <= near_duplicate <= 1 "
+        raise InvalidArgument(f"thresholds must satisfy 0 < contradiction_min <= near_duplicate <= 1 "
                           f"(got contradiction_min={contradiction_min}, "
                           f"near_duplicate={near_duplicate})",
                           hint=f"near_duplicate defaults to {NEAR_DUP_THRESHOLD:.2f}, contradiction_min to "
@@ -577,7 +570,7 @@ def review(store: Store | str | Path, *, near_duplicate: float = NEAR_DUP_THRESH
         from memlab.embed import get_embedder
 
         embedder = get_embedder(cache_dir=cache_dir)
-    when = _as_of(as_of)
+    when = parse_as_of(as_of)
     b = _Builder(store, near_duplicate=near_duplicate, stale_after_days=stale_after_days,
                  contradiction_min=contradiction_min, as_of=when, embedder=embedder)
     from memlab.progress import bar

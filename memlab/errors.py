@@ -139,9 +139,10 @@ class ReportError(MemlabError):
     """A notebook failed while rendering a report; ``context`` holds the cell and traceback."""
 
 
-class InvalidArgument(MemlabError):
+class InvalidArgument(MemlabError, ValueError):
     """An argument or setting has a value memlab cannot use: a date that is not a date, a
-    threshold out of range, a parameter that is not NAME=VALUE."""
+    threshold out of range, a parameter that is not NAME=VALUE, an environment variable memlab
+    reads. Also a ValueError, which is what it is to Python code."""
 
 
 class SimulationError(MemlabError):

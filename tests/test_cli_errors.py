@@ -59,3 +59,12 @@ def test_a_usage_error_is_one_line_too(capsys):
     err = capsys.readouterr().err
     assert exc.value.code == 2 and len(err.strip().splitlines()) == 1
     assert "invalid choice: 'frobnicate'" in err and "--help" in err
+
+
+def test_a_bad_environment_setting_is_one_line_too(monkeypatch, tmp_path, data_dir, capsys):
+    monkeypatch.setenv("MEMLAB_EMBED_PRECISION", "fp8")
+    code = main(["review", str(data_dir / "samples/elfmem/elfmem-0.20.0-schema9.db"),
+                 "--out", str(tmp_path)])
+    err = capsys.readouterr().err
+    assert code == 2 and len(err.strip().splitlines()) == 1, err
+    assert "'fp8'" in err and "MEMLAB_EMBED_PRECISION" in err

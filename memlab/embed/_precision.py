@@ -181,8 +181,10 @@ def requested_precision(explicit: str | None = None) -> str:
     """"fp32" or "auto" from the argument, else from $MEMLAB_EMBED_PRECISION (default auto)."""
     value = (explicit or os.environ.get(ENV) or "auto").strip().lower()
     if value not in ("auto", "fp32"):
-        raise ValueError(f"embedding precision must be 'auto' or 'fp32', not {value!r} "
-                         f"(from {'the argument' if explicit else ENV})")
+        from memlab.errors import InvalidArgument
+
+        raise InvalidArgument(f"embedding precision must be 'auto' or 'fp32', not {value!r} "
+                              f"(from {'the argument' if explicit else ENV})")
     return value
 
 

@@ -232,6 +232,7 @@ class Embedder:
                           "verification": verdict.as_dict()})
         return {"model": self.model_name, "precision": choice.precision,
                 "precision_gate": choice.as_dict(), "description": choice.describe(),
+                "summary": choice.short(),
                 "shipped_packs": packs, "stats": self.stats.as_dict()}
 
     @property

@@ -117,6 +117,13 @@ class PrecisionChoice:
             raise ValueError(f"unknown precision {fields['precision']!r}")
         return cls(**fields)
 
+    def short(self) -> str:
+        """A few words for a report header: the precision and its measured fidelity."""
+        if self.min_cosine is None:
+            return f"{self.precision} ({self.reason})"
+        return (f"{self.precision} (bf16 vs fp32 cosine min {self.min_cosine:.5f}, mean "
+                f"{self.mean_cosine:.5f} over {self.probe_texts} probes)")
+
     def describe(self) -> str:
         """One line for a report: the precision and the fidelity it was measured at."""
         if self.min_cosine is None:

@@ -96,6 +96,16 @@ def _kernel_manager_class():
     class IPCKernelManager(AsyncKernelManager):
         transport = CaselessStrEnum(["tcp", "ipc"], default_value="ipc")
 
+        def _ip_default(self) -> str:
+            # jupyter_client's default is "kernel-ipc" in the current folder for every kernel
+            # without a connection file yet: two reports running at once (report all) would
+            # race for the same socket names and read each other's messages. One private
+            # name per kernel, in the temp folder (jupyter_client removes the sockets).
+            import tempfile
+            import uuid
+
+            return os.path.join(tempfile.gettempdir(), f"memlab-kernel-{uuid.uuid4().hex}-ipc")
+
         async def _async_pre_start_kernel(self, **kw):
             # No progress bars inside a report's kernel: the HTML would keep them as output.
             kw["env"] = {**(kw.get("env") or os.environ), "MEMLAB_QUIET": "1",

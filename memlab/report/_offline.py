@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import html
 import re
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -128,18 +129,32 @@ def static_widgets(nb: Any) -> int:
     return done
 
 
+_EXPORTERS = threading.local()
+
+
+def _exporter() -> Any:
+    """One HTMLExporter per thread, reused: building one compiles the Jinja templates, which
+    costs more than rendering a report with them (the page is the same either way)."""
+    exporter = getattr(_EXPORTERS, "html", None)
+    if exporter is None:
+        import nbconvert
+
+        exporter = nbconvert.HTMLExporter(template_name=TEMPLATE,
+                                          extra_template_basedirs=[str(_TEMPLATES)],
+                                          embed_images=True)
+        exporter.exclude_input_prompt = True
+        exporter.exclude_output_prompt = True
+        _EXPORTERS.html = exporter
+    return exporter
+
+
 def render_html(executed: Path) -> Path:
     """``executed`` (.ipynb) -> the .html beside it: images embedded, no network load."""
-    import nbconvert
     import nbformat
 
     nb = nbformat.read(str(executed), as_version=4)
     static_widgets(nb)
-    exporter = nbconvert.HTMLExporter(template_name=TEMPLATE,
-                                      extra_template_basedirs=[str(_TEMPLATES)],
-                                      embed_images=True)
-    exporter.exclude_input_prompt = True
-    exporter.exclude_output_prompt = True
+    exporter = _exporter()
     body, _ = exporter.from_notebook_node(nb, resources={"metadata": {"name": executed.stem}})
     # The stylesheet's comments cite their sources by URL; nothing loads them, but a page
     # that says "no remote URL" should hold none.

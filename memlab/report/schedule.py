@@ -22,6 +22,7 @@ import datetime as dt
 import html
 import io
 import json
+import os
 import re
 from pathlib import Path
 from typing import Any
@@ -72,12 +73,18 @@ def load_config(path: str | Path) -> dict[str, Any]:
     return config
 
 
-def report_all(config_path: str | Path, *, out: str | Path | None = None) -> Path:
+def report_all(config_path: str | Path, *, out: str | Path | None = None,
+               jobs: int | None = None) -> Path:
     """Run every report the config asks for; write ``index.html``; return its path.
 
-    A failing report does not stop the others: its error is shown in the index (and the run
-    raises :class:`ReportError` at the end, so a cron job still sees a non-zero exit).
+    Reports run concurrently, ``jobs`` at a time (default: the CPU cores this process may use,
+    at most one per report): each runs in its own kernel process, so kernel start-ups, cells
+    and HTML rendering of different reports overlap. Results and the index keep the config's
+    order. A failing report does not stop the others: its error is shown in the index (and the
+    run raises :class:`ReportError` at the end, so a cron job still sees a non-zero exit).
     """
+    from concurrent.futures import ThreadPoolExecutor
+
     from memlab.progress import bar, note
     from memlab.report import report
     from memlab.sources import load
@@ -109,10 +116,15 @@ def report_all(config_path: str | Path, *, out: str | Path | None = None) -> Pat
          + (", plus the simulation" if config.get("simulation", True) else "") + "); the ETA "
          "settles after the first few: on a cold embedding cache the review and simulation "
          "reports embed each text once, which can take minutes; later runs reuse the cache")
-    with bar(total=len(todo), desc="reports", unit="report") as reports:
-        for report_kind, name, paths, sub, when in todo:
-            reports.set_postfix_str(f"{name}/{report_kind}")
-            runs.append(_run_one(report, report_kind, name, paths, folder, sub, when))
+    workers = max(1, min(jobs or _cores(), len(todo) or 1))
+    with bar(total=len(todo), desc="reports", unit="report") as reports, \
+            ThreadPoolExecutor(max_workers=workers) as pool:
+        futures = [(f"{name}/{report_kind}",
+                    pool.submit(_run_one, report, report_kind, name, paths, folder, sub, when))
+                   for report_kind, name, paths, sub, when in todo]
+        for label, future in futures:  # in the config's order, whatever finishes first
+            runs.append(future.result())
+            reports.set_postfix_str(label)
             reports.update(1)
 
     (folder / "runs.json").write_text(json.dumps(runs, indent=2, default=str) + "\n")
@@ -123,6 +135,13 @@ def report_all(config_path: str | Path, *, out: str | Path | None = None) -> Pat
         raise ReportError(f"{len(failed)} of {len(runs)} report(s) failed; see the index",
                           path=index, failures=failed)
     return index
+
+
+def _cores() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not Linux
+        return os.cpu_count() or 1
 
 
 def _run_one(report, kind: str, name: str, paths: list[Path], folder: Path, sub: Path,

@@ -594,7 +594,9 @@ def review(store: Store | str | Path, *, near_duplicate: float = NEAR_DUP_THRESH
         as_of=when.strftime("%Y-%m-%dT%H:%M:%SZ"),
         thresholds={"near_duplicate": near_duplicate, "stale_after_days": stale_after_days,
                     "contradiction_min": contradiction_min,
-                    "model": getattr(embedder, "model_name", type(embedder).__name__)},
+                    "model": getattr(embedder, "model_name", type(embedder).__name__),
+                    **({"precision": embedder.provenance()["summary"]}
+                       if hasattr(embedder, "provenance") else {})},
         items=items, findings=b.findings, clusters=b.clusters, choices=choices,
         top=None if all else (TOP_N if top is None else int(top)), units=b.units,
         vectors=b.vectors, similarities=_histogram_sample(b.vectors))

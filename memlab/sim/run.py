@@ -311,6 +311,8 @@ class SimulationRun:
                            f"{row.why}")
         stats = self.meta.get("embedder")
         out += ["", f"run took {self.meta.get('seconds', 0):.1f} s; embeddings: {stats}"]
+        if self.meta.get("embedding"):
+            out.append(f"embedding precision: {self.meta['embedding']}")
         return "\n".join(out)
 
     def __repr__(self) -> str:
@@ -358,7 +360,9 @@ def simulate(iterations: Any = None, scenarios: Any = None, *, instance: Any = N
     seconds = time.perf_counter() - started
     after = book.embedder.stats.as_dict()
     stats = {"hits": after["hits"] - before["hits"], "misses": after["misses"] - before["misses"]}
+    provenance = getattr(book.embedder, "provenance", None)
     meta = {"seconds": seconds, "embedder": stats, "texts": len(book),
+            "embedding": provenance()["summary"] if provenance else None,
             "store": None if store is None else str(getattr(store, "path", "")),
             "params": _params_text(params) if rels else None,
             "real_seconds": real_seconds if rels else 0.0}

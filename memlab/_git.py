@@ -32,9 +32,11 @@ import re
 import stat
 import subprocess
 import tempfile
+import threading
+from contextlib import contextmanager
 from functools import lru_cache
 from pathlib import Path
-from typing import Iterator, Mapping, Sequence
+from typing import BinaryIO, Iterator, Mapping, Sequence
 
 from memlab.errors import RepoError
 
@@ -334,6 +336,47 @@ def stream(repo: str | Path, *args: str, config: Sequence[str] = ()) -> Iterator
         finally:
             proc.stdout.close()
             code = proc.wait()
+        if code != 0:
+            err.seek(0)
+            raise _failure(repo, args, code, err.read())
+
+
+@contextmanager
+def pipe(repo: str | Path, *args: str, input: bytes, config: Sequence[str] = ()) -> Iterator[BinaryIO]:
+    """A hardened git command fed ``input`` (from a thread, so neither side can block the
+    other) whose stdout is read incrementally: a batch of large blobs is never held twice."""
+    repo = Path(repo)
+    overrides = _config_args(config) + (check_repo(repo) if repo.is_dir() else ())
+    cmd = command(*args, overrides=overrides)
+    with tempfile.TemporaryFile() as err:
+        try:
+            proc = subprocess.Popen(cmd, cwd=repo, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                    stderr=err, env=env(repo))
+        except FileNotFoundError as exc:
+            raise RepoError("git is not installed or not on PATH", path=repo,
+                            hint="install git 2.32 or newer") from exc
+        except PermissionError as exc:
+            raise RepoError(f"cannot run git in this folder: {exc.strerror}", path=repo) from exc
+
+        def feed() -> None:
+            try:
+                proc.stdin.write(input)
+            except (BrokenPipeError, OSError):
+                pass
+            finally:
+                try:
+                    proc.stdin.close()
+                except OSError:
+                    pass
+
+        feeder = threading.Thread(target=feed, daemon=True)
+        feeder.start()
+        try:
+            yield proc.stdout
+        finally:
+            proc.stdout.close()
+            code = proc.wait()
+            feeder.join()
         if code != 0:
             err.seek(0)
             raise _failure(repo, args, code, err.read())

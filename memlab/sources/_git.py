@@ -147,18 +147,18 @@ def read_blobs(repo: Path, shas: Iterable[str]) -> dict[str, bytes]:
     wanted = list(dict.fromkeys(s for s in shas if s))
     if not wanted:
         return {}
-    out = run_git(repo, "cat-file", "--batch", input=("\n".join(wanted) + "\n").encode())
     result: dict[str, bytes] = {}
-    pos = 0
-    for sha in wanted:
-        nl = out.index(b"\n", pos)
-        header = out[pos:nl].split()
-        pos = nl + 1
-        if len(header) < 3 or header[1] == b"missing":
-            continue
-        size = int(header[2])
-        result[sha] = out[pos:pos + size]
-        pos += size + 1
+    # Read blob by blob as git writes them: each blob's bytes exist once (no whole-output
+    # buffer, no slice of it), so a 1 GB blob costs 1 GB here, not three.
+    with _hardened.pipe(repo, "cat-file", "--batch", input=("\n".join(wanted) + "\n").encode(),
+                        config=_READ_CONFIG) as out:
+        for sha in wanted:
+            header = out.readline().split()
+            if len(header) < 3 or header[1] == b"missing":
+                continue
+            size = int(header[2])
+            result[sha] = out.read(size)
+            out.read(1)  # the newline after each object
     return result
 
 

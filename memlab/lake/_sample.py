@@ -19,11 +19,9 @@ The same ``seed`` gives the same stores (git commit dates are fixed, so the same
 from __future__ import annotations
 
 import json
-import os
 import random
 import shutil
 import sqlite3
-import subprocess
 from pathlib import Path
 
 from memlab.errors import OutputExists
@@ -78,13 +76,12 @@ def _agent_file(src: Path, dest: Path, rng: random.Random) -> None:
 
 
 def _git(repo: Path, *args: str, date: str) -> None:
-    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(repo),
-           "GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": os.devnull,
-           "GIT_AUTHOR_NAME": "Fleet Sample", "GIT_AUTHOR_EMAIL": "sample@memlab.invalid",
-           "GIT_COMMITTER_NAME": "Fleet Sample", "GIT_COMMITTER_EMAIL": "sample@memlab.invalid",
-           "GIT_AUTHOR_DATE": date, "GIT_COMMITTER_DATE": date}
-    subprocess.run(["git", "-c", "core.hooksPath=/dev/null", *args], cwd=repo, env=env,
-                   check=True, capture_output=True)
+    from memlab import _git as git
+
+    ident = {"GIT_AUTHOR_NAME": "Fleet Sample", "GIT_AUTHOR_EMAIL": "sample@memlab.invalid",
+             "GIT_COMMITTER_NAME": "Fleet Sample", "GIT_COMMITTER_EMAIL": "sample@memlab.invalid",
+             "GIT_AUTHOR_DATE": date, "GIT_COMMITTER_DATE": date}
+    git.run(repo, *args, extra_env=ident)
 
 
 def _edit_commits(repo: Path, rng: random.Random, n: int) -> None:

@@ -30,7 +30,8 @@ import pandas as pd
 from memlab.errors import FleetError, MemlabError, StoreNotFound
 from memlab.kinds import detect
 from memlab.lake._lake import read_lake, store_id
-from memlab.lake._run import one_line, run_one
+from memlab._escape import terminal_line
+from memlab.lake._run import MESSAGE_CHARS, run_one
 from memlab.lake._sample import make_sample_fleet
 from memlab.sources.discover import walk_stores
 from memlab.lake._summary import FLEET_METRICS, fleet_metrics, typicality
@@ -88,7 +89,8 @@ def _read_manifest(path: Path) -> list[dict[str, Any]]:
     except FileNotFoundError as exc:
         raise StoreNotFound("no such manifest", path=path) from exc
     except Exception as exc:  # pandas/pyarrow raise many kinds for a malformed file
-        raise FleetError(f"cannot read the manifest: {one_line(str(exc))}", path=path) from exc
+        raise FleetError(f"cannot read the manifest: {terminal_line(exc, MESSAGE_CHARS)}",
+                         path=path) from exc
     if "path" not in df.columns:
         raise FleetError("the manifest has no 'path' column", path=path,
                          hint="a CSV or Parquet file with columns path[,label]")
@@ -226,7 +228,7 @@ def _run_dask(args, lake, date, as_of_text, reuse, scheduler, workers, rows, bar
                 client = Client(scheduler, timeout="10s")
             except (OSError, TimeoutError) as exc:
                 raise FleetError(f"cannot reach the Dask scheduler at {scheduler}: "
-                                 f"{one_line(str(exc))}") from exc
+                                 f"{terminal_line(exc, MESSAGE_CHARS)}") from exc
             used: int | str = scheduler
         else:
             n = workers or os.cpu_count() or 1
@@ -246,7 +248,8 @@ def _run_dask(args, lake, date, as_of_text, reuse, scheduler, workers, rows, bar
                     path = where[fut.key]
                     rows.append({"store_id": store_id(path), "path": path, "kind": None,
                                  "status": "failed", "error_class": type(exc).__name__,
-                                 "message": one_line(f"worker failed: {exc}"), "seconds": None})
+                                 "message": terminal_line(f"worker failed: {exc}", MESSAGE_CHARS),
+                                 "seconds": None})
                 fut.release()
                 bar.update()
     finally:

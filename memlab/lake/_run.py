@@ -10,25 +10,19 @@ import hashlib
 import json
 import os
 import time
-import unicodedata
 from pathlib import Path
 from typing import Any
 
+from memlab._escape import terminal_line
 from memlab.lake import _lake
 
-__all__ = ["run_one", "fingerprint", "one_line"]
+__all__ = ["run_one", "fingerprint"]
+
+#: Longest failure message kept in the lake (one terminal line, cut with an ellipsis).
+MESSAGE_CHARS = 300
 
 #: Files SQLite keeps beside a database; they are part of its state.
 _SQLITE_SIDES = ("-wal", "-journal")
-
-
-def one_line(text: str, limit: int = 300) -> str:
-    """An error message as one terminal-safe line: every line break, separator and control
-    character becomes a space; long text is cut with an ellipsis."""
-    cleaned = "".join(" " if unicodedata.category(c)[0] in "CZ" and c != " " else c
-                      for c in str(text))
-    cleaned = " ".join(cleaned.split())
-    return cleaned if len(cleaned) <= limit else cleaned[: limit - 1] + "…"
 
 
 def fingerprint(path: Path) -> str:
@@ -140,7 +134,8 @@ def run_one(path: str, label: str | None, lake: str, run_date: str, as_of: str |
         # The path is the row's store_path; the message says what went wrong and what to do.
         message = (exc.message + (f" ({exc.hint})" if exc.hint else "")) if known \
             else f"{stage} failed: {exc}"
-        out.update(status="failed", error_class=type(exc).__name__, message=one_line(message))
+        out.update(status="failed", error_class=type(exc).__name__, 
+                   message=terminal_line(message, MESSAGE_CHARS))
         try:
             _clear(lake_dir, sid, run_date)
             _lake.write_failure(lake_dir, run_date, sid=sid, path=str(p), kind=out["kind"],

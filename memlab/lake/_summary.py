@@ -90,7 +90,7 @@ def _fmt(value: float) -> str:
 
 
 def summarize(result: "FleetResult", width: int = 100) -> str:
-    from memlab.lake._run import one_line
+    from memlab._escape import terminal_line
 
     stores = result.stores
     c = result.counts
@@ -112,15 +112,15 @@ def summarize(result: "FleetResult", width: int = 100) -> str:
             if values.empty:
                 continue
             top = metrics.loc[values.idxmax(), "store"]
-            label = one_line(str(top), limit=max(10, width - 75))
+            label = terminal_line(top, max(10, width - 75))
             lines.append(f"  {name:<26}{len(values):>7}{_fmt(values.median()):>10}"
                          f"{_fmt(values.quantile(0.9)):>10}{_fmt(values.max()):>10}  {label}")
     failures = result.failures
     if len(failures):
         lines += ["", "  failed:"]
         for rec in failures.head(5).itertuples():
-            lines.append("  " + one_line(f"{rec.path}: {rec.error_class}: {rec.message}",
-                                         limit=width - 2))
+            lines.append("  " + terminal_line(f"{rec.path}: {rec.error_class}: {rec.message}",
+                                              width - 2))
         if len(failures) > 5:
             lines.append(f"  ... and {len(failures) - 5} more (the lake's failures table)")
     lines += ["", f"  read it: memlab.read_lake({str(result.out)!r}, 'headline')",

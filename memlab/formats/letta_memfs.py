@@ -17,9 +17,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Iterable
 
-import yaml
-
 from memlab.errors import UnsafePath
+from memlab.formats._yaml import YamlRead, read_yaml
 
 __all__ = [
     "ALLOWED_KEYS",
@@ -337,6 +336,8 @@ class ServerReading:
     with ``yaml.safe_load``. No frontmatter, no closing fence, bad YAML or YAML that is not a
     mapping: the **whole file**, frontmatter included, is the block's value and nothing else is
     read (``whole_file_reason`` says which). Values are YAML-typed (``read_only: yes`` is True).
+    A value YAML cannot build (``created: 2026-13-45``) makes ``yaml.safe_load`` raise
+    ValueError, which the server does not catch: ``raises`` says why, and ``value`` is empty.
     """
 
     value: str
@@ -345,6 +346,7 @@ class ServerReading:
     limit: object = None
     keys: tuple[str, ...] = ()
     whole_file_reason: str | None = None
+    raises: str | None = None  # the server's parser raises (ValueError) instead: nothing synced
 
     @property
     def whole_file(self) -> bool:
@@ -357,6 +359,9 @@ def read_as_server(text: str) -> ServerReading:
     end = text.find("\n---\n", 4)
     if end == -1:
         return ServerReading(text, whole_file_reason="no closing '---' line followed by a newline")
+    read = _frontmatter_yaml(text[4:end])
+    if read.failure == "value":  # parse_block_markdown catches only yaml.YAMLError
+        return ServerReading("", raises=read.problem)
     ok, front, error = strict_yaml(text[4:end])
     if not ok:
         return ServerReading(text, whole_file_reason=f"the frontmatter is not valid YAML ({error})")
@@ -368,24 +373,25 @@ def read_as_server(text: str) -> ServerReading:
 
 def strict_yaml(fm_text: str) -> tuple[bool, object, str | None]:
     """``(accepted, value, error)`` of ``yaml.safe_load`` (the server's reader) on ``fm_text``."""
-    try:
-        return True, (yaml.safe_load(fm_text) if fm_text.strip() else None), None
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "context_mark", None) or getattr(exc, "problem_mark", None)
-        where = f" at frontmatter line {mark.line + 1}" if mark is not None else ""
-        return False, None, f"{getattr(exc, 'problem', None) or exc}{where}"
-    except RecursionError:
-        return False, None, "nests too deeply"
+    read = _frontmatter_yaml(fm_text)
+    if read.ok:
+        return True, read.value, None
+    where = f" at frontmatter line {read.line + 1}" if read.line is not None else ""
+    return False, None, f"{read.problem}{where}"
+
+
+def _frontmatter_yaml(fm_text: str) -> YamlRead:
+    return read_yaml(fm_text) if fm_text.strip() else YamlRead(True, None)
 
 
 def _unquoted(value: str | None) -> str | None:
     """A value written as one YAML quoted string, without its quotes (others unchanged)."""
     if value is None or len(value) < 2 or value[0] not in "\"'" or value[-1] != value[0]:
         return value
-    try:
-        loaded = yaml.safe_load(f"k: {value}")
-    except (yaml.YAMLError, RecursionError):
+    read = read_yaml(f"k: {value}")
+    if not read.ok:
         return value
+    loaded = read.value
     inner = loaded.get("k") if isinstance(loaded, dict) else None
     return inner if isinstance(inner, str) else value
 
@@ -401,6 +407,11 @@ def _disagreements(client: ClientReading, server: ServerReading, *,
     if not has_frontmatter and not client.has_frontmatter:
         return []
     out: list[str] = []
+    if server.raises is not None:
+        out.append(f"the Letta server's parser raises on this frontmatter ({server.raises}), "
+                   "so the server cannot sync the file, while Letta Code reads description "
+                   f"{_short(client.description)}")
+        return out
     if server.whole_file and client.has_frontmatter:
         out.append(f"the Letta server does not read this frontmatter ({server.whole_file_reason}): "
                    f"it syncs the whole file, frontmatter included, as the block's value "
@@ -453,19 +464,21 @@ def read_frontmatter(text: str) -> Frontmatter:
     fields, problems = _raw_fields(fm_text)
     fm = Frontmatter(True, fm_text, fields, body, problems=problems, body_line=body_line,
                      client=client, server=server)
-    ok, loaded, _ = strict_yaml(fm_text)
-    fm.yaml_ok = ok
-    if not ok:
-        try:
-            yaml.safe_load(fm_text)
-        except yaml.YAMLError as exc:
-            # Where the broken construct starts says more than where YAML gave up (often the end).
-            mark = getattr(exc, "context_mark", None) or getattr(exc, "problem_mark", None)
-            line = mark.line + 2 if mark is not None else None  # the frontmatter starts on line 2
-            fm.problems.append(("malformed_yaml", "frontmatter is not valid YAML: "
-                                f"{getattr(exc, 'problem', None) or exc}", line))
-        except RecursionError:
+    read = _frontmatter_yaml(fm_text)
+    loaded = read.value
+    fm.yaml_ok = read.ok
+    if not read.ok:
+        if read.failure == "depth":
             fm.problems.append(("malformed_yaml", "frontmatter nests too deeply to read", 2))
+        elif read.failure == "value":
+            fm.problems.append(("malformed_yaml", f"frontmatter has {read.problem}: the Letta "
+                                "server's parser raises on it instead of reading the file", 2))
+        else:
+            # Where the broken construct starts says more than where YAML gave up (often the
+            # end); the frontmatter starts on line 2.
+            line = read.line + 2 if read.line is not None else None
+            fm.problems.append(("malformed_yaml",
+                                f"frontmatter is not valid YAML: {read.problem}", line))
     elif loaded is not None and not isinstance(loaded, dict):
         fm.problems.append(("malformed_yaml", "frontmatter is not a mapping of keys to values", 2))
     for message in _disagreements(client, server, has_frontmatter=True):
@@ -486,10 +499,7 @@ def read_frontmatter(text: str) -> Frontmatter:
                             f"read_only value {ro!r} is not 'true' or 'false': Letta Code and its "
                             "hook treat it as not read-only (they compare the text with 'true'), "
                             f"the Letta server reads {_short(server.read_only)}", None))
-    try:
-        base = yaml.load(fm_text, Loader=yaml.BaseLoader) if fm_text.strip() else {}
-    except (yaml.YAMLError, RecursionError):
-        base = None
+    base = read_yaml(fm_text, base=True).value if fm_text.strip() else {}
     if isinstance(base, dict):
         name = base.get("name")
         fm.name = name if isinstance(name, str) else None
@@ -773,11 +783,8 @@ def _one_line(description: str) -> str:
 
 def _yaml_text(value: str) -> str:
     """Plain when every YAML reader gets the same text back, JSON-quoted otherwise."""
-    try:
-        plain_ok = (yaml.safe_load(f"k: {value}") == {"k": value}
-                    and yaml.load(f"k: {value}", Loader=yaml.BaseLoader) == {"k": value})
-    except (yaml.YAMLError, RecursionError):
-        plain_ok = False
+    plain_ok = (read_yaml(f"k: {value}").value == {"k": value}
+                and read_yaml(f"k: {value}", base=True).value == {"k": value})
     return value if plain_ok else json.dumps(value, ensure_ascii=False)
 
 

@@ -27,9 +27,8 @@ import re
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from memlab.errors import MemlabError, ReportError, StoreNotFound
+from memlab.formats._yaml import read_yaml
 
 __all__ = ["report_all", "load_config", "REPORTS_BY_KIND"]
 
@@ -53,10 +52,13 @@ def load_config(path: str | Path) -> dict[str, Any]:
     if not config_path.exists():
         raise StoreNotFound("no such reports config", path=config_path,
                             hint="write a YAML file with a `stores:` mapping of name: path")
-    try:
-        config = yaml.safe_load(config_path.read_text()) or {}
-    except yaml.YAMLError as exc:
-        raise ReportError(f"not valid YAML: {exc}", path=config_path) from exc
+    read = read_yaml(config_path.read_text())
+    if not read.ok:
+        where = f" (line {read.line + 1})" if read.line is not None else ""
+        raise ReportError(f"not valid YAML: {read.problem}{where}", path=config_path)
+    config = read.value or {}
+    if not isinstance(config, dict):
+        raise ReportError("needs a mapping with a `stores:` key", path=config_path)
     stores = config.get("stores")
     if not isinstance(stores, dict) or not stores:
         raise ReportError("needs a non-empty `stores:` mapping of name: path", path=config_path)

@@ -33,8 +33,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import yaml
-
+from memlab.formats._yaml import read_yaml
 from memlab import _git as _hardened
 from memlab._escape import commit_line
 from memlab._files import read_regular
@@ -166,11 +165,8 @@ def _sync_worktree(root: Path, commit: str, changes: dict[str, bytes | None],
 def _yaml_scalar(value: str) -> str:
     if value.startswith('"') and value.endswith('"'):
         return value  # already JSON-quoted by the proposal (memfs v2 names)
-    try:
-        if yaml.safe_load(f"k: {value}") == {"k": value}:
-            return value
-    except yaml.YAMLError:
-        pass
+    if read_yaml(f"k: {value}").value == {"k": value}:
+        return value
     return json.dumps(value, ensure_ascii=False)
 
 

@@ -29,8 +29,8 @@ from pathlib import Path
 from typing import Any, Iterator
 
 import pandas as pd
-import yaml
 
+from memlab.formats._yaml import read_yaml
 from memlab import _git as _hardened
 from memlab import kinds
 from memlab._escape import terminal_line
@@ -350,14 +350,11 @@ def _agent_yaml(path: Path, problems: list[str]) -> tuple[str | None, str | None
     text = _read_small(path, problems)
     if text is None:
         return None, None
-    try:
-        doc = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        problems.append(f"agent.yaml is not valid YAML ({str(exc).splitlines()[0]})")
+    read = read_yaml(text)
+    if not read.ok:
+        problems.append(f"agent.yaml is not valid YAML ({read.problem})")
         return None, None
-    except RecursionError:
-        problems.append("agent.yaml is not valid YAML (nests too deeply to read)")
-        return None, None
+    doc = read.value
     if not isinstance(doc, dict):
         problems.append("agent.yaml is not a mapping")
         return None, None

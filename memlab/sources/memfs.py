@@ -33,8 +33,8 @@ from pathlib import Path
 from typing import Any, Callable
 
 import pandas as pd
-import yaml
 
+from memlab.formats._yaml import read_yaml
 from memlab.errors import (MemlabError, OutputExists, RepoError, SourceError, StoreNotFound,
                            UnrecognizedStore, UnsafePath)
 from memlab._files import NotRegularFile, read_regular
@@ -707,16 +707,15 @@ def _agent(src: _Source, texts: dict[str, tuple[str, str]], problems: Problems) 
             return None
     else:
         return None
-    try:
-        agent = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        problems.add(where, "malformed_yaml", f"agent.yaml is not valid YAML: "
-                     f"{getattr(exc, 'problem', None) or exc}", line=mark.line + 1 if mark else None)
-        return None
-    except RecursionError:
+    read = read_yaml(text)
+    if read.failure == "depth":
         problems.add(where, "malformed_yaml", "agent.yaml nests too deeply to read")
         return None
+    if not read.ok:
+        problems.add(where, "malformed_yaml", f"agent.yaml is not valid YAML: {read.problem}",
+                     line=None if read.line is None else read.line + 1)
+        return None
+    agent = read.value
     if not isinstance(agent, dict):
         problems.add(where, "malformed_yaml", "agent.yaml is not a mapping")
         return None
@@ -841,7 +840,7 @@ def _readings(fm: fmt.Frontmatter) -> dict[str, Any]:
         "client_refusal": client.refusal if client else None,
         "server_description": text(server.description) if server else None,
         "server_read_only": text(server.read_only) if server else None,
-        "server_value_chars": len(server.value) if server else None,
+        "server_value_chars": len(server.value) if server and server.raises is None else None,
         "server_whole_file": server.whole_file if server else None,
         "yaml_ok": fm.yaml_ok,
         "readers_agree": not any(k == "readers_disagree" for k, _, _ in fm.problems),

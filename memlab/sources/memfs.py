@@ -159,7 +159,9 @@ def load_memfs(path: str | Path, ref: str = "HEAD", *, history: bool = True) -> 
     meta["name"] = meta["name"] or src.path.name
     ordered = {k: frames[k] for k in ("files", "blocks", "history", "uncommitted", "ledger")
                if k in frames}
-    return Store(_KINDS[src.layout], src.path, ordered, problems.frame(), meta)
+    store = Store(_KINDS[src.layout], src.path, ordered, problems.frame(), meta)
+    vars(store)[_SOURCE_ATTR] = src  # what _located(store) reuses: the repository as loaded
+    return store
 
 
 #: The bundled sample repository (a git bundle; see data/samples/memfs/SOURCES.md), relative
@@ -376,12 +378,22 @@ def _require_commits(info: _git.RepoInfo) -> None:
                         path=info.path, hint="commit the memory files first")
 
 
+#: The instance attribute where :func:`load_memfs` keeps the located source of a Store.
+_SOURCE_ATTR = "_memfs_source"
+
+
 def _located(store_or_path: Store | str | Path) -> _Source:
     """Where a store (or a path :func:`load_memfs` would take) reads from, without loading it.
 
-    A path gets the loader's own refusals (no such folder, unrecognised, no commits yet).
+    A store :func:`load_memfs` returned reuses the repository and layout found when it was
+    loaded (locating costs a dozen git calls, and the audit asks several times); another Store
+    is located again. A path gets the loader's own refusals (no such folder, unrecognised, no
+    commits yet).
     """
     if isinstance(store_or_path, Store):
+        src = vars(store_or_path).get(_SOURCE_ATTR)
+        if src is not None and src.path == Path(store_or_path.path):
+            return src
         return _locate(Path(store_or_path.path))
     src = _locate(Path(store_or_path).expanduser())
     if src.repo is not None:

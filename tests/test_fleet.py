@@ -182,3 +182,18 @@ def test_discover_lists_every_bundled_store_under_data(data_dir):
             "samples/letta-af/ezra.af", "samples/elfmem-substrate"} <= paths
     # JSON that is not an agent file (summaries, manifests) is not listed as a store
     assert not any(p.endswith("summary.json") for p in paths)
+
+
+def test_a_script_without_a_main_guard_gets_a_named_error(data_dir, tmp_path):
+    # Worker processes start by importing the calling script; one that calls memlab.fleet at
+    # its top level makes every worker try to start a cluster of its own.
+    script = tmp_path / "unguarded.py"
+    script.write_text("import memlab\n"
+                      f"memlab.fleet([{str(data_dir / 'samples' / 'letta-af')!r}], "
+                      f"out={str(tmp_path / 'lake')!r}, workers=1, progress=False)\n")
+    run = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
+                         timeout=120)
+    assert run.returncode == 1
+    last = run.stderr.strip().splitlines()[-1]
+    assert last.startswith("memlab.errors.FleetError: the local Dask cluster's worker processes")
+    assert "if __name__ == '__main__':" in last

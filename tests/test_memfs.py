@@ -241,7 +241,7 @@ def test_letta_v1_history_authors_and_numstat(repos, v1):
     assert commits.loc[shas["reflection_open"], "branch"] == "letta/reflection/refl-2"
     assert commits["author_kind"].value_counts().to_dict() == {
         "agent": 8, "server_user": 3, "reflection_subagent": 2, "human": 1, "system": 0,
-            "migration": 0}
+            "migration": 0, "review": 0}
     row = h[(h["sha"] == shas["agent_notes"]) & (h["path"] == "system/human.md")].iloc[0]
     assert (row["change_type"], row["lines_added"], row["lines_deleted"]) == ("M", 3, 0)
     issues = h[(h["sha"] == shas["over_limit"])].iloc[0]
@@ -649,6 +649,18 @@ def test_a_human_in_a_letta_repo_is_accused_only_where_the_hook_is_installed(tmp
     a = audit_memfs(store)
     [row] = a["no_verify_commits"].to_dict("records")
     assert row["author_kind"] == "human" and "checkout has Letta Code's pre-commit hook" in row["hook_basis"]
+
+
+def test_a_review_apply_commit_is_not_a_human_bypassing_the_hook(tmp_path):
+    # `memlab apply` commits as memlab with git plumbing: even where the checkout has Letta's
+    # hook, its commit did not run it, so it is not counted as a --no-verify commit.
+    hooked = _persona_repo(tmp_path, "applied", letta=True, who=("memlab", fmt.REVIEW_EMAIL),
+                           hook="#!/usr/bin/env bash\n# Installed by Letta Code CLI\nexit 0\n")
+    a = audit_memfs(load_memfs(hooked))
+    assert a.headline["no_verify_commits"] == 0 and a.headline["commits_review"] == 1
+    [row] = a["hook_violations"].to_dict("records")
+    assert row["author_kind"] == "review" and not row["hook_applies"]
+    assert "memlab apply" in row["hook_basis"]
 
 
 @pytest.mark.parametrize("name", ["v1", "prefix", "v2"])

@@ -277,6 +277,9 @@ def test_apply_round_trip_commits_exactly_the_ticked_items(letta_repo, embedder,
     assert not repo.is_dirty(untracked_files=False)
     assert (letta_repo / "reference/deploy.md").exists()
     assert result.diff == dry.diff
+    # The memfs audit tells memlab's commit apart from a human's: no hook ran on it.
+    hist = memlab.load(letta_repo).history
+    assert set(hist.loc[hist["sha"] == after.hexsha, "author_kind"].astype(str)) == {"review"}
     # Applying the same proposal again changes nothing and says so.
     again = apply_proposal(md)
     assert repo.head.commit == after and "already applied" in again.summary()

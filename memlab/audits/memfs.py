@@ -243,6 +243,9 @@ def hook_basis(author_kind: str, installed: str | None) -> tuple[bool, str]:
     if author_kind == "migration":
         return False, ("memlab's migration writes its commits with git plumbing, as the Letta "
                        "server does: no hook runs")
+    if author_kind == "review":
+        return False, ("`memlab apply` writes a ticked review proposal's commit with git "
+                       "plumbing: no hook runs")
     return False, "the Letta server writes through its own git service and runs no hook"
 
 

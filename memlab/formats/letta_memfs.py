@@ -39,6 +39,8 @@ __all__ = [
     "Violation",
     "MIGRATION_NAME",
     "MIGRATION_EMAIL",
+    "REVIEW_NAME",
+    "REVIEW_EMAIL",
     "LETTA_HOOK_MARKER",
     "read_frontmatter",
     "read_as_client",
@@ -68,11 +70,16 @@ AGENT_EDITABLE_KEYS = ("description",)
 PROTECTED_KEYS = ("read_only",)
 #: memfs v2 frontmatter must be exactly these keys.
 V2_KEYS = ("name", "description")
-AUTHOR_KINDS = ("agent", "server_user", "human", "reflection_subagent", "system", "migration")
+AUTHOR_KINDS = ("agent", "server_user", "human", "reflection_subagent", "system", "migration",
+                "review")
 #: Who memlab's own migration commits are attributed to (author kind ``migration``): not an
 #: agent and not a human, so an audit can tell a migration apart from the memory's own history.
 MIGRATION_NAME = "memlab migrate"
 MIGRATION_EMAIL = "migrate@memlab.invalid"
+#: Who ``memlab apply`` commits a ticked review proposal as (author kind ``review``): a change a
+#: human chose, written by memlab with git plumbing (no hook runs), so not a human's commit.
+REVIEW_NAME = "memlab"
+REVIEW_EMAIL = "memlab@localhost"
 #: The comment line Letta Code writes into the pre-commit hook it installs (memory-git-hooks.ts).
 LETTA_HOOK_MARKER = "Installed by Letta Code CLI"
 #: ``current``: since letta-code d557d47e (2026-03-22), limit tolerated; ``2026-02``: the hook as
@@ -181,12 +188,15 @@ def classify_author(name: str | None, email: str | None, *, message: str | None 
     ``letta/reflection/*`` branch; ``user-…@letta.ai`` is a server/API user; the server's
     fallback identities (``system@letta.ai``, ``agent@letta.ai``) are ``system``; Souveraine
     agents commit as ``{agent_id}@souveraine.local``; memlab's own migrations
-    (:data:`MIGRATION_EMAIL`) are ``migration``; anyone else is a human.
+    (:data:`MIGRATION_EMAIL`) are ``migration`` and its review applies (:data:`REVIEW_EMAIL`)
+    ``review``; anyone else is a human.
     """
     email = (email or "").strip().lower()
     name = (name or "").strip()
     if email == MIGRATION_EMAIL:
         return "migration"
+    if email == REVIEW_EMAIL:
+        return "review"
     local, _, domain = email.partition("@")
     if domain == "letta.ai" and local in ("system", "agent"):
         return "system"

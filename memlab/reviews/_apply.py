@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from memlab.formats._yaml import read_yaml
+from memlab.formats.letta_memfs import REVIEW_EMAIL, REVIEW_NAME
 from memlab import _git as _hardened
 from memlab._escape import commit_line
 from memlab._files import read_regular
@@ -43,8 +44,6 @@ from memlab.reviews import _repo
 from memlab.reviews._proposal import Item, Proposal, read_proposal
 from memlab.reviews._units import CONSTITUTIONAL_TAG, MEMFS_KINDS, ROLE_TAG_PREFIX, is_identity_path
 
-AUTHOR_NAME = "memlab"
-AUTHOR_EMAIL = "memlab@localhost"
 _ZERO = "0" * 40
 
 
@@ -85,8 +84,9 @@ class ApplyResult:
 
 # ---- git plumbing (all through memlab._git: no program the repo's config names can run) ------
 
-_IDENTITY = {"GIT_AUTHOR_NAME": AUTHOR_NAME, "GIT_AUTHOR_EMAIL": AUTHOR_EMAIL,
-             "GIT_COMMITTER_NAME": AUTHOR_NAME, "GIT_COMMITTER_EMAIL": AUTHOR_EMAIL}
+# memfs audits read this identity as author kind "review" (formats/letta_memfs.py).
+_IDENTITY = {"GIT_AUTHOR_NAME": REVIEW_NAME, "GIT_AUTHOR_EMAIL": REVIEW_EMAIL,
+             "GIT_COMMITTER_NAME": REVIEW_NAME, "GIT_COMMITTER_EMAIL": REVIEW_EMAIL}
 
 
 def _git(root: Path, *args: str, input: bytes | None = None, env: dict[str, str] | None = None,

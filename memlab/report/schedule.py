@@ -121,9 +121,12 @@ def report_all(config_path: str | Path, *, out: str | Path | None = None,
     workers = max(1, min(jobs or _cores(), len(todo) or 1))
     with bar(total=len(todo), desc="reports", unit="report") as reports, \
             ThreadPoolExecutor(max_workers=workers) as pool:
-        futures = [(f"{name}/{report_kind}",
-                    pool.submit(_run_one, report, report_kind, name, paths, folder, sub, when))
-                   for report_kind, name, paths, sub, when in todo]
+        # The simulation takes several times as long as any one store's report: started first,
+        # it runs beside the others instead of after them (longest job first).
+        started = {i: pool.submit(_run_one, report, kind, name, paths, folder, sub, when)
+                   for i, (kind, name, paths, sub, when) in
+                   sorted(enumerate(todo), key=lambda t: t[1][0] != "simulation")}
+        futures = [(f"{name}/{kind}", started[i]) for i, (kind, name, *_) in enumerate(todo)]
         for label, future in futures:  # in the config's order, whatever finishes first
             runs.append(future.result())
             reports.set_postfix_str(label)

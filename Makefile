@@ -11,7 +11,7 @@ TODAY  := $(shell date -u +%Y-%m-%d)
 LAB_IP    ?= 127.0.0.1
 LAB_FLAGS ?= --no-browser --ip=$(LAB_IP) $(if $(filter 0,$(shell id -u)),--allow-root,)
 
-.PHONY: report test lab bench clean-venv
+.PHONY: report test lab bench envs clean-venv
 
 $(STAMP): pyproject.toml
 	@command -v $(PYTHON) >/dev/null 2>&1 || { echo "memlab needs $(PYTHON) on PATH (set PYTHON=...)"; exit 1; }
@@ -36,6 +36,11 @@ test: $(STAMP)
 ## JupyterLab on the notebooks (prints the URL with its token).
 lab: $(STAMP)
 	$(BIN)/jupyter lab --notebook-dir=notebooks $(LAB_FLAGS)
+
+## The shipped elfmem releases the simulation runs for real: one venv each under
+## $$MEMLAB_ENVS_DIR (pip from the package index, about a minute each, once); then offline.
+envs: $(STAMP)
+	@$(BIN)/python -c "from memlab.sim.releases import RELEASES, release_env; [release_env(r) for r in RELEASES]"
 
 bench: $(STAMP)
 	@for b in benchmarks/bench_*.py; do echo "== $$b"; $(BIN)/python $$b || exit 1; done

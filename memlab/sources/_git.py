@@ -13,6 +13,7 @@ GitPython for ``Commit.stats`` commit by commit is about 30 times slower.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import itertools
 import os
@@ -127,8 +128,26 @@ class TreeEntry:
     path: str
 
 
+_FULL_SHA = re.compile(r"[0-9a-f]{40}(?:[0-9a-f]{24})?")
+
+
 def ls_tree(repo: Path, commit: str) -> list[TreeEntry]:
-    """Every blob and submodule in ``commit``'s tree, recursively, with sizes."""
+    """Every blob and submodule in ``commit``'s tree, recursively, with sizes.
+
+    A full commit id names one tree forever, so its listing is read from git once per process
+    and repository (the loader and the audit each ask for HEAD's); a ref or short id is read
+    every time."""
+    if _FULL_SHA.fullmatch(commit):
+        return list(_ls_tree_of_sha(str(repo), commit))
+    return _ls_tree(repo, commit)
+
+
+@functools.lru_cache(maxsize=32)
+def _ls_tree_of_sha(repo: str, sha: str) -> tuple[TreeEntry, ...]:
+    return tuple(_ls_tree(Path(repo), sha))
+
+
+def _ls_tree(repo: Path, commit: str) -> list[TreeEntry]:
     out = run_git(repo, "ls-tree", "-r", "-z", "--long", "--full-tree", commit)
     entries = []
     for rec in out.split(b"\0"):

@@ -12,9 +12,11 @@ Which kind goes to which target, and by which planner, is declared in :mod:`meml
 
 Both ways to run make the same commits, byte for byte: ``plan=True`` writes a standalone Python
 script (standard library + the ``git`` CLI) beside the destination for a human to read and run;
-otherwise the plan is applied with GitPython. Commits have a fixed author (``memlab migrate``)
-and a fixed date (the source's latest timestamp), so a re-run finds the same commit ids and
-changes nothing. The source is only ever read. A destination is built in a temporary sibling
+otherwise the plan is applied with git plumbing through :mod:`memlab._git` (objects written
+directly, no hooks). Commits have a fixed author (``memlab migrate``) and a fixed date: the
+source's latest timestamp for an elfmem substrate; for Letta and Souveraine targets the time
+of the first migration of this source into the destination (the source's own date is kept in
+a trailer); so a re-run finds the same commit ids and changes nothing. The source is only ever read. A destination is built in a temporary sibling
 folder and renamed into place when complete; an existing one is refused (``OutputExists``)
 unless it already holds exactly this migration or ``force=True``. ``branch=`` with an existing
 repository as the destination adds the commits on a new branch instead, leaving the working

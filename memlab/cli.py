@@ -255,14 +255,18 @@ def _parse_params(pairs: list[str]) -> dict:
     date stays the ISO text it was written as: notebooks take dates as strings)."""
     import datetime as dt
 
-    import yaml
+    from memlab.formats._yaml import read_yaml
 
     params = {}
     for pair in pairs:
         name, sep, value = pair.partition("=")
         if not sep or not name:
             raise InvalidArgument(f"parameter {pair!r} is not NAME=VALUE")
-        parsed = yaml.safe_load(value)
+        read = read_yaml(value)
+        if not read.ok:
+            raise InvalidArgument(f"parameter {name!r}: {value!r} is not a YAML value "
+                                  f"({read.problem})", hint="quote text: -p 'name=\"text\"'")
+        parsed = read.value
         params[name] = value.strip() if isinstance(parsed, (dt.date, dt.datetime)) else parsed
     return params
 

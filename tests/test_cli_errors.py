@@ -23,6 +23,8 @@ BAD = {
     "migrate": [["{data}/demo/elfmem-demo.db", "{tmp}/out", "--to", "nowhere"],
                 ["{data}/samples/elfmem-substrate", "{tmp}/out"]],
     "report": [["audit", "{data}/demo/elfmem-demo.db", "-p", "no-equals-sign", "--out", "{tmp}"],
+               ["audit", "{data}/demo/elfmem-demo.db", "-p", "x=[1", "--out", "{tmp}"],
+               ["audit", "{data}/demo/elfmem-demo.db", "-p", "as_of=2026-13-45", "--out", "{tmp}"],
                ["nonsense"]],
     "fleet": [["{tmp}/no-such-folder", "--out", "{tmp}/lake"],
               ["--manifest", "{tmp}/review-2026-08-04.md", "--out", "{tmp}/lake"]],

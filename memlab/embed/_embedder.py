@@ -49,6 +49,15 @@ _EMBEDDERS: dict[tuple[str, str, str], "Embedder"] = {}
 _GATES: dict[tuple[str, str], PrecisionChoice] = {}
 #: Shipped packs loaded in this process, by (path, mtime, size).
 _PACKS: dict[tuple[str, int, int], Any] = {}
+#: Process-wide seconds and counts of what embedding cost, read by the benchmarks:
+#: ``load_s`` loading models (fp32, and bf16 for the precision gate), ``gate_s`` the precision
+#: gate's probes, ``verify_s`` re-embedding shipped packs' samples, ``model_s`` / ``model_texts``
+#: / ``model_calls`` the model embedding cache misses, ``encode_s`` / ``encode_calls`` /
+#: ``encode_texts`` every ``Embedder.encode`` call (cache and pack lookups included; it
+#: contains the rest).
+TIMINGS: dict[str, float] = {"load_s": 0.0, "gate_s": 0.0, "verify_s": 0.0, "model_s": 0.0,
+                             "model_texts": 0, "model_calls": 0, "encode_s": 0.0,
+                             "encode_calls": 0, "encode_texts": 0}
 
 
 def _find_spec(name: str) -> Any:
@@ -86,6 +95,17 @@ def _load_model(model: str, precision: str = "fp32") -> Any:
     with _MODELS_LOCK:
         if (model, precision) in _MODELS:
             return _MODELS[(model, precision)]
+        if precision == "bf16":
+            _load_model(model, "fp32")  # timed on its own: bf16 is a copy of it
+        t0 = time.perf_counter()
+        try:
+            return _load_model_now(model, precision)
+        finally:
+            TIMINGS["load_s"] += time.perf_counter() - t0
+
+
+def _load_model_now(model: str, precision: str) -> Any:
+    with _MODELS_LOCK:
         if precision == "bf16":
             import copy
 
@@ -206,11 +226,15 @@ class Embedder:
             with _MODELS_LOCK:
                 choice = _GATES.get((self.model_name, machine))
                 if choice is None:
+                    t0 = time.perf_counter()
+                    load_before = TIMINGS["load_s"]
                     choice = _precision.measure(
                         lambda t: _encode_with(_load_model(self.model_name, "fp32"), t),
                         lambda t: _encode_with(_load_model(self.model_name, "bf16"), t),
                         machine=machine)
                     _GATES[(self.model_name, machine)] = choice
+                    TIMINGS["gate_s"] += (time.perf_counter() - t0
+                                          - (TIMINGS["load_s"] - load_before))
                     # Only the chosen model stays in memory.
                     other = "fp32" if choice.precision == "bf16" else "bf16"
                     _MODELS.pop((self.model_name, other), None)
@@ -264,6 +288,15 @@ class Embedder:
             if not isinstance(text, str):
                 raise TypeError(f"text #{pos} is {type(text).__name__}, not str; "
                                 "fill missing values before embedding")
+        t0 = time.perf_counter()
+        try:
+            return self._encode(texts, progress)
+        finally:
+            TIMINGS["encode_s"] += time.perf_counter() - t0
+            TIMINGS["encode_calls"] += 1
+            TIMINGS["encode_texts"] += len(texts)
+
+    def _encode(self, texts: list[str], progress: bool | None) -> np.ndarray:
         dim = self.dimension
         out = np.zeros((len(texts), dim), dtype=np.float32)
         if not texts:
@@ -329,7 +362,9 @@ class Embedder:
             except (TypeError, ValueError):
                 pass
         model = self.model
+        t0 = time.perf_counter()
         verdict = pack.verify(lambda t: _encode_with(model, t))
+        TIMINGS["verify_s"] += time.perf_counter() - t0
         self.cache.set_meta(key, json.dumps(verdict.as_dict()))
         if not verdict.ok:
             warnings.warn(f"{pack.path}: shipped vectors refused ({verdict.reason}); "
@@ -366,6 +401,7 @@ class Embedder:
             note(f"loading the embedding model {self.model_name.rsplit('/', 1)[-1]} "
                  "(seconds; once per process)")
         model = self.model
+        t_model = time.perf_counter()
         fresh: dict[str, np.ndarray] = {}
         step = BATCH_SIZE * 4
         # memlab.progress decides whether anything is drawn (a TTY, a notebook, not --quiet).
@@ -388,6 +424,9 @@ class Embedder:
                                  f"cached) takes about {duration(left)} here ({rate:.0f} "
                                  f"texts/s); done once: the vectors are kept in {self.cache_dir}")
         finally:
+            TIMINGS["model_s"] += time.perf_counter() - t_model
+            TIMINGS["model_texts"] += len(fresh)
+            TIMINGS["model_calls"] += 1
             # One transaction per call; an interrupted call still keeps what it embedded.
             if fresh:
                 self.cache.put(self.cache_key, fresh.items())

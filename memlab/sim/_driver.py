@@ -7,9 +7,16 @@ memlab starts ``<env>/bin/python _driver.py`` and talks to it in JSON lines:
 * driver -> memlab, in the middle of a command: ``{"embed": [texts]}``; memlab answers with
   ``{"vectors": [base64 float32, ...]}``. The sentence model and its cache stay in memlab's
   process, so the release's venv needs no torch.
+* ``preload`` (``{"texts": [...]}``): before a step, the driver asks in **one** ``embed``
+  request for every form of those texts the release will embed and it does not hold yet
+  (:func:`embedded_forms`: the text, ``text.strip().lower()`` which consolidation and edit
+  embed, and the lowercased summary :class:`RuleLLM` gives it, which consolidation embeds), so
+  the release never waits on one text at a time. The release still asks for whatever it
+  needs; a text it asks for that was not preloaded costs one request, as before.
 
 This file imports only the standard library, numpy and the release's own ``elfmem`` package;
-it must not import memlab. Nothing here reaches a network.
+it must not import memlab. (memlab's tests import it for :func:`embedded_forms`; importing it
+starts nothing.) Nothing here reaches a network.
 
 The LLM is :class:`RuleLLM`, a deterministic local adapter implementing the release's
 ``LLMService`` protocol. Its answers follow one documented rule per method:
@@ -42,8 +49,7 @@ import traceback
 
 import numpy as np
 
-_PROTO_OUT = sys.stdout
-sys.stdout = sys.stderr  # anything the release prints must not corrupt the protocol
+_PROTO_OUT = sys.stdout  # the protocol's channel; __main__ points sys.stdout at stderr
 
 _NEG = {"not", "never", "no", "don't", "dont", "avoid", "stop", "cannot", "can't"}
 
@@ -68,6 +74,18 @@ def _words(text: str, n: int) -> set[str]:
     return {w for w in re.findall(r"[a-z']+", text.lower()) if len(w) >= n}
 
 
+def _summary(block: str) -> str:
+    """RuleLLM's summary of a block: its first sentence, at most 200 characters."""
+    return re.split(r"(?<=[.!?])\s+", block.strip(), maxsplit=1)[0][:200]
+
+
+def embedded_forms(text: str) -> list[str]:
+    """The texts a release embeds for a block of content ``text``: the text itself (recall's
+    query), ``text.strip().lower()`` (consolidation's and edit's content vector) and the
+    lowercased :func:`_summary` (consolidation's summary vector, from RuleLLM's summary)."""
+    return list(dict.fromkeys((text, text.strip().lower(), _summary(text).strip().lower())))
+
+
 # ---------------------------------------------------------------------------------------------
 class ParentEmbedding:
     """elfmem's EmbeddingService, answered by memlab's sentence model over the protocol."""
@@ -85,6 +103,13 @@ class ParentEmbedding:
     def preload(self, texts: list[str], vectors: list[str]) -> None:
         for t, v in zip(texts, vectors):
             self.cache[t] = np.frombuffer(base64.b64decode(v), dtype=np.float32).copy()
+
+    def warm(self, texts: list[str]) -> int:
+        """Fetch every :func:`embedded_forms` of ``texts`` not held yet, in one request."""
+        forms = list(dict.fromkeys(f for t in texts for f in embedded_forms(t)))
+        missing = [f for f in forms if f not in self.cache]
+        self._fetch(missing)
+        return len(missing)
 
     def _fetch(self, texts: list[str]) -> None:
         missing = list(dict.fromkeys(t for t in texts if t not in self.cache))
@@ -135,7 +160,7 @@ class RuleLLM:
     async def process_block(self, block: str, self_context: str):
         from elfmem.types import BlockAnalysis
 
-        first = re.split(r"(?<=[.!?])\s+", block.strip(), maxsplit=1)[0][:200]
+        first = _summary(block)
         shared = len(_words(block, 5) & _words(self_context or "", 5))
         answer = {"alignment_score": 0.8 if shared >= 3 else 0.3, "tags": [], "summary": first}
         self._count("process_block",
@@ -312,9 +337,14 @@ class Driver:
                 "embedding": {"requests": self.embedding.requests,
                               "texts": self.embedding.texts}}
 
-    async def op_preload(self, texts: list[str], vectors: list[str]):
-        self.embedding.preload(texts, vectors)
-        return len(texts)
+    async def op_preload(self, texts: list[str], vectors: list[str] | None = None):
+        """``vectors`` given: hold them for ``texts``. Without: :meth:`ParentEmbedding.warm`
+        (one embed request for the forms of ``texts`` not held yet). Returns how many vectors
+        it received."""
+        if vectors is not None:
+            self.embedding.preload(texts, vectors)
+            return len(texts)
+        return self.embedding.warm(texts)
 
     async def op_release_llm(self, base_url: str, model: str, env: dict):
         """Swap in the release's own LLM adapter (``make_llm_adapter``), built from a config
@@ -386,4 +416,5 @@ async def _main() -> None:
 
 
 if __name__ == "__main__":
+    sys.stdout = sys.stderr  # anything the release prints must not corrupt the protocol
     asyncio.run(_main())

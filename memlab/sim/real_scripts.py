@@ -134,13 +134,22 @@ def s2_delete(ctx: RealContext) -> ScenarioResult:
 
 
 # ---- S3 -------------------------------------------------------------------------------------
-def _closest(proc: ReleaseProcess, anchor: str, candidates: list[str], target: float
-             ) -> tuple[str, float]:
-    forms = [anchor.strip().lower()] + [c.strip().lower() for c in candidates]
-    vecs = proc.vectors(forms)
-    cos = vecs[1:] @ vecs[0]
-    i = int(np.argmin(np.abs(cos - target)))
-    return candidates[i], round(float(cos[i]), 4)
+def _closest_many(proc: ReleaseProcess, groups: list[tuple[str, list[str]]], target: float
+                  ) -> list[tuple[str, float]]:
+    """For each (anchor, candidates): the candidate whose cosine to the anchor (lowercased,
+    as consolidation compares them) is closest to ``target``, and that cosine. Every text of
+    every group is embedded in one call."""
+    forms = list(dict.fromkeys(t.strip().lower() for anchor, cands in groups
+                               for t in (anchor, *cands)))
+    row = {f: i for i, f in enumerate(forms)}
+    vecs = proc.vectors(forms) if forms else np.zeros((0, 0), dtype=np.float32)
+    out = []
+    for anchor, candidates in groups:
+        cand = vecs[[row[c.strip().lower()] for c in candidates]]
+        cos = cand @ vecs[row[anchor.strip().lower()]]
+        i = int(np.argmin(np.abs(cos - target)))
+        out.append((candidates[i], round(float(cos[i]), 4)))
+    return out
 
 
 def s3_pinned(ctx: RealContext) -> ScenarioResult:
@@ -148,9 +157,10 @@ def s3_pinned(ctx: RealContext) -> ScenarioResult:
     db = _seeded(ctx, "s3")
     rows = _rows(db)
     best = None
-    for role in _roles(ctx, "S3")[:4]:
-        cand = constitution_variants(role)
-        text, cos = _closest(proc, CONSTITUTION[role], cand, ctx.params.s3_cosine)
+    roles = _roles(ctx, "S3")[:4]
+    picks = _closest_many(proc, [(CONSTITUTION[r], constitution_variants(r)) for r in roles],
+                          ctx.params.s3_cosine)
+    for role, (text, cos) in zip(roles, picks):
         if best is None or abs(cos - ctx.params.s3_cosine) < abs(best[2] - ctx.params.s3_cosine):
             best = (role, text, cos)
     role, text, cos = best
@@ -316,9 +326,9 @@ def _scale_world(ctx: RealContext) -> dict[str, Any]:
                        replace=False)
     planted = []
     lo = p.s11_cosine
-    for i in early:
-        variants = note_variants(notes[i].key)
-        text, cos = _closest(proc, notes[i].text, variants, lo + 0.025)
+    picks = _closest_many(proc, [(notes[i].text, note_variants(notes[i].key)) for i in early],
+                          lo + 0.025)
+    for i, (text, cos) in zip(early, picks):
         if lo <= cos < lo + 0.05:
             planted.append((int(i), text, cos))
     texts = [nt.text for nt in notes] + [t for _, t, _ in planted]

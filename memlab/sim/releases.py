@@ -49,10 +49,14 @@ ENVS_VAR = "MEMLAB_ENVS_DIR"
 _STAMP = ".memlab-ready"
 _DRIVER = Path(__file__).with_name("_driver.py")
 #: Process-wide timings of the real rows' phases (seconds, counts), read by the benchmark:
-#: ``env`` building/finding venvs, ``start`` driver processes (python + elfmem import),
-#: ``embed`` answering the drivers' embedding requests with memlab's model.
+#: ``env`` building missing venvs, ``start`` driver processes (python + elfmem import),
+#: ``embed`` memlab's model and cache answering the drivers' embedding requests (and the
+#: operator scripts' own cosines), ``release`` the time a request waited for the driver's
+#: reply, less the embedding answered meanwhile: the release's own work plus the JSON-lines
+#: exchange.
 TIMINGS: dict[str, float] = {"env_s": 0.0, "envs_built": 0, "start_s": 0.0, "starts": 0,
-                             "embed_s": 0.0, "embed_calls": 0, "embed_texts": 0}
+                             "embed_s": 0.0, "embed_calls": 0, "embed_texts": 0,
+                             "release_s": 0.0, "requests": 0}
 
 
 def envs_dir() -> Path:
@@ -81,7 +85,8 @@ def release_env(release: str, *, create: bool = True, quiet: bool = False) -> Pa
     t_env = time.perf_counter()
     if not create:
         raise ReleaseEnvError(f"no environment for elfmem {release}", path=folder,
-                              hint="run `memlab simulate --build-envs` (needs the package index)")
+                              hint="run `make envs`, or any `memlab simulate` with real rows "
+                                   "(needs the package index)")
     say = (lambda *_: None) if quiet else (lambda msg: print(f"memlab: {msg}", file=sys.stderr,
                                                             flush=True))
     t0 = time.perf_counter()
@@ -115,12 +120,14 @@ def _run(cmd: list[str], folder: Path, release: str) -> None:
 
 
 def release_sources(release: str) -> Path:
-    """The installed ``elfmem`` package folder of ``release`` (its shipped source)."""
+    """The installed ``elfmem`` package folder of ``release`` (its shipped source), found by
+    the venv's import system without importing the package (a second's elfmem import saved)."""
     python = release_env(release)
-    out = subprocess.run([str(python), "-c", "import elfmem, os; print(os.path.dirname("
-                          "elfmem.__file__))"], capture_output=True, text=True)
-    if out.returncode != 0:
-        raise ReleaseEnvError(f"elfmem {release} does not import in its environment",
+    out = subprocess.run([str(python), "-c", "import importlib.util as u; "
+                          "print(u.find_spec('elfmem').submodule_search_locations[0])"],
+                         capture_output=True, text=True)
+    if out.returncode != 0 or not out.stdout.strip():
+        raise ReleaseEnvError(f"elfmem {release} is not installed in its environment",
                               path=python.parent.parent, hint="delete the folder to rebuild it")
     return Path(out.stdout.strip())
 
@@ -158,6 +165,7 @@ class ReleaseProcess:
         self.embed_calls = 0    # encode() calls made for it
         self._next = 0
         self._pending: int | None = None
+        self._sent = (0.0, 0.0)
         self._log = tempfile.TemporaryFile(mode="w+")
         env = {k: v for k, v in os.environ.items()
                if k not in ("PYTHONPATH", "VIRTUAL_ENV", "PYTHONHOME")}
@@ -199,18 +207,22 @@ class ReleaseProcess:
         return out
 
     def preload(self, texts: Iterable[str]) -> int:
-        """Send the vectors of ``texts`` (and of their ``strip().lower()`` forms, which
-        consolidation embeds) in one batch, so the release never waits for one text at a time."""
-        forms = list(dict.fromkeys(f for t in texts for f in (t, t.strip().lower())))
-        if not forms:
+        """Have the driver hold the vectors of ``texts`` in every form the release embeds
+        (the text, ``strip().lower()``, the lowercased summary: ``_driver.embedded_forms``)
+        before the next step: the driver asks once for the forms it does not hold yet and
+        they are embedded in one encode call, so the release never waits for one text at a
+        time. Returns how many vectors were sent."""
+        texts = list(dict.fromkeys(texts))
+        if not texts:
             return 0
-        return self.request("preload", texts=forms, vectors=_b64(self.vectors(forms)))
+        return self.request("preload", texts=texts)
 
     def send(self, op: str, **args: Any) -> None:
         if self._pending is not None:
             raise SimulationError("a request is already pending on this driver")
         self._next += 1
         self._pending = self._next
+        self._sent = (time.perf_counter(), TIMINGS["embed_s"])
         self._write({"id": self._next, "op": op, "args": args})
 
     def wait(self, *, raise_errors: bool = True) -> Any:
@@ -222,6 +234,10 @@ class ReleaseProcess:
                 continue
             if msg.get("id") != op_id:
                 continue
+            sent, embed_before = self._sent
+            TIMINGS["release_s"] += (time.perf_counter() - sent
+                                     - (TIMINGS["embed_s"] - embed_before))
+            TIMINGS["requests"] += 1
             if "error" in msg:
                 err = DriverError(msg.get("op", "call"), msg["error"])
                 if raise_errors:

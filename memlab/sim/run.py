@@ -332,7 +332,7 @@ def simulate(iterations: Any = None, scenarios: Any = None, *, instance: Any = N
     versions to run for real (``"all"`` or None for 0.19.2 and 0.20.0; the default ``()`` runs
     none), each in its own cached venv (:mod:`memlab.sim.releases`; created on first use).
     ``params``: :class:`~memlab.sim.real.RealParams` for the operator scripts (``scale`` is the
-    S7/S11 corpus size, 14,000 by default). Modelled cells carry ``basis="modelled"`` and the
+    S7/S11 corpus size, 2,000 by default). Modelled cells carry ``basis="modelled"`` and the
     design flags they read; real cells ``basis="measured"`` and their rule.
     """
     its = [] if iterations is not None and not isinstance(iterations, (Iteration, Mapping)) \

@@ -183,38 +183,55 @@ class _Reader:
                 self._arrow[frame] = ImportError("adbc-driver-sqlite not installed")
             return
         tasks: list[tuple[str, str, list[tuple[str, str]], tuple[int, int] | None]] = []
+        rows = 0  # rowid span of every table, None when one cannot be told (WITHOUT ROWID)
         for frame, (table, cols) in plan.items():
-            for part in self._ranges(table):
+            ranges, span = self._ranges(table)
+            rows = None if rows is None or span is None else rows + span
+            for part in ranges:
                 tasks.append((frame, table, cols, part))
         if not tasks:
             return
-        with ThreadPoolExecutor(max_workers=min(_WORKERS, len(tasks))) as pool:
-            futures = [(frame, pool.submit(_fetch_arrow, self.snap.uri, table, cols, part))
-                       for frame, table, cols, part in tasks]
-            parts: dict[str, list[Any]] = {}
-            for frame, future in futures:
+        parts: dict[str, list[Any]] = {}
+        if rows is not None and rows <= _SPLIT_ROWS:
+            # Small tables (every table together under one split's size): threads would cost
+            # more than they overlap, so read them one after another on this thread.
+            for frame, table, cols, part in tasks:
                 try:
-                    parts.setdefault(frame, []).append(future.result())
+                    parts.setdefault(frame, []).append(
+                        _fetch_arrow(self.snap.uri, table, cols, part))
                 except Exception as exc:  # noqa: BLE001 - any driver failure: exact path
                     parts.setdefault(frame, []).append(exc)
+        else:
+            with ThreadPoolExecutor(max_workers=min(_WORKERS, len(tasks))) as pool:
+                futures = [(frame, pool.submit(_fetch_arrow, self.snap.uri, table, cols, part))
+                           for frame, table, cols, part in tasks]
+                for frame, future in futures:
+                    try:
+                        parts.setdefault(frame, []).append(future.result())
+                    except Exception as exc:  # noqa: BLE001 - any driver failure: exact path
+                        parts.setdefault(frame, []).append(exc)
         for frame, got in parts.items():
             errors = [g for g in got if isinstance(g, BaseException)]
             self._arrow[frame] = errors[0] if errors else (
                 got[0] if len(got) == 1 else pa.concat_tables(got))
 
-    def _ranges(self, table: str) -> list[tuple[int, int] | None]:
+    def _ranges(self, table: str) -> tuple[list[tuple[int, int] | None], int | None]:
+        """The rowid ranges to read ``table`` in (``[None]``: whole) and its rowid span (at
+        least its row count; None for a WITHOUT ROWID table)."""
         try:
             # Two queries: SQLite answers min() or max() of the rowid from the b-tree's ends,
             # but scans the whole table for both in one.
             lo, hi = (self._conn.execute(f"SELECT {fn}(rowid) FROM {_q(table)}").fetchone()[0]
                       for fn in ("min", "max"))
         except sqlite3.OperationalError:  # a WITHOUT ROWID table: read it whole
-            return [None]
-        if lo is None or hi - lo < 2 * _SPLIT_ROWS:
-            return [None]
+            return [None], None
+        if lo is None:
+            return [None], 0
+        if hi - lo < 2 * _SPLIT_ROWS:
+            return [None], hi - lo + 1
         parts = int(min(2 * _WORKERS, (hi - lo) // _SPLIT_ROWS))
         bounds = np.linspace(lo, hi + 1, parts + 1).astype(np.int64)
-        return [(int(a), int(b) - 1) for a, b in zip(bounds[:-1], bounds[1:])]
+        return [(int(a), int(b) - 1) for a, b in zip(bounds[:-1], bounds[1:])], hi - lo + 1
 
     def read(self, frame: str, table: str, spec: list[tuple[str, str]], present: list[str]
              ) -> dict[str, pd.Series]:
@@ -245,7 +262,7 @@ class _Reader:
         if kind == STR:
             return arr.to_pandas(types_mapper=_string_mapper)
         if kind == CAT:
-            return self._categories(frame, col, _arrow_categorical(arr))
+            return self._arrow_categories(frame, col, arr)
         if kind == FLOAT:
             return pd.Series(arr.cast(pa.float64()).to_numpy(zero_copy_only=False),
                              dtype="float64")
@@ -256,7 +273,8 @@ class _Reader:
         if kind == UTC:
             try:
                 ts = pc.cast(arr, pa.timestamp("ns", tz="UTC"))
-                return ts.to_pandas().astype("datetime64[ns, UTC]")
+                # numpy gives the UTC instants (NaT where null); the dtype makes them tz-aware
+                return pd.Series(ts.to_numpy(zero_copy_only=False), dtype="datetime64[ns, UTC]")
             except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
                 # Naive SQLite CURRENT_TIMESTAMP text, or junk: the lenient path reports junk.
                 return self._timestamps(frame, col, arr.to_pandas(types_mapper=_string_mapper))
@@ -276,17 +294,21 @@ class _Reader:
         if kind == BLOB:
             return pd.Series(values, dtype="object")  # checked when decoded
         raw = pd.Series(values, dtype="object")
-        nums = pd.to_numeric(raw, errors="coerce")
-        bad = nums.isna() & raw.notna()
+        # numpy arrays rather than Series for the masks: the same values, without pandas'
+        # per-operation cost (system_config types its keys one value at a time)
+        nums = pd.to_numeric(raw.to_numpy(), errors="coerce")
+        missing = pd.isna(nums)
+        bad = missing & pd.notna(raw.to_numpy())
         if kind in (INT, BOOL):
-            frac = nums.notna() & (nums != np.floor(nums))
+            frac = ~missing & (nums != np.floor(nums))
             bad |= frac
-            nums = nums.where(~frac)
+            if frac.any():
+                nums = np.where(frac, np.nan, nums.astype("float64"))
         if bad.any():
             self._report_bad(frame, col, raw[bad], "not a number" if kind == FLOAT
                              else "not an integer")
         if kind == FLOAT:
-            return nums.astype("float64")
+            return pd.Series(nums.astype("float64"), dtype="float64")
         ints = pd.array(nums.astype("float64"), dtype="Int64") if len(nums) else \
             pd.array([], dtype="Int64")
         out = pd.Series(ints, dtype="Int64")
@@ -298,6 +320,24 @@ class _Reader:
         if bad.any():
             self._report_bad(frame, col, text[bad], "not an ISO-8601 time")
         return parsed
+
+    def _arrow_categories(self, frame: str, col: str, arr: pa.ChunkedArray) -> pd.Series:
+        """:meth:`_categories` of an Arrow column, coded once in the final category order
+        (the same categories, codes and dtype as ordering the dictionary afterwards)."""
+        encoded = pc.dictionary_encode(arr.combine_chunks())
+        dictionary = encoded.dictionary.to_pylist()
+        known = _KNOWN_CATEGORIES.get((frame, col))
+        if known and frame == "blocks" and col == "status" and not set(dictionary) <= set(known):
+            # a status elfmem does not write: the general path reports it
+            return self._categories(frame, col, _arrow_categorical(arr))
+        order = (known + sorted(set(dictionary) - set(known))) if known else sorted(dictionary)
+        codes = encoded.indices.fill_null(-1).to_numpy(zero_copy_only=False).astype("int64")
+        if dictionary:
+            position = {value: i for i, value in enumerate(order)}
+            remap = np.array([position[value] for value in dictionary], dtype="int64")
+            codes = np.where(codes >= 0, remap[np.maximum(codes, 0)], -1)
+        dtype = pd.CategoricalDtype(pd.Index(order, dtype="string"))
+        return pd.Series(pd.Categorical.from_codes(codes, dtype=dtype))
 
     def _categories(self, frame: str, col: str, values: pd.Series) -> pd.Series:
         known = _KNOWN_CATEGORIES.get((frame, col))
@@ -399,8 +439,18 @@ def _frame(reader: _Reader, name: str, schema: dict[str, list[str]],
     cols = {}
     for c, k in spec:
         s = typed.get(c)
-        cols[c] = (_empty_column(k, n) if s is None else s.reset_index(drop=True))
-    return pd.DataFrame(cols)
+        cols[c] = _empty_column(k, n) if s is None else s
+    return _assemble(cols, n)
+
+
+def _assemble(cols: dict[str, pd.Series], n: int) -> pd.DataFrame:
+    """The frame of typed columns of ``n`` rows each, in row order: what resetting each
+    Series' index and aligning them gives."""
+    if all(len(s) == n and s.dtype != object for s in cols.values()):
+        # The arrays under one RangeIndex: the same frame for much less. (An object array would
+        # have its type inferred again, so a frame with a BLOB column keeps the Series.)
+        return pd.DataFrame({c: s.array for c, s in cols.items()}, index=pd.RangeIndex(n))
+    return pd.DataFrame({c: s.reset_index(drop=True) for c, s in cols.items()})
 
 
 def _decode_embeddings(blobs: pd.Series, reader: _Reader, ids: pd.Series) -> pd.Series:
@@ -506,7 +556,7 @@ def _config(raw: list[tuple[Any, Any]], reader: _Reader) -> pd.DataFrame:
     for key in sorted(values):
         if key not in typed_keys and key not in cols:
             cols[key] = pd.Series([_as_text(values[key])], dtype="string")
-    return pd.DataFrame(cols)
+    return _assemble(cols, 1)
 
 
 def _schema_version(raw: list[tuple[Any, Any]], reader: _Reader, path: Path

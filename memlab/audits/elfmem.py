@@ -119,6 +119,11 @@ def audit_elfmem(store: Store, *, as_of: Any = None, seconds_per_call: float = S
 
 #: Block columns that can hold a store's largest values.
 _HEAVY = ("content", "summary", "envelope_json", "embedding")
+#: The block columns the sections read from the status subsets (``ctx.active``, ...): only
+#: these are filtered into them. A section that needs another reads it through heavy().
+_SUBSET = ("id", "status", "category", "created_at", "archive_reason", "pinned",
+           "superseded_by", "confidence", "reinforcement_count", "decay_lambda",
+           "last_reinforced_at", "content_chars", "summary_chars")
 
 
 class _Context:
@@ -135,17 +140,24 @@ class _Context:
         cfg = frames.get("config")
         self.config = cfg.iloc[0] if cfg is not None and len(cfg) else pd.Series(dtype=object)
         self.status = self.blocks["status"].astype("string")
-        # The status subsets leave out the text columns: filtering would copy every value in
-        # them (a 1 GB block twice more). Sections take text through heavy().
-        light = self.blocks.drop(columns=[c for c in _HEAVY if c in self.blocks.columns])
-        self.active = light[self.status.eq("active").fillna(False).to_numpy()]
-        self.inbox = light[self.status.eq("inbox").fillna(False).to_numpy()]
-        self.archived = light[self.status.eq("archived").fillna(False).to_numpy()]
-        self.live = light[self.status.isin(["active", "inbox"]).fillna(False).to_numpy()]
+        # The status subsets hold the columns sections read (:data:`_SUBSET`): never the text
+        # columns, as filtering would copy every value in them (a 1 GB block twice more), and
+        # nothing else, as each column costs a copy per subset. Text comes through heavy().
+        light = self.blocks[[c for c in _SUBSET if c in self.blocks.columns
+                             and c not in _HEAVY]]
+        # The masks from one array of the status text (NA is None: in no subset), not four
+        # pandas comparisons.
+        status = self.status.to_numpy(dtype=object, na_value=None)
+        active, inbox = status == "active", status == "inbox"
+        self.active = light[active]
+        self.inbox = light[inbox]
+        self.archived = light[status == "archived"]
+        self.live = light[active | inbox]
         self.schema = int(store.meta.get("schema_version") or 1)
 
     def heavy(self, frame: pd.DataFrame, column: str) -> pd.Series:
-        """``column`` of ``blocks`` for the rows of a subset (copies only those rows' values)."""
+        """``column`` of ``blocks`` for the rows of a subset (copies only those rows' values);
+        also the way to any column a subset does not hold."""
         return self.blocks[column].loc[frame.index]
 
     def cfg(self, key: str) -> Any:
@@ -154,6 +166,14 @@ class _Context:
 
     def frame(self, name: str) -> pd.DataFrame:
         return self.store.frames.get(name, pd.DataFrame())
+
+
+def _strings(frame: pd.DataFrame, col: str, rows: list[dict[str, Any]]) -> Any:
+    """``frame[col].astype("string")`` for a frame built from ``rows`` (text, None or NA
+    values): the same array, made from the row values rather than from the inferred column."""
+    if not rows:
+        return frame[col].astype("string")
+    return pd.array([row[col] for row in rows], dtype="string")
 
 
 def _isna(value: Any) -> bool:
@@ -261,9 +281,17 @@ def _archival(ctx: _Context, tables: dict, headline: dict) -> None:
 
     rows = []
     contents = ctx.heavy(arch, "content")
-    for (_, b), text in zip(arch.iterrows(), contents):
+    # The values iterrows() would give (one object array of the columns read, row by row),
+    # without building a Series for every row.
+    fields = ["id", "category", "created_at", "decay_lambda", "confidence", "pinned",
+              "reinforcement_count", "superseded_by"]
+    values = arch[fields].to_numpy(dtype=object)
+    reason_of = reasons.to_dict() if reasons.index.is_unique else reasons.loc.__getitem__
+    for label, row, text in zip(arch.index, values, contents):
+        b = dict(zip(fields, row))
         end, steps, end_status = chain(str(b["id"]))
-        rows.append({"id": b["id"], "archive_reason": reasons.loc[b.name],
+        rows.append({"id": b["id"], "archive_reason": reason_of[label] if isinstance(
+                         reason_of, dict) else reason_of(label),
                      "category": b["category"], "created_at": b["created_at"],
                      "decay_lambda": b["decay_lambda"], "tier": _tier(b["decay_lambda"]),
                      "confidence": b["confidence"], "pinned": b["pinned"],
@@ -277,8 +305,8 @@ def _archival(ctx: _Context, tables: dict, headline: dict) -> None:
         "chain_length", "chain_end_status"])
     archived["content"] = contents.astype("string").reset_index(drop=True)
     for col in ("id", "archive_reason", "seed_role", "superseded_by", "chain_end",
-                "chain_end_status", "content", "tier"):
-        archived[col] = archived[col].astype("string")
+                "chain_end_status", "tier"):
+        archived[col] = _strings(archived, col, rows)
     archived["chain_length"] = archived["chain_length"].astype("Int64")
     archived["created_at"] = pd.to_datetime(archived["created_at"], utc=True)
     tables["archived"] = archived
@@ -364,6 +392,44 @@ def _clock(ctx: _Context, tables: dict, headline: dict) -> None:
 
 # ── §2.3 constitution ─────────────────────────────────────────────────────────────────────
 
+class _Records:
+    """``frame[columns].to_dict("records")`` keyed by block id (``position``: id -> row),
+    each row made only when first asked for, with the values ``to_dict`` gives: the
+    constitution looks up a few ids, not every block."""
+
+    def __init__(self, frame: pd.DataFrame, columns: list[str], position: dict[str, int]
+                 ) -> None:
+        from pandas.core.dtypes.cast import maybe_box_native  # what to_dict boxes with
+
+        self._box = maybe_box_native
+        # numpy columns iterate as ndarray.item() (Python scalars, not boxed again); extension
+        # and object columns as their array does, then boxed
+        self._columns = []
+        for c in columns:
+            numeric = isinstance(frame[c].dtype, np.dtype) and frame[c].dtype != object
+            values = frame[c].to_numpy() if numeric else frame[c].array
+            self._columns.append((c, values, numeric))
+        self._position = position
+        self._rows: dict[str, dict[str, Any]] = {}
+
+    def __contains__(self, block_id: object) -> bool:
+        return block_id in self._position
+
+    def get(self, block_id: Any, default: Any = None) -> Any:
+        return self[block_id] if block_id in self._position else default
+
+    def __getitem__(self, block_id: str) -> dict[str, Any]:
+        row = self._rows.get(block_id)
+        if row is None:
+            p = self._position[block_id]
+            # to_dict iterates each column: ndarray.item() for numpy, a one-row slice of an
+            # extension array iterates to the same value as the whole array does
+            row = {c: (values.item(p) if native else self._box(next(iter(values[p:p + 1]))))
+                   for c, values, native in self._columns}
+            self._rows[block_id] = row
+        return row
+
+
 def _release_lower(release: Any) -> tuple[int, ...] | None:
     found = re.findall(r"(\d+)\.(\d+)\.(\d+)", str(release or ""))
     return tuple(int(p) for p in found[0]) if found else None
@@ -380,13 +446,13 @@ def _constitution(ctx: _Context, tables: dict, headline: dict) -> None:
     # boolean filters per question.
     cols = ["id", "status", "archive_reason", "superseded_by", "decay_lambda",
             "confidence", "created_at"]
-    records = {str(r["id"]): r for r in ctx.blocks[cols].to_dict("records")}
     # Content is read one block at a time and only ever compared with a seeded text: a block's
     # form is built no longer than the longest seed (+1), so a huge block is never held twice.
     limit = max([_seeds.SEED_CHARS] + [len(_seeds.normalise(slot.content)) for slot in release.slots])
     contents = ctx.blocks["content"]
     ids = [str(i) for i in ctx.blocks["id"]]
     position = {i: n for n, i in enumerate(ids)}  # the last row of a repeated id, as records
+    records = _Records(ctx.blocks, cols, position)
 
     def content_of(block_id: str) -> Any:
         return contents.iloc[position[block_id]]
@@ -464,7 +530,7 @@ def _constitution(ctx: _Context, tables: dict, headline: dict) -> None:
     for col in ("role", "role_tag", "seeded_text", "state", "live_block_id", "live_content",
                 "original_id", "original_status", "original_archive_reason",
                 "original_superseded_by"):
-        cons[col] = cons[col].astype("string")
+        cons[col] = _strings(cons, col, rows)
     cons["live_blocks"] = cons["live_blocks"].astype("Int64")
     cons["live_created_at"] = pd.to_datetime(cons["live_created_at"], utc=True)
     cons["original_content_changed"] = cons["original_content_changed"].astype("boolean")
@@ -509,11 +575,16 @@ def _tags(ctx: _Context, tables: dict, headline: dict) -> None:
     status_by_id = pd.Series(ctx.status.to_numpy(), index=ctx.blocks["id"].astype("string"))
     tag_status = ctx.tags["block_id"].astype("string").map(status_by_id).fillna("(orphan)")
     counts = tag_status.value_counts()
+    # the distinct tagged blocks of each status (nunique: NA ids are not counted), one pass
+    tagged_ids: dict[str, set[Any]] = {}
+    for status, block_id in zip(tag_status, ctx.tags["block_id"]):
+        if not _isna(block_id):
+            tagged_ids.setdefault(status, set()).add(block_id)
     rows = []
     for status, n_blocks in (("active", len(ctx.active)), ("inbox", len(ctx.inbox)),
                              ("archived", len(ctx.archived))):
         n_tags = int(counts.get(status, 0))
-        tagged = int(ctx.tags.loc[tag_status.eq(status).to_numpy(), "block_id"].nunique())
+        tagged = len(tagged_ids.get(status, ()))
         rows.append({"status": status, "blocks": n_blocks, "tags": n_tags,
                      "tagged_blocks": tagged,
                      "tags_per_block": n_tags / n_blocks if n_blocks else float("nan")})
@@ -581,9 +652,14 @@ def _subsystems(ctx: _Context, tables: dict, headline: dict) -> None:
     edge_table = pd.DataFrame({"relation_type": rel.index.astype("string"),
                                "count": rel.to_numpy().astype("int64")})
     if len(edges):
-        origin = edges.groupby(edges["relation_type"].astype("string").fillna("(none)"),
-                               observed=True)["origin"].agg(
-            lambda s: ", ".join(sorted(s.astype("string").dropna().unique())))
+        # each relation's origins, sorted and joined (a groupby of a few rows costs more)
+        found: dict[str, set[str]] = {}
+        for relation, source in zip(edges["relation_type"].astype("string").fillna("(none)"),
+                                    edges["origin"].astype("string")):
+            seen = found.setdefault(relation, set())
+            if not _isna(source):
+                seen.add(source)
+        origin = {relation: ", ".join(sorted(seen)) for relation, seen in found.items()}
         edge_table["origins"] = edge_table["relation_type"].map(origin).astype("string")
     else:
         edge_table["origins"] = pd.Series(dtype="string")
@@ -610,17 +686,25 @@ def _reinforcement(ctx: _Context, tables: dict, headline: dict) -> None:
     counts = active["reinforcement_count"].astype("Float64").fillna(0).astype("float64")
     order = counts.sort_values(ascending=False, kind="stable").index
     top = active.loc[order[:10]]
+    top_ids = top["id"].astype("string")
+    tag_ids = ctx.tags["block_id"].astype("string")
+    if tag_ids.isna().any() or top_ids.isna().any():
+        # NA ids: the per-block filters below (which refuse an NA mask) decide, as ever
+        self_block = [bool(ctx.tags.loc[tag_ids.eq(i).to_numpy(), "tag"].astype("string")
+                           .str.startswith("self/").any()) for i in top_ids]
+    else:
+        # one pass over the tags: the blocks holding a self/* tag
+        is_self = ctx.tags["tag"].astype("string").str.startswith("self/").fillna(False)
+        self_ids = set(tag_ids[is_self.to_numpy(dtype=bool)])
+        self_block = [i in self_ids for i in top_ids]
     table = pd.DataFrame({
         "rank": np.arange(1, len(top) + 1),
-        "id": top["id"].astype("string").to_numpy(),
+        "id": top_ids.to_numpy(),
         "reinforcement_count": top["reinforcement_count"].to_numpy(),
         "category": top["category"].to_numpy(),
         "decay_lambda": top["decay_lambda"].to_numpy(),
-        "self_block": [bool(ctx.tags.loc[ctx.tags["block_id"].astype("string").eq(i).to_numpy(),
-                                         "tag"].astype("string").str.startswith("self/").any())
-                       for i in top["id"].astype("string")],
-        "content": ctx.blocks["content"].astype("string").str.slice(0, 80)
-                   .loc[top.index].to_numpy(),
+        "self_block": self_block,
+        "content": ctx.heavy(top, "content").astype("string").str.slice(0, 80).to_numpy(),
     })
     table["rank"] = table["rank"].astype("Int64")
     table["reinforcement_count"] = table["reinforcement_count"].astype("Int64")
@@ -757,11 +841,11 @@ def _summary(ctx: _Context, tables: dict, h: dict) -> str:
         add(f"  {h['role_slots_left']} of {h['role_slots_seeded']} role slots remain, "
             f"{h['role_slots_changed']} with content different from the seed "
             f"(seed of elfmem {h['seed_releases']})")
-        for _, r in cons[cons["state"].isin(["changed", "unchanged"])].iterrows():
-            created = ("" if pd.isna(r["live_created_at"])
-                       else f" (created {r['live_created_at'].date()})")
-            add(f"  {r['role_tag']:<26} -> \"{_clip(r['live_content'])}\"{created} "
-                f"[{r['state']}]")
+        left = cons[cons["state"].isin(["changed", "unchanged"])]
+        for role_tag, content, created_at, state in zip(
+                left["role_tag"], left["live_content"], left["live_created_at"], left["state"]):
+            created = "" if pd.isna(created_at) else f" (created {created_at.date()})"
+            add(f"  {role_tag:<26} -> \"{_clip(content)}\"{created} [{state}]")
         lost = cons[cons["state"].eq("lost")]
         if len(lost):
             fate = lost["original_archive_reason"].fillna("missing").value_counts()
@@ -795,8 +879,9 @@ def _summary(ctx: _Context, tables: dict, h: dict) -> str:
     add("")
 
     add("Subsystems")
-    sub = tables["subsystems"].set_index(["subsystem", "measure"])["value"]
-    kinds = [(m.split(": ", 1)[1], int(v)) for (s, m), v in sub.items()
+    sub = tables["subsystems"]
+    kinds = [(m.split(": ", 1)[1], int(v)) for s, m, v in zip(sub["subsystem"], sub["measure"],
+                                                                sub["value"])
              if s == "contradictions" and m.startswith("kind: ")]
     add(f"  contradictions: {h['contradictions']} found, {h['contradictions_unresolved']} "
         "unresolved" + (" (" + ", ".join(f"{k} {v}" for k, v in kinds) + ")" if kinds else ""))

@@ -137,10 +137,15 @@ class RealContext:
         self.memo: dict[str, Any] = {}
         self._n = 0
 
-    @property
-    def proc(self) -> ReleaseProcess:
+    def start(self) -> None:
+        """Start the release's driver process without waiting for it (see ``proc``)."""
         if self._proc is None:
             self._proc = ReleaseProcess(self.release, workdir=self.workdir)
+
+    @property
+    def proc(self) -> ReleaseProcess:
+        self.start()
+        if self.hello is None:
             self.hello = self._proc.request("hello")
         return self._proc
 
@@ -160,6 +165,7 @@ class RealContext:
         if self._proc is not None:
             self._proc.close()
             self._proc = None
+            self.hello = None
 
 
 def _seeded(ctx: RealContext, name: str, proc: ReleaseProcess | None = None) -> Path:
@@ -273,25 +279,41 @@ def run_real(releases: Any = None, scenarios: Any = None, *, instance: Instance 
     results: dict[tuple[str, str], ScenarioResult] = {}
     with tempfile.TemporaryDirectory(prefix="memlab-real-",
                                      dir=None if workdir is None else str(workdir)) as tmp:
-        from memlab.progress import bar
-
-        with bar(total=len(rels) * len(codes), desc="real rows", unit="cell") as cells:
-            for rel in rels:
-                folder = Path(tmp) / rel
-                folder.mkdir()
-                ctx = RealContext(rel, inst, seed, params, folder)
-                try:
-                    for code in codes:
-                        cells.set_postfix_str(f"elfmem {rel} {code}")
-                        t0 = time.perf_counter()
-                        res = REAL_SCENARIOS[code](ctx)
-                        res.metrics["seconds"] = round(time.perf_counter() - t0, 2)
-                        res.unstable = tuple(res.unstable) + ("seconds",)
-                        results[(release_row(rel), code)] = res
-                        cells.update(1)
-                finally:
-                    ctx.close()
+        contexts = []
+        for rel in rels:
+            folder = Path(tmp) / rel
+            folder.mkdir()
+            contexts.append(RealContext(rel, inst, seed, params, folder))
+        try:
+            _run_contexts(contexts, codes, results)
+        finally:
+            for ctx in contexts:
+                ctx.close()
     return results
+
+
+def _run_contexts(contexts: list[RealContext], codes: list[str],
+                  results: dict[tuple[str, str], ScenarioResult]) -> None:
+    """Each release's scenarios in turn, the next release's driver starting meanwhile."""
+    from memlab.progress import bar
+    from memlab.sim.real_scripts import REAL_SCENARIOS
+
+    with bar(total=len(contexts) * len(codes), desc="real rows", unit="cell") as cells:
+        for k, ctx in enumerate(contexts):
+            rel = ctx.release
+            if k + 1 < len(contexts):
+                contexts[k + 1].start()  # the next release's driver starts meanwhile
+            try:
+                for code in codes:
+                    cells.set_postfix_str(f"elfmem {rel} {code}")
+                    t0 = time.perf_counter()
+                    res = REAL_SCENARIOS[code](ctx)
+                    res.metrics["seconds"] = round(time.perf_counter() - t0, 2)
+                    res.unstable = tuple(res.unstable) + ("seconds",)
+                    results[(release_row(rel), code)] = res
+                    cells.update(1)
+            finally:
+                ctx.close()
 
 
 def simplicity(releases: Any = None) -> dict[str, dict[str, int]]:

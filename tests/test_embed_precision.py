@@ -213,25 +213,50 @@ def test_a_pack_with_a_flipped_byte_is_not_read(tmp_path):
         ShippedVectors(path)
 
 
+def _packs_by_source() -> dict[str, ShippedVectors]:
+    packs = [ShippedVectors(p) for p in shipped_packs(DEFAULT_MODEL)]
+    return {p.manifest["source"]: p for p in packs}
+
+
 def test_the_shipped_pack_covers_the_simulations_scale_corpus():
     from memlab.sim._texts import NoteMaker
     from memlab.sim.instance import DOC_INSTANCE
     from memlab.sim.scenarios import _CORPUS_SEED
 
-    [path] = shipped_packs(DEFAULT_MODEL)
-    pack = ShippedVectors(path)
+    packs = _packs_by_source()
+    # Two packs: the scale corpus, and the default `memlab simulate`'s other texts
+    # (scripts/make_shipped_vectors.py).
+    assert len(packs) == 2 and len(shipped_packs(DEFAULT_MODEL)) == 2
+    pack = packs["memlab.sim scale corpus (S7/S11), doc instance"]
     notes = NoteMaker(_CORPUS_SEED).fresh(DOC_INSTANCE.active_blocks * DOC_INSTANCE.growth, set())
     texts = list(dict.fromkeys(n.text for n in notes))
     assert pack.manifest["corpus_sha256"] == corpus_sha256(texts)
     assert pack.manifest["model"] == DEFAULT_MODEL and len(pack) == len(texts)
-    assert path.stat().st_size < 12e6
+    assert pack.path.stat().st_size < 12e6
+
+
+def test_the_default_runs_pack_holds_what_the_release_drivers_ask_for():
+    from memlab.sim._driver import embedded_forms
+    from memlab.sim._texts import NoteMaker
+    from memlab.sim.real import RealParams
+
+    [run] = [p for s, p in _packs_by_source().items() if s.startswith("memlab simulate defaults")]
+    scale = _packs_by_source()["memlab.sim scale corpus (S7/S11), doc instance"]
+    assert not set(run.texts) & set(scale.texts)
+    assert run.path.stat().st_size < 8e6
+    # The real rows' scale corpus at seed 0 (real_scripts._scale_world), in every form the
+    # drivers embed, is in it: the notes, their lowercased forms and summaries.
+    p = RealParams()
+    notes = NoteMaker(70_000).fresh(p.scale - p.s11_pairs)
+    forms = {f for n in notes for f in embedded_forms(n.text)}
+    assert forms <= set(run.texts) | set(scale.texts)
 
 
 @slow
-def test_the_shipped_pack_passes_verification_against_the_model(gated):
+def test_the_shipped_packs_pass_verification_against_the_model(gated):
     e, _ = gated
     from memlab.embed._embedder import _encode_with
 
-    [path] = shipped_packs(DEFAULT_MODEL)
-    verdict = ShippedVectors(path).verify(lambda t: _encode_with(e.model, t), sample=16)
-    assert verdict.ok, verdict.reason
+    for path in shipped_packs(DEFAULT_MODEL):
+        verdict = ShippedVectors(path).verify(lambda t: _encode_with(e.model, t), sample=16)
+        assert verdict.ok, (path.name, verdict.reason)

@@ -1,9 +1,12 @@
 """Shipped vectors: a verified cache of a fixed corpus's embeddings, not a substitute for the model.
 
 The simulation's scale scenarios (S7, S11) embed the same 14,000 notes on every machine: they
-come from a fixed seed, not from the user's data. ``scripts/make_shipped_vectors.py`` embeds
-them once with the bundled model (fp32) and stores the vectors as float16 in
-``memlab/embed/data/<model>-<corpus hash>.npz`` with the texts and a manifest (model, corpus hash, count, how they were made).
+come from a fixed seed, not from the user's data; and the default ``memlab simulate`` (seed 0,
+the doc's instance) embeds the same few thousand other texts every time, most of them asked
+for by the shipped releases' drivers (notes, their lowercased forms and summaries, queries).
+``scripts/make_shipped_vectors.py`` embeds both sets once with the bundled model (fp32) and
+stores the vectors as float16 in ``memlab/embed/data/<model>-<corpus hash>.npz``, one pack per
+set, with the texts and a manifest (model, corpus hash, count, source, how they were made).
 
 When an :class:`~memlab.embed.Embedder` misses its on-disk cache for a text whose key is in a
 pack of its model, it may take the shipped vector instead of running the model, but only after

@@ -172,7 +172,8 @@ class _Reader:
 
     # -- reading a table -----------------------------------------------------------------
     def prefetch(self, plan: dict[str, tuple[str, list[tuple[str, str]]]]) -> None:
-        """Read the planned tables through Arrow, in parallel.
+        """Read the planned tables through Arrow: in parallel when there is much to read,
+        else one after another on one connection.
 
         The ADBC driver releases the GIL while it steps SQLite, so large tables are split into
         rowid ranges and read on one connection per range. Results (or the error that will
@@ -194,13 +195,28 @@ class _Reader:
         parts: dict[str, list[Any]] = {}
         if rows is not None and rows <= _SPLIT_ROWS:
             # Small tables (every table together under one split's size): threads would cost
-            # more than they overlap, so read them one after another on this thread.
-            for frame, table, cols, part in tasks:
-                try:
-                    parts.setdefault(frame, []).append(
-                        _fetch_arrow(self.snap.uri, table, cols, part))
-                except Exception as exc:  # noqa: BLE001 - any driver failure: exact path
-                    parts.setdefault(frame, []).append(exc)
+            # more than they overlap, so read them one after another on this thread, on one
+            # connection. A table that fails there is read again on a connection of its own,
+            # so what a table gives never depends on the others.
+            try:
+                shared = _ArrowConnection(self.snap.uri)
+            except Exception:  # noqa: BLE001 - each table then tries (and reports) on its own
+                shared = None
+            try:
+                for frame, table, cols, part in tasks:
+                    try:
+                        if shared is None:
+                            raise RuntimeError("no shared connection")
+                        got = _fetch_arrow(self.snap.uri, table, cols, part, shared.conn)
+                    except Exception:  # noqa: BLE001
+                        try:
+                            got = _fetch_arrow(self.snap.uri, table, cols, part)
+                        except Exception as exc:  # noqa: BLE001 - any driver failure: exact path
+                            got = exc
+                    parts.setdefault(frame, []).append(got)
+            finally:
+                if shared is not None:
+                    shared.close()
         else:
             with ThreadPoolExecutor(max_workers=min(_WORKERS, len(tasks))) as pool:
                 futures = [(frame, pool.submit(_fetch_arrow, self.snap.uri, table, cols, part))
@@ -359,21 +375,50 @@ class _Reader:
                                   f"(e.g. {examples})")
 
 
+class _ArrowConnection:
+    """An ADBC SQLite database and a connection to it, closed together."""
+
+    def __init__(self, uri: str) -> None:
+        # The low-level bindings, not adbc_driver_sqlite.dbapi: the DB-API module imports
+        # polars (when installed) and costs most of a second at start-up; these cost ms.
+        import adbc_driver_manager as adm
+        import adbc_driver_sqlite
+
+        self._db = adbc_driver_sqlite.connect(uri)
+        try:
+            self.conn = adm.AdbcConnection(self._db)
+        except BaseException:
+            self._db.close()
+            raise
+
+    def close(self) -> None:
+        try:
+            self.conn.close()
+        finally:
+            self._db.close()
+
+    def __enter__(self) -> "_ArrowConnection":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+
 def _fetch_arrow(uri: str, table: str, cols: list[tuple[str, str]],
-                 part: tuple[int, int] | None) -> pa.Table:
-    """One table (or rowid range of it) as Arrow, on a connection of its own."""
-    # The low-level bindings, not adbc_driver_sqlite.dbapi: the DB-API module imports polars
-    # (when installed) and costs most of a second at start-up; these cost milliseconds.
+                 part: tuple[int, int] | None, conn: Any = None) -> pa.Table:
+    """One table (or rowid range of it) as Arrow, on a connection of its own (or on
+    ``conn``, an open ADBC connection to ``uri``)."""
     import adbc_driver_manager as adm
-    import adbc_driver_sqlite
 
     prime = ", ".join(f"{_PRIME[k]} AS {_q(c)}" for c, k in cols)
     select = ", ".join(_q(c) for c, _ in cols)
     where = f" WHERE rowid BETWEEN {part[0]} AND {part[1]}" if part else ""
     sql = (f"SELECT 0 AS __memlab_row, {prime} "
            f"UNION ALL SELECT 1, {select} FROM {_q(table)}{where}")
-    with adbc_driver_sqlite.connect(uri) as db, adm.AdbcConnection(db) as conn, \
-            adm.AdbcStatement(conn) as stmt:
+    if conn is None:
+        with _ArrowConnection(uri) as own:
+            return _fetch_arrow(uri, table, cols, part, own.conn)
+    with adm.AdbcStatement(conn) as stmt:
         stmt.set_sql_query(sql)
         stream, _ = stmt.execute_query()
         tbl = pa.RecordBatchReader._import_from_c(stream.address).read_all()

@@ -536,13 +536,14 @@ def _constitution(ctx: _Context, tables: dict, headline: dict) -> None:
     cons["original_content_changed"] = cons["original_content_changed"].astype("boolean")
     tables["constitution"] = cons
 
-    seeded = int(cons["state"].ne("not seeded").sum())
-    left = int(cons["state"].isin(["changed", "unchanged"]).sum())
+    states = [row["state"] for row in rows]  # cons["state"], as text
+    seeded = sum(state != "not seeded" for state in states)
+    left = sum(state in ("changed", "unchanged") for state in states)
     headline["seed_releases"] = release.label
     headline["role_slots_seeded"] = seeded
     headline["role_slots_left"] = left
-    headline["role_slots_changed"] = int(cons["state"].eq("changed").sum())
-    headline["role_slots_lost"] = int(cons["state"].eq("lost").sum())
+    headline["role_slots_changed"] = states.count("changed")
+    headline["role_slots_lost"] = states.count("lost")
     if not role_era:
         ctx.notes.append(f"seeded by elfmem {release.label} (no self/role/* tags): slots are "
                          "recognised by their seeded text only, so a rewritten slot counts as lost")
@@ -551,19 +552,21 @@ def _constitution(ctx: _Context, tables: dict, headline: dict) -> None:
 
     # Blocks elfmem calls maximally protected, archived anyway (doc §2.3).
     arch = tables["archived"]
-    permanent = arch["tier"].eq("PERMANENT").fillna(False)
-    pinned = arch["pinned"].astype("boolean").fillna(False)
-    certain = (arch["confidence"] >= 1.0).fillna(False)
+    permanent = arch["tier"].eq("PERMANENT").fillna(False).to_numpy(dtype=bool)
+    pinned = arch["pinned"].astype("boolean").fillna(False).to_numpy(dtype=bool)
+    certain = (arch["confidence"] >= 1.0).fillna(False).to_numpy(dtype=bool)
     constitutional_ids = set(tags.loc[tag_text.eq(_seeds.CONSTITUTIONAL_TAG).fillna(False)
                                       .to_numpy(), "block_id"].astype("string"))
-    prot = arch[(permanent | pinned | certain).to_numpy()].copy()
-    prot["why"] = [", ".join(w for w, flag in (
+    chosen = permanent | pinned | certain
+    why = [", ".join(w for w, flag in (
         ("PERMANENT", p), ("pinned", q), ("confidence 1.0", c)) if flag)
-        for p, q, c in zip(permanent[prot.index], pinned[prot.index], certain[prot.index])]
-    prot["why"] = prot["why"].astype("string")
-    tables["protected_superseded"] = prot[["id", "archive_reason", "why", "decay_lambda",
-                                           "confidence", "seed_role", "superseded_by",
-                                           "content"]].reset_index(drop=True)
+        for p, q, c in zip(permanent[chosen], pinned[chosen], certain[chosen])]
+    # only the columns the table shows are filtered; "why" goes in third
+    prot = arch.loc[chosen, ["id", "archive_reason", "decay_lambda", "confidence", "seed_role",
+                             "superseded_by", "content"]]
+    prot.insert(2, "why", pd.array(why, dtype="string"))
+    prot = prot.reset_index(drop=True)
+    tables["protected_superseded"] = prot
     headline["protected_archived"] = len(prot)
     headline["protected_superseded"] = int(prot["archive_reason"].eq("superseded").sum())
     headline["constitutional_tagged_live"] = len(constitutional_ids & live_ids)

@@ -351,26 +351,30 @@ def _clock(ctx: _Context, tables: dict, headline: dict) -> None:
     }])
     tables["clock"] = clock
 
-    tiers = pd.DataFrame({"tier": list(DECAY_LAMBDA), "decay_lambda": list(DECAY_LAMBDA.values())})
-    tiers["recency_after_lifetime"] = np.exp(-tiers["decay_lambda"] * hours)
-    tiers["half_life_hours"] = math.log(2) / tiers["decay_lambda"]
-    tiers["hours_to_prune"] = math.log(1.0 / prune) / tiers["decay_lambda"]
-    tiers["lifetimes_to_prune"] = tiers["hours_to_prune"] / hours if hours else float("nan")
-    tiers["tier"] = tiers["tier"].astype("string")
+    # Both tables from numpy columns in one constructor each (the same arithmetic as on the
+    # Series, without a pandas operation per column).
+    lam = np.asarray(list(DECAY_LAMBDA.values()))
+    to_prune = math.log(1.0 / prune) / lam
+    tiers = pd.DataFrame({
+        "tier": pd.array(list(DECAY_LAMBDA), dtype="string"), "decay_lambda": lam,
+        "recency_after_lifetime": np.exp(-lam * hours), "half_life_hours": math.log(2) / lam,
+        "hours_to_prune": to_prune,
+        "lifetimes_to_prune": to_prune / hours if hours else float("nan"),
+    })
     tables["recency_tiers"] = tiers
 
     live = ctx.live
     since = (hours - live["last_reinforced_at"]).clip(lower=0.0)
+    recency = np.exp(-live["decay_lambda"].to_numpy() * since.to_numpy())
     per_block = pd.DataFrame({
-        "id": live["id"].astype("string"), "status": live["status"],
-        "category": live["category"], "decay_lambda": live["decay_lambda"],
-        "tier": live["decay_lambda"].map(_tier).astype("string"),
-        "penalised": live["decay_lambda"].map(is_penalised).astype("boolean"),
-        "last_reinforced_at": live["last_reinforced_at"], "hours_since": since,
-    })
-    per_block["recency"] = np.exp(-per_block["decay_lambda"] * per_block["hours_since"])
-    per_block["below_prune"] = (per_block["recency"] < prune).astype("boolean")
-    tables["recency_blocks"] = per_block.reset_index(drop=True)
+        "id": live["id"].astype("string").array, "status": live["status"].array,
+        "category": live["category"].array, "decay_lambda": live["decay_lambda"].array,
+        "tier": live["decay_lambda"].map(_tier).astype("string").array,
+        "penalised": live["decay_lambda"].map(is_penalised).astype("boolean").array,
+        "last_reinforced_at": live["last_reinforced_at"].array, "hours_since": since.array,
+        "recency": recency, "below_prune": pd.array(recency < prune, dtype="boolean"),
+    }, index=pd.RangeIndex(len(live)))
+    tables["recency_blocks"] = per_block
 
     headline["total_active_hours"] = hours
     headline["sessions"] = n
@@ -663,7 +667,8 @@ def _subsystems(ctx: _Context, tables: dict, headline: dict) -> None:
             if not _isna(source):
                 seen.add(source)
         origin = {relation: ", ".join(sorted(seen)) for relation, seen in found.items()}
-        edge_table["origins"] = edge_table["relation_type"].map(origin).astype("string")
+        edge_table["origins"] = pd.array([origin.get(relation) for relation in
+                                          edge_table["relation_type"]], dtype="string")
     else:
         edge_table["origins"] = pd.Series(dtype="string")
     edge_table["count"] = edge_table["count"].astype("Int64")

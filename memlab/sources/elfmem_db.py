@@ -24,6 +24,7 @@ import importlib.util
 import json
 import math
 import os
+import re
 import sqlite3
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -575,8 +576,8 @@ def _config(raw: list[tuple[Any, Any]], reader: _Reader) -> pd.DataFrame:
     cols: dict[str, pd.Series] = {}
     for key, kind in _CONFIG_TYPED:
         v = values.get(key)
-        typed = reader._type_values("config", key, kind, [v])
-        cols[key] = typed
+        typed = _plain_number(kind, v)
+        cols[key] = reader._type_values("config", key, kind, [v]) if typed is None else typed
     usage: dict[str, Any] = {}
     text = values.get("lifetime_token_usage")
     if text is not None:
@@ -592,7 +593,9 @@ def _config(raw: list[tuple[Any, Any]], reader: _Reader) -> pd.DataFrame:
         v = usage.get(key)
         if isinstance(v, bool) or (v is not None and not isinstance(v, (int, float, str))):
             v = repr(v)
-        cols[key] = reader._type_values("config", f"lifetime_token_usage.{key}", INT, [v])
+        typed = _plain_number(INT, v)
+        cols[key] = reader._type_values("config", f"lifetime_token_usage.{key}", INT, [v]) \
+            if typed is None else typed
     for key in sorted(usage):
         if key not in _TOKEN_KEYS:
             cols[f"lifetime_{key}"] = pd.Series([_as_text(usage[key]) if not isinstance(
@@ -602,6 +605,30 @@ def _config(raw: list[tuple[Any, Any]], reader: _Reader) -> pd.DataFrame:
         if key not in typed_keys and key not in cols:
             cols[key] = pd.Series([_as_text(values[key])], dtype="string")
     return _assemble(cols, 1)
+
+
+_PLAIN_INT = re.compile(r"-?[0-9]{1,15}")
+
+
+def _plain_number(kind: str, v: Any) -> pd.Series | None:
+    """The one-value Series ``_type_values`` gives for the plainest values of an INT or FLOAT
+    key (missing, a Python int below 2**53, a float for FLOAT, the text of a plain integer of
+    at most 15 digits), made directly; None for anything else, which _type_values decides."""
+    if kind not in (INT, FLOAT):
+        return None
+    if v is None:
+        number = None
+    elif type(v) is int and abs(v) < 2 ** 53:
+        number = v
+    elif type(v) is float and kind == FLOAT:
+        number = v
+    elif type(v) is str and _PLAIN_INT.fullmatch(v):
+        number = int(v)
+    else:
+        return None
+    if kind == FLOAT:
+        return pd.Series([np.nan if number is None else float(number)], dtype="float64")
+    return pd.Series(pd.array([number], dtype="Int64"))
 
 
 def _schema_version(raw: list[tuple[Any, Any]], reader: _Reader, path: Path

@@ -407,12 +407,16 @@ class _Records:
 
         self._box = maybe_box_native
         # numpy columns iterate as ndarray.item() (Python scalars, not boxed again); extension
-        # and object columns as their array does, then boxed
+        # and object columns as their array does, then boxed: element by element that is the
+        # array's own item, except for a categorical, whose missing value iterates as None
+        # (one-row slices are iterated for those)
         self._columns = []
         for c in columns:
-            numeric = isinstance(frame[c].dtype, np.dtype) and frame[c].dtype != object
-            values = frame[c].to_numpy() if numeric else frame[c].array
-            self._columns.append((c, values, numeric))
+            dtype = frame[c].dtype
+            how = ("item" if isinstance(dtype, np.dtype) and dtype != object else
+                   "iterate" if isinstance(dtype, pd.CategoricalDtype) else "index")
+            self._columns.append((c, frame[c].to_numpy() if how == "item" else frame[c].array,
+                                  how))
         self._position = position
         self._rows: dict[str, dict[str, Any]] = {}
 
@@ -426,10 +430,9 @@ class _Records:
         row = self._rows.get(block_id)
         if row is None:
             p = self._position[block_id]
-            # to_dict iterates each column: ndarray.item() for numpy, a one-row slice of an
-            # extension array iterates to the same value as the whole array does
-            row = {c: (values.item(p) if native else self._box(next(iter(values[p:p + 1]))))
-                   for c, values, native in self._columns}
+            row = {c: (values.item(p) if how == "item" else self._box(
+                       values[p] if how == "index" else next(iter(values[p:p + 1]))))
+                   for c, values, how in self._columns}
             self._rows[block_id] = row
         return row
 
@@ -584,8 +587,9 @@ def _tags(ctx: _Context, tables: dict, headline: dict) -> None:
     counts = tag_status.value_counts()
     # the distinct tagged blocks of each status (nunique: NA ids are not counted), one pass
     tagged_ids: dict[str, set[Any]] = {}
-    for status, block_id in zip(tag_status, ctx.tags["block_id"]):
-        if not _isna(block_id):
+    for status, block_id in zip(tag_status, ctx.tags["block_id"].to_numpy(dtype=object,
+                                                                           na_value=None)):
+        if block_id is not None:
             tagged_ids.setdefault(status, set()).add(block_id)
     rows = []
     for status, n_blocks in (("active", len(ctx.active)), ("inbox", len(ctx.inbox)),
@@ -849,9 +853,10 @@ def _summary(ctx: _Context, tables: dict, h: dict) -> str:
         add(f"  {h['role_slots_left']} of {h['role_slots_seeded']} role slots remain, "
             f"{h['role_slots_changed']} with content different from the seed "
             f"(seed of elfmem {h['seed_releases']})")
-        left = cons[cons["state"].isin(["changed", "unchanged"])]
         for role_tag, content, created_at, state in zip(
-                left["role_tag"], left["live_content"], left["live_created_at"], left["state"]):
+                cons["role_tag"], cons["live_content"], cons["live_created_at"], cons["state"]):
+            if state not in ("changed", "unchanged"):
+                continue
             created = "" if pd.isna(created_at) else f" (created {created_at.date()})"
             add(f"  {role_tag:<26} -> \"{_clip(content)}\"{created} [{state}]")
         lost = cons[cons["state"].eq("lost")]

@@ -29,6 +29,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 from typing import Any, Iterable
@@ -48,13 +49,17 @@ RELEASES: dict[str, tuple[str, ...]] = {
 ENVS_VAR = "MEMLAB_ENVS_DIR"
 _STAMP = ".memlab-ready"
 _DRIVER = Path(__file__).with_name("_driver.py")
+#: memlab's embedder answers one driver at a time (its tokenizer is not safe across threads).
+_EMBED_LOCK = threading.Lock()
+_TIMINGS_LOCK = threading.Lock()
 #: Process-wide timings of the real rows' phases (seconds, counts), read by the benchmark:
 #: ``env`` building missing venvs, ``start`` waiting for driver processes to be ready
 #: (python + elfmem import; time they started while other work ran is not counted),
 #: ``embed`` memlab's model and cache answering the drivers' embedding requests (and the
 #: operator scripts' own cosines), ``release`` the time a request waited for the driver's
-#: reply, less the embedding answered meanwhile: the release's own work plus the JSON-lines
-#: exchange.
+#: reply, less the embedding done for that driver meanwhile: the release's own work plus the
+#: JSON-lines exchange, summed over drivers (releases that run side by side both count; per
+#: release under ``release_s <version>``).
 TIMINGS: dict[str, float] = {"env_s": 0.0, "envs_built": 0, "start_s": 0.0, "starts": 0,
                              "embed_s": 0.0, "embed_calls": 0, "embed_texts": 0,
                              "release_s": 0.0, "requests": 0}
@@ -170,6 +175,7 @@ class ReleaseProcess:
         self._next = 0
         self._pending: int | None = None
         self._sent = (0.0, 0.0)
+        self._embed_s = 0.0     # seconds spent embedding for this driver
         self._log = tempfile.TemporaryFile(mode="w+")
         env = {k: v for k, v in os.environ.items()
                if k not in ("PYTHONPATH", "VIRTUAL_ENV", "PYTHONHOME")}
@@ -181,7 +187,8 @@ class ReleaseProcess:
                                      env=env, cwd=str(self.workdir or tempfile.gettempdir()),
                                      bufsize=1)
         self.version: str | None = None
-        TIMINGS["starts"] += 1
+        with _TIMINGS_LOCK:
+            TIMINGS["starts"] += 1
 
     def ready(self) -> "ReleaseProcess":
         """Wait for the driver's "ready" line (once); the time waited is ``start_s``."""
@@ -191,7 +198,8 @@ class ReleaseProcess:
             if "ready" not in hello:
                 raise ReleaseEnvError(f"elfmem {self.release} driver did not start: {hello}")
             self.version = hello["ready"]
-            TIMINGS["start_s"] += time.perf_counter() - t0
+            with _TIMINGS_LOCK:
+                TIMINGS["start_s"] += time.perf_counter() - t0
         return self
 
     # ---- protocol -----------------------------------------------------------------------------
@@ -208,13 +216,18 @@ class ReleaseProcess:
         self.proc.stdin.flush()
 
     def vectors(self, texts: list[str]) -> np.ndarray:
+        """memlab's vectors of ``texts`` (unit rows); one embedding at a time in this process,
+        whichever thread asks (releases run side by side in ``run_real``)."""
         self.embed_calls += 1
         self.embedded += len(texts)
-        t0 = time.perf_counter()
-        out = self.embedder.encode(texts, progress=False)
-        TIMINGS["embed_s"] += time.perf_counter() - t0
-        TIMINGS["embed_calls"] += 1
-        TIMINGS["embed_texts"] += len(texts)
+        asked = time.perf_counter()
+        with _EMBED_LOCK:
+            t0 = time.perf_counter()
+            out = self.embedder.encode(texts, progress=False)
+            TIMINGS["embed_s"] += time.perf_counter() - t0
+            TIMINGS["embed_calls"] += 1
+            TIMINGS["embed_texts"] += len(texts)
+        self._embed_s += time.perf_counter() - asked  # waiting for the lock included
         return out
 
     def preload(self, texts: Iterable[str]) -> int:
@@ -234,7 +247,7 @@ class ReleaseProcess:
             raise SimulationError("a request is already pending on this driver")
         self._next += 1
         self._pending = self._next
-        self._sent = (time.perf_counter(), TIMINGS["embed_s"])
+        self._sent = (time.perf_counter(), self._embed_s)
         self._write({"id": self._next, "op": op, "args": args})
 
     def wait(self, *, raise_errors: bool = True) -> Any:
@@ -247,9 +260,12 @@ class ReleaseProcess:
             if msg.get("id") != op_id:
                 continue
             sent, embed_before = self._sent
-            TIMINGS["release_s"] += (time.perf_counter() - sent
-                                     - (TIMINGS["embed_s"] - embed_before))
-            TIMINGS["requests"] += 1
+            spent = time.perf_counter() - sent - (self._embed_s - embed_before)
+            with _TIMINGS_LOCK:
+                TIMINGS["release_s"] += spent
+                key = f"release_s {self.release}"
+                TIMINGS[key] = TIMINGS.get(key, 0.0) + spent
+                TIMINGS["requests"] += 1
             if "error" in msg:
                 err = DriverError(msg.get("op", "call"), msg["error"])
                 if raise_errors:

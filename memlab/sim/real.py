@@ -48,8 +48,9 @@ class RealParams:
 
     ``scale``: corpus size for S7/S11. Default 2,000: the releases' consolidation compares
     each new block with every active one in Python, so its time grows with the square of the
-    corpus (measured on 0.20.0 here: 300 blocks 3 s, 2,000 blocks 130 s), and the doc's 14,000
-    takes on the order of two hours per release. Tests use a few hundred.
+    corpus (S7's ``seconds_learn_consolidate`` for 2,000 blocks, measured on 2 cores on
+    2026-12-01: 0.19.2 24 s, 0.20.0 22 s), and the doc's 14,000 would take about 49 times
+    as long per release by that square law (not measured). Tests use a few hundred.
     ``s1_reword``: which of a role's six rewordings the operator types (0 = a touch-up ...
     5 = a loose summary); None lets the seed pick; ``s1_role``: the principle (None: the
     seed picks). ``s2_targets``: "constitution" (3 of

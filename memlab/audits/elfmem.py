@@ -286,12 +286,12 @@ def _archival(ctx: _Context, tables: dict, headline: dict) -> None:
     fields = ["id", "category", "created_at", "decay_lambda", "confidence", "pinned",
               "reinforcement_count", "superseded_by"]
     values = arch[fields].to_numpy(dtype=object)
-    reason_of = reasons.to_dict() if reasons.index.is_unique else reasons.loc.__getitem__
+    reason_of = reasons.to_dict() if reasons.index.is_unique else None
     for label, row, text in zip(arch.index, values, contents):
         b = dict(zip(fields, row))
         end, steps, end_status = chain(str(b["id"]))
-        rows.append({"id": b["id"], "archive_reason": reason_of[label] if isinstance(
-                         reason_of, dict) else reason_of(label),
+        rows.append({"id": b["id"], "archive_reason": reasons.loc[label] if reason_of is None
+                     else reason_of[label],
                      "category": b["category"], "created_at": b["created_at"],
                      "decay_lambda": b["decay_lambda"], "tier": _tier(b["decay_lambda"]),
                      "confidence": b["confidence"], "pinned": b["pinned"],

@@ -20,6 +20,7 @@ import memlab
 from elfmem_schemas import RELEASE_FOR_VERSION, build_db, columns_of
 from memlab.errors import CorruptStore, StoreNotFound, UnrecognizedStore, UnsupportedSchema
 from memlab.sources._sqlite_snapshot import read_snapshot
+from memlab.audits.elfmem import audit_elfmem
 from memlab.sources.elfmem_db import load_elfmem
 
 SAMPLES = Path(__file__).resolve().parents[1] / "data" / "samples" / "elfmem"
@@ -670,6 +671,22 @@ def test_bad_values_become_na_with_a_problem_row_never_a_dropped_row(tmp_path):
     assert set(store.problems.file) == {str(db)}
     assert store.meta["readers"]["blocks"].startswith("sqlite3")
     _assert_dtypes(store.blocks, BLOCK_DTYPES, "blocks")
+
+
+@pytest.mark.parametrize("value", ["inf", "-inf", "1e300", str(10 ** 22)])
+def test_an_integer_past_int64_is_na_with_a_problem_row_not_a_crash(tmp_path, value):
+    db = tmp_path / "huge.db"
+    build_db(db, 9, extra_config=[("top_k", value)])
+    con = sqlite3.connect(db)
+    con.execute(f"UPDATE blocks SET reinforcement_count = {value!r} WHERE status = 'inbox'")
+    con.commit()
+    con.close()
+    store = load_elfmem(db)
+    assert pd.isna(store.config.iloc[0].top_k)
+    assert store.blocks["reinforcement_count"].isna().sum() == 1
+    messages = " | ".join(store.problems.message)
+    assert "config.top_k" in messages and "blocks.reinforcement_count" in messages
+    assert audit_elfmem(store).headline["blocks_ever"] == len(store.blocks)
 
 
 def test_unparseable_schema_version_reads_as_1_like_elfmem(tmp_path):

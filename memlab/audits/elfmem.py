@@ -700,15 +700,11 @@ def _reinforcement(ctx: _Context, tables: dict, headline: dict) -> None:
     top = active.loc[order[:10]]
     top_ids = top["id"].astype("string")
     tag_ids = ctx.tags["block_id"].astype("string")
-    if tag_ids.isna().any() or top_ids.isna().any():
-        # NA ids: the per-block filters below (which refuse an NA mask) decide, as ever
-        self_block = [bool(ctx.tags.loc[tag_ids.eq(i).to_numpy(), "tag"].astype("string")
-                           .str.startswith("self/").any()) for i in top_ids]
-    else:
-        # one pass over the tags: the blocks holding a self/* tag
-        is_self = ctx.tags["tag"].astype("string").str.startswith("self/").fillna(False)
-        self_ids = set(tag_ids[is_self.to_numpy(dtype=bool)])
-        self_block = [i in self_ids for i in top_ids]
+    # one pass over the tags: the blocks holding a self/* tag (a tag or block with no id, which
+    # a damaged database can hold, matches nothing)
+    is_self = ctx.tags["tag"].astype("string").str.startswith("self/").fillna(False)
+    self_ids = set(tag_ids[is_self.to_numpy(dtype=bool) & tag_ids.notna().to_numpy()])
+    self_block = [False if pd.isna(i) else i in self_ids for i in top_ids]
     table = pd.DataFrame({
         "rank": np.arange(1, len(top) + 1),
         "id": top_ids.to_numpy(),

@@ -317,7 +317,8 @@ class _Reader:
         missing = pd.isna(nums)
         bad = missing & pd.notna(raw.to_numpy())
         if kind in (INT, BOOL):
-            frac = ~missing & (nums != np.floor(nums))
+            # not whole, or past Int64 (inf, 1e300, 10**22): NA and reported, never a crash
+            frac = ~missing & ~((np.abs(nums) < 2.0 ** 63) & (nums == np.floor(nums)))
             bad |= frac
             if frac.any():
                 nums = np.where(frac, np.nan, nums.astype("float64"))

@@ -38,7 +38,7 @@ lab: $(STAMP)
 	$(BIN)/jupyter lab --notebook-dir=notebooks $(LAB_FLAGS)
 
 ## The shipped elfmem releases the simulation runs for real: one venv each under
-## $$MEMLAB_ENVS_DIR (pip from the package index, about a minute each, once); then offline.
+## $$MEMLAB_ENVS_DIR (pip from the package index, under a minute each, once); then offline.
 envs: $(STAMP)
 	@$(BIN)/python -c "from memlab.sim.releases import RELEASES, release_env; [release_env(r) for r in RELEASES]"
 

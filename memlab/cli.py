@@ -144,9 +144,10 @@ def cmd_discover(args: argparse.Namespace) -> int:
          "  memlab simulate --no-real --instance data/demo/elfmem-demo.db --seed 0\n\n"
          "Real rows run elfmem 0.19.2 and 0.20.0 in their own venvs under $MEMLAB_ENVS_DIR\n"
          "(default ~/.cache/memlab/envs); a missing venv is created on first use with pip\n"
-         "(about a minute each). Limit the run with --real-only (no modelled iterations),\n"
+         "(under a minute each). Limit the run with --real-only (no modelled iterations),\n"
          "--no-real (modelled only), --releases 0.20.0, --scenarios S1,S3; --scale sets the\n"
-         "S7/S11 corpus size (default 2,000; the doc's 14,000 takes about two hours per release).")
+         "S7/S11 corpus size (default 2,000; the releases' consolidation grows with its square, "
+         "so the doc's 14,000 takes about 49 times as long).")
 def cmd_simulate(args: argparse.Namespace) -> int:
     from memlab.sim import simulate
     from memlab.sim.real import RealParams
@@ -336,7 +337,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="only the modelled iterations (no release venvs)")
     p.add_argument("--scale", type=int, default=2_000,
                    help="S7/S11 corpus size for the real rows (default 2000; the doc's 14000 "
-                        "takes about two hours per release)")
+                        "takes about 49 times as long as 2,000)")
     p.add_argument("--json", action="store_true", help="print the evidence as JSON")
 
     p = add("review")

@@ -101,7 +101,7 @@ def release_env(release: str, *, create: bool = True, quiet: bool = False) -> Pa
         shutil.rmtree(folder)
     folder.parent.mkdir(parents=True, exist_ok=True)
     say(f"creating the elfmem {release} environment in {folder} "
-        f"(python -m venv + pip install from the package index, about a minute)")
+        f"(python -m venv + pip install from the package index, under a minute)")
     base = getattr(sys, "_base_executable", None) or sys.executable
     _run([base, "-m", "venv", str(folder)], folder, release)
     packages = [f"elfmem=={release}", *RELEASES[release]]

@@ -16,8 +16,14 @@ __all__ = [
     "DECAY_LAMBDA", "DECAY_TIERS", "PENALTY_FACTOR", "LAMBDA_CEILING", "PROTECTED_MAX_LAMBDA",
     "PRUNE_THRESHOLD", "NEAR_DUP_THRESHOLD", "EXACT_DUP_THRESHOLD", "tier_of_lambda",
     "is_penalised", "CHARS_PER_TOKEN", "SECONDS_PER_CALL", "STALE_AFTER_DAYS",
-    "CONTRADICTION_MIN",
+    "CONTRADICTION_MIN", "INT64_MAX",
 ]
+
+# --- storage ----------------------------------------------------------------------------------
+
+#: The largest value a pandas ``Int64`` column holds; an integer a store holds past it (a limit
+#: of 10**30, ``inf``) is read as missing with a problem row, never an OverflowError.
+INT64_MAX = 2**63 - 1
 
 # --- elfmem: decay ----------------------------------------------------------------------------
 

@@ -341,6 +341,18 @@ def test_malformed_yaml_is_a_problem_row(tmp_path):
     assert row["server_whole_file"] and not row["yaml_ok"] and not row["readers_agree"]
 
 
+def test_a_limit_past_int64_is_a_problem_row_not_a_traceback(tmp_path):
+    path = _repo_with(tmp_path, {"system/huge.md": "---\ndescription: d\nlimit: " + "9" * 23
+                                 + "\n---\nbody\n",
+                                 "system/ok.md": fmt.render_memfs_file("fine", "ok", limit=500)})
+    s = load_memfs(path)
+    bad = s.problems[s.problems["file"] == "system/huge.md"]
+    assert bad["kind"].tolist() == ["bad_limit"] and "too large" in bad["message"].iloc[0]
+    limits = s.files.set_index("path")["limit"]
+    assert pd.isna(limits["system/huge.md"]) and limits["system/ok.md"] == 500
+    assert audit_memfs(s).headline["findings"] >= 1
+
+
 def test_deeply_nested_yaml_is_a_problem_row_not_a_traceback(tmp_path):
     deep = "[" * 5000
     path = _repo_with(tmp_path, {"system/deep.md": f"---\ndescription: {deep}\n---\nbody\n",

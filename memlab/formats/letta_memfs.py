@@ -17,6 +17,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Iterable
 
+from memlab.constants import INT64_MAX
 from memlab.errors import UnsafePath
 from memlab.formats._yaml import YamlRead, read_yaml
 
@@ -519,6 +520,10 @@ def read_frontmatter(text: str) -> Frontmatter:
     if lim is not None:
         if isinstance(lim, str) and _DIGITS_RE.match(lim.strip()):
             fm.limit = int(lim.strip(), 10)
+            if fm.limit > INT64_MAX:
+                fm.limit = None
+                fm.problems.append(("bad_limit", f"limit {lim.strip()[:40]!r} is too large to "
+                                    "be a number of characters; read as missing", None))
         else:
             fm.problems.append(("bad_limit", f"limit {fields.get('limit', lim)!r} is not a "
                                 "whole number of characters", None))

@@ -27,6 +27,7 @@ from typing import Any
 import pandas as pd
 
 from memlab.errors import CorruptStore, SourceError, StoreNotFound, UnrecognizedStore
+from memlab.constants import INT64_MAX
 from memlab.store import Problems, Store, categories, empty_frame
 
 __all__ = ["load_agent_file", "DEFAULT_MAX_BYTES", "FRAME_DTYPES"]
@@ -56,7 +57,6 @@ FRAME_DTYPES: dict[str, dict[str, str]] = {
     "messages": {"agent_id": "string", "role": "category", "n": "Int64"},
 }
 
-_INT64_MAX = 2**63 - 1
 
 # Block fields read into their own columns; every other field is kept whole in `extra`
 # (template ids, project_id, legacy created_at/updated_at, ...), so a migration can carry it.
@@ -178,7 +178,7 @@ class _Ctx:
                 or (isinstance(value, float) and not value.is_integer()):
             self.add("bad_field", f"{where} is {value!r:.40}, not an integer; read as missing")
             return None
-        if abs(value) > _INT64_MAX:
+        if abs(value) > INT64_MAX:
             self.add("bad_field", f"{where} is {value!r:.40}, too large; read as missing")
             return None
         return int(value)

@@ -37,6 +37,7 @@ import pyarrow.compute as pc
 
 from memlab.errors import UnsupportedSchema
 from memlab.sources._sqlite_snapshot import Snapshot, read_snapshot
+from memlab.constants import INT64_MAX
 from memlab.store import Problems, Store, utc_datetimes
 
 __all__ = ["load_elfmem", "FRAME_TABLES", "SUPPORTED_SCHEMA_VERSIONS", "release_guess"]
@@ -318,7 +319,8 @@ class _Reader:
         bad = missing & pd.notna(raw.to_numpy())
         if kind in (INT, BOOL):
             # not whole, or past Int64 (inf, 1e300, 10**22): NA and reported, never a crash
-            frac = ~missing & ~((np.abs(nums) < 2.0 ** 63) & (nums == np.floor(nums)))
+            # (float64 compare: INT64_MAX + 1 is exactly 2**63, the first value that overflows)
+            frac = ~missing & ~((np.abs(nums) < INT64_MAX + 1) & (nums == np.floor(nums)))
             bad |= frac
             if frac.any():
                 nums = np.where(frac, np.nan, nums.astype("float64"))

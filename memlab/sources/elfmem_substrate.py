@@ -18,6 +18,7 @@ from memlab.formats.blockfile import (
     parse_blockfile,
     parse_ledger,
 )
+from memlab.constants import INT64_MAX
 from memlab.store import Problems, empty_frame, utc_datetimes
 
 __all__ = ["parse_substrate", "BLOCK_COLUMNS", "LEDGER_COLUMNS", "substrate_relpath"]
@@ -199,7 +200,7 @@ def _ledger_frame(events: list[dict[str, Any]], problems: Problems) -> pd.DataFr
                      "by it", line=int(df.at[idx, "line"]))
     df["t"] = t
     df = df.drop(columns="_t_raw")
-    df["s"] = pd.array([None if v is None or abs(v) > 2**63 - 1 else v for v in df["s"]],
+    df["s"] = pd.array([None if v is None or abs(v) > INT64_MAX else v for v in df["s"]],
                        dtype="Int64")
     df["ah"] = pd.to_numeric(df["ah"], errors="coerce").astype("float64")
     for col in ("file", "k"):

@@ -373,9 +373,10 @@ def read_as_server(text: str) -> ServerReading:
     read = _frontmatter_yaml(text[4:end])
     if read.failure == "value":  # parse_block_markdown catches only yaml.YAMLError
         return ServerReading("", raises=read.problem)
-    ok, front, error = strict_yaml(text[4:end])
-    if not ok:
-        return ServerReading(text, whole_file_reason=f"the frontmatter is not valid YAML ({error})")
+    if not read.ok:
+        return ServerReading(text, whole_file_reason="the frontmatter is not valid YAML "
+                                                     f"({_yaml_error(read)})")
+    front = read.value
     if not isinstance(front, dict):
         return ServerReading(text, whole_file_reason="the frontmatter is not a YAML mapping")
     return ServerReading(text[end + 5:], front.get("description"), front.get("read_only"),
@@ -385,14 +386,16 @@ def read_as_server(text: str) -> ServerReading:
 def strict_yaml(fm_text: str) -> tuple[bool, object, str | None]:
     """``(accepted, value, error)`` of ``yaml.safe_load`` (the server's reader) on ``fm_text``."""
     read = _frontmatter_yaml(fm_text)
-    if read.ok:
-        return True, read.value, None
-    where = f" at frontmatter line {read.line + 1}" if read.line is not None else ""
-    return False, None, f"{read.problem}{where}"
+    return (True, read.value, None) if read.ok else (False, None, _yaml_error(read))
 
 
 def _frontmatter_yaml(fm_text: str) -> YamlRead:
     return read_yaml(fm_text) if fm_text.strip() else YamlRead(True, None)
+
+
+def _yaml_error(read: YamlRead) -> str:
+    where = f" at frontmatter line {read.line + 1}" if read.line is not None else ""
+    return f"{read.problem}{where}"
 
 
 def _unquoted(value: str | None) -> str | None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import subprocess
 import sys
 import textwrap
+import warnings
 
 import numpy as np
 import pytest
@@ -181,10 +182,36 @@ def test_cache_is_safe_under_two_writing_processes(tmp_path):
         out, err = p.communicate(timeout=120)
         assert p.returncode == 0, err
         assert out.strip() == "ok"
+        # A writer that lost the race to create the file must wait, not disable its cache.
+        assert "cache disabled" not in err, err
     cache = EmbeddingCache(tmp_path)
     assert cache.count("m") == 300
     got = cache.get("m", [text_sha256(str(k)) for k in range(300)])
     assert all(float(got[text_sha256(str(k))][0]) == k for k in range(300))
+
+
+def test_cache_waits_for_another_process_creating_the_file(tmp_path):
+    """A process that holds a write transaction on the new cache file (as the first of two
+    writers does while it creates the tables) must make the second wait, not disable its cache:
+    SQLite does not call the busy handler for ``PRAGMA journal_mode = WAL``."""
+    holder = subprocess.Popen([sys.executable, "-c", textwrap.dedent(f"""
+        import sqlite3, sys, time
+        conn = sqlite3.connect({str(tmp_path / "embeddings.sqlite3")!r}, isolation_level=None)
+        conn.execute("BEGIN IMMEDIATE")
+        conn.execute("CREATE TABLE first_writer(x)")
+        print("held", flush=True)
+        time.sleep(1.0)
+        conn.execute("COMMIT")
+    """)], stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline().strip() == "held"
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")  # "embedding cache disabled" would fail the test
+            cache = EmbeddingCache(tmp_path)
+            assert cache.put("m", [(text_sha256("x"), np.ones(8, np.float32))]) == 1
+    finally:
+        holder.communicate(timeout=60)
+    assert EmbeddingCache(tmp_path).count("m") == 1
 
 
 # ---- neighbour search ----------------------------------------------------------------------

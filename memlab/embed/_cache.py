@@ -2,7 +2,8 @@
 
 SQLite rather than .npy shards because two processes (a notebook and a CLI run, or two pytest
 workers) may fill the same cache at once: WAL mode gives concurrent readers, ``busy_timeout``
-serialises writers, and ``INSERT OR IGNORE`` makes two writers that embedded the same text agree
+serialises writers (the switch to WAL, which SQLite does not pass to the busy handler, is retried
+by :func:`_set_wal`), and ``INSERT OR IGNORE`` makes two writers that embedded the same text agree
 without a read-modify-write race. Vectors are stored as raw little-endian float32 bytes, in a
 rowid table: a 1.5 kB vector overflows the small cells of a WITHOUT ROWID b-tree, which more than
 doubled the file size.
@@ -18,6 +19,7 @@ import hashlib
 import os
 import sqlite3
 import threading
+import time
 import warnings
 from pathlib import Path
 from typing import Iterable, Sequence
@@ -53,6 +55,27 @@ def default_cache_dir() -> Path:
     return Path(env).expanduser() if env else Path.home() / ".cache" / "memlab" / "embeddings"
 
 
+def _set_wal(conn: sqlite3.Connection, wait: float = 60.0) -> str:
+    """Switch ``conn``'s file to WAL and return the journal mode it ended in.
+
+    SQLite does not call the busy handler for a journal-mode change: when a second process is
+    creating or switching the same new file, ``PRAGMA journal_mode = WAL`` fails at once with
+    "database is locked". Retry it for up to ``wait`` seconds, the same bound as ``busy_timeout``,
+    rather than disabling the cache (which silently dropped that process's vectors)."""
+    deadline = time.monotonic() + wait
+    pause = 0.005
+    while True:
+        try:
+            return str(conn.execute("PRAGMA journal_mode = WAL").fetchone()[0])
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) and "busy" not in str(exc):
+                raise
+            if time.monotonic() >= deadline:
+                raise
+            time.sleep(pause)
+            pause = min(pause * 2, 0.25)
+
+
 class EmbeddingCache:
     """Vectors by (model, sha256), persistent across processes; ``get`` / ``put`` in bulk."""
 
@@ -76,7 +99,7 @@ class EmbeddingCache:
             conn = sqlite3.connect(self.path, timeout=60.0, check_same_thread=False,
                                    isolation_level=None)
             conn.execute("PRAGMA busy_timeout = 60000")
-            mode = conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
+            mode = _set_wal(conn)
             if str(mode).lower() != "wal":  # pragma: no cover - filesystems without shm
                 warnings.warn(f"{self.path}: embedding cache runs in {mode} journal mode; "
                               "concurrent writers will wait on each other", stacklevel=3)

@@ -196,6 +196,27 @@ def test_odd_records_become_problem_rows(tmp_path):
     assert len(store.blocks) == 6  # the non-object is reported, not counted
 
 
+def test_a_limit_of_zero_or_below_is_a_problem_and_has_no_ratio(tmp_path):
+    path = tmp_path / "blocks.json"
+    path.write_text(json.dumps([
+        {"id": "block-neg", "label": "human", "value": "x" * 10, "limit": -50},
+        {"id": "block-zero", "label": "persona", "value": "y" * 4, "limit": 0},
+        {"id": "block-ok", "label": "notes", "value": "z" * 30, "limit": 10},
+    ]), encoding="utf-8")
+    store = load_agent_file(path)
+    assert _kinds(store).count("bad_field") == 2
+    # Letta refuses any value longer than the limit, so both are over it ...
+    assert store.blocks["over_limit"].tolist() == [True, True, True]
+    audit = audit_agent_file(store)
+    over = audit.tables["blocks_over_limit"].set_index("label")
+    # ... but only a positive limit gives a ratio (it was -0.2x and inf).
+    assert over.loc["notes", "ratio"] == 3.0
+    assert over[["ratio"]].loc[["human", "persona"]].isna().all().all()
+    assert audit.headline["max_over_limit_ratio"] == 3.0
+    text = audit.summary()
+    assert "human: 10 / -50 chars (limit not positive)" in text and "-0.2x" not in text
+
+
 # --- blocks API JSON ------------------------------------------------------------------------
 
 

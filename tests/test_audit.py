@@ -400,3 +400,15 @@ def test_demo_generator_reproduces_the_committed_file(tmp_path, data_dir, repo_r
     assert hashlib.sha256(out.read_bytes()).digest() == hashlib.sha256(
         (data_dir / DEMO).read_bytes()).digest()
     assert sorted(p.name for p in tmp_path.iterdir()) == ["demo.db"]
+
+
+def test_json_output_has_no_non_standard_numbers():
+    """JSON has no NaN or Infinity: ``memlab audit --json`` piped to jq or a strict parser must
+    read null, not fail on ``Infinity``."""
+    from memlab.audits._base import json_safe
+    import numpy as np
+
+    got = json_safe({"inf": float("inf"), "neg": np.float64("-inf"), "nan": np.float32("nan"),
+                     "ok": np.float64(2.5), "nested": [float("inf"), 1.0]})
+    assert got == {"inf": None, "neg": None, "nan": None, "ok": 2.5, "nested": [None, 1.0]}
+    json.dumps(got, allow_nan=False)

@@ -353,6 +353,21 @@ def test_a_limit_past_int64_is_a_problem_row_not_a_traceback(tmp_path):
     assert audit_memfs(s).headline["findings"] >= 1
 
 
+def test_a_limit_of_zero_is_a_problem_row_and_has_no_ratio(tmp_path):
+    path = _repo_with(tmp_path, {"system/zero.md": "---\ndescription: d\nlimit: 0\n---\nbody\n",
+                                 "system/ok.md": fmt.render_memfs_file("fine", "x" * 20, limit=10)})
+    s = load_memfs(path)
+    bad = s.problems[s.problems["file"] == "system/zero.md"]
+    assert bad["kind"].tolist() == ["bad_limit"] and "limit 0" in bad["message"].iloc[0]
+    audit = audit_memfs(s)
+    over = audit.tables["over_limit"].set_index("path")
+    assert bool(s.files.set_index("path").loc["system/zero.md", "over_limit"])
+    assert pd.isna(over.loc["system/zero.md", "ratio"])  # was inf, printed "(infx)"
+    assert over.loc["system/ok.md", "ratio"] == 2.0 and audit.headline["max_limit_ratio"] == 2.0
+    assert "system/zero.md: 5/0 chars (limit not positive)" in audit.summary()
+    assert "Infinity" not in audit.to_json()
+
+
 def test_deeply_nested_yaml_is_a_problem_row_not_a_traceback(tmp_path):
     deep = "[" * 5000
     path = _repo_with(tmp_path, {"system/deep.md": f"---\ndescription: {deep}\n---\nbody\n",

@@ -46,11 +46,12 @@ class Audit:
     def to_json(self) -> str:
         return json.dumps({"store": self.store_name, "kind": self.kind,
                            "headline": json_safe(self.headline), "notes": self.notes},
-                          indent=2, sort_keys=True)
+                          indent=2, sort_keys=True, allow_nan=False)
 
 
 def json_safe(value: Any) -> Any:
-    """Turn numpy / pandas scalars, NaN and timestamps into plain JSON values."""
+    """Turn numpy / pandas scalars, NaN, infinities and timestamps into plain JSON values (NaN
+    and infinities become null: JSON has no such numbers)."""
     if isinstance(value, dict):
         return {str(k): json_safe(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
@@ -60,7 +61,7 @@ def json_safe(value: Any) -> Any:
     if isinstance(value, (np.integer,)):
         return int(value)
     if isinstance(value, (np.floating, float)):
-        return None if math.isnan(float(value)) else float(value)
+        return float(value) if math.isfinite(float(value)) else None
     if isinstance(value, np.bool_):
         return bool(value)
     if value is pd.NA or value is pd.NaT:

@@ -36,7 +36,9 @@ def audit_agent_file(store: Store, **_: Any) -> Audit:
 
     over = blocks[blocks["over_limit"].fillna(False).astype(bool)].copy()
     over["excess"] = (over["chars"] - over["limit"]).astype("Int64")
-    over["ratio"] = (over["chars"] / over["limit"]).astype("float64")
+    # A limit of 0 or below is a ``bad_field`` problem row; Letta still refuses every value
+    # longer than it, so the block is over its limit, but a ratio to it means nothing.
+    over["ratio"] = (over["chars"] / over["limit"].where(over["limit"] > 0)).astype("float64")
     over = over.sort_values(["excess", "block_id"], ascending=[False, True])[
         ["block_id", "label", "chars", "limit", "excess", "ratio", "n_agents", "read_only"]
     ].reset_index(drop=True)
@@ -137,8 +139,8 @@ def _summary(store: Store, h: dict[str, Any], over: pd.DataFrame, prompt: pd.Dat
     lines.append(f"  {h['n_blocks_over_limit']} block(s) over their limit"
                  + (f", {h['over_limit_excess_chars']:,} chars past it in total" if len(over) else ""))
     for row in over.head(5).itertuples(index=False):
-        lines.append(f"    {row.label}: {int(row.chars):,} / {int(row.limit):,} chars "
-                     f"({row.ratio:.1f}x)")
+        ratio = f"{row.ratio:.1f}x" if pd.notna(row.ratio) else "limit not positive"
+        lines.append(f"    {row.label}: {int(row.chars):,} / {int(row.limit):,} chars ({ratio})")
     if h["n_shared_blocks"]:
         lines.append(f"  {h['n_shared_blocks']} block(s) shared by several agents")
     if h["n_read_only_blocks"] is not None:

@@ -430,7 +430,9 @@ def _over_limit(files: pd.DataFrame) -> pd.DataFrame:
     out = pd.DataFrame({"path": over["path"], "label": over["label"], "in_prompt": over["in_prompt"],
                         "limit": limit, "body_chars": over["body_chars"]}).reset_index(drop=True)
     out["over_by"] = (out["body_chars"] - out["limit"]).astype("Int64")
-    out["ratio"] = (out["body_chars"].astype("float64") / out["limit"].astype("float64"))
+    # ``limit: 0`` is a bad_limit problem row; nothing fits it, but a ratio to it means nothing.
+    out["ratio"] = (out["body_chars"].astype("float64")
+                    / out["limit"].astype("float64").where(out["limit"] > 0))
     return out.sort_values("ratio", ascending=False).reset_index(drop=True)
 
 
@@ -790,7 +792,8 @@ def _summary(store: Store, h: dict[str, Any], tables: dict[str, pd.DataFrame]) -
     lines.append(f"  limit: {h['over_limit_files']} file(s) over their limit now; "
                  f"{h['limit_breach_commits']} commit(s) wrote over a limit (letta#3241)")
     for row in tables["over_limit"].head(5).itertuples(index=False):
-        lines.append(f"    {row.path}: {row.body_chars}/{row.limit} chars ({row.ratio:.2f}x)")
+        ratio = f"{row.ratio:.2f}x" if pd.notna(row.ratio) else "limit not positive"
+        lines.append(f"    {row.path}: {row.body_chars}/{row.limit} chars ({ratio})")
     lines.append(f"  read_only: {h['read_only_edits']} edit(s), {h['read_only_flag_removals']} flag "
                  f"removal(s), {h['read_only_deletions']} deletion(s)")
     if h["top_churn_file"]:

@@ -527,6 +527,9 @@ def read_frontmatter(text: str) -> Frontmatter:
                 fm.limit = None
                 fm.problems.append(("bad_limit", f"limit {lim.strip()[:40]!r} is too large to "
                                     "be a number of characters; read as missing", None))
+            elif fm.limit == 0:
+                fm.problems.append(("bad_limit", "limit 0: no body can fit it (Letta Code's hook "
+                                    "requires a positive integer)", None))
         else:
             fm.problems.append(("bad_limit", f"limit {fields.get('limit', lim)!r} is not a "
                                 "whole number of characters", None))

@@ -221,7 +221,7 @@ def _packs_by_source() -> dict[str, ShippedVectors]:
 def test_the_shipped_pack_covers_the_simulations_scale_corpus():
     from memlab.sim._texts import NoteMaker
     from memlab.sim.instance import DOC_INSTANCE
-    from memlab.sim.scenarios import _CORPUS_SEED
+    from memlab.sim.scenarios._base import _CORPUS_SEED
 
     packs = _packs_by_source()
     # Two packs: the scale corpus, and the default `memlab simulate`'s other texts

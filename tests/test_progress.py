@@ -180,3 +180,20 @@ def test_in_a_notebook_kernel_bars_are_widgets_and_notes_are_shown(tmp_path):
     texts = "".join("".join(o.get("text", "")) for o in outputs if o["output_type"] == "stream")
     assert "memlab: embedding 9 texts takes about 1 s here" in texts
     assert any("application/vnd.jupyter.widget-view+json" in o.get("data", {}) for o in outputs)
+
+
+@pytest.mark.slow
+def test_loading_the_model_draws_no_bar_when_memlab_draws_none(tmp_path):
+    """A cold cache makes ``memlab review`` load the model: transformers' own "Loading weights"
+    bar must follow memlab's rule (it reached a piped stderr and ``--quiet`` runs)."""
+    sample = REPO / "data" / "samples" / "elfmem" / "elfmem-0.20.0-schema9.db"
+    review = ["-m", "memlab", "review", str(sample), "--as-of", "2026-08-04", "--force"]
+    env = _env(MEMLAB_CACHE_DIR=str(tmp_path / "cold-cache"))
+    piped = subprocess.run([sys.executable, *review, "--out", str(tmp_path / "piped")], cwd=REPO,
+                           env=env, capture_output=True, text=True, timeout=600)
+    assert piped.returncode == 0, piped.stderr[-2000:]
+    assert "wrote" in piped.stdout and piped.stderr == ""
+    env = _env(MEMLAB_CACHE_DIR=str(tmp_path / "cold-cache-2"))
+    screen = in_terminal(["-m", "memlab", "--quiet", *review[2:], "--out", str(tmp_path / "tty")],
+                         env=env)
+    assert "wrote" in screen and "Loading weights" not in screen, screen[-1500:]

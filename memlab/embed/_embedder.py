@@ -14,6 +14,7 @@ call (also when the call is interrupted).
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import json
 import os
@@ -125,7 +126,8 @@ def _load_model_now(model: str, precision: str) -> Any:
                                feature="memlab embeddings") from exc
         location = _model_location(model)
         try:
-            loaded = SentenceTransformer(location, device="cpu", local_files_only=True)
+            with _hf_bars_follow_memlab():
+                loaded = SentenceTransformer(location, device="cpu", local_files_only=True)
         except OSError as exc:
             raise MemlabError(f"cannot load embedding model {model!r} offline: {exc}",
                               path=location if os.path.exists(location) else None,
@@ -133,6 +135,24 @@ def _load_model_now(model: str, precision: str) -> Any:
                                    "sentence-transformers folder") from exc
         _MODELS[(model, "fp32")] = loaded
         return loaded
+
+
+@contextlib.contextmanager
+def _hf_bars_follow_memlab():
+    """transformers draws its own "Loading weights" bar on stderr: keep it off wherever
+    :mod:`memlab.progress` shows no bars (``--quiet``, a pipe or a cron log, a report kernel)."""
+    from transformers.utils import logging as hf_logging
+
+    from memlab.progress import enabled as bars_shown
+
+    if bars_shown() or not hf_logging.is_progress_bar_enabled():
+        yield
+        return
+    hf_logging.disable_progress_bar()
+    try:
+        yield
+    finally:
+        hf_logging.enable_progress_bar()
 
 
 def _encode_with(model: Any, texts: Sequence[str]) -> np.ndarray:

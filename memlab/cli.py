@@ -178,7 +178,7 @@ def cmd_review(args: argparse.Namespace) -> int:
 
 
 @command("apply", "Apply a proposal's ticks: one commit to a memory repo, a script for an elfmem DB.",
-         "memlab apply reviews/review-2026-08-04.md --dry-run")
+         "memlab apply reviews/review-$(date +%F).md --dry-run   # the proposal memlab review wrote today")
 def cmd_apply(args: argparse.Namespace) -> int:
     from memlab.reviews import apply_proposal
 
@@ -223,7 +223,8 @@ def cmd_report(args: argparse.Namespace) -> int:
 
 
 @command("fleet", "Audit every store under folders (or in a manifest) on Dask into a Parquet lake.",
-         "memlab fleet data/fleet --out reports/fleet --workers 2")
+         "python scripts/make_fleet.py data/fleet   # a sample fleet of every kind (not committed)\n"
+         "  memlab fleet data/fleet --out reports/fleet --workers 2")
 def cmd_fleet(args: argparse.Namespace) -> int:
     from memlab.lake import fleet
 

@@ -11,7 +11,10 @@ Python source          :func:`py_literal` (data only ever as a literal; never in
                        or a code position) and :func:`comment` for a human-readable echo
 markdown, one line     :func:`md_line` (proposal titles, items, evidence)
 HTML                   :func:`html` (widgets, reports)
-terminal, one line     :func:`terminal_line` (error messages, summaries)
+terminal, one line     :func:`terminal_line` (error messages, table cells)
+terminal, lines        :func:`terminal_lines` (summaries: each line memlab built goes
+                       through :func:`terminal_line`, so a line break inside store text
+                       cannot start a line of its own)
 commit message line    :func:`commit_line`
 =====================  =====================================================================
 
@@ -29,9 +32,9 @@ from __future__ import annotations
 
 import html as _html
 import re
-from typing import Any
+from typing import Any, Iterable
 
-__all__ = ["LINE_BREAKS", "visible", "terminal_line", "md_line", "commit_line", "html",
+__all__ = ["LINE_BREAKS", "visible", "terminal_line", "terminal_lines", "md_line", "commit_line", "html",
            "py_literal", "comment", "split_lines"]
 
 #: Every character Python's ``str.splitlines``, a terminal or a markdown renderer treats as
@@ -66,6 +69,12 @@ def _cut(s: str, width: int | None) -> str:
 def terminal_line(text: Any, width: int | None = None) -> str:
     """One terminal line: nothing that moves the cursor, rings, recolours or reorders."""
     return _cut(visible(text), width)
+
+
+def terminal_lines(lines: Iterable[Any]) -> str:
+    """Several terminal lines joined by ``\\n``: each one is :func:`terminal_line` (a summary's
+    line is built by memlab and holds store text; that text cannot end it or recolour it)."""
+    return "\n".join(terminal_line(line) for line in lines)
 
 
 def _prose(text: Any) -> str:

@@ -17,6 +17,8 @@ from typing import Any
 
 import pandas as pd
 
+from memlab._escape import terminal_line
+
 __all__ = ["terminal_width", "comparison_text", "wrap_text", "FLAG_MEANINGS", "flag_lines"]
 
 DEFAULT_WIDTH = 100
@@ -77,7 +79,7 @@ def _fmt(value: Any) -> str:
     text = str(value)
     if len(text) >= 19 and text[4] == "-" and text[10] == "T":  # an ISO timestamp
         return text[:16].replace("T", " ")
-    return " ".join(text.split())
+    return terminal_line(" ".join(text.split()))
 
 
 def _cut(text: str, width: int, *, left: bool = False) -> str:
@@ -91,7 +93,7 @@ def comparison_text(frame: pd.DataFrame, *, width: int | None = None) -> str:
     as metric rows under group headings with one column per store, fitted to ``width``.
     Stores that do not fit side by side continue in further blocks below."""
     width = width or terminal_width()
-    stores = [str(s) for s in frame.index]
+    stores = [terminal_line(s) for s in frame.index]
     metrics = [c for c in frame.columns if c != "path"]
     order = [g for g, _ in GROUPS] + ["other"]
     by_group: dict[str, list[str]] = {}
@@ -126,12 +128,15 @@ def comparison_text(frame: pd.DataFrame, *, width: int | None = None) -> str:
 
 def wrap_text(text: str, width: int | None = None) -> str:
     """Lines longer than ``width`` wrapped at spaces, continuing under their own indent plus
-    four spaces; shorter lines (tables, aligned columns) are left exactly as they are."""
+    four spaces; shorter lines (tables, aligned columns) are left exactly as they are. Only
+    ``\\n`` ends a line, and each line is a :func:`memlab._escape.terminal_line`: whatever
+    reaches the CLI's output through here cannot move the cursor or recolour the terminal."""
     import textwrap
 
     width = width or terminal_width()
     out = []
-    for line in text.splitlines():
+    body = text[:-1] if text.endswith("\n") else text
+    for line in map(terminal_line, body.split("\n")):
         if len(line) <= width:
             out.append(line)
             continue

@@ -48,9 +48,31 @@ def _print_frame(df, as_json: bool) -> None:
                 df[col] = df[col].dt.strftime("%Y-%m-%d %H:%M").astype("string")
         if len(df):
             df = df.loc[:, [c for c in df.columns if df[c].notna().any()]]
+        df = _visible_cells(df)
         with pd.option_context("display.max_rows", 200, "display.max_columns", 50,
                                "display.max_colwidth", 48):
             print(df.to_string(line_width=terminal_width(), max_colwidth=48))
+
+
+def _visible_cells(df):
+    """Every text cell, column name and index label a :func:`memlab._escape.terminal_line`:
+    a name an agent wrote (an agent.yaml ``name``, a file name) cannot recolour the terminal,
+    move its cursor or start a line of its own (pandas escapes ``\\n`` but not ESC or U+2028)."""
+    from memlab._escape import terminal_line
+
+    def cell(value):
+        return terminal_line(value) if isinstance(value, str) else value
+
+    import pandas as pd
+
+    df = df.rename(columns=cell, index=cell)
+    for col in df.columns:
+        series = df[col]
+        if isinstance(series.dtype, pd.CategoricalDtype):
+            series = series.astype(object)
+        if series.dtype == object or str(series.dtype) == "string":
+            df[col] = series.map(cell, na_action="ignore")
+    return df
 
 
 # --------------------------------------------------------------------------- commands

@@ -6,6 +6,7 @@ from typing import Any
 
 import pandas as pd
 
+from memlab._escape import terminal_lines
 from memlab.audits._base import Audit, json_safe
 from memlab.constants import CHARS_PER_TOKEN
 from memlab.store import Store
@@ -152,4 +153,4 @@ def _summary(store: Store, h: dict[str, Any], over: pd.DataFrame, prompt: pd.Dat
                      f"system + blocks{window}")
     if h["n_problems"]:
         lines.append(f"  {h['n_problems']} problem(s) while reading; see tables['problems']")
-    return "\n".join(lines)
+    return terminal_lines(lines)

@@ -35,6 +35,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from memlab._escape import terminal_lines
 from memlab.audits import seeds as _seeds
 from memlab.audits._base import Audit, json_safe
 from memlab.constants import (CHARS_PER_TOKEN, DECAY_LAMBDA, LAMBDA_CEILING, PENALTY_FACTOR,
@@ -928,4 +929,4 @@ def _summary(ctx: _Context, tables: dict, h: dict) -> str:
         add("")
         add("Notes")
         out += [f"  - {n}" for n in notes]
-    return "\n".join(out)
+    return terminal_lines(out)

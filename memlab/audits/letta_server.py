@@ -10,6 +10,7 @@ from typing import Any
 
 import pandas as pd
 
+from memlab._escape import terminal_lines
 from memlab.audits._base import Audit, json_safe
 from memlab.constants import CHARS_PER_TOKEN, STALE_AFTER_DAYS
 from memlab.store import Store, parse_as_of
@@ -240,4 +241,4 @@ def _summary(store: Store, h: dict[str, Any], core: pd.DataFrame, shared: pd.Dat
     lines.append(f"  {h['n_stale_blocks']} block(s) unwritten for {h['stale_after_days']}+ days")
     if h["n_problems"]:
         lines.append(f"  {h['n_problems']} problem(s) while reading; see tables['problems']")
-    return "\n".join(lines)
+    return terminal_lines(lines)

@@ -21,6 +21,7 @@ from typing import Any
 
 import pandas as pd
 
+from memlab._escape import terminal_lines
 from memlab.audits._base import Audit
 from memlab.constants import CHARS_PER_TOKEN
 from memlab.errors import UnsupportedSchema
@@ -806,4 +807,4 @@ def _summary(store: Store, h: dict[str, Any], tables: dict[str, pd.DataFrame]) -
         lines.append(f"  copies: {h['duplicated_trees']} folder(s) duplicate another folder's files "
                      "(table 'duplicate_trees')")
     lines.append(f"  findings: {h['findings']}")
-    return "\n".join(lines)
+    return terminal_lines(lines)

@@ -35,6 +35,7 @@ from typing import Any
 import pandas as pd
 
 from memlab import kinds
+from memlab._escape import terminal_lines
 from memlab.errors import MemlabError, MigrationError, OutputExists, ParityError, UnsafePath
 from memlab.migrations._plan import Plan
 from memlab.store import Store
@@ -153,7 +154,7 @@ class MigrationResult:
             lines.append(f"  parity: {len(self.parity)} check(s), {len(diff)} difference(s)")
             for row in diff.head(5).itertuples(index=False):
                 lines.append(f"    {row.check} {row.item}: expected {row.expected}, got {row.actual}")
-        return "\n".join(lines)
+        return terminal_lines(lines)
 
 
 def _files_written(blocks: pd.DataFrame) -> int:

@@ -36,7 +36,7 @@ from typing import Any
 from memlab.formats._yaml import read_yaml
 from memlab.formats.letta_memfs import REVIEW_EMAIL, REVIEW_NAME
 from memlab import _git as _hardened
-from memlab._escape import commit_line
+from memlab._escape import commit_line, terminal_lines
 from memlab._files import read_regular
 from memlab._tmp import private_tempdir
 from memlab.errors import ProposalRejected, RepoError, StaleProposal
@@ -71,12 +71,12 @@ class ApplyResult:
         if self.script is not None:
             if self.dry_run:
                 return f"{len(self.applied)} item(s) ticked: would write {self.script}"
-            return "\n".join(self.notes)
+            return terminal_lines(self.notes)
         what = "would change" if self.dry_run else "changed"
         head = f"{len(self.applied)} item(s) {what} {len(self.files)} file(s)"
         if self.commit:
             head += f" in commit {self.commit[:12]} on {self.branch or 'detached HEAD'}"
-        return "\n".join([head, *self.notes])
+        return terminal_lines([head, *self.notes])
 
     def __str__(self) -> str:
         return self.summary() + ("\n\n" + self.diff if self.dry_run and self.diff else "")

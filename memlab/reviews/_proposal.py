@@ -19,7 +19,7 @@ from typing import Any, Iterable
 import numpy as np
 import pandas as pd
 
-from memlab._escape import md_line, split_lines
+from memlab._escape import md_line, split_lines, terminal_lines
 from memlab.errors import OutputExists, ProposalError, StaleProposal
 
 FORMAT = "memlab-review/2"
@@ -255,7 +255,7 @@ class Proposal:
                  "not confirmed on today's text (stale evidence: proposes nothing as recorded)",
                  f"  {sum(f.section != 'stale_evidence' for f in self.findings)} findings without an "
                  "automatic change"]
-        return "\n".join(lines)
+        return terminal_lines(lines)
 
     def tick(self, *ids: str) -> "Proposal":
         for i in ids:

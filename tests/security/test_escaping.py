@@ -4,6 +4,7 @@ script, no markup in HTML, no line break or control character in a one-line outp
 from __future__ import annotations
 
 import ast
+import os
 import subprocess
 import sys
 
@@ -157,3 +158,61 @@ def test_an_error_naming_a_hostile_path_is_one_terminal_line(tmp_path, sep):
                          capture_output=True, text=True, timeout=60)
     assert run.returncode == 2
     assert len(run.stderr.strip().split("\n")) == 1 and run.stderr.strip().isprintable()
+
+
+# ---- what the CLI prints ----------------------------------------------------------------------
+
+#: What a hostile name tries on a terminal: a window-title OSC, clear screen, colour, a bidi
+#: override, and a line break followed by a forged line.
+TERMINAL_TRICKS = "\x1b]0;PWNED\x07\x1b[2J\x1b[31mRED\u202eevil"
+
+
+def _memlab(*args: str) -> subprocess.CompletedProcess:
+    # wide enough that no line is wrapped: every line printed is one the summary built
+    env = {**os.environ, "COLUMNS": "1000"}
+    run = subprocess.run([sys.executable, "-m", "memlab", *args], capture_output=True,
+                         text=True, timeout=120, env=env)
+    assert run.returncode == 0, run.stderr[-2000:]
+    return run
+
+
+def _screen_lines(stdout: str) -> list[str]:
+    lines = stdout.split("\n")
+    assert all(line.isprintable() for line in lines), [l for l in lines if not l.isprintable()]
+    return lines
+
+
+@pytest.mark.parametrize("sep", SEPARATORS, ids=SEP_IDS)
+def test_an_audit_summary_prints_store_names_as_one_visible_line(tmp_path, sep):
+    plain = agent_file(tmp_path / "plain.af", "rex", ["persona"])
+    hostile = agent_file(tmp_path / "hostile.af", f"rex{sep}  forged: 0 problems{TERMINAL_TRICKS}",
+                         [f"persona{sep}forged"])
+    expected = len(_screen_lines(_memlab("audit", str(plain)).stdout))
+    got = _screen_lines(_memlab("audit", str(hostile)).stdout)
+    assert len(got) == expected  # no line of the store's own making
+    assert not any(line.lstrip().startswith("forged") for line in got)
+    assert any("\\x1b]0;PWNED" in line for line in got)  # shown, not acted on
+    # the library's summary follows the same rule
+    assert memlab.audit(hostile).summary().count("\n") == expected - 2
+
+
+def test_a_memfs_audit_prints_a_hostile_file_name_visibly(tmp_path):
+    repo = tmp_path / "repo"
+    memory_repo(repo)
+    name = f"system/e{TERMINAL_TRICKS}\nforged line.md"
+    (repo / name).write_text("---\ndescription: d\nlimit: 3\n---\n\nlonger than three\n")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "--no-verify", "-m", "hostile name")
+    got = _screen_lines(_memlab("audit", str(repo)).stdout)
+    assert not any(line.startswith("forged line") for line in got)
+    assert any("\\x1b[2J" in line and "\\x0aforged line.md" in line for line in got)
+
+
+def test_discover_prints_agent_yaml_names_visibly(tmp_path):
+    home = tmp_path / "home"
+    agent = home / ".pi" / "unified" / "agents" / "agent-a"
+    agent.mkdir(parents=True)
+    (agent / "agent.yaml").write_text('name: "x\\n\\x1b[2J- [x] evil\\u2028zz"\n', encoding="utf-8")
+    run = _memlab("discover", str(home))
+    got = _screen_lines(run.stdout)
+    assert any("\\x1b[2J" in line and "\\u2028zz" in line for line in got), run.stdout

@@ -39,6 +39,7 @@ from dataclasses import dataclass, field, fields
 from typing import Any, Iterable, Mapping, Sequence
 
 from memlab.errors import MigrationError, UnsafePath
+from memlab.formats import _json
 from memlab.store import Problems
 
 __all__ = [
@@ -564,7 +565,9 @@ def parse_ledger(text: str, *, file: str | None = None) -> tuple[list[dict[str, 
     """Events of one ledger file, each with its 1-based ``line``; bad lines become problems.
 
     elfmem skips (and only counts) unparseable lines; memlab names each one. A line of 4000
-    bytes or more is read but reported, since elfmem's writer never produces one.
+    bytes or more is read but reported, since elfmem's writer never produces one. A lone
+    surrogate escape is read as U+FFFD (``bad_text``) and a repeated key keeps its last value
+    (``duplicate_key``), both reported (:mod:`memlab.formats._json`).
     """
     problems = Problems()
     events: list[dict[str, Any]] = []
@@ -580,7 +583,8 @@ def parse_ledger(text: str, *, file: str | None = None) -> tuple[list[dict[str, 
                          f"{size} bytes; elfmem keeps ledger lines under "
                          f"{MAX_LEDGER_LINE_BYTES} so appends stay atomic", line=n)
         try:
-            event = json.loads(raw)
+            event, issues = _json.loads(raw, reader="elfmem (Python's json)",
+                                         root="the event")
         except (json.JSONDecodeError, RecursionError) as exc:
             problems.add(file, "ledger_bad_json",
                          f"not JSON ({exc.__class__.__name__}: {str(exc)[:80]}); elfmem skips it",
@@ -594,6 +598,8 @@ def parse_ledger(text: str, *, file: str | None = None) -> tuple[list[dict[str, 
             problems.add(file, "ledger_line_split",
                          "holds a raw character that str.splitlines() breaks on (e.g. U+2028); "
                          "elfmem splits the line there and skips the event", line=n)
+        for kind, message in issues:
+            problems.add(file, kind, message, line=n)
         event["line"] = n
         events.append(event)
     return events, problems

@@ -15,7 +15,10 @@ Any of them may be double-encoded (the file holds a JSON string whose text is th
 as ``letta`` exports from ``GET /v1/agents/{id}/export`` are.
 
 The file is read once, never written. Structural damage raises (CorruptStore,
-UnrecognizedStore); odd records inside a readable file become problem rows.
+UnrecognizedStore); odd records inside a readable file become problem rows, and so do the two
+things ``json.loads`` accepts silently (see :mod:`memlab.formats._json`): an escaped lone
+surrogate (``bad_text``; read with U+FFFD in its place) and a key repeated in one object
+(``duplicate_key``; the last value kept, as the Letta server reads it).
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ from typing import Any
 import pandas as pd
 
 from memlab.errors import CorruptStore, SourceError, StoreNotFound, UnrecognizedStore
+from memlab.formats import _json
 from memlab.constants import INT64_MAX
 from memlab.store import Problems, Store, categories, empty_frame
 
@@ -86,9 +90,12 @@ def load_agent_file(path: str | Path, *, max_bytes: int = DEFAULT_MAX_BYTES) -> 
         raise CorruptStore(
             f"is {size:,} bytes, over the {max_bytes:,}-byte cap for agent files",
             path=p, hint="if it really is an agent file, pass max_bytes= to load_agent_file")
-    doc, double_encoded = _read_json(p)
+    issues: list[tuple[str, str]] = []
+    doc, double_encoded = _read_json(p, issues)
     problems = Problems()
     file = str(p)
+    for kind, message in issues:
+        problems.add(file, kind, message)
     if isinstance(doc, dict) and isinstance(doc.get("agents"), list):
         schema, kind = "v2", "agent_file"
         frames, meta = _read_v2(doc, file, problems)
@@ -114,18 +121,23 @@ def load_agent_file(path: str | Path, *, max_bytes: int = DEFAULT_MAX_BYTES) -> 
 # --- reading the JSON -----------------------------------------------------------------------
 
 
-def _decode(text: str, p: Path, what: str) -> Any:
+def _decode(text: str, p: Path, what: str, issues: list[tuple[str, str]]) -> Any:
     try:
-        return json.loads(text)
+        doc, found = _json.loads(text, reader="the Letta server (Python's json)",
+                                 root="the top-level object")
     except json.JSONDecodeError as exc:
         raise CorruptStore(f"{what} is not valid JSON: {exc.msg} at line {exc.lineno} "
                            f"column {exc.colno}", path=p,
                            hint="the file may be truncated; export it again") from exc
     except RecursionError as exc:
         raise CorruptStore(f"{what} nests too deeply to read", path=p) from exc
+    issues.extend(found)
+    return doc
 
 
-def _read_json(p: Path) -> tuple[Any, bool]:
+def _read_json(p: Path, issues: list[tuple[str, str]]) -> tuple[Any, bool]:
+    """The document and whether it was double-encoded; lone surrogates (replaced with U+FFFD)
+    and repeated keys (the last kept) go to ``issues`` as ``(kind, message)``."""
     from memlab._files import NotRegularFile, read_regular
 
     try:
@@ -141,13 +153,13 @@ def _read_json(p: Path) -> tuple[Any, bool]:
                            hint="agent files are JSON; this looks like a binary file") from exc
     if not text.strip():
         raise CorruptStore("is empty", path=p, hint="export the agent again")
-    doc = _decode(text, p, "the file")
+    doc = _decode(text, p, "the file", issues)
     if not isinstance(doc, str):
         return doc, False
     inner = doc.strip()
     if inner[:1] not in ("{", "[", '"'):
         raise UnrecognizedStore("is a JSON string that does not hold a JSON document", path=p)
-    doc = _decode(inner, p, "the JSON string inside the file")
+    doc = _decode(inner, p, "the JSON string inside the file", issues)
     if isinstance(doc, str):
         raise CorruptStore("is encoded as a JSON string more than twice", path=p,
                            hint="decode it once with json.loads and save the result")

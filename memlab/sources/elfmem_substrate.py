@@ -179,7 +179,12 @@ def _ledger_frame(events: list[dict[str, Any]], problems: Problems) -> pd.DataFr
     for e in events:
         s, ah = e.get("s"), e.get("ah")
         if s is not None and (isinstance(s, bool) or not isinstance(s, int)):
-            problems.add(e["_file"], "ledger_bad_field", f"s={s!r} is not an integer",
+            problems.add(e["_file"], "ledger_bad_field", f"s={s!r:.40} is not an integer",
+                         line=e["line"])
+            s = None
+        elif s is not None and abs(s) > INT64_MAX:
+            problems.add(e["_file"], "ledger_bad_field", f"s={s!r:.40} is out of the 64-bit "
+                         "integer range; read as missing",
                          line=e["line"])
             s = None
         if ah is not None and (isinstance(ah, bool) or not isinstance(ah, (int, float))):
@@ -200,8 +205,9 @@ def _ledger_frame(events: list[dict[str, Any]], problems: Problems) -> pd.DataFr
                      "by it", line=int(df.at[idx, "line"]))
     df["t"] = t
     df = df.drop(columns="_t_raw")
-    df["s"] = pd.array([None if v is None or abs(v) > INT64_MAX else v for v in df["s"]],
-                       dtype="Int64")
+    # From the rows, not df["s"]: a column of ints and None is float64, which rounds any s
+    # above 2**53.
+    df["s"] = pd.array([r["s"] for r in rows], dtype="Int64")
     df["ah"] = pd.to_numeric(df["ah"], errors="coerce").astype("float64")
     for col in ("file", "k"):
         df[col] = df[col].astype(LEDGER_COLUMNS[col])

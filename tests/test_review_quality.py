@@ -223,6 +223,26 @@ def test_elfmem_apply_writes_a_script_that_makes_exactly_the_ticked_changes(tmp_
         apply_proposal(md)
 
 
+@pytest.mark.parametrize("name", ["odd#frag/agent.db", "q?mode=rwc/agent.db", "pct%2e/a&b.db"])
+def test_the_script_checks_the_database_it_will_change_whatever_its_path(tmp_path, embedder,
+                                                                         name):
+    """The script's read-only check opens DATABASE through an SQLite URI: a '#', '?' or '%' in
+    the path must not make it check (and create) another file than the one it then changes."""
+    db = tmp_path / name
+    db.parent.mkdir(parents=True)
+    shutil.copy(DB, db)
+    proposal = review(memlab.load(db), as_of=AS_OF, embedder=embedder)
+    dup = next(c for c in proposal.choices if c.section == "duplicates")
+    md = proposal.write(tmp_path / "reviews")
+    _tick(md, dup.options[0])
+    mod = _load_script(apply_proposal(md).script)
+    assert mod.DATABASE == str(db)
+    mod.check_blocks()  # was "no such table: blocks": it had opened (and made) an empty file
+    # nothing but the database (and SQLite's own -wal/-shm beside it) and the review folder
+    assert {p.name for p in tmp_path.iterdir()} == {db.parent.name, "reviews"}
+    assert {p.name for p in db.parent.iterdir()} <= {db.name, db.name + "-wal", db.name + "-shm"}
+
+
 def test_store_text_enters_the_script_only_as_literals():
     from memlab.reviews import Item
     from memlab.reviews._elfmem_script import render_script

@@ -47,6 +47,7 @@ import asyncio
 import hashlib
 import sqlite3
 import sys
+import urllib.parse
 from pathlib import Path
 
 DATABASE = {database_lit}
@@ -82,7 +83,9 @@ def check_release():
 def check_blocks():
     if not Path(DATABASE).is_file():
         _fail(f"{{DATABASE}} does not exist")
-    con = sqlite3.connect(f"file:{{DATABASE}}?mode=ro", uri=True)
+    # A '#', '?' or '%' in the path is part of the file name, not of the URI.
+    uri = "file:" + urllib.parse.quote(str(Path(DATABASE).resolve()), safe="/") + "?mode=ro"
+    con = sqlite3.connect(uri, uri=True)
     try:
         for item, op, block_id, sha, _ in CHANGES:
             if block_id is None:

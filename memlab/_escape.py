@@ -11,6 +11,7 @@ Python source          :func:`py_literal` (data only ever as a literal; never in
                        or a code position) and :func:`comment` for a human-readable echo
 markdown, one line     :func:`md_line` (proposal titles, items, evidence)
 HTML                   :func:`html` (widgets, reports)
+figure text            :func:`plot_text` (matplotlib labels, ticks, titles, legends)
 terminal, one line     :func:`terminal_line` (error messages, table cells)
 terminal, lines        :func:`terminal_lines` (summaries: each line memlab built goes
                        through :func:`terminal_line`, so a line break inside store text
@@ -34,7 +35,7 @@ import html as _html
 import re
 from typing import Any, Iterable
 
-__all__ = ["LINE_BREAKS", "visible", "terminal_line", "terminal_lines", "md_line", "commit_line", "html",
+__all__ = ["LINE_BREAKS", "visible", "terminal_line", "terminal_lines", "md_line", "plot_text", "commit_line", "html",
            "py_literal", "comment", "split_lines"]
 
 #: Every character Python's ``str.splitlines``, a terminal or a markdown renderer treats as
@@ -103,6 +104,13 @@ def html(text: Any) -> str:
     if not s.isprintable():
         s = "".join(ch if ch.isprintable() or ch in "\n\t" else _escape_char(ch) for ch in s)
     return _html.escape(s, quote=True)
+
+
+def plot_text(text: Any) -> str:
+    """Text for a matplotlib figure: ``$`` escaped, so matplotlib never parses store text as
+    mathtext (an unknown ``\\command`` between two ``$`` stops the figure from drawing at all),
+    and every non-printable character visible."""
+    return visible(text).replace("$", r"\$")
 
 
 _LITERAL_TYPES = (str, bytes, int, float, bool, type(None))

@@ -4,6 +4,8 @@
 Every function returns a :class:`matplotlib.figure.Figure` built without pyplot, so nothing
 opens a window, nothing needs a display, and figures are not kept alive by pyplot's registry.
 Pass ``ax=`` to draw into an existing axes instead (the figure returned is then ``ax.figure``).
+Text from a store (a name, a reason, a file path) reaches a figure only through
+:func:`memlab._escape.plot_text`: matplotlib never reads it as mathtext.
 
 Example::
 
@@ -21,11 +23,13 @@ import pandas as pd
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
+from memlab._escape import plot_text
 from memlab.audits._base import Audit
 from memlab.errors import MemlabError
 
 __all__ = ["archival_causes", "recency_curves", "reinforcement_lorenz", "token_spend",
-           "outcome_map", "fitness_profile", "review_items", "fleet_distributions", "show"]
+           "memfs_sizes", "memfs_churn", "outcome_map", "fitness_profile", "review_items",
+           "fleet_distributions", "show"]
 
 _TIER_COLOURS = {"PERMANENT": "#1b4f72", "DURABLE": "#2e86c1", "STANDARD": "#f39c12",
                  "EPHEMERAL": "#c0392b"}
@@ -48,7 +52,7 @@ def _axes(ax: Axes | None, size: tuple[float, float]) -> tuple[Figure, Axes]:
 
 
 def _name(source: Any) -> str:
-    return f"\n{source.store_name}" if isinstance(source, Audit) else ""
+    return f"\n{plot_text(source.store_name)}" if isinstance(source, Audit) else ""
 
 
 def archival_causes(source: Audit | Mapping[str, pd.DataFrame], *, ax: Axes | None = None
@@ -62,9 +66,9 @@ def archival_causes(source: Audit | Mapping[str, pd.DataFrame], *, ax: Axes | No
         return fig
     data = reasons.sort_values("count")
     counts = data["count"].astype("float64").to_numpy()
-    labels = data["archive_reason"].astype(str).to_list()
-    bars = ax.barh(labels, counts, color=["#c0392b" if r == "superseded" else "#7f8c8d"
-                                          for r in labels])
+    reasons = data["archive_reason"].astype(str).to_list()
+    bars = ax.barh([plot_text(r) for r in reasons], counts,
+                   color=["#c0392b" if r == "superseded" else "#7f8c8d" for r in reasons])
     total = counts.sum()
     for bar, n in zip(bars, counts):
         ax.annotate(f"{int(n)} ({n / total:.0%})", (bar.get_width(), bar.get_y() +
@@ -176,6 +180,53 @@ def token_spend(source: Audit | Mapping[str, pd.DataFrame], *, ax: Axes | None =
     return fig
 
 
+def memfs_sizes(audit: Audit, *, memory: bool = True, ax: Axes | None = None) -> Figure:
+    """A memfs repository's bytes per domain at each commit: stacked areas for memory files,
+    steps for the other files (``memory=False``); domains are the repository's own folders."""
+    from memlab.audits.memfs import size_over_time
+
+    sizes = size_over_time(audit, memory=memory)
+    fig, ax = _axes(ax, (10.0, 4.0 if memory else 2.5))
+    what = "Memory files" if memory else "Other files (not memory)"
+    if sizes.empty:
+        ax.text(0.5, 0.5, f"{what.lower()}: none", ha="center", va="center",
+                transform=ax.transAxes)
+        ax.set_axis_off()
+        return fig
+    labels = [plot_text(c) for c in sizes.columns]
+    index = pd.DatetimeIndex(sizes.index)
+    x = (index.tz_convert(None) if index.tz is not None else index).to_numpy()
+    if memory:
+        ax.stackplot(x, sizes.to_numpy(dtype=float).T, labels=labels, linewidth=0)
+    else:
+        for col, label in zip(sizes.columns, labels):
+            ax.step(x, sizes[col].to_numpy(dtype=float), where="post", label=label)
+    ax.set_xlabel("commit time")
+    ax.set_ylabel("bytes")
+    ax.set_title(f"{what}: size by domain (bytes)", fontsize=10)
+    ax.legend(fontsize=7, loc="upper left")
+    return fig
+
+
+def memfs_churn(audit: Audit, *, top: int = 25, ax: Axes | None = None) -> Figure:
+    """Lines changed per memory file (rows, the ``top`` most churned) and week (columns)."""
+    from memlab.audits.memfs import churn_matrix
+
+    churn = churn_matrix(audit, top=top)
+    fig, ax = _axes(ax, (10.0, 0.3 * max(1, len(churn)) + 1.5))
+    if churn.empty:
+        ax.text(0.5, 0.5, "no churn", ha="center", va="center", transform=ax.transAxes)
+        ax.set_axis_off()
+        return fig
+    im = ax.imshow(churn.to_numpy(), aspect="auto", cmap="Reds")
+    ax.set_yticks(range(len(churn)), [plot_text(p) for p in churn.index])
+    weeks = [w.strftime("%Y-%m-%d") if hasattr(w, "strftime") else w for w in churn.columns]
+    ax.set_xticks(range(churn.shape[1]), [plot_text(w) for w in weeks], rotation=45, ha="right")
+    fig.colorbar(im, ax=ax, label="lines changed")
+    ax.set_title("Churn per memory file and week", fontsize=10)
+    return fig
+
+
 #: verdict -> colour, shared by the simulation figures (a fitness level maps onto the same).
 VERDICT_COLOURS = {"pass": "#27ae60", "partial": "#f39c12", "fail": "#c0392b",
                    "green": "#27ae60", "amber": "#f39c12", "red": "#c0392b"}
@@ -218,8 +269,8 @@ def outcome_map(run: Any, *, ax: Axes | None = None) -> Figure:
                     fontsize=8, color="white" if verdict in ("pass", "fail") else "black")
     ax.set_xlim(0, len(cols))
     ax.set_ylim(len(rows), 0)
-    ax.set_xticks([j + 0.5 for j in range(len(cols))], cols)
-    ax.set_yticks([i + 0.5 for i in range(len(rows))], [str(r) for r in rows], fontsize=8)
+    ax.set_xticks([j + 0.5 for j in range(len(cols))], [plot_text(c) for c in cols])
+    ax.set_yticks([i + 0.5 for i in range(len(rows))], [plot_text(r) for r in rows], fontsize=8)
     ax.xaxis.tick_top()
     ax.tick_params(length=0)
     for side in ax.spines.values():
@@ -250,7 +301,7 @@ def fitness_profile(run: Any, *, ax: Axes | None = None) -> Figure:
         offset = (k - (n - 1) / 2) * (0.12 / max(1, n - 1)) * 2 if n > 1 else 0.0
         levels = [_LEVEL.get(str(row[d]), np.nan) for d in dims]
         ax.plot(range(len(dims)), [v + offset if v == v else v for v in levels], marker="o",
-                color=cmap(k % 10), label=str(it), linewidth=1.5)
+                color=cmap(k % 10), label=plot_text(it), linewidth=1.5)
     for level, colour in ((0, "#c0392b"), (1, "#f39c12"), (2, "#27ae60")):
         ax.axhspan(level - 0.35, level + 0.35, color=colour, alpha=0.10, linewidth=0)
     ax.set_xticks(range(len(dims)), dims)
@@ -301,7 +352,7 @@ def review_items(proposal: Any, *, ax: Axes | None = None) -> Figure:
     left = np.zeros(len(counts))
     for risk in order:
         vals = counts[risk].to_numpy(dtype=float)
-        ax.barh(counts.index, vals, left=left, color=_RISK_COLOURS[risk],
+        ax.barh([plot_text(s) for s in counts.index], vals, left=left, color=_RISK_COLOURS[risk],
                 label=f"{risk} risk" if risk != "unrated" else "not rated")
         left += vals
     saved = rows.groupby("section")["tokens_saved"].sum()
@@ -334,9 +385,10 @@ def fleet_distributions(metrics: pd.DataFrame, *, mark: Mapping[str, float] | No
         values = metrics[name].dropna()
         ax.hist(values, bins=min(20, max(5, len(values))), color="#2e86c1", alpha=0.85)
         top = metrics.loc[values.idxmax()]
-        ax.set_title(f"{name}\n(n={len(values)}; highest: {str(top['store'])[:28]})", fontsize=9)
+        ax.set_title(f"{name}\n(n={len(values)}; highest: {plot_text(str(top['store'])[:28])})",
+                     fontsize=9)
         if mark is not None and pd.notna(mark.get(name, np.nan)):
-            ax.axvline(float(mark[name]), color="#c0392b", lw=2, label=mark_label)
+            ax.axvline(float(mark[name]), color="#c0392b", lw=2, label=plot_text(mark_label))
             ax.legend(fontsize=8)
         ax.set_ylabel("stores")
     return fig

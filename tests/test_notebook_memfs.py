@@ -48,3 +48,26 @@ def test_memfs_notebook_runs_with_its_defaults_on_the_bundled_sample(tmp_path):
     assert len(figures) >= 5  # memory size, other files, prompt, authors, churn
     html = result.html.read_text()
     assert "2026-05-1" in html and "2026-04-0" in html  # the axes reach both ends of the history
+
+
+@pytest.mark.slow
+def test_a_file_name_with_dollar_signs_is_drawn_as_text_not_mathtext(tmp_path):
+    """A file an agent named ``$\\bogus{x}$`` stopped every memfs report of its repo (matplotlib
+    read the name as mathtext: "Unknown symbol: \\bogus"), even after the file was renamed."""
+    import sys
+
+    sys.path.insert(0, str(__import__("pathlib").Path(__file__).parent / "security"))
+    from hostile import fm, git, memory_repo
+
+    repo = tmp_path / "repo"
+    memory_repo(repo)
+    hostile = "system/$\\bogus{x}$ <b>.md"
+    (repo / hostile).write_text(fm("d", "churned\n"))
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "--no-verify", "-m", "a file named like mathtext")
+    git(repo, "mv", hostile, "system/renamed.md")
+    git(repo, "commit", "-q", "--no-verify", "-m", "renamed; the name stays in history")
+    result = execute_notebook("memfs", {"repo": str(repo), "ref": "HEAD", "as_of": None},
+                              tmp_path / "out")
+    assert result.metrics["commits"] == 3
+    assert result.html.read_text().count("data:image/png;base64") >= 3

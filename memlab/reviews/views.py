@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from memlab._escape import html
+from memlab._escape import html, plot_text
 from memlab.reviews._proposal import SECTIONS, Proposal
 
 __all__ = ["projection", "plot_cluster_map", "plot_similarity_histogram", "proposal_table",
@@ -84,14 +84,15 @@ def plot_cluster_map(proposal: Proposal, ax: Any = None, *, label_clusters: bool
             ax.scatter([pos.at[s, "x"]], [pos.at[s, "y"]], s=220, marker="*", color=colour,
                        edgecolors="black", zorder=5)
             if label_clusters:
-                ax.annotate(f"{c['survivor_title'][:28]}", (pos.at[s, "x"], pos.at[s, "y"]),
-                            textcoords="offset points", xytext=(6, 6), fontsize=8)
+                ax.annotate(plot_text(str(c["survivor_title"])[:28]),
+                            (pos.at[s, "x"], pos.at[s, "y"]), textcoords="offset points",
+                            xytext=(6, 6), fontsize=8)
     stale = df[df["proposed"] == "stale"]
     ax.scatter(stale["x"], stale["y"], s=30, marker="x", color="#d62728", label="stale candidate",
                zorder=4)
     ax.scatter([], [], s=160, marker="*", color="grey", edgecolors="black", label="cluster survivor")
-    ax.set_title(f"{proposal.store.get('name')}: {len(df)} units, {len(proposal.clusters)} "
-                 f"duplicate clusters (PCA of embeddings)")
+    ax.set_title(f"{plot_text(proposal.store.get('name'))}: {len(df)} units, "
+                 f"{len(proposal.clusters)} duplicate clusters (PCA of embeddings)")
     ax.set_xlabel("PC 1")
     ax.set_ylabel("PC 2")
     ax.legend(loc="best", fontsize=8)

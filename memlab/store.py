@@ -9,6 +9,7 @@ Frames are reachable as attributes: ``store.blocks`` is ``store.frames["blocks"]
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable
@@ -22,6 +23,21 @@ __all__ = ["Store", "Problems", "PROBLEM_COLUMNS", "utc_datetimes", "categories"
 PROBLEM_COLUMNS = ["file", "line", "kind", "message"]
 
 
+def _storable(text: str) -> str:
+    """``text`` as a string column can hold it: a path ``os.fsdecode`` gave for a name that is
+    not UTF-8 shows each bad byte as U+FFFD, and any other lone surrogate becomes U+FFFD
+    (pyarrow refuses surrogates, and the whole frame would fail to build)."""
+    try:
+        text.encode("utf-8")
+        return text
+    except UnicodeEncodeError:
+        pass
+    try:
+        return os.fsencode(text).decode("utf-8", "replace")
+    except UnicodeEncodeError:
+        return "".join("\ufffd" if "\ud800" <= c <= "\udfff" else c for c in text)
+
+
 class Problems:
     """Collects what a loader found wrong without stopping it (elfmem's blockfile style)."""
 
@@ -29,8 +45,8 @@ class Problems:
         self._rows: list[dict[str, Any]] = []
 
     def add(self, file: str | Path | None, kind: str, message: str, line: int | None = None) -> None:
-        self._rows.append({"file": None if file is None else str(file), "line": line,
-                           "kind": kind, "message": message})
+        self._rows.append({"file": None if file is None else _storable(str(file)), "line": line,
+                           "kind": kind, "message": _storable(message)})
 
     def extend(self, other: "Problems | pd.DataFrame") -> None:
         rows = other._rows if isinstance(other, Problems) else other.to_dict("records")

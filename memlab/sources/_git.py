@@ -41,6 +41,7 @@ __all__ = [
     "log_changes",
     "working_tree_changes",
     "git_blob_id",
+    "shown_path",
 ]
 
 # Settings for reading history; memlab._git adds the hardening (environment and overrides).
@@ -86,13 +87,15 @@ def find_repo(path: str | Path) -> RepoInfo | None:
     path = Path(path)
     probe = run_git(path, "rev-parse", "--is-bare-repository", "--is-shallow-repository",
                     "--absolute-git-dir", check=False)
-    lines = probe.decode("utf-8", "replace").splitlines()
+    # Paths as the file system names them (os.fsdecode): the repo may sit in a folder whose
+    # name is not UTF-8.
+    lines = os.fsdecode(probe).splitlines()
     if len(lines) < 3 or lines[0] not in ("true", "false"):
         return None
     bare, shallow, git_dir = lines[0] == "true", lines[1] == "true", Path(lines[2])
     workdir = None
     if not bare:
-        top = run_git(path, "rev-parse", "--show-toplevel", check=False).decode().strip()
+        top = os.fsdecode(run_git(path, "rev-parse", "--show-toplevel", check=False)).rstrip("\n")
         workdir = Path(top) if top else None
         if workdir is None or workdir.resolve() != path.resolve():
             return None  # `path` is a folder inside a repo, not the repo itself
@@ -125,7 +128,25 @@ class TreeEntry:
     type: str   # blob / tree / commit (a submodule)
     sha: str
     size: int | None
-    path: str
+    path: str   # UTF-8 decoded; a name that is not UTF-8 has U+FFFD in its place
+    #: The name's bytes when they are not UTF-8 (``path`` then shows them with U+FFFD), else None.
+    raw: bytes | None = field(default=None, compare=False, repr=False)
+
+    @property
+    def name_bytes(self) -> bytes:
+        """The path exactly as git stores it."""
+        return self.raw if self.raw is not None else self.path.encode("utf-8")
+
+
+def shown_path(name: str) -> tuple[str, bool]:
+    """A file name from the disk (``os.fsdecode``: undecodable bytes as surrogates) as memlab
+    shows it, and whether it was not UTF-8: ``(name with U+FFFD for each bad byte, True)``.
+    Such a name cannot go into a frame as it is (pandas' string dtype refuses surrogates)."""
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        return os.fsencode(name).decode("utf-8", "replace"), True
+    return name, False
 
 
 _FULL_SHA = re.compile(r"[0-9a-f]{40}(?:[0-9a-f]{24})?")
@@ -155,9 +176,12 @@ def _ls_tree(repo: Path, commit: str) -> list[TreeEntry]:
             continue
         meta, _, raw_path = rec.partition(b"\t")
         mode, typ, sha, size = meta.split(None, 3)
+        try:
+            path, raw = raw_path.decode("utf-8"), None
+        except UnicodeDecodeError:
+            path, raw = raw_path.decode("utf-8", "replace"), raw_path
         entries.append(TreeEntry(mode.decode(), typ.decode(), sha.decode(),
-                                 None if size.strip() == b"-" else int(size),
-                                 raw_path.decode("utf-8", "replace")))
+                                 None if size.strip() == b"-" else int(size), path, raw))
     return entries
 
 
@@ -480,7 +504,8 @@ def _hash_file(path: Path, *, sha256: bool) -> str:
 
 
 def working_tree_changes(info: RepoInfo, commit: str | None,
-                         tree: list[TreeEntry] | None = None) -> pd.DataFrame:
+                         tree: list[TreeEntry] | None = None,
+                         problems: list[tuple[str, str, str]] | None = None) -> pd.DataFrame:
     """Files whose working copy differs from ``commit`` (path, change), touching nothing.
 
     ``change`` is ``modified``, ``deleted``, ``untracked`` (not in the commit, not ignored),
@@ -488,22 +513,27 @@ def working_tree_changes(info: RepoInfo, commit: str | None,
     FIFO, socket or device, which is never opened). Files are hashed in Python as git would
     hash them without clean filters
     (a repo with ``core.autocrlf`` may show line-ending-only differences).
+
+    Names are matched as bytes, as git stores them, so a committed file whose name is not
+    UTF-8 is not mistaken for a deleted one plus an untracked one; such a name is shown with
+    U+FFFD, and an uncommitted one is added to ``problems`` (``(path, "non_utf8_path",
+    message)``), as :func:`log_history` reports committed ones.
     """
     columns = ["path", "change"]
     if info.workdir is None:
         return pd.DataFrame({c: pd.Series(dtype="string") for c in columns})
     if tree is None:
         tree = ls_tree(info.path, commit) if commit else []
-    tracked = {e.path: e for e in tree if e.type == "blob"}
+    tracked = {e.name_bytes: e for e in tree if e.type == "blob"}
     sha256 = any(len(e.sha) == 64 for e in tree)
     root = info.workdir
-    found: dict[str, Path] = {}
-    unlisted: list[str] = []  # folders os.walk could not list, as "rel/" prefixes
+    found: dict[bytes, Path] = {}
+    unlisted: list[bytes] = []  # folders os.walk could not list, as b"rel/" prefixes
 
     def not_listed(exc: OSError) -> None:
         if exc.filename:
-            rel = os.path.relpath(exc.filename, root).replace(os.sep, "/")
-            unlisted.append("" if rel == "." else rel + "/")
+            rel = os.fsencode(os.path.relpath(exc.filename, root)).replace(os.sep.encode(), b"/")
+            unlisted.append(b"" if rel == b"." else rel + b"/")
 
     for dirpath, dirnames, filenames in os.walk(root, onerror=not_listed):
         rel_dir = os.path.relpath(dirpath, root)
@@ -520,16 +550,24 @@ def working_tree_changes(info: RepoInfo, commit: str | None,
             if f == ".git":
                 continue
             rel = f if rel_dir == "." else f"{rel_dir}/{f}".replace(os.sep, "/")
-            found[rel] = Path(dirpath, f)
+            found[os.fsencode(rel)] = Path(dirpath, f)
+
+    def shown(name: bytes) -> tuple[str, bool]:
+        try:
+            return name.decode("utf-8"), False
+        except UnicodeDecodeError:
+            return name.decode("utf-8", "replace"), True
+
     rows: list[tuple[str, str]] = []
-    for path, entry in tracked.items():
-        local = found.get(path)
+    for name, entry in tracked.items():
+        local = found.get(name)
         if local is None:
-            rows.append((path, "unreadable" if path.startswith(tuple(unlisted)) else "deleted"))
+            rows.append((entry.path, "unreadable" if name.startswith(tuple(unlisted))
+                         else "deleted"))
             continue
         is_link = local.is_symlink()
         if is_link != (entry.mode == "120000"):
-            rows.append((path, "typechange"))
+            rows.append((entry.path, "typechange"))
             continue
         if is_link:
             current = git_blob_id(os.fsencode(os.readlink(local)), sha256=sha256)
@@ -537,21 +575,28 @@ def working_tree_changes(info: RepoInfo, commit: str | None,
             try:
                 current = _hash_file(local, sha256=sha256)
             except OSError:
-                rows.append((path, "unreadable"))
+                rows.append((entry.path, "unreadable"))
                 continue
         if current != entry.sha:
-            rows.append((path, "modified"))
+            rows.append((entry.path, "modified"))
     untracked = sorted(p for p in found if p not in tracked)
     from memlab._files import is_special
 
     # git reads every .gitignore on the way; one that is a FIFO would block it: no ignore rules.
-    blocked = any(p.rsplit("/", 1)[-1] == ".gitignore" and is_special(found[p]) for p in found)
+    blocked = any(p.rsplit(b"/", 1)[-1] == b".gitignore" and is_special(found[p]) for p in found)
     if untracked:
-        ignored: set[str] = set()
+        ignored: set[bytes] = set()
         if not blocked:
             out = run_git(info.path, "check-ignore", "--no-index", "-z", "--stdin",
-                          input=b"\0".join(p.encode() for p in untracked) + b"\0", check=False)
-            ignored = {p.decode("utf-8", "replace") for p in out.split(b"\0") if p}
-        rows.extend((p, "untracked") for p in untracked if p not in ignored)
+                          input=b"\0".join(untracked) + b"\0", check=False)
+            ignored = {p for p in out.split(b"\0") if p}
+        for name in untracked:
+            if name in ignored:
+                continue
+            path, bad = shown(name)
+            rows.append((path, "untracked"))
+            if bad and problems is not None:
+                problems.append((path, "non_utf8_path", "an uncommitted file whose name is not "
+                                 "UTF-8; shown with replacement characters"))
     df = pd.DataFrame(sorted(rows), columns=columns)
     return df.astype({"path": "string", "change": "category"})

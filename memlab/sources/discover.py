@@ -30,12 +30,14 @@ from typing import Any, Iterator
 
 import pandas as pd
 
+from memlab.formats import _json
 from memlab.formats._yaml import read_yaml
 from memlab import _git as _hardened
 from memlab import kinds
 from memlab._escape import terminal_line
 from memlab.errors import MemlabError, StoreNotFound, UnrecognizedStore
 from memlab.kinds import Search
+from memlab.sources._git import shown_path as _shown_path
 from memlab.store import categories
 
 __all__ = ["discover", "walk_stores", "INVENTORY_COLUMNS", "find_letta_memfs", "find_souveraine",
@@ -370,10 +372,11 @@ def _letta_config_name(path: Path, problems: list[str]) -> str | None:
     if text is None:
         return None
     try:
-        doc = json.loads(text)
+        doc, issues = _json.loads(text)
     except (json.JSONDecodeError, RecursionError):
         problems.append(".letta/config.json is not valid JSON")
         return None
+    problems.extend(f".letta/config.json: {message}" for _kind, message in issues)
     if isinstance(doc, dict):
         for key in ("name", "agent_name", "agentName"):
             if isinstance(doc.get(key), str) and doc[key]:
@@ -419,8 +422,29 @@ def _last_commit(root: Path, scope: Path | None, problems: list[str]) -> float |
 # --- frame ----------------------------------------------------------------------------------
 
 
+def _shown(row: dict[str, Any]) -> dict[str, Any]:
+    """The row with every text a frame can hold: a folder or file name that is not UTF-8
+    (surrogates from ``os.fsdecode``) is shown with U+FFFD and said so in ``problem``; a name
+    read from JSON keeps its text with U+FFFD for a lone surrogate. One such store is one
+    row like the others, never an inventory that fails to build."""
+    out = dict(row)
+    non_utf8 = False
+    for col in ("agent_id", "path", "name"):
+        value = out.get(col)
+        if isinstance(value, str):
+            if col != "name":
+                value, bad = _shown_path(value)
+                non_utf8 = non_utf8 or bad
+            out[col] = _json.clean_text(value)
+    if non_utf8:
+        note = ("its path is not UTF-8 (shown with replacement characters); pass the real name, "
+                "as the shell completes it, to load it")
+        out["problem"] = f"{out['problem']}; {note}" if out.get("problem") else note
+    return out
+
+
 def _frame(rows: list[dict[str, Any]]) -> pd.DataFrame:
-    df = pd.DataFrame(rows, columns=list(INVENTORY_COLUMNS))
+    df = pd.DataFrame([_shown(r) for r in rows], columns=list(INVENTORY_COLUMNS))
     for col in ("last_commit", "modified"):
         seconds = pd.to_numeric(df[col], errors="coerce").astype("float64")
         df[col] = pd.to_datetime(seconds, unit="s", utc=True).astype("datetime64[ns, UTC]")

@@ -135,7 +135,10 @@ def load_memfs(path: str | Path, ref: str = "HEAD", *, history: bool = True) -> 
             frames["history"] = hist
         else:
             frames["history"] = empty_frame(_git.HISTORY_DTYPES)
-        changes = _git.working_tree_changes(info, commit, tree)
+        drift: list[tuple[str, str, str]] = []
+        changes = _git.working_tree_changes(info, commit, tree, drift)
+        for file, kind, message in drift:
+            problems.add(file, kind, message)
     else:
         problems.add(src.root, "not_a_repo",
                      "not a git repository: read from the files on disk, no history "
@@ -610,6 +613,9 @@ def _read_tree(src: _Source, tree: list[_git.TreeEntry], problems: Problems
         if src.prefix and not e.path.startswith(src.prefix):
             continue
         rel = e.path[len(src.prefix):]
+        if e.raw is not None:
+            problems.add(e.path, "non_utf8_path", "a committed file whose name is not UTF-8; "
+                         "read, and shown with replacement characters")
         try:
             fmt.safe_relative_path(e.path)
         except UnsafePath as exc:
@@ -673,8 +679,15 @@ def _read_disk(src: _Source, problems: Problems) -> tuple[dict[str, tuple[str, s
         dirnames[:] = sorted(d for d in dirnames if d != ".git" and d not in links)
         for name in sorted(filenames) + sorted(links):
             full = Path(dirpath, name)
-            rel = full.relative_to(base).as_posix()
+            rel, non_utf8 = _git.shown_path(full.relative_to(base).as_posix())
             shown = src.prefix + rel
+            if non_utf8:
+                if shown in texts or shown in other:
+                    problems.add(shown, "non_utf8_path", "a file whose name is not UTF-8 and "
+                                 "reads, with replacement characters, as another file's; not read")
+                    continue
+                problems.add(shown, "non_utf8_path", "a file whose name is not UTF-8; read, and "
+                             "shown with replacement characters")
             if full.is_symlink():
                 _report_symlink(shown, os.readlink(full), problems)
                 continue

@@ -6,6 +6,7 @@ silent drop. Each case loads real files, through the real CLI where a user would
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 
@@ -22,8 +23,9 @@ EVENT = '{"t":"2026-11-30T10:20:07+00:00","s":3,"ah":1,"k":"\\ud800"}'
 
 
 def _cli(*args: str) -> subprocess.CompletedProcess:
+    # errors="replace": a header line may echo the store path as given, bytes and all.
     return subprocess.run([sys.executable, "-m", "memlab", *args], capture_output=True,
-                          text=True, timeout=TIMEOUT, stdin=subprocess.DEVNULL)
+                          text=True, errors="replace", timeout=TIMEOUT, stdin=subprocess.DEVNULL)
 
 
 def _clean_run(proc: subprocess.CompletedProcess) -> str:
@@ -140,3 +142,126 @@ def test_a_ledger_s_past_64_bits_is_a_problem_row_and_a_large_one_is_exact(tmp_p
     bad = store.problems[store.problems["kind"] == "ledger_bad_field"]
     assert bad["line"].tolist() == [1] and "64-bit" in bad["message"].iloc[0]
 
+
+
+# ---- F2: file and folder names that are not UTF-8 ---------------------------------------------
+
+BAD = b"\xff\xfe"          # two bytes no UTF-8 text holds
+SHOWN = "\ufffd\ufffd"     # how memlab shows them, as history already did
+PERSONA = "---\ndescription: me\n---\nI am Rex.\n"
+
+
+def _plain_folder(root):
+    (root / "system").mkdir(parents=True)
+    (root / "system" / "persona.md").write_text(PERSONA)
+    with open(bytes(root / "system") + b"/" + BAD + b".md", "wb") as fh:
+        fh.write(b"---\ndescription: d\n---\nhi\n")
+    return root
+
+
+def _non_utf8(store) -> list[str]:
+    rows = store.problems[store.problems["kind"] == "non_utf8_path"]
+    return [f"{f}: {m}" for f, m in zip(rows["file"], rows["message"])]
+
+
+def test_a_non_utf8_file_name_in_a_plain_folder_is_read_and_named(tmp_path):
+    folder = _plain_folder(tmp_path / "agent")
+    store = memlab.load(folder)
+    files = dict(zip(store.files["path"], store.files["body"]))
+    assert files == {"system/persona.md": "I am Rex.\n", f"system/{SHOWN}.md": "hi\n"}
+    assert store.files.set_index("path").loc[f"system/{SHOWN}.md", "description"] == "d"
+    (found,) = _non_utf8(store)
+    assert found.startswith(f"system/{SHOWN}.md: ") and "not UTF-8" in found
+    out = _clean_run(_cli("inspect", str(folder)))
+    assert "non_utf8_path" in out
+
+
+def test_a_store_inside_a_non_utf8_folder_loads_and_names_itself_readably(tmp_path):
+    folder = _plain_folder(tmp_path / os.fsdecode(b"agent-" + BAD))
+    store = memlab.load(folder)
+    (where,) = store.problems.loc[store.problems["kind"] == "not_a_repo", "file"]
+    assert where.endswith(f"agent-{SHOWN}")
+    _clean_run(_cli("inspect", os.fsdecode(bytes(folder))))
+
+
+def test_two_names_that_read_alike_are_not_merged(tmp_path):
+    folder = _plain_folder(tmp_path / "agent")
+    with open(bytes(folder / "system") + b"/\xfe\xff.md", "wb") as fh:  # also shown as SHOWN
+        fh.write(b"---\ndescription: other\n---\nbye\n")
+    store = memlab.load(folder)
+    assert store.files["path"].tolist().count(f"system/{SHOWN}.md") == 1
+    found = _non_utf8(store)
+    assert len(found) == 2 and any("another file's; not read" in m for m in found)
+
+
+def test_a_committed_non_utf8_name_is_clean_in_the_working_tree(tmp_path):
+    from hostile import git
+
+    repo = _plain_folder(tmp_path / "repo")
+    (repo / ".letta").mkdir()
+    (repo / ".letta" / "config.json").write_text('{"version": 1}\n')
+    git(repo, "init", "-q", "--initial-branch=main", ".")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "--no-verify", "-m", "init")
+    assert git(repo, "status", "--porcelain") == ""  # git itself sees no drift
+    store = memlab.load(repo)
+    assert store.uncommitted.empty and store.meta["uncommitted"] == 0
+    assert dict(zip(store.files["path"], store.files["body"]))[f"system/{SHOWN}.md"] == "hi\n"
+    found = _non_utf8(store)
+    assert any("committed file" in m for m in found)   # the tree read
+    assert any("commit " in m and "touches" in m for m in found)  # history, as before
+    _clean_run(_cli("inspect", str(repo)))
+
+    # Drift in and beside it is reported under the shown names.
+    with open(bytes(repo / "system") + b"/" + BAD + b".md", "ab") as fh:
+        fh.write(b"more\n")
+    with open(bytes(repo / "system") + b"/\xfa.md", "wb") as fh:
+        fh.write(b"new\n")
+    with open(bytes(repo) + b"/\xfbignored.md", "wb") as fh:
+        fh.write(b"x\n")
+    (repo / ".gitignore").write_bytes(b"\xfbignored.md\n")
+    store = memlab.load(repo)
+    assert dict(zip(store.uncommitted["path"], store.uncommitted["change"].astype(str))) == {
+        f"system/{SHOWN}.md": "modified", "system/\ufffd.md": "untracked",
+        ".gitignore": "untracked"}
+    assert any(m.startswith("system/\ufffd.md: an uncommitted file") for m in _non_utf8(store))
+
+
+def test_discover_lists_an_agent_whose_folder_name_is_not_utf8(tmp_path):
+    from hostile import git
+
+    home = tmp_path / "home"
+    agents = home / ".letta" / "agents"
+    for name in (b"agent-ok", b"agent-" + BAD):
+        memory = bytes(agents) + b"/" + name + b"/memory"
+        os.makedirs(memory + b"/system")
+        with open(memory + b"/system/persona.md", "w") as fh:
+            fh.write(PERSONA)
+    git(agents / "agent-ok" / "memory", "init", "-q", ".")
+    bad_repo = agents / os.fsdecode(b"agent-" + BAD) / "memory"
+    git(bad_repo, "init", "-q", ".")
+    git(bad_repo, "add", "-A")
+    git(bad_repo, "commit", "-q", "--no-verify", "-m", "init")
+    inv = memlab.discover(home)
+    rows = inv.set_index("agent_id")
+    assert sorted(inv["agent_id"]) == ["agent-ok", f"agent-{SHOWN}"]
+    bad = rows.loc[f"agent-{SHOWN}"]
+    assert bad["path"].endswith(f"agent-{SHOWN}/memory") and bad["files"] == 1
+    assert "not UTF-8" in bad["problem"]
+    assert str(bad["last_commit"]).startswith("2026-03-01")  # git still read through the real name
+    assert rows.loc["agent-ok", "problem"] == "no commits yet"
+    out = _clean_run(_cli("discover", str(home)))
+    assert "agent-ok" in out
+    # The real name, as a shell passes it, loads.
+    assert memlab.load(bad_repo).files["path"].tolist() == ["system/persona.md"]
+
+
+def test_discover_reads_a_config_name_with_a_lone_surrogate(tmp_path):
+    memory = tmp_path / "home" / ".letta" / "agents" / "agent-1" / "memory"
+    (memory / "system").mkdir(parents=True)
+    (memory / "system" / "persona.md").write_text(PERSONA)
+    (memory / ".letta").mkdir()
+    (memory / ".letta" / "config.json").write_text('{"name": "Rex\\udc00"}')
+    inv = memlab.discover(tmp_path / "home")
+    assert inv["name"].tolist() == ["Rex\ufffd"]
+    assert "lone surrogate" in inv["problem"].iloc[0]

@@ -11,8 +11,9 @@
   reads, so memlab keeps it too and reports ``duplicate_key`` naming the key.
 
 :func:`loads` returns the document and ``(kind, message)`` issues; the caller adds them as
-problem rows with its own file and line. A document with neither costs one regex scan and the
-``object_pairs_hook`` call per object, nothing more.
+problem rows with its own file and line. A document with neither costs a substring scan and
+the ``object_pairs_hook`` call per object, nothing more. YAML's ``"\\ud800"`` escape makes the
+same lone surrogate; :func:`clean` applies the same rule to a parsed YAML document.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ import json
 import re
 from typing import Any
 
-__all__ = ["loads", "clean_text", "MAX_ISSUES"]
+__all__ = ["loads", "clean", "clean_text", "MAX_ISSUES"]
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -92,7 +93,19 @@ def loads(text: str, *, reader: str = "Python's json module", root: str = "the t
     doc = json.loads(text, object_pairs_hook=pairs)
     if isinstance(doc, str) or (not repeated and not _may_hold_surrogates(text)):
         return doc, []
-    dup_keys = {id(obj): keys for obj, keys in repeated}
+    return doc, _walk(doc, root, reader, {id(obj): keys for obj, keys in repeated})
+
+
+def clean(doc: Any, *, root: str = "the top-level value") -> list[tuple[str, str]]:
+    """Replace, in place, every lone surrogate in the strings and keys of a parsed document
+    (YAML's ``"\\ud800"`` escape gives one too) with U+FFFD; ``bad_text`` issues as
+    :func:`loads` gives them. A top-level string is left as it is (clean it with
+    :func:`clean_text`)."""
+    return _walk(doc, root, "", {})
+
+
+def _walk(doc: Any, root: str, reader: str, dup_keys: dict[int, list[str]]
+          ) -> list[tuple[str, str]]:
     issues: list[tuple[str, str]] = []
     extra: dict[str, int] = {}
 
@@ -113,32 +126,38 @@ def loads(text: str, *, reader: str = "Python's json module", root: str = "the t
 
     def twice(path: tuple[Any, ...], key: str, why: str) -> None:
         add("duplicate_key", f"{_where(path, root)} has the key {clean_text(key)[:40]!r} {why}; the "
-            f"last value is read, as {reader} reads it")
+            f"last value is read, as {reader or 'Python'} reads it")
 
-    # Iterative, so a document json.loads accepted never exhausts the recursion limit here.
+    # Iterative, so a document json.loads accepted never exhausts the recursion limit here;
+    # each container once, so a YAML alias (or a cycle through one) is not walked again.
+    seen: set[int] = set()
     stack: list[tuple[Any, tuple[Any, ...]]] = [(doc, ())]
     while stack:
         node, path = stack.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
         if isinstance(node, dict):
             for key in dup_keys.get(id(node), ()):
                 twice(path, key, "more than once")
-            if any(_SURROGATE.search(k) for k in node):
+            if any(isinstance(k, str) and _SURROGATE.search(k) for k in node):
                 items = list(node.items())
                 node.clear()
                 for key, value in items:
-                    fixed = clean_text(key)
+                    fixed = clean_text(key) if isinstance(key, str) else key
                     if fixed != key:
                         bad(path + (fixed,), "has a key holding", key)
                         if fixed in node:
                             twice(path, fixed, "more than once once its surrogates are replaced")
                     node[fixed] = value
             for key, value in node.items():
+                where = path + (key if isinstance(key, (str, int)) else str(key),)
                 if isinstance(value, str):
                     if _SURROGATE.search(value):
                         node[key] = clean_text(value)
-                        bad(path + (key,), "holds", value)
+                        bad(where, "holds", value)
                 elif isinstance(value, (dict, list)):
-                    stack.append((value, path + (key,)))
+                    stack.append((value, where))
         elif isinstance(node, list):
             for i, value in enumerate(node):
                 if isinstance(value, str):
@@ -150,4 +169,4 @@ def loads(text: str, *, reader: str = "Python's json module", root: str = "the t
     for kind, n in extra.items():
         what = "lone surrogate(s)" if kind == "bad_text" else "repeated key(s)"
         issues.append((kind, f"{n} more {what} after the {MAX_ISSUES} named; handled the same way"))
-    return doc, issues
+    return issues

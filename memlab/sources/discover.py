@@ -360,6 +360,7 @@ def _agent_yaml(path: Path, problems: list[str]) -> tuple[str | None, str | None
     if not isinstance(doc, dict):
         problems.append("agent.yaml is not a mapping")
         return None, None
+    problems.extend(f"agent.yaml: {message}" for _kind, message in _json.clean(doc))
     name, uuid = doc.get("name"), doc.get("uuid") or doc.get("id")
     return (str(name) if name is not None else None), (str(uuid) if uuid is not None else None)
 

@@ -38,6 +38,7 @@ from memlab.formats._yaml import read_yaml
 from memlab.errors import (MemlabError, OutputExists, RepoError, SourceError, StoreNotFound,
                            UnrecognizedStore, UnsafePath)
 from memlab._files import NotRegularFile, read_regular
+from memlab.formats import _json
 from memlab.formats import letta_memfs as fmt
 from memlab.sources import _git
 from memlab.store import Problems, Store, empty_frame, token_estimate
@@ -744,6 +745,8 @@ def _agent(src: _Source, texts: dict[str, tuple[str, str]], problems: Problems) 
     if not isinstance(agent, dict):
         problems.add(where, "malformed_yaml", "agent.yaml is not a mapping")
         return None
+    for kind, message in _json.clean(agent, root="agent.yaml"):  # a "\ud800" YAML escape
+        problems.add(where, kind, message)
     return agent
 
 
@@ -834,6 +837,7 @@ def _files_frame(src: _Source, texts: dict[str, tuple[str, str]], problems: Prob
             "over_limit": bool(effective is not None and chars > effective), "blob_sha": blob,
             **_readings(fm),
         })
+        _storable_row(rows[-1], path, problems)
     fm_cols = [f"fm_{k}" for k in sorted(fm_keys)]
     order = list(FILES_COLUMNS)
     order = order[:order.index("frontmatter_raw") + 1] + fm_cols + order[order.index("frontmatter_raw") + 1:]
@@ -850,6 +854,20 @@ def _files_frame(src: _Source, texts: dict[str, tuple[str, str]], problems: Prob
         else:
             df[col] = df[col].astype(dtype)
     return df
+
+
+def _storable_row(row: dict[str, Any], path: str, problems: Problems) -> None:
+    """Lone surrogates (a YAML ``"\\ud800"`` escape in the frontmatter) replaced with U+FFFD in
+    place, in one ``bad_text`` row per file: a string column cannot hold them."""
+    hit = [col for col, v in row.items() if isinstance(v, str) and _json.clean_text(v) != v]
+    if not hit:
+        return
+    first = next(c for col in hit for c in row[col] if "\ud800" <= c <= "\udfff")
+    for col in hit:
+        row[col] = _json.clean_text(row[col])
+    problems.add(path, "bad_text", f"the frontmatter holds a lone surrogate escape "
+                 f"(\\u{ord(first):04x}), which is not a character; {', '.join(hit)} read with "
+                 "U+FFFD in its place")
 
 
 def _readings(fm: fmt.Frontmatter) -> dict[str, Any]:

@@ -265,3 +265,35 @@ def test_discover_reads_a_config_name_with_a_lone_surrogate(tmp_path):
     inv = memlab.discover(tmp_path / "home")
     assert inv["name"].tolist() == ["Rex\ufffd"]
     assert "lone surrogate" in inv["problem"].iloc[0]
+
+
+# ---- the same escape in YAML: frontmatter and agent.yaml --------------------------------------
+
+def test_a_lone_surrogate_escape_in_frontmatter_yaml_is_a_problem_row(tmp_path):
+    folder = tmp_path / "agent"
+    (folder / "system").mkdir(parents=True)
+    (folder / "system" / "persona.md").write_text('---\ndescription: "a\\ud800b"\n---\nI am Rex.\n')
+    store = memlab.load(folder)
+    row = store.files.set_index("path").loc["system/persona.md"]
+    assert row["description"] == "a\ufffdb" and row["server_description"] == "a\ufffdb"
+    assert row["body"] == "I am Rex.\n"
+    bad = store.problems[store.problems["kind"] == "bad_text"]
+    assert bad["file"].tolist() == ["system/persona.md"]
+    assert "\\ud800" in bad["message"].iloc[0] and "description" in bad["message"].iloc[0]
+    _clean_run(_cli("inspect", str(folder)))
+
+
+def test_a_lone_surrogate_in_agent_yaml_is_replaced_in_the_store_and_the_inventory(tmp_path):
+    agent = tmp_path / "home" / ".souveraine" / "agents" / "agent-1"
+    (agent / "memory" / "system").mkdir(parents=True)
+    (agent / "memory" / "system" / "persona.md").write_text(PERSONA)
+    (agent / "agent.yaml").write_text('name: "R\\udc00x"\nuuid: agent-1\nblocks: []\n')
+    store = memlab.load(agent)
+    assert store.meta["name"] == "R\ufffdx"
+    bad = store.problems[store.problems["kind"] == "bad_text"]
+    assert len(bad) == 1 and bad["message"].iloc[0].startswith("name holds a lone surrogate")
+    _clean_run(_cli("inspect", str(agent)))
+    inv = memlab.discover(tmp_path / "home")
+    assert inv["name"].tolist() == ["R\ufffdx"]
+    assert "agent.yaml: name holds a lone surrogate" in inv["problem"].iloc[0]
+    _clean_run(_cli("discover", str(tmp_path / "home")))

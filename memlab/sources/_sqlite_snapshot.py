@@ -69,7 +69,8 @@ from memlab._files import NotRegularFile, open_regular
 from memlab._tmp import private_tempdir
 from memlab.errors import CorruptStore, SourceError, StoreNotFound, UnrecognizedStore
 
-__all__ = ["Snapshot", "read_snapshot", "check_sqlite_header", "SQLITE_MAGIC"]
+__all__ = ["Snapshot", "read_snapshot", "check_sqlite_header", "SQLITE_MAGIC", "BadText",
+           "decode_text"]
 
 T = TypeVar("T")
 
@@ -82,8 +83,32 @@ _WAL_FRAME_HEADER = 24
 # unchanged" would prove nothing; such files go through the copy route instead.
 _QUIET_SECONDS = 2.0
 
-_CORRUPT_HINT = ("the file is damaged or not an SQLite database; if it is a real elfmem store, "
+_CORRUPT_HINT = ("the file is damaged or not an SQLite database; if it is a real store, "
                  "try `sqlite3 <file> .recover` on a copy of it")
+
+
+class BadText(str):
+    """A TEXT value whose bytes are not valid UTF-8, decoded with U+FFFD for the bad bytes.
+
+    :func:`decode_text` returns one, so a loader can tell the value was repaired (``type(v) is
+    BadText``) and report it; it is a ``str`` everywhere else.
+    """
+
+    __slots__ = ()
+
+
+def decode_text(raw: bytes) -> str:
+    """An ``sqlite3`` ``text_factory``: TEXT as ``str``, invalid UTF-8 as a :class:`BadText`.
+
+    SQLite does not check that TEXT is UTF-8, so a store's text can hold any bytes; Python's
+    default factory then raises OperationalError for the whole query ("Could not decode to
+    UTF-8 column ..."), far from the row. With this factory the row is read and the loader
+    reports it.
+    """
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return BadText(raw.decode("utf-8", "replace"))
 
 
 @dataclass(frozen=True)

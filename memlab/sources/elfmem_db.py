@@ -16,6 +16,13 @@ SQLite is dynamically typed and ADBC infers a column's Arrow type from its first
 query starts with one typed "priming" row that is dropped afterwards; a table whose values do not
 fit (text in a REAL column, say) is re-read through :mod:`sqlite3` value by value, where every
 value that cannot be typed becomes NA and is reported in ``store.problems``.
+
+SQLite does not check that TEXT is UTF-8, and the ADBC driver passes the bytes into Arrow
+``string`` arrays unchecked. Every text column is validated once after the read (Arrow's full
+validation, a few milliseconds per 100 MB); a value that is not UTF-8 is read with U+FFFD in
+place of its bad bytes and reported as a ``bad_text`` problem naming the table, the column and
+the row's key. The :mod:`sqlite3` path does the same (:func:`~memlab.sources._sqlite_snapshot.
+decode_text`).
 """
 
 from __future__ import annotations
@@ -36,7 +43,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from memlab.errors import UnsupportedSchema
-from memlab.sources._sqlite_snapshot import Snapshot, read_snapshot
+from memlab.sources._sqlite_snapshot import BadText, Snapshot, decode_text, read_snapshot
 from memlab.constants import INT64_MAX
 from memlab.store import Problems, Store, utc_datetimes
 
@@ -154,7 +161,9 @@ class _Reader:
         self.problems = problems
         self.readers: dict[str, str] = {}
         self._arrow: dict[str, Any] = {}
+        self._text_ok: set[str] = set()  # frames whose text the read threads found valid UTF-8
         self._conn = snap.connect()
+        self._conn.text_factory = decode_text  # invalid UTF-8: a BadText, reported when typed
 
     def close(self) -> None:
         self._conn.close()
@@ -209,10 +218,10 @@ class _Reader:
                     try:
                         if shared is None:
                             raise RuntimeError("no shared connection")
-                        got = _fetch_arrow(self.snap.uri, table, cols, part, shared.conn)
+                        got = _fetch_checked(self.snap.uri, table, cols, part, shared.conn)
                     except Exception:  # noqa: BLE001
                         try:
-                            got = _fetch_arrow(self.snap.uri, table, cols, part)
+                            got = _fetch_checked(self.snap.uri, table, cols, part)
                         except Exception as exc:  # noqa: BLE001 - any driver failure: exact path
                             got = exc
                     parts.setdefault(frame, []).append(got)
@@ -221,7 +230,7 @@ class _Reader:
                     shared.close()
         else:
             with ThreadPoolExecutor(max_workers=min(_WORKERS, len(tasks))) as pool:
-                futures = [(frame, pool.submit(_fetch_arrow, self.snap.uri, table, cols, part))
+                futures = [(frame, pool.submit(_fetch_checked, self.snap.uri, table, cols, part))
                            for frame, table, cols, part in tasks]
                 for frame, future in futures:
                     try:
@@ -230,8 +239,13 @@ class _Reader:
                         parts.setdefault(frame, []).append(exc)
         for frame, got in parts.items():
             errors = [g for g in got if isinstance(g, BaseException)]
-            self._arrow[frame] = errors[0] if errors else (
-                got[0] if len(got) == 1 else pa.concat_tables(got))
+            if errors:
+                self._arrow[frame] = errors[0]
+                continue
+            tables = [t for t, _ in got]
+            self._arrow[frame] = tables[0] if len(tables) == 1 else pa.concat_tables(tables)
+            if all(ok for _, ok in got):
+                self._text_ok.add(frame)
 
     def _ranges(self, table: str) -> tuple[list[tuple[int, int] | None], int | None]:
         """The rowid ranges to read ``table`` in (``[None]``: whole) and its rowid span (at
@@ -263,6 +277,8 @@ class _Reader:
             got = self._arrow.pop(frame)
         if isinstance(got, pa.Table):
             self.readers[frame] = "arrow"
+            if frame not in self._text_ok:
+                got = self._check_text(table, cols, got)
             return {c: self._type_arrow(frame, c, k, got.column(c)) for c, k in cols}
         self.readers[frame] = f"sqlite3 ({str(got)[:160]})"
         return self._read_sqlite(frame, table, cols)
@@ -272,8 +288,42 @@ class _Reader:
         select = ", ".join(_q(c) for c, _ in cols)
         rows = self._conn.execute(f"SELECT {select} FROM {_q(table)}").fetchall()
         columns = list(zip(*rows)) if rows else [() for _ in cols]
+        keys = columns[0]
+        for (c, k), values in zip(cols, columns):
+            bad = [i for i, v in enumerate(values) if type(v) is BadText]
+            if bad:
+                self._report_text(table, c, cols[0][0], [keys[i] for i in bad])
         return {c: self._type_values(frame, c, k, list(values))
                 for (c, k), values in zip(cols, columns)}
+
+    def _check_text(self, table: str, cols: list[tuple[str, str]], tbl: pa.Table) -> pa.Table:
+        """``tbl`` with every string value that is not valid UTF-8 repaired (U+FFFD for the bad
+        bytes) and reported; ``tbl`` itself when all are valid (the common case: one full
+        validation per column)."""
+        found: dict[str, list[int]] = {}
+        for c, _ in cols:
+            column = tbl.column(c)
+            if not pa.types.is_string(column.type):
+                continue
+            try:  # one call for every chunk: the loop over chunks runs in C++
+                column.validate(full=True)
+                continue
+            except pa.ArrowInvalid:
+                pass
+            fixed, bad, start = [], [], 0
+            for chunk in column.chunks:
+                positions = _bad_utf8(chunk)
+                fixed.append(_repair_utf8(chunk, positions) if positions else chunk)
+                bad.extend(start + i for i in positions)
+                start += len(chunk)
+            if bad:
+                found[c] = bad
+                tbl = tbl.set_column(tbl.schema.get_field_index(c), c,
+                                     pa.chunked_array(fixed, type=column.type))
+        for c, bad in found.items():
+            key = cols[0][0]
+            self._report_text(table, c, key, tbl.column(key).take(bad[:5]).to_pylist(), len(bad))
+        return tbl
 
     # -- typing --------------------------------------------------------------------------
     def _type_arrow(self, frame: str, col: str, kind: str, arr: pa.ChunkedArray) -> pd.Series:
@@ -373,6 +423,14 @@ class _Reader:
         # old order
         return values.cat.set_categories(pd.Index(order, dtype="string"))
 
+    def _report_text(self, table: str, col: str, key: str, keys: list, n: int | None = None
+                     ) -> None:
+        n = len(keys) if n is None else n
+        shown = ", ".join(repr(str(k)) if k is not None else "NULL" for k in keys[:5])
+        more = f" and {n - 5} more" if n > 5 else ""
+        self.problem("bad_text", f"{table}.{col}: {n} value(s) are not valid UTF-8, read with "
+                                 f"U+FFFD for the bad bytes (rows with {key} {shown}{more})")
+
     def _report_bad(self, frame: str, col: str, bad: pd.Series, what: str) -> None:
         examples = ", ".join(repr(v) for v in bad.head(3).tolist())
         self.problem("bad_value", f"{frame}.{col}: {len(bad)} value(s) {what}, read as NA "
@@ -408,6 +466,22 @@ class _ArrowConnection:
         self.close()
 
 
+def _fetch_checked(uri: str, table: str, cols: list[tuple[str, str]],
+                   part: tuple[int, int] | None, conn: Any = None) -> tuple[pa.Table, bool]:
+    """:func:`_fetch_arrow`, and whether every string in it is valid UTF-8 (the ADBC driver
+    does not check; the validation runs here, on the read's thread, without the GIL)."""
+    tbl = _fetch_arrow(uri, table, cols, part) if conn is None else \
+        _fetch_arrow(uri, table, cols, part, conn)
+    try:
+        for c, _ in cols:
+            column = tbl.column(c)
+            if pa.types.is_string(column.type):
+                column.validate(full=True)
+    except pa.ArrowInvalid:
+        return tbl, False  # _Reader._check_text finds, repairs and reports the values
+    return tbl, True
+
+
 def _fetch_arrow(uri: str, table: str, cols: list[tuple[str, str]],
                  part: tuple[int, int] | None, conn: Any = None) -> pa.Table:
     """One table (or rowid range of it) as Arrow, on a connection of its own (or on
@@ -439,6 +513,41 @@ def _fetch_arrow(uri: str, table: str, cols: list[tuple[str, str]],
     tbl = tbl.drop_columns(["__memlab_row"])
     # Chunks of one table must agree on types to be concatenated.
     return tbl.cast(pa.schema([(c, _ARROW_WANT[k]) for c, k in cols]))
+
+
+#: Rows at or below which a failing slice of a string array is checked value by value.
+_UTF8_LEAF = 256
+
+
+def _bad_utf8(chunk: pa.Array) -> list[int]:
+    """Positions of the values of a string array that are not valid UTF-8: one full validation
+    when every value is valid, else halves validated again down to small slices."""
+    try:
+        chunk.validate(full=True)
+        return []
+    except pa.ArrowInvalid:
+        pass
+    if len(chunk) <= _UTF8_LEAF:
+        out = []
+        for i, v in enumerate(chunk.view(pa.binary()).to_pylist()):
+            if v is not None:
+                try:
+                    v.decode("utf-8")
+                except UnicodeDecodeError:
+                    out.append(i)
+        return out
+    mid = len(chunk) // 2
+    return _bad_utf8(chunk.slice(0, mid)) + [mid + i for i in _bad_utf8(chunk.slice(mid))]
+
+
+def _repair_utf8(chunk: pa.Array, positions: list[int]) -> pa.Array:
+    """``chunk`` with the values at ``positions`` decoded with U+FFFD for their bad bytes."""
+    raw = chunk.view(pa.binary())
+    mask = np.zeros(len(chunk), dtype=bool)
+    mask[positions] = True
+    repaired = pa.array([raw[i].as_py().decode("utf-8", "replace").encode("utf-8")
+                         for i in positions], type=pa.binary())
+    return pc.replace_with_mask(raw, pa.array(mask), repaired).cast(chunk.type)
 
 
 def _string_mapper(t: pa.DataType):

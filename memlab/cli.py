@@ -81,6 +81,7 @@ def _visible_cells(df):
 @command("inspect", "Load a store read-only and list its frames, row counts and problems.",
          "memlab inspect data/samples/elfmem/elfmem-0.20.0-schema9.db")
 def cmd_inspect(args: argparse.Namespace) -> int:
+    from memlab._escape import terminal_line
     from memlab.errors import UnrecognizedStore
     from memlab.sources import load
 
@@ -95,7 +96,7 @@ def cmd_inspect(args: argparse.Namespace) -> int:
         if repos is None or repos.empty:
             raise
         if not args.json:
-            print(f"{len(repos)} memory repositories in {args.path}")
+            print(terminal_line(f"{len(repos)} memory repositories in {args.path}"))
         _print_frame(repos, args.json)
         return 0
     if args.json:
@@ -104,10 +105,10 @@ def cmd_inspect(args: argparse.Namespace) -> int:
                           "meta": {k: v for k, v in store.meta.items() if _jsonable(v)}},
                          indent=2, default=str))
         return 0
-    print(f"{store.kind}  {store.meta.get('dsn') or store.path}")
+    print(terminal_line(f"{store.kind}  {store.meta.get('dsn') or store.path}"))
     for key in ("schema_version", "layout", "schema", "ref", "head_sha"):
         if key in store.meta:
-            print(f"  {key}: {store.meta[key]}")
+            print(terminal_line(f"  {key}: {store.meta[key]}"))
     print(store.counts().to_string())
     if len(store.problems):
         import pandas as pd

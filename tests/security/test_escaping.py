@@ -216,3 +216,14 @@ def test_discover_prints_agent_yaml_names_visibly(tmp_path):
     run = _memlab("discover", str(home))
     got = _screen_lines(run.stdout)
     assert any("\\x1b[2J" in line and "\\u2028zz" in line for line in got), run.stdout
+
+
+def test_inspect_prints_a_hostile_folder_name_visibly(tmp_path, data_dir):
+    import shutil
+
+    folder = tmp_path / f"agent{TERMINAL_TRICKS}\nforged"
+    folder.mkdir()
+    db = shutil.copy(data_dir / "samples/elfmem/elfmem-0.20.0-schema9.db", folder / "m.db")
+    got = _screen_lines(_memlab("inspect", str(db)).stdout)
+    assert got[0].startswith("elfmem_db  ") and "\\x1b]0;PWNED" in got[0]
+    assert not any(line.startswith("forged") for line in got)

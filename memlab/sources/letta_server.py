@@ -31,7 +31,11 @@ Frames (``kind="letta_server"``):
 ``actor_kind`` uses memfs's author kinds: ``letta_agent`` → ``agent``, ``letta_user`` →
 ``server_user``. Problems: ``history_gap`` (a block's sequence numbers are not 1..N),
 ``dangling_history_pointer``, ``unknown_actor``, ``dangling_link``, ``bad_json``,
-``unknown_schema``.
+``unknown_schema``, and, for values a server cannot have written (SQLite keeps whatever it is
+given): ``bad_text`` (text that is not UTF-8, read with U+FFFD for the bad bytes, or a BLOB where
+text belongs, read as its UTF-8 text) and ``bad_value`` (a whole number that is not one:
+``limit`` 2.5, ``version`` 1e300, text; read as NA). Each names the table, the column and the
+row's id.
 
 Example::
 
@@ -42,6 +46,7 @@ Example::
 from __future__ import annotations
 
 import json
+import math
 import re
 import urllib.parse
 from pathlib import Path
@@ -49,7 +54,9 @@ from typing import Any, Callable
 
 import pandas as pd
 
+from memlab.constants import INT64_MAX
 from memlab.errors import MissingExtra, SourceError, UnrecognizedStore, UnsupportedSchema
+from memlab.sources._sqlite_snapshot import BadText, decode_text
 from memlab.store import Problems, Store, categories, utc_datetimes
 
 __all__ = ["load_letta_server", "is_dsn", "redact_dsn", "is_letta_sqlite", "find_letta_server",
@@ -170,7 +177,13 @@ class _Source:
             return pd.DataFrame({col: pd.Series(dtype=object) for _, col, _ in spec}), missing
         sql = f"SELECT {', '.join(_q(db) for db, _, _ in present)} FROM {_q(table)}"
         data = self.rows(sql)
-        df = pd.DataFrame.from_records(data, columns=[col for _, col, _ in present])
+        # Object columns of the values as read: from_records would turn a BadText into a plain
+        # str (losing the mark that it was repaired) and guess dtypes _typed decides anyway.
+        names = [col for _, col, _ in present]
+        columns = list(zip(*data)) if data else [() for _ in names]
+        df = pd.DataFrame({col: pd.Series(list(values), dtype="object")
+                           for col, values in zip(names, columns)},
+                          index=pd.RangeIndex(len(data)))
         for col in missing:
             df[col] = None
         return df[[col for _, col, _ in spec]], missing
@@ -233,12 +246,17 @@ def _connect_postgres(dsn: str):
 def _typed(df: pd.DataFrame, spec: list[tuple[str, str, str]], problems: Problems,
            where: str, table: str) -> pd.DataFrame:
     out = df.copy()
-    for _, col, kind in spec:
+    key_db, key_col, _ = spec[0]
+    keys = out[key_col].tolist()
+    for db, col, kind in spec:
         s = out[col]
+        what = f"{table}.{db}"
+        if kind in ("str", "time", "cat", "json"):
+            s = _text(s, problems, where, what, key_db, keys)
         if kind == "str":
             out[col] = s.astype("string")
         elif kind == "int":
-            out[col] = pd.to_numeric(s, errors="coerce").astype("Int64")
+            out[col] = _whole_numbers(s, problems, where, what, key_db, keys)
         elif kind == "bool":
             out[col] = s.map(lambda v: None if v is None or (isinstance(v, float) and v != v)
                              else bool(v)).astype("boolean")
@@ -250,19 +268,93 @@ def _typed(df: pd.DataFrame, spec: list[tuple[str, str, str]], problems: Problem
         elif kind == "cat":
             out[col] = categories(s)
         elif kind == "json":
-            out[col] = [_json_value(v, problems, where, f"{table}.{col}") for v in s]
+            out[col] = [_json_value(v, problems, where, what, f"{key_db} {k!r}")
+                        for v, k in zip(s, keys)]
     return out
 
 
-def _json_value(value: Any, problems: Problems, where: str, what: str) -> Any:
+def _rows(key: str, keys: list) -> str:
+    shown = ", ".join(repr(str(k)) if k is not None else "NULL" for k in keys[:5])
+    return f"rows with {key} {shown}" + (f" and {len(keys) - 5} more" if len(keys) > 5 else "")
+
+
+def _text(s: pd.Series, problems: Problems, where: str, what: str, key: str, keys: list
+          ) -> pd.Series:
+    """A text column's values as ``str`` (or None), whatever SQLite handed back: text that is
+    not UTF-8 (a :class:`BadText`) and BLOBs are read as UTF-8 with U+FFFD for the bad bytes
+    and reported by row; numbers (SQLite keeps 5 in a JSON column as a number) become text."""
+    out, bad, blobs = [], [], []
+    for i, v in enumerate(s.tolist()):
+        if v is None or (isinstance(v, float) and math.isnan(v)):
+            out.append(None)
+            continue
+        if isinstance(v, (bytes, bytearray, memoryview)):
+            blobs.append(keys[i])
+            v = bytes(v).decode("utf-8", "replace")
+        elif type(v) is BadText:
+            bad.append(keys[i])
+            v = str(v)
+        elif not isinstance(v, (str, dict, list)):
+            v = str(v)
+        out.append(v)
+    if bad:
+        problems.add(where, "bad_text", f"{what}: {len(bad)} value(s) are not valid UTF-8, read "
+                                        f"with U+FFFD for the bad bytes ({_rows(key, bad)})")
+    if blobs:
+        problems.add(where, "bad_text", f"{what}: {len(blobs)} value(s) are BLOBs, not text; "
+                                        f"read as UTF-8 with U+FFFD for any bad bytes "
+                                        f"({_rows(key, blobs)})")
+    return pd.Series(out, index=s.index, dtype="object")
+
+
+_INT_TEXT = re.compile(r"\s*[-+]?[0-9]+\s*")
+
+
+def _whole_numbers(s: pd.Series, problems: Problems, where: str, what: str, key: str,
+                   keys: list) -> pd.Series:
+    """An integer column as Int64: a whole float (2.0) or the text of an integer is that
+    integer, as Letta's pydantic models read it; anything else (2.5, 1e300, inf, past
+    :data:`~memlab.constants.INT64_MAX`, other text, a BLOB) is NA and reported by row."""
+    out, bad, examples = [], [], []
+    for i, v in enumerate(s.tolist()):
+        n = None
+        if v is None or (isinstance(v, float) and math.isnan(v)):
+            pass
+        elif isinstance(v, bool):
+            n = int(v)
+        elif isinstance(v, int):
+            n = v
+        elif isinstance(v, float) and v.is_integer():
+            n = int(v)
+        elif isinstance(v, str) and _INT_TEXT.fullmatch(v):
+            n = int(v)
+        else:
+            n = False  # not a whole number
+        if n is not None and (n is False or abs(n) > INT64_MAX):
+            bad.append(keys[i])
+            examples.append(v)
+            n = None
+        out.append(n)
+    if bad:
+        shown = ", ".join(repr(v if not isinstance(v, (bytes, bytearray)) else bytes(v)[:20])[:40]
+                          for v in examples[:3])
+        problems.add(where, "bad_value", f"{what}: {len(bad)} value(s) not a whole number "
+                                         f"within 64 bits, read as NA (e.g. {shown}; "
+                                         f"{_rows(key, bad)})")
+    return pd.Series(pd.array(out, dtype="Int64"), index=s.index)
+
+
+def _json_value(value: Any, problems: Problems, where: str, what: str, row: str) -> Any:
     if value is None or isinstance(value, (dict, list)):
         return value
-    if isinstance(value, (bytes, bytearray)):
-        value = value.decode("utf-8", "replace")
     try:
         return json.loads(value)
+    except RecursionError:
+        problems.add(where, "bad_json", f"{what} of {row}: JSON nested too deeply to read; "
+                                        "kept as text")
+        return value
     except (TypeError, ValueError):
-        problems.add(where, "bad_json", f"{what}: not valid JSON; kept as text")
+        problems.add(where, "bad_json", f"{what} of {row}: not valid JSON; kept as text")
         return value
 
 
@@ -303,10 +395,14 @@ def _frames(src: _Source, where: str, problems: Problems) -> tuple[dict[str, pd.
 
     # agents: what the config says, never the whole prompt.
     llm = agents.pop("llm_config")
-    agents.insert(4, "model", pd.array([c.get("model") if isinstance(c, dict) else None
-                                        for c in llm], dtype="string"))
-    agents.insert(5, "context_window", pd.array(
-        [c.get("context_window") if isinstance(c, dict) else None for c in llm], dtype="Int64"))
+    config = [c if isinstance(c, dict) else {} for c in llm]
+    ids = agents["agent_id"].tolist()
+    agents.insert(4, "model", _text(pd.Series([c.get("model") for c in config], dtype="object"),
+                                    problems, where, "agents.llm_config.model", "id", ids
+                                    ).astype("string").array)
+    agents.insert(5, "context_window", _whole_numbers(
+        pd.Series([c.get("context_window") for c in config], dtype="object"), problems, where,
+        "agents.llm_config.context_window", "id", ids).array)
     system = agents.pop("system")
     agents.insert(6, "system_chars", system.str.len().astype("Int64"))
     agents["n_blocks"] = agents["agent_id"].map(links.groupby("agent_id").size()
@@ -458,6 +554,7 @@ def load_letta_server(dsn_or_path: str | Path) -> Store:
 
     def reader(snap) -> Store:
         conn = snap.connect()
+        conn.text_factory = decode_text  # text that is not UTF-8: a BadText, reported by row
         try:
             return _load(_SQLite(conn), p, str(p), {"snapshot": snap.info(),
                                                      "journal_mode": snap.journal_mode})

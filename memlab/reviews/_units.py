@@ -95,7 +95,12 @@ def active_hours_to_time(store: Store, hours: pd.Series) -> pd.Series:
     """Map elfmem's active-hour clock to wall-clock UTC through the sessions table.
 
     A value inside a session maps to that session's start plus the offset; sessions without an
-    active-hour start are skipped. Returns NaT where no session places the value.
+    active-hour start are skipped. Returns NaT where no session places the value, and where the
+    offset would put it past the dates a timestamp holds (a stored 3e6 active hours is 342
+    years, 1e308 or inf no time at all): such a value is nonsense, so the time is unknown,
+    never an overflow. Review's stale check then has no time for the block: a reinforced block
+    with no placed time is not called stale (unknown evidence), as for a value no session
+    places.
     """
     out = pd.Series(pd.NaT, index=hours.index, dtype="datetime64[ns, UTC]")
     sessions = store.frames.get("sessions")
@@ -112,8 +117,23 @@ def active_hours_to_time(store: Store, hours: pd.Series) -> pd.Series:
     for n, (value, p) in enumerate(zip(h, pos)):
         if np.isnan(value) or p < 0:
             continue
-        out.iloc[n] = times.iloc[p] + pd.Timedelta(hours=float(value - starts[p]))
+        at = _offset(times.iloc[p], float(value - starts[p]))
+        if at is not None:
+            out.iloc[n] = at
     return out
+
+
+def _offset(start: pd.Timestamp, hours: float) -> pd.Timestamp | None:
+    """``start`` plus ``hours``, or None when that is not a date a timestamp holds."""
+    if not np.isfinite(hours) or pd.isna(start):
+        return None
+    ns = pd.Timestamp(start).value + hours * 3.6e12
+    if not pd.Timestamp.min.value < ns < pd.Timestamp.max.value:
+        return None
+    try:
+        return start + pd.Timedelta(hours=hours)
+    except (OverflowError, ValueError):  # at the edge, float rounding
+        return None
 
 
 def _elfmem_db_units(store: Store) -> pd.DataFrame:

@@ -9,7 +9,9 @@ Order of refusals (each names the file and what to do):
 3. HEAD is not the commit the proposal was made from → StaleProposal (naming the edited files);
 4. the working tree has uncommitted changes to tracked memory files → ProposalRejected;
 5. a ticked item would remove a pinned or constitutional block, or touch a read-only file,
-   judged on the file as it is at HEAD → ProposalRejected.
+   judged on the file as it is at HEAD → ProposalRejected;
+6. another git process holds the index or the branch (``index.lock``, a branch's ``.lock``;
+   git would let the commit land and then fail on the index) → ProposalRejected naming it.
 
 Only then is anything written: blobs, a tree and a commit through plumbing with a private index,
 then ``update-ref`` with the old HEAD as the expected value (the commit point), then the changed
@@ -17,7 +19,8 @@ files of the working tree (written by memlab, each by rename) and their index en
 call goes through :mod:`memlab._git`, so no program the repository's config names runs (no
 hooks, fsmonitor, filters); nothing is checked out. SIGINT/SIGTERM are held back from the
 commit point until the working tree matches the new commit; after a SIGKILL there, a re-run
-recognises HEAD as this proposal's commit and finishes ("already applied"). The dirty-tree
+recognises HEAD as this proposal's commit and finishes the working tree and the index
+("already applied"). The dirty-tree
 check hashes files in Python, so files that were only touched are not dirty.
 """
 
@@ -126,7 +129,8 @@ def _write_file(path: Path, data: bytes, mode: str) -> None:
 
 
 def _sync_worktree(root: Path, commit: str, changes: dict[str, bytes | None],
-                   old: dict[str, bytes | None], modes: dict[str, str]) -> list[str]:
+                   old: dict[str, bytes | None], modes: dict[str, str], *,
+                   committed: bool = False) -> list[str]:
     """Bring the changed files of the working tree and the index to ``commit``.
 
     Files are written by memlab (no smudge filter, no checkout); the index gets exactly these
@@ -149,15 +153,63 @@ def _sync_worktree(root: Path, commit: str, changes: dict[str, bytes | None],
         elif current != data:
             _write_file(local, data, modes.get(path, "100644"))
     entries = _hardened.tree_entries(root, commit, sorted(changes))
-    for path in sorted(changes):
-        if path in skipped:
-            continue
-        if path in entries:
-            mode, _typ, sha = entries[path]
-            _git(root, "update-index", "--add", "--cacheinfo", f"{mode},{sha},{path}")
-        else:
-            _git(root, "update-index", "--force-remove", "--", path)
+    try:
+        for path in sorted(changes):
+            if path in skipped:
+                continue
+            if path in entries:
+                mode, _typ, sha = entries[path]
+                _git(root, "update-index", "--add", "--cacheinfo", f"{mode},{sha},{path}")
+            else:
+                _git(root, "update-index", "--force-remove", "--", path)
+    except RepoError as exc:
+        if not committed:
+            raise
+        # After the commit point: the commit stands; say so, and how to finish (a re-run does).
+        raise RepoError(f"committed {commit[:12]}, but the index could not be updated "
+                        f"({exc.message}); the working tree has the new files", path=root,
+                        hint="once no other git command runs, memlab apply this proposal again: "
+                             "it finishes the index") from exc
     return skipped
+
+
+def _index_behind(root: Path, commit: str, paths: list[str]) -> list[str]:
+    """The ``paths`` whose index entry is not the one ``commit`` has (a run that moved the
+    branch but could not write the index)."""
+    if not paths:
+        return []
+    want = _hardened.tree_entries(root, commit, paths)
+    out = _git(root, "ls-files", "-s", "-z", "--", *paths)
+    have = {}
+    for rec in out.split(b"\0"):
+        if b"\t" in rec:
+            meta, name = rec.split(b"\t", 1)
+            mode, sha, _stage = meta.decode().split()
+            have[name.decode("utf-8", "surrogateescape")] = (mode, sha)
+    behind = []
+    for p in paths:
+        expected = (want[p][0], want[p][2]) if p in want else None
+        if expected != have.get(p):
+            behind.append(p)
+    return behind
+
+
+def _refuse_locks(root: Path, branch: str | None, *, index: bool) -> None:
+    """Refuse, before anything is written, while another git process holds the index or the
+    branch: git would let the commit land and then fail on the index, leaving it staging a
+    revert of the change."""
+    gdir = _hardened.git_dir(root)
+    if gdir is None:
+        return
+    locks = [gdir / "index.lock"] if index else []
+    if branch:
+        locks.append(_hardened.common_dir(gdir) / "refs" / "heads" / f"{branch}.lock")
+    for lock in locks:
+        if os.path.lexists(lock):
+            raise ProposalRejected(f"{lock.name} exists: another git process is using the "
+                                   "repository; nothing was written", path=lock,
+                                   hint="if no git command is running (one that was killed "
+                                        "leaves it), remove the file and apply again")
 
 
 # ---- file edits ------------------------------------------------------------------------------
@@ -595,6 +647,7 @@ def apply_proposal(path: str | Path, *, repo: str | Path | None = None, branch: 
     if branch and _hardened.returncode(root, "check-ref-format", "--branch", branch) != 0:
         # Checked before any object is written, so a bad name leaves the object store as it was.
         raise ProposalRejected(f"{branch!r} is not a valid branch name", path=root)
+    _refuse_locks(root, branch or _repo.current_branch(git_repo), index=not branch)
     message = _message(proposal, ticked, md_path)
     modes = {p: _repo.mode_at(git_repo, head, p) or "100644" for p in changes}
     commit = _commit(root, head, changes, modes, message)
@@ -611,8 +664,13 @@ def apply_proposal(path: str | Path, *, repo: str | Path | None = None, branch: 
         with _signals_deferred():
             # The commit point: HEAD's branch moves only if it is still the commit we read.
             if not _hardened.update_ref(root, "HEAD", commit, head, message="memlab review apply"):
-                raise StaleProposal("HEAD moved while applying; nothing was committed", path=md_path)
-            skipped = _sync_worktree(root, commit, changes, old, modes)
+                if _hardened.rev_parse(root, "HEAD") != head:
+                    raise StaleProposal("HEAD moved while applying; nothing was committed",
+                                        path=md_path)
+                _refuse_locks(root, _repo.current_branch(git_repo), index=False)
+                raise RepoError("git could not move HEAD to the new commit; nothing was "
+                                "committed", path=root)
+            skipped = _sync_worktree(root, commit, changes, old, modes, committed=True)
         if skipped:
             result.notes.append("changed while applying, left as they were: " + ", ".join(skipped))
     result.commit = commit
@@ -636,13 +694,16 @@ def _finish(git_repo: Any, root: Path, proposal: Proposal, ticked: list[Item], m
                          message=f"already applied in {head[:12]}")
     behind = [p for p, data in changes.items()
               if (read_regular(root / p) if (root / p).is_file() else None) != data]
+    behind += [p for p in _index_behind(root, head, sorted(changes)) if p not in behind]
     if dry_run or not behind:
         result.notes.append(f"already applied in commit {head[:12]}; nothing to do")
         return result
+    _refuse_locks(root, None, index=True)
     with _signals_deferred():
-        skipped = _sync_worktree(root, head, changes, old, modes)
+        skipped = _sync_worktree(root, head, changes, old, modes, committed=True)
     result.notes.append(f"already applied in commit {head[:12]}; finished bringing "
-                        f"{len(behind) - len(skipped)} file(s) of the working tree up to it")
+                        f"{len(behind) - len(skipped)} file(s) of the working tree and index up "
+                        "to it")
     if skipped:
         result.notes.append("changed since, left as they were: " + ", ".join(skipped))
     return result

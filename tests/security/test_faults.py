@@ -71,6 +71,59 @@ def test_a_run_killed_after_the_branch_moved_is_finished_by_the_next(tmp_path):
     assert "nothing to do" in apply_proposal(md).summary()
 
 
+_KILL_BEFORE_THE_INDEX = textwrap.dedent("""
+    import os, sys
+    from memlab.reviews import _apply
+    real = _apply._git
+    def git(root, *args, env=None, **kw):
+        if args[0] == "update-index" and not env:   # the real index, after the commit point
+            os._exit(9)
+        return real(root, *args, env=env, **kw)
+    _apply._git = git
+    _apply.apply_proposal(sys.argv[1])
+""")
+
+
+def test_a_run_that_moved_the_branch_but_not_the_index_is_finished_by_the_next(tmp_path):
+    """The branch and the files are the new commit, the index is not: the user's next plain
+    ``git commit`` would revert the change. A re-run must finish the index (it said "nothing to
+    do" because the files were already new)."""
+    repo = tmp_path / "memory"
+    memory_repo(repo)
+    md, item = proposal(repo, tmp_path / "reviews")
+    tick(md, item.id)
+    killed = subprocess.run([sys.executable, "-c", _KILL_BEFORE_THE_INDEX, str(md)],
+                            capture_output=True, text=True, timeout=120)
+    assert killed.returncode == 9, killed.stderr
+    assert "New description" in (repo / "system/persona.md").read_text()
+    assert git(repo, "diff", "--cached", "--name-only") == "system/persona.md"  # a staged revert
+    again = apply_proposal(md)
+    assert "already applied" in again.summary() and "finished" in again.summary()
+    assert git(repo, "diff", "--cached", "--name-only") == ""
+    assert _status(repo) == ""
+
+
+@pytest.mark.parametrize("lock", [".git/index.lock", ".git/refs/heads/main.lock"])
+def test_a_stale_git_lock_is_refused_before_anything_is_written(tmp_path, lock):
+    """A lock left by a killed git process: the commit landed and the index update failed (index
+    lock), or apply said "HEAD moved" (branch lock). Now: one named refusal, nothing written."""
+    from memlab.errors import ProposalRejected
+
+    repo = tmp_path / "memory"
+    before = memory_repo(repo)
+    md, item = proposal(repo, tmp_path / "reviews")
+    tick(md, item.id)
+    (repo / lock).touch()
+    with pytest.raises(ProposalRejected, match=Path(lock).name.replace(".", r"\.")) as err:
+        apply_proposal(md)
+    assert "nothing was written" in str(err.value)
+    assert git(repo, "rev-parse", "HEAD") == before
+    assert "New description" not in (repo / "system/persona.md").read_text()
+    (repo / lock).unlink()
+    assert apply_proposal(md).commit == git(repo, "rev-parse", "HEAD") != before
+    assert _status(repo) == "" and git(repo, "diff", "--cached", "--name-only") == ""
+
+
 _TERM_IN_CRITICAL_SECTION = textwrap.dedent("""
     import os, signal, sys
     from memlab.reviews import _apply

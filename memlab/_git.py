@@ -283,8 +283,12 @@ def _failure(repo: Path, args: Sequence[str], code: int, stderr: bytes) -> RepoE
     if "dubious ownership" in err:
         return RepoError("git refuses to read a repository owned by another user", path=repo,
                          hint=f"git config --global --add safe.directory {repo}")
-    last = err.splitlines()[-1] if err else f"exit status {code}"
-    return RepoError(f"git {args[0]} failed: {terminal_line(last, 300)}", path=repo)
+    # git says what is wrong on its error:/fatal: lines, often before a generic last line
+    # ("error: invalid path 'system/.git/config'" then "fatal: Could not reset index file").
+    lines = [line.strip() for line in err.splitlines() if line.strip()]
+    said = [line for line in lines if line.startswith(("error:", "fatal:"))][:2] or lines[-1:]
+    what = "; ".join(said) if said else f"exit status {code}"
+    return RepoError(f"git {args[0]} failed: {terminal_line(what, 300)}", path=repo)
 
 
 def _config_args(config: Sequence[str]) -> tuple[str, ...]:

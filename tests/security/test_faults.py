@@ -250,3 +250,18 @@ def test_nothing_is_written_outside_the_destination(tmp_path, label):
     new = {p for p in tmp_path.rglob("*")} - before
     assert all((box / "out") in p.parents or p == box / "out" for p in new), new
     assert not (box / "out" / ".git" / "hooks" / "post-checkout").exists()
+
+
+def test_a_git_failure_names_what_git_said_is_wrong(tmp_path):
+    """git explains on its fatal:/error: line and ends with a generic one ("remove the file
+    manually to continue."); the one-line error keeps the explanation."""
+    from memlab import _git
+    from memlab.errors import RepoError
+
+    repo = tmp_path / "memory"
+    memory_repo(repo)
+    (repo / ".git/index.lock").touch()
+    with pytest.raises(RepoError) as err:
+        _git.run(repo, "update-index", "--force-remove", "--", "system/human.md", ceiling=False)
+    assert "index.lock': File exists" in err.value.message
+    assert len(str(err.value).splitlines()) == 1

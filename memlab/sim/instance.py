@@ -202,10 +202,13 @@ def instance_from_store(store: Any, *, audit: Any = None, growth: int = 100) -> 
     n_active = int(len(active)) or int((status != "archived").sum()) or len(blocks)
 
     total_h = _config_value(config, "total_active_hours")
+    prov["total_active_hours"] = "store: config.total_active_hours"
     if total_h is None and "start_active_hours" in sessions:
         total_h = float(pd.to_numeric(sessions["start_active_hours"], errors="coerce").max())
-    total_h = float(total_h or 0.0)
-    prov["total_active_hours"] = "store: config.total_active_hours"
+        prov["total_active_hours"] = "store: the last sessions.start_active_hours (no config value)"
+    if total_h is None or not math.isfinite(total_h):
+        total_h = 0.0
+        prov["total_active_hours"] = "store has none: 0"
 
     n_sessions = int(len(sessions)) if len(sessions) else 1
     prov["n_sessions"] = "store: sessions rows" if len(sessions) else "no sessions: assumed 1"

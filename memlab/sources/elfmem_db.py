@@ -825,6 +825,7 @@ def _load(snap: Snapshot, path: Path, embeddings: bool) -> Store:
         frames["config_raw"] = _frame(reader, "config_raw", schema)
         for name in ("frames", "peers", "co_retrieval"):
             frames[name] = _frame(reader, name, schema)
+        _check_clock(frames, reader)
         readers = dict(reader.readers)
     finally:
         reader.close()
@@ -847,6 +848,29 @@ def _load(snap: Snapshot, path: Path, embeddings: bool) -> Store:
     }
     return Store(kind="elfmem_db", path=path, frames=frames, problems=problems.frame(),
                  meta=meta)
+
+
+#: Columns on elfmem's active-hour clock: a count of hours, so finite and never negative.
+_CLOCK_COLUMNS = (("blocks", "last_reinforced_at"), ("sessions", "start_active_hours"),
+                  ("config", "total_active_hours"))
+
+
+def _check_clock(frames: dict[str, pd.DataFrame], reader: _Reader) -> None:
+    """An active-hour value that is infinite, past 1e15 hours or negative is no time on the
+    clock: NA and a ``bad_value`` row (it reached the audit's session clock and the
+    simulation's instance as ``inf`` or a negative session length)."""
+    for name, col in _CLOCK_COLUMNS:
+        frame = frames.get(name)
+        if frame is None or col not in frame:
+            continue
+        hours = frame[col]
+        values = hours.to_numpy(dtype="float64", na_value=np.nan)
+        with np.errstate(invalid="ignore"):
+            bad = ~np.isnan(values) & ~((values >= 0) & (values < 1e15))
+        if bad.any():
+            reader._report_bad(name, col, hours[bad], "not an active-hour count (finite, "
+                               "under 1e15, never negative)")
+            frame[col] = hours.mask(bad)
 
 
 def _char_count(text: pd.Series) -> pd.Series:

@@ -10,6 +10,7 @@ real loaders and the real CLI.
 
 from __future__ import annotations
 
+import math
 import shutil
 import sqlite3
 import subprocess
@@ -237,3 +238,20 @@ def test_letta_cli_inspect_and_audit_on_every_bad_value_at_once(tmp_path):
     for kind in ("bad_value", "bad_text", "bad_json"):
         assert kind in out
     assert "elfmem" not in out
+
+
+@pytest.mark.parametrize("value", ["'inf'", "1e308", "-5"])
+def test_an_impossible_active_hour_clock_is_a_problem_not_an_input(tmp_path, value):
+    """``total_active_hours`` of inf, 1e308 or -5 reached the audit's session clock and the
+    simulation's instance (mean session inf or -48.6 s) with no problem row."""
+    from memlab.sim import load_instance
+
+    db = _copy(ELFMEM, tmp_path / "clock.db",
+               f"UPDATE system_config SET value = {value} WHERE key = 'total_active_hours'")
+    store = load_elfmem(db)
+    bad = store.problems[store.problems["kind"] == "bad_value"]
+    assert bad["message"].str.contains("config.total_active_hours").any()
+    assert pd.isna(store.frames["config"]["total_active_hours"].iloc[0])
+    inst, _ = load_instance(db)
+    assert 0 <= inst.total_active_hours < 1e6 and math.isfinite(inst.mean_session_hours)
+    assert inst.provenance["total_active_hours"] != "store: config.total_active_hours"

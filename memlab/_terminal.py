@@ -157,6 +157,7 @@ FLAG_MEANINGS = {
     "read_only_by_migration": "read_only set, as Letta's server does for a new repo",
     "label_sanitised": "label changed to be a safe file path",
     "path_collision": "path already taken; written under another name",
+    "case_collision": "differs from another file only in case: one file on macOS/Windows",
     "skill_block": "becomes a SKILL.md Letta Code reads: check its frontmatter",
     "description_fallback": "no description; Letta's fallback description is used",
     "description_flattened": "multi-line description put on one line (original kept)",

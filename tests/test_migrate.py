@@ -317,6 +317,20 @@ def test_hostile_labels_are_sanitised_and_reported(tmp_path):
     assert all(not p.startswith((".git/", "/")) and ".." not in p.split("/") for p in tracked)
 
 
+@pytest.mark.parametrize("to", ["letta", "souveraine"])
+def test_labels_that_differ_only_in_case_are_kept_and_flagged(tmp_path, to):
+    """Letta's labels are case-sensitive, so persona / Persona / PERSONA stay three files; a
+    clone onto macOS or Windows keeps one, so all but the first written are flagged."""
+    src = _blocks_json(tmp_path, ["persona", "Persona", "PERSONA", "human"])
+    result = migrate(src, tmp_path / "out", to=to, retrieval=False, verify=True)
+    paths = sorted(result.moved.loc[result.moved["kind"] == "block", "path"])
+    assert len({p.casefold() for p in paths}) == 2 and len(paths) == 4
+    case = result.flags[result.flags["kind"] == "case_collision"]
+    assert len(case) == 2 and set(case["item"]) < {"block-0", "block-1", "block-2"}
+    assert "macOS, Windows" in case["message"].iloc[0]
+    assert "case_collision" in str(result)
+
+
 def test_shared_blocks_are_copied_per_agent_and_recorded(tmp_path):
     doc = json.loads((DATA / "samples/letta-af/deep_research_agent.af").read_text())
     main = doc["agents"][0]

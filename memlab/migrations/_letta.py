@@ -224,14 +224,23 @@ def _block_links(store: Store) -> dict[str, list[str]]:
     return {k: sorted(set(v)) for k, v in out.items()}
 
 
-def _letta_file(row: Any, columns: list[str], path_prefix: str, taken: set[str], dirs: set[str],
+def _letta_file(row: Any, columns: list[str], path_prefix: str, spec: "RepoSpec",
                 flags: list[dict], shared_with: list[str]) -> MemFile:
     block_id = str(_val(row["block_id"]))
     original = _val(row["label"])
     label, reasons = sanitise_label(original, block_id)
     base_path = path_for(label)
     wanted = f"{path_prefix}{base_path}" if path_prefix else base_path
-    path = _claim(wanted, taken, dirs)
+    path = _claim(wanted, spec.taken, spec.dirs)
+    other = spec.folded.setdefault(path.casefold(), path)
+    if other != path:
+        # Letta's labels are case-sensitive, so both are kept as named; only the filesystem
+        # the repository is cloned onto can make them one file.
+        flags.append({"kind": "case_collision", "item": block_id, "path": path,
+                      "severity": "warning",
+                      "message": f"{path} and {other} differ only in letter case: on a "
+                                 "case-insensitive filesystem (macOS, Windows) they are one "
+                                 "file and a clone keeps only one of them"})
     final_label = fmt.label_for_path(path) or label
     if reasons:
         flags.append({"kind": "label_sanitised", "item": block_id, "path": path,
@@ -281,6 +290,8 @@ class RepoSpec:
     files: list[MemFile]
     taken: set[str] = field(default_factory=set)
     dirs: set[str] = field(default_factory=set)
+    #: casefolded path -> the first path written with it (case-only collisions are flagged)
+    folded: dict[str, str] = field(default_factory=dict)
 
 
 def letta_repos(store: Store, flags: list[dict]) -> list[RepoSpec]:
@@ -341,7 +352,7 @@ def letta_repos(store: Store, flags: list[dict]) -> list[RepoSpec]:
                               "severity": "warning",
                               "message": f"attached to agent {aid!r}, which the file does not define"})
             spec = spec_for(aid)
-            f = _letta_file(row, columns, prefix, spec.taken, spec.dirs, flags, shared_with)
+            f = _letta_file(row, columns, prefix, spec, flags, shared_with)
             if shared_with:
                 flags.append({"kind": "shared_block", "item": block_id, "path": f.path,
                               "severity": "info",

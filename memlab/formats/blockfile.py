@@ -40,6 +40,7 @@ from typing import Any, Iterable, Mapping, Sequence
 
 from memlab.errors import MigrationError, UnsafePath
 from memlab.formats import _json
+from memlab.formats.letta_memfs import is_git_name
 from memlab.store import Problems
 
 __all__ = [
@@ -541,7 +542,8 @@ def format_blockfile(blocks: Iterable[Block]) -> str:
 
 
 def substrate_path(section: str, category: str) -> str:
-    """``.elfmem/memory/<section>/<category>.md``; UnsafePath for a category that escapes it.
+    """``.elfmem/memory/<section>/<category>.md``; UnsafePath for a category that escapes it
+    (or has a ``.git`` segment, :func:`memlab.formats.letta_memfs.is_git_name`).
 
     Categories may nest (``pattern/strategy``), as elfmem's export writes them.
     """
@@ -550,7 +552,8 @@ def substrate_path(section: str, category: str) -> str:
                              hint=f"use one of {', '.join(SECTIONS)}")
     parts = category.split("/") if isinstance(category, str) else [""]
     bad = (not category or "\\" in category or "\x00" in category or category.startswith("/")
-           or any(p in ("", ".", "..") or p != p.strip() or _has_line_break(p) for p in parts)
+           or any(p in ("", ".", "..") or p != p.strip() or _has_line_break(p) or is_git_name(p)
+                  for p in parts)
            or re.match(r"^[A-Za-z]:", category))
     if bad:
         raise UnsafePath(f"category {category!r} cannot be a file under .elfmem/memory/{section}/",

@@ -52,6 +52,7 @@ __all__ = [
     "label_for_path",
     "path_for_label",
     "safe_relative_path",
+    "is_git_name",
     "strip_memory_prefix",
     "is_validated_path",
     "is_flat_skill_path",
@@ -104,12 +105,26 @@ _DIGITS_RE = re.compile(r"^[0-9]+$")
 
 # --------------------------------------------------------------------------- paths and labels
 
+# Code points HFS+ ignores in names (git's is_hfs_dotgit): ".g\u200cit" is ".git" there.
+_HFS_IGNORED = re.compile("[\u200c-\u200f\u202a-\u202e\u206a-\u206f\ufeff]")
+
+
+def is_git_name(segment: str) -> bool:
+    """Whether one path segment names a git folder to git or a file system: ``.git`` in any
+    case, and the spellings git's ``verify_path`` also refuses (NTFS ``git~1`` and ``.git``
+    with trailing dots or spaces or an ``::$stream``, HFS+ ``.git`` with ignorable code points).
+    """
+    bare = _HFS_IGNORED.sub("", segment).casefold()
+    return (bare.rstrip(". ") == ".git" or bare.startswith(".git::") or bare == "git~1")
+
+
 def safe_relative_path(path: str) -> str:
     """``path`` as a clean repo-relative POSIX path, or :class:`UnsafePath` if it could escape.
 
     Rejects absolute paths, ``..`` segments, backslashes (a Windows separator git would keep
-    literally), NUL bytes and empty segments, so a label from a file can never name a file
-    outside the repository.
+    literally), NUL bytes, empty segments and ``.git`` segments in any case and at any depth
+    (:func:`is_git_name`: git refuses to check such a path out, and writing it would reach into
+    a git folder), so a label or a committed path can never name a file outside the memory.
     """
     if not isinstance(path, str) or not path:
         raise UnsafePath(f"empty path {path!r}")
@@ -120,6 +135,9 @@ def safe_relative_path(path: str) -> str:
     parts = path.split("/")
     if any(p in ("", ".", "..") for p in parts):
         raise UnsafePath(f"path {path!r} has an empty, '.' or '..' segment")
+    if any(is_git_name(p) for p in parts):
+        raise UnsafePath(f"path {path!r} has a .git segment (a git folder's name, which git "
+                         "refuses to check out)")
     return path
 
 

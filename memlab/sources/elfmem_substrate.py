@@ -19,6 +19,8 @@ from memlab.formats.blockfile import (
     parse_ledger,
 )
 from memlab.constants import INT64_MAX
+from memlab.errors import UnsafePath
+from memlab.formats.letta_memfs import safe_relative_path
 from memlab.store import Problems, empty_frame, utc_datetimes
 
 __all__ = ["parse_substrate", "BLOCK_COLUMNS", "LEDGER_COLUMNS", "substrate_relpath"]
@@ -51,10 +53,15 @@ def substrate_relpath(path: str) -> str | None:
     return "/".join(parts)
 
 
-def _unsafe(path: str) -> bool:
-    norm = path.replace("\\", "/")
-    return (norm.startswith("/") or "\x00" in norm or ".." in norm.split("/")
-            or (len(norm) > 1 and norm[1] == ":"))
+def _unsafe(path: str) -> str | None:
+    """Why ``path`` is not a file of the substrate (absolute, ``..``, a ``.git`` segment...:
+    the memfs path rule, :func:`memlab.formats.letta_memfs.safe_relative_path`, with a
+    backslash read as a separator), or None when it is one."""
+    try:
+        safe_relative_path(path.replace("\\", "/"))
+    except UnsafePath as exc:
+        return exc.message
+    return None
 
 
 def parse_substrate(files: Mapping[str, str]) -> tuple[pd.DataFrame, pd.DataFrame, Problems]:
@@ -74,9 +81,9 @@ def parse_substrate(files: Mapping[str, str]) -> tuple[pd.DataFrame, pd.DataFram
         rel = substrate_relpath(path)
         if rel is None:
             continue
-        if _unsafe(path):
-            problems.add(path, "unsafe_path",
-                         "path leaves the repository (absolute or '..'); not read")
+        unsafe = _unsafe(path)
+        if unsafe is not None:
+            problems.add(path, "unsafe_path", f"{unsafe}; not read")
             continue
         if not isinstance(text, str):
             problems.add(path, "not_text",

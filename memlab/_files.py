@@ -1,9 +1,15 @@
-"""Open only regular files: a FIFO, socket or device in a store never blocks memlab.
+"""Open only regular files, read only bounded ones, and walk folders without recursion.
 
 Opening a FIFO for reading blocks until a writer appears, and reading a device such as
 ``/dev/zero`` never ends. Every loader opens store files through :func:`open_regular`, which
 opens with ``O_NONBLOCK`` (so even a FIFO swapped in after a check cannot block the open), checks
-the opened descriptor is a regular file, and only then reads.
+the opened descriptor is a regular file, and only then reads. :func:`read_regular` with
+``max_bytes`` refuses a file over the cap (:class:`FileTooLarge`) before reading a byte of it.
+
+Every walk of a store's folders goes through :func:`walk`: ``os.walk``'s top-down walk without
+its recursion (Python 3.11's recurses once per folder level, so ~1,000 nested folders raise
+RecursionError), never following symlinks, and stopping :data:`~memlab.constants.MAX_FOLDER_DEPTH`
+levels down, where it tells the caller which folder it did not go into.
 """
 
 from __future__ import annotations
@@ -11,9 +17,12 @@ from __future__ import annotations
 import os
 import stat
 from pathlib import Path
-from typing import BinaryIO
+from typing import BinaryIO, Callable, Iterator
 
-__all__ = ["NotRegularFile", "open_regular", "read_regular", "is_special", "kind_of"]
+from memlab.constants import MAX_FOLDER_DEPTH
+
+__all__ = ["NotRegularFile", "FileTooLarge", "open_regular", "read_regular", "is_special",
+           "kind_of", "walk"]
 
 
 class NotRegularFile(OSError):
@@ -24,6 +33,16 @@ class NotRegularFile(OSError):
         self.kind = kind
         self.reason = f"is a {kind}, not a regular file; memlab reads only regular files"
         super().__init__(f"{path} {self.reason}")
+
+
+class FileTooLarge(OSError):
+    """The file is larger than the cap the caller set; none of it was read. ``size`` is its
+    size in bytes, ``limit`` the cap, ``reason`` the message without the path."""
+
+    def __init__(self, path: str | Path, size: int, limit: int) -> None:
+        self.size, self.limit = size, limit
+        self.reason = f"{size:,} bytes, over memlab's {limit:,}-byte cap for a store file; not read"
+        super().__init__(f"{path}: {self.reason}")
 
 
 def kind_of(mode: int) -> str:
@@ -71,7 +90,66 @@ def open_regular(path: str | Path) -> BinaryIO:
         raise
 
 
-def read_regular(path: str | Path) -> bytes:
-    """The bytes of a regular file; NotRegularFile for a FIFO, socket or device."""
+def read_regular(path: str | Path, *, max_bytes: int | None = None) -> bytes:
+    """The bytes of a regular file; NotRegularFile for a FIFO, socket or device.
+
+    With ``max_bytes``, a file larger than that raises :class:`FileTooLarge` without being read
+    (its size is taken from the open descriptor; a file that grows while it is read is cut at
+    ``max_bytes + 1`` bytes and refused the same way)."""
     with open_regular(path) as fh:
-        return fh.read()
+        if max_bytes is None:
+            return fh.read()
+        size = os.fstat(fh.fileno()).st_size
+        if size > max_bytes:
+            raise FileTooLarge(path, size, max_bytes)
+        data = fh.read(max_bytes + 1)
+        if len(data) > max_bytes:
+            raise FileTooLarge(path, max(size, len(data)), max_bytes)
+        return data
+
+
+def walk(top: str | Path, *, onerror: Callable[[OSError], None] | None = None,
+         too_deep: Callable[[str], None] | None = None,
+         max_depth: int = MAX_FOLDER_DEPTH) -> Iterator[tuple[str, list[str], list[str]]]:
+    """``os.walk(top)`` top-down, symlinks not followed, without recursion and at most
+    ``max_depth`` folder levels below ``top``.
+
+    Yields ``(dirpath, dirnames, filenames)`` as ``os.walk`` does: ``dirnames`` holds the
+    sub-folders (a symlink to a folder included, as ``os.walk`` lists it, but never entered) and
+    the caller may prune it in place; the walk goes into what is left, in its order. A folder
+    that cannot be listed is passed to ``onerror`` (the OSError, ``filename`` set). A folder
+    that would be entered ``max_depth + 1`` levels below ``top`` is not: its path is passed to
+    ``too_deep`` and nothing inside it is listed.
+    """
+    stack: list[tuple[str, int]] = [(os.fspath(top), 0)]
+    while stack:
+        folder, depth = stack.pop()
+        try:
+            with os.scandir(folder) as it:
+                entries = list(it)
+        except OSError as exc:
+            if exc.filename is None:
+                exc.filename = folder
+            if onerror is not None:
+                onerror(exc)
+            continue
+        dirs: list[str] = []
+        files: list[str] = []
+        for entry in entries:
+            try:
+                is_dir = entry.is_dir()
+            except OSError:
+                is_dir = False
+            (dirs if is_dir else files).append(entry.name)
+        yield folder, dirs, files
+        below = []
+        for name in dirs:
+            sub = os.path.join(folder, name)
+            if os.path.islink(sub):
+                continue
+            if depth >= max_depth:
+                if too_deep is not None:
+                    too_deep(sub)
+                continue
+            below.append((sub, depth + 1))
+        stack.extend(reversed(below))

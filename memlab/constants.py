@@ -16,7 +16,7 @@ __all__ = [
     "DECAY_LAMBDA", "DECAY_TIERS", "PENALTY_FACTOR", "LAMBDA_CEILING", "PROTECTED_MAX_LAMBDA",
     "PRUNE_THRESHOLD", "NEAR_DUP_THRESHOLD", "EXACT_DUP_THRESHOLD", "tier_of_lambda",
     "is_penalised", "CHARS_PER_TOKEN", "SECONDS_PER_CALL", "STALE_AFTER_DAYS",
-    "CONTRADICTION_MIN", "INT64_MAX",
+    "CONTRADICTION_MIN", "INT64_MAX", "MAX_FILE_BYTES", "MAX_FOLDER_DEPTH",
 ]
 
 # --- storage ----------------------------------------------------------------------------------
@@ -24,6 +24,17 @@ __all__ = [
 #: The largest value a pandas ``Int64`` column holds; an integer a store holds past it (a limit
 #: of 10**30, ``inf``) is read as missing with a problem row, never an OverflowError.
 INT64_MAX = 2**63 - 1
+
+#: The largest store file memlab reads as text: 10 MB, a hundred times the 100,000 characters
+#: Letta gives a block by default (blocks are usually a few thousand). A working-tree file or a
+#: committed blob over it is listed with its size and an ``oversized`` problem row; its bytes are
+#: never read, so memory stays bounded whatever an agent commits.
+MAX_FILE_BYTES = 10_000_000
+
+#: The deepest folder memlab walks into below a store's top (or its git folder). Letta and
+#: elfmem paths are a few levels deep; a folder nested deeper is a ``too_deep`` problem row and
+#: its files are not read (Python's own ``os.walk`` recurses once per level, and fails at ~1,000).
+MAX_FOLDER_DEPTH = 64
 
 # --- elfmem: decay ----------------------------------------------------------------------------
 

@@ -27,7 +27,8 @@ _SQLITE_SIDES = ("-wal", "-journal")
 
 def fingerprint(path: Path) -> str:
     """A reuse key: size and mtime of the file (and its SQLite side files), or of every file
-    under a folder (``.git`` included, so a new commit or a moved ref changes it)."""
+    under a folder (``.git`` included, so a new commit or a moved ref changes it) down to
+    :data:`~memlab.constants.MAX_FOLDER_DEPTH` levels (a deeper folder counts by its name)."""
     from memlab.errors import StoreNotFound
 
     h = hashlib.sha256()
@@ -35,7 +36,12 @@ def fingerprint(path: Path) -> str:
         raise StoreNotFound("no such file or folder (listed for this run, gone when its turn came)",
                             path=path)
     if path.is_dir():
-        for dirpath, dirnames, filenames in os.walk(path, followlinks=False):
+        from memlab._files import walk
+
+        def too_deep(folder: str) -> None:  # not entered (nor read by the loader): its name counts
+            h.update(f"{os.path.relpath(folder, path)}/\0too deep\n".encode("utf-8", "surrogateescape"))
+
+        for dirpath, dirnames, filenames in walk(path, too_deep=too_deep):
             dirnames.sort()
             for name in sorted(filenames):
                 full = os.path.join(dirpath, name)

@@ -25,6 +25,8 @@ from typing import Iterable, Sequence
 import pandas as pd
 
 from memlab import _git as _hardened
+from memlab._files import walk
+from memlab.constants import MAX_FILE_BYTES, MAX_FOLDER_DEPTH
 from memlab.errors import RepoError
 from memlab.store import categories
 
@@ -45,8 +47,10 @@ __all__ = [
 ]
 
 # Settings for reading history; memlab._git adds the hardening (environment and overrides).
+# core.bigFileThreshold: git diffs no blob over memlab's cap (numstat gives "-", as for a binary
+# file, from the object's size alone), so a huge committed file never makes git load it.
 _READ_CONFIG = ("log.showSignature=false", "core.quotePath=false", "diff.renameLimit=2000",
-                "log.mailmap=false")
+                "log.mailmap=false", f"core.bigFileThreshold={MAX_FILE_BYTES}")
 _RECORD_START = re.compile(rb"^(?:[0-9a-f]{64}|[0-9a-f]{40})\x1f")
 
 HISTORY_DTYPES = {
@@ -185,8 +189,13 @@ def _ls_tree(repo: Path, commit: str) -> list[TreeEntry]:
     return entries
 
 
-def read_blobs(repo: Path, shas: Iterable[str]) -> dict[str, bytes]:
-    """Contents of the given objects in one ``git cat-file --batch`` call; missing ones absent."""
+def read_blobs(repo: Path, shas: Iterable[str], *, max_bytes: int | None = None
+               ) -> dict[str, bytes]:
+    """Contents of the given objects in one ``git cat-file --batch`` call; missing ones absent.
+
+    With ``max_bytes``, an object larger than that is absent too: its bytes are passed over in
+    1 MB pieces and never held (callers that know sizes, from ``ls-tree -l`` or
+    :func:`blob_sizes`, leave such objects out of ``shas`` so git does not send them at all)."""
     wanted = list(dict.fromkeys(s for s in shas if s))
     if not wanted:
         return {}
@@ -200,7 +209,15 @@ def read_blobs(repo: Path, shas: Iterable[str]) -> dict[str, bytes]:
             if len(header) < 3 or header[1] == b"missing":
                 continue
             size = int(header[2])
-            result[sha] = out.read(size)
+            if max_bytes is not None and size > max_bytes:
+                left = size
+                while left > 0:
+                    got = len(out.read(min(left, 1 << 20)))
+                    if not got:
+                        break
+                    left -= got
+            else:
+                result[sha] = out.read(size)
             out.read(1)  # the newline after each object
     return result
 
@@ -325,12 +342,13 @@ def log_history(repo: Path, *, classify=None) -> tuple[pd.DataFrame, list[tuple[
     parent's commits) and empty commits get one row with ``path`` NA.
 
     ``classify(name, email, message, branch)`` fills ``author_kind``. Returns the frame and
-    ``(file, kind, message)`` problems (non-UTF-8 paths; binary files, one row per path).
+    ``(file, kind, message)`` problems (non-UTF-8 paths; binary files and files over
+    :data:`~memlab.constants.MAX_FILE_BYTES`, which git does not diff, one row per path).
     """
     out = _run_log(repo, ("--raw", "--numstat"))
     cols: dict[str, list] = {k: [] for k in HISTORY_DTYPES}
     problems: list[tuple[str, str, str]] = []
-    binary: dict[str, list[str]] = {}
+    binary: dict[str, list[tuple[str, str, str]]] = {}  # path -> (commit, old blob, new blob)
     kinds: list[tuple[str, str, str]] = []  # (name, email, message) per commit, in log order
     rows_per_commit: list[int] = []
     commits: dict[str, tuple[list[str], str, str]] = {}  # sha -> (parents, branch, message)
@@ -360,12 +378,12 @@ def log_history(repo: Path, *, classify=None) -> tuple[pd.DataFrame, list[tuple[
         c_ct.extend([ct] * n)
         c_msg.extend([msg] * n)
         c_br.extend([branch] * n)
-        for letter, _old, path, _os, _ns, added, deleted in rows:
+        for letter, _old, path, old_blob, new_blob, added, deleted in rows:
             if path is not None and "\ufffd" in path:
                 problems.append((path, "non_utf8_path", f"commit {sha_s[:12]} touches a path that "
                                  "is not UTF-8; shown with replacement characters"))
             if letter is not None and added is None:
-                binary.setdefault(path, []).append(sha_s)
+                binary.setdefault(path, []).append((sha_s, old_blob, new_blob))
             c_path.append(path)
             c_ct_type.append("M" if letter == "T" else letter)
             c_add.append(added)
@@ -373,9 +391,21 @@ def log_history(repo: Path, *, classify=None) -> tuple[pd.DataFrame, list[tuple[
     total = len(c_sha)
     cols["author_kind"] = [None] * total
     cols["no_verify_suspect"] = [None] * total
-    for path, shas in binary.items():
-        problems.append((path, "binary_file", f"binary in {len(shas)} commit(s) (first "
-                         f"{shas[-1][:12]}); lines added/deleted are NA there"))
+    sizes = blob_sizes(repo, [b for seen in binary.values() for _c, *blobs in seen for b in blobs
+                              if b and not _ZERO.match(b)]) if binary else {}
+    for path, seen in binary.items():
+        big = [(c, max(sizes.get(o, 0), sizes.get(n, 0))) for c, o, n in seen
+               if max(sizes.get(o, 0), sizes.get(n, 0)) > MAX_FILE_BYTES]
+        if big:
+            problems.append((path, "oversized", f"over memlab's {MAX_FILE_BYTES:,}-byte cap in "
+                             f"{len(big)} commit(s) (first {big[-1][0][:12]}, "
+                             f"{big[-1][1]:,} bytes); not diffed or read, lines added/deleted "
+                             "are NA there"))
+        if len(big) < len(seen):
+            rest = [c for c, o, n in seen
+                    if max(sizes.get(o, 0), sizes.get(n, 0)) <= MAX_FILE_BYTES]
+            problems.append((path, "binary_file", f"binary in {len(rest)} commit(s) (first "
+                             f"{rest[-1][:12]}); lines added/deleted are NA there"))
     _label_merged_reflection(cols, commits, _ref_tips(repo))
     if classify is not None:
         # Once per commit, not per file row; the branch comes after reflection relabelling.
@@ -511,8 +541,11 @@ def working_tree_changes(info: RepoInfo, commit: str | None,
     ``change`` is ``modified``, ``deleted``, ``untracked`` (not in the commit, not ignored),
     ``typechange`` or ``unreadable`` (a file, or a folder's files, memlab may not read, or a
     FIFO, socket or device, which is never opened). Files are hashed in Python as git would
-    hash them without clean filters
-    (a repo with ``core.autocrlf`` may show line-ending-only differences).
+    hash them without clean filters, in 1 MB pieces whatever their size
+    (a repo with ``core.autocrlf`` may show line-ending-only differences). A folder more than
+    :data:`~memlab.constants.MAX_FOLDER_DEPTH` levels down is not walked: its committed files
+    are ``unreadable`` and ``problems`` gets ``(folder/, "too_deep", message)``. Committed paths
+    no checkout can hold (a ``.git`` or ``..`` segment: git refuses them) are not compared.
 
     Names are matched as bytes, as git stores them, so a committed file whose name is not
     UTF-8 is not mistaken for a deleted one plus an untracked one; such a name is shown with
@@ -524,18 +557,40 @@ def working_tree_changes(info: RepoInfo, commit: str | None,
         return pd.DataFrame({c: pd.Series(dtype="string") for c in columns})
     if tree is None:
         tree = ls_tree(info.path, commit) if commit else []
-    tracked = {e.name_bytes: e for e in tree if e.type == "blob"}
+    from memlab.errors import UnsafePath
+    from memlab.formats.letta_memfs import safe_relative_path
+
+    def checkable(path: str) -> bool:
+        try:
+            safe_relative_path(path)
+        except UnsafePath:
+            return False
+        return True
+
+    tracked = {e.name_bytes: e for e in tree if e.type == "blob" and checkable(e.path)}
     sha256 = any(len(e.sha) == 64 for e in tree)
     root = info.workdir
     found: dict[bytes, Path] = {}
-    unlisted: list[bytes] = []  # folders os.walk could not list, as b"rel/" prefixes
+    unlisted: list[bytes] = []  # folders the walk could not list or did not enter, as b"rel/"
+
+    def relative(folder: str) -> bytes:
+        rel = os.fsencode(os.path.relpath(folder, root)).replace(os.sep.encode(), b"/")
+        return b"" if rel == b"." else rel + b"/"
 
     def not_listed(exc: OSError) -> None:
         if exc.filename:
-            rel = os.fsencode(os.path.relpath(exc.filename, root)).replace(os.sep.encode(), b"/")
-            unlisted.append(b"" if rel == b"." else rel + b"/")
+            unlisted.append(relative(exc.filename))
 
-    for dirpath, dirnames, filenames in os.walk(root, onerror=not_listed):
+    def too_deep(folder: str) -> None:
+        rel = relative(folder)
+        unlisted.append(rel)
+        if problems is not None:
+            problems.append((rel.decode("utf-8", "replace"), "too_deep",
+                             f"a folder nested more than {MAX_FOLDER_DEPTH} levels below the "
+                             "repository; memlab does not look inside it, so its files are not "
+                             "compared with the commit"))
+
+    for dirpath, dirnames, filenames in walk(root, onerror=not_listed, too_deep=too_deep):
         rel_dir = os.path.relpath(dirpath, root)
         keep = []
         for d in dirnames:

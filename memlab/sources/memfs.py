@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import os
 import posixpath
+import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
@@ -37,7 +38,8 @@ import pandas as pd
 from memlab.formats._yaml import read_yaml
 from memlab.errors import (MemlabError, OutputExists, RepoError, SourceError, StoreNotFound,
                            UnrecognizedStore, UnsafePath)
-from memlab._files import NotRegularFile, read_regular
+from memlab._files import FileTooLarge, NotRegularFile, read_regular, walk
+from memlab.constants import MAX_FILE_BYTES, MAX_FOLDER_DEPTH
 from memlab.formats import _json
 from memlab.formats import letta_memfs as fmt
 from memlab.sources import _git
@@ -183,8 +185,11 @@ def unpack_bundle(bundle: str | Path, into: str | Path) -> Path:
         repo = unpack_bundle("data/samples/memfs/deep-research-memfs.bundle", "reports/memfs")
         store = memlab.load_memfs(repo)
 
-    Raises :class:`StoreNotFound` (no bundle), :class:`OutputExists` (the folder holds something
-    else) or :class:`RepoError` (not a bundle git can read). Git runs hardened (memlab._git).
+    The repository is built in a hidden folder beside the target and renamed into place only
+    once its checkout succeeded, so a failed unpack leaves nothing a later run could take for
+    a finished one. Raises :class:`StoreNotFound` (no bundle), :class:`OutputExists` (the folder
+    holds something else) or :class:`RepoError` (not a bundle git can read, or a tree git
+    refuses to check out: the error names the path). Git runs hardened (memlab._git).
     """
     from memlab import _git as hardened
 
@@ -200,25 +205,50 @@ def unpack_bundle(bundle: str | Path, into: str | Path) -> Path:
     if not heads or "refs/heads/main" not in heads:
         raise RepoError("not a git bundle with a main branch (git bundle list-heads)", path=src)
     out = Path(into).expanduser() / f"{src.stem}-{heads['refs/heads/main'][:12]}"
-    if out.exists() and any(out.iterdir()):
-        info = _git.find_repo(out) if out.is_dir() else None
-        have = {}
-        if info is not None:
-            refs = hardened.run(out, "for-each-ref", "--format=%(objectname) %(refname)",
-                                "refs/heads/", check=False).decode().splitlines()
-            have = {r: s for s, _, r in (ln.partition(" ") for ln in refs)}
-        if have == heads:
-            return out.resolve()
-        raise OutputExists("the folder exists and does not hold this bundle", path=out,
-                           hint="choose an empty folder")
-    out.mkdir(parents=True, exist_ok=True)
-    hardened.run(out, "init", "-q", "--initial-branch=main", ceiling=False)
-    # unbundle stores the objects (no transport, no remote); the branches are then set by hand.
-    hardened.run(out, "bundle", "unbundle", str(src))
-    for ref, sha in heads.items():
-        hardened.run(out, "update-ref", ref, sha)
-    hardened.run(out, "reset", "-q", "--hard", "refs/heads/main")
+    if _holds_bundle(out, heads):
+        return out.resolve()
+    out.parent.mkdir(parents=True, exist_ok=True)
+    work = out.parent / f".{out.name}.unpacking-p{os.getpid()}-{os.urandom(4).hex()}"
+    work.mkdir()
+    try:
+        hardened.run(work, "init", "-q", "--initial-branch=main", ceiling=False)
+        # unbundle stores the objects (no transport, no remote); the branches are then set in
+        # one transaction (one git process however many refs the bundle has).
+        hardened.run(work, "bundle", "unbundle", str(src))
+        refs = b"".join(b"update %s\0%s\0\0" % (ref.encode(), sha.encode())
+                        for ref, sha in heads.items())
+        hardened.run(work, "update-ref", "-z", "--stdin", input=refs)
+        hardened.run(work, "reset", "-q", "--hard", "refs/heads/main")
+        try:
+            os.rename(work, out)  # onto a missing or empty folder only
+        except OSError:
+            if _holds_bundle(out, heads):  # another run finished first
+                return out.resolve()
+            raise OutputExists("the folder exists and does not hold this bundle", path=out,
+                               hint="choose an empty folder") from None
+    finally:
+        if work.exists():
+            shutil.rmtree(work, ignore_errors=True)
     return out.resolve()
+
+
+def _holds_bundle(out: Path, heads: dict[str, str]) -> bool:
+    """True when ``out`` is a repository whose branches are exactly ``heads``; False when it is
+    missing or empty; OutputExists when it holds anything else."""
+    from memlab import _git as hardened
+
+    if not out.exists() or (out.is_dir() and not any(out.iterdir())):
+        return False
+    info = _git.find_repo(out) if out.is_dir() else None
+    have = {}
+    if info is not None:
+        refs = hardened.run(out, "for-each-ref", "--format=%(objectname) %(refname)",
+                            "refs/heads/", check=False).decode().splitlines()
+        have = {r: s for s, _, r in (ln.partition(" ") for ln in refs)}
+    if have == heads:
+        return True
+    raise OutputExists("the folder exists and does not hold this bundle", path=out,
+                       hint="choose an empty folder")
 
 
 REPOS_COLUMNS: dict[str, str] = {
@@ -314,7 +344,9 @@ def file_versions(store_or_path: Store | str | Path, *, with_text: bool = True) 
     and applying each row rebuilds its tree at every commit); ``is_merge`` marks them.
     Columns: sha, parents, is_merge, authored_at, committed_at, branch, change_type, old_path,
     path, old_blob, new_blob, new_bytes (Int64) and, with ``with_text``, old_text / new_text for
-    UTF-8 ``.md`` blobs (NA for deleted, binary or other files).
+    UTF-8 ``.md`` blobs (NA for deleted, binary or other files, and for a blob over
+    :data:`~memlab.constants.MAX_FILE_BYTES`, whose size is in ``new_bytes`` and whose content
+    is never read).
     """
     src = _located(store_or_path)
     if src.repo is None or src.repo.empty:
@@ -323,14 +355,16 @@ def file_versions(store_or_path: Store | str | Path, *, with_text: bool = True) 
         return pd.DataFrame({c: pd.Series(dtype="object") for c in cols})
     repo = src.repo.path
     df = _git.log_changes(repo)
-    sizes = _git.blob_sizes(repo, df["new_blob"].dropna().unique())
+    blobs = set(df["new_blob"].dropna()) | (set(df["old_blob"].dropna()) if with_text else set())
+    sizes = _git.blob_sizes(repo, sorted(blobs))
     df["new_bytes"] = pd.array([sizes.get(b) if isinstance(b, str) else None for b in df["new_blob"]],
                                dtype="Int64")
     if with_text:
         md_old = df["old_blob"].where((df["old_path"].fillna(df["path"])).str.endswith(".md"))
         md_new = df["new_blob"].where(df["path"].str.endswith(".md"))
-        wanted = set(md_old.dropna()) | set(md_new.dropna())
-        raw = _git.read_blobs(repo, wanted)
+        wanted = {b for b in set(md_old.dropna()) | set(md_new.dropna())
+                  if sizes.get(b, 0) <= MAX_FILE_BYTES}
+        raw = _git.read_blobs(repo, wanted, max_bytes=MAX_FILE_BYTES)
         decoded = {sha: _decode(data) for sha, data in raw.items()}
         df["old_text"] = pd.array([decoded.get(b) if isinstance(b, str) else None for b in md_old],
                                   dtype="string")
@@ -501,8 +535,9 @@ def letta_evidence(path: Path, info: _git.RepoInfo | None, paths: list[str]
             found.append(f"{n} commit(s) {words[kind]}")
     if fmt.ROOT_INDEX in paths and info is not None and not info.empty:
         roots = {e.path: e.sha for e in _git.ls_tree(info.path, info.head_sha)
-                 if "/" not in e.path and e.path.endswith(".md") and e.type == "blob"}
-        blobs = _git.read_blobs(info.path, roots.values())
+                 if "/" not in e.path and e.path.endswith(".md") and e.type == "blob"
+                 and (e.size or 0) <= MAX_FILE_BYTES}
+        blobs = _git.read_blobs(info.path, roots.values(), max_bytes=MAX_FILE_BYTES)
         texts = {p: (_decode(blobs.get(sha, b"")) or "") for p, sha in roots.items()}
         if _v2_evidence(texts):
             found.append("a root MEMORY.md without frontmatter, and every root file has exactly "
@@ -629,11 +664,15 @@ def _read_tree(src: _Source, tree: list[_git.TreeEntry], problems: Problems
         if e.mode == "120000":
             keep[e.path] = e  # read below to judge the link target
             continue
-        if _wanted(src, rel):
-            keep[e.path] = e
-        else:
+        if not _wanted(src, rel):
             other.append(e.path)
-    blobs = _git.read_blobs(src.repo.path, (e.sha for e in keep.values())) if src.repo else {}
+        elif e.size is not None and e.size > MAX_FILE_BYTES:
+            problems.add(e.path, "oversized", _oversized(e.size))
+            other.append(e.path)  # listed (meta other_files), its text never read
+        else:
+            keep[e.path] = e
+    blobs = _git.read_blobs(src.repo.path, (e.sha for e in keep.values()),
+                            max_bytes=MAX_FILE_BYTES) if src.repo else {}
     texts: dict[str, tuple[str, str]] = {}
     for p, e in keep.items():
         data = blobs.get(e.sha)
@@ -653,6 +692,16 @@ def _read_tree(src: _Source, tree: list[_git.TreeEntry], problems: Problems
     return texts, other
 
 
+def _oversized(size: int) -> str:
+    return (f"{size:,} bytes, over memlab's {MAX_FILE_BYTES:,}-byte cap for a memory file "
+            "(a Letta block is a few thousand characters); listed, its text not read")
+
+
+def _too_deep() -> str:
+    return (f"a folder nested more than {MAX_FOLDER_DEPTH} levels below the store; memlab does "
+            "not look inside it, so none of its files are read")
+
+
 def _report_symlink(path: str, target: str, problems: Problems) -> None:
     resolved = posixpath.normpath(posixpath.join(posixpath.dirname(path), target))
     if target.startswith("/") or resolved == ".." or resolved.startswith("../"):
@@ -670,14 +719,25 @@ def _read_disk(src: _Source, problems: Problems) -> tuple[dict[str, tuple[str, s
     other: list[str] = []
     if not base.is_dir():
         return texts, other
+    def shown_dir(folder: str) -> str:
+        return src.prefix + _git.shown_path(os.path.relpath(folder, base).replace(os.sep, "/"))[0]
+
     def unlisted(exc: OSError) -> None:
-        rel = os.path.relpath(exc.filename, base).replace(os.sep, "/") if exc.filename else "."
-        problems.add(src.prefix + rel, "unreadable", f"cannot list the folder: {exc.strerror}; "
+        rel = shown_dir(exc.filename) if exc.filename else src.prefix + "."
+        problems.add(rel, "unreadable", f"cannot list the folder: {exc.strerror}; "
                      "its files are not read")
 
-    for dirpath, dirnames, filenames in os.walk(base, onerror=unlisted):
+    def too_deep(folder: str) -> None:
+        problems.add(shown_dir(folder) + "/", "too_deep", _too_deep())
+
+    for dirpath, dirnames, filenames in walk(base, onerror=unlisted, too_deep=too_deep):
         links = [d for d in dirnames if Path(dirpath, d).is_symlink()]
-        dirnames[:] = sorted(d for d in dirnames if d != ".git" and d not in links)
+        for d in dirnames:
+            if d != ".git" and d not in links and fmt.is_git_name(d):
+                problems.add(shown_dir(os.path.join(dirpath, d)) + "/", "unsafe_path",
+                             f"a folder named {d!r}, a git folder's name (git refuses to check "
+                             "such a path out); not read")
+        dirnames[:] = sorted(d for d in dirnames if not fmt.is_git_name(d) and d not in links)
         for name in sorted(filenames) + sorted(links):
             full = Path(dirpath, name)
             rel, non_utf8 = _git.shown_path(full.relative_to(base).as_posix())
@@ -696,9 +756,13 @@ def _read_disk(src: _Source, problems: Problems) -> tuple[dict[str, tuple[str, s
                 other.append(shown)
                 continue
             try:
-                data = read_regular(full)
+                data = read_regular(full, max_bytes=MAX_FILE_BYTES)
             except NotRegularFile as exc:  # a FIFO would block the read forever: never opened
                 problems.add(shown, "special_file", exc.reason)
+                continue
+            except FileTooLarge as exc:
+                problems.add(shown, "oversized", _oversized(exc.size))
+                other.append(shown)
                 continue
             except OSError as exc:
                 problems.add(shown, "unreadable", f"cannot read: {exc.strerror}")
@@ -727,7 +791,10 @@ def _agent(src: _Source, texts: dict[str, tuple[str, str]], problems: Problems) 
     elif src.agent_yaml is not None:
         where = str(src.agent_yaml)
         try:
-            text = read_regular(src.agent_yaml).decode("utf-8")
+            text = read_regular(src.agent_yaml, max_bytes=MAX_FILE_BYTES).decode("utf-8")
+        except FileTooLarge as exc:
+            problems.add(where, "oversized", _oversized(exc.size))
+            return None
         except (OSError, UnicodeDecodeError) as exc:
             problems.add(where, "unreadable", f"cannot read agent.yaml: {exc}")
             return None

@@ -218,7 +218,12 @@ def unpack_bundle(bundle: str | Path, into: str | Path) -> Path:
         refs = b"".join(b"update %s\0%s\0\0" % (ref.encode(), sha.encode())
                         for ref, sha in heads.items())
         hardened.run(work, "update-ref", "-z", "--stdin", input=refs)
-        hardened.run(work, "reset", "-q", "--hard", "refs/heads/main")
+        try:
+            hardened.run(work, "reset", "-q", "--hard", "refs/heads/main")
+        except RepoError as exc:  # named by the bundle, not by the folder about to go
+            raise RepoError(f"its main branch cannot be checked out ({exc.message})", path=src,
+                            hint="git refuses such paths in any checkout; the bundle is "
+                            "not unpacked") from None
         try:
             os.rename(work, out)  # onto a missing or empty folder only
         except OSError:

@@ -182,7 +182,16 @@ def _config_files(gdir: Path) -> list[Path]:
 
 
 def _scan_git_dir(gdir: Path) -> None:
-    for dirpath, dirnames, filenames in os.walk(gdir):
+    from memlab._files import walk
+    from memlab.constants import MAX_FOLDER_DEPTH
+
+    def too_deep(folder: str) -> None:
+        # Refused rather than skipped: what lies below (a FIFO, say) would not be checked.
+        raise RepoError(f"the git folder nests {os.path.relpath(folder, gdir)} more than "
+                        f"{MAX_FOLDER_DEPTH} levels deep; memlab does not walk it", path=gdir,
+                        hint="git itself never nests its folder so deep: remove that folder")
+
+    for dirpath, dirnames, filenames in walk(gdir, too_deep=too_deep):
         for name in filenames + dirnames:
             full = Path(dirpath, name)
             if _special(full):

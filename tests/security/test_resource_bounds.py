@@ -106,6 +106,21 @@ def test_an_untracked_folder_1500_deep_in_a_memfs_repo_is_a_problem_row(tmp_path
     assert f"system/{rel}/deep.md" in set(store.files["path"])
 
 
+def test_a_git_folder_nested_1500_deep_is_one_named_refusal(tmp_path, cleanup):
+    """memlab walks the git folder for FIFOs before running git; that walk recursed too."""
+    from memlab.errors import RepoError
+
+    repo = tmp_path / "repo"
+    cleanup.append(repo)
+    memory_repo(repo)
+    _nest(repo / ".git", DEEP)
+    with pytest.raises(RepoError, match="levels deep"):
+        load_memfs(repo)
+    proc = _cli("inspect", str(repo))
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+    assert len(proc.stderr.strip().splitlines()) == 1 and "levels deep" in proc.stderr
+
+
 def test_a_plain_memory_folder_nested_deep_is_a_problem_row(tmp_path, cleanup):
     folder = tmp_path / "backup"
     cleanup.append(folder)

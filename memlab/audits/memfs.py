@@ -23,7 +23,7 @@ import pandas as pd
 
 from memlab._escape import terminal_lines
 from memlab.audits._base import Audit
-from memlab.constants import CHARS_PER_TOKEN
+from memlab.constants import CHARS_PER_TOKEN, MAX_FILE_BYTES
 from memlab.errors import UnsupportedSchema
 from memlab.formats import letta_memfs as fmt
 from memlab.sources.memfs import (LETTA_LAYOUTS, domain_of, file_versions, files_at, in_prompt,
@@ -166,6 +166,13 @@ def _parse_cache():
     return parse
 
 
+def _unread(version: Any) -> bool:
+    """A version past :data:`~memlab.constants.MAX_FILE_BYTES`: its text was never read (an
+    ``oversized`` problem row says so), so no rule about its text can be judged."""
+    size = getattr(version, "new_bytes", None)
+    return size is not None and not pd.isna(size) and int(size) > MAX_FILE_BYTES
+
+
 def hook_violations(store: Store, versions: pd.DataFrame | None = None) -> pd.DataFrame:
     """Every hook error every non-merge commit would have raised, with whether the hook ran.
 
@@ -192,7 +199,7 @@ def hook_violations(store: Store, versions: pd.DataFrame | None = None) -> pd.Da
             else:
                 indexes.add(str(v.path))
         c = commits.get(v.sha)
-        if v.is_merge or c is None:
+        if v.is_merge or c is None or _unread(v):
             continue
         when = c.committed_at.to_pydatetime()
         variant = fmt.hook_variant_at(when, layout=layout)
@@ -410,7 +417,7 @@ def _limit_breaches(versions, hist, parse, layout) -> pd.DataFrame:
         commits = _commits(hist)
         for v in versions.itertuples(index=False):
             c = commits.get(v.sha)
-            if v.is_merge or c is None or str(v.change_type) == "D":
+            if v.is_merge or c is None or str(v.change_type) == "D" or _unread(v):
                 continue
             new = parse(v.new_blob, v.new_text)
             if new is None:

@@ -176,6 +176,12 @@ def test_an_oversized_committed_file_is_listed_with_its_size_and_never_read(tmp_
     assert bv["new_text"].isna().all() and bv["old_text"].isna().all()
     small = versions[versions["path"] == "system/small.md"]
     assert small["new_text"].str.contains("fits").all()  # the small file still reads
+    # Text never read is not judged: no "missing frontmatter" from the hook rules, no breach.
+    from memlab.audits.memfs import audit_memfs
+
+    audit = audit_memfs(store)
+    assert "system/big.md" not in set(audit["hook_violations"]["path"])
+    assert "system/big.md" not in set(audit["limit_breaches"]["path"])
 
 
 def test_read_blobs_passes_over_objects_past_the_cap_and_reads_the_rest(tmp_path):

@@ -27,8 +27,9 @@ INT64_MAX = 2**63 - 1
 
 #: The largest store file memlab reads as text: 10 MB, a hundred times the 100,000 characters
 #: Letta gives a block by default (blocks are usually a few thousand). A working-tree file or a
-#: committed blob over it is listed with its size and an ``oversized`` problem row; its bytes are
-#: never read, so memory stays bounded whatever an agent commits.
+#: committed blob over it is listed with its size and an ``oversized`` problem row; its text is
+#: never loaded (a working copy is only hashed, in pieces, to compare it with the commit), so
+#: memory stays bounded whatever an agent commits.
 MAX_FILE_BYTES = 10_000_000
 
 #: The deepest folder memlab walks into below a store's top (or its git folder). Letta and

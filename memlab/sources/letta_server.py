@@ -50,7 +50,7 @@ import math
 import re
 import urllib.parse
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import pandas as pd
 

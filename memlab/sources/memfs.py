@@ -22,39 +22,38 @@ A tree is a Letta layout only on evidence Letta itself leaves (:func:`letta_evid
 installs, the ``letta.agentId`` git config, Letta author identities or harness messages, a
 root ``MEMORY.md`` whose files follow memfs v2's frontmatter rule, or the folder being an
 agent's ``~/.letta/agents/<id>/memory``.
+
+Rooms: finding the repository, its layout and that evidence is :mod:`memlab.sources._memfs_locate`;
+git bundles (the bundled sample) are :mod:`memlab.sources._bundle`; reading the tree, the disk and
+the files frame is here.
 """
 
 from __future__ import annotations
 
 import os
 import posixpath
-import shutil
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import pandas as pd
 
 from memlab.formats._yaml import read_yaml
-from memlab.errors import (MemlabError, OutputExists, RepoError, SourceError, StoreNotFound,
-                           UnrecognizedStore, UnsafePath)
+from memlab.errors import MemlabError, RepoError, StoreNotFound, UnrecognizedStore, UnsafePath
 from memlab._files import FileTooLarge, NotRegularFile, read_regular, walk
 from memlab.constants import MAX_FILE_BYTES, MAX_FOLDER_DEPTH
 from memlab.formats import _json
 from memlab.formats import letta_memfs as fmt
 from memlab.sources import _git
+from memlab.sources._bundle import SAMPLE_BUNDLE, unpack_bundle
+from memlab.sources._memfs_locate import (_KINDS, _SOURCE_ATTR, LAYOUTS, LETTA_LAYOUTS, _Source,
+                                          _classify, _decode, _located, _locate,
+                                          _require_commits, letta_evidence)
 from memlab.store import Problems, Store, empty_frame, token_estimate
 
-__all__ = ["load_memfs", "repos_in", "unpack_bundle", "SAMPLE_BUNDLE", "files_at", "file_versions", "resolve_ref", "in_prompt", "domain_of",
-           "is_memory_path", "letta_evidence", "FILES_COLUMNS", "LAYOUTS", "LETTA_LAYOUTS"]
+__all__ = ["load_memfs", "repos_in", "unpack_bundle", "SAMPLE_BUNDLE", "files_at", "file_versions",
+           "resolve_ref", "in_prompt", "domain_of", "is_memory_path", "letta_evidence",
+           "FILES_COLUMNS", "LAYOUTS", "LETTA_LAYOUTS"]
 
-LAYOUTS = ("letta_v1", "letta_v1_memory_prefix", "letta_v2", "souveraine", "elfmem_substrate",
-           "generic_markdown")
-#: Layouts Letta Code reads and guards with its pre-commit hook.
-LETTA_LAYOUTS = ("letta_v1", "letta_v1_memory_prefix", "letta_v2")
-_KINDS = {"letta_v1": "letta_memfs", "letta_v1_memory_prefix": "letta_memfs",
-          "letta_v2": "letta_memfs", "souveraine": "souveraine",
-          "elfmem_substrate": "elfmem_substrate", "generic_markdown": "letta_memfs"}
 
 #: The files frame without its ``fm_<key>`` columns (they go after ``frontmatter_raw``).
 FILES_COLUMNS: dict[str, str] = {
@@ -67,23 +66,6 @@ FILES_COLUMNS: dict[str, str] = {
     "server_whole_file": "boolean", "yaml_ok": "boolean", "readers_agree": "boolean",
 }
 _UNCOMMITTED_COLUMNS = {"path": "string", "change": "category"}
-_MEMFS_MARKERS = ("system/", "memory/system/", "reference/", "skills/", ".letta/")
-
-
-@dataclass
-class _Source:
-    """Where the memory is and how to read it: a commit of a repo, or plain files on disk."""
-
-    path: Path                       # the folder asked for
-    layout: str
-    repo: _git.RepoInfo | None
-    root: Path                       # repo root, or the folder read from disk
-    prefix: str = ""                 # the part of repo paths above the memory ('.elfmem/')
-    agent_yaml: Path | None = None   # souveraine agent.yaml on disk, outside the repo
-    name: str | None = None
-    problems: Problems = field(default_factory=Problems)
-    evidence: tuple[str, ...] = ()   # why memlab believes Letta made or uses this tree
-    hook_installed: str | None = None  # variant of Letta Code's hook in this checkout, if any
 
 
 # --------------------------------------------------------------------------- public calls
@@ -168,92 +150,6 @@ def load_memfs(path: str | Path, ref: str = "HEAD", *, history: bool = True) -> 
     store = Store(_KINDS[src.layout], src.path, ordered, problems.frame(), meta)
     vars(store)[_SOURCE_ATTR] = src  # what _located(store) reuses: the repository as loaded
     return store
-
-
-#: The bundled sample repository (a git bundle; see data/samples/memfs/SOURCES.md), relative
-#: to the memlab checkout. :func:`unpack_bundle` turns it into a repository to load.
-SAMPLE_BUNDLE = "data/samples/memfs/deep-research-memfs.bundle"
-
-
-def unpack_bundle(bundle: str | Path, into: str | Path) -> Path:
-    """Unpack a git bundle (every branch) into a new repository ``<into>/<name>-<main head>``,
-    checked out at ``main``, and return its path; one that already holds the bundle's heads is
-    reused, so a notebook can unpack the sample on every run.
-
-    Example::
-
-        repo = unpack_bundle("data/samples/memfs/deep-research-memfs.bundle", "reports/memfs")
-        store = memlab.load_memfs(repo)
-
-    The repository is built in a hidden folder beside the target and renamed into place only
-    once its checkout succeeded, so a failed unpack leaves nothing a later run could take for
-    a finished one. Raises :class:`StoreNotFound` (no bundle), :class:`OutputExists` (the folder
-    holds something else) or :class:`RepoError` (not a bundle git can read, or a tree git
-    refuses to check out: the error names the path). Git runs hardened (memlab._git).
-    """
-    from memlab import _git as hardened
-
-    src = Path(bundle).expanduser().resolve()
-    if not src.is_file():
-        raise StoreNotFound("no such git bundle", path=src)
-    heads = {}
-    listed = hardened.run(src.parent, "bundle", "list-heads", str(src), check=False)
-    for line in listed.decode("utf-8", "replace").splitlines():
-        sha, _, ref = line.partition(" ")
-        if ref.startswith("refs/heads/"):
-            heads[ref] = sha
-    if not heads or "refs/heads/main" not in heads:
-        raise RepoError("not a git bundle with a main branch (git bundle list-heads)", path=src)
-    out = Path(into).expanduser() / f"{src.stem}-{heads['refs/heads/main'][:12]}"
-    if _holds_bundle(out, heads):
-        return out.resolve()
-    out.parent.mkdir(parents=True, exist_ok=True)
-    work = out.parent / f".{out.name}.unpacking-p{os.getpid()}-{os.urandom(4).hex()}"
-    work.mkdir()
-    try:
-        hardened.run(work, "init", "-q", "--initial-branch=main", ceiling=False)
-        # unbundle stores the objects (no transport, no remote); the branches are then set in
-        # one transaction (one git process however many refs the bundle has).
-        hardened.run(work, "bundle", "unbundle", str(src))
-        refs = b"".join(b"update %s\0%s\0\0" % (ref.encode(), sha.encode())
-                        for ref, sha in heads.items())
-        hardened.run(work, "update-ref", "-z", "--stdin", input=refs)
-        try:
-            hardened.run(work, "reset", "-q", "--hard", "refs/heads/main")
-        except RepoError as exc:  # named by the bundle, not by the folder about to go
-            raise RepoError(f"its main branch cannot be checked out ({exc.message})", path=src,
-                            hint="git refuses such paths in any checkout; the bundle is "
-                            "not unpacked") from None
-        try:
-            os.rename(work, out)  # onto a missing or empty folder only
-        except OSError:
-            if _holds_bundle(out, heads):  # another run finished first
-                return out.resolve()
-            raise OutputExists("the folder exists and does not hold this bundle", path=out,
-                               hint="choose an empty folder") from None
-    finally:
-        if work.exists():
-            shutil.rmtree(work, ignore_errors=True)
-    return out.resolve()
-
-
-def _holds_bundle(out: Path, heads: dict[str, str]) -> bool:
-    """True when ``out`` is a repository whose branches are exactly ``heads``; False when it is
-    missing or empty; OutputExists when it holds anything else."""
-    from memlab import _git as hardened
-
-    if not out.exists() or (out.is_dir() and not any(out.iterdir())):
-        return False
-    info = _git.find_repo(out) if out.is_dir() else None
-    have = {}
-    if info is not None:
-        refs = hardened.run(out, "for-each-ref", "--format=%(objectname) %(refname)",
-                            "refs/heads/", check=False).decode().splitlines()
-        have = {r: s for s, _, r in (ln.partition(" ") for ln in refs)}
-    if have == heads:
-        return True
-    raise OutputExists("the folder exists and does not hold this bundle", path=out,
-                       hint="choose an empty folder")
 
 
 REPOS_COLUMNS: dict[str, str] = {
@@ -413,229 +309,8 @@ def in_prompt(path: str, layout: str, agent_blocks: set[str] | None = None) -> b
     return False
 
 
-# --------------------------------------------------------------------------- locating
-
-def _require_commits(info: _git.RepoInfo) -> None:
-    if info.empty:
-        raise RepoError("the repository has no commits yet, so the agent sees no memory",
-                        path=info.path, hint="commit the memory files first")
-
-
-#: The instance attribute where :func:`load_memfs` keeps the located source of a Store.
-_SOURCE_ATTR = "_memfs_source"
-
-
-def _located(store_or_path: Store | str | Path) -> _Source:
-    """Where a store (or a path :func:`load_memfs` would take) reads from, without loading it.
-
-    A store :func:`load_memfs` returned reuses the repository and layout found when it was
-    loaded (locating costs a dozen git calls, and the audit asks several times); another Store
-    is located again. A path gets the loader's own refusals (no such folder, unrecognised, no
-    commits yet).
-    """
-    if isinstance(store_or_path, Store):
-        src = vars(store_or_path).get(_SOURCE_ATTR)
-        if src is not None and src.path == Path(store_or_path.path):
-            return src
-        return _locate(Path(store_or_path.path))
-    src = _locate(Path(store_or_path).expanduser())
-    if src.repo is not None:
-        _require_commits(src.repo)
-    return src
-
-
-def _classify(name, email, message, branch) -> str:
-    return fmt.classify_author(name, email, message=message, branch=branch)
-
-
-def _is_memfs_tree(paths: list[str]) -> bool:
-    return any(p == fmt.ROOT_INDEX or p.startswith(_MEMFS_MARKERS) for p in paths)
-
-
-def _tree_paths(info: _git.RepoInfo) -> list[str]:
-    if info.empty:
-        return []
-    return [e.path for e in _git.ls_tree(info.path, info.head_sha)]
-
-
-def _installed_hook(info: _git.RepoInfo | None) -> str | None:
-    """The variant of Letta Code's pre-commit hook installed in this checkout, or None.
-
-    Reads ``<git dir>/hooks/pre-commit`` (never runs it); Letta Code writes the marker line
-    :data:`~memlab.formats.letta_memfs.LETTA_HOOK_MARKER` into it, and the February 2026 hook
-    still required ``limit``.
-    """
-    if info is None:
-        return None
-    hook = info.git_dir / "hooks" / "pre-commit"
-    try:
-        if hook.is_symlink() or not hook.is_file() or hook.stat().st_size > 1_000_000:
-            return None
-        text = hook.read_text(encoding="utf-8", errors="replace")
-    except OSError:
-        return None
-    if fmt.LETTA_HOOK_MARKER not in text:
-        return None
-    return "2026-02" if "missing required field 'limit'" in text else "current"
-
-
-def _v2_evidence(texts: dict[str, str]) -> bool:
-    """A root MEMORY.md without frontmatter, and root files with exactly name + description."""
-    index = texts.get(fmt.ROOT_INDEX)
-    if index is None or index.startswith("---"):
-        return False
-    others = [t for p, t in texts.items() if p != fmt.ROOT_INDEX]
-    return bool(others) and all(not fmt.check_precommit(p, t, None, variant="v2", change="A")
-                                for p, t in texts.items() if p != fmt.ROOT_INDEX)
-
-
-_EVIDENCE_CACHE: dict[tuple[str, str | None], tuple[tuple[str, ...], str | None]] = {}
-
-
-def letta_evidence(path: Path, info: _git.RepoInfo | None, paths: list[str]
-                   ) -> tuple[tuple[str, ...], str | None]:
-    """Why memlab believes Letta made or uses this tree, and the hook installed in it.
-
-    ``(evidence sentences, installed hook variant or None)``; no evidence means the tree is a
-    ``generic_markdown`` layout. Reads names, the hook file, the repo's ``letta.agentId``
-    config, the authors and subjects of the log, and the root ``MEMORY.md`` files; writes
-    nothing.
-    """
-    key = (str(info.git_dir if info else path), info.head_sha if info else None)
-    if info is not None and key in _EVIDENCE_CACHE:
-        return _EVIDENCE_CACHE[key]
-    found: list[str] = []
-    if fmt.CONFIG_PATH in paths:
-        found.append(f"{fmt.CONFIG_PATH} is in the tree (the Letta server creates every memory "
-                     "repository with it)")
-    parts = path.parts
-    if len(parts) >= 4 and parts[-1] == "memory" and parts[-3] == "agents" and parts[-4] == ".letta":
-        found.append(f"the folder is an agent's memory under .letta/agents/{parts[-2]}/ (where "
-                     "Letta Code keeps it)")
-    hook = _installed_hook(info)
-    if hook is not None:
-        found.append(f"this checkout has Letta Code's pre-commit hook installed ({hook} "
-                     f"version; .git/hooks/pre-commit says {fmt.LETTA_HOOK_MARKER!r})")
-    if info is not None and not info.empty:
-        agent_id = _git.run_git(info.path, "config", "--get", "letta.agentId",
-                                check=False).decode("utf-8", "replace").strip()
-        if agent_id:
-            found.append(f"git config letta.agentId = {agent_id[:80]!r} (set by Letta Code)")
-        log = _git.run_git(info.path, "log", "--all", "--format=%ae%x1f%s",
-                           check=False).decode("utf-8", "replace").splitlines()
-        counts: dict[str, int] = {}
-        for line in log:
-            email, _, subject = line.partition("\x1f")
-            kind = fmt.classify_author(None, email, message=subject)
-            if kind in ("agent", "reflection_subagent", "server_user", "system"):
-                counts[kind] = counts.get(kind, 0) + 1
-            if subject.startswith("merge(reflection):"):
-                counts["reflection_merge"] = counts.get("reflection_merge", 0) + 1
-        words = {"agent": "by Letta agent identities (agent-…@letta.com)",
-                 "reflection_subagent": "by Letta reflection subagents",
-                 "server_user": "by Letta server users (user-…@letta.ai)",
-                 "system": "by the Letta server's own identities (…@letta.ai)",
-                 "reflection_merge": "are Letta Code reflection merges (merge(reflection): …)"}
-        for kind, n in counts.items():
-            found.append(f"{n} commit(s) {words[kind]}")
-    if fmt.ROOT_INDEX in paths and info is not None and not info.empty:
-        roots = {e.path: e.sha for e in _git.ls_tree(info.path, info.head_sha)
-                 if "/" not in e.path and e.path.endswith(".md") and e.type == "blob"
-                 and (e.size or 0) <= MAX_FILE_BYTES}
-        blobs = _git.read_blobs(info.path, roots.values(), max_bytes=MAX_FILE_BYTES)
-        texts = {p: (_decode(blobs.get(sha, b"")) or "") for p, sha in roots.items()}
-        if _v2_evidence(texts):
-            found.append("a root MEMORY.md without frontmatter, and every root file has exactly "
-                         "the name and description memfs v2 requires")
-    out = (tuple(found), hook)
-    if info is not None:
-        _EVIDENCE_CACHE[key] = out
-    return out
-
-
-def _memfs_source(path: Path, info: _git.RepoInfo | None, root: Path, paths: list[str],
-                  name: str | None) -> _Source:
-    if info is None and (root / fmt.CONFIG_PATH).is_file():
-        paths = [*paths, fmt.CONFIG_PATH]
-    evidence, hook = letta_evidence(root, info, paths)
-    layout = _letta_layout(paths) if evidence else "generic_markdown"
-    return _Source(path, layout, info, root, name=name, evidence=evidence, hook_installed=hook)
-
-
-def _locate(path: Path) -> _Source:
-    """Find the repository (or folder) and decide the layout. Reads nothing but names."""
-    if not path.exists() and not path.is_symlink():
-        raise StoreNotFound("no such file or folder", path=path)
-    if path.is_file() and path.name == "agent.yaml":
-        path = path.parent
-    if not path.is_dir():
-        raise UnrecognizedStore("a file, not a memory folder or repository", path=path)
-    if not os.access(path, os.R_OK | os.X_OK):
-        raise SourceError("cannot read this folder (permission denied)", path=path,
-                          hint="memlab needs read and execute permission on it")
-    path = path.resolve()
-
-    # An elfmem substrate: the .elfmem folder itself, or a project folder holding one.
-    if path.name == ".elfmem" or (path / ".elfmem" / "memory").is_dir():
-        holder = path if path.name != ".elfmem" else path.parent
-        for candidate, prefix in ((holder, ".elfmem/"), (holder / ".elfmem", "")):
-            info = _git.find_repo(candidate) if candidate.is_dir() else None
-            if info is not None:
-                return _Source(path, "elfmem_substrate", info, candidate, prefix=prefix,
-                               name=holder.name)
-        return _Source(path, "elfmem_substrate", None, holder, prefix=".elfmem/", name=holder.name)
-
-    info = _git.find_repo(path)
-    # A Souveraine agent dir (agent.yaml beside memory/) or a Letta agent root (~/.letta/agents/<id>/)
-    if info is None and (path / "memory").is_dir():
-        inner = _git.find_repo(path / "memory")
-        if inner is not None:
-            if (path / "agent.yaml").is_file():
-                return _Source(path, "souveraine", inner, path / "memory",
-                               agent_yaml=path / "agent.yaml")
-            return _memfs_source(path, inner, path / "memory", _tree_paths(inner), path.name)
-    if info is not None:
-        paths = _tree_paths(info)
-        if "agent.yaml" in paths:
-            return _Source(path, "souveraine", info, path)
-        if (path.parent / "agent.yaml").is_file():
-            return _Source(path, "souveraine", info, path, agent_yaml=path.parent / "agent.yaml",
-                           name=None)
-        if info.empty or _is_memfs_tree(paths):
-            name = path.parent.name if path.name == "memory" else path.name
-            return _memfs_source(path, info, path, paths, name)
-        raise UnrecognizedStore("a git repository, but its HEAD has no system/, MEMORY.md, "
-                                "skills/ or .letta/config.json", path=path,
-                                hint="point memlab at a Letta memory repo, a Souveraine agent dir "
-                                "or a folder holding .elfmem/")
-    # Plain folders: a Souveraine dir or a `letta memory backup` copy without .git.
-    if (path / "agent.yaml").is_file():
-        root = path / "memory" if (path / "memory" / "system").is_dir() else path
-        return _Source(path, "souveraine", None, root, agent_yaml=path / "agent.yaml")
-    disk = [p.relative_to(path).as_posix() + ("/" if p.is_dir() else "") for p in path.iterdir()]
-    if _is_memfs_tree(disk):
-        return _memfs_source(path, None, path, disk, path.name)
-    raise UnrecognizedStore("not a git repository and no system/, MEMORY.md, agent.yaml or "
-                            ".elfmem/ inside", path=path)
-
-
-def _letta_layout(paths: list[str]) -> str:
-    if fmt.ROOT_INDEX in paths:
-        return "letta_v2"
-    if any(p.startswith("memory/") for p in paths) and not any(p.startswith("system/") for p in paths):
-        return "letta_v1_memory_prefix"
-    return "letta_v1"
-
 
 # --------------------------------------------------------------------------- reading
-
-def _decode(data: bytes) -> str | None:
-    if b"\x00" in data:
-        return None
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError:
-        return None
 
 
 def _wanted(src: _Source, rel: str) -> bool:

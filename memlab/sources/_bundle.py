@@ -1,0 +1,97 @@
+"""Git bundles of memory repositories (the bundled sample is one), unpacked into a folder
+before a load (:func:`unpack_bundle`)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+from memlab.errors import OutputExists, RepoError, StoreNotFound
+from memlab.sources import _git
+
+
+#: The bundled sample repository (a git bundle; see data/samples/memfs/SOURCES.md), relative
+#: to the memlab checkout. :func:`unpack_bundle` turns it into a repository to load.
+SAMPLE_BUNDLE = "data/samples/memfs/deep-research-memfs.bundle"
+
+
+def unpack_bundle(bundle: str | Path, into: str | Path) -> Path:
+    """Unpack a git bundle (every branch) into a new repository ``<into>/<name>-<main head>``,
+    checked out at ``main``, and return its path; one that already holds the bundle's heads is
+    reused, so a notebook can unpack the sample on every run.
+
+    Example::
+
+        repo = unpack_bundle("data/samples/memfs/deep-research-memfs.bundle", "reports/memfs")
+        store = memlab.load_memfs(repo)
+
+    The repository is built in a hidden folder beside the target and renamed into place only
+    once its checkout succeeded, so a failed unpack leaves nothing a later run could take for
+    a finished one. Raises :class:`StoreNotFound` (no bundle), :class:`OutputExists` (the folder
+    holds something else) or :class:`RepoError` (not a bundle git can read, or a tree git
+    refuses to check out: the error names the path). Git runs hardened (memlab._git).
+    """
+    from memlab import _git as hardened
+
+    src = Path(bundle).expanduser().resolve()
+    if not src.is_file():
+        raise StoreNotFound("no such git bundle", path=src)
+    heads = {}
+    listed = hardened.run(src.parent, "bundle", "list-heads", str(src), check=False)
+    for line in listed.decode("utf-8", "replace").splitlines():
+        sha, _, ref = line.partition(" ")
+        if ref.startswith("refs/heads/"):
+            heads[ref] = sha
+    if not heads or "refs/heads/main" not in heads:
+        raise RepoError("not a git bundle with a main branch (git bundle list-heads)", path=src)
+    out = Path(into).expanduser() / f"{src.stem}-{heads['refs/heads/main'][:12]}"
+    if _holds_bundle(out, heads):
+        return out.resolve()
+    out.parent.mkdir(parents=True, exist_ok=True)
+    work = out.parent / f".{out.name}.unpacking-p{os.getpid()}-{os.urandom(4).hex()}"
+    work.mkdir()
+    try:
+        hardened.run(work, "init", "-q", "--initial-branch=main", ceiling=False)
+        # unbundle stores the objects (no transport, no remote); the branches are then set in
+        # one transaction (one git process however many refs the bundle has).
+        hardened.run(work, "bundle", "unbundle", str(src))
+        refs = b"".join(b"update %s\0%s\0\0" % (ref.encode(), sha.encode())
+                        for ref, sha in heads.items())
+        hardened.run(work, "update-ref", "-z", "--stdin", input=refs)
+        try:
+            hardened.run(work, "reset", "-q", "--hard", "refs/heads/main")
+        except RepoError as exc:  # named by the bundle, not by the folder about to go
+            raise RepoError(f"its main branch cannot be checked out ({exc.message})", path=src,
+                            hint="git refuses such paths in any checkout; the bundle is "
+                            "not unpacked") from None
+        try:
+            os.rename(work, out)  # onto a missing or empty folder only
+        except OSError:
+            if _holds_bundle(out, heads):  # another run finished first
+                return out.resolve()
+            raise OutputExists("the folder exists and does not hold this bundle", path=out,
+                               hint="choose an empty folder") from None
+    finally:
+        if work.exists():
+            shutil.rmtree(work, ignore_errors=True)
+    return out.resolve()
+
+
+def _holds_bundle(out: Path, heads: dict[str, str]) -> bool:
+    """True when ``out`` is a repository whose branches are exactly ``heads``; False when it is
+    missing or empty; OutputExists when it holds anything else."""
+    from memlab import _git as hardened
+
+    if not out.exists() or (out.is_dir() and not any(out.iterdir())):
+        return False
+    info = _git.find_repo(out) if out.is_dir() else None
+    have = {}
+    if info is not None:
+        refs = hardened.run(out, "for-each-ref", "--format=%(objectname) %(refname)",
+                            "refs/heads/", check=False).decode().splitlines()
+        have = {r: s for s, _, r in (ln.partition(" ") for ln in refs)}
+    if have == heads:
+        return True
+    raise OutputExists("the folder exists and does not hold this bundle", path=out,
+                       hint="choose an empty folder")

@@ -38,6 +38,7 @@ from typing import Any
 
 from memlab.formats._yaml import read_yaml
 from memlab.formats.letta_memfs import REVIEW_EMAIL, REVIEW_NAME
+from memlab.formats.letta_memfs import _yaml_text as _fmt_yaml_text
 from memlab import _git as _hardened
 from memlab._escape import commit_line, terminal_lines
 from memlab._files import read_regular
@@ -215,11 +216,18 @@ def _refuse_locks(root: Path, branch: str | None, *, index: bool) -> None:
 # ---- file edits ------------------------------------------------------------------------------
 
 def _yaml_scalar(value: str) -> str:
-    if value.startswith('"') and value.endswith('"'):
-        return value  # already JSON-quoted by the proposal (memfs v2 names)
-    if read_yaml(f"k: {value}").value == {"k": value}:
-        return value
-    return json.dumps(value, ensure_ascii=False)
+    """``value`` as one YAML scalar that reads back as the text meant. A proposal's memfs v2
+    name arrives JSON-quoted (as Letta writes names) and is kept so only when YAML reads it back
+    as that string; anything else is the writer's one rule (:func:`letta_memfs._yaml_text`:
+    plain when every reader agrees, JSON-quoted otherwise)."""
+    if len(value) >= 2 and value.startswith('"') and value.endswith('"'):
+        try:
+            meant = json.loads(value)
+        except ValueError:
+            meant = None
+        if isinstance(meant, str) and read_yaml(f"k: {value}").value == {"k": meant}:
+            return value
+    return _fmt_yaml_text(value)
 
 
 def _fm_bounds(lines: list[str], path: str, item: Item) -> tuple[int, int]:
@@ -441,7 +449,7 @@ def _apply_step(edits: _Edits, item: Item, ch: dict[str, Any]) -> None:
             raise StaleProposal(f"item {item.id}: {path} already starts with frontmatter", path=path)
         head = ["---"]
         if ch.get("name"):
-            head.append(f"name: {ch['name']}")
+            head.append(f"name: {_yaml_scalar(ch['name'])}")
         head.append(f"description: {_yaml_scalar(ch['description'])}")
         head.append("---")
         edits.put(path, "\n".join(head) + "\n\n" + text, item)

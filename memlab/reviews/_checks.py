@@ -300,14 +300,14 @@ class ChecksMixin:
                       "text": f"set description: {desc} in {path} (Letta's own fallback wording; "
                               "edit it afterwards)"}
         elif rule == "missing_name":
-            name = label.rsplit("/", 1)[-1]
+            name = _v2_name(label)
             action = "set_name"
-            change = {"op": "set_key", "file": path, "key": "name", "value": f'"{name}"',
-                      "text": f'set name: "{name}" in {path}'}
+            change = {"op": "set_key", "file": path, "key": "name", "value": name,
+                      "text": f"set name: {name} in {path}"}
         elif rule == "missing_frontmatter":
             desc = f"Memory block {label}"
             action = "add_frontmatter"
-            value = f'"{label.rsplit("/", 1)[-1]}"' if variant == "v2" else None
+            value = _v2_name(label) if variant == "v2" else None
             change = {"op": "add_frontmatter", "file": path, "description": desc, "name": value,
                       "text": f"add frontmatter with description: {desc}"
                               + (f" and name: {value}" if value else "") + f" to {path}"}
@@ -330,3 +330,18 @@ class ChecksMixin:
                         [self.option(key, "rules", action, change["text"], [change],
                                      target={"uid": path, "file": path, "removes": []})],
                         ev, removes=[], certainty=1.0, risk="low")
+
+
+def _v2_name(label: str) -> str:
+    """The ``name:`` value memfs v2 wants for ``label``, JSON-quoted and on one line as Letta's
+    own v2 writer makes it (a '"' or '\\' in a file name is escaped, not ended on)."""
+    import json
+
+    from memlab.formats import letta_memfs as fmt
+
+    quoted = json.dumps(fmt._one_line(label.rsplit("/", 1)[-1]), ensure_ascii=False)
+    # YAML refuses a raw DEL or C1 control even inside quotes; JSON leaves them raw.
+    return "".join(c if c.isprintable() else
+                   (f"\\u{ord(c):04x}" if ord(c) < 0x10000 else f"\\U{ord(c):08x}")
+                   for c in quoted)
+

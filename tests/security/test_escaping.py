@@ -227,3 +227,40 @@ def test_inspect_prints_a_hostile_folder_name_visibly(tmp_path, data_dir):
     got = _screen_lines(_memlab("inspect", str(db)).stdout)
     assert got[0].startswith("elfmem_db  ") and "\\x1b]0;PWNED" in got[0]
     assert not any(line.startswith("forged") for line in got)
+
+
+def test_a_quote_in_a_file_name_stays_inside_the_name_apply_writes(tmp_path):
+    """memfs v2 wants ``name:`` in every file; review proposes it from the file name. A '"' in
+    the name made apply write ``name: "we"ird"``: YAML no reader parses, so the Letta server
+    would have synced the whole file as the block's value."""
+    import yaml
+
+    from memlab.reviews import review
+
+    repo = tmp_path / "v2"
+    repo.mkdir()
+    git(repo, "init", "-q", "--initial-branch=main", ".")
+    files = {".letta/config.json": '{"version": 1}\n',
+             "MEMORY.md": '---\nname: "MEMORY"\ndescription: "index"\n---\n\n- we"ird\n',
+             'we"ird.md': "---\ndescription: quote file\n---\n\nbody one\n",
+             'no"fm.md': "body two, no frontmatter\n"}
+    for rel, text in files.items():
+        (repo / rel).parent.mkdir(parents=True, exist_ok=True)
+        (repo / rel).write_text(text)
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "--no-verify", "-m", "init")
+    proposal = review(memlab.load(repo), as_of="2026-12-01")
+    wanted = [it for it in proposal.items if it.action in ("set_name", "add_frontmatter")]
+    assert {it.target["file"] for it in wanted} == {'we"ird.md', 'no"fm.md'}
+    md = proposal.write(tmp_path / "reviews")
+    text = md.read_text(encoding="utf-8")
+    for it in wanted:
+        text = text.replace(f"- [ ] `{it.id}`", f"- [x] `{it.id}`")
+    md.write_text(text, encoding="utf-8")
+    apply_proposal(md)
+    for rel, stem in (('we"ird.md', 'we"ird'), ('no"fm.md', 'no"fm')):
+        committed = git(repo, "show", f"HEAD:{rel}")
+        front = committed.split("---")[1]
+        assert yaml.safe_load(front)["name"] == stem, committed
+    store = memlab.load(repo)
+    assert "malformed_yaml" not in set(store.problems["kind"].astype(str))

@@ -8,6 +8,19 @@ Parquet lake (see :mod:`memlab.lake._lake`). A store that fails is a row in ``fa
 never an aborted run. A store whose files have not changed since the last run is not read
 again: its earlier files are carried into this run's partitions.
 
+Runs on one date: the lake for run date D is the latest ``fleet`` run's view of its stores. A
+fleet run writes (or carries) the files of the stores it lists, and then removes from D's
+partitions the files of stores it does not list (a store deleted or renamed since an earlier
+run that day), naming them in :attr:`FleetResult.superseded` and the summary. Only files named
+``<store id>.parquet`` in the lake's own table folders are removed, never anything outside the
+lake folder, and earlier run dates are never touched. ``export_parquet`` adds or replaces the
+stores it is given and removes nothing.
+
+Entries the folder walk does not open (a symbolic link, a FIFO, a socket or device file) are
+not silently dropped: each is a row of :attr:`FleetResult.skipped` and of the lake's
+``failures`` table (``error_class`` ``"Skipped"``, the reason as ``message``), and the summary
+counts them.
+
 ``export_parquet(paths, out)`` writes the same lake for a few stores, in this process.
 
 Example::
@@ -29,14 +42,14 @@ import pandas as pd
 
 from memlab.errors import FleetError, MemlabError, StoreNotFound
 from memlab.kinds import detect
-from memlab.lake._lake import read_lake, store_id
+from memlab.lake._lake import lake_tables, read_lake, store_id, supersede, write_failure
 from memlab._escape import terminal_line
 from memlab.lake._run import MESSAGE_CHARS, run_one
 from memlab.lake._sample import make_sample_fleet
 from memlab.sources.discover import walk_stores
 from memlab.lake._summary import FLEET_METRICS, fleet_metrics, typicality
 
-__all__ = ["fleet", "export_parquet", "scan", "read_lake", "fleet_metrics", "typicality", "FLEET_METRICS",
+__all__ = ["fleet", "export_parquet", "scan", "read_lake", "lake_tables", "skipped_entries", "fleet_metrics", "typicality", "FLEET_METRICS",
            "make_sample_fleet", "FleetResult", "FleetError"]
 
 # --------------------------------------------------------------------------- finding stores
@@ -76,6 +89,67 @@ def scan(roots: Iterable[str | Path] | str | Path | None = None, *,
     df = pd.DataFrame(rows).drop_duplicates("path").reset_index(drop=True)
     df["path"] = df["path"].astype("string")
     df["label"] = df["label"].astype("string")
+    df["store_id"] = pd.array([store_id(p) for p in df["path"]], dtype="string")
+    return df
+
+
+def skipped_entries(roots: Iterable[str | Path] | str | Path | None, *,
+                    max_depth: int = 8) -> pd.DataFrame:
+    """What the folder walk of :func:`scan` passes over without opening: columns ``path``,
+    ``reason``, ``store_id``.
+
+    The walk (:func:`memlab.sources.discover.walk_stores`) never follows a symbolic link and
+    never opens a FIFO, socket or device file (reading a FIFO blocks); this lists each such
+    entry in the folders the walk visits (hidden and dependency folders and the inside of a
+    store are not visited), so a run can say what it did not read and why.
+    """
+    import stat
+
+    from memlab.sources.discover import _SKIP_DIRS
+
+    if isinstance(roots, (str, Path)):
+        roots = [roots]
+    rows: list[dict[str, Any]] = []
+    for root in roots or []:
+        top = Path(root).expanduser()
+        if not top.is_dir() or top.is_symlink():
+            continue
+        try:
+            detect(top)
+            continue  # the root is itself a store: not looked into
+        except MemlabError:
+            pass
+        stores = {str(e.source) for e in walk_stores(top, max_depth=max_depth)}
+        stack = [(top, 0)]
+        while stack:
+            folder, depth = stack.pop()
+            try:
+                with os.scandir(folder) as it:
+                    entries = sorted(it, key=lambda e: e.name)
+            except OSError:
+                continue
+            for entry in entries:
+                if entry.name.startswith(".") or entry.name in _SKIP_DIRS:
+                    continue
+                try:
+                    mode = entry.stat(follow_symlinks=False).st_mode
+                except OSError:
+                    continue
+                reason = None
+                if stat.S_ISLNK(mode):
+                    reason = "a symbolic link, not followed (list its target in a manifest)"
+                elif stat.S_ISFIFO(mode):
+                    reason = "a FIFO (named pipe), never opened (reading one blocks)"
+                elif stat.S_ISSOCK(mode):
+                    reason = "a socket, never opened"
+                elif stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+                    reason = "a device file, never opened"
+                if reason is not None:
+                    rows.append({"path": entry.path, "reason": reason})
+                elif stat.S_ISDIR(mode) and entry.path not in stores and depth < max_depth:
+                    stack.append((Path(entry.path), depth + 1))
+    df = pd.DataFrame(rows, columns=["path", "reason"]).drop_duplicates("path")
+    df = df.reset_index(drop=True).astype({"path": "string", "reason": "string"})
     df["store_id"] = pd.array([store_id(p) for p in df["path"]], dtype="string")
     return df
 
@@ -120,6 +194,16 @@ class FleetResult:
     seconds: float
     workers: int | str
     notes: list[str] = field(default_factory=list)
+    #: Entries the folder walk did not open (symlinks, FIFOs, ...): ``path``, ``reason``,
+    #: ``store_id``; each is also a ``failures`` row with ``error_class`` ``"Skipped"``.
+    skipped: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(
+        {"path": pd.Series(dtype="string"), "reason": pd.Series(dtype="string"),
+         "store_id": pd.Series(dtype="string")}))
+    #: Stores an earlier run on the same date wrote and this run does not list, whose files
+    #: this run removed from the date's partitions: ``store_id``, ``store_path``, ``files``.
+    superseded: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(
+        {"store_id": pd.Series(dtype="string"), "store_path": pd.Series(dtype="string"),
+         "files": pd.Series(dtype="int64")}))
 
     @property
     def counts(self) -> dict[str, int]:
@@ -192,9 +276,17 @@ def fleet(roots: Iterable[str | Path] | str | Path | None = None, *, out: str | 
         r = memlab.fleet(["~/agents"], out="reports/fleet", workers=2)
         r.headline().sort_values("max_limit_ratio").tail()
     """
+    return _run(roots, out=out, manifest=manifest, scheduler=scheduler, workers=workers,
+                as_of=as_of, run_date=run_date, reuse=reuse, progress=progress, replace_day=True)
+
+
+def _run(roots, *, out, manifest, scheduler, workers, as_of, run_date, reuse, progress,
+         replace_day: bool) -> FleetResult:
     import time
 
     stores = scan(roots, manifest=manifest)
+    skipped = skipped_entries(roots)
+    skipped = skipped[~skipped["store_id"].isin(stores["store_id"])].reset_index(drop=True)
     lake, date, as_of_text = _prepare(out, run_date, as_of)
     started = time.perf_counter()
     args = [(str(p), None if pd.isna(lbl) else str(lbl)) for p, lbl in
@@ -209,8 +301,15 @@ def fleet(roots: Iterable[str | Path] | str | Path | None = None, *, out: str | 
     else:
         used = _run_dask(args, lake, date, as_of_text, reuse, scheduler, workers, rows, bar)
     bar.close()
-    return FleetResult(out=lake, run_date=date, stores=_frame(rows),
-                       seconds=time.perf_counter() - started, workers=used)
+    for rec in skipped.itertuples():
+        write_failure(lake, date, sid=rec.store_id, path=rec.path, kind=None,
+                      error_class="Skipped", message=terminal_line(rec.reason, MESSAGE_CHARS))
+    result = FleetResult(out=lake, run_date=date, stores=_frame(rows),
+                         seconds=time.perf_counter() - started, workers=used, skipped=skipped)
+    if replace_day:
+        keep = set(stores["store_id"]) | set(skipped["store_id"])
+        result.superseded = supersede(lake, date, keep)
+    return result
 
 
 def _run_dask(args, lake, date, as_of_text, reuse, scheduler, workers, rows, bar) -> int | str:
@@ -273,11 +372,12 @@ def export_parquet(paths: Iterable[str | Path] | str | Path, *, out: str | Path,
                    as_of: Any = None, run_date: str | None = None,
                    reuse: bool = True) -> FleetResult:
     """Write every frame, the audit headline and the problems of each store to a Parquet lake,
-    in this process (no Dask). Same layout as :func:`fleet`.
+    in this process (no Dask). Same layout as :func:`fleet`. It adds (or replaces) the given
+    stores' files in the run date's partitions and removes no other store's.
 
     Example::
 
         memlab.export_parquet(["data/demo/elfmem-demo.db"], out="reports/lake")
     """
-    return fleet(paths, out=out, workers=0, as_of=as_of, run_date=run_date, reuse=reuse,
-                 progress=False)
+    return _run(paths, out=out, manifest=None, scheduler=None, workers=0, as_of=as_of,
+                run_date=run_date, reuse=reuse, progress=False, replace_day=False)

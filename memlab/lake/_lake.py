@@ -5,7 +5,8 @@ Layout under the lake folder (hive partitioning, so pandas, DuckDB and Polars re
     frames/<frame>/store_kind=<kind>/run_date=<YYYY-MM-DD>/<store_id>.parquet
     headline/store_kind=<kind>/run_date=<YYYY-MM-DD>/<store_id>.parquet   one row per store
     problems/store_kind=<kind>/run_date=<YYYY-MM-DD>/<store_id>.parquet   the loader's problems
-    failures/run_date=<YYYY-MM-DD>/<store_id>.parquet                      stores that failed
+    failures/run_date=<YYYY-MM-DD>/<store_id>.parquet                      stores that failed,
+                                                                           entries skipped
     _state/<store_id>.json                                                 reuse key per store
 
 File names are the store id (a hash of the store's absolute path), never a name taken from the
@@ -13,9 +14,15 @@ store, so store-controlled text cannot steer where a file is written. Every row 
 ``store_id``, ``store`` (display name) and ``store_path``; the partition columns
 ``store_kind`` and ``run_date`` live in the folder names only.
 
-Dtypes are kept through pandas' Arrow metadata: categories, ``datetime64[ns, UTC]``, nullable
-``Int64``/``boolean``/``string``. Columns of mappings (``metadata``, ``extra``) are stored as JSON
-text: their keys vary from row to row and an empty mapping has no Parquet type. Frames of one kind can differ in columns between stores (an
+Dtypes are kept in the Arrow schema: categories (dictionaries), ``datetime64[ns, UTC]``, exact
+64-bit integers, booleans, text; :func:`read_lake` gives them back as pandas' nullable dtypes.
+Column names that differ only in case within one frame (frontmatter keys ``description`` and
+``Description``: ``fm_description``, ``fm_Description``) would be one name to DuckDB and SQL, so
+the all-lowercase one (else the first in sorted order) keeps its name and each other is written
+as ``<name>__2``, ``<name>__3``, ...; a ``lake_renamed_column`` problem row records each
+mapping. Columns of mappings (``metadata``, ``extra``) are stored as JSON text: their keys vary
+from row to row and an empty mapping has no Parquet type. Frames of one kind can differ in
+columns between stores (an
 elfmem schema 1 database has fewer columns than a schema 9 one): read with
 ``union_by_name=true`` in DuckDB, or with :func:`read_lake`, which unifies the schemas.
 """
@@ -25,12 +32,14 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 from pathlib import Path
 from typing import Any, Iterable
 
 import pandas as pd
 
-__all__ = ["TABLES", "store_id", "write_store", "write_failure", "read_lake", "partition"]
+__all__ = ["TABLES", "store_id", "write_store", "write_failure", "read_lake", "lake_tables",
+           "partition"]
 
 #: The tables of a lake besides ``frames/<name>``.
 TABLES = ("headline", "problems", "failures")
@@ -105,6 +114,38 @@ def _arrow_ready(df: pd.DataFrame) -> tuple[pd.DataFrame, list[str]]:
     return out, mixed
 
 
+def _case_unique(df: pd.DataFrame) -> tuple[pd.DataFrame, list[tuple[str, str, str]]]:
+    """Rename columns whose names differ only in case from another's (``fm_description`` and
+    ``fm_Description``): DuckDB and SQL match column names case-insensitively, so
+    ``SELECT fm_description`` could return either. In each such group the store columns
+    (``store_id``, ``store``, ``store_path``), else the all-lowercase name, else the first in
+    sorted order keeps its name; each other one gets ``__2``, ``__3``, ... Returns the frame and
+    ``(kept, original, stored_as)`` per renamed column."""
+    names = [str(c) for c in df.columns]
+    groups: dict[str, list[str]] = {}
+    for name in names:
+        groups.setdefault(name.lower(), []).append(name)
+    taken = {n.lower() for n in names}
+    renames: dict[str, str] = {}
+    notes: list[tuple[str, str, str]] = []
+    for group in groups.values():
+        if len(group) < 2:
+            continue
+        ordered = sorted(group, key=lambda n: (n not in ("store_id", "store", "store_path"),
+                                               n != n.lower(), n))
+        for name in ordered[1:]:
+            i = 2
+            while f"{name}__{i}".lower() in taken:
+                i += 1
+            new = f"{name}__{i}"
+            taken.add(new.lower())
+            renames[name] = new
+            notes.append((ordered[0], name, new))
+    if not renames:
+        return df, notes
+    return df.rename(columns=renames), notes
+
+
 def _write(df: pd.DataFrame, target: Path) -> None:
     target.parent.mkdir(parents=True, exist_ok=True)
     tmp = target.with_name(f".{target.name}.tmp-{os.getpid()}")
@@ -148,13 +189,27 @@ def write_store(lake: Path, run_date: str, *, sid: str, name: str, path: str, ki
             notes.append({"file": None, "line": None, "kind": "lake_json_column",
                           "message": f"frame {frame_name!r} column {col!r} holds mixed Python "
                                      f"objects; stored as JSON text"})
+        ready, renamed = _case_unique(_with_store_columns(ready, sid, name, path))
+        for kept, original, stored in renamed:
+            notes.append({"file": None, "line": None, "kind": "lake_renamed_column",
+                          "message": f"frame {frame_name!r} column {original!r} differs from "
+                                     f"{kept!r} only in case (SQL names are case-insensitive); "
+                                     f"stored in the lake as {stored!r}"})
         target = partition(lake, f"frames/{frame_name}", kind, run_date) / f"{sid}.parquet"
-        _write(_with_store_columns(ready, sid, name, path), target)
+        _write(ready, target)
         written.append(str(target.relative_to(lake)))
     probs = problems
     if notes:
-        probs = pd.concat([problems, pd.DataFrame(notes).astype(problems.dtypes.to_dict())],
-                          ignore_index=True)
+        extra = pd.DataFrame(notes)
+        dtypes = {}
+        for col, dtype in problems.dtypes.items():
+            if isinstance(dtype, pd.CategoricalDtype) and col in extra.columns:
+                # a category the loader never used (``lake_json_column``) must not become NaN
+                new = [v for v in extra[col].dropna().unique() if v not in dtype.categories]
+                dtype = pd.CategoricalDtype([*dtype.categories, *new], ordered=dtype.ordered)
+                problems = problems.astype({col: dtype})
+            dtypes[col] = dtype
+        probs = pd.concat([problems, extra.astype(dtypes)], ignore_index=True)
     target = partition(lake, "problems", kind, run_date) / f"{sid}.parquet"
     _write(_with_store_columns(probs, sid, name, path), target)
     written.append(str(target.relative_to(lake)))
@@ -181,6 +236,56 @@ def write_failure(lake: Path, run_date: str, *, sid: str, path: str, kind: str |
     return str(target.relative_to(lake))
 
 
+#: The file name of every file a run writes into a partition: a store id.
+_STORE_FILE = re.compile(r"[0-9a-f]{16}\.parquet")
+
+
+def _day_files(lake: Path, run_date: str) -> Iterable[Path]:
+    """The store files of every table in ``run_date``'s partitions (symlinks are not followed)."""
+    for table in ("frames", "headline", "problems", "failures"):
+        for dirpath, dirnames, filenames in os.walk(lake / table):  # followlinks=False
+            if Path(dirpath).name != f"run_date={run_date}":
+                continue
+            dirnames.clear()
+            for name in filenames:
+                if _STORE_FILE.fullmatch(name):
+                    yield Path(dirpath) / name
+
+
+def supersede(lake: Path, run_date: str, keep: set[str]) -> pd.DataFrame:
+    """Remove from ``run_date``'s partitions the files of every store not in ``keep`` (the
+    store ids of this run): the lake for a run date is the latest run's view of its stores.
+
+    Only files named ``<store id>.parquet`` inside the lake's own table folders are removed;
+    earlier run dates are not touched. Returns one row per store removed: ``store_id``,
+    ``store_path`` (from its headline or failure row, or its reuse state) and ``files``.
+    """
+    import pyarrow.parquet as pq
+
+    found: dict[str, dict[str, Any]] = {}
+    for f in list(_day_files(lake, run_date)):
+        sid = f.stem
+        if sid in keep or f.is_symlink() or not f.is_file():
+            continue
+        rec = found.setdefault(sid, {"store_id": sid, "store_path": None, "files": 0})
+        if rec["store_path"] is None:
+            try:
+                t = pq.read_table(f, columns=["store_path"])
+                rec["store_path"] = t.column(0)[0].as_py() if len(t) else None
+            except Exception:  # a file without the column (or unreadable): try the next one
+                pass
+        f.unlink()
+        rec["files"] += 1
+    for sid, rec in found.items():
+        if rec["store_path"] is None:
+            try:
+                rec["store_path"] = json.loads((lake / "_state" / f"{sid}.json").read_text())["path"]
+            except (OSError, ValueError, KeyError, TypeError):
+                pass
+    out = pd.DataFrame(list(found.values()), columns=["store_id", "store_path", "files"])
+    return out.astype({"store_id": "string", "store_path": "string", "files": "int64"})
+
+
 def link_previous(lake: Path, files: Iterable[str], run_date: str) -> list[str]:
     """Carry a reused store's files into this run's partitions (hard links; copies if not possible)."""
     import shutil
@@ -203,13 +308,61 @@ def link_previous(lake: Path, files: Iterable[str], run_date: str) -> list[str]:
     return out
 
 
-def read_lake(lake: str | Path, table: str, *, run_date: str | None = None) -> pd.DataFrame:
-    """Read one lake table (``headline``, ``problems``, ``failures`` or ``frames/<name>``).
+def lake_tables(lake: str | Path) -> list[str]:
+    """The tables a lake folder holds: ``headline``, ``problems``, ``failures`` (those present)
+    and ``frames/<name>`` for every frame written."""
+    root = Path(lake)
+    out = [t for t in TABLES if (root / t).is_dir()]
+    frames = root / "frames"
+    if frames.is_dir():
+        out += sorted(f"frames/{d.name}" for d in frames.iterdir() if d.is_dir())
+    return out
 
-    Files of one table may differ in columns (store kinds, schema versions): their schemas are
-    unified (missing columns become nulls, ints widen to floats where needed). ``run_date``
-    picks one run; default: every run. Partition columns come back as ``store_kind`` and
-    ``run_date``.
+
+def _nullable(arrow_type: Any) -> Any:
+    """pandas' nullable dtype for an Arrow type (None: pyarrow's default conversion)."""
+    import pyarrow as pa
+
+    if pa.types.is_boolean(arrow_type):
+        return pd.BooleanDtype()
+    if pa.types.is_integer(arrow_type):
+        return pd.api.types.pandas_dtype(
+            f"{'U' if pa.types.is_unsigned_integer(arrow_type) else ''}Int{arrow_type.bit_width}")
+    if pa.types.is_string(arrow_type) or pa.types.is_large_string(arrow_type) \
+            or pa.types.is_string_view(arrow_type):
+        return pd.StringDtype()
+    return None
+
+
+def _written_as(schemas: list[Any]) -> dict[str, set[str]]:
+    """Per column, the pandas dtypes the writer recorded (one per file that has the column)."""
+    seen: dict[str, set[str]] = {}
+    for schema in schemas:
+        try:
+            meta = json.loads((schema.metadata or {}).get(b"pandas", b"{}"))
+        except ValueError:
+            continue
+        for col in meta.get("columns", []):
+            if isinstance(col.get("name"), str):
+                seen.setdefault(col["name"], set()).add(str(col.get("numpy_type")))
+    return seen
+
+
+def read_lake(lake: str | Path, table: str, *, run_date: str | None = None) -> pd.DataFrame:
+    """Read one lake table (``headline``, ``problems``, ``failures`` or ``frames/<name>``) into
+    one pandas frame.
+
+    Files of one table may differ in columns (store kinds, schema versions): their Arrow
+    schemas are unified (a column a file lacks is null in its rows) and each column comes back
+    in pandas' nullable dtype for its unified Arrow type, the same for every store: integers
+    ``Int64`` (exact: 2**53 + 1 stays 2**53 + 1), booleans ``boolean``, text ``string``,
+    timestamps ``datetime64[ns, UTC]``, categories ``category``; floats ``float64`` (``Float64``
+    where the writer made them so, as in ``headline``). A column that is an integer in one
+    store and a float in another comes back float (Arrow's promotion). ``run_date`` picks one
+    run; default: every run. Partition columns come back as ``store_kind`` and ``run_date``
+    (``string``). A table the lake does not have is a :class:`~memlab.errors.MemlabError` naming
+    the tables it has (``headline``, ``problems`` and ``failures`` are empty frames when the lake
+    has none yet).
 
     Example::
 
@@ -219,7 +372,19 @@ def read_lake(lake: str | Path, table: str, *, run_date: str | None = None) -> p
     import pyarrow.dataset as ds
     import pyarrow.parquet as pq
 
-    root = Path(lake) / table
+    from memlab.errors import MemlabError
+
+    base = Path(lake)
+    if not base.is_dir():
+        raise MemlabError("no lake folder here", path=base,
+                          hint="give the folder `memlab fleet --out` or `export parquet --out` wrote")
+    root = base / table
+    known = table in TABLES
+    parts = Path(table).parts
+    valid = known or (len(parts) == 2 and parts[0] == "frames" and parts[1] not in ("..", "."))
+    if not valid or (not known and not root.is_dir()):
+        have = ", ".join(lake_tables(base)) or "none yet"
+        raise MemlabError(f"the lake has no table {table!r} (it has: {have})", path=base)
     if not root.is_dir():
         return pd.DataFrame()
     files = sorted(str(p) for p in root.rglob("*.parquet"))
@@ -228,9 +393,25 @@ def read_lake(lake: str | Path, table: str, *, run_date: str | None = None) -> p
     if not files:
         return pd.DataFrame()
     schemas = [pq.read_schema(f) for f in files]
-    unified = pa.unify_schemas(schemas, promote_options="permissive")
+    try:
+        unified = pa.unify_schemas([s.remove_metadata() for s in schemas],
+                                   promote_options="permissive")
+    except (pa.ArrowInvalid, pa.ArrowTypeError) as exc:
+        raise MemlabError(f"the files of table {table!r} disagree on a column's type: "
+                          f"{str(exc).splitlines()[0]}", path=root) from exc
     keys = [k.split("=", 1)[0] for k in Path(files[0]).relative_to(root).parts[:-1] if "=" in k]
     unified = pa.unify_schemas([unified, pa.schema([(k, pa.string()) for k in keys])])
-    dataset = ds.dataset(files, schema=unified.with_metadata(schemas[0].metadata),
-                         format="parquet", partitioning="hive", partition_base_dir=str(root))
-    return dataset.to_table().to_pandas()
+    dataset = ds.dataset(files, schema=unified, format="parquet", partitioning="hive",
+                         partition_base_dir=str(root))
+    # No file's pandas metadata is applied: it describes that file's columns only, and applying
+    # one file's to all of them turned integers into floats and booleans into objects.
+    df = dataset.to_table().to_pandas(types_mapper=_nullable)
+    for col, dtypes in _written_as(schemas).items():
+        if col in df.columns and "Float64" in dtypes and df[col].dtype == "float64":
+            df[col] = df[col].astype("Float64")
+    for col in df.columns:  # text categories as the loaders make them: categories of ``string``
+        dtype = df[col].dtype
+        if isinstance(dtype, pd.CategoricalDtype) and dtype.categories.dtype != pd.StringDtype() \
+                and pd.api.types.is_string_dtype(dtype.categories.dtype):
+            df[col] = df[col].cat.set_categories(dtype.categories.astype(pd.StringDtype()))
+    return df

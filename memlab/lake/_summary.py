@@ -123,6 +123,24 @@ def summarize(result: "FleetResult", width: int = 100) -> str:
                                               width - 2))
         if len(failures) > 5:
             lines.append(f"  ... and {len(failures) - 5} more (the lake's failures table)")
+    skipped = result.skipped
+    if len(skipped):
+        lines += ["", f"  skipped (not opened; rows in the lake's failures table, error_class "
+                      f"'Skipped'): {len(skipped)}"]
+        for rec in skipped.head(5).itertuples():
+            lines.append("  " + terminal_line(f"{rec.path}: {rec.reason}", width - 2))
+        if len(skipped) > 5:
+            lines.append(f"  ... and {len(skipped) - 5} more (FleetResult.skipped)")
+    gone = result.superseded
+    if len(gone):
+        lines += ["", f"  removed from run date {result.run_date}: {len(gone)} store(s) an earlier "
+                      f"run that day wrote", f"  and this run does not list "
+                      f"({int(gone['files'].sum())} files):"]
+        for rec in gone.head(5).itertuples():
+            where = rec.store_path if isinstance(rec.store_path, str) else rec.store_id
+            lines.append("  " + terminal_line(where, width - 2))
+        if len(gone) > 5:
+            lines.append(f"  ... and {len(gone) - 5} more (FleetResult.superseded)")
     lines += ["", f"  read it: memlab.read_lake({str(result.out)!r}, 'headline')",
               f"  or DuckDB: read_parquet('{result.out}/headline/**/*.parquet',",
               "             hive_partitioning=true, union_by_name=true)"]

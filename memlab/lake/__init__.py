@@ -94,14 +94,15 @@ def scan(roots: Iterable[str | Path] | str | Path | None = None, *,
 
 
 def skipped_entries(roots: Iterable[str | Path] | str | Path | None, *,
-                    max_depth: int = 8) -> pd.DataFrame:
+                    max_depth: int = 8, stores: Iterable[str] | None = None) -> pd.DataFrame:
     """What the folder walk of :func:`scan` passes over without opening: columns ``path``,
     ``reason``, ``store_id``.
 
     The walk (:func:`memlab.sources.discover.walk_stores`) never follows a symbolic link and
     never opens a FIFO, socket or device file (reading a FIFO blocks); this lists each such
     entry in the folders the walk visits (hidden and dependency folders and the inside of a
-    store are not visited), so a run can say what it did not read and why.
+    store are not visited), so a run can say what it did not read and why. ``stores``: the
+    store paths the walk found (``scan(...)["path"]``), so the folders are not walked twice.
     """
     import stat
 
@@ -109,6 +110,7 @@ def skipped_entries(roots: Iterable[str | Path] | str | Path | None, *,
 
     if isinstance(roots, (str, Path)):
         roots = [roots]
+    known = None if stores is None else {str(p) for p in stores}
     rows: list[dict[str, Any]] = []
     for root in roots or []:
         top = Path(root).expanduser()
@@ -119,7 +121,8 @@ def skipped_entries(roots: Iterable[str | Path] | str | Path | None, *,
             continue  # the root is itself a store: not looked into
         except MemlabError:
             pass
-        stores = {str(e.source) for e in walk_stores(top, max_depth=max_depth)}
+        found = known if known is not None else \
+            {str(e.source) for e in walk_stores(top, max_depth=max_depth)}
         stack = [(top, 0)]
         while stack:
             folder, depth = stack.pop()
@@ -146,7 +149,7 @@ def skipped_entries(roots: Iterable[str | Path] | str | Path | None, *,
                     reason = "a device file, never opened"
                 if reason is not None:
                     rows.append({"path": entry.path, "reason": reason})
-                elif stat.S_ISDIR(mode) and entry.path not in stores and depth < max_depth:
+                elif stat.S_ISDIR(mode) and entry.path not in found and depth < max_depth:
                     stack.append((Path(entry.path), depth + 1))
     df = pd.DataFrame(rows, columns=["path", "reason"]).drop_duplicates("path")
     df = df.reset_index(drop=True).astype({"path": "string", "reason": "string"})
@@ -285,7 +288,7 @@ def _run(roots, *, out, manifest, scheduler, workers, as_of, run_date, reuse, pr
     import time
 
     stores = scan(roots, manifest=manifest)
-    skipped = skipped_entries(roots)
+    skipped = skipped_entries(roots, stores=stores["path"])
     skipped = skipped[~skipped["store_id"].isin(stores["store_id"])].reset_index(drop=True)
     lake, date, as_of_text = _prepare(out, run_date, as_of)
     started = time.perf_counter()

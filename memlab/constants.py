@@ -17,6 +17,7 @@ __all__ = [
     "PRUNE_THRESHOLD", "NEAR_DUP_THRESHOLD", "EXACT_DUP_THRESHOLD", "tier_of_lambda",
     "is_penalised", "CHARS_PER_TOKEN", "SECONDS_PER_CALL", "STALE_AFTER_DAYS",
     "CONTRADICTION_MIN", "INT64_MAX", "MAX_FILE_BYTES", "MAX_FOLDER_DEPTH",
+    "MAX_YAML_NODES", "MAX_YAML_CHARS", "MAX_FM_COLUMNS",
 ]
 
 # --- storage ----------------------------------------------------------------------------------
@@ -36,6 +37,21 @@ MAX_FILE_BYTES = 10_000_000
 #: elfmem paths are a few levels deep; a folder nested deeper is a ``too_deep`` problem row and
 #: its files are not read (Python's own ``os.walk`` recurses once per level, and fails at ~1,000).
 MAX_FOLDER_DEPTH = 64
+
+#: How far YAML memlab did not write (frontmatter, agent.yaml, proposal values) may expand
+#: through its aliases: 100,000 values (scalars, lists, mappings) and 1,000,000 characters of
+#: scalar text, or the text's own length when that is larger (without aliases a document never
+#: expands past its text). Letta frontmatter and agent.yaml are a few dozen values; past this
+#: the document is an alias bomb ("billion laughs": 316 bytes expand to 10**8 strings) and is
+#: not read (``memlab.formats._yaml``).
+MAX_YAML_NODES = 100_000
+MAX_YAML_CHARS = 1_000_000
+
+#: The most frontmatter keys of one memory file that become ``fm_<key>`` columns of the files
+#: frame, and the most distinct ones a store's files frame holds (Letta writes a handful:
+#: description, limit, read_only, ...). Keys past it stay in ``frontmatter_raw`` and ``fields``;
+#: a ``frontmatter_keys`` problem row names the file and how many were left out of columns.
+MAX_FM_COLUMNS = 64
 
 # --- elfmem: decay ----------------------------------------------------------------------------
 

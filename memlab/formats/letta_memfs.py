@@ -367,6 +367,9 @@ class ServerReading:
     read (``whole_file_reason`` says which). Values are YAML-typed (``read_only: yes`` is True).
     A value YAML cannot build (``created: 2026-13-45``) makes ``yaml.safe_load`` raise
     ValueError, which the server does not catch: ``raises`` says why, and ``value`` is empty.
+    Frontmatter whose aliases expand past memlab's bound (an alias bomb, see
+    :mod:`memlab.formats._yaml`) is not read for the server either: ``unread`` says why, and
+    nothing else is set (what the server would sync is not worked out).
     """
 
     value: str
@@ -376,6 +379,7 @@ class ServerReading:
     keys: tuple[str, ...] = ()
     whole_file_reason: str | None = None
     raises: str | None = None  # the server's parser raises (ValueError) instead: nothing synced
+    unread: str | None = None  # memlab did not read the frontmatter (an alias bomb)
 
     @property
     def whole_file(self) -> bool:
@@ -389,6 +393,8 @@ def read_as_server(text: str) -> ServerReading:
     if end == -1:
         return ServerReading(text, whole_file_reason="no closing '---' line followed by a newline")
     read = _frontmatter_yaml(text[4:end])
+    if read.failure == "size":
+        return ServerReading("", unread=read.problem)
     if read.failure == "value":  # parse_block_markdown catches only yaml.YAMLError
         return ServerReading("", raises=read.problem)
     if not read.ok:
@@ -436,7 +442,7 @@ def _short(value: object, n: int = 60) -> str:
 def _disagreements(client: ClientReading, server: ServerReading, *,
                    has_frontmatter: bool) -> list[str]:
     """Where Letta Code and the Letta server read a file differently, each with its consequence."""
-    if not has_frontmatter and not client.has_frontmatter:
+    if (not has_frontmatter and not client.has_frontmatter) or server.unread is not None:
         return []
     out: list[str] = []
     if server.raises is not None:
@@ -502,6 +508,8 @@ def read_frontmatter(text: str) -> Frontmatter:
     if not read.ok:
         if read.failure == "depth":
             fm.problems.append(("malformed_yaml", "frontmatter nests too deeply to read", 2))
+        elif read.failure == "size":
+            fm.problems.append(("malformed_yaml", f"frontmatter is not read: {read.problem}", 2))
         elif read.failure == "value":
             fm.problems.append(("malformed_yaml", f"frontmatter has {read.problem}: the Letta "
                                 "server's parser raises on it instead of reading the file", 2))

@@ -16,7 +16,10 @@ Next to each Letta ``memory/`` folder sit ``memory-worktrees/`` (reflection work
 ``memory-backup-*`` (plain copies); they are not agents and are never listed.
 
 Everything here is read-only: folders are listed with ``os.scandir`` (symlinks not followed
-below the agent folder), git is asked only for ``log -1`` and ``config --get user.name``, through the hardened
+below the agent folder; an agent folder or ``memory`` folder that is itself a symlink is listed
+with a problem note naming its target and nothing through it is read or sized; an
+``agent.yaml``, ``.letta/config.json`` or ``.db`` that is a symlink, FIFO, socket or device is a
+note too, never opened), git is asked only for ``log -1`` and ``config --get user.name``, through the hardened
 :mod:`memlab._git`, and config
 files are parsed, never touched.
 """
@@ -25,6 +28,7 @@ from __future__ import annotations
 
 import json
 import os
+import stat
 from pathlib import Path
 from typing import Any, Iterator
 
@@ -196,6 +200,38 @@ def _subdirs(folder: Path) -> list[Path]:
         return []
 
 
+def _not_regular(path: Path) -> str | None:
+    """Why ``path`` is not read although it is there: a symlink (to what), FIFO, socket or
+    device; None for a regular file, a folder or nothing."""
+    try:
+        mode = os.lstat(path).st_mode
+    except OSError:
+        return None
+    if stat.S_ISLNK(mode):
+        try:
+            target = os.readlink(path)
+        except OSError:
+            target = "?"
+        return f"{path.name} is a symlink to {target!r}; not followed, not read"
+    if stat.S_ISREG(mode) or stat.S_ISDIR(mode):
+        return None
+    what = ("a FIFO" if stat.S_ISFIFO(mode) else "a socket" if stat.S_ISSOCK(mode)
+            else "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) else "not a regular file")
+    return f"{path.name} is {what}; not read"
+
+
+def _linked_row(agent_id: str, kind: str, layout: str | None, path: Path,
+                links: list[Path]) -> dict[str, Any] | None:
+    """The row of a store whose agent folder or ``memory`` folder is a symlink: listed, with
+    the target in ``problem``, nothing under it read, sized or asked of git. None if neither is."""
+    notes = [note for link in links if link.is_symlink() and (note := _not_regular(link))]
+    if not notes:
+        return None
+    return {"agent_id": agent_id, "kind": kind, "layout": layout, "path": str(path),
+            "name": None, "files": None, "bytes": None, "last_commit": None, "modified": None,
+            "problem": "; ".join(notes)}
+
+
 def find_letta_memfs(search: Search) -> Iterator[dict[str, Any]]:
     """Letta Code memfs repos: ``~/.letta/agents/<id>/memory`` and the local backend's."""
     home = search.home
@@ -207,7 +243,11 @@ def find_letta_memfs(search: Search) -> Iterator[dict[str, Any]]:
             memory = agent_dir / "memory"
             # Only <id>/memory is the repo; memory-worktrees/ and memory-backup-* beside it are
             # copies of it, never agents of their own.
-            if memory.is_dir():
+            linked = _linked_row(agent_dir.name, "letta_memfs", None, memory, [agent_dir, memory])
+            if linked is not None:
+                if memory.is_symlink() or memory.is_dir():
+                    yield linked
+            elif memory.is_dir():
                 yield _row(agent_dir.name, "letta_memfs", _letta_layout(memory), memory,
                            repos=[memory])
 
@@ -226,10 +266,19 @@ def find_souveraine(search: Search) -> Iterator[dict[str, Any]]:
     home = search.home
     for agent_dir in _subdirs(home / ".souveraine" / "agents"):
         memory = agent_dir / "memory"
-        if memory.is_dir():
+        linked = _linked_row(agent_dir.name, "souveraine", "souveraine", memory,
+                             [agent_dir, memory])
+        if linked is not None:
+            if memory.is_symlink() or memory.is_dir():
+                yield linked
+        elif memory.is_dir():
             yield _row(agent_dir.name, "souveraine", "souveraine", memory,
                        config=agent_dir / "agent.yaml", repos=[memory])
     for agent_dir in _subdirs(home / ".pi" / "unified" / "agents"):
+        linked = _linked_row(agent_dir.name, "souveraine", "souveraine", agent_dir, [agent_dir])
+        if linked is not None:
+            yield linked
+            continue
         # The seed layout keeps system/ and memory/ side by side; git may sit at either level.
         yield _row(agent_dir.name, "souveraine", "souveraine", agent_dir,
                    config=agent_dir / "agent.yaml", repos=[agent_dir, agent_dir / "memory"])
@@ -240,10 +289,17 @@ def find_elfmem_databases(search: Search) -> Iterator[dict[str, Any]]:
     folder = search.home / ".elfmem" / "databases"
     try:
         with os.scandir(folder) as it:
-            dbs = sorted(Path(e.path) for e in it if e.is_file() and e.name.endswith(".db"))
+            dbs = sorted(Path(e.path) for e in it if e.name.endswith(".db")
+                         and not e.is_dir(follow_symlinks=False))
     except OSError:
         return
     for db in dbs:
+        note = _not_regular(db)
+        if note is not None:
+            yield {"agent_id": db.stem, "kind": "elfmem_db", "layout": None, "path": str(db),
+                   "name": None, "files": None, "bytes": None, "last_commit": None,
+                   "modified": None, "problem": note}
+            continue
         files = [db] + [db.with_name(db.name + s) for s in ("-wal", "-shm")
                         if db.with_name(db.name + s).is_file()]
         stats = [f.stat() for f in files]
@@ -290,6 +346,10 @@ def _row(agent_id: str, kind: str, layout: str, path: Path, *, repos: list[Path]
     files, size, newest = _tree_size(count_under or path, problems)
     name = None
     for candidate in ([config] if config else []) + [path / "agent.yaml"]:
+        note = _not_regular(candidate)
+        if note is not None:
+            problems.append(note)
+            break
         if candidate.is_file():
             name, yaml_id = _agent_yaml(candidate, problems)
             if yaml_id and yaml_id != agent_id and kind == "souveraine":
@@ -353,6 +413,9 @@ def _agent_yaml(path: Path, problems: list[str]) -> tuple[str | None, str | None
     if text is None:
         return None, None
     read = read_yaml(text)
+    if read.failure == "size":
+        problems.append(f"agent.yaml is not read: {read.problem}")
+        return None, None
     if not read.ok:
         problems.append(f"agent.yaml is not valid YAML ({read.problem})")
         return None, None
@@ -367,6 +430,10 @@ def _agent_yaml(path: Path, problems: list[str]) -> tuple[str | None, str | None
 
 def _letta_config_name(path: Path, problems: list[str]) -> str | None:
     config = path / ".letta" / "config.json"
+    note = _not_regular(config)
+    if note is not None:
+        problems.append(f".letta/{note}")
+        return None
     if not config.is_file():
         return None
     text = _read_small(config, problems)

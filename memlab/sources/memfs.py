@@ -40,7 +40,7 @@ import pandas as pd
 from memlab.formats._yaml import read_yaml
 from memlab.errors import MemlabError, RepoError, StoreNotFound, UnrecognizedStore, UnsafePath
 from memlab._files import FileTooLarge, NotRegularFile, read_regular, walk
-from memlab.constants import MAX_FILE_BYTES, MAX_FOLDER_DEPTH
+from memlab.constants import MAX_FILE_BYTES, MAX_FM_COLUMNS, MAX_FOLDER_DEPTH
 from memlab.formats import _json
 from memlab.formats import letta_memfs as fmt
 from memlab.sources import _git
@@ -55,7 +55,8 @@ __all__ = ["load_memfs", "repos_in", "unpack_bundle", "SAMPLE_BUNDLE", "files_at
            "FILES_COLUMNS", "LAYOUTS", "LETTA_LAYOUTS"]
 
 
-#: The files frame without its ``fm_<key>`` columns (they go after ``frontmatter_raw``).
+#: The files frame without its ``fm_<key>`` columns (they go after ``frontmatter_raw``; at most
+#: ``MAX_FM_COLUMNS`` of them, see :func:`_fm_columns`).
 FILES_COLUMNS: dict[str, str] = {
     "path": "string", "label": "string", "layout": "category", "domain": "category",
     "in_prompt": "boolean", "frontmatter_raw": "string", "description": "string",
@@ -484,6 +485,9 @@ def _agent(src: _Source, texts: dict[str, tuple[str, str]], problems: Problems) 
     if read.failure == "depth":
         problems.add(where, "malformed_yaml", "agent.yaml nests too deeply to read")
         return None
+    if read.failure == "size":
+        problems.add(where, "malformed_yaml", f"agent.yaml is not read: {read.problem}")
+        return None
     if not read.ok:
         problems.add(where, "malformed_yaml", f"agent.yaml is not valid YAML: {read.problem}",
                      line=None if read.line is None else read.line + 1)
@@ -554,7 +558,7 @@ def _files_frame(src: _Source, texts: dict[str, tuple[str, str]], problems: Prob
     if meta is not None and agent is not None:
         meta["agent"] = agent
     rows: list[dict[str, Any]] = []
-    fm_keys: set[str] = set()
+    fm_keys: dict[str, None] = {}  # the store's fm_ columns, in first-seen order (capped)
     for path in sorted(texts):
         rel = path[len(src.prefix):] if src.prefix and path.startswith(src.prefix) else path
         if not rel.endswith(".md"):
@@ -568,7 +572,7 @@ def _files_frame(src: _Source, texts: dict[str, tuple[str, str]], problems: Prob
             problems.add(path, kind, message, line=line)
         if layout in ("letta_v1", "letta_v1_memory_prefix", "souveraine"):
             _check_letta_file(path, rel, fm, validated, layout, problems)
-        fm_keys.update(fm.fields)
+        fm_cells = _fm_columns(path, fm.fields, fm_keys, problems)
         limit = fm.limit
         chars = len(fm.body)
         effective = limit if limit is not None else (
@@ -578,7 +582,7 @@ def _files_frame(src: _Source, texts: dict[str, tuple[str, str]], problems: Prob
             "domain": domain_of(rel, layout),
             "in_prompt": in_prompt(rel, layout, agent_files),
             "frontmatter_raw": fm.raw,
-            **{f"fm_{k}": v for k, v in fm.fields.items()},
+            **{f"fm_{k}": v for k, v in fm_cells.items()},
             "description": fm.description, "read_only": fm.read_only, "limit": limit,
             "body": fm.body, "body_chars": chars, "body_tokens": token_estimate(chars),
             "over_limit": bool(effective is not None and chars > effective), "blob_sha": blob,
@@ -591,16 +595,41 @@ def _files_frame(src: _Source, texts: dict[str, tuple[str, str]], problems: Prob
     if not rows:
         df = empty_frame({**FILES_COLUMNS, **{c: "string" for c in fm_cols}})
         return df[order]
-    df = pd.DataFrame(rows, columns=order)
-    for col in order:
-        dtype = FILES_COLUMNS.get(col, "string")
-        if dtype == "boolean":
-            df[col] = pd.array(df[col].tolist(), dtype="boolean")
-        elif dtype == "Int64":
-            df[col] = pd.array(df[col].tolist(), dtype="Int64")
+    # Every column built once, then one frame: never one insert per column.
+    columns: dict[str, Any] = {}
+    for col, dtype in FILES_COLUMNS.items():
+        values = [row.get(col) for row in rows]
+        if dtype in ("boolean", "Int64"):
+            columns[col] = pd.array(values, dtype=dtype)
         else:
-            df[col] = df[col].astype(dtype)
+            columns[col] = pd.Series(values, dtype=object).astype(dtype)
+    for col in fm_cols:
+        columns[col] = pd.array([row.get(col) for row in rows], dtype="string")
+    df = pd.DataFrame({col: columns[col] for col in order})
     return df
+
+
+def _fm_columns(path: str, fields: dict[str, str], fm_keys: dict[str, None],
+                problems: Problems) -> dict[str, str]:
+    """The frontmatter keys of one file that become its ``fm_<key>`` cells: at most
+    :data:`~memlab.constants.MAX_FM_COLUMNS` of the file's, and only while the store has fewer
+    than that many distinct ones (``fm_keys``, updated). Keys left out stay in
+    ``frontmatter_raw``; a ``frontmatter_keys`` row names the file and how many."""
+    kept: dict[str, str] = {}
+    for key, value in fields.items():
+        if len(kept) >= MAX_FM_COLUMNS:
+            break
+        if key not in fm_keys:
+            if len(fm_keys) >= MAX_FM_COLUMNS:
+                continue
+            fm_keys[key] = None
+        kept[key] = value
+    left = len(fields) - len(kept)
+    if left:
+        problems.add(path, "frontmatter_keys", f"{len(fields):,} frontmatter keys: {left:,} of "
+                     f"them are left out of the fm_ columns (at most {MAX_FM_COLUMNS} per file "
+                     "and per store); they stay in frontmatter_raw")
+    return kept
 
 
 def _storable_row(row: dict[str, Any], path: str, problems: Problems) -> None:
@@ -630,10 +659,13 @@ def _readings(fm: fmt.Frontmatter) -> dict[str, Any]:
         "client_refusal": client.refusal if client else None,
         "server_description": text(server.description) if server else None,
         "server_read_only": text(server.read_only) if server else None,
-        "server_value_chars": len(server.value) if server and server.raises is None else None,
+        "server_value_chars": (len(server.value) if server and server.raises is None
+                               and server.unread is None else None),
         "server_whole_file": server.whole_file if server else None,
         "yaml_ok": fm.yaml_ok,
-        "readers_agree": not any(k == "readers_disagree" for k, _, _ in fm.problems),
+        # Not known when the frontmatter is not read (an alias bomb): NA, not True.
+        "readers_agree": (None if server and server.unread is not None else
+                          not any(k == "readers_disagree" for k, _, _ in fm.problems)),
     }
 
 
@@ -653,7 +685,9 @@ def _check_letta_file(path: str, rel: str, fm: fmt.Frontmatter, validated: bool,
         return  # Souveraine commits through libgit2; no hook, its own keys (tags) are fine
     unknown = [k for k in fm.fields if k not in fmt.ALLOWED_KEYS]
     if unknown:
-        problems.add(path, "unknown_key", f"frontmatter key(s) {', '.join(unknown)} are not "
+        shown = ", ".join(unknown[:20]) + (f" and {len(unknown) - 20:,} more" if len(unknown) > 20
+                                           else "")
+        problems.add(path, "unknown_key", f"frontmatter key(s) {shown} are not "
                      f"allowed in {rel.split('/')[0]}/ (allowed: {', '.join(fmt.ALLOWED_KEYS)}); "
                      "the hook refuses the next edit")
     if not fm.fields.get("description", "").strip():

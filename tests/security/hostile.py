@@ -119,3 +119,14 @@ def agent_file(path: Path, name: str, labels: list[str], *, value: str = "value"
            "mcp_servers": [], "metadata": {}}
     path.write_text(json.dumps(doc), encoding="utf-8")
     return path
+
+
+def yaml_bomb(levels: int, key: str = "name") -> str:
+    """A "billion laughs" YAML mapping: nine ``lol`` strings, each level nine aliases of the
+    one before, and ``key`` naming the last level: 9**levels strings from a few hundred bytes."""
+    names = "abcdefghijklmnopqrstuvwxyz"
+    lines = ['a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]']
+    for prev, name in zip(names[:levels - 1], names[1:levels]):
+        lines.append(f"{name}: &{name} [" + ",".join(f"*{prev}" for _ in range(9)) + "]")
+    lines.append(f"{key}: *{names[levels - 1]}")
+    return "\n".join(lines) + "\n"

@@ -99,7 +99,7 @@ def _check_size(root: yaml.Node, text_chars: int) -> None:
             continue
         if nodes > max_nodes or chars > max_chars:
             raise _TooBig(f"its aliases expand it past {max_nodes:,} values or {max_chars:,} "
-                          "characters (an alias bomb); not read")
+                          "characters (an alias bomb)")
         sizes[key] = (nodes, chars)
 
 

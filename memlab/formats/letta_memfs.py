@@ -63,6 +63,7 @@ __all__ = [
     "check_precommit",
     "render_memfs_file",
     "render_memfs_v2_file",
+    "quoted_line",
 ]
 
 #: Keys the current hook knows in system/ and reference/ files (``ALL_KNOWN_KEYS``).
@@ -858,11 +859,19 @@ def render_memfs_file(description: str, body: str, *, read_only: bool = False,
     return "\n".join(lines) + "\n\n" + body
 
 
+def quoted_line(text: str) -> str:
+    """``text`` on one line, JSON-quoted as Letta's v2 writer quotes values, with each character
+    YAML refuses raw even inside quotes (DEL, C1 controls; JSON leaves them raw) escaped."""
+    quoted = json.dumps(_one_line(text), ensure_ascii=False)
+    return "".join(c if c.isprintable() else
+                   (f"\\u{ord(c):04x}" if ord(c) < 0x10000 else f"\\U{ord(c):08x}")
+                   for c in quoted)
+
+
 def render_memfs_v2_file(name: str, description: str, body: str) -> str:
-    """A memfs v2 file: exactly ``name`` and ``description``, values JSON-quoted."""
+    """A memfs v2 file: exactly ``name`` and ``description``, values :func:`quoted_line`."""
     name_line, desc = _one_line(name), _one_line(description)
     if not name_line or not desc:
         raise ValueError("memfs v2 files need a non-empty name and description")
-    return (f"---\nname: {json.dumps(name_line, ensure_ascii=False)}\n"
-            f"description: {json.dumps(desc, ensure_ascii=False)}\n---\n\n{body}")
+    return f"---\nname: {quoted_line(name_line)}\ndescription: {quoted_line(desc)}\n---\n\n{body}"
 

@@ -333,15 +333,8 @@ class ChecksMixin:
 
 
 def _v2_name(label: str) -> str:
-    """The ``name:`` value memfs v2 wants for ``label``, JSON-quoted and on one line as Letta's
-    own v2 writer makes it (a '"' or '\\' in a file name is escaped, not ended on)."""
-    import json
-
+    """The ``name:`` value memfs v2 wants for ``label``: its file name as Letta's own v2 writer
+    quotes it (a '"' or '\\' in the name is escaped, not ended on)."""
     from memlab.formats import letta_memfs as fmt
 
-    quoted = json.dumps(fmt._one_line(label.rsplit("/", 1)[-1]), ensure_ascii=False)
-    # YAML refuses a raw DEL or C1 control even inside quotes; JSON leaves them raw.
-    return "".join(c if c.isprintable() else
-                   (f"\\u{ord(c):04x}" if ord(c) < 0x10000 else f"\\U{ord(c):08x}")
-                   for c in quoted)
-
+    return fmt.quoted_line(label.rsplit("/", 1)[-1])

@@ -179,7 +179,9 @@ def test_v2_hook_rules():
 
 
 @pytest.mark.parametrize("description", ["Who I am", "no", "0123", "a: b", "#hash", "multi\nline  text",
-                                         'quote " and \\ backslash', "ünïcode"])
+                                         'quote " and \\ backslash', "ünïcode",
+                                         # YAML refuses DEL and C1 controls raw, even quoted
+                                         "del\x7fchar", "csi\x9b[31m", "#del\x7f"])
 def test_rendered_files_pass_the_hook_and_read_back(description):
     text = fmt.render_memfs_file(description, "Body\n", limit=4000)
     assert fmt.check_precommit("system/x.md", text) == []

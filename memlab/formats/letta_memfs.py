@@ -64,6 +64,7 @@ __all__ = [
     "render_memfs_file",
     "render_memfs_v2_file",
     "quoted_line",
+    "yaml_text",
 ]
 
 #: Keys the current hook knows in system/ and reference/ files (``ALL_KNOWN_KEYS``).
@@ -829,11 +830,20 @@ def _one_line(description: str) -> str:
     return " ".join(str(description).split())
 
 
-def _yaml_text(value: str) -> str:
-    """Plain when every YAML reader gets the same text back, JSON-quoted otherwise."""
+def _json_quoted(value: str) -> str:
+    """``value`` JSON-quoted, with each character YAML refuses raw even inside double quotes
+    (DEL, C1 controls; JSON leaves them raw) and every other non-printable one escaped."""
+    return "".join(c if c.isprintable() else
+                   (f"\\u{ord(c):04x}" if ord(c) < 0x10000 else f"\\U{ord(c):08x}")
+                   for c in json.dumps(value, ensure_ascii=False))
+
+
+def yaml_text(value: str) -> str:
+    """``value`` as one YAML scalar: plain when every YAML reader gets the same text back,
+    JSON-quoted (:func:`_json_quoted`) otherwise."""
     plain_ok = (read_yaml(f"k: {value}").value == {"k": value}
                 and read_yaml(f"k: {value}", base=True).value == {"k": value})
-    return value if plain_ok else json.dumps(value, ensure_ascii=False)
+    return value if plain_ok else _json_quoted(value)
 
 
 def render_memfs_file(description: str, body: str, *, read_only: bool = False,
@@ -841,14 +851,15 @@ def render_memfs_file(description: str, body: str, *, read_only: bool = False,
     """A v1 memory file (``system/…`` or ``reference/…``) the current hook accepts.
 
     The description is flattened to one non-empty line, written plain when YAML reads it back
-    unchanged and JSON-quoted otherwise, so ``no``, ``0123`` or a leading ``#`` survive. ``read_only`` is
+    unchanged and JSON-quoted otherwise (:func:`yaml_text`), so ``no``, ``0123``, a leading
+    ``#`` or a DEL character survive. ``read_only`` is
     written only when true (as the server does); ``limit`` only when given (a positive integer,
     which also satisfies the February 2026 hook).
     """
     desc = _one_line(description)
     if not desc:
         raise ValueError("a memfs file needs a non-empty description (the hook requires one)")
-    lines = ["---", f"description: {_yaml_text(desc)}"]
+    lines = ["---", f"description: {yaml_text(desc)}"]
     if limit is not None:
         if isinstance(limit, bool) or int(limit) != limit or int(limit) <= 0:
             raise ValueError(f"limit must be a positive integer, not {limit!r}")
@@ -860,12 +871,9 @@ def render_memfs_file(description: str, body: str, *, read_only: bool = False,
 
 
 def quoted_line(text: str) -> str:
-    """``text`` on one line, JSON-quoted as Letta's v2 writer quotes values, with each character
-    YAML refuses raw even inside quotes (DEL, C1 controls; JSON leaves them raw) escaped."""
-    quoted = json.dumps(_one_line(text), ensure_ascii=False)
-    return "".join(c if c.isprintable() else
-                   (f"\\u{ord(c):04x}" if ord(c) < 0x10000 else f"\\U{ord(c):08x}")
-                   for c in quoted)
+    """``text`` on one line, JSON-quoted as Letta's v2 writer quotes values
+    (:func:`_json_quoted`: DEL and C1 controls escaped, which YAML refuses raw)."""
+    return _json_quoted(_one_line(text))
 
 
 def render_memfs_v2_file(name: str, description: str, body: str) -> str:

@@ -38,7 +38,7 @@ from typing import Any
 
 from memlab.formats._yaml import read_yaml
 from memlab.formats.letta_memfs import REVIEW_EMAIL, REVIEW_NAME
-from memlab.formats.letta_memfs import _yaml_text as _fmt_yaml_text
+from memlab.formats.letta_memfs import yaml_text
 from memlab import _git as _hardened
 from memlab._escape import commit_line, terminal_lines
 from memlab._files import read_regular
@@ -218,7 +218,7 @@ def _refuse_locks(root: Path, branch: str | None, *, index: bool) -> None:
 def _yaml_scalar(value: str) -> str:
     """``value`` as one YAML scalar that reads back as the text meant. A proposal's memfs v2
     name arrives JSON-quoted (as Letta writes names) and is kept so only when YAML reads it back
-    as that string; anything else is the writer's one rule (:func:`letta_memfs._yaml_text`:
+    as that string; anything else is the writer's one rule (:func:`letta_memfs.yaml_text`:
     plain when every reader agrees, JSON-quoted otherwise)."""
     if len(value) >= 2 and value.startswith('"') and value.endswith('"'):
         try:
@@ -227,7 +227,7 @@ def _yaml_scalar(value: str) -> str:
             meant = None
         if isinstance(meant, str) and read_yaml(f"k: {value}").value == {"k": meant}:
             return value
-    return _fmt_yaml_text(value)
+    return yaml_text(value)
 
 
 def _fm_bounds(lines: list[str], path: str, item: Item) -> tuple[int, int]:

@@ -55,7 +55,8 @@ def load_config(path: str | Path) -> dict[str, Any]:
     read = read_yaml(config_path.read_text())
     if not read.ok:
         where = f" (line {read.line + 1})" if read.line is not None else ""
-        raise ReportError(f"not valid YAML: {read.problem}{where}", path=config_path)
+        what = "not valid YAML" if read.failure == "syntax" else "cannot be read"
+        raise ReportError(f"{what}: {read.problem}{where}", path=config_path)
     config = read.value or {}
     if not isinstance(config, dict):
         raise ReportError("needs a mapping with a `stores:` key", path=config_path)

@@ -125,3 +125,15 @@ def test_the_fm_column_cap_holds_across_the_files_of_a_store(tmp_path):
     files = store.files.set_index("path")
     assert files.loc["system/a.md", "fm_a38"] == "x" and files.loc["system/b.md", "fm_b23"] == "x"
     assert "fm_b24" not in store.files.columns
+
+
+def test_a_bomb_in_the_reports_config_is_one_named_error_that_says_why(tmp_path):
+    from memlab.errors import ReportError
+    from memlab.report.schedule import load_config
+
+    config = tmp_path / "reports.yaml"
+    config.write_text(yaml_bomb(12) + "stores:\n  demo: demo.db\n")
+    with pytest.raises(ReportError) as err:
+        load_config(config)
+    assert "alias bomb" in str(err.value) and "not valid YAML" not in str(err.value)
+    assert str(config) in str(err.value)

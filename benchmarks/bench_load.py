@@ -186,10 +186,10 @@ def _read_sql(path: Path, queries: list[str]) -> int:
 def _adbc_pandas(path: Path, queries: list[str]) -> int:
     import adbc_driver_sqlite.dbapi as adbc
 
-    from memlab.sources._sqlite_snapshot import _uri
+    from memlab._files import sqlite_uri
 
     n = 0
-    with adbc.connect(_uri(path, mode="ro", immutable="1")) as con:
+    with adbc.connect(sqlite_uri(path, mode="ro", immutable="1")) as con:
         for q in queries:
             with con.cursor() as cur:
                 cur.execute(q)

@@ -10,19 +10,23 @@ Every walk of a store's folders goes through :func:`walk`: ``os.walk``'s top-dow
 its recursion (Python 3.11's recurses once per folder level, so ~1,000 nested folders raise
 RecursionError), never following symlinks, and stopping :data:`~memlab.constants.MAX_FOLDER_DEPTH`
 levels down, where it tells the caller which folder it did not go into.
+
+Every SQLite database memlab opens by URI (read-only, immutable) is named by :func:`sqlite_uri`,
+which percent-encodes the path: a folder called ``run#2`` or ``what?`` is a path, not URI syntax.
 """
 
 from __future__ import annotations
 
 import os
 import stat
+import urllib.parse
 from pathlib import Path
 from typing import BinaryIO, Callable, Iterator
 
 from memlab.constants import MAX_FOLDER_DEPTH
 
 __all__ = ["NotRegularFile", "FileTooLarge", "open_regular", "read_regular", "is_special",
-           "kind_of", "walk"]
+           "kind_of", "walk", "sqlite_uri"]
 
 
 class NotRegularFile(OSError):
@@ -153,3 +157,12 @@ def walk(top: str | Path, *, onerror: Callable[[OSError], None] | None = None,
                 continue
             below.append((sub, depth + 1))
         stack.extend(reversed(below))
+
+
+def sqlite_uri(path: str | Path, **params: str) -> str:
+    """A SQLite ``file:`` URI for ``path`` (made absolute) with the query ``params``
+    (``mode="ro"``, ``immutable="1"``), percent-encoded so '?', '#' or '%' in a name are not
+    taken for URI syntax (unencoded, ``file:/tmp/run#2/x.db?mode=ro`` opens ``/tmp/run``)."""
+    quoted = urllib.parse.quote(str(Path(path).resolve()), safe="/")
+    query = "&".join(f"{k}={v}" for k, v in params.items())
+    return f"file:{quoted}?{query}" if query else f"file:{quoted}"

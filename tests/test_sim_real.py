@@ -187,6 +187,21 @@ def test_s11_review_reports_only_pairs_consolidation_flagged(base):
     assert (flagged.outcome, loose.outcome) == ("pass", "fail")
 
 
+def test_a_working_folder_with_url_characters_gives_the_same_cells(tmp_path):
+    """elfmem opens its database by a SQLAlchemy URL and memlab reads it back by a SQLite URI:
+    in a folder named with '#', '?' and '%41' both once opened another file (elfmem created
+    ``run#2`` next to the folder; memlab raised OperationalError)."""
+    odd = tmp_path / "run#2?x=%41"
+    odd.mkdir()
+    params = SMALL.with_(s9_changes="learn")
+    here = run_real([NEW], ["S2", "S9"], params=params, workdir=odd)
+    (tmp_path / "plain").mkdir()
+    plain = run_real([NEW], ["S2", "S9"], params=params, workdir=tmp_path / "plain")
+    for key, cell_ in plain.items():
+        assert (here[key].outcome, here[key].summary) == (cell_.outcome, cell_.summary)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["plain", "run#2?x=%41"]
+
+
 # ---- simplicity, errors ---------------------------------------------------------------------
 def test_simplicity_is_counted_on_the_installed_sources():
     old, new = (count_source_lines(release_sources(r)) for r in (OLD, NEW))

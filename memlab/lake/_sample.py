@@ -24,6 +24,7 @@ import shutil
 import sqlite3
 from pathlib import Path
 
+from memlab._files import sqlite_uri
 from memlab.errors import OutputExists
 
 __all__ = ["make_sample_fleet", "bundled_data"]
@@ -35,7 +36,7 @@ def bundled_data() -> Path:
 
 
 def _elfmem_db(src: Path, dest: Path, rng: random.Random) -> None:
-    with sqlite3.connect(f"file:{src}?immutable=1", uri=True) as s, sqlite3.connect(dest) as d:
+    with sqlite3.connect(sqlite_uri(src, immutable="1"), uri=True) as s, sqlite3.connect(dest) as d:
         s.backup(d)
     conn = sqlite3.connect(dest)
     try:

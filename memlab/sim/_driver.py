@@ -264,7 +264,14 @@ class Driver:
         from elfmem.token_counter import TokenCounter
 
         fresh = not os.path.exists(db)
-        self.engine = await self._await(create_engine(db))
+        # elfmem's create_engine opens the URL f"sqlite+aiosqlite:///{path}": a '?' in the path
+        # starts the URL's query and '%41' is unquoted, so /tmp/run?2/x.db would open (and
+        # create) /tmp/run. The driver runs in the database's folder (ReleaseProcess starts it
+        # there), so the name relative to it carries none of the folder names.
+        name = os.path.relpath(db)
+        if "?" in name or "%" in name:
+            raise ValueError(f"elfmem cannot open a database named {name!r} ('?' or '%')")
+        self.engine = await self._await(create_engine(name))
         if fresh:
             async with self.engine.begin() as conn:
                 await conn.run_sync(models.metadata.create_all)

@@ -28,6 +28,7 @@ from typing import Any
 
 import numpy as np
 
+from memlab._files import sqlite_uri
 from memlab.errors import SimulationError
 from memlab.sim._texts import CONSTITUTION
 from memlab.sim.instance import DOC_INSTANCE, Instance
@@ -184,7 +185,7 @@ def _seeded(ctx: RealContext, name: str, proc: ReleaseProcess | None = None) -> 
 
 
 def _rows(db: Path) -> list[dict[str, Any]]:
-    con = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+    con = sqlite3.connect(sqlite_uri(db, mode="ro"), uri=True)
     try:
         con.row_factory = sqlite3.Row
         cols = {r[1] for r in con.execute("PRAGMA table_info(blocks)")}

@@ -15,6 +15,7 @@ from typing import Any, Callable
 
 import numpy as np
 
+from memlab._files import sqlite_uri
 from memlab.errors import SimulationError
 from memlab.sim._texts import CONSTITUTION, REWORDINGS, NoteMaker, constitution_variants, note_variants
 from memlab.sim.real import (
@@ -291,7 +292,7 @@ def s6_missing_key(ctx: RealContext) -> ScenarioResult:
         else:
             m["consolidate"] = res
     rows = [r for r in _rows(db) if r["content"] in texts]
-    con = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+    con = sqlite3.connect(sqlite_uri(db, mode="ro"), uri=True)
     analysed = {bid for (bid,) in con.execute(
         "SELECT id FROM blocks WHERE summary IS NOT NULL AND summary != ''")}
     con.close()
@@ -496,7 +497,7 @@ def s8_concurrent(ctx: RealContext) -> ScenarioResult:
 # ---- S9 -------------------------------------------------------------------------------------
 def _store_text(db: Path) -> list[tuple[str, str, str]]:
     """Every text cell of every table: (table, column, value)."""
-    con = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+    con = sqlite3.connect(sqlite_uri(db, mode="ro"), uri=True)
     out = []
     try:
         tables = [r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type='table'")]
@@ -559,7 +560,7 @@ def s9_last_month(ctx: RealContext) -> ScenarioResult:
 
 def _stamped(db: Path, block_id: str, start: str) -> bool:
     """A row naming ``block_id`` with a timestamp at or after ``start`` in some table."""
-    con = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+    con = sqlite3.connect(sqlite_uri(db, mode="ro"), uri=True)
     try:
         tables = [r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type='table'")]
         for t in tables:

@@ -25,6 +25,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from memlab._files import sqlite_uri
 from memlab.errors import MemlabError
 from memlab.sim.releases import ReleaseProcess, _check
 
@@ -74,7 +75,7 @@ def replay_release(store: Any, release: str) -> pd.DataFrame:
                 proc.request("session", hours=float(stamps[k + 1] - stamp) or 1e-6,
                              consolidate=True, curate=True)
             proc.request("close")
-        con = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+        con = sqlite3.connect(sqlite_uri(db, mode="ro"), uri=True)
         rows = {r[0]: (r[1], r[2]) for r in con.execute(
             "SELECT id, status, archive_reason FROM blocks")}
         con.close()

@@ -60,12 +60,11 @@ import sqlite3
 import struct
 import threading
 import time
-import urllib.parse
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, TypeVar
 
-from memlab._files import NotRegularFile, open_regular
+from memlab._files import NotRegularFile, open_regular, sqlite_uri
 from memlab._tmp import private_tempdir
 from memlab.errors import CorruptStore, SourceError, StoreNotFound, UnrecognizedStore
 
@@ -157,13 +156,6 @@ class Snapshot:
 
 class _SourceChanged(Exception):
     """The source was written while we read it; the read must be repeated."""
-
-
-def _uri(path: Path, **params: str) -> str:
-    # Percent-encode so names with '?', '#' or '%' are not taken for URI syntax.
-    quoted = urllib.parse.quote(str(path.resolve()), safe="/")
-    query = "&".join(f"{k}={v}" for k, v in params.items())
-    return f"file:{quoted}?{query}"
 
 
 def _state(path: Path, head_bytes: int) -> _FileState | None:
@@ -349,7 +341,7 @@ def _link_snapshot(path: Path, real: Path, before: _Signature, tmp: Path, page_s
         problem = _wal_problem(before.wal)  # type: ignore[arg-type]
         if problem:
             problems.append(("wal", problem))
-        snap = Snapshot(path, _uri(dest, mode="ro"), "wal-link",
+        snap = Snapshot(path, sqlite_uri(dest, mode="ro"), "wal-link",
                         before.wal.size, page_size, journal_mode,  # type: ignore[union-attr]
                         attempt, problems)
         try:
@@ -394,7 +386,7 @@ def read_snapshot(path: str | Path, reader: Callable[[Snapshot], T], *, attempts
                           or (before.journal is not None and before.journal.size > 0))
             if not needs_copy:
                 _check_whole(path, before.main, page_size)
-                snap = Snapshot(path, _uri(real, mode="ro", immutable="1"), "direct",
+                snap = Snapshot(path, sqlite_uri(real, mode="ro", immutable="1"), "direct",
                                 before.wal.size if before.wal else 0, page_size, journal_mode,
                                 attempt)
                 result = _run(reader, snap, path, real, before)
@@ -426,7 +418,7 @@ def read_snapshot(path: str | Path, reader: Callable[[Snapshot], T], *, attempts
                     _check_whole(path, _state(dest, 100), page_size)  # type: ignore[arg-type]
                 # A hot journal is rolled back only by a writable connection; the copy is ours.
                 params = {"mode": "rw"} if copied_journal else {"mode": "ro"}
-                snap = Snapshot(path, _uri(dest, **params), "copy",
+                snap = Snapshot(path, sqlite_uri(dest, **params), "copy",
                                 before.wal.size if before.wal else 0, page_size, journal_mode,
                                 attempt, problems)
                 return _run(reader, snap, path, real, before)

@@ -54,6 +54,7 @@ from typing import Any
 
 import pandas as pd
 
+from memlab._files import sqlite_uri
 from memlab.constants import INT64_MAX
 from memlab.errors import MissingExtra, SourceError, UnrecognizedStore, UnsupportedSchema
 from memlab.sources._sqlite_snapshot import BadText, decode_text
@@ -132,7 +133,7 @@ def is_letta_sqlite(path: str | Path) -> bool:
     sql = "SELECT name FROM sqlite_master WHERE type='table'"
     p = Path(path).expanduser().resolve()
     try:  # the cheap look: immutable=1 takes no lock and creates no side file
-        uri = f"file:{urllib.parse.quote(str(p))}?mode=ro&immutable=1"
+        uri = sqlite_uri(p, mode="ro", immutable="1")
         conn = sqlite3.connect(uri, uri=True)
         try:
             names = {r[0] for r in conn.execute(sql)}

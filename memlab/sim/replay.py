@@ -104,7 +104,6 @@ def replay(store: Any, iteration: Iteration | int = 1, *, vectors: str = "model"
     last_rf = pd.to_numeric(blocks.get("last_reinforced_at"), errors="coerce")
     pinned_col = blocks["pinned"] if "pinned" in blocks else pd.Series(pd.NA, index=blocks.index)
 
-    rows: list[dict[str, Any]] = []
     state: dict[int, dict[str, Any]] = {}
     active: list[int] = []
     last_curate: float | None = None

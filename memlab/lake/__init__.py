@@ -65,9 +65,34 @@ def scan(roots: Iterable[str | Path] | str | Path | None = None, *,
     itself a store is that store. A manifest is a CSV or Parquet file with a ``path`` column (relative paths are relative to
     the manifest) and an optional ``label`` column.
     """
+    return _scan(roots, manifest=manifest, max_depth=max_depth)[0]
+
+
+def skipped_entries(roots: Iterable[str | Path] | str | Path | None, *,
+                    max_depth: int = 8) -> pd.DataFrame:
+    """What the folder walk of :func:`scan` passes over without opening: columns ``path``,
+    ``reason``, ``store_id``.
+
+    The walk (:func:`memlab.sources.discover.walk_stores`) never follows a symbolic link and
+    never opens a FIFO, socket or device file (reading a FIFO blocks); this lists each such
+    entry in the folders the walk visits (hidden and dependency folders and the inside of a
+    store are not visited), so a run can say what it did not read and why.
+    """
+    return _scan(roots, manifest=None, max_depth=max_depth, need_stores=False)[1]
+
+
+def _scan(roots, *, manifest, max_depth: int,
+          need_stores: bool = True) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """One walk of the roots: (the stores, as :func:`scan`; the entries passed over, as
+    :func:`skipped_entries`)."""
     rows: list[dict[str, Any]] = []
+    skipped: list[dict[str, Any]] = []
     if isinstance(roots, (str, Path)):
         roots = [roots]
+
+    def on_skip(path: str, reason: str) -> None:
+        skipped.append({"path": path, "reason": reason})
+
     for root in roots or []:
         r = Path(root).expanduser()
         if not r.exists():
@@ -80,81 +105,19 @@ def scan(roots: Iterable[str | Path] | str | Path | None = None, *,
             if not r.is_dir():
                 raise
         rows.extend({"path": str(e.source), "label": None}
-                    for e in walk_stores(r, max_depth=max_depth))
+                    for e in walk_stores(r, max_depth=max_depth, on_skip=on_skip))
     if manifest is not None:
         rows.extend(_read_manifest(Path(manifest).expanduser()))
-    if not rows:
+    if not rows and need_stores:
         raise FleetError("no stores to process", hint="give a folder that holds stores, "
                          "or a manifest with a 'path' column")
-    df = pd.DataFrame(rows).drop_duplicates("path").reset_index(drop=True)
-    df["path"] = df["path"].astype("string")
-    df["label"] = df["label"].astype("string")
+    df = pd.DataFrame(rows, columns=["path", "label"]).drop_duplicates("path")
+    df = df.reset_index(drop=True).astype({"path": "string", "label": "string"})
     df["store_id"] = pd.array([store_id(p) for p in df["path"]], dtype="string")
-    return df
-
-
-def skipped_entries(roots: Iterable[str | Path] | str | Path | None, *,
-                    max_depth: int = 8, stores: Iterable[str] | None = None) -> pd.DataFrame:
-    """What the folder walk of :func:`scan` passes over without opening: columns ``path``,
-    ``reason``, ``store_id``.
-
-    The walk (:func:`memlab.sources.discover.walk_stores`) never follows a symbolic link and
-    never opens a FIFO, socket or device file (reading a FIFO blocks); this lists each such
-    entry in the folders the walk visits (hidden and dependency folders and the inside of a
-    store are not visited), so a run can say what it did not read and why. ``stores``: the
-    store paths the walk found (``scan(...)["path"]``), so the folders are not walked twice.
-    """
-    import stat
-
-    from memlab.sources.discover import _SKIP_DIRS
-
-    if isinstance(roots, (str, Path)):
-        roots = [roots]
-    known = None if stores is None else {str(p) for p in stores}
-    rows: list[dict[str, Any]] = []
-    for root in roots or []:
-        top = Path(root).expanduser()
-        if not top.is_dir() or top.is_symlink():
-            continue
-        try:
-            detect(top)
-            continue  # the root is itself a store: not looked into
-        except MemlabError:
-            pass
-        found = known if known is not None else \
-            {str(e.source) for e in walk_stores(top, max_depth=max_depth)}
-        stack = [(top, 0)]
-        while stack:
-            folder, depth = stack.pop()
-            try:
-                with os.scandir(folder) as it:
-                    entries = sorted(it, key=lambda e: e.name)
-            except OSError:
-                continue
-            for entry in entries:
-                if entry.name.startswith(".") or entry.name in _SKIP_DIRS:
-                    continue
-                try:
-                    mode = entry.stat(follow_symlinks=False).st_mode
-                except OSError:
-                    continue
-                reason = None
-                if stat.S_ISLNK(mode):
-                    reason = "a symbolic link, not followed (list its target in a manifest)"
-                elif stat.S_ISFIFO(mode):
-                    reason = "a FIFO (named pipe), never opened (reading one blocks)"
-                elif stat.S_ISSOCK(mode):
-                    reason = "a socket, never opened"
-                elif stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
-                    reason = "a device file, never opened"
-                if reason is not None:
-                    rows.append({"path": entry.path, "reason": reason})
-                elif stat.S_ISDIR(mode) and entry.path not in found and depth < max_depth:
-                    stack.append((Path(entry.path), depth + 1))
-    df = pd.DataFrame(rows, columns=["path", "reason"]).drop_duplicates("path")
-    df = df.reset_index(drop=True).astype({"path": "string", "reason": "string"})
-    df["store_id"] = pd.array([store_id(p) for p in df["path"]], dtype="string")
-    return df
+    sk = pd.DataFrame(skipped, columns=["path", "reason"]).drop_duplicates("path")
+    sk = sk.reset_index(drop=True).astype({"path": "string", "reason": "string"})
+    sk["store_id"] = pd.array([store_id(p) for p in sk["path"]], dtype="string")
+    return df, sk
 
 
 def _read_manifest(path: Path) -> list[dict[str, Any]]:
@@ -287,8 +250,7 @@ def _run(roots, *, out, manifest, scheduler, workers, as_of, run_date, reuse, pr
          replace_day: bool) -> FleetResult:
     import time
 
-    stores = scan(roots, manifest=manifest)
-    skipped = skipped_entries(roots, stores=stores["path"])
+    stores, skipped = _scan(roots, manifest=manifest, max_depth=8)
     skipped = skipped[~skipped["store_id"].isin(stores["store_id"])].reset_index(drop=True)
     lake, date, as_of_text = _prepare(out, run_date, as_of)
     started = time.perf_counter()

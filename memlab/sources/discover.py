@@ -30,7 +30,7 @@ import json
 import os
 import stat
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator
 
 import pandas as pd
 
@@ -94,14 +94,17 @@ def discover(root: str | Path | None = None, *, max_depth: int = 4) -> pd.DataFr
     return _frame(rows)
 
 
-def walk_stores(root: str | Path, *, max_depth: int = 8) -> Iterator[kinds.Evidence]:
+def walk_stores(root: str | Path, *, max_depth: int = 8,
+                on_skip: Callable[[str, str], None] | None = None) -> Iterator[kinds.Evidence]:
     """Every store under ``root`` that some registered kind detects, as its evidence.
 
     A folder a kind claims (a git repo, an ``.elfmem`` project, an ``agent.yaml`` dir) is one
     store and is not looked into; files are offered to every kind's detector (SQLite header,
     JSON, ...). A file a detector recognised but could not read (a truncated database) comes
-    back with kind ``"unreadable"`` and the error as its reason. Hidden and dependency folders are skipped, symlinks are not followed, and
-    folders deeper than ``max_depth`` below ``root`` are not visited.
+    back with kind ``"unreadable"`` and the error as its reason. Hidden and dependency folders
+    are skipped, and folders deeper than ``max_depth`` below ``root`` are not visited. A
+    symbolic link is never followed and a FIFO, socket or device file never opened (reading a
+    FIFO blocks): ``on_skip(path, reason)`` is called for each such entry the walk passes over.
 
     Example::
 
@@ -123,7 +126,12 @@ def walk_stores(root: str | Path, *, max_depth: int = 8) -> Iterator[kinds.Evide
             path = Path(entry.path)
             is_dir = entry.is_dir(follow_symlinks=False)
             if not is_dir and not entry.is_file(follow_symlinks=False):
-                continue  # symlinks, FIFOs, sockets, devices: never opened
+                # symlinks, FIFOs, sockets, devices: never opened
+                if on_skip is not None:
+                    reason = _skip_reason(entry)
+                    if reason is not None:
+                        on_skip(entry.path, reason)
+                continue
             try:
                 evidence = kinds.detect(path)
             except UnrecognizedStore:
@@ -137,6 +145,23 @@ def walk_stores(root: str | Path, *, max_depth: int = 8) -> Iterator[kinds.Evide
                 continue
             if is_dir and depth < max_depth:
                 stack.append((path, depth + 1))
+
+
+def _skip_reason(entry: os.DirEntry) -> str | None:
+    """Why the walk does not open ``entry`` (a link, FIFO, socket or device), or None."""
+    try:
+        mode = entry.stat(follow_symlinks=False).st_mode
+    except OSError:
+        return None  # gone since the folder was listed
+    if stat.S_ISLNK(mode):
+        return "a symbolic link, not followed (list its target in a manifest)"
+    if stat.S_ISFIFO(mode):
+        return "a FIFO (named pipe), never opened (reading one blocks)"
+    if stat.S_ISSOCK(mode):
+        return "a socket, never opened"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device file, never opened"
+    return None
 
 
 #: A walked JSON file up to this size is parsed to check that it is an agent file or a blocks

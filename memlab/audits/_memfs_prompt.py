@@ -1,0 +1,108 @@
+"""What reaches the system prompt: :func:`prompt_share` (the one definition of prompt size),
+:func:`prompt_at` and its :class:`PromptSnapshot`, and ``_as_store`` (a path loaded, a store
+checked to be a memory repo), which the audit shares."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from memlab.constants import CHARS_PER_TOKEN
+from memlab.errors import UnsupportedSchema
+from memlab.formats import letta_memfs as fmt
+from memlab.sources.memfs import LETTA_LAYOUTS, files_at, in_prompt, load_memfs, resolve_ref
+from memlab.store import Store
+
+MEMFS_KINDS = ("letta_memfs", "souveraine", "elfmem_substrate")
+
+
+@dataclass
+class PromptSnapshot:
+    """What reaches the system prompt at one commit.
+
+    ``files`` holds the files rendered in full (path, label, description, body_chars,
+    description_chars, chars, tokens); ``tree`` the paths only listed by name (Letta's
+    ``<external_projection>``). ``total_chars`` counts bodies, descriptions and the listed
+    paths (one line each), not the tags around them.
+    """
+
+    sha: str
+    layout: str
+    files: pd.DataFrame
+    tree: list[str] = field(default_factory=list)
+
+    @property
+    def total_chars(self) -> int:
+        return int(self.files["chars"].sum()) + sum(_listed_chars(p) for p in self.tree)
+
+    @property
+    def total_tokens(self) -> float:
+        return self.total_chars / CHARS_PER_TOKEN
+
+
+def _as_store(store_or_path: Store | str | Path) -> Store:
+    if isinstance(store_or_path, Store):
+        if store_or_path.kind not in MEMFS_KINDS:
+            raise UnsupportedSchema(f"the memfs audit reads memory repos, not {store_or_path.kind!r} stores",
+                              path=store_or_path.path, hint="use memlab.audit() to pick the audit")
+        return store_or_path
+    return load_memfs(store_or_path)
+
+
+def _listed(path: str, layout: str) -> bool:
+    """Letta lists this file by path only (``<external_projection>``), not its text."""
+    if layout not in LETTA_LAYOUTS:
+        return False
+    rel = fmt.strip_memory_prefix(path) if layout == "letta_v1_memory_prefix" else path
+    return rel.endswith(".md") and not rel.startswith("skills/") and not in_prompt(path, layout)
+
+
+def prompt_share(path: str, layout: str, body_chars: int | None, description: str | None, *,
+                 agent_files: set[str] | None = None, listed: bool | None = None
+                 ) -> tuple[str | None, int]:
+    """How one file reaches the system prompt, and how many characters it adds there.
+
+    ``("full", body + description chars)`` for a file rendered in full, ``("listed", len(path)
+    + 1)`` for a file Letta lists by path only, ``(None, 0)`` otherwise. This is the one
+    definition of prompt size: the headline, ``metrics.json``, :class:`PromptSnapshot` and the
+    ``prompt_history`` chart all add these up.
+    """
+    if in_prompt(path, layout, agent_files):
+        return "full", _rendered_chars(body_chars, description)
+    if listed if listed is not None else _listed(path, layout):
+        return "listed", _listed_chars(path)
+    return None, 0
+
+
+def _rendered_chars(body_chars: Any, description: Any) -> int:
+    body = 0 if body_chars is None or pd.isna(body_chars) else int(body_chars)
+    return body + (len(description) if isinstance(description, str) else 0)
+
+
+def _listed_chars(path: str) -> int:
+    return len(path) + 1  # one line of the path tree
+
+
+def _tree_listing(paths: list[str], layout: str) -> list[str]:
+    return sorted(p for p in paths if _listed(p, layout))
+
+
+def prompt_at(store_or_path: Store | str | Path, sha: str) -> PromptSnapshot:
+    """The files the agent had in its system prompt at commit ``sha`` (any ref works)."""
+    store = _as_store(store_or_path)
+    files = files_at(store, sha)
+    layout = store.meta["layout"]
+    shown = files[files["in_prompt"].fillna(False)]
+    desc_chars = shown["description"].fillna("").str.len().astype("Int64")
+    snapshot = pd.DataFrame({
+        "path": shown["path"], "label": shown["label"], "description": shown["description"],
+        "body_chars": shown["body_chars"], "description_chars": desc_chars,
+    }).reset_index(drop=True)
+    snapshot["chars"] = pd.array([_rendered_chars(b, d) for b, d in
+                                  zip(shown["body_chars"], shown["description"])], dtype="Int64")
+    snapshot["tokens"] = snapshot["chars"].astype("float64") / CHARS_PER_TOKEN
+    tree = _tree_listing(files["path"].tolist(), layout)
+    return PromptSnapshot(resolve_ref(store, sha), layout, snapshot, tree)

@@ -1,0 +1,135 @@
+"""The memfs audit's headline numbers, its findings count, its notes and its terminal summary."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pandas as pd
+
+from memlab._escape import terminal_lines
+from memlab.audits._memfs_checks import HOOKED_KINDS
+from memlab.audits._memfs_prompt import PromptSnapshot
+from memlab.formats import letta_memfs as fmt
+from memlab.sources.memfs import LETTA_LAYOUTS, is_memory_path
+from memlab.store import Store
+
+
+def _iso(ts: Any) -> str | None:
+    return None if ts is None or pd.isna(ts) else pd.Timestamp(ts).isoformat()
+
+
+def _headline(store: Store, hist: pd.DataFrame, tables: dict[str, pd.DataFrame],
+              snapshot: PromptSnapshot | None, files: pd.DataFrame, cutoff) -> dict[str, Any]:
+    commits = hist.drop_duplicates("sha")
+    kinds = commits["author_kind"].astype("string").value_counts()
+    ro = tables["read_only"]
+    churn = tables["churn"]
+    layout = store.meta["layout"]
+    memory = churn["memory"].fillna(False).astype(bool) if len(churn) else pd.Series(dtype=bool)
+    mem_churn, other_churn = churn[memory], churn[~memory]
+    sizes = tables["size_by_domain"]
+    last_sizes = sizes[sizes["sha"] == sizes["sha"].iloc[-1]] if len(sizes) else \
+        pd.DataFrame({"memory": pd.Series(dtype=bool), "bytes": pd.Series(dtype="int64")})
+    head: dict[str, Any] = {
+        "kind": store.kind, "layout": store.meta["layout"],
+        "as_of": _iso(cutoff),
+        "files": int(len(files)),
+        "prompt_files": int(len(snapshot.files)) if snapshot else 0,
+        "prompt_chars": snapshot.total_chars if snapshot else 0,
+        "prompt_tokens": snapshot.total_tokens if snapshot else 0.0,
+        "commits": int(len(commits)),
+        "branches": int(commits["branch"].nunique()),
+        "authors": int(commits["author_email"].str.lower().nunique()),
+        "reflection_merges": int(commits["message"].str.startswith("merge(reflection)").sum()),
+        "hook_violations": int(len(tables["hook_violations"])),
+        "no_verify_commits": int(len(tables["no_verify_commits"])),
+        "over_limit_files": int(len(tables["over_limit"])),
+        "limit_breach_commits": int(tables["limit_breaches"]["sha"].nunique()),
+        "max_limit_ratio": float(tables["over_limit"]["ratio"].max()) if len(tables["over_limit"]) else 0.0,
+        "read_only_edits": int((ro["change"] == "edited").sum()),
+        "read_only_flag_removals": int((ro["change"] == "flag_removed").sum()),
+        "read_only_deletions": int((ro["change"] == "deleted").sum()),
+        "uncommitted_files": int(store.meta.get("uncommitted") or 0),
+        "shallow": bool(store.meta.get("shallow")),
+        "problems": int(len(store.problems)),
+        "lines_changed": int(churn["churn"].sum()) if len(churn) else 0,
+        "top_churn_file": str(mem_churn["path"].iloc[0]) if len(mem_churn) else None,
+        "top_churn_other_file": str(other_churn["path"].iloc[0]) if len(other_churn) else None,
+        "memory_files": int(files["path"].map(lambda p: is_memory_path(str(p), layout)).sum())
+        if len(files) else 0,
+        "memory_bytes": int(last_sizes.loc[last_sizes["memory"] == True, "bytes"].sum()),  # noqa: E712
+        "other_bytes": int(last_sizes.loc[last_sizes["memory"] == False, "bytes"].sum()),  # noqa: E712
+        "duplicated_trees": int(len(tables["duplicate_trees"])),
+        "readers_disagree_files": int(len(tables["readers"])),
+        "letta_evidence": len(store.meta.get("letta_evidence") or []),
+        "first_commit": _iso(commits["authored_at"].min()) if len(commits) else None,
+        "last_commit": _iso(commits["authored_at"].max()) if len(commits) else None,
+    }
+    for kind in fmt.AUTHOR_KINDS:
+        head[f"commits_{kind}"] = int(kinds.get(kind, 0))
+    head["findings"] = _findings(head, tables)
+    return head
+
+
+def _findings(head: dict[str, Any], tables: dict[str, pd.DataFrame]) -> int:
+    """What needs a person: hook bypasses, read_only files changed by someone the hook guards,
+    limit breaches written by anyone but memlab's migration (which copies a source as it is
+    and flags it), files Letta's readers disagree on, copied trees and load problems. Files
+    over their limit now are a state (``over_limit_files``), not a finding."""
+    ro = tables["read_only"]
+    guarded = ro[ro["author_kind"].astype("string").isin([*HOOKED_KINDS, "human"])]
+    breaches = tables["limit_breaches"]
+    breaches = breaches[breaches["author_kind"].astype("string") != "migration"]
+    return int(head["no_verify_commits"] + len(guarded) + breaches["sha"].nunique()
+               + head["readers_disagree_files"] + head["duplicated_trees"] + head["problems"])
+
+
+def _notes(store: Store, layout: str) -> list[str]:
+    notes = []
+    if layout in ("souveraine", "elfmem_substrate"):
+        notes.append(f"{layout}: commits run no Letta hook, so hook checks do not apply")
+    if layout == "generic_markdown":
+        notes.append("generic_markdown: a memfs-like tree with no sign that Letta made or uses it "
+                     "(no .letta/config.json, Letta hook, agent or server commits): audited for "
+                     "size and churn only, never against Letta's hook")
+    elif layout in LETTA_LAYOUTS and store.meta.get("letta_evidence"):
+        notes.append("Letta layout because: " + "; ".join(store.meta["letta_evidence"]))
+    if store.meta.get("shallow"):
+        notes.append("shallow clone: churn and growth start at the clone boundary")
+    if store.meta.get("branch") is None and store.meta.get("head_sha"):
+        notes.append("detached HEAD: the audited ref may not be the branch the agent uses")
+    return notes
+
+
+def _summary(store: Store, h: dict[str, Any], tables: dict[str, pd.DataFrame]) -> str:
+    lines = [
+        f"memfs audit of {store.name} ({h['layout']}{', as of ' + h['as_of'] if h['as_of'] else ''})",
+        f"  files: {h['files']}; in the prompt: {h['prompt_files']} files, {h['prompt_chars']} chars "
+        f"(~{h['prompt_tokens']:.0f} tokens)",
+        f"  commits: {h['commits']} on {h['branches']} branch(es) by {h['authors']} author(s): "
+        + ", ".join(f"{k} {h['commits_' + k]}" for k in fmt.AUTHOR_KINDS if h["commits_" + k]),
+        (f"  hook: {h['hook_violations']} violation(s); {h['no_verify_commits']} commit(s) must have "
+         "used --no-verify") if h["layout"] in LETTA_LAYOUTS else
+        f"  hook: not checked ({h['layout']}: Letta Code's hook does not guard this repository)",
+    ]
+    for row in tables["no_verify_commits"].head(10).itertuples(index=False):
+        lines.append(f"    {row.sha[:10]} {str(row.authored_at)[:10]} {row.author_kind}: {row.rules} "
+                     f"in {row.paths} ({row.variant} hook: {row.hook_basis})")
+    lines.append(f"  limit: {h['over_limit_files']} file(s) over their limit now; "
+                 f"{h['limit_breach_commits']} commit(s) wrote over a limit (letta#3241)")
+    for row in tables["over_limit"].head(5).itertuples(index=False):
+        ratio = f"{row.ratio:.2f}x" if pd.notna(row.ratio) else "limit not positive"
+        lines.append(f"    {row.path}: {row.body_chars}/{row.limit} chars ({ratio})")
+    lines.append(f"  read_only: {h['read_only_edits']} edit(s), {h['read_only_flag_removals']} flag "
+                 f"removal(s), {h['read_only_deletions']} deletion(s)")
+    if h["top_churn_file"]:
+        lines.append(f"  churn: {h['lines_changed']} lines changed; most churned: {h['top_churn_file']}")
+    lines.append(f"  uncommitted: {h['uncommitted_files']} file(s); problems: {h['problems']}")
+    if h["readers_disagree_files"]:
+        lines.append(f"  readers: Letta Code and the Letta server read {h['readers_disagree_files']} "
+                     "file(s) differently (table 'readers')")
+    if h["duplicated_trees"]:
+        lines.append(f"  copies: {h['duplicated_trees']} folder(s) duplicate another folder's files "
+                     "(table 'duplicate_trees')")
+    lines.append(f"  findings: {h['findings']}")
+    return terminal_lines(lines)

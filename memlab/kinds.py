@@ -44,7 +44,7 @@ from memlab.errors import MigrationError, SourceError, StoreNotFound, Unrecogniz
     UnsupportedSchema
 
 __all__ = ["Kind", "Evidence", "Probe", "Search", "register", "unregister", "get", "kinds",
-           "detect", "targets"]
+           "detect", "targets", "MEMFS_KINDS"]
 
 #: How many leading bytes of a file a detector sees (:attr:`Probe.head`).
 HEAD_BYTES = 64
@@ -357,6 +357,9 @@ register("letta_server", display="Letta server database", detect=_letta_sqlite,
          audit=f"{_AUD}.letta_server:audit_letta_server",
          find=f"{_SRC}.letta_server:find_letta_server",
          migrations={"letta": f"{_MIG}._letta_server:plan_letta_server"})
+#: The kinds stored as markdown files in a git repo, loaded by :mod:`memlab.sources.memfs` and
+#: audited by :mod:`memlab.audits.memfs`; review edits them with a commit.
+MEMFS_KINDS = ("letta_memfs", "souveraine", "elfmem_substrate")
 register("elfmem_substrate", display="elfmem markdown substrate", detect=_substrate,
          priority=20, load=f"{_SRC}.memfs:load_memfs", audit=f"{_AUD}.memfs:audit_memfs",
          find=f"{_DISC}:find_elfmem_substrates")

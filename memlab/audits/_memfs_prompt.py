@@ -13,11 +13,9 @@ import pandas as pd
 from memlab.constants import CHARS_PER_TOKEN
 from memlab.errors import UnsupportedSchema
 from memlab.formats import letta_memfs as fmt
+from memlab.kinds import MEMFS_KINDS
 from memlab.sources.memfs import LETTA_LAYOUTS, files_at, in_prompt, load_memfs, resolve_ref
 from memlab.store import Store
-
-MEMFS_KINDS = ("letta_memfs", "souveraine", "elfmem_substrate")
-
 
 @dataclass
 class PromptSnapshot:

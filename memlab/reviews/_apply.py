@@ -46,7 +46,8 @@ from memlab._tmp import private_tempdir
 from memlab.errors import ProposalRejected, RepoError, StaleProposal
 from memlab.reviews import _repo
 from memlab.reviews._proposal import Item, Proposal, read_proposal
-from memlab.reviews._units import CONSTITUTIONAL_TAG, MEMFS_KINDS, ROLE_TAG_PREFIX, is_identity_path
+from memlab.kinds import MEMFS_KINDS
+from memlab.reviews._units import CONSTITUTIONAL_TAG, ROLE_TAG_PREFIX, is_identity_path
 
 _ZERO = "0" * 40
 

@@ -37,7 +37,8 @@ from memlab.reviews._polarity import opposite, sentences, topic_share
 from memlab.reviews._proposal import ELFMEM_APPLY_SCHEMA, Choice, Finding, Item, Proposal, item_id
 from memlab.reviews._triage import (RECORDED_CONTRADICTION_CERTAINTY, STALE_CERTAINTY, impact,
                                    rank, tokens)
-from memlab.reviews._units import MEMFS_KINDS, check_reviewable, units_of
+from memlab.kinds import MEMFS_KINDS
+from memlab.reviews._units import check_reviewable, units_of
 from memlab.store import Store, parse_as_of
 
 #: Candidate contradictions are looked for only between statement-sized units.

@@ -27,7 +27,6 @@ import pandas as pd
 from memlab.errors import UnsupportedSchema
 from memlab.store import Store
 
-MEMFS_KINDS = ("letta_memfs", "souveraine", "elfmem_substrate")
 AGENT_KINDS = ("agent_file", "letta_blocks")
 
 CONSTITUTIONAL_TAG = "self/constitutional"

@@ -231,6 +231,24 @@ def release_row(release: str) -> str:
     return f"elfmem {release} (real)"
 
 
+def _closest_many(proc: ReleaseProcess, groups: list[tuple[str, list[str]]], target: float
+                  ) -> list[tuple[str, float]]:
+    """For each (anchor, candidates): the candidate whose cosine to the anchor (lowercased,
+    as consolidation compares them) is closest to ``target``, and that cosine. Every text of
+    every group is embedded in one call."""
+    forms = list(dict.fromkeys(t.strip().lower() for anchor, cands in groups
+                               for t in (anchor, *cands)))
+    row = {f: i for i, f in enumerate(forms)}
+    vecs = proc.vectors(forms) if forms else np.zeros((0, 0), dtype=np.float32)
+    out = []
+    for anchor, candidates in groups:
+        cand = vecs[[row[c.strip().lower()] for c in candidates]]
+        cos = cand @ vecs[row[anchor.strip().lower()]]
+        i = int(np.argmin(np.abs(cos - target)))
+        out.append((candidates[i], round(float(cos[i]), 4)))
+    return out
+
+
 def _roles(ctx: RealContext, *keys: Any) -> list[str]:
     roles = sorted(CONSTITUTION)
     order = ctx.rng(*keys).permutation(len(roles))

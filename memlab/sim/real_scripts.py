@@ -2,25 +2,25 @@
 
 Each function takes a :class:`~memlab.sim.real.RealContext` (the release's driver process, the
 instance, the seed, the :class:`~memlab.sim.real.RealParams`) and returns a measured
-``ScenarioResult`` whose outcome follows ``REAL_RULES[code]``.
+``ScenarioResult`` whose outcome follows ``REAL_RULES[code]``. S1-S6 are here; S7, S8 and S11
+(the grown corpus, concurrent writers) in :mod:`memlab.sim._real_scale`, S9 and S10 (a month,
+six months) in :mod:`memlab.sim._real_months`; :data:`REAL_SCENARIOS` names them all.
 """
 
 from __future__ import annotations
 
 import sqlite3
-import time
-from datetime import datetime, timezone
-from pathlib import Path
 from typing import Any, Callable
-
-import numpy as np
 
 from memlab._files import sqlite_uri
 from memlab.errors import SimulationError
+from memlab.sim._real_months import s9_last_month, s10_six_months
+from memlab.sim._real_scale import s7_scale, s8_concurrent, s11_review
 from memlab.sim._texts import CONSTITUTION, REWORDINGS, NoteMaker, constitution_variants, note_variants
 from memlab.sim.real import (
     DEAD_ENDPOINT,
     RealContext,
+    _closest_many,
     _cos,
     _llm_calls,
     _result,
@@ -135,24 +135,6 @@ def s2_delete(ctx: RealContext) -> ScenarioResult:
 
 
 # ---- S3 -------------------------------------------------------------------------------------
-def _closest_many(proc: ReleaseProcess, groups: list[tuple[str, list[str]]], target: float
-                  ) -> list[tuple[str, float]]:
-    """For each (anchor, candidates): the candidate whose cosine to the anchor (lowercased,
-    as consolidation compares them) is closest to ``target``, and that cosine. Every text of
-    every group is embedded in one call."""
-    forms = list(dict.fromkeys(t.strip().lower() for anchor, cands in groups
-                               for t in (anchor, *cands)))
-    row = {f: i for i, f in enumerate(forms)}
-    vecs = proc.vectors(forms) if forms else np.zeros((0, 0), dtype=np.float32)
-    out = []
-    for anchor, candidates in groups:
-        cand = vecs[[row[c.strip().lower()] for c in candidates]]
-        cos = cand @ vecs[row[anchor.strip().lower()]]
-        i = int(np.argmin(np.abs(cos - target)))
-        out.append((candidates[i], round(float(cos[i]), 4)))
-    return out
-
-
 def s3_pinned(ctx: RealContext) -> ScenarioResult:
     proc = ctx.proc
     db = _seeded(ctx, "s3")
@@ -307,330 +289,6 @@ def s6_missing_key(ctx: RealContext) -> ScenarioResult:
                f"{len(promoted)}/{len(texts)} promoted, {len(unanalysed)} without analysis")
     proc.request("close")
     return _result(ctx, "S6", outcome, summary, m)
-
-
-# ---- S7 / S11: the grown corpus -------------------------------------------------------------
-def _scale_world(ctx: RealContext) -> dict[str, Any]:
-    if "scale" in ctx.memo:
-        return ctx.memo["scale"]
-    proc = ctx.proc
-    p = ctx.params
-    n = int(p.scale)
-    if n < 50:
-        raise SimulationError(f"scale must be at least 50 blocks, not {n}")
-    maker = NoteMaker(70_000 + ctx.seed)
-    notes = maker.fresh(n - p.s11_pairs)
-    rng = ctx.rng("S11")
-    # Planted duplicates: an early note restated at the end of the corpus, with the restatement
-    # chosen by measured cosine in [s11_cosine, s11_cosine + 0.05).
-    early = rng.choice(max(1, len(notes) // 4), size=min(p.s11_pairs, len(notes) // 4),
-                       replace=False)
-    planted = []
-    lo = p.s11_cosine
-    picks = _closest_many(proc, [(notes[i].text, note_variants(notes[i].key)) for i in early],
-                          lo + 0.025)
-    for i, (text, cos) in zip(early, picks):
-        if lo <= cos < lo + 0.05:
-            planted.append((int(i), text, cos))
-    texts = [nt.text for nt in notes] + [t for _, t, _ in planted]
-    db = _seeded(ctx, "scale")
-    t0 = time.perf_counter()
-    proc.preload(texts)
-    t_embed = time.perf_counter() - t0
-    before = _llm_calls(proc)["total_calls"]
-    t0 = time.perf_counter()
-    for start in range(0, len(texts), 500):
-        proc.request("learn", items=[{"content": t} for t in texts[start:start + 500]])
-        proc.request("consolidate", batch=500)
-    t_cons = time.perf_counter() - t0
-    calls = _llm_calls(proc)["total_calls"] - before
-    rows = _rows(db)
-    ids = {r["content"]: r["id"] for r in rows}
-    world = {"db": db, "notes": notes, "planted": planted, "ids": ids, "blocks": len(texts),
-             "llm_calls": calls, "seconds_embed": t_embed, "seconds_learn_consolidate": t_cons,
-             "active": sum(r["status"] == "active" for r in rows)}
-    ctx.memo["scale"] = world
-    return world
-
-
-def s7_scale(ctx: RealContext) -> ScenarioResult:
-    proc = ctx.proc
-    w = _scale_world(ctx)
-    rng = ctx.rng("S7")
-    idx = rng.choice(len(w["notes"]), size=min(ctx.params.s7_queries, len(w["notes"])),
-                     replace=False)
-    queries = [NoteMaker.query(w["notes"][i], named=ctx.params.s7_named) for i in idx]
-    proc.preload(queries)
-    hits = 0
-    t0 = time.perf_counter()
-    for i, q in zip(idx, queries):
-        found = proc.call("recall", q, top_k=5)
-        got = {b.get("id") or b.get("block_id") for b in found if isinstance(b, dict)}
-        hits += w["ids"].get(w["notes"][i].text) in got
-    t_q = time.perf_counter() - t0
-    hit5 = hits / len(queries)
-    per = w["llm_calls"] / w["blocks"]
-    m = {"blocks": w["blocks"], "active": w["active"], "hit_at_5": round(hit5, 3),
-         "queries": len(queries), "llm_calls": w["llm_calls"], "calls_per_block": round(per, 2),
-         "seconds_learn_consolidate": round(w["seconds_learn_consolidate"], 1),
-         "seconds_per_query": round(t_q / len(queries), 3)}
-    good = [hit5 >= 0.8, per <= 2]
-    outcome = "pass" if all(good) else "partial" if any(good) else "fail"
-    summary = (f"{w['blocks']} blocks: hit@5 {hit5:.2f} on paraphrased queries, "
-               f"{w['llm_calls']} LLM calls ({per:.2f}/block), learn+consolidate "
-               f"{w['seconds_learn_consolidate']:.0f} s")
-    return _result(ctx, "S7", outcome, summary, m,
-                   unstable=("seconds_learn_consolidate", "seconds_per_query"))
-
-
-def s11_review(ctx: RealContext) -> ScenarioResult:
-    proc = ctx.proc
-    if "review_corpus" not in ctx.methods:
-        return _result(ctx, "S11", "n/a", "no corpus review in this release (no review_corpus)",
-                       {"review_corpus": False})
-    w = _scale_world(ctx)
-    proc.request("open", db=str(w["db"]))
-    res = proc.call("review_corpus")
-    proc.request("close")
-    pairs = {frozenset((p["block_a_id"], p["block_b_id"]))
-             for p in res.get("near_duplicate_pairs", [])}
-    found = 0
-    for i, text, _ in w["planted"]:
-        a, b = w["ids"].get(w["notes"][i].text), w["ids"].get(text)
-        found += frozenset((a, b)) in pairs
-    n = len(w["planted"])
-    share = found / n if n else 0.0
-    m = {"blocks": w["blocks"], "reviewed": res.get("reviewed_count"), "planted_pairs": n,
-         "planted_cosines": [round(c, 3) for _, _, c in w["planted"]], "found": found,
-         "near_duplicate_pairs": len(pairs), "stale_proposals": len(res.get("proposals", []))}
-    outcome = "n/a" if n == 0 else "pass" if share >= 0.8 else "partial" if share >= 0.3 else "fail"
-    summary = (f"review_corpus over {m['reviewed']} blocks: {found}/{n} planted cross-chunk "
-               f"duplicates (cosine >= {ctx.params.s11_cosine:.2f}) reported, "
-               f"{len(pairs)} near-duplicate pairs, {m['stale_proposals']} stale proposals")
-    return _result(ctx, "S11", outcome, summary, m)
-
-
-# ---- S8 -------------------------------------------------------------------------------------
-def s8_concurrent(ctx: RealContext) -> ScenarioResult:
-    """Two writers on one database, each its own process of the release, with the same
-    read-modify-write protocol: read the block's content, append a sentence, write the whole
-    content back through the release's content-replacing call (``edit``, else
-    ``accept_amendment``), then each learns 10 blocks at the same time."""
-    proc = ctx.proc
-    db = _seeded(ctx, "s8")
-    role = _roles(ctx, "S8")[0]
-    target = _role_block(_rows(db), role)
-    proc.request("close")
-    write = "edit" if "edit" in ctx.methods else "accept_amendment"
-    writers = [ReleaseProcess(ctx.release, workdir=ctx.workdir) for _ in range(2)]
-    adds = [" Writer A adds this.", " Writer B adds this."]
-    errors: list[str] = []
-    try:
-        for w in writers:
-            w.request("open", db=str(db))
-        notes = NoteMaker(8_000 + ctx.seed).fresh(20)
-        finals = [target["content"] + a for a in adds]
-        for w in writers:
-            w.preload(finals + [n.text for n in notes] + [target["content"] + adds[0] + adds[1]])
-
-        def rmw(w: ReleaseProcess, add: str) -> None:
-            w.send("read_block", block_id=target["id"])
-
-        def put(w: ReleaseProcess, content: str) -> None:
-            if write == "edit":
-                w.send("call", method="edit", args=[target["id"], content])
-            else:
-                w.send("call", method="accept_amendment", args=[target["id"], content],
-                       kwargs={"rationale": "operator edit", "acceptor": "user"})
-
-        def done(w: ReleaseProcess) -> Any:
-            out = w.wait(raise_errors=False)
-            if isinstance(out, DriverError):
-                errors.append(f"{out.type}: {out.release_message[:80]}")
-                return None
-            return out
-
-        if ctx.params.s8_schedule == "interleaved":
-            for w, add in zip(writers, adds):
-                rmw(w, add)
-            reads = [done(w) for w in writers]
-            for w, add, r in zip(writers, adds, reads):
-                put(w, (r or {}).get("content", "") + add)
-            for w in writers:
-                done(w)
-        elif ctx.params.s8_schedule == "serial":
-            for w, add in zip(writers, adds):
-                rmw(w, add)
-                r = done(w)
-                put(w, (r or {}).get("content", "") + add)
-                done(w)
-        else:
-            raise SimulationError(f"s8_schedule must be 'interleaved' or 'serial', "
-                                  f"not {ctx.params.s8_schedule!r}")
-        for k, w in enumerate(writers):
-            w.send("learn", items=[{"content": n.text} for n in notes[k * 10:(k + 1) * 10]])
-        for w in writers:
-            done(w)
-        for w in writers:
-            w.request("close")
-    finally:
-        for w in writers:
-            w.close()
-    rows = _rows(db)
-    final = next(r for r in rows if r["id"] == target["id"])["content"]
-    kept = [a.strip() for a in adds if a.strip() in final]
-    texts = {n.text for n in notes}
-    persisted = sum(r["content"] in texts for r in rows)
-    m = {"schedule": ctx.params.s8_schedule, "write_call": write, "edits_kept": len(kept),
-         "learned_persisted": persisted, "errors": errors}
-    if len(kept) == 2 and persisted == 20 and not errors:
-        outcome = "pass"
-    elif persisted == 20 and not errors:
-        outcome = "partial"
-    else:
-        outcome = "fail"
-    summary = (f"{ctx.params.s8_schedule} read-modify-write via {write}: {len(kept)}/2 edits "
-               f"kept; {persisted}/20 concurrent learns persisted; errors {errors or 'none'}")
-    return _result(ctx, "S8", outcome, summary, m)
-
-
-# ---- S9 -------------------------------------------------------------------------------------
-def _store_text(db: Path) -> list[tuple[str, str, str]]:
-    """Every text cell of every table: (table, column, value)."""
-    con = sqlite3.connect(sqlite_uri(db, mode="ro"), uri=True)
-    out = []
-    try:
-        tables = [r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type='table'")]
-        for t in tables:
-            cols = [r[1] for r in con.execute(f'PRAGMA table_info("{t}")')]
-            for row in con.execute(f'SELECT * FROM "{t}"'):
-                for c, v in zip(cols, row):
-                    if isinstance(v, str):
-                        out.append((t, c, v))
-    finally:
-        con.close()
-    return out
-
-
-def s9_last_month(ctx: RealContext) -> ScenarioResult:
-    """The operator's month, then the audit: for each change, is there a row stamped inside
-    the month that names it, and can its before-state be read back from the store?"""
-    proc = ctx.proc
-    db = _seeded(ctx, "s9")
-    time.sleep(1.1)  # everything stamped from here on is "this month"; the seed is older
-    start = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S")
-    changes: list[dict[str, Any]] = []
-    notes = NoteMaker(9_000 + ctx.seed).fresh(3)
-    proc.preload([n.text for n in notes])
-    for n in notes:
-        bid = proc.call("learn", n.text)["block_id"]
-        changes.append({"kind": "learn", "id": bid, "before": None})
-    proc.request("consolidate")
-    rows = _rows(db)
-    if "reword" in ctx.params.s9_changes:
-        role = _roles(ctx, "S9")[0]
-        old = _role_block(rows, role)
-        new = REWORDINGS[role][1]
-        proc.preload([new])
-        if "edit" in ctx.methods:
-            proc.call("edit", old["id"], new)
-        else:
-            proc.call("learn", new, tags=old["tags"], category=old["category"])
-            proc.request("consolidate")
-        changes.append({"kind": "reword", "id": old["id"], "before": old["content"]})
-    if "forget" in ctx.params.s9_changes and "forget" in ctx.methods:
-        victim = _role_block(rows, _roles(ctx, "S9")[1])
-        proc.call("forget", victim["id"])
-        changes.append({"kind": "forget", "id": victim["id"], "before": victim["content"]})
-    proc.request("close")
-    visible = 0
-    detail = []
-    for ch in changes:
-        stamped = _stamped(db, ch["id"], start)
-        recoverable = ch["before"] is None or _before_kept(db, ch["before"])
-        visible += stamped and recoverable
-        detail.append(f"{ch['kind']}: stamped={stamped} before-state={recoverable}")
-    share = visible / len(changes)
-    m = {"changes": len(changes), "visible": visible, "detail": detail,
-         "kinds": [c["kind"] for c in changes]}
-    outcome = "pass" if share == 1 else "partial" if share >= 0.5 else "fail"
-    summary = f"{visible}/{len(changes)} changes of the month visible: " + "; ".join(detail)
-    return _result(ctx, "S9", outcome, summary, m)
-
-
-def _stamped(db: Path, block_id: str, start: str) -> bool:
-    """A row naming ``block_id`` with a timestamp at or after ``start`` in some table."""
-    con = sqlite3.connect(sqlite_uri(db, mode="ro"), uri=True)
-    try:
-        tables = [r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type='table'")]
-        for t in tables:
-            for row in con.execute(f'SELECT * FROM "{t}"'):
-                values = [v for v in row if isinstance(v, str)]
-                if block_id in values and any(_is_time(v) and v >= start for v in values):
-                    return True
-    finally:
-        con.close()
-    return False
-
-
-def _is_time(value: str) -> bool:
-    return len(value) >= 19 and value[:2] == "20" and value[4] == "-" and value[10] == "T"
-
-
-def _before_kept(db: Path, before: str) -> bool:
-    """The reworded block's prior content is readable somewhere other than as a live,
-    unchanged row (an archived row, an amendment's pre_content, a history table)."""
-    for t, c, v in _store_text(db):
-        if v == before:
-            return True
-    return False
-
-
-# ---- S10 ------------------------------------------------------------------------------------
-def s10_six_months(ctx: RealContext) -> ScenarioResult:
-    proc = ctx.proc
-    inst = ctx.instance
-    p = ctx.params
-    db = _seeded(ctx, "s10")
-    seeded = {role: _role_block(_rows(db), role)["id"] for role in CONSTITUTION}
-    rate = inst.near_dup_rate if p.s10_restate_rate is None else p.s10_restate_rate
-    rng = ctx.rng("S10")
-    per_day = inst.blocks_ever / inst.span_days
-    maker = NoteMaker(10_000 + ctx.seed)
-    variants = {role: constitution_variants(role) for role in CONSTITUTION}
-    learned = restated = 0
-    hours = inst.total_active_hours / inst.span_days
-    texts_by_day = []
-    for _ in range(p.s10_days):
-        k = int(rng.poisson(per_day))
-        day = []
-        for _ in range(k):
-            if rng.random() < rate:
-                role = sorted(CONSTITUTION)[int(rng.integers(len(CONSTITUTION)))]
-                day.append(variants[role][int(rng.integers(len(variants[role])))])
-                restated += 1
-            else:
-                day.append(maker.fresh(1)[0].text)
-        texts_by_day.append(day)
-        learned += k
-    proc.preload([t for d in texts_by_day for t in d])
-    for day in texts_by_day:
-        for text in day:
-            proc.call("learn", text)
-        proc.request("session", hours=hours, consolidate=True, curate=True)
-    rows = {r["id"]: r for r in _rows(db)}
-    intact = [role for role, bid in seeded.items()
-              if rows[bid]["status"] == "active" and rows[bid]["content"] == CONSTITUTION[role]]
-    lost = {role: rows[bid]["archive_reason"] for role, bid in seeded.items()
-            if rows[bid]["status"] != "active"}
-    m = {"days": p.s10_days, "learned": learned, "restatements": restated,
-         "restate_rate": round(rate, 3), "active_hours": round(hours * p.s10_days, 2),
-         "roles_intact": len(intact), "lost": lost, "llm": _llm_calls(proc)["total_calls"]}
-    outcome = "pass" if len(intact) == 10 else "partial" if len(intact) >= 5 else "fail"
-    summary = (f"{p.s10_days} days, {learned} blocks learned ({restated} restating a "
-               f"principle): {len(intact)}/10 roles hold their seeded text; lost {lost or 'none'}")
-    proc.request("close")
-    return _result(ctx, "S10", outcome, summary, m)
 
 
 REAL_SCENARIOS: dict[str, Callable[[RealContext], ScenarioResult]] = {

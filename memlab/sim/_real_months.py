@@ -1,0 +1,163 @@
+"""Operator scripts S9 and S10 against a shipped elfmem release: what a month of changes leaves
+visible in the store, and six months of use against the seeded constitution.
+Registered in :data:`memlab.sim.real_scripts.REAL_SCENARIOS`."""
+
+from __future__ import annotations
+
+import sqlite3
+import time
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from memlab._files import sqlite_uri
+from memlab.sim._texts import CONSTITUTION, REWORDINGS, NoteMaker, constitution_variants
+from memlab.sim.real import (
+    RealContext,
+    _llm_calls,
+    _result,
+    _role_block,
+    _roles,
+    _rows,
+    _seeded,
+)
+from memlab.sim.scenarios import ScenarioResult
+
+
+# ---- S9 -------------------------------------------------------------------------------------
+def _store_text(db: Path) -> list[tuple[str, str, str]]:
+    """Every text cell of every table: (table, column, value)."""
+    con = sqlite3.connect(sqlite_uri(db, mode="ro"), uri=True)
+    out = []
+    try:
+        tables = [r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type='table'")]
+        for t in tables:
+            cols = [r[1] for r in con.execute(f'PRAGMA table_info("{t}")')]
+            for row in con.execute(f'SELECT * FROM "{t}"'):
+                for c, v in zip(cols, row):
+                    if isinstance(v, str):
+                        out.append((t, c, v))
+    finally:
+        con.close()
+    return out
+
+
+def s9_last_month(ctx: RealContext) -> ScenarioResult:
+    """The operator's month, then the audit: for each change, is there a row stamped inside
+    the month that names it, and can its before-state be read back from the store?"""
+    proc = ctx.proc
+    db = _seeded(ctx, "s9")
+    time.sleep(1.1)  # everything stamped from here on is "this month"; the seed is older
+    start = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S")
+    changes: list[dict[str, Any]] = []
+    notes = NoteMaker(9_000 + ctx.seed).fresh(3)
+    proc.preload([n.text for n in notes])
+    for n in notes:
+        bid = proc.call("learn", n.text)["block_id"]
+        changes.append({"kind": "learn", "id": bid, "before": None})
+    proc.request("consolidate")
+    rows = _rows(db)
+    if "reword" in ctx.params.s9_changes:
+        role = _roles(ctx, "S9")[0]
+        old = _role_block(rows, role)
+        new = REWORDINGS[role][1]
+        proc.preload([new])
+        if "edit" in ctx.methods:
+            proc.call("edit", old["id"], new)
+        else:
+            proc.call("learn", new, tags=old["tags"], category=old["category"])
+            proc.request("consolidate")
+        changes.append({"kind": "reword", "id": old["id"], "before": old["content"]})
+    if "forget" in ctx.params.s9_changes and "forget" in ctx.methods:
+        victim = _role_block(rows, _roles(ctx, "S9")[1])
+        proc.call("forget", victim["id"])
+        changes.append({"kind": "forget", "id": victim["id"], "before": victim["content"]})
+    proc.request("close")
+    visible = 0
+    detail = []
+    for ch in changes:
+        stamped = _stamped(db, ch["id"], start)
+        recoverable = ch["before"] is None or _before_kept(db, ch["before"])
+        visible += stamped and recoverable
+        detail.append(f"{ch['kind']}: stamped={stamped} before-state={recoverable}")
+    share = visible / len(changes)
+    m = {"changes": len(changes), "visible": visible, "detail": detail,
+         "kinds": [c["kind"] for c in changes]}
+    outcome = "pass" if share == 1 else "partial" if share >= 0.5 else "fail"
+    summary = f"{visible}/{len(changes)} changes of the month visible: " + "; ".join(detail)
+    return _result(ctx, "S9", outcome, summary, m)
+
+
+def _stamped(db: Path, block_id: str, start: str) -> bool:
+    """A row naming ``block_id`` with a timestamp at or after ``start`` in some table."""
+    con = sqlite3.connect(sqlite_uri(db, mode="ro"), uri=True)
+    try:
+        tables = [r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type='table'")]
+        for t in tables:
+            for row in con.execute(f'SELECT * FROM "{t}"'):
+                values = [v for v in row if isinstance(v, str)]
+                if block_id in values and any(_is_time(v) and v >= start for v in values):
+                    return True
+    finally:
+        con.close()
+    return False
+
+
+def _is_time(value: str) -> bool:
+    return len(value) >= 19 and value[:2] == "20" and value[4] == "-" and value[10] == "T"
+
+
+def _before_kept(db: Path, before: str) -> bool:
+    """The reworded block's prior content is readable somewhere other than as a live,
+    unchanged row (an archived row, an amendment's pre_content, a history table)."""
+    for t, c, v in _store_text(db):
+        if v == before:
+            return True
+    return False
+
+
+# ---- S10 ------------------------------------------------------------------------------------
+def s10_six_months(ctx: RealContext) -> ScenarioResult:
+    proc = ctx.proc
+    inst = ctx.instance
+    p = ctx.params
+    db = _seeded(ctx, "s10")
+    seeded = {role: _role_block(_rows(db), role)["id"] for role in CONSTITUTION}
+    rate = inst.near_dup_rate if p.s10_restate_rate is None else p.s10_restate_rate
+    rng = ctx.rng("S10")
+    per_day = inst.blocks_ever / inst.span_days
+    maker = NoteMaker(10_000 + ctx.seed)
+    variants = {role: constitution_variants(role) for role in CONSTITUTION}
+    learned = restated = 0
+    hours = inst.total_active_hours / inst.span_days
+    texts_by_day = []
+    for _ in range(p.s10_days):
+        k = int(rng.poisson(per_day))
+        day = []
+        for _ in range(k):
+            if rng.random() < rate:
+                role = sorted(CONSTITUTION)[int(rng.integers(len(CONSTITUTION)))]
+                day.append(variants[role][int(rng.integers(len(variants[role])))])
+                restated += 1
+            else:
+                day.append(maker.fresh(1)[0].text)
+        texts_by_day.append(day)
+        learned += k
+    proc.preload([t for d in texts_by_day for t in d])
+    for day in texts_by_day:
+        for text in day:
+            proc.call("learn", text)
+        proc.request("session", hours=hours, consolidate=True, curate=True)
+    rows = {r["id"]: r for r in _rows(db)}
+    intact = [role for role, bid in seeded.items()
+              if rows[bid]["status"] == "active" and rows[bid]["content"] == CONSTITUTION[role]]
+    lost = {role: rows[bid]["archive_reason"] for role, bid in seeded.items()
+            if rows[bid]["status"] != "active"}
+    m = {"days": p.s10_days, "learned": learned, "restatements": restated,
+         "restate_rate": round(rate, 3), "active_hours": round(hours * p.s10_days, 2),
+         "roles_intact": len(intact), "lost": lost, "llm": _llm_calls(proc)["total_calls"]}
+    outcome = "pass" if len(intact) == 10 else "partial" if len(intact) >= 5 else "fail"
+    summary = (f"{p.s10_days} days, {learned} blocks learned ({restated} restating a "
+               f"principle): {len(intact)}/10 roles hold their seeded text; lost {lost or 'none'}")
+    proc.request("close")
+    return _result(ctx, "S10", outcome, summary, m)

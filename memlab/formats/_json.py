@@ -22,13 +22,23 @@ import json
 import re
 from typing import Any
 
-__all__ = ["loads", "clean", "clean_text", "MAX_ISSUES"]
+__all__ = ["loads", "dumps", "clean", "clean_text", "MAX_ISSUES"]
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 #: Issues named one by one per document; the rest are counted in one more issue.
 MAX_ISSUES = 20
+
+
+def dumps(value: Any, **kwargs: Any) -> str:
+    """``json.dumps(value, ensure_ascii=False, **kwargs)`` for a file memlab writes: each lone
+    surrogate (a non-UTF-8 file name decodes to one) is written as its ``\\uDCxx`` escape, which
+    ``json.dumps`` leaves raw and UTF-8 cannot encode; the text reads back as the same value,
+    and text without one is exactly ``json.dumps``'s."""
+    text = json.dumps(value, ensure_ascii=False, **kwargs)
+    return _SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text) if _SURROGATE.search(text) \
+        else text
 
 
 def clean_text(value: str) -> str:

@@ -56,6 +56,7 @@ from memlab.migrations._plan import (
     PlannedRepo,
     flags_frame,
     moved_frame,
+    refuse_nul,
     signature_at,
 )
 from memlab.store import Store
@@ -280,6 +281,8 @@ def render_blocks(path: str, blocks: list[Block], flags: list[dict]) -> str:
         text = format_blockfile(blocks)
     except MigrationError as exc:
         raise MigrationError(f"{path}: {exc.message}", path=path, hint=exc.hint) from exc
+    if "\x00" in text:
+        refuse_nul(path, text, next(b.id for b in blocks if "\x00" in format_blockfile([b])))
     _, problems = parse_blockfile(text, file=path)
     starts = sorted((b.line or 0, b.id) for b in parse_blockfile(text)[0])
     for row in problems.frame().itertuples(index=False):

@@ -59,7 +59,9 @@ import yaml
 
 from memlab._escape import commit_line
 from memlab.errors import MigrationError
+from memlab.formats import _json
 from memlab.formats import letta_memfs as fmt
+from memlab.formats._yaml import read_yaml
 from memlab.formats.blockfile import SELF_FILE, Block
 from memlab.migrations import _elfmem
 from memlab.migrations._plan import (
@@ -69,6 +71,7 @@ from memlab.migrations._plan import (
     fit_name,
     flags_frame,
     moved_frame,
+    refuse_nul,
     safe_relpath,
     signature_at,
     slug,
@@ -179,6 +182,7 @@ def sha256(text: str) -> str:
 
 
 def render(f: MemFile) -> bytes:
+    refuse_nul(f.path, f.body, f.item)
     return fmt.render_memfs_file(f.description, f.body, read_only=f.read_only,
                                  limit=f.limit).encode("utf-8")
 
@@ -427,7 +431,12 @@ def _agent_yaml(spec: RepoSpec, source_sha: str, when: str, files: list[MemFile]
                    if f.path.startswith("system/")],
         "tags": list(agent.get("tags") or []),
     }
-    return yaml.safe_dump(doc, sort_keys=False, allow_unicode=True, width=100).encode("utf-8")
+    text = yaml.safe_dump(doc, sort_keys=False, allow_unicode=True, width=100)
+    if read_yaml(text).value != doc:
+        # PyYAML writes NEL (U+0085) raw in a quoted value and then reads it as a line break:
+        # escaped (non-ASCII as \u escapes), the file reads back as exactly this document.
+        text = yaml.safe_dump(doc, sort_keys=False, allow_unicode=False, width=100)
+    return text.encode("utf-8")
 
 
 def _side_file(spec: RepoSpec, source: Path, source_sha: str, target: str,
@@ -443,8 +452,7 @@ def _side_file(spec: RepoSpec, source: Path, source_sha: str, target: str,
         "agent": spec.agent,
         "blocks": [f.side for f in sorted(spec.files, key=lambda f: f.path)],
     }
-    return (json.dumps(_json_safe(doc), indent=2, sort_keys=True, ensure_ascii=False)
-            + "\n").encode("utf-8")
+    return (_json.dumps(_json_safe(doc), indent=2, sort_keys=True) + "\n").encode("utf-8")
 
 
 def _file_sha(path: Path) -> str:

@@ -17,7 +17,7 @@ from typing import Any, Iterable, Mapping
 
 import pandas as pd
 
-from memlab.errors import UnsafePath
+from memlab.errors import MigrationError, UnsafePath
 from memlab.formats import letta_memfs as _fmt
 from memlab.migrations._gitobj import BLOB_MODE, Signature, blob_sha, build_trees, commit_body, object_sha
 
@@ -121,6 +121,17 @@ def safe_relpath(path: str, *, source: Path | str | None = None) -> str:
     if p.parts and p.parts[0] == ".git":
         raise UnsafePath(f"path {path!r} would write inside .git", path=source)
     return p.as_posix()
+
+
+def refuse_nul(path: str, text: str, item: str | None) -> None:
+    """MigrationError naming ``path`` and ``item`` when ``text``, a memory file to commit, holds
+    a NUL character: git and memlab's loaders read such a file as binary, so none of its blocks
+    would load back (the Letta server's PostgreSQL refuses NUL in text, too)."""
+    if "\x00" in text:
+        raise MigrationError(f"block {item!r} holds a NUL character, which a memory file cannot "
+                             "hold: git and memlab read the file as binary, so it would not load "
+                             "back", path=path,
+                             hint="remove the NUL characters from the block, then migrate again")
 
 
 def slug(text: str, *, fallback: str) -> str:

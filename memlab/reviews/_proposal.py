@@ -21,6 +21,7 @@ import pandas as pd
 
 from memlab._escape import md_line, split_lines, terminal_lines
 from memlab.errors import OutputExists, ProposalError, StaleProposal
+from memlab.formats import _json
 
 FORMAT = "memlab-review/2"
 
@@ -133,7 +134,7 @@ def json_value(value: Any) -> Any:
 
 
 def _canonical(data: dict[str, Any]) -> str:
-    return json.dumps(data, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    return _json.dumps(data, sort_keys=True, separators=(",", ":"))
 
 
 def _inline(text: Any, width: int | None = 90, *, code: bool = False) -> str:
@@ -331,7 +332,7 @@ class Proposal:
                 raise OutputExists(f"a different review proposal for {self.made_at[:10]} is already "
                                    "here", path=json_path,
                                    hint="apply or remove it first, or pass overwrite=True")
-        json_path.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+        json_path.write_text(_json.dumps(data, indent=2) + "\n", encoding="utf-8")
         md_path.write_text(render_markdown(data, self.ticked), encoding="utf-8")
         self.source = md_path
         return md_path

@@ -139,3 +139,13 @@ def test_an_applied_proposal_writes_exactly_the_ticked_text(tmp_path_factory, st
     fm = fmt.read_frontmatter(text)
     assert (fm.description, fm.body, fm.problems) == (value, "I am Rex.\n", [])
 
+
+def test_a_proposal_for_a_store_in_a_non_utf8_folder_is_written_and_applied(tmp_path):
+    repo = tmp_path / os.fsdecode(b"memory-\xff")
+    memory_repo(repo)
+    md, item = proposal(repo, tmp_path / "reviews")
+    assert read_proposal(md).store["path"] == str(repo)
+    tick(md, item.id)
+    assert apply_proposal(md).applied == [item.id]
+    assert fmt.read_frontmatter((repo / "system/persona.md").read_text()).description == \
+        "New description"

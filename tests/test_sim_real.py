@@ -280,3 +280,40 @@ def test_replay_through_the_shipped_releases(data_dir):
     both = old[(old["actual_reason"] == "superseded") & (old["release_reason"] == "superseded")]
     assert len(both) >= 1
     assert old.attrs["summary"]["agree"] == int(old["agree"].sum())
+
+
+_REPLAY_THEN_WAIT = """
+import sys, memlab
+from memlab.sim import replay
+from memlab.sim.releases import ReleaseProcess
+def preload(self, texts):  # the replay database is open: say so, then wait for the signal
+    print("replaying", flush=True)
+    import time; time.sleep(120)
+ReleaseProcess.preload = preload
+replay(memlab.load_elfmem(sys.argv[1]), release=sys.argv[2])
+"""
+
+
+def test_sigterm_during_a_replay_leaves_no_copy_of_the_store_texts(tmp_path, data_dir):
+    """A replay's scratch database holds a real store's block texts: like every memlab temp
+    folder it is removed on SIGTERM (it used to stay in $TMPDIR, out of the stale sweep)."""
+    import os
+    import signal
+    import subprocess
+    import sys
+
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    db = data_dir / "samples" / "elfmem" / "elfmem-0.19.2-schema5.db"
+    proc = subprocess.Popen([sys.executable, "-c", _REPLAY_THEN_WAIT, str(db), NEW],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env={**os.environ, "TMPDIR": str(tmp)})
+    try:
+        assert proc.stdout.readline().strip() == "replaying", proc.stderr.read()
+        scratch = [p.name for p in tmp.iterdir()]
+        assert any(n.startswith(f"memlab-replay-p{proc.pid}-") for n in scratch), scratch
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(timeout=60)
+    finally:
+        proc.kill()
+    assert [p.name for p in tmp.iterdir() if p.name.startswith("memlab-")] == []

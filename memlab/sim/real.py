@@ -19,7 +19,6 @@ from __future__ import annotations
 import dataclasses
 import os
 import sqlite3
-import tempfile
 import time
 import zlib
 from dataclasses import dataclass
@@ -29,6 +28,7 @@ from typing import Any
 import numpy as np
 
 from memlab._files import sqlite_uri
+from memlab._tmp import private_tempdir
 from memlab.errors import SimulationError
 from memlab.sim._texts import CONSTITUTION
 from memlab.sim.instance import DOC_INSTANCE, Instance
@@ -303,8 +303,7 @@ def run_real(releases: Any = None, scenarios: Any = None, *, instance: Instance 
     inst = instance or DOC_INSTANCE
     params = params or RealParams()
     results: dict[tuple[str, str], ScenarioResult] = {}
-    with tempfile.TemporaryDirectory(prefix="memlab-real-",
-                                     dir=None if workdir is None else str(workdir)) as tmp:
+    with private_tempdir("real", root=workdir) as tmp:
         contexts = []
         for rel in rels:
             folder = Path(tmp) / rel

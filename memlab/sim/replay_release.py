@@ -18,7 +18,6 @@ deterministic local one (``memlab/sim/_driver.py``), so decisions that hinge on 
 from __future__ import annotations
 
 import sqlite3
-import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +25,7 @@ import numpy as np
 import pandas as pd
 
 from memlab._files import sqlite_uri
+from memlab._tmp import private_tempdir
 from memlab.errors import MemlabError
 from memlab.sim.releases import ReleaseProcess, _check
 
@@ -60,7 +60,7 @@ def replay_release(store: Any, release: str) -> pd.DataFrame:
     category = blocks["category"].astype("string").fillna("knowledge").tolist()
     stamps = np.append(np.unique(hours), max(total, float(np.max(hours))))
     learned: dict[int, str | None] = {}
-    with tempfile.TemporaryDirectory(prefix="memlab-replay-") as tmp:
+    with private_tempdir("replay") as tmp:
         db = Path(tmp) / "replay.db"
         with ReleaseProcess(release, workdir=tmp) as proc:
             proc.request("open", db=str(db))

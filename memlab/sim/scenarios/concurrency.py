@@ -9,11 +9,11 @@ import re
 import shutil
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
+from memlab._tmp import private_tempdir
 from memlab.errors import MemlabError
 from memlab.sim.iterations import Iteration
 from memlab.sim.scenarios._base import Context, ScenarioResult
@@ -67,8 +67,7 @@ def _spawn_writers(kind: str, target: Path, n: int, folder: Path, *extra: str,
 def _s8_sqlite(n: int) -> dict[str, Any]:
     import sqlite3
 
-    root = Path(tempfile.mkdtemp(prefix="memlab-s8-"))
-    try:
+    with private_tempdir("s8") as root:
         db = root / "memory.db"
         conn = sqlite3.connect(db, isolation_level=None)
         mode = conn.execute("PRAGMA journal_mode=WAL").fetchone()[0]
@@ -94,13 +93,10 @@ def _s8_sqlite(n: int) -> dict[str, Any]:
                 "edits_made": 2, "edits_present": edits, "lost_edits": 2 - edits,
                 "integrity": integrity, "failed_writes": sum(o["errors"] for o in outs),
                 "busy_retries": sum(o["busy_retries"] for o in outs), "seconds": elapsed}
-    finally:
-        shutil.rmtree(root, ignore_errors=True)
 
 
 def _s8_files(n: int, append_only: bool) -> dict[str, Any]:
-    root = Path(tempfile.mkdtemp(prefix="memlab-s8-"))
-    try:
+    with private_tempdir("s8") as root:
         env = _git_env(root)
         repo = root / "memory"
         (repo / "log").mkdir(parents=True)
@@ -131,8 +127,6 @@ def _s8_files(n: int, append_only: bool) -> dict[str, Any]:
                 "fsck_ok": fsck, "failed_commits": sum(o["failed_commits"] for o in outs),
                 "commit_retries": sum(o["commit_retries"] for o in outs), "seconds": elapsed,
                 **clone}
-    finally:
-        shutil.rmtree(root, ignore_errors=True)
 
 
 def _s8_clones(root: Path, n: int, env: dict[str, str]) -> dict[str, Any]:

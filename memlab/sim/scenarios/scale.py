@@ -8,13 +8,13 @@ import math
 import re
 import shutil
 import subprocess
-import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from memlab._tmp import private_tempdir
 from memlab.errors import MemlabError, require
 from memlab.sim._texts import NoteMaker
 from memlab.sim.iterations import Iteration
@@ -146,13 +146,11 @@ def _retrieval(ctx: Context, arm: str, size: int, window: int) -> dict[str, Any]
             out["context_tokens"] = corpus_tokens
         else:
             grep = _Grep([n.text for n in notes])
-            tmp = tempfile.TemporaryDirectory(prefix="memlab-rg-")
-            scan = _Ripgrep([n.text for n in notes], Path(tmp.name)) if shutil.which("rg") \
-                else None
-            t0 = time.perf_counter()
-            matches = [(scan or grep).any_term(terms) for terms in qterms]
-            out["ms_per_query"] = 1000 * (time.perf_counter() - t0) / len(queries)
-            tmp.cleanup()
+            with private_tempdir("rg") as tmp:
+                scan = _Ripgrep([n.text for n in notes], tmp) if shutil.which("rg") else None
+                t0 = time.perf_counter()
+                matches = [(scan or grep).any_term(terms) for terms in qterms]
+                out["ms_per_query"] = 1000 * (time.perf_counter() - t0) / len(queries)
             tool = ("ripgrep (rg)" if scan else
                     "substring scan (numpy; ripgrep not installed, same matches as rg -F -i)")
             tops = [m[:frame_k] for m in matches]

@@ -163,6 +163,7 @@ def sqlite_uri(path: str | Path, **params: str) -> str:
     """A SQLite ``file:`` URI for ``path`` (made absolute) with the query ``params``
     (``mode="ro"``, ``immutable="1"``), percent-encoded so '?', '#' or '%' in a name are not
     taken for URI syntax (unencoded, ``file:/tmp/run#2/x.db?mode=ro`` opens ``/tmp/run``)."""
-    quoted = urllib.parse.quote(str(Path(path).resolve()), safe="/")
+    # The file system's bytes, so a name that is not UTF-8 (m\xff.db) is the same file to SQLite.
+    quoted = urllib.parse.quote(os.fsencode(Path(path).resolve()), safe="/")
     query = "&".join(f"{k}={v}" for k, v in params.items())
     return f"file:{quoted}?{query}" if query else f"file:{quoted}"

@@ -184,6 +184,16 @@ def test_a_store_inside_a_non_utf8_folder_loads_and_names_itself_readably(tmp_pa
     _clean_run(_cli("inspect", os.fsdecode(bytes(folder))))
 
 
+def test_an_elfmem_database_with_a_non_utf8_name_loads(tmp_path, data_dir):
+    # SQLite is opened by a file: URI; the name's own bytes must be percent-encoded in it.
+    db = tmp_path / os.fsdecode(b"memory-" + BAD + b".db")
+    db.write_bytes((data_dir / "samples/elfmem/elfmem-0.20.0-schema9.db").read_bytes())
+    store = memlab.load(db)
+    assert store.kind == "elfmem_db" and len(store.blocks) == 47
+    out = _clean_run(_cli("inspect", os.fsdecode(bytes(db))))
+    assert "47" in out
+
+
 def test_two_names_that_read_alike_are_not_merged(tmp_path):
     folder = _plain_folder(tmp_path / "agent")
     with open(bytes(folder / "system") + b"/\xfe\xff.md", "wb") as fh:  # also shown as SHOWN

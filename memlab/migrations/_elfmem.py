@@ -280,7 +280,7 @@ def render_blocks(path: str, blocks: list[Block], flags: list[dict]) -> str:
     try:
         text = format_blockfile(blocks)
     except MigrationError as exc:
-        raise MigrationError(f"{path}: {exc.message}", path=path, hint=exc.hint) from exc
+        raise MigrationError(exc.message, path=path, hint=exc.hint) from exc
     if "\x00" in text:
         refuse_nul(path, text, next(b.id for b in blocks if "\x00" in format_blockfile([b])))
     _, problems = parse_blockfile(text, file=path)

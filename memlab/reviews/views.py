@@ -220,7 +220,7 @@ def browse(proposal: Proposal, folder: str | Path) -> Any:
 
     def _write(_: Any) -> None:
         path = proposal.write(folder, overwrite=True)
-        status.value = f"wrote {path} with {len(proposal.ticked)} item(s) ticked"
+        status.value = f"wrote {html(path)} with {len(proposal.ticked)} item(s) ticked"
 
     chooser.observe(_show, names="value")
     button.on_click(_write)

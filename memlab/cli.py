@@ -225,7 +225,7 @@ def cmd_migrate(args: argparse.Namespace) -> int:
     return 0
 
 
-@command("report", "Render a notebook report (audit, memfs, migration, simulation, review, all).",
+@command("report", "Render a notebook report (audit, memfs, migration, simulation, review, fleet, all).",
          "memlab report audit data/demo/elfmem-demo.db --as-of 2026-08-04 --out reports/demo")
 def cmd_report(args: argparse.Namespace) -> int:
     from memlab.report import report
@@ -406,8 +406,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--agent", action="append", metavar="NAME|ID",
                    help="a Letta server database: migrate only this agent (repeatable)")
 
+    from memlab.report import NOTEBOOKS
+
     p = add("report")
-    p.add_argument("kind", choices=["audit", "memfs", "migration", "simulation", "review", "all"])
+    p.add_argument("kind", choices=[*NOTEBOOKS, "all"])
     p.add_argument("paths", nargs="*", metavar="PATH", help="the store(s) the report is about")
     p.add_argument("--out", help="output folder (default reports/<kind>, or reports/<date> for all)")
     p.add_argument("--as-of", help="date staleness is measured against")

@@ -57,3 +57,18 @@ def test_failing_cell_raises_report_error_with_context(tmp_path):
 def test_unknown_parameter_is_refused_before_running(tmp_path):
     with pytest.raises(ReportError, match="no parameter"):
         report("audit", [], out=tmp_path, not_a_parameter=1)
+
+
+@pytest.mark.slow
+def test_memlab_report_fleet_audits_the_given_stores(tmp_path, data_dir):
+    import subprocess
+    import sys
+
+    out = tmp_path / "out"
+    run = subprocess.run([sys.executable, "-m", "memlab", "report", "fleet",
+                          str(data_dir / "demo/elfmem-demo.db"), "--out", str(out),
+                          "-p", "workers=0"], capture_output=True, text=True, timeout=900)
+    assert run.returncode == 0, run.stderr[-2000:]
+    metrics = json.loads((out / "metrics.json").read_text())
+    assert (metrics["stores"], metrics["ok"], metrics["failed"]) == (1, 1, 0)
+    assert (out / "06-fleet.html").is_file()

@@ -122,6 +122,12 @@ def _parse(text: str, base: bool) -> YamlRead:
         return YamlRead(True, _load(text, loader))
     except _TooBig as exc:
         return YamlRead(False, problem=str(exc), failure="size")
+    except yaml.reader.ReaderError as exc:  # a character YAML refuses; its str() is two lines
+        where = exc.position if isinstance(exc.position, int) else None
+        char = exc.character if isinstance(exc.character, int) else ord(str(exc.character)[:1] or "?")
+        return YamlRead(False, problem=f"unacceptable character #x{char:04x}: {exc.reason}",
+                        line=None if where is None else text.count("\n", 0, where),
+                        failure="syntax")
     except yaml.YAMLError as exc:
         mark = getattr(exc, "context_mark", None) or getattr(exc, "problem_mark", None)
         return YamlRead(False, problem=str(getattr(exc, "problem", None) or exc),

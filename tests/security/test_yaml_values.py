@@ -40,6 +40,20 @@ def test_frontmatter_with_a_value_yaml_cannot_build_is_a_problem_row(tmp_path, l
     assert audit_memfs(store).headline["findings"] >= 1
 
 
+def test_a_character_yaml_refuses_is_a_one_line_problem_with_its_line(tmp_path):
+    # PyYAML's own message for it is two lines ('\n  in "<unicode string>", position 31').
+    w = _Writer(tmp_path / "repo")
+    w.commit("Initial commit", SERVER, _t("2026-04-01"), files={
+        "system/bad.md": "---\ndescription: ok\nnote: a\x7fb\n---\nbody\n"})
+    store = load_memfs(w.path)
+    rows = store.problems[(store.problems["file"] == "system/bad.md")
+                          & (store.problems["kind"] == "malformed_yaml")]
+    assert len(rows) >= 1
+    for message in rows["message"]:
+        assert "\n" not in message and "#x007f" in message
+    assert read_yaml("a: 1\nb: x\x7f").line == 1
+
+
 def test_agent_yaml_with_a_value_yaml_cannot_build(tmp_path):
     b = build_souveraine(tmp_path / "souv")
     (tmp_path / "souv" / "agent.yaml").write_text("name: Ani\ncreated: 2026-13-45\n")

@@ -16,9 +16,10 @@ memlab starts goes through :func:`run` (or :func:`stream`), which
   ``include``/``includeIf`` (memlab does not follow config into other files), and one whose git
   folder holds a FIFO, socket or device where git would read a file (git would block on it).
 
-memlab's own writes never need a checkout filter: commits are built with plumbing
-(``hash-object --no-filters``, ``mktree``, ``commit-tree``, ``update-ref``), and working-tree files
-are written by memlab itself. The analyst's own ``safe.directory`` entries (global config, which
+memlab's own writes never need a checkout filter: a migration writes its objects from Python
+(:func:`write_object`) and moves the branch with ``update-ref``; review's apply builds its commit
+with plumbing (``hash-object --no-filters``, ``update-index`` on a private index, ``write-tree``,
+``commit-tree``, ``update-ref``); working-tree files are written by memlab itself. The analyst's own ``safe.directory`` entries (global config, which
 is theirs and trusted) are passed through so a repository they allowed stays readable.
 
 :data:`ENV_OVERRIDES` and :data:`CONFIG_OVERRIDES` are plain data so the standalone migration
@@ -41,7 +42,7 @@ from typing import BinaryIO, Iterator, Mapping, Sequence
 from memlab.errors import RepoError
 
 __all__ = ["ENV_OVERRIDES", "CONFIG_OVERRIDES", "IDENTITY_KEYS", "env", "command", "run", "stream",
-           "check_repo", "find_root", "git_dir", "returncode", "hash_object", "mktree", "commit_tree", "update_ref",
+           "check_repo", "find_root", "git_dir", "returncode", "hash_object", "commit_tree", "update_ref",
            "rev_parse", "read_blob", "tree_entries", "write_object", "flat_tree",
            "symbolic_branch"]
 
@@ -434,13 +435,6 @@ def hash_object(repo: Path, data: bytes, kind: str = "blob") -> str:
     """Store ``data`` as an object (never through a clean filter); its sha."""
     return run(repo, "hash-object", "-w", "--no-filters", "-t", kind, "--stdin", input=data,
                ceiling=False).decode().strip()
-
-
-def mktree(repo: Path, entries: Sequence[tuple[str, str, str, str]]) -> str:
-    """Store one tree of ``(mode, type, sha, name)`` entries; its sha."""
-    body = b"".join(f"{m} {t} {s}\t".encode() + n.encode("utf-8") + b"\0"
-                    for m, t, s, n in entries)
-    return run(repo, "mktree", "-z", input=body, ceiling=False).decode().strip()
 
 
 def commit_tree(repo: Path, tree: str, parents: Sequence[str], message: str,

@@ -331,7 +331,7 @@ class Proposal:
             if old != data["digest"]:
                 raise OutputExists(f"a different review proposal for {self.made_at[:10]} is already "
                                    "here", path=json_path,
-                                   hint="apply or remove it first, or pass overwrite=True")
+                                   hint="apply or remove it first, or pass overwrite=True (memlab review --force)")
         json_path.write_text(_json.dumps(data, indent=2) + "\n", encoding="utf-8")
         md_path.write_text(render_markdown(data, self.ticked), encoding="utf-8")
         self.source = md_path

@@ -59,6 +59,10 @@ def _build(kind: str, out: Path) -> Path:
     if kind == "review":
         return execute_notebook("review", {"store": DATA / "samples/elfmem/elfmem-0.20.0-schema9.db",
                                            "as_of": "2026-11-30"}, out).html
+    if kind == "fleet":
+        return report("fleet", [DATA / "demo/elfmem-demo.db", DATA / "samples/letta-af",
+                                DATA / "samples/elfmem/elfmem-0.20.0-schema9.db"],
+                      out=out, workers=0).html
     if kind == "index":
         from memlab.report.schedule import report_all
 
@@ -71,7 +75,7 @@ def _build(kind: str, out: Path) -> Path:
 
 #: kind -> (the least number of figures, the least number of tables) the page must show
 EXPECT = {"audit": (4, 1), "memfs": (4, 1), "migration": (0, 2), "simulation": (2, 2),
-          "review": (3, 1), "index": (0, 1)}
+          "review": (3, 1), "index": (0, 1), "fleet": (1, 2)}
 
 
 @pytest.fixture(scope="module")

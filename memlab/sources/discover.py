@@ -38,6 +38,7 @@ from memlab.formats import _json
 from memlab.formats._yaml import read_yaml
 from memlab import _git as _hardened
 from memlab import kinds
+from memlab._files import kind_of
 from memlab._escape import terminal_line
 from memlab.errors import MemlabError, StoreNotFound, UnrecognizedStore
 from memlab.kinds import Search
@@ -155,13 +156,11 @@ def _skip_reason(entry: os.DirEntry) -> str | None:
         return None  # gone since the folder was listed
     if stat.S_ISLNK(mode):
         return "a symbolic link, not followed (list its target in a manifest)"
-    if stat.S_ISFIFO(mode):
-        return "a FIFO (named pipe), never opened (reading one blocks)"
-    if stat.S_ISSOCK(mode):
-        return "a socket, never opened"
-    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
-        return "a device file, never opened"
-    return None
+    return _NEVER_OPENED.get(kind_of(mode))
+
+
+_NEVER_OPENED = {"FIFO": "a FIFO (named pipe), never opened (reading one blocks)",
+                 "socket": "a socket, never opened", "device": "a device file, never opened"}
 
 
 #: A walked JSON file up to this size is parsed to check that it is an agent file or a blocks

@@ -22,69 +22,43 @@ commit point until the working tree matches the new commit; after a SIGKILL ther
 recognises HEAD as this proposal's commit and finishes the working tree and the index
 ("already applied"). The dirty-tree
 check hashes files in Python, so files that were only touched are not dirty.
+
+Where things are: this module holds ``apply_proposal`` and the steps that write: the git
+plumbing (``_git``, ``_commit`` on a private index, ``_write_file``, ``_sync_worktree``,
+``_index_behind``), the signal hold (``_signals_deferred``) and the commit point, and
+``_finish`` for a re-run. The result type is in ``_apply_result``; the in-memory file edits and
+their guards in ``_apply_edits``; the checks before writing (fresh against HEAD, one option per
+choice, git locks) and the commit message in ``_apply_checks``; the elfmem database script path
+in ``_apply_elfmem``. Tests monkeypatch ``_git``, ``_write_file`` and ``_sync_worktree`` here,
+so they stay in this module with the code that reads them.
 """
 
 from __future__ import annotations
 
-import difflib
-import json
 import os
-import re
 import signal
 from contextlib import contextmanager
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from memlab.formats._yaml import read_yaml
 from memlab.formats.letta_memfs import REVIEW_EMAIL, REVIEW_NAME
-from memlab.formats.letta_memfs import yaml_text
 from memlab import _git as _hardened
-from memlab._escape import commit_line, terminal_lines
 from memlab._files import read_regular
 from memlab._tmp import private_tempdir
 from memlab.errors import ProposalRejected, RepoError, StaleProposal
 from memlab.reviews import _repo
+from memlab.reviews._apply_checks import (_applied_in, _check_fresh, _message, _refuse_locks,
+                                         check_one_per_choice)
+from memlab.reviews._apply_edits import _apply_item, _blob_text, _Edits
+from memlab.reviews._apply_elfmem import _elfmem_script
+from memlab.reviews._apply_result import ApplyResult
 from memlab.reviews._proposal import Item, Proposal, read_proposal
 from memlab.kinds import MEMFS_KINDS
-from memlab.reviews._units import CONSTITUTIONAL_TAG, ROLE_TAG_PREFIX, is_identity_path
+
+# Re-exported: memlab.reviews imports ApplyResult from here, tests import _blob_text from here.
+__all__ = ["ApplyResult", "apply_proposal", "check_one_per_choice", "_blob_text"]
 
 _ZERO = "0" * 40
-
-
-@dataclass
-class ApplyResult:
-    """What apply did (or, with ``dry_run``, would do)."""
-
-    proposal: Path
-    applied: list[str]
-    files: list[str]
-    diff: str
-    commit: str | None = None
-    branch: str | None = None
-    dry_run: bool = False
-    message: str = ""
-    notes: list[str] = field(default_factory=list)
-    #: For an elfmem database: the script written (or, with ``dry_run``, that would be).
-    script: Path | None = None
-
-    def summary(self) -> str:
-        if not self.applied:
-            return f"{self.proposal}: no items ticked; nothing changed"
-        if self.message and not self.files and not self.notes:
-            return self.message
-        if self.script is not None:
-            if self.dry_run:
-                return f"{len(self.applied)} item(s) ticked: would write {self.script}"
-            return terminal_lines(self.notes)
-        what = "would change" if self.dry_run else "changed"
-        head = f"{len(self.applied)} item(s) {what} {len(self.files)} file(s)"
-        if self.commit:
-            head += f" in commit {self.commit[:12]} on {self.branch or 'detached HEAD'}"
-        return terminal_lines([head, *self.notes])
-
-    def __str__(self) -> str:
-        return self.summary() + ("\n\n" + self.diff if self.dry_run and self.diff else "")
 
 
 # ---- git plumbing (all through memlab._git: no program the repo's config names can run) ------
@@ -196,302 +170,6 @@ def _index_behind(root: Path, commit: str, paths: list[str]) -> list[str]:
     return behind
 
 
-def _refuse_locks(root: Path, branch: str | None, *, index: bool) -> None:
-    """Refuse, before anything is written, while another git process holds the index or the
-    branch: git would let the commit land and then fail on the index, leaving it staging a
-    revert of the change."""
-    gdir = _hardened.git_dir(root)
-    if gdir is None:
-        return
-    locks = [gdir / "index.lock"] if index else []
-    if branch:
-        locks.append(_hardened.common_dir(gdir) / "refs" / "heads" / f"{branch}.lock")
-    for lock in locks:
-        if os.path.lexists(lock):
-            raise ProposalRejected(f"{lock.name} exists: another git process is using the "
-                                   "repository; nothing was written", path=lock,
-                                   hint="if no git command is running (one that was killed "
-                                        "leaves it), remove the file and apply again")
-
-
-# ---- file edits ------------------------------------------------------------------------------
-
-def _yaml_scalar(value: str) -> str:
-    """``value`` as one YAML scalar that reads back as the text meant. A proposal's memfs v2
-    name arrives JSON-quoted (as Letta writes names) and is kept so only when YAML reads it back
-    as that string; anything else is the writer's one rule (:func:`letta_memfs.yaml_text`:
-    plain when every reader agrees, JSON-quoted otherwise)."""
-    if len(value) >= 2 and value.startswith('"') and value.endswith('"'):
-        try:
-            meant = json.loads(value)
-        except ValueError:
-            meant = None
-        if isinstance(meant, str) and read_yaml(f"k: {value}").value == {"k": meant}:
-            return value
-    return yaml_text(value)
-
-
-def _fm_bounds(lines: list[str], path: str, item: Item) -> tuple[int, int]:
-    if not lines or lines[0].rstrip("\r") != "---":
-        raise ProposalRejected(f"item {item.id}: {path} has no frontmatter at HEAD", path=path)
-    for i in range(1, len(lines)):
-        if lines[i].rstrip("\r") == "---":
-            return 1, i
-    raise ProposalRejected(f"item {item.id}: {path} frontmatter is never closed", path=path)
-
-
-def _key_span(lines: list[str], start: int, end: int, key: str) -> tuple[int, int] | None:
-    for i in range(start, end):
-        if re.match(rf"^{re.escape(key)}[ \t]*:", lines[i]):
-            j = i + 1
-            while j < end and (lines[j][:1] in (" ", "\t")):
-                j += 1
-            return i, j
-    return None
-
-
-def _set_key(text: str, key: str, value: str, path: str, item: Item, *, raw: bool = False) -> str:
-    lines = text.split("\n")
-    start, end = _fm_bounds(lines, path, item)
-    # raw: the value is YAML already (a limit must stay a bare integer, not a quoted string).
-    new = f"{key}: {value if raw else _yaml_scalar(value)}"
-    span = _key_span(lines, start, end, key)
-    if span:
-        lines[span[0]:span[1]] = [new]
-    else:
-        lines[end:end] = [new]
-    return "\n".join(lines)
-
-
-def _remove_key(text: str, key: str, path: str, item: Item) -> str:
-    lines = text.split("\n")
-    start, end = _fm_bounds(lines, path, item)
-    span = _key_span(lines, start, end, key)
-    if span is None:
-        raise StaleProposal(f"item {item.id}: {path} has no frontmatter key {key!r} any more",
-                            path=path)
-    del lines[span[0]:span[1]]
-    return "\n".join(lines)
-
-
-def _block_span(text: str, block_id: str, path: str, item: Item) -> tuple[list[str], int, int, Any]:
-    from memlab.formats.blockfile import parse_blockfile
-
-    blocks, _ = parse_blockfile(text, file=path)
-    lines = text.split("\n")
-    for n, b in enumerate(blocks):
-        if b.id == block_id:
-            start = b.line - 1
-            end = blocks[n + 1].line - 1 if n + 1 < len(blocks) else len(lines)
-            return lines, start, end, b
-    raise StaleProposal(f"item {item.id}: block {block_id} is not in {path} at HEAD", path=path)
-
-
-def _guard_block(block: Any, path: str, item: Item) -> None:
-    tags = list(block.tags or [])
-    why = []
-    if block.pinned:
-        why.append("pinned")
-    if CONSTITUTIONAL_TAG in tags or any(t.startswith(ROLE_TAG_PREFIX) for t in tags):
-        why.append("constitutional")
-    if block.cls == "identity":
-        why.append("an identity block")
-    if why:
-        raise ProposalRejected(
-            f"item {item.id} would remove block {block.id} ({block.title[:60]!r}), which is "
-            f"{' and '.join(why)}", path=path,
-            hint="untick it: pinned and constitutional blocks are never removed by apply")
-
-
-def _guard_file(text: str | None, path: str, item: Item, *, removes: bool) -> None:
-    if text is None:
-        return
-    from memlab.formats.letta_memfs import read_frontmatter
-
-    fm = read_frontmatter(text)
-    if fm.read_only is True or fm.fields.get("read_only", "").strip().lower() == "true":
-        raise ProposalRejected(f"item {item.id} would change {path}, which is read_only",
-                               path=path, hint="untick it: read-only memory files are edited only "
-                                               "by their owner, never by apply")
-    if removes and is_identity_path(path):
-        raise ProposalRejected(f"item {item.id} would delete the identity file {path}", path=path,
-                               hint="untick it: identity files are never removed by apply")
-
-
-def _blob_text(repo: Any, sha: str, path: str) -> str:
-    """A blob as text, or a clear refusal: apply edits memory files as UTF-8 text only."""
-    try:
-        data = _repo.read_blob(repo, sha)
-    except ValueError as exc:  # the blob is not in the object store
-        raise StaleProposal(f"the proposal needs {path} at blob {sha[:12]}, which this repo no "
-                            f"longer has ({type(exc).__name__})", path=path) from exc
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise ProposalRejected(f"{path} is not UTF-8 text, so apply cannot edit it", path=path,
-                               hint="untick the items that touch it and edit it by hand") from exc
-
-
-class _Edits:
-    """File texts at HEAD, edited in memory item by item."""
-
-    def __init__(self, repo: Any, head: str) -> None:
-        self.repo, self.head = repo, head
-        self.text: dict[str, str | None] = {}
-        self.original: dict[str, str | None] = {}
-        self.owner: dict[str, str] = {}  # path -> first item that changed it
-
-    def get(self, path: str) -> str | None:
-        if path not in self.text:
-            sha = _repo.blob_at(self.repo, self.head, path)
-            value = None if sha is None else _blob_text(self.repo, sha, path)
-            self.text[path] = self.original[path] = value
-        return self.text[path]
-
-    def put(self, path: str, value: str | None, item: Item) -> None:
-        self.get(path)
-        self.text[path] = value
-        self.owner.setdefault(path, item.id)
-
-    def need(self, path: str, item: Item) -> str:
-        value = self.get(path)
-        if value is None:
-            other = self.owner.get(path)
-            if other:
-                raise ProposalRejected(f"items {other} and {item.id} both change {path}, and {other} "
-                                       "removes it", path=path, hint="tick only one of them")
-            raise StaleProposal(f"item {item.id}: {path} is not in the commit", path=path)
-        return value
-
-    def changes(self) -> dict[str, bytes | None]:
-        return {p: (None if t is None else t.encode("utf-8")) for p, t in self.text.items()
-                if t != self.original[p]}
-
-    def diff(self) -> str:
-        out = []
-        for path in sorted(self.text):
-            old, new = self.original[path], self.text[path]
-            if old == new:
-                continue
-            out.extend(difflib.unified_diff(
-                (old or "").splitlines(keepends=True), (new or "").splitlines(keepends=True),
-                fromfile="/dev/null" if old is None else f"a/{path}",
-                tofile="/dev/null" if new is None else f"b/{path}"))
-            if out and not out[-1].endswith("\n"):
-                out[-1] += "\n\\ No newline at end of file\n"
-        return "".join(out)
-
-
-def _steps(item: Item) -> list[dict[str, Any]]:
-    """The file changes of an item: its ``steps`` (none for a keep-as-is option)."""
-    if "steps" in item.change:
-        return list(item.change["steps"])
-    return [item.change]
-
-
-def _set_body(text: str, body: str, path: str, item: Item) -> str:
-    lines = text.split("\n")
-    if lines and lines[0].rstrip("\r") == "---":
-        _, end = _fm_bounds(lines, path, item)
-        return "\n".join(lines[: end + 1]) + "\n\n" + body.rstrip("\n") + "\n"
-    return body.rstrip("\n") + "\n"
-
-
-def _apply_item(edits: _Edits, item: Item) -> None:
-    for step in _steps(item):
-        _apply_step(edits, item, step)
-
-
-def _apply_step(edits: _Edits, item: Item, ch: dict[str, Any]) -> None:
-    op = ch.get("op")
-    path = ch.get("file")
-    if op == "delete_file":
-        text = edits.need(path, item)
-        _guard_file(text, path, item, removes=True)
-        edits.put(path, None, item)
-    elif op == "archive_block":
-        text = edits.need(path, item)
-        lines, start, end, block = _block_span(text, ch["block_id"], path, item)
-        _guard_block(block, path, item)
-        chunk = lines[start:end]
-        while chunk and chunk[-1].strip() == "":
-            chunk.pop()
-        rest = lines[:start] + lines[end:]
-        while len(rest) > 1 and rest[-1] == "" and rest[-2].strip() == "":
-            rest.pop()  # removing the last block leaves its separator blank line at the end
-        edits.put(path, "\n".join(rest), item)
-        dest = ch["to"]
-        archive = edits.get(dest) or ""
-        if archive and not archive.endswith("\n"):
-            archive += "\n"
-        if archive.strip():
-            archive += "\n"
-        edits.put(dest, archive + "\n".join(chunk) + "\n", item)
-    elif op == "restore_file":
-        current = edits.get(path)
-        _guard_file(current, path, item, removes=False)
-        edits.put(path, _blob_text(edits.repo, ch["blob"], path), item)
-    elif op == "set_body":
-        text = edits.need(path, item)
-        _guard_file(text, path, item, removes=False)
-        edits.put(path, _set_body(text, ch["body"], path, item), item)
-    elif op == "set_key":
-        text = edits.need(path, item)
-        _guard_file(text, path, item, removes=False)
-        edits.put(path, _set_key(text, ch["key"], ch["value"], path, item,
-                                 raw=bool(ch.get("raw"))), item)
-    elif op == "remove_key":
-        text = edits.need(path, item)
-        _guard_file(text, path, item, removes=False)
-        edits.put(path, _remove_key(text, ch["key"], path, item), item)
-    elif op == "add_frontmatter":
-        text = edits.need(path, item)
-        if text.startswith("---"):
-            raise StaleProposal(f"item {item.id}: {path} already starts with frontmatter", path=path)
-        head = ["---"]
-        if ch.get("name"):
-            head.append(f"name: {_yaml_scalar(ch['name'])}")
-        head.append(f"description: {_yaml_scalar(ch['description'])}")
-        head.append("---")
-        edits.put(path, "\n".join(head) + "\n\n" + text, item)
-    elif op == "move_file":
-        text = edits.need(path, item)
-        _guard_file(text, path, item, removes=True)
-        if edits.get(ch["to"]) is not None:
-            raise StaleProposal(f"item {item.id}: {ch['to']} already exists", path=ch["to"])
-        edits.put(ch["to"], text, item)
-        edits.put(path, None, item)
-    else:
-        raise ProposalRejected(f"item {item.id} ({item.action}) has no file change memlab can make",
-                               path=path)
-
-
-def _message(proposal: Proposal, items: list[Item], source: Path) -> str:
-    """The commit message; every store-derived value is one :func:`commit_line`."""
-    lines = [f"memlab review: apply {len(items)} item(s) from {commit_line(source.name)}", ""]
-    for it in items:
-        lines.append(f"- {commit_line(it.id)} {commit_line(it.option)}: "
-                     f"{commit_line(it.change.get('text', it.summary))}")
-    lines += ["", f"Proposal-Digest: {commit_line(proposal.to_dict()['digest'][:16])}",
-              f"Made-From: {commit_line(proposal.fingerprint.get('head_sha'))}"]
-    return "\n".join(lines) + "\n"
-
-
-def _applied_in(repo: Any, commit: str, proposal: Proposal, items: list[Item]) -> bool:
-    """True when ``commit`` is this proposal's apply commit for exactly these items, made
-    directly on the commit the proposal was made from."""
-    info = _repo.commit_info(repo, commit)
-    if info is None:
-        return False
-    parents, _tree, message = info
-    digest = f"Proposal-Digest: {proposal.to_dict()['digest'][:16]}"
-    made = proposal.fingerprint.get("head_sha")
-    ids = {line.split(" ", 2)[1] for line in message.split("\n") if line.startswith("- ")
-           and len(line.split(" ", 2)) > 2}
-    return (parents == [made] and digest in message.split("\n")
-            and ids == {it.id for it in items})
-
-
 @contextmanager
 def _signals_deferred():
     """SIGINT/SIGTERM held back while the branch moves and the files follow it, so a kill
@@ -513,71 +191,6 @@ def _signals_deferred():
             signal.signal(s, handler)
         for signum in dict.fromkeys(caught):
             signal.raise_signal(signum)
-
-
-def _check_fresh(repo: Any, proposal: Proposal, source: Path,
-                 ticked: list[Item] | None = None) -> str:
-    fp = proposal.fingerprint
-    head = _repo.head_sha(repo)
-    if head is None:
-        raise RepoError("the repository has no commits", path=repo.working_tree_dir)
-    if head == fp.get("head_sha"):
-        return head
-    if ticked and _applied_in(repo, head, proposal, ticked):
-        return head
-    changed = [p for p, blob in (fp.get("files") or {}).items()
-               if _repo.blob_at(repo, head, p) != blob]
-    detail = (f"files it edits changed: {', '.join(changed)}" if changed
-              else "none of the files it edits changed, but its evidence came from the old state")
-    raise StaleProposal(f"the repository moved from {str(fp.get('head_sha'))[:12]} to {head[:12]} "
-                        f"since the proposal was made; {detail}", path=source)
-
-
-def check_one_per_choice(proposal: Proposal, md_path: Path) -> None:
-    """Refuse a proposal with two ticked options in one choice, naming the choice."""
-    for n, choice in enumerate(proposal.choices, start=1):
-        both = [oid for oid in choice.options if oid in proposal.ticked]
-        if len(both) > 1:
-            raise ProposalRejected(
-                f"choice {n} ({choice.kind}) has {len(both)} options ticked "
-                f"({', '.join(both)}); its options exclude each other", path=md_path,
-                hint="tick at most one option per choice")
-
-
-def _elfmem_script(proposal: Proposal, ticked: list[Item], md_path: Path, *,
-                   script: str | Path | None, dry_run: bool) -> ApplyResult:
-    """For an elfmem database: write the script that makes the ticked changes through elfmem."""
-    from memlab.errors import OutputExists
-    from memlab.reviews._proposal import ELFMEM_APPLY_SCHEMA
-    from memlab.reviews._elfmem_script import render_script, script_steps
-
-    schema = proposal.store.get("schema_version")
-    if schema is None or int(schema) < ELFMEM_APPLY_SCHEMA:
-        raise ProposalRejected(
-            f"this database has elfmem schema {schema}, written by a release before 0.20 whose "
-            "API has no edit or forget", path=md_path,
-            hint="make the ticked changes by hand, or upgrade the agent to elfmem 0.20+ (it "
-                 "migrates the schema), review again and apply that proposal")
-    steps = script_steps(ticked)
-    result = ApplyResult(md_path, [it.id for it in ticked], [], "", dry_run=dry_run)
-    if not any(s for _, s in steps):
-        result.message = "no ticked option changes the database; no script written"
-        return result
-    digest = proposal.to_dict()["digest"]
-    text = render_script(database=proposal.store["path"], digest=digest, items=ticked)
-    out = Path(script).expanduser() if script else md_path.with_name(md_path.stem + ".apply.py")
-    result.diff = text
-    result.script = out
-    if dry_run:
-        return result
-    if out.exists():
-        raise OutputExists("an apply script is already here", path=out,
-                           hint="read it and run it, or move it away and apply again")
-    out.write_text(text, encoding="utf-8")
-    n = sum(len(s) for _, s in steps)
-    result.notes.append(f"wrote {out}: {n} elfmem call(s); read it, then run it with the Python "
-                        "where your agent's elfmem is installed (memlab did not touch the database)")
-    return result
 
 
 def apply_proposal(path: str | Path, *, repo: str | Path | None = None, branch: str | None = None,

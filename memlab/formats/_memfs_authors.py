@@ -1,0 +1,51 @@
+"""Letta Code memfs commit authors: the author kinds, memlab's own commit identities (migrations
+and review applies) and :func:`classify_author`. Part of :mod:`memlab.formats.letta_memfs`,
+which re-exports the public names.
+"""
+
+from __future__ import annotations
+
+AUTHOR_KINDS = ("agent", "server_user", "human", "reflection_subagent", "system", "migration",
+                "review")
+#: Who memlab's own migration commits are attributed to (author kind ``migration``): not an
+#: agent and not a human, so an audit can tell a migration apart from the memory's own history.
+MIGRATION_NAME = "memlab migrate"
+MIGRATION_EMAIL = "migrate@memlab.invalid"
+#: Who ``memlab apply`` commits a ticked review proposal as (author kind ``review``): a change a
+#: human chose, written by memlab with git plumbing (no hook runs), so not a human's commit.
+REVIEW_NAME = "memlab"
+REVIEW_EMAIL = "memlab@localhost"
+
+
+# --------------------------------------------------------------------------- authors
+
+def classify_author(name: str | None, email: str | None, *, message: str | None = None,
+                    branch: str | None = None) -> str:
+    """One of :data:`AUTHOR_KINDS` for a commit author (formats-letta.md §1.5).
+
+    ``agent-…@letta.com`` is an agent (also the hand-typed truncated ids); reflection subagents
+    use their own agent ids, so they are told apart by name, the 🔮 suffix or a
+    ``letta/reflection/*`` branch; ``user-…@letta.ai`` is a server/API user; the server's
+    fallback identities (``system@letta.ai``, ``agent@letta.ai``) are ``system``; Souveraine
+    agents commit as ``{agent_id}@souveraine.local``; memlab's own migrations
+    (:data:`MIGRATION_EMAIL`) are ``migration`` and its review applies (:data:`REVIEW_EMAIL`)
+    ``review``; anyone else is a human.
+    """
+    email = (email or "").strip().lower()
+    name = (name or "").strip()
+    if email == MIGRATION_EMAIL:
+        return "migration"
+    if email == REVIEW_EMAIL:
+        return "review"
+    local, _, domain = email.partition("@")
+    if domain == "letta.ai" and local in ("system", "agent"):
+        return "system"
+    if domain == "letta.ai" and local.startswith("user-"):
+        return "server_user"
+    is_agent = (domain == "letta.com" and local.startswith("agent-")) or domain == "souveraine.local"
+    if is_agent:
+        reflective = ("reflection" in name.lower()
+                      or (message is not None and "\U0001f52e" in message)
+                      or (branch is not None and "letta/reflection/" in branch))
+        return "reflection_subagent" if reflective else "agent"
+    return "human"

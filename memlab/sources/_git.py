@@ -9,25 +9,27 @@ index); the working tree is compared with a commit by hashing files in Python, e
 
 History is one ``git log --raw --numstat -z`` pass over every branch, parsed here; asking
 GitPython for ``Commit.stats`` commit by commit is about 30 times slower.
+
+Rooms: running git, what a repository is, its trees and blobs are
+:mod:`memlab.sources._git_repo`; the working tree (names on disk, blob ids, drift from a
+commit) is :mod:`memlab.sources._git_worktree`; history (:func:`log_history`,
+:func:`log_changes`) is here, and every name in ``__all__`` is importable from here.
 """
 
 from __future__ import annotations
 
-import functools
-import hashlib
 import itertools
-import os
 import re
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable, Sequence
 
 import pandas as pd
 
 from memlab import _git as _hardened
-from memlab._files import walk
-from memlab.constants import MAX_FILE_BYTES, MAX_FOLDER_DEPTH
-from memlab.errors import RepoError
+from memlab.constants import MAX_FILE_BYTES
+from memlab.sources._git_repo import (_READ_CONFIG, RepoInfo, TreeEntry, blob_sizes, find_repo,
+                                      ls_tree, read_blobs, resolve_commit, run_git)
+from memlab.sources._git_worktree import git_blob_id, shown_path, working_tree_changes
 from memlab.store import categories
 
 __all__ = [
@@ -46,11 +48,6 @@ __all__ = [
     "shown_path",
 ]
 
-# Settings for reading history; memlab._git adds the hardening (environment and overrides).
-# core.bigFileThreshold: git diffs no blob over memlab's cap (numstat gives "-", as for a binary
-# file, from the object's size alone), so a huge committed file never makes git load it.
-_READ_CONFIG = ("log.showSignature=false", "core.quotePath=false", "diff.renameLimit=2000",
-                "log.mailmap=false", f"core.bigFileThreshold={MAX_FILE_BYTES}")
 _RECORD_START = re.compile(rb"^(?:[0-9a-f]{64}|[0-9a-f]{40})\x1f")
 
 HISTORY_DTYPES = {
@@ -60,181 +57,6 @@ HISTORY_DTYPES = {
     "path": "string", "change_type": "category", "lines_added": "Int64",
     "lines_deleted": "Int64", "no_verify_suspect": "boolean",
 }
-
-
-def run_git(repo: Path, *args: str, input: bytes | None = None, check: bool = True) -> bytes:
-    """Run one read-only git command in ``repo`` through :func:`memlab._git.run` (hardened:
-    no program the repository's config names can run); stdout as bytes. RepoError on failure."""
-    return _hardened.run(repo, *args, input=input, check=check, config=_READ_CONFIG)
-
-
-@dataclass
-class RepoInfo:
-    """What a repository is, read without writing anything."""
-
-    path: Path                 # the folder asked for
-    workdir: Path | None       # None for a bare repository
-    git_dir: Path
-    bare: bool
-    shallow: bool
-    head_sha: str | None       # None: no commits yet
-    branch: str | None         # None: detached HEAD (or no HEAD at all)
-    shallow_boundary: list[str] = field(default_factory=list)
-
-    @property
-    def empty(self) -> bool:
-        return self.head_sha is None
-
-
-def find_repo(path: str | Path) -> RepoInfo | None:
-    """The git repository rooted exactly at ``path``, or None when ``path`` is not one."""
-    path = Path(path)
-    probe = run_git(path, "rev-parse", "--is-bare-repository", "--is-shallow-repository",
-                    "--absolute-git-dir", check=False)
-    # Paths as the file system names them (os.fsdecode): the repo may sit in a folder whose
-    # name is not UTF-8.
-    lines = os.fsdecode(probe).splitlines()
-    if len(lines) < 3 or lines[0] not in ("true", "false"):
-        return None
-    bare, shallow, git_dir = lines[0] == "true", lines[1] == "true", Path(lines[2])
-    workdir = None
-    if not bare:
-        top = os.fsdecode(run_git(path, "rev-parse", "--show-toplevel", check=False)).rstrip("\n")
-        workdir = Path(top) if top else None
-        if workdir is None or workdir.resolve() != path.resolve():
-            return None  # `path` is a folder inside a repo, not the repo itself
-    head = run_git(path, "rev-parse", "-q", "--verify", "HEAD^{commit}", check=False).decode().strip()
-    ref = run_git(path, "symbolic-ref", "-q", "HEAD", check=False).decode().strip()
-    branch = ref[len("refs/heads/"):] if ref.startswith("refs/heads/") else (ref or None)
-    boundary: list[str] = []
-    if shallow:
-        shallow_file = git_dir / "shallow"
-        if shallow_file.exists():
-            boundary = [s for s in shallow_file.read_text().split() if s]
-    return RepoInfo(path, workdir, git_dir, bare, shallow, head or None, branch, boundary)
-
-
-def resolve_commit(repo: Path, ref: str) -> str:
-    """The commit sha ``ref`` names, or RepoError saying the ref is unknown."""
-    if not ref or ref.startswith("-") or any(c in ref for c in "\x00\n\r "):
-        raise RepoError(f"{ref!r} is not a valid git ref", path=repo)
-    out = run_git(repo, "rev-parse", "-q", "--verify", "--end-of-options", f"{ref}^{{commit}}",
-                  check=False).decode().strip()
-    if not out:
-        raise RepoError(f"unknown ref {ref!r}", path=repo,
-                        hint="name a branch, tag or commit of this repository (git branch -a)")
-    return out
-
-
-@dataclass(frozen=True)
-class TreeEntry:
-    mode: str
-    type: str   # blob / tree / commit (a submodule)
-    sha: str
-    size: int | None
-    path: str   # UTF-8 decoded; a name that is not UTF-8 has U+FFFD in its place
-    #: The name's bytes when they are not UTF-8 (``path`` then shows them with U+FFFD), else None.
-    raw: bytes | None = field(default=None, compare=False, repr=False)
-
-    @property
-    def name_bytes(self) -> bytes:
-        """The path exactly as git stores it."""
-        return self.raw if self.raw is not None else self.path.encode("utf-8")
-
-
-def shown_path(name: str) -> tuple[str, bool]:
-    """A file name from the disk (``os.fsdecode``: undecodable bytes as surrogates) as memlab
-    shows it, and whether it was not UTF-8: ``(name with U+FFFD for each bad byte, True)``.
-    Such a name cannot go into a frame as it is (pandas' string dtype refuses surrogates)."""
-    try:
-        name.encode("utf-8")
-    except UnicodeEncodeError:
-        return os.fsencode(name).decode("utf-8", "replace"), True
-    return name, False
-
-
-_FULL_SHA = re.compile(r"[0-9a-f]{40}(?:[0-9a-f]{24})?")
-
-
-def ls_tree(repo: Path, commit: str) -> list[TreeEntry]:
-    """Every blob and submodule in ``commit``'s tree, recursively, with sizes.
-
-    A full commit id names one tree forever, so its listing is read from git once per process
-    and repository (the loader and the audit each ask for HEAD's); a ref or short id is read
-    every time."""
-    if _FULL_SHA.fullmatch(commit):
-        return list(_ls_tree_of_sha(str(repo), commit))
-    return _ls_tree(repo, commit)
-
-
-@functools.lru_cache(maxsize=32)
-def _ls_tree_of_sha(repo: str, sha: str) -> tuple[TreeEntry, ...]:
-    return tuple(_ls_tree(Path(repo), sha))
-
-
-def _ls_tree(repo: Path, commit: str) -> list[TreeEntry]:
-    out = run_git(repo, "ls-tree", "-r", "-z", "--long", "--full-tree", commit)
-    entries = []
-    for rec in out.split(b"\0"):
-        if not rec:
-            continue
-        meta, _, raw_path = rec.partition(b"\t")
-        mode, typ, sha, size = meta.split(None, 3)
-        try:
-            path, raw = raw_path.decode("utf-8"), None
-        except UnicodeDecodeError:
-            path, raw = raw_path.decode("utf-8", "replace"), raw_path
-        entries.append(TreeEntry(mode.decode(), typ.decode(), sha.decode(),
-                                 None if size.strip() == b"-" else int(size), path, raw))
-    return entries
-
-
-def read_blobs(repo: Path, shas: Iterable[str], *, max_bytes: int | None = None
-               ) -> dict[str, bytes]:
-    """Contents of the given objects in one ``git cat-file --batch`` call; missing ones absent.
-
-    With ``max_bytes``, an object larger than that is absent too: its bytes are passed over in
-    1 MB pieces and never held (callers that know sizes, from ``ls-tree -l`` or
-    :func:`blob_sizes`, leave such objects out of ``shas`` so git does not send them at all)."""
-    wanted = list(dict.fromkeys(s for s in shas if s))
-    if not wanted:
-        return {}
-    result: dict[str, bytes] = {}
-    # Read blob by blob as git writes them: each blob's bytes exist once (no whole-output
-    # buffer, no slice of it), so a 1 GB blob costs 1 GB here, not three.
-    with _hardened.pipe(repo, "cat-file", "--batch", input=("\n".join(wanted) + "\n").encode(),
-                        config=_READ_CONFIG) as out:
-        for sha in wanted:
-            header = out.readline().split()
-            if len(header) < 3 or header[1] == b"missing":
-                continue
-            size = int(header[2])
-            if max_bytes is not None and size > max_bytes:
-                left = size
-                while left > 0:
-                    got = len(out.read(min(left, 1 << 20)))
-                    if not got:
-                        break
-                    left -= got
-            else:
-                result[sha] = out.read(size)
-            out.read(1)  # the newline after each object
-    return result
-
-
-def blob_sizes(repo: Path, shas: Iterable[str]) -> dict[str, int]:
-    """Object sizes from ``git cat-file --batch-check`` (no content read)."""
-    wanted = list(dict.fromkeys(s for s in shas if s))
-    if not wanted:
-        return {}
-    out = run_git(repo, "cat-file", "--batch-check=%(objectname) %(objectsize)",
-                  input=("\n".join(wanted) + "\n").encode())
-    sizes = {}
-    for line in out.decode().splitlines():
-        parts = line.split()
-        if len(parts) == 2 and parts[1].isdigit():
-            sizes[parts[0]] = int(parts[1])
-    return sizes
 
 
 # --------------------------------------------------------------------------- history
@@ -509,149 +331,3 @@ def log_changes(repo: Path) -> pd.DataFrame:
     df["change_type"] = df["change_type"].astype("category")
     df["is_merge"] = df["is_merge"].astype("boolean")
     return df
-
-
-# --------------------------------------------------------------------------- working tree
-
-def git_blob_id(data: bytes, *, sha256: bool = False) -> str:
-    """The id ``git hash-object`` (without ``-w``, without filters) gives ``data``."""
-    h = hashlib.sha256() if sha256 else hashlib.sha1()
-    h.update(b"blob %d\0" % len(data))
-    h.update(data)
-    return h.hexdigest()
-
-
-def _hash_file(path: Path, *, sha256: bool) -> str:
-    """The blob id of a regular file's bytes; OSError for anything else (a FIFO would block)."""
-    from memlab._files import open_regular
-
-    h = hashlib.sha256() if sha256 else hashlib.sha1()
-    with open_regular(path) as fh:
-        h.update(b"blob %d\0" % os.fstat(fh.fileno()).st_size)
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
-
-
-def working_tree_changes(info: RepoInfo, commit: str | None,
-                         tree: list[TreeEntry] | None = None,
-                         problems: list[tuple[str, str, str]] | None = None) -> pd.DataFrame:
-    """Files whose working copy differs from ``commit`` (path, change), touching nothing.
-
-    ``change`` is ``modified``, ``deleted``, ``untracked`` (not in the commit, not ignored),
-    ``typechange`` or ``unreadable`` (a file, or a folder's files, memlab may not read, or a
-    FIFO, socket or device, which is never opened). Files are hashed in Python as git would
-    hash them without clean filters, in 1 MB pieces whatever their size
-    (a repo with ``core.autocrlf`` may show line-ending-only differences). A folder more than
-    :data:`~memlab.constants.MAX_FOLDER_DEPTH` levels down is not walked: its committed files
-    are ``unreadable`` and ``problems`` gets ``(folder/, "too_deep", message)``. Committed paths
-    no checkout can hold (a ``.git`` or ``..`` segment: git refuses them) are not compared.
-
-    Names are matched as bytes, as git stores them, so a committed file whose name is not
-    UTF-8 is not mistaken for a deleted one plus an untracked one; such a name is shown with
-    U+FFFD, and an uncommitted one is added to ``problems`` (``(path, "non_utf8_path",
-    message)``), as :func:`log_history` reports committed ones.
-    """
-    columns = ["path", "change"]
-    if info.workdir is None:
-        return pd.DataFrame({c: pd.Series(dtype="string") for c in columns})
-    if tree is None:
-        tree = ls_tree(info.path, commit) if commit else []
-    from memlab.errors import UnsafePath
-    from memlab.formats.letta_memfs import safe_relative_path
-
-    def checkable(path: str) -> bool:
-        try:
-            safe_relative_path(path)
-        except UnsafePath:
-            return False
-        return True
-
-    tracked = {e.name_bytes: e for e in tree if e.type == "blob" and checkable(e.path)}
-    sha256 = any(len(e.sha) == 64 for e in tree)
-    root = info.workdir
-    found: dict[bytes, Path] = {}
-    unlisted: list[bytes] = []  # folders the walk could not list or did not enter, as b"rel/"
-
-    def relative(folder: str) -> bytes:
-        rel = os.fsencode(os.path.relpath(folder, root)).replace(os.sep.encode(), b"/")
-        return b"" if rel == b"." else rel + b"/"
-
-    def not_listed(exc: OSError) -> None:
-        if exc.filename:
-            unlisted.append(relative(exc.filename))
-
-    def too_deep(folder: str) -> None:
-        rel = relative(folder)
-        unlisted.append(rel)
-        if problems is not None:
-            problems.append((rel.decode("utf-8", "replace"), "too_deep",
-                             f"a folder nested more than {MAX_FOLDER_DEPTH} levels below the "
-                             "repository; memlab does not look inside it, so its files are not "
-                             "compared with the commit"))
-
-    for dirpath, dirnames, filenames in walk(root, onerror=not_listed, too_deep=too_deep):
-        rel_dir = os.path.relpath(dirpath, root)
-        keep = []
-        for d in dirnames:
-            full = Path(dirpath, d)
-            if d == ".git" or (full / ".git").exists() or full.is_symlink():
-                if full.is_symlink():
-                    filenames.append(d)  # a symlink to a folder is a file to git
-                continue
-            keep.append(d)
-        dirnames[:] = keep
-        for f in filenames:
-            if f == ".git":
-                continue
-            rel = f if rel_dir == "." else f"{rel_dir}/{f}".replace(os.sep, "/")
-            found[os.fsencode(rel)] = Path(dirpath, f)
-
-    def shown(name: bytes) -> tuple[str, bool]:
-        try:
-            return name.decode("utf-8"), False
-        except UnicodeDecodeError:
-            return name.decode("utf-8", "replace"), True
-
-    rows: list[tuple[str, str]] = []
-    for name, entry in tracked.items():
-        local = found.get(name)
-        if local is None:
-            rows.append((entry.path, "unreadable" if name.startswith(tuple(unlisted))
-                         else "deleted"))
-            continue
-        is_link = local.is_symlink()
-        if is_link != (entry.mode == "120000"):
-            rows.append((entry.path, "typechange"))
-            continue
-        if is_link:
-            current = git_blob_id(os.fsencode(os.readlink(local)), sha256=sha256)
-        else:
-            try:
-                current = _hash_file(local, sha256=sha256)
-            except OSError:
-                rows.append((entry.path, "unreadable"))
-                continue
-        if current != entry.sha:
-            rows.append((entry.path, "modified"))
-    untracked = sorted(p for p in found if p not in tracked)
-    from memlab._files import is_special
-
-    # git reads every .gitignore on the way; one that is a FIFO would block it: no ignore rules.
-    blocked = any(p.rsplit(b"/", 1)[-1] == b".gitignore" and is_special(found[p]) for p in found)
-    if untracked:
-        ignored: set[bytes] = set()
-        if not blocked:
-            out = run_git(info.path, "check-ignore", "--no-index", "-z", "--stdin",
-                          input=b"\0".join(untracked) + b"\0", check=False)
-            ignored = {p for p in out.split(b"\0") if p}
-        for name in untracked:
-            if name in ignored:
-                continue
-            path, bad = shown(name)
-            rows.append((path, "untracked"))
-            if bad and problems is not None:
-                problems.append((path, "non_utf8_path", "an uncommitted file whose name is not "
-                                 "UTF-8; shown with replacement characters"))
-    df = pd.DataFrame(sorted(rows), columns=columns)
-    return df.astype({"path": "string", "change": "category"})

@@ -7,11 +7,9 @@ import importlib.util
 import json
 import math
 import sqlite3
-import subprocess
 import sys
 from pathlib import Path
 
-import pandas as pd
 import pytest
 from matplotlib.figure import Figure
 

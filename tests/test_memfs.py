@@ -10,7 +10,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from memfs_repos import (AGENT, HUMAN, PNG, REFLECTION, SERVER, _Writer, _t, build_letta_memory_prefix,
+from memfs_repos import (AGENT, HUMAN, PNG, SERVER, _Writer, _t, build_letta_memory_prefix,
                          build_letta_v1, build_letta_v2, build_souveraine, build_substrate, snapshot)
 from memlab.audits.memfs import audit_memfs, prompt_at
 from memlab.errors import RepoError, StoreNotFound, UnrecognizedStore, UnsafePath

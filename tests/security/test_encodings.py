@@ -10,8 +10,6 @@ import os
 import subprocess
 import sys
 
-import pytest
-
 import memlab
 from memlab.sources.agent_file import load_agent_file
 

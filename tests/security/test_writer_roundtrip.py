@@ -16,7 +16,6 @@ import shutil
 import sqlite3
 from pathlib import Path
 
-import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 

@@ -9,7 +9,6 @@ and never finished on 12). The reader measures the node graph before anything is
 
 from __future__ import annotations
 
-import json
 
 import pandas as pd
 import pytest
@@ -17,7 +16,6 @@ import pytest
 from hostile import git, memory_repo, yaml_bomb
 from memfs_repos import build_souveraine
 from memlab.constants import MAX_FM_COLUMNS, MAX_YAML_NODES
-from memlab.formats import letta_memfs as fmt
 from memlab.formats._yaml import read_yaml
 from memlab.sources.discover import discover
 from memlab.sources.memfs import load_memfs

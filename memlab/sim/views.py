@@ -92,7 +92,6 @@ def threshold_explorer(run: SimulationRun, *, iteration: Iteration | None = None
     re-runs ``scenarios`` on the run's context and shows the new outcomes. Returns the widget
     (display it); in a headless run it renders once with the starting values."""
     import ipywidgets as widgets
-    from IPython.display import display
 
     start = iteration or run.iterations[0]
     options = [(it.name, it) for it in run.iterations]
@@ -111,9 +110,14 @@ def threshold_explorer(run: SimulationRun, *, iteration: Iteration | None = None
         for code in scenarios:
             res = run.rerun(variant, code)
             rows.append({"scenario": code, "outcome": res.outcome, "evidence": res.summary})
-        with out:
-            out.clear_output(wait=True)
-            display(pd.DataFrame(rows).set_index("scenario"))
+        # The table is put in the Output directly, not captured from display() inside it: a
+        # headless runner (nbclient, so papermill and `memlab report`) answers each captured
+        # output by sending the widget's state back on the kernel's shell socket while it
+        # waits for the cell's reply on that socket, and that race delayed the reply by up to
+        # a second per cell (40 such cells: 24-46 s, against 3-6 s so) and in one test run
+        # for good (the kernel had answered; the runner waited 8 minutes, until killed).
+        out.outputs = ()
+        out.append_display_data(pd.DataFrame(rows).set_index("scenario"))
 
     pick.observe(refresh, names="value")
     slider.observe(refresh, names="value")

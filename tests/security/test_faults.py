@@ -153,7 +153,10 @@ def test_sigterm_during_apply_lands_after_the_tree_matches_the_commit(tmp_path):
 # ---- temp copies ---------------------------------------------------------------------------------
 
 _HOLD_SNAPSHOT = textwrap.dedent("""
-    import sys, time
+    import signal, sys, time
+    # Ctrl-C as in a terminal: a job started in the background (`make test &`) inherits SIGINT
+    # ignored, and then no handler of memlab's (nor Python's) ever sees it.
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     from memlab.sources._sqlite_snapshot import read_snapshot
     def reader(snap):
         print(snap.method, flush=True)

@@ -17,7 +17,6 @@ import argparse
 import os
 import shutil
 import sqlite3
-import subprocess
 import sys
 import tempfile
 from pathlib import Path

@@ -47,7 +47,6 @@ in ``archive/<category>.md``; the ledger (see :mod:`memlab.migrations._elfmem`) 
 from __future__ import annotations
 
 import hashlib
-import json
 import re
 import uuid
 from dataclasses import dataclass, field

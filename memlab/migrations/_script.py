@@ -103,7 +103,7 @@ def render_script(plan: Plan, dest: Path, *, branch: str, mode: str,
         out.append(comment(f"# Repository: {planned.subdir or '(the destination itself)'}"
                            + (f"  [{planned.title}]" if planned.title else "")))
         out.append("# " + "=" * 94)
-        out.append(f"_commits = []")
+        out.append("_commits = []")
         for commit, (tree, sha) in zip(planned.commits, chain):
             out.append("")
             out.append("# " + "-" * 94)

@@ -53,6 +53,14 @@ def _sha(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
+def _statuses(db: Path) -> dict[str, str]:
+    con = sqlite3.connect(db)
+    try:
+        return dict(con.execute("SELECT id, status FROM blocks"))
+    finally:
+        con.close()
+
+
 # ---- ground truth ------------------------------------------------------------------------------
 def test_destructive_precision_and_no_unique_fact_removed(proposal, labels):
     result = evaluate(proposal, labels).set_index("kind")
@@ -225,9 +233,11 @@ def test_elfmem_apply_writes_a_script_that_makes_exactly_the_ticked_changes(tmp_
 
 @pytest.mark.parametrize("name", ["odd#frag/agent.db", "q?mode=rwc/agent.db", "pct%2e/a&b.db"])
 def test_the_script_checks_the_database_it_will_change_whatever_its_path(tmp_path, embedder,
-                                                                         name):
+                                                                         name, monkeypatch):
     """The script's read-only check opens DATABASE through an SQLite URI: a '#', '?' or '%' in
-    the path must not make it check (and create) another file than the one it then changes."""
+    the path must not make it check (and create) another file than the one it then changes.
+    elfmem itself opens the database by a SQLAlchemy URL, where '?' and '%' are URL syntax: the
+    script hands it a path that names the same file, or refuses before writing anything."""
     db = tmp_path / name
     db.parent.mkdir(parents=True)
     shutil.copy(DB, db)
@@ -238,6 +248,22 @@ def test_the_script_checks_the_database_it_will_change_whatever_its_path(tmp_pat
     mod = _load_script(apply_proposal(md).script)
     assert mod.DATABASE == str(db)
     mod.check_blocks()  # was "no such table: blocks": it had opened (and made) an empty file
+    monkeypatch.chdir(tmp_path)
+    if "?" in name or "%" in name:
+        with pytest.raises(SystemExit):  # from here elfmem would open tmp_path/"q" or "pct."
+            mod.elfmem_path()
+        monkeypatch.chdir(db.parent)
+    before = _statuses(db)
+
+    async def run():
+        system = await _offline_system(mod.elfmem_path())
+        try:
+            await mod.apply(system)
+        finally:
+            await system.close()
+
+    asyncio.run(run())
+    assert _statuses(db) != before  # the change landed in the database the check checked
     # nothing but the database (and SQLite's own -wal/-shm beside it) and the review folder
     assert {p.name for p in tmp_path.iterdir()} == {db.parent.name, "reviews"}
     assert {p.name for p in db.parent.iterdir()} <= {db.name, db.name + "-wal", db.name + "-shm"}

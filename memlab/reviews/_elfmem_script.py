@@ -45,6 +45,7 @@ Run it with the Python where your agent's elfmem is installed: python THIS_FILE
 
 import asyncio
 import hashlib
+import os
 import sqlite3
 import sys
 import urllib.parse
@@ -83,8 +84,9 @@ def check_release():
 def check_blocks():
     if not Path(DATABASE).is_file():
         _fail(f"{{DATABASE}} does not exist")
-    # A '#', '?' or '%' in the path is part of the file name, not of the URI.
-    uri = "file:" + urllib.parse.quote(str(Path(DATABASE).resolve()), safe="/") + "?mode=ro"
+    # A '#', '?' or '%' in the path is part of the file name, not of the URI (and the path's
+    # own bytes are quoted, so a name that is not UTF-8 is the same file).
+    uri = "file:" + urllib.parse.quote(os.fsencode(Path(DATABASE).resolve()), safe="/") + "?mode=ro"
     con = sqlite3.connect(uri, uri=True)
     try:
         for item, op, block_id, sha, _ in CHANGES:
@@ -99,6 +101,19 @@ def check_blocks():
                 _fail(f"item {{item}}: block {{block_id}} was edited since the review; review again")
     finally:
         con.close()
+
+
+def elfmem_path():
+    """DATABASE as elfmem will open it. elfmem opens the URL sqlite+aiosqlite:///<path>, in
+    which a '?' starts the query and '%41' is unquoted, so such a path would make it open (and
+    create) another file: the path relative to this folder is used, and one holding either is
+    refused before anything is written."""
+    name = os.path.relpath(DATABASE)
+    if "?" in name or "%" in name:
+        _fail(f"elfmem would open another file than {{DATABASE}} by this path ('?' and '%' are "
+              f"URL syntax to it); run this script from a folder whose path to the database has "
+              f"neither, e.g. cd {{os.path.dirname(DATABASE)!r}}")
+    return name
 
 
 def backup():
@@ -130,10 +145,11 @@ async def apply(system):
 async def main():
     check_release()
     check_blocks()
+    database = elfmem_path()
     backup()
     from elfmem import MemorySystem
 
-    system = await MemorySystem.from_config(DATABASE)
+    system = await MemorySystem.from_config(database)
     try:
         await apply(system)
     finally:

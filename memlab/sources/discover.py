@@ -239,9 +239,17 @@ def _not_regular(path: Path) -> str | None:
         return f"{path.name} is a symlink to {target!r}; not followed, not read"
     if stat.S_ISREG(mode) or stat.S_ISDIR(mode):
         return None
-    what = ("a FIFO" if stat.S_ISFIFO(mode) else "a socket" if stat.S_ISSOCK(mode)
-            else "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) else "not a regular file")
+    what = {"FIFO": "a FIFO", "socket": "a socket", "device": "a device"}.get(
+        kind_of(mode), "not a regular file")
     return f"{path.name} is {what}; not read"
+
+
+def _unread_row(agent_id: str, kind: str, layout: str | None, path: Path,
+                problem: str) -> dict[str, Any]:
+    """The row of a store that is listed but not read: nothing sized, named or asked of git."""
+    return {"agent_id": agent_id, "kind": kind, "layout": layout, "path": str(path),
+            "name": None, "files": None, "bytes": None, "last_commit": None, "modified": None,
+            "problem": problem}
 
 
 def _linked_row(agent_id: str, kind: str, layout: str | None, path: Path,
@@ -249,11 +257,7 @@ def _linked_row(agent_id: str, kind: str, layout: str | None, path: Path,
     """The row of a store whose agent folder or ``memory`` folder is a symlink: listed, with
     the target in ``problem``, nothing under it read, sized or asked of git. None if neither is."""
     notes = [note for link in links if link.is_symlink() and (note := _not_regular(link))]
-    if not notes:
-        return None
-    return {"agent_id": agent_id, "kind": kind, "layout": layout, "path": str(path),
-            "name": None, "files": None, "bytes": None, "last_commit": None, "modified": None,
-            "problem": "; ".join(notes)}
+    return _unread_row(agent_id, kind, layout, path, "; ".join(notes)) if notes else None
 
 
 def find_letta_memfs(search: Search) -> Iterator[dict[str, Any]]:
@@ -320,9 +324,7 @@ def find_elfmem_databases(search: Search) -> Iterator[dict[str, Any]]:
     for db in dbs:
         note = _not_regular(db)
         if note is not None:
-            yield {"agent_id": db.stem, "kind": "elfmem_db", "layout": None, "path": str(db),
-                   "name": None, "files": None, "bytes": None, "last_commit": None,
-                   "modified": None, "problem": note}
+            yield _unread_row(db.stem, "elfmem_db", None, db, note)
             continue
         files = [db] + [db.with_name(db.name + s) for s in ("-wal", "-shm")
                         if db.with_name(db.name + s).is_file()]

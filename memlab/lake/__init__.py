@@ -46,7 +46,7 @@ from memlab.lake._lake import lake_tables, read_lake, store_id, supersede, write
 from memlab._escape import terminal_line
 from memlab.lake._run import MESSAGE_CHARS, run_one
 from memlab.lake._sample import make_sample_fleet
-from memlab.sources.discover import walk_stores
+from memlab.sources.discover import STORE_WALK_DEPTH, walk_stores
 from memlab.lake._summary import FLEET_METRICS, fleet_metrics, typicality
 
 __all__ = ["fleet", "export_parquet", "scan", "read_lake", "lake_tables", "skipped_entries", "fleet_metrics", "typicality", "FLEET_METRICS",
@@ -56,7 +56,7 @@ __all__ = ["fleet", "export_parquet", "scan", "read_lake", "lake_tables", "skipp
 
 
 def scan(roots: Iterable[str | Path] | str | Path | None = None, *,
-         manifest: str | Path | None = None, max_depth: int = 8) -> pd.DataFrame:
+         manifest: str | Path | None = None, max_depth: int = STORE_WALK_DEPTH) -> pd.DataFrame:
     """The stores a fleet run will process: columns ``path``, ``label``, ``store_id``.
 
     Under each root, every store some registered kind detects is one row
@@ -69,7 +69,7 @@ def scan(roots: Iterable[str | Path] | str | Path | None = None, *,
 
 
 def skipped_entries(roots: Iterable[str | Path] | str | Path | None, *,
-                    max_depth: int = 8) -> pd.DataFrame:
+                    max_depth: int = STORE_WALK_DEPTH) -> pd.DataFrame:
     """What the folder walk of :func:`scan` passes over without opening: columns ``path``,
     ``reason``, ``store_id``.
 
@@ -250,7 +250,7 @@ def _run(roots, *, out, manifest, scheduler, workers, as_of, run_date, reuse, pr
          replace_day: bool) -> FleetResult:
     import time
 
-    stores, skipped = _scan(roots, manifest=manifest, max_depth=8)
+    stores, skipped = _scan(roots, manifest=manifest, max_depth=STORE_WALK_DEPTH)
     skipped = skipped[~skipped["store_id"].isin(stores["store_id"])].reset_index(drop=True)
     lake, date, as_of_text = _prepare(out, run_date, as_of)
     started = time.perf_counter()

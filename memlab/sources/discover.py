@@ -95,7 +95,11 @@ def discover(root: str | Path | None = None, *, max_depth: int = 4) -> pd.DataFr
     return _frame(rows)
 
 
-def walk_stores(root: str | Path, *, max_depth: int = 8,
+#: How many folder levels below a root :func:`walk_stores` looks by default (a fleet's roots).
+STORE_WALK_DEPTH = 8
+
+
+def walk_stores(root: str | Path, *, max_depth: int = STORE_WALK_DEPTH,
                 on_skip: Callable[[str, str], None] | None = None) -> Iterator[kinds.Evidence]:
     """Every store under ``root`` that some registered kind detects, as its evidence.
 

@@ -123,11 +123,10 @@ def _parse(text: str, base: bool) -> YamlRead:
     except _TooBig as exc:
         return YamlRead(False, problem=str(exc), failure="size")
     except yaml.reader.ReaderError as exc:  # a character YAML refuses; its str() is two lines
-        where = exc.position if isinstance(exc.position, int) else None
-        char = exc.character if isinstance(exc.character, int) else ord(str(exc.character)[:1] or "?")
-        return YamlRead(False, problem=f"unacceptable character #x{char:04x}: {exc.reason}",
-                        line=None if where is None else text.count("\n", 0, where),
-                        failure="syntax")
+        # ``read_yaml`` reads text: the reader gives the refused character's code point.
+        return YamlRead(False, problem=f"unacceptable character #x{exc.character:04x}: "
+                                       f"{exc.reason}",
+                        line=text.count("\n", 0, exc.position), failure="syntax")
     except yaml.YAMLError as exc:
         mark = getattr(exc, "context_mark", None) or getattr(exc, "problem_mark", None)
         return YamlRead(False, problem=str(getattr(exc, "problem", None) or exc),

@@ -55,3 +55,14 @@ def copy_of(tmp_path):
         return dest
 
     return _copy
+
+
+@pytest.fixture(scope="session")
+def letta_code():
+    """Letta Code 0.34.12's own memory rules (tests/letta_code.py): the oracle for Letta's
+    validator, hook and initial-memory mapping. Builds the pinned side venv on first use."""
+    from letta_code import letta_code as _oracle
+
+    oracle = _oracle()
+    yield oracle
+    oracle.close()

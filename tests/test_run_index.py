@@ -1,0 +1,213 @@
+"""Dated runs read back: alerts, deltas, retention, the crontab line and the systemd timer.
+
+These use hand-made run records and figures worked out by hand; the end-to-end runs of real
+reports are in test_schedule.py (slow).
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+
+import pytest
+
+from memlab.errors import InvalidArgument, ReportError
+from memlab.report._runs import (RUN_FORMAT, delta_rows, evaluate_alerts, parse_alerts,
+                                 prune_runs, store_digest, store_metrics)
+from memlab.report._timer import CRON_MARK, install_systemd, make_schedule, merge_crontab
+from memlab.report.schedule import load_config
+
+
+def _rules(items):
+    rules = parse_alerts(items)
+    assert not isinstance(rules, str), rules
+    return rules
+
+
+def test_alert_rules_fire_on_the_value_or_the_change_since_the_previous_run():
+    rules = _rules([{"metric": "input_per_corpus_token", "above": 40},
+                    {"metric": "blocks_active", "change_above": 5},
+                    {"metric": "role_slots_left", "below": 10, "store": "b"}])
+    now = {"a": {"input_per_corpus_token": 52.06, "blocks_active": 37, "role_slots_left": 4},
+           "b": {"input_per_corpus_token": 15.78, "blocks_active": 43, "role_slots_left": 10}}
+    before = {"a": {"input_per_corpus_token": 52.06, "blocks_active": 43}, "b": None}
+    alerts = {(a.store, a.rule.metric): a for a in evaluate_alerts(rules, now, before)}
+    assert alerts["a", "input_per_corpus_token"].fired
+    assert not alerts["b", "input_per_corpus_token"].fired
+    assert alerts["a", "blocks_active"].fired  # |37 - 43| = 6 > 5
+    assert "43 -> 37 (-6)" in alerts["a", "blocks_active"].line()
+    # b has no previous run: the change is not checked, and says why
+    assert not alerts["b", "blocks_active"].fired
+    assert alerts["b", "blocks_active"].reason == "no previous run of this store"
+    # the store: filter: a's role_slots_left (4 < 10) is not b's rule
+    assert ("a", "role_slots_left") not in alerts
+    assert not alerts["b", "role_slots_left"].fired  # 10 is not below 10
+
+
+def test_a_null_metric_is_never_read_as_zero():
+    rules = _rules([{"metric": "hook_violations", "below": 1},
+                    {"metric": "hook_violations", "change_above": 0}])
+    alerts = evaluate_alerts(rules, {"repo": {"hook_violations": None}},
+                             {"repo": {"hook_violations": 3}})
+    assert [a.fired for a in alerts] == [False, False]
+    assert all(a.reason == "not recorded in this run" for a in alerts)
+    assert all(a.line().startswith("not checked: repo") for a in alerts)
+    # a metric the store does not have gives no alert row at all
+    assert evaluate_alerts(rules, {"db": {"blocks_active": 4}}, {"db": None}) == []
+    [d] = delta_rows({"hook_violations": None}, {"hook_violations": 2}, ["hook_violations"])
+    assert d.change is None and d.reason == "not recorded in the previous run"
+    assert delta_rows({}, {}, ["hook_violations"]) == []
+
+
+@pytest.mark.parametrize("items, message", [
+    ({"metric": "x", "above": 1}, "must be a list"),
+    ([{"above": 1}], "needs `metric: NAME`"),
+    ([{"metric": "x"}], "exactly one of"),
+    ([{"metric": "x", "above": 1, "below": 0}], "exactly one of"),
+    ([{"metric": "x", "above": "forty"}], "must be a number"),
+    ([{"metric": "x", "above": 1, "abvoe": 2}], "unknown key"),
+])
+def test_bad_alert_rules_say_what_is_wrong(items, message):
+    assert message in parse_alerts(items)
+
+
+def test_config_keys_are_checked_by_name(tmp_path):
+    (tmp_path / "a.db").write_bytes(b"")
+    for text, message in [("alert:\n  - metric: x\n    above: 1\nstores:\n  a: a.db\n", "unknown key"),
+                          ("keep: 0\nstores:\n  a: a.db\n", "keep"),
+                          ("metrics:\n  elfmem: [x]\nstores:\n  a: a.db\n", "metrics"),
+                          ("alerts:\n  - metric: x\nstores:\n  a: a.db\n", "exactly one")]:
+        (tmp_path / "c.yaml").write_text(text)
+        with pytest.raises(ReportError, match=message):
+            load_config(tmp_path / "c.yaml")
+
+
+def test_shipped_configs_load_and_the_nightly_one_has_no_as_of(data_dir):
+    nightly = load_config(data_dir / "reports-nightly.yaml")
+    assert "as_of" not in nightly and nightly["keep"] == 30 and nightly["alerts"]
+    assert all(p.exists() for p in nightly["stores"].values())
+    assert all(p.exists() for p in load_config(data_dir / "reports.yaml")["stores"].values())
+
+
+def test_store_metrics_names_and_the_derived_share():
+    reports = [{"store": "s", "report": "audit",
+                "metrics": {"s.db": {"blocks_active": 37, "archived_superseded": 6,
+                                     "blocks_archived": 8, "supersession_to_decay": None,
+                                     "store": "s.db", "superseded_by_recorded": True}}},
+               {"store": "s", "report": "review", "metrics": {"choices": 5, "digest": "ab"}}]
+    m = store_metrics(reports)
+    assert m == {"blocks_active": 37, "archived_superseded": 6, "blocks_archived": 8,
+                 "supersession_to_decay": None, "review.choices": 5, "supersession_share": 0.75}
+    # no archived block: the share is not recorded (null), not 0
+    assert store_metrics([{"report": "audit", "metrics": {"archived_superseded": 0,
+                                                          "blocks_archived": 0}}])[
+        "supersession_share"] is None
+
+
+def test_store_digest_follows_the_bytes(tmp_path):
+    f = tmp_path / "a.db"
+    f.write_bytes(b"one")
+    first = store_digest(f)
+    f.write_bytes(b"two")
+    assert store_digest(f) != first
+    f.write_bytes(b"one")
+    assert store_digest(f) == first
+    repo = tmp_path / "repo"
+    (repo / "sub").mkdir(parents=True)
+    (repo / "sub" / "x.md").write_text("x")
+    d = store_digest(repo)
+    (repo / "sub" / "x.md").rename(repo / "sub" / "y.md")  # same bytes, other name
+    assert store_digest(repo) != d
+
+
+def _run_folder(root, date, extra=()):
+    folder = root / date
+    (folder / "demo").mkdir(parents=True)
+    (folder / "index.html").write_text("x")
+    (folder / "runs.json").write_text(json.dumps({
+        "format": RUN_FORMAT, "date": date, "stores": {}, "reports": [],
+        "written": ["demo", "index.html", "runs.json"]}))
+    for name in extra:
+        (folder / name).write_text("mine")
+    return folder
+
+
+def test_keep_deletes_only_memlabs_own_old_run_folders(tmp_path):
+    root = tmp_path / "reports"
+    for date in ("2026-08-01", "2026-08-02", "2026-08-04", "2026-08-05"):
+        _run_folder(root, date)
+    _run_folder(root, "2026-08-03", extra=["notes.txt"])  # the user's file inside a run
+    foreign = root / "2026-07-30"
+    foreign.mkdir()
+    (foreign / "runs.json").write_text("[not memlab's]")
+    legacy = root / "2026-07-31"
+    legacy.mkdir()
+    (legacy / "runs.json").write_text(json.dumps([{"store": "demo", "report": "audit"}]))
+    (root / "2026-07-29").symlink_to(root / "2026-08-05")
+    (root / "other").mkdir()
+
+    assert prune_runs(root, None).deleted == []
+    result = prune_runs(root, 2)
+    assert result.deleted == ["2026-08-01", "2026-08-02"]
+    assert result.kept_back == ["2026-07-31", "2026-08-03"]  # legacy record, a foreign file
+    left = sorted(p.name for p in root.iterdir())
+    assert left == ["2026-07-29", "2026-07-30", "2026-07-31", "2026-08-03", "2026-08-04",
+                    "2026-08-05", "other"]
+    assert (root / "2026-08-03" / "notes.txt").read_text() == "mine"
+
+
+def test_crontab_line_is_one_quoted_line(tmp_path):
+    work = tmp_path / "runs 100%"
+    work.mkdir()
+    config = tmp_path / "c.yaml"
+    config.write_text("stores: {}\n")
+    s = make_schedule(config, workdir=work, at="6:05", fail_on_alert=True, python="/usr/bin/python3")
+    line = s.crontab_line()
+    assert line.startswith("5 6 * * * cd '") and "\n" not in line
+    assert "100\\%" in line and "100%" not in line.replace("100\\%", "")  # cron's % is escaped
+    assert line.endswith("--fail-on-alert")
+    # what sh runs, once cron has turned \% back into %: exactly the folder and memlab's words
+    command = line.split(" ", 5)[5].replace("\\%", "%")
+    assert command.startswith("cd ") and command.count(" && ") == 1
+    shown = command.replace("cd ", "printf '%s\\n' ", 1).replace(" && ", "; printf '%s\\n' ", 1)
+    echoed = subprocess.run(["sh", "-c", shown], capture_output=True, text=True, check=True)
+    assert echoed.stdout.splitlines() == [str(work), *s.argv]
+    bad = tmp_path / "x\ny"
+    bad.mkdir()
+    with pytest.raises(InvalidArgument, match="line break"):
+        make_schedule(config, workdir=bad)
+    with pytest.raises(InvalidArgument, match="HH:MM"):
+        make_schedule(config, at="25:00")
+
+
+def test_merge_crontab_replaces_only_memlabs_entry():
+    mine = "MAILTO=me\n0 1 * * * backup\n"
+    once = merge_crontab(mine, "0 6 * * * cd /a && run")
+    assert once == f"MAILTO=me\n0 1 * * * backup\n{CRON_MARK}\n0 6 * * * cd /a && run\n"
+    twice = merge_crontab(once, "30 7 * * * cd /b && run")
+    assert twice == f"MAILTO=me\n0 1 * * * backup\n{CRON_MARK}\n30 7 * * * cd /b && run\n"
+    assert merge_crontab("", "x") == f"{CRON_MARK}\nx\n"
+
+
+@pytest.mark.skipif(shutil.which("systemd-analyze") is None, reason="no systemd-analyze")
+def test_systemd_units_install_into_the_folder_given_and_verify(tmp_path):
+    config = tmp_path / "c.yaml"
+    config.write_text("stores: {}\n")
+    s = make_schedule(config, workdir=tmp_path, at="03:15", python=shutil.which("python3"))
+    units = tmp_path / "units"
+    files = install_systemd(s, folder=units)
+    assert [f.name for f in files] == ["memlab-report.service", "memlab-report.timer"]
+    assert "OnCalendar=*-*-* 03:15:00" in files[1].read_text()
+    # systemd's own checker reads both units (it fails on a relative or missing ExecStart)
+    verify = subprocess.run(["systemd-analyze", "verify", *map(str, files)],
+                            capture_output=True, text=True)
+    assert verify.returncode == 0, verify.stderr
+    install_systemd(s, folder=units)  # the same units again: fine
+    other = make_schedule(config, workdir=tmp_path, at="04:00", python=shutil.which("python3"))
+    from memlab.errors import OutputExists
+
+    with pytest.raises(OutputExists):
+        install_systemd(other, folder=units)
+    install_systemd(other, folder=units, force=True)
+    assert "04:00:00" in files[1].read_text()

@@ -211,3 +211,37 @@ def test_systemd_units_install_into_the_folder_given_and_verify(tmp_path):
         install_systemd(other, folder=units)
     install_systemd(other, folder=units, force=True)
     assert "04:00:00" in files[1].read_text()
+
+
+def test_index_shows_store_text_escaped_and_a_failed_store(tmp_path):
+    from memlab.report._index import index_page
+
+    hostile = "<script>alert(1)</script>\u202eevil\x1b[31m\u2028line"
+    root = tmp_path / "reports"
+
+    def record(date, choices, error=None):
+        folder = root / date
+        folder.mkdir(parents=True)
+        state = {"kind": "elfmem_db", "digest": "ab" * 32, "problems": [], "findings": [hostile],
+                 "choices": choices, "headline": ["blocks_active"]}
+        if error:
+            state = {"kind": None, "error": error}
+        rec = {"format": RUN_FORMAT, "date": date, "status": "ok", "stores": {"db": state},
+               "reports": [] if error else [{"store": "db", "report": "audit",
+                                            "metrics": {"blocks_active": 3}}],
+               "alerts": [], "alert_rules": []}
+        (folder / "runs.json").write_text(json.dumps(rec))
+        return folder, rec
+
+    runs = [record("2026-08-01", {}), record("2026-08-02", {"choice-1": hostile})]
+    page = index_page(runs)
+    assert "<script>" not in page and "\u202e" not in page and "\x1b" not in page
+    assert "\u2028" not in page
+    assert "&lt;script&gt;" in page and "\\u202e" in page  # shown, made visible
+    assert "review choices appeared: 1" in page
+    runs.append(record("2026-08-03", None, error="db.sqlite: not an elfmem database"))
+    page = index_page(runs)
+    assert "Not read in this run: db.sqlite: not an elfmem database" in page
+    # its metrics were not recorded this run: "–" with the reason, not a drop to 0
+    row = page[page.index(">blocks_active</td>"):].split("</tr>")[0]
+    assert "not recorded in this run" in row and ">0<" not in row

@@ -83,6 +83,8 @@ def _since_store(name: str, record: Mapping[str, Any], prev: tuple[Path, Mapping
                  ) -> str:
     state = record["stores"][name]
     head = f"<h3>{esc(name)} <span class=\"quiet\">({esc(state.get('kind') or '?')})</span></h3>"
+    if state.get("error"):
+        head += f'<p class="err">Not read in this run: {esc(state["error"])}</p>'
     if prev is None:
         return head + '<p class="quiet">First run of this store: nothing to compare with.</p>'
     prev_date, prev_record = prev[0].name, prev[1]

@@ -246,7 +246,7 @@ def _report_all(args: argparse.Namespace) -> int:
     from memlab.errors import ReportError
     from memlab.report.schedule import run_all
 
-    run = run_all(args.config, out=args.out)
+    run = run_all(args.config, out=args.out, as_of=args.as_of)
     for alert in run.alerts:
         if alert.fired or alert.reason:
             print(terminal_line(alert.line()))

@@ -8,8 +8,13 @@ archived as superseded, and the agent file's ``human`` block gets a limit below 
 
 from __future__ import annotations
 
+import atexit
+import contextlib
+import io
 import json
+import shutil
 import sqlite3
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -58,9 +63,20 @@ def change_stores(db: Path, af: Path) -> None:
     af.write_text(json.dumps(json.dumps(inner)))
 
 
-def two_runs(folder: Path, capsys=None) -> TwoRuns:
-    import shutil
+_SHARED: list[TwoRuns] = []
 
+
+def shared_two_runs() -> TwoRuns:
+    """:func:`two_runs` once per test session (in a temporary folder removed at exit): the
+    run-index tests only read what the runs wrote, and each run renders four notebooks."""
+    if not _SHARED:
+        folder = Path(tempfile.mkdtemp(prefix="memlab-two-runs-"))
+        atexit.register(shutil.rmtree, folder, True)
+        _SHARED.append(two_runs(folder))
+    return _SHARED[0]
+
+
+def two_runs(folder: Path) -> TwoRuns:
     from memlab.cli import main
 
     db, af = folder / "db.sqlite", folder / "cs.af"
@@ -73,7 +89,9 @@ def two_runs(folder: Path, capsys=None) -> TwoRuns:
     for n, date in enumerate((FIRST, SECOND)):
         if n == 1:
             change_stores(db, af)
-        codes.append(main(["-q", "report", "all", "--config", str(config), "--out",
-                           str(root / date), "--fail-on-alert"]))
-        outputs.append(capsys.readouterr().out if capsys is not None else "")
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            codes.append(main(["-q", "report", "all", "--config", str(config), "--out",
+                               str(root / date), "--fail-on-alert"]))
+        outputs.append(out.getvalue())
     return TwoRuns(root, config, db, af, tuple(codes), tuple(outputs))

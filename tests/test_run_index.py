@@ -155,6 +155,10 @@ def test_keep_deletes_only_memlabs_own_old_run_folders(tmp_path):
     assert left == ["2026-07-29", "2026-07-30", "2026-07-31", "2026-08-03", "2026-08-04",
                     "2026-08-05", "other"]
     assert (root / "2026-08-03" / "notes.txt").read_text() == "mine"
+    # a back-dated run just written is spared, whatever its date
+    _run_folder(root, "2026-07-01")
+    assert prune_runs(root, 1, spare="2026-07-01").deleted == ["2026-08-04"]
+    assert (root / "2026-07-01").is_dir() and (root / "2026-08-05").is_dir()
 
 
 def test_crontab_line_is_one_quoted_line(tmp_path):
@@ -245,3 +249,30 @@ def test_index_shows_store_text_escaped_and_a_failed_store(tmp_path):
     # its metrics were not recorded this run: "–" with the reason, not a drop to 0
     row = page[page.index(">blocks_active</td>"):].split("</tr>")[0]
     assert "not recorded in this run" in row and ">0<" not in row
+
+
+def test_a_new_hook_bypass_and_limit_breach_appear_as_findings(tmp_path):
+    """On a real memory repo: a later agent commit made with --no-verify, writing a file over
+    its limit and a key the hook refuses, shows up as new finding identities; the ones
+    already there stay the same."""
+    import memlab
+    from memfs_repos import AGENT, _t, _Writer, build_letta_v1
+
+    from memlab.formats.letta_memfs import render_memfs_file
+    from memlab.report._runs import changed_sets, finding_keys
+
+    built = build_letta_v1(tmp_path / "repo")
+    before = finding_keys(memlab.audit(built.path).tables)
+    assert any(k.startswith("hook_violations: ") for k in before)
+    writer = _Writer(built.path)  # `git init` again on the built repository: one more commit
+    sha = writer.commit("notes", AGENT, _t("2026-04-20"), no_verify=True, files={
+        "system/notes.md": render_memfs_file("Scratch notes", "x" * 300 + "\n", limit=100),
+        # an unknown frontmatter key: the Letta pre-commit hook refuses it
+        "system/mood.md": "---\ndescription: Mood\nmood: cheerful\n---\nCheerful.\n"})
+    after = finding_keys(memlab.audit(built.path).tables)
+    appeared, gone = changed_sets({"findings": before}, {"findings": after}, "findings")
+    assert gone == []
+    assert f"limit_breaches: {sha} · system/notes.md" in appeared
+    assert "over_limit: system/notes.md" in appeared
+    assert f"no_verify_commits: {sha}" in appeared
+    assert any(k.startswith(f"hook_violations: {sha} · system/mood.md · ") for k in appeared)

@@ -414,8 +414,9 @@ class Pruned:
     kept_back: list[str] = field(default_factory=list)  # over the limit but not memlab's own
 
 
-def prune_runs(root: Path, keep: int | None) -> Pruned:
-    """Delete all but the ``keep`` newest dated runs under ``root`` (None: delete nothing).
+def prune_runs(root: Path, keep: int | None, *, spare: str | None = None) -> Pruned:
+    """Delete all but the ``keep`` newest dated runs under ``root`` (None: delete nothing);
+    the run named ``spare`` (the one just written, even when back-dated) is never deleted.
 
     Only a run folder memlab wrote is deleted: a real folder (not a link) named YYYY-MM-DD,
     whose ``runs.json`` is a :data:`RUN_FORMAT` record and holds nothing at the top but the
@@ -426,6 +427,8 @@ def prune_runs(root: Path, keep: int | None) -> Pruned:
         return result
     runs = read_runs(root)
     for folder, record in runs[:max(0, len(runs) - keep)]:
+        if folder.name == spare:
+            continue
         written = set(record.get("written") or ())
         present = {p.name for p in folder.iterdir()}
         if record.get("format") != RUN_FORMAT or not present <= written | {"runs.json"}:

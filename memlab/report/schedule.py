@@ -150,12 +150,12 @@ def report_all(config_path: str | Path, *, out: str | Path | None = None,
 
 
 def run_all(config_path: str | Path, *, out: str | Path | None = None,
-            jobs: int | None = None) -> ScheduledRun:
+            jobs: int | None = None, as_of: str | None = None) -> ScheduledRun:
     """Run every report the config asks for; write the run's ``runs.json`` and ``index.html``
     and, for a dated run, the runs folder's; check the config's alerts; apply ``keep:``.
 
     ``out`` is this run's folder (default ``reports/<today UTC>``); its name, when a date, is
-    the run's date. Reports run concurrently, ``jobs`` at a time (default: the CPU cores this
+    the run's date. ``as_of`` replaces the config's ``as_of:``. Reports run concurrently, ``jobs`` at a time (default: the CPU cores this
     process may use, at most one per report): each runs in its own kernel process. Results
     keep the config's order. A failing report does not stop the others: its error is in the
     record and on the index (see :attr:`ScheduledRun.failures`).
@@ -173,7 +173,7 @@ def run_all(config_path: str | Path, *, out: str | Path | None = None,
     folder = (Path(out).expanduser() if out else Path("reports") / today).resolve()
     folder.mkdir(parents=True, exist_ok=True)
     dated = bool(DATE_DIR.match(folder.name))
-    as_of = str(config["as_of"]) if config.get("as_of") else None
+    as_of = as_of or (str(config["as_of"]) if config.get("as_of") else None)
 
     reports: list[dict[str, Any]] = []
     stores: dict[str, dict[str, Any]] = {}
@@ -231,10 +231,12 @@ def run_all(config_path: str | Path, *, out: str | Path | None = None,
     root = folder.parent if dated else None
     history = [(f, r) for f, r in read_runs(root) if f.name != folder.name] if root else []
     history.append((folder, record))
+    history.sort(key=lambda run: run[0].name)  # a back-dated run compares with the one before it
+    at = next(i for i, (f, _) in enumerate(history) if f == folder)
     now = {n: store_metrics(reports_of(record, n)) for n in stores}
     before = {}
     for n in stores:
-        prev = previous_record(history, len(history) - 1, n)
+        prev = previous_record(history, at, n)
         before[n] = store_metrics(reports_of(prev[1], n)) if prev else None
     alerts = evaluate_alerts(config["alerts"], now, before)
     record["alerts"] = [a.to_dict() for a in alerts]
@@ -243,21 +245,21 @@ def run_all(config_path: str | Path, *, out: str | Path | None = None,
                                 *(p.name for p in folder.iterdir() if p.name in stores
                                   or p.name == "simulation")})
     record["duration_s"] = round(time.time() - started, 3)
-    return _write(folder, record, history, root, config.get("keep"), alerts)
+    return _write(folder, record, history, at, root, config.get("keep"), alerts)
 
 
-def _write(folder: Path, record: dict[str, Any], history: list, root: Path | None,
+def _write(folder: Path, record: dict[str, Any], history: list, at: int, root: Path | None,
            keep: int | None, alerts: list[Alert]) -> ScheduledRun:
     from memlab.report._index import index_page, run_page
 
     (folder / "runs.json").write_text(json.dumps(record, indent=2, default=str) + "\n",
                                       encoding="utf-8")
     run_index = folder / "index.html"
-    run_index.write_text(run_page(history, len(history) - 1, root_index=root is not None),
+    run_index.write_text(run_page(history, at, root_index=root is not None),
                          encoding="utf-8")
     if root is None:
         return ScheduledRun(folder, run_index, record, alerts)
-    pruned = prune_runs(root, keep)
+    pruned = prune_runs(root, keep, spare=folder.name)
     runs = read_runs(root)
     summary = {"format": RUN_FORMAT + "-index", "latest": runs[-1][0].name if runs else None,
                "kept_back_by_keep": pruned.kept_back, "deleted_by_keep": pruned.deleted,

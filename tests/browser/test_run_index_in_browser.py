@@ -28,10 +28,10 @@ SHOTS = REPO / "reports" / "browser"
 
 
 @pytest.fixture(scope="module")
-def runs(tmp_path_factory):
-    from report_runs import two_runs
+def runs():
+    from report_runs import shared_two_runs
 
-    return two_runs(tmp_path_factory.mktemp("runs"))
+    return shared_two_runs()  # the same two runs test_schedule.py checks, built once
 
 
 @pytest.fixture(scope="module")

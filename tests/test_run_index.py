@@ -276,3 +276,23 @@ def test_a_new_hook_bypass_and_limit_breach_appear_as_findings(tmp_path):
     assert "over_limit: system/notes.md" in appeared
     assert f"no_verify_commits: {sha}" in appeared
     assert any(k.startswith(f"hook_violations: {sha} · system/mood.md · ") for k in appeared)
+
+
+def test_schedule_command_prints_and_installs_only_where_told(tmp_path, monkeypatch, capsys):
+    from memlab.cli import main
+
+    config = tmp_path / "c.yaml"
+    config.write_text("stores: {}\n")
+    monkeypatch.chdir(tmp_path)
+    assert main(["schedule", "--config", str(config), "--at", "05:30"]) == 0
+    out = capsys.readouterr().out
+    assert out.count("\n") == 1 and out.startswith(f"30 5 * * * cd {tmp_path} && ")
+    assert f"report all --config {config}" in out
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg"))
+    assert main(["schedule", "--config", str(config), "--systemd"]) == 0
+    assert "[Timer]" in capsys.readouterr().out and not (tmp_path / "xdg").exists()
+    assert main(["schedule", "--config", str(config), "--systemd", "--install"]) == 0
+    assert (tmp_path / "xdg/systemd/user/memlab-report.timer").is_file()
+    assert main(["schedule", "--config", str(tmp_path / "nope.yaml")]) == 2
+    err = capsys.readouterr().err
+    assert err.splitlines()[-1].startswith("memlab: error:") and "nope.yaml" in err

@@ -155,10 +155,11 @@ def run_all(config_path: str | Path, *, out: str | Path | None = None,
     and, for a dated run, the runs folder's; check the config's alerts; apply ``keep:``.
 
     ``out`` is this run's folder (default ``reports/<today UTC>``); its name, when a date, is
-    the run's date. ``as_of`` replaces the config's ``as_of:``. Reports run concurrently, ``jobs`` at a time (default: the CPU cores this
-    process may use, at most one per report): each runs in its own kernel process. Results
-    keep the config's order. A failing report does not stop the others: its error is in the
-    record and on the index (see :attr:`ScheduledRun.failures`).
+    the run's date. ``as_of`` replaces the config's ``as_of:``. Reports run concurrently,
+    ``jobs`` at a time (default: the CPU cores this process may use, at most one per report):
+    each runs in its own kernel process. Results keep the config's order. A failing report
+    does not stop the others: its error is in the record and on the index (see
+    :attr:`ScheduledRun.failures`).
     """
     from concurrent.futures import ThreadPoolExecutor
 

@@ -296,3 +296,15 @@ def test_schedule_command_prints_and_installs_only_where_told(tmp_path, monkeypa
     assert main(["schedule", "--config", str(tmp_path / "nope.yaml")]) == 2
     err = capsys.readouterr().err
     assert err.splitlines()[-1].startswith("memlab: error:") and "nope.yaml" in err
+
+
+def test_problem_texts_name_files_relative_to_the_store(tmp_path):
+    import pandas as pd
+
+    from memlab.report._runs import problem_keys
+
+    repo = tmp_path / "repo"
+    (repo / "system").mkdir(parents=True)
+    problems = pd.DataFrame([{"file": str(repo / "system/a.md"), "line": 3, "kind": "bad_yaml",
+                              "message": f"cannot parse {repo}/system/a.md"}])
+    assert problem_keys(problems, repo) == ["bad_yaml system/a.md: cannot parse system/a.md"]

@@ -157,10 +157,12 @@ def finding_keys(tables: Mapping[str, Any]) -> list[str]:
 
 
 def problem_keys(problems: Any, root: Path) -> list[str]:
-    """One text per load problem: its kind, file (relative to the store) and message."""
+    """One text per load problem: its kind, file and message, paths relative to the store's
+    folder (the index shows no machine paths)."""
     keys = []
     if problems is None or not len(problems):
         return keys
+    base = str(root if root.is_dir() else root.parent) + os.sep
     for row in problems.to_dict("records"):
         file = row.get("file")
         where = ""
@@ -170,7 +172,7 @@ def problem_keys(problems: Any, root: Path) -> list[str]:
             except ValueError:
                 where = Path(file).name
             where = f" {Path(root).name if where == '.' else where}"
-        keys.append(f"{row.get('kind')}{where}: {row.get('message')}")
+        keys.append(f"{row.get('kind')}{where}: {str(row.get('message')).replace(base, '')}")
     return sorted(set(keys))
 
 

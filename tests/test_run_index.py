@@ -53,8 +53,13 @@ def test_a_null_metric_is_never_read_as_zero():
     assert [a.fired for a in alerts] == [False, False]
     assert all(a.reason == "not recorded in this run" for a in alerts)
     assert all(a.line().startswith("not checked: repo") for a in alerts)
-    # a metric the store does not have gives no alert row at all
-    assert evaluate_alerts(rules, {"db": {"blocks_active": 4}}, {"db": None}) == []
+    # a metric no store has (a misspelt name) is one "not checked" row per rule, not silence
+    missing = evaluate_alerts(rules, {"db": {"blocks_active": 4}}, {"db": None})
+    assert [(a.store, a.fired, a.reason) for a in missing] == [
+        ("every store", False, "no store in this run has this metric")] * 2
+    [typo] = evaluate_alerts(_rules([{"metric": "blocks_active", "above": 1, "store": "dbb"}]),
+                             {"db": {"blocks_active": 4}}, {"db": None})
+    assert not typo.fired and "store 'dbb' is not in this run" in typo.line()
     [d] = delta_rows({"hook_violations": None}, {"hook_violations": 2}, ["hook_violations"])
     assert d.change is None and d.reason == "not recorded in the previous run"
     assert delta_rows({}, {}, ["hook_violations"]) == []

@@ -378,9 +378,11 @@ def evaluate_alerts(rules: Iterable[AlertRule], now: Mapping[str, Mapping[str, A
                     before: Mapping[str, Mapping[str, Any] | None]) -> list[Alert]:
     """Each rule against each store it covers that has the metric: ``now`` and ``before`` are
     store -> metrics of this run and of the store's previous run (None when there is none).
-    A null value is not checked (listed with its reason), never read as 0."""
+    A null value is not checked (listed with its reason), never read as 0; a rule no store
+    could be checked on (a misspelt metric) is listed as not checked too."""
     out = []
     for rule in rules:
+        checked = len(out)
         for store, metrics in now.items():
             if rule.store is not None and store != rule.store:
                 continue
@@ -404,6 +406,10 @@ def evaluate_alerts(rules: Iterable[AlertRule], now: Mapping[str, Mapping[str, A
             else:
                 fired = value > rule.threshold if rule.test == "above" else value < rule.threshold
                 out.append(Alert(rule, store, value, fired=fired))
+        if len(out) == checked:  # a misspelt metric or store must not watch nothing in silence
+            where = f"store {rule.store!r} is not in this run or lacks it" if rule.store else \
+                "no store in this run has this metric"
+            out.append(Alert(rule, rule.store or "every store", None, reason=where))
     return out
 
 

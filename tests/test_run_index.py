@@ -313,3 +313,23 @@ def test_problem_texts_name_files_relative_to_the_store(tmp_path):
     problems = pd.DataFrame([{"file": str(repo / "system/a.md"), "line": 3, "kind": "bad_yaml",
                               "message": f"cannot parse {repo}/system/a.md"}])
     assert problem_keys(problems, repo) == ["bad_yaml system/a.md: cannot parse system/a.md"]
+
+
+def test_trend_lines_draw_a_panel_per_metric_with_gaps_for_nulls():
+    from memlab import plots
+    from memlab.errors import MemlabError
+
+    series = {"2026-08-01": {"a": 1.0, "b": None}, "2026-08-02": {"a": None, "b": None},
+              "2026-08-03": {"a": 3.0, "b": None}}
+    fig = plots.trend_lines(series, ["a", "b", "absent"], title="db: $x$ headline")
+    axes = fig.get_axes()
+    assert [ax.get_title() for ax in axes] == ["a", "b"]  # a metric no run has is not drawn
+    ys = axes[0].lines[0].get_ydata()
+    assert ys[0] == 1.0 and ys[2] == 3.0 and ys[1] != ys[1]  # the null run is a gap (NaN)
+    assert "–" in [t.get_text() for t in axes[0].texts]  # ... marked with a dash, not 0
+    assert any("not recorded" in t.get_text() for t in axes[1].texts)
+    assert [t.get_text() for t in axes[0].get_xticklabels()] == ["08-01", "08-02", "08-03"]
+    assert fig.get_suptitle() == r"db: \$x\$ headline"  # store text is never mathtext
+    fig.savefig(__import__("io").BytesIO(), format="png")  # draws
+    with pytest.raises(MemlabError):
+        plots.trend_lines(series, ["absent"])

@@ -110,20 +110,21 @@ def _since_store(name: str, record: Mapping[str, Any], prev: tuple[Path, Mapping
         out.append(f'<div class="scroll"><table><tr><th>metric</th><th>{esc(prev_date)}</th>'
                    f"<th>{esc(record.get('date', 'now'))}</th><th>change</th></tr>"
                    f"{''.join(rows)}</table></div>")
-    for key, appeared, gone in (("choices", "review choices appeared", "review choices resolved"),
-                                ("findings", "audit findings appeared", "audit findings gone"),
-                                ("problems", "problems appeared", "problems gone")):
+    for key, what, gone in (("choices", "review choices", "resolved"),
+                            ("findings", "audit findings", "gone"),
+                            ("problems", "load problems", "gone")):
         change = changed_sets(before_state, state, key)
         if change is None:
-            out.append(f'<p class="quiet">{esc(key)}: – (not recorded in both runs)</p>')
+            out.append(f'<p class="quiet">{esc(what)}: – (not recorded in both runs)</p>')
             continue
         new, old = change
         titles = state.get(key) if isinstance(state.get(key), dict) else {}
         old_titles = before_state.get(key) if isinstance(before_state.get(key), dict) else {}
-        out.append(_listing(appeared, [_titled(k, titles) for k in new], "up" if new else ""))
-        out.append(_listing(gone, [_titled(k, old_titles) for k in old]))
+        out.append(_listing(f"{what} appeared", [_titled(k, titles) for k in new],
+                            "up" if new else ""))
+        out.append(_listing(f"{what} {gone}", [_titled(k, old_titles) for k in old]))
         if not new and not old:
-            out.append(f'<p class="quiet">{esc(key)}: no change ({len(state.get(key) or ())} '
+            out.append(f'<p class="quiet">{esc(what)}: no change ({len(state.get(key) or ())} '
                        "now)</p>")
     return "".join(out)
 
@@ -155,11 +156,11 @@ def _reports_table(record: Mapping[str, Any]) -> str:
 
 
 def run_page(runs: list[tuple[Path, dict[str, Any]]], at: int, *, root_index: bool) -> str:
-    """One run's page: its alerts, what changed since each store's previous run, its reports."""
+    """One run's page: its alerts, its reports, what changed since each store's previous run."""
     folder, record = runs[at]
     up = ('<p><a href="../index.html">All runs and trends</a></p>' if root_index else "")
     body = (f"<h1>memlab reports · {esc(folder.name)}</h1>{up}{_alerts_section(record)}"
-            f"{_since_section(runs, at)}{_reports_table(record)}")
+            f"{_reports_table(record)}{_since_section(runs, at)}")
     return _page(f"memlab reports {folder.name}", body)
 
 

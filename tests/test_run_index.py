@@ -333,3 +333,28 @@ def test_trend_lines_draw_a_panel_per_metric_with_gaps_for_nulls():
     fig.savefig(__import__("io").BytesIO(), format="png")  # draws
     with pytest.raises(MemlabError):
         plots.trend_lines(series, ["absent"])
+
+
+def test_configured_headline_metrics_replace_the_defaults_and_a_misspelt_one_is_named(tmp_path):
+    from memlab.report._index import index_page
+    from memlab.report._runs import HEADLINE_METRICS, headline_metrics
+
+    (tmp_path / "a.db").write_bytes(b"")
+    (tmp_path / "c.yaml").write_text("metrics:\n  elfmem_db: [blocks_active, blocks_activ]\n"
+                                     "stores:\n  a: a.db\n")
+    overrides = load_config(tmp_path / "c.yaml")["metrics"]
+    assert headline_metrics("elfmem_db", overrides) == ["blocks_active", "blocks_activ"]
+    assert headline_metrics("letta_memfs", overrides) == list(HEADLINE_METRICS["letta_memfs"])
+    assert headline_metrics("letta_server", overrides) == []  # no defaults for that kind
+
+    runs = []
+    for date, active in (("2026-08-01", 43), ("2026-08-02", 37)):
+        state = {"kind": "elfmem_db", "headline": headline_metrics("elfmem_db", overrides)}
+        rec = {"format": RUN_FORMAT, "date": date, "stores": {"a": state},
+               "reports": [{"store": "a", "report": "audit",
+                            "metrics": {"blocks_active": active, "llm_calls": 9}}]}
+        runs.append((tmp_path / date, rec))
+    trends = index_page(runs).split('id="trends"')[1]
+    assert 'alt="a: trend of blocks_active"' in trends  # the configured list, not the defaults
+    assert "llm_calls" not in trends
+    assert "No run has blocks_activ: not charted." in trends

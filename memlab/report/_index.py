@@ -205,9 +205,14 @@ def _trends_section(runs: list[tuple[Path, dict[str, Any]]]) -> str:
     for name, series in stores.items():
         dates = sorted(series)
         chosen = [m for m in headline.get(name, []) if any(m in series[d] for d in dates)]
+        absent = [m for m in headline.get(name, []) if m not in chosen]
+        # A headline metric no run has (a misspelt `metrics:` name, or one this kind of store
+        # lacks) is named, not dropped in silence.
+        note = (f'<p class="quiet">No run has {esc(", ".join(absent))}: not charted.</p>'
+                if absent else "")
         if not chosen:
             parts.append(f"<h3>{esc(name)}</h3><p class=\"quiet\">None of its headline metrics "
-                         "was recorded.</p>")
+                         f"was recorded.</p>{note}")
             continue
         head = "".join(f"<th>{esc(d)}</th>" for d in dates)
         body = "".join(f"<tr><td><code>{esc(m)}</code></td><td class=\"why\">"
@@ -221,7 +226,7 @@ def _trends_section(runs: list[tuple[Path, dict[str, Any]]]) -> str:
         else:
             img = '<p class="quiet">One dated run so far: the chart appears from the second.</p>'
         parts.append(f"<h3>{esc(name)}</h3>{img}<div class=\"scroll\"><table><tr><th>metric</th>"
-                     f"<th>what it is</th>{head}</tr>{body}</table></div>")
+                     f"<th>what it is</th>{head}</tr>{body}</table></div>{note}")
     return (f'<section id="trends"><h2>Trends</h2>{"".join(parts) or "<p>No metrics yet.</p>"}'
             "</section>")
 

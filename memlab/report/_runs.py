@@ -23,7 +23,7 @@ __all__ = ["RUN_FORMAT", "DATE_DIR", "HEADLINE_METRICS", "METRIC_DEFINITIONS", "
            "FINDING_KEYS", "AUDIT_REPORTS", "Alert", "AlertRule", "parse_alerts",
            "store_digest", "store_metrics", "finding_keys", "problem_keys", "read_run",
            "read_runs", "previous_record", "delta_rows", "changed_sets", "evaluate_alerts",
-           "prune_runs", "is_number"]
+           "prune_runs", "is_number", "headline_metrics"]
 
 #: The ``format`` of a run folder's ``runs.json``; a folder is memlab's own only with it.
 RUN_FORMAT = "memlab-report-run/1"
@@ -104,6 +104,15 @@ FINDING_KEYS: dict[str, tuple[str, ...]] = {
     "blocks_over_limit": ("block_id", "label"),
     "orphan_blocks": ("block_id", "label"),
 }
+
+
+def headline_metrics(kind: str | None, overrides: Mapping[str, list[str]] | None = None
+                     ) -> list[str]:
+    """The headline metrics of a store ``kind``: the config's ``metrics:`` list for it when
+    there is one, else :data:`HEADLINE_METRICS`'s (none for a kind without defaults)."""
+    if overrides and kind in overrides:
+        return list(overrides[kind])
+    return list(HEADLINE_METRICS.get(kind or "", ()))
 
 
 def is_number(value: Any) -> bool:

@@ -38,8 +38,9 @@ from typing import Any
 from memlab.errors import MemlabError, ReportError, StoreNotFound
 from memlab.formats._yaml import read_yaml
 from memlab.report._runs import (DATE_DIR, HEADLINE_METRICS, RUN_FORMAT, Alert, evaluate_alerts,
-                                 finding_keys, parse_alerts, previous_record, problem_keys,
-                                 prune_runs, read_runs, reports_of, store_digest, store_metrics)
+                                 finding_keys, headline_metrics, parse_alerts, previous_record,
+                                 problem_keys, prune_runs, read_runs, reports_of, store_digest,
+                                 store_metrics)
 
 from memlab.report._timer import install_crontab, install_systemd, make_schedule
 
@@ -190,7 +191,7 @@ def run_all(config_path: str | Path, *, out: str | Path | None = None,
             stores[name] = {"kind": None, "error": error}
             continue
         kind = state["kind"]
-        state["headline"] = list(config["metrics"].get(kind) or HEADLINE_METRICS.get(kind, ()))
+        state["headline"] = headline_metrics(kind, config["metrics"])
         stores[name] = state
         if kind == "elfmem_db" and first_elfmem is None:
             first_elfmem = store_path

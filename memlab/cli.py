@@ -231,17 +231,57 @@ def cmd_report(args: argparse.Namespace) -> int:
     from memlab.report import report
 
     if args.kind == "all":
-        from memlab.report.schedule import report_all
-
-        index = report_all(args.config, out=args.out)
-        print(f"reports written; open {index}")
-        return 0
+        return _report_all(args)
     params = _parse_params(args.param)
     if args.as_of:
         params["as_of"] = args.as_of
     result = report(args.kind, args.paths, out=args.out, **params)
     print(f"report written: {result.html}")
     print(f"metrics:        {result.folder / 'metrics.json'}")
+    return 0
+
+
+def _report_all(args: argparse.Namespace) -> int:
+    from memlab._escape import terminal_line
+    from memlab.errors import ReportError
+    from memlab.report.schedule import run_all
+
+    run = run_all(args.config, out=args.out, as_of=args.as_of)
+    for alert in run.alerts:
+        if alert.fired or alert.reason:
+            print(terminal_line(alert.line()))
+    if run.failures:
+        raise ReportError(f"{len(run.failures)} of {len(run.record['reports'])} report(s) "
+                          "failed; see the index", path=run.index)
+    print(f"reports written; open {run.index}")
+    if run.fired and args.fail_on_alert:
+        print(f"memlab: {len(run.fired)} alert(s) fired (exit 3)", file=sys.stderr)
+        return 3
+    return 0
+
+
+@command("schedule", "Print (or install) a daily crontab line or systemd user timer for `report all`.",
+         "memlab schedule --config data/reports-nightly.yaml --at 06:00 --fail-on-alert")
+def cmd_schedule(args: argparse.Namespace) -> int:
+    from memlab.report.schedule import install_crontab, install_systemd, make_schedule
+
+    schedule = make_schedule(args.config, workdir=args.dir, at=args.at,
+                             fail_on_alert=args.fail_on_alert)
+    if args.systemd:
+        if args.install:
+            files = install_systemd(schedule, force=args.force)
+            print("wrote " + ", ".join(map(str, files)))
+            print("enable it: systemctl --user daemon-reload && "
+                  "systemctl --user enable --now memlab-report.timer")
+        else:
+            print(f"# ~/.config/systemd/user/memlab-report.service\n{schedule.service()}\n"
+                  f"# ~/.config/systemd/user/memlab-report.timer\n{schedule.timer()}", end="")
+        return 0
+    if args.install:
+        install_crontab(schedule)
+        print(f"installed in your crontab: {schedule.crontab_line()}")
+    else:
+        print(schedule.crontab_line())
     return 0
 
 
@@ -417,6 +457,23 @@ def build_parser() -> argparse.ArgumentParser:
                    help="for `all`: YAML naming the stores (default data/reports.yaml)")
     p.add_argument("-p", "--param", action="append", default=[], metavar="NAME=VALUE",
                    help="extra notebook parameter (repeatable)")
+    p.add_argument("--fail-on-alert", action="store_true",
+                   help="for `all`: exit 3 when an alert of the config fires (for cron and CI)")
+
+    p = add("schedule")
+    p.add_argument("--config", default="data/reports.yaml",
+                   help="the YAML `report all` reads (default data/reports.yaml)")
+    p.add_argument("--dir", help="the folder runs write reports/ into (default: here)")
+    p.add_argument("--at", default="06:00", help="daily time, HH:MM (default 06:00)")
+    p.add_argument("--fail-on-alert", action="store_true",
+                   help="the scheduled run exits 3 when an alert fires (cron mails its output)")
+    p.add_argument("--systemd", action="store_true",
+                   help="a systemd user timer instead of a crontab line")
+    p.add_argument("--install", action="store_true",
+                   help="install it: into your crontab, or (--systemd) into "
+                        "~/.config/systemd/user")
+    p.add_argument("--force", action="store_true",
+                   help="--systemd --install: replace different units of the same name")
 
     p = add("fleet")
     p.add_argument("roots", nargs="*", metavar="ROOT", help="folders to find stores under")

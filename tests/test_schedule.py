@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import shutil
 
 import pytest
@@ -40,27 +41,66 @@ def test_missing_config(tmp_path):
 
 
 @pytest.mark.slow
-def test_report_all_writes_every_report_and_a_trend_index(tmp_path, data_dir):
-    shutil.copy(data_dir / "demo/elfmem-demo.db", tmp_path / "demo.db")
-    config = _config(tmp_path, "as_of: 2026-08-04\nsimulation: false\nstores:\n  demo: demo.db\n")
-    # Yesterday's run, as a cron job would have left it.
-    earlier = tmp_path / "reports" / "2026-08-03"
-    earlier.mkdir(parents=True)
-    (earlier / "runs.json").write_text(json.dumps([{
-        "store": "demo", "kind": "audit", "report": "audit", "html": "demo/audit/01-audit.html",
-        "metrics": {"demo.db": {"llm_calls": 2800, "blocks_active": 138}}}]))
+def test_two_dated_runs_show_what_changed_the_alert_and_the_trends():
+    from report_runs import FIRST, SECOND, active_blocks, shared_two_runs
 
-    index = report_all(config, out=tmp_path / "reports" / "2026-08-04")
+    from memlab.report._runs import HEADLINE_METRICS
 
-    html = index.read_text()
-    assert 'href="demo/audit/01-audit.html"' in html and 'href="demo/review/05-review.html"' in html
-    assert (index.parent / "demo/audit/01-audit.html").exists()
-    assert (index.parent / "demo/review/05-review.html").exists()
-    assert "2026-08-03" in html and "2026-08-04" in html  # both runs in the trend table
-    assert "data:image/png;base64" in html  # the trend chart, from the second dated run on
-    runs = json.loads((index.parent / "runs.json").read_text())
-    assert {r["report"] for r in runs} == {"audit", "review"}
-    assert runs[0]["metrics"]["demo.db"]["llm_calls"] == 2903
+    runs = shared_two_runs()
+    assert active_blocks(runs.db) == 37  # 43 before the change, counted by SQLite
+    # The first run has nothing to compare with: no alert fires, exit 0. The second: the
+    # database lost 6 active blocks (> 2) and the agent file has a block over its limit.
+    assert runs.codes == (0, 3)
+    assert "ALERT" not in runs.outputs[0]
+    assert "ALERT db: blocks_active changed by more than 2: 43 -> 37 (-6)" in runs.outputs[1]
+    assert "ALERT cs: n_blocks_over_limit above 0: 1" in runs.outputs[1]
+    assert "input_per_corpus_token" not in runs.outputs[1]  # checked, did not fire: not printed
+
+    index = (runs.root / "index.html").read_text()
+    top = index[:index.index('id="runs"')]  # everything above the list of runs
+    assert "Alerts · " + SECOND in top
+    assert "ALERT db: blocks_active changed by more than 2: 43 -&gt; 37 (-6)" in top
+    # since the last run: the metric, then and now, and the change
+    assert re.search(r"<td[^>]*>blocks_active</td><td class=\"n\">43</td><td class=\"n\">37"
+                     r"</td><td class=\"n\"><span class=\"down\">-6</span>", top)
+    # 1 block archived before (forgotten), 7 after of which 6 superseded: 0 -> 6/7
+    assert re.search(r">supersession_share</td><td class=\"n\">0</td><td class=\"n\">0.8571<", top)
+    # the agent file's limit ratio was null (no block over a limit): "–" and why, not a 0
+    row = re.search(r">max_over_limit_ratio</td>(.*?)</tr>", top).group(1)
+    assert "–" in row and "not recorded in the previous run" in row
+    assert "audit findings appeared: 1" in top and "blocks_over_limit: block-2 · human" in top
+    assert "store changed (new digest)" in top
+    assert top.count("review choices") >= 2  # each store says what its review choices did
+
+    # every run listed, the latest marked, and the same in runs.json
+    listing = json.loads((runs.root / "runs.json").read_text())
+    assert [r["date"] for r in listing["runs"]] == [FIRST, SECOND] and listing["latest"] == SECOND
+    assert listing["runs"][1]["alerts_fired"] == 2 and listing["runs"][0]["alerts_fired"] == 0
+    assert listing["runs"][0]["stores"]["db"]["digest"] != listing["runs"][1]["stores"]["db"]["digest"]
+    assert f'href="{FIRST}/index.html"' in index and f'href="{SECOND}/index.html"' in index
+    assert "latest</strong>" in index
+
+    # the trend chart and table show the default headline metrics the store has
+    trends = index[index.index('id="trends"'):]
+    record = json.loads((runs.root / SECOND / "runs.json").read_text())
+    expected = [m for m in HEADLINE_METRICS["elfmem_db"] if m in _metric_names(record, "db")]
+    assert len(expected) >= 8  # all but a metric this schema lacks
+    header = re.search(r"<h3>db</h3><img alt=\"db: trend of ([^\"]+)\"", trends)
+    assert header and header.group(1).split(", ") == expected
+    assert trends.count("data:image/png;base64") == 2  # one chart per store
+
+    # the run's own page links its reports, which exist
+    page = (runs.root / SECOND / "index.html").read_text()
+    for link in ("db/audit/01-audit.html", "db/review/05-review.html", "cs/audit/01-audit.html"):
+        assert f'href="{link}"' in page and (runs.root / SECOND / link).exists()
+    where = str(runs.root.parent)
+    assert where not in index and where not in page  # no machine paths
+
+
+def _metric_names(record, store):
+    from memlab.report._runs import reports_of, store_metrics
+
+    return store_metrics(reports_of(record, store))
 
 
 @pytest.mark.slow
@@ -69,4 +109,5 @@ def test_a_failing_store_is_shown_and_the_run_fails(tmp_path, data_dir):
     config = _config(tmp_path, "simulation: false\nstores:\n  broken: broken.db\n")
     with pytest.raises(ReportError, match="1 of 1"):
         report_all(config, out=tmp_path / "out")
-    assert "broken.db" in (tmp_path / "out" / "index.html").read_text()
+    page = (tmp_path / "out" / "index.html").read_text()
+    assert "broken.db" in page and str(tmp_path) not in page

@@ -1,36 +1,51 @@
-"""`memlab report all`: every report for a list of stores, plus an index with trends.
+"""`memlab report all`: every report for a list of stores, a run index, trends, alerts.
 
-A small YAML file names the stores::
+A small YAML file names the stores (see the README's "Scheduled runs" for every key)::
 
-    as_of: 2026-08-04            # optional; default: the run date
+    as_of: 2026-08-04            # optional; default: each run's own date
     simulation: true             # optional; run the simulation report once (default true)
+    keep: 30                     # optional; keep the 30 newest dated runs (default: keep all)
+    metrics:                     # optional; a store kind's headline metrics (default HEADLINE_METRICS)
+      elfmem_db: [input_per_corpus_token, blocks_active, review.choices]
+    alerts:                      # optional
+      - metric: input_per_corpus_token
+        above: 40
+      - metric: blocks_active
+        change_above: 5
     stores:
       demo: data/demo/elfmem-demo.db
-      alv: ~/.elfmem/databases/alv.db
       ezra-memory: ~/.letta/agents/agent-123/memory
 
 Each store gets the reports that fit its kind (elfmem databases and agent files: audit and
-review; memory repos: memfs audit and review). Output goes to ``<out>/<store>/<kind>/``; a
-cron job points ``--out`` at ``reports/<date>/`` so dated runs sit side by side, and
-``index.html`` shows each headline metric's trend across those dated runs.
+review; memory repos: memfs audit and review). Output goes to ``<out>/<store>/<kind>/``. When
+``out`` is a dated folder (``reports/2026-08-04``, the default ``reports/<today>``), its parent
+is the runs folder: ``reports/index.html`` and ``reports/runs.json`` list every dated run, with
+what changed since each store's previous run, the alerts that fired, and each store's headline
+metrics across runs (``memlab.report._runs``, ``memlab.report._index``).
 """
 
 from __future__ import annotations
 
-import base64
 import datetime as dt
-import html
-import io
 import json
 import os
 import re
+import time
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from memlab.errors import MemlabError, ReportError, StoreNotFound
 from memlab.formats._yaml import read_yaml
+from memlab.report._runs import (DATE_DIR, HEADLINE_METRICS, RUN_FORMAT, Alert, evaluate_alerts,
+                                 finding_keys, headline_metrics, parse_alerts, previous_record,
+                                 problem_keys, prune_runs, read_runs, reports_of, store_digest,
+                                 store_metrics)
 
-__all__ = ["report_all", "load_config", "REPORTS_BY_KIND"]
+from memlab.report._timer import install_crontab, install_systemd, make_schedule
+
+__all__ = ["report_all", "run_all", "ScheduledRun", "load_config", "REPORTS_BY_KIND",
+           "make_schedule", "install_crontab", "install_systemd"]
 
 REPORTS_BY_KIND = {
     "elfmem_db": ("audit", "review"),
@@ -41,13 +56,19 @@ REPORTS_BY_KIND = {
     "elfmem_substrate": ("memfs", "review"),
 }
 _SAFE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
-_DATE_DIR = re.compile(r"^\d{4}-\d{2}-\d{2}$")
-# Trend lines are drawn for at most this many headline metrics per store, so the page stays short.
-_TREND_METRICS = 6
+_KEYS = {"as_of", "simulation", "stores", "keep", "metrics", "alerts"}
+#: Longest review-choice title kept in a run record (the index lists them).
+_TITLE_CHARS = 160
 
 
 def load_config(path: str | Path) -> dict[str, Any]:
-    """Read and check the stores YAML; store paths are resolved against the file's folder."""
+    """Read and check the stores YAML; store paths are resolved against the file's folder.
+
+    Returns the mapping with ``stores`` as name -> Path, ``keep`` as an int or None,
+    ``metrics`` as store kind -> list of names, and ``alerts`` as a list of
+    :class:`~memlab.report._runs.AlertRule`. A key memlab does not know is refused by name
+    (a misspelt ``alert:`` would otherwise watch nothing).
+    """
     config_path = Path(path).expanduser()
     if not config_path.exists():
         raise StoreNotFound("no such reports config", path=config_path,
@@ -60,6 +81,15 @@ def load_config(path: str | Path) -> dict[str, Any]:
     config = read.value or {}
     if not isinstance(config, dict):
         raise ReportError("needs a mapping with a `stores:` key", path=config_path)
+
+    def refuse(message: str) -> ReportError:
+        return ReportError(message, path=config_path,
+                           hint="see the README, \"Scheduled runs\", for the config's keys")
+
+    unknown = sorted(map(str, set(config) - _KEYS))
+    if unknown:
+        raise refuse(f"unknown key(s) {', '.join(map(repr, unknown))}; known: "
+                     f"{', '.join(sorted(_KEYS))}")
     stores = config.get("stores")
     if not isinstance(stores, dict) or not stores:
         raise ReportError("needs a non-empty `stores:` mapping of name: path", path=config_path)
@@ -73,41 +103,96 @@ def load_config(path: str | Path) -> dict[str, Any]:
         # Relative paths are relative to the config file, so the file can move with its data.
         resolved[str(name)] = p if p.is_absolute() else (config_path.parent / p).resolve()
     config["stores"] = resolved
+    keep = config.get("keep")
+    if keep is not None and (isinstance(keep, bool) or not isinstance(keep, int) or keep < 1):
+        raise refuse(f"`keep:` must be a whole number of runs, 1 or more (got {keep!r})")
+    metrics = config.get("metrics") or {}
+    if not isinstance(metrics, dict) or any(
+            k not in HEADLINE_METRICS or not isinstance(v, list)
+            or not all(isinstance(m, str) for m in v) for k, v in metrics.items()):
+        raise refuse("`metrics:` must map a store kind (" + ", ".join(HEADLINE_METRICS) +
+                     ") to a list of metric names")
+    config["metrics"] = metrics
+    rules = parse_alerts(config.get("alerts"))
+    if isinstance(rules, str):
+        raise refuse(rules)
+    config["alerts"] = rules
     return config
+
+
+@dataclass
+class ScheduledRun:
+    """What one `report all` run wrote: its folder and record, the page to open (the runs
+    folder's ``index.html`` for a dated run, else the run's own), and its alerts."""
+
+    folder: Path
+    index: Path
+    record: dict[str, Any]
+    alerts: list[Alert] = field(default_factory=list)
+
+    @property
+    def fired(self) -> list[Alert]:
+        return [a for a in self.alerts if a.fired]
+
+    @property
+    def failures(self) -> list[dict[str, Any]]:
+        return [r for r in self.record["reports"] if r.get("error")]
 
 
 def report_all(config_path: str | Path, *, out: str | Path | None = None,
                jobs: int | None = None) -> Path:
-    """Run every report the config asks for; write ``index.html``; return its path.
+    """:func:`run_all`, returning the page to open; a failed report raises
+    :class:`ReportError` after every page is written (a cron job sees a non-zero exit)."""
+    run = run_all(config_path, out=out, jobs=jobs)
+    if run.failures:
+        raise ReportError(f"{len(run.failures)} of {len(run.record['reports'])} report(s) failed; "
+                          "see the index", path=run.index, failures=run.failures)
+    return run.index
 
-    Reports run concurrently, ``jobs`` at a time (default: the CPU cores this process may use,
-    at most one per report): each runs in its own kernel process, so kernel start-ups, cells
-    and HTML rendering of different reports overlap. Results and the index keep the config's
-    order. A failing report does not stop the others: its error is shown in the index (and the
-    run raises :class:`ReportError` at the end, so a cron job still sees a non-zero exit).
+
+def run_all(config_path: str | Path, *, out: str | Path | None = None,
+            jobs: int | None = None, as_of: str | None = None) -> ScheduledRun:
+    """Run every report the config asks for; write the run's ``runs.json`` and ``index.html``
+    and, for a dated run, the runs folder's; check the config's alerts; apply ``keep:``.
+
+    ``out`` is this run's folder (default ``reports/<today UTC>``); its name, when a date, is
+    the run's date. ``as_of`` replaces the config's ``as_of:``. Reports run concurrently,
+    ``jobs`` at a time (default: the CPU cores this process may use, at most one per report):
+    each runs in its own kernel process. Results keep the config's order. A failing report
+    does not stop the others: its error is in the record and on the index (see
+    :attr:`ScheduledRun.failures`).
     """
     from concurrent.futures import ThreadPoolExecutor
 
+    import memlab
     from memlab.progress import bar, note
     from memlab.report import report
-    from memlab.sources import load
 
     config = load_config(config_path)
+    started = time.time()
     today = dt.datetime.now(dt.timezone.utc).date().isoformat()
-    folder = Path(out) if out else Path("reports") / today
+    # Absolute now: papermill changes the process's working folder while a notebook runs.
+    folder = (Path(out).expanduser() if out else Path("reports") / today).resolve()
     folder.mkdir(parents=True, exist_ok=True)
-    as_of = str(config["as_of"]) if config.get("as_of") else None
+    dated = bool(DATE_DIR.match(folder.name))
+    as_of = as_of or (str(config["as_of"]) if config.get("as_of") else None)
 
-    runs: list[dict[str, Any]] = []
+    reports: list[dict[str, Any]] = []
+    stores: dict[str, dict[str, Any]] = {}
     todo: list[tuple[str, str, list[Path], Path, str | None]] = []  # kind, store, paths, sub, as_of
     first_elfmem: Path | None = None
     for name, store_path in bar(config["stores"].items(), total=len(config["stores"]),
                                 desc="loading stores", unit="store"):
         try:
-            kind = load(store_path).kind
+            state = _store_state(store_path, as_of)
         except MemlabError as exc:
-            runs.append({"store": name, "kind": "?", "report": "load", "error": str(exc)})
+            error = _unrooted(str(exc), store_path.parent)
+            reports.append({"store": name, "kind": "?", "report": "load", "error": error})
+            stores[name] = {"kind": None, "error": error}
             continue
+        kind = state["kind"]
+        state["headline"] = headline_metrics(kind, config["metrics"])
+        stores[name] = state
         if kind == "elfmem_db" and first_elfmem is None:
             first_elfmem = store_path
         for report_kind in REPORTS_BY_KIND.get(kind, ()):
@@ -120,27 +205,107 @@ def report_all(config_path: str | Path, *, out: str | Path | None = None,
          "settles after the first few: on a cold embedding cache the review and simulation "
          "reports embed each text once, which can take minutes; later runs reuse the cache")
     workers = max(1, min(jobs or _cores(), len(todo) or 1))
-    with bar(total=len(todo), desc="reports", unit="report") as reports, \
+    with bar(total=len(todo), desc="reports", unit="report") as shown, \
             ThreadPoolExecutor(max_workers=workers) as pool:
         # The simulation takes several times as long as any one store's report: started first,
         # it runs beside the others instead of after them (longest job first).
-        started = {i: pool.submit(_run_one, report, kind, name, paths, folder, sub, when)
+        futures = {i: pool.submit(_run_one, report, kind, name, paths, folder, sub, when)
                    for i, (kind, name, paths, sub, when) in
                    sorted(enumerate(todo), key=lambda t: t[1][0] != "simulation")}
-        futures = [(f"{name}/{kind}", started[i]) for i, (kind, name, *_) in enumerate(todo)]
-        for label, future in futures:  # in the config's order, whatever finishes first
-            runs.append(future.result())
-            reports.set_postfix_str(label)
-            reports.update(1)
+        for i, (kind, name, *_) in enumerate(todo):  # in the config's order
+            reports.append(futures[i].result())
+            shown.set_postfix_str(f"{name}/{kind}")
+            shown.update(1)
+    for name, state in stores.items():
+        if state.get("kind"):
+            state["choices"] = _review_choices(folder / name / "review")
 
-    (folder / "runs.json").write_text(json.dumps(runs, indent=2, default=str) + "\n")
-    index = folder / "index.html"
-    index.write_text(_index_html(folder, runs), encoding="utf-8")
-    failed = [r for r in runs if r.get("error")]
-    if failed:
-        raise ReportError(f"{len(failed)} of {len(runs)} report(s) failed; see the index",
-                          path=index, failures=failed)
-    return index
+    failed = [r for r in reports if r.get("error")]
+    record: dict[str, Any] = {
+        "format": RUN_FORMAT, "date": folder.name if dated else today,
+        "started": dt.datetime.fromtimestamp(started, dt.timezone.utc).isoformat(timespec="seconds"),
+        "duration_s": None, "memlab_version": memlab.__version__, "as_of": as_of,
+        "status": "ok" if not failed else f"{len(failed)} of {len(reports)} report(s) failed",
+        "stores": stores, "reports": reports,
+        "alert_rules": [{"metric": r.metric, "test": r.test, "threshold": r.threshold,
+                         "store": r.store} for r in config["alerts"]],
+    }
+    root = folder.parent if dated else None
+    history = [(f, r) for f, r in read_runs(root) if f.name != folder.name] if root else []
+    history.append((folder, record))
+    history.sort(key=lambda run: run[0].name)  # a back-dated run compares with the one before it
+    at = next(i for i, (f, _) in enumerate(history) if f == folder)
+    now = {n: store_metrics(reports_of(record, n)) for n in stores}
+    before = {}
+    for n in stores:
+        prev = previous_record(history, at, n)
+        before[n] = store_metrics(reports_of(prev[1], n)) if prev else None
+    alerts = evaluate_alerts(config["alerts"], now, before)
+    record["alerts"] = [a.to_dict() for a in alerts]
+    record["written"] = sorted({"index.html", "runs.json",
+                                *(Path(r["html"]).parts[0] for r in reports if r.get("html")),
+                                *(p.name for p in folder.iterdir() if p.name in stores
+                                  or p.name == "simulation")})
+    record["duration_s"] = round(time.time() - started, 3)
+    return _write(folder, record, history, at, root, config.get("keep"), alerts)
+
+
+def _write(folder: Path, record: dict[str, Any], history: list, at: int, root: Path | None,
+           keep: int | None, alerts: list[Alert]) -> ScheduledRun:
+    from memlab.report._index import index_page, run_page
+
+    (folder / "runs.json").write_text(json.dumps(record, indent=2, default=str) + "\n",
+                                      encoding="utf-8")
+    run_index = folder / "index.html"
+    run_index.write_text(run_page(history, at, root_index=root is not None),
+                         encoding="utf-8")
+    if root is None:
+        return ScheduledRun(folder, run_index, record, alerts)
+    pruned = prune_runs(root, keep, spare=folder.name)
+    runs = read_runs(root)
+    summary = {"format": RUN_FORMAT + "-index", "latest": runs[-1][0].name if runs else None,
+               "kept_back_by_keep": pruned.kept_back, "deleted_by_keep": pruned.deleted,
+               "runs": [{"date": f.name, "index": f"{f.name}/index.html",
+                         "status": r.get("status"), "duration_s": r.get("duration_s"),
+                         "memlab_version": r.get("memlab_version"),
+                         "stores": {n: {"kind": s.get("kind"), "digest": s.get("digest")}
+                                    for n, s in r.get("stores", {}).items()},
+                         "alerts_fired": None if r.get("alerts") is None else
+                         sum(1 for a in r["alerts"] if a.get("fired"))} for f, r in runs]}
+    (root / "runs.json").write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
+    index = root / "index.html"
+    index.write_text(index_page(runs), encoding="utf-8")
+    return ScheduledRun(folder, index, record, alerts)
+
+
+def _store_state(path: Path, as_of: str | None) -> dict[str, Any]:
+    """A store's kind, digest, load problems and audit findings, read in this process."""
+    from memlab.audits import audit
+    from memlab.sources import load
+
+    store = load(path)
+    state: dict[str, Any] = {"kind": store.kind, "digest": store_digest(path),
+                             "problems": problem_keys(store.problems, path)}
+    try:
+        result = audit(store, as_of=as_of)
+    except MemlabError as exc:  # the audit report will show it; the run goes on
+        state["findings"] = None
+        state["audit_error"] = str(exc)
+    else:
+        state["findings"] = finding_keys(result.tables)
+    return state
+
+
+def _review_choices(folder: Path) -> dict[str, str] | None:
+    """choice id -> title from the review report's proposal (None: no review was written)."""
+    files = sorted(p for p in folder.glob("review-*.json") if not p.stem.endswith("-all"))
+    if not files:
+        return None
+    try:
+        data = json.loads(files[-1].read_text(encoding="utf-8"))
+        return {str(c["id"]): str(c.get("title", ""))[:_TITLE_CHARS] for c in data["choices"]}
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
 
 
 def _cores() -> int:
@@ -159,92 +324,16 @@ def _run_one(report, kind: str, name: str, paths: list[Path], folder: Path, sub:
     try:
         result = report(kind, paths, out=folder / sub, **params)
     except MemlabError as exc:
-        entry["error"] = str(exc)
+        entry["error"] = _unrooted(str(exc), folder, *(p.parent for p in paths))
         return entry
     entry["html"] = str(sub / result.html.name)
     entry["metrics"] = result.metrics
     return entry
 
 
-def _headline(metrics: dict[str, Any]) -> dict[str, float]:
-    """Flatten numeric headline metrics ({store: {...}} or flat) for the trend table."""
-    flat: dict[str, float] = {}
-    for key, value in metrics.items():
-        if isinstance(value, bool):
-            continue
-        if isinstance(value, (int, float)):
-            flat[key] = float(value)
-        elif isinstance(value, dict):
-            for sub, v in value.items():
-                if isinstance(v, (int, float)) and not isinstance(v, bool):
-                    flat[f"{key}.{sub}" if len(metrics) > 1 else sub] = float(v)
-    return flat
-
-
-def _history(folder: Path) -> dict[tuple[str, str], dict[str, dict[str, float]]]:
-    """(store, report) -> date -> metrics, from every dated sibling run of ``folder``."""
-    history: dict[tuple[str, str], dict[str, dict[str, float]]] = {}
-    siblings = [p for p in folder.parent.iterdir() if p.is_dir() and _DATE_DIR.match(p.name)]
-    if folder not in siblings:
-        siblings.append(folder)
-    for run_dir in sorted(siblings):
-        runs_file = run_dir / "runs.json"
-        if not runs_file.exists():
-            continue
-        for entry in json.loads(runs_file.read_text()):
-            if entry.get("metrics"):
-                key = (entry["store"], entry["report"])
-                history.setdefault(key, {})[run_dir.name] = _headline(entry["metrics"])
-    return history
-
-
-def _trend_png(series: dict[str, dict[str, float]], metrics: list[str]) -> str:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    dates = sorted(series)
-    fig, axes = plt.subplots(1, len(metrics), figsize=(2.6 * len(metrics), 1.9), squeeze=False)
-    for ax, metric in zip(axes[0], metrics):
-        ax.plot(dates, [series[d].get(metric, float("nan")) for d in dates], marker="o")
-        ax.set_title(metric, fontsize=8)
-        ax.tick_params(labelsize=6, labelrotation=45)
-    fig.tight_layout()
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=90)
-    plt.close(fig)
-    return base64.b64encode(buf.getvalue()).decode()
-
-
-def _index_html(folder: Path, runs: list[dict[str, Any]]) -> str:
-    esc = html.escape
-    rows = []
-    for r in runs:
-        link = (f'<a href="{esc(r["html"])}">{esc(r["report"])}</a>' if r.get("html")
-                else esc(r["report"]))
-        status = f'<span class="err">{esc(r["error"])}</span>' if r.get("error") else "ok"
-        rows.append(f"<tr><td>{esc(r['store'])}</td><td>{esc(r['kind'])}</td>"
-                    f"<td>{link}</td><td>{status}</td></tr>")
-    trends = []
-    for (store, report_kind), series in sorted(_history(folder).items()):
-        dates = sorted(series)
-        metrics = sorted({m for d in dates for m in series[d]})[:_TREND_METRICS]
-        if not metrics:
-            continue
-        head = "".join(f"<th>{esc(m)}</th>" for m in metrics)
-        body = "".join(
-            "<tr><td>" + esc(d) + "</td>" + "".join(
-                f"<td>{series[d].get(m, float('nan')):.4g}</td>" for m in metrics) + "</tr>"
-            for d in dates)
-        img = (f'<img alt="trend" src="data:image/png;base64,{_trend_png(series, metrics)}">'
-               if len(dates) > 1 else "<p>One dated run so far: trends appear from the second.</p>")
-        trends.append(f"<h3>{esc(store)} · {esc(report_kind)}</h3><table><tr><th>run</th>{head}</tr>"
-                      f"{body}</table>{img}")
-    return f"""<!doctype html><html><head><meta charset="utf-8"><title>memlab reports {esc(folder.name)}</title>
-<style>body{{font-family:sans-serif;margin:2em}}table{{border-collapse:collapse;margin:.5em 0}}
-td,th{{border:1px solid #ccc;padding:.2em .6em;font-size:90%}}.err{{color:#b00}}</style></head><body>
-<h1>memlab reports · {esc(folder.name)}</h1>
-<table><tr><th>store</th><th>kind</th><th>report</th><th>status</th></tr>{''.join(rows)}</table>
-<h2>Headline metrics across dated runs</h2>{''.join(trends) or '<p>No metrics yet.</p>'}
-</body></html>"""
+def _unrooted(text: str, *folders: Path) -> str:
+    """An error's text with these folders' absolute paths left out (the index shows no
+    machine paths: a file is named relative to its store's folder or to the run)."""
+    for folder in sorted({str(f) for f in folders}, key=len, reverse=True):
+        text = text.replace(folder + os.sep, "")
+    return text

@@ -498,11 +498,12 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
-    if args.quiet:
-        from memlab.progress import set_quiet
+    from memlab.progress import quiet
 
-        set_quiet(True)
     try:
+        if args.quiet:  # for this call only: main() run in-process leaves the setting as it was
+            with quiet():
+                return args.handler(args)
         return args.handler(args)
     except MemlabError as exc:
         print(f"memlab: error: {exc}", file=sys.stderr)

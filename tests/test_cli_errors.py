@@ -28,6 +28,7 @@ BAD = {
                ["nonsense"]],
     "fleet": [["{tmp}/no-such-folder", "--out", "{tmp}/lake"],
               ["--manifest", "{tmp}/review-2026-08-04.md", "--out", "{tmp}/lake"]],
+    "schedule": [["--at", "25:00"], ["--config", "{tmp}/absent.yaml"]],
     "export": [["parquet", "{tmp}/absent.db", "--out", "{tmp}/lake"],
                ["csv", "{data}/demo/elfmem-demo.db", "--out", "{tmp}/lake"]],
 }

@@ -451,7 +451,9 @@ def build_parser() -> argparse.ArgumentParser:
     p = add("report")
     p.add_argument("kind", choices=[*NOTEBOOKS, "all"])
     p.add_argument("paths", nargs="*", metavar="PATH", help="the store(s) the report is about")
-    p.add_argument("--out", help="output folder (default reports/<kind>, or reports/<date> for all)")
+    p.add_argument("--out", help="output folder (default reports/<kind>, or reports/<date> for "
+                                 "all, under $MEMLAB_REPORTS_DIR, else the checkout's reports/, "
+                                 "else ./reports)")
     p.add_argument("--as-of", help="date staleness is measured against")
     p.add_argument("--config", default="data/reports.yaml",
                    help="for `all`: YAML naming the stores (default data/reports.yaml)")

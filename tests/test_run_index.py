@@ -181,7 +181,8 @@ def test_crontab_line_is_one_quoted_line(tmp_path):
     assert command.startswith("cd ") and command.count(" && ") == 1
     shown = command.replace("cd ", "printf '%s\\n' ", 1).replace(" && ", "; printf '%s\\n' ", 1)
     echoed = subprocess.run(["sh", "-c", shown], capture_output=True, text=True, check=True)
-    assert echoed.stdout.splitlines() == [str(work), *s.argv]
+    # the run writes its reports/ in the folder given, wherever memlab is installed from
+    assert echoed.stdout.splitlines() == [str(work), f"MEMLAB_REPORTS_DIR={work}/reports", *s.argv]
     bad = tmp_path / "x\ny"
     bad.mkdir()
     with pytest.raises(InvalidArgument, match="line break"):

@@ -22,12 +22,14 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from memlab.errors import MemlabError, ReportError, require
-from memlab.report._paths import find_input, output_folder
+from memlab.report._paths import find_input, output_folder, reports_root
 
 __all__ = [
     "NOTEBOOKS",
     "find_input",
     "output_folder",
+    "reports_root",
+    "notebook_folder",
     "ExecutedReport",
     "execute_notebook",
     "report",
@@ -45,7 +47,13 @@ NOTEBOOKS = {
     "fleet": "06-fleet.ipynb",
 }
 
-_NOTEBOOK_DIR = Path(__file__).resolve().parents[2] / "notebooks"
+def notebook_folder() -> Path:
+    """Where the report notebooks are: ``memlab/notebooks/`` inside an installed wheel (the
+    build copies them there), else the checkout's ``notebooks/`` (an editable install)."""
+    packaged = Path(__file__).resolve().parents[1] / "notebooks"
+    if packaged.is_dir():
+        return packaged
+    return Path(__file__).resolve().parents[2] / "notebooks"
 
 
 @dataclass(frozen=True)
@@ -68,7 +76,7 @@ def notebook_path(kind_or_name: str) -> Path:
     if kind_or_name.endswith(".ipynb") and Path(kind_or_name).is_file():
         return Path(kind_or_name).resolve()  # a notebook of the user's own
     name = NOTEBOOKS.get(kind_or_name, kind_or_name)
-    path = _NOTEBOOK_DIR / name
+    path = notebook_folder() / name
     if not path.exists():
         known = ", ".join(sorted(NOTEBOOKS))
         raise ReportError(f"no notebook {name!r}", path=path, hint=f"report kinds: {known}")
@@ -177,12 +185,13 @@ def write_metrics(output_dir: str | Path, metrics: dict[str, Any]) -> Path:
 
 def report(kind: str, paths: Sequence[str | Path] = (), *, out: str | Path | None = None,
            **params: Any) -> ExecutedReport:
-    """Render the ``kind`` report for ``paths`` into ``out`` (default ``reports/<kind>``).
+    """Render the ``kind`` report for ``paths`` into ``out`` (default ``<reports_root()>/<kind>``:
+    ``$MEMLAB_REPORTS_DIR``, else the checkout's ``reports/``, else ``./reports``).
 
     ``paths`` becomes the notebook's ``stores`` parameter (or ``store`` / ``repo`` / ``source``
     when the notebook takes one path); other keyword arguments are passed through as parameters.
     """
     from memlab.report._params import parameters_for
 
-    folder = Path(out) if out is not None else Path("reports") / kind
+    folder = Path(out) if out is not None else reports_root() / kind
     return execute_notebook(kind, parameters_for(kind, list(paths), params), folder)

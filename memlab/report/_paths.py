@@ -13,7 +13,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-__all__ = ["checkout_root", "find_input", "output_folder"]
+__all__ = ["REPORTS_ENV", "checkout_root", "find_input", "output_folder", "reports_root"]
 
 REPORTS_ENV = "MEMLAB_REPORTS_DIR"
 
@@ -49,15 +49,23 @@ def find_input(value: Any) -> Any:
     return _one(value)
 
 
+def reports_root() -> Path:
+    """The one rule for where output goes when no folder is named, shared by the CLI
+    (``memlab report``, ``report all``) and the notebooks' defaults: ``$MEMLAB_REPORTS_DIR`` if
+    set, else the checkout's ``reports/`` when memlab runs from a checkout, else ``./reports``
+    in the working directory (an installed wheel)."""
+    base = os.environ.get(REPORTS_ENV)
+    if base:
+        return Path(base).expanduser()
+    root = checkout_root()
+    return root / "reports" if root is not None else Path("reports")
+
+
 def output_folder(value: Any, kind: str) -> str:
     """``value`` as given (relative to the working directory), or when None the default
-    ``reports/<kind>`` of the checkout (``$MEMLAB_REPORTS_DIR/<kind>`` if set, or
-    ``./reports/<kind>`` outside a checkout). The folder is created."""
+    ``<reports_root()>/<kind>``. The folder is created."""
     if value is None or value == "":
-        base = os.environ.get(REPORTS_ENV)
-        root = checkout_root()
-        folder = (Path(base).expanduser() if base else
-                  (root / "reports" if root is not None else Path("reports"))) / kind
+        folder = reports_root() / kind
     else:
         folder = Path(value).expanduser()
     folder = folder.resolve()

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from memlab.errors import InvalidArgument, MemlabError, OutputExists
+from memlab.report._paths import REPORTS_ENV
 
 __all__ = ["Schedule", "make_schedule", "merge_crontab", "install_crontab", "install_systemd",
            "unit_folder", "UNIT", "CRON_MARK"]
@@ -43,12 +44,20 @@ class Schedule:
         # cron reads an unescaped '%' as a line break: none may reach the line.
         command = " ".join(shlex.quote(a) for a in self.argv).replace("%", "\\%")
         workdir = shlex.quote(str(self.workdir)).replace("%", "\\%")
-        return f"{self.minute} {self.hour} * * * cd {workdir} && {command}"
+        env = shlex.quote(f"{REPORTS_ENV}={self.reports}").replace("%", "\\%")
+        return f"{self.minute} {self.hour} * * * cd {workdir} && {env} {command}"
+
+    @property
+    def reports(self) -> Path:
+        """The runs folder: ``reports/`` in the working folder, named to the run through
+        ``$MEMLAB_REPORTS_DIR`` (the one default-output rule, ``memlab.report.reports_root``)."""
+        return self.workdir / "reports"
 
     def service(self) -> str:
         return ("[Unit]\nDescription=memlab report all (every report, the run index, alerts)\n\n"
                 "[Service]\nType=oneshot\n"
                 f"WorkingDirectory={_systemd_path(self.workdir)}\n"
+                f"Environment={_systemd_word(f'{REPORTS_ENV}={self.reports}')}\n"
                 f"ExecStart={' '.join(_systemd_word(a) for a in self.argv)}\n")
 
     def timer(self) -> str:

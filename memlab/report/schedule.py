@@ -42,6 +42,7 @@ from memlab.report._runs import (DATE_DIR, HEADLINE_METRICS, RUN_FORMAT, Alert, 
                                  problem_keys, prune_runs, read_runs, reports_of, store_digest,
                                  store_metrics)
 
+from memlab.report._paths import reports_root
 from memlab.report._timer import install_crontab, install_systemd, make_schedule
 
 __all__ = ["report_all", "run_all", "ScheduledRun", "load_config", "REPORTS_BY_KIND",
@@ -155,7 +156,7 @@ def run_all(config_path: str | Path, *, out: str | Path | None = None,
     """Run every report the config asks for; write the run's ``runs.json`` and ``index.html``
     and, for a dated run, the runs folder's; check the config's alerts; apply ``keep:``.
 
-    ``out`` is this run's folder (default ``reports/<today UTC>``); its name, when a date, is
+    ``out`` is this run's folder (default ``<reports_root()>/<today UTC>``); its name, when a date, is
     the run's date. ``as_of`` replaces the config's ``as_of:``. Reports run concurrently,
     ``jobs`` at a time (default: the CPU cores this process may use, at most one per report):
     each runs in its own kernel process. Results keep the config's order. A failing report
@@ -172,7 +173,7 @@ def run_all(config_path: str | Path, *, out: str | Path | None = None,
     started = time.time()
     today = dt.datetime.now(dt.timezone.utc).date().isoformat()
     # Absolute now: papermill changes the process's working folder while a notebook runs.
-    folder = (Path(out).expanduser() if out else Path("reports") / today).resolve()
+    folder = (Path(out).expanduser() if out else reports_root() / today).resolve()
     folder.mkdir(parents=True, exist_ok=True)
     dated = bool(DATE_DIR.match(folder.name))
     as_of = as_of or (str(config["as_of"]) if config.get("as_of") else None)

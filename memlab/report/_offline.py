@@ -10,11 +10,12 @@ The interactive version stays one click away, in the notebook itself.
 
 from __future__ import annotations
 
-import html
 import re
 import threading
 from pathlib import Path
 from typing import Any
+
+from memlab._escape import html as esc
 
 __all__ = ["render_html", "remote_references", "static_widgets"]
 
@@ -64,7 +65,7 @@ def _output_html(output: dict[str, Any]) -> str:
         return f'<img alt="figure" src="data:image/png;base64,{data["image/png"]}">'
     text = data.get("text/plain") if data else output.get("text", "")
     text = text if isinstance(text, str) else "".join(text or [])
-    return f"<pre>{html.escape(text)}</pre>" if text else ""
+    return f"<pre>{esc(text)}</pre>" if text else ""
 
 
 def _widget_html(model_id: str, state: dict[str, Any], depth: int = 0) -> str:
@@ -92,11 +93,11 @@ def _widget_html(model_id: str, state: dict[str, Any], depth: int = 0) -> str:
     if name in ("HTMLModel", "HTMLMathModel"):
         return str(s.get("value", ""))
     if name == "LabelModel":
-        return f"<span>{html.escape(str(s.get('value', '')))}</span>"
+        return f"<span>{esc(str(s.get('value', '')))}</span>"
     if name == "ButtonModel":
         return ""  # an action: nothing to show in a static page
     if "value" in s or "index" in s:
-        return f'<span class="memlab-control"><b>{html.escape(_label(s))}</b></span>'
+        return f'<span class="memlab-control"><b>{esc(_label(s))}</b></span>'
     return ""
 
 

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from memlab._tmp import private_tempdir
-from memlab.errors import MemlabError
+from memlab.errors import MemlabError, SimulationError
 from memlab.sim.iterations import Iteration
 from memlab.sim.scenarios._base import Context, ScenarioResult
 
@@ -36,7 +36,7 @@ def _git(repo: Path, *args: str, env: dict[str, str],
     proc = subprocess.run(["git", "-C", str(repo), *args], capture_output=True, text=True,
                           env=env)
     if check and proc.returncode != 0:
-        raise RuntimeError(f"S8 setup: git {' '.join(args[:2])} failed ({proc.returncode}): "
+        raise SimulationError(f"S8 setup: git {' '.join(args[:2])} failed ({proc.returncode}): "
                            f"{proc.stderr.strip()[-500:]}")
     return proc
 
@@ -53,7 +53,7 @@ def _spawn_writers(kind: str, target: Path, n: int, folder: Path, *extra: str,
         for proc in procs:
             out, err = proc.communicate(timeout=120)
             if proc.returncode != 0:
-                raise RuntimeError(f"S8 writer failed ({proc.returncode}): {err.strip()[-500:]}")
+                raise SimulationError(f"S8 writer failed ({proc.returncode}): {err.strip()[-500:]}")
             outs.append(json.loads(out.strip().splitlines()[-1]))
     finally:
         # A failed or timed-out writer must not leave its partner (or itself) running.

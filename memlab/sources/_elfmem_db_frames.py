@@ -17,6 +17,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from memlab.formats import _json
 from memlab.sources._elfmem_db_schema import (
     _CONFIG_TYPED, _DTYPES, _TOKEN_KEYS, BLOB, CAT, FLOAT, FRAME_TABLES, INT, _q)
 from memlab.sources._elfmem_db_values import _as_text, _int_mapper
@@ -144,7 +145,12 @@ def _config(raw: list[tuple[Any, Any]], reader: _Reader) -> pd.DataFrame:
     text = values.get("lifetime_token_usage")
     if text is not None:
         try:
-            parsed = json.loads(text)
+            if isinstance(text, (bytes, bytearray)):
+                text = bytes(text).decode("utf-8")
+            parsed, issues = _json.loads(text, reader="elfmem",
+                                         root="system_config.lifetime_token_usage")
+            for kind, message in issues:  # repeated keys, lone surrogates: read, and said
+                reader.problem(kind, message)
             if not isinstance(parsed, dict):
                 raise ValueError(f"a JSON {type(parsed).__name__}, not an object")
             usage = parsed

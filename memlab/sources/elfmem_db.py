@@ -57,6 +57,8 @@ from memlab.store import Problems, Store
 
 __all__ = ["load_elfmem", "FRAME_TABLES", "SUPPORTED_SCHEMA_VERSIONS", "release_guess"]
 
+#: A table not read yet on the shared connection (then it is read on its own).
+_UNREAD = object()
 _PRIME = {STR: "''", CAT: "''", UTC: "''", FLOAT: "0.0", INT: "0", BOOL: "0", BLOB: "x''"}
 _ARROW_WANT = {STR: pa.string(), CAT: pa.string(), UTC: pa.string(), FLOAT: pa.float64(),
                INT: pa.int64(), BOOL: pa.int64(), BLOB: pa.binary()}
@@ -128,11 +130,13 @@ class _Reader(_Typer):
                 shared = None
             try:
                 for frame, table, cols, part in tasks:
-                    try:
-                        if shared is None:
-                            raise RuntimeError("no shared connection")
-                        got = _fetch_checked(self.snap.uri, table, cols, part, shared.conn)
-                    except Exception:  # noqa: BLE001
+                    got: Any = _UNREAD
+                    if shared is not None:
+                        try:
+                            got = _fetch_checked(self.snap.uri, table, cols, part, shared.conn)
+                        except Exception:  # noqa: BLE001 - retried on its own connection below
+                            got = _UNREAD
+                    if got is _UNREAD:
                         try:
                             got = _fetch_checked(self.snap.uri, table, cols, part)
                         except Exception as exc:  # noqa: BLE001 - any driver failure: exact path

@@ -31,6 +31,7 @@ Frames (``kind="letta_server"``):
 ``actor_kind`` uses memfs's author kinds: ``letta_agent`` → ``agent``, ``letta_user`` →
 ``server_user``. Problems: ``history_gap`` (a block's sequence numbers are not 1..N),
 ``dangling_history_pointer``, ``unknown_actor``, ``dangling_link``, ``bad_json``,
+``duplicate_key`` (a JSON column repeating a key: the last value is read, as Python reads it),
 ``unknown_schema``, and, for values a server cannot have written (SQLite keeps whatever it is
 given): ``bad_text`` (text that is not UTF-8, read with U+FFFD for the bad bytes, or a BLOB where
 text belongs, read as its UTF-8 text) and ``bad_value`` (a whole number that is not one:
@@ -45,7 +46,6 @@ Example::
 
 from __future__ import annotations
 
-import json
 import math
 import re
 import urllib.parse
@@ -57,6 +57,7 @@ import pandas as pd
 from memlab._files import sqlite_uri
 from memlab.constants import INT64_MAX
 from memlab.errors import MissingExtra, SourceError, UnrecognizedStore, UnsupportedSchema
+from memlab.formats import _json
 from memlab.sources._sqlite_snapshot import BadText, decode_text
 from memlab.store import Problems, Store, categories, utc_datetimes
 
@@ -349,7 +350,8 @@ def _json_value(value: Any, problems: Problems, where: str, what: str, row: str)
     if value is None or isinstance(value, (dict, list)):
         return value
     try:
-        return json.loads(value)
+        text = bytes(value).decode("utf-8") if isinstance(value, (bytes, bytearray)) else value
+        doc, issues = _json.loads(text, reader="the Letta server", root=f"{what} of {row}")
     except RecursionError:
         problems.add(where, "bad_json", f"{what} of {row}: JSON nested too deeply to read; "
                                         "kept as text")
@@ -357,6 +359,9 @@ def _json_value(value: Any, problems: Problems, where: str, what: str, row: str)
     except (TypeError, ValueError):
         problems.add(where, "bad_json", f"{what} of {row}: not valid JSON; kept as text")
         return value
+    for kind, message in issues:  # repeated keys, lone surrogates: read, and said
+        problems.add(where, kind, message)
+    return doc
 
 
 # --------------------------------------------------------------------------- frames

@@ -129,7 +129,7 @@ def test_postgres_read_is_read_only(letta_pg):
     conn = _connect_postgres(dsn)
     try:
         with pytest.raises(psycopg.errors.ReadOnlySqlTransaction):
-            conn.execute("UPDATE block SET value = 'x'")
+            conn.execute("UPDATE public.block SET value = 'x'")
     finally:
         conn.rollback()
         conn.close()

@@ -58,6 +58,9 @@ from memlab._files import sqlite_uri
 from memlab.constants import INT64_MAX
 from memlab.errors import MissingExtra, SourceError, UnrecognizedStore, UnsupportedSchema
 from memlab.formats import _json
+from memlab.sources._letta_pg import (LOCK_TIMEOUT_ENV, STATEMENT_TIMEOUT_ENV, check_role,
+                                      guarded_tables, pin_session, qualified, startup_options,
+                                      timeouts)
 from memlab.sources._sqlite_snapshot import BadText, decode_text
 from memlab.store import Problems, Store, categories, utc_datetimes
 
@@ -70,6 +73,9 @@ _ACTOR_OF_TYPE = {"letta_agent": "agent", "letta_user": "server_user"}
 _DSN_RE = re.compile(r"^postgres(ql)?(\+\w+)?://", re.I)
 #: The tables that make a database a Letta server's; without them it is something else.
 REQUIRED_TABLES = ("block", "agents")
+#: Every table memlab reads from a Letta server database.
+LETTA_TABLES = ("organizations", "users", "agents", "block", "blocks_agents", "block_history",
+                "blocks_tags", "agents_tags", "alembic_version")
 _REQUIRED_BLOCK_COLUMNS = ("id", "label", "value")
 
 # (db column, frame column, dtype); dtype is one of str/int/bool/time/json/cat.
@@ -170,6 +176,10 @@ class _Source:
     def rows(self, sql: str) -> list[tuple]:
         raise NotImplementedError
 
+    def table_sql(self, table: str) -> str:
+        """How a query names ``table``."""
+        return _q(table)
+
     def select(self, table: str, spec: list[tuple[str, str, str]]) -> tuple[pd.DataFrame, list[str]]:
         """The spec's columns of ``table`` that exist; the frame column names that do not."""
         have = set(self.columns.get(table, []))
@@ -177,7 +187,7 @@ class _Source:
         missing = [col for db, col, _ in spec if db not in have]
         if table not in self.columns or not present:
             return pd.DataFrame({col: pd.Series(dtype=object) for _, col, _ in spec}), missing
-        sql = f"SELECT {', '.join(_q(db) for db, _, _ in present)} FROM {_q(table)}"
+        sql = f"SELECT {', '.join(_q(db) for db, _, _ in present)} FROM {self.table_sql(table)}"
         data = self.rows(sql)
         # Object columns of the values as read: from_records would turn a BadText into a plain
         # str (losing the mark that it was repaired) and guess dtypes _typed decides anyway.
@@ -206,21 +216,23 @@ class _SQLite(_Source):
 
 
 class _Postgres(_Source):
+    """A Letta PostgreSQL database read as untrusted (:mod:`memlab.sources._letta_pg`): the
+    login role checked, Letta's tables checked to be plain tables and locked, before any row."""
+
     flavour = "postgres"
 
-    def __init__(self, conn) -> None:
+    def __init__(self, conn, where: str) -> None:
         super().__init__()
         self.conn = conn
-        cols: dict[str, list[str]] = {}
-        for table, column in conn.execute(
-                "SELECT table_name, column_name FROM information_schema.columns "
-                "WHERE table_schema = ANY (current_schemas(false)) "
-                "ORDER BY table_name, ordinal_position").fetchall():
-            cols.setdefault(table, []).append(column)
-        self.columns = cols
+        pin_session(conn)
+        check_role(conn)
+        self.columns = guarded_tables(conn, list(LETTA_TABLES), where=where)
 
     def rows(self, sql: str) -> list[tuple]:
         return self.conn.execute(sql).fetchall()
+
+    def table_sql(self, table: str) -> str:
+        return qualified(table)
 
 
 def _connect_postgres(dsn: str):
@@ -230,8 +242,9 @@ def _connect_postgres(dsn: str):
         raise MissingExtra("psycopg", "letta-server",
                            feature="reading a Letta PostgreSQL database") from exc
     shown = redact_dsn(dsn)
+    options = startup_options()  # before connecting: a bad MEMLAB_PG_* is an InvalidArgument
     try:
-        conn = psycopg.connect(dsn, connect_timeout=10, autocommit=False)
+        conn = psycopg.connect(dsn, connect_timeout=10, autocommit=False, options=options)
     except psycopg.Error as exc:
         first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
         raise SourceError(f"cannot connect to PostgreSQL at {shown}: {first}",
@@ -240,6 +253,25 @@ def _connect_postgres(dsn: str):
     conn.read_only = True
     conn.isolation_level = psycopg.IsolationLevel.REPEATABLE_READ
     return conn
+
+
+def _refusal(exc, shown: str) -> SourceError:
+    """A psycopg error during the read as one line: timeouts say which and how to change it."""
+    import psycopg
+
+    statement, lock = timeouts()
+    first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+    if isinstance(exc, psycopg.errors.LockNotAvailable):
+        return SourceError(f"PostgreSQL at {shown}: a Letta table stayed locked by another session "
+                           f"past memlab's lock_timeout ({lock} ms): {first}",
+                           hint=f"retry when the lock is released, or raise {LOCK_TIMEOUT_ENV}")
+    if isinstance(exc, psycopg.errors.QueryCanceled):
+        return SourceError(f"PostgreSQL at {shown}: a read ran past memlab's statement_timeout "
+                           f"({statement} ms): {first}",
+                           hint=f"raise {STATEMENT_TIMEOUT_ENV} (milliseconds) for a very large "
+                                "server")
+    return SourceError(f"PostgreSQL refused a read at {shown}: {first}",
+                       hint="memlab needs SELECT on Letta's tables")
 
 
 # --------------------------------------------------------------------------- typing
@@ -509,7 +541,7 @@ def _load(src: _Source, path: Path, where: str, meta: dict) -> Store:
     frames, absent = _frames(src, where, problems)
     revision = None
     if "alembic_version" in src.columns:
-        got = src.rows("SELECT version_num FROM alembic_version")
+        got = src.rows(f"SELECT {_q('version_num')} FROM {src.table_sql('alembic_version')}")
         revision = str(got[0][0]) if got else None
     meta.update({
         "flavour": src.flavour,
@@ -545,12 +577,12 @@ def load_letta_server(dsn_or_path: str | Path) -> Store:
             try:
                 parts = urllib.parse.urlsplit(dsn)
                 name = f"{parts.path.lstrip('/') or 'postgres'}@{parts.hostname or 'localhost'}"
-                return _load(_Postgres(conn), Path(shown), shown,
-                             {"dsn": shown, "name": name, "transaction": "read only, repeatable read"})
+                statement, lock = timeouts()
+                return _load(_Postgres(conn, shown), Path(shown), shown,
+                             {"dsn": shown, "name": name, "transaction": "read only, repeatable read",
+                              "statement_timeout_ms": statement, "lock_timeout_ms": lock})
             except psycopg.Error as exc:
-                first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
-                raise SourceError(f"PostgreSQL refused a read at {shown}: {first}",
-                                  hint="memlab needs SELECT on Letta's tables") from exc
+                raise _refusal(exc, shown) from exc
         finally:
             conn.rollback()
             conn.close()

@@ -9,9 +9,10 @@ What :func:`connect` and :func:`guarded_tables` do before memlab reads a row:
   ``statement_timeout`` and ``lock_timeout`` (:data:`~memlab.constants.PG_STATEMENT_TIMEOUT_MS`,
   :data:`~memlab.constants.PG_LOCK_TIMEOUT_MS`; ``MEMLAB_PG_STATEMENT_TIMEOUT`` and
   ``MEMLAB_PG_LOCK_TIMEOUT``, in milliseconds, change them), ``row_security=off`` (a row policy
-  that would apply is an error, never a call of its expression) and
-  ``default_transaction_read_only=on``; the settings are read back and set again if a pooler
-  dropped them;
+  that would apply is an error, never a call of its expression),
+  ``default_transaction_read_only=on``, and ``DateStyle`` / ``TimeZone`` / ``IntervalStyle``
+  (values are read as psycopg expects them, whatever the database sets); the settings are read
+  back and set again if a pooler dropped them;
 * the role memlab logged in as must not be a superuser, nor a member of a superuser role or of
   ``pg_execute_server_program`` / ``pg_read_server_files`` / ``pg_write_server_files``
   (:class:`~memlab.errors.UnsafeDatabase`, with the fix: a SELECT-only role);
@@ -86,7 +87,8 @@ def _settings() -> dict[str, str]:
     statement, lock = timeouts()
     return {"search_path": SEARCH_PATH, "statement_timeout": f"{statement}ms",
             "lock_timeout": f"{lock}ms", "row_security": "off",
-            "default_transaction_read_only": "on"}
+            "default_transaction_read_only": "on", "DateStyle": "ISO, MDY", "TimeZone": "UTC",
+            "IntervalStyle": "postgres"}
 
 
 def startup_options() -> str:

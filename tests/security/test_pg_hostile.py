@@ -237,3 +237,16 @@ def test_a_table_locked_by_another_session_stops_at_the_lock_timeout(letta_pg, h
     finally:
         holder.rollback()
         holder.close()
+
+
+def test_the_databases_date_and_zone_settings_do_not_change_what_is_read(letta_pg, hostile):
+    db, sql = hostile
+    plain = load_letta_server(letta_pg.dsn("letta"))
+    sql(f"ALTER DATABASE {db} SET DateStyle = 'SQL, DMY'; "
+        f"ALTER DATABASE {db} SET TimeZone = 'Pacific/Kiritimati'; "
+        f"ALTER DATABASE {db} SET IntervalStyle = 'sql_standard';")
+    store = load_letta_server(letta_pg.dsn(db))
+    for frame in ("blocks", "block_history", "agents"):
+        a = getattr(plain, frame).sort_values(getattr(plain, frame).columns[0], ignore_index=True)
+        b = getattr(store, frame).sort_values(getattr(store, frame).columns[0], ignore_index=True)
+        assert a["created_at"].equals(b["created_at"]), frame

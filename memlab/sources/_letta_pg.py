@@ -1,7 +1,9 @@
 """A Letta PostgreSQL database read as untrusted: whoever owns it owns its views, functions and
 per-database settings, so a read must not run any of them, nor wait on them forever.
 
-What :func:`connect` and :func:`guarded_tables` do before memlab reads a row:
+What :func:`connect`, :func:`pin_session`, :func:`check_role` and :func:`guarded_tables` do
+before memlab reads a row (:func:`refusal` turns a psycopg error into one line naming the
+timeout it hit; :func:`redact_dsn` keeps passwords out of every message):
 
 * the session is pinned in the connection's startup packet (libpq ``options``), which outranks
   ``ALTER DATABASE … SET`` and ``ALTER ROLE … SET``: ``search_path=pg_catalog, pg_temp`` (no
@@ -31,13 +33,14 @@ Every query memlab sends names its relations schema-qualified, reads tables with
 from __future__ import annotations
 
 import os
+import urllib.parse
 
 from memlab.constants import PG_LOCK_TIMEOUT_MS, PG_STATEMENT_TIMEOUT_MS
-from memlab.errors import InvalidArgument, UnsafeDatabase
+from memlab.errors import InvalidArgument, MissingExtra, SourceError, UnsafeDatabase
 
 __all__ = ["SCHEMA", "SEARCH_PATH", "DANGEROUS_ROLES", "STATEMENT_TIMEOUT_ENV", "LOCK_TIMEOUT_ENV",
            "timeouts", "startup_options", "pin_session", "check_role", "guarded_tables",
-           "qualified"]
+           "qualified", "redact_dsn", "connect", "refusal"]
 
 #: The schema Letta's alembic migrations create its tables in.
 SCHEMA = "public"
@@ -195,8 +198,64 @@ def guarded_tables(conn, tables: list[str], *, where: str) -> dict[str, list[str
         columns, refusals = _relations(conn, tables)  # what the lock now holds still
     if refusals:
         more = f" (and {len(refusals) - 1} more)" if len(refusals) > 1 else ""
-        raise UnsafeDatabase(f"refusing to read {where}: {refusals[0]}{more}; reading it would "
-                             "run the database owner's code",
+        raise UnsafeDatabase(f"refusing to read {where}: {refusals[0]}{more}; memlab reads only "
+                             "plain tables of built-in types (a view, rule or policy runs the "
+                             "owner's code, a foreign table reads elsewhere)",
                              hint="point memlab at the Letta server's own database, or restore "
                                   "Letta's tables as plain tables")
     return columns
+
+
+def redact_dsn(dsn: str) -> str:
+    """The DSN without its password (safe for messages, ``meta`` and reports)."""
+    parts = urllib.parse.urlsplit(dsn.strip())
+    if parts.password is None:
+        return dsn.strip()
+    netloc = parts.netloc.rsplit("@", 1)
+    user = urllib.parse.unquote(netloc[0].split(":", 1)[0])
+    return urllib.parse.urlunsplit(parts._replace(netloc=f"{user}:***@{netloc[1]}"))
+
+
+def connect(dsn: str):
+    """A psycopg connection to ``dsn`` with the session pinned (:func:`startup_options`), in a
+    read-only repeatable-read transaction once it runs its first statement."""
+    try:
+        import psycopg
+    except ImportError as exc:
+        raise MissingExtra("psycopg", "letta-server",
+                           feature="reading a Letta PostgreSQL database") from exc
+    shown = redact_dsn(dsn)
+    options = startup_options()  # before connecting: a bad MEMLAB_PG_* is an InvalidArgument
+    try:
+        conn = psycopg.connect(dsn, connect_timeout=10, autocommit=False, options=options)
+    except psycopg.Error as exc:
+        first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+        raise SourceError(f"cannot connect to PostgreSQL at {shown}: {first}",
+                          hint="check host, port, database name and credentials; memlab needs "
+                               "only SELECT on Letta's tables") from exc
+    conn.read_only = True
+    conn.isolation_level = psycopg.IsolationLevel.REPEATABLE_READ
+    return conn
+
+
+def refusal(exc, shown: str) -> SourceError:
+    """A psycopg error during the read as one line: timeouts say which and how to change it."""
+    import psycopg
+
+    statement, lock = timeouts()
+    first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+    if isinstance(exc, psycopg.errors.LockNotAvailable):
+        return SourceError(f"PostgreSQL at {shown}: a Letta table stayed locked by another session "
+                           f"past memlab's lock_timeout ({lock} ms): {first}",
+                           hint=f"retry when the lock is released, or raise {LOCK_TIMEOUT_ENV}")
+    if isinstance(exc, psycopg.errors.QueryCanceled):
+        return SourceError(f"PostgreSQL at {shown}: a read ran past memlab's statement_timeout "
+                           f"({statement} ms): {first}",
+                           hint=f"raise {STATEMENT_TIMEOUT_ENV} (milliseconds) for a very large "
+                                "server")
+    if isinstance(exc, psycopg.DataError):
+        return SourceError(f"PostgreSQL at {shown}: a value memlab cannot read: {first}",
+                           hint="a value Python cannot hold, such as an 'infinity' timestamp, "
+                                "is in a Letta table")
+    return SourceError(f"PostgreSQL refused a read at {shown}: {first}",
+                       hint="memlab needs SELECT on Letta's tables")

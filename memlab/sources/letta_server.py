@@ -3,9 +3,14 @@
 ``load_letta_server(dsn_or_path)`` reads
 
 * a PostgreSQL database (``postgresql://user@host:port/db``; Letta 0.12-0.16.8, schema from
-  Letta's alembic migrations) inside one ``READ ONLY`` ``REPEATABLE READ`` transaction, so every
-  frame comes from the same instant of a live server and nothing can be written; use a role
-  with ``SELECT`` only for defence in depth;
+  Letta's alembic migrations, tables in schema ``public``) inside one ``READ ONLY``
+  ``REPEATABLE READ`` transaction, so every frame comes from the same instant of a live server
+  and nothing can be written. The database is untrusted (:mod:`memlab.sources._letta_pg`):
+  the session's ``search_path``, ``statement_timeout`` and ``lock_timeout`` are pinned at
+  connection (``MEMLAB_PG_STATEMENT_TIMEOUT`` / ``MEMLAB_PG_LOCK_TIMEOUT``, milliseconds), a
+  superuser or server-program role is refused, and so is a view, foreign table, rule, row
+  policy or owner-defined type where Letta has a plain table
+  (:class:`~memlab.errors.UnsafeDatabase`);
 * an SQLite file (``~/.letta/sqlite.db``; Letta ≤ 0.11.7, schema from ``create_all``) through
   :mod:`memlab.sources._sqlite_snapshot`, the discipline elfmem databases are read with:
   nothing in its folder is created or changed, even for a live server.
@@ -56,11 +61,10 @@ import pandas as pd
 
 from memlab._files import sqlite_uri
 from memlab.constants import INT64_MAX
-from memlab.errors import MissingExtra, SourceError, UnrecognizedStore, UnsupportedSchema
+from memlab.errors import SourceError, UnrecognizedStore, UnsupportedSchema
 from memlab.formats import _json
-from memlab.sources._letta_pg import (LOCK_TIMEOUT_ENV, STATEMENT_TIMEOUT_ENV, check_role,
-                                      guarded_tables, pin_session, qualified, startup_options,
-                                      timeouts)
+from memlab.sources._letta_pg import (check_role, connect, guarded_tables, pin_session,
+                                      qualified, redact_dsn, refusal, timeouts)
 from memlab.sources._sqlite_snapshot import BadText, decode_text
 from memlab.store import Problems, Store, categories, utc_datetimes
 
@@ -119,16 +123,6 @@ _AGENT_TAGS = [("agent_id", "agent_id", "str"), ("tag", "tag", "str")]
 def is_dsn(source: Any) -> bool:
     """True for a PostgreSQL connection URI (``postgresql://`` or ``postgres://``)."""
     return isinstance(source, str) and bool(_DSN_RE.match(source.strip()))
-
-
-def redact_dsn(dsn: str) -> str:
-    """The DSN without its password (safe for messages, ``meta`` and reports)."""
-    parts = urllib.parse.urlsplit(dsn.strip())
-    if parts.password is None:
-        return dsn.strip()
-    netloc = parts.netloc.rsplit("@", 1)
-    user = urllib.parse.unquote(netloc[0].split(":", 1)[0])
-    return urllib.parse.urlunsplit(parts._replace(netloc=f"{user}:***@{netloc[1]}"))
 
 
 def is_letta_sqlite(path: str | Path) -> bool:
@@ -233,45 +227,6 @@ class _Postgres(_Source):
 
     def table_sql(self, table: str) -> str:
         return qualified(table)
-
-
-def _connect_postgres(dsn: str):
-    try:
-        import psycopg
-    except ImportError as exc:
-        raise MissingExtra("psycopg", "letta-server",
-                           feature="reading a Letta PostgreSQL database") from exc
-    shown = redact_dsn(dsn)
-    options = startup_options()  # before connecting: a bad MEMLAB_PG_* is an InvalidArgument
-    try:
-        conn = psycopg.connect(dsn, connect_timeout=10, autocommit=False, options=options)
-    except psycopg.Error as exc:
-        first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
-        raise SourceError(f"cannot connect to PostgreSQL at {shown}: {first}",
-                          hint="check host, port, database name and credentials; memlab needs "
-                               "only SELECT on Letta's tables") from exc
-    conn.read_only = True
-    conn.isolation_level = psycopg.IsolationLevel.REPEATABLE_READ
-    return conn
-
-
-def _refusal(exc, shown: str) -> SourceError:
-    """A psycopg error during the read as one line: timeouts say which and how to change it."""
-    import psycopg
-
-    statement, lock = timeouts()
-    first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
-    if isinstance(exc, psycopg.errors.LockNotAvailable):
-        return SourceError(f"PostgreSQL at {shown}: a Letta table stayed locked by another session "
-                           f"past memlab's lock_timeout ({lock} ms): {first}",
-                           hint=f"retry when the lock is released, or raise {LOCK_TIMEOUT_ENV}")
-    if isinstance(exc, psycopg.errors.QueryCanceled):
-        return SourceError(f"PostgreSQL at {shown}: a read ran past memlab's statement_timeout "
-                           f"({statement} ms): {first}",
-                           hint=f"raise {STATEMENT_TIMEOUT_ENV} (milliseconds) for a very large "
-                                "server")
-    return SourceError(f"PostgreSQL refused a read at {shown}: {first}",
-                       hint="memlab needs SELECT on Letta's tables")
 
 
 # --------------------------------------------------------------------------- typing
@@ -559,8 +514,10 @@ def load_letta_server(dsn_or_path: str | Path) -> Store:
     """Load a Letta server database read-only (see the module docstring for frames and rules).
 
     ``dsn_or_path`` is a ``postgresql://`` URI or the path of a Letta SQLite file. Raises
-    SourceError (cannot connect), UnrecognizedStore (no Letta tables), UnsupportedSchema (a
-    block table without id/label/value), MissingExtra (no psycopg for a DSN).
+    SourceError (cannot connect, a timeout, a lock), UnsafeDatabase (a role or a relation memlab
+    will not read through), UnrecognizedStore (no Letta tables), UnsupportedSchema (a block
+    table without id/label/value), MissingExtra (no psycopg for a DSN), InvalidArgument (a bad
+    ``MEMLAB_PG_*`` timeout).
 
     Example::
 
@@ -570,7 +527,7 @@ def load_letta_server(dsn_or_path: str | Path) -> Store:
     if is_dsn(dsn_or_path):
         dsn = str(dsn_or_path).strip()
         shown = redact_dsn(dsn)
-        conn = _connect_postgres(dsn)
+        conn = connect(dsn)
         try:
             import psycopg
 
@@ -582,7 +539,7 @@ def load_letta_server(dsn_or_path: str | Path) -> Store:
                              {"dsn": shown, "name": name, "transaction": "read only, repeatable read",
                               "statement_timeout_ms": statement, "lock_timeout_ms": lock})
             except psycopg.Error as exc:
-                raise _refusal(exc, shown) from exc
+                raise refusal(exc, shown) from exc
         finally:
             conn.rollback()
             conn.close()

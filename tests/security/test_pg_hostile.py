@@ -86,7 +86,7 @@ def test_a_statement_past_the_timeout_stops_whatever_the_database_sets(letta_pg,
     sql(f"ALTER DATABASE {db} SET statement_timeout = 0; ALTER DATABASE {db} SET lock_timeout = 0;"
         f"ALTER ROLE {READER} IN DATABASE {db} SET statement_timeout = 0;")
     monkeypatch.setenv("MEMLAB_PG_STATEMENT_TIMEOUT", "300")
-    from memlab.sources.letta_server import _connect_postgres
+    from memlab.sources._letta_pg import connect as _connect_postgres
 
     conn = _connect_postgres(letta_pg.dsn(db))
     try:

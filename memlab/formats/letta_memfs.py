@@ -20,6 +20,10 @@ This module is the public face: import from here. The code lives in private sibl
   ``strict_yaml``) and ``read_frontmatter``;
 * :mod:`~memlab.formats._memfs_hook`: the hook's keys, variants and dates, ``Violation``,
   ``hook_variant_at``, ``hook_variant_reason``, ``check_precommit``;
+* :mod:`~memlab.formats._memfs_constraints`: Letta Code 0.34.12's ``.memfs.config.json``
+  (``CONSTRAINTS_CONFIG``, ``CONSTRAINTS_DEFAULTS``, ``parse_constraints_config``), its tree
+  validator (``tree_errors``, ``validator_errors``), the v2 frontmatter check
+  (``frontmatter_errors``, ``frontmatter_paths``) and the layout policy (``layout_policy``);
 * :mod:`~memlab.formats._memfs_writers`: ``render_memfs_file``, ``render_memfs_v2_file``,
   ``yaml_text``, ``quoted_line``.
 """
@@ -28,6 +32,14 @@ from __future__ import annotations
 
 from memlab.formats._memfs_authors import (AUTHOR_KINDS, MIGRATION_EMAIL, MIGRATION_NAME,
                                            REVIEW_EMAIL, REVIEW_NAME, classify_author)
+from memlab.formats._memfs_constraints import (CONSTRAINTS_CONFIG, CONSTRAINTS_DEFAULTS,
+                                               CONSTRAINTS_VALIDATOR, CORE_MEMORY_PATH,
+                                               LAYOUT_POLICIES, LAYOUT_POLICY_FILE,
+                                               ConstraintError, TreeFile, code_points,
+                                               constraint_rule, frontmatter_errors,
+                                               frontmatter_paths, layout_policy,
+                                               parse_constraints_config, tree_errors,
+                                               validator_errors)
 from memlab.formats._memfs_frontmatter import (DEFAULT_LIMIT, ClientReading, Frontmatter,
                                                ServerReading, read_as_client, read_as_server,
                                                read_frontmatter, split_frontmatter, strict_yaml)
@@ -87,4 +99,20 @@ __all__ = [
     "render_memfs_v2_file",
     "quoted_line",
     "yaml_text",
+    "CONSTRAINTS_CONFIG",
+    "CONSTRAINTS_DEFAULTS",
+    "CONSTRAINTS_VALIDATOR",
+    "CORE_MEMORY_PATH",
+    "LAYOUT_POLICIES",
+    "LAYOUT_POLICY_FILE",
+    "ConstraintError",
+    "TreeFile",
+    "code_points",
+    "constraint_rule",
+    "frontmatter_errors",
+    "frontmatter_paths",
+    "layout_policy",
+    "parse_constraints_config",
+    "tree_errors",
+    "validator_errors",
 ]

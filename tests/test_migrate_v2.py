@@ -128,11 +128,11 @@ def _trees(plan) -> dict[str, list[str]]:
 @pytest.mark.parametrize("name", sorted(V1_SOURCES))
 def test_v1_layout_of_block_sources_is_byte_identical_to_before(name):
     src = V1_SOURCES[name].resolve()
-    plan = _letta.plan_memfs(load(src), src, target="letta", when=WHEN)
+    plan = _letta.plan_memfs(load(src), src, target="letta", when=WHEN, layout="v1")
     assert _trees(plan) == GOLDEN_V1_TREES[name]
 
 
 @pytest.mark.parametrize("name", sorted(SERVER_SOURCES))
 def test_v1_layout_of_server_sources_is_byte_identical_to_before(name):
-    plan = plan_migration(SERVER_SOURCES[name].resolve())
+    plan = plan_migration(SERVER_SOURCES[name].resolve(), layout="v1")
     assert _trees(plan) == GOLDEN_V1_TREES[name]

@@ -64,6 +64,8 @@ class Plan:
     moved: pd.DataFrame
     flags: pd.DataFrame
     notes: list[str] = field(default_factory=list)
+    #: A Letta target's memfs layout ("v2" or "v1"); None for other targets.
+    layout: str | None = None
 
     def expected_heads(self, base: Mapping[str, tuple[str, dict[str, tuple[str, str]]]] | None = None
                        ) -> dict[str, list[tuple[str, str]]]:

@@ -136,3 +136,208 @@ def test_v1_layout_of_block_sources_is_byte_identical_to_before(name):
 def test_v1_layout_of_server_sources_is_byte_identical_to_before(name):
     plan = plan_migration(SERVER_SOURCES[name].resolve(), layout="v1")
     assert _trees(plan) == GOLDEN_V1_TREES[name]
+
+
+# --------------------------------------------------------------------------- v2 output, judged by Letta Code
+
+import json  # noqa: E402
+import os  # noqa: E402
+import subprocess  # noqa: E402
+
+from memlab.audits.memfs import audit_memfs  # noqa: E402
+from memlab.cli import main  # noqa: E402
+from memlab.formats import letta_memfs as fmt  # noqa: E402
+from memlab.migrations import migrate, verify  # noqa: E402
+from memlab.sources.memfs import load_memfs  # noqa: E402
+
+AGENT_FILES = sorted((DATA / "samples/letta-af").glob("*.af"))
+AGENT = {"GIT_AUTHOR_NAME": "Sample Agent", "GIT_AUTHOR_EMAIL": "agent-1@letta.com",
+         "GIT_COMMITTER_NAME": "Sample Agent", "GIT_COMMITTER_EMAIL": "agent-1@letta.com"}
+
+
+def _git(repo: Path, *args: str, env: dict | None = None, check: bool = True):
+    return subprocess.run(["git", "-C", str(repo), *args], capture_output=True, text=True,
+                          env={**os.environ, **(env or {})}, check=check)
+
+
+def _repos(dest: Path) -> list[Path]:
+    if (dest / ".git").exists():
+        return [dest]
+    return sorted(p for p in dest.iterdir() if (p / ".git").exists())
+
+
+def _head_files(repo: Path) -> dict[str, str]:
+    names = _git(repo, "ls-tree", "-r", "-z", "--name-only", "HEAD").stdout.split("\0")
+    return {n: _git(repo, "show", f"HEAD:{n}").stdout for n in names if n}
+
+
+@pytest.fixture(scope="module")
+def v2_migrated(tmp_path_factory):
+    cache: dict[str, tuple] = {}
+
+    def _get(src: Path):
+        if src.name not in cache:
+            dest = tmp_path_factory.mktemp("v2") / src.stem
+            cache[src.name] = (migrate(src, dest, retrieval=False, verify=True), dest)
+        return cache[src.name]
+
+    return _get
+
+
+def _agent_blocks(src: Path, subdir: str) -> list[dict]:
+    """The blocks Letta Code would be given to create the agent of repository ``subdir``:
+    label, value and description as the source holds them."""
+    store = load(src.resolve())
+    blocks, links = store.blocks, store.frames.get("block_agents")
+    agents = store.frames.get("agents")
+    if links is not None and len(links) and agents is not None and len(agents):
+        ids = set(links["block_id"].astype(str))
+        blocks = blocks[blocks["block_id"].astype(str).isin(ids)]
+    out = []
+    for r in blocks.to_dict("records"):
+        desc = r.get("description")
+        out.append({"label": str(r["label"]), "value": "" if pd.isna(r["value"]) else str(r["value"]),
+                    "description": None if desc is None or pd.isna(desc) else str(desc)})
+    return out
+
+
+@pytest.mark.parametrize("af", AGENT_FILES, ids=lambda p: p.stem)
+def test_agent_files_migrate_to_what_letta_code_creates(af, v2_migrated, letta_code):
+    result, dest = v2_migrated(af)
+    assert result.mode == "created" and result.ok is True
+    (repo,) = _repos(dest)
+    assert letta_code.audit(repo)["policy"] == "root-marker"
+    assert letta_code.audit_errors(repo) == []  # Letta Code's own --audit, whole tree
+    blocks = [b for b in _agent_blocks(af, "")
+              if _letta.sanitise_label(b["label"], "x")[0] == b["label"]]
+    expected = {f["relativePath"]: f["content"] for f in letta_code.initial(blocks)}
+    ours = _head_files(repo)
+    for path, content in expected.items():
+        assert ours.get(path) == content, path  # file name, name:, description: and value
+    root = {p for p in ours if "/" not in p and p.endswith(".md")}
+    sanitised = len(_agent_blocks(af, "")) - len(blocks)
+    assert len(root - set(expected)) == sanitised
+    assert ours["MEMORY.md"] == "# Memory\n"
+    store = load_memfs(repo)
+    assert store.meta["layout"] == "letta_v2"
+    a = audit_memfs(store)
+    assert a.headline["findings"] == 0, a.summary()
+    assert a.headline["problems"] == 0
+
+
+def test_ezra_keeps_detached_blocks_behind_an_index_and_its_limits_in_the_config(v2_migrated,
+                                                                                letta_code):
+    result, dest = v2_migrated(DATA / "samples/letta-af/ezra.af")
+    files = _head_files(dest)
+    assert "detached/MEMORY.md" in files and not files["detached/MEMORY.md"].startswith("---")
+    assert all(p.count("/") <= 1 for p in files if p.endswith(".md"))
+    config = json.loads(files[".memfs.config.json"])
+    assert letta_code.config(files[".memfs.config.json"]) == {"config": config}
+    limits = {e["pattern"]: e["maxCharacters"] for e in config["fileCharacterLimits"]}
+    moved = result.moved[result.moved["kind"] == "block"].set_index("item")
+    store = load(DATA / "samples/letta-af/ezra.af")
+    block = store.blocks.set_index("block_id")
+    flagged = set(result.flags[result.flags["kind"] == "limit_not_carried"]["path"])
+    assert len(flagged) == 3
+    for item, row in moved.iterrows():
+        text, limit = files[row["path"]], block.loc[item, "limit"]
+        value = "" if pd.isna(block.loc[item, "value"]) else block.loc[item, "value"]
+        if row["path"] in flagged:  # over its limit already: the entry is the file's size
+            assert limits[row["path"]] == len(text) and len(value) > limit
+        else:  # the value keeps exactly its budget: limit + the frontmatter as written
+            assert limits[row["path"]] - (len(text) - len(value)) == limit
+    # ezra's core is over Letta's 65,536: raised, and said so, never silently
+    core = sum(len(t) for p, t in files.items() if "/" not in p and p.endswith(".md"))
+    assert core > 65536 and config["maxCoreMemoryCharacters"] == core
+    assert (result.flags["kind"] == "core_total_raised").sum() == 1
+
+
+def test_read_only_blocks_are_listed_in_read_only_files(v2_migrated, letta_code, tmp_path):
+    result, dest = v2_migrated(DATA / "samples/letta-af/deep_research_agent.af")
+    files = _head_files(dest)
+    config = json.loads(files[".memfs.config.json"])
+    assert config["readOnlyFiles"] == ["persona.md"]
+    assert "read_only" not in files["persona.md"]
+    log = _git(dest, "log", "--format=%s", "main").stdout.splitlines()
+    assert log[1] == "chore: protect 1 read-only memory file(s)"
+    clone = tmp_path / "clone"
+    _git(tmp_path, "clone", "-q", str(dest), str(clone))
+    letta_code.install_hooks(clone, "root-marker")
+    env = {**AGENT, "PATH": f"{letta_code.payload / 'bin'}{os.pathsep}{os.environ['PATH']}"}
+    assert _git(clone, "commit", "--allow-empty", "-qm", "noop", env=env, check=False).returncode == 0
+    with open(clone / "persona.md", "a", encoding="utf-8") as fh:
+        fh.write("\nnot allowed\n")
+    _git(clone, "add", "persona.md")
+    refused = _git(clone, "commit", "-qm", "x", env=env, check=False)
+    assert refused.returncode != 0
+    assert "persona.md: read-only file cannot be created, changed or removed" in refused.stderr
+
+
+def _hook_accepts_noop_and_refuses_limit(repo: Path, letta_code, tmp_path: Path) -> None:
+    clone = tmp_path / f"clone-{repo.name}"
+    _git(tmp_path, "clone", "-q", str(repo), str(clone))
+    letta_code.install_hooks(clone, "root-marker")
+    env = {**AGENT, "PATH": f"{letta_code.payload / 'bin'}{os.pathsep}{os.environ['PATH']}"}
+    done = _git(clone, "commit", "--allow-empty", "-qm", "noop", env=env, check=False)
+    assert done.returncode == 0, done.stderr
+    # and the hook does run: v2 refuses a limit in frontmatter
+    target = sorted(p for p in _head_files(clone) if "/" not in p and p.endswith(".md")
+                    and p != "MEMORY.md")[0]
+    text = (clone / target).read_text(encoding="utf-8")
+    (clone / target).write_text(text.replace("---\n", "---\nlimit: 5\n", 1), encoding="utf-8")
+    _git(clone, "add", target)
+    refused = _git(clone, "commit", "-qm", "x", env=env, check=False)
+    assert refused.returncode != 0 and "unknown frontmatter key 'limit'" in refused.stderr
+
+
+@pytest.mark.parametrize("af", AGENT_FILES, ids=lambda p: p.stem)
+def test_letta_codes_v2_hook_accepts_a_no_op_commit(af, v2_migrated, letta_code, tmp_path):
+    _, dest = v2_migrated(af)
+    for repo in _repos(dest):
+        _hook_accepts_noop_and_refuses_limit(repo, letta_code, tmp_path)
+
+
+@pytest.mark.parametrize("name", sorted(SERVER_SOURCES))
+def test_server_fixtures_migrate_to_what_letta_code_accepts(name, v2_migrated, letta_code,
+                                                           tmp_path):
+    from letta_server_fixtures import MANIFEST  # noqa: F401 - the fixtures' own description
+
+    result, dest = v2_migrated(SERVER_SOURCES[name])
+    assert result.ok is True
+    store = load(SERVER_SOURCES[name])
+    names = dict(zip(store.agents["agent_id"].astype(str), store.agents["name"].astype(str)))
+    live = store.blocks[~store.blocks["is_deleted"].fillna(False).astype(bool)]
+    for repo in _repos(dest):
+        assert letta_code.audit_errors(repo) == []
+        _hook_accepts_noop_and_refuses_limit(repo, letta_code, tmp_path)
+        agent = next(a for a, n in names.items() if n.lower() == repo.name)
+        ids = set(store.block_agents[store.block_agents["agent_id"].astype(str) == agent]["block_id"])
+        blocks = [{"label": r["label"], "value": r["value"] or "",
+                   "description": r["description"] if isinstance(r["description"], str) else None}
+                  for r in live[live["block_id"].isin(ids)].to_dict("records")]
+        ours = _head_files(repo)
+        for f in letta_code.initial(blocks):
+            assert ours.get(f["relativePath"]) == f["content"], f["relativePath"]
+        a = audit_memfs(load_memfs(repo))
+        assert a.headline["findings"] == 0, a.summary()
+
+
+def test_layout_v1_via_the_cli_writes_todays_tree(tmp_path, capsys):
+    af = DATA / "samples/letta-af/ezra.af"
+    assert main(["migrate", str(af), str(tmp_path / "v1"), "--layout", "v1", "--no-retrieval",
+                 "--verify"]) == 0
+    trees = _git(tmp_path / "v1", "log", "--reverse", "--format=%T", "main").stdout.split()
+    # the first two commits (init, blocks) hold no date: their trees are main's, byte for byte
+    assert trees[:2] == GOLDEN_V1_TREES["ezra.af"][""][:2]
+    assert main(["migrate", str(af), str(tmp_path / "v2"), "--no-retrieval", "--verify"]) == 0
+    assert (tmp_path / "v2" / "MEMORY.md").read_text() == "# Memory\n"
+    assert verify(af, tmp_path / "v1", retrieval=False)["ok"].all()
+    assert verify(af, tmp_path / "v2", retrieval=False)["ok"].all()
+
+
+def test_layout_is_refused_where_it_does_not_apply(tmp_path, capsys):
+    src = DATA / "samples/elfmem/elfmem-0.20.0-schema9.db"
+    assert main(["migrate", str(src), str(tmp_path / "s"), "--to", "substrate", "--layout",
+                 "v2"]) == 2
+    assert "--layout v2 is for Letta Code targets" in capsys.readouterr().err
+    assert not (tmp_path / "s").exists()

@@ -341,3 +341,118 @@ def test_layout_is_refused_where_it_does_not_apply(tmp_path, capsys):
                  "v2"]) == 2
     assert "--layout v2 is for Letta Code targets" in capsys.readouterr().err
     assert not (tmp_path / "s").exists()
+
+
+# --------------------------------------------------------------------------- v2 decisions
+
+
+def _blocks_json(tmp_path: Path, labels: list[str], name: str = "blocks.json") -> Path:
+    """A blocks-API list built from real ezra.af blocks, relabelled."""
+    doc = json.loads((DATA / "samples/letta-af/ezra.af").read_text())
+    blocks = []
+    for i, label in enumerate(labels):
+        b = dict(doc["blocks"][i])
+        b["id"], b["label"] = f"block-{i}", label
+        blocks.append(b)
+    path = tmp_path / name
+    path.write_text(json.dumps(blocks))
+    return path
+
+
+def test_hostile_labels_and_collisions_in_v2(tmp_path, letta_code):
+    hostile = ["../../outside", "/etc/passwd", ".git/hooks/pre-commit", "a b/c", "system//x",
+               "..", "persona", "system/persona", "Persona", "human/prefs", "human_prefs",
+               "MEMORY.md"]
+    src = _blocks_json(tmp_path, hostile)
+    result = migrate(src, tmp_path / "out", retrieval=False, verify=True)
+    paths = dict(zip(result.moved["item"], result.moved["path"]))
+    assert paths["block-0"] == "outside.md"
+    assert paths["block-1"] == "etc_passwd.md"
+    assert paths["block-2"] == "git_hooks_pre-commit.md"
+    assert paths["block-3"] == "a-b_c.md"
+    assert paths["block-4"] == "x.md"
+    assert paths["block-5"].startswith("block-block-5")
+    # persona, system/persona and Persona are one file to Letta Code (it refuses the set:
+    # "Initial memory path collision"); memlab keeps the first in label order (Persona,
+    # persona, system/persona) and numbers the rest.
+    assert [paths[b] for b in ("block-8", "block-6", "block-7")] == \
+        ["Persona.md", "persona-2.md", "persona-3.md"]
+    assert {paths["block-9"], paths["block-10"]} == {"human_prefs.md", "human_prefs-2.md"}
+    # a block labelled MEMORY.md is not the index: Letta would give it frontmatter there
+    assert paths["block-11"] == "MEMORY-2.md"
+    assert result.flags["kind"].eq("path_collision").sum() == 4
+    assert (tmp_path / "out/MEMORY.md").read_text() == "# Memory\n"
+    assert letta_code.audit_errors(tmp_path / "out") == []
+    assert all("/" not in p for p in _git(tmp_path / "out", "ls-files").stdout.split()
+               if p.endswith(".md"))
+    with pytest.raises(RuntimeError, match="Initial memory path collision"):
+        letta_code.initial([{"label": "persona", "value": "a"}, {"label": "Persona", "value": "b"}])
+
+
+def test_a_memory_block_is_the_root_index_as_letta_makes_it(tmp_path, letta_code):
+    blocks = [{"id": "b0", "label": "MEMORY", "value": "# Index\n\nSee persona.\n",
+               "description": "Root memory index."},
+              {"id": "b1", "label": "persona", "value": "I am.", "description": None}]
+    src = tmp_path / "blocks.json"
+    src.write_text(json.dumps(blocks))
+    result = migrate(src, tmp_path / "out", retrieval=False, verify=True)
+    assert result.ok
+    ours = _head_files(tmp_path / "out")
+    for f in letta_code.initial([{k: b[k] for k in ("label", "value", "description")}
+                                 for b in blocks]):
+        assert ours[f["relativePath"]] == f["content"]
+    assert ours["MEMORY.md"] == "# Index\n\nSee persona.\n"
+    assert letta_code.audit_errors(tmp_path / "out") == []
+
+
+def test_parity_catches_a_changed_v2_copy(tmp_path):
+    src = DATA / "samples/letta-af/deep_research_agent.af"
+    migrate(src, tmp_path / "out", retrieval=False)
+    human = tmp_path / "out/human.md"
+    human.write_text(human.read_text().replace("The human block", "A human block", 1) + "extra\n")
+    config = tmp_path / "out/.memfs.config.json"
+    doc = json.loads(config.read_text())
+    doc["readOnlyFiles"] = ["nothing.md"]  # persona.md is no longer protected
+    config.write_text(json.dumps(doc))
+    _git(tmp_path / "out", "commit", "-qam", "edit",
+         env={"GIT_AUTHOR_NAME": "x", "GIT_AUTHOR_EMAIL": "x@x", "GIT_COMMITTER_NAME": "x",
+              "GIT_COMMITTER_EMAIL": "x@x"})
+    parity = verify(src, tmp_path / "out", retrieval=False)
+    bad = parity[~parity["ok"]]
+    assert set(zip(bad["check"], bad["item"])) == {("content", "block-0"),
+                                                   ("description", "block-0"),
+                                                   # its frontmatter shrank: 2 more for the value
+                                                   ("limit", "block-0"),
+                                                   ("read_only", "block-1")}
+
+
+def test_verify_follows_the_recorded_path_not_the_name(tmp_path):
+    src = DATA / "samples/letta-af/customer_service.af"
+    migrate(src, tmp_path / "out", retrieval=False)
+    side = tmp_path / "out/.memlab/letta-blocks.json"
+    doc = json.loads(side.read_text())
+    doc["blocks"][0]["path"] = "elsewhere.md"  # the record no longer says where the block went
+    side.write_text(json.dumps(doc))
+    _git(tmp_path / "out", "commit", "-qam", "edit",
+         env={"GIT_AUTHOR_NAME": "x", "GIT_AUTHOR_EMAIL": "x@x", "GIT_COMMITTER_NAME": "x",
+              "GIT_COMMITTER_EMAIL": "x@x"})
+    bad = verify(src, tmp_path / "out", retrieval=False)
+    bad = bad[~bad["ok"]]
+    assert ("presence", doc["blocks"][0]["block_id"]) in set(zip(bad["check"], bad["item"]))
+
+
+def test_v2_rerun_and_plan_script_make_the_same_commits(tmp_path):
+    import sys
+
+    from memlab.migrations import script_path
+
+    src = DATA / "samples/letta-af/deep_research_agent.af"
+    planned = migrate(src, tmp_path / "scripted", plan=True)
+    run = subprocess.run([sys.executable, "-I", str(script_path(tmp_path / "scripted"))],
+                         capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
+    direct = migrate(src, tmp_path / "scripted", retrieval=False)
+    assert direct.mode == "unchanged"
+    assert list(planned.commits["sha"]) == list(direct.commits["sha"])
+    assert len(direct.commits) == 4  # init, blocks, read-only list, side file
+    assert direct.ok is True

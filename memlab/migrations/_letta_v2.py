@@ -73,13 +73,11 @@ def claim(label: str, original: Any, value: str, prefix: str, spec: Any) -> tupl
     ``prefix`` (``detached/`` or nothing), or that with ``-2``, ``-3``… when a file or folder
     already holds it in any letter case. ``MEMORY`` (exactly, as Letta checks) is the root index
     unless its value opens with a ``---`` line, which ``MEMORY.md`` may not have."""
-    if original == ROOT_MEMORY_LABEL and not prefix and value.split("\n", 1)[0] != "---":
-        wanted = INDEX
-    else:
-        wanted = prefix + fmt.root_memory_block_path(label)
+    root = original == ROOT_MEMORY_LABEL and not prefix and value.split("\n", 1)[0] != "---"
+    wanted = INDEX if root else prefix + fmt.root_memory_block_path(label)
     folded = {p.casefold() for p in spec.taken} | {d.casefold() for d in spec.dirs}
     # Index names are the migration's own: a block other than MEMORY never takes one.
-    reserved = {f"{prefix}{INDEX}".casefold()} if wanted != INDEX else set()
+    reserved = set() if root else {f"{prefix}{INDEX}".casefold()}
     stem = wanted[:-3]
     candidate, n = wanted, 1
     while candidate.casefold() in folded or candidate.casefold() in reserved:

@@ -313,6 +313,10 @@ def migrate(src: str | Path, dest: str | Path, *, to: str | None = None, plan: b
     steps.update(1)
     steps.set_postfix_str("writing the plan script" if plan else "writing commits")
     branch_mode = branch is not None and _apply.is_git_repo(d)
+    if branch_mode and any(r.base is not None for r in the_plan.repos):
+        raise MigrationError("moving a memfs repository to v2 makes a new repository with its "
+                             "history; it does not go on a branch", path=d,
+                             hint="migrate into a new folder (omit --branch)")
     if plan:
         base_head, base_flat = (None, None)
         if branch_mode:

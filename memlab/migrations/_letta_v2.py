@@ -55,6 +55,7 @@ from memlab.migrations._gitobj import Signature
 from memlab.migrations._plan import PlannedCommit, refuse_nul
 
 __all__ = ["claim", "render", "description", "finish_repo", "section_of", "budget_entry",
+           "constraints", "protect_commit", "index_files", "config_bytes", "check", "quoted_flags",
            "glob_for", "v2_path_of_elfmem", "read_config", "unquoted"]
 
 INDEX = fmt.ROOT_INDEX
@@ -160,9 +161,10 @@ def budget_entry(limit: int | None, overhead: int, biggest: int) -> tuple[int | 
     return None, None
 
 
-def _index_files(files: list[Any], own: set[str]) -> dict[str, bytes]:
+def index_files(files: list[Any]) -> dict[str, bytes]:
     """The root ``MEMORY.md`` (Letta's default text unless a MEMORY block is the index) and a
     ``MEMORY.md`` for every folder, listing its files."""
+    own = {f.path for f in files}
     out: dict[str, bytes] = {}
     if INDEX not in own:
         out[INDEX] = ROOT_MEMORY_TEXT.encode("utf-8")
@@ -188,7 +190,7 @@ def _cp(data: bytes) -> int:
     return len(data.decode("utf-8"))
 
 
-def _config_bytes(config: dict[str, Any]) -> bytes:
+def config_bytes(config: dict[str, Any]) -> bytes:
     # JSON.stringify(config, null, 2) + "\n", as Letta writes DEFAULT_MEMORY_CONSTRAINTS_CONFIG_CONTENT.
     return (_json.dumps(config, indent=2) + "\n").encode("utf-8")
 
@@ -201,14 +203,11 @@ def read_config(text: str | None) -> dict[str, Any]:
     return dict(parsed or {})
 
 
-def finish_repo(files: list[Any], body: list[PlannedCommit], side: PlannedCommit, flags: list[dict],
-                *, init_message: str, protect_message: Callable[[int], str],
-                init_author: Signature | None = None) -> list[PlannedCommit]:
-    """The commits of one v2 repository: init (``MEMORY.md``, folder indexes and the
-    constraints config with its limits), ``body`` (the memory files), a commit adding
-    ``readOnlyFiles`` when a block is read-only, and ``side``; checked with Letta's rules."""
-    own = {f.path for f in files}
-    indexes = _index_files(files, own)
+def constraints(files: list[Any], body: list[PlannedCommit], indexes: dict[str, bytes],
+                flags: list[dict]) -> dict[str, Any]:
+    """The ``.memfs.config.json`` for ``files`` (committed by ``body``, beside ``indexes``):
+    limits per file, and the core total and depth only where the defaults would not hold, each
+    flagged (see the module docstring). Without ``readOnlyFiles``."""
     versions: dict[str, list[bytes]] = {}
     for commit in body:
         for path, data in commit.files:
@@ -241,17 +240,20 @@ def finish_repo(files: list[Any], body: list[PlannedCommit], side: PlannedCommit
         entries.append((not exact, pattern, want))
         if "/" not in f.path:
             root_limits += want
-    if entries:
-        config["fileCharacterLimits"] = [{"pattern": p, "maxCharacters": n}
-                                         for _, p, n in sorted(entries)]
+    depth = max((f.path.count("/") for f in files), default=0)
+    if depth > fmt.CONSTRAINTS_DEFAULTS["maxDepth"]:
+        config["maxDepth"] = depth
+        flags.append({"kind": "depth_raised", "item": None, "path": None, "severity": "warning",
+                      "message": f"memory files {depth} folders deep, past Letta Code's maxDepth "
+                                 f"of {fmt.CONSTRAINTS_DEFAULTS['maxDepth']}: maxDepth is set to "
+                                 f"{depth} so the repository is valid"})
     # Core memory: every root .md at every commit of the plan.
     flat = dict(indexes)
-    core_max = 0
+    core_max = sum(_cp(d) for p, d in indexes.items() if "/" not in p)
     for commit in body:
         flat.update(commit.files)
         core_max = max(core_max, sum(_cp(d) for p, d in flat.items()
                                      if "/" not in p and p.endswith(".md")))
-    core_max = max(core_max, sum(_cp(d) for p, d in indexes.items() if "/" not in p))
     core_limit = fmt.CONSTRAINTS_DEFAULTS["maxCoreMemoryCharacters"]
     if core_max > core_limit:
         config["maxCoreMemoryCharacters"] = core_max
@@ -268,24 +270,47 @@ def finish_repo(files: list[Any], body: list[PlannedCommit], side: PlannedCommit
                       "message": f"the root blocks' limits add up to {root_limits} code points, "
                                  f"more than the core total of {core_limit}: they cannot all be "
                                  "filled to their limits"})
-    init_files = {**indexes, fmt.CONSTRAINTS_CONFIG: _config_bytes(config)}
+    if entries:
+        config["fileCharacterLimits"] = [{"pattern": p, "maxCharacters": n}
+                                         for _, p, n in sorted(entries)]
+    return config
+
+
+def protect_commit(files: list[Any], config: dict[str, Any], flags: list[dict], message: str,
+                   author: Signature | None) -> PlannedCommit | None:
+    """The commit adding ``readOnlyFiles`` for the read-only ``files`` (None when none is)."""
+    protected = sorted(glob_for(f.path)[0] for f in files if f.read_only)
+    if not protected:
+        return None
+    for f in files:
+        if f.read_only:
+            flags.append({"kind": "read_only_by_migration", "item": f.item, "path": f.path,
+                          "severity": "info",
+                          "message": "listed in .memfs.config.json readOnlyFiles by the "
+                                     "migration (v2 has no read_only frontmatter); Letta "
+                                     "Code's hook now refuses any change to the file"})
+    return PlannedCommit(message, ((fmt.CONSTRAINTS_CONFIG,
+                                    config_bytes({**config, "readOnlyFiles": protected})),),
+                         author=author)
+
+
+def finish_repo(files: list[Any], body: list[PlannedCommit], side: PlannedCommit, flags: list[dict],
+                *, init_message: str, protect_message: Callable[[int], str],
+                init_author: Signature | None = None) -> list[PlannedCommit]:
+    """The commits of one v2 repository: init (``MEMORY.md``, folder indexes and the
+    constraints config with its limits), ``body`` (the memory files), a commit adding
+    ``readOnlyFiles`` when a block is read-only, and ``side``; checked with Letta's rules."""
+    indexes = index_files(files)
+    config = constraints(files, body, indexes, flags)
+    init_files = {**indexes, fmt.CONSTRAINTS_CONFIG: config_bytes(config)}
     commits = [PlannedCommit(init_message, tuple(sorted(init_files.items())), author=init_author),
                *body]
-    protected = sorted(glob_for(f.path)[0] for f in files if f.read_only)
-    if protected:
-        for f in files:
-            if f.read_only:
-                flags.append({"kind": "read_only_by_migration", "item": f.item, "path": f.path,
-                              "severity": "info",
-                              "message": "listed in .memfs.config.json readOnlyFiles by the "
-                                         "migration (v2 has no read_only frontmatter); Letta "
-                                         "Code's hook now refuses any change to the file"})
-        last = commits[-1].author.timestamp if commits[-1].author else None
-        commits.append(PlannedCommit(
-            protect_message(len(protected)),
-            ((fmt.CONSTRAINTS_CONFIG, _config_bytes({**config, "readOnlyFiles": protected})),),
-            author=None if last is None else Signature(fmt.MIGRATION_NAME, fmt.MIGRATION_EMAIL,
-                                                       last)))
+    last = commits[-1].author
+    protect = protect_commit(files, config, flags, protect_message(sum(f.read_only for f in files)),
+                             None if last is None else Signature(fmt.MIGRATION_NAME,
+                                                                 fmt.MIGRATION_EMAIL,
+                                                                 last.timestamp))
+    commits += [protect] if protect is not None else []
     commits.append(side)
     flags.extend(quoted_flags(files))
     check(commits)
@@ -299,14 +324,17 @@ def protect_message(source_name: str, trailers: str = "") -> Callable[[int], str
                       "(memfs v2 has no read_only frontmatter)." + trailers)
 
 
-def check(commits: list[PlannedCommit]) -> None:
+def check(commits: list[PlannedCommit], base: dict[str, bytes] | None = None) -> None:
     """MigrationError when a commit would fail Letta Code's hook (with the config approved) or
-    the final tree its ``--audit``: memlab's port of the 0.34.12 validator and frontmatter rule."""
-    flat: dict[str, bytes] = {}
-    prev: list[Any] | None = None
-    prev_flat: dict[str, bytes] = {}
+    the final tree its ``--audit``: memlab's port of the 0.34.12 validator and frontmatter rule.
+    ``base`` is the tree the commits go on top of (``{path: bytes}``), if any."""
+    flat: dict[str, bytes] = dict(base or {})
+    prev: list[Any] | None = ([fmt.TreeFile(p, "100644", d) for p, d in sorted(flat.items())]
+                              if base else None)
+    prev_flat: dict[str, bytes] = dict(flat)
     for n, commit in enumerate(commits):
-        flat = {**flat, **dict(commit.files)}
+        flat = {p: d for p, d in flat.items() if p not in commit.removed}
+        flat.update(commit.files)
         tree = [fmt.TreeFile(p, "100644", d) for p, d in sorted(flat.items())]
         errors = fmt.validator_errors(tree, policy="root-marker", accepted=prev, audit=False,
                                       head_has_root=INDEX in prev_flat, config_approved=True)

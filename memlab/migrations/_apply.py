@@ -109,8 +109,10 @@ def _fetch_base(path: Path, planned: PlannedRepo) -> str:
     into the new repository at ``path``; MigrationError if the source moved since planning."""
     assert planned.base_repo is not None and planned.base is not None
     _git.check_repo(planned.base_repo)  # refused if its config includes files or its .git is odd
+    # A local path is git's "file" transport, which memlab._git otherwise turns off
+    # (protocol.allow=never); only for this one fetch from the folder the plan names.
     _git.run(path, "fetch", "-q", "--no-tags", "--no-write-fetch-head", str(planned.base_repo),
-             f"+HEAD:{BASE_REF}")
+             f"+HEAD:{BASE_REF}", config=["protocol.file.allow=always"])
     got = _git.rev_parse(path, BASE_REF)
     _git.run(path, "update-ref", "-d", BASE_REF)
     if got != planned.base:

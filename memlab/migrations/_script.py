@@ -241,8 +241,8 @@ def apply_new(dest, force):
             parent = None
             if repo.get("base"):  # the source repository's history, fetched, then built on
                 source, parent = repo["base"]
-                git("fetch", "-q", "--no-tags", "--no-write-fetch-head", source,
-                    "+HEAD:refs/memlab/base", cwd=repo_dir)
+                git("-c", "protocol.file.allow=always", "fetch", "-q", "--no-tags",
+                    "--no-write-fetch-head", source, "+HEAD:refs/memlab/base", cwd=repo_dir)
                 got = git("rev-parse", "--verify", "refs/memlab/base^{commit}", cwd=repo_dir)
                 git("update-ref", "-d", "refs/memlab/base", cwd=repo_dir)
                 if got != parent:

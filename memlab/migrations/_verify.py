@@ -607,13 +607,19 @@ def verify_paths(src: Path, dest: Path, *, ref: str | None = None, retrieval: bo
                          if not tag_counts.empty else [])
                 qs = queries or _queries(tag_q, [_elfmem.title_for(c) for c in live["content"]])
                 _check_retrieval(rows, qs, before, after, k)
-        elif store.kind in ("agent_file", "letta_blocks", "letta_server"):
+        elif store.kind in ("agent_file", "letta_blocks", "letta_server", "letta_memfs"):
             if store.kind == "letta_server":  # with its history, per block and repository
                 from memlab.migrations._letta_server import check_server, server_view
 
                 bodies = check_server(rows, store, dest, ref, repo_folders, copies, target, plan,
                                       layout)
                 store = server_view(store, getattr(plan, "agent_ids", None), [])
+            elif store.kind == "letta_memfs":  # a v1 repository moved to v2, history kept
+                from memlab.migrations._letta_upgrade import (check_upgrade, upgrade_files,
+                                                              upgrade_view)
+
+                bodies = check_upgrade(rows, store, dest, ref, repo_folders, copies)
+                store = upgrade_view(store, upgrade_files(store, []))
             else:
                 bodies = _check_letta(rows, store, repo_folders, copies, target, layout)
             if retrieval:

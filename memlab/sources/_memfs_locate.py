@@ -5,6 +5,7 @@ rules and the evidence that Letta made or uses a tree (:func:`letta_evidence`).
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -80,6 +81,25 @@ def _is_memfs_tree(paths: list[str]) -> bool:
                for p in paths)
 
 
+_SHARED_NAME = re.compile(r"[A-Za-z0-9._-]{1,64}")
+
+
+def shared_memory_name(path: Path) -> str | None:
+    """The repository name when ``path`` is a shared-memory repository mounted beside an
+    agent's ``memory/`` (``~/.letta/agents/<id>/<name>/``, Letta Code 0.34, cloud only: names
+    ``[A-Za-z0-9._-]{1,64}``, ``memory`` reserved); None otherwise. ``memory-worktrees`` and
+    ``memory-backup-*`` beside it are Letta Code's own copies of ``memory/``, not repositories of
+    their own."""
+    parts = path.parts
+    if len(parts) < 4 or parts[-3] != "agents" or parts[-4] != ".letta":
+        return None
+    name = parts[-1]
+    if (not _SHARED_NAME.fullmatch(name) or name == "memory" or name == "memory-worktrees"
+            or name.startswith("memory-backup")):
+        return None
+    return name
+
+
 def _agent_memory_folder(path: Path) -> bool:
     """``~/.letta/agents/<id>/memory``: where Letta Code keeps an agent's memory repository."""
     parts = path.parts
@@ -113,13 +133,16 @@ def _installed_hook(info: _git.RepoInfo | None) -> str | None:
     return "2026-02" if "missing required field 'limit'" in text else "current"
 
 
-def layout_policy_of(info: _git.RepoInfo | None, commit: str | None) -> tuple[str | None, str]:
+def layout_policy_of(info: _git.RepoInfo | None, commit: str | None, *, shared: bool = False
+                     ) -> tuple[str | None, str]:
     """The layout policy Letta Code validates this checkout under, and why (its
     ``memoryLayoutPolicy``): ``.git/letta-memory-layout-policy`` in the repository's common git
     folder when it holds a policy word, else the commit's tree. None (with the reason) for a
     folder that is not a repository. Reads the policy file (a regular file of at most 4 KB;
     anything else counts as absent, as an unreadable file does for Letta) and asks git
-    whether any commit before ``commit`` touched ``MEMORY.md``; writes nothing."""
+    whether any commit before ``commit`` touched ``MEMORY.md``; writes nothing. A
+    shared-memory repository (``shared``) without a policy file is ``shared-memory``: Letta
+    Code installs that policy in every one it mounts (``installSharedMemoryPreCommitHook``)."""
     if info is None or info.empty or commit is None:
         return None, "not a git repository with commits: Letta Code validates commits only"
     policy_file = _hardened.common_dir(info.git_dir) / fmt.LAYOUT_POLICY_FILE
@@ -130,6 +153,9 @@ def layout_policy_of(info: _git.RepoInfo | None, commit: str | None) -> tuple[st
     except OSError:
         text = None
     # `git cat-file -e HEAD:MEMORY.md` holds for a folder of that name too
+    if shared and text is None:
+        return "shared-memory", ("a shared-memory repository without a policy file: Letta Code "
+                                 "installs shared-memory in every one it mounts")
     head_has_root = any(e.path == fmt.ROOT_INDEX or e.path.startswith(fmt.ROOT_INDEX + "/")
                         for e in _git.ls_tree(info.path, commit))
     ever = head_has_root
@@ -172,6 +198,9 @@ def letta_evidence(path: Path, info: _git.RepoInfo | None, paths: list[str]
     if fmt.CONSTRAINTS_CONFIG in paths:
         found.append(f"{fmt.CONSTRAINTS_CONFIG} is in the tree (Letta Code's tracked memory "
                      "constraints policy)")
+    if shared_memory_name(path):
+        found.append(f"the folder is a shared-memory repository mounted beside an agent's memory "
+                     f"under .letta/agents/{parts[-2]}/ (where Letta Code mounts them)")
     if _agent_memory_folder(path):
         found.append(f"the folder is an agent's memory under .letta/agents/{parts[-2]}/ (where "
                      "Letta Code keeps it)")
@@ -268,7 +297,8 @@ def _locate(path: Path) -> _Source:
         if (path.parent / "agent.yaml").is_file():
             return _Source(path, "souveraine", info, path, agent_yaml=path.parent / "agent.yaml",
                            name=None)
-        if info.empty or _is_memfs_tree(paths) or _agent_memory_folder(path):
+        if (info.empty or _is_memfs_tree(paths) or _agent_memory_folder(path)
+                or shared_memory_name(path)):
             name = path.parent.name if path.name == "memory" else path.name
             return _memfs_source(path, info, path, paths, name)
         raise UnrecognizedStore("a git repository, but its HEAD has no system/, MEMORY.md, "

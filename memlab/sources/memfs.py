@@ -45,8 +45,9 @@ from memlab.sources._bundle import SAMPLE_BUNDLE, unpack_bundle
 from memlab.sources._memfs_files import (FILES_COLUMNS, _files_frame, domain_of, in_prompt,
                                          is_memory_path)
 from memlab.sources._memfs_locate import (_KINDS, _SOURCE_ATTR, LAYOUTS, LETTA_LAYOUTS,
-                                          _classify, _decode, _located, _locate,
-                                          _require_commits, layout_policy_of, letta_evidence)
+                                          _agent_memory_folder, _classify, _decode, _located, _locate,
+                                          _require_commits, layout_policy_of, letta_evidence,
+                                          shared_memory_name)
 from memlab.sources._memfs_read import _read_disk, _read_tree, _substrate_inputs
 from memlab.store import Problems, Store, empty_frame
 
@@ -58,6 +59,23 @@ _UNCOMMITTED_COLUMNS = {"path": "string", "change": "category"}
 
 
 # --------------------------------------------------------------------------- public calls
+
+def _shared_siblings(root: Path) -> list[str]:
+    """The shared-memory repositories mounted beside an agent's ``memory/`` (their folder
+    names), for ``~/.letta/agents/<id>/memory``; empty elsewhere. Names only: each is a store
+    of its own (``load_memfs`` it; ``discover`` lists it with the agent)."""
+    if not _agent_memory_folder(root):
+        return []
+    out = []
+    try:
+        for entry in sorted(root.parent.iterdir()):
+            if (shared_memory_name(entry) and not entry.is_symlink() and entry.is_dir()
+                    and (entry / ".git").exists()):
+                out.append(entry.name)
+    except OSError:
+        return []
+    return out
+
 
 def load_memfs(path: str | Path, ref: str = "HEAD", *, history: bool = True) -> Store:
     """Load a Letta memfs repo, a Souveraine agent dir or an elfmem substrate, read-only.
@@ -79,7 +97,8 @@ def load_memfs(path: str | Path, ref: str = "HEAD", *, history: bool = True) -> 
                             "repo": str(src.root), "name": src.name,
                             "letta_evidence": list(src.evidence),
                             "letta_hook_installed": src.hook_installed,
-                            "layout_policy": None, "layout_policy_basis": None}
+                            "layout_policy": None, "layout_policy_basis": None,
+                            "shared_memory": None, "shared_memory_repos": []}
     frames: dict[str, pd.DataFrame] = {}
     info = src.repo
     if info is not None:
@@ -87,7 +106,11 @@ def load_memfs(path: str | Path, ref: str = "HEAD", *, history: bool = True) -> 
         commit = _git.resolve_commit(info.path, ref)
         meta.update(head_sha=info.head_sha, ref_sha=commit, branch=info.branch, shallow=info.shallow)
         if src.layout in LETTA_LAYOUTS:
-            meta["layout_policy"], meta["layout_policy_basis"] = layout_policy_of(info, commit)
+            shared = shared_memory_name(src.root)
+            meta["layout_policy"], meta["layout_policy_basis"] = layout_policy_of(
+                info, commit, shared=shared is not None)
+            meta["shared_memory"] = shared
+            meta["shared_memory_repos"] = _shared_siblings(src.root) if shared is None else []
         if info.branch is None:
             problems.add(info.path, "detached_head",
                          f"HEAD is detached at {info.head_sha[:12]}; Letta Code pulls and pushes "

@@ -65,6 +65,8 @@ def _headline(store: Store, hist: pd.DataFrame, tables: dict[str, pd.DataFrame],
         # `letta memory tokens`: Letta Code's own estimate (None: not a Letta layout)
         "letta_prompt_tokens": (int(tables["letta_tokens"]["tokens"].sum())
                                 if "letta_tokens" in tables else None),
+        # rewrites and lost commits the reflogs and refs show (memlab.audits._integrity)
+        "integrity_findings": int(len(tables["integrity"])),
         "palace_files": (int(files["path"].str.startswith("palace/").sum()) if len(files) else 0)
         if layout in LETTA_LAYOUTS else None,
         # Letta Code 0.34.12's validator on the audited tree; None: not checked (not a Letta
@@ -86,7 +88,8 @@ def _headline(store: Store, hist: pd.DataFrame, tables: dict[str, pd.DataFrame],
 def _findings(head: dict[str, Any], tables: dict[str, pd.DataFrame]) -> int:
     """What needs a person: hook bypasses, read_only files changed by someone the hook guards,
     limit breaches written by anyone but memlab's migration (which copies a source as it is
-    and flags it), files Letta's readers disagree on, copied trees, load problems, and each
+    and flags it), files Letta's readers disagree on, copied trees, load problems, each
+    ``integrity`` row (a rewritten history, lost commits), and each
     error Letta Code 0.34.12's validator reports on the audited tree (it blocks the agent's
     next commit). Files over their limit now are a state (``over_limit_files``), not a
     finding."""
@@ -96,7 +99,7 @@ def _findings(head: dict[str, Any], tables: dict[str, pd.DataFrame]) -> int:
     breaches = breaches[breaches["author_kind"].astype("string") != "migration"]
     return int(head["no_verify_commits"] + len(guarded) + breaches["sha"].nunique()
                + head["readers_disagree_files"] + head["duplicated_trees"] + head["problems"]
-               + (head["constraint_errors"] or 0))
+               + (head["constraint_errors"] or 0) + head["integrity_findings"])
 
 
 def _notes(store: Store, layout: str) -> list[str]:
@@ -138,6 +141,10 @@ def _summary(store: Store, h: dict[str, Any], tables: dict[str, pd.DataFrame]) -
                      f"{h['constraint_errors']} error(s) on {h['constraint_paths']} path(s)")
         for row in tables["constraints"].head(10).itertuples(index=False):
             lines.append(f"    {row.message}")
+    lines.append(f"  integrity: {h['integrity_findings']} finding(s) in the reflogs and refs"
+                 + ("; see tables['integrity']" if h["integrity_findings"] else ""))
+    for row in tables["integrity"].head(8).itertuples(index=False):
+        lines.append(f"    {row.kind}: {row.detail}")
     lines.append(f"  limit: {h['over_limit_files']} file(s) over their limit now; "
                  f"{h['limit_breach_commits']} commit(s) wrote over a limit (letta#3241)")
     for row in tables["over_limit"].head(5).itertuples(index=False):

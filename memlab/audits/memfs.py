@@ -29,6 +29,7 @@ from memlab.audits._base import Audit
 from memlab.audits._memfs_checks import (_fill_suspects, _limit_breaches, _no_verify_commits,
                                          _parse_cache, _read_only_changes, _violations_frame,
                                          hook_basis, hook_violations)
+from memlab.audits._integrity import memfs_integrity
 from memlab.audits._memfs_constraints import constraint_history, constraints_table
 from memlab.audits._memfs_churn import (_author_kinds, _churn, _churn_weekly, _commit_table,
                                         _first_parent_chain, _growth, churn_matrix,
@@ -55,6 +56,9 @@ def audit_memfs(store: Store | str | Path, *, as_of: Any = None, **_: Any) -> Au
     audited commit), ``constraints`` (each error Letta Code 0.34.12's validator and v2 hook report on the
     audited tree, under the checkout's layout policy), ``constraint_history`` (the validator
     over the ref's first-parent chain: which commit first broke each rule on each path),
+    ``integrity`` (a history rewritten under a branch, commits a rewrite lost, a branch and its
+    upstream with nothing in common, several roots, a server backfill that replaced a history:
+    :mod:`memlab.audits._integrity`; the repository as it is now, whatever ``as_of``),
     ``churn`` (per file), ``churn_weekly`` (file × week, for a heatmap), ``author_kinds``,
     ``size_by_domain`` and ``prompt_history`` (along the ref's first-parent chain), ``prompt``
     (what reaches the prompt at the ref, or at ``as_of``), ``problems``.
@@ -107,6 +111,7 @@ def audit_memfs(store: Store | str | Path, *, as_of: Any = None, **_: Any) -> Au
         tables["letta_tokens"] = letta_token_estimate(store, at)
     tables["constraints"], unjudged = constraints_table(store, at)
     tables["constraint_history"] = constraint_history(store, versions, chain)
+    tables["integrity"] = memfs_integrity(store)
     problems = Problems()
     problems.extend(store.problems)
     for path in unjudged:

@@ -203,3 +203,22 @@ def test_direct_writes_on_a_real_0_16_8_postgres_schema(letta_pg):  # noqa: F811
         assert found["ref"].iloc[0].startswith(human)
     finally:
         pg.psql("postgres", "DROP DATABASE IF EXISTS tampered")
+
+
+def test_migrating_a_tampered_server_says_so_and_replays_the_rest(tmp_path, capsys):
+    from memlab.cli import main
+
+    db = _sqlite_case(tmp_path, CASES["sequence_gap"])
+    out = tmp_path / "out"
+    assert main(["migrate", str(db), str(out), "--verify"]) == 0
+    printed = capsys.readouterr()
+    assert "integrity" in printed.out + printed.err
+    result = memlab.migrate(str(db), str(tmp_path / "again"), to="letta", verify=True)
+    flags = result.flags[result.flags["kind"] == "integrity"]
+    assert flags["item"].tolist() == [HUMAN]
+    assert "sequence_gap" in flags["message"].iloc[0] and "not replayed" in flags["message"].iloc[0]
+    # the team block's clean chain is still replayed, one commit per checkpoint
+    log = subprocess.run(["git", "log", "--all", "--format=%B"], cwd=next(
+        p for p in (tmp_path / "again").iterdir() if (p / ".git").exists() and "ezra" in p.name),
+        capture_output=True, text=True).stdout
+    assert f"Letta-Block: {HUMAN}" not in log and f"Letta-Block: {TEAM}" in log

@@ -49,6 +49,7 @@ from typing import Any
 import pandas as pd
 
 from memlab._escape import commit_line
+from memlab.audits._integrity import letta_server_integrity
 from memlab.errors import MigrationError
 from memlab.formats import letta_memfs as fmt
 from memlab.migrations import _letta, _letta_v2
@@ -191,6 +192,17 @@ def plan_letta_server(store: Store, source: Path, *, target: str = "letta",
     history = store.block_history
     by_block = {str(b): g.sort_values("sequence_number", kind="stable").to_dict("records")
                 for b, g in history.groupby("block_id", sort=False)} if len(history) else {}
+    # A checkpoint chain only a direct write could make is not replayed: the block moves in
+    # its final state, and a flag names what was not replayed and why.
+    for block_id, reasons in unreplayable_blocks(store).items():
+        dropped = by_block.pop(block_id, None)
+        for reason in reasons:
+            flags.append({"kind": "integrity", "item": block_id, "path": None,
+                          "severity": "warning",
+                          "message": f"{reason}; " + (
+                              f"its {len(dropped)} checkpoint(s) are not replayed, the block "
+                              "moves in its final state" if dropped else
+                              "it has no checkpoint to replay")})
     names = dict(zip(store.agents["agent_id"].astype(str), store.agents["name"]))
     created = dict(zip(store.agents["agent_id"].astype(str), store.agents["created_at"]))
     block_rows = {str(r["block_id"]): r for r in view.blocks.to_dict("records")}
@@ -399,13 +411,24 @@ def _notes(store: Store, view: Store, replayed: set[str]) -> list[str]:
 # --------------------------------------------------------------------------- verify
 
 
+def unreplayable_blocks(store: Store) -> dict[str, list[str]]:
+    """Blocks whose checkpoint chain has an ``integrity`` finding (a chain only a direct write
+    to the tables makes: :func:`memlab.audits._integrity.letta_server_integrity`), with what
+    was found: the migration moves them in their final state, without their history, and
+    ``--verify`` expects no history commit for them."""
+    out: dict[str, list[str]] = {}
+    for row in letta_server_integrity(store).itertuples(index=False):
+        out.setdefault(str(row.ref).split(" ", 1)[0], []).append(f"{row.kind}: {row.detail}")
+    return out
+
+
 def check_server(rows: Any, store: Store, dest: Path, ref: str | None,
                  repo_folders: dict[str, Path], copies: dict[str, Store], target: str,
                  plan: Plan | None, layout: str = "v1") -> dict[str, dict[str, str]]:
     """Parity of a migrated server: the Agent File checks (final value, description, read_only,
     limit, side record per block and repository) plus ``history``: per block and repository,
     the sequence numbers of the commits carrying its ``Letta-Block`` trailer must be exactly its
-    ``block_history`` rows. Returns ``{repo: {block_id: body}}`` for the retrieval check."""
+    ``block_history`` rows (none for a block :func:`unreplayable_blocks` names). Returns ``{repo: {block_id: body}}`` for the retrieval check."""
     from memlab.migrations._verify import _check_letta, repos_at
     from memlab.sources import _git
 
@@ -415,6 +438,8 @@ def check_server(rows: Any, store: Store, dest: Path, ref: str | None,
     expected = {str(b): [int(s) for s in g.sort_values("sequence_number")["sequence_number"]]
                 for b, g in store.block_history.groupby("block_id")} \
         if len(store.block_history) else {}
+    for block_id in unreplayable_blocks(store):  # moved in their final state only
+        expected[block_id] = []
     real = dict(repos_at(dest))
     for spec in _letta.letta_repos(view, [], layout):
         folder = real.get(spec.subdir)

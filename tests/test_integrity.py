@@ -222,3 +222,15 @@ def test_migrating_a_tampered_server_says_so_and_replays_the_rest(tmp_path, caps
         p for p in (tmp_path / "again").iterdir() if (p / ".git").exists() and "ezra" in p.name),
         capture_output=True, text=True).stdout
     assert f"Letta-Block: {HUMAN}" not in log and f"Letta-Block: {TEAM}" in log
+
+
+@pytest.mark.slow
+def test_the_audit_report_shows_a_tampered_servers_findings(tmp_path):
+    from memlab.report import execute_notebook
+
+    db = _sqlite_case(tmp_path, CASES["foreign_current"])
+    result = execute_notebook("audit", {"stores": [str(db)]}, tmp_path / "out")
+    html = result.html.read_text()
+    assert "History you can trust" in html and "foreign_current" in html
+    assert result.metrics[db.name]["integrity_findings"] == 1 if db.name in result.metrics else \
+        next(iter(result.metrics.values()))["integrity_findings"] == 1

@@ -2,7 +2,8 @@
 per-database settings, so a read must not run any of them, nor wait on them forever.
 
 What :func:`connect`, :func:`pin_session`, :func:`check_role` and :func:`guarded_tables` do
-before memlab reads a row (:func:`refusal` turns a psycopg error into one line naming the
+before memlab reads a row (:func:`connect` also hands ``json``/``jsonb`` values over as text,
+for :mod:`memlab.formats._json`; :func:`refusal` turns a psycopg error into one line naming the
 timeout it hit; :func:`redact_dsn` keeps passwords out of every message):
 
 * the session is pinned in the connection's startup packet (libpq ``options``), which outranks
@@ -235,6 +236,12 @@ def connect(dsn: str):
                                "only SELECT on Letta's tables") from exc
     conn.read_only = True
     conn.isolation_level = psycopg.IsolationLevel.REPEATABLE_READ
+    # json/jsonb arrive as text, for memlab's one JSON reader (psycopg's own json.loads would
+    # let repeated keys pass unreported and raise RecursionError on deep nesting).
+    from psycopg.types.string import TextLoader
+
+    for name in ("json", "jsonb"):
+        conn.adapters.register_loader(name, TextLoader)
     return conn
 
 

@@ -250,3 +250,17 @@ def test_the_databases_date_and_zone_settings_do_not_change_what_is_read(letta_p
         a = getattr(plain, frame).sort_values(getattr(plain, frame).columns[0], ignore_index=True)
         b = getattr(store, frame).sort_values(getattr(store, frame).columns[0], ignore_index=True)
         assert a["created_at"].equals(b["created_at"]), frame
+
+
+# ---- JSON columns: memlab's one JSON reader, not psycopg's json.loads ------------------------
+
+def test_json_columns_are_read_by_memlabs_reader(letta_pg, hostile):
+    db, sql = hostile
+    deep = "[" * 5000 + "]" * 5000  # PostgreSQL's json accepts it; Python's json.loads recurses
+    sql("UPDATE block SET metadata_ = '{\"a\": 1, \"a\": 2}'::json WHERE label = 'human';"
+        f"UPDATE block SET metadata_ = '{deep}'::json WHERE label = 'persona';")
+    store = load_letta_server(letta_pg.dsn(db))
+    kinds = store.problems["kind"].astype(str).tolist()
+    assert "duplicate_key" in kinds and "bad_json" in kinds, store.problems.to_string()
+    human = store.blocks[store.blocks["label"] == "human"]["metadata"].tolist()
+    assert {"a": 2} in human

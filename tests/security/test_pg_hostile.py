@@ -264,3 +264,25 @@ def test_json_columns_are_read_by_memlabs_reader(letta_pg, hostile):
     assert "duplicate_key" in kinds and "bad_json" in kinds, store.problems.to_string()
     human = store.blocks[store.blocks["label"] == "human"]["metadata"].tolist()
     assert {"a": 2} in human
+
+
+def test_settings_a_pooler_dropped_are_set_again(letta_pg, hostile):
+    """A pooler that drops the startup options (PgBouncer does, with ``options`` in its
+    ignore_startup_parameters) leaves the database's settings: pin_session sets memlab's again
+    before the first read."""
+    from memlab.sources._letta_pg import SEARCH_PATH, pin_session
+
+    db, sql = hostile
+    sql(f"ALTER DATABASE {db} SET search_path = evil, pg_catalog, public;"
+        f"ALTER DATABASE {db} SET statement_timeout = 0;")
+    conn = psycopg.connect(letta_pg.dsn(db))  # no options: as through such a pooler
+    try:
+        conn.read_only = True
+        pin_session(conn)
+        got = conn.execute("SELECT pg_catalog.current_setting('search_path'), "
+                           "pg_catalog.current_setting('statement_timeout'), "
+                           "pg_catalog.current_setting('row_security')").fetchone()
+        assert got == (SEARCH_PATH, "1min", "off")
+    finally:
+        conn.rollback()
+        conn.close()

@@ -79,6 +79,16 @@ def test_a_view_that_sleeps_is_refused_at_once_not_read(letta_pg, hostile):
     _one_line_refusal(run, "public.block is a view", "refusing to read")
 
 
+@pytest.mark.parametrize("command", ["audit", "migrate"])
+def test_every_command_refuses_the_view_and_writes_nothing(letta_pg, hostile, tmp_path, command):
+    db, sql = hostile
+    sql(SLEEPY_VIEW.format(reader=READER))
+    args = [command, letta_pg.dsn(db)] + ([str(tmp_path / "dest"), "--no-retrieval"]
+                                          if command == "migrate" else [])
+    _one_line_refusal(_memlab(*args, timeout=25), "public.block is a view")
+    assert not (tmp_path / "dest").exists()
+
+
 def test_a_statement_past_the_timeout_stops_whatever_the_database_sets(letta_pg, hostile,
                                                                        monkeypatch):
     db, sql = hostile

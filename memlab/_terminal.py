@@ -154,7 +154,7 @@ FLAG_MEANINGS = {
     "whitespace_trimmed": "leading/trailing whitespace dropped (the format strips it)",
     "absorbed_heading": "a '#' line inside a body stays body text, not a new block",
     "ledger_text_split": "a field over one ledger line, split; elfmem's replay skips it",
-    "read_only_by_migration": "read_only set, as Letta's server does for a new repo",
+    "read_only_by_migration": "made read-only by the migration (read_only or readOnlyFiles)",
     "label_sanitised": "label changed to be a safe file path",
     "path_collision": "path already taken; written under another name",
     "case_collision": "differs from another file only in case: one file on macOS/Windows",
@@ -172,6 +172,15 @@ FLAG_MEANINGS = {
     "label_changed_in_history": "relabelled in its history; replayed at its current path",
     "undone_block": "the server is at an undone checkpoint; the final commit restores it",
     "unknown_actor": "an edit by no known agent or user; committed as the server",
+    "limit_not_carried": "over its limit already: the file's limit is its size (v2)",
+    "file_limit_added": "over Letta Code's 20,000 per file: a limit of its size (v2)",
+    "core_total_raised": "root files over 65,536 in all: the core limit raised (v2)",
+    "core_limits_exceed_total": "the root files' limits add up past the core total (v2)",
+    "depth_raised": "folders deeper than 2: maxDepth raised (v2)",
+    "glob_inexact": "a '*' or '?' in the path: its glob also matches like names (v2)",
+    "name_quoted": "name JSON-quoted: Letta Code would read it otherwise (v2)",
+    "description_quoted": "description JSON-quoted: Letta Code would read it otherwise (v2)",
+    "now_core": "a root file outside system/: core memory in v2",
 }
 
 

@@ -218,7 +218,7 @@ def cmd_migrate(args: argparse.Namespace) -> int:
 
     result = migrate(args.source, args.dest, to=args.to, plan=args.plan, force=args.force,
                      branch=args.branch, verify=args.verify, retrieval=not args.no_retrieval,
-                     agent=args.agent or None)
+                     agent=args.agent or None, layout=args.layout)
     from memlab._terminal import wrap_text
 
     print(wrap_text(str(result)))
@@ -445,6 +445,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="skip the top-k retrieval parity check (it loads the embedding model)")
     p.add_argument("--agent", action="append", metavar="NAME|ID",
                    help="a Letta server database: migrate only this agent (repeatable)")
+    p.add_argument("--layout", choices=list(C.MIGRATION_LAYOUTS),
+                   help="--to letta: memfs v2 as Letta Code 0.34.12 creates it (default) or "
+                        "v1, the system/ layout")
 
     from memlab.report import NOTEBOOKS
 

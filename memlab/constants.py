@@ -19,6 +19,7 @@ __all__ = [
     "CONTRADICTION_MIN", "INT64_MAX", "MAX_FILE_BYTES", "MAX_FOLDER_DEPTH",
     "MAX_YAML_NODES", "MAX_YAML_CHARS", "MAX_FM_COLUMNS", "PG_STATEMENT_TIMEOUT_MS",
     "PG_LOCK_TIMEOUT_MS",
+    "MIGRATION_LAYOUTS", "DEFAULT_MIGRATION_LAYOUT", "ROOT_MEMORY_LABEL", "ROOT_MEMORY_TEXT",
 ]
 
 # --- storage ----------------------------------------------------------------------------------
@@ -60,6 +61,21 @@ MAX_FM_COLUMNS = 64
 #: ``MEMLAB_PG_LOCK_TIMEOUT`` (milliseconds) override them (``memlab.sources._letta_pg``).
 PG_STATEMENT_TIMEOUT_MS = 60_000
 PG_LOCK_TIMEOUT_MS = 10_000
+
+# --- migrations to Letta Code ------------------------------------------------------------------
+
+#: The memfs layouts ``memlab migrate --to letta`` writes (``--layout``): ``v2``, the root-marker
+#: layout Letta Code 0.34.12 gives every new memfs agent (``buildCreateAgentRequest`` defaults
+#: ``memoryPromptMode`` to ``root-memfs``), and ``v1``, the ``system/`` layout of the Letta server
+#: and Letta Code up to 0.30 (memlab's output before v2, byte for byte).
+MIGRATION_LAYOUTS = ("v2", "v1")
+DEFAULT_MIGRATION_LAYOUT = "v2"
+
+#: Letta Code 0.34.12's root memory block (``DEFAULT_ROOT_MEMORY_BLOCK`` in ``letta.js``): a block
+#: labelled ``MEMORY`` becomes the root ``MEMORY.md`` with its value as the whole file, and an
+#: agent without one gets this value (``ensureRootMemoryBlock``, ``initialMemoryFilesFromCreateBody``).
+ROOT_MEMORY_LABEL = "MEMORY"
+ROOT_MEMORY_TEXT = "# Memory\n"
 
 # --- elfmem: decay ----------------------------------------------------------------------------
 

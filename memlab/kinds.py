@@ -368,7 +368,8 @@ register("souveraine", display="Souveraine agent dir", detect=_souveraine, prior
          find=f"{_DISC}:find_souveraine")
 register("letta_memfs", display="Letta Code memfs repo", detect=_letta_memfs,
          load=f"{_SRC}.memfs:load_memfs", audit=f"{_AUD}.memfs:audit_memfs",
-         find=f"{_DISC}:find_letta_memfs")
+         find=f"{_DISC}:find_letta_memfs",
+         migrations={"letta": f"{_MIG}._letta_upgrade:plan_upgrade"})  # memfs v1 -> v2
 register("agent_file", display="Letta Agent File", detect=_agent_file, priority=-10,
          load=f"{_SRC}.agent_file:load_agent_file", audit=f"{_AUD}.agent_file:audit_agent_file",
          migrations=_TO_MEMFS)

@@ -1,6 +1,7 @@
 """Migrating whole Letta servers (databases the real server wrote) to Letta Code memfs repos:
 history replayed as commits by its actors, values byte-identical, Letta Code's real hook and
-memlab's audit satisfied."""
+memlab's audit satisfied. These run ``--layout v1`` (the legacy hook); the v2 default is judged by
+Letta Code 0.34.12 in tests/test_migrate_v2.py."""
 
 from __future__ import annotations
 
@@ -44,7 +45,7 @@ def _log(repo: Path) -> list[dict]:
 @pytest.fixture(scope="module")
 def sqlite_migrated(tmp_path_factory):
     dest = tmp_path_factory.mktemp("server") / "out"
-    result = migrate(SQLITE_DB, dest, retrieval=False, verify=True)
+    result = migrate(SQLITE_DB, dest, retrieval=False, verify=True, layout="v1")
     return load_letta_server(SQLITE_DB), dest, result
 
 
@@ -169,7 +170,7 @@ def test_letta_codes_real_hook_accepts_every_replayed_commit(sqlite_migrated, tm
 
 def test_a_server_without_history_gets_one_final_state_commit_per_agent(tmp_path):
     store = load_letta_server(SQLITE_PLAIN)
-    result = migrate(SQLITE_PLAIN, tmp_path / "out", retrieval=False, verify=True)
+    result = migrate(SQLITE_PLAIN, tmp_path / "out", retrieval=False, verify=True, layout="v1")
     assert any(n.startswith("No block history existed") for n in result.notes)
     for repo in sorted((tmp_path / "out").iterdir()):
         subjects = [c["body"].splitlines()[0] for c in _log(repo)]
@@ -185,9 +186,9 @@ def test_a_server_without_history_gets_one_final_state_commit_per_agent(tmp_path
 
 def test_rerun_is_unchanged_and_plan_script_makes_the_same_commits(sqlite_migrated, tmp_path):
     _, dest, result = sqlite_migrated
-    again = migrate(SQLITE_DB, dest, retrieval=False)
+    again = migrate(SQLITE_DB, dest, retrieval=False, layout="v1")
     assert again.mode == "unchanged" and list(again.commits["sha"]) == list(result.commits["sha"])
-    planned = migrate(SQLITE_DB, tmp_path / "p", plan=True)
+    planned = migrate(SQLITE_DB, tmp_path / "p", plan=True, layout="v1")
     subprocess.run(["python3", str(planned.script)], check=True, capture_output=True)
     for repo in sorted(dest.iterdir()):
         assert _git(tmp_path / "p" / repo.name, "rev-parse", "main").stdout == \
@@ -197,7 +198,8 @@ def test_rerun_is_unchanged_and_plan_script_makes_the_same_commits(sqlite_migrat
 def test_postgres_server_one_agent_via_cli_with_verify(letta_pg, tmp_path, capsys):
     dsn = letta_pg.dsn("letta")
     dest = tmp_path / "ezra"
-    assert main(["migrate", dsn, str(dest), "--agent", "ezra", "--verify", "--no-retrieval"]) == 0
+    assert main(["migrate", dsn, str(dest), "--agent", "ezra", "--verify", "--no-retrieval",
+                 "--layout", "v1"]) == 0
     out = capsys.readouterr().out
     assert "0 difference(s)" in out
     assert (dest / "system" / "human.md").exists() and not (dest / "system" / "style_guide.md").exists()

@@ -1,5 +1,8 @@
 """memlab's own migrations, audited: every bundled Agent File migrates to a Letta memfs repo that
-memlab's audit finds nothing in and Letta Code's real pre-commit hook accepts edits to."""
+memlab's audit finds nothing in and Letta Code's real pre-commit hook accepts edits to.
+
+These are the v1 (``--layout v1``) repositories and the legacy hook; the v2 default is judged by
+Letta Code 0.34.12 itself in tests/test_migrate_v2.py."""
 
 from __future__ import annotations
 
@@ -38,7 +41,7 @@ def _repos(dest: Path) -> list[Path]:
 def migrated(request, tmp_path_factory):
     dest = tmp_path_factory.mktemp("migrated") / request.param.stem
     before = pd.Timestamp.now(tz="UTC").floor("s")
-    result = migrate(request.param, dest, to="letta", retrieval=False)
+    result = migrate(request.param, dest, to="letta", retrieval=False, layout="v1")
     after = pd.Timestamp.now(tz="UTC").ceil("s")
     return request.param, dest, result, (before, after)
 
@@ -86,7 +89,7 @@ def test_commits_are_dated_at_the_migration_and_keep_the_source_time(migrated):
         side = json.loads((repo / ".memlab" / "letta-blocks.json").read_text())
         assert pd.Timestamp(side["migrated_at"]) >= before
         assert side["source_created_at"] == (trailer[0].split(": ", 1)[1] if created else None)
-    again = migrate(src, dest, to="letta", retrieval=False)
+    again = migrate(src, dest, to="letta", retrieval=False, layout="v1")
     assert again.mode == "unchanged"
     assert list(again.commits["sha"]) == list(result.commits["sha"])
 
@@ -152,5 +155,6 @@ def test_a_two_agent_migration_is_summarised_and_inspectable_per_repo(tmp_path):
 
     repos = repos_in(tmp_path / "out")
     assert repos["repo"].tolist() == ["main", "sleeper"]
-    assert repos["memory_files"].tolist() == [2, 2] and repos["migrated_from"].tolist() == ["pair.af"] * 2
+    # v2: persona.md, human.md and the root MEMORY.md index in each
+    assert repos["memory_files"].tolist() == [3, 3] and repos["migrated_from"].tolist() == ["pair.af"] * 2
     assert main(["inspect", str(tmp_path / "out")]) == 0

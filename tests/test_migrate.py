@@ -53,12 +53,13 @@ def migrated(tmp_path_factory):
     """One migration per (source, target), shared by the tests that only read the result."""
     cache: dict[tuple[str, str], tuple[object, Path, str]] = {}
 
-    def _get(src: Path, to: str):
-        key = (str(src), to)
+    def _get(src: Path, to: str, layout: str | None = None):
+        key = (str(src), to, layout)
         if key not in cache:
             before = _sha(src)
             dest = tmp_path_factory.mktemp("migrated") / "out"
-            cache[key] = (migrate(src, dest, to=to, retrieval=False, verify=True), dest, before)
+            cache[key] = (migrate(src, dest, to=to, retrieval=False, verify=True, layout=layout),
+                          dest, before)
         return cache[key]
 
     return _get
@@ -236,7 +237,7 @@ def test_commits_are_attributed_to_memlab_and_keep_the_source_time(migrated):
 
 
 def test_letta_files_pass_letta_codes_precommit_rules(migrated):
-    _, out, _ = migrated(DATA / "samples/letta-af/deep_research_agent.af", "letta")
+    _, out, _ = migrated(DATA / "samples/letta-af/deep_research_agent.af", "letta", "v1")
     store = load_memfs(out)
     for path in store.files["path"]:
         text = (out / path).read_text()
@@ -259,7 +260,7 @@ def test_letta_files_pass_letta_codes_precommit_rules(migrated):
 
 
 def test_ezra_over_limit_blocks_are_flagged_not_truncated(migrated):
-    result, out, _ = migrated(DATA / "samples/letta-af/ezra.af", "letta")
+    result, out, _ = migrated(DATA / "samples/letta-af/ezra.af", "letta", "v1")
     over = result.flags[result.flags["kind"] == "over_limit"]
     assert set(over["path"]) == {"corrections/ezra-mistakes.md", "system/active-issues.md",
                                  "system/lettabot.md"}
@@ -297,7 +298,7 @@ def test_hostile_labels_are_sanitised_and_reported(tmp_path):
     hostile = ["../../outside", "/etc/passwd", ".git/hooks/pre-commit", "a b/c", "system//x",
                "..", "persona", "system/persona"]
     src = _blocks_json(tmp_path, hostile)
-    result = migrate(src, tmp_path / "out", to="letta", retrieval=False, verify=True)
+    result = migrate(src, tmp_path / "out", to="letta", retrieval=False, verify=True, layout="v1")
     paths = dict(zip(result.moved["item"], result.moved["path"]))
     assert paths["block-0"] == "system/outside.md"
     assert paths["block-1"] == "etc/passwd.md"
@@ -322,7 +323,8 @@ def test_labels_that_differ_only_in_case_are_kept_and_flagged(tmp_path, to):
     """Letta's labels are case-sensitive, so persona / Persona / PERSONA stay three files; a
     clone onto macOS or Windows keeps one, so all but the first written are flagged."""
     src = _blocks_json(tmp_path, ["persona", "Persona", "PERSONA", "human"])
-    result = migrate(src, tmp_path / "out", to=to, retrieval=False, verify=True)
+    result = migrate(src, tmp_path / "out", to=to, retrieval=False, verify=True,
+                     layout="v1" if to == "letta" else None)  # v2: tests/test_migrate_v2.py
     paths = sorted(result.moved.loc[result.moved["kind"] == "block", "path"])
     assert len({p.casefold() for p in paths}) == 2 and len(paths) == 4
     case = result.flags[result.flags["kind"] == "case_collision"]
@@ -339,7 +341,7 @@ def test_shared_blocks_are_copied_per_agent_and_recorded(tmp_path):
     doc["agents"].append(sleeper)
     af = tmp_path / "two-agents.af"
     af.write_text(json.dumps(doc))
-    result = migrate(af, tmp_path / "out", to="letta", retrieval=False, verify=True)
+    result = migrate(af, tmp_path / "out", to="letta", retrieval=False, verify=True, layout="v1")
     repos = sorted(p.name for p in (tmp_path / "out").iterdir())
     assert repos == ["deep-thought-research-agent", "sleeptime"]
     for repo in repos:
@@ -497,7 +499,7 @@ def test_branch_mode_adds_a_branch_and_leaves_the_working_tree_alone(tmp_path):
 
 def test_parity_catches_a_changed_copy(tmp_path):
     src = DATA / "samples/letta-af/deep_research_agent.af"
-    migrate(src, tmp_path / "out", to="letta", retrieval=False)
+    migrate(src, tmp_path / "out", to="letta", retrieval=False, layout="v1")
     human = tmp_path / "out/system/human.md"
     human.write_text(human.read_text().replace("The human block", "A human block", 1) + "extra\n")
     subprocess.run(["git", "commit", "-qam", "edit", "--author", "x <x@x>"], cwd=tmp_path / "out",
@@ -527,13 +529,13 @@ def test_parity_catches_a_changed_substrate(tmp_path):
 def test_verify_true_raises_parity_error_on_a_writer_fault(tmp_path, monkeypatch):
     real = _letta.render
 
-    def lossy(f):  # a writer bug: the last character of every value goes missing
-        return real(_letta.MemFile(**{**f.__dict__, "body": f.body[:-1]}))
+    def lossy(f, layout="v1"):  # a writer bug: the last character of every value goes missing
+        return real(_letta.MemFile(**{**f.__dict__, "body": f.body[:-1]}), layout)
 
     monkeypatch.setattr(_letta, "render", lossy)
     with pytest.raises(ParityError) as err:
         migrate(DATA / "samples/letta-af/customer_service.af", tmp_path / "out", to="letta",
-                retrieval=False, verify=True)
+                retrieval=False, verify=True, layout="v1")
     assert "content" in str(err.value)
     assert len(err.value.context["differences"]) == 2
 

@@ -75,16 +75,18 @@ def _where(path: tuple[Any, ...], root: str) -> str:
     return out
 
 
-def loads(text: str, *, reader: str = "Python's json module", root: str = "the top-level value"
-          ) -> tuple[Any, list[tuple[str, str]]]:
+def loads(text: str, *, reader: str = "Python's json module", root: str = "the top-level value",
+          parse_constant: Any = None) -> tuple[Any, list[tuple[str, str]]]:
     """``json.loads(text)`` with lone surrogates replaced and repeated keys reported.
 
     Returns ``(document, issues)``; each issue is ``(kind, message)`` with kind ``bad_text`` or
     ``duplicate_key`` and the message naming the place (``blocks[0].label``). ``reader`` names
     who else reads the file, for the duplicate-key message ("the last value is read, as
     <reader> reads it"); ``root`` names the document itself ("the event"). A document that is itself a JSON string is returned as it is: callers
-    parse its text again (a double-encoded file) or refuse it. Raises what ``json.loads``
-    raises (``json.JSONDecodeError``, ``RecursionError``).
+    parse its text again (a double-encoded file) or refuse it. ``parse_constant`` is
+    ``json.loads``'s (raise from it to refuse ``NaN`` and ``Infinity``, as JavaScript's
+    ``JSON.parse`` does). Raises what ``json.loads`` raises (``json.JSONDecodeError``,
+    ``RecursionError``) and what ``parse_constant`` raises.
     """
     repeated: list[tuple[dict[str, Any], list[str]]] = []
 
@@ -100,7 +102,7 @@ def loads(text: str, *, reader: str = "Python's json module", root: str = "the t
             repeated.append((obj, keys))
         return obj
 
-    doc = json.loads(text, object_pairs_hook=pairs)
+    doc = json.loads(text, object_pairs_hook=pairs, parse_constant=parse_constant)
     if isinstance(doc, str) or (not repeated and not _may_hold_surrogates(text)):
         return doc, []
     return doc, _walk(doc, root, reader, {id(obj): keys for obj, keys in repeated})

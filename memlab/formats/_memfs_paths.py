@@ -110,3 +110,28 @@ def root_memory_path_from_legacy_label(label: str) -> str:
         label = label[len("system/"):]
     safe_relative_path(label)
     return label.replace("/", "-") + ".md"
+
+
+# Letta Code 0.34.12 ``src/backend/local/initial-memory.ts`` (in ``letta.js``): where a block
+# goes when an agent is created with memfs v2, and the ``name`` it gets.
+_JS_TRIM = "\t\n\v\f\r \u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008" \
+           "\u2009\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
+
+
+def root_memory_block_path(label: str) -> str:
+    """``rootMemoryBlockPath(label)``: ``normalizeLabel`` (trimmed, backslashes to ``/``, a
+    trailing ``.md`` dropped), a leading ``system/`` stripped, every ``/`` turned into ``_``,
+    ``.md`` added: ``system/human/prefs`` becomes ``human_prefs.md``. Always a root file."""
+    normalized = re.sub(r"\.md$", "", label.strip(_JS_TRIM).replace("\\", "/"))
+    if normalized.startswith("system/"):
+        normalized = normalized[len("system/"):]
+    return normalized.replace("/", "_") + ".md"
+
+
+def memory_name_from_path(relative_path: str) -> str:
+    """``memoryNameFromPath``: the path without ``.md``, split on runs of ``-`` and ``_``,
+    each word with its first UTF-16 unit upper-cased (``human_prefs.md`` is ``Human Prefs``).
+    A word starting with an astral character keeps it: JavaScript upper-cases a lone surrogate
+    to itself."""
+    words = [w for w in re.split(r"[-_]+", re.sub(r"\.md$", "", relative_path)) if w]
+    return " ".join((w[0] if ord(w[0]) > 0xFFFF else w[0].upper()) + w[1:] for w in words)

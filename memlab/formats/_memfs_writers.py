@@ -6,6 +6,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 from memlab.formats._yaml import read_yaml
 
@@ -70,3 +71,37 @@ def render_memfs_v2_file(name: str, description: str, body: str) -> str:
     if not name_line or not desc:
         raise ValueError("memfs v2 files need a non-empty name and description")
     return f"---\nname: {quoted_line(name_line)}\ndescription: {quoted_line(desc)}\n---\n\n{body}"
+
+
+def initial_description(description: str | None, label: str) -> str:
+    """Letta Code's ``renderInitialMemoryFile`` description: ``sanitizeFrontmatterValue`` (each
+    ``\\n`` or ``\\r\\n`` a space, then trimmed) of a non-blank description, else
+    ``Memory block {label}``."""
+    if isinstance(description, str) and description.strip():
+        return re.sub(r"\r?\n", " ", description).strip()
+    return f"Memory block {label}"
+
+
+_BLOCK_SCALAR = re.compile(r"^[|>][+-]?$")
+
+
+def frontmatter_value(value: str) -> str:
+    """``value`` as Letta Code writes it, unquoted: its readers take the text after the first
+    ``:`` of the line, trimmed, literally (``parseFrontmatter``, ``validateMemoryFileFrontmatter``),
+    so ``a: b`` or ``no`` read back as written. JSON-quoted only where they would not: a block
+    scalar indicator (``|``, ``>-``…, which ``parseFrontmatter`` reads as the lines below) and
+    ``""`` / ``''``, which the validator counts as empty."""
+    return quoted_line(value) if _BLOCK_SCALAR.match(value) or value in ('""', "''") else value
+
+
+def render_initial_memory_file(name: str, description: str, body: str) -> str:
+    """A memfs v2 file as Letta Code 0.34.12 creates it (``renderInitialMemoryFile``):
+    ``---``, ``name: …``, ``description: …``, ``---`` and the body, joined by newlines (no
+    blank line before the body). Values are written unquoted, as Letta does, unless Letta's
+    reader would get a different value back (:func:`frontmatter_value`); each must be one line.
+    Strict YAML may refuse such a frontmatter (``a: b: c``); Letta Code never parses it as YAML."""
+    for key, value in (("name", name), ("description", description)):
+        if not value.strip() or _one_line(value) != value:
+            raise ValueError(f"a memfs v2 {key} must be one non-empty line, not {value!r}")
+    return "\n".join(["---", f"name: {frontmatter_value(name)}",
+                      f"description: {frontmatter_value(description)}", "---", body])

@@ -20,14 +20,32 @@ This module is the public face: import from here. The code lives in private sibl
   ``strict_yaml``) and ``read_frontmatter``;
 * :mod:`~memlab.formats._memfs_hook`: the hook's keys, variants and dates, ``Violation``,
   ``hook_variant_at``, ``hook_variant_reason``, ``check_precommit``;
+* :mod:`~memlab.formats._memfs_constraints`: Letta Code 0.34.12's ``.memfs.config.json``
+  (``CONSTRAINTS_CONFIG``, ``CONSTRAINTS_DEFAULTS``, ``parse_constraints_config``), its tree
+  validator (``tree_errors``, ``validator_errors``), the v2 frontmatter check
+  (``frontmatter_errors``, ``frontmatter_paths``) and the layout policy (``layout_policy``);
 * :mod:`~memlab.formats._memfs_writers`: ``render_memfs_file``, ``render_memfs_v2_file``,
-  ``yaml_text``, ``quoted_line``.
+  ``yaml_text``, ``quoted_line``; Letta Code 0.34.12's own v2 file (``renderInitialMemoryFile``):
+  ``render_initial_memory_file``, ``initial_description``, ``frontmatter_value``;
+* :mod:`~memlab.formats._memfs_paths` also holds that release's block-to-file mapping
+  (``root_memory_block_path``, ``memory_name_from_path``).
 """
 
 from __future__ import annotations
 
-from memlab.formats._memfs_authors import (AUTHOR_KINDS, MIGRATION_EMAIL, MIGRATION_NAME,
-                                           REVIEW_EMAIL, REVIEW_NAME, classify_author)
+from memlab.formats._memfs_authors import (AUTHOR_KINDS, BRANCH_ROLES, HARNESS_EMAIL,
+                                           HARNESS_LABELS, HARNESS_MERGES, MIGRATION_EMAIL,
+                                           MIGRATION_NAME, REVIEW_EMAIL, REVIEW_NAME,
+                                           branch_role, classify_author)
+from memlab.formats._memfs_constraints import (CONSTRAINTS_CONFIG, CONSTRAINTS_DEFAULTS,
+                                               CONSTRAINTS_VALIDATOR, CORE_MEMORY_PATH,
+                                               LAYOUT_POLICIES, LAYOUT_POLICY_FILE,
+                                               ConstraintError, TreeFile, code_points,
+                                               constraint_rule, frontmatter_errors,
+                                               frontmatter_rule,
+                                               frontmatter_paths, layout_policy,
+                                               parse_constraints_config, tree_errors,
+                                               validator_errors)
 from memlab.formats._memfs_frontmatter import (DEFAULT_LIMIT, ClientReading, Frontmatter,
                                                ServerReading, read_as_client, read_as_server,
                                                read_frontmatter, split_frontmatter, strict_yaml)
@@ -37,11 +55,13 @@ from memlab.formats._memfs_hook import (AGENT_EDITABLE_KEYS, ALLOWED_KEYS, HOOK_
                                         hook_variant_at, hook_variant_reason)
 from memlab.formats._memfs_paths import (CONFIG_PATH, ROOT_INDEX, SKILL_FILE, is_flat_skill_path,
                                          is_git_name, is_validated_path, label_for_path,
-                                         label_from_relative_path, path_for_label,
+                                         label_from_relative_path, memory_name_from_path,
+                                         path_for_label, root_memory_block_path,
                                          root_memory_path_from_legacy_label, safe_relative_path,
                                          strip_memory_prefix)
-from memlab.formats._memfs_writers import (quoted_line, render_memfs_file, render_memfs_v2_file,
-                                           yaml_text)
+from memlab.formats._memfs_writers import (frontmatter_value, initial_description, quoted_line,
+                                           render_initial_memory_file, render_memfs_file,
+                                           render_memfs_v2_file, yaml_text)
 
 __all__ = [
     "ALLOWED_KEYS",
@@ -49,6 +69,11 @@ __all__ = [
     "PROTECTED_KEYS",
     "V2_KEYS",
     "AUTHOR_KINDS",
+    "BRANCH_ROLES",
+    "HARNESS_EMAIL",
+    "HARNESS_LABELS",
+    "HARNESS_MERGES",
+    "branch_role",
     "HOOK_VARIANTS",
     "HOOK_INSTALLED",
     "HOOK_LIMIT_TOLERATED",
@@ -87,4 +112,26 @@ __all__ = [
     "render_memfs_v2_file",
     "quoted_line",
     "yaml_text",
+    "frontmatter_value",
+    "initial_description",
+    "render_initial_memory_file",
+    "root_memory_block_path",
+    "memory_name_from_path",
+    "CONSTRAINTS_CONFIG",
+    "CONSTRAINTS_DEFAULTS",
+    "CONSTRAINTS_VALIDATOR",
+    "CORE_MEMORY_PATH",
+    "LAYOUT_POLICIES",
+    "LAYOUT_POLICY_FILE",
+    "ConstraintError",
+    "TreeFile",
+    "code_points",
+    "constraint_rule",
+    "frontmatter_errors",
+    "frontmatter_rule",
+    "frontmatter_paths",
+    "layout_policy",
+    "parse_constraints_config",
+    "tree_errors",
+    "validator_errors",
 ]

@@ -191,11 +191,14 @@ def natural_target(store: Store) -> str | None:
 
 
 def plan_migration(src: str | Path, *, to: str | None = None, store: Store | None = None,
-                   dest: str | Path | None = None, agent: str | list[str] | None = None) -> Plan:
+                   dest: str | Path | None = None, agent: str | list[str] | None = None,
+                   layout: str | None = None) -> Plan:
     """Decide the whole migration (files, commits, flags) without writing anything.
 
     ``to=None`` picks :func:`natural_target` for the source. Letta and Souveraine commits are
     dated now, or at the date of memlab's earlier migration of the same source into ``dest``.
+    ``layout`` is a Letta target's memfs layout: ``"v2"`` (the default, what Letta Code 0.34.12
+    creates) or ``"v1"`` (the ``system/`` layout, memlab's output before v2).
     """
     from memlab.sources import load
 
@@ -205,11 +208,17 @@ def plan_migration(src: str | Path, *, to: str | None = None, store: Store | Non
     path = Path(src).expanduser().resolve() if not is_dsn(src) else None
     store = store if store is not None else load(path or src)
     # --agent reaches only planners that take ``agents`` (a Letta server's); Kind.plan says so.
-    options = {} if agent is None else {"agents": agent}
+    options: dict = {} if agent is None else {"agents": agent}
+    if layout is not None:
+        from memlab.migrations._letta import check_layout
+
+        check_layout(layout, to or kinds.get(store.kind).default_target or "")
+        options["layout"] = layout
     return kinds.get(store.kind).plan(store, path or store.path, to, dest=dest, **options)
 
 
-def _plan_memfs(store: Store, source: Path, *, target: str, dest: str | Path | None = None) -> Plan:
+def _plan_memfs(store: Store, source: Path, *, target: str, dest: str | Path | None = None,
+                layout: str | None = None) -> Plan:
     """The Letta/Souveraine planner as :mod:`memlab.kinds` calls it: commits dated at memlab's
     earlier migration of the same source into ``dest``, or now."""
     from memlab.migrations._letta import _file_sha, plan_memfs, previous_migration_time
@@ -217,7 +226,7 @@ def _plan_memfs(store: Store, source: Path, *, target: str, dest: str | Path | N
     when = (previous_migration_time(Path(os.path.abspath(Path(dest).expanduser())),
                                     _file_sha(source) if source.is_file() else "")
             if dest is not None else None)
-    return plan_memfs(store, source, target=target, when=when)
+    return plan_memfs(store, source, target=target, when=when, layout=layout)
 
 
 def script_path(dest: str | Path) -> Path:
@@ -271,7 +280,8 @@ def _write_script(path: Path, text: str, *, force: bool) -> None:
 
 def migrate(src: str | Path, dest: str | Path, *, to: str | None = None, plan: bool = False,
             force: bool = False, branch: str | None = None, verify: bool = False,
-            retrieval: bool = True, agent: str | list[str] | None = None) -> MigrationResult:
+            retrieval: bool = True, agent: str | list[str] | None = None,
+            layout: str | None = None) -> MigrationResult:
     """Migrate ``src`` into ``dest`` (see the module docstring); returns a :class:`MigrationResult`.
 
     ``to=None`` picks :func:`natural_target` (substrate for an elfmem database, Letta memfs for
@@ -279,7 +289,8 @@ def migrate(src: str | Path, dest: str | Path, *, to: str | None = None, plan: b
     source; the parity table is in the result either way (after an apply). ``retrieval=False``
     skips the embedding-based top-k check, which loads a sentence model. ``agent`` (a name or
     id, or a list) selects agents of a Letta server database (``postgresql://`` DSN or Letta
-    SQLite file), which otherwise migrates whole: one repository per agent.
+    SQLite file), which otherwise migrates whole: one repository per agent. ``layout`` is a
+    Letta target's memfs layout, ``"v2"`` by default (see :func:`plan_migration`).
     """
     from memlab.migrations import _apply, _script
     from memlab.migrations._verify import differences, verify_paths
@@ -296,12 +307,16 @@ def migrate(src: str | Path, dest: str | Path, *, to: str | None = None, plan: b
     store = load(s)
     steps.update(1)
     steps.set_postfix_str("planning")
-    the_plan = plan_migration(s, to=to, store=store, dest=d, agent=agent)
+    the_plan = plan_migration(s, to=to, store=store, dest=d, agent=agent, layout=layout)
     to = the_plan.target
     s = store.path if isinstance(s, str) else s  # a DSN: the store's password-free name
     steps.update(1)
     steps.set_postfix_str("writing the plan script" if plan else "writing commits")
     branch_mode = branch is not None and _apply.is_git_repo(d)
+    if branch_mode and any(r.base is not None for r in the_plan.repos):
+        raise MigrationError("moving a memfs repository to v2 makes a new repository with its "
+                             "history; it does not go on a branch", path=d,
+                             hint="migrate into a new folder (omit --branch)")
     if plan:
         base_head, base_flat = (None, None)
         if branch_mode:

@@ -33,6 +33,8 @@ from memlab.migrations._gitobj import BLOB_MODE, blob_sha, build_trees, commit_b
 from memlab.migrations._plan import Plan, PlannedRepo
 
 _ZERO = "0" * 40
+#: Where the source's history is fetched to while a repository is built on top of it.
+BASE_REF = "refs/memlab/base"
 TMP_MARKER = ".memlab-tmp-"
 
 
@@ -70,6 +72,8 @@ def _write_commits(root: Path, planned: PlannedRepo, plan: Plan, parent: str | N
         return _store(gdir, kind, body)
 
     for commit, (want_tree, want_sha) in zip(planned.commits, expected):
+        for path in commit.removed:
+            flat.pop(path, None)
         for path, data in commit.files:
             flat[path] = (BLOB_MODE, store("blob", data))
         tree = build_trees(flat, store=store)
@@ -88,13 +92,33 @@ def _build_new_repo(path: Path, planned: PlannedRepo, plan: Plan, branch: str,
                     expected: list[tuple[str, str]]) -> None:
     path.mkdir(parents=True, exist_ok=True)
     _git.run(path, "init", "-q", f"--initial-branch={branch}", ".")
-    head = _write_commits(path, planned, plan, None, {}, expected)
+    parent, flat = None, {}
+    if planned.base is not None:
+        parent, flat = _fetch_base(path, planned), dict(planned.base_flat or {})
+    head = _write_commits(path, planned, plan, parent, flat, expected)
     if head is None:
         return
     _git.run(path, "update-ref", f"refs/heads/{branch}", head, _ZERO)
     # A repository memlab just made: its config names no filter driver and no system or global
     # config is read (memlab._git), so this checkout runs no program.
     _git.run(path, "reset", "-q", "--hard")
+
+
+def _fetch_base(path: Path, planned: PlannedRepo) -> str:
+    """Copy the history the plan builds on (the source repository's HEAD and its ancestors)
+    into the new repository at ``path``; MigrationError if the source moved since planning."""
+    assert planned.base_repo is not None and planned.base is not None
+    _git.check_repo(planned.base_repo)  # refused if its config includes files or its .git is odd
+    # A local path is git's "file" transport, which memlab._git otherwise turns off
+    # (protocol.allow=never); only for this one fetch from the folder the plan names.
+    _git.run(path, "fetch", "-q", "--no-tags", "--no-write-fetch-head", str(planned.base_repo),
+             f"+HEAD:{BASE_REF}", config=["protocol.file.allow=always"])
+    got = _git.rev_parse(path, BASE_REF)
+    _git.run(path, "update-ref", "-d", BASE_REF)
+    if got != planned.base:
+        raise MigrationError(f"the source's HEAD is {got}, not {planned.base} as planned",
+                             path=planned.base_repo, hint="run the migration again")
+    return planned.base
 
 
 def tmp_sibling(dest: Path) -> Path:

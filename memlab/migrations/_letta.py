@@ -57,12 +57,13 @@ import pandas as pd
 import yaml
 
 from memlab._escape import commit_line
+from memlab.constants import DEFAULT_MIGRATION_LAYOUT, MIGRATION_LAYOUTS
 from memlab.errors import MigrationError
 from memlab.formats import _json
 from memlab.formats import letta_memfs as fmt
 from memlab.formats._yaml import read_yaml
 from memlab.formats.blockfile import SELF_FILE, Block
-from memlab.migrations import _elfmem
+from memlab.migrations import _elfmem, _letta_v2
 from memlab.migrations._plan import (
     Plan,
     PlannedCommit,
@@ -180,7 +181,10 @@ def sha256(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-def render(f: MemFile) -> bytes:
+def render(f: MemFile, layout: str = "v1") -> bytes:
+    """The bytes of a memory file in ``layout`` (v2: :func:`memlab.migrations._letta_v2.render`)."""
+    if layout == "v2":
+        return _letta_v2.render(f)
     refuse_nul(f.path, f.body, f.item)
     return fmt.render_memfs_file(f.description, f.body, read_only=f.read_only,
                                  limit=f.limit).encode("utf-8")
@@ -228,14 +232,19 @@ def _block_links(store: Store) -> dict[str, list[str]]:
 
 
 def _letta_file(row: Any, columns: list[str], path_prefix: str, spec: "RepoSpec",
-                flags: list[dict], shared_with: list[str]) -> MemFile:
+                flags: list[dict], shared_with: list[str], layout: str = "v1") -> MemFile:
     block_id = str(_val(row["block_id"]))
     original = _val(row["label"])
     label, reasons = sanitise_label(original, block_id)
-    base_path = path_for(label)
-    wanted = f"{path_prefix}{base_path}" if path_prefix else base_path
-    path = _claim(wanted, spec.taken, spec.dirs)
-    other = spec.folded.setdefault(path.casefold(), path)
+    value = "" if _val(row["value"]) is None else str(row["value"])
+    if layout == "v2":  # Letta Code 0.34.12's file for the label; case collisions resolved
+        path, wanted = _letta_v2.claim(label, original, value, path_prefix, spec)
+        other = path
+    else:
+        base_path = path_for(label)
+        wanted = f"{path_prefix}{base_path}" if path_prefix else base_path
+        path = _claim(wanted, spec.taken, spec.dirs)
+        other = spec.folded.setdefault(path.casefold(), path)
     if other != path:
         # Letta's labels are case-sensitive, so both are kept as named; only the filesystem
         # the repository is cloned onto can make them one file.
@@ -257,9 +266,12 @@ def _letta_file(row: Any, columns: list[str], path_prefix: str, spec: "RepoSpec"
         flags.append({"kind": "skill_block", "item": block_id, "path": path, "severity": "warning",
                       "message": "a skills/<name> label becomes a SKILL.md, which Letta Code reads "
                                  "with Agent Skills frontmatter (name, description); check it"})
-    value = "" if _val(row["value"]) is None else str(row["value"])
     raw_desc = _val(row.get("description"))
     desc = " ".join(str(raw_desc).split()) if raw_desc is not None else ""
+    if layout == "v2":
+        desc = _letta_v2.description(raw_desc, label)
+        if raw_desc is None or not str(raw_desc).strip():
+            desc = ""  # the fallback below, flagged as in v1
     if not desc:
         desc = f"Memory block {label}"
         flags.append({"kind": "description_fallback", "item": block_id, "path": path,
@@ -297,8 +309,9 @@ class RepoSpec:
     folded: dict[str, str] = field(default_factory=dict)
 
 
-def letta_repos(store: Store, flags: list[dict]) -> list[RepoSpec]:
-    """Group the blocks of an agent file into repositories (see the module docstring)."""
+def letta_repos(store: Store, flags: list[dict], layout: str = "v1") -> list[RepoSpec]:
+    """Group the blocks of an agent file into repositories (see the module docstring); file
+    paths follow ``layout`` (``v2``: :mod:`memlab.migrations._letta_v2`)."""
     blocks = store.blocks
     agents = _agent_rows(store)
     links = _block_links(store)
@@ -355,7 +368,7 @@ def letta_repos(store: Store, flags: list[dict]) -> list[RepoSpec]:
                               "severity": "warning",
                               "message": f"attached to agent {aid!r}, which the file does not define"})
             spec = spec_for(aid)
-            f = _letta_file(row, columns, prefix, spec, flags, shared_with)
+            f = _letta_file(row, columns, prefix, spec, flags, shared_with, layout)
             if shared_with:
                 flags.append({"kind": "shared_block", "item": block_id, "path": f.path,
                               "severity": "info",
@@ -368,8 +381,9 @@ def letta_repos(store: Store, flags: list[dict]) -> list[RepoSpec]:
 # --------------------------------------------------------------------------- elfmem source
 
 
-def elfmem_repo(store: Store, flags: list[dict], moved: list[dict]) -> RepoSpec:
-    """One memfs repository from an elfmem DB (block-format bodies; ledger as side records)."""
+def elfmem_repo(store: Store, flags: list[dict], moved: list[dict], layout: str = "v1") -> RepoSpec:
+    """One memfs repository from an elfmem DB (block-format bodies; ledger as side records);
+    in v2 the constitution and pinned blocks are root (core) files, the rest keep their folders."""
     files, moved_rows, more_flags = _elfmem.layout_blocks(store)
     status_of = dict(zip(store.blocks["id"].astype(str), store.blocks["status"].astype("string")))
     groups: dict[str, list[Block]] = {}
@@ -385,6 +399,8 @@ def elfmem_repo(store: Store, flags: list[dict], moved: list[dict]) -> RepoSpec:
                 section, category = sub_path.split("/", 3)[2], sub_path.split("/", 3)[3][:-3]
                 folder = {"notes": "reference", "log": "reference/inbox", "archive": "archive"}[section]
                 path = safe_relpath(f"{folder}/{category}.md")
+            if layout == "v2":
+                path = _letta_v2.v2_path_of_elfmem(path)
             groups.setdefault(path, []).append(b)
             where[b.id] = path
     for row in moved_rows + more_flags:
@@ -394,7 +410,9 @@ def elfmem_repo(store: Store, flags: list[dict], moved: list[dict]) -> RepoSpec:
     out: list[MemFile] = []
     for path, blocks in sorted(groups.items()):
         body = _elfmem.render_blocks(path, blocks, flags)
-        what = {"system/persona.md": "Constitution", "system/pinned.md": "Pinned blocks"}.get(path)
+        what = {"system/persona.md": "Constitution", "system/pinned.md": "Pinned blocks",
+                **({"persona.md": "Constitution", "pinned.md": "Pinned blocks"}
+                   if layout == "v2" else {})}.get(path)
         desc = (f"{what} migrated from elfmem ({len(blocks)} blocks, elfmem block format)" if what
                 else f"elfmem blocks from {path[:-3]} ({len(blocks)} blocks, elfmem block format)")
         if len(body) > fmt.DEFAULT_LIMIT:
@@ -439,8 +457,9 @@ def _agent_yaml(spec: RepoSpec, source_sha: str, when: str, files: list[MemFile]
 
 
 def _side_file(spec: RepoSpec, source: Path, source_sha: str, target: str,
-               times: dict[str, str | None]) -> bytes:
-    doc = {
+               times: dict[str, str | None], layout: str = "v1") -> bytes:
+    # v2 records its layout; each block's record holds the path it went to (what --verify reads).
+    doc = {**({"layout": layout} if layout != "v1" else {}),
         **times,
         "about": "Fields of the migrated blocks that a memory file's frontmatter cannot hold; "
                  "written by memlab so nothing is lost. Not a memory block.",
@@ -452,6 +471,24 @@ def _side_file(spec: RepoSpec, source: Path, source_sha: str, target: str,
         "blocks": [f.side for f in sorted(spec.files, key=lambda f: f.path)],
     }
     return (_json.dumps(_json_safe(doc), indent=2, sort_keys=True) + "\n").encode("utf-8")
+
+
+def check_layout(layout: str | None, target: str) -> str:
+    """``layout`` for ``target``, or MigrationError naming the choices."""
+    if layout is None:
+        return DEFAULT_MIGRATION_LAYOUT if target == "letta" else "v1"
+    if layout not in MIGRATION_LAYOUTS:
+        raise MigrationError(f"unknown memfs layout {layout!r}",
+                             hint=f"use one of {', '.join(MIGRATION_LAYOUTS)}")
+    if target != "letta" and layout != "v1":
+        raise MigrationError(f"--layout {layout} is for Letta Code targets; a {target} "
+                             "migration has one layout", hint="leave --layout out")
+    return layout
+
+
+def section(path: str, layout: str) -> str:
+    """The ``moved`` table's section: a v1 path's first folder, v2's ``core`` or folder."""
+    return _letta_v2.section_of(path) if layout == "v2" else path.split("/", 1)[0]
 
 
 def _file_sha(path: Path) -> str:
@@ -499,19 +536,23 @@ def _trailers(source: Path, source_sha: str, source_created: str | None) -> str:
             f"{TRAILER_CREATED}: {source_created or 'unknown'}")
 
 
-def plan_memfs(store: Store, source: Path, *, target: str, when: pd.Timestamp | None = None) -> Plan:
+def plan_memfs(store: Store, source: Path, *, target: str, when: pd.Timestamp | None = None,
+               layout: str | None = None) -> Plan:
     """Letta memfs (``target="letta"``) or Souveraine (``"souveraine"``) from any block source.
 
-    Commits are dated ``when`` (default: now, to the second); see "Dates" above.
+    Commits are dated ``when`` (default: now, to the second); see "Dates" above. ``layout`` is
+    the Letta target's memfs layout (default ``v2``: :mod:`memlab.migrations._letta_v2`; ``v1``:
+    the ``system/`` layout); a Souveraine agent dir has one layout, v1's.
     """
+    layout = check_layout(layout, target)
     flags: list[dict] = []
     moved: list[dict] = []
     source_sha = _file_sha(source) if source.is_file() else ""
     if store.kind == "elfmem_db":
-        specs = [elfmem_repo(store, flags, moved)]
+        specs = [elfmem_repo(store, flags, moved, layout)]
         source_ts = _elfmem.source_time(store)
     else:
-        specs = letta_repos(store, flags)
+        specs = letta_repos(store, flags, layout)
         source_ts = source_time_letta(store)
     led = None
     signature = signature_at(when if when is not None else pd.Timestamp.now(tz="UTC"))
@@ -525,11 +566,19 @@ def plan_memfs(store: Store, source: Path, *, target: str, when: pd.Timestamp | 
         flags.extend(led.flags)
     repos: list[PlannedRepo] = []
     for spec in specs:
-        md = {f.path: render(f) for f in spec.files}
-        flags.extend(check_hook(spec.files, md))
+        md = {f.path: render(f, layout) for f in spec.files}
+        if layout == "v1":
+            flags.extend(check_hook(spec.files, md))
         commits: list[PlannedCommit] = []
         n = len(spec.files)
-        if target == "letta":
+        if layout == "v2":
+            commits.append(PlannedCommit(
+                f"migrate: {n} memory block(s) from {commit_line(source.name)}"
+                + (f" for agent {commit_line(spec.title)}" if spec.agent else "")
+                + "\n\nOne file per block, as Letta Code 0.34.12 creates them "
+                "(renderInitialMemoryFile); limits and read-only blocks in .memfs.config.json."
+                + trailers, tuple(sorted(md.items()))))
+        elif target == "letta":
             commits.append(PlannedCommit(
                 "chore: initialize memory\n\nAs the Letta server creates a memory repository."
                 + trailers,
@@ -546,7 +595,7 @@ def plan_memfs(store: Store, source: Path, *, target: str, when: pd.Timestamp | 
             commits.append(PlannedCommit(
                 f"feat(init): initialize agent memory\n\nMigrated by memlab from {commit_line(source.name)}: "
                 f"{n} memory file(s) and agent.yaml." + trailers, tuple(sorted(files.items()))))
-        side = {SIDE_FILE: _side_file(spec, source, source_sha, target, times)}
+        side = {SIDE_FILE: _side_file(spec, source, source_sha, target, times, layout)}
         if led is not None:  # from an elfmem DB: the ledger goes beside the side file
             side.update({LEDGER_PREFIX + p.rsplit("/", 1)[1]: data
                          for p, data in led.files().items()})
@@ -556,12 +605,19 @@ def plan_memfs(store: Store, source: Path, *, target: str, when: pd.Timestamp | 
                if store.kind != "elfmem_db" else
                "The elfmem ledger: reinforcement, clock, edges, outcomes, amendments, "
                "contradictions.") + trailers, tuple(sorted(side.items()))))
+        if layout == "v2":
+            commits = _letta_v2.finish_repo(
+                spec.files, commits[:-1], commits[-1], flags,
+                init_message="chore: initialize memory\n\nA memfs v2 repository as Letta Code "
+                             "0.34.12 creates one: a root MEMORY.md, an index in every folder and "
+                             ".memfs.config.json." + trailers,
+                protect_message=_letta_v2.protect_message(source.name, trailers))
         repos.append(PlannedRepo(spec.subdir, tuple(commits), title=spec.title))
         if store.kind != "elfmem_db":
             for f in spec.files:
                 moved.append({"kind": "block", "item": f.item, "label": f.label,
                               "repo": spec.subdir, "path": f.path,
-                              "section": f.path.split("/", 1)[0], "chars": len(f.body),
+                              "section": section(f.path, layout), "chars": len(f.body),
                               "note": None})
     for spec in specs:
         moved.append({"kind": "side_file", "item": SIDE_FILE, "label": None, "repo": spec.subdir,
@@ -572,4 +628,5 @@ def plan_memfs(store: Store, source: Path, *, target: str, when: pd.Timestamp | 
         agents = _agent_rows(store)
         notes.append(f"Only memory blocks move: {len(agents)} agent(s)' system prompts, tools and "
                      "messages are not memory and are not migrated.")
-    return Plan(target, source, repos, signature, moved_frame(moved), flags_frame(flags), notes)
+    return Plan(target, source, repos, signature, moved_frame(moved), flags_frame(flags), notes,
+                layout=layout if target == "letta" else None)

@@ -51,7 +51,7 @@ import pandas as pd
 from memlab._escape import commit_line
 from memlab.errors import MigrationError
 from memlab.formats import letta_memfs as fmt
-from memlab.migrations import _letta
+from memlab.migrations import _letta, _letta_v2
 from memlab.migrations._gitobj import Signature
 from memlab.migrations._plan import (
     FALLBACK_EPOCH,
@@ -130,8 +130,10 @@ def server_view(store: Store, agent_ids: list[str] | None, flags: list[dict]) ->
     return Store(kind="letta_blocks", path=store.path, frames=frames, meta=dict(store.meta))
 
 
-def _description(raw: Any, label: str) -> str:
+def _description(raw: Any, label: str, layout: str = "v1") -> str:
     raw = _letta._val(raw)
+    if layout == "v2":
+        return _letta_v2.description(raw, label)
     desc = " ".join(str(raw).split()) if raw is not None else ""
     return desc or f"Memory block {label}"
 
@@ -173,17 +175,19 @@ def history_trailers(message: str) -> dict[str, str]:
 
 def plan_letta_server(store: Store, source: Path, *, target: str = "letta",
                       dest: str | Path | None = None,
-                      agents: str | list[str] | None = None) -> Plan:
-    """The whole-server migration plan (see the module docstring)."""
+                      agents: str | list[str] | None = None, layout: str | None = None) -> Plan:
+    """The whole-server migration plan (see the module docstring); ``layout`` as for an Agent
+    File (v2 by default: :mod:`memlab.migrations._letta_v2`)."""
     if target != "letta":
         raise MigrationError(f"a Letta server database migrates to Letta Code memfs, not to "
                              f"{target!r}", hint="use --to letta (the default for this source)")
+    layout = _letta.check_layout(layout, target)
     flags: list[dict] = []
     moved: list[dict] = []
     view = server_view(store, select_agents(store, agents), flags)
     if view.agents.empty:
         raise MigrationError("no agent to migrate on this server", hint="check --agent")
-    specs = _letta.letta_repos(view, flags)
+    specs = _letta.letta_repos(view, flags, layout)
     history = store.block_history
     by_block = {str(b): g.sort_values("sequence_number", kind="stable").to_dict("records")
                 for b, g in history.groupby("block_id", sort=False)} if len(history) else {}
@@ -198,8 +202,9 @@ def plan_letta_server(store: Store, source: Path, *, target: str = "letta",
     repos: list[PlannedRepo] = []
     replayed_blocks: set[str] = set()
     for spec in specs:
-        md = {f.path: _letta.render(f) for f in spec.files}
-        flags.extend(_letta.check_hook(spec.files, md))
+        md = {f.path: _letta.render(f, layout) for f in spec.files}
+        if layout == "v1":
+            flags.extend(_letta.check_hook(spec.files, md))
         agent_id = str((spec.agent or {}).get("agent_id") or "")
         events: list[_Event] = []
         for f in spec.files:
@@ -223,7 +228,7 @@ def plan_letta_server(store: Store, source: Path, *, target: str = "letta",
         head: dict[str, bytes] = {}
         n_of = {f.item: len(by_block.get(f.item, [])) for f in spec.files}
         for ev in events:
-            commits.append(_history_commit(ev, n_of[ev.file.item], head, names, flags))
+            commits.append(_history_commit(ev, n_of[ev.file.item], head, names, flags, layout))
             replayed_blocks.add(ev.file.item)
         final: dict[str, bytes] = {}
         reasons: list[str] = []
@@ -233,7 +238,8 @@ def plan_letta_server(store: Store, source: Path, *, target: str = "letta",
                 continue
             final[f.path] = data
             reasons.append(commit_line(f"{f.path}: " + _why(f, block_rows[f.item],
-                                                            by_block.get(f.item, []), flags)))
+                                                            by_block.get(f.item, []), flags,
+                                                            layout)))
         if final:
             last_update = max([s for s in (_seconds(block_rows[f.item].get("updated_at"))
                                            for f in spec.files) if s is not None]
@@ -245,24 +251,30 @@ def plan_letta_server(store: Store, source: Path, *, target: str = "letta",
                 tuple(sorted(final.items())),
                 author=Signature(fmt.MIGRATION_NAME, fmt.MIGRATION_EMAIL, max(last_update, t0))))
         times = {"migrated_at": None, "source_created_at": None}
-        side = _letta._side_file(spec, source, "", "letta", times)
+        side = _letta._side_file(spec, source, "", "letta", times, layout)
         commits.append(PlannedCommit(
             "chore(memlab): keep what memory files cannot hold\n\nBlock ids, metadata, template "
             "fields, created_at/updated_at/_last_updated_by_id and original labels/descriptions."
             f"\n\nMemlab-Source: {commit_line(source_name)}", ((_letta.SIDE_FILE, side),),
             author=Signature(fmt.MIGRATION_NAME, fmt.MIGRATION_EMAIL,
                              max(commits[-1].author.timestamp, t0))))
+        if layout == "v2":  # MEMORY.md, indexes and limits first; read-only list last
+            commits = _letta_v2.finish_repo(
+                spec.files, commits[1:-1], commits[-1], flags, init_message=commits[0].message,
+                init_author=commits[0].author,
+                protect_message=_letta_v2.protect_message(source_name))
         repos.append(PlannedRepo(spec.subdir, tuple(commits), title=spec.title))
         for f in spec.files:
             n = n_of[f.item]
             moved.append({"kind": "block", "item": f.item, "label": f.label, "repo": spec.subdir,
-                          "path": f.path, "section": f.path.split("/", 1)[0], "chars": len(f.body),
+                          "path": f.path, "section": _letta.section(f.path, layout),
+                          "chars": len(f.body),
                           "note": f"{n} history commit(s)" if n else "no history: final state"})
         moved.append({"kind": "side_file", "item": _letta.SIDE_FILE, "label": None,
                       "repo": spec.subdir, "path": _letta.SIDE_FILE, "section": ".memlab",
                       "chars": None, "note": "fields frontmatter cannot hold"})
     plan = Plan("letta", source, repos, signature, moved_frame(moved), flags_frame(flags),
-                _notes(store, view, replayed_blocks))
+                _notes(store, view, replayed_blocks), layout=layout)
     plan.agent_ids = select_agents(store, agents)  # type: ignore[attr-defined] - for verify
     return plan
 
@@ -286,16 +298,18 @@ def _interleave(events: list[_Event]) -> list[_Event]:
 
 
 def _history_commit(ev: _Event, n: int, head: dict[str, bytes], names: dict[str, Any],
-                    flags: list[dict]) -> PlannedCommit:
+                    flags: list[dict], layout: str = "v1") -> PlannedCommit:
     row, f = ev.row, ev.file
     label = f.path[:-3] if f.path.endswith(".md") else f.path
-    snapshot = _letta.MemFile(path=f.path, description=_description(row.get("description"), f.label),
+    snapshot = _letta.MemFile(path=f.path,
+                              description=_description(row.get("description"), f.label, layout),
                               body="" if _letta._val(row.get("value")) is None else str(row["value"]),
                               read_only=False, limit=_limit(row.get("limit")), item=f.item)
-    data = _letta.render(snapshot)
-    violations = fmt.check_precommit(f.path, data.decode("utf-8"),
-                                     head[f.path].decode("utf-8") if f.path in head else None,
-                                     change="M" if f.path in head else "A")
+    data = _letta.render(snapshot, layout)
+    # v2 commits are checked together, tree-wide, by _letta_v2.finish_repo.
+    violations = [] if layout == "v2" else fmt.check_precommit(
+        f.path, data.decode("utf-8"), head[f.path].decode("utf-8") if f.path in head else None,
+        change="M" if f.path in head else "A")
     if violations:
         shown = "; ".join(f"{v.rule}: {v.message}" for v in violations)
         raise MigrationError(f"{f.path} checkpoint {ev.seq} would fail Letta Code's pre-commit "
@@ -332,7 +346,8 @@ def _history_commit(ev: _Event, n: int, head: dict[str, bytes], names: dict[str,
     return PlannedCommit(message, ((f.path, data),), author=who)
 
 
-def _why(f: _letta.MemFile, block: dict, rows: list[dict], flags: list[dict]) -> str:
+def _why(f: _letta.MemFile, block: dict, rows: list[dict], flags: list[dict],
+         layout: str = "v1") -> str:
     """Why a block's final state differs from its last replayed checkpoint (flags it too)."""
     n = len(rows)
     if n == 0:
@@ -350,7 +365,7 @@ def _why(f: _letta.MemFile, block: dict, rows: list[dict], flags: list[dict]) ->
                                  "restores the current state"})
     same = (str(_letta._val(at.get("value")) or "") == f.body
             and _limit(at.get("limit")) == f.limit
-            and _description(at.get("description"), f.label) == f.description)
+            and _description(at.get("description"), f.label, layout) == f.description)
     if not same:
         parts.append("edited after its " + ("current" if parts else "last") + " checkpoint")
         flags.append({"kind": "edited_after_checkpoint", "item": f.item, "path": f.path,
@@ -358,7 +373,7 @@ def _why(f: _letta.MemFile, block: dict, rows: list[dict], flags: list[dict]) ->
                       "message": "the block changed after its checkpoint; that change is in the "
                                  "final commit, by the migration (the block's "
                                  "_last_updated_by_id is in the side file)"})
-    if f.read_only:
+    if f.read_only and layout == "v1":
         parts.append("read_only set by the migration")
     return "; ".join(parts) or "frontmatter differs from the checkpoint"
 
@@ -386,7 +401,7 @@ def _notes(store: Store, view: Store, replayed: set[str]) -> list[str]:
 
 def check_server(rows: Any, store: Store, dest: Path, ref: str | None,
                  repo_folders: dict[str, Path], copies: dict[str, Store], target: str,
-                 plan: Plan | None) -> dict[str, dict[str, str]]:
+                 plan: Plan | None, layout: str = "v1") -> dict[str, dict[str, str]]:
     """Parity of a migrated server: the Agent File checks (final value, description, read_only,
     limit, side record per block and repository) plus ``history``: per block and repository,
     the sequence numbers of the commits carrying its ``Letta-Block`` trailer must be exactly its
@@ -396,12 +411,12 @@ def check_server(rows: Any, store: Store, dest: Path, ref: str | None,
 
     agent_ids = getattr(plan, "agent_ids", None) if plan is not None else None
     view = server_view(store, agent_ids, [])
-    bodies = _check_letta(rows, view, repo_folders, copies, target)
+    bodies = _check_letta(rows, view, repo_folders, copies, target, layout)
     expected = {str(b): [int(s) for s in g.sort_values("sequence_number")["sequence_number"]]
                 for b, g in store.block_history.groupby("block_id")} \
         if len(store.block_history) else {}
     real = dict(repos_at(dest))
-    for spec in _letta.letta_repos(view, []):
+    for spec in _letta.letta_repos(view, [], layout):
         folder = real.get(spec.subdir)
         if folder is None:
             continue  # the presence row from _check_letta already fails

@@ -44,6 +44,8 @@ class PlannedCommit:
     #: Author and committer of this commit when it is not the plan's signature (a Letta server's
     #: block history replayed as commits by the agents and users that made it).
     author: Signature | None = None
+    #: Paths this commit removes (a v1 repository's files renamed by the move to v2).
+    removed: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -53,6 +55,11 @@ class PlannedRepo:
     commits: tuple[PlannedCommit, ...]
     #: The agent or store this repository is for, for messages and the result table.
     title: str = ""
+    #: A repository whose history the commits go on top of (a v1 memfs repo moved to v2): the
+    #: folder, the commit, and that commit's tree ``{path: (mode, sha)}``.
+    base_repo: Path | None = None
+    base: str | None = None
+    base_flat: Mapping[str, tuple[str, str]] | None = None
 
 
 @dataclass
@@ -64,6 +71,8 @@ class Plan:
     moved: pd.DataFrame
     flags: pd.DataFrame
     notes: list[str] = field(default_factory=list)
+    #: A Letta target's memfs layout ("v2" or "v1"); None for other targets.
+    layout: str | None = None
 
     def expected_heads(self, base: Mapping[str, tuple[str, dict[str, tuple[str, str]]]] | None = None
                        ) -> dict[str, list[tuple[str, str]]]:
@@ -74,10 +83,13 @@ class Plan:
         """
         out: dict[str, list[tuple[str, str]]] = {}
         for repo in self.repos:
-            parent, flat = (base or {}).get(repo.subdir, (None, {}))
+            own = (repo.base, dict(repo.base_flat or {})) if repo.base else (None, {})
+            parent, flat = (base or {}).get(repo.subdir, own)
             flat = dict(flat)
             chain: list[tuple[str, str]] = []
             for commit in repo.commits:
+                for path in commit.removed:
+                    flat.pop(path, None)
                 for path, data in commit.files:
                     flat[path] = (BLOB_MODE, blob_sha(data))
                 tree = build_trees(flat)

@@ -120,9 +120,14 @@ def render_script(plan: Plan, dest: Path, *, branch: str, mode: str,
             author = ((commit.author.name, commit.author.email, commit.author.timestamp)
                       if commit.author is not None else None)
             out.append(f"_commits.append({{'message': {py_literal(commit.message)}, 'files': _files, "
+                       f"'removed': {py_literal(list(commit.removed))}, "
                        f"'author': {py_literal(author)}, "
                        f"'tree': {py_literal(tree)}, 'commit': {py_literal(sha)}}})")
-        out.append(f"REPOS.append({{'subdir': {py_literal(planned.subdir)}, 'commits': _commits}})")
+        base = ((str(planned.base_repo), planned.base) if planned.base is not None else None)
+        if base is not None:
+            out.append(comment(f"# On top of the history of {base[0]} at {base[1]} (fetched)"))
+        out.append(f"REPOS.append({{'subdir': {py_literal(planned.subdir)}, 'commits': _commits, "
+                   f"'base': {py_literal(base)}}})")
     out.append("")
     out.append(_MACHINERY)
     return "\n".join(out)
@@ -192,7 +197,7 @@ def make_commits(repo_dir, commits, parent):
         else:
             git("read-tree", "--empty", cwd=repo_dir, env=index)
         for commit in commits:
-            entries = []
+            entries = [f"0 {ZERO}\t{path}\n" for path in commit.get("removed", [])]
             for path, data in commit["files"]:
                 blob = git("hash-object", "-w", "--no-filters", "--stdin", cwd=repo_dir, stdin=data)
                 entries.append(f"100644 {blob}\t{path}\n")
@@ -233,7 +238,16 @@ def apply_new(dest, force):
             repo_dir = tmp / repo["subdir"] if repo["subdir"] else tmp
             repo_dir.mkdir(parents=True, exist_ok=True)
             git("init", "-q", f"--initial-branch={BRANCH}", ".", cwd=repo_dir)
-            head = make_commits(repo_dir, repo["commits"], None)
+            parent = None
+            if repo.get("base"):  # the source repository's history, fetched, then built on
+                source, parent = repo["base"]
+                git("-c", "protocol.file.allow=always", "fetch", "-q", "--no-tags",
+                    "--no-write-fetch-head", source, "+HEAD:refs/memlab/base", cwd=repo_dir)
+                got = git("rev-parse", "--verify", "refs/memlab/base^{commit}", cwd=repo_dir)
+                git("update-ref", "-d", "refs/memlab/base", cwd=repo_dir)
+                if got != parent:
+                    sys.exit(f"{source}: HEAD is {got}, not {parent} as planned; plan again")
+            head = make_commits(repo_dir, repo["commits"], parent)
             if head:
                 git("update-ref", f"refs/heads/{BRANCH}", head, ZERO, cwd=repo_dir)
                 # A repository this script just made: no filter driver is configured anywhere

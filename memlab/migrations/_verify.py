@@ -347,10 +347,14 @@ def _check_side(rows: _Rows, src: Store, events: list[dict[str, Any]], repo: str
 
 
 def _check_letta(rows: _Rows, src: Store, repo_folders: dict[str, Path], copies: dict[str, Store],
-                 target: str) -> dict[str, dict[str, str]]:
-    """Compare every block of an agent file with its file(s); returns {repo: {block_id: body}}."""
+                 target: str, layout: str = "v1") -> dict[str, dict[str, str]]:
+    """Compare every block of an agent file with its file(s); returns {repo: {block_id: body}}.
+
+    In v2 each block is found at the path its side record names (what the migration recorded),
+    which must be the path the plan gives it; its value is Letta Code's reading of the file, and
+    read-only and limit are read from ``.memfs.config.json`` (:func:`_check_letta_v2`)."""
     flags: list[dict] = []
-    specs = _letta.letta_repos(src, flags)
+    specs = _letta.letta_repos(src, flags, layout)
     bodies: dict[str, dict[str, str]] = {}
     value_of = {str(r.block_id): ("" if pd.isna(r.value) else str(r.value))
                 for r in src.blocks.itertuples(index=False)}
@@ -375,6 +379,9 @@ def _check_letta(rows: _Rows, src: Store, repo_folders: dict[str, Path], copies:
                  repo=spec.subdir, path=_letta.SIDE_FILE)
         bodies[spec.subdir] = {}
         expected_paths = set()
+        if layout == "v2":
+            _check_letta_v2(rows, spec, src, repo_folders[spec.subdir], side, bodies[spec.subdir])
+            continue
         for f in spec.files:
             expected_paths.add(f.path)
             src_row = src_rows[f.item]
@@ -399,11 +406,7 @@ def _check_letta(rows: _Rows, src: Store, repo_folders: dict[str, Path], copies:
             lim = _elfmem._val(src_row.get("limit"))
             rows.add("limit", f.item, int(lim) if lim is not None and int(lim) > 0 else None,
                      _elfmem._val(got["limit"]), repo=spec.subdir, path=f.path)
-            rec = side.get(f.item)
-            want_side = {c: _letta._json_safe(src_row.get(c)) for c in src.blocks.columns
-                         if c not in _letta._DERIVED}
-            have_side = {c: rec.get(c) for c in want_side} if rec else "missing"
-            rows.add("side_record", f.item, want_side, have_side, repo=spec.subdir, path=f.path)
+            _side_record_row(rows, src, src_row, side.get(f.item), f.item, spec.subdir, f.path)
         for path in copy.files["path"].astype(str):
             if path.endswith(".md") and path not in expected_paths:
                 rows.add("unexpected", path, "not from the source", "present", ok=False,
@@ -415,6 +418,94 @@ def _check_letta(rows: _Rows, src: Store, repo_folders: dict[str, Path], copies:
             rows.add("agent_yaml", "blocks", sorted(want), sorted(x for x in listed if x),
                      repo=spec.subdir, path=_letta.AGENT_YAML)
     return bodies
+
+
+def _side_record_row(rows: _Rows, src: Store, src_row: dict, rec: dict | None, item: str,
+                     repo: str, path: str) -> None:
+    want_side = {c: _letta._json_safe(src_row.get(c)) for c in src.blocks.columns
+                 if c not in _letta._DERIVED}
+    have_side = {c: rec.get(c) for c in want_side} if rec else "missing"
+    rows.add("side_record", item, want_side, have_side, repo=repo, path=path)
+
+
+def _check_letta_v2(rows: _Rows, spec: Any, src: Store, folder: Path, side: dict,
+                    bodies: dict[str, str]) -> None:
+    """The v2 checks of one repository (see :func:`_check_letta`): presence at the recorded path,
+    content, description, name, read_only, limit, side_record; the root and folder indexes;
+    ``unexpected`` for any other memory file."""
+    from memlab.constants import ROOT_MEMORY_TEXT
+    from memlab.formats import letta_memfs as fmt
+    from memlab.migrations import _letta_v2
+
+    texts = _side_texts(folder, "")
+    config = _letta_v2.read_config(texts.get(fmt.CONSTRAINTS_CONFIG))
+    limits = {e.get("pattern"): e.get("maxCharacters") for e in config.get("fileCharacterLimits") or []
+              if isinstance(e, dict)}
+    protected = set(config.get("readOnlyFiles") or [])
+    src_rows = {str(r["block_id"]): r for r in src.blocks.to_dict("records")}
+    repo = spec.subdir
+    expected = set()
+    for f in spec.files:
+        src_row = src_rows[f.item]
+        rec = side.get(f.item)
+        recorded = rec.get("path") if isinstance(rec, dict) else None
+        path = recorded if isinstance(recorded, str) else f.path
+        expected.add(path)
+        text = texts.get(path)
+        rows.add("presence", f.item, f.path, path if text is not None else "missing",
+                 repo=repo, path=f.path)
+        if text is None:
+            continue
+        is_index = path == fmt.ROOT_INDEX
+        body = text if is_index else fmt.read_as_client(text).body
+        bodies[f.item] = body
+        value = "" if pd.isna(src_row.get("value")) else str(src_row.get("value"))
+        rows.add("content", f.item, _letta.sha256(value), _letta.sha256(body), repo=repo, path=path)
+        if not is_index:
+            fm = fmt.read_frontmatter(text)
+            raw = _elfmem._val(src_row.get("description"))
+            label = _letta.sanitise_label(src_row.get("label"), f.item)[0]
+            want = (_letta_v2.description(raw, label) if raw is not None and str(raw).strip()
+                    else f"Memory block {label}")
+            # As Letta Code reads it: the line's text, literally (unquoted only where memlab quoted).
+            have = fm.client.description if fm.client else None
+            if fmt.frontmatter_value(want) != want:
+                have = _letta_v2.unquoted(have)
+            rows.add("description", f.item, want, have, repo=repo, path=path)
+            rows.add("name", f.item, fmt.memory_name_from_path(path.rsplit("/", 1)[-1]),
+                     _letta_v2.unquoted(fm.fields.get("name")), repo=repo, path=path)
+        pattern = _letta_v2.glob_for(path)[0]
+        rows.add("read_only", f.item, bool(_elfmem._val(src_row.get("read_only")) or False),
+                 pattern in protected, repo=repo, path=path,
+                 detail=".memfs.config.json readOnlyFiles")
+        lim = _elfmem._val(src_row.get("limit"))
+        lim = int(lim) if lim is not None and int(lim) > 0 else None
+        entry = limits.get(pattern)
+        size = len(text)
+        overhead = size - len(body)
+        if lim is not None and len(value) <= lim:
+            rows.add("limit", f.item, lim, None if entry is None else entry - overhead, repo=repo,
+                     path=path, detail="value budget: the file's limit less its frontmatter")
+        else:  # no limit, or a value over it: the entry, if any, only has to fit the file
+            rows.add("limit", f.item, f"none, or at least {size}", entry,
+                     ok=entry is None and size <= fmt.CONSTRAINTS_DEFAULTS["maxFileCharacters"]
+                     or (entry is not None and entry >= size), repo=repo, path=path,
+                     detail="no limit, or a value over its limit: the file's size")
+        _side_record_row(rows, src, src_row, rec, f.item, repo, path)
+    folders = {"/".join(p.split("/")[:i]) for p in expected for i in range(1, p.count("/") + 1)}
+    indexes = {f"{d}/{fmt.ROOT_INDEX}" for d in folders}
+    if fmt.ROOT_INDEX not in expected:
+        indexes.add(fmt.ROOT_INDEX)
+        rows.add("index", fmt.ROOT_INDEX, ROOT_MEMORY_TEXT, texts.get(fmt.ROOT_INDEX, "missing"),
+                 repo=repo, path=fmt.ROOT_INDEX)
+    for index in sorted(indexes - {fmt.ROOT_INDEX}):
+        rows.add("index", index, "present", "present" if index in texts else "missing",
+                 repo=repo, path=index)
+    for path in sorted(texts):
+        if path.endswith(".md") and path not in expected | indexes and not path.startswith(
+                (".memlab/", "skills/")):
+            rows.add("unexpected", path, "not from the source", "present", ok=False,
+                     repo=repo, path=path)
 
 
 # --------------------------------------------------------------------------- retrieval
@@ -489,9 +580,11 @@ def verify_paths(src: Path, dest: Path, *, ref: str | None = None, retrieval: bo
             copies[sub] = _load_copy(folder)
         first = next(iter(copies.values()))
         target = _TARGET_OF_KIND.get(first.kind, first.kind)
+        layout = "v2" if first.meta.get("layout") == "letta_v2" else "v1"
         if store.kind == "elfmem_db":
-            if plan is None or plan.target != target:
-                plan = plan_migration(src, to=target, store=store)
+            if plan is None or plan.target != target or getattr(plan, "layout", layout) != layout:
+                plan = plan_migration(src, to=target, store=store,
+                                      layout=layout if target == "letta" else None)
             expected_path = {str(r.item): str(r.path) for r in plan.moved.itertuples(index=False)
                              if r.kind == "block"}
             copy = copies[""] if "" in copies else next(iter(copies.values()))
@@ -514,14 +607,21 @@ def verify_paths(src: Path, dest: Path, *, ref: str | None = None, retrieval: bo
                          if not tag_counts.empty else [])
                 qs = queries or _queries(tag_q, [_elfmem.title_for(c) for c in live["content"]])
                 _check_retrieval(rows, qs, before, after, k)
-        elif store.kind in ("agent_file", "letta_blocks", "letta_server"):
+        elif store.kind in ("agent_file", "letta_blocks", "letta_server", "letta_memfs"):
             if store.kind == "letta_server":  # with its history, per block and repository
                 from memlab.migrations._letta_server import check_server, server_view
 
-                bodies = check_server(rows, store, dest, ref, repo_folders, copies, target, plan)
+                bodies = check_server(rows, store, dest, ref, repo_folders, copies, target, plan,
+                                      layout)
                 store = server_view(store, getattr(plan, "agent_ids", None), [])
+            elif store.kind == "letta_memfs":  # a v1 repository moved to v2, history kept
+                from memlab.migrations._letta_upgrade import (check_upgrade, upgrade_files,
+                                                              upgrade_view)
+
+                bodies = check_upgrade(rows, store, dest, ref, repo_folders, copies)
+                store = upgrade_view(store, upgrade_files(store, []))
             else:
-                bodies = _check_letta(rows, store, repo_folders, copies, target)
+                bodies = _check_letta(rows, store, repo_folders, copies, target, layout)
             if retrieval:
                 before = {str(r.block_id): ("" if pd.isna(r.value) else str(r.value))
                           for r in store.blocks.itertuples(index=False)}

@@ -35,12 +35,17 @@ FILES_COLUMNS: dict[str, str] = {
 
 # --------------------------------------------------------------------------- paths
 
+#: The Letta dashboard's Memory Palace (skill ``curating-memory-palace``): ``palace/MEMORY.md``
+#: and its section files, in Letta Code 0.34 repositories.
+PALACE_PREFIX = "palace/"
+
 def is_memory_path(path: str, layout: str) -> bool:
     """Whether a repo path is a memory file: a ``.md`` file where the layout keeps memory.
 
     Letta layouts (and ``generic_markdown``): a ``.md`` file that maps to a block label (so
-    under ``skills/`` only ``SKILL.md``); Souveraine: any ``.md``; an elfmem substrate: ``.md``
-    under ``memory/``. Never anything under ``.memlab/``, ``.letta/`` or ``.git*``. Images,
+    under ``skills/`` only ``SKILL.md``; never under ``palace/``, the Letta dashboard's Memory
+    Palace, which is the dashboard's page about the memory, not memory the agent keeps);
+    Souveraine: any ``.md``; an elfmem substrate: ``.md`` under ``memory/``. Never anything under ``.memlab/``, ``.letta/`` or ``.git*``. Images,
     code and JSON are "other files", kept apart in size and churn figures.
     """
     if not path.endswith(".md") or path.startswith((".memlab/", ".letta/", ".git")):
@@ -50,6 +55,8 @@ def is_memory_path(path: str, layout: str) -> bool:
         return rel.startswith("memory/")
     if layout == "souveraine":
         return True
+    if layout in LETTA_LAYOUTS and path.startswith(PALACE_PREFIX):
+        return False  # the dashboard's Memory Palace: reported apart (headline palace_files)
     return fmt.label_for_path(path, memory_prefix=layout == "letta_v1_memory_prefix") is not None
 
 
@@ -157,6 +164,14 @@ def _label(rel: str, layout: str) -> str | None:
     return fmt.label_for_path(rel, memory_prefix=layout == "letta_v1_memory_prefix")
 
 
+#: Problems of a file that come from the Letta server's YAML reading, which does not apply to a
+#: memfs v2 tree: v2 (Letta Code 0.34) came after the server's last release (0.16.8, archived),
+#: and Letta Code reads frontmatter line by line (``parseFrontmatter``,
+#: ``validateMemoryFileFrontmatter``), so ``description: The human block: Stores...``, which
+#: Letta Code itself writes (``renderInitialMemoryFile``), is read as written.
+_NOT_V2 = ("readers_disagree", "malformed_yaml")
+
+
 def _files_frame(src: _Source, texts: dict[str, tuple[str, str]], problems: Problems,
                  meta: dict[str, Any]) -> pd.DataFrame:
     layout = src.layout
@@ -177,6 +192,8 @@ def _files_frame(src: _Source, texts: dict[str, tuple[str, str]], problems: Prob
         for kind, message, line in fm.problems:
             if kind == "readers_disagree" and layout not in LETTA_LAYOUTS:
                 continue  # Letta's two readers matter only where Letta reads the repo
+            if kind in _NOT_V2 and layout == "letta_v2":
+                continue  # v2's one reader, Letta Code, reads frontmatter line by line
             problems.add(path, kind, message, line=line)
         if layout in ("letta_v1", "letta_v1_memory_prefix", "souveraine"):
             _check_letta_file(path, rel, fm, validated, layout, problems)
@@ -196,6 +213,8 @@ def _files_frame(src: _Source, texts: dict[str, tuple[str, str]], problems: Prob
             "over_limit": bool(effective is not None and chars > effective), "blob_sha": blob,
             **_readings(fm),
         })
+        if layout == "letta_v2":  # no Letta server reads v2: the comparison does not apply
+            rows[-1]["readers_agree"] = None
         _storable_row(rows[-1], path, problems)
     fm_cols = [f"fm_{k}" for k in sorted(fm_keys)]
     order = list(FILES_COLUMNS)

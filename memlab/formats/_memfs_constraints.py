@@ -1,0 +1,511 @@
+"""Letta Code 0.34.12's memory constraints, ported rule by rule: the tracked
+``.memfs.config.json`` policy, the tree validator its pre-commit hook and ``--audit`` run, the
+memfs v2 frontmatter check, and which layout policy a checkout is under.
+
+Part of :mod:`memlab.formats.letta_memfs`, which re-exports the public names. Pure: text and
+``(path, mode, bytes)`` lists in, error lines out; no git, no files.
+
+Sources, all in the ``letta==0.34.12`` wheel (``letta_code/_payload/app/``): the TypeScript of
+``dist/memory-constraints.js`` (its source map holds ``src/memory-constraints.ts`` and
+``src/memory-frontmatter.ts``: :func:`parse_constraints_config` is
+``parseMemoryConstraintsConfig``, :func:`tree_errors` is ``validateMemoryTreeConstraints``,
+:func:`frontmatter_errors` is ``validateMemoryFileFrontmatter``), and in ``letta.js`` the
+validator script ``MEMORY_CONSTRAINTS_VALIDATOR_SCRIPT`` (``letta-memory-constraints.cjs``:
+:func:`validator_errors` is its ``main()``), ``memoryLayoutPolicy`` (:func:`layout_policy`) and
+``buildPreCommitHookScript`` (which files the v2 hook's frontmatter check reads:
+:func:`frontmatter_paths`). Every message is the release's own wording, so a row can be
+compared with what Letta Code prints, line for line.
+
+JavaScript details kept: globs and the legacy path rule are matched on UTF-16 code units with
+``.`` not crossing line terminators (a ``?`` is half of an emoji, as in Node); limits count
+Unicode code points of the whole file, frontmatter included, after UTF-8 decoding with U+FFFD for
+bad bytes; JSON numbers are JavaScript numbers (``3.0`` is the integer 3; ``1e400`` is
+``Infinity``; ``true`` is not 1); unknown config keys are listed in ``Object.keys`` order.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from dataclasses import dataclass
+from typing import Any, Iterable, Mapping, Sequence
+
+from memlab.formats import _json
+
+__all__ = ["CONSTRAINTS_CONFIG", "CONSTRAINTS_DEFAULTS", "LAYOUT_POLICIES", "LAYOUT_POLICY_FILE",
+           "CONSTRAINTS_VALIDATOR", "CORE_MEMORY_PATH", "TreeFile", "ConstraintError",
+           "parse_constraints_config", "tree_errors", "validator_errors", "frontmatter_errors",
+           "frontmatter_paths", "layout_policy", "constraint_rule", "frontmatter_rule",
+           "code_points"]
+
+#: The tracked policy file (``MEMORY_CONSTRAINTS_CONFIG_PATH``).
+CONSTRAINTS_CONFIG = ".memfs.config.json"
+#: ``DEFAULT_MEMORY_CONSTRAINTS_CONFIG``: what a ``root-marker`` checkout gets when the config
+#: leaves a key out (``legacy-only`` uses a config exactly as written, and none without one).
+CONSTRAINTS_DEFAULTS: Mapping[str, int] = {"version": 1, "maxDepth": 2, "maxFileCharacters": 20_000,
+                                           "maxCoreMemoryCharacters": 65_536}
+#: What ``.git/letta-memory-layout-policy`` may say (``installPreCommitHookWithPolicy``).
+LAYOUT_POLICIES = ("legacy-only", "root-marker", "shared-memory")
+LAYOUT_POLICY_FILE = "letta-memory-layout-policy"
+#: The validator Letta Code installs beside its pre-commit hook.
+CONSTRAINTS_VALIDATOR = "hooks/letta-memory-constraints.cjs"
+#: The path the validator's tree-wide error (the core-memory total) is reported under.
+CORE_MEMORY_PATH = "core memory"
+
+_KEYS = ("version", "maxDepth", "maxFileCharacters", "maxCoreMemoryCharacters",
+         "fileCharacterLimits", "readOnlyFiles")
+_SAFE = 2**53 - 1
+# JavaScript's `.` (and so its `.*`) stops at these; Python's stops at "\n" only.
+_JS_DOT = "[^\n\r\u2028\u2029]"
+# What JavaScript's String.prototype.trim removes (WhiteSpace and LineTerminator).
+_JS_SPACE = "\t\n\v\f\r \u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008" \
+            "\u2009\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
+_LEGACY_RE = re.compile(f"^(?:memory/)?(?:system|reference)/{_JS_DOT}*\\.md\\Z")
+
+
+@dataclass(frozen=True)
+class TreeFile:
+    """One entry of a tree (``git ls-files --stage`` / ``ls-tree -r``): path, mode, bytes.
+
+    ``data`` is None when the bytes were not read (a file over memlab's read cap); ``chars``
+    then gives its code-point count if known. ``sha`` (the blob id), when both sides of a
+    read-only comparison have one, decides "changed" without the bytes."""
+
+    path: str
+    mode: str
+    data: bytes | None = None
+    chars: int | None = None
+    sha: str | None = None
+
+
+@dataclass(frozen=True)
+class ConstraintError:
+    """One line Letta Code's validator prints: ``path`` (``core memory`` for the total, the
+    config's name for its own errors), ``rule`` (:func:`constraint_rule`), ``message`` (the
+    whole line, the release's wording)."""
+
+    path: str
+    rule: str
+    message: str
+
+
+# --------------------------------------------------------------------------- JavaScript values
+
+def _utf16(text: str) -> str:
+    """``text`` as a string of UTF-16 code units (an astral character becomes its surrogate
+    pair), so a regex steps through it as JavaScript's does."""
+    if all(ord(c) < 0x10000 for c in text):
+        return text
+    data = text.encode("utf-16-le", "surrogatepass")
+    return "".join(chr(int.from_bytes(data[i:i + 2], "little")) for i in range(0, len(data), 2))
+
+
+def _safe_integer(value: Any) -> bool:
+    """``Number.isSafeInteger``: a JSON number that is a whole number within 2**53 - 1."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return False
+    if isinstance(value, float) and (not math.isfinite(value) or not value.is_integer()):
+        return False
+    return abs(value) <= _SAFE
+
+
+def _js_number(value: Any) -> Any:
+    """A validated number as JavaScript prints it (``3.0`` → ``3``, ``-0`` → ``0``)."""
+    return int(value) if isinstance(value, float) and value.is_integer() else value
+
+
+def _object_keys(obj: Mapping[str, Any]) -> list[str]:
+    """``Object.keys`` order: array-index keys ascending, then the rest as inserted."""
+    def index(key: str) -> int | None:
+        if key == "0" or (key[:1] in "123456789" and key.isdigit() and key.isascii()):
+            n = int(key)
+            return n if n < 2**32 - 1 else None
+        return None
+    numeric = sorted((index(k), k) for k in obj if index(k) is not None)
+    return [k for _, k in numeric] + [k for k in obj if index(k) is None]
+
+
+def code_points(data: bytes) -> int:
+    """What Letta counts as a file's characters: code points of its UTF-8 text, a bad byte
+    sequence counting as one U+FFFD (Node's decoder and Python's agree on where they split)."""
+    return len(data.decode("utf-8", "replace"))
+
+
+# --------------------------------------------------------------------------- the config
+
+def _pattern_errors(pattern: Any, label: str) -> list[str]:
+    if (not isinstance(pattern, str) or not pattern or pattern.startswith("/") or "\\" in pattern
+            or ".." in pattern.split("/")):
+        return [f"{label}: pattern must be a non-empty repo-relative glob using '/'"]
+    if any("**" in segment and segment != "**" for segment in pattern.split("/")):
+        return [f"{label}: '**' must be a complete path segment"]
+    return []
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+def parse_constraints_config(text: str) -> tuple[dict[str, Any] | None, list[str]]:
+    """``parseMemoryConstraintsConfig``: ``(config, [])`` or ``(None, error lines)``.
+
+    The config comes back as written (no defaults filled in, numbers as JavaScript reads them).
+    An invalid JSON document gives one ``invalid JSON (...)`` line whose parenthesis is Python's
+    parser message, not V8's; every other line is word for word the release's.
+    """
+    path = CONSTRAINTS_CONFIG
+    try:
+        value, _ = _json.loads(text, reader="Letta Code", parse_constant=_reject_constant)
+    except (json.JSONDecodeError, ValueError, RecursionError) as exc:
+        return None, [f"{path}: invalid JSON ({_json.clean_text(str(exc))})"]
+    if not isinstance(value, dict):
+        return None, [f"{path}: expected a JSON object"]
+    errors: list[str] = []
+    for key in _object_keys(value):
+        if key not in _KEYS:
+            errors.append(f"{path}: unknown field '{_json.clean_text(key)}'")
+    version = value.get("version")
+    if not (_safe_integer(version) and version == 1):
+        errors.append(f"{path}: version must be 1")
+    if "maxDepth" in value and not (_safe_integer(value["maxDepth"]) and value["maxDepth"] >= 0):
+        errors.append(f"{path}: maxDepth must be a non-negative integer")
+    for key in ("maxFileCharacters", "maxCoreMemoryCharacters"):
+        if key in value and not (_safe_integer(value[key]) and value[key] > 0):
+            errors.append(f"{path}: {key} must be a positive integer")
+    overrides = value.get("fileCharacterLimits")
+    if "readOnlyFiles" in value:
+        if not isinstance(value["readOnlyFiles"], list):
+            errors.append(f"{path}: readOnlyFiles must be an array")
+        else:
+            for i, pattern in enumerate(value["readOnlyFiles"]):
+                errors += _pattern_errors(pattern, f"{path}: readOnlyFiles[{i}]")
+    if "fileCharacterLimits" in value and not isinstance(overrides, list):
+        errors.append(f"{path}: fileCharacterLimits must be an array")
+    if isinstance(overrides, list):
+        for i, item in enumerate(overrides):
+            label = f"{path}: fileCharacterLimits[{i}]"
+            if not isinstance(item, dict):
+                errors.append(f"{label} must be an object")
+                continue
+            for key in _object_keys(item):
+                if key not in ("pattern", "maxCharacters"):
+                    errors.append(f"{label}: unknown field '{_json.clean_text(key)}'")
+            errors += _pattern_errors(item.get("pattern"), label)
+            limit = item.get("maxCharacters")
+            if not ("maxCharacters" in item and limit is None) and \
+                    not (_safe_integer(limit) and limit > 0):
+                errors.append(f"{label}: maxCharacters must be a positive integer or null")
+    if errors:
+        return None, errors
+    config = {k: _js_number(v) for k, v in value.items()}
+    if isinstance(overrides, list):
+        config["fileCharacterLimits"] = [{**o, "maxCharacters": _js_number(o.get("maxCharacters"))}
+                                         for o in overrides]
+    return config, []
+
+
+# --------------------------------------------------------------------------- the tree
+
+def _glob(pattern: str) -> re.Pattern[str]:
+    """``compilePattern``: ``**/`` any folders, ``**`` anything, ``*`` within a segment, ``?``
+    one code unit; matched against :func:`_utf16` paths."""
+    units = _utf16(pattern)
+    source, i = "^", 0
+    while i < len(units):
+        c = units[i]
+        if c == "*":
+            if units[i + 1:i + 2] == "*":
+                if units[i + 2:i + 3] == "/":
+                    source += f"(?:{_JS_DOT}*/)?"
+                    i += 2
+                else:
+                    source += f"{_JS_DOT}*"
+                    i += 1
+            else:
+                source += "[^/]*"
+        elif c == "?":
+            source += "[^/]"
+        else:
+            source += re.escape(c)
+        i += 1
+    return re.compile(source + r"\Z", re.DOTALL)
+
+
+def _count(file: TreeFile) -> int | None:
+    if file.chars is not None:
+        return file.chars
+    return None if file.data is None else code_points(file.data)
+
+
+def tree_errors(files: Sequence[TreeFile], *, config: Mapping[str, Any], layout: str,
+                require_root_marker: bool, accepted: Sequence[TreeFile] | None = None,
+                uncounted: list[str] | None = None) -> list[str]:
+    """``validateMemoryTreeConstraints`` over a whole tree: error lines, in the release's order.
+
+    ``accepted`` is the trusted tree before the change (the parent commit); it is needed only
+    when the config has ``readOnlyFiles`` (a :class:`ValueError` otherwise, as in Node). A file
+    whose characters are unknown (``data`` and ``chars`` None) cannot be judged against a
+    limit: its path is appended to ``uncounted`` and it adds nothing to the core total.
+    """
+    errors: list[str] = []
+    md = [f for f in files if f.path.endswith(".md")]
+    paths = {f.path for f in md}
+    v2 = layout == "root-marker" and (require_root_marker or "MEMORY.md" in paths)
+    if v2 and "MEMORY.md" not in paths:
+        errors.append("MEMORY.md: root memory index is required for MemFS v2")
+    memory = [f for f in md if not f.path.startswith("skills/")
+              and (v2 or layout == "shared-memory" or _LEGACY_RE.match(_utf16(f.path)))]
+    if v2:
+        for f in memory:
+            current = ""
+            for folder in f.path.split("/")[:-1]:
+                current = f"{current}/{folder}" if current else folder
+                if f"{current}/MEMORY.md" not in paths:
+                    errors.append(f"{f.path}: missing required index {current}/MEMORY.md")
+                    break
+    overrides = [(o, _glob(o["pattern"])) for o in config.get("fileCharacterLimits") or []]
+    protected = [_glob(p) for p in config.get("readOnlyFiles") or []]
+    if protected:
+        if accepted is None:
+            raise ValueError("readOnlyFiles requires the accepted memory tree")
+        before = {f.path: f for f in accepted}
+        after = {f.path: f for f in files}
+        for path in dict.fromkeys([*before, *after]):
+            units = _utf16(path)
+            if not any(p.match(units) for p in protected):
+                continue
+            old, new = before.get(path), after.get(path)
+            changed = (old is None) != (new is None) or (old is not None and new is not None and (
+                old.mode != new.mode or (old.sha != new.sha if old.sha and new.sha
+                                         else old.data != new.data)))
+            if changed:
+                errors.append(f"{path}: read-only file cannot be created, changed or removed")
+    core = 0
+    max_depth = config.get("maxDepth")
+    max_core = config.get("maxCoreMemoryCharacters")
+    for f in memory:
+        if not f.mode.startswith("100"):
+            errors.append(f"{f.path}: memory Markdown must be a regular file")
+            continue
+        depth = f.path.count("/")
+        if max_depth is not None and depth > max_depth:
+            errors.append(f"{f.path}: depth {depth} exceeds maxDepth {max_depth}")
+        units = _utf16(f.path)
+        override = next((o for o, rx in overrides if rx.match(units)), None)
+        limit = override.get("maxCharacters") if override else config.get("maxFileCharacters")
+        source = f"glob '{override['pattern']}'" if override else "maxFileCharacters"
+        count_core = layout == "root-marker" and "/" not in f.path and max_core is not None
+        if limit is None and not count_core:
+            continue
+        chars = _count(f)
+        if chars is None:
+            if uncounted is not None:
+                uncounted.append(f.path)
+            continue
+        if count_core:
+            core += chars
+        if limit is not None and chars > limit:
+            errors.append(f"{f.path}: {chars} characters exceeds {limit} from {source}")
+    if layout == "root-marker" and max_core is not None and core > max_core:
+        errors.append(f"{CORE_MEMORY_PATH}: {core} characters exceeds {max_core} from "
+                      "maxCoreMemoryCharacters")
+    return errors
+
+
+def validator_errors(files: Sequence[TreeFile], *, policy: str, accepted: Sequence[TreeFile] | None,
+                     audit: bool = True, head_has_root: bool | None = None,
+                     config_approved: bool = False, uncounted: list[str] | None = None) -> list[str]:
+    """What ``letta-memory-constraints.cjs`` prints for a tree (its ``main()``).
+
+    ``audit=True`` is ``--audit`` over HEAD (``validateMemoryConstraintsHead``: the tree is
+    HEAD and ``accepted`` is HEAD too). ``audit=False`` is the hook over a commit: ``files`` the
+    commit's tree, ``accepted`` its parent's (None for a root commit), ``head_has_root`` whether
+    the parent has a root ``MEMORY.md``; ``config_approved`` is
+    ``LETTA_MEMORY_CONSTRAINTS_UPDATE=1``, without which a changed config is an error.
+    """
+    errors: list[str] = []
+    if audit and accepted is None:
+        accepted = files
+    by_path = {f.path: f for f in files}
+    old = {f.path: f for f in accepted or []}
+    if not audit and not config_approved:
+        a, b = by_path.get(CONSTRAINTS_CONFIG), old.get(CONSTRAINTS_CONFIG)
+        if (a is None) != (b is None) or (a and b and (
+                a.mode != b.mode or (a.sha != b.sha if a.sha and b.sha else a.data != b.data))):
+            errors.append(f"{CONSTRAINTS_CONFIG} is protected and requires human approval to change")
+    has_config = CONSTRAINTS_CONFIG in by_path
+    parent_root = bool(head_has_root) if head_has_root is not None else "MEMORY.md" in old
+    has_v2_root = policy == "root-marker" and (audit or "MEMORY.md" in by_path or parent_root)
+    if not has_config and not has_v2_root:
+        return errors
+    config: Mapping[str, Any] = CONSTRAINTS_DEFAULTS
+    if has_config:
+        entry = by_path[CONSTRAINTS_CONFIG]
+        if not entry.mode.startswith("100"):
+            return [*errors, f"{CONSTRAINTS_CONFIG}: constraint config must be a regular file"]
+        parsed, problems = parse_constraints_config(
+            (entry.data or b"").decode("utf-8", "replace"))
+        if parsed is None or errors:
+            return [*errors, *problems]
+        config = {**CONSTRAINTS_DEFAULTS, **parsed} if policy == "root-marker" else parsed
+    return [*errors, *tree_errors(files, config=config, layout=policy,
+                                  require_root_marker=audit or parent_root,
+                                  accepted=accepted if accepted is not None else [],
+                                  uncounted=uncounted)]
+
+
+# --------------------------------------------------------------------------- frontmatter
+
+def _spaces(text: str) -> str:
+    return text.strip(" ")
+
+
+def _legacy_value(text: str | None, key: str) -> str:
+    lines = (text or "").split("\n") if text is not None else []
+    try:
+        end = lines.index("---", 1)
+    except ValueError:
+        return ""
+    return "\n".join(_spaces(line[len(key) + 1:]) for line in lines[1:end]
+                     if line.startswith(f"{key}:"))
+
+
+def frontmatter_errors(path: str, content: str, previous: str | None, *, fmt: str) -> list[str]:
+    """``validateMemoryFileFrontmatter`` for one file; ``fmt`` is ``"memfs-v2"`` or
+    ``"legacy"``; ``previous`` the accepted (HEAD) text or None for a new file."""
+    v2 = fmt == "memfs-v2"
+    lines = content.split("\n")
+    if v2 and path.split("/")[-1] == "MEMORY.md":
+        return [f"{path}: MEMORY.md must not have frontmatter"] if lines[0] == "---" else []
+    if lines[0] != "---":
+        return [f"{path}: missing frontmatter (must start with ---)"]
+    try:
+        closing = lines.index("---", 1)
+    except ValueError:
+        return [f"{path}: frontmatter opened but never closed (missing closing ---)"]
+    if not v2 and previous and _legacy_value(previous, "read_only") == "true":
+        return [f"{path}: file is read_only and cannot be modified"]
+    errors: list[str] = []
+    seen: set[str] = set()
+    allowed = ["name", "description"] if v2 else ["description", "read_only", "limit"]
+    for line in lines[1:closing]:
+        if not line:
+            continue
+        if not v2 and line[0] in " \t":
+            continue
+        separator = line.find(":")
+        raw_key = line if separator < 0 else line[:separator]
+        key = _spaces(raw_key) if v2 else raw_key.replace(" ", "")
+        value = _spaces(line if separator < 0 else line[separator + 1:])
+        if key not in allowed:
+            errors.append(f"{path}: unknown frontmatter key '{key}' (allowed: {' '.join(allowed)})")
+            continue
+        if v2 and key in seen:
+            errors.append(f"{path}: duplicate frontmatter key '{key}'")
+        seen.add(key)
+        if key == "read_only":
+            if not previous:
+                errors.append(f"{path}: 'read_only' is a protected field and cannot be set by the agent")
+            elif value != _legacy_value(previous, key):
+                errors.append(f"{path}: 'read_only' is a protected field and cannot be changed by "
+                              "the agent")
+        if (v2 or key == "description") and (not value or (v2 and value in ('""', "''"))):
+            errors.append(f"{path}: '{key}' must not be empty")
+    for key in (["name", "description"] if v2 else ["description"]):
+        if key not in seen:
+            errors.append(f"{path}: missing required field '{key}'")
+    if not v2 and _legacy_value(previous, "read_only") and not _legacy_value(content, "read_only"):
+        errors.append(f"{path}: 'read_only' is a protected field and cannot be removed by the agent")
+    return errors
+
+
+def frontmatter_paths(paths: Iterable[str], policy: str) -> list[str]:
+    """The files the v2 pre-commit hook checks with :func:`frontmatter_errors` on every commit
+    (``git ls-files '*.md'``: the whole tree): not under ``skills/``, and under ``root-marker``
+    only projected ones (every folder above holds a ``MEMORY.md``)."""
+    md = sorted(p for p in paths if p.endswith(".md"))
+    present = set(md)
+    out = []
+    for path in md:
+        if path.startswith("skills/"):
+            continue
+        if policy == "root-marker":
+            parts = path.split("/")[:-1]
+            if any("/".join(parts[:i + 1]) + "/MEMORY.md" not in present for i in range(len(parts))):
+                continue
+        out.append(path)
+    return out
+
+
+# --------------------------------------------------------------------------- policy and rules
+
+def layout_policy(policy_file: str | None, *, memory_md_ever: bool, head_has_root: bool
+                  ) -> tuple[str, str]:
+    """``memoryLayoutPolicy``: the policy ``--audit`` runs under, and why.
+
+    ``policy_file`` is the text of ``.git/letta-memory-layout-policy`` (None: absent);
+    ``memory_md_ever`` whether any commit reachable from HEAD touched ``MEMORY.md``;
+    ``head_has_root`` whether HEAD has one.
+    """
+    word = (policy_file or "").strip(_JS_SPACE)
+    if policy_file is not None and word in ("legacy-only", "shared-memory"):
+        return word, f".git/{LAYOUT_POLICY_FILE} says {word}"
+    if policy_file is not None and word == "root-marker":
+        if memory_md_ever:
+            return word, f".git/{LAYOUT_POLICY_FILE} says root-marker and MEMORY.md is in history"
+        return "legacy-only", (f".git/{LAYOUT_POLICY_FILE} says root-marker, but no commit has "
+                               "MEMORY.md yet, so Letta Code validates as legacy-only")
+    why = ("no policy file" if policy_file is None else
+           f".git/{LAYOUT_POLICY_FILE} holds {word[:40]!r}, not a policy Letta Code knows")
+    if head_has_root:
+        return "root-marker", f"{why}; HEAD has a root MEMORY.md"
+    return "legacy-only", f"{why}; HEAD has no root MEMORY.md"
+
+
+_RULES = (
+    (re.compile(r"^MEMORY\.md: root memory index is required"), "root_index_required"),
+    (re.compile(r": missing required index "), "missing_index"),
+    (re.compile(r": read-only file cannot be created, changed or removed$"), "read_only_file"),
+    (re.compile(r": memory Markdown must be a regular file$"), "not_regular_file"),
+    (re.compile(r": depth \d+ exceeds maxDepth \d+$"), "max_depth"),
+    (re.compile(r"^core memory: \d+ characters exceeds "), "core_characters"),
+    (re.compile(r": \d+ characters exceeds \d+ from glob '"), "glob_characters"),
+    (re.compile(r": \d+ characters exceeds \d+ from maxFileCharacters$"), "file_characters"),
+    (re.compile(r"^\.memfs\.config\.json is protected"), "config_changed"),
+    (re.compile(r"^\.memfs\.config\.json: constraint config must be a regular file$"),
+     "config_not_regular"),
+    (re.compile(r"^\.memfs\.config\.json: "), "config_invalid"),
+)
+
+
+_FM_RULES = (("MEMORY.md must not have frontmatter", "index_frontmatter"),
+             ("missing frontmatter (must start with ---)", "missing_frontmatter"),
+             ("frontmatter opened but never closed", "unclosed_frontmatter"),
+             ("file is read_only and cannot be modified", "read_only_modified"),
+             ("is a protected field and cannot be set", "protected_set"),
+             ("is a protected field and cannot be changed", "protected_changed"),
+             ("is a protected field and cannot be removed", "protected_removed"),
+             ("unknown frontmatter key", "unknown_key"),
+             ("duplicate frontmatter key", "duplicate_key"),
+             ("must not be empty", "empty_value"),
+             ("missing required field 'name'", "missing_name"),
+             ("missing required field 'description'", "missing_description"))
+
+
+def frontmatter_rule(message: str, path: str | None = None) -> str:
+    """The rule name of one :func:`frontmatter_errors` line for ``path`` (the hook port's
+    names); the path's own text is not searched."""
+    tail = message[len(path) + 2:] if path and message.startswith(f"{path}: ") else message
+    for text, rule in _FM_RULES:
+        if text in tail:
+            return rule
+    return "other"
+
+
+def constraint_rule(message: str) -> str:
+    """A short rule name for one validator line (``other`` for wording memlab does not know)."""
+    for pattern, rule in _RULES:
+        if pattern.search(message):
+            return rule
+    return "other"

@@ -151,19 +151,40 @@ def test_an_inherited_child_table_is_not_read(letta_pg, hostile):
     assert store.blocks["block_id"].is_unique
 
 
-def test_a_column_of_the_owners_type_is_refused(letta_pg, hostile):
+OWN_TYPE = ("CREATE SCHEMA own; CREATE TYPE own.t;"
+            "CREATE FUNCTION own.t_in(cstring) RETURNS own.t LANGUAGE internal IMMUTABLE STRICT "
+            "AS 'textin'; CREATE FUNCTION own.t_out(own.t) RETURNS cstring LANGUAGE internal "
+            "IMMUTABLE STRICT AS 'textout'; CREATE TYPE own.t (INPUT = own.t_in, "
+            "OUTPUT = own.t_out, LIKE = text); CREATE CAST (text AS own.t) WITHOUT FUNCTION;"
+            f"GRANT USAGE ON SCHEMA own TO {READER};")
+
+
+@pytest.mark.parametrize("column_type, using", [
+    ("own.t", "description::text::own.t"),
+    ("own.t[]", "ARRAY[description::text::own.t]"),
+    ("own.pair", "ROW(description::text::own.t)::own.pair"),
+    ("own.note", "description::text::own.t::own.note"),
+], ids=["base", "array", "composite", "domain"])
+def test_a_column_of_the_owners_type_is_refused(letta_pg, hostile, column_type, using):
     db, sql = hostile
     # A base type whose output function is the owner's (here a copy of textout; it could be any
-    # C function a superuser owner installed).
-    sql("CREATE SCHEMA own; CREATE TYPE own.t;"
-        "CREATE FUNCTION own.t_in(cstring) RETURNS own.t LANGUAGE internal IMMUTABLE STRICT AS "
-        "'textin'; CREATE FUNCTION own.t_out(own.t) RETURNS cstring LANGUAGE internal IMMUTABLE "
-        "STRICT AS 'textout'; CREATE TYPE own.t (INPUT = own.t_in, OUTPUT = own.t_out, "
-        "LIKE = text); CREATE CAST (text AS own.t) WITHOUT FUNCTION;"
-        "ALTER TABLE block ALTER COLUMN description TYPE own.t USING description::text::own.t;"
-        f"GRANT USAGE ON SCHEMA own TO {READER};")
-    with pytest.raises(UnsafeDatabase, match=r"public\.block\.description has type own\.t"):
+    # C function a superuser owner installed), and types whose output calls it.
+    sql(OWN_TYPE + "CREATE TYPE own.pair AS (v own.t); CREATE DOMAIN own.note AS own.t;"
+        f"ALTER TABLE block ALTER COLUMN description TYPE {column_type} USING {using};")
+    with pytest.raises(UnsafeDatabase, match=r"public\.block\.description has type own\."):
         load_letta_server(letta_pg.dsn(db))
+
+
+def test_an_enum_or_a_domain_over_a_builtin_is_read(letta_pg, hostile):
+    db, sql = hostile
+    sql("CREATE SCHEMA own; CREATE DOMAIN own.label AS varchar CHECK (VALUE <> '');"
+        "CREATE DOMAIN own.label2 AS own.label; CREATE TYPE own.kind AS ENUM "
+        "('letta_agent', 'letta_user'); ALTER TABLE block ALTER COLUMN label TYPE own.label2;"
+        "ALTER TABLE block_history ALTER COLUMN actor_type TYPE own.kind "
+        "USING actor_type::own.kind;"
+        f"GRANT USAGE ON SCHEMA own TO {READER};")
+    store = load_letta_server(letta_pg.dsn(db))
+    assert len(store.blocks) == COUNTS["blocks"] and store.problems.empty
 
 
 # ---- per-database settings: search_path and shadowing ---------------------------------------

@@ -62,6 +62,11 @@ MAX_FM_COLUMNS = 64
 PG_STATEMENT_TIMEOUT_MS = 60_000
 PG_LOCK_TIMEOUT_MS = 10_000
 
+#: PostgreSQL's ``FirstNormalObjectId`` (``src/include/access/transam.h``): every object with a
+#: smaller OID was made by ``initdb`` (the built-in types among them); a database's own types,
+#: functions and extensions get this one or larger.
+PG_FIRST_NORMAL_OID = 16384
+
 # --- migrations to Letta Code ------------------------------------------------------------------
 
 #: The memfs layouts ``memlab migrate --to letta`` writes (``--layout``): ``v2``, the root-marker

@@ -549,3 +549,50 @@ def test_a_v2_repo_is_not_moved_again(tmp_path, capsys):
     migrate(DATA / "samples/letta-af/customer_service.af", tmp_path / "v2", retrieval=False)
     assert main(["migrate", str(tmp_path / "v2"), str(tmp_path / "again")]) == 2
     assert "memfs v2 already" in capsys.readouterr().err
+
+
+# --------------------------------------------------------------------------- item 6: pins
+
+import re  # noqa: E402
+
+ROOT = DATA.parent
+#: The `letta` releases memlab installs anywhere: the last Python servers (PostgreSQL, SQLite)
+#: and Letta Code, the test oracle. Unpinned `letta` is Letta Code now, not the server.
+LETTA_PINS = {"0.16.8", "0.11.7", "0.34.12"}
+
+
+def test_every_letta_install_is_pinned():
+    files = [p for folder in ("scripts", "docs", ".ci") for p in (ROOT / folder).rglob("*")
+             if p.is_file()] + [ROOT / n for n in ("README.md", "Makefile", "environment.yml",
+                                                   "pyproject.toml", "setup.py")]
+    files.append(ROOT / "tests" / "letta_code.py")
+    pinned: set[str] = set()
+    unpinned = []
+    for path in files:
+        text = path.read_text(encoding="utf-8", errors="replace")
+        pinned |= set(re.findall(r"\bletta(?:\[[a-z,]+\])?==([0-9][0-9.]*[0-9])", text))
+        pinned |= set(re.findall(r'f"letta==\{VERSION\}"', text)) and {"0.34.12"}
+        for line in text.splitlines():
+            if re.search(r"pip3?\s+(install|download)\b", line) and re.search(
+                    r"(?<![\w-])letta(?![\w-])(?!\[[a-z,]+\]==|==|\[letta-server\])", line) \
+                    and "memlab[letta-server]" not in line:
+                unpinned.append(f"{path.relative_to(ROOT)}: {line.strip()}")
+    assert unpinned == []
+    assert pinned and pinned <= LETTA_PINS, pinned
+
+
+def test_the_readme_v2_section_runs_as_written(tmp_path, capsys):
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = readme.split("## Migrating to Letta Code memfs v2", 1)[1].split("\n## ", 1)[0]
+    lines = re.search(r"```console\n(.*?)```", section, re.S).group(1).splitlines()
+    src_repo = None
+    for line in lines:
+        args = line.split()[1:]
+        args = [str(ROOT / a) if a.startswith("data/") else a for a in args]
+        args = [str(tmp_path / Path(a).name) if a.startswith("/tmp/") else a for a in args]
+        if args[1].startswith("~/.letta"):  # an agent's v1 memory: the one /tmp/ezra-v1 made
+            args[1] = src_repo = str(tmp_path / "ezra-v1")
+        assert main(args) == 0, line
+    assert (tmp_path / "ezra" / "MEMORY.md").exists() and (tmp_path / "ezra-v1" / "system").is_dir()
+    assert src_repo and (tmp_path / "agent-1-v2" / "MEMORY.md").exists()
+    assert "0 difference(s)" in capsys.readouterr().out

@@ -210,7 +210,7 @@ def plan_migration(src: str | Path, *, to: str | None = None, store: Store | Non
     # --agent reaches only planners that take ``agents`` (a Letta server's); Kind.plan says so.
     options: dict = {} if agent is None else {"agents": agent}
     if layout is not None:
-        from memlab.migrations._letta import check_layout
+        from memlab.migrations._letta_v2 import check_layout
 
         check_layout(layout, to or kinds.get(store.kind).default_target or "")
         options["layout"] = layout

@@ -167,7 +167,7 @@ def plan_letta_server(store: Store, source: Path, *, target: str = "letta",
     if target != "letta":
         raise MigrationError(f"a Letta server database migrates to Letta Code memfs, not to "
                              f"{target!r}", hint="use --to letta (the default for this source)")
-    layout = _letta.check_layout(layout, target)
+    layout = _letta_v2.check_layout(layout, target)
     flags: list[dict] = []
     moved: list[dict] = []
     view = server_view(store, select_agents(store, agents), flags)
@@ -252,7 +252,7 @@ def plan_letta_server(store: Store, source: Path, *, target: str = "letta",
         for f in spec.files:
             n = n_of[f.item]
             moved.append({"kind": "block", "item": f.item, "label": f.label, "repo": spec.subdir,
-                          "path": f.path, "section": _letta.section(f.path, layout),
+                          "path": f.path, "section": _letta_v2.section(f.path, layout),
                           "chars": len(f.body),
                           "note": f"{n} history commit(s)" if n else "no history: final state"})
         moved.append({"kind": "side_file", "item": _letta.SIDE_FILE, "label": None,

@@ -144,7 +144,7 @@ def upgrade_view(store: Store, files: list[_letta.MemFile]) -> Store:
 def plan_upgrade(store: Store, source: Path, *, target: str = "letta",
                  dest: str | Path | None = None, layout: str | None = None) -> Plan:
     """The v1 → v2 plan of the memfs repository ``store`` (see the module docstring)."""
-    layout = _letta.check_layout(layout, target)
+    layout = _letta_v2.check_layout(layout, target)
     if target != "letta" or layout != "v2":
         raise MigrationError("a Letta Code memfs repository migrates to memfs v2 only",
                              path=source, hint="use --to letta --layout v2 (the default)")
@@ -190,7 +190,7 @@ def plan_upgrade(store: Store, source: Path, *, target: str = "letta",
     planned = PlannedRepo("", tuple(commits), title=Path(repo).name, base_repo=repo, base=head,
                           base_flat=base_flat)
     rows = [{"kind": "block", "item": f.item, "label": f.label, "repo": "", "path": f.path,
-             "section": _letta.section(f.path, "v2"), "chars": len(f.body),
+             "section": _letta_v2.section(f.path, "v2"), "chars": len(f.body),
              "note": None if f.item == f.path else f"from {f.item}"} for f in files]
     rows.append({"kind": "side_file", "item": UPGRADE_FILE, "label": None, "repo": "",
                  "path": UPGRADE_FILE, "section": ".memlab", "chars": None,
@@ -213,7 +213,8 @@ def check_upgrade(rows: Any, store: Store, dest: Path, ref: str | None,
     """Parity of a v1 → v2 move: every v1 memory file at its recorded v2 path with the same
     value, description, read-only and limit (the Letta block checks), and ``history``: the
     source's HEAD is an ancestor of the copy's."""
-    from memlab.migrations._verify import _check_letta_v2, _side_texts
+    from memlab.migrations._verify import side_texts
+    from memlab.migrations._verify_v2 import check_letta_v2
 
     files = upgrade_files(store, [])
     view = upgrade_view(store, files)
@@ -221,7 +222,7 @@ def check_upgrade(rows: Any, store: Store, dest: Path, ref: str | None,
     if folder is None or "" not in copies:
         rows.add("presence", "(destination)", "a repository", "missing", ok=False)
         return {}
-    text = _side_texts(folder, UPGRADE_FILE).get(UPGRADE_FILE)
+    text = side_texts(folder, UPGRADE_FILE).get(UPGRADE_FILE)
     side: dict = {}
     try:
         doc, _ = _json.loads(text) if text else ({}, [])
@@ -233,7 +234,7 @@ def check_upgrade(rows: Any, store: Store, dest: Path, ref: str | None,
     spec = _Spec()
     spec.subdir, spec.files = "", files  # type: ignore[attr-defined]
     bodies: dict[str, str] = {}
-    _check_letta_v2(rows, spec, view, folder, side, bodies)
+    check_letta_v2(rows, spec, view, side_texts(folder, ""), side, bodies)
     head = store.meta.get("head_sha")
     top = _git.rev_parse(dest, ref or "HEAD") if (dest / ".git").exists() else None
     kept = bool(head and top and _git.returncode(dest, "merge-base", "--is-ancestor", head, top) == 0)

@@ -543,6 +543,14 @@ def test_memlabs_own_v1_output_moves_to_v2(af, tmp_path, letta_code):
     _check_upgrade(tmp_path / "v1", tmp_path / "v2", letta_code, tmp_path)
     a = audit_memfs(load_memfs(tmp_path / "v2"))
     assert a.headline["findings"] == 0, a.summary()
+    # the .af's own side file follows its blocks: the Agent File verifies against the v2 repo,
+    # every value, description, limit and read-only; only a label with a folder outside
+    # system/ (ezra's reference/faq) sits where the move put it, not at the direct mapping's
+    parity = verify(af, tmp_path / "v2", retrieval=False)
+    bad = parity[~parity["ok"]]
+    assert set(bad["check"].astype(str)) <= {"presence"}
+    assert not (bad["actual"] == "missing").any()
+    assert all("/" in a and not a.startswith("system/") for a in bad["actual"])
 
 
 def test_a_v2_repo_is_not_moved_again(tmp_path, capsys):
@@ -596,3 +604,20 @@ def test_the_readme_v2_section_runs_as_written(tmp_path, capsys):
     assert (tmp_path / "ezra" / "MEMORY.md").exists() and (tmp_path / "ezra-v1" / "system").is_dir()
     assert src_repo and (tmp_path / "agent-1-v2" / "MEMORY.md").exists()
     assert "0 difference(s)" in capsys.readouterr().out
+
+
+ELFMEM_DBS = [DATA / "samples/elfmem/elfmem-0.19.2-schema5.db",
+              DATA / "samples/elfmem/elfmem-0.20.0-schema9.db", DATA / "demo/elfmem-demo.db"]
+
+
+@pytest.mark.parametrize("db", ELFMEM_DBS, ids=lambda p: p.name)
+def test_elfmem_databases_to_letta_are_v2_letta_code_accepts(db, tmp_path, letta_code):
+    result = migrate(db, tmp_path / "out", to="letta", retrieval=False, verify=True)
+    assert result.ok is True
+    assert letta_code.audit_errors(tmp_path / "out") == []
+    files = _head_files(tmp_path / "out")
+    assert "persona.md" in files and not any(p.startswith("system/") for p in files)
+    for path in files:  # every folder holding memory has its index: projected, not core
+        if path.endswith(".md") and "/" in path and not path.startswith(".memlab/"):
+            assert f"{path.rsplit('/', 1)[0]}/MEMORY.md" in files
+    assert load_memfs(tmp_path / "out").meta["layout"] == "letta_v2"

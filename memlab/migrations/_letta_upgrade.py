@@ -172,6 +172,9 @@ def plan_upgrade(store: Store, source: Path, *, target: str = "letta",
     moved = {f.item for f in files if f.item != f.path}
     added = {**indexes, **md, fmt.CONSTRAINTS_CONFIG: _letta_v2.config_bytes(config),
              UPGRADE_FILE: (_json.dumps(record, indent=2, sort_keys=True) + "\n").encode("utf-8")}
+    side = _moved_side_file(repo, base_flat, {f.item: f.path for f in files})
+    if side is not None:  # memlab's own v1 output: its block records follow their files
+        added[_letta.SIDE_FILE] = side
     trailer = f"\n\nMemlab-Source: {commit_line(Path(repo).name)}\nMemlab-Source-Head: {head}"
     commits = [PlannedCommit(
         f"migrate: memfs v1 to v2 ({len(files)} memory file(s), {len(moved)} moved)\n\n"
@@ -199,6 +202,27 @@ def plan_upgrade(store: Store, source: Path, *, target: str = "letta",
              "its ancestors, with the move to v2 on top; other branches stay in the source."]
     return Plan("letta", Path(repo), [planned], when, moved_frame(rows), flags_frame(flags),
                 notes, layout="v2")
+
+
+def _moved_side_file(repo: Path, flat: dict[str, tuple[str, str]],
+                     where: dict[str, str]) -> bytes | None:
+    """``.memlab/letta-blocks.json`` of a repository memlab migrated, with each block's
+    ``path`` moved to its v2 file and ``layout: v2`` (None when there is none to update)."""
+    entry = flat.get(_letta.SIDE_FILE)
+    if entry is None:
+        return None
+    data = read_blobs(repo, [entry[1]]).get(entry[1], b"")
+    try:
+        doc, _ = _json.loads(data.decode("utf-8"))
+    except (ValueError, RecursionError):
+        return None
+    if not isinstance(doc, dict) or not isinstance(doc.get("blocks"), list):
+        return None
+    for block in doc["blocks"]:
+        if isinstance(block, dict) and block.get("path") in where:
+            block["path"] = where[block["path"]]
+    doc["layout"] = "v2"
+    return (_json.dumps(doc, indent=2, sort_keys=True) + "\n").encode("utf-8")
 
 
 def _base_bytes(repo: Path, flat: dict[str, tuple[str, str]]) -> dict[str, bytes]:

@@ -1,5 +1,10 @@
 """Letta blocks (.af, blocks JSON) or an elfmem DB → Letta Code memfs or a Souveraine agent dir.
 
+The paths and frontmatter below are the v1 layout (``layout="v1"``, and Souveraine's); the Letta
+target's default, memfs v2, is :mod:`memlab.migrations._letta_v2`, which keeps the label
+sanitising, side file, dates, agents and detached blocks described here and replaces the paths,
+the frontmatter, ``read_only`` and ``limit`` (moved into ``.memfs.config.json``).
+
 Decisions, each visible in the result's ``flags`` table when it applies:
 
 * **Paths.** A plain label goes to ``system/{label}.md``; a label that already carries a path

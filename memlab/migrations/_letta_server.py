@@ -1,9 +1,13 @@
 """A whole Letta server (its database) → one Letta Code memfs repository per agent, with history.
 
 Layout and frontmatter are the Agent File migration's (:mod:`memlab.migrations._letta`, whose
-writers this module reuses): ``system/{label}.md`` per block, description / limit / read_only in
-frontmatter, every other column in ``.memlab/letta-blocks.json``, one repository per agent in
-``<dest>/<agent-name>/`` (the destination itself when one agent is migrated).
+writers this module reuses): memfs v2 by default (:mod:`memlab.migrations._letta_v2`: root files
+by Letta Code's mapping, limits and read-only blocks in ``.memfs.config.json``, commit 1 holds
+``MEMORY.md`` and that config, and a commit before the side file lists ``readOnlyFiles``), or with
+``layout="v1"`` ``system/{label}.md`` per block with description / limit / read_only in
+frontmatter; every other column in ``.memlab/letta-blocks.json``, one repository per agent in
+``<dest>/<agent-name>/`` (the destination itself when one agent is migrated). The steps below
+name v1's files.
 
 Commits, per agent repository:
 

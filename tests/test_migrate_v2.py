@@ -621,3 +621,27 @@ def test_elfmem_databases_to_letta_are_v2_letta_code_accepts(db, tmp_path, letta
         if path.endswith(".md") and "/" in path and not path.startswith(".memlab/"):
             assert f"{path.rsplit('/', 1)[0]}/MEMORY.md" in files
     assert load_memfs(tmp_path / "out").meta["layout"] == "letta_v2"
+
+
+def test_odd_names_and_descriptions_stay_valid_and_verify(tmp_path, letta_code):
+    blocks = [{"id": "b0", "label": "_", "value": "x", "description": "|"},
+              {"id": "b1", "label": "notes-", "value": "\nstarts with a blank line\n",
+               "description": "a: b # not a comment"},
+              {"id": "b2", "label": "cr", "value": "v", "description": "one\rtwo\u2028three"},
+              {"id": "b3", "label": "q", "value": "v", "description": "''"}]
+    src = tmp_path / "blocks.json"
+    src.write_text(json.dumps(blocks))
+    result = migrate(src, tmp_path / "out", retrieval=False, verify=True)
+    assert result.ok is True
+    assert letta_code.audit_errors(tmp_path / "out") == []
+    files = _head_files(tmp_path / "out")
+    # what Letta Code writes for the same block, where its output is valid
+    (letta,) = [f for f in letta_code.initial([{k: blocks[1][k] for k in ("label", "value",
+                                                                            "description")}])
+                if f["relativePath"] != "MEMORY.md"]
+    assert files[letta["relativePath"]] == letta["content"]
+    assert files["_.md"].startswith('---\nname: Memory\ndescription: "|"\n---\n')
+    assert 'description: "\'\'"' in files["q.md"]
+    assert "one two three" in files["cr.md"]
+    kinds = set(result.flags["kind"].astype(str))
+    assert {"description_quoted", "description_flattened"} <= kinds

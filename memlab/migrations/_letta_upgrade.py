@@ -100,7 +100,8 @@ def upgrade_files(store: Store, flags: list[dict]) -> list[_letta.MemFile]:
                           "severity": "warning",
                           "message": f"{wanted} is taken (Letta Code's paths are one file in any "
                                      f"letter case); written as {new}"})
-        desc = _letta_v2.description(raw_desc, label)
+        # the fallback names the label as the Agent File migration does (sanitised)
+        desc = _letta_v2.description(raw_desc, _letta.sanitise_label(label, path)[0])
         if raw_desc is None or not raw_desc.strip():
             flags.append({"kind": "description_fallback", "item": path, "path": new,
                           "severity": "info",

@@ -55,7 +55,7 @@ from memlab.formats import letta_memfs as fmt
 from memlab.migrations._gitobj import Signature
 from memlab.migrations._plan import PlannedCommit, refuse_nul
 
-__all__ = ["check_layout", "section", "claim", "render", "description", "finish_repo", "section_of", "budget_entry",
+__all__ = ["check_layout", "section", "claim", "file_name", "render", "description", "finish_repo", "section_of", "budget_entry",
            "constraints", "protect_commit", "index_files", "config_bytes", "check", "quoted_flags",
            "glob_for", "v2_path_of_elfmem", "read_config", "unquoted"]
 
@@ -119,12 +119,18 @@ def description(raw: Any, label: str) -> str:
     return desc
 
 
+def file_name(path: str) -> str:
+    """The ``name`` of the v2 file at ``path``: Letta's ``memoryNameFromPath`` of its file name,
+    or ``Memory`` where that is empty (``_.md``), which the validator would refuse."""
+    return fmt.memory_name_from_path(path.rsplit("/", 1)[-1]) or "Memory"
+
+
 def render(f: Any) -> bytes:
     """The bytes of one v2 memory file (``MEMORY.md``: the value alone)."""
     refuse_nul(f.path, f.body, f.item)
     if f.path == INDEX:
         return f.body.encode("utf-8")
-    name = fmt.memory_name_from_path(f.path.rsplit("/", 1)[-1]) or "Memory"
+    name = file_name(f.path)
     return fmt.render_initial_memory_file(name, f.description, f.body).encode("utf-8")
 
 
@@ -134,7 +140,7 @@ def quoted_flags(files: list[Any]) -> list[dict]:
     for f in files:
         if f.path == INDEX:
             continue
-        name = fmt.memory_name_from_path(f.path.rsplit("/", 1)[-1]) or "Memory"
+        name = file_name(f.path)
         for key, value in (("name", name), ("description", f.description)):
             if fmt.frontmatter_value(value) != value:
                 out.append({"kind": f"{key}_quoted", "item": f.item, "path": f.path,

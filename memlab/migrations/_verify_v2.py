@@ -57,7 +57,7 @@ def check_letta_v2(rows: Any, spec: Any, src: Store, texts: dict[str, str], side
             if fmt.frontmatter_value(want) != want:
                 have = _letta_v2.unquoted(have)
             rows.add("description", f.item, want, have, repo=repo, path=path)
-            rows.add("name", f.item, fmt.memory_name_from_path(path.rsplit("/", 1)[-1]),
+            rows.add("name", f.item, _letta_v2.file_name(path),
                      _letta_v2.unquoted(fm.fields.get("name")), repo=repo, path=path)
         pattern = _letta_v2.glob_for(path)[0]
         rows.add("read_only", f.item, bool(_elfmem._val(src_row.get("read_only")) or False),

@@ -10,7 +10,10 @@ output kind            function
 Python source          :func:`py_literal` (data only ever as a literal; never in a comment
                        or a code position) and :func:`comment` for a human-readable echo
 markdown, one line     :func:`md_line` (proposal titles, items, evidence)
-HTML                   :func:`html` (widgets, reports)
+HTML                   :func:`html` (widgets, reports, every cell and label of a report's
+                       tables: ``memlab.report.escape_tables``); its control half,
+                       :func:`controls_visible`, for text another layer HTML-escapes
+                       (a report's stream and plain-text outputs, which nbconvert escapes)
 figure text            :func:`plot_text` (matplotlib labels, ticks, titles, legends)
 terminal, one line     :func:`terminal_line` (error messages, table cells)
 terminal, lines        :func:`terminal_lines` (summaries: each line memlab built goes
@@ -36,6 +39,7 @@ import re
 from typing import Any, Iterable
 
 __all__ = ["LINE_BREAKS", "visible", "terminal_line", "terminal_lines", "md_line", "plot_text", "commit_line", "html",
+           "controls_visible",
            "py_literal", "comment", "split_lines"]
 
 #: Every character Python's ``str.splitlines``, a terminal or a markdown renderer treats as
@@ -97,13 +101,20 @@ def commit_line(text: Any, width: int | None = None) -> str:
     return _cut(_prose(text), width)
 
 
+def controls_visible(text: Any) -> str:
+    """``text`` with every non-printable character other than ``\\n`` and ``\\t`` (C0, DEL, C1,
+    ``\\r``, U+2028/9, bidi and other format characters) written as a visible escape.
+    Nothing else changes: markup stays markup."""
+    s = str(text)
+    if s.isprintable():
+        return s
+    return "".join(ch if ch.isprintable() or ch in "\n\t" else _escape_char(ch) for ch in s)
+
+
 def html(text: Any) -> str:
     """Text for an HTML element or attribute: ``& < > " '`` escaped; controls other than
-    ``\\n`` and ``\\t`` made visible."""
-    s = str(text)
-    if not s.isprintable():
-        s = "".join(ch if ch.isprintable() or ch in "\n\t" else _escape_char(ch) for ch in s)
-    return _html.escape(s, quote=True)
+    ``\\n`` and ``\\t`` made visible (:func:`controls_visible`)."""
+    return _html.escape(controls_visible(text), quote=True)
 
 
 def plot_text(text: Any) -> str:

@@ -171,6 +171,7 @@ FLAG_MEANINGS = {
     "history_undated": "a history row without a date; dated at the block's update",
     "label_changed_in_history": "relabelled in its history; replayed at its current path",
     "undone_block": "the server is at an undone checkpoint; the final commit restores it",
+    "integrity": "a checkpoint chain only a direct write makes; not replayed, final state only",
     "unknown_actor": "an edit by no known agent or user; committed as the server",
     "limit_not_carried": "over its limit already: the file's limit is its size (v2)",
     "file_limit_added": "over Letta Code's 20,000 per file: a limit of its size (v2)",

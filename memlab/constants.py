@@ -17,7 +17,8 @@ __all__ = [
     "PRUNE_THRESHOLD", "NEAR_DUP_THRESHOLD", "EXACT_DUP_THRESHOLD", "tier_of_lambda",
     "is_penalised", "CHARS_PER_TOKEN", "SECONDS_PER_CALL", "STALE_AFTER_DAYS",
     "CONTRADICTION_MIN", "INT64_MAX", "MAX_FILE_BYTES", "MAX_FOLDER_DEPTH",
-    "MAX_YAML_NODES", "MAX_YAML_CHARS", "MAX_FM_COLUMNS",
+    "MAX_YAML_NODES", "MAX_YAML_CHARS", "MAX_FM_COLUMNS", "PG_STATEMENT_TIMEOUT_MS",
+    "PG_LOCK_TIMEOUT_MS",
     "MIGRATION_LAYOUTS", "DEFAULT_MIGRATION_LAYOUT", "ROOT_MEMORY_LABEL", "ROOT_MEMORY_TEXT",
 ]
 
@@ -53,6 +54,13 @@ MAX_YAML_CHARS = 1_000_000
 #: description, limit, read_only, ...). Keys past it stay in ``frontmatter_raw`` and ``fields``;
 #: a ``frontmatter_keys`` problem row names the file and how many were left out of columns.
 MAX_FM_COLUMNS = 64
+
+#: How long one statement memlab sends a Letta PostgreSQL server may run (60 s: reading every
+#: block of a large server takes a few seconds) and how long it waits for a table another session
+#: has locked (10 s); past either the read stops with one line. ``MEMLAB_PG_STATEMENT_TIMEOUT`` and
+#: ``MEMLAB_PG_LOCK_TIMEOUT`` (milliseconds) override them (``memlab.sources._letta_pg``).
+PG_STATEMENT_TIMEOUT_MS = 60_000
+PG_LOCK_TIMEOUT_MS = 10_000
 
 # --- migrations to Letta Code ------------------------------------------------------------------
 

@@ -8,7 +8,8 @@
     │   ├── UnrecognizedStore        no loader recognises what is there
     │   ├── CorruptStore             the file exists but is damaged or is not that format
     │   ├── UnsupportedSchema        a schema version or shape memlab does not know
-    │   └── RepoError                a git repository memlab cannot read as asked
+    │   ├── RepoError                a git repository memlab cannot read as asked
+    │   └── UnsafeDatabase           a database whose reading could run its owner's code
     ├── UnsafePath                   a label or path that would escape its folder
     ├── OutputExists                 a destination exists and --force was not given
     ├── MigrationError               a migration could not be planned or applied
@@ -39,6 +40,7 @@ __all__ = [
     "CorruptStore",
     "UnsupportedSchema",
     "RepoError",
+    "UnsafeDatabase",
     "UnsafePath",
     "OutputExists",
     "MigrationError",
@@ -103,6 +105,12 @@ class UnsupportedSchema(SourceError):
 
 class RepoError(SourceError):
     """A git repository memlab cannot read as asked (no commits, unknown ref, ...)."""
+
+
+class UnsafeDatabase(SourceError):
+    """A PostgreSQL database memlab will not read: a view, foreign table, rule, row policy or
+    owner-defined type where Letta has a plain table, or a login role that could run programs or
+    read files on the database host (see :mod:`memlab.sources._letta_pg`)."""
 
 
 class UnsafePath(MemlabError):

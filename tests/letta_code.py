@@ -117,6 +117,40 @@ class LettaCode:
         """initialMemoryFilesFromCreateBody: ``[{"relativePath", "content"}]``."""
         return self.ask({"op": "initial", "blocks": blocks})
 
+    def validate_commits(self, repo: Path, workdir: Path, shas: list[str], policy: str
+                         ) -> dict[str, list[str]]:
+        """The validator Letta Code installs (``letta-memory-constraints.cjs``), run on each
+        commit of ``shas`` (a first-parent chain, oldest first) with the commit's tree staged
+        over its parent, as the pre-commit hook runs it, human approval of config changes
+        given (``LETTA_MEMORY_CONSTRAINTS_UPDATE=1``). A clone in ``workdir`` is used; the
+        root commit is skipped (it has no parent to stand on)."""
+        env = {**os.environ, "GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": os.devnull}
+        clone = workdir / "validate-clone"
+        subprocess.run(["git", "clone", "-q", str(repo), str(clone)], check=True, env=env)
+        self.install_hooks(clone, policy)
+        validator = clone / ".git" / "hooks" / "letta-memory-constraints.cjs"
+        out: dict[str, list[str]] = {}
+        for parent, sha in zip(shas, shas[1:]):
+            subprocess.run(["git", "-C", str(clone), "checkout", "-q", "--detach", parent],
+                           check=True, env=env)
+            subprocess.run(["git", "-C", str(clone), "read-tree", sha], check=True, env=env)
+            run = subprocess.run([str(self.node), str(validator)], cwd=clone, capture_output=True,
+                                 text=True, env={**env, "LETTA_MEMORY_CONSTRAINTS_UPDATE": "1"})
+            out[sha] = [line[2:] for line in run.stderr.splitlines() if line.startswith("  ")]
+        return out
+
+    def memory_tokens(self, memory_dir: Path) -> dict:
+        """``letta memory tokens --memory-dir DIR --format json``, the CLI itself (offline)."""
+        letta = self.payload.parents[4] / "bin" / "letta"
+        home = memory_dir.parent / "letta-home"
+        home.mkdir(exist_ok=True)
+        run = subprocess.run([str(letta), "memory", "tokens", "--memory-dir", str(memory_dir),
+                              "--format", "json"], capture_output=True, text=True, timeout=120,
+                             env={**os.environ, "HOME": str(home)})
+        if run.returncode != 0:
+            raise RuntimeError(f"letta memory tokens failed: {run.stderr[-500:]}")
+        return json.loads(run.stdout)
+
     def close(self) -> None:
         if self._proc.poll() is None:
             assert self._proc.stdin is not None

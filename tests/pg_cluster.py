@@ -3,7 +3,10 @@
 ``initdb`` refuses to run as root, so when the caller is root (as CI is) the cluster runs as the
 ``postgres`` user that Debian's package creates (or ``nobody``), in a temporary folder that user
 owns. It listens on 127.0.0.1 on a free port and on a private Unix socket folder; trust
-authentication for the ``letta`` superuser; ``fsync=off`` (nothing here needs durability).
+authentication for the ``letta`` superuser and for ``memlab_reader``, a plain login role that
+:meth:`PgCluster.restore` grants SELECT on the restored tables (memlab refuses to read over a
+superuser connection, so :meth:`PgCluster.dsn` names the reader unless told otherwise);
+``fsync=off`` (nothing here needs durability).
 
     with PgCluster(tmp_path / "pg") as pg:
         pg.psql("postgres", "CREATE DATABASE letta")
@@ -21,6 +24,7 @@ import subprocess
 from pathlib import Path
 
 SUPERUSER = "letta"
+READER = "memlab_reader"
 
 
 def pg_bindir() -> Path | None:
@@ -73,11 +77,16 @@ class PgCluster:
         return self.run(["psql", "-X", "-q", "-v", "ON_ERROR_STOP=1", "-d", db], stdin=sql)
 
     def restore(self, db: str, dump: Path) -> None:
-        """Create ``db`` and load a plain-SQL dump into it."""
+        """Create ``db``, load a plain-SQL dump into it, and let :data:`READER` read it."""
         self.psql("postgres", f'CREATE DATABASE "{db}"')
         self.psql(db, Path(dump).read_text(encoding="utf-8"))
+        self.grant_reader(db)
 
-    def dsn(self, db: str, user: str = SUPERUSER, password: str | None = None) -> str:
+    def grant_reader(self, db: str, schema: str = "public") -> None:
+        """SELECT on every table of ``schema`` in ``db`` for :data:`READER`."""
+        self.psql(db, f'GRANT SELECT ON ALL TABLES IN SCHEMA "{schema}" TO {READER}')
+
+    def dsn(self, db: str, user: str = READER, password: str | None = None) -> str:
         auth = user if password is None else f"{user}:{password}"
         return f"postgresql://{auth}@127.0.0.1:{self.port}/{db}"
 
@@ -108,6 +117,7 @@ class PgCluster:
         if proc.returncode != 0:
             log = (self.folder / "log").read_text(errors="replace") if (self.folder / "log").exists() else ""
             raise RuntimeError(f"pg_ctl start failed: {proc.stderr.strip()} {log[-2000:]}")
+        self.psql("postgres", f"CREATE ROLE {READER} LOGIN")
         return self
 
     def stop(self) -> None:

@@ -124,12 +124,12 @@ def test_postgres_read_is_read_only(letta_pg):
     # The loader's connection is a read-only transaction: prove the session setting is real.
     import psycopg
 
-    from memlab.sources.letta_server import _connect_postgres
+    from memlab.sources._letta_pg import connect as _connect_postgres
 
     conn = _connect_postgres(dsn)
     try:
         with pytest.raises(psycopg.errors.ReadOnlySqlTransaction):
-            conn.execute("UPDATE block SET value = 'x'")
+            conn.execute("UPDATE public.block SET value = 'x'")
     finally:
         conn.rollback()
         conn.close()

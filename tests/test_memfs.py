@@ -243,7 +243,7 @@ def test_letta_v1_history_authors_and_numstat(repos, v1):
     assert commits.loc[shas["reflection_open"], "branch"] == "letta/reflection/refl-2"
     assert commits["author_kind"].value_counts().to_dict() == {
         "agent": 8, "server_user": 3, "reflection_subagent": 2, "human": 1, "system": 0,
-            "migration": 0, "review": 0}
+            "migration": 0, "review": 0, "memory_worker": 0, "harness": 0}
     row = h[(h["sha"] == shas["agent_notes"]) & (h["path"] == "system/human.md")].iloc[0]
     assert (row["change_type"], row["lines_added"], row["lines_deleted"]) == ("M", 3, 0)
     issues = h[(h["sha"] == shas["over_limit"])].iloc[0]
@@ -255,7 +255,10 @@ def test_letta_v1_history_authors_and_numstat(repos, v1):
     assert str(h["authored_at"].dtype) == "datetime64[ns, UTC]"
     assert list(h.columns) == ["sha", "parents", "author_name", "author_email", "author_kind",
                                "authored_at", "committed_at", "message", "branch", "path",
-                               "change_type", "lines_added", "lines_deleted", "no_verify_suspect"]
+                               "change_type", "lines_added", "lines_deleted", "no_verify_suspect",
+                               "branch_role"]
+    assert commits.loc[shas["reflection"], "branch_role"] == "reflection"
+    assert commits.loc[shas["human"], "branch_role"] == "main"
 
 
 def test_uncommitted_edits_are_reported_separately(repos, v1):

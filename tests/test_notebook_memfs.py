@@ -71,3 +71,16 @@ def test_a_file_name_with_dollar_signs_is_drawn_as_text_not_mathtext(tmp_path):
                               tmp_path / "out")
     assert result.metrics["commits"] == 3
     assert result.html.read_text().count("data:image/png;base64") >= 3
+
+
+@pytest.mark.slow
+def test_memfs_notebook_shows_letta_code_constraints_on_the_v2_sample(tmp_path):
+    """On the bundled v2 sample the report names Letta Code's open constraint error and the
+    commit that broke the limits (checked against Letta Code in test_memfs_v2_sample.py)."""
+    result = execute_notebook("memfs", {"repo": "data/samples/memfs/letta-code-v2.bundle"},
+                              tmp_path / "out")
+    assert result.metrics["layout_policy"] == "root-marker"
+    assert result.metrics["constraint_errors"] == 1
+    html = result.html.read_text()
+    assert "scratch/todo.md: missing required index scratch/MEMORY.md" in html
+    assert "7b3a1873c6" in html  # the bypass that first broke three rules

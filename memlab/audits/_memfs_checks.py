@@ -14,11 +14,12 @@ from memlab.formats import letta_memfs as fmt
 from memlab.sources.memfs import LETTA_LAYOUTS, file_versions
 from memlab.store import Store
 
-#: Commits by these authors ran Letta Code's hook once it existed: agents and reflection
-#: subagents commit through Letta Code, which installs the hook on every clone, pull and init.
+#: Commits by these authors ran Letta Code's hook once it existed: agents, reflection subagents,
+#: memory workers and Letta Code's own harness identity commit through Letta Code, which
+#: installs the hook on every clone, pull and init.
 #: A human's commit ran it only where the checkout has it (see :func:`hook_basis`); the server
 #: and memlab's migrations write with git plumbing and run none.
-HOOKED_KINDS = ("agent", "reflection_subagent")
+HOOKED_KINDS = ("agent", "reflection_subagent", "memory_worker", "harness")
 
 
 # --------------------------------------------------------------------------- commit table

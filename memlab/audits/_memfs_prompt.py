@@ -4,6 +4,7 @@ checked to be a memory repo), which the audit shares."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -22,9 +23,11 @@ class PromptSnapshot:
     """What reaches the system prompt at one commit.
 
     ``files`` holds the files rendered in full (path, label, description, body_chars,
-    description_chars, chars, tokens); ``tree`` the paths only listed by name (Letta's
-    ``<external_projection>``). ``total_chars`` counts bodies, descriptions and the listed
-    paths (one line each), not the tags around them.
+    description_chars, chars, tokens); ``tree`` the paths only listed by name (v1: Letta's
+    ``<external_projection>`` path tree; v2: the top-level folder indexes ``d/MEMORY.md``
+    that ``renderRootMemoryProjection`` lists as ``<directory path="d/" index="d/MEMORY.md" />``
+    in ``<deferred-memory>``; deeper v2 files are not in the prompt at all). ``total_chars``
+    counts bodies, descriptions and the listed lines, not the tags around them.
     """
 
     sha: str
@@ -34,7 +37,7 @@ class PromptSnapshot:
 
     @property
     def total_chars(self) -> int:
-        return int(self.files["chars"].sum()) + sum(_listed_chars(p) for p in self.tree)
+        return int(self.files["chars"].sum()) + sum(_listed_chars(p, self.layout) for p in self.tree)
 
     @property
     def total_tokens(self) -> float:
@@ -50,10 +53,16 @@ def _as_store(store_or_path: Store | str | Path) -> Store:
     return load_memfs(store_or_path)
 
 
+_V2_CHILD_INDEX = re.compile(r"[^/]+/MEMORY\.md")
+
+
 def _listed(path: str, layout: str) -> bool:
-    """Letta lists this file by path only (``<external_projection>``), not its text."""
+    """Letta lists this file by path only (v1 ``<external_projection>``; v2 a top-level folder
+    index in ``<deferred-memory>``), not its text."""
     if layout not in LETTA_LAYOUTS:
         return False
+    if layout == "letta_v2":
+        return bool(_V2_CHILD_INDEX.fullmatch(path)) and not path.startswith("skills/")
     rel = fmt.strip_memory_prefix(path) if layout == "letta_v1_memory_prefix" else path
     return rel.endswith(".md") and not rel.startswith("skills/") and not in_prompt(path, layout)
 
@@ -71,7 +80,7 @@ def prompt_share(path: str, layout: str, body_chars: int | None, description: st
     if in_prompt(path, layout, agent_files):
         return "full", _rendered_chars(body_chars, description)
     if listed if listed is not None else _listed(path, layout):
-        return "listed", _listed_chars(path)
+        return "listed", _listed_chars(path, layout)
     return None, 0
 
 
@@ -80,7 +89,18 @@ def _rendered_chars(body_chars: Any, description: Any) -> int:
     return body + (len(description) if isinstance(description, str) else 0)
 
 
-def _listed_chars(path: str) -> int:
+def _letta_attribute(value: str) -> str:
+    """Letta Code's ``escapeXmlAttribute`` (the prompt's own escaping, measured, not output)."""
+    for raw, entity in (("&", "&amp;"), ('"', "&quot;"), ("'", "&#x27;"), ("<", "&lt;"),
+                        (">", "&gt;")):
+        value = value.replace(raw, entity)
+    return value
+
+
+def _listed_chars(path: str, layout: str | None = None) -> int:
+    if layout == "letta_v2":  # one <directory .../> line, the folder name escaped as Letta does
+        folder = _letta_attribute(path[:-len("/MEMORY.md")])
+        return len(f'<directory path="{folder}/" index="{folder}/MEMORY.md" />') + 1
     return len(path) + 1  # one line of the path tree
 
 
@@ -104,3 +124,30 @@ def prompt_at(store_or_path: Store | str | Path, sha: str) -> PromptSnapshot:
     snapshot["tokens"] = snapshot["chars"].astype("float64") / CHARS_PER_TOKEN
     tree = _tree_listing(files["path"].tolist(), layout)
     return PromptSnapshot(resolve_ref(store, sha), layout, snapshot, tree)
+
+
+def letta_token_estimate(store: Store, sha: str) -> pd.DataFrame:
+    """Letta Code 0.34.12's own estimate of the prompt (``letta memory tokens``,
+    ``estimateSystemPromptSize``): one row per file it counts at commit ``sha`` (path,
+    tokens), tokens being ``ceil(UTF-8 bytes / 4)`` of the whole file, frontmatter included
+    (bad UTF-8 re-encoded as U+FFFD, as Node reads it). v2 (a root ``MEMORY.md``): the root
+    ``*.md`` files; otherwise ``system/**.md``; names starting with ``.`` and non-regular files
+    are skipped, as Letta's directory walk skips them. Letta reads the working tree; memlab
+    reads the commit (the same on a clean checkout)."""
+    from memlab.sources import _git
+
+    entries = _git.ls_tree(Path(store.meta["repo"]), sha)
+    v2 = any(e.path == fmt.ROOT_INDEX for e in entries)
+
+    def counted(path: str) -> bool:
+        parts = path.split("/")
+        if not path.endswith(".md") or any(p.startswith(".") for p in parts):
+            return False
+        return len(parts) == 1 if v2 else (parts[0] == "system" and len(parts) > 1)
+
+    wanted = {e.path: e.sha for e in entries
+              if e.type == "blob" and e.mode in ("100644", "100755") and counted(e.path)}
+    data = _git.read_blobs(Path(store.meta["repo"]), wanted.values())
+    rows = [(path, -(-len(data.get(blob, b"").decode("utf-8", "replace").encode("utf-8")) // 4))
+            for path, blob in sorted(wanted.items())]
+    return pd.DataFrame(rows, columns=["path", "tokens"]).astype({"path": "string", "tokens": "int64"})

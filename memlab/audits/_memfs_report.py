@@ -61,6 +61,20 @@ def _headline(store: Store, hist: pd.DataFrame, tables: dict[str, pd.DataFrame],
         "other_bytes": int(last_sizes.loc[last_sizes["memory"] == False, "bytes"].sum()),  # noqa: E712
         "duplicated_trees": int(len(tables["duplicate_trees"])),
         "readers_disagree_files": int(len(tables["readers"])),
+        "layout_policy": store.meta.get("layout_policy"),
+        # `letta memory tokens`: Letta Code's own estimate (None: not a Letta layout)
+        "letta_prompt_tokens": (int(tables["letta_tokens"]["tokens"].sum())
+                                if "letta_tokens" in tables else None),
+        # rewrites and lost commits the reflogs and refs show (memlab.audits._integrity)
+        "integrity_findings": int(len(tables["integrity"])),
+        "palace_files": (int(files["path"].str.startswith("palace/").sum()) if len(files) else 0)
+        if layout in LETTA_LAYOUTS else None,
+        # Letta Code 0.34.12's validator on the audited tree; None: not checked (not a Letta
+        # layout, or no commit to validate)
+        "constraint_errors": (int(len(tables["constraints"]))
+                              if tables["constraints"].attrs.get("checked") else None),
+        "constraint_paths": (int(tables["constraints"]["path"].nunique())
+                             if tables["constraints"].attrs.get("checked") else None),
         "letta_evidence": len(store.meta.get("letta_evidence") or []),
         "first_commit": _iso(commits["authored_at"].min()) if len(commits) else None,
         "last_commit": _iso(commits["authored_at"].max()) if len(commits) else None,
@@ -74,14 +88,18 @@ def _headline(store: Store, hist: pd.DataFrame, tables: dict[str, pd.DataFrame],
 def _findings(head: dict[str, Any], tables: dict[str, pd.DataFrame]) -> int:
     """What needs a person: hook bypasses, read_only files changed by someone the hook guards,
     limit breaches written by anyone but memlab's migration (which copies a source as it is
-    and flags it), files Letta's readers disagree on, copied trees and load problems. Files
-    over their limit now are a state (``over_limit_files``), not a finding."""
+    and flags it), files Letta's readers disagree on, copied trees, load problems, each
+    ``integrity`` row (a rewritten history, lost commits), and each
+    error Letta Code 0.34.12's validator reports on the audited tree (it blocks the agent's
+    next commit). Files over their limit now are a state (``over_limit_files``), not a
+    finding."""
     ro = tables["read_only"]
     guarded = ro[ro["author_kind"].astype("string").isin([*HOOKED_KINDS, "human"])]
     breaches = tables["limit_breaches"]
     breaches = breaches[breaches["author_kind"].astype("string") != "migration"]
     return int(head["no_verify_commits"] + len(guarded) + breaches["sha"].nunique()
-               + head["readers_disagree_files"] + head["duplicated_trees"] + head["problems"])
+               + head["readers_disagree_files"] + head["duplicated_trees"] + head["problems"]
+               + (head["constraint_errors"] or 0) + head["integrity_findings"])
 
 
 def _notes(store: Store, layout: str) -> list[str]:
@@ -115,6 +133,18 @@ def _summary(store: Store, h: dict[str, Any], tables: dict[str, pd.DataFrame]) -
     for row in tables["no_verify_commits"].head(10).itertuples(index=False):
         lines.append(f"    {row.sha[:10]} {str(row.authored_at)[:10]} {row.author_kind}: {row.rules} "
                      f"in {row.paths} ({row.variant} hook: {row.hook_basis})")
+    if h["constraint_errors"] is None:
+        lines.append("  constraints: not checked (Letta Code validates Letta memory repositories' "
+                     "commits only)")
+    else:
+        lines.append(f"  constraints (Letta Code 0.34.12, {h['layout_policy']} policy): "
+                     f"{h['constraint_errors']} error(s) on {h['constraint_paths']} path(s)")
+        for row in tables["constraints"].head(10).itertuples(index=False):
+            lines.append(f"    {row.message}")
+    lines.append(f"  integrity: {h['integrity_findings']} finding(s) in the reflogs and refs"
+                 + ("; see tables['integrity']" if h["integrity_findings"] else ""))
+    for row in tables["integrity"].head(8).itertuples(index=False):
+        lines.append(f"    {row.kind}: {row.detail}")
     lines.append(f"  limit: {h['over_limit_files']} file(s) over their limit now; "
                  f"{h['limit_breach_commits']} commit(s) wrote over a limit (letta#3241)")
     for row in tables["over_limit"].head(5).itertuples(index=False):

@@ -12,6 +12,7 @@ import pandas as pd
 
 from memlab._escape import terminal_lines
 from memlab.audits._base import Audit, json_safe
+from memlab.audits._integrity import letta_server_integrity
 from memlab.constants import CHARS_PER_TOKEN, STALE_AFTER_DAYS
 from memlab.store import Store, parse_as_of
 
@@ -31,7 +32,10 @@ def audit_letta_server(store: Store, *, as_of: Any = None,
     current state is an earlier checkpoint than their latest: undone, with redo available),
     ``read_only_edited`` (read-only blocks with checkpoints that changed the value, and by
     whom), ``stale_blocks`` (attached, not written for ``stale_after_days`` before ``as_of``),
-    ``deleted_blocks`` and ``problems``.
+    ``deleted_blocks``, ``integrity`` (checkpoint chains only a direct write to the tables
+    makes: gaps, duplicates, a current entry of another block or none, label or organisation
+    mismatches, time running backwards, a value no checkpoint holds with no later write; see
+    :mod:`memlab.audits._integrity`) and ``problems``.
 
     Example::
 
@@ -86,6 +90,7 @@ def audit_letta_server(store: Store, *, as_of: Any = None,
         ["block_id", "label", "agents", "updated_at", "days_since_update", "_last_updated_by_id"]
     ].reset_index(drop=True)
 
+    integrity = letta_server_integrity(store)
     kinds = hist["actor_kind"].astype(str).value_counts()
     headline: dict[str, Any] = {
         "letta_release": store.meta.get("letta_release"),
@@ -110,6 +115,8 @@ def audit_letta_server(store: Store, *, as_of: Any = None,
         "stale_after_days": stale_after_days,
         "as_of": when.isoformat(),
         "n_problems": len(store.problems),
+        # checkpoint chains a real server cannot make on its own (memlab.audits._integrity)
+        "integrity_findings": len(integrity),
     }
     headline = json_safe(headline)
     notes = ["core memory counts block values only; Letta adds labels, descriptions and "
@@ -120,9 +127,10 @@ def audit_letta_server(store: Store, *, as_of: Any = None,
     tables = {"core_memory": core, "blocks_over_limit": over, "shared_blocks": shared,
               "edit_history": edits, "history_by_actor": by_actor, "undo_redo": undo,
               "read_only_edited": read_only_edited, "stale_blocks": stale,
-              "deleted_blocks": deleted, "problems": store.problems}
+              "deleted_blocks": deleted, "integrity": integrity, "problems": store.problems}
     return Audit(kind=store.kind, store_name=store.name, tables=tables, headline=headline,
-                 summary_text=_summary(store, headline, core, shared, undo, read_only_edited),
+                 summary_text=_summary(store, headline, core, shared, undo, read_only_edited,
+                                       integrity),
                  notes=notes)
 
 
@@ -207,7 +215,7 @@ def _by_actor(hist: pd.DataFrame, names: dict, users: dict) -> pd.DataFrame:
 
 
 def _summary(store: Store, h: dict[str, Any], core: pd.DataFrame, shared: pd.DataFrame,
-             undo: pd.DataFrame, ro: pd.DataFrame) -> str:
+             undo: pd.DataFrame, ro: pd.DataFrame, integrity: pd.DataFrame) -> str:
     lines = [f"{store.name}: Letta server database ({h['letta_release']}), {h['n_agents']} "
              f"agent(s), {h['n_blocks']} live block(s), {h['n_deleted_blocks']} deleted"]
     for row in core.head(8).itertuples(index=False):
@@ -239,6 +247,11 @@ def _summary(store: Store, h: dict[str, Any], core: pd.DataFrame, shared: pd.Dat
                      f"{int(row.value_changes)} time(s) in its history "
                      f"({int(row.by_agent)} agent / {int(row.by_user)} user checkpoint(s))")
     lines.append(f"  {h['n_stale_blocks']} block(s) unwritten for {h['stale_after_days']}+ days")
+    lines.append(f"  integrity: {h['integrity_findings']} checkpoint-chain finding(s) only a direct "
+                 "write to the tables makes" + ("; see tables['integrity']"
+                                                 if h["integrity_findings"] else ""))
+    for row in integrity.head(10).itertuples(index=False):
+        lines.append(f"    {row.kind}: {row.ref}: {row.detail}")
     if h["n_problems"]:
         lines.append(f"  {h['n_problems']} problem(s) while reading; see tables['problems']")
     return terminal_lines(lines)

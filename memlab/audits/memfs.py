@@ -29,14 +29,17 @@ from memlab.audits._base import Audit
 from memlab.audits._memfs_checks import (_fill_suspects, _limit_breaches, _no_verify_commits,
                                          _parse_cache, _read_only_changes, _violations_frame,
                                          hook_basis, hook_violations)
+from memlab.audits._integrity import memfs_integrity
+from memlab.audits._memfs_constraints import constraint_history, constraints_table
 from memlab.audits._memfs_churn import (_author_kinds, _churn, _churn_weekly, _commit_table,
                                         _first_parent_chain, _growth, churn_matrix,
                                         commits_by_kind, size_over_time)
 from memlab.audits._memfs_files import _over_limit, _readers, duplicate_trees
-from memlab.audits._memfs_prompt import MEMFS_KINDS, PromptSnapshot, _as_store, prompt_at, prompt_share
+from memlab.audits._memfs_prompt import (MEMFS_KINDS, PromptSnapshot, _as_store,
+                                         letta_token_estimate, prompt_at, prompt_share)
 from memlab.audits._memfs_report import _headline, _notes, _summary
 from memlab.sources.memfs import LETTA_LAYOUTS, file_versions, files_at
-from memlab.store import Store, parse_as_of
+from memlab.store import Problems, Store, parse_as_of
 
 __all__ = ["audit_memfs", "prompt_at", "prompt_share", "PromptSnapshot", "hook_violations",
            "hook_basis", "duplicate_trees", "size_over_time", "commits_by_kind", "churn_matrix",
@@ -49,6 +52,13 @@ def audit_memfs(store: Store | str | Path, *, as_of: Any = None, **_: Any) -> Au
     ``hook_violations`` (every hook error in history), ``no_verify_commits`` (commits that must
     have bypassed the hook), ``read_only`` (protected files changed), ``over_limit`` (files over
     their limit now), ``limit_breaches`` (commits that wrote a file over its limit),
+    ``letta_tokens`` (Letta layouts: ``letta memory tokens``' own per-file estimate at the
+    audited commit), ``constraints`` (each error Letta Code 0.34.12's validator and v2 hook report on the
+    audited tree, under the checkout's layout policy), ``constraint_history`` (the validator
+    over the ref's first-parent chain: which commit first broke each rule on each path),
+    ``integrity`` (a history rewritten under a branch, commits a rewrite lost, a branch and its
+    upstream with nothing in common, several roots, a server backfill that replaced a history:
+    :mod:`memlab.audits._integrity`; the repository as it is now, whatever ``as_of``),
     ``churn`` (per file), ``churn_weekly`` (file × week, for a heatmap), ``author_kinds``,
     ``size_by_domain`` and ``prompt_history`` (along the ref's first-parent chain), ``prompt``
     (what reaches the prompt at the ref, or at ``as_of``), ``problems``.
@@ -97,7 +107,17 @@ def audit_memfs(store: Store | str | Path, *, as_of: Any = None, **_: Any) -> Au
     tables["over_limit"] = _over_limit(files_now)
     tables["duplicate_trees"] = duplicate_trees(files_now)
     tables["readers"] = _readers(files_now if layout in LETTA_LAYOUTS else files_now.iloc[0:0])
-    tables["problems"] = store.problems
+    if at and layout in LETTA_LAYOUTS:
+        tables["letta_tokens"] = letta_token_estimate(store, at)
+    tables["constraints"], unjudged = constraints_table(store, at)
+    tables["constraint_history"] = constraint_history(store, versions, chain)
+    tables["integrity"] = memfs_integrity(store)
+    problems = Problems()
+    problems.extend(store.problems)
+    for path in unjudged:
+        problems.add(path, "not_checked", "over memlab's read cap: Letta Code's character "
+                     "limits and frontmatter rules were not judged for this file")
+    tables["problems"] = problems.frame()
     headline = _headline(store, hist, tables, snapshot, files_now, cutoff)
     notes = _notes(store, layout)
     return Audit("memfs", store.name, tables, headline, _summary(store, headline, tables), notes)

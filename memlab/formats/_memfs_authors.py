@@ -5,8 +5,17 @@ which re-exports the public names.
 
 from __future__ import annotations
 
-AUTHOR_KINDS = ("agent", "server_user", "human", "reflection_subagent", "system", "migration",
-                "review")
+AUTHOR_KINDS = ("agent", "server_user", "human", "reflection_subagent", "memory_worker", "harness",
+                "system", "migration", "review")
+#: Letta Code's own identity for commits it makes itself (merges of memory-worker branches,
+#: the dashboard's Memory Palace): ``Letta Code <noreply@letta.com>`` (0.34, memory-worktree.ts).
+HARNESS_EMAIL = "noreply@letta.com"
+#: The labels of Letta Code's harness branches ``letta/{label}/{id}`` (worktrees under
+#: ``memory-worktrees/``), and the merge subject prefix that brings each back.
+HARNESS_LABELS = ("reflection", "memory-worker")
+HARNESS_MERGES = {"merge(reflection)": "reflection", "merge(memory)": "memory-worker"}
+#: What :func:`branch_role` calls a branch.
+BRANCH_ROLES = ("main", "reflection", "memory_worker", "other")
 #: Who memlab's own migration commits are attributed to (author kind ``migration``): not an
 #: agent and not a human, so an audit can tell a migration apart from the memory's own history.
 MIGRATION_NAME = "memlab migrate"
@@ -29,7 +38,9 @@ def classify_author(name: str | None, email: str | None, *, message: str | None 
     fallback identities (``system@letta.ai``, ``agent@letta.ai``) are ``system``; Souveraine
     agents commit as ``{agent_id}@souveraine.local``; memlab's own migrations
     (:data:`MIGRATION_EMAIL`) are ``migration`` and its review applies (:data:`REVIEW_EMAIL`)
-    ``review``; anyone else is a human.
+    ``review``; Letta Code's harness identity (:data:`HARNESS_EMAIL`) is ``harness``; an
+    agent id on a ``letta/memory-worker/*`` branch (or merged by ``merge(memory): …``) is a
+    ``memory_worker``; anyone else is a human.
     """
     email = (email or "").strip().lower()
     name = (name or "").strip()
@@ -37,6 +48,8 @@ def classify_author(name: str | None, email: str | None, *, message: str | None 
         return "migration"
     if email == REVIEW_EMAIL:
         return "review"
+    if email == HARNESS_EMAIL:
+        return "harness"
     local, _, domain = email.partition("@")
     if domain == "letta.ai" and local in ("system", "agent"):
         return "system"
@@ -47,5 +60,21 @@ def classify_author(name: str | None, email: str | None, *, message: str | None 
         reflective = ("reflection" in name.lower()
                       or (message is not None and "\U0001f52e" in message)
                       or (branch is not None and "letta/reflection/" in branch))
-        return "reflection_subagent" if reflective else "agent"
+        if reflective:
+            return "reflection_subagent"
+        if branch is not None and "letta/memory-worker/" in branch:
+            return "memory_worker"
+        return "agent"
     return "human"
+
+
+def branch_role(branch: str) -> str:
+    """``reflection`` / ``memory_worker`` for Letta Code's harness branches
+    (``letta/reflection/…``, ``letta/memory-worker/…``, also their ``(merged)`` names),
+    ``main`` for ``main``, ``master`` and ``HEAD``, else ``other``."""
+    name = branch.removeprefix("refs/heads/").removeprefix("refs/remotes/origin/")
+    if "letta/reflection/" in name:
+        return "reflection"
+    if "letta/memory-worker/" in name:
+        return "memory_worker"
+    return "main" if name in ("main", "master", "HEAD") else "other"

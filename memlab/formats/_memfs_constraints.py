@@ -36,7 +36,8 @@ from memlab.formats import _json
 __all__ = ["CONSTRAINTS_CONFIG", "CONSTRAINTS_DEFAULTS", "LAYOUT_POLICIES", "LAYOUT_POLICY_FILE",
            "CONSTRAINTS_VALIDATOR", "CORE_MEMORY_PATH", "TreeFile", "ConstraintError",
            "parse_constraints_config", "tree_errors", "validator_errors", "frontmatter_errors",
-           "frontmatter_paths", "layout_policy", "constraint_rule", "code_points"]
+           "frontmatter_paths", "layout_policy", "constraint_rule", "frontmatter_rule",
+           "code_points"]
 
 #: The tracked policy file (``MEMORY_CONSTRAINTS_CONFIG_PATH``).
 CONSTRAINTS_CONFIG = ".memfs.config.json"
@@ -476,6 +477,30 @@ _RULES = (
      "config_not_regular"),
     (re.compile(r"^\.memfs\.config\.json: "), "config_invalid"),
 )
+
+
+_FM_RULES = (("MEMORY.md must not have frontmatter", "index_frontmatter"),
+             ("missing frontmatter (must start with ---)", "missing_frontmatter"),
+             ("frontmatter opened but never closed", "unclosed_frontmatter"),
+             ("file is read_only and cannot be modified", "read_only_modified"),
+             ("is a protected field and cannot be set", "protected_set"),
+             ("is a protected field and cannot be changed", "protected_changed"),
+             ("is a protected field and cannot be removed", "protected_removed"),
+             ("unknown frontmatter key", "unknown_key"),
+             ("duplicate frontmatter key", "duplicate_key"),
+             ("must not be empty", "empty_value"),
+             ("missing required field 'name'", "missing_name"),
+             ("missing required field 'description'", "missing_description"))
+
+
+def frontmatter_rule(message: str, path: str | None = None) -> str:
+    """The rule name of one :func:`frontmatter_errors` line for ``path`` (the hook port's
+    names); the path's own text is not searched."""
+    tail = message[len(path) + 2:] if path and message.startswith(f"{path}: ") else message
+    for text, rule in _FM_RULES:
+        if text in tail:
+            return rule
+    return "other"
 
 
 def constraint_rule(message: str) -> str:

@@ -9,6 +9,7 @@ import datetime as dt
 from dataclasses import dataclass
 from typing import Iterable
 
+from memlab.formats._memfs_constraints import frontmatter_errors, frontmatter_rule
 from memlab.formats._memfs_frontmatter import _DIGITS_RE
 from memlab.formats._memfs_paths import ROOT_INDEX, _FLAT_SKILL_RE, _V2_FLAT_SKILL_RE, _VALIDATED_RE
 
@@ -256,31 +257,8 @@ def _check_v2(path: str, new_text: str | None, change: str,
     # v2 validates every tracked .md, not only the staged ones; a deleted file is not tracked.
     if not path.endswith(".md") or path.startswith("skills/") or not _v2_projected(path, staged_paths):
         return out
-    staged = _shell_text(new_text)
-    lines = staged.split("\n")
-    if path.rsplit("/", 1)[-1] == ROOT_INDEX:
-        if lines[0] == "---":
-            out.append(Violation(path, "index_frontmatter", "MEMORY.md must not have frontmatter"))
-        return out
-    close, broken = _frontmatter_close(path, lines)
-    if broken is not None:
-        return out + [broken]
-    seen: set[str] = set()
-    for line in lines[1:close]:
-        if line == "":
-            continue
-        key = _trim_spaces(_cut_key(line))
-        value = _trim_spaces(_cut_value(line))
-        if key not in V2_KEYS:
-            out.append(Violation(path, "unknown_key",
-                                 f"unknown frontmatter key '{key}' (allowed: name description)"))
-            continue
-        if key in seen:
-            out.append(Violation(path, "duplicate_key", f"duplicate frontmatter key '{key}'"))
-        seen.add(key)
-        if value in ("", '""', "''"):
-            out.append(Violation(path, "empty_value", f"'{key}' must not be empty"))
-    for key in V2_KEYS:
-        if key not in seen:
-            out.append(Violation(path, f"missing_{key}", f"missing required field '{key}'"))
+    # Letta Code 0.34.12's v2 hook reads each file whole (no shell stripping) and checks it
+    # with validateMemoryFileFrontmatter, ported once in _memfs_constraints.
+    for line in frontmatter_errors(path, new_text or "", None, fmt="memfs-v2"):
+        out.append(Violation(path, frontmatter_rule(line, path), line[len(path) + 2:]))
     return out

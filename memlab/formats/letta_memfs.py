@@ -33,13 +33,16 @@ This module is the public face: import from here. The code lives in private sibl
 
 from __future__ import annotations
 
-from memlab.formats._memfs_authors import (AUTHOR_KINDS, MIGRATION_EMAIL, MIGRATION_NAME,
-                                           REVIEW_EMAIL, REVIEW_NAME, classify_author)
+from memlab.formats._memfs_authors import (AUTHOR_KINDS, BRANCH_ROLES, HARNESS_EMAIL,
+                                           HARNESS_LABELS, HARNESS_MERGES, MIGRATION_EMAIL,
+                                           MIGRATION_NAME, REVIEW_EMAIL, REVIEW_NAME,
+                                           branch_role, classify_author)
 from memlab.formats._memfs_constraints import (CONSTRAINTS_CONFIG, CONSTRAINTS_DEFAULTS,
                                                CONSTRAINTS_VALIDATOR, CORE_MEMORY_PATH,
                                                LAYOUT_POLICIES, LAYOUT_POLICY_FILE,
                                                ConstraintError, TreeFile, code_points,
                                                constraint_rule, frontmatter_errors,
+                                               frontmatter_rule,
                                                frontmatter_paths, layout_policy,
                                                parse_constraints_config, tree_errors,
                                                validator_errors)
@@ -66,6 +69,11 @@ __all__ = [
     "PROTECTED_KEYS",
     "V2_KEYS",
     "AUTHOR_KINDS",
+    "BRANCH_ROLES",
+    "HARNESS_EMAIL",
+    "HARNESS_LABELS",
+    "HARNESS_MERGES",
+    "branch_role",
     "HOOK_VARIANTS",
     "HOOK_INSTALLED",
     "HOOK_LIMIT_TOLERATED",
@@ -120,6 +128,7 @@ __all__ = [
     "code_points",
     "constraint_rule",
     "frontmatter_errors",
+    "frontmatter_rule",
     "frontmatter_paths",
     "layout_policy",
     "parse_constraints_config",

@@ -52,6 +52,8 @@ from typing import Any
 
 import pandas as pd
 
+from memlab._escape import commit_line
+from memlab.audits._integrity import letta_server_integrity
 from memlab.errors import MigrationError
 from memlab.formats import letta_memfs as fmt
 from memlab.migrations import _letta, _letta_v2
@@ -78,8 +80,10 @@ _IDENT_BAD = re.compile(r"[<>\x00-\x1f\x7f]")
 
 
 def _ident(text: Any, fallback: str) -> str:
-    """A name or email git keeps byte for byte (no <, >, control characters, no end crud)."""
-    clean = " ".join(_IDENT_BAD.sub(" ", "" if text is None else str(text)).split()).strip(_CRUD)
+    """A name or email git keeps byte for byte: the commit-line rule (line breaks, controls,
+    bidi made visible), then no ``<``, ``>`` and no end crud."""
+    clean = "" if text is None else commit_line(text)
+    clean = " ".join(_IDENT_BAD.sub(" ", clean).split()).strip(_CRUD)
     return clean or fallback
 
 
@@ -154,11 +158,22 @@ class _Event:
 
 
 def history_trailers(message: str) -> dict[str, str]:
-    """The ``Letta-*`` trailers of a commit message."""
-    out = {}
-    for line in message.splitlines():
+    """The ``Letta-*`` trailers of a commit message, as memlab writes them: read from the last
+    paragraph only (git's trailer block), split at ``\n`` only, and only when that paragraph is
+    nothing but ``Key: value`` lines naming each key once. A ``Letta-Block:`` anywhere else (a
+    subject, a body line, a value), or a key given twice, is not a trailer: store text in a
+    message cannot reassign a checkpoint. Values are as written, through the commit-line rule."""
+    paragraphs = [p for p in message.replace("\r\n", "\n").strip("\n").split("\n\n") if p.strip()]
+    if len(paragraphs) < 2:  # a subject alone has no trailers
+        return {}
+    out: dict[str, str] = {}
+    for line in paragraphs[-1].split("\n"):
         key, sep, value = line.partition(": ")
-        if sep and key in (TRAILER_BLOCK, TRAILER_HISTORY, TRAILER_SEQUENCE):
+        if not sep or not key or " " in key:
+            return {}
+        if key in (TRAILER_BLOCK, TRAILER_HISTORY, TRAILER_SEQUENCE):
+            if key in out:
+                return {}
             out[key] = value.strip()
     return out
 
@@ -181,6 +196,17 @@ def plan_letta_server(store: Store, source: Path, *, target: str = "letta",
     history = store.block_history
     by_block = {str(b): g.sort_values("sequence_number", kind="stable").to_dict("records")
                 for b, g in history.groupby("block_id", sort=False)} if len(history) else {}
+    # A checkpoint chain only a direct write could make is not replayed: the block moves in
+    # its final state, and a flag names what was not replayed and why.
+    for block_id, reasons in unreplayable_blocks(store).items():
+        dropped = by_block.pop(block_id, None)
+        for reason in reasons:
+            flags.append({"kind": "integrity", "item": block_id, "path": None,
+                          "severity": "warning",
+                          "message": f"{reason}; " + (
+                              f"its {len(dropped)} checkpoint(s) are not replayed, the block "
+                              "moves in its final state" if dropped else
+                              "it has no checkpoint to replay")})
     names = dict(zip(store.agents["agent_id"].astype(str), store.agents["name"]))
     created = dict(zip(store.agents["agent_id"].astype(str), store.agents["created_at"]))
     block_rows = {str(r["block_id"]): r for r in view.blocks.to_dict("records")}
@@ -213,7 +239,7 @@ def plan_letta_server(store: Store, source: Path, *, target: str = "letta",
         t0 = min(starts, default=end)
         commits = [PlannedCommit(
             "chore: initialize memory\n\nAs the Letta server creates a memory repository."
-            f"\n\nMemlab-Source: {source_name}", ((fmt.CONFIG_PATH, b'{"version": 1}\n'),),
+            f"\n\nMemlab-Source: {commit_line(source_name)}", ((fmt.CONFIG_PATH, b'{"version": 1}\n'),),
             author=Signature(fmt.MIGRATION_NAME, fmt.MIGRATION_EMAIL, t0))]
         head: dict[str, bytes] = {}
         n_of = {f.item: len(by_block.get(f.item, [])) for f in spec.files}
@@ -227,16 +253,17 @@ def plan_letta_server(store: Store, source: Path, *, target: str = "letta",
             if head.get(f.path) == data:
                 continue
             final[f.path] = data
-            reasons.append(f"{f.path}: " + _why(f, block_rows[f.item], by_block.get(f.item, []),
-                                                flags, layout))
+            reasons.append(commit_line(f"{f.path}: " + _why(f, block_rows[f.item],
+                                                            by_block.get(f.item, []), flags,
+                                                            layout)))
         if final:
             last_update = max([s for s in (_seconds(block_rows[f.item].get("updated_at"))
                                            for f in spec.files) if s is not None]
                               + [e.seconds for e in events[-1:]] + [t0])
             commits.append(PlannedCommit(
                 f"migrate: final state of {len(final)} memory block(s)"
-                + (f" for agent {spec.title}" if spec.agent else "")
-                + "\n\n" + "\n".join(reasons) + f"\n\nMemlab-Source: {source_name}",
+                + (f" for agent {commit_line(spec.title)}" if spec.agent else "")
+                + "\n\n" + "\n".join(reasons) + f"\n\nMemlab-Source: {commit_line(source_name)}",
                 tuple(sorted(final.items())),
                 author=Signature(fmt.MIGRATION_NAME, fmt.MIGRATION_EMAIL, max(last_update, t0))))
         times = {"migrated_at": None, "source_created_at": None}
@@ -244,7 +271,7 @@ def plan_letta_server(store: Store, source: Path, *, target: str = "letta",
         commits.append(PlannedCommit(
             "chore(memlab): keep what memory files cannot hold\n\nBlock ids, metadata, template "
             "fields, created_at/updated_at/_last_updated_by_id and original labels/descriptions."
-            f"\n\nMemlab-Source: {source_name}", ((_letta.SIDE_FILE, side),),
+            f"\n\nMemlab-Source: {commit_line(source_name)}", ((_letta.SIDE_FILE, side),),
             author=Signature(fmt.MIGRATION_NAME, fmt.MIGRATION_EMAIL,
                              max(commits[-1].author.timestamp, t0))))
         if layout == "v2":  # MEMORY.md, indexes and limits first; read-only list last
@@ -325,9 +352,12 @@ def _history_commit(ev: _Event, n: int, head: dict[str, bytes], names: dict[str,
                                  "or user; committed as the server's system identity"})
     verb = "Create" if f.path not in head else "Update"
     head[f.path] = data
-    message = (f"{verb} {label} block\n\nCheckpoint {ev.seq} of {n} from the Letta server's "
-               f"block_history ({kind or 'unknown actor'} {actor or '?'}).\n\n"
-               f"{TRAILER_BLOCK}: {f.item}\n{TRAILER_HISTORY}: {row['history_id']}\n"
+    # Every store string through the commit-line rule: none can end its line or add a trailer.
+    message = (f"{verb} {commit_line(label)} block\n\nCheckpoint {ev.seq} of {n} from the Letta "
+               f"server's block_history ({commit_line(kind or 'unknown actor')} "
+               f"{commit_line(actor or '?')}).\n\n"
+               f"{TRAILER_BLOCK}: {commit_line(f.item)}\n"
+               f"{TRAILER_HISTORY}: {commit_line(row['history_id'])}\n"
                f"{TRAILER_SEQUENCE}: {ev.seq}")
     return PlannedCommit(message, ((f.path, data),), author=who)
 
@@ -385,13 +415,24 @@ def _notes(store: Store, view: Store, replayed: set[str]) -> list[str]:
 # --------------------------------------------------------------------------- verify
 
 
+def unreplayable_blocks(store: Store) -> dict[str, list[str]]:
+    """Blocks whose checkpoint chain has an ``integrity`` finding (a chain only a direct write
+    to the tables makes: :func:`memlab.audits._integrity.letta_server_integrity`), with what
+    was found: the migration moves them in their final state, without their history, and
+    ``--verify`` expects no history commit for them."""
+    out: dict[str, list[str]] = {}
+    for row in letta_server_integrity(store).itertuples(index=False):
+        out.setdefault(str(row.ref).split(" ", 1)[0], []).append(f"{row.kind}: {row.detail}")
+    return out
+
+
 def check_server(rows: Any, store: Store, dest: Path, ref: str | None,
                  repo_folders: dict[str, Path], copies: dict[str, Store], target: str,
                  plan: Plan | None, layout: str = "v1") -> dict[str, dict[str, str]]:
     """Parity of a migrated server: the Agent File checks (final value, description, read_only,
     limit, side record per block and repository) plus ``history``: per block and repository,
     the sequence numbers of the commits carrying its ``Letta-Block`` trailer must be exactly its
-    ``block_history`` rows. Returns ``{repo: {block_id: body}}`` for the retrieval check."""
+    ``block_history`` rows (none for a block :func:`unreplayable_blocks` names). Returns ``{repo: {block_id: body}}`` for the retrieval check."""
     from memlab.migrations._verify import _check_letta, repos_at
     from memlab.sources import _git
 
@@ -401,6 +442,8 @@ def check_server(rows: Any, store: Store, dest: Path, ref: str | None,
     expected = {str(b): [int(s) for s in g.sort_values("sequence_number")["sequence_number"]]
                 for b, g in store.block_history.groupby("block_id")} \
         if len(store.block_history) else {}
+    for block_id in unreplayable_blocks(store):  # moved in their final state only
+        expected[block_id] = []
     real = dict(repos_at(dest))
     for spec in _letta.letta_repos(view, [], layout):
         folder = real.get(spec.subdir)
@@ -414,7 +457,7 @@ def check_server(rows: Any, store: Store, dest: Path, ref: str | None,
                 seen.setdefault(t[TRAILER_BLOCK], []).append(int(t[TRAILER_SEQUENCE]))
         for f in spec.files:
             want = expected.get(f.item, [])
-            got = sorted(seen.get(f.item, []))
+            got = sorted(seen.get(commit_line(f.item), []))  # the id as the trailer wrote it
             rows.add("history", f.item, f"{len(want)} commit(s) {want}", f"{len(got)} commit(s) {got}",
                      ok=got == want, repo=spec.subdir, path=f.path)
     return bodies

@@ -23,12 +23,15 @@ from typing import Any, Sequence
 
 from memlab.errors import MemlabError, ReportError, require
 from memlab.report._paths import find_input, output_folder, reports_root
+from memlab.report._tables import escape_tables, frame_html
 
 __all__ = [
     "NOTEBOOKS",
     "find_input",
     "output_folder",
     "reports_root",
+    "escape_tables",
+    "frame_html",
     "notebook_folder",
     "ExecutedReport",
     "execute_notebook",

@@ -15,9 +15,10 @@ import threading
 from pathlib import Path
 from typing import Any
 
+from memlab._escape import controls_visible
 from memlab._escape import html as esc
 
-__all__ = ["render_html", "remote_references", "static_widgets"]
+__all__ = ["render_html", "remote_references", "static_widgets", "visible_outputs"]
 
 TEMPLATE = "memlab_offline"
 _TEMPLATES = Path(__file__).resolve().parent / "templates"
@@ -130,6 +131,25 @@ def static_widgets(nb: Any) -> int:
     return done
 
 
+def visible_outputs(nb: Any) -> None:
+    """Make every control character of the notebook's outputs visible before export: stream
+    text, plain text and HTML alike (:func:`memlab._escape.controls_visible`, which leaves markup
+    as it is; nbconvert HTML-escapes the text kinds itself). Tables are escaped cell by cell in
+    the kernel (:func:`memlab.report.escape_tables`); this is the floor under every other output
+    (a printed diff of block text, a repr). Error tracebacks keep their colours."""
+    for cell in nb.cells:
+        for output in cell.get("outputs", []):
+            if output.get("output_type") == "stream":
+                text = output.get("text", "")
+                output["text"] = controls_visible(text if isinstance(text, str) else "".join(text))
+                continue
+            data = output.get("data", {})
+            for mime in ("text/plain", "text/html", "text/markdown"):
+                if mime in data:
+                    text = data[mime]
+                    data[mime] = controls_visible(text if isinstance(text, str) else "".join(text))
+
+
 _EXPORTERS = threading.local()
 
 
@@ -155,6 +175,7 @@ def render_html(executed: Path) -> Path:
 
     nb = nbformat.read(str(executed), as_version=4)
     static_widgets(nb)
+    visible_outputs(nb)
     exporter = _exporter()
     body, _ = exporter.from_notebook_node(nb, resources={"metadata": {"name": executed.stem}})
     # The stylesheet's comments cite their sources by URL; nothing loads them, but a page

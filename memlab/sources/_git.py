@@ -30,6 +30,7 @@ from memlab.constants import MAX_FILE_BYTES
 from memlab.sources._git_repo import (_READ_CONFIG, RepoInfo, TreeEntry, blob_sizes, find_repo,
                                       ls_tree, read_blobs, resolve_commit, run_git)
 from memlab.sources._git_worktree import git_blob_id, shown_path, working_tree_changes
+from memlab.formats.letta_memfs import HARNESS_LABELS, HARNESS_MERGES, branch_role
 from memlab.store import categories
 
 __all__ = [
@@ -55,7 +56,7 @@ HISTORY_DTYPES = {
     "author_kind": "category", "authored_at": "datetime64[ns, UTC]",
     "committed_at": "datetime64[ns, UTC]", "message": "string", "branch": "string",
     "path": "string", "change_type": "category", "lines_added": "Int64",
-    "lines_deleted": "Int64", "no_verify_suspect": "boolean",
+    "lines_deleted": "Int64", "no_verify_suspect": "boolean", "branch_role": "category",
 }
 
 
@@ -102,13 +103,14 @@ def _stream_git(repo: Path, *args: str):
     return _hardened.stream(repo, *args, config=_READ_CONFIG)
 
 
-_RAW_ENTRY = re.compile(rb"\n?:[0-7]+ [0-7]+ ([0-9a-f]+) ([0-9a-f]+) "
+_RAW_ENTRY = re.compile(rb"\n?:[0-7]+ ([0-7]+) ([0-9a-f]+) ([0-9a-f]+) "
                         rb"(?:([RC])[0-9]*\0([^\0]*)\0([^\0]*)|([A-Z])[0-9]*\0([^\0]*))\0")
 _NUMSTAT_ENTRY = re.compile(rb"(-|[0-9]+)\t(-|[0-9]+)\t(?:\0([^\0]*)\0([^\0]*)|([^\0]*))\0")
 
 
 def _parse_diff(diff: bytes) -> list[tuple]:
-    """(status, old_path, path, old_sha, new_sha, added, deleted) per file of one commit.
+    """(status, old_path, path, old_sha, new_sha, added, deleted, new_mode) per file of one
+    commit (``new_mode`` as git prints it: ``100644``, ``120000``; ``000000`` when deleted).
 
     ``--raw`` entries come first, then ``--numstat`` ones for the same files in the same order;
     both are matched by compiled patterns, the cost that decides history speed.
@@ -125,7 +127,7 @@ def _parse_diff(diff: bytes) -> list[tuple]:
     paired = len(stats) == len(raw)
     by_path = {} if paired else {(s[4] or s[3]): s for s in stats}
     out = []
-    for i, (old_sha, new_sha, rc, src, dst, letter, path) in enumerate(raw):
+    for i, (new_mode, old_sha, new_sha, rc, src, dst, letter, path) in enumerate(raw):
         st = stats[i] if paired else by_path.get(dst if rc else path)
         if st is None:
             added = deleted = None
@@ -134,10 +136,10 @@ def _parse_diff(diff: bytes) -> list[tuple]:
             deleted = None if st[1] == b"-" else int(st[1])
         if rc:
             out.append((rc.decode(), src.decode("utf-8", "replace"), dst.decode("utf-8", "replace"),
-                        old_sha.decode(), new_sha.decode(), added, deleted))
+                        old_sha.decode(), new_sha.decode(), added, deleted, new_mode.decode()))
         else:
             out.append((letter.decode(), None, path.decode("utf-8", "replace"),
-                        old_sha.decode(), new_sha.decode(), added, deleted))
+                        old_sha.decode(), new_sha.decode(), added, deleted, new_mode.decode()))
     return out
 
 
@@ -189,7 +191,7 @@ def log_history(repo: Path, *, classify=None) -> tuple[pd.DataFrame, list[tuple[
         kinds.append((name, email, msg))
         rows = _parse_diff(diff) if len(diff) > 2 else []
         if not rows:
-            rows = [(None, None, None, None, None, None, None)]
+            rows = [(None, None, None, None, None, None, None, None)]
         n = len(rows)
         rows_per_commit.append(n)
         c_sha.extend([sha_s] * n)
@@ -200,7 +202,7 @@ def log_history(repo: Path, *, classify=None) -> tuple[pd.DataFrame, list[tuple[
         c_ct.extend([ct] * n)
         c_msg.extend([msg] * n)
         c_br.extend([branch] * n)
-        for letter, _old, path, old_blob, new_blob, added, deleted in rows:
+        for letter, _old, path, old_blob, new_blob, added, deleted, _mode in rows:
             if path is not None and "\ufffd" in path:
                 problems.append((path, "non_utf8_path", f"commit {sha_s[:12]} touches a path that "
                                  "is not UTF-8; shown with replacement characters"))
@@ -213,6 +215,7 @@ def log_history(repo: Path, *, classify=None) -> tuple[pd.DataFrame, list[tuple[
     total = len(c_sha)
     cols["author_kind"] = [None] * total
     cols["no_verify_suspect"] = [None] * total
+    cols["branch_role"] = [None] * total
     sizes = blob_sizes(repo, [b for seen in binary.values() for _c, *blobs in seen for b in blobs
                               if b and not _ZERO.match(b)]) if binary else {}
     for path, seen in binary.items():
@@ -228,7 +231,8 @@ def log_history(repo: Path, *, classify=None) -> tuple[pd.DataFrame, list[tuple[
                     if max(sizes.get(o, 0), sizes.get(n, 0)) <= MAX_FILE_BYTES]
             problems.append((path, "binary_file", f"binary in {len(rest)} commit(s) (first "
                              f"{rest[-1][:12]}); lines added/deleted are NA there"))
-    _label_merged_reflection(cols, commits, _ref_tips(repo))
+    _label_merged_harness(cols, commits, _ref_tips(repo))
+    cols["branch_role"] = [None if b is None else branch_role(b) for b in cols["branch"]]
     if classify is not None:
         # Once per commit, not per file row; the branch comes after reflection relabelling.
         branches = iter(cols["branch"][i] for i in _first_rows(rows_per_commit))
@@ -246,26 +250,29 @@ def _first_rows(rows_per_commit: list[int]):
 
 
 def _ref_tips(repo: Path) -> list[str]:
-    """Commits at the tips of branches, remotes, tags and HEAD, except reflection branches."""
+    """Commits at the tips of branches, remotes, tags and HEAD, except Letta Code's harness
+    branches (reflection, memory worker)."""
     out = run_git(repo, "for-each-ref", "--format=%(objectname) %(*objectname) %(refname)",
                   "refs/heads", "refs/remotes", "refs/tags").decode("utf-8", "replace")
     tips = []
     for line in out.splitlines():
         parts = line.split(" ")
-        if len(parts) >= 3 and "reflection/" not in parts[-1]:
+        if len(parts) >= 3 and not any(f"{label}/" in parts[-1] for label in HARNESS_LABELS):
             tips.append(parts[1] or parts[0])  # a tag's peeled commit when it is annotated
     head = run_git(repo, "rev-parse", "-q", "--verify", "HEAD^{commit}", check=False).decode().strip()
     return tips + ([head] if head else [])
 
 
-def _label_merged_reflection(cols: dict[str, list], commits: dict[str, tuple[list[str], str, str]],
-                             tips: list[str]) -> None:
-    """Commits that reached a branch only through a ``merge(reflection): …`` merge were made on
-    a reflection branch since deleted; ``--source`` would credit the branch they were merged
-    into. Name them ``letta/reflection/(merged)`` unless a live reflection ref already has them.
+def _label_merged_harness(cols: dict[str, list], commits: dict[str, tuple[list[str], str, str]],
+                          tips: list[str]) -> None:
+    """Commits that reached a branch only through a harness merge (``merge(reflection): …``,
+    ``merge(memory): …``) were made on a Letta Code harness branch since deleted; ``--source``
+    would credit the branch they were merged into. Name them ``letta/reflection/(merged)`` or
+    ``letta/memory-worker/(merged)`` unless a live harness ref already has them.
     """
-    merges = [sha for sha, (parents, _b, msg) in commits.items()
-              if len(parents) > 1 and msg.startswith("merge(reflection)")]
+    merges = [(sha, HARNESS_MERGES[msg.split(":", 1)[0]])
+              for sha, (parents, _b, msg) in commits.items()
+              if len(parents) > 1 and msg.split(":", 1)[0] in HARNESS_MERGES]
     if not merges:
         return
     mainline: set[str] = set()
@@ -275,19 +282,18 @@ def _label_merged_reflection(cols: dict[str, list], commits: dict[str, tuple[lis
             mainline.add(cur)
             parents = commits[cur][0]
             cur = parents[0] if parents else None
-    relabel: set[str] = set()
-    for merge in merges:
+    relabel: dict[str, str] = {}
+    for merge, label in merges:
         stack = list(commits[merge][0][1:])
         while stack:
             cur = stack.pop()
             if cur in mainline or cur in relabel or cur not in commits:
                 continue
-            if "reflection/" not in commits[cur][1]:
-                relabel.add(cur)
+            if not any(f"{known}/" in commits[cur][1] for known in HARNESS_LABELS):
+                relabel[cur] = f"letta/{label}/(merged)"
             stack.extend(commits[cur][0])
     if relabel:
-        cols["branch"] = ["letta/reflection/(merged)" if s in relabel else b
-                          for s, b in zip(cols["sha"], cols["branch"])]
+        cols["branch"] = [relabel.get(s, b) for s, b in zip(cols["sha"], cols["branch"])]
 
 
 def _history_frame(cols: dict[str, list]) -> pd.DataFrame:
@@ -312,21 +318,23 @@ def log_changes(repo: Path) -> pd.DataFrame:
     Unlike :func:`log_history`, merges show their diff against the first parent, so walking a
     branch's first-parent chain and applying each row reproduces its tree at every commit.
     Columns: sha, parents, first_parent_of_merge (bool), authored_at, committed_at, branch,
-    change_type, old_path, path, old_blob, new_blob.
+    change_type, old_path, path, old_blob, new_blob, new_mode (None when deleted).
     """
     out = _run_log(repo, ("--raw", "--diff-merges=first-parent"))
     rows = []
     for sha, parent_list, _an, _ae, at, ct, branch, _msg, diff in _commits(out):
-        for letter, old_path, path, old_sha, new_sha, _a, _d in _parse_diff(diff):
+        for letter, old_path, path, old_sha, new_sha, _a, _d, mode in _parse_diff(diff):
             rows.append((sha, parent_list, len(parent_list) > 1, at, ct, branch,
                          "M" if letter == "T" else letter, old_path, path,
                          None if _ZERO.match(old_sha) else old_sha,
-                         None if _ZERO.match(new_sha) else new_sha))
+                         None if _ZERO.match(new_sha) else new_sha,
+                         None if mode == "000000" else mode))
     df = pd.DataFrame(rows, columns=["sha", "parents", "is_merge", "authored_at", "committed_at",
-                                     "branch", "change_type", "old_path", "path", "old_blob", "new_blob"])
+                                     "branch", "change_type", "old_path", "path", "old_blob", "new_blob",
+                                     "new_mode"])
     for col in ("authored_at", "committed_at"):
         df[col] = pd.to_datetime(df[col].astype("int64"), unit="s", utc=True).astype("datetime64[ns, UTC]")
-    for col in ("sha", "branch", "old_path", "path", "old_blob", "new_blob"):
+    for col in ("sha", "branch", "old_path", "path", "old_blob", "new_blob", "new_mode"):
         df[col] = df[col].astype("string")
     df["change_type"] = df["change_type"].astype("category")
     df["is_merge"] = df["is_merge"].astype("boolean")

@@ -35,12 +35,17 @@ FILES_COLUMNS: dict[str, str] = {
 
 # --------------------------------------------------------------------------- paths
 
+#: The Letta dashboard's Memory Palace (skill ``curating-memory-palace``): ``palace/MEMORY.md``
+#: and its section files, in Letta Code 0.34 repositories.
+PALACE_PREFIX = "palace/"
+
 def is_memory_path(path: str, layout: str) -> bool:
     """Whether a repo path is a memory file: a ``.md`` file where the layout keeps memory.
 
     Letta layouts (and ``generic_markdown``): a ``.md`` file that maps to a block label (so
-    under ``skills/`` only ``SKILL.md``); Souveraine: any ``.md``; an elfmem substrate: ``.md``
-    under ``memory/``. Never anything under ``.memlab/``, ``.letta/`` or ``.git*``. Images,
+    under ``skills/`` only ``SKILL.md``; never under ``palace/``, the Letta dashboard's Memory
+    Palace, which is the dashboard's page about the memory, not memory the agent keeps);
+    Souveraine: any ``.md``; an elfmem substrate: ``.md`` under ``memory/``. Never anything under ``.memlab/``, ``.letta/`` or ``.git*``. Images,
     code and JSON are "other files", kept apart in size and churn figures.
     """
     if not path.endswith(".md") or path.startswith((".memlab/", ".letta/", ".git")):
@@ -50,6 +55,8 @@ def is_memory_path(path: str, layout: str) -> bool:
         return rel.startswith("memory/")
     if layout == "souveraine":
         return True
+    if layout in LETTA_LAYOUTS and path.startswith(PALACE_PREFIX):
+        return False  # the dashboard's Memory Palace: reported apart (headline palace_files)
     return fmt.label_for_path(path, memory_prefix=layout == "letta_v1_memory_prefix") is not None
 
 

@@ -5,9 +5,11 @@ rules and the evidence that Letta made or uses a tree (:func:`letta_evidence`).
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from memlab import _git as _hardened
 from memlab.errors import RepoError, SourceError, StoreNotFound, UnrecognizedStore
 from memlab.constants import MAX_FILE_BYTES
 from memlab.formats import letta_memfs as fmt
@@ -75,7 +77,33 @@ def _classify(name, email, message, branch) -> str:
 
 
 def _is_memfs_tree(paths: list[str]) -> bool:
-    return any(p == fmt.ROOT_INDEX or p.startswith(_MEMFS_MARKERS) for p in paths)
+    return any(p in (fmt.ROOT_INDEX, fmt.CONSTRAINTS_CONFIG) or p.startswith(_MEMFS_MARKERS)
+               for p in paths)
+
+
+_SHARED_NAME = re.compile(r"[A-Za-z0-9._-]{1,64}")
+
+
+def shared_memory_name(path: Path) -> str | None:
+    """The repository name when ``path`` is a shared-memory repository mounted beside an
+    agent's ``memory/`` (``~/.letta/agents/<id>/<name>/``, Letta Code 0.34, cloud only: names
+    ``[A-Za-z0-9._-]{1,64}``, ``memory`` reserved); None otherwise. ``memory-worktrees`` and
+    ``memory-backup-*`` beside it are Letta Code's own copies of ``memory/``, not repositories of
+    their own."""
+    parts = path.parts
+    if len(parts) < 4 or parts[-3] != "agents" or parts[-4] != ".letta":
+        return None
+    name = parts[-1]
+    if (not _SHARED_NAME.fullmatch(name) or name == "memory" or name == "memory-worktrees"
+            or name.startswith("memory-backup")):
+        return None
+    return name
+
+
+def _agent_memory_folder(path: Path) -> bool:
+    """``~/.letta/agents/<id>/memory``: where Letta Code keeps an agent's memory repository."""
+    parts = path.parts
+    return len(parts) >= 4 and parts[-1] == "memory" and parts[-3] == "agents" and parts[-4] == ".letta"
 
 
 def _tree_paths(info: _git.RepoInfo) -> list[str]:
@@ -103,6 +131,38 @@ def _installed_hook(info: _git.RepoInfo | None) -> str | None:
     if fmt.LETTA_HOOK_MARKER not in text:
         return None
     return "2026-02" if "missing required field 'limit'" in text else "current"
+
+
+def layout_policy_of(info: _git.RepoInfo | None, commit: str | None, *, shared: bool = False
+                     ) -> tuple[str | None, str]:
+    """The layout policy Letta Code validates this checkout under, and why (its
+    ``memoryLayoutPolicy``): ``.git/letta-memory-layout-policy`` in the repository's common git
+    folder when it holds a policy word, else the commit's tree. None (with the reason) for a
+    folder that is not a repository. Reads the policy file (a regular file of at most 4 KB;
+    anything else counts as absent, as an unreadable file does for Letta) and asks git
+    whether any commit before ``commit`` touched ``MEMORY.md``; writes nothing. A
+    shared-memory repository (``shared``) without a policy file is ``shared-memory``: Letta
+    Code installs that policy in every one it mounts (``installSharedMemoryPreCommitHook``)."""
+    if info is None or info.empty or commit is None:
+        return None, "not a git repository with commits: Letta Code validates commits only"
+    policy_file = _hardened.common_dir(info.git_dir) / fmt.LAYOUT_POLICY_FILE
+    text = None
+    try:
+        if not policy_file.is_symlink() and policy_file.is_file() and policy_file.stat().st_size <= 4096:
+            text = policy_file.read_bytes().decode("utf-8", "replace")
+    except OSError:
+        text = None
+    # `git cat-file -e HEAD:MEMORY.md` holds for a folder of that name too
+    if shared and text is None:
+        return "shared-memory", ("a shared-memory repository without a policy file: Letta Code "
+                                 "installs shared-memory in every one it mounts")
+    head_has_root = any(e.path == fmt.ROOT_INDEX or e.path.startswith(fmt.ROOT_INDEX + "/")
+                        for e in _git.ls_tree(info.path, commit))
+    ever = head_has_root
+    if not ever and text is not None and text.strip() == "root-marker":
+        ever = bool(_git.run_git(info.path, "rev-list", "-n", "1", commit, "--", fmt.ROOT_INDEX,
+                                 check=False).strip())
+    return fmt.layout_policy(text, memory_md_ever=ever, head_has_root=head_has_root)
 
 
 def _v2_evidence(texts: dict[str, str]) -> bool:
@@ -135,7 +195,13 @@ def letta_evidence(path: Path, info: _git.RepoInfo | None, paths: list[str]
         found.append(f"{fmt.CONFIG_PATH} is in the tree (the Letta server creates every memory "
                      "repository with it)")
     parts = path.parts
-    if len(parts) >= 4 and parts[-1] == "memory" and parts[-3] == "agents" and parts[-4] == ".letta":
+    if fmt.CONSTRAINTS_CONFIG in paths:
+        found.append(f"{fmt.CONSTRAINTS_CONFIG} is in the tree (Letta Code's tracked memory "
+                     "constraints policy)")
+    if shared_memory_name(path):
+        found.append(f"the folder is a shared-memory repository mounted beside an agent's memory "
+                     f"under .letta/agents/{parts[-2]}/ (where Letta Code mounts them)")
+    if _agent_memory_folder(path):
         found.append(f"the folder is an agent's memory under .letta/agents/{parts[-2]}/ (where "
                      "Letta Code keeps it)")
     hook = _installed_hook(info)
@@ -153,15 +219,19 @@ def letta_evidence(path: Path, info: _git.RepoInfo | None, paths: list[str]
         for line in log:
             email, _, subject = line.partition("\x1f")
             kind = fmt.classify_author(None, email, message=subject)
-            if kind in ("agent", "reflection_subagent", "server_user", "system"):
+            if kind in ("agent", "reflection_subagent", "server_user", "system", "harness"):
                 counts[kind] = counts.get(kind, 0) + 1
             if subject.startswith("merge(reflection):"):
                 counts["reflection_merge"] = counts.get("reflection_merge", 0) + 1
+            if subject.startswith("merge(memory):"):
+                counts["memory_merge"] = counts.get("memory_merge", 0) + 1
         words = {"agent": "by Letta agent identities (agent-…@letta.com)",
                  "reflection_subagent": "by Letta reflection subagents",
                  "server_user": "by Letta server users (user-…@letta.ai)",
                  "system": "by the Letta server's own identities (…@letta.ai)",
-                 "reflection_merge": "are Letta Code reflection merges (merge(reflection): …)"}
+                 "harness": "by Letta Code itself (noreply@letta.com)",
+                 "reflection_merge": "are Letta Code reflection merges (merge(reflection): …)",
+                 "memory_merge": "are Letta Code memory-worker merges (merge(memory): …)"}
         for kind, n in counts.items():
             found.append(f"{n} commit(s) {words[kind]}")
     if fmt.ROOT_INDEX in paths and info is not None and not info.empty:
@@ -227,7 +297,8 @@ def _locate(path: Path) -> _Source:
         if (path.parent / "agent.yaml").is_file():
             return _Source(path, "souveraine", info, path, agent_yaml=path.parent / "agent.yaml",
                            name=None)
-        if info.empty or _is_memfs_tree(paths):
+        if (info.empty or _is_memfs_tree(paths) or _agent_memory_folder(path)
+                or shared_memory_name(path)):
             name = path.parent.name if path.name == "memory" else path.name
             return _memfs_source(path, info, path, paths, name)
         raise UnrecognizedStore("a git repository, but its HEAD has no system/, MEMORY.md, "

@@ -6,6 +6,9 @@ are below (see the Letta and elfmem format notes):
 ========================================  ================  ===================================
 ``~/.letta/agents/<id>/memory``           letta_memfs       Letta Code memfs, cloud backend
 ``~/.letta/lc-local-backend/memfs/<id>/memory``  letta_memfs  local backend
+``~/.letta/agents/<id>/<repo>``             letta_memfs       a shared-memory repository
+                                                             mounted beside memory/ (column
+                                                             ``shared_repo`` names it)
 ``~/.souveraine/agents/<id>/memory``      souveraine        Souveraine memory repo
 ``~/.pi/unified/agents/<id>``             souveraine        Souveraine's unified inventory
 ``<folder>/.elfmem`` (memory/ or ledger/)  elfmem_substrate  elfmem markdown substrate
@@ -43,6 +46,7 @@ from memlab._escape import terminal_line
 from memlab.errors import MemlabError, StoreNotFound, UnrecognizedStore
 from memlab.kinds import Search
 from memlab.sources._git import shown_path as _shown_path
+from memlab.sources._memfs_locate import shared_memory_name
 from memlab.store import categories
 
 __all__ = ["discover", "walk_stores", "INVENTORY_COLUMNS", "find_letta_memfs", "find_souveraine",
@@ -52,7 +56,7 @@ INVENTORY_COLUMNS: dict[str, str] = {
     "agent_id": "string", "kind": "category", "layout": "category", "path": "string",
     "name": "string", "files": "Int64", "bytes": "Int64",
     "last_commit": "datetime64[ns, UTC]", "modified": "datetime64[ns, UTC]",
-    "problem": "string",
+    "problem": "string", "shared_repo": "string",
 }
 
 # Folders never worth descending into while looking for .elfmem/ under a home folder.
@@ -282,6 +286,16 @@ def find_letta_memfs(search: Search) -> Iterator[dict[str, Any]]:
             elif memory.is_dir():
                 yield _row(agent_dir.name, "letta_memfs", _letta_layout(memory), memory,
                            repos=[memory])
+            # Shared-memory repositories Letta Code mounts beside memory/ (cloud agents):
+            # stores of the same agent, one row each.
+            for shared in _subdirs(agent_dir):
+                if shared_memory_name(shared) is None or not (shared / ".git").exists():
+                    continue
+                linked = _linked_row(agent_dir.name, "letta_memfs", None, shared, [shared])
+                row = linked if linked is not None else _row(
+                    agent_dir.name, "letta_memfs", _letta_layout(shared), shared, repos=[shared])
+                row["shared_repo"] = shared.name
+                yield row
 
 
 def _letta_layout(memory: Path) -> str:

@@ -3,9 +3,14 @@
 ``load_letta_server(dsn_or_path)`` reads
 
 * a PostgreSQL database (``postgresql://user@host:port/db``; Letta 0.12-0.16.8, schema from
-  Letta's alembic migrations) inside one ``READ ONLY`` ``REPEATABLE READ`` transaction, so every
-  frame comes from the same instant of a live server and nothing can be written; use a role
-  with ``SELECT`` only for defence in depth;
+  Letta's alembic migrations, tables in schema ``public``) inside one ``READ ONLY``
+  ``REPEATABLE READ`` transaction, so every frame comes from the same instant of a live server
+  and nothing can be written. The database is untrusted (:mod:`memlab.sources._letta_pg`):
+  the session's ``search_path``, ``statement_timeout`` and ``lock_timeout`` are pinned at
+  connection (``MEMLAB_PG_STATEMENT_TIMEOUT`` / ``MEMLAB_PG_LOCK_TIMEOUT``, milliseconds), a
+  superuser or server-program role is refused, and so is a view, foreign table, rule, row
+  policy or owner-defined type where Letta has a plain table
+  (:class:`~memlab.errors.UnsafeDatabase`);
 * an SQLite file (``~/.letta/sqlite.db``; Letta ≤ 0.11.7, schema from ``create_all``) through
   :mod:`memlab.sources._sqlite_snapshot`, the discipline elfmem databases are read with:
   nothing in its folder is created or changed, even for a live server.
@@ -56,8 +61,10 @@ import pandas as pd
 
 from memlab._files import sqlite_uri
 from memlab.constants import INT64_MAX
-from memlab.errors import MissingExtra, SourceError, UnrecognizedStore, UnsupportedSchema
+from memlab.errors import SourceError, UnrecognizedStore, UnsupportedSchema
 from memlab.formats import _json
+from memlab.sources._letta_pg import (check_role, connect, guarded_tables, pin_session,
+                                      qualified, redact_dsn, refusal, timeouts)
 from memlab.sources._sqlite_snapshot import BadText, decode_text
 from memlab.store import Problems, Store, categories, utc_datetimes
 
@@ -70,6 +77,9 @@ _ACTOR_OF_TYPE = {"letta_agent": "agent", "letta_user": "server_user"}
 _DSN_RE = re.compile(r"^postgres(ql)?(\+\w+)?://", re.I)
 #: The tables that make a database a Letta server's; without them it is something else.
 REQUIRED_TABLES = ("block", "agents")
+#: Every table memlab reads from a Letta server database.
+LETTA_TABLES = ("organizations", "users", "agents", "block", "blocks_agents", "block_history",
+                "blocks_tags", "agents_tags", "alembic_version")
 _REQUIRED_BLOCK_COLUMNS = ("id", "label", "value")
 
 # (db column, frame column, dtype); dtype is one of str/int/bool/time/json/cat.
@@ -113,16 +123,6 @@ _AGENT_TAGS = [("agent_id", "agent_id", "str"), ("tag", "tag", "str")]
 def is_dsn(source: Any) -> bool:
     """True for a PostgreSQL connection URI (``postgresql://`` or ``postgres://``)."""
     return isinstance(source, str) and bool(_DSN_RE.match(source.strip()))
-
-
-def redact_dsn(dsn: str) -> str:
-    """The DSN without its password (safe for messages, ``meta`` and reports)."""
-    parts = urllib.parse.urlsplit(dsn.strip())
-    if parts.password is None:
-        return dsn.strip()
-    netloc = parts.netloc.rsplit("@", 1)
-    user = urllib.parse.unquote(netloc[0].split(":", 1)[0])
-    return urllib.parse.urlunsplit(parts._replace(netloc=f"{user}:***@{netloc[1]}"))
 
 
 def is_letta_sqlite(path: str | Path) -> bool:
@@ -170,6 +170,10 @@ class _Source:
     def rows(self, sql: str) -> list[tuple]:
         raise NotImplementedError
 
+    def table_sql(self, table: str) -> str:
+        """How a query names ``table``."""
+        return _q(table)
+
     def select(self, table: str, spec: list[tuple[str, str, str]]) -> tuple[pd.DataFrame, list[str]]:
         """The spec's columns of ``table`` that exist; the frame column names that do not."""
         have = set(self.columns.get(table, []))
@@ -177,7 +181,7 @@ class _Source:
         missing = [col for db, col, _ in spec if db not in have]
         if table not in self.columns or not present:
             return pd.DataFrame({col: pd.Series(dtype=object) for _, col, _ in spec}), missing
-        sql = f"SELECT {', '.join(_q(db) for db, _, _ in present)} FROM {_q(table)}"
+        sql = f"SELECT {', '.join(_q(db) for db, _, _ in present)} FROM {self.table_sql(table)}"
         data = self.rows(sql)
         # Object columns of the values as read: from_records would turn a BadText into a plain
         # str (losing the mark that it was repaired) and guess dtypes _typed decides anyway.
@@ -206,40 +210,23 @@ class _SQLite(_Source):
 
 
 class _Postgres(_Source):
+    """A Letta PostgreSQL database read as untrusted (:mod:`memlab.sources._letta_pg`): the
+    login role checked, Letta's tables checked to be plain tables and locked, before any row."""
+
     flavour = "postgres"
 
-    def __init__(self, conn) -> None:
+    def __init__(self, conn, where: str) -> None:
         super().__init__()
         self.conn = conn
-        cols: dict[str, list[str]] = {}
-        for table, column in conn.execute(
-                "SELECT table_name, column_name FROM information_schema.columns "
-                "WHERE table_schema = ANY (current_schemas(false)) "
-                "ORDER BY table_name, ordinal_position").fetchall():
-            cols.setdefault(table, []).append(column)
-        self.columns = cols
+        pin_session(conn)
+        check_role(conn)
+        self.columns = guarded_tables(conn, list(LETTA_TABLES), where=where)
 
     def rows(self, sql: str) -> list[tuple]:
         return self.conn.execute(sql).fetchall()
 
-
-def _connect_postgres(dsn: str):
-    try:
-        import psycopg
-    except ImportError as exc:
-        raise MissingExtra("psycopg", "letta-server",
-                           feature="reading a Letta PostgreSQL database") from exc
-    shown = redact_dsn(dsn)
-    try:
-        conn = psycopg.connect(dsn, connect_timeout=10, autocommit=False)
-    except psycopg.Error as exc:
-        first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
-        raise SourceError(f"cannot connect to PostgreSQL at {shown}: {first}",
-                          hint="check host, port, database name and credentials; memlab needs "
-                               "only SELECT on Letta's tables") from exc
-    conn.read_only = True
-    conn.isolation_level = psycopg.IsolationLevel.REPEATABLE_READ
-    return conn
+    def table_sql(self, table: str) -> str:
+        return qualified(table)
 
 
 # --------------------------------------------------------------------------- typing
@@ -509,7 +496,7 @@ def _load(src: _Source, path: Path, where: str, meta: dict) -> Store:
     frames, absent = _frames(src, where, problems)
     revision = None
     if "alembic_version" in src.columns:
-        got = src.rows("SELECT version_num FROM alembic_version")
+        got = src.rows(f"SELECT {_q('version_num')} FROM {src.table_sql('alembic_version')}")
         revision = str(got[0][0]) if got else None
     meta.update({
         "flavour": src.flavour,
@@ -527,8 +514,10 @@ def load_letta_server(dsn_or_path: str | Path) -> Store:
     """Load a Letta server database read-only (see the module docstring for frames and rules).
 
     ``dsn_or_path`` is a ``postgresql://`` URI or the path of a Letta SQLite file. Raises
-    SourceError (cannot connect), UnrecognizedStore (no Letta tables), UnsupportedSchema (a
-    block table without id/label/value), MissingExtra (no psycopg for a DSN).
+    SourceError (cannot connect, a timeout, a lock), UnsafeDatabase (a role or a relation memlab
+    will not read through), UnrecognizedStore (no Letta tables), UnsupportedSchema (a block
+    table without id/label/value), MissingExtra (no psycopg for a DSN), InvalidArgument (a bad
+    ``MEMLAB_PG_*`` timeout).
 
     Example::
 
@@ -538,19 +527,19 @@ def load_letta_server(dsn_or_path: str | Path) -> Store:
     if is_dsn(dsn_or_path):
         dsn = str(dsn_or_path).strip()
         shown = redact_dsn(dsn)
-        conn = _connect_postgres(dsn)
+        conn = connect(dsn)
         try:
             import psycopg
 
             try:
                 parts = urllib.parse.urlsplit(dsn)
                 name = f"{parts.path.lstrip('/') or 'postgres'}@{parts.hostname or 'localhost'}"
-                return _load(_Postgres(conn), Path(shown), shown,
-                             {"dsn": shown, "name": name, "transaction": "read only, repeatable read"})
+                statement, lock = timeouts()
+                return _load(_Postgres(conn, shown), Path(shown), shown,
+                             {"dsn": shown, "name": name, "transaction": "read only, repeatable read",
+                              "statement_timeout_ms": statement, "lock_timeout_ms": lock})
             except psycopg.Error as exc:
-                first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
-                raise SourceError(f"PostgreSQL refused a read at {shown}: {first}",
-                                  hint="memlab needs SELECT on Letta's tables") from exc
+                raise refusal(exc, shown) from exc
         finally:
             conn.rollback()
             conn.close()

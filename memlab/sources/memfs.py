@@ -45,8 +45,9 @@ from memlab.sources._bundle import SAMPLE_BUNDLE, unpack_bundle
 from memlab.sources._memfs_files import (FILES_COLUMNS, _files_frame, domain_of, in_prompt,
                                          is_memory_path)
 from memlab.sources._memfs_locate import (_KINDS, _SOURCE_ATTR, LAYOUTS, LETTA_LAYOUTS,
-                                          _classify, _decode, _located, _locate,
-                                          _require_commits, letta_evidence)
+                                          _agent_memory_folder, _classify, _decode, _located, _locate,
+                                          _require_commits, layout_policy_of, letta_evidence,
+                                          shared_memory_name)
 from memlab.sources._memfs_read import _read_disk, _read_tree, _substrate_inputs
 from memlab.store import Problems, Store, empty_frame
 
@@ -58,6 +59,23 @@ _UNCOMMITTED_COLUMNS = {"path": "string", "change": "category"}
 
 
 # --------------------------------------------------------------------------- public calls
+
+def _shared_siblings(root: Path) -> list[str]:
+    """The shared-memory repositories mounted beside an agent's ``memory/`` (their folder
+    names), for ``~/.letta/agents/<id>/memory``; empty elsewhere. Names only: each is a store
+    of its own (``load_memfs`` it; ``discover`` lists it with the agent)."""
+    if not _agent_memory_folder(root):
+        return []
+    out = []
+    try:
+        for entry in sorted(root.parent.iterdir()):
+            if (shared_memory_name(entry) and not entry.is_symlink() and entry.is_dir()
+                    and (entry / ".git").exists()):
+                out.append(entry.name)
+    except OSError:
+        return []
+    return out
+
 
 def load_memfs(path: str | Path, ref: str = "HEAD", *, history: bool = True) -> Store:
     """Load a Letta memfs repo, a Souveraine agent dir or an elfmem substrate, read-only.
@@ -78,13 +96,21 @@ def load_memfs(path: str | Path, ref: str = "HEAD", *, history: bool = True) -> 
                             "branch": None, "shallow": False, "agent": None, "uncommitted": 0,
                             "repo": str(src.root), "name": src.name,
                             "letta_evidence": list(src.evidence),
-                            "letta_hook_installed": src.hook_installed}
+                            "letta_hook_installed": src.hook_installed,
+                            "layout_policy": None, "layout_policy_basis": None,
+                            "shared_memory": None, "shared_memory_repos": []}
     frames: dict[str, pd.DataFrame] = {}
     info = src.repo
     if info is not None:
         _require_commits(info)
         commit = _git.resolve_commit(info.path, ref)
         meta.update(head_sha=info.head_sha, ref_sha=commit, branch=info.branch, shallow=info.shallow)
+        if src.layout in LETTA_LAYOUTS:
+            shared = shared_memory_name(src.root)
+            meta["layout_policy"], meta["layout_policy_basis"] = layout_policy_of(
+                info, commit, shared=shared is not None)
+            meta["shared_memory"] = shared
+            meta["shared_memory_repos"] = _shared_siblings(src.root) if shared is None else []
         if info.branch is None:
             problems.add(info.path, "detached_head",
                          f"HEAD is detached at {info.head_sha[:12]}; Letta Code pulls and pushes "
@@ -104,6 +130,8 @@ def load_memfs(path: str | Path, ref: str = "HEAD", *, history: bool = True) -> 
                                                  categories=fmt.AUTHOR_KINDS)
             hist["change_type"] = pd.Categorical(hist["change_type"].astype(object),
                                                  categories=("A", "M", "D", "R"))
+            hist["branch_role"] = pd.Categorical(hist["branch_role"].astype(object),
+                                                 categories=fmt.BRANCH_ROLES)
             for file, kind, message in found:
                 problems.add(file, kind, message)
             frames["history"] = hist
@@ -233,7 +261,8 @@ def file_versions(store_or_path: Store | str | Path, *, with_text: bool = True) 
     Merges carry their diff against the first parent (so walking a branch's first-parent chain
     and applying each row rebuilds its tree at every commit); ``is_merge`` marks them.
     Columns: sha, parents, is_merge, authored_at, committed_at, branch, change_type, old_path,
-    path, old_blob, new_blob, new_bytes (Int64) and, with ``with_text``, old_text / new_text for
+    path, old_blob, new_blob, new_mode (``100644``, ``120000``...; NA when deleted), new_bytes
+    (Int64) and, with ``with_text``, old_text / new_text for
     UTF-8 ``.md`` blobs (NA for deleted, binary or other files, and for a blob over
     :data:`~memlab.constants.MAX_FILE_BYTES`, whose size is in ``new_bytes`` and whose content
     is never read).
@@ -241,7 +270,8 @@ def file_versions(store_or_path: Store | str | Path, *, with_text: bool = True) 
     src = _located(store_or_path)
     if src.repo is None or src.repo.empty:
         cols = ["sha", "parents", "is_merge", "authored_at", "committed_at", "branch", "change_type",
-                "old_path", "path", "old_blob", "new_blob", "new_bytes", "old_text", "new_text"]
+                "old_path", "path", "old_blob", "new_blob", "new_mode", "new_bytes", "old_text",
+                "new_text"]
         return pd.DataFrame({c: pd.Series(dtype="object") for c in cols})
     repo = src.repo.path
     df = _git.log_changes(repo)

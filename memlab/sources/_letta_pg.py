@@ -1,0 +1,261 @@
+"""A Letta PostgreSQL database read as untrusted: whoever owns it owns its views, functions and
+per-database settings, so a read must not run any of them, nor wait on them forever.
+
+What :func:`connect`, :func:`pin_session`, :func:`check_role` and :func:`guarded_tables` do
+before memlab reads a row (:func:`refusal` turns a psycopg error into one line naming the
+timeout it hit; :func:`redact_dsn` keeps passwords out of every message):
+
+* the session is pinned in the connection's startup packet (libpq ``options``), which outranks
+  ``ALTER DATABASE … SET`` and ``ALTER ROLE … SET``: ``search_path=pg_catalog, pg_temp`` (no
+  owner's schema is searched, so no owner's function or operator can shadow a built-in),
+  ``statement_timeout`` and ``lock_timeout`` (:data:`~memlab.constants.PG_STATEMENT_TIMEOUT_MS`,
+  :data:`~memlab.constants.PG_LOCK_TIMEOUT_MS`; ``MEMLAB_PG_STATEMENT_TIMEOUT`` and
+  ``MEMLAB_PG_LOCK_TIMEOUT``, in milliseconds, change them), ``row_security=off`` (a row policy
+  that would apply is an error, never a call of its expression),
+  ``default_transaction_read_only=on``, and ``DateStyle`` / ``TimeZone`` / ``IntervalStyle``
+  (values are read as psycopg expects them, whatever the database sets); the settings are read
+  back and set again if a pooler dropped them;
+* the role memlab logged in as must not be a superuser, nor a member of a superuser role or of
+  ``pg_execute_server_program`` / ``pg_read_server_files`` / ``pg_write_server_files``
+  (:class:`~memlab.errors.UnsafeDatabase`, with the fix: a SELECT-only role);
+* each of Letta's tables in schema ``public`` must be a plain table (``pg_class.relkind = 'r'``)
+  without rules or row-level security, and each column memlab reads must have a type whose
+  output function is a built-in (``pg_catalog``): a view, materialized view, foreign table,
+  partitioned table, a table with a rule or a policy, or a column of an owner's type is refused
+  by name, before any of it is read; the tables are then locked ``ACCESS SHARE`` (so none can be
+  swapped for a view mid-read) and checked again.
+
+Every query memlab sends names its relations schema-qualified, reads tables with ``FROM ONLY``
+(no inherited child table is read), and calls built-ins as ``pg_catalog.*`` and operators as
+``OPERATOR(pg_catalog.=)``, so the pinned ``search_path`` is a second wall, not the only one.
+"""
+
+from __future__ import annotations
+
+import os
+import urllib.parse
+
+from memlab.constants import PG_LOCK_TIMEOUT_MS, PG_STATEMENT_TIMEOUT_MS
+from memlab.errors import InvalidArgument, MissingExtra, SourceError, UnsafeDatabase
+
+__all__ = ["SCHEMA", "SEARCH_PATH", "DANGEROUS_ROLES", "STATEMENT_TIMEOUT_ENV", "LOCK_TIMEOUT_ENV",
+           "timeouts", "startup_options", "pin_session", "check_role", "guarded_tables",
+           "qualified", "redact_dsn", "connect", "refusal"]
+
+#: The schema Letta's alembic migrations create its tables in.
+SCHEMA = "public"
+SEARCH_PATH = "pg_catalog, pg_temp"
+#: Predefined roles that can run programs on, or read and write files of, the database host.
+DANGEROUS_ROLES = ("pg_execute_server_program", "pg_read_server_files", "pg_write_server_files")
+STATEMENT_TIMEOUT_ENV = "MEMLAB_PG_STATEMENT_TIMEOUT"
+LOCK_TIMEOUT_ENV = "MEMLAB_PG_LOCK_TIMEOUT"
+
+_KINDS = {"v": "a view", "m": "a materialized view", "f": "a foreign table",
+          "p": "a partitioned table", "S": "a sequence", "i": "an index", "I": "an index",
+          "c": "a composite type", "t": "a TOAST table"}
+_FIX_ROLE = ("connect as a role with SELECT on Letta's tables only, e.g. CREATE ROLE memlab_ro "
+             "LOGIN PASSWORD '…'; GRANT SELECT ON ALL TABLES IN SCHEMA public TO memlab_ro")
+
+
+def _ident(name: str) -> str:
+    return '"' + name.replace('"', '""') + '"'
+
+
+def qualified(table: str) -> str:
+    """``ONLY "public"."table"``: the table itself, never a child that inherits from it."""
+    return f"ONLY {_ident(SCHEMA)}.{_ident(table)}"
+
+
+def _env_ms(name: str, default: int) -> int:
+    raw = os.environ.get(name)
+    if raw is None or not raw.strip():
+        return default
+    try:
+        value = int(raw.strip())
+    except ValueError:
+        value = 0
+    if value < 1 or value > 2**31 - 1:
+        raise InvalidArgument(f"{name}={raw!r} is not a whole number of milliseconds >= 1",
+                              hint=f"unset it for the default ({default} ms)")
+    return value
+
+
+def timeouts() -> tuple[int, int]:
+    """(statement_timeout, lock_timeout) in milliseconds: the environment's, else the defaults."""
+    return (_env_ms(STATEMENT_TIMEOUT_ENV, PG_STATEMENT_TIMEOUT_MS),
+            _env_ms(LOCK_TIMEOUT_ENV, PG_LOCK_TIMEOUT_MS))
+
+
+def _settings() -> dict[str, str]:
+    statement, lock = timeouts()
+    return {"search_path": SEARCH_PATH, "statement_timeout": f"{statement}ms",
+            "lock_timeout": f"{lock}ms", "row_security": "off",
+            "default_transaction_read_only": "on", "DateStyle": "ISO, MDY", "TimeZone": "UTC",
+            "IntervalStyle": "postgres"}
+
+
+def startup_options() -> str:
+    """The libpq ``options`` string pinning the session (spaces escaped as libpq wants)."""
+    return " ".join(f"-c {k}={v.replace(' ', chr(92) + ' ')}" for k, v in _settings().items())
+
+
+def _shown(setting: str, value: str) -> str:
+    """A setting as ``current_setting`` shows it (timeouts in their largest whole unit)."""
+    if setting.endswith("_timeout"):
+        ms = int(value[:-2])
+        for unit, size in (("h", 3_600_000), ("min", 60_000), ("s", 1000)):
+            if ms % size == 0:
+                return f"{ms // size}{unit}"
+        return f"{ms}ms"
+    return value
+
+
+def pin_session(conn) -> None:
+    """Check the pinned settings took; set any a connection pooler dropped (first statement)."""
+    wanted = _settings()
+    names = list(wanted)
+    got = conn.execute("SELECT " + ", ".join("pg_catalog.current_setting(%s)" for _ in names),
+                       names).fetchone()
+    for name, value in zip(names, got):
+        if value != _shown(name, wanted[name]):
+            conn.execute("SELECT pg_catalog.set_config(%s, %s, false)", [name, wanted[name]])
+
+
+def check_role(conn) -> None:
+    """Refuse a login role that is, or can become, a superuser or a server-program role."""
+    rows = conn.execute(
+        "SELECT r.rolname::pg_catalog.text, r.rolsuper FROM pg_catalog.pg_roles r "
+        "WHERE pg_catalog.pg_has_role(session_user, r.oid, 'MEMBER') "
+        "AND (r.rolsuper OR r.rolname::pg_catalog.text OPERATOR(pg_catalog.=) "
+        "ANY (%s::pg_catalog.text[])) ORDER BY 2 DESC, 1",
+        [list(DANGEROUS_ROLES)]).fetchall()
+    who = conn.execute("SELECT session_user::pg_catalog.text").fetchone()[0]
+    if not rows:
+        return
+    name, is_super = rows[0]
+    if is_super and name == who:
+        why = f"role {who!r} is a superuser"
+    elif is_super:
+        why = f"role {who!r} is a member of superuser role {name!r}"
+    else:
+        why = f"role {who!r} is a member of {name} (it can run programs or read files on the host)"
+    raise UnsafeDatabase(f"{why}: memlab does not read a database over a connection that could "
+                         "run the owner's code with those rights", hint=_FIX_ROLE)
+
+
+def _relations(conn, tables: list[str]) -> tuple[dict[str, list[str]], list[str]]:
+    """Columns memlab may read of each of ``tables`` that exists; the refusals, one per table."""
+    rel = conn.execute(
+        "SELECT c.relname::pg_catalog.text, c.relkind::pg_catalog.text, c.relhasrules, "
+        "c.relrowsecurity FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n "
+        "ON n.oid OPERATOR(pg_catalog.=) c.relnamespace "
+        "WHERE n.nspname OPERATOR(pg_catalog.=) %s::pg_catalog.name "
+        "AND c.relname::pg_catalog.text OPERATOR(pg_catalog.=) ANY (%s::pg_catalog.text[]) "
+        "ORDER BY 1", [SCHEMA, tables]).fetchall()
+    refusals = []
+    plain = []
+    for name, kind, rules, rls in rel:
+        if kind != "r":
+            refusals.append(f"{SCHEMA}.{name} is {_KINDS.get(kind, f'relkind {kind!r}')}, "
+                            "where Letta has a table")
+        elif rules:
+            refusals.append(f"{SCHEMA}.{name} has a rule (CREATE RULE), which Letta never makes")
+        elif rls:
+            refusals.append(f"{SCHEMA}.{name} has row-level security, which Letta never enables")
+        else:
+            plain.append(name)
+    columns: dict[str, list[str]] = {}
+    if not plain:
+        return columns, refusals
+    for table, column, typ, out_ns in conn.execute(
+            "SELECT c.relname::pg_catalog.text, a.attname::pg_catalog.text, "
+            "pg_catalog.format_type(a.atttypid, a.atttypmod), pn.nspname::pg_catalog.text "
+            "FROM pg_catalog.pg_attribute a "
+            "JOIN pg_catalog.pg_class c ON c.oid OPERATOR(pg_catalog.=) a.attrelid "
+            "JOIN pg_catalog.pg_namespace n ON n.oid OPERATOR(pg_catalog.=) c.relnamespace "
+            "JOIN pg_catalog.pg_type t ON t.oid OPERATOR(pg_catalog.=) a.atttypid "
+            "JOIN pg_catalog.pg_proc p ON p.oid OPERATOR(pg_catalog.=) t.typoutput "
+            "JOIN pg_catalog.pg_namespace pn ON pn.oid OPERATOR(pg_catalog.=) p.pronamespace "
+            "WHERE n.nspname OPERATOR(pg_catalog.=) %s::pg_catalog.name "
+            "AND c.relname::pg_catalog.text OPERATOR(pg_catalog.=) ANY (%s::pg_catalog.text[]) "
+            "AND a.attnum OPERATOR(pg_catalog.>) 0 AND NOT a.attisdropped "
+            "AND pg_catalog.has_column_privilege(c.oid, a.attnum, 'SELECT') "
+            "ORDER BY c.relname, a.attnum", [SCHEMA, plain]).fetchall():
+        if out_ns != "pg_catalog":
+            refusals.append(f"{SCHEMA}.{table}.{column} has type {typ}, whose output function is "
+                            f"the database's own ({out_ns}), not a built-in")
+        columns.setdefault(table, []).append(column)
+    return columns, refusals
+
+
+def guarded_tables(conn, tables: list[str], *, where: str) -> dict[str, list[str]]:
+    """The readable columns of each of ``tables`` in schema ``public``, once every one of them is
+    a plain table of built-in types, locked against being swapped; else UnsafeDatabase."""
+    columns, refusals = _relations(conn, tables)
+    if not refusals and columns:
+        conn.execute("LOCK TABLE " + ", ".join(qualified(t) for t in sorted(columns))
+                     + " IN ACCESS SHARE MODE")
+        columns, refusals = _relations(conn, tables)  # what the lock now holds still
+    if refusals:
+        more = f" (and {len(refusals) - 1} more)" if len(refusals) > 1 else ""
+        raise UnsafeDatabase(f"refusing to read {where}: {refusals[0]}{more}; memlab reads only "
+                             "plain tables of built-in types (a view, rule or policy runs the "
+                             "owner's code, a foreign table reads elsewhere)",
+                             hint="point memlab at the Letta server's own database, or restore "
+                                  "Letta's tables as plain tables")
+    return columns
+
+
+def redact_dsn(dsn: str) -> str:
+    """The DSN without its password (safe for messages, ``meta`` and reports)."""
+    parts = urllib.parse.urlsplit(dsn.strip())
+    if parts.password is None:
+        return dsn.strip()
+    netloc = parts.netloc.rsplit("@", 1)
+    user = urllib.parse.unquote(netloc[0].split(":", 1)[0])
+    return urllib.parse.urlunsplit(parts._replace(netloc=f"{user}:***@{netloc[1]}"))
+
+
+def connect(dsn: str):
+    """A psycopg connection to ``dsn`` with the session pinned (:func:`startup_options`), in a
+    read-only repeatable-read transaction once it runs its first statement."""
+    try:
+        import psycopg
+    except ImportError as exc:
+        raise MissingExtra("psycopg", "letta-server",
+                           feature="reading a Letta PostgreSQL database") from exc
+    shown = redact_dsn(dsn)
+    options = startup_options()  # before connecting: a bad MEMLAB_PG_* is an InvalidArgument
+    try:
+        conn = psycopg.connect(dsn, connect_timeout=10, autocommit=False, options=options)
+    except psycopg.Error as exc:
+        first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+        raise SourceError(f"cannot connect to PostgreSQL at {shown}: {first}",
+                          hint="check host, port, database name and credentials; memlab needs "
+                               "only SELECT on Letta's tables") from exc
+    conn.read_only = True
+    conn.isolation_level = psycopg.IsolationLevel.REPEATABLE_READ
+    return conn
+
+
+def refusal(exc, shown: str) -> SourceError:
+    """A psycopg error during the read as one line: timeouts say which and how to change it."""
+    import psycopg
+
+    statement, lock = timeouts()
+    first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+    if isinstance(exc, psycopg.errors.LockNotAvailable):
+        return SourceError(f"PostgreSQL at {shown}: a Letta table stayed locked by another session "
+                           f"past memlab's lock_timeout ({lock} ms): {first}",
+                           hint=f"retry when the lock is released, or raise {LOCK_TIMEOUT_ENV}")
+    if isinstance(exc, psycopg.errors.QueryCanceled):
+        return SourceError(f"PostgreSQL at {shown}: a read ran past memlab's statement_timeout "
+                           f"({statement} ms): {first}",
+                           hint=f"raise {STATEMENT_TIMEOUT_ENV} (milliseconds) for a very large "
+                                "server")
+    if isinstance(exc, psycopg.DataError):
+        return SourceError(f"PostgreSQL at {shown}: a value memlab cannot read: {first}",
+                           hint="a value Python cannot hold, such as an 'infinity' timestamp, "
+                                "is in a Letta table")
+    return SourceError(f"PostgreSQL refused a read at {shown}: {first}",
+                       hint="memlab needs SELECT on Letta's tables")

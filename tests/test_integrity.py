@@ -1,0 +1,236 @@
+"""The ``integrity`` table (issue 28): rewritten memfs histories, made with real git operations
+(a server re-creating a repository and a clone following it with a forced fetch and a reset;
+an amend), and Letta server checkpoint chains tampered with by direct SQL on copies of the real
+fixtures (0.11.7 on SQLite; 0.16.8 on PostgreSQL). Untouched stores give no row."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sqlite3
+import subprocess
+import tempfile
+from pathlib import Path
+
+import pytest
+
+import memlab
+from memlab.sources.memfs import unpack_bundle
+
+from letta_server_fixtures import SQLITE_DB, SQLITE_PLAIN, letta_pg  # noqa: F401
+
+ENV = {**os.environ, "GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": os.devnull,
+       "GIT_AUTHOR_NAME": "User user-1", "GIT_AUTHOR_EMAIL": "user-1@letta.ai",
+       "GIT_COMMITTER_NAME": "User user-1", "GIT_COMMITTER_EMAIL": "user-1@letta.ai"}
+
+
+def git(repo: Path, *args: str) -> str:
+    return subprocess.run(["git", "-C", str(repo), "-c", "core.hooksPath=/dev/null", *args],
+                          check=True, capture_output=True, text=True, env=ENV).stdout.strip()
+
+
+def commit(repo: Path, message: str, files: dict[str, str]) -> str:
+    for rel, text in files.items():
+        (repo / rel).parent.mkdir(parents=True, exist_ok=True)
+        (repo / rel).write_text(text)
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", message)
+    return git(repo, "rev-parse", "HEAD")
+
+
+def kinds(store_or_path) -> list[str]:
+    return sorted(memlab.audit(store_or_path).tables["integrity"]["kind"].astype(str))
+
+
+@pytest.fixture
+def server_and_clone(tmp_path):
+    """A server-side memory repo with a lived history, and an agent's clone of it."""
+    server = tmp_path / "server"
+    server.mkdir()
+    git(server, "init", "-q", "-b", "main")
+    git(server, "config", "receive.denyCurrentBranch", "ignore")
+    commit(server, "Initial commit", {".letta/config.json": "{}\n",
+                                      "system/human.md": "---\ndescription: h\n---\nMaya\n"})
+    for i in range(3):
+        commit(server, f"Update system/notes{i} block",
+               {f"system/notes{i}.md": "---\ndescription: n\n---\n" + "line\n" * (5 + i)})
+    clone = tmp_path / ".letta" / "agents" / "agent-1" / "memory"
+    subprocess.run(["git", "clone", "-q", str(server), str(clone)], check=True, env=ENV)
+    return server, clone
+
+
+def _recreate(server: Path) -> str:
+    """What letta-ai/letta-code#2203 shows the server doing: a new history from scratch, an
+    'Initial commit' and 'Backfill … block' commits, forced onto main."""
+    git(server, "checkout", "-q", "--orphan", "fresh")
+    git(server, "rm", "-q", "-r", "--cached", ".")
+    for p in list(server.iterdir()):
+        if p.name != ".git":
+            shutil.rmtree(p) if p.is_dir() else p.unlink()
+    commit(server, "Initial commit", {".letta/config.json": "{}\n"})
+    tip = commit(server, "Backfill system/human block",
+                 {"system/human.md": "---\ndescription: h\n---\n"})
+    git(server, "branch", "-q", "-M", "fresh", "main")
+    return tip
+
+
+def test_untouched_repositories_and_samples_give_no_rows(server_and_clone, tmp_path):
+    _, clone = server_and_clone
+    assert kinds(clone) == []
+    for bundle in ("deep-research-memfs.bundle", "letta-code-v2.bundle"):
+        path = Path(__file__).resolve().parents[1] / "data" / "samples" / "memfs" / bundle
+        assert kinds(unpack_bundle(path, tmp_path / "unpacked")) == []
+
+
+def test_a_forced_fetch_of_a_recreated_history_before_the_clone_follows(server_and_clone):
+    server, clone = server_and_clone
+    _recreate(server)
+    git(clone, "fetch", "-q", "origin")  # forced update of origin/main
+    found = memlab.audit(clone).tables["integrity"]
+    assert sorted(found["kind"].astype(str)) == ["forced_update", "multiple_roots",
+                                                 "server_backfill", "unrelated_upstream"]
+    forced = found[found["kind"] == "forced_update"].iloc[0]
+    assert forced["ref"] == "refs/remotes/origin/main"
+
+
+def test_the_clone_follows_and_loses_commits_still_in_its_object_store(server_and_clone):
+    server, clone = server_and_clone
+    old_tip = git(clone, "rev-parse", "HEAD")
+    tip = _recreate(server)
+    git(clone, "fetch", "-q", "origin")
+    git(clone, "reset", "-q", "--hard", "origin/main")  # the local clone follows
+    audit = memlab.audit(clone)
+    found = audit.tables["integrity"]
+    assert set(found["kind"].astype(str)) == {"forced_update", "reset_away", "lost_commits",
+                                              "server_backfill"}
+    lost = found[found["kind"] == "lost_commits"]
+    assert set(lost["sha"]) == {old_tip}
+    detail = lost["detail"].iloc[0]
+    # the old history only ever added files: its tree's files and lines are what it added
+    files = git(clone, "ls-tree", "-r", "--name-only", old_tip).splitlines()
+    lines = sum(len(git(clone, "show", f"{old_tip}:{f}").splitlines()) for f in files)
+    assert "4 commit(s)" in detail and f"({len(files)} file(s), {lines} line(s) added)" in detail
+    assert f"git branch recovered-{old_tip[:12]} {old_tip}" in detail
+    # the recovery command the row gives works, on a copy (memlab itself writes nothing)
+    copy = clone.parent / "copy"
+    shutil.copytree(clone, copy)
+    git(copy, "branch", f"recovered-{old_tip[:12]}", old_tip)
+    assert git(copy, "show", f"recovered-{old_tip[:12]}:system/notes2.md").endswith("line")
+    backfill = found[found["kind"] == "server_backfill"].iloc[0]
+    assert backfill["sha"] == tip and backfill["produced_by"] == "server"
+    assert audit.headline["integrity_findings"] == len(found)
+    assert "integrity:" in audit.summary()
+
+
+def test_an_amend_is_a_rewrite_and_its_old_commit_is_lost(tmp_path):
+    repo = tmp_path / ".letta" / "agents" / "agent-2" / "memory"
+    repo.mkdir(parents=True)
+    git(repo, "init", "-q", "-b", "main")
+    commit(repo, "Initial commit", {"system/human.md": "---\ndescription: h\n---\nA\n"})
+    old = commit(repo, "Update system/human block", {"system/human.md": "---\ndescription: h\n---\nB\n"})
+    (repo / "system" / "human.md").write_text("---\ndescription: h\n---\nC\n")
+    git(repo, "commit", "-q", "-a", "--amend", "-m", "Update system/human block")
+    assert kinds(repo) == ["amended", "amended", "lost_commits"]  # HEAD's and main's reflogs
+    lost = memlab.audit(repo).tables["integrity"].query("kind == 'lost_commits'")
+    assert lost["sha"].tolist() == [old]
+
+
+# --------------------------------------------------------------------------- Letta server
+
+def _sqlite_case(tmp_path: Path, sql: str) -> Path:
+    copy = tmp_path / "letta.db"
+    shutil.copyfile(SQLITE_DB, copy)
+    with sqlite3.connect(copy) as db:
+        db.executescript(sql)
+    return copy
+
+
+HUMAN = "block-88e1c60f-6f67-40ee-9f14-ea417fca4416"   # ezra's human: checkpoints 1..4
+TEAM = "block-6d294448-018a-4df7-8ca5-b49696640902"    # team: checkpoints 1..3
+PERSONA_ENTRY = "block_hist-f9ba571f-2874-4704-bb45-f98dcf4f925f"
+
+CASES = {
+    "sequence_gap": f"DELETE FROM block_history WHERE block_id = '{HUMAN}' AND sequence_number = 2;",
+    # (sequence_duplicate is not built: both schemas hold a unique (block_id, sequence_number)
+    #  constraint, so a duplicate needs its owner to drop the constraint first)
+    "dangling_current": f"UPDATE block SET current_history_entry_id = 'block_hist-gone' WHERE id = '{TEAM}';",
+    "foreign_current": f"UPDATE block SET current_history_entry_id = '{PERSONA_ENTRY}' WHERE id = '{TEAM}';",
+    "label_mismatch": f"UPDATE block_history SET label = 'persona' WHERE block_id = '{HUMAN}' "
+                      "AND sequence_number = 3;",
+    "organization_mismatch": f"UPDATE block_history SET organization_id = 'org-other' WHERE "
+                             f"block_id = '{HUMAN}' AND sequence_number = 1;",
+    "time_backwards": f"UPDATE block_history SET created_at = '2026-01-01 00:00:00' WHERE "
+                      f"block_id = '{HUMAN}' AND sequence_number = 3;",
+    "value_tampered": f"UPDATE block SET value = 'rewritten by hand', updated_at = "
+                      f"'2026-01-01 00:00:00' WHERE id = '{HUMAN}';",
+}
+
+
+def test_the_untouched_server_fixtures_give_no_rows():
+    for db in (SQLITE_DB, SQLITE_PLAIN):
+        assert memlab.audit(db).headline["integrity_findings"] == 0
+
+
+@pytest.mark.parametrize("kind", sorted(CASES))
+def test_each_direct_write_is_one_integrity_row(kind, tmp_path):
+    found = memlab.audit(_sqlite_case(tmp_path, CASES[kind])).tables["integrity"]
+    assert found["kind"].astype(str).tolist() == [kind], found.to_dict("records")
+    assert found["produced_by"].astype(str).tolist() == ["direct_write"]
+
+
+def test_an_edit_without_a_checkpoint_is_what_servers_do_and_not_a_row(tmp_path):
+    later = _sqlite_case(tmp_path, f"UPDATE block SET value = 'edited via the API', updated_at = "
+                                   f"'2027-01-01 00:00:00' WHERE id = '{HUMAN}';")
+    audit = memlab.audit(later)
+    assert audit.headline["integrity_findings"] == 0
+    edits = audit.tables["edit_history"].set_index("block_id")
+    assert bool(edits.loc[HUMAN, "edited_after_checkpoint"]) is True
+
+
+def test_direct_writes_on_a_real_0_16_8_postgres_schema(letta_pg):  # noqa: F811
+    pg = letta_pg
+    assert memlab.audit(pg.dsn("letta")).headline["integrity_findings"] == 0
+    pg.psql("postgres", 'CREATE DATABASE tampered TEMPLATE letta')
+    try:
+        human = pg.psql("tampered", "\\pset format unaligned\n\\pset tuples_only on\n"
+                        "SELECT block_id FROM block_history GROUP BY block_id "
+                        "HAVING count(*) >= 3 ORDER BY block_id LIMIT 1;").strip()
+        pg.psql("tampered", f"DELETE FROM block_history WHERE block_id = '{human}' AND "
+                            "sequence_number = 2;")
+        pg.grant_reader("tampered")
+        found = memlab.audit(pg.dsn("tampered")).tables["integrity"]
+        assert found["kind"].astype(str).tolist() == ["sequence_gap"]
+        assert found["ref"].iloc[0].startswith(human)
+    finally:
+        pg.psql("postgres", "DROP DATABASE IF EXISTS tampered")
+
+
+def test_migrating_a_tampered_server_says_so_and_replays_the_rest(tmp_path, capsys):
+    from memlab.cli import main
+
+    db = _sqlite_case(tmp_path, CASES["sequence_gap"])
+    out = tmp_path / "out"
+    assert main(["migrate", str(db), str(out), "--verify"]) == 0
+    printed = capsys.readouterr()
+    assert "integrity" in printed.out + printed.err
+    result = memlab.migrate(str(db), str(tmp_path / "again"), to="letta", verify=True)
+    flags = result.flags[result.flags["kind"] == "integrity"]
+    assert flags["item"].tolist() == [HUMAN]
+    assert "sequence_gap" in flags["message"].iloc[0] and "not replayed" in flags["message"].iloc[0]
+    # the team block's clean chain is still replayed, one commit per checkpoint
+    log = subprocess.run(["git", "log", "--all", "--format=%B"], cwd=next(
+        p for p in (tmp_path / "again").iterdir() if (p / ".git").exists() and "ezra" in p.name),
+        capture_output=True, text=True).stdout
+    assert f"Letta-Block: {HUMAN}" not in log and f"Letta-Block: {TEAM}" in log
+
+
+@pytest.mark.slow
+def test_the_audit_report_shows_a_tampered_servers_findings(tmp_path):
+    from memlab.report import execute_notebook
+
+    db = _sqlite_case(tmp_path, CASES["foreign_current"])
+    result = execute_notebook("audit", {"stores": [str(db)]}, tmp_path / "out")
+    html = result.html.read_text()
+    assert "History you can trust" in html and "foreign_current" in html
+    assert result.metrics[db.name]["integrity_findings"] == 1 if db.name in result.metrics else \
+        next(iter(result.metrics.values()))["integrity_findings"] == 1

@@ -120,7 +120,7 @@ def _tool_edit(repo: Repo, rel: str, body: str, *, description: str | None = Non
 def build(dest: Path) -> dict[str, str]:
     """Migrate the Agent File into ``dest`` and replay the history; returns named commit shas."""
     store = load(SOURCE)
-    plan = plan_memfs(store, SOURCE, target="letta", when=MIGRATED_AT)
+    plan = plan_memfs(store, SOURCE, target="letta", when=MIGRATED_AT, layout="v1")  # a v1 sample
     apply_new(plan, dest, branch="main", force=False)
     r = Repo(dest)
     shas: dict[str, str] = {}

@@ -99,7 +99,9 @@ def test_migration_targets_come_from_the_kinds():
     assert kinds.targets() == ("substrate", "letta", "souveraine")
     assert kinds.get("elfmem_db").default_target == "substrate"
     assert kinds.get("letta_blocks").default_target == "letta"
-    assert kinds.get("letta_memfs").migrations == {}
+    # a Letta Code memfs repository moves to v2 (memlab.migrations._letta_upgrade)
+    assert list(kinds.get("letta_memfs").migrations) == ["letta"]
+    assert kinds.get("souveraine").migrations == {}
 
 
 def test_a_name_is_registered_once(toy):

@@ -543,9 +543,105 @@ def test_memlabs_own_v1_output_moves_to_v2(af, tmp_path, letta_code):
     _check_upgrade(tmp_path / "v1", tmp_path / "v2", letta_code, tmp_path)
     a = audit_memfs(load_memfs(tmp_path / "v2"))
     assert a.headline["findings"] == 0, a.summary()
+    # the .af's own side file follows its blocks: the Agent File verifies against the v2 repo,
+    # every value, description, limit and read-only; only a label with a folder outside
+    # system/ (ezra's reference/faq) sits where the move put it, not at the direct mapping's
+    parity = verify(af, tmp_path / "v2", retrieval=False)
+    bad = parity[~parity["ok"]]
+    assert set(bad["check"].astype(str)) <= {"presence"}
+    assert not (bad["actual"] == "missing").any()
+    assert all("/" in a and not a.startswith("system/") for a in bad["actual"])
 
 
 def test_a_v2_repo_is_not_moved_again(tmp_path, capsys):
     migrate(DATA / "samples/letta-af/customer_service.af", tmp_path / "v2", retrieval=False)
     assert main(["migrate", str(tmp_path / "v2"), str(tmp_path / "again")]) == 2
     assert "memfs v2 already" in capsys.readouterr().err
+
+
+# --------------------------------------------------------------------------- item 6: pins
+
+import re  # noqa: E402
+
+ROOT = DATA.parent
+#: The `letta` releases memlab installs anywhere: the last Python servers (PostgreSQL, SQLite)
+#: and Letta Code, the test oracle. Unpinned `letta` is Letta Code now, not the server.
+LETTA_PINS = {"0.16.8", "0.11.7", "0.34.12"}
+
+
+def test_every_letta_install_is_pinned():
+    files = [p for folder in ("scripts", "docs", ".ci") for p in (ROOT / folder).rglob("*")
+             if p.is_file()] + [ROOT / n for n in ("README.md", "Makefile", "environment.yml",
+                                                   "pyproject.toml", "setup.py")]
+    files.append(ROOT / "tests" / "letta_code.py")
+    pinned: set[str] = set()
+    unpinned = []
+    for path in files:
+        text = path.read_text(encoding="utf-8", errors="replace")
+        pinned |= set(re.findall(r"\bletta(?:\[[a-z,]+\])?==([0-9][0-9.]*[0-9])", text))
+        pinned |= set(re.findall(r'f"letta==\{VERSION\}"', text)) and {"0.34.12"}
+        for line in text.splitlines():
+            if re.search(r"pip3?\s+(install|download)\b", line) and re.search(
+                    r"(?<![\w-])letta(?![\w-])(?!\[[a-z,]+\]==|==|\[letta-server\])", line) \
+                    and "memlab[letta-server]" not in line:
+                unpinned.append(f"{path.relative_to(ROOT)}: {line.strip()}")
+    assert unpinned == []
+    assert pinned and pinned <= LETTA_PINS, pinned
+
+
+def test_the_readme_v2_section_runs_as_written(tmp_path, capsys):
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = readme.split("## Migrating to Letta Code memfs v2", 1)[1].split("\n## ", 1)[0]
+    lines = re.search(r"```console\n(.*?)```", section, re.S).group(1).splitlines()
+    src_repo = None
+    for line in lines:
+        args = line.split()[1:]
+        args = [str(ROOT / a) if a.startswith("data/") else a for a in args]
+        args = [str(tmp_path / Path(a).name) if a.startswith("/tmp/") else a for a in args]
+        if args[1].startswith("~/.letta"):  # an agent's v1 memory: the one /tmp/ezra-v1 made
+            args[1] = src_repo = str(tmp_path / "ezra-v1")
+        assert main(args) == 0, line
+    assert (tmp_path / "ezra" / "MEMORY.md").exists() and (tmp_path / "ezra-v1" / "system").is_dir()
+    assert src_repo and (tmp_path / "agent-1-v2" / "MEMORY.md").exists()
+    assert "0 difference(s)" in capsys.readouterr().out
+
+
+ELFMEM_DBS = [DATA / "samples/elfmem/elfmem-0.19.2-schema5.db",
+              DATA / "samples/elfmem/elfmem-0.20.0-schema9.db", DATA / "demo/elfmem-demo.db"]
+
+
+@pytest.mark.parametrize("db", ELFMEM_DBS, ids=lambda p: p.name)
+def test_elfmem_databases_to_letta_are_v2_letta_code_accepts(db, tmp_path, letta_code):
+    result = migrate(db, tmp_path / "out", to="letta", retrieval=False, verify=True)
+    assert result.ok is True
+    assert letta_code.audit_errors(tmp_path / "out") == []
+    files = _head_files(tmp_path / "out")
+    assert "persona.md" in files and not any(p.startswith("system/") for p in files)
+    for path in files:  # every folder holding memory has its index: projected, not core
+        if path.endswith(".md") and "/" in path and not path.startswith(".memlab/"):
+            assert f"{path.rsplit('/', 1)[0]}/MEMORY.md" in files
+    assert load_memfs(tmp_path / "out").meta["layout"] == "letta_v2"
+
+
+def test_odd_names_and_descriptions_stay_valid_and_verify(tmp_path, letta_code):
+    blocks = [{"id": "b0", "label": "_", "value": "x", "description": "|"},
+              {"id": "b1", "label": "notes-", "value": "\nstarts with a blank line\n",
+               "description": "a: b # not a comment"},
+              {"id": "b2", "label": "cr", "value": "v", "description": "one\rtwo\u2028three"},
+              {"id": "b3", "label": "q", "value": "v", "description": "''"}]
+    src = tmp_path / "blocks.json"
+    src.write_text(json.dumps(blocks))
+    result = migrate(src, tmp_path / "out", retrieval=False, verify=True)
+    assert result.ok is True
+    assert letta_code.audit_errors(tmp_path / "out") == []
+    files = _head_files(tmp_path / "out")
+    # what Letta Code writes for the same block, where its output is valid
+    (letta,) = [f for f in letta_code.initial([{k: blocks[1][k] for k in ("label", "value",
+                                                                            "description")}])
+                if f["relativePath"] != "MEMORY.md"]
+    assert files[letta["relativePath"]] == letta["content"]
+    assert files["_.md"].startswith('---\nname: Memory\ndescription: "|"\n---\n')
+    assert 'description: "\'\'"' in files["q.md"]
+    assert "one two three" in files["cr.md"]
+    kinds = set(result.flags["kind"].astype(str))
+    assert {"description_quoted", "description_flattened"} <= kinds

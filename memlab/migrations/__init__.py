@@ -7,8 +7,12 @@
 
 Targets (``to=``): ``"substrate"`` (elfmem's ``.elfmem/memory`` markdown + ``.elfmem/ledger``,
 from an elfmem DB), ``"letta"`` (a Letta Code memfs repository) and ``"souveraine"`` (a Souveraine
-agent dir: ``agent.yaml`` + memfs), from an elfmem DB, a Letta Agent File or a blocks JSON list.
-Which kind goes to which target, and by which planner, is declared in :mod:`memlab.kinds`.
+agent dir: ``agent.yaml`` + memfs), from an elfmem DB, a Letta Agent File or a blocks JSON list;
+a Letta server database and a memfs v1 repository go to ``"letta"``. Which kind goes to which
+target, and by which planner, is declared in :mod:`memlab.kinds`. ``"letta"`` writes memfs v2,
+as Letta Code 0.34.12 creates it (:mod:`memlab.migrations._letta_v2`), unless ``layout="v1"``;
+a v1 repository moves to v2 in a new repository holding its history
+(:mod:`memlab.migrations._letta_upgrade`).
 
 Both ways to run make the same commits, byte for byte: ``plan=True`` writes a standalone Python
 script (standard library + the ``git`` CLI) beside the destination for a human to read and run;
@@ -210,7 +214,7 @@ def plan_migration(src: str | Path, *, to: str | None = None, store: Store | Non
     # --agent reaches only planners that take ``agents`` (a Letta server's); Kind.plan says so.
     options: dict = {} if agent is None else {"agents": agent}
     if layout is not None:
-        from memlab.migrations._letta import check_layout
+        from memlab.migrations._letta_v2 import check_layout
 
         check_layout(layout, to or kinds.get(store.kind).default_target or "")
         options["layout"] = layout

@@ -1,5 +1,10 @@
 """Letta blocks (.af, blocks JSON) or an elfmem DB → Letta Code memfs or a Souveraine agent dir.
 
+The paths and frontmatter below are the v1 layout (``layout="v1"``, and Souveraine's); the Letta
+target's default, memfs v2, is :mod:`memlab.migrations._letta_v2`, which keeps the label
+sanitising, side file, dates, agents and detached blocks described here and replaces the paths,
+the frontmatter, ``read_only`` and ``limit`` (moved into ``.memfs.config.json``).
+
 Decisions, each visible in the result's ``flags`` table when it applies:
 
 * **Paths.** A plain label goes to ``system/{label}.md``; a label that already carries a path
@@ -57,7 +62,6 @@ import pandas as pd
 import yaml
 
 from memlab._escape import commit_line
-from memlab.constants import DEFAULT_MIGRATION_LAYOUT, MIGRATION_LAYOUTS
 from memlab.errors import MigrationError
 from memlab.formats import _json
 from memlab.formats import letta_memfs as fmt
@@ -410,9 +414,8 @@ def elfmem_repo(store: Store, flags: list[dict], moved: list[dict], layout: str 
     out: list[MemFile] = []
     for path, blocks in sorted(groups.items()):
         body = _elfmem.render_blocks(path, blocks, flags)
-        what = {"system/persona.md": "Constitution", "system/pinned.md": "Pinned blocks",
-                **({"persona.md": "Constitution", "pinned.md": "Pinned blocks"}
-                   if layout == "v2" else {})}.get(path)
+        what = {"Constitution": "persona.md", "Pinned blocks": "pinned.md"}
+        what = next((k for k, v in what.items() if path in (v, f"system/{v}")), None)
         desc = (f"{what} migrated from elfmem ({len(blocks)} blocks, elfmem block format)" if what
                 else f"elfmem blocks from {path[:-3]} ({len(blocks)} blocks, elfmem block format)")
         if len(body) > fmt.DEFAULT_LIMIT:
@@ -473,24 +476,6 @@ def _side_file(spec: RepoSpec, source: Path, source_sha: str, target: str,
     return (_json.dumps(_json_safe(doc), indent=2, sort_keys=True) + "\n").encode("utf-8")
 
 
-def check_layout(layout: str | None, target: str) -> str:
-    """``layout`` for ``target``, or MigrationError naming the choices."""
-    if layout is None:
-        return DEFAULT_MIGRATION_LAYOUT if target == "letta" else "v1"
-    if layout not in MIGRATION_LAYOUTS:
-        raise MigrationError(f"unknown memfs layout {layout!r}",
-                             hint=f"use one of {', '.join(MIGRATION_LAYOUTS)}")
-    if target != "letta" and layout != "v1":
-        raise MigrationError(f"--layout {layout} is for Letta Code targets; a {target} "
-                             "migration has one layout", hint="leave --layout out")
-    return layout
-
-
-def section(path: str, layout: str) -> str:
-    """The ``moved`` table's section: a v1 path's first folder, v2's ``core`` or folder."""
-    return _letta_v2.section_of(path) if layout == "v2" else path.split("/", 1)[0]
-
-
 def _file_sha(path: Path) -> str:
     h = hashlib.sha256()
     with open(path, "rb") as fh:
@@ -544,7 +529,7 @@ def plan_memfs(store: Store, source: Path, *, target: str, when: pd.Timestamp | 
     the Letta target's memfs layout (default ``v2``: :mod:`memlab.migrations._letta_v2`; ``v1``:
     the ``system/`` layout); a Souveraine agent dir has one layout, v1's.
     """
-    layout = check_layout(layout, target)
+    layout = _letta_v2.check_layout(layout, target)
     flags: list[dict] = []
     moved: list[dict] = []
     source_sha = _file_sha(source) if source.is_file() else ""
@@ -617,7 +602,8 @@ def plan_memfs(store: Store, source: Path, *, target: str, when: pd.Timestamp | 
             for f in spec.files:
                 moved.append({"kind": "block", "item": f.item, "label": f.label,
                               "repo": spec.subdir, "path": f.path,
-                              "section": section(f.path, layout), "chars": len(f.body),
+                              "section": _letta_v2.section(f.path, layout),
+                              "chars": len(f.body),
                               "note": None})
     for spec in specs:
         moved.append({"kind": "side_file", "item": SIDE_FILE, "label": None, "repo": spec.subdir,

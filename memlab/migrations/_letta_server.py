@@ -1,9 +1,13 @@
 """A whole Letta server (its database) → one Letta Code memfs repository per agent, with history.
 
 Layout and frontmatter are the Agent File migration's (:mod:`memlab.migrations._letta`, whose
-writers this module reuses): ``system/{label}.md`` per block, description / limit / read_only in
-frontmatter, every other column in ``.memlab/letta-blocks.json``, one repository per agent in
-``<dest>/<agent-name>/`` (the destination itself when one agent is migrated).
+writers this module reuses): memfs v2 by default (:mod:`memlab.migrations._letta_v2`: root files
+by Letta Code's mapping, limits and read-only blocks in ``.memfs.config.json``, commit 1 holds
+``MEMORY.md`` and that config, and a commit before the side file lists ``readOnlyFiles``), or with
+``layout="v1"`` ``system/{label}.md`` per block with description / limit / read_only in
+frontmatter; every other column in ``.memlab/letta-blocks.json``, one repository per agent in
+``<dest>/<agent-name>/`` (the destination itself when one agent is migrated). The steps below
+name v1's files.
 
 Commits, per agent repository:
 
@@ -182,7 +186,7 @@ def plan_letta_server(store: Store, source: Path, *, target: str = "letta",
     if target != "letta":
         raise MigrationError(f"a Letta server database migrates to Letta Code memfs, not to "
                              f"{target!r}", hint="use --to letta (the default for this source)")
-    layout = _letta.check_layout(layout, target)
+    layout = _letta_v2.check_layout(layout, target)
     flags: list[dict] = []
     moved: list[dict] = []
     view = server_view(store, select_agents(store, agents), flags)
@@ -279,7 +283,7 @@ def plan_letta_server(store: Store, source: Path, *, target: str = "letta",
         for f in spec.files:
             n = n_of[f.item]
             moved.append({"kind": "block", "item": f.item, "label": f.label, "repo": spec.subdir,
-                          "path": f.path, "section": _letta.section(f.path, layout),
+                          "path": f.path, "section": _letta_v2.section(f.path, layout),
                           "chars": len(f.body),
                           "note": f"{n} history commit(s)" if n else "no history: final state"})
         moved.append({"kind": "side_file", "item": _letta.SIDE_FILE, "label": None,

@@ -100,7 +100,8 @@ def upgrade_files(store: Store, flags: list[dict]) -> list[_letta.MemFile]:
                           "severity": "warning",
                           "message": f"{wanted} is taken (Letta Code's paths are one file in any "
                                      f"letter case); written as {new}"})
-        desc = _letta_v2.description(raw_desc, label)
+        # the fallback names the label as the Agent File migration does (sanitised)
+        desc = _letta_v2.description(raw_desc, _letta.sanitise_label(label, path)[0])
         if raw_desc is None or not raw_desc.strip():
             flags.append({"kind": "description_fallback", "item": path, "path": new,
                           "severity": "info",
@@ -144,7 +145,7 @@ def upgrade_view(store: Store, files: list[_letta.MemFile]) -> Store:
 def plan_upgrade(store: Store, source: Path, *, target: str = "letta",
                  dest: str | Path | None = None, layout: str | None = None) -> Plan:
     """The v1 → v2 plan of the memfs repository ``store`` (see the module docstring)."""
-    layout = _letta.check_layout(layout, target)
+    layout = _letta_v2.check_layout(layout, target)
     if target != "letta" or layout != "v2":
         raise MigrationError("a Letta Code memfs repository migrates to memfs v2 only",
                              path=source, hint="use --to letta --layout v2 (the default)")
@@ -172,6 +173,9 @@ def plan_upgrade(store: Store, source: Path, *, target: str = "letta",
     moved = {f.item for f in files if f.item != f.path}
     added = {**indexes, **md, fmt.CONSTRAINTS_CONFIG: _letta_v2.config_bytes(config),
              UPGRADE_FILE: (_json.dumps(record, indent=2, sort_keys=True) + "\n").encode("utf-8")}
+    side = _moved_side_file(repo, base_flat, {f.item: f.path for f in files})
+    if side is not None:  # memlab's own v1 output: its block records follow their files
+        added[_letta.SIDE_FILE] = side
     trailer = f"\n\nMemlab-Source: {commit_line(Path(repo).name)}\nMemlab-Source-Head: {head}"
     commits = [PlannedCommit(
         f"migrate: memfs v1 to v2 ({len(files)} memory file(s), {len(moved)} moved)\n\n"
@@ -190,7 +194,7 @@ def plan_upgrade(store: Store, source: Path, *, target: str = "letta",
     planned = PlannedRepo("", tuple(commits), title=Path(repo).name, base_repo=repo, base=head,
                           base_flat=base_flat)
     rows = [{"kind": "block", "item": f.item, "label": f.label, "repo": "", "path": f.path,
-             "section": _letta.section(f.path, "v2"), "chars": len(f.body),
+             "section": _letta_v2.section(f.path, "v2"), "chars": len(f.body),
              "note": None if f.item == f.path else f"from {f.item}"} for f in files]
     rows.append({"kind": "side_file", "item": UPGRADE_FILE, "label": None, "repo": "",
                  "path": UPGRADE_FILE, "section": ".memlab", "chars": None,
@@ -199,6 +203,27 @@ def plan_upgrade(store: Store, source: Path, *, target: str = "letta",
              "its ancestors, with the move to v2 on top; other branches stay in the source."]
     return Plan("letta", Path(repo), [planned], when, moved_frame(rows), flags_frame(flags),
                 notes, layout="v2")
+
+
+def _moved_side_file(repo: Path, flat: dict[str, tuple[str, str]],
+                     where: dict[str, str]) -> bytes | None:
+    """``.memlab/letta-blocks.json`` of a repository memlab migrated, with each block's
+    ``path`` moved to its v2 file and ``layout: v2`` (None when there is none to update)."""
+    entry = flat.get(_letta.SIDE_FILE)
+    if entry is None:
+        return None
+    data = read_blobs(repo, [entry[1]]).get(entry[1], b"")
+    try:
+        doc, _ = _json.loads(data.decode("utf-8"))
+    except (ValueError, RecursionError):
+        return None
+    if not isinstance(doc, dict) or not isinstance(doc.get("blocks"), list):
+        return None
+    for block in doc["blocks"]:
+        if isinstance(block, dict) and block.get("path") in where:
+            block["path"] = where[block["path"]]
+    doc["layout"] = "v2"
+    return (_json.dumps(doc, indent=2, sort_keys=True) + "\n").encode("utf-8")
 
 
 def _base_bytes(repo: Path, flat: dict[str, tuple[str, str]]) -> dict[str, bytes]:
@@ -213,7 +238,8 @@ def check_upgrade(rows: Any, store: Store, dest: Path, ref: str | None,
     """Parity of a v1 → v2 move: every v1 memory file at its recorded v2 path with the same
     value, description, read-only and limit (the Letta block checks), and ``history``: the
     source's HEAD is an ancestor of the copy's."""
-    from memlab.migrations._verify import _check_letta_v2, _side_texts
+    from memlab.migrations._verify import side_texts
+    from memlab.migrations._verify_v2 import check_letta_v2
 
     files = upgrade_files(store, [])
     view = upgrade_view(store, files)
@@ -221,7 +247,7 @@ def check_upgrade(rows: Any, store: Store, dest: Path, ref: str | None,
     if folder is None or "" not in copies:
         rows.add("presence", "(destination)", "a repository", "missing", ok=False)
         return {}
-    text = _side_texts(folder, UPGRADE_FILE).get(UPGRADE_FILE)
+    text = side_texts(folder, UPGRADE_FILE).get(UPGRADE_FILE)
     side: dict = {}
     try:
         doc, _ = _json.loads(text) if text else ({}, [])
@@ -233,7 +259,7 @@ def check_upgrade(rows: Any, store: Store, dest: Path, ref: str | None,
     spec = _Spec()
     spec.subdir, spec.files = "", files  # type: ignore[attr-defined]
     bodies: dict[str, str] = {}
-    _check_letta_v2(rows, spec, view, folder, side, bodies)
+    check_letta_v2(rows, spec, view, side_texts(folder, ""), side, bodies)
     head = store.meta.get("head_sha")
     top = _git.rev_parse(dest, ref or "HEAD") if (dest / ".git").exists() else None
     kept = bool(head and top and _git.returncode(dest, "merge-base", "--is-ancestor", head, top) == 0)

@@ -47,14 +47,15 @@ import re
 from typing import Any, Callable
 
 from memlab._escape import commit_line
-from memlab.constants import ROOT_MEMORY_LABEL, ROOT_MEMORY_TEXT
+from memlab.constants import (DEFAULT_MIGRATION_LAYOUT, MIGRATION_LAYOUTS, ROOT_MEMORY_LABEL,
+                              ROOT_MEMORY_TEXT)
 from memlab.errors import MigrationError
 from memlab.formats import _json
 from memlab.formats import letta_memfs as fmt
 from memlab.migrations._gitobj import Signature
 from memlab.migrations._plan import PlannedCommit, refuse_nul
 
-__all__ = ["claim", "render", "description", "finish_repo", "section_of", "budget_entry",
+__all__ = ["check_layout", "section", "claim", "file_name", "render", "description", "finish_repo", "section_of", "budget_entry",
            "constraints", "protect_commit", "index_files", "config_bytes", "check", "quoted_flags",
            "glob_for", "v2_path_of_elfmem", "read_config", "unquoted"]
 
@@ -62,6 +63,24 @@ INDEX = fmt.ROOT_INDEX
 DETACHED_INDEX_NOTE = "Memory files memlab migrated into this folder (not core memory):"
 _GLOB_CHARS = re.compile(r"[*?]")
 _BREAKS = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+
+
+def check_layout(layout: str | None, target: str) -> str:
+    """``layout`` for ``target``, or MigrationError naming the choices."""
+    if layout is None:
+        return DEFAULT_MIGRATION_LAYOUT if target == "letta" else "v1"
+    if layout not in MIGRATION_LAYOUTS:
+        raise MigrationError(f"unknown memfs layout {layout!r}",
+                             hint=f"use one of {', '.join(MIGRATION_LAYOUTS)}")
+    if target != "letta" and layout != "v1":
+        raise MigrationError(f"--layout {layout} is for Letta Code targets; a {target} "
+                             "migration has one layout", hint="leave --layout out")
+    return layout
+
+
+def section(path: str, layout: str) -> str:
+    """The ``moved`` table's section: a v1 path's first folder, v2's ``core`` or folder."""
+    return section_of(path) if layout == "v2" else path.split("/", 1)[0]
 
 
 def section_of(path: str) -> str:
@@ -100,12 +119,18 @@ def description(raw: Any, label: str) -> str:
     return desc
 
 
+def file_name(path: str) -> str:
+    """The ``name`` of the v2 file at ``path``: Letta's ``memoryNameFromPath`` of its file name,
+    or ``Memory`` where that is empty (``_.md``), which the validator would refuse."""
+    return fmt.memory_name_from_path(path.rsplit("/", 1)[-1]) or "Memory"
+
+
 def render(f: Any) -> bytes:
     """The bytes of one v2 memory file (``MEMORY.md``: the value alone)."""
     refuse_nul(f.path, f.body, f.item)
     if f.path == INDEX:
         return f.body.encode("utf-8")
-    name = fmt.memory_name_from_path(f.path.rsplit("/", 1)[-1]) or "Memory"
+    name = file_name(f.path)
     return fmt.render_initial_memory_file(name, f.description, f.body).encode("utf-8")
 
 
@@ -115,7 +140,7 @@ def quoted_flags(files: list[Any]) -> list[dict]:
     for f in files:
         if f.path == INDEX:
             continue
-        name = fmt.memory_name_from_path(f.path.rsplit("/", 1)[-1]) or "Memory"
+        name = file_name(f.path)
         for key, value in (("name", name), ("description", f.description)):
             if fmt.frontmatter_value(value) != value:
                 out.append({"kind": f"{key}_quoted", "item": f.item, "path": f.path,

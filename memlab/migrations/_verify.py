@@ -128,7 +128,17 @@ def checkout_view(repo: Path, ref: str | None) -> Iterator[Path]:
         yield tmp
 
 
-def _side_texts(folder: Path, prefix: str) -> dict[str, str]:
+def side_record_row(rows: _Rows, src: Store, src_row: dict, rec: dict | None, item: str,
+                    repo: str, path: str) -> None:
+    """The ``side_record`` row of one block: every source column a file cannot hold, as the
+    side file keeps it."""
+    want_side = {c: _letta._json_safe(src_row.get(c)) for c in src.blocks.columns
+                 if c not in _letta._DERIVED}
+    have_side = {c: rec.get(c) for c in want_side} if rec else "missing"
+    rows.add("side_record", item, want_side, have_side, repo=repo, path=path)
+
+
+def side_texts(folder: Path, prefix: str) -> dict[str, str]:
     """Text of the committed (or exported) files under ``prefix``, read from the tree."""
     out: dict[str, str] = {}
     if is_git_repo(folder):
@@ -366,7 +376,7 @@ def _check_letta(rows: _Rows, src: Store, repo_folders: dict[str, Path], copies:
                      ok=False, repo=spec.subdir)
             continue
         files = copy.files.set_index("path", drop=False)
-        side_text = _side_texts(repo_folders[spec.subdir], _letta.SIDE_FILE).get(_letta.SIDE_FILE)
+        side_text = side_texts(repo_folders[spec.subdir], _letta.SIDE_FILE).get(_letta.SIDE_FILE)
         side = {}
         side_state = "present" if side_text else "missing"
         if side_text:
@@ -380,7 +390,10 @@ def _check_letta(rows: _Rows, src: Store, repo_folders: dict[str, Path], copies:
         bodies[spec.subdir] = {}
         expected_paths = set()
         if layout == "v2":
-            _check_letta_v2(rows, spec, src, repo_folders[spec.subdir], side, bodies[spec.subdir])
+            from memlab.migrations._verify_v2 import check_letta_v2
+
+            check_letta_v2(rows, spec, src, side_texts(repo_folders[spec.subdir], ""), side,
+                           bodies[spec.subdir])
             continue
         for f in spec.files:
             expected_paths.add(f.path)
@@ -406,7 +419,7 @@ def _check_letta(rows: _Rows, src: Store, repo_folders: dict[str, Path], copies:
             lim = _elfmem._val(src_row.get("limit"))
             rows.add("limit", f.item, int(lim) if lim is not None and int(lim) > 0 else None,
                      _elfmem._val(got["limit"]), repo=spec.subdir, path=f.path)
-            _side_record_row(rows, src, src_row, side.get(f.item), f.item, spec.subdir, f.path)
+            side_record_row(rows, src, src_row, side.get(f.item), f.item, spec.subdir, f.path)
         for path in copy.files["path"].astype(str):
             if path.endswith(".md") and path not in expected_paths:
                 rows.add("unexpected", path, "not from the source", "present", ok=False,
@@ -418,94 +431,6 @@ def _check_letta(rows: _Rows, src: Store, repo_folders: dict[str, Path], copies:
             rows.add("agent_yaml", "blocks", sorted(want), sorted(x for x in listed if x),
                      repo=spec.subdir, path=_letta.AGENT_YAML)
     return bodies
-
-
-def _side_record_row(rows: _Rows, src: Store, src_row: dict, rec: dict | None, item: str,
-                     repo: str, path: str) -> None:
-    want_side = {c: _letta._json_safe(src_row.get(c)) for c in src.blocks.columns
-                 if c not in _letta._DERIVED}
-    have_side = {c: rec.get(c) for c in want_side} if rec else "missing"
-    rows.add("side_record", item, want_side, have_side, repo=repo, path=path)
-
-
-def _check_letta_v2(rows: _Rows, spec: Any, src: Store, folder: Path, side: dict,
-                    bodies: dict[str, str]) -> None:
-    """The v2 checks of one repository (see :func:`_check_letta`): presence at the recorded path,
-    content, description, name, read_only, limit, side_record; the root and folder indexes;
-    ``unexpected`` for any other memory file."""
-    from memlab.constants import ROOT_MEMORY_TEXT
-    from memlab.formats import letta_memfs as fmt
-    from memlab.migrations import _letta_v2
-
-    texts = _side_texts(folder, "")
-    config = _letta_v2.read_config(texts.get(fmt.CONSTRAINTS_CONFIG))
-    limits = {e.get("pattern"): e.get("maxCharacters") for e in config.get("fileCharacterLimits") or []
-              if isinstance(e, dict)}
-    protected = set(config.get("readOnlyFiles") or [])
-    src_rows = {str(r["block_id"]): r for r in src.blocks.to_dict("records")}
-    repo = spec.subdir
-    expected = set()
-    for f in spec.files:
-        src_row = src_rows[f.item]
-        rec = side.get(f.item)
-        recorded = rec.get("path") if isinstance(rec, dict) else None
-        path = recorded if isinstance(recorded, str) else f.path
-        expected.add(path)
-        text = texts.get(path)
-        rows.add("presence", f.item, f.path, path if text is not None else "missing",
-                 repo=repo, path=f.path)
-        if text is None:
-            continue
-        is_index = path == fmt.ROOT_INDEX
-        body = text if is_index else fmt.read_as_client(text).body
-        bodies[f.item] = body
-        value = "" if pd.isna(src_row.get("value")) else str(src_row.get("value"))
-        rows.add("content", f.item, _letta.sha256(value), _letta.sha256(body), repo=repo, path=path)
-        if not is_index:
-            fm = fmt.read_frontmatter(text)
-            raw = _elfmem._val(src_row.get("description"))
-            label = _letta.sanitise_label(src_row.get("label"), f.item)[0]
-            want = (_letta_v2.description(raw, label) if raw is not None and str(raw).strip()
-                    else f"Memory block {label}")
-            # As Letta Code reads it: the line's text, literally (unquoted only where memlab quoted).
-            have = fm.client.description if fm.client else None
-            if fmt.frontmatter_value(want) != want:
-                have = _letta_v2.unquoted(have)
-            rows.add("description", f.item, want, have, repo=repo, path=path)
-            rows.add("name", f.item, fmt.memory_name_from_path(path.rsplit("/", 1)[-1]),
-                     _letta_v2.unquoted(fm.fields.get("name")), repo=repo, path=path)
-        pattern = _letta_v2.glob_for(path)[0]
-        rows.add("read_only", f.item, bool(_elfmem._val(src_row.get("read_only")) or False),
-                 pattern in protected, repo=repo, path=path,
-                 detail=".memfs.config.json readOnlyFiles")
-        lim = _elfmem._val(src_row.get("limit"))
-        lim = int(lim) if lim is not None and int(lim) > 0 else None
-        entry = limits.get(pattern)
-        size = len(text)
-        overhead = size - len(body)
-        if lim is not None and len(value) <= lim:
-            rows.add("limit", f.item, lim, None if entry is None else entry - overhead, repo=repo,
-                     path=path, detail="value budget: the file's limit less its frontmatter")
-        else:  # no limit, or a value over it: the entry, if any, only has to fit the file
-            rows.add("limit", f.item, f"none, or at least {size}", entry,
-                     ok=entry is None and size <= fmt.CONSTRAINTS_DEFAULTS["maxFileCharacters"]
-                     or (entry is not None and entry >= size), repo=repo, path=path,
-                     detail="no limit, or a value over its limit: the file's size")
-        _side_record_row(rows, src, src_row, rec, f.item, repo, path)
-    folders = {"/".join(p.split("/")[:i]) for p in expected for i in range(1, p.count("/") + 1)}
-    indexes = {f"{d}/{fmt.ROOT_INDEX}" for d in folders}
-    if fmt.ROOT_INDEX not in expected:
-        indexes.add(fmt.ROOT_INDEX)
-        rows.add("index", fmt.ROOT_INDEX, ROOT_MEMORY_TEXT, texts.get(fmt.ROOT_INDEX, "missing"),
-                 repo=repo, path=fmt.ROOT_INDEX)
-    for index in sorted(indexes - {fmt.ROOT_INDEX}):
-        rows.add("index", index, "present", "present" if index in texts else "missing",
-                 repo=repo, path=index)
-    for path in sorted(texts):
-        if path.endswith(".md") and path not in expected | indexes and not path.startswith(
-                (".memlab/", "skills/")):
-            rows.add("unexpected", path, "not from the source", "present", ok=False,
-                     repo=repo, path=path)
 
 
 # --------------------------------------------------------------------------- retrieval
@@ -594,7 +519,7 @@ def verify_paths(src: Path, dest: Path, *, ref: str | None = None, retrieval: bo
             if target == "substrate":
                 events = _ledger_events_from_store(copy)
             else:
-                events = _events(_side_texts(folder, _letta.LEDGER_PREFIX))
+                events = _events(side_texts(folder, _letta.LEDGER_PREFIX))
             _check_side(rows, store, events, "")
             if retrieval:
                 live = store.blocks[store.blocks["status"].astype("string") != "archived"]

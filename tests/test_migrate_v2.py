@@ -645,3 +645,25 @@ def test_odd_names_and_descriptions_stay_valid_and_verify(tmp_path, letta_code):
     assert "one two three" in files["cr.md"]
     kinds = set(result.flags["kind"].astype(str))
     assert {"description_quoted", "description_flattened"} <= kinds
+
+
+def test_an_interrupted_v1_move_leaves_nothing_and_the_source_alone(tmp_path, monkeypatch):
+    from memlab.migrations import _apply
+
+    repo = unpack_bundle(BUNDLE, tmp_path / "src")
+    before = _git(repo, "for-each-ref").stdout, _git(repo, "status", "--porcelain").stdout
+    real, calls = _apply._store, [0]
+
+    def interrupted(gdir, kind, body):  # after the history is fetched, mid-way through the move
+        calls[0] += 1
+        if calls[0] == 5:
+            raise KeyboardInterrupt
+        return real(gdir, kind, body)
+
+    monkeypatch.setattr(_apply, "_store", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        migrate(repo, tmp_path / "out", retrieval=False)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["src"]
+    assert (_git(repo, "for-each-ref").stdout, _git(repo, "status", "--porcelain").stdout) == before
+    monkeypatch.setattr(_apply, "_store", real)
+    assert migrate(repo, tmp_path / "out", retrieval=False, verify=True).ok is True

@@ -8,13 +8,21 @@ time, so the side file's ``migrated_at`` is fixed too) and for both Letta server
 
 from __future__ import annotations
 
+import json
+import os
+import re
+import subprocess
 from pathlib import Path
 
 import pandas as pd
 import pytest
 
-from memlab.migrations import _letta, plan_migration
+from memlab.audits.memfs import audit_memfs
+from memlab.cli import main
+from memlab.formats import letta_memfs as fmt
+from memlab.migrations import _letta, migrate, plan_migration, verify
 from memlab.sources import load
+from memlab.sources.memfs import load_memfs, unpack_bundle
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 WHEN = pd.Timestamp("2026-01-02T03:04:05Z")
@@ -140,15 +148,6 @@ def test_v1_layout_of_server_sources_is_byte_identical_to_before(name):
 
 # --------------------------------------------------------------------------- v2 output, judged by Letta Code
 
-import json  # noqa: E402
-import os  # noqa: E402
-import subprocess  # noqa: E402
-
-from memlab.audits.memfs import audit_memfs  # noqa: E402
-from memlab.cli import main  # noqa: E402
-from memlab.formats import letta_memfs as fmt  # noqa: E402
-from memlab.migrations import migrate, verify  # noqa: E402
-from memlab.sources.memfs import load_memfs  # noqa: E402
 
 AGENT_FILES = sorted((DATA / "samples/letta-af").glob("*.af"))
 AGENT = {"GIT_AUTHOR_NAME": "Sample Agent", "GIT_AUTHOR_EMAIL": "agent-1@letta.com",
@@ -466,7 +465,6 @@ def test_v2_rerun_and_plan_script_make_the_same_commits(tmp_path):
 
 # --------------------------------------------------------------------------- a v1 repository to v2
 
-from memlab.sources.memfs import unpack_bundle  # noqa: E402
 
 BUNDLE = DATA / "samples/memfs/deep-research-memfs.bundle"
 
@@ -561,7 +559,6 @@ def test_a_v2_repo_is_not_moved_again(tmp_path, capsys):
 
 # --------------------------------------------------------------------------- item 6: pins
 
-import re  # noqa: E402
 
 ROOT = DATA.parent
 #: The `letta` releases memlab installs anywhere: the last Python servers (PostgreSQL, SQLite)

@@ -430,8 +430,9 @@ def build_parser() -> argparse.ArgumentParser:
                                     "(default: <proposal>.apply.py beside it)")
 
     p = add("migrate")
-    p.add_argument("source", help="an elfmem .db, an .af, a blocks JSON list, or a Letta server "
-                                  "database (a postgresql:// DSN or its SQLite file)")
+    p.add_argument("source", help="an elfmem .db, an .af, a blocks JSON list, a Letta server "
+                                  "database (a postgresql:// DSN or its SQLite file), or a Letta "
+                                  "Code memfs v1 repo (moved to v2 with its history)")
     p.add_argument("dest", help="a new folder for the migrated repo")
     p.add_argument("--to", choices=list(kinds.targets()),
                    help="target form (default: substrate for an elfmem .db, letta for Letta blocks)")

@@ -8,13 +8,22 @@ time, so the side file's ``migrated_at`` is fixed too) and for both Letta server
 
 from __future__ import annotations
 
+import json
+import os
+import re
+import subprocess
 from pathlib import Path
 
 import pandas as pd
 import pytest
 
-from memlab.migrations import _letta, plan_migration
+from memlab.audits.memfs import audit_memfs
+from memlab.cli import main
+from memlab.migrations import _letta, migrate, plan_migration, verify
 from memlab.sources import load
+from memlab.sources.memfs import load_memfs
+
+from migrate_v2_helpers import AGENT, _git, _head_files, _hook_accepts_noop_and_refuses_limit, _repos
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 WHEN = pd.Timestamp("2026-01-02T03:04:05Z")
@@ -140,41 +149,8 @@ def test_v1_layout_of_server_sources_is_byte_identical_to_before(name):
 
 # --------------------------------------------------------------------------- v2 output, judged by Letta Code
 
-import json  # noqa: E402
-import os  # noqa: E402
-import subprocess  # noqa: E402
-
-from memlab.audits.memfs import audit_memfs  # noqa: E402
-from memlab.cli import main  # noqa: E402
-from memlab.formats import letta_memfs as fmt  # noqa: E402
-from memlab.migrations import migrate, verify  # noqa: E402
-from memlab.sources.memfs import load_memfs  # noqa: E402
 
 AGENT_FILES = sorted((DATA / "samples/letta-af").glob("*.af"))
-AGENT = {"GIT_AUTHOR_NAME": "Sample Agent", "GIT_AUTHOR_EMAIL": "agent-1@letta.com",
-         "GIT_COMMITTER_NAME": "Sample Agent", "GIT_COMMITTER_EMAIL": "agent-1@letta.com"}
-
-
-def _git(repo: Path, *args: str, env: dict | None = None, check: bool = True):
-    return subprocess.run(["git", "-C", str(repo), *args], capture_output=True, text=True,
-                          env={**os.environ, **(env or {})}, check=check)
-
-
-def _repos(dest: Path) -> list[Path]:
-    if (dest / ".git").exists():
-        return [dest]
-    return sorted(p for p in dest.iterdir() if (p / ".git").exists())
-
-
-def _head_files(repo: Path) -> dict[str, str]:
-    names = _git(repo, "ls-tree", "-r", "-z", "--name-only", "HEAD").stdout.split("\0")
-    out = {}
-    for n in names:
-        if n:
-            data = subprocess.run(["git", "-C", str(repo), "show", f"HEAD:{n}"],
-                                  capture_output=True, check=True).stdout
-            out[n] = data.decode("utf-8", "replace")
-    return out
 
 
 @pytest.fixture(scope="module")
@@ -279,23 +255,6 @@ def test_read_only_blocks_are_listed_in_read_only_files(v2_migrated, letta_code,
     assert "persona.md: read-only file cannot be created, changed or removed" in refused.stderr
 
 
-def _hook_accepts_noop_and_refuses_limit(repo: Path, letta_code, tmp_path: Path) -> None:
-    clone = tmp_path / f"clone-{repo.name}"
-    _git(tmp_path, "clone", "-q", str(repo), str(clone))
-    letta_code.install_hooks(clone, "root-marker")
-    env = {**AGENT, "PATH": f"{letta_code.payload / 'bin'}{os.pathsep}{os.environ['PATH']}"}
-    done = _git(clone, "commit", "--allow-empty", "-qm", "noop", env=env, check=False)
-    assert done.returncode == 0, done.stderr
-    # and the hook does run: v2 refuses a limit in frontmatter
-    target = sorted(p for p in _head_files(clone) if "/" not in p and p.endswith(".md")
-                    and p != "MEMORY.md")[0]
-    text = (clone / target).read_text(encoding="utf-8")
-    (clone / target).write_text(text.replace("---\n", "---\nlimit: 5\n", 1), encoding="utf-8")
-    _git(clone, "add", target)
-    refused = _git(clone, "commit", "-qm", "x", env=env, check=False)
-    assert refused.returncode != 0 and "unknown frontmatter key 'limit'" in refused.stderr
-
-
 @pytest.mark.parametrize("af", AGENT_FILES, ids=lambda p: p.stem)
 def test_letta_codes_v2_hook_accepts_a_no_op_commit(af, v2_migrated, letta_code, tmp_path):
     _, dest = v2_migrated(af)
@@ -306,8 +265,6 @@ def test_letta_codes_v2_hook_accepts_a_no_op_commit(af, v2_migrated, letta_code,
 @pytest.mark.parametrize("name", sorted(SERVER_SOURCES))
 def test_server_fixtures_migrate_to_what_letta_code_accepts(name, v2_migrated, letta_code,
                                                            tmp_path):
-    from letta_server_fixtures import MANIFEST  # noqa: F401 - the fixtures' own description
-
     result, dest = v2_migrated(SERVER_SOURCES[name])
     assert result.ok is True
     store = load(SERVER_SOURCES[name])
@@ -464,104 +421,8 @@ def test_v2_rerun_and_plan_script_make_the_same_commits(tmp_path):
     assert direct.ok is True
 
 
-# --------------------------------------------------------------------------- a v1 repository to v2
-
-from memlab.sources.memfs import unpack_bundle  # noqa: E402
-
-BUNDLE = DATA / "samples/memfs/deep-research-memfs.bundle"
-
-
-def _check_upgrade(src_repo: Path, dest: Path, letta_code, tmp_path: Path) -> None:
-    head = _git(src_repo, "rev-parse", "HEAD").stdout.strip()
-    before = _git(src_repo, "rev-list", "--count", "HEAD").stdout.strip()
-    assert _git(dest, "merge-base", "--is-ancestor", head, "HEAD", check=False).returncode == 0
-    after = int(_git(dest, "rev-list", "--count", "HEAD").stdout.strip())
-    assert after - int(before) in (1, 2)  # the move, and the read-only list when one is needed
-    assert letta_code.audit(dest)["policy"] == "root-marker"
-    assert letta_code.audit_errors(dest) == []
-    _hook_accepts_noop_and_refuses_limit(dest, letta_code, tmp_path)
-    files = _head_files(dest)
-    assert not any(p.startswith("system/") for p in files)
-    for path, text in files.items():  # every memory file has exactly Letta's name for its path
-        if path.endswith(".md") and path.rsplit("/", 1)[-1] != "MEMORY.md" \
-                and not path.startswith("skills/"):
-            fm = fmt.read_frontmatter(text)
-            assert set(fm.fields) == {"name", "description"}, path
-            assert fm.fields["name"] == fmt.memory_name_from_path(path.rsplit("/", 1)[-1])
-
-
-def test_the_bundled_v1_repo_moves_to_v2_with_its_history(tmp_path, letta_code):
-    repo = unpack_bundle(BUNDLE, tmp_path / "src")
-    source_before = _git(repo, "rev-parse", "HEAD").stdout, _git(repo, "status", "--porcelain").stdout
-    result = migrate(repo, tmp_path / "v2", to="letta", layout="v2", retrieval=False, verify=True)
-    assert result.ok is True and result.mode == "created"
-    assert (_git(repo, "rev-parse", "HEAD").stdout, _git(repo, "status", "--porcelain").stdout) \
-        == source_before  # the source is only read
-    _check_upgrade(repo, tmp_path / "v2", letta_code, tmp_path)
-    paths = dict(zip(result.moved["item"], result.moved["path"]))
-    assert paths["system/human.md"] == "human.md"
-    assert paths["reference/report-draft.md"] == "reference/report-draft.md"
-    files = _head_files(tmp_path / "v2")
-    assert "profile.png" in files and "notes/MEMORY.md" in files and "reference/MEMORY.md" in files
-    config = json.loads(files[".memfs.config.json"])
-    assert config["readOnlyFiles"] == ["persona.md"]
-    assert {"limit_not_carried", "read_only_by_migration"} <= set(result.flags["kind"].astype(str))
-    # the values are the v1 bodies, byte for byte, as Letta Code reads the v2 files
-    old = load_memfs(repo).files.set_index("path")
-    for item, path in paths.items():
-        if item in old.index:
-            assert fmt.read_as_client(files[path]).body == old.loc[item, "body"], item
-    again = migrate(repo, tmp_path / "v2", retrieval=False)
-    assert again.mode == "unchanged" and list(again.commits["sha"]) == list(result.commits["sha"])
-    assert main(["migrate", str(repo), str(tmp_path / "cli"), "--to", "letta", "--layout", "v2",
-                 "--verify", "--no-retrieval"]) == 0
-    assert _git(tmp_path / "cli", "rev-parse", "HEAD").stdout == \
-        _git(tmp_path / "v2", "rev-parse", "HEAD").stdout
-
-
-def test_a_v1_upgrade_plan_script_makes_the_same_commits(tmp_path):
-    import sys
-
-    from memlab.migrations import script_path
-
-    repo = unpack_bundle(BUNDLE, tmp_path / "src")
-    planned = migrate(repo, tmp_path / "scripted", plan=True)
-    run = subprocess.run([sys.executable, "-I", str(script_path(tmp_path / "scripted"))],
-                         capture_output=True, text=True)
-    assert run.returncode == 0, run.stderr
-    direct = migrate(repo, tmp_path / "scripted", retrieval=False)
-    assert direct.mode == "unchanged"
-    assert list(planned.commits["sha"]) == list(direct.commits["sha"])
-    assert verify(repo, tmp_path / "scripted", retrieval=False)["ok"].all()
-
-
-@pytest.mark.parametrize("af", AGENT_FILES, ids=lambda p: p.stem)
-def test_memlabs_own_v1_output_moves_to_v2(af, tmp_path, letta_code):
-    migrate(af, tmp_path / "v1", layout="v1", retrieval=False)
-    result = migrate(tmp_path / "v1", tmp_path / "v2", retrieval=False, verify=True)
-    assert result.ok is True
-    _check_upgrade(tmp_path / "v1", tmp_path / "v2", letta_code, tmp_path)
-    a = audit_memfs(load_memfs(tmp_path / "v2"))
-    assert a.headline["findings"] == 0, a.summary()
-    # the .af's own side file follows its blocks: the Agent File verifies against the v2 repo,
-    # every value, description, limit and read-only; only a label with a folder outside
-    # system/ (ezra's reference/faq) sits where the move put it, not at the direct mapping's
-    parity = verify(af, tmp_path / "v2", retrieval=False)
-    bad = parity[~parity["ok"]]
-    assert set(bad["check"].astype(str)) <= {"presence"}
-    assert not (bad["actual"] == "missing").any()
-    assert all("/" in a and not a.startswith("system/") for a in bad["actual"])
-
-
-def test_a_v2_repo_is_not_moved_again(tmp_path, capsys):
-    migrate(DATA / "samples/letta-af/customer_service.af", tmp_path / "v2", retrieval=False)
-    assert main(["migrate", str(tmp_path / "v2"), str(tmp_path / "again")]) == 2
-    assert "memfs v2 already" in capsys.readouterr().err
-
-
 # --------------------------------------------------------------------------- item 6: pins
 
-import re  # noqa: E402
 
 ROOT = DATA.parent
 #: The `letta` releases memlab installs anywhere: the last Python servers (PostgreSQL, SQLite)

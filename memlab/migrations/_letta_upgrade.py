@@ -20,7 +20,9 @@ move to v2 as commits on top**, never a rewrite and never a fresh repository wit
   ``.memfs.config.json`` are added; ``skills/`` and every non-Markdown file stay as they are. A
   second commit lists the read-only files in ``readOnlyFiles`` (so no commit creates a file the
   config already protects). ``.memlab/memfs-upgrade.json`` records, per file, where it came from
-  and its v1 frontmatter; ``--verify`` finds each file by that record.
+  and its v1 frontmatter; ``--verify`` finds each file by that record. A repository memlab itself
+  migrated keeps its ``.memlab/letta-blocks.json`` with each block's ``path`` moved to its v2
+  file, so the original source verifies against the v2 repository too.
 
 Only the checked-out branch's history is kept (other branches, such as reflection worktrees,
 stay in the source). Limits, collisions and read-only files follow :mod:`memlab.migrations._letta_v2`.

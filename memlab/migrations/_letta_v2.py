@@ -55,14 +55,16 @@ from memlab.formats import letta_memfs as fmt
 from memlab.migrations._gitobj import Signature
 from memlab.migrations._plan import PlannedCommit, refuse_nul
 
-__all__ = ["check_layout", "section", "claim", "file_name", "render", "description", "finish_repo", "section_of", "budget_entry",
-           "constraints", "protect_commit", "index_files", "config_bytes", "check", "quoted_flags",
-           "glob_for", "v2_path_of_elfmem", "read_config", "unquoted"]
+__all__ = ["check_layout", "section", "section_of", "claim", "file_name", "render", "description",
+           "finish_repo", "budget_entry", "constraints", "protect_commit", "index_files",
+           "config_bytes", "check", "quoted_flags", "glob_for", "v2_path_of_elfmem", "read_config",
+           "unquoted"]
 
 INDEX = fmt.ROOT_INDEX
-DETACHED_INDEX_NOTE = "Memory files memlab migrated into this folder (not core memory):"
+FOLDER_INDEX_NOTE = "Memory files memlab migrated into this folder (not core memory):"
 _GLOB_CHARS = re.compile(r"[*?]")
-_BREAKS = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+# Controls (a tab aside) and the line breaks some reader honours: never inside a frontmatter line.
+_BREAKS = re.compile("[\x00-\x08\x0a-\x1f\x7f-\x9f\u2028\u2029]")
 
 
 def check_layout(layout: str | None, target: str) -> str:
@@ -203,7 +205,7 @@ def index_files(files: list[Any]) -> dict[str, bytes]:
     for folder, inside in sorted(folders.items()):
         subs = sorted({p[len(folder) + 1:].split("/", 1)[0] for p in folders
                        if p.startswith(folder + "/")})
-        lines = [f"# {folder}", "", DETACHED_INDEX_NOTE, ""]
+        lines = [f"# {folder}", "", FOLDER_INDEX_NOTE, ""]
         lines += [f"- {f.path.rsplit('/', 1)[-1]}: {f.description}"
                   for f in sorted(inside, key=lambda f: f.path)]
         lines += [f"- {s}/ (see {s}/{INDEX})" for s in subs]

@@ -31,6 +31,7 @@ from memlab._files import sqlite_uri
 from memlab._tmp import private_tempdir
 from memlab.errors import SimulationError
 from memlab.sim._texts import CONSTITUTION
+from memlab.sim.cache import now_utc
 from memlab.sim.instance import DOC_INSTANCE, Instance
 from memlab.sim.releases import RELEASES, ReleaseProcess, release_sources
 from memlab.sim.scenarios import ScenarioResult
@@ -277,7 +278,8 @@ def count_source_lines(folder: str | Path) -> dict[str, int]:
 # ---- the run --------------------------------------------------------------------------------
 def run_real(releases: Any = None, scenarios: Any = None, *, instance: Instance | None = None,
              seed: int = 0, params: RealParams | None = None,
-             workdir: str | Path | None = None, workers: int | None = None
+             workdir: str | Path | None = None, workers: int | None = None,
+             cache: Any = False, fresh: bool = False
              ) -> dict[tuple[str, str], ScenarioResult]:
     """Run the scenario scripts against each release; ``{(row, code): ScenarioResult}``.
 
@@ -288,6 +290,14 @@ def run_real(releases: Any = None, scenarios: Any = None, *, instance: Instance 
     one thread here (default: one per release, at most one per CPU core). Each release's
     scenarios still run one after another on its own databases; only memlab's embedding is
     shared (one at a time). Results come back in release order either way.
+
+    ``cache``: False (run every cell), True (the result cache in ``$MEMLAB_CACHE_DIR``, see
+    :mod:`memlab.sim.cache`) or a :class:`~memlab.sim.cache.ResultCache`: a cell whose key
+    (release and its venv's package set, memlab's simulation sources, every parameter, seed,
+    instance digest, embedding precision) is stored comes back with ``cached=True`` and the
+    ``measured_at`` of the run that measured it; only the other cells run (a release whose
+    cells all hit starts no driver). ``fresh=True`` re-runs every cell and overwrites its
+    entry. Every measured result has ``cached`` (True/False) and ``measured_at``.
     """
     rels = list(RELEASES) if releases is None else [str(r) for r in releases]
     for r in rels:
@@ -303,22 +313,69 @@ def run_real(releases: Any = None, scenarios: Any = None, *, instance: Instance 
     inst = instance or DOC_INSTANCE
     params = params or RealParams()
     results: dict[tuple[str, str], ScenarioResult] = {}
-    with private_tempdir("real", root=workdir) as tmp:
-        contexts = []
+    store = _result_cache(cache, fresh)
+    todo: dict[str, list[str]] = {}
+    keys: dict[tuple[str, str], tuple[str, dict[str, Any]]] = {}
+    if store is not None:
+        from memlab.embed import get_embedder
+        from memlab.sim.cache import cell_key, env_digest, instance_digest
+        from memlab.sim.releases import release_env
+
+        digest, embedding = instance_digest(inst), get_embedder().cache_key
         for rel in rels:
-            folder = Path(tmp) / rel
-            folder.mkdir()
-            contexts.append(RealContext(rel, inst, seed, params, folder))
-        n = workers if workers is not None else min(len(contexts), os.cpu_count() or 1)
-        try:
-            _run_contexts(contexts, codes, results, max(1, int(n)))
-        finally:
-            for ctx in contexts:
-                ctx.close()
-    return results
+            env = env_digest(release_env(rel))
+            for code in codes:
+                keys[(rel, code)] = cell_key(release=rel, env=env, scenario=code,
+                                             params=params, seed=seed, instance=digest,
+                                             embedding=embedding)
+                hit = store.get(keys[(rel, code)][0])
+                if hit is None:
+                    todo.setdefault(rel, []).append(code)
+                else:
+                    results[(release_row(rel), code)] = hit
+    else:
+        todo = {rel: list(codes) for rel in rels}
+    todo = {rel: todo[rel] for rel in rels if todo.get(rel)}
+    if todo:
+        with private_tempdir("real", root=workdir) as tmp:
+            contexts = []
+            for rel in todo:
+                folder = Path(tmp) / rel
+                folder.mkdir()
+                contexts.append(RealContext(rel, inst, seed, params, folder))
+            n = workers if workers is not None else min(len(contexts), os.cpu_count() or 1)
+            ran: dict[tuple[str, str], ScenarioResult] = {}
+            try:
+                _run_contexts(contexts, todo, ran, max(1, int(n)))
+            finally:
+                for ctx in contexts:
+                    ctx.close()
+        for rel in todo:
+            for code in todo[rel]:
+                res = ran[(release_row(rel), code)]
+                if store is not None:
+                    store.put(*keys[(rel, code)], res)
+                results[(release_row(rel), code)] = res
+    # Release order, then scenario order, whichever cells came from the cache.
+    return {(release_row(rel), code): results[(release_row(rel), code)]
+            for rel in rels for code in codes}
 
 
-def _run_contexts(contexts: list[RealContext], codes: list[str],
+def _result_cache(cache: Any, fresh: bool) -> Any:
+    if cache is False or cache is None:
+        return None
+    from memlab.sim.cache import ResultCache
+
+    if cache is True:
+        return ResultCache(fresh=fresh)
+    if not isinstance(cache, ResultCache):
+        raise SimulationError(f"cache must be True, False or a ResultCache, not {cache!r}")
+    if fresh:
+        cache.fresh = True
+    return cache
+
+
+def _run_contexts(contexts: list[RealContext], todo: dict[str, list[str]],
                   results: dict[tuple[str, str], ScenarioResult], workers: int) -> None:
     """Each release's scenarios in turn; ``workers`` releases at a time (threads: the work is
     in the drivers' processes), else one after another with the next release's driver
@@ -329,9 +386,11 @@ def _run_contexts(contexts: list[RealContext], codes: list[str],
     def one(ctx: RealContext, cells: Any) -> dict[tuple[str, str], ScenarioResult]:
         out = {}
         try:
-            for code in codes:
+            for code in todo[ctx.release]:
                 t0 = time.perf_counter()
+                measured_at = now_utc()
                 res = REAL_SCENARIOS[code](ctx)
+                res.cached, res.measured_at = False, measured_at
                 res.metrics["seconds"] = round(time.perf_counter() - t0, 2)
                 res.unstable = tuple(res.unstable) + ("seconds",)
                 out[(release_row(ctx.release), code)] = res
@@ -341,7 +400,8 @@ def _run_contexts(contexts: list[RealContext], codes: list[str],
             ctx.close()
         return out
 
-    with bar(total=len(contexts) * len(codes), desc="real rows", unit="cell") as cells:
+    with bar(total=sum(len(todo[c.release]) for c in contexts), desc="real rows",
+             unit="cell") as cells:
         if workers > 1 and len(contexts) > 1:
             from concurrent.futures import ThreadPoolExecutor
 

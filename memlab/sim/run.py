@@ -93,6 +93,10 @@ class SimulationRun:
             rows.append({**base, "metric": "summary", "value": res.summary, "unstable": False})
             if res.rule:
                 rows.append({**base, "metric": "rule", "value": res.rule, "unstable": False})
+            if res.cached is not None:
+                rows.append({**base, "metric": "cached", "value": res.cached, "unstable": True})
+                rows.append({**base, "metric": "measured_at", "value": res.measured_at,
+                             "unstable": True})
             for note in res.assumptions:
                 rows.append({**base, "metric": "assumption", "value": note, "unstable": False})
             for name, value in res.metrics.items():
@@ -259,7 +263,10 @@ class SimulationRun:
                 res = self.results.get((row, scenario.code))
                 if res is None:
                     continue
-                tag = "measured" if res.basis == "measured" else "modelled"
+                tag = "modelled"
+                if res.basis == "measured":
+                    tag = (f"measured, cached from {res.measured_at}" if res.cached
+                           else "measured now" if res.cached is False else "measured")
                 line = f"    {row[:26]:<26} {_WORD[res.outcome]:<5} [{tag}] {res.summary}"
                 out.append(line if len(line) <= width * 2 else line[:width * 2 - 1] + "…")
             rule = next((self.results[(r, scenario.code)].rule for r in self.rows
@@ -311,6 +318,10 @@ class SimulationRun:
                            f"{row.why}")
         stats = self.meta.get("embedder")
         out += ["", f"run took {self.meta.get('seconds', 0):.1f} s; embeddings: {stats}"]
+        cache = self.meta.get("cache")
+        if cache:
+            out.append(f"real cells: {cache['hits']} from the result cache, {cache['misses']} "
+                       f"run{' (--fresh)' if cache['fresh'] else ''}; cache {cache['folder']}")
         if self.meta.get("embedding"):
             out.append(f"embedding precision: {self.meta['embedding']}")
         return "\n".join(out)
@@ -321,8 +332,8 @@ class SimulationRun:
 
 
 def simulate(iterations: Any = None, scenarios: Any = None, *, instance: Any = None,
-             seed: int = 0, releases: Any = (), params: RealParams | None = None
-             ) -> SimulationRun:
+             seed: int = 0, releases: Any = (), params: RealParams | None = None,
+             cache: Any = True, fresh: bool = False) -> SimulationRun:
     """Run each scenario under each modelled iteration and against each shipped release.
 
     ``iterations``: None (the doc's six), numbers 1-6, Iteration objects, a mapping of them, or
@@ -334,6 +345,10 @@ def simulate(iterations: Any = None, scenarios: Any = None, *, instance: Any = N
     ``params``: :class:`~memlab.sim.real.RealParams` for the operator scripts (``scale`` is the
     S7/S11 corpus size, 2,000 by default). Modelled cells carry ``basis="modelled"`` and the
     design flags they read; real cells ``basis="measured"`` and their rule.
+    ``cache``: the real cells' result cache (:mod:`memlab.sim.cache`; True: the one under
+    ``$MEMLAB_CACHE_DIR``, False: none, or a ``ResultCache``); each measured cell says whether
+    it came from it (``cached``) and when it was measured (``measured_at``); ``fresh=True``
+    re-runs every real cell. ``meta["cache"]`` counts hits and misses.
     """
     its = [] if iterations is not None and not isinstance(iterations, (Iteration, Mapping)) \
         and len(list(iterations)) == 0 else resolve_iterations(iterations)
@@ -348,9 +363,14 @@ def simulate(iterations: Any = None, scenarios: Any = None, *, instance: Any = N
     started = time.perf_counter()
     timings = _execute(ctx, scs, its, results)
     sizes: dict[str, dict[str, int]] = {}
+    store = None
     if rels:
         t0 = time.perf_counter()
-        real = run_real(rels, [s.code for s in scs], instance=inst, seed=seed, params=params)
+        from memlab.sim.cache import ResultCache
+
+        store = ResultCache(fresh=fresh) if cache is True else (cache or None)
+        real = run_real(rels, [s.code for s in scs], instance=inst, seed=seed, params=params,
+                        cache=store or False, fresh=fresh)
         results.update(real)
         sizes = simplicity(rels)
         rows = [{"scenario": code, "iteration": row, "seconds": res.metrics.get("seconds", 0.0)}
@@ -365,7 +385,8 @@ def simulate(iterations: Any = None, scenarios: Any = None, *, instance: Any = N
             "embedding": provenance()["summary"] if provenance else None,
             "store": None if store is None else str(getattr(store, "path", "")),
             "params": _params_text(params) if rels else None,
-            "real_seconds": real_seconds if rels else 0.0}
+            "real_seconds": real_seconds if rels else 0.0,
+            "cache": store.stats() if rels and store is not None else None}
     return SimulationRun(its, scs, inst, seed, results, timings, meta, ctx, rels, sizes)
 
 

@@ -57,6 +57,11 @@ class ScenarioResult:
     rule: str = ""
     #: What a modelled cell rests on: the iteration's design flags and constants it read.
     assumptions: tuple[str, ...] = ()
+    #: Measured cells: True when the result came from the result cache (memlab.sim.cache),
+    #: False when it was run now; None for a modelled cell (no cache applies).
+    cached: bool | None = None
+    #: Measured cells: when the release ran this cell (UTC, ISO 8601); None for modelled.
+    measured_at: str | None = None
 
     def __post_init__(self) -> None:
         if self.outcome not in OUTCOMES:

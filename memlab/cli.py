@@ -183,7 +183,9 @@ def cmd_simulate(args: argparse.Namespace) -> int:
                    seed=args.seed, releases=releases, params=RealParams(scale=args.scale),
                    fresh=args.fresh)
     if args.json:
-        print(run.evidence.to_json(orient="records", indent=2, default_handler=str))
+        from memlab.formats import _json
+
+        print(_json.dumps(run.as_dict(), indent=2, default=str))
     else:
         print(run.render())
     return 0
@@ -408,7 +410,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--fresh", action="store_true",
                    help="re-run every real cell instead of reading the result cache "
                         "($MEMLAB_CACHE_DIR/sim-results)")
-    p.add_argument("--json", action="store_true", help="print the evidence as JSON")
+    p.add_argument("--json", action="store_true",
+                   help="print the run as one JSON object (evidence, cells, claims, fitness, "
+                        "journey, run)")
 
     p = add("review")
     p.add_argument("path", help="the store to review")

@@ -57,7 +57,7 @@ def test_a_warm_run_is_the_cold_run_from_the_cache_and_inputs_miss(tmp_path):
     # So does every parameter, whichever scenario reads it (the key holds them all).
     env = env_digest(release_env(NEW))
     keys = {cell_key(release=NEW, env=env, scenario="S8", params=p, seed=0, instance="i",
-                     embedding="e")[0] for p in (SMALL, SMALL.with_(s8_schedule="serial"),
+                     embedding="e")[0] for p in (SMALL, SMALL.with_(s8_trials=3),
                                                  SMALL.with_(scale=121))}
     assert len(keys) == 3
     assert ResultCache(tmp_path / "results", fresh=True).get(next(iter(keys))) is None

@@ -34,10 +34,11 @@ from memlab.sim._texts import CONSTITUTION
 from memlab.sim.cache import now_utc
 from memlab.sim.instance import DOC_INSTANCE, Instance
 from memlab.sim.releases import RELEASES, ReleaseProcess, release_sources
+from memlab.sim.rules import RULES
 from memlab.sim.scenarios import ScenarioResult
 
 __all__ = ["RealParams", "run_real", "release_row", "count_source_lines", "simplicity",
-           "REAL_RULES", "RealContext"]
+           "REAL_RULES", "RealContext", "RULE_LLM", "LLM_STAND_INS", "llm_stand_in"]
 
 #: The closed local port the "no key / no model" scenarios point the release's own LLM
 #: adapter at: what a machine with neither a key nor a running model sees, with no network.
@@ -64,7 +65,8 @@ class RealParams:
     batch restates notes already in memory (True) or is new material. ``s5_key``: an
     ``OPENAI_API_KEY`` value the operator exports for a local model (None: none).
     ``s6_llm``: "absent" (no key, no model) or "local" (the local rule LLM answers).
-    ``s8_schedule``: "interleaved" (both writers read, then both write) or "serial".
+    ``s8_trials``: S8's free-running trials (every S8 cell also runs the serial and the
+    interleaved schedule once).
     ``s9_changes``: what the operator did in the month ("learn", or "learn+reword+forget").
     ``s10_days``: days of sessions; ``s10_restate_rate``: share of learned blocks that restate
     a constitutional principle (None: the instance's near-duplicate rate).
@@ -84,7 +86,7 @@ class RealParams:
     s4_related: bool = False
     s5_key: str | None = None
     s6_llm: str = "absent"
-    s8_schedule: str = "interleaved"
+    s8_trials: int = 10
     s9_changes: str = "learn+reword+forget"
     s10_days: int = 182
     s10_restate_rate: float | None = None
@@ -97,32 +99,35 @@ class RealParams:
         return dataclasses.replace(self, **kw)
 
 
-#: The rule each scenario's outcome follows, shown next to every real cell.
-REAL_RULES: dict[str, str] = {
-    "S1": "pass: the new wording is active, holds the role tag, the old wording is not active; "
-          "partial: new wording active but the old one too (or the role tag lost); fail: new "
-          "wording not active",
-    "S2": "pass: 3/3 targets out of active memory by the end of the wait; partial: 1-2; fail: 0",
-    "S3": "pass: the pinned/constitutional block is still active with its content; fail: not",
-    "S4": "pass: LLM calls per learned block <= 1.1 (one analysis, the doc's Iteration-3 bar); "
-          "partial: <= 2; fail: > 2",
-    "S5": "pass: setup with the release's defaults writes 0 blocks AND the release's adapter "
-          "reaches a local endpoint without an API key; partial: one of the two; fail: neither",
-    "S6": "pass: with the LLM unreachable, startup or the first LLM-needing step raises; or "
-          "every learned block got its LLM analysis; fail: blocks promoted without analysis "
-          "and nothing raised (silent degradation)",
-    "S7": "pass: hit@5 >= 0.8 on paraphrased queries AND LLM calls per block <= 2; partial: "
-          "one of the two; fail: neither",
-    "S8": "pass: both writers' read-modify-write edits survive and all concurrently learned "
-          "blocks persist without error; partial: blocks persist, an edit is lost; fail: "
-          "blocks lost or a writer errors",
-    "S9": "pass: every change of the month has a timestamped row in the window AND its "
-          "before-state is recoverable from the store; partial: >= half; fail: < half",
-    "S10": "pass: 10/10 constitutional roles still hold their seeded content; partial: >= 5; "
-           "fail: < 5",
-    "S11": "pass: >= 80% of planted cross-chunk duplicate pairs reported by the release's "
-           "corpus review; partial: >= 30%; fail: less; n/a: the release has no corpus review",
+#: The rule each scenario's outcome follows (:data:`memlab.sim.rules.RULES`: one rule per
+#: scenario, for modelled and measured cells alike), shown next to every cell.
+REAL_RULES: dict[str, str] = RULES
+
+
+#: The deterministic local LLM every measured cell's release talks to (memlab/sim/_driver.py).
+RULE_LLM = ("RuleLLM, a deterministic local adapter (memlab/sim/_driver.py): summary = the "
+            "block's first sentence, tags = none, alignment 0.8/0.3 by shared words, "
+            "contradiction 0.9 only for a negation word plus >= 40% shared words, amendments "
+            "returned unchanged, no goal edges; it cannot return tags, judge meaning, find a "
+            "contradiction without a negation word, or propose a real amendment")
+#: Per scenario, what stood in for the LLM in its measured cells (the default: RULE_LLM).
+LLM_STAND_INS: dict[str, str] = {
+    "S5": "the release's own LLM adapter (its factory and config) pointed at a closed local "
+          "port (" + DEAD_ENDPOINT + "): what a machine with no model running sees; it "
+          "answers nothing, so only construction and the first call's error are observed; "
+          "setup() runs with " + "RuleLLM",
+    "S6": "s6_llm=absent: the release's own adapter pointed at a closed local port (no LLM "
+          "reachable: every call fails); s6_llm=local: RuleLLM answers (see RULE_LLM); the "
+          "shipped preflight (`elfmem doctor --resolve`) runs against the same closed port",
+    "S7": RULE_LLM + "; recall itself makes no LLM call",
+    "S8": RULE_LLM + "; the writers' edits and learns exercise storage, not the LLM",
+    "S11": RULE_LLM + "; review_corpus makes no LLM call in the releases that have it",
 }
+
+
+def llm_stand_in(code: str) -> str:
+    """What stood in for the LLM in a measured cell of scenario ``code``."""
+    return LLM_STAND_INS.get(code, RULE_LLM)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -224,7 +229,7 @@ def _result(ctx: RealContext, code: str, outcome: str, summary: str,
             metrics: dict[str, Any], **kw: Any) -> ScenarioResult:
     return ScenarioResult(scenario=code, iteration=release_row(ctx.release), outcome=outcome,
                           summary=summary, metrics=metrics, basis="measured",
-                          rule=REAL_RULES[code], **kw)
+                          rule=REAL_RULES[code], llm=llm_stand_in(code), **kw)
 
 
 def release_row(release: str) -> str:

@@ -170,7 +170,9 @@ def cmd_discover(args: argparse.Namespace) -> int:
          "(under a minute each). Limit the run with --real-only (no modelled iterations),\n"
          "--no-real (modelled only), --releases 0.20.0, --scenarios S1,S3; --scale sets the\n"
          "S7/S11 corpus size (default 2,000; the releases' consolidation grows with its square, "
-         "so the doc's 14,000 takes about 49 times as long).")
+         "so the doc's 14,000 takes about 49 times as long). Real cells come from the\n"
+         "result cache ($MEMLAB_CACHE_DIR/sim-results) when nothing that decides them\n"
+         "changed; --fresh re-runs them.")
 def cmd_simulate(args: argparse.Namespace) -> int:
     from memlab.sim import simulate
     from memlab.sim.real import RealParams
@@ -178,9 +180,12 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     iterations = [] if args.real_only else _split(args.iterations)
     releases = () if args.no_real else (args.releases or "all")
     run = simulate(iterations, _split(args.scenarios), instance=args.instance,
-                   seed=args.seed, releases=releases, params=RealParams(scale=args.scale))
+                   seed=args.seed, releases=releases, params=RealParams(scale=args.scale),
+                   fresh=args.fresh)
     if args.json:
-        print(run.evidence.to_json(orient="records", indent=2, default_handler=str))
+        from memlab.formats import _json
+
+        print(_json.dumps(run.as_dict(), indent=2, default=str))
     else:
         print(run.render())
     return 0
@@ -402,7 +407,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--scale", type=int, default=2_000,
                    help="S7/S11 corpus size for the real rows (default 2000; the doc's 14000 "
                         "takes about 49 times as long as 2,000)")
-    p.add_argument("--json", action="store_true", help="print the evidence as JSON")
+    p.add_argument("--fresh", action="store_true",
+                   help="re-run every real cell instead of reading the result cache "
+                        "($MEMLAB_CACHE_DIR/sim-results)")
+    p.add_argument("--json", action="store_true",
+                   help="print the run as one JSON object (evidence, cells, claims, fitness, "
+                        "journey, run)")
 
     p = add("review")
     p.add_argument("path", help="the store to review")

@@ -19,10 +19,15 @@ __all__ = [
     "CONTRADICTION_MIN", "INT64_MAX", "MAX_FILE_BYTES", "MAX_FOLDER_DEPTH",
     "MAX_YAML_NODES", "MAX_YAML_CHARS", "MAX_FM_COLUMNS", "PG_STATEMENT_TIMEOUT_MS",
     "PG_LOCK_TIMEOUT_MS",
+    "SIM_RESULTS_FOLDER",
     "MIGRATION_LAYOUTS", "DEFAULT_MIGRATION_LAYOUT", "ROOT_MEMORY_LABEL", "ROOT_MEMORY_TEXT",
 ]
 
 # --- storage ----------------------------------------------------------------------------------
+
+#: The folder under ``$MEMLAB_CACHE_DIR`` (default ``~/.cache/memlab``) holding the real rows'
+#: result cache (``memlab.sim.cache``): never beside a store.
+SIM_RESULTS_FOLDER = "sim-results"
 
 #: The largest value a pandas ``Int64`` column holds; an integer a store holds past it (a limit
 #: of 10**30, ``inf``) is read as missing with a problem row, never an OverflowError.

@@ -235,7 +235,7 @@ def cmd_report(args: argparse.Namespace) -> int:
     params = _parse_params(args.param)
     if args.as_of:
         params["as_of"] = args.as_of
-    result = report(args.kind, args.paths, out=args.out, **params)
+    result = report(args.kind, args.paths, out=args.out, show_code=args.show_code, **params)
     print(f"report written: {result.html}")
     print(f"metrics:        {result.folder / 'metrics.json'}")
     return 0
@@ -464,6 +464,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="extra notebook parameter (repeatable)")
     p.add_argument("--fail-on-alert", action="store_true",
                    help="for `all`: exit 3 when an alert of the config fires (for cron and CI)")
+    p.add_argument("--show-code", action="store_true",
+                   help="keep the notebook's code cells in the HTML (hidden by default; the "
+                        "executed .ipynb beside it always has them)")
 
     p = add("schedule")
     p.add_argument("--config", default="data/reports.yaml",

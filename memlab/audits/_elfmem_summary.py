@@ -12,12 +12,12 @@ import pandas as pd
 
 from memlab._escape import terminal_lines
 from memlab.audits._elfmem_context import _CAVEAT, _Context, _isna
+from memlab.constants import MISSING_TEXT
 
 
 # ── the printable summary ─────────────────────────────────────────────────────────────────
 
-#: What the text shows for a figure that was not checked or not recorded (JSON: null).
-_MISSING = "–"
+_MISSING = MISSING_TEXT
 
 
 def _fmt_int(v: Any) -> str:

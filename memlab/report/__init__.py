@@ -120,21 +120,29 @@ def _kernel_manager_class():
         async def _async_pre_start_kernel(self, **kw):
             # No progress bars inside a report's kernel: the HTML would keep them as output.
             kw["env"] = {**(kw.get("env") or os.environ), "MEMLAB_QUIET": "1",
-                         "TQDM_DISABLE": "1", "HF_HUB_DISABLE_PROGRESS_BARS": "1"}
+                         "TQDM_DISABLE": "1", "HF_HUB_DISABLE_PROGRESS_BARS": "1",
+                         "TRANSFORMERS_VERBOSITY": "error"}
+            # Every table a report shows goes through memlab's escaper, complete and
+            # formatted for people (escape_tables), whatever the notebook itself calls.
+            kw["extra_arguments"] = [*(kw.get("extra_arguments") or []),
+                                     "--IPKernelApp.exec_lines=from memlab.report import "
+                                     "escape_tables as _memlab_tables; _memlab_tables()"]
             return await super()._async_pre_start_kernel(**kw)
 
     return IPCKernelManager
 
 
 def execute_notebook(kind_or_name: str, params: dict[str, Any], out_dir: str | Path,
-                     *, timeout: int = 1800) -> ExecutedReport:
+                     *, timeout: int = 1800, show_code: bool = False) -> ExecutedReport:
     """Execute one notebook with ``params`` into ``out_dir``; render HTML; read metrics.json.
 
     ``params`` values that are :class:`pathlib.Path` are made absolute. ``output_dir`` is always
     passed as ``out_dir``. A failing cell raises :class:`ReportError` whose ``context`` names
     the cell, the exception and its message; the executed notebook is kept for inspection.
     Where :mod:`memlab.progress` shows bars, a bar counts the notebook's cells; the kernel
-    itself runs with ``MEMLAB_QUIET=1`` so the report holds no bars.
+    itself runs with ``MEMLAB_QUIET=1`` so the report holds no bars. The HTML hides the code
+    cells (``show_code=True`` keeps them) and opens with the headline panel of the kind's
+    metrics; the executed ``.ipynb`` keeps everything.
     """
     from memlab import progress
 
@@ -163,17 +171,18 @@ def execute_notebook(kind_or_name: str, params: dict[str, Any], out_dir: str | P
         raise
     except Exception as exc:  # kernel death, missing kernel spec, unreadable notebook...
         raise ReportError(f"could not execute {source.name}: {exc}", path=executed) from exc
-    html = _render_html(executed)
     metrics_file = out / "metrics.json"
     metrics = json.loads(metrics_file.read_text()) if metrics_file.exists() else {}
+    html = _render_html(executed, kind=kind_or_name if kind_or_name in NOTEBOOKS else None,
+                        metrics=metrics, show_code=show_code)
     return ExecutedReport(kind_or_name, executed, html, metrics)
 
 
-def _render_html(executed: Path) -> Path:
+def _render_html(executed: Path, **how: Any) -> Path:
     require("nbconvert", "notebooks", feature="rendering reports")
     from memlab.report._offline import render_html
 
-    return render_html(executed)
+    return render_html(executed, **how)
 
 
 def write_metrics(output_dir: str | Path, metrics: dict[str, Any]) -> Path:
@@ -187,14 +196,16 @@ def write_metrics(output_dir: str | Path, metrics: dict[str, Any]) -> Path:
 
 
 def report(kind: str, paths: Sequence[str | Path] = (), *, out: str | Path | None = None,
-           **params: Any) -> ExecutedReport:
+           show_code: bool = False, **params: Any) -> ExecutedReport:
     """Render the ``kind`` report for ``paths`` into ``out`` (default ``<reports_root()>/<kind>``:
     ``$MEMLAB_REPORTS_DIR``, else the checkout's ``reports/``, else ``./reports``).
 
     ``paths`` becomes the notebook's ``stores`` parameter (or ``store`` / ``repo`` / ``source``
     when the notebook takes one path); other keyword arguments are passed through as parameters.
+    ``show_code=True`` keeps the code cells in the HTML (hidden by default).
     """
     from memlab.report._params import parameters_for
 
     folder = Path(out) if out is not None else reports_root() / kind
-    return execute_notebook(kind, parameters_for(kind, list(paths), params), folder)
+    return execute_notebook(kind, parameters_for(kind, list(paths), params), folder,
+                            show_code=show_code)

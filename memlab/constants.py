@@ -19,7 +19,7 @@ __all__ = [
     "CONTRADICTION_MIN", "INT64_MAX", "MAX_FILE_BYTES", "MAX_FOLDER_DEPTH",
     "MAX_YAML_NODES", "MAX_YAML_CHARS", "MAX_FM_COLUMNS", "PG_STATEMENT_TIMEOUT_MS",
     "PG_LOCK_TIMEOUT_MS",
-    "DOC_VALUES", "MISSING_TEXT",
+    "DOC_VALUES", "MISSING_TEXT", "LONG_CELL_SECONDS",
     "MIGRATION_LAYOUTS", "DEFAULT_MIGRATION_LAYOUT", "ROOT_MEMORY_LABEL", "ROOT_MEMORY_TEXT",
 ]
 
@@ -166,6 +166,9 @@ DOC_VALUES: dict[str, float] = {
 
 #: What text shows for a figure that was not checked or not recorded (JSON: null, never 0).
 MISSING_TEXT = "–"
+
+#: Seconds a report notebook's cell may run before the terminal is told it is a long step.
+LONG_CELL_SECONDS = 20.0
 
 #: Days without evidence of use before a unit is stale (review) or a block is listed as stale
 #: (the Letta server audit).

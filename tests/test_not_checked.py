@@ -53,8 +53,8 @@ def test_live_tokens_are_elfmem_own_counts_where_recorded(db):
     h = _audit_json(db)
     expected = recorded + est_chars / 4
     assert h["live_tokens"] == pytest.approx(expected)
-    assert h["live_blocks_token_count_missing"] == missing
-    assert h["live_tokens_estimated_share"] == pytest.approx((est_chars / 4) / expected)
+    assert h["live_blocks_uncounted"] == missing
+    assert h["live_tokens_est_share"] == pytest.approx((est_chars / 4) / expected)
     assert h["input_per_corpus_token"] == pytest.approx(llm_in / expected)
     # chars/4 everywhere (the old figure) is a different number on these databases
     (chars,) = _sql(db, "SELECT SUM(length(content)) FROM blocks WHERE status = 'active'")

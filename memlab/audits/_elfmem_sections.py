@@ -76,7 +76,7 @@ def _cost(ctx: _Context, tables: dict, headline: dict) -> None:
         ("blocks_archived", len(ctx.archived), "blocks"),
         ("live_chars", live_chars, "chars"),
         ("live_tokens", live_tokens, "tokens (elfmem's token_count; chars/4 where missing)"),
-        ("live_tokens_estimated_share", estimated_share, "share of live_tokens from chars/4"),
+        ("live_tokens_est_share", estimated_share, "share of live_tokens from chars/4"),
         ("summary_chars", summary_chars, "chars"),
         ("summary_tokens", summary_tokens, "tokens (chars/4)"),
         ("calls_per_surviving_block", _ratio(calls, active), "calls per active block"),
@@ -95,8 +95,8 @@ def _cost(ctx: _Context, tables: dict, headline: dict) -> None:
                    "embedding_tokens", "blocks_ever", "blocks_active", "blocks_inbox",
                    "blocks_archived", "live_chars", "summary_chars"):
         headline[metric] = _int(values[metric])
-    headline["live_blocks_token_count_missing"] = missing
-    for metric in ("live_tokens", "live_tokens_estimated_share", "summary_tokens",
+    headline["live_blocks_uncounted"] = missing
+    for metric in ("live_tokens", "live_tokens_est_share", "summary_tokens",
                    "calls_per_surviving_block",
                    "input_per_corpus_token", "input_per_summary_token", "gpu_hours"):
         headline[metric] = _num(values[metric])

@@ -39,13 +39,13 @@ def _clip(text: Any, width: int = 48) -> str:
 
 def _token_source(h: dict) -> str:
     """Where the live token figure comes from: elfmem's own count, chars/4, or both."""
-    share = h.get("live_tokens_estimated_share")
+    share = h.get("live_tokens_est_share")
     if share is None or _isna(share) or share == 0:
         return "(elfmem's token_count)"
     if share >= 1:
         return "(chars/4: elfmem recorded no token_count)"
     return (f"(elfmem's token_count; {share * 100:.1f}% estimated as chars/4 for "
-            f"{h['live_blocks_token_count_missing']} block(s) without one)")
+            f"{h['live_blocks_uncounted']} block(s) without one)")
 
 
 def _summary(ctx: _Context, tables: dict, h: dict) -> str:

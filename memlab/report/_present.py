@@ -56,15 +56,14 @@ REPORT_HEADLINES: dict[str, tuple[tuple[str, str], ...]] = {
               ("ok", "stores audited"),
               ("failed", "stores that could not be audited"),
               ("atypical_figures", "figures far from the fleet's typical value")),
-    "simulation": (("cells", "system × scenario results"),
-                   ("pass", "results that pass"),
-                   ("partial", "results that partly pass"),
-                   ("fail", "results that fail"),
-                   ("modelled", "results resting on a model rather than a measurement")),
+    "simulation": (("incumbent", "the iteration the run keeps as incumbent (its journey table)"),
+                   ("findings", "places where the run disagrees with the doc (the findings table)"),
+                   ("instance", "the store whose audit parameterised the run")),
 }
+_ITERATION = re.compile(r"^iteration_(.+)_(pass|partial|fail)$")
 
 _STORE_REPORTS = ("audit", "memfs")
-_PATH = re.compile(r"(?<![\w.:/~<>&;-])(/(?:[\w.@+*~-]+/)+[\w.@+*~-]*)")
+_PATH = re.compile(r"(?<![\w.:/~<-])(/(?:[\w.@+*~-]+/)+[\w.@+*~-]*)")
 _PATH_REPR = re.compile(r"^\s*(?:Posix|Windows)?Path\((['\"]).*\1\)\s*$", re.S)
 
 
@@ -120,7 +119,18 @@ def _rows(kind: str | None, metrics: Mapping[str, Any]) -> tuple[list[str], list
                  DOC_VALUES.get(n) if doc else None) for n in names]
         return list(stores), rows
     spec = REPORT_HEADLINES.get(kind or "", ())
-    return [""], [(n, d, [metrics.get(n)], None) for n, d in spec if n in metrics]
+    rows = [(n, d, [metrics.get(n)], None) for n, d in spec if n in metrics]
+    if kind == "simulation":  # iteration_<n>_<verdict> counts: one row per iteration
+        counts: dict[str, dict[str, Any]] = {}
+        for key, value in metrics.items():
+            m = _ITERATION.match(str(key))
+            if m:
+                counts.setdefault(m.group(1), {})[m.group(2)] = value
+        for it, c in counts.items():
+            rows.append((f"iteration {it}", "scenarios passed / partly passed / failed",
+                         [" / ".join(human(c.get(v)) for v in ("pass", "partial", "fail"))],
+                         None))
+    return [""], rows
 
 
 def headline_panel(kind: str | None, metrics: Mapping[str, Any]) -> str:
@@ -140,15 +150,19 @@ def headline_panel(kind: str | None, metrics: Mapping[str, Any]) -> str:
         if with_doc:
             cells += f'<td class="num">{human(doc) if doc is not None else ""}</td>'
         body.append(f"<tr><th>{esc(name)}</th>{cells}<td>{esc(definition)}</td></tr>")
-    notes = [f"{MISSING_TEXT} not checked or not recorded for that store (its summary below "
-             "says why)"]
+    notes = []
+    if any(v is None for _, _, values, _ in rows for v in values):
+        notes.append(f"{MISSING_TEXT}: not checked or not recorded"
+                     + (" for that store (its summary below says why)"
+                        if kind in _STORE_REPORTS else ""))
     if with_doc:
         notes.append("the doc: the v2 re-evaluation's §2 figure for the one instance it "
                      "measured (the demo database)")
     return ('<div class="memlab-headline"><h2>Headline</h2>'
             f'<div class="memlab-table"><table class="memlab-headline-table"><thead><tr>{head}'
             f'</tr></thead><tbody>{"".join(body)}</tbody></table></div>'
-            f'<p class="memlab-dimensions">{esc("; ".join(notes))}</p></div>')
+            + (f'<p class="memlab-dimensions">{esc("; ".join(notes))}</p>' if notes else "")
+            + '</div>')
 
 
 # --------------------------------------------------------------------------- paths and glyphs
@@ -208,13 +222,19 @@ def relative_paths(nb: Any, folder: Path) -> None:
 
 
 def safe_glyphs(nb: Any) -> None:
-    """Replace :data:`GLYPHS` emoji: in HTML by the coloured shape, elsewhere by the shape."""
+    """Replace :data:`GLYPHS` emoji: in HTML by the coloured shape, elsewhere by the shape.
+    Any other pictograph (U+1F000-U+1FAFF, store text included) is shown as its code point,
+    ``[U+1F52E]``, rather than as the empty box a browser without an emoji font draws."""
     for holder, key in _texts(nb):
         value = holder[key]
         text = value if isinstance(value, str) else "".join(value)
-        if not any(e in text for e in GLYPHS):
+        if not _PICTOGRAPH.search(text) and not any(e in text for e in GLYPHS):
             continue
         for emoji, (shape, colour) in GLYPHS.items():
             text = text.replace(emoji, f'<span style="color:{colour}">{shape}</span>'
                                 if key == "text/html" else shape)
-        holder[key] = text
+        holder[key] = _PICTOGRAPH.sub(lambda m: f"[U+{ord(m.group(1)):04X}]", text)
+
+
+#: Pictographs no stock Debian font draws, with an emoji presentation selector after them.
+_PICTOGRAPH = re.compile("([\U0001F000-\U0001FAFF])\uFE0F?")

@@ -20,6 +20,7 @@ __all__ = [
     "MAX_YAML_NODES", "MAX_YAML_CHARS", "MAX_FM_COLUMNS", "PG_STATEMENT_TIMEOUT_MS",
     "PG_LOCK_TIMEOUT_MS",
     "SIM_RESULTS_FOLDER",
+    "DOC_VALUES", "MISSING_TEXT", "LONG_CELL_SECONDS",
     "MIGRATION_LAYOUTS", "DEFAULT_MIGRATION_LAYOUT", "ROOT_MEMORY_LABEL", "ROOT_MEMORY_TEXT",
 ]
 
@@ -156,7 +157,28 @@ CHARS_PER_TOKEN = 4.0
 #: Seconds of LLM latency per call behind the doc's GPU-hours estimate.
 SECONDS_PER_CALL = 14.0
 
+#: The doc's §2 figures for the one instance it measured (the demo database), by headline
+#: metric: a report's headline panel shows each beside the value it computed.
+DOC_VALUES: dict[str, float] = {
+    "llm_calls": 2903,
+    "live_tokens": 31633,
+    "input_per_corpus_token": 52.1,
+    "calls_per_surviving_block": 20.7,
+    "input_per_summary_token": 188.7,
+    "blocks_active": 140,
+    "supersession_share": 41 / 42,
+    "role_slots_left": 4,
+    "total_active_hours": 3.69,
+    "gpu_hours": 11.0,
+}
+
 # --- memlab's own defaults --------------------------------------------------------------------
+
+#: What text shows for a figure that was not checked or not recorded (JSON: null, never 0).
+MISSING_TEXT = "–"
+
+#: Seconds a report notebook's cell may run before the terminal is told it is a long step.
+LONG_CELL_SECONDS = 20.0
 
 #: Days without evidence of use before a unit is stale (review) or a block is listed as stale
 #: (the Letta server audit).

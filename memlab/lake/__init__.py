@@ -49,7 +49,7 @@ from memlab.lake._sample import make_sample_fleet
 from memlab.sources.discover import STORE_WALK_DEPTH, walk_stores
 from memlab.lake._summary import FLEET_METRICS, fleet_metrics, typicality
 
-__all__ = ["fleet", "export_parquet", "scan", "read_lake", "lake_tables", "skipped_entries", "fleet_metrics", "typicality", "FLEET_METRICS",
+__all__ = ["fleet", "read_fleet", "is_lake", "export_parquet", "scan", "read_lake", "lake_tables", "skipped_entries", "fleet_metrics", "typicality", "FLEET_METRICS",
            "make_sample_fleet", "FleetResult", "FleetError"]
 
 # --------------------------------------------------------------------------- finding stores
@@ -223,6 +223,48 @@ def _frame(rows: list[dict[str, Any]]) -> pd.DataFrame:
     df["status"] = df["status"].astype("category")
     df["seconds"] = df["seconds"].astype("float64")
     return df
+
+
+def is_lake(path: str | Path) -> bool:
+    """True for a folder a fleet run (or ``export_parquet``) wrote: it holds a ``headline``
+    table of Parquet files."""
+    root = Path(path).expanduser()
+    return root.is_dir() and "headline" in lake_tables(root) and any(
+        (root / "headline").rglob("*.parquet"))
+
+
+def read_fleet(lake: str | Path, *, run_date: str | None = None) -> FleetResult:
+    """An earlier fleet run read back from its lake, as a :class:`FleetResult`: the latest
+    run date's stores (or ``run_date``'s), each ``ok`` from the headline table or ``failed``
+    from the failures table. Nothing is audited again; ``seconds`` is NaN (not recorded).
+
+    Example::
+
+        run = memlab.lake.read_fleet("reports/fleet")
+        print(run.summary())
+    """
+    root = Path(lake).expanduser()
+    if not is_lake(root):
+        raise FleetError("not a fleet lake: no headline table of Parquet files", path=root,
+                         hint="point at the --out folder of `memlab fleet`")
+    headline = read_lake(root, "headline")
+    failures = read_lake(root, "failures")
+    dates = sorted(set(headline["run_date"].dropna()) | set(failures.get(
+        "run_date", pd.Series(dtype="string")).dropna()))
+    date = run_date or dates[-1]
+    if date not in dates:
+        raise FleetError(f"the lake has no run on {date}", path=root,
+                         hint="its runs: " + ", ".join(dates))
+    h = headline[headline["run_date"] == date]
+    f = failures[failures["run_date"] == date] if len(failures) else failures
+    rows = [{"store_id": r.store_id, "path": r.store_path, "kind": r.store_kind,
+             "status": "ok", "error_class": None, "message": None, "seconds": float("nan")}
+            for r in h.itertuples(index=False)]
+    rows += [{"store_id": r.store_id, "path": r.store_path, "kind": r.kind,
+              "status": "failed", "error_class": r.error_class, "message": r.message,
+              "seconds": float("nan")} for r in f.itertuples(index=False)]
+    return FleetResult(out=root, run_date=date, stores=_frame(rows), seconds=float("nan"),
+                       workers="none (read back from the lake)")
 
 
 def fleet(roots: Iterable[str | Path] | str | Path | None = None, *, out: str | Path,

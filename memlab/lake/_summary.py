@@ -94,8 +94,9 @@ def summarize(result: "FleetResult", width: int = 100) -> str:
 
     stores = result.stores
     c = result.counts
-    lines = [f"fleet run {result.run_date}: {len(stores)} stores in {result.seconds:.1f} s "
-             f"(workers: {result.workers}); lake: {result.out}",
+    took = (f"in {result.seconds:.1f} s (workers: {result.workers})"
+            if result.seconds == result.seconds else "read back from the lake")
+    lines = [f"fleet run {result.run_date}: {len(stores)} stores {took}; lake: {result.out}",
              f"  {c['ok']} audited, {c['reused']} reused (unchanged since the last run), "
              f"{c['failed']} failed", ""]
     by_kind = (stores.assign(kind=stores["kind"].fillna("(not loaded)"))

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import os
 import re
+import shlex
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -147,11 +148,16 @@ class MigrationResult:
         lines.append(f"  {len(blocks)} block(s) into {files} file(s){across}; "
                      f"{len(self.commits)} commit(s)" + (f"; heads {heads}" if heads else ""))
         if self.script is not None:
-            lines.append(f"  script: {self.script}  (review it, then: python3 {self.script.name})")
+            # the full path: the command runs from any folder (the script names DEST itself)
+            lines.append(f"  script: {self.script}")
+            lines.append(f"  review it, then run: python3 "
+                         f"{shlex.quote(str(Path(self.script).resolve()))}")
         if len(self.flags):
             from memlab._terminal import flag_lines
 
-            lines.append(f"  flagged {len(self.flags)} item(s) for a look (each in .flags):")
+            lines.append(f"  flagged {len(self.flags)} item(s) for a look (each one is a row of "
+                         "the flags table: MigrationResult.flags in Python, or the report of "
+                         "`memlab report migration`):")
             lines.extend(flag_lines(self.flags))
         if self.parity is not None:
             diff = self.differences

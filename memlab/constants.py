@@ -17,7 +17,7 @@ __all__ = [
     "PRUNE_THRESHOLD", "NEAR_DUP_THRESHOLD", "EXACT_DUP_THRESHOLD", "tier_of_lambda",
     "is_penalised", "CHARS_PER_TOKEN", "SECONDS_PER_CALL", "STALE_AFTER_DAYS",
     "CONTRADICTION_MIN", "INT64_MAX", "MAX_FILE_BYTES", "MAX_FOLDER_DEPTH",
-    "MAX_YAML_NODES", "MAX_YAML_CHARS", "MAX_FM_COLUMNS", "PG_STATEMENT_TIMEOUT_MS",
+    "MAX_VALUE_BYTES", "MAX_YAML_NODES", "MAX_YAML_CHARS", "MAX_FM_COLUMNS", "PG_STATEMENT_TIMEOUT_MS",
     "PG_LOCK_TIMEOUT_MS",
     "SIM_RESULTS_FOLDER",
     "DOC_VALUES", "MISSING_TEXT", "LONG_CELL_SECONDS",
@@ -40,6 +40,14 @@ INT64_MAX = 2**63 - 1
 #: never loaded (a working copy is only hashed, in pieces, to compare it with the commit), so
 #: memory stays bounded whatever an agent commits.
 MAX_FILE_BYTES = 10_000_000
+
+#: The largest single value memlab holds from a database or an Agent File: a Letta server's
+#: ``block.value`` / ``block_history.value`` (bytes as the database stores them) or a block value
+#: of a ``.af`` (bytes of its JSON string), the same figure as a memory file. A value past it is
+#: not read: its text is null, an ``oversized`` problem row names it with its size, and what it
+#: cannot tell is null (a server's own character count is kept; a ``.af`` value's is unknown), so
+#: one huge value costs about its size in memory once, transiently, never several copies.
+MAX_VALUE_BYTES = MAX_FILE_BYTES
 
 #: The deepest folder memlab walks into below a store's top (or its git folder). Letta and
 #: elfmem paths are a few levels deep; a folder nested deeper is a ``too_deep`` problem row and

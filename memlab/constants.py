@@ -18,7 +18,7 @@ __all__ = [
     "is_penalised", "CHARS_PER_TOKEN", "SECONDS_PER_CALL", "STALE_AFTER_DAYS",
     "CONTRADICTION_MIN", "INT64_MAX", "MAX_FILE_BYTES", "MAX_FOLDER_DEPTH",
     "MAX_VALUE_BYTES", "MAX_YAML_NODES", "MAX_YAML_CHARS", "MAX_FM_COLUMNS", "PG_STATEMENT_TIMEOUT_MS",
-    "PG_LOCK_TIMEOUT_MS",
+    "PG_LOCK_TIMEOUT_MS", "LAKE_FILE_ROWS",
     "SIM_RESULTS_FOLDER",
     "DOC_VALUES", "MISSING_TEXT", "LONG_CELL_SECONDS",
     "MIGRATION_LAYOUTS", "DEFAULT_MIGRATION_LAYOUT", "ROOT_MEMORY_LABEL", "ROOT_MEMORY_TEXT",
@@ -29,6 +29,11 @@ __all__ = [
 #: The folder under ``$MEMLAB_CACHE_DIR`` (default ``~/.cache/memlab``) holding the real rows'
 #: result cache (``memlab.sim.cache``): never beside a store.
 SIM_RESULTS_FOLDER = "sim-results"
+
+#: Rows per Parquet file of a lake partition before the writer starts another file (a partition
+#: of a fleet run is one file up to this many rows: few files for DuckDB and Polars to open,
+#: each still small enough to read in one go).
+LAKE_FILE_ROWS = 1_000_000
 
 #: The largest value a pandas ``Int64`` column holds; an integer a store holds past it (a limit
 #: of 10**30, ``inf``) is read as missing with a problem row, never an OverflowError.

@@ -136,7 +136,7 @@ def summarize(result: "FleetResult", width: int = 100) -> str:
     if len(gone):
         lines += ["", f"  removed from run date {result.run_date}: {len(gone)} store(s) an earlier "
                       f"run that day wrote", f"  and this run does not list "
-                      f"({int(gone['files'].sum())} files):"]
+                      f"(their rows in {int(gone['tables'].sum())} tables):"]
         for rec in gone.head(5).itertuples():
             where = rec.store_path if isinstance(rec.store_path, str) else rec.store_id
             lines.append("  " + terminal_line(where, width - 2))

@@ -199,3 +199,18 @@ def test_memlabs_own_migrations_give_no_constraint_finding(tmp_path):
             assert audit.headline["constraint_errors"] == 0, (repo, audit.tables["constraints"])
             assert audit.tables["constraint_history"].empty, repo
             assert audit.headline["findings"] == 0, repo
+
+
+def test_a_repository_moved_to_v2_keeps_its_legacy_hook_verdicts(tmp_path):
+    """Commits made before a repository had a root MEMORY.md ran the legacy hook: moving the
+    repository to v2 (history kept) must not re-judge them by the v2 rules or drop them."""
+    from memlab.sources.memfs import unpack_bundle
+
+    bundle = Path(__file__).resolve().parents[1] / "data" / "samples" / "memfs" / "deep-research-memfs.bundle"
+    v1 = unpack_bundle(bundle, tmp_path / "v1")
+    memlab.migrate(v1, tmp_path / "v2", to="letta", layout="v2", retrieval=False)
+    cols = ["sha", "variant", "rule", "path"]
+    before = memlab.audit(v1).tables["hook_violations"][cols]
+    after = memlab.audit(tmp_path / "v2").tables["hook_violations"][cols]
+    assert len(before) == 3 and set(before["variant"].astype(str)) == {"current"}
+    assert sorted(map(tuple, after.astype(str).values)) == sorted(map(tuple, before.astype(str).values))

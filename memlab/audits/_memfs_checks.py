@@ -83,6 +83,16 @@ def hook_violations(store: Store, versions: pd.DataFrame | None = None) -> pd.Da
     # files present at each commit are approximated by replaying adds/deletes in time order.
     indexes: set[str] = set()
     ordered = versions.sort_values("committed_at", kind="stable")
+    # The v2 hook guards a commit when the tree it starts from or the one it makes has a root
+    # MEMORY.md (buildPreCommitHookScript: `:MEMORY.md` or `HEAD:MEMORY.md`); a repository
+    # that became v2 keeps the legacy hook's verdicts on the commits from before.
+    v2_at: dict[str, bool] = {}
+    root = False
+    for v in ordered.itertuples(index=False):
+        before = root
+        if str(v.path) == fmt.ROOT_INDEX:
+            root = str(v.change_type) != "D"
+        v2_at[v.sha] = v2_at.get(v.sha, before) or before or root
     for v in ordered.itertuples(index=False):
         if str(v.path).endswith(fmt.ROOT_INDEX):
             if str(v.change_type) == "D":
@@ -93,7 +103,8 @@ def hook_violations(store: Store, versions: pd.DataFrame | None = None) -> pd.Da
         if v.is_merge or c is None or _unread(v):
             continue
         when = c.committed_at.to_pydatetime()
-        variant = fmt.hook_variant_at(when, layout=layout)
+        at_layout = layout if layout != "letta_v2" or v2_at.get(v.sha) else "letta_v1"
+        variant = fmt.hook_variant_at(when, layout=at_layout)
         if variant is None:
             continue
         new_text = v.new_text if isinstance(v.new_text, str) else None
@@ -104,7 +115,7 @@ def hook_violations(store: Store, versions: pd.DataFrame | None = None) -> pd.Da
         if not found:
             continue
         applies, basis = hook_basis(c.author_kind, installed)
-        reason = fmt.hook_variant_reason(when, layout=layout)
+        reason = fmt.hook_variant_reason(when, layout=at_layout)
         for viol in found:
             rows.append({"sha": v.sha, "authored_at": c.authored_at, "committed_at": c.committed_at,
                          "author_name": c.author_name, "author_email": c.author_email,
@@ -130,9 +141,12 @@ def hook_basis(author_kind: str, installed: str | None) -> tuple[bool, str]:
     if author_kind == "agent":
         return True, ("an agent identity commits through Letta Code, which installs the hook on "
                       "every clone, pull and init of the memory repository")
-    if author_kind == "reflection_subagent":
-        return True, ("a reflection subagent commits in a Letta Code worktree of the memory "
-                      "repository, which shares its hooks")
+    if author_kind in ("reflection_subagent", "memory_worker"):
+        return True, (f"a {author_kind.replace('_', ' ')} commits in a Letta Code worktree of "
+                      "the memory repository, which shares its hooks")
+    if author_kind == "harness":
+        return True, ("Letta Code's own identity commits in the memory repository, where Letta "
+                      "Code installs the hook")
     if author_kind == "human":
         if installed:
             return True, (f"this checkout has Letta Code's pre-commit hook installed ({installed} "

@@ -9,7 +9,9 @@ against one embedding cache folder:
 
 * cold: the folder starts empty, so the sentence model loads, the precision gate measures,
   shipped vector packs are verified and every other text is embedded;
-* warm: the same folder again (what a second `memlab simulate` on the machine does).
+* warm: the same folder again (what a second `memlab simulate` on the machine does): the
+  embeddings and the real cells' results (``memlab.sim.cache``, ``sim-results/`` in that
+  folder) come from the cache, so no release runs; the modelled rows run again.
 
 Each run's wall time (process start to the printed table) is split with
 ``memlab.embed._embedder.TIMINGS`` and ``memlab.sim.releases.TIMINGS`` into the releases' own
@@ -44,7 +46,9 @@ from pathlib import Path
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 ROOT = Path(__file__).resolve().parents[1]
-TARGET = {"cold": 120.0, "warm": 10.0}
+TARGET = {"cold": 120.0}
+#: A warm run (the result cache holds every real cell) takes at most this share of the cold one.
+WARM_RATIO = 0.15
 
 
 def _child(args: argparse.Namespace) -> None:
@@ -84,6 +88,7 @@ def _child(args: argparse.Namespace) -> None:
            "embed_real": {k: marks["real_after"][k] - marks["real_before"][k]
                           for k in marks["real_after"]},
            "rel": dict(releases.TIMINGS), "scale": params.scale,
+           "cache": run.meta.get("cache"),
            "table": run.table.astype(str).to_dict(), "render_lines": len(text.splitlines()),
            "cells": {f"{row.split()[1]} {code}": res.metrics.get("seconds", 0.0)
                      for (row, code), res in run.results.items() if res.basis == "measured"},
@@ -212,14 +217,19 @@ def main() -> None:
             sys.exit("the cold and the warm run gave different verdicts")
         print(f"verdicts: cold and warm agree ({sum(len(v) for v in cold['table'].values())} "
               f"cells)")
-        print(f"cold/warm {c_total / max(w_total, 1e-9):.2f}x; memlab's part cold/warm "
-              f"{c_mem / max(w_mem, 1e-9):.2f}x")
-        for label, total, own in (("cold", c_total, c_own), ("warm", w_total, w_own)):
-            goal = TARGET[label]
-            verdict = "met" if total <= goal else "missed"
-            why = (f"; the releases' own work alone is {own:.1f} s on the clock > {goal:.0f} s"
-                   if own > goal else "")
-            print(f"target {label} <= {goal:.0f} s: {verdict} ({total:.1f} s{why})")
+        for label, r in (("cold", cold), ("warm", warm)):
+            c = r.get("cache") or {}
+            print(f"result cache, {label} run: {c.get('hits')} real cells from the cache, "
+                  f"{c.get('misses')} run")
+        ratio = w_total / max(c_total, 1e-9)
+        print(f"cold {c_total:.1f} s, warm {w_total:.1f} s: warm/cold ratio {ratio:.3f} "
+              f"(target <= {WARM_RATIO}: {'met' if ratio <= WARM_RATIO else 'missed'}); "
+              f"memlab's part cold/warm {c_mem / max(w_mem, 1e-9):.2f}x")
+        goal = TARGET["cold"]
+        why = (f"; the releases' own work alone is {c_own:.1f} s on the clock > {goal:.0f} s"
+               if c_own > goal else "")
+        print(f"target cold <= {goal:.0f} s: {'met' if c_total <= goal else 'missed'} "
+              f"({c_total:.1f} s{why})")
         print(_envs(args))
         if cold["rel"]["envs_built"]:
             print(f"  (the cold run built {int(cold['rel']['envs_built'])} missing venvs in "

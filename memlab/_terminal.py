@@ -19,7 +19,8 @@ import pandas as pd
 
 from memlab._escape import terminal_line
 
-__all__ = ["terminal_width", "comparison_text", "wrap_text", "FLAG_MEANINGS", "flag_lines"]
+__all__ = ["terminal_width", "comparison_text", "wrap_text", "table_text", "FLAG_MEANINGS",
+           "flag_lines"]
 
 DEFAULT_WIDTH = 100
 _LABEL_MAX = 30
@@ -199,3 +200,29 @@ def flag_lines(flags: pd.DataFrame, *, indent: str = "    ") -> list[str]:
             meaning = str(flags.loc[flags["kind"].astype(str) == kind, "message"].iloc[0])
         lines.append(f"{indent}{n:>4} {kind.ljust(width)}  {meaning}")
     return lines
+
+
+def table_text(frame: pd.DataFrame, *, width: int | None = None,
+               left_cut: tuple[str, ...] = ("path",), max_column: int = 40) -> str:
+    """``frame`` as a table a person reads in a terminal: one line per row, columns aligned,
+    each cell as :func:`_fmt` shows it (numbers with separators, times to the minute, missing
+    as "–", text a :func:`memlab._escape.terminal_line`), a cell longer than ``max_column`` cut
+    with "…" (from the left for ``left_cut`` columns: a path keeps its end). When the columns do
+    not fit ``width``, each row becomes a block of ``column: value`` lines instead."""
+    width = width or terminal_width()
+    columns = [terminal_line(str(c)) for c in frame.columns]
+    full = [[_fmt(v) for v in row] for row in frame.itertuples(index=False, name=None)]
+    cut = [c in left_cut for c in frame.columns]
+    rows = [[_cut(v, max_column, left=cut[i]) for i, v in enumerate(r)] for r in full]
+    widths = [max([len(columns[i])] + [len(r[i]) for r in rows]) for i in range(len(columns))]
+    if sum(widths) + 2 * (len(widths) - 1) <= width:
+        def line(cells: list[str]) -> str:
+            return "  ".join(c.ljust(w) for c, w in zip(cells, widths)).rstrip()
+        return "\n".join([line(columns), line(["─" * w for w in widths])]
+                         + [line(r) for r in rows]) + "\n"
+    label = max(len(c) for c in columns) if columns else 0
+    blocks = []
+    for r in full:
+        blocks.append("\n".join(f"{c.ljust(label)}  {_cut(v, max(10, width - label - 2), left=k)}"
+                                for c, v, k in zip(columns, r, cut)))
+    return "\n\n".join(blocks) + "\n"

@@ -85,6 +85,15 @@ def cmd_inspect(args: argparse.Namespace) -> int:
     from memlab.errors import UnrecognizedStore
     from memlab.sources import load
 
+    if str(args.path).endswith(".bundle") and Path(args.path).is_file():
+        # a git bundle of a memory repo (the bundled samples): unpacked into a private folder
+        # removed afterwards, as the notebooks unpack it
+        from memlab._tmp import private_tempdir
+        from memlab.sources.memfs import unpack_bundle
+
+        with private_tempdir("inspect") as tmp:
+            store = load(unpack_bundle(args.path, tmp))
+            return _inspect(store, args, f"{args.path} (git bundle, at its main branch)")
     try:
         store = load(args.path)
     except UnrecognizedStore:
@@ -99,13 +108,19 @@ def cmd_inspect(args: argparse.Namespace) -> int:
             print(terminal_line(f"{len(repos)} memory repositories in {args.path}"))
         _print_frame(repos, args.json)
         return 0
+    return _inspect(store, args, str(store.meta.get("dsn") or store.path))
+
+
+def _inspect(store, args: argparse.Namespace, shown: str) -> int:
+    from memlab._escape import terminal_line
+
     if args.json:
-        print(json.dumps({"kind": store.kind, "path": str(store.meta.get("dsn") or store.path),
+        print(json.dumps({"kind": store.kind, "path": shown,
                           "counts": store.counts().to_dict(),
                           "meta": {k: v for k, v in store.meta.items() if _jsonable(v)}},
                          indent=2, default=str))
         return 0
-    print(terminal_line(f"{store.kind}  {store.meta.get('dsn') or store.path}"))
+    print(terminal_line(f"{store.kind}  {shown}"))
     for key in ("schema_version", "layout", "schema", "ref", "head_sha"):
         if key in store.meta:
             print(terminal_line(f"  {key}: {store.meta[key]}"))
@@ -155,11 +170,35 @@ def cmd_discover(args: argparse.Namespace) -> int:
     from memlab.sources.discover import discover
 
     inventory = discover(args.root)
+    root = Path(args.root or Path.home()).expanduser()
     if inventory.empty and not args.json:
-        print(f"no agent memory found under {args.root or Path.home()}")
+        print(f"no agent memory found under {root}")
         return 0
-    _print_frame(inventory, args.json)
+    if args.json:
+        _print_frame(inventory, True)
+        return 0
+    from memlab._terminal import table_text
+
+    shown = inventory.copy()
+    shown["path"] = [_under(p, root) for p in shown["path"]]
+    # the columns a person scans, in reading order (--json has every column)
+    order = ["name", "kind", "layout", "path", "files", "last_commit", "problem", "shared_repo"]
+    shown = shown[[c for c in order if c in shown.columns
+                   and (c in ("name", "kind", "path") or shown[c].notna().any())]]
+    print(f"{len(shown)} store(s) under {root}  (– : not known for that store)")
+    print(table_text(shown), end="")
     return 0
+
+
+def _under(path, root: Path) -> str:
+    """``path`` relative to ``root`` when under it (``./...``), else as it is."""
+    import os
+
+    try:
+        rel = os.path.relpath(str(path), str(root.resolve()))
+    except (TypeError, ValueError):
+        return str(path)
+    return str(path) if rel.startswith("..") else os.path.join(".", rel)
 
 
 @command("simulate", "Run S1-S11 on the modelled Iterations and on the shipped elfmem releases.",
@@ -170,7 +209,9 @@ def cmd_discover(args: argparse.Namespace) -> int:
          "(under a minute each). Limit the run with --real-only (no modelled iterations),\n"
          "--no-real (modelled only), --releases 0.20.0, --scenarios S1,S3; --scale sets the\n"
          "S7/S11 corpus size (default 2,000; the releases' consolidation grows with its square, "
-         "so the doc's 14,000 takes about 49 times as long).")
+         "so the doc's 14,000 takes about 49 times as long). Real cells come from the\n"
+         "result cache ($MEMLAB_CACHE_DIR/sim-results) when nothing that decides them\n"
+         "changed; --fresh re-runs them.")
 def cmd_simulate(args: argparse.Namespace) -> int:
     from memlab.sim import simulate
     from memlab.sim.real import RealParams
@@ -178,9 +219,12 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     iterations = [] if args.real_only else _split(args.iterations)
     releases = () if args.no_real else (args.releases or "all")
     run = simulate(iterations, _split(args.scenarios), instance=args.instance,
-                   seed=args.seed, releases=releases, params=RealParams(scale=args.scale))
+                   seed=args.seed, releases=releases, params=RealParams(scale=args.scale),
+                   fresh=args.fresh)
     if args.json:
-        print(run.evidence.to_json(orient="records", indent=2, default_handler=str))
+        from memlab.formats import _json
+
+        print(_json.dumps(run.as_dict(), indent=2, default=str))
     else:
         print(run.render())
     return 0
@@ -233,12 +277,23 @@ def cmd_report(args: argparse.Namespace) -> int:
     if args.kind == "all":
         return _report_all(args)
     params = _parse_params(args.param)
+    if args.kind in _NEEDS_STORE and not args.paths and not set(params) & _STORE_PARAMS:
+        raise InvalidArgument(f"memlab report {args.kind} needs the store it is about",
+                              hint=f"e.g. memlab report {args.kind} {_NEEDS_STORE[args.kind]}")
     if args.as_of:
         params["as_of"] = args.as_of
-    result = report(args.kind, args.paths, out=args.out, **params)
+    result = report(args.kind, args.paths, out=args.out, show_code=args.show_code, **params)
     print(f"report written: {result.html}")
     print(f"metrics:        {result.folder / 'metrics.json'}")
     return 0
+
+
+#: Report kinds that are about a store: without one, `memlab report` is an error (the
+#: notebook's own default is the demo, which a user asking for their audit did not mean).
+_NEEDS_STORE = {"audit": "data/demo/elfmem-demo.db", "memfs": "path/to/memory-repo",
+                "migration": "data/demo/elfmem-demo.db /tmp/migrated",
+                "review": "data/samples/elfmem/elfmem-0.20.0-schema9.db"}
+_STORE_PARAMS = {"stores", "store", "repo", "source"}
 
 
 def _report_all(args: argparse.Namespace) -> int:
@@ -358,6 +413,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("-q", "--quiet", action="store_true",
                         help="no progress bars or notes on stderr (they also stay off when "
                              "stderr is not a terminal)")
+    from memlab import __version__
+
+    parser.add_argument("--version", action="version", version=f"memlab {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND",
                                 parser_class=_Parser)
 
@@ -402,7 +460,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--scale", type=int, default=2_000,
                    help="S7/S11 corpus size for the real rows (default 2000; the doc's 14000 "
                         "takes about 49 times as long as 2,000)")
-    p.add_argument("--json", action="store_true", help="print the evidence as JSON")
+    p.add_argument("--fresh", action="store_true",
+                   help="re-run every real cell instead of reading the result cache "
+                        "($MEMLAB_CACHE_DIR/sim-results)")
+    p.add_argument("--json", action="store_true",
+                   help="print the run as one JSON object (evidence, cells, claims, fitness, "
+                        "journey, run)")
 
     p = add("review")
     p.add_argument("path", help="the store to review")
@@ -465,6 +528,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="extra notebook parameter (repeatable)")
     p.add_argument("--fail-on-alert", action="store_true",
                    help="for `all`: exit 3 when an alert of the config fires (for cron and CI)")
+    p.add_argument("--show-code", action="store_true",
+                   help="keep the notebook's code cells in the HTML (hidden by default; the "
+                        "executed .ipynb beside it always has them)")
 
     p = add("schedule")
     p.add_argument("--config", default="data/reports.yaml",
@@ -507,6 +573,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     from memlab.progress import quiet
 
     try:
+        if getattr(args, "as_of", None):  # refused before any work (08/04/2026: ambiguous)
+            from memlab.store import parse_as_of
+
+            parse_as_of(args.as_of)
         if args.quiet:  # for this call only: main() run in-process leaves the setting as it was
             with quiet():
                 return args.handler(args)

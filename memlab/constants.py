@@ -17,12 +17,23 @@ __all__ = [
     "PRUNE_THRESHOLD", "NEAR_DUP_THRESHOLD", "EXACT_DUP_THRESHOLD", "tier_of_lambda",
     "is_penalised", "CHARS_PER_TOKEN", "SECONDS_PER_CALL", "STALE_AFTER_DAYS",
     "CONTRADICTION_MIN", "INT64_MAX", "MAX_FILE_BYTES", "MAX_FOLDER_DEPTH",
-    "MAX_YAML_NODES", "MAX_YAML_CHARS", "MAX_FM_COLUMNS", "PG_STATEMENT_TIMEOUT_MS",
-    "PG_LOCK_TIMEOUT_MS",
+    "MAX_VALUE_BYTES", "MAX_YAML_NODES", "MAX_YAML_CHARS", "MAX_FM_COLUMNS", "PG_STATEMENT_TIMEOUT_MS",
+    "PG_LOCK_TIMEOUT_MS", "LAKE_FILE_ROWS",
+    "SIM_RESULTS_FOLDER",
+    "DOC_VALUES", "MISSING_TEXT", "LONG_CELL_SECONDS",
     "MIGRATION_LAYOUTS", "DEFAULT_MIGRATION_LAYOUT", "ROOT_MEMORY_LABEL", "ROOT_MEMORY_TEXT",
 ]
 
 # --- storage ----------------------------------------------------------------------------------
+
+#: The folder under ``$MEMLAB_CACHE_DIR`` (default ``~/.cache/memlab``) holding the real rows'
+#: result cache (``memlab.sim.cache``): never beside a store.
+SIM_RESULTS_FOLDER = "sim-results"
+
+#: Rows per Parquet file of a lake partition before the writer starts another file (a partition
+#: of a fleet run is one file up to this many rows: few files for DuckDB and Polars to open,
+#: each still small enough to read in one go).
+LAKE_FILE_ROWS = 1_000_000
 
 #: The largest value a pandas ``Int64`` column holds; an integer a store holds past it (a limit
 #: of 10**30, ``inf``) is read as missing with a problem row, never an OverflowError.
@@ -34,6 +45,14 @@ INT64_MAX = 2**63 - 1
 #: never loaded (a working copy is only hashed, in pieces, to compare it with the commit), so
 #: memory stays bounded whatever an agent commits.
 MAX_FILE_BYTES = 10_000_000
+
+#: The largest single value memlab holds from a database or an Agent File: a Letta server's
+#: ``block.value`` / ``block_history.value`` (bytes as the database stores them) or a block value
+#: of a ``.af`` (bytes of its JSON string), the same figure as a memory file. A value past it is
+#: not read: its text is null, an ``oversized`` problem row names it with its size, and what it
+#: cannot tell is null (a server's own character count is kept; a ``.af`` value's is unknown), so
+#: one huge value costs about its size in memory once, transiently, never several copies.
+MAX_VALUE_BYTES = MAX_FILE_BYTES
 
 #: The deepest folder memlab walks into below a store's top (or its git folder). Letta and
 #: elfmem paths are a few levels deep; a folder nested deeper is a ``too_deep`` problem row and
@@ -61,6 +80,11 @@ MAX_FM_COLUMNS = 64
 #: ``MEMLAB_PG_LOCK_TIMEOUT`` (milliseconds) override them (``memlab.sources._letta_pg``).
 PG_STATEMENT_TIMEOUT_MS = 60_000
 PG_LOCK_TIMEOUT_MS = 10_000
+
+#: PostgreSQL's ``FirstNormalObjectId`` (``src/include/access/transam.h``): every object with a
+#: smaller OID was made by ``initdb`` (the built-in types among them); a database's own types,
+#: functions and extensions get this one or larger.
+PG_FIRST_NORMAL_OID = 16384
 
 # --- migrations to Letta Code ------------------------------------------------------------------
 
@@ -146,7 +170,28 @@ CHARS_PER_TOKEN = 4.0
 #: Seconds of LLM latency per call behind the doc's GPU-hours estimate.
 SECONDS_PER_CALL = 14.0
 
+#: The doc's §2 figures for the one instance it measured (the demo database), by headline
+#: metric: a report's headline panel shows each beside the value it computed.
+DOC_VALUES: dict[str, float] = {
+    "llm_calls": 2903,
+    "live_tokens": 31633,
+    "input_per_corpus_token": 52.1,
+    "calls_per_surviving_block": 20.7,
+    "input_per_summary_token": 188.7,
+    "blocks_active": 140,
+    "supersession_share": 41 / 42,
+    "role_slots_left": 4,
+    "total_active_hours": 3.69,
+    "gpu_hours": 11.0,
+}
+
 # --- memlab's own defaults --------------------------------------------------------------------
+
+#: What text shows for a figure that was not checked or not recorded (JSON: null, never 0).
+MISSING_TEXT = "–"
+
+#: Seconds a report notebook's cell may run before the terminal is told it is a long step.
+LONG_CELL_SECONDS = 20.0
 
 #: Days without evidence of use before a unit is stale (review) or a block is listed as stale
 #: (the Letta server audit).

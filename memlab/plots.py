@@ -204,7 +204,7 @@ def memfs_sizes(audit: Audit, *, memory: bool = True, ax: Axes | None = None) ->
     ax.set_xlabel("commit time")
     ax.set_ylabel("bytes")
     ax.set_title(f"{what}: size by domain (bytes)", fontsize=10)
-    ax.legend(fontsize=7, loc="upper left")
+    ax.legend(fontsize=8, loc="upper left")
     return fig
 
 
@@ -262,15 +262,19 @@ def outcome_map(run: Any, *, ax: Axes | None = None) -> Figure:
             verdict = table.loc[it, code]
             verdict = None if verdict is None or (isinstance(verdict, float) and math.isnan(verdict)) else str(verdict)
             modelled = basis.loc[it, code] == "modelled"
-            ax.add_patch(_rect(j, i, VERDICT_COLOURS.get(verdict, _NO_VERDICT),
-                               hatch="////" if modelled else None))
+            colour = VERDICT_COLOURS.get(verdict, _NO_VERDICT)
+            ax.add_patch(_rect(j, i, colour, hatch="////" if modelled else None))
             word = {"fail": "FAIL"}.get(verdict, verdict or "n/a")
+            # on a hatched cell the word sits on a patch of the cell's own colour: white hatch
+            # lines never run through white letters
             ax.text(j + 0.5, i + 0.5, ("~" if modelled else "") + word, ha="center", va="center",
-                    fontsize=8, color="white" if verdict in ("pass", "fail") else "black")
+                    fontsize=9, color="white" if verdict in ("pass", "fail") else "black",
+                    bbox=dict(boxstyle="round,pad=0.25", facecolor=colour, edgecolor="none")
+                    if modelled else None)
     ax.set_xlim(0, len(cols))
     ax.set_ylim(len(rows), 0)
     ax.set_xticks([j + 0.5 for j in range(len(cols))], [plot_text(c) for c in cols])
-    ax.set_yticks([i + 0.5 for i in range(len(rows))], [plot_text(r) for r in rows], fontsize=8)
+    ax.set_yticks([i + 0.5 for i in range(len(rows))], [plot_text(r) for r in rows], fontsize=9)
     ax.xaxis.tick_top()
     ax.tick_params(length=0)
     for side in ax.spines.values():
@@ -308,7 +312,7 @@ def fitness_profile(run: Any, *, ax: Axes | None = None) -> Figure:
     ax.set_yticks([0, 1, 2], ["red", "amber", "green"])
     ax.set_ylim(-0.5, 2.5)
     ax.set_title("Fitness profile per iteration (higher is better)", fontsize=10)
-    ax.legend(fontsize=7, loc="center left", bbox_to_anchor=(1.01, 0.5))
+    ax.legend(fontsize=8, loc="center left", bbox_to_anchor=(1.01, 0.5))
     return fig
 
 
@@ -364,7 +368,7 @@ def review_items(proposal: Any, *, ax: Axes | None = None) -> Figure:
     ax.set_xlim(0, left.max() * 1.45)
     ax.set_xlabel("decisions to make")
     ax.set_title(f"Review: {len(rows)} decision(s) by kind and impact", fontsize=10)
-    ax.legend(fontsize=7, loc="lower right")
+    ax.legend(fontsize=8, loc="lower right")
     return fig
 
 

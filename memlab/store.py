@@ -10,6 +10,7 @@ Frames are reachable as attributes: ``store.blocks`` is ``store.frames["blocks"]
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable
@@ -116,13 +117,23 @@ def utc_datetimes(values: pd.Series) -> pd.Series:
     return parsed.where(in_range).astype("datetime64[ns, UTC]")
 
 
+#: A date written with the day or month first (08/04/2026, 8.4.26, 08-04-2026): ambiguous.
+_NUMERIC_DATE = re.compile(r"^\s*\d{1,2}[/.\-]\d{1,2}[/.\-]\d{2,4}\b")
+
+
 def parse_as_of(as_of: Any) -> pd.Timestamp:
     """The date staleness is measured against: ``None`` -> now (UTC, whole seconds); a date,
-    datetime or ISO text -> a tz-aware UTC timestamp. Anything else is InvalidArgument."""
+    datetime or ISO text -> a tz-aware UTC timestamp. A day-or-month-first date such as
+    ``08/04/2026`` is refused as ambiguous; anything else that is not a date is
+    InvalidArgument."""
     from memlab.errors import InvalidArgument
 
     if as_of is None:
         return pd.Timestamp.now(tz="UTC").floor("s")
+    if isinstance(as_of, str) and _NUMERIC_DATE.match(as_of):
+        # 08/04/2026 is 4 August to some readers and 8 April to others: never guess
+        raise InvalidArgument(f"as_of {as_of!r} is ambiguous (day and month could be either "
+                              "way round)", hint="give the date as YYYY-MM-DD, e.g. 2026-08-04")
     try:
         ts = pd.Timestamp(as_of)
     except (ValueError, TypeError, OverflowError) as exc:

@@ -314,12 +314,12 @@ def build_sqlite(py: Path, scenario: str, dest: Path, work: Path) -> dict:
 
 def build_postgres(py: Path, alembic: Path, dest: Path, work: Path) -> dict:
     sys.path.insert(0, str(ROOT / "tests"))
-    from pg_cluster import PgCluster  # the same throwaway cluster the tests start
+    from pg_cluster import SUPERUSER, PgCluster  # the same throwaway cluster the tests start
 
     with PgCluster(work / "pg") as pg:
         pg.psql("postgres", "CREATE DATABASE letta")
         pg.psql("letta", "CREATE EXTENSION IF NOT EXISTS vector")
-        uri = pg.dsn("letta")
+        uri = pg.dsn("letta", user=SUPERUSER)  # alembic and the server write: not the reader
         migrations = work / "alembic"
         shutil.copytree(alembic, migrations)
         env = _clean_env(LETTA_PG_URI=uri, HOME=str(work))

@@ -68,9 +68,8 @@ def test_the_lake_holds_the_audit_each_store_would_get_alone(first_run, sample_f
 def test_frames_keep_their_dtypes(first_run, sample_fleet):
     _, lake = first_run
     db = sample_fleet / "elfmem" / "agent-000.db"
-    blocks = pd.read_parquet(
-        lake / "frames" / "blocks" / "store_kind=elfmem_db" / f"run_date={RUN_DATE}" /
-        f"{memlab.lake.store_id(db)}.parquet")
+    blocks = read_lake(lake, "frames/blocks", run_date=RUN_DATE)
+    blocks = blocks[blocks["store_id"] == memlab.lake.store_id(db)].reset_index(drop=True)
     direct = memlab.load(db).blocks
     assert len(blocks) == len(direct)
     for col in ("created_at", "reinforcement_count"):

@@ -633,8 +633,12 @@ def test_a_generic_repo_with_a_persona_file_is_never_accused(tmp_path):
     store = load_memfs(path)
     assert store.meta["layout"] == "generic_markdown" and store.meta["letta_evidence"] == []
     a = audit_memfs(store)
-    assert a["hook_violations"].empty and a.headline["no_verify_commits"] == 0
-    assert "--no-verify" not in a.summary() or "0 commit(s) must have used" in a.summary()
+    assert a["hook_violations"].empty
+    # not checked is null, never 0 (issue 26): no Letta hook or read_only rule guards it
+    assert a.headline["no_verify_commits"] is None and a.headline["hook_violations"] is None
+    assert a.headline["read_only_edits"] is None
+    assert "--no-verify" not in a.summary() and "hook: not checked" in a.summary()
+    assert "read_only: not checked (generic_markdown" in a.summary()
     assert a.headline["prompt_chars"] == 0  # nothing says any agent renders it
     assert a.headline["commits"] == 2 and a.headline["lines_changed"] > 0  # still sized and churned
     assert a.headline["findings"] == 0 and a["read_only"].empty and a["readers"].empty

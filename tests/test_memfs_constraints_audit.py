@@ -181,3 +181,21 @@ def test_not_a_letta_repository_is_not_checked(tmp_path):
     audit = memlab.audit(memlab.load_memfs(repo))
     assert audit.headline["layout"] == "generic_markdown"
     assert audit.headline["constraint_errors"] is None
+
+
+def test_memlabs_own_migrations_give_no_constraint_finding(tmp_path):
+    """Every bundled Agent File and the 0.11.7 server, migrated to v2: memlab's audit of the
+    output finds no constraint error at HEAD, none over history (the migration's read-only list
+    is its own commit, after the files: not an agent's read-only edit) and no finding at all.
+    (tests/test_migrate_v2.py checks the same outputs with Letta Code's own --audit.)"""
+    root = Path(__file__).resolve().parents[1] / "data" / "samples"
+    sources = sorted((root / "letta-af").glob("*.af")) + [root / "letta-server" / "letta-0.11.7.db"]
+    for src in sources:
+        out = tmp_path / src.stem
+        memlab.migrate(src, out, to="letta", retrieval=False)
+        for repo in [p for p in [out, *out.iterdir()] if (p / ".git").exists()]:
+            audit = memlab.audit(repo)
+            assert audit.headline["layout_policy"] == "root-marker", repo
+            assert audit.headline["constraint_errors"] == 0, (repo, audit.tables["constraints"])
+            assert audit.tables["constraint_history"].empty, repo
+            assert audit.headline["findings"] == 0, repo

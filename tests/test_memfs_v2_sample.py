@@ -108,3 +108,16 @@ def test_palace_is_reported_apart_from_memory(v2):
     churn = audit.tables["churn"].set_index("path")
     assert not churn.loc["palace/focus.md", "memory"]
     assert churn.loc["notes/topics.md", "memory"]
+
+
+def test_v2_tiers_agree_with_letta_codes_index_rule(letta_code, v2):
+    repo, store, _ = v2
+    files = store.files.set_index("path")
+    tiers = files["tier"].astype(str).to_dict()
+    assert {p for p, t in tiers.items() if t == "core"} == {
+        "MEMORY.md", "human.md", "persona.md", "research_citations.md", "research_plan.md"}
+    assert tiers["notes/sources.md"] == "projected" and tiers["palace/focus.md"] == "palace"
+    flagged = {line.split(": ")[0] for line in letta_code.audit_errors(repo)
+               if "missing required index" in line}
+    assert {p for p, t in tiers.items() if t == "not_memory"} == flagged == {"scratch/todo.md"}
+    assert files["over_limit"].isna().all()  # v2 has no block limit: not checked, never False

@@ -41,6 +41,14 @@ def test_outcome_map_colours_each_cell_by_its_verdict_and_marks_modelled_ones(ru
             assert colour == plots.VERDICT_COLOURS[verdict], (it, code)
             assert bool(patches[(j, i)].get_hatch()) == modelled
             assert texts[(j, i)].lstrip("~").lower() == verdict.lower()
+            # a hatched cell's word sits on a patch of the cell's colour (white hatch lines
+            # through white letters were unreadable)
+            text = next(t for t in ax.texts if (round(t.get_position()[0] - 0.5),
+                                                round(t.get_position()[1] - 0.5)) == (j, i))
+            box = text.get_bbox_patch()
+            assert (box is not None) == modelled
+            if modelled:
+                assert mcolors.to_hex(box.get_facecolor()) == colour
     # what the demo run measured: Iteration 1 fails S1 and S3, files as truth pass them
     assert texts[(0, 0)] in ("FAIL", "~FAIL") and texts[(0, 1)] in ("pass", "~pass")
     assert [t.get_text() for t in ax.get_yticklabels()] == list(table.index)

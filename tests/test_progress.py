@@ -197,3 +197,49 @@ def test_loading_the_model_draws_no_bar_when_memlab_draws_none(tmp_path):
     screen = in_terminal(["-m", "memlab", "--quiet", *review[2:], "--out", str(tmp_path / "tty")],
                          env=env)
     assert "wrote" in screen and "Loading weights" not in screen, screen[-1500:]
+
+
+_SLOW = '''
+import sys, nbformat
+from pathlib import Path
+tmp = Path(sys.argv[1])
+nb = nbformat.v4.new_notebook()
+nb.cells = [nbformat.v4.new_code_cell("x = 1"),
+            nbformat.v4.new_code_cell("# wait for the slow part\\nimport time\\ntime.sleep(3)"),
+            nbformat.v4.new_code_cell("print(x)")]
+nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+nbformat.write(nb, tmp / "slow.ipynb")
+from memlab.report import execute_notebook
+r = execute_notebook(str(tmp / "slow.ipynb"), {}, tmp / "out", long_cell=1.0)
+print("done", r.html.name)
+'''
+
+
+@pytest.mark.slow
+def test_a_notebook_run_names_each_cell_says_when_one_is_long_and_clears_its_bar(tmp_path):
+    script = tmp_path / "slow.py"
+    script.write_text(_SLOW)
+    screen = in_terminal([str(script), str(tmp_path)])
+    frames = [f.strip("\n") for f in screen.split("\r")]
+    bars = [f for f in frames if f.startswith("slow:")]
+    assert any("cell 1: the report's parameters" in f for f in bars), bars
+    assert any("cell 3: wait for the slow part" in f and "2/4" in f for f in bars), bars
+    assert any("3/4" in f for f in bars) and any("4/4" in f or "cell 4: print(x)" in f
+                                                for f in bars)
+    [notice] = [f for f in frames if f.startswith("memlab: slow: cell 3/4 has been running")]
+    assert "(wait for the slow part)" in notice and "the bar moves on when it ends" in notice
+    # finished: the bar's line is blanked (leave=False) before the result is printed
+    end = frames.index(next(f for f in frames if f.startswith("done")))
+    last_bar = max(i for i, f in enumerate(frames) if f.startswith("slow:"))
+    assert last_bar < end and any(f.strip() == "" for f in frames[last_bar + 1:end])
+
+
+@pytest.mark.slow
+def test_loading_the_model_on_a_terminal_draws_only_memlab_bars(tmp_path):
+    """``memlab review`` on a terminal with a cold cache loads the model: transformers' own
+    "Loading weights" bar is not drawn (it showed twice), memlab's bars still are."""
+    sample = REPO / "data" / "samples" / "elfmem" / "elfmem-0.20.0-schema9.db"
+    env = _env(MEMLAB_CACHE_DIR=str(tmp_path / "cold-cache"))
+    screen = in_terminal(["-m", "memlab", "review", str(sample), "--as-of", "2026-08-04",
+                          "--force", "--out", str(tmp_path / "tty")], env=env)
+    assert "wrote" in screen and "Loading weights" not in screen, screen[-1500:]

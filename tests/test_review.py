@@ -282,6 +282,8 @@ def test_apply_round_trip_commits_exactly_the_ticked_items(letta_repo, embedder,
     # Applying the same proposal again changes nothing and says so.
     again = apply_proposal(md)
     assert repo.head.commit == after and "already applied" in again.summary()
+    # ...and only that: no "N item(s) changed" claiming a new change (issue 26)
+    assert str(again) == f"already applied in commit {after.hexsha[:12]}; nothing to do"
 
 
 def test_apply_on_a_new_branch_leaves_the_checkout(letta_repo, embedder, tmp_path):

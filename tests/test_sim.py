@@ -101,11 +101,15 @@ def test_s1_results_follow_the_measured_cosines(run):
 
 
 @pytest.mark.slow
-def test_iteration6_fails_s7_where_the_index_holds(run):
+def test_iteration6_retrieval_falls_short_of_the_oracle_where_the_index_holds(run):
     no_index, index = run.cell(6, "S7"), run.cell(5, "S7")
-    assert no_index.outcome == "fail" and index.outcome == "pass"
+    # S7's one rule: retrieval holds at >= 0.9 x the oracle's (ideal vector search) hit@5 on
+    # the same corpus; ripgrep's first five matches fall short, its write path does not.
+    assert no_index.outcome == "partial" and index.outcome == "pass"
     assert "ripgrep" in no_index.metrics["retrieval_large"]
+    assert no_index.metrics["hit@5_needed"] == round(0.9 * no_index.metrics["oracle_hit@5_large"], 3)
     assert no_index.metrics["hit@5_large"] < no_index.metrics["hit@5_needed"]
+    assert no_index.metrics["write_calls_per_block_large"] <= 2
     assert index.metrics["hit@5_large"] > no_index.metrics["hit@5_large"]
     # Iteration 1 keeps retrieval but its capped pairwise checks cover less as the corpus grows.
     base = run.cell(1, "S7")
@@ -126,12 +130,16 @@ def test_s8_runs_two_real_writers(run):
     sqlite = run.cell(1, "S8").metrics
     assert sqlite["journal_mode"] == "wal" and sqlite["integrity"] == "ok"
     assert sqlite["lost_blocks"] == 0
-    # The same read-modify-write protocol loses one of the two edits on either substrate:
-    # the protocol, not SQLite or files, decides (the second write wins).
-    assert sqlite["lost_edits"] == 1 and run.cell(1, "S8").outcome == "partial"
+    # The schedule, not SQLite or files, decides whether a read-modify-write edit is lost:
+    # none serialised, one of two when both read first (the second write wins), and some of
+    # the free-running trials (random offsets; 20 ms of thinking between read and write).
+    for m in (sqlite, run.cell(4, "S8").metrics):
+        assert m["lost_edit_rate_serial"] == 0 and m["lost_edit_rate_interleaved"] == 0.5
+        assert 0 < m["lost_edit_rate_free"] <= 0.5 and m["free_trials"] == 10
+    assert run.cell(1, "S8").outcome == run.cell(4, "S8").outcome == "partial"
+    assert "lost_edit_rate_free" in run.cell(1, "S8").unstable
     files = run.cell(4, "S8").metrics
     assert files["lost_blocks"] == 0  # append-only log
-    assert files["lost_edits"] == 1
     assert files["clones_conflicts"] >= 1 and files["clones_union_conflicts"] == 0
 
 
@@ -151,7 +159,7 @@ def test_journey_reproduces_the_doc(run):
     assert journey.loc[names[1], "S1-S10"] == "8 fail / 2 partial / 0 pass"
     assert [journey.loc[names[n], "verdict"] for n in range(1, 7)] == \
         ["baseline", "kept", "kept", "kept", "incumbent", "rejected"]
-    assert "S7 pass->fail" in journey.loc[names[6], "regressed"]
+    assert "S7 pass->partial" in journey.loc[names[6], "regressed"]
     assert "S8" not in (journey.loc[names[4], "regressed"] or "")
 
 

@@ -102,7 +102,9 @@ def test_s3_supersession_depends_on_the_cosine_on_0192():
     far = _run(OLD, "S3", params=SMALL.with_(s3_cosine=0.80))
     assert 0.90 <= near.metrics["cosine"] < 0.95
     assert near.metrics["target_archive_reason"] == "superseded" and near.outcome == "fail"
-    assert far.metrics["cosine"] < 0.90 and far.outcome == "pass"
+    # Kept, but the arrival missed the supersession band: nothing was tested (S3's rule).
+    assert far.metrics["cosine"] < 0.90 and not far.metrics["in_band"]
+    assert far.outcome == "partial" and far.metrics["target_status"] == "active"
     kept = _run(NEW, "S3", params=SMALL.with_(s3_cosine=0.91))
     assert kept.outcome == "pass" and kept.metrics["near_duplicates_flagged"] == 1
 
@@ -148,17 +150,19 @@ def test_s7_retrieval_follows_the_queries_wording(base):
     assert named.outcome != unnamed.outcome
 
 
-def test_s8_the_schedule_not_the_substrate_loses_an_edit():
-    inter = _run(NEW, "S8", params=SMALL.with_(s8_schedule="interleaved"))
-    serial = _run(NEW, "S8", params=SMALL.with_(s8_schedule="serial"))
-    assert inter.metrics["edits_kept"] == 1 and serial.metrics["edits_kept"] == 2
-    assert inter.metrics["learned_persisted"] == serial.metrics["learned_persisted"] == 20
-    assert (inter.outcome, serial.outcome) == ("partial", "pass")
-    # The same protocol on 0.19.2 (no edit: accept_amendment writes the content) loses the same.
-    old_inter = _run(OLD, "S8", params=SMALL.with_(s8_schedule="interleaved"))
-    old_serial = _run(OLD, "S8", params=SMALL.with_(s8_schedule="serial"))
-    assert old_inter.metrics["write_call"] == "accept_amendment"
-    assert (old_inter.metrics["edits_kept"], old_serial.metrics["edits_kept"]) == (1, 2)
+def test_s8_the_schedule_not_the_substrate_loses_an_edit(base):
+    """Every S8 cell runs the three schedules: the serialised edits both land, the interleaved
+    ones (both read first) lose one of two, and free-running writers (random offsets, 20 ms of
+    thinking between read and write) lose some, on both releases: neither detects a stale
+    write. The 20 concurrent learns persist every time."""
+    for rel, call in ((NEW, "edit"), (OLD, "accept_amendment")):
+        m = cell(base, rel, "S8").metrics
+        assert m["write_call"] == call and m["learned_persisted"] == 20 and not m["errors"]
+        assert (m["lost_edit_rate_serial"], m["lost_edit_rate_interleaved"]) == (0.0, 0.5)
+        assert 0 < m["lost_edit_rate_free"] <= 0.5 and m["free_trials"] == SMALL.s8_trials
+        assert cell(base, rel, "S8").outcome == "partial"
+    few = _run(NEW, "S8", params=SMALL.with_(s8_trials=3))
+    assert few.metrics["free_trials"] == 3 and few.metrics["lost_edits_free"] <= 6
 
 
 def test_s9_an_edit_is_what_the_store_cannot_show(base):
@@ -214,18 +218,24 @@ def test_user_errors_are_memlab_errors():
         run_real(["0.18.0"], ["S1"])
     with pytest.raises(SimulationError, match="S12"):
         run_real([NEW], ["S12"])
-    with pytest.raises(MemlabError, match="s8_schedule"):
-        run_real([NEW], ["S8"], params=SMALL.with_(s8_schedule="random"))
+    with pytest.raises(MemlabError, match="s8_trials"):
+        run_real([NEW], ["S8"], params=SMALL.with_(s8_trials=0))
 
 
 # ---- nothing measured is constant -----------------------------------------------------------
 def test_zz_no_measured_cell_is_constant_across_inputs(base, seed1):
     """Every (release, scenario) cell took at least two different values (outcome plus its
     stable metrics) across the seeds, instances and parameters this module tried. Excluded:
-    cells whose release lacks the capability altogether (n/a, discovered from its API)."""
+    cells whose release lacks the capability altogether (n/a, discovered from its API), and
+    S8 (see below)."""
     constant = []
     for key, cells in SEEN.items():
         if all(c.outcome == "n/a" for c in cells):
+            continue
+        if key[1] == "S8":
+            # S8 runs every schedule in every cell; what moves is the free-running rate
+            # (scheduler-dependent, so "unstable"); the verdict is the release's: neither
+            # release detects a stale write, so no input here makes it pass.
             continue
         sigs = {(c.outcome, repr(sorted((k, v) for k, v in c.metrics.items()
                                         if k not in c.unstable))) for c in cells}
@@ -234,7 +244,7 @@ def test_zz_no_measured_cell_is_constant_across_inputs(base, seed1):
     assert len(SEEN) == 22
     assert not constant, constant
     # And per scenario, some real verdict differs across the inputs tried.
-    for code in [f"S{i}" for i in range(1, 12)]:
+    for code in [f"S{i}" for i in range(1, 12) if i != 8]:
         outcomes = {c.outcome for (row, c_code), cells in SEEN.items() if c_code == code
                     for c in cells}
         assert len(outcomes) >= 2, code
@@ -251,7 +261,16 @@ def test_simulate_shows_modelled_and_measured_rows_side_by_side():
     modelled = run.cell(1, "S3")
     assert modelled.assumptions[0] == "doc's estimate" and "pin_guard=False" in modelled.assumptions
     text = run.render()
-    assert "~FAIL" in text and "rule: pass: the pinned/constitutional block" in text
+    assert "~FAIL" in text
+    # One rule per scenario, shown once for the modelled and the measured cell alike; every
+    # cell carries it, and every cell names its LLM (the measured ones: RuleLLM and its limits).
+    from memlab.sim.rules import RULES
+
+    assert f"rule (modelled and measured alike): {RULES['S3']}" in text
+    assert all(res.rule == RULES[code] for (row, code), res in run.results.items())
+    assert "LLM in the measured cells: RuleLLM" in text and "tags = none" in text
+    assert run.cell(1, "S3").llm.startswith("none: the world model counts")
+    assert run.results[(release_row(OLD), "S4")].llm.startswith("RuleLLM")
     check = run.model_check.set_index("scenario")
     # The model and 0.19.2 agree that S3 fails: a 0.9x-cosine arrival supersedes the principle.
     assert check.loc["S3", "modelled"] == check.loc["S3", "measured"] == "fail"

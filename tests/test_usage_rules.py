@@ -26,8 +26,8 @@ OWN_JSON_READS = {
     "embed/_precision.py": "the precision choice memlab cached",
     "embed/_shipped.py": "the manifest of the vectors memlab ships in its wheel",
     "lake/_sample.py": "the bundled sample fleet's usage rows and agent files (made by scripts/)",
-    "lake/_lake.py": "the lake's own _state/*.json and pyarrow's pandas metadata",
-    "lake/_run.py": "the lake's own _state/*.json",
+    "lake/_layout.py": "the lake's own _manifests/*.json, and the pandas and memlab dtype "
+                       "records in the schema metadata of the lake's Parquet files",
     "migrations/_verify.py": "the side file memlab migrate wrote beside the migrated repo",
     "report/_runs.py": "runs.json written by report all",
     "report/__init__.py": "metrics.json written by memlab's own notebooks",

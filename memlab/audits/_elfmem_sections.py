@@ -61,7 +61,8 @@ def _cost(ctx: _Context, tables: dict, headline: dict) -> None:
                          "reports no token usage (common for local servers)")
     live_chars = int(ctx.active["content_chars"].fillna(0).sum())
     summary_chars = int(ctx.active["summary_chars"].fillna(0).sum())
-    live_tokens, summary_tokens = live_chars / CHARS_PER_TOKEN, summary_chars / CHARS_PER_TOKEN
+    live_tokens, estimated_share, missing = _live_tokens(ctx)
+    summary_tokens = summary_chars / CHARS_PER_TOKEN
     active = len(ctx.active)
     rows = [
         ("llm_calls", calls, "calls"),
@@ -74,7 +75,8 @@ def _cost(ctx: _Context, tables: dict, headline: dict) -> None:
         ("blocks_inbox", len(ctx.inbox), "blocks"),
         ("blocks_archived", len(ctx.archived), "blocks"),
         ("live_chars", live_chars, "chars"),
-        ("live_tokens", live_tokens, "tokens (chars/4)"),
+        ("live_tokens", live_tokens, "tokens (elfmem's token_count; chars/4 where missing)"),
+        ("live_tokens_est_share", estimated_share, "share of live_tokens from chars/4"),
         ("summary_chars", summary_chars, "chars"),
         ("summary_tokens", summary_tokens, "tokens (chars/4)"),
         ("calls_per_surviving_block", _ratio(calls, active), "calls per active block"),
@@ -93,10 +95,31 @@ def _cost(ctx: _Context, tables: dict, headline: dict) -> None:
                    "embedding_tokens", "blocks_ever", "blocks_active", "blocks_inbox",
                    "blocks_archived", "live_chars", "summary_chars"):
         headline[metric] = _int(values[metric])
-    for metric in ("live_tokens", "summary_tokens", "calls_per_surviving_block",
+    headline["live_blocks_uncounted"] = missing
+    for metric in ("live_tokens", "live_tokens_est_share", "summary_tokens",
+                   "calls_per_surviving_block",
                    "input_per_corpus_token", "input_per_summary_token", "gpu_hours"):
         headline[metric] = _num(values[metric])
     headline["seconds_per_call"] = ctx.seconds_per_call
+
+
+def _live_tokens(ctx: _Context) -> tuple[float, float, int]:
+    """``(live tokens, the share of them estimated, active blocks without a count)``.
+
+    elfmem records each block's ``token_count`` when it stores the block; that count is used
+    where recorded, and chars / 4 (the doc's rule) only for active blocks where it is NULL or
+    the column does not exist. The share is of the token total, NaN when there are none."""
+    active = ctx.active
+    chars = active["content_chars"].astype("Float64").fillna(0).astype("float64")
+    if "token_count" in ctx.blocks.columns:
+        counts = ctx.heavy(active, "token_count").astype("Float64")
+    else:
+        counts = pd.Series(pd.NA, index=active.index, dtype="Float64")
+    missing = counts.isna().to_numpy(dtype=bool)
+    recorded = float(counts.fillna(0).astype("float64").sum())
+    estimated = float(chars[missing].sum()) / CHARS_PER_TOKEN
+    total = recorded + estimated
+    return total, (estimated / total if total else float("nan")), int(missing.sum())
 
 
 # ── §2.2 archival ─────────────────────────────────────────────────────────────────────────
@@ -300,18 +323,24 @@ def _subsystems(ctx: _Context, tables: dict, headline: dict) -> None:
     tag_text = ctx.tags["tag"].astype("string")
     mind_ids = set(ctx.tags.loc[tag_text.str.startswith("mind/").fillna(False).to_numpy(),
                                 "block_id"].astype("string"))
+    present = set(ctx.store.meta.get("tables") or ())
+    # a subsystem whose table the schema lacks was never recorded: NA, not 0
+    has_outcomes = "block_outcomes" in present
+    has_amendments = "block_amendments" in present
+    has_peers = "peer_roster" in present
     reverted = (int(amendments["reverted_at"].notna().sum())
-                if "reverted_at" in amendments else 0)
+                if has_amendments and "reverted_at" in amendments else None)
 
     rows = [("contradictions", "found", len(con)),
             ("contradictions", "unresolved", int((~resolved.fillna(False)).sum())),
             ("contradictions", "resolved", int(resolved.fillna(False).sum()))]
     for kind, n in kinds.value_counts().sort_index().items():
         rows.append(("contradictions", f"kind: {kind}", int(n)))
-    rows += [("outcomes", "records", len(outcomes)),
+    rows += [("outcomes", "records", len(outcomes) if has_outcomes else None),
              ("outcomes", "blocks with outcomes",
-              int(outcomes["block_id"].nunique()) if len(outcomes) else 0),
-             ("amendments", "records", len(amendments)),
+              (int(outcomes["block_id"].nunique()) if len(outcomes) else 0)
+              if has_outcomes else None),
+             ("amendments", "records", len(amendments) if has_amendments else None),
              ("amendments", "reverted", reverted),
              ("graph", "edges", len(edges))]
     rel = (edges["relation_type"].astype("string").fillna("(none)").value_counts()
@@ -322,7 +351,7 @@ def _subsystems(ctx: _Context, tables: dict, headline: dict) -> None:
     rows += [("minds", "mind/* blocks", len(mind_ids)),
              ("minds", "category mind", int(ctx.blocks["category"].astype("string")
                                            .eq("mind").sum())),
-             ("peers", "peers", len(ctx.frame("peers")))]
+             ("peers", "peers", len(ctx.frame("peers")) if has_peers else None)]
     sub = pd.DataFrame(rows, columns=["subsystem", "measure", "value"])
     sub["subsystem"] = sub["subsystem"].astype("string")
     sub["measure"] = sub["measure"].astype("string")
@@ -348,13 +377,21 @@ def _subsystems(ctx: _Context, tables: dict, headline: dict) -> None:
 
     headline["contradictions"] = len(con)
     headline["contradictions_unresolved"] = int((~resolved.fillna(False)).sum())
-    headline["near_duplicates"] = int(kinds.eq("near_duplicate").sum())
-    headline["outcomes"] = len(outcomes)
-    headline["amendments"] = len(amendments)
+    # contradictions.kind (schema 9) is where elfmem records near-duplicates; before it, none
+    # were recorded
+    recorded_kind = "kind" in (ctx.store.meta.get("columns") or {}).get("contradictions", ())
+    headline["near_duplicates"] = int(kinds.eq("near_duplicate").sum()) \
+        if recorded_kind else None
+    headline["outcomes"] = len(outcomes) if has_outcomes else None
+    headline["amendments"] = len(amendments) if has_amendments else None
+    headline["amendments_reverted"] = reverted
     headline["edges"] = len(edges)
     for name, n in rel.items():
         headline[f"edges_{re.sub(r'[^0-9a-z]+', '_', str(name).lower()).strip('_')}"] = int(n)
     headline["mind_blocks"] = len(mind_ids)
+    if not has_amendments:
+        ctx.notes.append(f"schema {ctx.schema} has no block_amendments table (added in schema "
+                         "5): amendments were never recorded")
     ctx.notes.append("the doc's 'contradiction checks ≈ 2/3 of LLM calls' needs per-operation "
                      "call counts, which elfmem does not store")
 

@@ -12,17 +12,21 @@ import pandas as pd
 
 from memlab._escape import terminal_lines
 from memlab.audits._elfmem_context import _CAVEAT, _Context, _isna
+from memlab.constants import MISSING_TEXT
 
 
 # ── the printable summary ─────────────────────────────────────────────────────────────────
 
+_MISSING = MISSING_TEXT
+
+
 def _fmt_int(v: Any) -> str:
-    return "n/a" if v is None or _isna(v) else f"{int(v):,}"
+    return _MISSING if v is None or _isna(v) else f"{int(v):,}"
 
 
 def _fmt(v: Any, spec: str, suffix: str = "") -> str:
     if v is None or _isna(v) or (isinstance(v, float) and not math.isfinite(v)):
-        return "n/a"
+        return _MISSING
     return f"{v:{spec}}{suffix}"
 
 
@@ -31,6 +35,17 @@ def _clip(text: Any, width: int = 48) -> str:
         return ""
     first = " ".join(str(text).split())
     return first if len(first) <= width else first[:width].rstrip() + "..."
+
+
+def _token_source(h: dict) -> str:
+    """Where the live token figure comes from: elfmem's own count, chars/4, or both."""
+    share = h.get("live_tokens_est_share")
+    if share is None or _isna(share) or share == 0:
+        return "(elfmem's token_count)"
+    if share >= 1:
+        return "(chars/4: elfmem recorded no token_count)"
+    return (f"(elfmem's token_count; {share * 100:.1f}% estimated as chars/4 for "
+            f"{h['live_blocks_uncounted']} block(s) without one)")
 
 
 def _summary(ctx: _Context, tables: dict, h: dict) -> str:
@@ -49,8 +64,9 @@ def _summary(ctx: _Context, tables: dict, h: dict) -> str:
             ("Blocks active now", f"{_fmt_int(h['blocks_active'])} (inbox "
                                   f"{_fmt_int(h['blocks_inbox'])}, archived "
                                   f"{_fmt_int(h['blocks_archived'])})"),
-            ("Live corpus size", f"{_fmt_int(h['live_chars'])} chars ≈ "
-                                 f"{_fmt_int(round(h['live_tokens']))} tokens"),
+            ("Live corpus size", f"{_fmt_int(h['live_chars'])} chars, "
+                                 f"{_fmt_int(round(h['live_tokens']))} tokens "
+                                 + _token_source(h)),
             ("Live summaries size", f"{_fmt_int(h['summary_chars'])} chars ≈ "
                                     f"{_fmt_int(round(h['summary_tokens']))} tokens"),
             ("LLM calls per surviving block", _fmt(h["calls_per_surviving_block"], ".1f")),
@@ -143,7 +159,9 @@ def _summary(ctx: _Context, tables: dict, h: dict) -> str:
              if s == "contradictions" and m.startswith("kind: ")]
     add(f"  contradictions: {h['contradictions']} found, {h['contradictions_unresolved']} "
         "unresolved" + (" (" + ", ".join(f"{k} {v}" for k, v in kinds) + ")" if kinds else ""))
-    add(f"  outcome records: {h['outcomes']}; amendments: {h['amendments']}")
+    add(f"  outcome records: {_fmt_int(h['outcomes'])}; amendments: "
+        f"{_fmt_int(h['amendments'])}"
+        + ("" if h["amendments"] is not None else " (not recorded: no block_amendments table)"))
     edges = tables["edges"]
     add(f"  edges: {h['edges']}" + (" (" + ", ".join(
         f"{int(n)} {r}" for r, n in zip(edges["relation_type"], edges["count"])) + ")"
@@ -152,7 +170,7 @@ def _summary(ctx: _Context, tables: dict, h: dict) -> str:
     add("")
 
     add("Reinforcement")
-    add(f"  top counts: {h['reinforcement_top10'] or 'n/a'}")
+    add(f"  top counts: {h['reinforcement_top10'] or _MISSING}")
     share = h["reinforcement_top5_share"]
     add(f"  Gini {_fmt(h['reinforcement_gini'], '.2f')}; the top 5 hold "
         f"{_fmt(None if share is None else share * 100, '.0f', '%')} of all reinforcement")

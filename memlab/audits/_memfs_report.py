@@ -30,25 +30,34 @@ def _headline(store: Store, hist: pd.DataFrame, tables: dict[str, pd.DataFrame],
     sizes = tables["size_by_domain"]
     last_sizes = sizes[sizes["sha"] == sizes["sha"].iloc[-1]] if len(sizes) else \
         pd.DataFrame({"memory": pd.Series(dtype=bool), "bytes": pd.Series(dtype="int64")})
+    # None, never 0, for what was not checked: history checks need a commit to walk from; the
+    # hook guards Letta layouts only; read_only is a Letta and Souveraine rule
+    history = bool(store.meta.get("ref_sha"))
+    hooked = history and layout in LETTA_LAYOUTS
+    read_only = history and layout != "generic_markdown"
+
+    def checked(flag: bool, value: Any) -> Any:
+        return value if flag else None
+
     head: dict[str, Any] = {
         "kind": store.kind, "layout": store.meta["layout"],
         "as_of": _iso(cutoff),
         "files": int(len(files)),
-        "prompt_files": int(len(snapshot.files)) if snapshot else 0,
-        "prompt_chars": snapshot.total_chars if snapshot else 0,
-        "prompt_tokens": snapshot.total_tokens if snapshot else 0.0,
+        "prompt_files": int(len(snapshot.files)) if snapshot else None,
+        "prompt_chars": snapshot.total_chars if snapshot else None,
+        "prompt_tokens": snapshot.total_tokens if snapshot else None,
         "commits": int(len(commits)),
         "branches": int(commits["branch"].nunique()),
         "authors": int(commits["author_email"].str.lower().nunique()),
         "reflection_merges": int(commits["message"].str.startswith("merge(reflection)").sum()),
-        "hook_violations": int(len(tables["hook_violations"])),
-        "no_verify_commits": int(len(tables["no_verify_commits"])),
+        "hook_violations": checked(hooked, int(len(tables["hook_violations"]))),
+        "no_verify_commits": checked(hooked, int(len(tables["no_verify_commits"]))),
         "over_limit_files": int(len(tables["over_limit"])),
-        "limit_breach_commits": int(tables["limit_breaches"]["sha"].nunique()),
+        "limit_breach_commits": checked(history, int(tables["limit_breaches"]["sha"].nunique())),
         "max_limit_ratio": float(tables["over_limit"]["ratio"].max()) if len(tables["over_limit"]) else 0.0,
-        "read_only_edits": int((ro["change"] == "edited").sum()),
-        "read_only_flag_removals": int((ro["change"] == "flag_removed").sum()),
-        "read_only_deletions": int((ro["change"] == "deleted").sum()),
+        "read_only_edits": checked(read_only, int((ro["change"] == "edited").sum())),
+        "read_only_flag_removals": checked(read_only, int((ro["change"] == "flag_removed").sum())),
+        "read_only_deletions": checked(read_only, int((ro["change"] == "deleted").sum())),
         "uncommitted_files": int(store.meta.get("uncommitted") or 0),
         "shallow": bool(store.meta.get("shallow")),
         "problems": int(len(store.problems)),
@@ -97,7 +106,7 @@ def _findings(head: dict[str, Any], tables: dict[str, pd.DataFrame]) -> int:
     guarded = ro[ro["author_kind"].astype("string").isin([*HOOKED_KINDS, "human"])]
     breaches = tables["limit_breaches"]
     breaches = breaches[breaches["author_kind"].astype("string") != "migration"]
-    return int(head["no_verify_commits"] + len(guarded) + breaches["sha"].nunique()
+    return int((head["no_verify_commits"] or 0) + len(guarded) + breaches["sha"].nunique()
                + head["readers_disagree_files"] + head["duplicated_trees"] + head["problems"]
                + (head["constraint_errors"] or 0) + head["integrity_findings"])
 
@@ -120,15 +129,17 @@ def _notes(store: Store, layout: str) -> list[str]:
 
 
 def _summary(store: Store, h: dict[str, Any], tables: dict[str, pd.DataFrame]) -> str:
+    prompt = (f"{h['prompt_files']} files, {h['prompt_chars']} chars (~{h['prompt_tokens']:.0f} "
+              "tokens)" if h["prompt_files"] is not None else "– (no commit to read it at)")
     lines = [
         f"memfs audit of {store.name} ({h['layout']}{', as of ' + h['as_of'] if h['as_of'] else ''})",
-        f"  files: {h['files']}; in the prompt: {h['prompt_files']} files, {h['prompt_chars']} chars "
-        f"(~{h['prompt_tokens']:.0f} tokens)",
+        f"  files: {h['files']}; in the prompt: {prompt}",
         f"  commits: {h['commits']} on {h['branches']} branch(es) by {h['authors']} author(s): "
         + ", ".join(f"{k} {h['commits_' + k]}" for k in fmt.AUTHOR_KINDS if h["commits_" + k]),
         (f"  hook: {h['hook_violations']} violation(s); {h['no_verify_commits']} commit(s) must have "
-         "used --no-verify") if h["layout"] in LETTA_LAYOUTS else
-        f"  hook: not checked ({h['layout']}: Letta Code's hook does not guard this repository)",
+         "used --no-verify") if h["hook_violations"] is not None else
+        f"  hook: not checked ({h['layout']}: Letta Code's hook does not guard this repository)"
+        if h["layout"] not in LETTA_LAYOUTS else "  hook: not checked (no commit history)",
     ]
     for row in tables["no_verify_commits"].head(10).itertuples(index=False):
         lines.append(f"    {row.sha[:10]} {str(row.authored_at)[:10]} {row.author_kind}: {row.rules} "
@@ -146,12 +157,19 @@ def _summary(store: Store, h: dict[str, Any], tables: dict[str, pd.DataFrame]) -
     for row in tables["integrity"].head(8).itertuples(index=False):
         lines.append(f"    {row.kind}: {row.detail}")
     lines.append(f"  limit: {h['over_limit_files']} file(s) over their limit now; "
-                 f"{h['limit_breach_commits']} commit(s) wrote over a limit (letta#3241)")
+                 + (f"{h['limit_breach_commits']} commit(s) wrote over a limit (letta#3241)"
+                    if h["limit_breach_commits"] is not None else
+                    "commits: not checked (no commit history)"))
     for row in tables["over_limit"].head(5).itertuples(index=False):
         ratio = f"{row.ratio:.2f}x" if pd.notna(row.ratio) else "limit not positive"
         lines.append(f"    {row.path}: {row.body_chars}/{row.limit} chars ({ratio})")
-    lines.append(f"  read_only: {h['read_only_edits']} edit(s), {h['read_only_flag_removals']} flag "
-                 f"removal(s), {h['read_only_deletions']} deletion(s)")
+    if h["read_only_edits"] is None:
+        lines.append("  read_only: not checked ("
+                     + ("generic_markdown: no Letta rule protects these files)"
+                        if h["layout"] == "generic_markdown" else "no commit history)"))
+    else:
+        lines.append(f"  read_only: {h['read_only_edits']} edit(s), {h['read_only_flag_removals']} "
+                     f"flag removal(s), {h['read_only_deletions']} deletion(s)")
     if h["top_churn_file"]:
         lines.append(f"  churn: {h['lines_changed']} lines changed; most churned: {h['top_churn_file']}")
     lines.append(f"  uncommitted: {h['uncommitted_files']} file(s); problems: {h['problems']}")

@@ -13,7 +13,7 @@ import pandas as pd
 from memlab._escape import terminal_lines
 from memlab.audits._base import Audit, json_safe
 from memlab.audits._integrity import letta_server_integrity
-from memlab.constants import CHARS_PER_TOKEN, STALE_AFTER_DAYS
+from memlab.constants import CHARS_PER_TOKEN, MAX_VALUE_BYTES, STALE_AFTER_DAYS
 from memlab.store import Store, parse_as_of
 
 __all__ = ["audit_letta_server", "STALE_AFTER_DAYS"]
@@ -73,12 +73,14 @@ def audit_letta_server(store: Store, *, as_of: Any = None,
         ["block_id", "label", "n_agents", "agents", "chars", "history_len", "editors"]
     ].reset_index(drop=True)
 
-    edits = _edit_history(blocks, hist, holders)
+    unread = _unread_blocks(store, hist)
+    edits = _edit_history(blocks, hist, holders, unread)
     by_actor = _by_actor(hist, names, users)
     undo = edits[edits["undone"]][["block_id", "label", "agents", "checkpoints",
                                    "current_sequence", "redo_available"]].reset_index(drop=True)
     ro_ids = set(blocks[blocks["read_only"].fillna(False).astype(bool)]["block_id"])
-    read_only_edited = edits[edits["block_id"].isin(ro_ids) & (edits["value_changes"] > 0)][
+    read_only_edited = edits[edits["block_id"].isin(ro_ids)
+                             & (edits["value_changes"] > 0).fillna(False).astype(bool)][
         ["block_id", "label", "agents", "checkpoints", "value_changes", "by_agent", "by_user"]
     ].reset_index(drop=True)
     attached = blocks[blocks["n_agents"].fillna(0) > 0]
@@ -115,12 +117,19 @@ def audit_letta_server(store: Store, *, as_of: Any = None,
         "stale_after_days": stale_after_days,
         "as_of": when.isoformat(),
         "n_problems": len(store.problems),
+        # values past memlab's cap, not read (problems: oversized)
+        "n_values_not_read": len(store.meta.get("oversized_values") or []),
         # checkpoint chains a real server cannot make on its own (memlab.audits._integrity)
         "integrity_findings": len(integrity),
     }
     headline = json_safe(headline)
     notes = ["core memory counts block values only; Letta adds labels, descriptions and "
              "metadata around each block in the prompt; tokens are characters / 4"]
+    if store.meta.get("oversized_values"):
+        notes.append(f"{headline['n_values_not_read']} value(s) past memlab's "
+                     f"{MAX_VALUE_BYTES:,}-byte cap were not read (problems: oversized): their "
+                     "chars are the database's own count; value_changes and "
+                     "edited_after_checkpoint of their blocks are null (not checked)")
     if hist.empty:
         notes.append("block_history is empty (no server code path checkpoints a block): who "
                      "edited what is known only from updated_at and _last_updated_by_id")
@@ -156,7 +165,18 @@ def _core_memory(agents: pd.DataFrame, blocks: pd.DataFrame, links: pd.DataFrame
                                  ).reset_index(drop=True)
 
 
-def _edit_history(blocks: pd.DataFrame, hist: pd.DataFrame, holders: pd.Series) -> pd.DataFrame:
+def _unread_blocks(store: Store, hist: pd.DataFrame) -> set[str]:
+    """Blocks whose value, or one of whose checkpoints' values, was past the cap and not read."""
+    big = store.meta.get("oversized_values") or []
+    out = {str(o["id"]) for o in big if o["table"] == "block"}
+    entries = {str(o["id"]) for o in big if o["table"] == "block_history"}
+    if entries:
+        out |= set(hist.loc[hist["history_id"].astype(str).isin(entries), "block_id"].astype(str))
+    return out
+
+
+def _edit_history(blocks: pd.DataFrame, hist: pd.DataFrame, holders: pd.Series,
+                  unread: set[str]) -> pd.DataFrame:
     rows = []
     groups = {b: g for b, g in hist.groupby("block_id")}
     for rec in blocks.to_dict("records"):
@@ -164,13 +184,19 @@ def _edit_history(blocks: pd.DataFrame, hist: pd.DataFrame, holders: pd.Series) 
         g = groups.get(b.block_id)
         n = 0 if g is None else len(g)
         kinds = g["actor_kind"].astype(str).value_counts() if n else pd.Series(dtype=int)
-        values = [] if g is None else g["value"].astype(object).tolist()
+        values = [] if g is None else [None if pd.isna(v) else str(v)
+                                       for v in g["value"].astype(object)]
         changes = sum(1 for a, c in zip(values, values[1:]) if a != c)
         latest = int(g["sequence_number"].max()) if n else None
         current = None if pd.isna(b.current_sequence) else int(b.current_sequence)
         at = (g[g["sequence_number"] == current] if current is not None and n else
               g.tail(1) if n else None)
-        after = bool(n and at is not None and len(at) and at["value"].iloc[0] != b.value)
+        mine = None if pd.isna(b.value) else str(b.value)
+        after = bool(n and at is not None and len(at)
+                     and (None if pd.isna(at["value"].iloc[0]) else str(at["value"].iloc[0]))
+                     != mine)
+        if str(b.block_id) in unread:  # a value not read: whether it changed is not checked
+            changes, after = None, None
         rows.append({
             "block_id": b.block_id, "label": b.label, "agents": holders.get(b.block_id, []),
             "checkpoints": n, "by_agent": int(kinds.get("agent", 0)),

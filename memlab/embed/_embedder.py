@@ -139,13 +139,12 @@ def _load_model_now(model: str, precision: str) -> Any:
 
 @contextlib.contextmanager
 def _hf_bars_follow_memlab():
-    """transformers draws its own "Loading weights" bar on stderr: keep it off wherever
-    :mod:`memlab.progress` shows no bars (``--quiet``, a pipe or a cron log, a report kernel)."""
+    """transformers draws its own "Loading weights" bar on stderr (once per weights file, so
+    twice for a model loaded twice): keep it off always. Progress is memlab's own
+    (:mod:`memlab.progress`); a third-party bar would outlive its step on the screen."""
     from transformers.utils import logging as hf_logging
 
-    from memlab.progress import enabled as bars_shown
-
-    if bars_shown() or not hf_logging.is_progress_bar_enabled():
+    if not hf_logging.is_progress_bar_enabled():
         yield
         return
     hf_logging.disable_progress_bar()

@@ -4,17 +4,18 @@
 load → audit → write for each store as an independent task on a Dask ``distributed`` cluster
 (a ``LocalCluster`` of processes sized to the machine by default, or an existing scheduler),
 and writes every frame of every store, the audit headline and the problems to a partitioned
-Parquet lake (see :mod:`memlab.lake._lake`). A store that fails is a row in ``failures``,
-never an aborted run. A store whose files have not changed since the last run is not read
-again: its earlier files are carried into this run's partitions.
+Parquet lake: a few files per table, store kind and run date, and a manifest per run date
+(see :mod:`memlab.lake._layout`). A store that fails is a row in ``failures``, never an aborted
+run. A store whose files have not changed since the last run (the same reuse key in that run's
+manifest) is not read again: its rows are carried from the last run's files into this run's.
 
 Runs on one date: the lake for run date D is the latest ``fleet`` run's view of its stores. A
-fleet run writes (or carries) the files of the stores it lists, and then removes from D's
-partitions the files of stores it does not list (a store deleted or renamed since an earlier
-run that day), naming them in :attr:`FleetResult.superseded` and the summary. Only files named
-``<store id>.parquet`` in the lake's own table folders are removed, never anything outside the
-lake folder, and earlier run dates are never touched. ``export_parquet`` adds or replaces the
-stores it is given and removes nothing.
+fleet run writes every partition of D anew (this run's stores only) and then removes the files
+D's partitions held before, so a store deleted or renamed since an earlier run that day is no
+longer in D's view; it is named in :attr:`FleetResult.superseded` and the summary. Only
+Parquet files in the lake's own table folders under ``run_date=D`` are removed, never anything
+outside the lake folder, and earlier run dates are never touched. ``export_parquet`` adds or
+replaces the stores it is given and carries every other store of D: it removes none.
 
 Entries the folder walk does not open (a symbolic link, a FIFO, a socket or device file) are
 not silently dropped: each is a row of :attr:`FleetResult.skipped` and of the lake's
@@ -42,14 +43,15 @@ import pandas as pd
 
 from memlab.errors import FleetError, MemlabError, StoreNotFound
 from memlab.kinds import detect
-from memlab.lake._lake import lake_tables, read_lake, store_id, supersede, write_failure
+from memlab.lake._lake import lake_tables, read_lake, store_id, write_failure
+from memlab.lake._layout import compact, latest_manifest, new_run_id, read_manifest, staging_dir, versions
 from memlab._escape import terminal_line
 from memlab.lake._run import MESSAGE_CHARS, run_one
 from memlab.lake._sample import make_sample_fleet
 from memlab.sources.discover import STORE_WALK_DEPTH, walk_stores
 from memlab.lake._summary import FLEET_METRICS, fleet_metrics, typicality
 
-__all__ = ["fleet", "export_parquet", "scan", "read_lake", "lake_tables", "skipped_entries", "fleet_metrics", "typicality", "FLEET_METRICS",
+__all__ = ["fleet", "read_fleet", "is_lake", "export_parquet", "scan", "read_lake", "lake_tables", "skipped_entries", "fleet_metrics", "typicality", "FLEET_METRICS",
            "make_sample_fleet", "FleetResult", "FleetError"]
 
 # --------------------------------------------------------------------------- finding stores
@@ -165,11 +167,16 @@ class FleetResult:
     skipped: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(
         {"path": pd.Series(dtype="string"), "reason": pd.Series(dtype="string"),
          "store_id": pd.Series(dtype="string")}))
-    #: Stores an earlier run on the same date wrote and this run does not list, whose files
-    #: this run removed from the date's partitions: ``store_id``, ``store_path``, ``files``.
+    #: Stores an earlier run on the same date wrote and this run does not list, whose rows
+    #: this run removed from the date's partitions: ``store_id``, ``store_path``, ``tables``
+    #: (how many tables held rows of the store).
     superseded: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(
         {"store_id": pd.Series(dtype="string"), "store_path": pd.Series(dtype="string"),
-         "files": pd.Series(dtype="int64")}))
+         "tables": pd.Series(dtype="int64")}))
+    #: This run's id (``part-<run id>-<n>.parquet``; the manifest's ``run_id``).
+    run_id: str | None = None
+    #: The Parquet files this run wrote, relative to the lake folder.
+    files: list[str] = field(default_factory=list)
 
     @property
     def counts(self) -> dict[str, int]:
@@ -225,6 +232,48 @@ def _frame(rows: list[dict[str, Any]]) -> pd.DataFrame:
     return df
 
 
+def is_lake(path: str | Path) -> bool:
+    """True for a folder a fleet run (or ``export_parquet``) wrote: it holds a ``headline``
+    table of Parquet files."""
+    root = Path(path).expanduser()
+    return root.is_dir() and "headline" in lake_tables(root) and any(
+        (root / "headline").rglob("*.parquet"))
+
+
+def read_fleet(lake: str | Path, *, run_date: str | None = None) -> FleetResult:
+    """An earlier fleet run read back from its lake, as a :class:`FleetResult`: the latest
+    run date's stores (or ``run_date``'s), each ``ok`` from the headline table or ``failed``
+    from the failures table. Nothing is audited again; ``seconds`` is NaN (not recorded).
+
+    Example::
+
+        run = memlab.lake.read_fleet("reports/fleet")
+        print(run.summary())
+    """
+    root = Path(lake).expanduser()
+    if not is_lake(root):
+        raise FleetError("not a fleet lake: no headline table of Parquet files", path=root,
+                         hint="point at the --out folder of `memlab fleet`")
+    headline = read_lake(root, "headline")
+    failures = read_lake(root, "failures")
+    dates = sorted(set(headline["run_date"].dropna()) | set(failures.get(
+        "run_date", pd.Series(dtype="string")).dropna()))
+    date = run_date or dates[-1]
+    if date not in dates:
+        raise FleetError(f"the lake has no run on {date}", path=root,
+                         hint="its runs: " + ", ".join(dates))
+    h = headline[headline["run_date"] == date]
+    f = failures[failures["run_date"] == date] if len(failures) else failures
+    rows = [{"store_id": r.store_id, "path": r.store_path, "kind": r.store_kind,
+             "status": "ok", "error_class": None, "message": None, "seconds": float("nan")}
+            for r in h.itertuples(index=False)]
+    rows += [{"store_id": r.store_id, "path": r.store_path, "kind": r.kind,
+              "status": "failed", "error_class": r.error_class, "message": r.message,
+              "seconds": float("nan")} for r in f.itertuples(index=False)]
+    return FleetResult(out=root, run_date=date, stores=_frame(rows), seconds=float("nan"),
+                       workers="none (read back from the lake)")
+
+
 def fleet(roots: Iterable[str | Path] | str | Path | None = None, *, out: str | Path,
           manifest: str | Path | None = None, scheduler: str | None = None,
           workers: int | None = None, as_of: Any = None, run_date: str | None = None,
@@ -248,36 +297,59 @@ def fleet(roots: Iterable[str | Path] | str | Path | None = None, *, out: str | 
 
 def _run(roots, *, out, manifest, scheduler, workers, as_of, run_date, reuse, progress,
          replace_day: bool) -> FleetResult:
+    import shutil
     import time
 
     stores, skipped = _scan(roots, manifest=manifest, max_depth=STORE_WALK_DEPTH)
     skipped = skipped[~skipped["store_id"].isin(stores["store_id"])].reset_index(drop=True)
     lake, date, as_of_text = _prepare(out, run_date, as_of)
     started = time.perf_counter()
-    args = [(str(p), None if pd.isna(lbl) else str(lbl)) for p, lbl in
-            zip(stores["path"], stores["label"])]
+    started_at = _dt.datetime.now(_dt.timezone.utc).isoformat()
+    run_id = new_run_id()
+    staging = staging_dir(lake, run_id)
+    staging.mkdir()
+    previous = latest_manifest(lake) if reuse else None
+    prev_keys = {} if previous is None else {
+        sid: e.get("key") for sid, e in previous["stores"].items() if e.get("status") == "ok"}
+    args = [(str(p), None if pd.isna(lbl) else str(lbl), prev_keys.get(sid)) for p, lbl, sid in
+            zip(stores["path"], stores["label"], stores["store_id"])]
     rows: list[dict[str, Any]] = []
     bar = _progress(len(args), progress)
-    if workers == 0 and scheduler is None:
-        used: int | str = "serial"
-        for path, label in args:
-            rows.append(run_one(path, label, str(lake), date, as_of_text, reuse))
-            bar.update()
-    else:
-        used = _run_dask(args, lake, date, as_of_text, reuse, scheduler, workers, rows, bar)
-    bar.close()
-    for rec in skipped.itertuples():
-        write_failure(lake, date, sid=rec.store_id, path=rec.path, kind=None,
-                      error_class="Skipped", message=terminal_line(rec.reason, MESSAGE_CHARS))
+    try:
+        if workers == 0 and scheduler is None:
+            used: int | str = "serial"
+            for path, label, key in args:
+                rows.append(run_one(path, label, str(staging), date, as_of_text, key))
+                bar.update()
+        else:
+            used = _run_dask(args, staging, date, as_of_text, scheduler, workers, rows, bar)
+        bar.close()
+        for row in rows:  # a reused store's kind is the one the last run recorded
+            if row["status"] == "reused":
+                row["kind"] = previous["stores"][row["store_id"]].get("kind")
+        entries = list(rows)
+        for rec in skipped.itertuples():
+            f = write_failure(staging, date, sid=rec.store_id, path=rec.path, kind=None,
+                              error_class="Skipped",
+                              message=terminal_line(rec.reason, MESSAGE_CHARS))
+            entries.append({"store_id": rec.store_id, "path": rec.path, "status": "skipped",
+                            "error_class": "Skipped", "tables": [str(Path(f).parent)]})
+        info = {"started_at": started_at, "as_of": as_of_text, "versions": versions(),
+                "reuse": bool(reuse), "workers": str(used)}
+        files, gone = compact(lake, date, run_id, stores=entries, previous=previous,
+                              keep_others=not replace_day, info=info)
+    finally:
+        bar.close()
+        shutil.rmtree(staging, ignore_errors=True)
     result = FleetResult(out=lake, run_date=date, stores=_frame(rows),
-                         seconds=time.perf_counter() - started, workers=used, skipped=skipped)
+                         seconds=time.perf_counter() - started, workers=used, skipped=skipped,
+                         run_id=run_id, files=files)
     if replace_day:
-        keep = set(stores["store_id"]) | set(skipped["store_id"])
-        result.superseded = supersede(lake, date, keep)
+        result.superseded = gone
     return result
 
 
-def _run_dask(args, lake, date, as_of_text, reuse, scheduler, workers, rows, bar) -> int | str:
+def _run_dask(args, staging, date, as_of_text, scheduler, workers, rows, bar) -> int | str:
     import logging
 
     from memlab.errors import require
@@ -313,18 +385,24 @@ def _run_dask(args, lake, date, as_of_text, reuse, scheduler, workers, rows, bar
             used = n
         with client:
             futures = client.map(run_one, [a[0] for a in args], [a[1] for a in args],
-                                 lake=str(lake), run_date=date, as_of=as_of_text, reuse=reuse,
-                                 pure=False)
+                                 [str(staging)] * len(args), [date] * len(args),
+                                 [as_of_text] * len(args), [a[2] for a in args], pure=False)
             where = {f.key: a[0] for f, a in zip(futures, args)}
             for fut in as_completed(futures):
                 try:
                     rows.append(fut.result())
                 except Exception as exc:  # the worker died: still a row, not an abort
                     path = where[fut.key]
-                    rows.append({"store_id": store_id(path), "path": path, "kind": None,
+                    sid = store_id(path)
+                    for old in staging.glob(f"**/{sid}.parquet"):  # what it staged before dying
+                        old.unlink(missing_ok=True)
+                    message = terminal_line(f"worker failed: {exc}", MESSAGE_CHARS)
+                    f = write_failure(staging, date, sid=sid, path=path, kind=None,
+                                      error_class=type(exc).__name__, message=message)
+                    rows.append({"store_id": sid, "path": path, "kind": None,
                                  "status": "failed", "error_class": type(exc).__name__,
-                                 "message": terminal_line(f"worker failed: {exc}", MESSAGE_CHARS),
-                                 "seconds": None})
+                                 "message": message, "seconds": None,
+                                 "tables": [str(Path(f).parent)]})
                 fut.release()
                 bar.update()
     finally:

@@ -1,15 +1,11 @@
 """The Parquet lake: every frame of every store, partitioned by store kind and run date.
 
-Layout under the lake folder (hive partitioning, so pandas, DuckDB and Polars read it as is)::
+The layout (a few files per partition, a manifest per run date, how a run writes them and how
+unchanged stores are reused) is :mod:`memlab.lake._layout`'s; this module makes each store's
+frames ready for Parquet (:func:`write_store`, :func:`write_failure`: into a run's staging
+folder, in the same hive layout) and reads tables back (:func:`read_lake`).
 
-    frames/<frame>/store_kind=<kind>/run_date=<YYYY-MM-DD>/<store_id>.parquet
-    headline/store_kind=<kind>/run_date=<YYYY-MM-DD>/<store_id>.parquet   one row per store
-    problems/store_kind=<kind>/run_date=<YYYY-MM-DD>/<store_id>.parquet   the loader's problems
-    failures/run_date=<YYYY-MM-DD>/<store_id>.parquet                      stores that failed,
-                                                                           entries skipped
-    _state/<store_id>.json                                                 reuse key per store
-
-File names are the store id (a hash of the store's absolute path), never a name taken from the
+File names are a store id (staging) or the run id (the lake), never a name taken from the
 store, so store-controlled text cannot steer where a file is written. Every row carries
 ``store_id``, ``store`` (display name) and ``store_path``; the partition columns
 ``store_kind`` and ``run_date`` live in the folder names only.
@@ -32,11 +28,12 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import re
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 import pandas as pd
+
+from memlab.lake._layout import written_as
 
 __all__ = ["TABLES", "store_id", "write_store", "write_failure", "read_lake", "lake_tables",
            "partition"]
@@ -236,78 +233,6 @@ def write_failure(lake: Path, run_date: str, *, sid: str, path: str, kind: str |
     return str(target.relative_to(lake))
 
 
-#: The file name of every file a run writes into a partition: a store id.
-_STORE_FILE = re.compile(r"[0-9a-f]{16}\.parquet")
-
-
-def _day_files(lake: Path, run_date: str) -> Iterable[Path]:
-    """The store files of every table in ``run_date``'s partitions (symlinks are not followed)."""
-    for table in ("frames", "headline", "problems", "failures"):
-        for dirpath, dirnames, filenames in os.walk(lake / table):  # followlinks=False
-            if Path(dirpath).name != f"run_date={run_date}":
-                continue
-            dirnames.clear()
-            for name in filenames:
-                if _STORE_FILE.fullmatch(name):
-                    yield Path(dirpath) / name
-
-
-def supersede(lake: Path, run_date: str, keep: set[str]) -> pd.DataFrame:
-    """Remove from ``run_date``'s partitions the files of every store not in ``keep`` (the
-    store ids of this run): the lake for a run date is the latest run's view of its stores.
-
-    Only files named ``<store id>.parquet`` inside the lake's own table folders are removed;
-    earlier run dates are not touched. Returns one row per store removed: ``store_id``,
-    ``store_path`` (from its headline or failure row, or its reuse state) and ``files``.
-    """
-    import pyarrow.parquet as pq
-
-    found: dict[str, dict[str, Any]] = {}
-    for f in list(_day_files(lake, run_date)):
-        sid = f.stem
-        if sid in keep or f.is_symlink() or not f.is_file():
-            continue
-        rec = found.setdefault(sid, {"store_id": sid, "store_path": None, "files": 0})
-        if rec["store_path"] is None:
-            try:
-                t = pq.read_table(f, columns=["store_path"])
-                rec["store_path"] = t.column(0)[0].as_py() if len(t) else None
-            except Exception:  # a file without the column (or unreadable): try the next one
-                pass
-        f.unlink()
-        rec["files"] += 1
-    for sid, rec in found.items():
-        if rec["store_path"] is None:
-            try:
-                rec["store_path"] = json.loads((lake / "_state" / f"{sid}.json").read_text())["path"]
-            except (OSError, ValueError, KeyError, TypeError):
-                pass
-    out = pd.DataFrame(list(found.values()), columns=["store_id", "store_path", "files"])
-    return out.astype({"store_id": "string", "store_path": "string", "files": "int64"})
-
-
-def link_previous(lake: Path, files: Iterable[str], run_date: str) -> list[str]:
-    """Carry a reused store's files into this run's partitions (hard links; copies if not possible)."""
-    import shutil
-
-    out: list[str] = []
-    for rel in files:
-        src = lake / rel
-        parts = list(Path(rel).parts)
-        parts = [f"run_date={run_date}" if p.startswith("run_date=") else p for p in parts]
-        dst = lake.joinpath(*parts)
-        if dst != src and src.is_file():
-            dst.parent.mkdir(parents=True, exist_ok=True)
-            if dst.exists():
-                dst.unlink()
-            try:
-                os.link(src, dst)
-            except OSError:
-                shutil.copy2(src, dst)
-        out.append(str(dst.relative_to(lake)))
-    return out
-
-
 def lake_tables(lake: str | Path) -> list[str]:
     """The tables a lake folder holds: ``headline``, ``problems``, ``failures`` (those present)
     and ``frames/<name>`` for every frame written."""
@@ -332,20 +257,6 @@ def _nullable(arrow_type: Any) -> Any:
             or pa.types.is_string_view(arrow_type):
         return pd.StringDtype()
     return None
-
-
-def _written_as(schemas: list[Any]) -> dict[str, set[str]]:
-    """Per column, the pandas dtypes the writer recorded (one per file that has the column)."""
-    seen: dict[str, set[str]] = {}
-    for schema in schemas:
-        try:
-            meta = json.loads((schema.metadata or {}).get(b"pandas", b"{}"))
-        except ValueError:
-            continue
-        for col in meta.get("columns", []):
-            if isinstance(col.get("name"), str):
-                seen.setdefault(col["name"], set()).add(str(col.get("numpy_type")))
-    return seen
 
 
 def read_lake(lake: str | Path, table: str, *, run_date: str | None = None) -> pd.DataFrame:
@@ -406,7 +317,11 @@ def read_lake(lake: str | Path, table: str, *, run_date: str | None = None) -> p
     # No file's pandas metadata is applied: it describes that file's columns only, and applying
     # one file's to all of them turned integers into floats and booleans into objects.
     df = dataset.to_table().to_pandas(types_mapper=_nullable)
-    for col, dtypes in _written_as(schemas).items():
+    recorded: dict[str, set[str]] = {}
+    for schema in schemas:
+        for col, dtypes in written_as(schema).items():
+            recorded.setdefault(col, set()).update(dtypes)
+    for col, dtypes in recorded.items():
         if col in df.columns and "Float64" in dtypes and df[col].dtype == "float64":
             df[col] = df[col].astype("Float64")
     for col in df.columns:  # text categories as the loaders make them: categories of ``string``

@@ -1,20 +1,21 @@
-"""One store as one task: fingerprint, load, audit, write to the lake. Runs on a Dask worker.
+"""One store as one task: fingerprint, load, audit, stage its tables. Runs on a Dask worker.
 
-The task returns a few scalars (status, kind, seconds); the frames never travel back to the
-client, so the client's memory does not grow with the number of stores.
+The task returns a few scalars (status, kind, seconds, reuse key); the frames never travel
+back to the client, so the client's memory does not grow with the number of stores. The staged
+files become the lake's few files per partition at the end of the run
+(:func:`memlab.lake._layout.compact`).
 """
 
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 import time
 from pathlib import Path
 from typing import Any
 
 from memlab._escape import terminal_line
-from memlab.lake import _lake
+from memlab.lake import _lake, _layout
 
 __all__ = ["run_one", "fingerprint"]
 
@@ -63,90 +64,67 @@ def fingerprint(path: Path) -> str:
     return h.hexdigest()
 
 
-def _state_path(lake: Path, sid: str) -> Path:
-    return lake / "_state" / f"{sid}.json"
-
-
-def _reusable(lake: Path, sid: str, key: str) -> dict[str, Any] | None:
-    try:
-        state = json.loads(_state_path(lake, sid).read_text())
-    except (OSError, ValueError):
-        return None
-    if state.get("key") != key or state.get("status") != "ok":
-        return None
-    if not all((lake / f).is_file() for f in state.get("files", [])):
-        return None
-    return state
-
-
-def _save_state(lake: Path, sid: str, state: dict[str, Any]) -> None:
-    target = _state_path(lake, sid)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    tmp = target.with_name(f".{target.name}.tmp-{os.getpid()}")
-    tmp.write_text(json.dumps(state, sort_keys=True))
-    os.replace(tmp, target)
-
-
-def _clear(lake: Path, sid: str, run_date: str) -> None:
-    """Remove what an earlier run on the same date wrote for this store (a store that failed
-    then and loads now, or the reverse, must not leave both answers in the lake)."""
-    for old in lake.glob(f"**/run_date={run_date}/{sid}.parquet"):
+def _clear(staging: Path, sid: str) -> None:
+    """Remove what this store's task staged so far (a store that fails while being written
+    must not leave half its tables beside its failure row)."""
+    for old in staging.glob(f"**/{sid}.parquet"):
         old.unlink(missing_ok=True)
 
 
-def run_one(path: str, label: str | None, lake: str, run_date: str, as_of: str | None,
-            reuse: bool = True) -> dict[str, Any]:
-    """Load and audit the store at ``path`` and write it to ``lake``; never raises.
+def run_one(path: str, label: str | None, staging: str, run_date: str, as_of: str | None,
+            previous_key: str | None = None) -> dict[str, Any]:
+    """Load and audit the store at ``path`` and stage its tables under ``staging``; never raises.
 
-    Returns ``{"store_id", "path", "kind", "status" ('ok'|'reused'|'failed'), "seconds",
-    "error_class", "message"}``.
+    ``previous_key``: the store's reuse key in the last run's manifest (None: read it in any
+    case); when the store's key is the same, nothing is read or written and the status is
+    ``reused`` (the client carries its rows). Returns ``{"store_id", "path", "kind", "status"
+    ('ok'|'reused'|'failed'), "seconds", "error_class", "message", "key", "digest",
+    "source_version", "tables"}`` (``tables``: the partitions staged, relative).
     """
     from memlab import __version__
     from memlab.errors import MemlabError
 
     started = time.perf_counter()
-    lake_dir = Path(lake)
+    stage_dir = Path(staging)
     p = Path(path)
     sid = _lake.store_id(p)
-    out: dict[str, Any] = {"store_id": sid, "path": str(p), "kind": None, "status": "failed",
-                           "error_class": None, "message": None}
+    out: dict[str, Any] = {"store_id": sid, "path": str(p), "label": label, "kind": None,
+                           "status": "failed", "error_class": None, "message": None,
+                           "key": None, "digest": None, "source_version": None, "tables": []}
     stage = "load"
     try:
-        key = f"{__version__}|{as_of}|{fingerprint(p)}"
-        state = _reusable(lake_dir, sid, key) if reuse else None
-        if state is not None:
-            files = _lake.link_previous(lake_dir, state["files"], run_date)
-            _save_state(lake_dir, sid, {**state, "files": files, "run_date": run_date})
-            out.update(kind=state["kind"], status="reused")
+        digest = fingerprint(p)
+        key = f"{__version__}|{as_of}|{digest}"
+        out.update(key=key, digest=digest)
+        if previous_key is not None and key == previous_key:
+            out.update(status="reused")
         else:
-            _clear(lake_dir, sid, run_date)
             from memlab.audits import audit
             from memlab.sources import load
 
             store = load(p)
             out["kind"] = store.kind
+            out["source_version"] = _layout.source_version(store.meta)
             stage = "audit"
             result = audit(store, as_of=as_of)
             stage = "write"
             name = label or store.name
-            files = _lake.write_store(lake_dir, run_date, sid=sid, name=name, path=str(p),
+            files = _lake.write_store(stage_dir, run_date, sid=sid, name=name, path=str(p),
                                       kind=store.kind, frames=store.frames,
                                       problems=store.problems, headline=result.headline)
-            _save_state(lake_dir, sid, {"key": key, "kind": store.kind, "files": files,
-                                        "status": "ok", "run_date": run_date, "path": str(p)})
-            out["status"] = "ok"
+            out.update(status="ok", tables=_layout.table_dirs(stage_dir, files))
     except Exception as exc:  # a failure is a row, never an aborted run
         known = isinstance(exc, MemlabError)
         # The path is the row's store_path; the message says what went wrong and what to do.
         message = (exc.message + (f" ({exc.hint})" if exc.hint else "")) if known \
             else f"{stage} failed: {exc}"
-        out.update(status="failed", error_class=type(exc).__name__, 
+        out.update(status="failed", error_class=type(exc).__name__, key=None,
                    message=terminal_line(message, MESSAGE_CHARS))
         try:
-            _clear(lake_dir, sid, run_date)
-            _lake.write_failure(lake_dir, run_date, sid=sid, path=str(p), kind=out["kind"],
-                                error_class=out["error_class"], message=out["message"])
-            _state_path(lake_dir, sid).unlink(missing_ok=True)
+            _clear(stage_dir, sid)
+            f = _lake.write_failure(stage_dir, run_date, sid=sid, path=str(p), kind=out["kind"],
+                                    error_class=out["error_class"], message=out["message"])
+            out["tables"] = _layout.table_dirs(stage_dir, [f])
         except OSError as write_exc:
             out["message"] += f" (and the failure row could not be written: {write_exc.strerror})"
     out["seconds"] = time.perf_counter() - started

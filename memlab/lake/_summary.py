@@ -94,8 +94,9 @@ def summarize(result: "FleetResult", width: int = 100) -> str:
 
     stores = result.stores
     c = result.counts
-    lines = [f"fleet run {result.run_date}: {len(stores)} stores in {result.seconds:.1f} s "
-             f"(workers: {result.workers}); lake: {result.out}",
+    took = (f"in {result.seconds:.1f} s (workers: {result.workers})"
+            if result.seconds == result.seconds else "read back from the lake")
+    lines = [f"fleet run {result.run_date}: {len(stores)} stores {took}; lake: {result.out}",
              f"  {c['ok']} audited, {c['reused']} reused (unchanged since the last run), "
              f"{c['failed']} failed", ""]
     by_kind = (stores.assign(kind=stores["kind"].fillna("(not loaded)"))
@@ -135,7 +136,7 @@ def summarize(result: "FleetResult", width: int = 100) -> str:
     if len(gone):
         lines += ["", f"  removed from run date {result.run_date}: {len(gone)} store(s) an earlier "
                       f"run that day wrote", f"  and this run does not list "
-                      f"({int(gone['files'].sum())} files):"]
+                      f"(their rows in {int(gone['tables'].sum())} tables):"]
         for rec in gone.head(5).itertuples():
             where = rec.store_path if isinstance(rec.store_path, str) else rec.store_id
             lines.append("  " + terminal_line(where, width - 2))

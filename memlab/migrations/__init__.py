@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import os
 import re
+import shlex
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -39,7 +40,8 @@ from typing import Any
 import pandas as pd
 
 from memlab import kinds
-from memlab._escape import terminal_lines
+from memlab._escape import terminal_line, terminal_lines
+from memlab.constants import MAX_VALUE_BYTES
 from memlab.errors import MemlabError, MigrationError, OutputExists, ParityError, UnsafePath
 from memlab.migrations._plan import Plan
 from memlab.store import Store
@@ -147,11 +149,16 @@ class MigrationResult:
         lines.append(f"  {len(blocks)} block(s) into {files} file(s){across}; "
                      f"{len(self.commits)} commit(s)" + (f"; heads {heads}" if heads else ""))
         if self.script is not None:
-            lines.append(f"  script: {self.script}  (review it, then: python3 {self.script.name})")
+            # the full path: the command runs from any folder (the script names DEST itself)
+            lines.append(f"  script: {self.script}")
+            lines.append(f"  review it, then run: python3 "
+                         f"{shlex.quote(str(Path(self.script).resolve()))}")
         if len(self.flags):
             from memlab._terminal import flag_lines
 
-            lines.append(f"  flagged {len(self.flags)} item(s) for a look (each in .flags):")
+            lines.append(f"  flagged {len(self.flags)} item(s) for a look (each one is a row of "
+                         "the flags table: MigrationResult.flags in Python, or the report of "
+                         "`memlab report migration`):")
             lines.extend(flag_lines(self.flags))
         if self.parity is not None:
             diff = self.differences
@@ -211,6 +218,7 @@ def plan_migration(src: str | Path, *, to: str | None = None, store: Store | Non
     _check_target(to)
     path = Path(src).expanduser().resolve() if not is_dsn(src) else None
     store = store if store is not None else load(path or src)
+    _refuse_unread(store)
     # --agent reaches only planners that take ``agents`` (a Letta server's); Kind.plan says so.
     options: dict = {} if agent is None else {"agents": agent}
     if layout is not None:
@@ -219,6 +227,21 @@ def plan_migration(src: str | Path, *, to: str | None = None, store: Store | Non
         check_layout(layout, to or kinds.get(store.kind).default_target or "")
         options["layout"] = layout
     return kinds.get(store.kind).plan(store, path or store.path, to, dest=dest, **options)
+
+
+def _refuse_unread(store: Store) -> None:
+    """A value past memlab's cap was not read (an ``oversized`` problem row): a migration would
+    write it empty, so memlab does not plan one."""
+    unread = store.meta.get("oversized_values") or []
+    if unread:
+        first = unread[0]
+        what = first.get("where") or f"{first.get('table')}.value of id {first.get('id')!r}"
+        raise MigrationError(f"{len(unread)} value(s) past memlab's {MAX_VALUE_BYTES:,}-byte cap "
+                             f"were not read ({terminal_line(what)}: {first['bytes']:,} bytes); "
+                             "memlab will not migrate a value it has not read",
+                             path=None if isinstance(store.path, str) else store.path,
+                             hint="shorten the value at its source (a block that large is no "
+                                  "core memory) and migrate again")
 
 
 def _plan_memfs(store: Store, source: Path, *, target: str, dest: str | Path | None = None,

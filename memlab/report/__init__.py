@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import json
 import os
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Sequence
@@ -120,23 +119,34 @@ def _kernel_manager_class():
         async def _async_pre_start_kernel(self, **kw):
             # No progress bars inside a report's kernel: the HTML would keep them as output.
             kw["env"] = {**(kw.get("env") or os.environ), "MEMLAB_QUIET": "1",
-                         "TQDM_DISABLE": "1", "HF_HUB_DISABLE_PROGRESS_BARS": "1"}
+                         "TQDM_DISABLE": "1", "HF_HUB_DISABLE_PROGRESS_BARS": "1",
+                         "TRANSFORMERS_VERBOSITY": "error"}
+            # Every table a report shows goes through memlab's escaper, complete and
+            # formatted for people (escape_tables), whatever the notebook itself calls.
+            kw["extra_arguments"] = [*(kw.get("extra_arguments") or []),
+                                     "--IPKernelApp.exec_lines=from memlab.report import "
+                                     "escape_tables as _memlab_tables; _memlab_tables()"]
             return await super()._async_pre_start_kernel(**kw)
 
     return IPCKernelManager
 
 
 def execute_notebook(kind_or_name: str, params: dict[str, Any], out_dir: str | Path,
-                     *, timeout: int = 1800) -> ExecutedReport:
+                     *, timeout: int = 1800, show_code: bool = False,
+                     long_cell: float | None = None) -> ExecutedReport:
     """Execute one notebook with ``params`` into ``out_dir``; render HTML; read metrics.json.
 
     ``params`` values that are :class:`pathlib.Path` are made absolute. ``output_dir`` is always
     passed as ``out_dir``. A failing cell raises :class:`ReportError` whose ``context`` names
     the cell, the exception and its message; the executed notebook is kept for inspection.
-    Where :mod:`memlab.progress` shows bars, a bar counts the notebook's cells; the kernel
-    itself runs with ``MEMLAB_QUIET=1`` so the report holds no bars.
+    Where :mod:`memlab.progress` shows bars, a bar counts the notebook's code cells and names
+    the one running; a cell running past ``long_cell`` seconds (default
+    :data:`~memlab.constants.LONG_CELL_SECONDS`) gets a note saying so, and the bar is cleared
+    at the end. The kernel itself runs with ``MEMLAB_QUIET=1`` (and third-party bars off) so
+    the report holds no bars. The HTML hides the code
+    cells (``show_code=True`` keeps them) and opens with the headline panel of the kind's
+    metrics; the executed ``.ipynb`` keeps everything.
     """
-    from memlab import progress
 
     pm = require("papermill", "notebooks", feature="rendering reports")
     source = notebook_path(kind_or_name)
@@ -145,13 +155,16 @@ def execute_notebook(kind_or_name: str, params: dict[str, Any], out_dir: str | P
     executed = out / source.name
     parameters = {k: _absolute(v) for k, v in params.items()}
     parameters["output_dir"] = str(out)
+    from memlab.constants import LONG_CELL_SECONDS
+    from memlab.report._cells import CellProgress
+
+    cells = CellProgress(source.stem, _code_cells(source) + 1,  # + papermill's parameters
+                         long_after=LONG_CELL_SECONDS if long_cell is None else long_cell)
     try:
         pm.execute_notebook(
             str(source), str(executed), parameters=parameters, kernel_name="python3", language="python",
-            cwd=str(out), log_output=False, execution_timeout=timeout,
-            progress_bar={"desc": source.stem, "leave": False, "file": sys.stderr}
-            if progress.enabled() else False,
-            kernel_manager_class=_kernel_manager_class(),
+            cwd=str(out), log_output=False, execution_timeout=timeout, progress_bar=False,
+            kernel_manager_class=_kernel_manager_class(), **cells.hooks(),
         )
     except pm.PapermillExecutionError as exc:
         raise ReportError(
@@ -163,17 +176,30 @@ def execute_notebook(kind_or_name: str, params: dict[str, Any], out_dir: str | P
         raise
     except Exception as exc:  # kernel death, missing kernel spec, unreadable notebook...
         raise ReportError(f"could not execute {source.name}: {exc}", path=executed) from exc
-    html = _render_html(executed)
+    finally:
+        cells.close()
     metrics_file = out / "metrics.json"
     metrics = json.loads(metrics_file.read_text()) if metrics_file.exists() else {}
+    html = _render_html(executed, kind=kind_or_name if kind_or_name in NOTEBOOKS else None,
+                        metrics=metrics, show_code=show_code)
     return ExecutedReport(kind_or_name, executed, html, metrics)
 
 
-def _render_html(executed: Path) -> Path:
+def _code_cells(notebook: Path) -> int:
+    """The code cells with code in them (what nbclient runs) of a notebook file."""
+    try:
+        cells = json.loads(notebook.read_text(encoding="utf-8")).get("cells", [])
+    except (OSError, ValueError, AttributeError):
+        return 0
+    return sum(1 for c in cells if isinstance(c, dict) and c.get("cell_type") == "code"
+               and "".join(c.get("source") or "").strip())
+
+
+def _render_html(executed: Path, **how: Any) -> Path:
     require("nbconvert", "notebooks", feature="rendering reports")
     from memlab.report._offline import render_html
 
-    return render_html(executed)
+    return render_html(executed, **how)
 
 
 def write_metrics(output_dir: str | Path, metrics: dict[str, Any]) -> Path:
@@ -187,14 +213,16 @@ def write_metrics(output_dir: str | Path, metrics: dict[str, Any]) -> Path:
 
 
 def report(kind: str, paths: Sequence[str | Path] = (), *, out: str | Path | None = None,
-           **params: Any) -> ExecutedReport:
+           show_code: bool = False, **params: Any) -> ExecutedReport:
     """Render the ``kind`` report for ``paths`` into ``out`` (default ``<reports_root()>/<kind>``:
     ``$MEMLAB_REPORTS_DIR``, else the checkout's ``reports/``, else ``./reports``).
 
     ``paths`` becomes the notebook's ``stores`` parameter (or ``store`` / ``repo`` / ``source``
     when the notebook takes one path); other keyword arguments are passed through as parameters.
+    ``show_code=True`` keeps the code cells in the HTML (hidden by default).
     """
     from memlab.report._params import parameters_for
 
     folder = Path(out) if out is not None else reports_root() / kind
-    return execute_notebook(kind, parameters_for(kind, list(paths), params), folder)
+    return execute_notebook(kind, parameters_for(kind, list(paths), params), folder,
+                            show_code=show_code)

@@ -169,12 +169,18 @@ def _exporter() -> Any:
     return exporter
 
 
-def render_html(executed: Path) -> Path:
-    """``executed`` (.ipynb) -> the .html beside it: images embedded, no network load."""
+def render_html(executed: Path, *, kind: str | None = None,
+                metrics: dict[str, Any] | None = None, show_code: bool = False) -> Path:
+    """``executed`` (.ipynb) -> the .html beside it: images embedded, no network load, read as a
+    report (:func:`memlab.report._present.present`: code hidden unless ``show_code``, the
+    headline panel of ``kind`` from ``metrics`` first, no machine paths, glyphs that render)."""
     import nbformat
+
+    from memlab.report._present import present
 
     nb = nbformat.read(str(executed), as_version=4)
     static_widgets(nb)
+    present(nb, kind=kind, metrics=metrics, folder=executed.parent, show_code=show_code)
     visible_outputs(nb)
     exporter = _exporter()
     body, _ = exporter.from_notebook_node(nb, resources={"metadata": {"name": executed.stem}})

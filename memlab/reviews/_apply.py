@@ -241,6 +241,7 @@ def apply_proposal(path: str | Path, *, repo: str | Path | None = None, branch: 
             return ApplyResult(md_path, [it.id for it in ticked], [], "", commit=tip,
                                branch=branch, dry_run=dry_run,
                                message=f"already applied on branch {branch} in {tip[:12]}",
+                               already_applied=True,
                                notes=[f"already applied on branch {branch} in commit {tip[:12]}; "
                                       "nothing to do"])
     pathspec = None
@@ -313,7 +314,7 @@ def _finish(git_repo: Any, root: Path, proposal: Proposal, ticked: list[Item], m
              or "100644" for p in changes}
     result = ApplyResult(md_path, [it.id for it in ticked], sorted(changes), edits.diff(),
                          commit=head, branch=_repo.current_branch(git_repo), dry_run=dry_run,
-                         message=f"already applied in {head[:12]}")
+                         message=f"already applied in {head[:12]}", already_applied=True)
     behind = [p for p, data in changes.items()
               if (read_regular(root / p) if (root / p).is_file() else None) != data]
     behind += [p for p in _index_behind(root, head, sorted(changes)) if p not in behind]

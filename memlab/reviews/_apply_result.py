@@ -24,10 +24,14 @@ class ApplyResult:
     notes: list[str] = field(default_factory=list)
     #: For an elfmem database: the script written (or, with ``dry_run``, that would be).
     script: Path | None = None
+    #: The proposal was applied before (by an earlier run): nothing new was committed.
+    already_applied: bool = False
 
     def summary(self) -> str:
         if not self.applied:
             return f"{self.proposal}: no items ticked; nothing changed"
+        if self.already_applied:  # only that: "N item(s) changed" would claim a new change
+            return terminal_lines(self.notes or [self.message])
         if self.message and not self.files and not self.notes:
             return self.message
         if self.script is not None:

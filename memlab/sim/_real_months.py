@@ -21,6 +21,7 @@ from memlab.sim.real import (
     _rows,
     _seeded,
 )
+from memlab.sim.rules import grade_levels
 from memlab.sim.scenarios import ScenarioResult
 
 
@@ -83,7 +84,8 @@ def s9_last_month(ctx: RealContext) -> ScenarioResult:
     share = visible / len(changes)
     m = {"changes": len(changes), "visible": visible, "detail": detail,
          "kinds": [c["kind"] for c in changes]}
-    outcome = "pass" if share == 1 else "partial" if share >= 0.5 else "fail"
+    m["share"] = round(share, 3)
+    outcome = grade_levels("S9", share)
     summary = f"{visible}/{len(changes)} changes of the month visible: " + "; ".join(detail)
     return _result(ctx, "S9", outcome, summary, m)
 
@@ -156,7 +158,7 @@ def s10_six_months(ctx: RealContext) -> ScenarioResult:
     m = {"days": p.s10_days, "learned": learned, "restatements": restated,
          "restate_rate": round(rate, 3), "active_hours": round(hours * p.s10_days, 2),
          "roles_intact": len(intact), "lost": lost, "llm": _llm_calls(proc)["total_calls"]}
-    outcome = "pass" if len(intact) == 10 else "partial" if len(intact) >= 5 else "fail"
+    outcome = grade_levels("S10", len(intact))
     summary = (f"{p.s10_days} days, {learned} blocks learned ({restated} restating a "
                f"principle): {len(intact)}/10 roles hold their seeded text; lost {lost or 'none'}")
     proc.request("close")

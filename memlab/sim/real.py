@@ -31,12 +31,14 @@ from memlab._files import sqlite_uri
 from memlab._tmp import private_tempdir
 from memlab.errors import SimulationError
 from memlab.sim._texts import CONSTITUTION
+from memlab.sim.cache import now_utc
 from memlab.sim.instance import DOC_INSTANCE, Instance
 from memlab.sim.releases import RELEASES, ReleaseProcess, release_sources
+from memlab.sim.rules import RULES
 from memlab.sim.scenarios import ScenarioResult
 
 __all__ = ["RealParams", "run_real", "release_row", "count_source_lines", "simplicity",
-           "REAL_RULES", "RealContext"]
+           "REAL_RULES", "RealContext", "RULE_LLM", "LLM_STAND_INS", "llm_stand_in"]
 
 #: The closed local port the "no key / no model" scenarios point the release's own LLM
 #: adapter at: what a machine with neither a key nor a running model sees, with no network.
@@ -63,7 +65,8 @@ class RealParams:
     batch restates notes already in memory (True) or is new material. ``s5_key``: an
     ``OPENAI_API_KEY`` value the operator exports for a local model (None: none).
     ``s6_llm``: "absent" (no key, no model) or "local" (the local rule LLM answers).
-    ``s8_schedule``: "interleaved" (both writers read, then both write) or "serial".
+    ``s8_trials``: S8's free-running trials (every S8 cell also runs the serial and the
+    interleaved schedule once).
     ``s9_changes``: what the operator did in the month ("learn", or "learn+reword+forget").
     ``s10_days``: days of sessions; ``s10_restate_rate``: share of learned blocks that restate
     a constitutional principle (None: the instance's near-duplicate rate).
@@ -83,7 +86,7 @@ class RealParams:
     s4_related: bool = False
     s5_key: str | None = None
     s6_llm: str = "absent"
-    s8_schedule: str = "interleaved"
+    s8_trials: int = 10
     s9_changes: str = "learn+reword+forget"
     s10_days: int = 182
     s10_restate_rate: float | None = None
@@ -96,32 +99,35 @@ class RealParams:
         return dataclasses.replace(self, **kw)
 
 
-#: The rule each scenario's outcome follows, shown next to every real cell.
-REAL_RULES: dict[str, str] = {
-    "S1": "pass: the new wording is active, holds the role tag, the old wording is not active; "
-          "partial: new wording active but the old one too (or the role tag lost); fail: new "
-          "wording not active",
-    "S2": "pass: 3/3 targets out of active memory by the end of the wait; partial: 1-2; fail: 0",
-    "S3": "pass: the pinned/constitutional block is still active with its content; fail: not",
-    "S4": "pass: LLM calls per learned block <= 1.1 (one analysis, the doc's Iteration-3 bar); "
-          "partial: <= 2; fail: > 2",
-    "S5": "pass: setup with the release's defaults writes 0 blocks AND the release's adapter "
-          "reaches a local endpoint without an API key; partial: one of the two; fail: neither",
-    "S6": "pass: with the LLM unreachable, startup or the first LLM-needing step raises; or "
-          "every learned block got its LLM analysis; fail: blocks promoted without analysis "
-          "and nothing raised (silent degradation)",
-    "S7": "pass: hit@5 >= 0.8 on paraphrased queries AND LLM calls per block <= 2; partial: "
-          "one of the two; fail: neither",
-    "S8": "pass: both writers' read-modify-write edits survive and all concurrently learned "
-          "blocks persist without error; partial: blocks persist, an edit is lost; fail: "
-          "blocks lost or a writer errors",
-    "S9": "pass: every change of the month has a timestamped row in the window AND its "
-          "before-state is recoverable from the store; partial: >= half; fail: < half",
-    "S10": "pass: 10/10 constitutional roles still hold their seeded content; partial: >= 5; "
-           "fail: < 5",
-    "S11": "pass: >= 80% of planted cross-chunk duplicate pairs reported by the release's "
-           "corpus review; partial: >= 30%; fail: less; n/a: the release has no corpus review",
+#: The rule each scenario's outcome follows (:data:`memlab.sim.rules.RULES`: one rule per
+#: scenario, for modelled and measured cells alike), shown next to every cell.
+REAL_RULES: dict[str, str] = RULES
+
+
+#: The deterministic local LLM every measured cell's release talks to (memlab/sim/_driver.py).
+RULE_LLM = ("RuleLLM, a deterministic local adapter (memlab/sim/_driver.py): summary = the "
+            "block's first sentence, tags = none, alignment 0.8/0.3 by shared words, "
+            "contradiction 0.9 only for a negation word plus >= 40% shared words, amendments "
+            "returned unchanged, no goal edges; it cannot return tags, judge meaning, find a "
+            "contradiction without a negation word, or propose a real amendment")
+#: Per scenario, what stood in for the LLM in its measured cells (the default: RULE_LLM).
+LLM_STAND_INS: dict[str, str] = {
+    "S5": "the release's own LLM adapter (its factory and config) pointed at a closed local "
+          "port (" + DEAD_ENDPOINT + "): what a machine with no model running sees; it "
+          "answers nothing, so only construction and the first call's error are observed; "
+          "setup() runs with " + "RuleLLM",
+    "S6": "s6_llm=absent: the release's own adapter pointed at a closed local port (no LLM "
+          "reachable: every call fails); s6_llm=local: RuleLLM answers (see RULE_LLM); the "
+          "shipped preflight (`elfmem doctor --resolve`) runs against the same closed port",
+    "S7": RULE_LLM + "; recall itself makes no LLM call",
+    "S8": RULE_LLM + "; the writers' edits and learns exercise storage, not the LLM",
+    "S11": RULE_LLM + "; review_corpus makes no LLM call in the releases that have it",
 }
+
+
+def llm_stand_in(code: str) -> str:
+    """What stood in for the LLM in a measured cell of scenario ``code``."""
+    return LLM_STAND_INS.get(code, RULE_LLM)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -223,7 +229,7 @@ def _result(ctx: RealContext, code: str, outcome: str, summary: str,
             metrics: dict[str, Any], **kw: Any) -> ScenarioResult:
     return ScenarioResult(scenario=code, iteration=release_row(ctx.release), outcome=outcome,
                           summary=summary, metrics=metrics, basis="measured",
-                          rule=REAL_RULES[code], **kw)
+                          rule=REAL_RULES[code], llm=llm_stand_in(code), **kw)
 
 
 def release_row(release: str) -> str:
@@ -277,7 +283,8 @@ def count_source_lines(folder: str | Path) -> dict[str, int]:
 # ---- the run --------------------------------------------------------------------------------
 def run_real(releases: Any = None, scenarios: Any = None, *, instance: Instance | None = None,
              seed: int = 0, params: RealParams | None = None,
-             workdir: str | Path | None = None, workers: int | None = None
+             workdir: str | Path | None = None, workers: int | None = None,
+             cache: Any = False, fresh: bool = False
              ) -> dict[tuple[str, str], ScenarioResult]:
     """Run the scenario scripts against each release; ``{(row, code): ScenarioResult}``.
 
@@ -288,6 +295,14 @@ def run_real(releases: Any = None, scenarios: Any = None, *, instance: Instance 
     one thread here (default: one per release, at most one per CPU core). Each release's
     scenarios still run one after another on its own databases; only memlab's embedding is
     shared (one at a time). Results come back in release order either way.
+
+    ``cache``: False (run every cell), True (the result cache in ``$MEMLAB_CACHE_DIR``, see
+    :mod:`memlab.sim.cache`) or a :class:`~memlab.sim.cache.ResultCache`: a cell whose key
+    (release and its venv's package set, memlab's simulation sources, every parameter, seed,
+    instance digest, embedding precision) is stored comes back with ``cached=True`` and the
+    ``measured_at`` of the run that measured it; only the other cells run (a release whose
+    cells all hit starts no driver). ``fresh=True`` re-runs every cell and overwrites its
+    entry. Every measured result has ``cached`` (True/False) and ``measured_at``.
     """
     rels = list(RELEASES) if releases is None else [str(r) for r in releases]
     for r in rels:
@@ -303,22 +318,69 @@ def run_real(releases: Any = None, scenarios: Any = None, *, instance: Instance 
     inst = instance or DOC_INSTANCE
     params = params or RealParams()
     results: dict[tuple[str, str], ScenarioResult] = {}
-    with private_tempdir("real", root=workdir) as tmp:
-        contexts = []
+    store = _result_cache(cache, fresh)
+    todo: dict[str, list[str]] = {}
+    keys: dict[tuple[str, str], tuple[str, dict[str, Any]]] = {}
+    if store is not None:
+        from memlab.embed import get_embedder
+        from memlab.sim.cache import cell_key, env_digest, instance_digest
+        from memlab.sim.releases import release_env
+
+        digest, embedding = instance_digest(inst), get_embedder().cache_key
         for rel in rels:
-            folder = Path(tmp) / rel
-            folder.mkdir()
-            contexts.append(RealContext(rel, inst, seed, params, folder))
-        n = workers if workers is not None else min(len(contexts), os.cpu_count() or 1)
-        try:
-            _run_contexts(contexts, codes, results, max(1, int(n)))
-        finally:
-            for ctx in contexts:
-                ctx.close()
-    return results
+            env = env_digest(release_env(rel))
+            for code in codes:
+                keys[(rel, code)] = cell_key(release=rel, env=env, scenario=code,
+                                             params=params, seed=seed, instance=digest,
+                                             embedding=embedding)
+                hit = store.get(keys[(rel, code)][0])
+                if hit is None:
+                    todo.setdefault(rel, []).append(code)
+                else:
+                    results[(release_row(rel), code)] = hit
+    else:
+        todo = {rel: list(codes) for rel in rels}
+    todo = {rel: todo[rel] for rel in rels if todo.get(rel)}
+    if todo:
+        with private_tempdir("real", root=workdir) as tmp:
+            contexts = []
+            for rel in todo:
+                folder = Path(tmp) / rel
+                folder.mkdir()
+                contexts.append(RealContext(rel, inst, seed, params, folder))
+            n = workers if workers is not None else min(len(contexts), os.cpu_count() or 1)
+            ran: dict[tuple[str, str], ScenarioResult] = {}
+            try:
+                _run_contexts(contexts, todo, ran, max(1, int(n)))
+            finally:
+                for ctx in contexts:
+                    ctx.close()
+        for rel in todo:
+            for code in todo[rel]:
+                res = ran[(release_row(rel), code)]
+                if store is not None:
+                    store.put(*keys[(rel, code)], res)
+                results[(release_row(rel), code)] = res
+    # Release order, then scenario order, whichever cells came from the cache.
+    return {(release_row(rel), code): results[(release_row(rel), code)]
+            for rel in rels for code in codes}
 
 
-def _run_contexts(contexts: list[RealContext], codes: list[str],
+def _result_cache(cache: Any, fresh: bool) -> Any:
+    if cache is False or cache is None:
+        return None
+    from memlab.sim.cache import ResultCache
+
+    if cache is True:
+        return ResultCache(fresh=fresh)
+    if not isinstance(cache, ResultCache):
+        raise SimulationError(f"cache must be True, False or a ResultCache, not {cache!r}")
+    if fresh:
+        cache.fresh = True
+    return cache
+
+
+def _run_contexts(contexts: list[RealContext], todo: dict[str, list[str]],
                   results: dict[tuple[str, str], ScenarioResult], workers: int) -> None:
     """Each release's scenarios in turn; ``workers`` releases at a time (threads: the work is
     in the drivers' processes), else one after another with the next release's driver
@@ -329,9 +391,11 @@ def _run_contexts(contexts: list[RealContext], codes: list[str],
     def one(ctx: RealContext, cells: Any) -> dict[tuple[str, str], ScenarioResult]:
         out = {}
         try:
-            for code in codes:
+            for code in todo[ctx.release]:
                 t0 = time.perf_counter()
+                measured_at = now_utc()
                 res = REAL_SCENARIOS[code](ctx)
+                res.cached, res.measured_at = False, measured_at
                 res.metrics["seconds"] = round(time.perf_counter() - t0, 2)
                 res.unstable = tuple(res.unstable) + ("seconds",)
                 out[(release_row(ctx.release), code)] = res
@@ -341,7 +405,8 @@ def _run_contexts(contexts: list[RealContext], codes: list[str],
             ctx.close()
         return out
 
-    with bar(total=len(contexts) * len(codes), desc="real rows", unit="cell") as cells:
+    with bar(total=sum(len(todo[c.release]) for c in contexts), desc="real rows",
+             unit="cell") as cells:
         if workers > 1 and len(contexts) > 1:
             from concurrent.futures import ThreadPoolExecutor
 

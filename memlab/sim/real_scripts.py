@@ -13,6 +13,7 @@ import sqlite3
 from typing import Any, Callable
 
 from memlab._files import sqlite_uri
+from memlab.constants import EXACT_DUP_THRESHOLD, NEAR_DUP_THRESHOLD
 from memlab.errors import SimulationError
 from memlab.sim._real_months import s9_last_month, s10_six_months
 from memlab.sim._real_scale import s7_scale, s8_concurrent, s11_review
@@ -29,7 +30,9 @@ from memlab.sim.real import (
     _rows,
     _seeded,
 )
-from memlab.sim.releases import DriverError, ReleaseProcess
+from memlab.sim.release_facts import release_facts, run_preflight
+from memlab.sim.releases import DriverError, ReleaseProcess, release_env, release_sources
+from memlab.sim.rules import grade_checks, grade_levels, grade_s6
 from memlab.sim.scenarios import ScenarioResult
 
 __all__ = ["REAL_SCENARIOS"]
@@ -68,12 +71,8 @@ def s1_reword(ctx: RealContext) -> ScenarioResult:
          "new_active": bool(new_rows), "old_active": old_active, "role_tag_on_new": role_ok,
          "old_status": old_row["status"], "old_archive_reason": old_row["archive_reason"],
          "llm_calls": _llm_calls(proc)["total_calls"] - before}
-    if new_rows and role_ok and not old_active:
-        outcome = "pass"
-    elif new_rows:
-        outcome = "partial"
-    else:
-        outcome = "fail"
+    m["score"] = 1.0 if (new_rows and role_ok and not old_active) else 0.5 if new_rows else 0.0
+    outcome = grade_levels("S1", m["score"])
     summary = (f"{api}: reword of '{role}' at cosine {cosine:.3f} -> new active={bool(new_rows)},"
                f" old active={old_active} ({old_row['archive_reason'] or old_row['status']}),"
                f" role tag on new={role_ok}")
@@ -128,7 +127,7 @@ def s2_delete(ctx: RealContext) -> ScenarioResult:
     gone = [bid for bid in targets if rows[bid]["status"] != "active"]
     m["gone"] = len(gone)
     m["reasons"] = sorted({rows[b]["archive_reason"] or "" for b in gone})
-    outcome = "pass" if len(gone) == 3 else "partial" if gone else "fail"
+    outcome = grade_levels("S2", len(gone))
     summary = f"{m['api']}: {len(gone)}/3 {p.s2_targets} targets gone {m['reasons'] or ''}"
     proc.request("close")
     return _result(ctx, "S2", outcome, summary, m)
@@ -162,12 +161,14 @@ def s3_pinned(ctx: RealContext) -> ScenarioResult:
          "near_duplicates_flagged": int(res.get("near_duplicates_flagged", 0)),
          "deduplicated": int(res.get("deduplicated", 0))}
     kept = t["status"] == "active" and t["content"] == target["content"]
+    m["in_band"] = NEAR_DUP_THRESHOLD <= cos < EXACT_DUP_THRESHOLD
     summary = (f"new block at cosine {cos:.3f} to constitutional '{role}' (pinned="
                f"{m['target_pinned']}): target {t['status']}"
                f"{' (' + t['archive_reason'] + ')' if t['archive_reason'] else ''}, new block "
                f"{m['new_block_status']}, near-dups flagged {m['near_duplicates_flagged']}")
     proc.request("close")
-    return _result(ctx, "S3", "pass" if kept else "fail", summary, m)
+    outcome = "fail" if not kept else "pass" if m["in_band"] else "partial"
+    return _result(ctx, "S3", outcome, summary, m)
 
 
 # ---- S4 -------------------------------------------------------------------------------------
@@ -198,7 +199,7 @@ def s4_cost(ctx: RealContext) -> ScenarioResult:
     m = {"corpus_blocks": p.s4_corpus + 10, "batch": len(batch), "related": p.s4_related,
          "llm_calls": calls, "calls_per_block": round(per, 2), "calls_by_method": by,
          "llm_input_tokens": tokens_in, "promoted": int(res.get("promoted", 0))}
-    outcome = "pass" if per <= 1.1 else "partial" if per <= 2 else "fail"
+    outcome = grade_levels("S4", per)
     summary = (f"10 blocks on a {p.s4_corpus}-note corpus: {calls} LLM calls ({per:.1f}/block; "
                f"{by}), {tokens_in} input tokens")
     proc.request("close")
@@ -241,7 +242,7 @@ def s5_fresh_install(ctx: RealContext) -> ScenarioResult:
          "first_call_message": (probe.get("error") or "")[:160],
          "missing_key_reported": key_needed}
     good = [unchosen == 0, probe["constructed"] and not key_needed]
-    outcome = "pass" if all(good) else "partial" if any(good) else "fail"
+    outcome = grade_checks(good)
     summary = (f"setup() with defaults wrote {unchosen} blocks; local endpoint "
                f"{'needs an API key' if key_needed else 'reached without a key'}"
                f"{' (OPENAI_API_KEY exported)' if ctx.params.s5_key else ''}")
@@ -263,6 +264,13 @@ def s6_missing_key(ctx: RealContext) -> ScenarioResult:
     elif ctx.params.s6_llm != "local":
         raise SimulationError(f"s6_llm must be 'absent' or 'local', not {ctx.params.s6_llm!r}")
     m["started"] = raised is None
+    # The shipped preflight, where the release has one (`elfmem doctor --resolve`: opt-in, so
+    # it does not decide the cell, which follows the path an agent takes; the claim about
+    # preflight reads it). None: the release's CLI has no such check.
+    m["shipped_preflight"] = None
+    if ctx.params.s6_llm == "absent" and \
+            release_facts(release_sources(ctx.release))["doctor_resolve"]:
+        m["shipped_preflight"] = run_preflight(release_env(ctx.release), DEAD_ENDPOINT)
     texts = [n.text for n in NoteMaker(6_000 + ctx.seed).fresh(3)]
     proc.preload(texts)
     if raised is None:
@@ -281,10 +289,10 @@ def s6_missing_key(ctx: RealContext) -> ScenarioResult:
     promoted = [r for r in rows if r["status"] == "active"]
     unanalysed = [r for r in promoted if r["id"] not in analysed]
     m.update({"raised": raised, "promoted": len(promoted), "promoted_unanalysed": len(unanalysed)})
-    if raised or (promoted and not unanalysed):
-        outcome = "pass"
-    else:
-        outcome = "fail"
+    # Nothing raised and nothing promoted: the blocks are held back with no error shown
+    # (partial under S6's rule: not degraded, not loud).
+    outcome = grade_s6(raised=bool(raised), promoted_unanalysed=len(unanalysed),
+                       failures_logged=not promoted)
     summary = (f"LLM {ctx.params.s6_llm}: started={m['started']}, raised={raised}, "
                f"{len(promoted)}/{len(texts)} promoted, {len(unanalysed)} without analysis")
     proc.request("close")

@@ -21,9 +21,15 @@ from memlab.sim.iterations import Iteration, resolve_iterations
 from memlab.sim.scenarios import Context, Scenario, ScenarioResult, resolve_scenarios
 from memlab.sim.real import RealParams, release_row, run_real, simplicity
 from memlab.sim.releases import RELEASES
+from memlab.sim.rules import RULES
 from memlab.sim.world import VectorBook
 
-__all__ = ["simulate", "SimulationRun"]
+__all__ = ["simulate", "SimulationRun", "MODELLED_LLM"]
+
+#: What a modelled cell has for an LLM.
+MODELLED_LLM = ("none: the world model counts the LLM calls an iteration's design makes "
+                "(memlab/sim/world.py) and makes none; whatever an LLM would decide is the "
+                "design flag's assumption")
 
 _WORD = {"pass": "pass", "partial": "PART", "fail": "FAIL", "n/a": "n/a",
          "green": "green", "amber": "amber", "red": "RED", None: "-"}
@@ -46,6 +52,9 @@ class SimulationRun:
     releases: list[str] = field(default_factory=list)
     #: Measured source size per release (``memlab.sim.real.count_source_lines``).
     simplicity: dict[str, dict[str, int]] = field(default_factory=dict)
+    #: What each release has, read from its installed source
+    #: (``memlab.sim.release_facts.release_facts``); claims are judged on it.
+    facts: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     @property
     def rows(self) -> list[str]:
@@ -81,7 +90,8 @@ class SimulationRun:
     def claims(self) -> pd.DataFrame:
         """The doc's claims about its baseline and redesign next to what the shipped releases
         did in this run, with the evidence (``memlab.sim.claims``)."""
-        return claims_table(self.results, self.releases, self.simplicity)
+        return claims_table(self.results, self.releases, self.simplicity, self.facts,
+                            self.meta.get("claims_run") or {})
 
     @cached_property
     def evidence(self) -> pd.DataFrame:
@@ -93,6 +103,12 @@ class SimulationRun:
             rows.append({**base, "metric": "summary", "value": res.summary, "unstable": False})
             if res.rule:
                 rows.append({**base, "metric": "rule", "value": res.rule, "unstable": False})
+            if res.llm:
+                rows.append({**base, "metric": "llm", "value": res.llm, "unstable": False})
+            if res.cached is not None:
+                rows.append({**base, "metric": "cached", "value": res.cached, "unstable": True})
+                rows.append({**base, "metric": "measured_at", "value": res.measured_at,
+                             "unstable": True})
             for note in res.assumptions:
                 rows.append({**base, "metric": "assumption", "value": note, "unstable": False})
             for name, value in res.metrics.items():
@@ -213,7 +229,7 @@ class SimulationRun:
                              self.seed, results,
                              pd.concat([self.timings, timings], ignore_index=True),
                              dict(self.meta), self.context, list(self.releases),
-                             dict(self.simplicity))
+                             dict(self.simplicity), dict(self.facts))
 
     def metrics(self) -> dict[str, Any]:
         """Flat, JSON-safe numbers for a report's metrics.json."""
@@ -233,6 +249,43 @@ class SimulationRun:
             for outcome in ("pass", "partial", "fail"):
                 out[f"{key}_{outcome}"] = int((row == outcome).sum())
         return out
+
+    # ---- JSON -----------------------------------------------------------------------------------
+    def as_dict(self) -> dict[str, Any]:
+        """The whole run as one JSON-safe object (what ``memlab simulate --json`` prints):
+        ``evidence`` (one row per cell and metric), ``cells`` (iteration, scenario, outcome,
+        basis, rule, llm, cached, measured_at), ``claims`` (claim, release, scenario, verdict,
+        testable, why, evidence), ``fitness``, ``journey`` (modelled iterations), and ``run``
+        (releases, scale, seed, instance digest, cache hits and misses, parameters)."""
+        import json
+
+        from memlab.sim.cache import instance_digest
+
+        def records(frame: pd.DataFrame, index: str | None = None) -> list[dict[str, Any]]:
+            if frame is None or frame.empty:
+                return []
+            if index is not None:
+                frame = frame.reset_index().rename(columns={frame.index.name or "index": index})
+            return json.loads(frame.to_json(orient="records", default_handler=str))
+
+        cells = [{"iteration": row, "scenario": code, "outcome": res.outcome,
+                  "basis": res.basis, "rule": res.rule, "llm": res.llm, "cached": res.cached,
+                  "measured_at": res.measured_at, "summary": res.summary}
+                 for (row, code), res in self.results.items()]
+        cache = self.meta.get("cache") or {}
+        params = self.meta.get("params_dict")
+        run = {"releases": list(self.releases), "scale": (params or {}).get("scale"),
+               "seed": self.seed, "instance": self.instance.name,
+               "instance_digest": instance_digest(self.instance),
+               "cache_hits": cache.get("hits"), "cache_misses": cache.get("misses"),
+               "cache_folder": cache.get("folder"), "fresh": cache.get("fresh"),
+               "params": params, "embedding": self.meta.get("embedding"),
+               "seconds": round(float(self.meta.get("seconds", 0.0)), 2)}
+        return {"evidence": records(self.evidence), "cells": cells,
+                "claims": records(self.claims) if self.releases else [],
+                "fitness": records(self.fitness, "iteration") if self.iterations else [],
+                "journey": records(self.journey, "iteration") if self.iterations else [],
+                "run": run}
 
     # ---- text -----------------------------------------------------------------------------------
     def render(self, *, width: int = 110) -> str:
@@ -259,14 +312,22 @@ class SimulationRun:
                 res = self.results.get((row, scenario.code))
                 if res is None:
                     continue
-                tag = "measured" if res.basis == "measured" else "modelled"
+                tag = "modelled"
+                if res.basis == "measured":
+                    tag = (f"measured, cached from {res.measured_at}" if res.cached
+                           else "measured now" if res.cached is False else "measured")
                 line = f"    {row[:26]:<26} {_WORD[res.outcome]:<5} [{tag}] {res.summary}"
                 out.append(line if len(line) <= width * 2 else line[:width * 2 - 1] + "…")
             rule = next((self.results[(r, scenario.code)].rule for r in self.rows
                          if (r, scenario.code) in self.results
                          and self.results[(r, scenario.code)].rule), "")
             if rule:
-                out.append(f"      rule: {rule}")
+                out.append(f"      rule (modelled and measured alike): {rule}")
+            llm = next((self.results[(r, scenario.code)].llm for r in self.rows
+                        if (r, scenario.code) in self.results
+                        and self.results[(r, scenario.code)].basis == "measured"), None)
+            if llm:
+                out.append(f"      LLM in the measured cells: {llm}")
         out.append("")
         if self.iterations:
             fit = self.fitness.copy()
@@ -291,6 +352,9 @@ class SimulationRun:
                     continue
                 out.append(f"  [{row.verdict}] {row.claim}")
                 out.append(f"      {row.release}: {row.evidence}")
+                if row.why:
+                    out.append(f"      {'testable' if row.testable else 'untestable'}: "
+                               f"{row.why}")
             out.append("")
         check = self.model_check
         if len(check):
@@ -311,6 +375,10 @@ class SimulationRun:
                            f"{row.why}")
         stats = self.meta.get("embedder")
         out += ["", f"run took {self.meta.get('seconds', 0):.1f} s; embeddings: {stats}"]
+        cache = self.meta.get("cache")
+        if cache:
+            out.append(f"real cells: {cache['hits']} from the result cache, {cache['misses']} "
+                       f"run{' (--fresh)' if cache['fresh'] else ''}; cache {cache['folder']}")
         if self.meta.get("embedding"):
             out.append(f"embedding precision: {self.meta['embedding']}")
         return "\n".join(out)
@@ -321,8 +389,8 @@ class SimulationRun:
 
 
 def simulate(iterations: Any = None, scenarios: Any = None, *, instance: Any = None,
-             seed: int = 0, releases: Any = (), params: RealParams | None = None
-             ) -> SimulationRun:
+             seed: int = 0, releases: Any = (), params: RealParams | None = None,
+             cache: Any = True, fresh: bool = False) -> SimulationRun:
     """Run each scenario under each modelled iteration and against each shipped release.
 
     ``iterations``: None (the doc's six), numbers 1-6, Iteration objects, a mapping of them, or
@@ -334,6 +402,10 @@ def simulate(iterations: Any = None, scenarios: Any = None, *, instance: Any = N
     ``params``: :class:`~memlab.sim.real.RealParams` for the operator scripts (``scale`` is the
     S7/S11 corpus size, 2,000 by default). Modelled cells carry ``basis="modelled"`` and the
     design flags they read; real cells ``basis="measured"`` and their rule.
+    ``cache``: the real cells' result cache (:mod:`memlab.sim.cache`; True: the one under
+    ``$MEMLAB_CACHE_DIR``, False: none, or a ``ResultCache``); each measured cell says whether
+    it came from it (``cached``) and when it was measured (``measured_at``); ``fresh=True``
+    re-runs every real cell. ``meta["cache"]`` counts hits and misses.
     """
     its = [] if iterations is not None and not isinstance(iterations, (Iteration, Mapping)) \
         and len(list(iterations)) == 0 else resolve_iterations(iterations)
@@ -348,11 +420,26 @@ def simulate(iterations: Any = None, scenarios: Any = None, *, instance: Any = N
     started = time.perf_counter()
     timings = _execute(ctx, scs, its, results)
     sizes: dict[str, dict[str, int]] = {}
+    facts: dict[str, dict[str, Any]] = {}
+    claims_run: dict[str, Any] = {}
+    store = None
     if rels:
         t0 = time.perf_counter()
-        real = run_real(rels, [s.code for s in scs], instance=inst, seed=seed, params=params)
+        from memlab.sim.cache import ResultCache
+
+        store = ResultCache(fresh=fresh) if cache is True else (cache or None)
+        real = run_real(rels, [s.code for s in scs], instance=inst, seed=seed, params=params,
+                        cache=store or False, fresh=fresh)
         results.update(real)
         sizes = simplicity(rels)
+        from memlab.sim.release_facts import new_modules, release_facts
+        from memlab.sim.releases import release_sources
+
+        folders = {rel: release_sources(rel) for rel in rels}
+        facts = {rel: release_facts(folder) for rel, folder in folders.items()}
+        claims_run = {"scale": params.scale, "project_mode": False,
+                      "new_modules": new_modules(folders["0.19.2"], folders["0.20.0"])
+                      if {"0.19.2", "0.20.0"} <= set(folders) else []}
         rows = [{"scenario": code, "iteration": row, "seconds": res.metrics.get("seconds", 0.0)}
                 for (row, code), res in real.items()]
         timings = pd.concat([timings, pd.DataFrame(rows)], ignore_index=True)
@@ -365,8 +452,11 @@ def simulate(iterations: Any = None, scenarios: Any = None, *, instance: Any = N
             "embedding": provenance()["summary"] if provenance else None,
             "store": None if store is None else str(getattr(store, "path", "")),
             "params": _params_text(params) if rels else None,
-            "real_seconds": real_seconds if rels else 0.0}
-    return SimulationRun(its, scs, inst, seed, results, timings, meta, ctx, rels, sizes)
+            "params_dict": dataclasses.asdict(params) if rels else None,
+            "real_seconds": real_seconds if rels else 0.0,
+            "cache": store.stats() if rels and store is not None else None,
+            "claims_run": claims_run}
+    return SimulationRun(its, scs, inst, seed, results, timings, meta, ctx, rels, sizes, facts)
 
 
 def _resolve_releases(releases: Any) -> list[str]:
@@ -434,6 +524,8 @@ def _execute(ctx: Context, scenarios: list[Scenario], iterations: list[Iteration
                 t0 = time.perf_counter()
                 res = scenario.run(ctx, it)
                 res.basis = "modelled"
+                res.rule = RULES[scenario.code]
+                res.llm = MODELLED_LLM
                 res.assumptions = _assumptions(it, res)
                 results[(it.name, scenario.code)] = res
                 rows.append({"scenario": scenario.code, "iteration": it.name,

@@ -2,7 +2,8 @@
 per-database settings, so a read must not run any of them, nor wait on them forever.
 
 What :func:`connect`, :func:`pin_session`, :func:`check_role` and :func:`guarded_tables` do
-before memlab reads a row (:func:`refusal` turns a psycopg error into one line naming the
+before memlab reads a row (:func:`connect` also hands ``json``/``jsonb`` values over as text,
+for :mod:`memlab.formats._json`; :func:`refusal` turns a psycopg error into one line naming the
 timeout it hit; :func:`redact_dsn` keeps passwords out of every message):
 
 * the session is pinned in the connection's startup packet (libpq ``options``), which outranks
@@ -19,9 +20,10 @@ timeout it hit; :func:`redact_dsn` keeps passwords out of every message):
   ``pg_execute_server_program`` / ``pg_read_server_files`` / ``pg_write_server_files``
   (:class:`~memlab.errors.UnsafeDatabase`, with the fix: a SELECT-only role);
 * each of Letta's tables in schema ``public`` must be a plain table (``pg_class.relkind = 'r'``)
-  without rules or row-level security, and each column memlab reads must have a type whose
-  output function is a built-in (``pg_catalog``): a view, materialized view, foreign table,
-  partitioned table, a table with a rule or a policy, or a column of an owner's type is refused
+  without rules or row-level security, and each column memlab reads must have one of
+  PostgreSQL's built-in types (or an enum, or a domain over either): a view, materialized view,
+  foreign table, partitioned table, a table with a rule or a policy, or a column of an owner's
+  type (or an array, composite or range of one) is refused
   by name, before any of it is read; the tables are then locked ``ACCESS SHARE`` (so none can be
   swapped for a view mid-read) and checked again.
 
@@ -35,7 +37,7 @@ from __future__ import annotations
 import os
 import urllib.parse
 
-from memlab.constants import PG_LOCK_TIMEOUT_MS, PG_STATEMENT_TIMEOUT_MS
+from memlab.constants import PG_FIRST_NORMAL_OID, PG_LOCK_TIMEOUT_MS, PG_STATEMENT_TIMEOUT_MS
 from memlab.errors import InvalidArgument, MissingExtra, SourceError, UnsafeDatabase
 
 __all__ = ["SCHEMA", "SEARCH_PATH", "DANGEROUS_ROLES", "STATEMENT_TIMEOUT_ENV", "LOCK_TIMEOUT_ENV",
@@ -167,25 +169,55 @@ def _relations(conn, tables: list[str]) -> tuple[dict[str, list[str]], list[str]
     columns: dict[str, list[str]] = {}
     if not plain:
         return columns, refusals
-    for table, column, typ, out_ns in conn.execute(
-            "SELECT c.relname::pg_catalog.text, a.attname::pg_catalog.text, "
-            "pg_catalog.format_type(a.atttypid, a.atttypmod), pn.nspname::pg_catalog.text "
-            "FROM pg_catalog.pg_attribute a "
-            "JOIN pg_catalog.pg_class c ON c.oid OPERATOR(pg_catalog.=) a.attrelid "
-            "JOIN pg_catalog.pg_namespace n ON n.oid OPERATOR(pg_catalog.=) c.relnamespace "
-            "JOIN pg_catalog.pg_type t ON t.oid OPERATOR(pg_catalog.=) a.atttypid "
-            "JOIN pg_catalog.pg_proc p ON p.oid OPERATOR(pg_catalog.=) t.typoutput "
-            "JOIN pg_catalog.pg_namespace pn ON pn.oid OPERATOR(pg_catalog.=) p.pronamespace "
-            "WHERE n.nspname OPERATOR(pg_catalog.=) %s::pg_catalog.name "
-            "AND c.relname::pg_catalog.text OPERATOR(pg_catalog.=) ANY (%s::pg_catalog.text[]) "
-            "AND a.attnum OPERATOR(pg_catalog.>) 0 AND NOT a.attisdropped "
-            "AND pg_catalog.has_column_privilege(c.oid, a.attnum, 'SELECT') "
-            "ORDER BY c.relname, a.attnum", [SCHEMA, plain]).fetchall():
-        if out_ns != "pg_catalog":
-            refusals.append(f"{SCHEMA}.{table}.{column} has type {typ}, whose output function is "
-                            f"the database's own ({out_ns}), not a built-in")
+    found = conn.execute(
+        "SELECT c.relname::pg_catalog.text, a.attname::pg_catalog.text, "
+        "pg_catalog.format_type(a.atttypid, a.atttypmod), a.atttypid::pg_catalog.int8 "
+        "FROM pg_catalog.pg_attribute a "
+        "JOIN pg_catalog.pg_class c ON c.oid OPERATOR(pg_catalog.=) a.attrelid "
+        "JOIN pg_catalog.pg_namespace n ON n.oid OPERATOR(pg_catalog.=) c.relnamespace "
+        "WHERE n.nspname OPERATOR(pg_catalog.=) %s::pg_catalog.name "
+        "AND c.relname::pg_catalog.text OPERATOR(pg_catalog.=) ANY (%s::pg_catalog.text[]) "
+        "AND a.attnum OPERATOR(pg_catalog.>) 0 AND NOT a.attisdropped "
+        "AND pg_catalog.has_column_privilege(c.oid, a.attnum, 'SELECT') "
+        "ORDER BY c.relname, a.attnum", [SCHEMA, plain]).fetchall()
+    builtin = _builtin_types(conn, {oid for *_, oid in found})
+    for table, column, typ, oid in found:
+        if not builtin[oid]:
+            refusals.append(f"{SCHEMA}.{table}.{column} has type {typ}, which is not one of "
+                            "PostgreSQL's built-in types (its output function, or its elements' "
+                            "or fields', could be the owner's)")
         columns.setdefault(table, []).append(column)
     return columns, refusals
+
+
+def _builtin_types(conn, oids: set[int]) -> dict[int, bool]:
+    """For each type, whether reading it runs only PostgreSQL's own code: a type ``initdb`` made
+    (OID below :data:`~memlab.constants.PG_FIRST_NORMAL_OID`; its elements and fields are
+    built-in too) or an enum, after a domain is followed to its base type (a domain's values are
+    output by its base type's function). An array, composite or range of the owner's types, and
+    any base type of theirs, is not."""
+    base = {oid: oid for oid in oids}
+    for _ in range(32):  # domains over domains: a chain, followed a few links at most
+        pending = sorted({b for b in base.values() if b >= PG_FIRST_NORMAL_OID})
+        if not pending:
+            break
+        rows = conn.execute(
+            "SELECT t.oid::pg_catalog.int8, t.typtype::pg_catalog.text, "
+            "t.typbasetype::pg_catalog.int8 FROM pg_catalog.pg_type t "
+            "WHERE t.oid OPERATOR(pg_catalog.=) ANY (%s::pg_catalog.oid[])", [pending]).fetchall()
+        info = {oid: (kind, parent) for oid, kind, parent in rows}
+        moved = False
+        for oid, b in base.items():
+            kind, parent = info.get(b, ("?", 0))
+            if kind == "e":
+                base[oid] = 0  # an enum: enum_out, PostgreSQL's own
+                moved = True
+            elif kind == "d" and parent:
+                base[oid] = parent
+                moved = True
+        if not moved:
+            break
+    return {oid: b < PG_FIRST_NORMAL_OID for oid, b in base.items()}
 
 
 def guarded_tables(conn, tables: list[str], *, where: str) -> dict[str, list[str]]:
@@ -235,6 +267,12 @@ def connect(dsn: str):
                                "only SELECT on Letta's tables") from exc
     conn.read_only = True
     conn.isolation_level = psycopg.IsolationLevel.REPEATABLE_READ
+    # json/jsonb arrive as text, for memlab's one JSON reader (psycopg's own json.loads would
+    # let repeated keys pass unreported and raise RecursionError on deep nesting).
+    from psycopg.types.string import TextLoader
+
+    for name in ("json", "jsonb"):
+        conn.adapters.register_loader(name, TextLoader)
     return conn
 
 

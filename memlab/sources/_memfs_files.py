@@ -24,7 +24,7 @@ from memlab.store import Problems, empty_frame, token_estimate
 #: ``MAX_FM_COLUMNS`` of them, see :func:`_fm_columns`).
 FILES_COLUMNS: dict[str, str] = {
     "path": "string", "label": "string", "layout": "category", "domain": "category",
-    "in_prompt": "boolean", "frontmatter_raw": "string", "description": "string",
+    "in_prompt": "boolean", "tier": "category", "frontmatter_raw": "string", "description": "string",
     "read_only": "boolean", "limit": "Int64", "body": "string", "body_chars": "Int64",
     "body_tokens": "float64", "over_limit": "boolean", "blob_sha": "string",
     "client_description": "string", "client_read_only": "string", "client_refusal": "string",
@@ -58,6 +58,25 @@ def is_memory_path(path: str, layout: str) -> bool:
     if layout in LETTA_LAYOUTS and path.startswith(PALACE_PREFIX):
         return False  # the dashboard's Memory Palace: reported apart (headline palace_files)
     return fmt.label_for_path(path, memory_prefix=layout == "letta_v1_memory_prefix") is not None
+
+
+def v2_tier(path: str, paths: set[str]) -> str:
+    """memfs v2's tier of a ``.md`` file (``memory-format.ts``): ``core`` (a root file, in the
+    prompt in full), ``projected`` (nested, with a ``MEMORY.md`` in every folder above it:
+    reachable through the indexes), ``not_memory`` (under ``skills/``, or nested without its
+    indexes, which Letta Code's validator also reports). ``palace/`` (the dashboard's Memory
+    Palace) is ``palace`` whatever its indexes."""
+    if path.startswith("skills/"):
+        return "not_memory"
+    if path.startswith(PALACE_PREFIX):
+        return "palace"
+    if "/" not in path:
+        return "core"
+    parts = path.split("/")[:-1]
+    for i in range(len(parts)):
+        if "/".join(parts[:i + 1]) + "/" + fmt.ROOT_INDEX not in paths:
+            return "not_memory"
+    return "projected"
 
 
 def in_prompt(path: str, layout: str, agent_blocks: set[str] | None = None) -> bool:
@@ -182,6 +201,7 @@ def _files_frame(src: _Source, texts: dict[str, tuple[str, str]], problems: Prob
         meta["agent"] = agent
     rows: list[dict[str, Any]] = []
     fm_keys: dict[str, None] = {}  # the store's fm_ columns, in first-seen order (capped)
+    md_paths = {p for p in texts if p.endswith(".md")}
     for path in sorted(texts):
         rel = path[len(src.prefix):] if src.prefix and path.startswith(src.prefix) else path
         if not rel.endswith(".md"):
@@ -200,17 +220,22 @@ def _files_frame(src: _Source, texts: dict[str, tuple[str, str]], problems: Prob
         fm_cells = _fm_columns(path, fm.fields, fm_keys, problems)
         limit = fm.limit
         chars = len(fm.body)
+        # v2 has no block limit (limits are .memfs.config.json's, per file, judged in the
+        # audit's constraints table): over_limit is not checked there unless a file declares one.
         effective = limit if limit is not None else (
-            fmt.DEFAULT_LIMIT if layout.startswith("letta") else None)
+            fmt.DEFAULT_LIMIT if layout in ("letta_v1", "letta_v1_memory_prefix") else None)
         rows.append({
             "path": path, "label": _label(rel, layout), "layout": layout,
             "domain": domain_of(rel, layout),
             "in_prompt": in_prompt(rel, layout, agent_files),
+            "tier": v2_tier(rel, md_paths) if layout == "letta_v2" else None,
             "frontmatter_raw": fm.raw,
             **{f"fm_{k}": v for k, v in fm_cells.items()},
             "description": fm.description, "read_only": fm.read_only, "limit": limit,
             "body": fm.body, "body_chars": chars, "body_tokens": token_estimate(chars),
-            "over_limit": bool(effective is not None and chars > effective), "blob_sha": blob,
+            "over_limit": (None if effective is None and layout == "letta_v2"
+                           else bool(effective is not None and chars > effective)),
+            "blob_sha": blob,
             **_readings(fm),
         })
         if layout == "letta_v2":  # no Letta server reads v2: the comparison does not apply

@@ -19,11 +19,19 @@ UnrecognizedStore); odd records inside a readable file become problem rows, and 
 things ``json.loads`` accepts silently (see :mod:`memlab.formats._json`): an escaped lone
 surrogate (``bad_text``; read with U+FFFD in its place) and a key repeated in one object
 (``duplicate_key``; the last value kept, as the Letta server reads it).
+
+A JSON string past :data:`~memlab.constants.MAX_VALUE_BYTES` (a huge block value or system
+prompt) is cut out of the file's bytes before the parse and never decoded: the field is null,
+its length in characters unknown (``chars``, ``system_chars`` or ``source_chars`` null, and the
+audit's totals over it null), an ``oversized`` problem row names it with its size in bytes, and
+``meta["oversized_values"]`` lists them; a migration refuses such a file.
 """
 
 from __future__ import annotations
 
 import json
+import re
+import secrets
 from pathlib import Path
 from typing import Any
 
@@ -31,7 +39,7 @@ import pandas as pd
 
 from memlab.errors import CorruptStore, SourceError, StoreNotFound, UnrecognizedStore
 from memlab.formats import _json
-from memlab.constants import INT64_MAX
+from memlab.constants import INT64_MAX, MAX_VALUE_BYTES
 from memlab.store import Problems, Store, categories, empty_frame
 
 __all__ = ["load_agent_file", "DEFAULT_MAX_BYTES", "FRAME_DTYPES"]
@@ -91,27 +99,29 @@ def load_agent_file(path: str | Path, *, max_bytes: int = DEFAULT_MAX_BYTES) -> 
             f"is {size:,} bytes, over the {max_bytes:,}-byte cap for agent files",
             path=p, hint="if it really is an agent file, pass max_bytes= to load_agent_file")
     issues: list[tuple[str, str]] = []
-    doc, double_encoded = _read_json(p, issues)
+    unread = _Unread()
+    doc, double_encoded = _read_json(p, issues, unread)
     problems = Problems()
     file = str(p)
     for kind, message in issues:
         problems.add(file, kind, message)
     if isinstance(doc, dict) and isinstance(doc.get("agents"), list):
         schema, kind = "v2", "agent_file"
-        frames, meta = _read_v2(doc, file, problems)
+        frames, meta = _read_v2(doc, file, problems, unread)
     elif isinstance(doc, dict) and ("core_memory" in doc or
                                     {"agent_type", "llm_config", "messages"} <= doc.keys()):
         schema, kind = "legacy_v1", "agent_file"
-        frames, meta = _read_legacy(doc, file, problems)
+        frames, meta = _read_legacy(doc, file, problems, unread)
     elif isinstance(doc, list):
         schema, kind = "blocks_json", "letta_blocks"
-        frames, meta = _read_blocks_list(doc, p, file, problems)
+        frames, meta = _read_blocks_list(doc, p, file, problems, unread)
     else:
         shape = (f"an object with keys {sorted(doc)[:8]}" if isinstance(doc, dict)
                  else f"a JSON {type(doc).__name__}")
         raise UnrecognizedStore(f"is JSON but not a Letta agent file or blocks list: {shape}",
                                 path=p)
-    meta = {"schema": schema, "double_encoded": double_encoded, **meta, "bytes": size}
+    meta = {"schema": schema, "double_encoded": double_encoded, **meta, "bytes": size,
+            "oversized_values": unread.hits}
     meta.setdefault("letta_version", None)
     # The brief that introduced this loader called the key "version"; both name the same value.
     meta["version"] = meta["letta_version"]
@@ -135,9 +145,61 @@ def _decode(text: str, p: Path, what: str, issues: list[tuple[str, str]]) -> Any
     return doc
 
 
-def _read_json(p: Path, issues: list[tuple[str, str]]) -> tuple[Any, bool]:
+#: A document whose top level is an object or a list (after a BOM and white space).
+_CONTAINER = re.compile(rb"\A(?:\xef\xbb\xbf)?[ \t\r\n]*[\[{]")
+
+
+class _Unread:
+    """The JSON strings of a file past :data:`~memlab.constants.MAX_VALUE_BYTES`, cut out of
+    its bytes before the parse: each is replaced by a placeholder string made of a random token
+    of this read (store text cannot forge it), so the document parses without them and
+    :meth:`_Ctx.text` reads a placeholder as null with an ``oversized`` problem row."""
+
+    def __init__(self) -> None:
+        self.token = secrets.token_hex(16)
+        self.sizes: dict[str, int] = {}  # placeholder -> bytes of the JSON string it replaced
+        self.hits: list[dict[str, Any]] = []  # what met one: where, and the size
+
+    def cut(self, raw: bytes) -> bytes:
+        """``raw`` without its strings past the cap (unchanged when it has none). Outside a
+        string JSON has no quote, so each quote found from the start opens a string that runs
+        to the next quote not escaped by an odd number of backslashes."""
+        pieces, done, at, n = [], 0, 0, len(raw)
+        while True:
+            start = raw.find(b'"', at)
+            if start < 0:
+                break
+            end = start + 1
+            while True:
+                end = raw.find(b'"', end)
+                if end < 0:
+                    end = n  # unterminated: the parse says so
+                    break
+                slashes = 0
+                while raw[end - 1 - slashes] == 0x5C:  # backslash
+                    slashes += 1
+                if slashes % 2 == 0:
+                    break
+                end += 1
+            size = end - start - 1
+            if size > MAX_VALUE_BYTES and end < n:
+                mark = f"memlab-oversized-{self.token}-{len(self.sizes)}"
+                self.sizes[mark] = size
+                pieces += [raw[done:start], b'"', mark.encode(), b'"']
+                done = end + 1
+            at = end + 1
+        if not pieces:
+            return raw
+        pieces.append(raw[done:])
+        return b"".join(pieces)
+
+
+def _read_json(p: Path, issues: list[tuple[str, str]], unread: _Unread) -> tuple[Any, bool]:
     """The document and whether it was double-encoded; lone surrogates (replaced with U+FFFD)
-    and repeated keys (the last kept) go to ``issues`` as ``(kind, message)``."""
+    and repeated keys (the last kept) go to ``issues`` as ``(kind, message)``. In a file larger
+    than :data:`~memlab.constants.MAX_VALUE_BYTES` whose top level is not a string, every JSON
+    string past it is cut out before the text is decoded (``unread``), so the parse holds the
+    rest of the file only (a double-encoded file is one string: it is read whole)."""
     from memlab._files import NotRegularFile, read_regular
 
     try:
@@ -146,6 +208,8 @@ def _read_json(p: Path, issues: list[tuple[str, str]]) -> tuple[Any, bool]:
         raise SourceError(exc.reason, path=p) from exc
     except OSError as exc:
         raise StoreNotFound(f"cannot read: {exc.strerror}", path=p) from exc
+    if len(raw) > MAX_VALUE_BYTES and _CONTAINER.match(raw):
+        raw = unread.cut(raw)
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
@@ -153,7 +217,9 @@ def _read_json(p: Path, issues: list[tuple[str, str]]) -> tuple[Any, bool]:
                            hint="agent files are JSON; this looks like a binary file") from exc
     if not text.strip():
         raise CorruptStore("is empty", path=p, hint="export the agent again")
+    del raw
     doc = _decode(text, p, "the file", issues)
+    del text
     if not isinstance(doc, str):
         return doc, False
     inner = doc.strip()
@@ -170,18 +236,34 @@ def _read_json(p: Path, issues: list[tuple[str, str]]) -> tuple[Any, bool]:
 
 
 class _Ctx:
-    def __init__(self, file: str, problems: Problems) -> None:
+    def __init__(self, file: str, problems: Problems, unread: _Unread) -> None:
         self.file = file
         self.problems = problems
+        self.unread = unread
 
     def add(self, kind: str, message: str) -> None:
         self.problems.add(self.file, kind, message)
 
+    def is_unread(self, value: Any) -> bool:
+        return isinstance(value, str) and value in self.unread.sizes
+
     def text(self, value: Any, where: str) -> str | None:
+        if self.is_unread(value):
+            size = self.unread.sizes[value]
+            self.add("oversized", f"{where}: a JSON string of {size:,} bytes, over memlab's "
+                                  f"{MAX_VALUE_BYTES:,}-byte cap for one value; its text is not "
+                                  "read (null, and its length in characters unknown: null)")
+            self.unread.hits.append({"where": where, "bytes": size})
+            return None
         if value is None or isinstance(value, str):
             return value
         self.add("bad_field", f"{where} is a {type(value).__name__}, not text; kept as JSON text")
         return json.dumps(value, ensure_ascii=False, default=str)
+
+    def length(self, value: Any, where: str) -> int | None:
+        """The characters of a text field (0 when absent); None for one past the cap."""
+        text = self.text(value, where)
+        return None if text is None and self.is_unread(value) else len(text or "")
 
     def integer(self, value: Any, where: str) -> int | None:
         if value is None:
@@ -267,6 +349,7 @@ def _block_row(ctx: _Ctx, raw: Any, fallback_id: str, *, legacy: bool) -> dict[s
     if value is None:
         ctx.add("null_value", f"block {block_id} ({label}) has no value; read as empty")
         value = ""
+    unread = ctx.is_unread(value)
     value = ctx.text(value, f"block {block_id} value")
     _check_label(ctx, label, block_id)
     limit = ctx.integer(raw.get("limit"), f"block {block_id} limit")
@@ -274,7 +357,8 @@ def _block_row(ctx: _Ctx, raw: Any, fallback_id: str, *, legacy: bool) -> dict[s
         ctx.add("bad_field", f"block {block_id} limit is {limit}; no value can fit it")
     meta_key = "metadata_" if legacy and "metadata" not in raw else "metadata"
     return {
-        "block_id": block_id, "label": label, "value": value, "chars": len(value),
+        "block_id": block_id, "label": label, "value": value,
+        "chars": None if unread else len(value),
         "limit": limit, "description": ctx.text(raw.get("description"),
                                                 f"block {block_id} description"),
         # Legacy exports have no read_only at all: unknown, not False.
@@ -284,9 +368,17 @@ def _block_row(ctx: _Ctx, raw: Any, fallback_id: str, *, legacy: bool) -> dict[s
         "template_name": ctx.text(raw.get("template_name"), f"block {block_id} template_name"),
         "hidden": ctx.flag(raw.get("hidden"), f"block {block_id} hidden"),
         "tags": [str(t) for t in ctx.listing(raw.get("tags"), f"block {block_id} tags")],
-        "over_limit": None if limit is None else len(value) > limit,
+        "over_limit": None if limit is None else len(value) > limit if not unread
+        else _surely_over(ctx.unread.sizes[raw.get("value")], limit),
         "extra": {k: v for k, v in raw.items() if k not in _BLOCK_FIELDS},
     }
+
+
+def _surely_over(size: int, limit: int) -> bool | None:
+    """Whether a value not read is over ``limit``: a JSON string of ``size`` bytes holds at least
+    ``size / 12`` characters (the longest spelling of one is a ``\\uXXXX\\uXXXX`` surrogate
+    pair), so past ``12 * limit`` bytes it is over; below that it is not known (None)."""
+    return True if size > 12 * max(limit, 0) else None
 
 
 def _dedupe_ids(ctx: _Ctx, rows: list[dict[str, Any]], key: str, what: str) -> None:
@@ -302,8 +394,8 @@ def _dedupe_ids(ctx: _Ctx, rows: list[dict[str, Any]], key: str, what: str) -> N
 # --- the three shapes -----------------------------------------------------------------------
 
 
-def _read_v2(doc: dict[str, Any], file: str, problems: Problems):
-    ctx = _Ctx(file, problems)
+def _read_v2(doc: dict[str, Any], file: str, problems: Problems, unread: _Unread):
+    ctx = _Ctx(file, problems, unread)
     blocks = [r for i, raw in enumerate(ctx.listing(doc.get("blocks"), "top-level blocks"))
               if (r := _block_row(ctx, raw, f"blocks[{i}]", legacy=False)) is not None]
     tools = [r for i, raw in enumerate(ctx.listing(doc.get("tools"), "top-level tools"))
@@ -353,7 +445,7 @@ def _read_v2(doc: dict[str, Any], file: str, problems: Problems):
             "agent_type": ctx.text(raw.get("agent_type"), f"agent {agent_id} agent_type"),
             "model": model,
             "context_window": ctx.integer(window, f"agent {agent_id} context_window"),
-            "system_chars": len(ctx.text(raw.get("system"), f"agent {agent_id} system") or ""),
+            "system_chars": ctx.length(raw.get("system"), f"agent {agent_id} system"),
             "n_tools": len(agent_tools[agent_id]), "n_messages": len(messages),
             "n_in_context": _in_context(ctx, raw, messages, "in_context_message_ids",
                                         f"agent {agent_id}"),
@@ -408,8 +500,8 @@ def _read_v2(doc: dict[str, Any], file: str, problems: Problems):
     return frames, meta
 
 
-def _read_legacy(doc: dict[str, Any], file: str, problems: Problems):
-    ctx = _Ctx(file, problems)
+def _read_legacy(doc: dict[str, Any], file: str, problems: Problems, unread: _Unread):
+    ctx = _Ctx(file, problems, unread)
     agent_id = doc["id"] if isinstance(doc.get("id"), str) and doc["id"] else "agent-0"
     # Legacy blocks carry no ids; number them the way v2 exports do so frames still join.
     blocks = [r for i, raw in enumerate(ctx.listing(doc.get("core_memory"), "core_memory"))
@@ -428,7 +520,7 @@ def _read_legacy(doc: dict[str, Any], file: str, problems: Problems):
         "agent_type": ctx.text(doc.get("agent_type"), "agent_type"),
         "model": llm.get("model") if isinstance(llm.get("model"), str) else None,
         "context_window": ctx.integer(llm.get("context_window"), "llm_config.context_window"),
-        "system_chars": len(ctx.text(doc.get("system"), "system") or ""),
+        "system_chars": ctx.length(doc.get("system"), "system"),
         "n_blocks": len(blocks), "n_tools": len(tools), "n_messages": len(messages),
         "n_in_context": _in_context(ctx, doc, messages, "in_context_message_indices", "agent"),
         "tags": [str(t) for t in ctx.listing(doc.get("tags"), "tags")],
@@ -442,11 +534,11 @@ def _read_legacy(doc: dict[str, Any], file: str, problems: Problems):
     return frames, meta
 
 
-def _read_blocks_list(doc: list[Any], p: Path, file: str, problems: Problems):
+def _read_blocks_list(doc: list[Any], p: Path, file: str, problems: Problems, unread: _Unread):
     if doc and not any(isinstance(x, dict) and ("value" in x or "label" in x) for x in doc):
         raise UnrecognizedStore("is a JSON list, but none of its items is a block "
                                 "(an object with 'value' or 'label')", path=p)
-    ctx = _Ctx(file, problems)
+    ctx = _Ctx(file, problems, unread)
     blocks = [r for i, raw in enumerate(doc)
               if (r := _block_row(ctx, raw, f"[{i}]", legacy=False)) is not None]
     _dedupe_ids(ctx, blocks, "block_id", "block")
@@ -465,11 +557,11 @@ def _tool_row(ctx: _Ctx, raw: Any, fallback_id: str, *, legacy: bool = False):
         return None
     tool_id = fallback_id if legacy and not raw.get("id") else \
         ctx.ident(raw.get("id"), fallback_id, fallback_id)
-    source = ctx.text(raw.get("source_code"), f"tool {tool_id} source_code") or ""
+    source_chars = ctx.length(raw.get("source_code"), f"tool {tool_id} source_code")
     return {"tool_id": tool_id, "name": ctx.text(raw.get("name"), f"tool {tool_id} name"),
             "tool_type": ctx.text(raw.get("tool_type"), f"tool {tool_id} tool_type"),
             "source_type": ctx.text(raw.get("source_type"), f"tool {tool_id} source_type"),
-            "source_chars": len(source)}
+            "source_chars": source_chars}
 
 
 def _in_context(ctx: _Ctx, owner: dict[str, Any], messages: list[Any], key: str, where: str) -> int:

@@ -41,7 +41,11 @@ Frames (``kind="letta_server"``):
 given): ``bad_text`` (text that is not UTF-8, read with U+FFFD for the bad bytes, or a BLOB where
 text belongs, read as its UTF-8 text) and ``bad_value`` (a whole number that is not one:
 ``limit`` 2.5, ``version`` 1e300, text; read as NA). Each names the table, the column and the
-row's id.
+row's id. A ``block`` or ``block_history`` value past
+:data:`~memlab.constants.MAX_VALUE_BYTES` is measured by the database and not read: its
+``value`` is null, its ``chars`` the database's own count (``length``; for an SQLite BLOB, its
+bytes), an ``oversized`` problem row names it with its size, and ``meta["oversized_values"]``
+lists them (``table``, ``id``, ``bytes``, ``chars``); a migration refuses such a store.
 
 Example::
 
@@ -60,7 +64,7 @@ from typing import Any
 import pandas as pd
 
 from memlab._files import sqlite_uri
-from memlab.constants import INT64_MAX
+from memlab.constants import INT64_MAX, MAX_VALUE_BYTES
 from memlab.errors import SourceError, UnrecognizedStore, UnsupportedSchema
 from memlab.formats import _json
 from memlab.sources._letta_pg import (check_role, connect, guarded_tables, pin_session,
@@ -82,7 +86,8 @@ LETTA_TABLES = ("organizations", "users", "agents", "block", "blocks_agents", "b
                 "blocks_tags", "agents_tags", "alembic_version")
 _REQUIRED_BLOCK_COLUMNS = ("id", "label", "value")
 
-# (db column, frame column, dtype); dtype is one of str/int/bool/time/json/cat.
+# (db column, frame column, dtype); dtype is one of str/int/bool/time/json/cat, or value: text
+# read only up to MAX_VALUE_BYTES (a longer one is null, its size reported; _Source.select).
 _ORGS = [("id", "organization_id", "str"), ("name", "name", "str"),
          ("created_at", "created_at", "time"), ("updated_at", "updated_at", "time"),
          ("is_deleted", "is_deleted", "bool")]
@@ -99,7 +104,7 @@ _AGENTS = [("id", "agent_id", "str"), ("name", "name", "str"),
            ("project_id", "project_id", "str"), ("template_id", "template_id", "str"),
            ("base_template_id", "base_template_id", "str"), ("hidden", "hidden", "bool"),
            *_AUDIT_COLS]
-_BLOCKS = [("id", "block_id", "str"), ("label", "label", "str"), ("value", "value", "str"),
+_BLOCKS = [("id", "block_id", "str"), ("label", "label", "str"), ("value", "value", "value"),
            ("limit", "limit", "int"), ("description", "description", "str"),
            ("read_only", "read_only", "bool"), ("metadata_", "metadata", "json"),
            ("is_template", "is_template", "bool"), ("template_name", "template_name", "str"),
@@ -113,7 +118,7 @@ _LINKS = [("block_id", "block_id", "str"), ("agent_id", "agent_id", "str"),
           ("block_label", "block_label", "str")]
 _HISTORY = [("id", "history_id", "str"), ("block_id", "block_id", "str"),
             ("sequence_number", "sequence_number", "int"), ("label", "label", "str"),
-            ("value", "value", "str"), ("limit", "limit", "int"),
+            ("value", "value", "value"), ("limit", "limit", "int"),
             ("description", "description", "str"), ("metadata_", "metadata", "json"),
             ("actor_type", "actor_type", "cat"), ("actor_id", "actor_id", "str"), *_AUDIT_COLS]
 _TAGS = [("block_id", "block_id", "str"), ("tag", "tag", "str")]
@@ -163,16 +168,47 @@ class _Source:
     """Tables, columns and rows of one consistent read; SQLite and PostgreSQL alike."""
 
     flavour = ""
+    #: the query parameter placeholder of the driver
+    param = "?"
 
     def __init__(self) -> None:
         self.columns: dict[str, list[str]] = {}
+        #: table -> {row key: (bytes, characters)} of the values past MAX_VALUE_BYTES, not read
+        self.oversized: dict[str, dict[str, tuple[int, int | None]]] = {}
 
-    def rows(self, sql: str) -> list[tuple]:
+    def rows(self, sql: str, params: tuple = ()) -> list[tuple]:
         raise NotImplementedError
 
     def table_sql(self, table: str) -> str:
         """How a query names ``table``."""
         return _q(table)
+
+    def bytes_sql(self, column: str) -> str:
+        """An expression for the stored size in bytes of ``column``'s value."""
+        raise NotImplementedError
+
+    def chars_sql(self, column: str) -> str:
+        """An expression for the length in characters of ``column``'s value, by the database."""
+        raise NotImplementedError
+
+    def _capped(self, table: str, key: str, column: str) -> str:
+        """The select expression of a ``value`` column: its text, or NULL past the cap. The
+        values past it are found first, one size per row (SQLite loads a value to measure it,
+        once, and lets it go), and their character counts asked of the database row by row."""
+        found = {}
+        for k, size in self.rows(f"SELECT {_q(key)}, {self.bytes_sql(column)} "
+                                 f"FROM {self.table_sql(table)}"):
+            if size is not None and int(size) > MAX_VALUE_BYTES:
+                found[k] = int(size)
+        for k, size in found.items():
+            got = self.rows(f"SELECT {self.chars_sql(column)} FROM {self.table_sql(table)} "
+                            f"WHERE {_q(key)} = {self.param}", (k,))
+            chars = int(got[0][0]) if got and got[0][0] is not None else None
+            self.oversized.setdefault(table, {})[str(k)] = (size, chars)
+        if not found:
+            return _q(column)
+        return (f"CASE WHEN {self.bytes_sql(column)} > {MAX_VALUE_BYTES} THEN NULL "
+                f"ELSE {_q(column)} END")
 
     def select(self, table: str, spec: list[tuple[str, str, str]]) -> tuple[pd.DataFrame, list[str]]:
         """The spec's columns of ``table`` that exist; the frame column names that do not."""
@@ -181,7 +217,10 @@ class _Source:
         missing = [col for db, col, _ in spec if db not in have]
         if table not in self.columns or not present:
             return pd.DataFrame({col: pd.Series(dtype=object) for _, col, _ in spec}), missing
-        sql = f"SELECT {', '.join(_q(db) for db, _, _ in present)} FROM {self.table_sql(table)}"
+        key = spec[0][0]
+        shown = [self._capped(table, key, db) if kind == "value" and key in have else _q(db)
+                 for db, _, kind in present]
+        sql = f"SELECT {', '.join(shown)} FROM {self.table_sql(table)}"
         data = self.rows(sql)
         # Object columns of the values as read: from_records would turn a BadText into a plain
         # str (losing the mark that it was repaired) and guess dtypes _typed decides anyway.
@@ -205,8 +244,15 @@ class _SQLite(_Source):
         self.columns = {n: [r[1] for r in conn.execute(f"PRAGMA table_info({_q(n)})")]
                         for n in names}
 
-    def rows(self, sql: str) -> list[tuple]:
-        return self.conn.execute(sql).fetchall()
+    def rows(self, sql: str, params: tuple = ()) -> list[tuple]:
+        return self.conn.execute(sql, params).fetchall()
+
+    def bytes_sql(self, column: str) -> str:
+        # SQLite 3.40 has no octet_length; a cast to BLOB keeps the bytes and only relabels them
+        return f"length(CAST({_q(column)} AS BLOB))"
+
+    def chars_sql(self, column: str) -> str:
+        return f"length({_q(column)})"
 
 
 class _Postgres(_Source):
@@ -214,6 +260,7 @@ class _Postgres(_Source):
     login role checked, Letta's tables checked to be plain tables and locked, before any row."""
 
     flavour = "postgres"
+    param = "%s"
 
     def __init__(self, conn, where: str) -> None:
         super().__init__()
@@ -222,11 +269,18 @@ class _Postgres(_Source):
         check_role(conn)
         self.columns = guarded_tables(conn, list(LETTA_TABLES), where=where)
 
-    def rows(self, sql: str) -> list[tuple]:
-        return self.conn.execute(sql).fetchall()
+    def rows(self, sql: str, params: tuple = ()) -> list[tuple]:
+        return self.conn.execute(sql, params).fetchall()
 
     def table_sql(self, table: str) -> str:
         return qualified(table)
+
+    def bytes_sql(self, column: str) -> str:
+        # the size of a TOASTed value is in its header: nothing is decompressed to measure it
+        return f"pg_catalog.octet_length({_q(column)})"
+
+    def chars_sql(self, column: str) -> str:
+        return f"pg_catalog.length({_q(column)})"
 
 
 # --------------------------------------------------------------------------- typing
@@ -240,9 +294,9 @@ def _typed(df: pd.DataFrame, spec: list[tuple[str, str, str]], problems: Problem
     for db, col, kind in spec:
         s = out[col]
         what = f"{table}.{db}"
-        if kind in ("str", "time", "cat", "json"):
+        if kind in ("str", "value", "time", "cat", "json"):
             s = _text(s, problems, where, what, key_db, keys)
-        if kind == "str":
+        if kind in ("str", "value"):
             out[col] = s.astype("string")
         elif kind == "int":
             out[col] = _whole_numbers(s, problems, where, what, key_db, keys)
@@ -412,13 +466,13 @@ def _frames(src: _Source, where: str, problems: Problems) -> tuple[dict[str, pd.
     history.insert(history.columns.get_loc("actor_id") + 1, "is_current",
                    history["history_id"].astype("object").isin(current_ids).astype("boolean"))
     history.insert(history.columns.get_loc("value") + 1, "chars",
-                   history["value"].str.len().astype("Int64"))
+                   _chars(history, "history_id", src.oversized.get("block_history", {})))
     history = history.sort_values(["block_id", "sequence_number"], kind="stable",
                                   ignore_index=True)
 
     # blocks: size, sharing, tags, history.
     blocks.insert(blocks.columns.get_loc("value") + 1, "chars",
-                  blocks["value"].str.len().astype("Int64"))
+                  _chars(blocks, "block_id", src.oversized.get("block", {})))
     over = (blocks["limit"].notna() & (blocks["limit"] > 0)
             & (blocks["chars"] > blocks["limit"])).astype("boolean")
     blocks.insert(blocks.columns.get_loc("limit") + 1, "over_limit", over)
@@ -438,6 +492,31 @@ def _frames(src: _Source, where: str, problems: Problems) -> tuple[dict[str, pd.
     frames = {"organizations": orgs, "users": users, "agents": agents, "blocks": blocks,
               "block_agents": links, "block_history": history, "block_tags": tags}
     return frames, absent
+
+
+def _chars(frame: pd.DataFrame, key: str, oversized: dict[str, tuple[int, int | None]]
+           ) -> pd.Series:
+    """Each value's length; for a value past the cap (not read), the database's own count."""
+    chars = frame["value"].str.len().astype("Int64")
+    if oversized:
+        ids = frame[key].astype("object").map(str)
+        known = ids.map(lambda k: oversized[k][1] if k in oversized else None)
+        chars = chars.mask(ids.isin(list(oversized)), pd.array(known, dtype="Int64"))
+    return chars
+
+
+def _report_oversized(src: _Source, problems: Problems, where: str) -> list[dict[str, Any]]:
+    """An ``oversized`` problem row per value past the cap, and the list for ``meta``."""
+    out = []
+    for table, found in sorted(src.oversized.items()):
+        for key, (size, chars) in sorted(found.items()):
+            problems.add(where, "oversized",
+                         f"{table}.value of id {key!r}: {size:,} bytes"
+                         + (f" ({chars:,} characters)" if chars is not None else "")
+                         + f", over memlab's {MAX_VALUE_BYTES:,}-byte cap for one value; its "
+                         "text is not read (value is null; chars is the database's own count)")
+            out.append({"table": table, "id": key, "bytes": size, "chars": chars})
+    return out
 
 
 def _check(blocks, agents, links, history, problems: Problems, where: str) -> None:
@@ -494,6 +573,7 @@ def _release(src: _Source, revision: str | None, problems: Problems, where: str)
 def _load(src: _Source, path: Path, where: str, meta: dict) -> Store:
     problems = Problems()
     frames, absent = _frames(src, where, problems)
+    oversized = _report_oversized(src, problems, where)
     revision = None
     if "alembic_version" in src.columns:
         got = src.rows(f"SELECT {_q('version_num')} FROM {src.table_sql('alembic_version')}")
@@ -506,6 +586,7 @@ def _load(src: _Source, path: Path, where: str, meta: dict) -> Store:
         "letta_release": _release(src, revision, problems, where),
         "history_rows": int(len(frames["block_history"])),
         "history_empty": bool(frames["block_history"].empty),
+        "oversized_values": oversized,
     })
     return Store(kind=KIND, path=path, frames=frames, problems=problems.frame(), meta=meta)
 

@@ -122,6 +122,7 @@ def test_report_opens_offline_with_every_figure_and_table(kind, browser, tmp_pat
     page.goto(page_file.as_uri(), wait_until="load")
     page.wait_for_timeout(300)  # any late script would have fired by now
 
+    seen = _what_a_person_sees(page)
     figures = page.evaluate("""() => Array.from(document.images).map(i => ({
         w: i.naturalWidth, h: i.naturalHeight, box: i.getBoundingClientRect().width * i.getBoundingClientRect().height,
         complete: i.complete}))""")
@@ -138,3 +139,74 @@ def test_report_opens_offline_with_every_figure_and_table(kind, browser, tmp_pat
     assert len(figures) >= least_figures, f"{kind}: {len(figures)} figure(s)"
     assert all(f["complete"] and f["w"] > 0 and f["h"] > 0 and f["box"] > 0 for f in figures), figures
     assert tables >= least_tables, f"{kind}: {tables} table(s)"
+    _assert_reads_as_a_report(kind, seen)
+
+
+def _what_a_person_sees(page) -> dict:
+    return page.evaluate("""() => ({
+        text: document.body.innerText,
+        code: document.querySelectorAll('.jp-CodeMirrorEditor, .jp-InputArea-editor').length,
+        cut: Array.from(document.querySelectorAll('td, th')).filter(
+            c => ['...', '…'].includes(c.innerText.trim())).length,
+        headline: document.querySelectorAll('.memlab-headline tbody tr').length,
+        overflow: Array.from(document.querySelectorAll('table')).filter(t => {
+            const box = t.closest('.memlab-table');
+            return t.getBoundingClientRect().right > document.documentElement.clientWidth + 1
+                   && !(box && getComputedStyle(box).overflowX === 'auto');
+        }).length,
+    })""")
+
+
+def _unrendered(text: str) -> list[str]:
+    """Characters of ``text`` no installed font covers (Chromium draws an empty box): asked of
+    fontconfig, which is where Chromium on Linux finds its fonts."""
+    import subprocess
+
+    missing = []
+    for ch in sorted(set(text)):
+        if ch.isspace() or ord(ch) < 0x7F:
+            continue
+        found = subprocess.run(["fc-list", f":charset={ord(ch):x}", "family"],
+                               capture_output=True, text=True).stdout.strip()
+        if not found:
+            missing.append(f"U+{ord(ch):04X} {ch}")
+    return missing
+
+
+#: Report kinds that open with a headline panel (the index is memlab's own page).
+HEADLINED = {"audit", "memfs", "migration", "simulation", "review", "fleet"}
+
+
+def _assert_reads_as_a_report(kind: str, seen: dict) -> None:
+    from memlab.report._present import machine_paths
+
+    text = seen["text"]
+    assert seen["code"] == 0, f"{kind}: {seen['code']} code cell(s) shown"
+    assert seen["cut"] == 0, f"{kind}: a table cut with a '...' row"
+    for raw in ("<NA>", "NaT", "NaN", "PosixPath("):
+        assert raw not in text, (kind, raw, text[max(0, text.find(raw) - 80):text.find(raw) + 40])
+    assert machine_paths(text) == [], (kind, machine_paths(text)[:5])
+    assert str(REPO) not in text and "/tmp/" not in text
+    assert _unrendered(text) == [], (kind, _unrendered(text))
+    assert seen["overflow"] == 0, f"{kind}: a table runs off the page"
+    if kind in HEADLINED:
+        assert seen["headline"] >= 1, f"{kind}: no headline panel"
+
+
+def test_show_code_keeps_the_code(browser, tmp_path):
+    from memlab.report import report
+
+    page_file = report("audit", [DATA / "samples/elfmem/elfmem-0.20.0-schema9.db"],
+                       out=tmp_path / "out", as_of="2026-08-04", show_code=True).html
+    page = browser.new_page()
+    page.goto(page_file.as_uri(), wait_until="load")
+    seen = _what_a_person_sees(page)
+    page.close()
+    assert seen["code"] >= 3 and "memlab.audit(" in seen["text"]
+    assert seen["headline"] >= 1 and machine_paths_free(seen["text"])
+
+
+def machine_paths_free(text: str) -> bool:
+    from memlab.report._present import machine_paths
+
+    return machine_paths(text) == []

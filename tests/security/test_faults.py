@@ -203,18 +203,20 @@ def test_temp_folders_of_killed_runs_are_removed_by_the_next_run(tmp_path, data_
 
 # ---- migrate: names, symlinks, the destination ------------------------------------------------
 
-def test_over_long_labels_become_short_stable_distinct_file_names(tmp_path):
+@pytest.mark.parametrize("layout, folder", [("v2", ""), ("v1", "system/")])
+def test_over_long_labels_become_short_stable_distinct_file_names(tmp_path, layout, folder):
     long_a, long_b = "a" * 300, "a" * 299 + "b"
     src = agent_file(tmp_path / "a.af", "rex", ["persona", long_a, long_b, "é" * 200])
-    first = memlab.migrate(src, tmp_path / "one", to="letta", retrieval=False)
-    second = memlab.migrate(src, tmp_path / "two", to="letta", retrieval=False)
+    first = memlab.migrate(src, tmp_path / "one", to="letta", retrieval=False, layout=layout)
+    second = memlab.migrate(src, tmp_path / "two", to="letta", retrieval=False, layout=layout)
     assert first.moved["path"].tolist() == second.moved["path"].tolist()  # stable names
-    names = [p.name for p in (tmp_path / "one" / "system").iterdir()]
+    where = tmp_path / "one" / folder
+    names = [p.name for p in where.iterdir() if p.suffix == ".md" and p.name != "MEMORY.md"]
     assert len(names) == 4 and all(len(n.encode("utf-8")) <= 255 for n in names)
     flagged = first.flags[first.flags["message"].str.contains("shortened", na=False)]
     assert len(flagged) == 3
     paths = set(first.moved["path"].dropna())
-    assert len([p for p in paths if p.startswith("system/aaa")]) == 2  # no collision
+    assert len([p for p in paths if p.startswith(f"{folder}aaa")]) == 2  # no collision
 
 
 def test_over_long_agent_name_makes_a_legal_folder(tmp_path):

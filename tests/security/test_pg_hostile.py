@@ -79,6 +79,16 @@ def test_a_view_that_sleeps_is_refused_at_once_not_read(letta_pg, hostile):
     _one_line_refusal(run, "public.block is a view", "refusing to read")
 
 
+@pytest.mark.parametrize("command", ["audit", "migrate"])
+def test_every_command_refuses_the_view_and_writes_nothing(letta_pg, hostile, tmp_path, command):
+    db, sql = hostile
+    sql(SLEEPY_VIEW.format(reader=READER))
+    args = [command, letta_pg.dsn(db)] + ([str(tmp_path / "dest"), "--no-retrieval"]
+                                          if command == "migrate" else [])
+    _one_line_refusal(_memlab(*args, timeout=25), "public.block is a view")
+    assert not (tmp_path / "dest").exists()
+
+
 def test_a_statement_past_the_timeout_stops_whatever_the_database_sets(letta_pg, hostile,
                                                                        monkeypatch):
     db, sql = hostile
@@ -141,19 +151,40 @@ def test_an_inherited_child_table_is_not_read(letta_pg, hostile):
     assert store.blocks["block_id"].is_unique
 
 
-def test_a_column_of_the_owners_type_is_refused(letta_pg, hostile):
+OWN_TYPE = ("CREATE SCHEMA own; CREATE TYPE own.t;"
+            "CREATE FUNCTION own.t_in(cstring) RETURNS own.t LANGUAGE internal IMMUTABLE STRICT "
+            "AS 'textin'; CREATE FUNCTION own.t_out(own.t) RETURNS cstring LANGUAGE internal "
+            "IMMUTABLE STRICT AS 'textout'; CREATE TYPE own.t (INPUT = own.t_in, "
+            "OUTPUT = own.t_out, LIKE = text); CREATE CAST (text AS own.t) WITHOUT FUNCTION;"
+            f"GRANT USAGE ON SCHEMA own TO {READER};")
+
+
+@pytest.mark.parametrize("column_type, using", [
+    ("own.t", "description::text::own.t"),
+    ("own.t[]", "ARRAY[description::text::own.t]"),
+    ("own.pair", "ROW(description::text::own.t)::own.pair"),
+    ("own.note", "description::text::own.t::own.note"),
+], ids=["base", "array", "composite", "domain"])
+def test_a_column_of_the_owners_type_is_refused(letta_pg, hostile, column_type, using):
     db, sql = hostile
     # A base type whose output function is the owner's (here a copy of textout; it could be any
-    # C function a superuser owner installed).
-    sql("CREATE SCHEMA own; CREATE TYPE own.t;"
-        "CREATE FUNCTION own.t_in(cstring) RETURNS own.t LANGUAGE internal IMMUTABLE STRICT AS "
-        "'textin'; CREATE FUNCTION own.t_out(own.t) RETURNS cstring LANGUAGE internal IMMUTABLE "
-        "STRICT AS 'textout'; CREATE TYPE own.t (INPUT = own.t_in, OUTPUT = own.t_out, "
-        "LIKE = text); CREATE CAST (text AS own.t) WITHOUT FUNCTION;"
-        "ALTER TABLE block ALTER COLUMN description TYPE own.t USING description::text::own.t;"
-        f"GRANT USAGE ON SCHEMA own TO {READER};")
-    with pytest.raises(UnsafeDatabase, match=r"public\.block\.description has type own\.t"):
+    # C function a superuser owner installed), and types whose output calls it.
+    sql(OWN_TYPE + "CREATE TYPE own.pair AS (v own.t); CREATE DOMAIN own.note AS own.t;"
+        f"ALTER TABLE block ALTER COLUMN description TYPE {column_type} USING {using};")
+    with pytest.raises(UnsafeDatabase, match=r"public\.block\.description has type own\."):
         load_letta_server(letta_pg.dsn(db))
+
+
+def test_an_enum_or_a_domain_over_a_builtin_is_read(letta_pg, hostile):
+    db, sql = hostile
+    sql("CREATE SCHEMA own; CREATE DOMAIN own.label AS varchar CHECK (VALUE <> '');"
+        "CREATE DOMAIN own.label2 AS own.label; CREATE TYPE own.kind AS ENUM "
+        "('letta_agent', 'letta_user'); ALTER TABLE block ALTER COLUMN label TYPE own.label2;"
+        "ALTER TABLE block_history ALTER COLUMN actor_type TYPE own.kind "
+        "USING actor_type::own.kind;"
+        f"GRANT USAGE ON SCHEMA own TO {READER};")
+    store = load_letta_server(letta_pg.dsn(db))
+    assert len(store.blocks) == COUNTS["blocks"] and store.problems.empty
 
 
 # ---- per-database settings: search_path and shadowing ---------------------------------------
@@ -250,3 +281,39 @@ def test_the_databases_date_and_zone_settings_do_not_change_what_is_read(letta_p
         a = getattr(plain, frame).sort_values(getattr(plain, frame).columns[0], ignore_index=True)
         b = getattr(store, frame).sort_values(getattr(store, frame).columns[0], ignore_index=True)
         assert a["created_at"].equals(b["created_at"]), frame
+
+
+# ---- JSON columns: memlab's one JSON reader, not psycopg's json.loads ------------------------
+
+def test_json_columns_are_read_by_memlabs_reader(letta_pg, hostile):
+    db, sql = hostile
+    deep = "[" * 5000 + "]" * 5000  # PostgreSQL's json accepts it; Python's json.loads recurses
+    sql("UPDATE block SET metadata_ = '{\"a\": 1, \"a\": 2}'::json WHERE label = 'human';"
+        f"UPDATE block SET metadata_ = '{deep}'::json WHERE label = 'persona';")
+    store = load_letta_server(letta_pg.dsn(db))
+    kinds = store.problems["kind"].astype(str).tolist()
+    assert "duplicate_key" in kinds and "bad_json" in kinds, store.problems.to_string()
+    human = store.blocks[store.blocks["label"] == "human"]["metadata"].tolist()
+    assert {"a": 2} in human
+
+
+def test_settings_a_pooler_dropped_are_set_again(letta_pg, hostile):
+    """A pooler that drops the startup options (PgBouncer does, with ``options`` in its
+    ignore_startup_parameters) leaves the database's settings: pin_session sets memlab's again
+    before the first read."""
+    from memlab.sources._letta_pg import SEARCH_PATH, pin_session
+
+    db, sql = hostile
+    sql(f"ALTER DATABASE {db} SET search_path = evil, pg_catalog, public;"
+        f"ALTER DATABASE {db} SET statement_timeout = 0;")
+    conn = psycopg.connect(letta_pg.dsn(db))  # no options: as through such a pooler
+    try:
+        conn.read_only = True
+        pin_session(conn)
+        got = conn.execute("SELECT pg_catalog.current_setting('search_path'), "
+                           "pg_catalog.current_setting('statement_timeout'), "
+                           "pg_catalog.current_setting('row_security')").fetchone()
+        assert got == (SEARCH_PATH, "1min", "off")
+    finally:
+        conn.rollback()
+        conn.close()

@@ -70,11 +70,12 @@ def test_store_text_cannot_break_out_of_a_commit_line(tmp_path, capsys, case):
     assert main(["migrate", str(db), str(dest), "--verify", "--no-retrieval"]) == 0, \
         capsys.readouterr().err
     assert "0 difference(s)" in capsys.readouterr().out
-    n_trailers = 0
+    n_trailers, shown = 0, 0
     for repo in sorted(p for p in dest.iterdir() if (p / ".git").exists()):
         for entry in _messages(repo):
             text = entry.decode("utf-8")
             author, email, message = text.split("\x1f", 2)
+            shown += "\\x1b]0;PWNED\\x07" in author + message  # the escape, made visible
             assert author.isprintable() and email.isprintable(), (author, email)
             for line in message.split("\n"):
                 assert line.isprintable(), repr(line)  # no ESC, NUL, U+2028, bidi, NEL raw
@@ -91,6 +92,7 @@ def test_store_text_cannot_break_out_of_a_commit_line(tmp_path, capsys, case):
     want = sum(int(live.loc[b, "history_len"]) for b in store.block_agents["block_id"]
                if b in live.index)
     assert want > 0 and n_trailers == want
+    assert shown, "the hostile text is in no commit"
 
 
 def test_verify_is_not_fooled_by_a_forged_trailer(tmp_path):

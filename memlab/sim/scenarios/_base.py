@@ -57,6 +57,13 @@ class ScenarioResult:
     rule: str = ""
     #: What a modelled cell rests on: the iteration's design flags and constants it read.
     assumptions: tuple[str, ...] = ()
+    #: What stood in for the LLM, and what that stand-in cannot do (every cell).
+    llm: str | None = None
+    #: Measured cells: True when the result came from the result cache (memlab.sim.cache),
+    #: False when it was run now; None for a modelled cell (no cache applies).
+    cached: bool | None = None
+    #: Measured cells: when the release ran this cell (UTC, ISO 8601); None for modelled.
+    measured_at: str | None = None
 
     def __post_init__(self) -> None:
         if self.outcome not in OUTCOMES:
@@ -102,16 +109,6 @@ class Context:
 
     def world(self, iteration: Iteration, scenario: str, rng: np.random.Generator, **kw: Any) -> World:
         return World(iteration, self.instance, self.book, rng, scenario=scenario, **kw)
-
-
-def _grade(value: float, pass_at: float, partial_at: float, *, higher_is_better: bool = True) -> str:
-    if not higher_is_better:
-        value, pass_at, partial_at = -value, -pass_at, -partial_at
-    if value >= pass_at:
-        return "pass"
-    if value >= partial_at:
-        return "partial"
-    return "fail"
 
 
 def _events(world: World, ops: tuple[str, ...] | None = None) -> list[dict[str, Any]]:

@@ -18,11 +18,11 @@ from memlab.sim.scenarios._base import (
     ScenarioResult,
     _draw_tier,
     _events,
-    _grade,
     _live,
     _restatement,
     _steady_world,
 )
+from memlab.sim.rules import RULES, grade_checks, grade_levels, grade_s6
 from memlab.sim.world import PROMPT_TOKENS
 
 
@@ -55,7 +55,9 @@ def s1_reword(ctx: Context, it: Iteration) -> ScenarioResult:
             state = world.constitution()[role]
             old_active = any(b.text == seed_text for b in world.active())
             applied = state["text"] == text and state["filled"] and not old_active
-            rows.append((role, cosine, result, applied))
+            new_active = any(b.text == text for b in world.active())
+            score = 1.0 if applied else 0.5 if new_active else 0.0
+            rows.append((role, cosine, result, applied, score))
             events.append({"op": "reword", "block": role, "cosine": round(cosine, 4),
                            "detail": f"{result}; applied={applied}"})
     n = len(rows)
@@ -70,8 +72,9 @@ def s1_reword(ctx: Context, it: Iteration) -> ScenarioResult:
                f"in_band_[{lo},{hi})": int(((cos >= lo) & (cos < hi)).sum()),
                f"at_or_above_{hi}": int((cos >= hi).sum()), f"below_{lo}": int((cos < lo).sum())}
     metrics.update({f"result: {k}": v for k, v in sorted(by_result.items())})
-    outcome = _grade(applied / n, 1.0, 0.5)
-    summary = (f"{applied}/{n} rewordings applied; "
+    metrics["score"] = round(sum(r[4] for r in rows) / n, 3)
+    outcome = grade_levels("S1", metrics["score"])
+    summary = (f"{applied}/{n} rewordings applied (score {metrics['score']}); "
                + "; ".join(f"{v} {k}" for k, v in sorted(by_result.items())))
     return ScenarioResult("S1", it.name, outcome, summary, metrics, events)
 
@@ -112,7 +115,7 @@ def s2_delete(ctx: Context, it: Iteration) -> ScenarioResult:
     # The same rule as the real rows' S2: what counts is whether the targets left active
     # memory within the wait, by any exit that removes them (forgotten or decayed).
     n_gone = sum(gone)
-    outcome = "pass" if n_gone == 3 else "partial" if n_gone else "fail"
+    outcome = grade_levels("S2", n_gone)
     if all(deleted):
         summary = f"3 {what} blocks removed directly ({_events(world, ('forget',))[0]['detail']})"
     else:
@@ -214,7 +217,7 @@ def s4_cost(ctx: Context, it: Iteration) -> ScenarioResult:
     if ctx.instance.llm_calls_per_active_block is not None:
         metrics["instance_lifetime_calls_per_active_block"] = round(
             ctx.instance.llm_calls_per_active_block, 1)
-    outcome = _grade(per_block, 1.5, 3.0, higher_is_better=False)
+    outcome = grade_levels("S4", per_block)
     summary = (f"{calls} LLM calls for 10 blocks ({world.calls['analysis']} analysis"
                f" + {world.calls['contradiction']} contradiction + {world.calls['review']} review)")
     return ScenarioResult("S4", it.name, outcome, summary, metrics,
@@ -273,7 +276,7 @@ def s5_fresh_install(ctx: Context, it: Iteration) -> ScenarioResult:
         problems.append(f"init wrote {written} blocks the user did not choose")
     if not check["client_ok"]:
         problems.append(f"local-only setup needs OPENAI_API_KEY ({check['error']})")
-    outcome = "pass" if not problems else ("partial" if len(problems) == 1 else "fail")
+    outcome = grade_checks([not written, check["client_ok"]])
     summary = "; ".join(problems) or "init wrote 0 blocks; local client built without a cloud key"
     modelled = [] if check["measured"] else ["openai SDK not installed: key rule modelled"]
     return ScenarioResult("S5", it.name, outcome, summary, metrics,
@@ -296,7 +299,10 @@ def s6_missing_key(ctx: Context, it: Iteration) -> ScenarioResult:
                    "sdk_raises_without_key": not check["client_ok"]}
         # Pass only if the missing key stopped the boot; a preflight that got through would
         # mean the bad key went unnoticed.
-        outcome = "pass" if not ok else "fail"
+        # S6's rule: a refused boot is the loud failure (pass); a preflight that got through
+        # without a key means the missing key went unnoticed (fail).
+        outcome = grade_s6(raised=True, promoted_unanalysed=0, failures_logged=False) \
+            if not ok else "fail"
         summary = ("preflight failed loudly at boot; nothing written under a bad key" if not ok
                    else "preflight passed without a key: the missing key went unnoticed")
         return ScenarioResult("S6", it.name, outcome, summary, metrics,
@@ -315,12 +321,12 @@ def s6_missing_key(ctx: Context, it: Iteration) -> ScenarioResult:
                "blocks_in_memory": len(world.active()),
                "sdk_raises_without_key": not check["client_ok"],
                "client_check_measured": check["measured"]}
+    outcome = grade_s6(raised=False, promoted_unanalysed=degraded,
+                       failures_logged=bool(metrics["failed_llm_calls"]))
     if degraded:
-        outcome = "fail"
         summary = (f"server booted; {degraded} blocks promoted with default scores and no "
                    f"summary; error surfaced: {surfaced}")
     else:
-        outcome = "partial"
         summary = (f"memory intact (writes need no LLM) but {metrics['failed_llm_calls']} LLM "
                    f"calls failed after boot; surfaced: {surfaced}")
     return ScenarioResult("S6", it.name, outcome, summary, metrics,

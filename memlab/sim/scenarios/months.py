@@ -12,11 +12,11 @@ from memlab.sim.iterations import Iteration
 from memlab.sim.scenarios._base import (
     Context,
     ScenarioResult,
-    _grade,
     _live,
     _restatement,
     _steady_world,
 )
+from memlab.sim.rules import grade_levels
 from memlab.sim.world import World
 
 
@@ -67,7 +67,7 @@ def s9_last_month(ctx: Context, it: Iteration) -> ScenarioResult:
         basis = "no changes in the window: kinds of change the iteration records"
     metrics["recall"] = round(recall, 3)
     metrics["basis"] = basis
-    outcome = _grade(recall, 0.95, 0.5)
+    outcome = grade_levels("S9", recall)
     summary = (f"{len(recovered)}/{len(month)} changes of the last month recoverable with time "
                f"and cause from {it.history}" + (f"; unrecorded: {', '.join(missing)}" if missing
                                                  else ""))
@@ -95,7 +95,7 @@ def s10_six_months(ctx: Context, it: Iteration) -> ScenarioResult:
                "constitution_lost_to": ",".join(sorted({e["op"] for e in lost})) or "-"}
     for tier in ("DURABLE", "STANDARD", "EPHEMERAL"):
         metrics[f"recency_unreinforced_{tier}"] = round(math.exp(-LAMBDA[tier] * world.hours), 4)
-    outcome = _grade(intact / len(CONSTITUTION), 1.0, 0.8)
+    outcome = grade_levels("S10", intact)
     where = "self.md" if it.constitution_file else "block table"
     summary = (f"{intact}/10 principles intact after 182 days ({world.hours:.1f} active h, "
                f"{world.curate_runs} curate runs, {counts['decayed']} decay archivals, "

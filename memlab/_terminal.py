@@ -183,6 +183,7 @@ FLAG_MEANINGS = {
     "name_quoted": "name JSON-quoted: Letta Code would read it otherwise (v2)",
     "description_quoted": "description JSON-quoted: Letta Code would read it otherwise (v2)",
     "now_core": "a root file outside system/: core memory in v2",
+    "name_fallback": "Letta's name for the file is empty (invalid): 'Memory' (v2)",
 }
 
 

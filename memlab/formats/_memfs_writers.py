@@ -101,7 +101,7 @@ def render_initial_memory_file(name: str, description: str, body: str) -> str:
     reader would get a different value back (:func:`frontmatter_value`); each must be one line.
     Strict YAML may refuse such a frontmatter (``a: b: c``); Letta Code never parses it as YAML."""
     for key, value in (("name", name), ("description", description)):
-        if not value.strip() or _one_line(value) != value:
+        if not value.strip() or "\n" in value or "\r" in value:
             raise ValueError(f"a memfs v2 {key} must be one non-empty line, not {value!r}")
     return "\n".join(["---", f"name: {frontmatter_value(name)}",
                       f"description: {frontmatter_value(description)}", "---", body])

@@ -128,7 +128,8 @@ def sanitise_label(label: Any, block_id: str) -> tuple[str, list[str]]:
             reasons.append("absolute path made relative")
         if any(p.strip() == ".." for p in parts_in):
             reasons.append("'..' segments dropped")
-        if any(p.strip() in ("", ".") for p in parts_in[1:]) or (parts_in and parts_in[0] == "."):
+        rest = parts_in[1:] if stripped.startswith("/") else parts_in  # "/x": said above
+        if any(p.strip() in ("", ".") for p in rest):
             reasons.append("empty or '.' segments dropped")
     fixed = []
     for p in parts:

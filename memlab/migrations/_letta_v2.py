@@ -137,12 +137,18 @@ def render(f: Any) -> bytes:
 
 
 def quoted_flags(files: list[Any]) -> list[dict]:
-    """One flag per file whose name or description had to be quoted."""
+    """One flag per file whose name or description had to be quoted, or whose name Letta
+    would leave empty."""
     out = []
     for f in files:
         if f.path == INDEX:
             continue
         name = file_name(f.path)
+        if not fmt.memory_name_from_path(f.path.rsplit("/", 1)[-1]):
+            out.append({"kind": "name_fallback", "item": f.item, "path": f.path,
+                        "severity": "info",
+                        "message": "Letta's name for this file is empty (memoryNameFromPath), "
+                                   "which its own validator refuses; written as 'Memory'"})
         for key, value in (("name", name), ("description", f.description)):
             if fmt.frontmatter_value(value) != value:
                 out.append({"kind": f"{key}_quoted", "item": f.item, "path": f.path,

@@ -72,6 +72,19 @@ def test_a_warm_run_is_the_cold_run_from_the_cache_and_inputs_miss(tmp_path):
     run_real([NEW], CODES, seed=0, params=SMALL, cache=again)
     assert again.hits == 1
 
+    # A sweep over the seeds: seed 0's entry is read back, seed 1's (truncated above) runs
+    # again; the frame shows what moved.
+    from memlab.sim.sweep import sweep
+
+    swept = ResultCache(tmp_path / "results")
+    frame = sweep("seeds", [0, 1], iterations=[], scenarios=CODES, releases=[NEW],
+                  params=SMALL, cache=swept)
+    assert (swept.hits, swept.misses) == (1, 1)
+    row = frame.set_index("scenario").loc["S8"]
+    assert row["0"] == cold[(release_row(NEW), "S8")].outcome
+    assert row["1"] in ("pass", "partial", "fail")
+    assert row["moved"] == (row["0"] != row["1"]) and row["basis"] == "measured"
+
 
 def test_the_cli_says_which_cells_came_from_the_cache(tmp_path, monkeypatch, capsys):
     from memlab.cli import main
@@ -88,6 +101,24 @@ def test_the_cli_says_which_cells_came_from_the_cache(tmp_path, monkeypatch, cap
     assert "[measured, cached from 20" in second
     assert main([*args, "--fresh"]) == 0
     assert "real cells: 0 from the result cache, 1 run (--fresh)" in capsys.readouterr().out
+    # --json: one object; the cell says it came from the cache and when it was measured.
+    assert main([*args, "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert set(doc) == {"evidence", "cells", "claims", "fitness", "journey", "run"}
+    (only,) = doc["cells"]
+    assert only["cached"] is True and only["measured_at"] and only["rule"] and only["llm"]
+    assert doc["run"]["cache_hits"] == 1 and doc["run"]["scale"] == 120
+    assert doc["run"]["instance_digest"] == instance_digest(DOC_INSTANCE)
+    m = {r["metric"]: r["value"] for r in doc["evidence"] if r["scenario"] == "S8"}
+    assert {"lost_edit_rate_serial", "lost_edit_rate_interleaved", "lost_edit_rate_free"} <= set(m)
+
+
+def test_a_bad_sweep_is_one_line_exit_2(capsys):
+    from memlab.cli import main
+
+    assert main(["simulate", "--no-real", "--sweep", "colours=1,2"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "--sweep needs AXIS=" in err[0]
 
 
 def test_the_key_parts_follow_what_they_name(tmp_path, monkeypatch):

@@ -9,7 +9,9 @@
 
 Modules: ``iterations`` (choices as data), ``instance`` (rates from a store), ``world`` (the
 store that executes an iteration), ``scenarios`` (S1-S11), ``fitness`` (dimensions, journey,
-the doc's own table), ``run`` (``simulate``), ``replay`` (counterfactual replay of a real store).
+the doc's own table), ``run`` (``simulate``), ``replay`` (counterfactual replay of a real store),
+``rules`` (one rule per scenario, modelled and measured alike), ``cache`` (the real rows' result
+cache), ``release_facts`` (what a release has, for the claims), ``sweep`` (which verdicts move).
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from memlab.sim.iterations import ITERATIONS, Iteration
 from memlab.sim.replay import replay
 from memlab.sim.run import SimulationRun, simulate
 from memlab.sim.scenarios import SCENARIOS, ScenarioResult
+from memlab.sim.sweep import sweep
 
 __all__ = ["simulate", "SimulationRun", "Iteration", "ITERATIONS", "SCENARIOS", "ScenarioResult",
-           "Instance", "DOC_INSTANCE", "instance_from_store", "load_instance", "replay"]
+           "Instance", "DOC_INSTANCE", "instance_from_store", "load_instance", "replay", "sweep"]

@@ -21,6 +21,8 @@ from memlab.sim.real import (
     _rows,
     _seeded,
 )
+from memlab.sim.release_facts import release_facts
+from memlab.sim.releases import release_sources
 from memlab.sim.rules import grade_levels
 from memlab.sim.scenarios import ScenarioResult
 
@@ -86,7 +88,14 @@ def s9_last_month(ctx: RealContext) -> ScenarioResult:
          "kinds": [c["kind"] for c in changes]}
     m["share"] = round(share, 3)
     outcome = grade_levels("S9", share)
-    summary = f"{visible}/{len(changes)} changes of the month visible: " + "; ".join(detail)
+    # The setting, stated: the store is opened without a project, so a release whose event
+    # ledger needs one (0.20.0: MemorySystem._log is a no-op with no project root) has it off.
+    facts = release_facts(release_sources(ctx.release))
+    m["project_mode"] = False
+    m["ledger_off"] = bool(facts["ledger"] and facts["ledger_needs_project"])
+    summary = f"{visible}/{len(changes)} changes of the month visible: " + "; ".join(detail) \
+        + ("; no project, so the release's event ledger is off (the store's own rows only)"
+           if m["ledger_off"] else "")
     return _result(ctx, "S9", outcome, summary, m)
 
 

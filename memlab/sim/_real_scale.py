@@ -19,7 +19,8 @@ from memlab.sim.real import (
     _rows,
     _seeded,
 )
-from memlab.sim.releases import DriverError, ReleaseProcess
+from memlab.sim.release_facts import release_facts
+from memlab.sim.releases import DriverError, ReleaseProcess, release_sources
 from memlab.sim.rules import S7_RETRIEVAL_SHARE, grade_levels, grade_s7, grade_s8
 from memlab.sim.scenarios import ScenarioResult
 from memlab.sim.scenarios.concurrency import S8_SCHEDULES, S8_THINK_S
@@ -261,9 +262,13 @@ def s8_concurrent(ctx: RealContext) -> ScenarioResult:
     rates = {s: m[f"lost_edit_rate_{s}"] for s in S8_SCHEDULES}
     outcome = grade_s8(rates=rates, blocks_lost=20 - persisted, errors=len(errors),
                        corrupt=False)
+    facts = release_facts(release_sources(ctx.release))
+    m["ledger_off"] = bool(facts["ledger"] and facts["ledger_needs_project"])
     summary = (f"read-modify-write via {write}, lost-edit rate: "
                + ", ".join(f"{s} {rates[s]:.2f}" for s in S8_SCHEDULES)
                + f" ({trials} free trials); {persisted}/20 concurrent learns persisted; "
-               f"errors {errors or 'none'}")
+               f"errors {errors or 'none'}"
+               + ("; no project: the release's file substrate and ledger are off, SQLite only"
+                  if m["ledger_off"] else ""))
     return _result(ctx, "S8", outcome, summary, m,
                    unstable=("serial_edit_seconds", "lost_edits_free", "lost_edit_rate_free"))

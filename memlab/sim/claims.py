@@ -223,7 +223,7 @@ def claims_table(results: Mapping[tuple[str, str], Any], releases: list[str],
                      "testable": False,
                      "why": (f"0.20.0 ships more than the minimal patch: {len(added)} modules "
                              f"0.19.2 does not have ({extra:,} lines; largest: "
-                             + ", ".join(f"{p} {n}" for p, n in added[:4])
+                             + ", ".join(f"elfmem/{p} {n}" for p, n in added[:4])
                              + "), so the size difference cannot isolate the patch"),
                      "verdict": "untestable",
                      "evidence": f"{a:,} -> {b:,} non-blank non-comment lines"})

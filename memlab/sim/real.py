@@ -8,10 +8,12 @@ discovered from its API (``"edit" in methods``), and the operator's fallback is 
 measured instead. Each result is ``basis="measured"``, names the rule its outcome follows
 (``ScenarioResult.rule``) and keeps the numbers the rule read (``metrics``).
 
-Every measured verdict can move: the parameters in :class:`RealParams` (and the seed, which
-picks the role, the notes and the rewording) change what the release is given, and the
-release decides. ``tests/test_sim_real.py`` holds, per scenario, a pair of inputs under which
-a verdict differs.
+The parameters in :class:`RealParams` (and the seed, which picks the role, the notes and the
+rewording) change what the release is given, and the release decides.
+``tests/test_sim_real.py`` holds, per scenario but S8, a pair of inputs under which a verdict
+differs. S8 runs every schedule in every cell, and neither release detects a stale write, so
+its verdict stays partial; what moves is its free-running lost-edit rate. ``memlab simulate
+--sweep`` shows which verdicts moved across the seeds, scales or instances given.
 """
 
 from __future__ import annotations

@@ -257,8 +257,7 @@ class SimulationRun:
         basis, rule, llm, cached, measured_at), ``claims`` (claim, release, scenario, verdict,
         testable, why, evidence), ``fitness``, ``journey`` (modelled iterations), and ``run``
         (releases, scale, seed, instance digest, cache hits and misses, parameters)."""
-        import json
-
+        from memlab.formats import _json
         from memlab.sim.cache import instance_digest
 
         def records(frame: pd.DataFrame, index: str | None = None) -> list[dict[str, Any]]:
@@ -266,7 +265,7 @@ class SimulationRun:
                 return []
             if index is not None:
                 frame = frame.reset_index().rename(columns={frame.index.name or "index": index})
-            return json.loads(frame.to_json(orient="records", default_handler=str))
+            return _json.loads(frame.to_json(orient="records", default_handler=str))[0]
 
         cells = [{"iteration": row, "scenario": code, "outcome": res.outcome,
                   "basis": res.basis, "rule": res.rule, "llm": res.llm, "cached": res.cached,
@@ -289,8 +288,10 @@ class SimulationRun:
 
     # ---- text -----------------------------------------------------------------------------------
     def render(self, *, width: int = 110) -> str:
-        """The table (modelled cells marked ``~``), evidence with each measured cell's rule,
-        fitness, journey, measured simplicity, checked claims and findings."""
+        """The table (modelled cells marked ``~``), evidence with each scenario's rule (one for
+        modelled and measured cells) and its measured cells' LLM stand-in, whether each measured
+        cell came from the result cache, fitness, journey, measured simplicity, checked claims
+        (testable or not, and why) and findings."""
         inst = self.instance.summary()
         out = [f"memlab simulate  seed={self.seed}",
                "instance: " + ", ".join(f"{k}={v}" for k, v in inst.items())]

@@ -53,7 +53,8 @@ class ScenarioResult:
     #: "measured" (a shipped release ran the operator script) or "modelled" (the world model
     #: executed an iteration's design choices: the doc's estimate).
     basis: str = "modelled"
-    #: The rule the outcome follows, in words (measured cells).
+    #: The rule the outcome follows, in words, with its thresholds: one per scenario, the same
+    #: for modelled and measured cells (memlab.sim.rules.RULES).
     rule: str = ""
     #: What a modelled cell rests on: the iteration's design flags and constants it read.
     assumptions: tuple[str, ...] = ()

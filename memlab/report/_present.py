@@ -51,7 +51,9 @@ REPORT_HEADLINES: dict[str, tuple[tuple[str, str], ...]] = {
                ("duplicate_clusters", "groups of near-duplicate units"),
                ("contradictions_choices", "contradiction choices"),
                ("stale_choices", "stale-unit choices"),
-               ("protected_units", "units no choice may touch (constitution, pinned)")),
+               ("drift_choices", "constitutional drift choices"),
+               ("protected_units", "units never proposed for removal (a guard applies: "
+                                   "the units table's protected_why)")),
     "fleet": (("stores", "stores found"),
               ("ok", "stores audited"),
               ("failed", "stores that could not be audited"),

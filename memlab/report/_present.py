@@ -45,7 +45,7 @@ REPORT_HEADLINES: dict[str, tuple[tuple[str, str], ...]] = {
                   ("commits", "commits it made"),
                   ("parity_checks", "source/destination comparisons made after writing"),
                   ("parity_differences", "comparisons that differed (0: a faithful copy)"),
-                  ("flags", "values changed on the way, each listed in the flags table")),
+                  ("flags", "items flagged for a look, each a row of the flags table")),
     "review": (("choices", "decisions a person would make"),
                ("units", "memory units reviewed"),
                ("duplicate_clusters", "groups of near-duplicate units"),

@@ -48,8 +48,23 @@ def test_stale_blocks_are_measured_against_as_of():
 
 def test_audit_of_a_server_without_history_says_so():
     a = memlab.audit(SQLITE_PLAIN, as_of="2026-12-02")
-    assert a.headline["history_rows"] == 0 and a.headline["n_blocks_undone"] == 0
+    (rows,) = _sqlite_count(SQLITE_PLAIN, "SELECT COUNT(*) FROM block_history")
+    assert a.headline["history_rows"] == rows == 0
+    # what only block_history records is not known: null, never 0 (issue 26)
+    for name in ("n_blocks_undone", "n_blocks_edited_after_checkpoint", "n_read_only_edited",
+                 "history_by_agent", "history_by_user", "history_by_unknown"):
+        assert a.headline[name] is None, name
     assert "history: none" in a.summary()
+
+
+def _sqlite_count(path, query):
+    import sqlite3
+
+    con = sqlite3.connect(f"file:{path}?mode=ro&immutable=1", uri=True)
+    try:
+        return con.execute(query).fetchone()
+    finally:
+        con.close()
 
 
 def test_postgres_audit_through_the_cli(letta_pg, capsys):

@@ -23,7 +23,11 @@ table                     question
 ``inbox``                 each inbox block and its age
 ========================  ======================================================================
 
-Token counts follow the doc: tokens ≈ chars / 4. "Live" means ``status == 'active'``.
+Live tokens are elfmem's own ``blocks.token_count`` where it was recorded and the doc's chars /
+4 only for blocks without one (``live_tokens_est_share`` is the estimated share); summary tokens
+are chars / 4 (elfmem counts no summary tokens). A figure the schema never recorded (amendments
+before schema 5, near-duplicates before 9) is None, never 0. "Live" means
+``status == 'active'``.
 
 The sections that build these tables are in private sibling modules:
 :mod:`~memlab.audits._elfmem_sections` (every table but the constitution's, and

@@ -94,6 +94,15 @@ def audit_letta_server(store: Store, *, as_of: Any = None,
 
     integrity = letta_server_integrity(store)
     kinds = hist["actor_kind"].astype(str).value_counts()
+    # Who edited, undo/redo and checkpoint drift are read from block_history: with no
+    # checkpoint of any live block they were not recorded, so None, never 0. Without the
+    # table at all, not even its row count is known.
+    absent = "block_history" in (store.meta.get("absent") or {})
+    recorded = not hist.empty
+
+    def known(value: Any) -> Any:
+        return value if recorded else None
+
     headline: dict[str, Any] = {
         "letta_release": store.meta.get("letta_release"),
         "n_agents": len(agents),
@@ -105,14 +114,14 @@ def audit_letta_server(store: Store, *, as_of: Any = None,
         "over_limit_excess_chars": int(over["excess"].sum()) if len(over) else 0,
         "max_core_memory_share": (float(core["limit_share"].max())
                                   if len(core) and core["limit_share"].notna().any() else None),
-        "history_rows": len(hist),
-        "history_by_agent": int(kinds.get("agent", 0)),
-        "history_by_user": int(kinds.get("server_user", 0)),
-        "history_by_unknown": int(kinds.get("unknown", 0)),
-        "n_blocks_with_history": int(hist["block_id"].nunique()),
-        "n_blocks_undone": len(undo),
-        "n_blocks_edited_after_checkpoint": int(edits["edited_after_checkpoint"].sum()),
-        "n_read_only_edited": len(read_only_edited),
+        "history_rows": None if absent else len(hist),
+        "history_by_agent": known(int(kinds.get("agent", 0))),
+        "history_by_user": known(int(kinds.get("server_user", 0))),
+        "history_by_unknown": known(int(kinds.get("unknown", 0))),
+        "n_blocks_with_history": None if absent else int(hist["block_id"].nunique()),
+        "n_blocks_undone": known(len(undo)),
+        "n_blocks_edited_after_checkpoint": known(int(edits["edited_after_checkpoint"].sum())),
+        "n_read_only_edited": known(len(read_only_edited)),
         "n_stale_blocks": len(stale),
         "stale_after_days": stale_after_days,
         "as_of": when.isoformat(),

@@ -168,8 +168,8 @@ class _Source:
     """Tables, columns and rows of one consistent read; SQLite and PostgreSQL alike."""
 
     flavour = ""
-    #: the query parameter placeholder of the driver
-    param = "?"
+    #: the ``>`` of a query
+    greater = ">"
 
     def __init__(self) -> None:
         self.columns: dict[str, list[str]] = {}
@@ -191,6 +191,10 @@ class _Source:
         """An expression for the length in characters of ``column``'s value, by the database."""
         raise NotImplementedError
 
+    def key_is(self, key: str) -> str:
+        """A condition: ``key`` equals the query's one parameter."""
+        raise NotImplementedError
+
     def _capped(self, table: str, key: str, column: str) -> str:
         """The select expression of a ``value`` column: its text, or NULL past the cap. The
         values past it are found first, one size per row (SQLite loads a value to measure it,
@@ -202,13 +206,13 @@ class _Source:
                 found[k] = int(size)
         for k, size in found.items():
             got = self.rows(f"SELECT {self.chars_sql(column)} FROM {self.table_sql(table)} "
-                            f"WHERE {_q(key)} = {self.param}", (k,))
+                            f"WHERE {self.key_is(key)}", (k,))
             chars = int(got[0][0]) if got and got[0][0] is not None else None
             self.oversized.setdefault(table, {})[str(k)] = (size, chars)
         if not found:
             return _q(column)
-        return (f"CASE WHEN {self.bytes_sql(column)} > {MAX_VALUE_BYTES} THEN NULL "
-                f"ELSE {_q(column)} END")
+        return (f"CASE WHEN {self.bytes_sql(column)} {self.greater} {MAX_VALUE_BYTES} "
+                f"THEN NULL ELSE {_q(column)} END")
 
     def select(self, table: str, spec: list[tuple[str, str, str]]) -> tuple[pd.DataFrame, list[str]]:
         """The spec's columns of ``table`` that exist; the frame column names that do not."""
@@ -254,13 +258,16 @@ class _SQLite(_Source):
     def chars_sql(self, column: str) -> str:
         return f"length({_q(column)})"
 
+    def key_is(self, key: str) -> str:
+        return f"{_q(key)} = ?"
+
 
 class _Postgres(_Source):
     """A Letta PostgreSQL database read as untrusted (:mod:`memlab.sources._letta_pg`): the
     login role checked, Letta's tables checked to be plain tables and locked, before any row."""
 
     flavour = "postgres"
-    param = "%s"
+    greater = "OPERATOR(pg_catalog.>)"
 
     def __init__(self, conn, where: str) -> None:
         super().__init__()
@@ -281,6 +288,9 @@ class _Postgres(_Source):
 
     def chars_sql(self, column: str) -> str:
         return f"pg_catalog.length({_q(column)})"
+
+    def key_is(self, key: str) -> str:
+        return f"{_q(key)}::pg_catalog.text OPERATOR(pg_catalog.=) %s::pg_catalog.text"
 
 
 # --------------------------------------------------------------------------- typing

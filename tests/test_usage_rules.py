@@ -243,6 +243,7 @@ SIM_THRESHOLD_LITERALS = {
 #: literal byte cap is compared with (``st_size``) or passed as (``max_bytes=``).
 _SIZE_NAMES = r"^st_size$|^max_bytes$"
 _MIN_CAP = 4096
+BYTE_CAP = "a byte cap (MAX_FILE_BYTES or a constant of its own)"
 #: what a length divided by 4 must be the length of to be a per-token figure (a quarter of the
 #: notes is not)
 _TEXTY = re.compile(r"text|char|byte|prompt|content|encode|value|body|answer")
@@ -326,8 +327,7 @@ def _threshold_literals(tree: ast.AST) -> dict[str, list[int]]:
             if value == wanted and any(pattern.search(n) for n in names):
                 found.setdefault(name, []).append(line)
         if value >= _MIN_CAP and any(size.search(n) for n in names):
-            found.setdefault("a byte cap (MAX_FILE_BYTES or a constant of its own)", []
-                             ).append(line)
+            found.setdefault(BYTE_CAP, []).append(line)
     for node in ast.walk(tree):  # len(text) / 4 or // 4: a per-token figure
         if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Div, ast.FloorDiv)) \
                 and _number(node.right) in (4, 4.0) and "len" in (names := _names_in(node.left)) \
@@ -338,7 +338,8 @@ def _threshold_literals(tree: ast.AST) -> dict[str, list[int]]:
 
 def test_threshold_literals_are_the_constants_names():
     found = {rel: set(hits) for rel, tree in _modules()
-             if rel not in ("constants.py", "sim/_driver.py") and (hits := _threshold_literals(tree))}
+             if rel not in ("constants.py", "sim/_driver.py")
+             and (hits := _threshold_literals(tree))}
     sim = {rel: set(v) for rel, v in SIM_THRESHOLD_LITERALS.items()}
     assert {k: v for k, v in found.items() if not k.startswith("sim/")} == {}
     # exact both ways for the simulation, which another branch fixes
@@ -351,8 +352,8 @@ def test_threshold_literals_are_the_constants_names():
     ("def f(near_dup_threshold=0.9):\n    pass\n", {"NEAR_DUP_THRESHOLD"}),
     ("review(store, threshold=0.9)\n", {"NEAR_DUP_THRESHOLD"}),
     ("BAND = (0.90, 0.95)\n", {"NEAR_DUP_THRESHOLD", "EXACT_DUP_THRESHOLD"}),
-    ("if p.stat().st_size > 1_000_000:\n    pass\n", {"a byte cap (MAX_FILE_BYTES or a constant of its own)"}),
-    ("read_regular(p, max_bytes=10_000_000)\n", {"MAX_FILE_BYTES", "a byte cap (MAX_FILE_BYTES or a constant of its own)"}),
+    ("if p.stat().st_size > 1_000_000:\n    pass\n", {BYTE_CAP}),
+    ("read_regular(p, max_bytes=10_000_000)\n", {"MAX_FILE_BYTES", BYTE_CAP}),
     ("tokens = len(text) // 4\n", {"CHARS_PER_TOKEN"}),
     ("early = len(notes) // 4\n", set()),
     ("def f(thresholds=(0.85, 0.90, 0.95)):\n    pass\n", set()),

@@ -15,8 +15,8 @@ that value with ``sqlite3`` (one copy of it, plus the interpreter). The stores:
   (past memlab's cap: measured and not read, an ``oversized`` problem row);
 - ``letta-pg``: the shipped Letta 0.16.8 dump restored into a throwaway PostgreSQL cluster
   (``tests/pg_cluster.py``; needs Debian's ``postgresql``), the value made by the server;
-- ``agent-file``: the shipped ``deep_research_agent.af`` (v2) with one block's value replaced; capped at
-  240 MiB, under the loader's 256 MiB file cap (a larger file is refused without being read).
+- ``agent-file``: the shipped ``deep_research_agent.af`` (v2) with one block's value replaced;
+  capped at 240 MiB, under the loader's 256 MiB file cap (a larger file is refused unread).
 
 Target (issue 23): under 2.5x the value for `memlab inspect` and `memlab audit` of each.
 """

@@ -21,6 +21,7 @@ __all__ = [
     "PG_LOCK_TIMEOUT_MS", "LAKE_FILE_ROWS",
     "SIM_RESULTS_FOLDER",
     "DOC_VALUES", "MISSING_TEXT", "LONG_CELL_SECONDS",
+    "LETTA_BYTES_PER_TOKEN", "MAX_POLICY_BYTES",
     "MIGRATION_LAYOUTS", "DEFAULT_MIGRATION_LAYOUT", "ROOT_MEMORY_LABEL", "ROOT_MEMORY_TEXT",
 ]
 
@@ -85,6 +86,17 @@ PG_LOCK_TIMEOUT_MS = 10_000
 #: smaller OID was made by ``initdb`` (the built-in types among them); a database's own types,
 #: functions and extensions get this one or larger.
 PG_FIRST_NORMAL_OID = 16384
+
+# --- Letta Code -------------------------------------------------------------------------------
+
+#: Letta Code 0.34.12's own token estimate of a memory file: ``ceil(UTF-8 bytes / 4)``
+#: (``SYSTEM_PROMPT_BYTES_PER_TOKEN`` and ``estimateSystemTokens`` in ``letta.js``; ``letta memory
+#: tokens``). Bytes, not characters: a different figure from :data:`CHARS_PER_TOKEN`.
+LETTA_BYTES_PER_TOKEN = 4
+
+#: The largest layout-policy file (``.git/letta-memory-layout-policy``, one word Letta Code
+#: writes) memlab reads: 4 KB. A larger one counts as absent, as an unreadable one does for Letta.
+MAX_POLICY_BYTES = 4096
 
 # --- migrations to Letta Code ------------------------------------------------------------------
 

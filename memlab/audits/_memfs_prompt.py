@@ -11,7 +11,7 @@ from typing import Any
 
 import pandas as pd
 
-from memlab.constants import CHARS_PER_TOKEN
+from memlab.constants import CHARS_PER_TOKEN, LETTA_BYTES_PER_TOKEN
 from memlab.errors import UnsupportedSchema
 from memlab.formats import letta_memfs as fmt
 from memlab.kinds import MEMFS_KINDS
@@ -148,6 +148,7 @@ def letta_token_estimate(store: Store, sha: str) -> pd.DataFrame:
     wanted = {e.path: e.sha for e in entries
               if e.type == "blob" and e.mode in ("100644", "100755") and counted(e.path)}
     data = _git.read_blobs(Path(store.meta["repo"]), wanted.values())
-    rows = [(path, -(-len(data.get(blob, b"").decode("utf-8", "replace").encode("utf-8")) // 4))
+    rows = [(path, -(-len(data.get(blob, b"").decode("utf-8", "replace").encode("utf-8"))
+                     // LETTA_BYTES_PER_TOKEN))
             for path, blob in sorted(wanted.items())]
     return pd.DataFrame(rows, columns=["path", "tokens"]).astype({"path": "string", "tokens": "int64"})

@@ -90,8 +90,8 @@ def audit_agent_file(store: Store, **_: Any) -> Audit:
         "n_read_only_blocks": len(read_only) if blocks["read_only"].notna().any() or blocks.empty
         else None,
         "block_chars_total": None if unknown else int(blocks["chars"].sum()) if len(blocks) else 0,
-        "block_tokens_est_total": None if unknown else float(blocks["chars"].sum() / CHARS_PER_TOKEN)
-        if len(blocks) else 0.0,
+        "block_tokens_est_total": None if unknown
+        else float(blocks["chars"].sum() / CHARS_PER_TOKEN) if len(blocks) else 0.0,
         "max_prompt_chars": int(prompt["prompt_chars"].max()) if len(prompt) and not prompt_unknown
         else None,
         "max_prompt_tokens_est": float(prompt["prompt_tokens_est"].max())

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from memlab import _git as _hardened
 from memlab.errors import RepoError, SourceError, StoreNotFound, UnrecognizedStore
-from memlab.constants import MAX_FILE_BYTES
+from memlab.constants import MAX_FILE_BYTES, MAX_POLICY_BYTES
 from memlab.formats import letta_memfs as fmt
 from memlab.sources import _git
 from memlab.store import Problems, Store
@@ -115,7 +115,8 @@ def _tree_paths(info: _git.RepoInfo) -> list[str]:
 def _installed_hook(info: _git.RepoInfo | None) -> str | None:
     """The variant of Letta Code's pre-commit hook installed in this checkout, or None.
 
-    Reads ``<git dir>/hooks/pre-commit`` (never runs it); Letta Code writes the marker line
+    Reads ``<git dir>/hooks/pre-commit`` (never runs it; not past
+    :data:`~memlab.constants.MAX_FILE_BYTES`, like any file memlab reads); Letta Code writes the marker line
     :data:`~memlab.formats.letta_memfs.LETTA_HOOK_MARKER` into it, and the February 2026 hook
     still required ``limit``.
     """
@@ -123,7 +124,7 @@ def _installed_hook(info: _git.RepoInfo | None) -> str | None:
         return None
     hook = info.git_dir / "hooks" / "pre-commit"
     try:
-        if hook.is_symlink() or not hook.is_file() or hook.stat().st_size > 1_000_000:
+        if hook.is_symlink() or not hook.is_file() or hook.stat().st_size > MAX_FILE_BYTES:
             return None
         text = hook.read_text(encoding="utf-8", errors="replace")
     except OSError:
@@ -138,7 +139,8 @@ def layout_policy_of(info: _git.RepoInfo | None, commit: str | None, *, shared: 
     """The layout policy Letta Code validates this checkout under, and why (its
     ``memoryLayoutPolicy``): ``.git/letta-memory-layout-policy`` in the repository's common git
     folder when it holds a policy word, else the commit's tree. None (with the reason) for a
-    folder that is not a repository. Reads the policy file (a regular file of at most 4 KB;
+    folder that is not a repository. Reads the policy file (a regular file of at most
+    :data:`~memlab.constants.MAX_POLICY_BYTES`, 4 KB;
     anything else counts as absent, as an unreadable file does for Letta) and asks git
     whether any commit before ``commit`` touched ``MEMORY.md``; writes nothing. A
     shared-memory repository (``shared``) without a policy file is ``shared-memory``: Letta
@@ -148,7 +150,8 @@ def layout_policy_of(info: _git.RepoInfo | None, commit: str | None, *, shared: 
     policy_file = _hardened.common_dir(info.git_dir) / fmt.LAYOUT_POLICY_FILE
     text = None
     try:
-        if not policy_file.is_symlink() and policy_file.is_file() and policy_file.stat().st_size <= 4096:
+        if not policy_file.is_symlink() and policy_file.is_file() \
+                and policy_file.stat().st_size <= MAX_POLICY_BYTES:
             text = policy_file.read_bytes().decode("utf-8", "replace")
     except OSError:
         text = None

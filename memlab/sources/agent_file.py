@@ -30,16 +30,14 @@ audit's totals over it null), an ``oversized`` problem row names it with its siz
 from __future__ import annotations
 
 import json
-import re
-import secrets
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
-from memlab.errors import CorruptStore, SourceError, StoreNotFound, UnrecognizedStore
-from memlab.formats import _json
+from memlab.errors import CorruptStore, StoreNotFound, UnrecognizedStore
 from memlab.constants import INT64_MAX, MAX_VALUE_BYTES
+from memlab.sources._agent_file_json import Unread, read_json
 from memlab.store import Problems, Store, categories, empty_frame
 
 __all__ = ["load_agent_file", "DEFAULT_MAX_BYTES", "FRAME_DTYPES"]
@@ -99,8 +97,8 @@ def load_agent_file(path: str | Path, *, max_bytes: int = DEFAULT_MAX_BYTES) -> 
             f"is {size:,} bytes, over the {max_bytes:,}-byte cap for agent files",
             path=p, hint="if it really is an agent file, pass max_bytes= to load_agent_file")
     issues: list[tuple[str, str]] = []
-    unread = _Unread()
-    doc, double_encoded = _read_json(p, issues, unread)
+    unread = Unread()
+    doc, double_encoded = read_json(p, issues, unread)
     problems = Problems()
     file = str(p)
     for kind, message in issues:
@@ -128,115 +126,11 @@ def load_agent_file(path: str | Path, *, max_bytes: int = DEFAULT_MAX_BYTES) -> 
     return Store(kind=kind, path=p, frames=frames, problems=problems.frame(), meta=meta)
 
 
-# --- reading the JSON -----------------------------------------------------------------------
-
-
-def _decode(text: str, p: Path, what: str, issues: list[tuple[str, str]]) -> Any:
-    try:
-        doc, found = _json.loads(text, reader="the Letta server (Python's json)",
-                                 root="the top-level object")
-    except json.JSONDecodeError as exc:
-        raise CorruptStore(f"{what} is not valid JSON: {exc.msg} at line {exc.lineno} "
-                           f"column {exc.colno}", path=p,
-                           hint="the file may be truncated; export it again") from exc
-    except RecursionError as exc:
-        raise CorruptStore(f"{what} nests too deeply to read", path=p) from exc
-    issues.extend(found)
-    return doc
-
-
-#: A document whose top level is an object or a list (after a BOM and white space).
-_CONTAINER = re.compile(rb"\A(?:\xef\xbb\xbf)?[ \t\r\n]*[\[{]")
-
-
-class _Unread:
-    """The JSON strings of a file past :data:`~memlab.constants.MAX_VALUE_BYTES`, cut out of
-    its bytes before the parse: each is replaced by a placeholder string made of a random token
-    of this read (store text cannot forge it), so the document parses without them and
-    :meth:`_Ctx.text` reads a placeholder as null with an ``oversized`` problem row."""
-
-    def __init__(self) -> None:
-        self.token = secrets.token_hex(16)
-        self.sizes: dict[str, int] = {}  # placeholder -> bytes of the JSON string it replaced
-        self.hits: list[dict[str, Any]] = []  # what met one: where, and the size
-
-    def cut(self, raw: bytes) -> bytes:
-        """``raw`` without its strings past the cap (unchanged when it has none). Outside a
-        string JSON has no quote, so each quote found from the start opens a string that runs
-        to the next quote not escaped by an odd number of backslashes."""
-        pieces, done, at, n = [], 0, 0, len(raw)
-        while True:
-            start = raw.find(b'"', at)
-            if start < 0:
-                break
-            end = start + 1
-            while True:
-                end = raw.find(b'"', end)
-                if end < 0:
-                    end = n  # unterminated: the parse says so
-                    break
-                slashes = 0
-                while raw[end - 1 - slashes] == 0x5C:  # backslash
-                    slashes += 1
-                if slashes % 2 == 0:
-                    break
-                end += 1
-            size = end - start - 1
-            if size > MAX_VALUE_BYTES and end < n:
-                mark = f"memlab-oversized-{self.token}-{len(self.sizes)}"
-                self.sizes[mark] = size
-                pieces += [raw[done:start], b'"', mark.encode(), b'"']
-                done = end + 1
-            at = end + 1
-        if not pieces:
-            return raw
-        pieces.append(raw[done:])
-        return b"".join(pieces)
-
-
-def _read_json(p: Path, issues: list[tuple[str, str]], unread: _Unread) -> tuple[Any, bool]:
-    """The document and whether it was double-encoded; lone surrogates (replaced with U+FFFD)
-    and repeated keys (the last kept) go to ``issues`` as ``(kind, message)``. In a file larger
-    than :data:`~memlab.constants.MAX_VALUE_BYTES` whose top level is not a string, every JSON
-    string past it is cut out before the text is decoded (``unread``), so the parse holds the
-    rest of the file only (a double-encoded file is one string: it is read whole)."""
-    from memlab._files import NotRegularFile, read_regular
-
-    try:
-        raw = read_regular(p)
-    except NotRegularFile as exc:
-        raise SourceError(exc.reason, path=p) from exc
-    except OSError as exc:
-        raise StoreNotFound(f"cannot read: {exc.strerror}", path=p) from exc
-    if len(raw) > MAX_VALUE_BYTES and _CONTAINER.match(raw):
-        raw = unread.cut(raw)
-    try:
-        text = raw.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise CorruptStore(f"is not UTF-8 text (byte {exc.start})", path=p,
-                           hint="agent files are JSON; this looks like a binary file") from exc
-    if not text.strip():
-        raise CorruptStore("is empty", path=p, hint="export the agent again")
-    del raw
-    doc = _decode(text, p, "the file", issues)
-    del text
-    if not isinstance(doc, str):
-        return doc, False
-    inner = doc.strip()
-    if inner[:1] not in ("{", "[", '"'):
-        raise UnrecognizedStore("is a JSON string that does not hold a JSON document", path=p)
-    doc = _decode(inner, p, "the JSON string inside the file", issues)
-    if isinstance(doc, str):
-        raise CorruptStore("is encoded as a JSON string more than twice", path=p,
-                           hint="decode it once with json.loads and save the result")
-    return doc, True
-
-
 # --- small coercions that report instead of guessing ------------------------------------------
 
 
 class _Ctx:
-    def __init__(self, file: str, problems: Problems, unread: _Unread) -> None:
+    def __init__(self, file: str, problems: Problems, unread: Unread) -> None:
         self.file = file
         self.problems = problems
         self.unread = unread
@@ -394,7 +288,7 @@ def _dedupe_ids(ctx: _Ctx, rows: list[dict[str, Any]], key: str, what: str) -> N
 # --- the three shapes -----------------------------------------------------------------------
 
 
-def _read_v2(doc: dict[str, Any], file: str, problems: Problems, unread: _Unread):
+def _read_v2(doc: dict[str, Any], file: str, problems: Problems, unread: Unread):
     ctx = _Ctx(file, problems, unread)
     blocks = [r for i, raw in enumerate(ctx.listing(doc.get("blocks"), "top-level blocks"))
               if (r := _block_row(ctx, raw, f"blocks[{i}]", legacy=False)) is not None]
@@ -500,7 +394,7 @@ def _read_v2(doc: dict[str, Any], file: str, problems: Problems, unread: _Unread
     return frames, meta
 
 
-def _read_legacy(doc: dict[str, Any], file: str, problems: Problems, unread: _Unread):
+def _read_legacy(doc: dict[str, Any], file: str, problems: Problems, unread: Unread):
     ctx = _Ctx(file, problems, unread)
     agent_id = doc["id"] if isinstance(doc.get("id"), str) and doc["id"] else "agent-0"
     # Legacy blocks carry no ids; number them the way v2 exports do so frames still join.
@@ -534,7 +428,7 @@ def _read_legacy(doc: dict[str, Any], file: str, problems: Problems, unread: _Un
     return frames, meta
 
 
-def _read_blocks_list(doc: list[Any], p: Path, file: str, problems: Problems, unread: _Unread):
+def _read_blocks_list(doc: list[Any], p: Path, file: str, problems: Problems, unread: Unread):
     if doc and not any(isinstance(x, dict) and ("value" in x or "label" in x) for x in doc):
         raise UnrecognizedStore("is a JSON list, but none of its items is a block "
                                 "(an object with 'value' or 'label')", path=p)

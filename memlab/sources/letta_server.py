@@ -67,8 +67,8 @@ from memlab._files import sqlite_uri
 from memlab.constants import INT64_MAX, MAX_VALUE_BYTES
 from memlab.errors import SourceError, UnrecognizedStore, UnsupportedSchema
 from memlab.formats import _json
-from memlab.sources._letta_pg import (check_role, connect, guarded_tables, pin_session,
-                                      qualified, redact_dsn, refusal, timeouts)
+from memlab.sources._letta_db import PostgresSource, Source, SQLiteSource, quote
+from memlab.sources._letta_pg import connect, redact_dsn, refusal, timeouts
 from memlab.sources._sqlite_snapshot import BadText, decode_text
 from memlab.store import Problems, Store, categories, utc_datetimes
 
@@ -87,7 +87,7 @@ LETTA_TABLES = ("organizations", "users", "agents", "block", "blocks_agents", "b
 _REQUIRED_BLOCK_COLUMNS = ("id", "label", "value")
 
 # (db column, frame column, dtype); dtype is one of str/int/bool/time/json/cat, or value: text
-# read only up to MAX_VALUE_BYTES (a longer one is null, its size reported; _Source.select).
+# read only up to MAX_VALUE_BYTES (a longer one is null, its size reported; Source.select).
 _ORGS = [("id", "organization_id", "str"), ("name", "name", "str"),
          ("created_at", "created_at", "time"), ("updated_at", "updated_at", "time"),
          ("is_deleted", "is_deleted", "bool")]
@@ -155,132 +155,6 @@ def is_letta_sqlite(path: str | Path) -> bool:
 
         names = read_snapshot(p, tables)
     return set(REQUIRED_TABLES) <= names
-
-
-def _q(name: str) -> str:
-    return '"' + name.replace('"', '""') + '"'
-
-
-# --------------------------------------------------------------------------- connections
-
-
-class _Source:
-    """Tables, columns and rows of one consistent read; SQLite and PostgreSQL alike."""
-
-    flavour = ""
-    #: the query parameter placeholder of the driver
-    param = "?"
-
-    def __init__(self) -> None:
-        self.columns: dict[str, list[str]] = {}
-        #: table -> {row key: (bytes, characters)} of the values past MAX_VALUE_BYTES, not read
-        self.oversized: dict[str, dict[str, tuple[int, int | None]]] = {}
-
-    def rows(self, sql: str, params: tuple = ()) -> list[tuple]:
-        raise NotImplementedError
-
-    def table_sql(self, table: str) -> str:
-        """How a query names ``table``."""
-        return _q(table)
-
-    def bytes_sql(self, column: str) -> str:
-        """An expression for the stored size in bytes of ``column``'s value."""
-        raise NotImplementedError
-
-    def chars_sql(self, column: str) -> str:
-        """An expression for the length in characters of ``column``'s value, by the database."""
-        raise NotImplementedError
-
-    def _capped(self, table: str, key: str, column: str) -> str:
-        """The select expression of a ``value`` column: its text, or NULL past the cap. The
-        values past it are found first, one size per row (SQLite loads a value to measure it,
-        once, and lets it go), and their character counts asked of the database row by row."""
-        found = {}
-        for k, size in self.rows(f"SELECT {_q(key)}, {self.bytes_sql(column)} "
-                                 f"FROM {self.table_sql(table)}"):
-            if size is not None and int(size) > MAX_VALUE_BYTES:
-                found[k] = int(size)
-        for k, size in found.items():
-            got = self.rows(f"SELECT {self.chars_sql(column)} FROM {self.table_sql(table)} "
-                            f"WHERE {_q(key)} = {self.param}", (k,))
-            chars = int(got[0][0]) if got and got[0][0] is not None else None
-            self.oversized.setdefault(table, {})[str(k)] = (size, chars)
-        if not found:
-            return _q(column)
-        return (f"CASE WHEN {self.bytes_sql(column)} > {MAX_VALUE_BYTES} THEN NULL "
-                f"ELSE {_q(column)} END")
-
-    def select(self, table: str, spec: list[tuple[str, str, str]]) -> tuple[pd.DataFrame, list[str]]:
-        """The spec's columns of ``table`` that exist; the frame column names that do not."""
-        have = set(self.columns.get(table, []))
-        present = [(db, col, kind) for db, col, kind in spec if db in have]
-        missing = [col for db, col, _ in spec if db not in have]
-        if table not in self.columns or not present:
-            return pd.DataFrame({col: pd.Series(dtype=object) for _, col, _ in spec}), missing
-        key = spec[0][0]
-        shown = [self._capped(table, key, db) if kind == "value" and key in have else _q(db)
-                 for db, _, kind in present]
-        sql = f"SELECT {', '.join(shown)} FROM {self.table_sql(table)}"
-        data = self.rows(sql)
-        # Object columns of the values as read: from_records would turn a BadText into a plain
-        # str (losing the mark that it was repaired) and guess dtypes _typed decides anyway.
-        names = [col for _, col, _ in present]
-        columns = list(zip(*data)) if data else [() for _ in names]
-        df = pd.DataFrame({col: pd.Series(list(values), dtype="object")
-                           for col, values in zip(names, columns)},
-                          index=pd.RangeIndex(len(data)))
-        for col in missing:
-            df[col] = None
-        return df[[col for _, col, _ in spec]], missing
-
-
-class _SQLite(_Source):
-    flavour = "sqlite"
-
-    def __init__(self, conn) -> None:
-        super().__init__()
-        self.conn = conn
-        names = [r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")]
-        self.columns = {n: [r[1] for r in conn.execute(f"PRAGMA table_info({_q(n)})")]
-                        for n in names}
-
-    def rows(self, sql: str, params: tuple = ()) -> list[tuple]:
-        return self.conn.execute(sql, params).fetchall()
-
-    def bytes_sql(self, column: str) -> str:
-        # SQLite 3.40 has no octet_length; a cast to BLOB keeps the bytes and only relabels them
-        return f"length(CAST({_q(column)} AS BLOB))"
-
-    def chars_sql(self, column: str) -> str:
-        return f"length({_q(column)})"
-
-
-class _Postgres(_Source):
-    """A Letta PostgreSQL database read as untrusted (:mod:`memlab.sources._letta_pg`): the
-    login role checked, Letta's tables checked to be plain tables and locked, before any row."""
-
-    flavour = "postgres"
-    param = "%s"
-
-    def __init__(self, conn, where: str) -> None:
-        super().__init__()
-        self.conn = conn
-        pin_session(conn)
-        check_role(conn)
-        self.columns = guarded_tables(conn, list(LETTA_TABLES), where=where)
-
-    def rows(self, sql: str, params: tuple = ()) -> list[tuple]:
-        return self.conn.execute(sql, params).fetchall()
-
-    def table_sql(self, table: str) -> str:
-        return qualified(table)
-
-    def bytes_sql(self, column: str) -> str:
-        # the size of a TOASTed value is in its header: nothing is decompressed to measure it
-        return f"pg_catalog.octet_length({_q(column)})"
-
-    def chars_sql(self, column: str) -> str:
-        return f"pg_catalog.length({_q(column)})"
 
 
 # --------------------------------------------------------------------------- typing
@@ -408,7 +282,7 @@ def _json_value(value: Any, problems: Problems, where: str, what: str, row: str)
 # --------------------------------------------------------------------------- frames
 
 
-def _frames(src: _Source, where: str, problems: Problems) -> tuple[dict[str, pd.DataFrame], dict]:
+def _frames(src: Source, where: str, problems: Problems) -> tuple[dict[str, pd.DataFrame], dict]:
     tables = set(src.columns)
     missing_tables = [t for t in REQUIRED_TABLES if t not in tables]
     if missing_tables:
@@ -505,7 +379,7 @@ def _chars(frame: pd.DataFrame, key: str, oversized: dict[str, tuple[int, int | 
     return chars
 
 
-def _report_oversized(src: _Source, problems: Problems, where: str) -> list[dict[str, Any]]:
+def _report_oversized(src: Source, problems: Problems, where: str) -> list[dict[str, Any]]:
     """An ``oversized`` problem row per value past the cap, and the list for ``meta``."""
     out = []
     for table, found in sorted(src.oversized.items()):
@@ -551,7 +425,7 @@ def _check(blocks, agents, links, history, problems: Problems, where: str) -> No
                          "one of which is not in the database")
 
 
-def _release(src: _Source, revision: str | None, problems: Problems, where: str) -> str:
+def _release(src: Source, revision: str | None, problems: Problems, where: str) -> str:
     if src.flavour == "sqlite":
         hidden = "hidden" in src.columns.get("block", [])
         return ("letta <= 0.11.7 (SQLite, schema by create_all)" if not hidden
@@ -570,13 +444,13 @@ def _release(src: _Source, revision: str | None, problems: Problems, where: str)
     return f"unknown (alembic revision {revision})"
 
 
-def _load(src: _Source, path: Path, where: str, meta: dict) -> Store:
+def _load(src: Source, path: Path, where: str, meta: dict) -> Store:
     problems = Problems()
     frames, absent = _frames(src, where, problems)
     oversized = _report_oversized(src, problems, where)
     revision = None
     if "alembic_version" in src.columns:
-        got = src.rows(f"SELECT {_q('version_num')} FROM {src.table_sql('alembic_version')}")
+        got = src.rows(f"SELECT {quote('version_num')} FROM {src.table_sql('alembic_version')}")
         revision = str(got[0][0]) if got else None
     meta.update({
         "flavour": src.flavour,
@@ -616,7 +490,7 @@ def load_letta_server(dsn_or_path: str | Path) -> Store:
                 parts = urllib.parse.urlsplit(dsn)
                 name = f"{parts.path.lstrip('/') or 'postgres'}@{parts.hostname or 'localhost'}"
                 statement, lock = timeouts()
-                return _load(_Postgres(conn, shown), Path(shown), shown,
+                return _load(PostgresSource(conn, shown, list(LETTA_TABLES)), Path(shown), shown,
                              {"dsn": shown, "name": name, "transaction": "read only, repeatable read",
                               "statement_timeout_ms": statement, "lock_timeout_ms": lock})
             except psycopg.Error as exc:
@@ -632,7 +506,7 @@ def load_letta_server(dsn_or_path: str | Path) -> Store:
         conn = snap.connect()
         conn.text_factory = decode_text  # text that is not UTF-8: a BadText, reported by row
         try:
-            return _load(_SQLite(conn), p, str(p), {"snapshot": snap.info(),
+            return _load(SQLiteSource(conn), p, str(p), {"snapshot": snap.info(),
                                                      "journal_mode": snap.journal_mode})
         finally:
             conn.close()

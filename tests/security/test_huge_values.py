@@ -246,3 +246,32 @@ def test_a_large_agent_file_without_a_huge_value_reads_as_before(tmp_path):
     assert _oversized(store).empty and store.meta["oversized_values"] == []
     assert (store.blocks["value"] == piece).all()
     assert (store.blocks["chars"] == len(piece)).all()
+
+
+EVIL = """
+CREATE SCHEMA evil;
+CREATE FUNCTION evil.boom_int(integer, integer) RETURNS boolean LANGUAGE plpgsql AS $$
+BEGIN RAISE EXCEPTION 'OWNER CODE RAN'; END $$;
+CREATE OPERATOR evil.> (LEFTARG = integer, RIGHTARG = integer, FUNCTION = evil.boom_int);
+CREATE FUNCTION evil.boom_text(text, text) RETURNS boolean LANGUAGE plpgsql AS $$
+BEGIN RAISE EXCEPTION 'OWNER CODE RAN'; END $$;
+CREATE OPERATOR evil.= (LEFTARG = text, RIGHTARG = text, FUNCTION = evil.boom_text);
+CREATE FUNCTION evil.octet_length(text) RETURNS integer LANGUAGE plpgsql AS $$
+BEGIN RAISE EXCEPTION 'OWNER CODE RAN'; END $$;
+CREATE FUNCTION evil.length(text) RETURNS integer LANGUAGE plpgsql AS $$
+BEGIN RAISE EXCEPTION 'OWNER CODE RAN'; END $$;
+GRANT USAGE ON SCHEMA evil TO PUBLIC;
+GRANT EXECUTE ON ALL FUNCTIONS IN SCHEMA evil TO PUBLIC;
+ALTER DATABASE {db} SET search_path = evil, pg_catalog, public;
+ALTER ROLE {reader} IN DATABASE {db} SET search_path = evil, pg_catalog, public;
+"""
+
+
+def test_measuring_a_huge_postgres_value_calls_no_function_or_operator_of_the_owner(
+        letta_pg, huge_pg):
+    from pg_cluster import READER
+
+    letta_pg.psql(huge_pg, EVIL.format(db=huge_pg, reader=READER))
+    store = memlab.load(letta_pg.dsn(huge_pg))  # an owner's function would raise here
+    rows = _oversized(store)
+    assert len(rows) == 1 and f"{MAX_VALUE_BYTES + 2:,} bytes" in rows["message"][0]

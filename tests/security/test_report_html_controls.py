@@ -141,3 +141,110 @@ def test_the_migration_report_in_a_browser_shows_the_escapes(report_page):
     text = "\n".join(cells)
     assert _raw_controls(text.replace("\n", "")) == []
     assert all(s in text for s in SHOWN), [c for c in cells if "notes" in c][:3]
+
+
+# ---- every report kind ------------------------------------------------------------------------
+
+DATA = SAMPLES.parents[1]
+REPORT_KINDS = ("audit", "memfs", "migration", "simulation", "review", "fleet")
+# YAML's own escapes for the same characters: a frontmatter description holds them too
+YAML_TRICKS = '"notes\\e[31m\\0\\L\\u202e\\x85<b>x"'
+
+
+def test_every_report_notebook_escapes_its_tables_before_showing_one():
+    """Each notebook calls escape_tables() in its set-up cell, before any cell that can show a
+    table (the parameters cell and the paths cell come first)."""
+    import nbformat
+
+    from memlab.report import NOTEBOOKS, notebook_path
+
+    assert set(NOTEBOOKS) == set(REPORT_KINDS)
+    for kind in REPORT_KINDS:
+        nb = nbformat.read(notebook_path(kind), as_version=4)
+        code = [c.source for c in nb.cells if c.cell_type == "code"]
+        calls = [i for i, src in enumerate(code)
+                 if any(line.strip() == "escape_tables()" for line in src.splitlines())]
+        assert calls and calls[0] <= 1, (kind, calls)
+
+
+def _hostile_elfmem(tmp: Path) -> Path:
+    db = tmp / "elfmem.db"
+    shutil.copyfile(DATA / "samples" / "elfmem" / "elfmem-0.20.0-schema9.db", db)
+    conn = sqlite3.connect(db)
+    try:
+        conn.execute("UPDATE blocks SET category = category || :x, content = 'notes' || :x || "
+                     "content WHERE id IN (SELECT id FROM blocks ORDER BY id LIMIT 6)",
+                     {"x": TRICKS})
+        conn.execute("UPDATE block_tags SET tag = tag || :x WHERE block_id IN "
+                     "(SELECT id FROM blocks ORDER BY id LIMIT 6)", {"x": TRICKS})
+        conn.commit()
+    finally:
+        conn.close()
+    return db
+
+
+def _hostile_memfs(tmp: Path) -> Path:
+    from hostile import git, memory_repo
+
+    repo = tmp / "memfs"
+    memory_repo(repo)
+    name = "system/notes\x1b[31m\u2028\u202e\x85<b>x.md"  # NUL cannot be in a file name
+    (repo / name).write_text(f"---\ndescription: {YAML_TRICKS}\n---\n\nnotes{TRICKS}\n",
+                             encoding="utf-8")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "--no-verify", "-m", "add notes" + TRICKS.replace("\x00", ""))
+    return repo
+
+
+def _hostile_af(tmp: Path) -> Path:
+    from hostile import agent_file
+
+    # a value with NUL is refused by a migration (a memory file cannot hold one); labels keep it
+    return agent_file(tmp / "hostile.af", f"vega{TRICKS}", ["persona", f"notes{TRICKS}"],
+                      value="text" + TRICKS.replace("\x00", ""))
+
+
+@pytest.fixture(scope="module")
+def hostile_stores(tmp_path_factory) -> dict[str, Path]:
+    tmp = tmp_path_factory.mktemp("hostile-stores")
+    fleet = tmp / "fleet"
+    fleet.mkdir()
+    stores = {"letta": _hostile_db(tmp), "elfmem": _hostile_elfmem(tmp),
+              "memfs": _hostile_memfs(tmp), "af": _hostile_af(tmp)}
+    for key in ("letta", "elfmem", "af"):
+        shutil.copy(stores[key], fleet / stores[key].name)
+    stores["fleet"] = fleet
+    return stores
+
+
+def _report(kind: str, stores: dict[str, Path], out: Path) -> Path:
+    from memlab.report import execute_notebook, report
+
+    if kind == "audit":
+        return report("audit", [stores["letta"], stores["elfmem"], stores["af"]], out=out,
+                      as_of="2026-12-01").html
+    if kind == "memfs":
+        return execute_notebook("memfs", {"repo": str(stores["memfs"]), "ref": "HEAD",
+                                          "as_of": None}, out).html
+    if kind == "migration":
+        return execute_notebook("migration", {"source": str(stores["af"]),
+                                              "destination": str(out.parent / "migrated"),
+                                              "target": "letta", "retrieval": False}, out).html
+    if kind == "simulation":
+        return execute_notebook("simulation", {
+            "iterations": [1, 4], "scenarios": ["S1", "S3"], "instance": str(stores["elfmem"]),
+            "long_instance": None, "growth": 2, "releases": [], "seed": 0}, out).html
+    if kind == "review":
+        return execute_notebook("review", {"store": str(stores["elfmem"]),
+                                           "as_of": "2026-11-30"}, out).html
+    if kind == "fleet":
+        return report("fleet", [stores["fleet"]], out=out, workers=0).html
+    raise AssertionError(kind)
+
+
+@pytest.mark.parametrize("kind", REPORT_KINDS)
+def test_no_report_holds_a_raw_control_character(kind, hostile_stores, tmp_path):
+    page = _report(kind, hostile_stores, tmp_path / "out").read_text(encoding="utf-8")
+    assert _raw_controls(page) == [], (kind, _raw_controls(page))
+    parsed = _tables(page)
+    assert "b" not in parsed.tags, kind  # '<b>' from a store is text, never a tag

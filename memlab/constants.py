@@ -18,7 +18,8 @@ __all__ = [
     "is_penalised", "CHARS_PER_TOKEN", "SECONDS_PER_CALL", "STALE_AFTER_DAYS",
     "CONTRADICTION_MIN", "INT64_MAX", "MAX_FILE_BYTES", "MAX_FOLDER_DEPTH",
     "MAX_YAML_NODES", "MAX_YAML_CHARS", "MAX_FM_COLUMNS", "PG_STATEMENT_TIMEOUT_MS",
-    "PG_LOCK_TIMEOUT_MS", "LAKE_FILE_ROWS",
+    "PG_LOCK_TIMEOUT_MS", "LAKE_FILE_ROWS", "NEIGHBOR_NUMPY_BELOW", "NEIGHBOR_APPROX_FROM",
+    "NEIGHBOR_MIN_RECALL",
     "MIGRATION_LAYOUTS", "DEFAULT_MIGRATION_LAYOUT", "ROOT_MEMORY_LABEL", "ROOT_MEMORY_TEXT",
 ]
 
@@ -146,6 +147,16 @@ def is_penalised(lam: Any) -> bool:
 #: exact duplicate (rejects). elfmem ``config.py`` ``near_dup_near_threshold`` /
 #: ``near_dup_exact_threshold``. memlab's review uses the first as its near-duplicate default.
 NEAR_DUP_THRESHOLD = 0.90
+
+# --- neighbour search (memlab.embed.NeighborIndex) ---------------------------------------------
+
+#: Below this many vectors the index is numpy alone (exact; faiss is not imported).
+NEIGHBOR_NUMPY_BELOW = 2_000
+#: From this many vectors an approximate (IVF) index is tried; below it the index is exact.
+NEIGHBOR_APPROX_FROM = 20_000
+#: An approximate index is used only where its recall measured on the data is at least this
+#: (recall@10 of a sample of the indexed vectors, and of the pairs a threshold query finds).
+NEIGHBOR_MIN_RECALL = 0.999
 EXACT_DUP_THRESHOLD = 0.95
 
 # --- the elfmem v2 re-evaluation doc (docs/elfmem-v2-substrate-reevaluation.md) ---------------

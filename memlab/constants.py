@@ -19,7 +19,7 @@ __all__ = [
     "CONTRADICTION_MIN", "INT64_MAX", "MAX_FILE_BYTES", "MAX_FOLDER_DEPTH",
     "MAX_YAML_NODES", "MAX_YAML_CHARS", "MAX_FM_COLUMNS", "PG_STATEMENT_TIMEOUT_MS",
     "PG_LOCK_TIMEOUT_MS", "LAKE_FILE_ROWS", "NEIGHBOR_NUMPY_BELOW", "NEIGHBOR_APPROX_FROM",
-    "NEIGHBOR_MIN_RECALL",
+    "NEIGHBOR_MIN_RECALL", "FLEET_TASK_SECONDS", "FLEET_MAX_BATCH",
     "MIGRATION_LAYOUTS", "DEFAULT_MIGRATION_LAYOUT", "ROOT_MEMORY_LABEL", "ROOT_MEMORY_TEXT",
 ]
 
@@ -29,6 +29,11 @@ __all__ = [
 #: of a fleet run is one file up to this many rows: few files for DuckDB and Polars to open,
 #: each still small enough to read in one go).
 LAKE_FILE_ROWS = 1_000_000
+#: Work per fleet task: stores are batched so a task takes about this long, by the per-store
+#: seconds measured so far in the run (Dask's guidance: 0.1-1 s of work per task).
+FLEET_TASK_SECONDS = 0.5
+#: Most stores in one fleet task (and per batch of a serial run).
+FLEET_MAX_BATCH = 64
 
 #: The largest value a pandas ``Int64`` column holds; an integer a store holds past it (a limit
 #: of 10**30, ``inf``) is read as missing with a problem row, never an OverflowError.

@@ -13,9 +13,9 @@ a new file after :data:`~memlab.constants.LAKE_FILE_ROWS` rows, and one more per
 stores whose columns cannot share one Arrow schema (a column that is text in one store and a
 number in another; a column that is all null in a store takes the other stores' type).
 
-How a run writes. Every store's task writes its tables into ``.staging-<run id>/`` under the
-lake folder (small files, one per store per table; under the lake so every Dask worker sees
-it). When the tasks are done, the client writes each partition of the run date in one pass
+How a run writes. Every task (a batch of stores) writes its stores' tables into
+``.staging-<run id>/`` under the lake folder (one file per table and partition per batch,
+:func:`merge_staged`; under the lake so every Dask worker sees it). When the tasks are done, the client writes each partition of the run date in one pass
 (:func:`compact`): this run's staged rows, then the rows it carries (below), into
 ``part-<run id>-*.parquet``; then it writes the date's manifest, removes every other Parquet
 file of that date's partitions (an earlier run's that day, or the one-file-per-store layout of
@@ -51,7 +51,7 @@ from memlab.constants import LAKE_FILE_ROWS
 
 __all__ = ["new_run_id", "staging_dir", "read_manifest", "latest_manifest", "compact",
            "MANIFEST_DIR", "written_as_key", "written_as", "versions", "source_version",
-           "table_dirs"]
+           "table_dirs", "merge_staged"]
 
 #: Folder of the manifests, one JSON file per run date.
 MANIFEST_DIR = "_manifests"
@@ -243,7 +243,20 @@ def _groups(part: _Partition) -> list[tuple[Any, list[tuple[str, Any]], dict[str
     return out
 
 
-def _write_partition(lake: Path, rel: str, part: _Partition, run_id: str) -> list[str]:
+def merge_staged(src: Path, dst: Path, name: str) -> list[str]:
+    """Merge the per-store files staged under ``src`` into one file per partition under
+    ``dst`` (``batch-<name>-<n>.parquet``, same partition folders); return them, relative to
+    ``dst``. A fleet task of many stores leaves a few files, not one per store per table."""
+    written: list[str] = []
+    for rel, files in _partitions(src).items():
+        part = _Partition()
+        part.sources.extend(("file", f) for f in files)
+        written.extend(_write_partition(dst, rel, part, name, prefix="batch"))
+    return written
+
+
+def _write_partition(lake: Path, rel: str, part: _Partition, run_id: str, *,
+                     prefix: str = "part") -> list[str]:
     import pyarrow.parquet as pq
 
     folder = lake / rel
@@ -258,7 +271,7 @@ def _write_partition(lake: Path, rel: str, part: _Partition, run_id: str) -> lis
 
         def open_next():
             nonlocal writer, target, tmp, rows, n
-            target = folder / f"part-{run_id}-{n}.parquet"
+            target = folder / f"{prefix}-{run_id}-{n}.parquet"
             tmp = folder / f".{target.name}.tmp-{os.getpid()}"
             n += 1
             rows = 0

@@ -1,9 +1,12 @@
-"""Fleet audit: many stores, each loaded and audited as its own task on Dask, into a Parquet lake.
+"""Fleet audit: many stores, each loaded and audited on its own, on Dask, into a Parquet lake.
 
 ``fleet(roots)`` finds every store under the roots (or takes a manifest), runs
-load → audit → write for each store as an independent task on a Dask ``distributed`` cluster
+load → audit → write for each store independently on a Dask ``distributed`` cluster
 (a ``LocalCluster`` of processes sized to the machine by default, or an existing scheduler),
-and writes every frame of every store, the audit headline and the problems to a partitioned
+in tasks that are batches of stores: one store each for the first two tasks per worker, then
+as many as take about :data:`~memlab.constants.FLEET_TASK_SECONDS` at the per-store seconds
+measured so far (at most :data:`~memlab.constants.FLEET_MAX_BATCH`); the progress bar counts
+stores done of the total, with an ETA. It writes every frame of every store, the audit headline and the problems to a partitioned
 Parquet lake: a few files per table, store kind and run date, and a manifest per run date
 (see :mod:`memlab.lake._layout`). A store that fails is a row in ``failures``, never an aborted
 run. A store whose files have not changed since the last run (the same reuse key in that run's

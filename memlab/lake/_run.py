@@ -1,4 +1,5 @@
-"""One store as one task: fingerprint, load, audit, stage its tables. Runs on a Dask worker.
+"""One store (run_one) and one task's batch of stores (run_batch): fingerprint, load, audit,
+stage the tables. Runs on a Dask worker (or in the client, serially).
 
 The task returns a few scalars (status, kind, seconds, reuse key); the frames never travel
 back to the client, so the client's memory does not grow with the number of stores. The staged

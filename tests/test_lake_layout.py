@@ -101,6 +101,14 @@ def test_the_manifest_names_the_run_its_versions_and_every_store(bundled_lake, b
         bundled_fleet / "elfmem" / "demo.db").meta["schema_version"]
     bad = stores[memlab.lake.store_id(bundled_fleet / "elfmem" / "truncated.db")]
     assert bad["status"] == "failed" and bad["error_class"] == "CorruptStore"
+    # a store names its partitions by their place in the manifest's list of them
+    assert [doc["partitions"][i] for i in bad["tables"]] == [f"failures/run_date={DAY}"]
+    from memlab.lake._layout import read_manifest
+
+    demo_tables = read_manifest(lake, DAY)["stores"][
+        memlab.lake.store_id(bundled_fleet / "elfmem" / "demo.db")]["tables"]
+    assert f"headline/store_kind=elfmem_db/run_date={DAY}" in demo_tables
+    assert f"frames/blocks/store_kind=elfmem_db/run_date={DAY}" in demo_tables
 
 
 def test_the_21_store_sample_fleet_is_a_few_dozen_files_not_189(tmp_path):

@@ -6,7 +6,9 @@ Layout under the lake folder (hive partitioning: pandas, DuckDB and Polars read 
     headline/store_kind=<kind>/run_date=<D>/part-<run id>-<n>.parquet
     problems/store_kind=<kind>/run_date=<D>/part-<run id>-<n>.parquet
     failures/run_date=<D>/part-<run id>-<n>.parquet
-    _manifests/run_date=<D>.json      the run that wrote D: run id, versions, stores, digests
+    _manifests/run_date=<D>.json      the run that wrote D: run id, versions, files, partitions,
+                                      and per store its path, kind, status, reuse key, digest,
+                                      source version and partitions (places in that list)
 
 ``store_id`` is a column of every row, never a file name. A partition is one file, or a few:
 a new file after :data:`~memlab.constants.LAKE_FILE_ROWS` rows, and one more per group of
@@ -84,7 +86,13 @@ def read_manifest(lake: Path, run_date: str) -> dict[str, Any] | None:
     except (OSError, ValueError):
         return None
     if not isinstance(doc, dict) or doc.get("format") != _MANIFEST_FORMAT \
-            or not isinstance(doc.get("stores"), dict):
+            or not isinstance(doc.get("stores"), dict) or not isinstance(doc.get("partitions"), list):
+        return None
+    names = doc["partitions"]
+    try:  # each store names its partitions by their place in the manifest's list
+        for entry in doc["stores"].values():
+            entry["tables"] = [names[i] for i in entry.get("tables", [])]
+    except (TypeError, IndexError, AttributeError):
         return None
     return doc
 
@@ -393,13 +401,17 @@ def compact(lake: Path, run_date: str, run_id: str, *, stores: list[dict[str, An
     written: list[str] = []
     for rel in sorted(parts):
         written.extend(_write_partition(lake, rel, parts[rel], run_id))
+    names = sorted({t for e in entries.values() for t in e.get("tables") or []})
+    place = {t: i for i, t in enumerate(names)}
+    stored = {sid: {**e, "tables": [place[t] for t in e.get("tables") or []]}
+              for sid, e in entries.items()}
     manifest = {"format": _MANIFEST_FORMAT, "run_id": run_id, "run_date": run_date,
                 **info, "finished_at": _dt.datetime.now(_dt.timezone.utc).isoformat(),
-                "files": written, "stores": entries}
+                "files": written, "partitions": names, "stores": stored}
     target = _manifest_path(lake, run_date)
     target.parent.mkdir(parents=True, exist_ok=True)
     tmp = target.with_name(f".{target.name}.tmp-{os.getpid()}")
-    tmp.write_text(json.dumps(manifest, sort_keys=True, indent=0), encoding="utf-8")
+    tmp.write_text(json.dumps(manifest, sort_keys=True, separators=(",", ":")), encoding="utf-8")
     os.replace(tmp, target)
     keep = {lake / f for f in written}
     for rel, files in _partitions(lake).items():

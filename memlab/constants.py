@@ -18,7 +18,8 @@ __all__ = [
     "is_penalised", "CHARS_PER_TOKEN", "SECONDS_PER_CALL", "STALE_AFTER_DAYS",
     "CONTRADICTION_MIN", "INT64_MAX", "MAX_FILE_BYTES", "MAX_FOLDER_DEPTH",
     "MAX_VALUE_BYTES", "MAX_YAML_NODES", "MAX_YAML_CHARS", "MAX_FM_COLUMNS", "PG_STATEMENT_TIMEOUT_MS",
-    "PG_LOCK_TIMEOUT_MS", "LAKE_FILE_ROWS",
+    "PG_LOCK_TIMEOUT_MS", "LAKE_FILE_ROWS", "NEIGHBOR_NUMPY_BELOW", "NEIGHBOR_APPROX_FROM",
+    "NEIGHBOR_MIN_RECALL", "FLEET_TASK_SECONDS", "FLEET_MAX_BATCH",
     "SIM_RESULTS_FOLDER",
     "DOC_VALUES", "MISSING_TEXT", "LONG_CELL_SECONDS",
     "LETTA_BYTES_PER_TOKEN", "MAX_POLICY_BYTES",
@@ -35,6 +36,11 @@ SIM_RESULTS_FOLDER = "sim-results"
 #: of a fleet run is one file up to this many rows: few files for DuckDB and Polars to open,
 #: each still small enough to read in one go).
 LAKE_FILE_ROWS = 1_000_000
+#: Work per fleet task: stores are batched so a task takes about this long, by the per-store
+#: seconds measured so far in the run (Dask's guidance: 0.1-1 s of work per task).
+FLEET_TASK_SECONDS = 0.5
+#: Most stores in one fleet task (and per batch of a serial run).
+FLEET_MAX_BATCH = 64
 
 #: The largest value a pandas ``Int64`` column holds; an integer a store holds past it (a limit
 #: of 10**30, ``inf``) is read as missing with a problem row, never an OverflowError.
@@ -172,6 +178,16 @@ def is_penalised(lam: Any) -> bool:
 #: exact duplicate (rejects). elfmem ``config.py`` ``near_dup_near_threshold`` /
 #: ``near_dup_exact_threshold``. memlab's review uses the first as its near-duplicate default.
 NEAR_DUP_THRESHOLD = 0.90
+
+# --- neighbour search (memlab.embed.NeighborIndex) ---------------------------------------------
+
+#: Below this many vectors the index is numpy alone (exact; faiss is not imported).
+NEIGHBOR_NUMPY_BELOW = 2_000
+#: From this many vectors an approximate (IVF) index is tried; below it the index is exact.
+NEIGHBOR_APPROX_FROM = 20_000
+#: An approximate index is used only where its recall measured on the data is at least this
+#: (recall@10 of a sample of the indexed vectors, and of the pairs a threshold query finds).
+NEIGHBOR_MIN_RECALL = 0.999
 EXACT_DUP_THRESHOLD = 0.95
 
 # --- the elfmem v2 re-evaluation doc (docs/elfmem-v2-substrate-reevaluation.md) ---------------

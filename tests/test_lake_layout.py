@@ -101,6 +101,14 @@ def test_the_manifest_names_the_run_its_versions_and_every_store(bundled_lake, b
         bundled_fleet / "elfmem" / "demo.db").meta["schema_version"]
     bad = stores[memlab.lake.store_id(bundled_fleet / "elfmem" / "truncated.db")]
     assert bad["status"] == "failed" and bad["error_class"] == "CorruptStore"
+    # a store names its partitions by their place in the manifest's list of them
+    assert [doc["partitions"][i] for i in bad["tables"]] == [f"failures/run_date={DAY}"]
+    from memlab.lake._layout import read_manifest
+
+    demo_tables = read_manifest(lake, DAY)["stores"][
+        memlab.lake.store_id(bundled_fleet / "elfmem" / "demo.db")]["tables"]
+    assert f"headline/store_kind=elfmem_db/run_date={DAY}" in demo_tables
+    assert f"frames/blocks/store_kind=elfmem_db/run_date={DAY}" in demo_tables
 
 
 def test_the_21_store_sample_fleet_is_a_few_dozen_files_not_189(tmp_path):
@@ -175,3 +183,25 @@ def test_export_carries_the_days_other_stores_and_an_old_layout_day_is_replaced(
     assert not (old_day / f"{gone}.parquet").exists()
     assert read_lake(lake, "headline", run_date="2026-11-30")["store_path"].tolist() == [
         str(bundled_fleet / "elfmem" / "demo.db")]
+
+
+def test_tasks_are_batches_sized_by_the_measured_seconds_per_store():
+    from memlab.constants import FLEET_MAX_BATCH, FLEET_TASK_SECONDS
+    from memlab.lake import batch_size
+
+    assert batch_size(None) == 1  # nothing measured yet: one store per task
+    assert batch_size(FLEET_TASK_SECONDS) == 1
+    assert batch_size(FLEET_TASK_SECONDS / 5) == 5
+    assert batch_size(1e-6) == FLEET_MAX_BATCH
+
+
+def test_a_dask_run_hands_out_batches_and_stages_a_few_files_per_batch(bundled_fleet, tmp_path):
+    lake = tmp_path / "lake"
+    result = memlab.fleet([bundled_fleet], out=lake, workers=2, as_of=lake_fleet.AS_OF,
+                          run_date=DAY, progress=False)
+    assert sum(result.batches) == len(result.stores) == 12
+    assert result.batches[:4] == [1, 1, 1, 1]  # two per worker before anything is measured
+    doc = json.loads((lake / "_manifests" / f"run_date={DAY}.json").read_text())
+    assert doc["batches"] == result.batches
+    assert max(Counter(f.parent for f in _parquet_files(lake)).values()) == 1
+    assert result.counts == {"ok": 11, "reused": 0, "failed": 1}

@@ -1,10 +1,25 @@
-"""Nearest-neighbour search over unit vectors with faiss: exact when small, measured when not.
+"""Nearest-neighbour search over unit vectors: exact where it must be, approximate only where
+measured to lose nothing.
 
-Vectors are L2-normalised on the way in, so inner product is cosine. Below ``exact_below``
-vectors the index is ``IndexFlatIP`` (exact, recall 1 by construction). Above it, an
-approximate index is built (IVF-Flat by default, HNSW on request) and its search breadth
-(``nprobe`` / ``efSearch``) is raised until recall@10 measured against brute force on a sample
-reaches ``target_recall``; the measured value is kept in ``.recall`` so a caller can report it.
+Vectors are L2-normalised on the way in, so inner product is cosine. With ``kind=None`` the
+index is chosen by size, and an approximate one is kept only where its recall, measured on
+the data itself, reaches :data:`~memlab.constants.NEIGHBOR_MIN_RECALL` (0.999):
+
+* fewer than :data:`~memlab.constants.NEIGHBOR_NUMPY_BELOW` vectors: ``numpy`` (exact, blocked
+  matrix products; faiss is not imported);
+* fewer than :data:`~memlab.constants.NEIGHBOR_APPROX_FROM` (or ``exact_below``): ``flat``,
+  faiss ``IndexFlatIP`` (exact; threshold queries still run on numpy, measured faster);
+* from there: IVF-Flat, its ``nprobe`` doubled until recall@10 of a 256-vector sample against
+  brute force reaches the bar, up to a quarter of its lists (wider, it scans as much as it
+  saves); short of the bar it is dropped for ``flat``. A threshold query
+  (:meth:`NeighborIndex.pairs_above`) measures again, on the pairs themselves: of the pairs at
+  or above the threshold of 512 sampled vectors (found by brute force), the share the index
+  finds; short of the bar it widens ``nprobe`` the same way, then answers exactly with numpy.
+
+What was used and why is in :attr:`NeighborIndex.choice` (``kind``, ``exact``, ``recall``,
+``reason``) and in the ``attrs["neighbor_index"]`` of every frame ``pairs_above`` returns.
+``kind="numpy"``, ``"flat"``, ``"ivf"`` or ``"hnsw"`` forces one (a forced approximate index
+is tuned to ``target_recall`` and kept even if it falls short; its measured recall says so).
 """
 
 from __future__ import annotations
@@ -15,12 +30,16 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from memlab.constants import NEIGHBOR_APPROX_FROM, NEIGHBOR_MIN_RECALL, NEIGHBOR_NUMPY_BELOW
 from memlab.embed._embedder import _normalise
 from memlab.errors import require
 
-_KINDS = ("flat", "ivf", "hnsw")
+_KINDS = ("numpy", "flat", "ivf", "hnsw")
 _RECALL_K = 10
 _RECALL_SAMPLE = 256
+_PAIR_SAMPLE = 512
+#: Similarities this close above a threshold count as on its border when recall is measured.
+_BORDER = 1e-5
 # Queries per range_search / search call: bounds the memory of one result batch.
 _QUERY_BATCH = 2048
 
@@ -39,34 +58,76 @@ def _as_unit_matrix(vectors: Any) -> np.ndarray:
 class NeighborIndex:
     """k-nearest-neighbour and similarity-threshold search over a fixed set of vectors.
 
-    ``kind``: None picks ``flat`` below ``exact_below`` vectors and ``ivf`` at or above it;
-    ``"flat"``, ``"ivf"`` or ``"hnsw"`` force one.
+    ``kind``: None chooses (see the module docstring); ``"numpy"``, ``"flat"``, ``"ivf"`` or
+    ``"hnsw"`` force one. ``exact_below``: the size from which an approximate index is tried
+    (default :data:`~memlab.constants.NEIGHBOR_APPROX_FROM`). ``target_recall``: the recall an
+    approximate index must measure (default 0.999).
     """
 
-    def __init__(self, vectors: Any, *, exact_below: int = 50_000, kind: str | None = None,
-                 target_recall: float = 0.95, seed: int = 0) -> None:
-        faiss = _faiss()
+    def __init__(self, vectors: Any, *, exact_below: int | None = None, kind: str | None = None,
+                 target_recall: float = NEIGHBOR_MIN_RECALL, seed: int = 0) -> None:
         self.vectors = _as_unit_matrix(vectors)
         self.n, self.dim = self.vectors.shape
-        if kind is None:
-            kind = "flat" if self.n < exact_below else "ivf"
-        if kind not in _KINDS:
+        if kind is not None and kind not in _KINDS:
             raise ValueError(f"kind must be one of {_KINDS}, not {kind!r}")
-        if kind != "flat" and self.n < 2 * _RECALL_K:
-            kind = "flat"  # too few points to train or to measure anything approximate
-        self.kind = kind
-        self.exact = kind == "flat"
+        self.forced = kind is not None
         self.target_recall = float(target_recall)
         self.seed = seed
         self.nprobe: int | None = None
         self.ef_search: int | None = None
-        self.index = self._build(faiss)
+        self.index: Any = None
         self._range_ok: bool | None = None
-        #: recall@10 against brute force on a sample; 1.0 for the exact index.
+        self._pair_recall: dict[float, float | None] = {}
+        approx_from = NEIGHBOR_APPROX_FROM if exact_below is None else int(exact_below)
+        if kind is None:
+            if self.n < NEIGHBOR_NUMPY_BELOW:
+                kind, reason = "numpy", (f"{self.n:,} vectors (< {NEIGHBOR_NUMPY_BELOW:,}): exact "
+                                         "search with numpy")
+            elif self.n < approx_from:
+                kind, reason = "flat", (f"{self.n:,} vectors (< {approx_from:,}): exact faiss "
+                                        "flat index")
+            else:
+                kind, reason = "ivf", ""
+        else:
+            reason = f"kind={kind!r} asked for"
+        if kind in ("ivf", "hnsw") and self.n < 2 * _RECALL_K:
+            kind, reason = "flat", f"{self.n} vectors: too few to train or measure an approximate index"
+        self.kind = kind
+        self.index = None if kind == "numpy" else self._build(_faiss())
+        #: recall@10 against brute force on a sample; 1.0 for an exact index.
         self.recall: float = 1.0 if self.exact else self._tune()
+        if not self.exact and not self.forced:
+            where = (f"IVF ({self.index.nlist} lists, nprobe {self.nprobe}): recall@10 "
+                     f"{self.recall:.4f} measured on {min(_RECALL_SAMPLE, self.n)} of the "
+                     f"{self.n:,} vectors")
+            if self.recall >= self.target_recall:
+                reason = f"{where} >= {self.target_recall}"
+            else:
+                reason = (f"{where} < {self.target_recall} at the widest nprobe tried: exact "
+                          f"faiss flat index instead")
+                self._exact_instead()
+        elif not self.exact:
+            reason += f"; recall@10 {self.recall:.4f} measured"
+        self.reason = reason
 
     def __len__(self) -> int:
         return self.n
+
+    @property
+    def exact(self) -> bool:
+        return self.kind in ("numpy", "flat")
+
+    @property
+    def choice(self) -> dict[str, Any]:
+        """Which index answers, and why: ``kind``, ``exact``, ``recall`` (recall@10 measured;
+        1.0 exact), ``reason``, ``n``, ``nlist``/``nprobe`` or ``efSearch`` where they apply."""
+        out: dict[str, Any] = {"kind": self.kind, "exact": self.exact, "recall": self.recall,
+                               "reason": self.reason, "n": self.n}
+        if self.kind == "ivf":
+            out.update(nlist=int(self.index.nlist), nprobe=self.nprobe)
+        if self.kind == "hnsw":
+            out["efSearch"] = self.ef_search
+        return out
 
     def __repr__(self) -> str:
         breadth = f" nprobe={self.nprobe}" if self.nprobe else ""
@@ -74,6 +135,11 @@ class NeighborIndex:
         return f"<NeighborIndex {self.kind} n={self.n} d={self.dim}{breadth} recall@10={self.recall:.3f}>"
 
     # ---- building -------------------------------------------------------------------------
+    def _exact_instead(self) -> None:
+        self.kind, self.nprobe, self.ef_search = "flat", None, None
+        self.index = self._build(_faiss())
+        self.recall = 1.0
+
     def _build(self, faiss: Any) -> Any:
         if self.kind == "flat":
             index = faiss.IndexFlatIP(self.dim)
@@ -101,22 +167,33 @@ class NeighborIndex:
         index.nprobe = self.nprobe
         return index
 
+    def _widest_nprobe(self) -> int:
+        # Chosen by memlab: up to a quarter of the lists (wider scans about as much as flat).
+        # Forced: every list, if that is what the target takes.
+        nlist = int(self.index.nlist)
+        return nlist if self.forced else max(1, nlist // 4)
+
+    def _widen(self) -> bool:
+        """One step wider search; False when already at the widest."""
+        if self.kind == "ivf":
+            widest = self._widest_nprobe()
+            if self.nprobe >= widest:
+                return False
+            self.nprobe = min(widest, self.nprobe * 2)
+            self.index.nprobe = self.nprobe
+            return True
+        if self.ef_search >= max(1024, self.n):
+            return False
+        self.ef_search *= 2
+        self.index.hnsw.efSearch = self.ef_search
+        return True
+
     def _tune(self) -> float:
-        """Widen the search until recall@10 on a sample reaches target_recall (or is exhaustive)."""
+        """Widen the search until recall@10 on a sample reaches target_recall (or the widest)."""
         while True:
             recall = self.recall_at(_RECALL_K, _RECALL_SAMPLE)
-            if recall >= self.target_recall:
+            if recall >= self.target_recall or not self._widen():
                 return recall
-            if self.kind == "ivf":
-                if self.nprobe >= self.index.nlist:
-                    return recall
-                self.nprobe = min(self.index.nlist, self.nprobe * 2)
-                self.index.nprobe = self.nprobe
-            else:
-                if self.ef_search >= max(1024, self.n):
-                    return recall
-                self.ef_search *= 2
-                self.index.hnsw.efSearch = self.ef_search
 
     # ---- queries --------------------------------------------------------------------------
     def search(self, queries: Any, k: int) -> tuple[np.ndarray, np.ndarray]:
@@ -134,7 +211,10 @@ class NeighborIndex:
         if kk == 0 or len(q) == 0:
             return sims, ids
         for start in range(0, len(q), _QUERY_BATCH):
-            d, i = self.index.search(q[start:start + _QUERY_BATCH], kk)
+            if self.index is None:  # numpy
+                d, i = _brute_search(self.vectors, q[start:start + _QUERY_BATCH], kk)
+            else:
+                d, i = self.index.search(q[start:start + _QUERY_BATCH], kk)
             d = np.where(i < 0, -np.inf, d)
             sims[start:start + len(d), :kk] = d
             ids[start:start + len(d), :kk] = i
@@ -157,6 +237,8 @@ class NeighborIndex:
         return hits / (count * k)
 
     def _supports_range_search(self) -> bool:
+        if self.index is None:
+            return False
         if self._range_ok is None:
             if self.kind == "hnsw":
                 # faiss runs HNSW range search inside the efSearch beam, so a dense cluster
@@ -171,19 +253,77 @@ class NeighborIndex:
         return self._range_ok
 
     def pairs_above(self, threshold: float) -> pd.DataFrame:
-        """Every pair (i < j) with cosine >= threshold: columns i, j, similarity (best first)."""
+        """Every pair (i < j) with cosine >= threshold: columns i, j, similarity (best first).
+
+        An approximate index first measures its recall on this query's own pairs (the share of
+        the pairs of 512 sampled vectors it finds, against brute force); short of
+        ``target_recall`` it widens its search, and failing that answers exactly (numpy). The
+        frame's ``attrs["neighbor_index"]`` says which answered, with the recall measured.
+        """
         threshold = float(threshold)
         if self.n < 2:
-            return _pairs_frame(np.empty(0, np.int64), np.empty(0, np.int64), np.empty(0, np.float32))
+            frame = _pairs_frame(np.empty(0, np.int64), np.empty(0, np.int64),
+                                 np.empty(0, np.float32))
+            frame.attrs["neighbor_index"] = {**self.choice, "pair_recall": None}
+            return frame
+        pair_recall: float | None = None
+        if not self.exact:
+            pair_recall = self._measure_pairs(threshold)
+            while pair_recall is not None and pair_recall < self.target_recall \
+                    and not self.forced and self._widen():
+                self.recall = self.recall_at(_RECALL_K, _RECALL_SAMPLE)
+                pair_recall = self._measure_pairs(threshold)
+            if pair_recall is not None and pair_recall < self.target_recall and not self.forced:
+                self.reason = (f"IVF reached pair recall {pair_recall:.4f} < "
+                               f"{self.target_recall} at threshold {threshold} on "
+                               f"{min(_PAIR_SAMPLE, self.n)} sampled vectors, at its widest "
+                               f"nprobe: exact faiss flat index instead")
+                self._exact_instead()
         if self.exact:
             # Same exact answer as range_search on IndexFlatIP, but numpy's blocked BLAS product
             # measured ~3x faster on this 2-core CPU (benchmarks/bench_neardup.py).
-            return brute_force_pairs(self.vectors, threshold)
-        if self._supports_range_search():
-            a, b, s = self._pairs_by_range(threshold)
+            frame = brute_force_pairs(self.vectors, threshold)
         else:
-            a, b, s = self._pairs_by_growing_k(threshold)
-        return _canonical_pairs(a, b, s, threshold)
+            if self._supports_range_search():
+                a, b, s = self._pairs_by_range(threshold)
+            else:
+                a, b, s = self._pairs_by_growing_k(threshold)
+            frame = _canonical_pairs(a, b, s, threshold)
+        frame.attrs["neighbor_index"] = {**self.choice, "pair_recall": pair_recall}
+        return frame
+
+    def _measure_pairs(self, threshold: float) -> float | None:
+        """Share of the true pairs (>= threshold, brute force) of a sample of vectors that this
+        index finds (pairs within 1e-5 of the threshold, where float rounding decides, not
+        counted); None when the sample has no such pair (nothing to measure)."""
+        count = min(_PAIR_SAMPLE, self.n)
+        rng = np.random.default_rng(self.seed + 2)
+        rows = np.sort(rng.choice(self.n, size=count, replace=False))
+        sims = self.vectors[rows] @ self.vectors.T
+        r, c = np.nonzero(sims >= threshold)
+        # a pair within float rounding of the threshold is not a miss: BLAS paths differ there
+        keep = (rows[r] != c) & (sims[r, c] >= threshold + _BORDER)
+        truth = set(zip(rows[r[keep]].tolist(), c[keep].tolist()))
+        if not truth:
+            self._pair_recall[threshold] = None
+            return None
+        if self._supports_range_search():
+            lims, d, i = self.index.range_search(self.vectors[rows], threshold)
+            a = np.repeat(rows, np.diff(lims).astype(np.int64))
+            found = set(zip(a.tolist(), i.astype(np.int64).tolist()))
+        else:
+            found = set()
+            k = min(self.n, 16)
+            while True:
+                s, i = self.search(self.vectors[rows], k)
+                hit = (s >= threshold) & (i >= 0)
+                found = {(int(rows[x]), int(i[x, y])) for x, y in zip(*np.nonzero(hit))}
+                if k >= self.n or not hit[:, -1].any():
+                    break
+                k = min(self.n, k * 4)
+        recall = len(found & truth) / len(truth)
+        self._pair_recall[threshold] = recall
+        return recall
 
     def _pairs_by_range(self, threshold: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         parts_a, parts_b, parts_s = [], [], []
@@ -216,6 +356,21 @@ class NeighborIndex:
         return np.concatenate(parts_a), np.concatenate(parts_b), np.concatenate(parts_s)
 
 
+def _brute_search(vectors: np.ndarray, queries: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """Exact top-k by inner product with numpy: (similarities, indices), best first."""
+    sims_out = np.empty((len(queries), k), dtype=np.float32)
+    ids_out = np.empty((len(queries), k), dtype=np.int64)
+    for start in range(0, len(queries), 512):
+        sims = queries[start:start + 512] @ vectors.T
+        part = np.argpartition(-sims, k - 1, axis=1)[:, :k] if k < sims.shape[1] \
+            else np.broadcast_to(np.arange(sims.shape[1]), sims.shape).copy()
+        vals = np.take_along_axis(sims, part, axis=1)
+        order = np.argsort(-vals, axis=1, kind="stable")
+        ids_out[start:start + len(part)] = np.take_along_axis(part, order, axis=1)
+        sims_out[start:start + len(part)] = np.take_along_axis(vals, order, axis=1)
+    return sims_out, ids_out
+
+
 def _brute_topk(vectors: np.ndarray, queries: np.ndarray, k: int) -> np.ndarray:
     out = np.empty((len(queries), k), dtype=np.int64)
     for start in range(0, len(queries), 512):
@@ -245,19 +400,19 @@ def _pairs_frame(i: np.ndarray, j: np.ndarray, s: np.ndarray) -> pd.DataFrame:
 
 def brute_force_pairs(vectors: Any, threshold: float, *, block: int | None = None) -> pd.DataFrame:
     """Every pair (i < j) with cosine >= threshold, exactly, with numpy alone: blocked matrix
-    products (a block of similarities stays under ~256 MB)."""
+    products of each block of rows with the rows from it on (the upper triangle: half the
+    products of the full square; a block of similarities stays under ~256 MB)."""
     x = _as_unit_matrix(vectors)
     if block is None:
         block = max(16, min(2048, (64 << 20) // max(1, len(x))))
     parts_a, parts_b, parts_s = [], [], []
     for start in range(0, len(x), block):
-        sims = x[start:start + block] @ x.T
+        sims = x[start:start + block] @ x[start:].T
         r, c = np.nonzero(sims >= threshold)
-        r = r + start
-        keep = r < c
-        parts_a.append(r[keep])
-        parts_b.append(c[keep])
-        parts_s.append(sims[r[keep] - start, c[keep]])
+        keep = r < c  # both local to the block's start: j > i
+        parts_a.append(r[keep] + start)
+        parts_b.append(c[keep] + start)
+        parts_s.append(sims[r[keep], c[keep]])
     if not parts_a:
         return _pairs_frame(np.empty(0, np.int64), np.empty(0, np.int64), np.empty(0, np.float32))
     return _canonical_pairs(np.concatenate(parts_a), np.concatenate(parts_b),

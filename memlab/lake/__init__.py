@@ -1,9 +1,12 @@
-"""Fleet audit: many stores, each loaded and audited as its own task on Dask, into a Parquet lake.
+"""Fleet audit: many stores, each loaded and audited on its own, on Dask, into a Parquet lake.
 
 ``fleet(roots)`` finds every store under the roots (or takes a manifest), runs
-load → audit → write for each store as an independent task on a Dask ``distributed`` cluster
+load → audit → write for each store independently on a Dask ``distributed`` cluster
 (a ``LocalCluster`` of processes sized to the machine by default, or an existing scheduler),
-and writes every frame of every store, the audit headline and the problems to a partitioned
+in tasks that are batches of stores: one store each for the first two tasks per worker, then
+as many as take about :data:`~memlab.constants.FLEET_TASK_SECONDS` at the per-store seconds
+measured so far (at most :data:`~memlab.constants.FLEET_MAX_BATCH`); the progress bar counts
+stores done of the total, with an ETA. It writes every frame of every store, the audit headline and the problems to a partitioned
 Parquet lake: a few files per table, store kind and run date, and a manifest per run date
 (see :mod:`memlab.lake._layout`). A store that fails is a row in ``failures``, never an aborted
 run. A store whose files have not changed since the last run (the same reuse key in that run's
@@ -46,12 +49,13 @@ from memlab.kinds import detect
 from memlab.lake._lake import lake_tables, read_lake, store_id, write_failure
 from memlab.lake._layout import compact, latest_manifest, new_run_id, read_manifest, staging_dir, versions
 from memlab._escape import terminal_line
-from memlab.lake._run import MESSAGE_CHARS, run_one
+from memlab.constants import FLEET_MAX_BATCH, FLEET_TASK_SECONDS
+from memlab.lake._run import MESSAGE_CHARS, run_batch
 from memlab.lake._sample import make_sample_fleet
 from memlab.sources.discover import STORE_WALK_DEPTH, walk_stores
 from memlab.lake._summary import FLEET_METRICS, fleet_metrics, typicality
 
-__all__ = ["fleet", "read_fleet", "is_lake", "export_parquet", "scan", "read_lake", "lake_tables", "skipped_entries", "fleet_metrics", "typicality", "FLEET_METRICS",
+__all__ = ["fleet", "read_fleet", "is_lake", "export_parquet", "scan", "read_lake", "lake_tables", "skipped_entries", "fleet_metrics", "typicality", "FLEET_METRICS", "batch_size",
            "make_sample_fleet", "FleetResult", "FleetError"]
 
 # --------------------------------------------------------------------------- finding stores
@@ -177,6 +181,9 @@ class FleetResult:
     run_id: str | None = None
     #: The Parquet files this run wrote, relative to the lake folder.
     files: list[str] = field(default_factory=list)
+    #: Stores per task, in the order the tasks were handed out (batches sized by the
+    #: per-store seconds measured so far; a serial run's batches are only for writing).
+    batches: list[int] = field(default_factory=list)
 
     @property
     def counts(self) -> dict[str, int]:
@@ -314,15 +321,20 @@ def _run(roots, *, out, manifest, scheduler, workers, as_of, run_date, reuse, pr
     args = [(str(p), None if pd.isna(lbl) else str(lbl), prev_keys.get(sid)) for p, lbl, sid in
             zip(stores["path"], stores["label"], stores["store_id"])]
     rows: list[dict[str, Any]] = []
+    sizes: list[int] = []
     bar = _progress(len(args), progress)
     try:
         if workers == 0 and scheduler is None:
             used: int | str = "serial"
-            for path, label, key in args:
-                rows.append(run_one(path, label, str(staging), date, as_of_text, key))
-                bar.update()
+            for start in range(0, len(args), FLEET_MAX_BATCH):
+                chunk = args[start:start + FLEET_MAX_BATCH]
+                sizes.append(len(chunk))
+                for row in run_batch(chunk, str(staging), date, as_of_text, f"s{start}"):
+                    rows.append(row)
+                bar.update(len(chunk))
         else:
-            used = _run_dask(args, staging, date, as_of_text, scheduler, workers, rows, bar)
+            used = _run_dask(args, staging, date, as_of_text, scheduler, workers, rows, bar,
+                             sizes)
         bar.close()
         for row in rows:  # a reused store's kind is the one the last run recorded
             if row["status"] == "reused":
@@ -335,7 +347,7 @@ def _run(roots, *, out, manifest, scheduler, workers, as_of, run_date, reuse, pr
             entries.append({"store_id": rec.store_id, "path": rec.path, "status": "skipped",
                             "error_class": "Skipped", "tables": [str(Path(f).parent)]})
         info = {"started_at": started_at, "as_of": as_of_text, "versions": versions(),
-                "reuse": bool(reuse), "workers": str(used)}
+                "reuse": bool(reuse), "workers": str(used), "batches": sizes}
         files, gone = compact(lake, date, run_id, stores=entries, previous=previous,
                               keep_others=not replace_day, info=info)
     finally:
@@ -343,21 +355,23 @@ def _run(roots, *, out, manifest, scheduler, workers, as_of, run_date, reuse, pr
         shutil.rmtree(staging, ignore_errors=True)
     result = FleetResult(out=lake, run_date=date, stores=_frame(rows),
                          seconds=time.perf_counter() - started, workers=used, skipped=skipped,
-                         run_id=run_id, files=files)
+                         run_id=run_id, files=files, batches=sizes)
     if replace_day:
         result.superseded = gone
     return result
 
 
-def _run_dask(args, staging, date, as_of_text, scheduler, workers, rows, bar) -> int | str:
+def _run_dask(args, staging, date, as_of_text, scheduler, workers, rows, bar,
+              sizes: list[int]) -> int | str:
     import logging
 
     from memlab.errors import require
 
     require("distributed", "fleet", feature="memlab fleet", package="dask[distributed]")
-    from dask.distributed import Client, LocalCluster, as_completed
+    from dask.distributed import Client, LocalCluster
 
     cluster = None
+    n_default = workers or os.cpu_count() or 1
     try:
         if scheduler:
             try:
@@ -384,31 +398,73 @@ def _run_dask(args, staging, date, as_of_text, scheduler, workers, rows, bar) ->
             client = Client(cluster)
             used = n
         with client:
-            futures = client.map(run_one, [a[0] for a in args], [a[1] for a in args],
-                                 [str(staging)] * len(args), [date] * len(args),
-                                 [as_of_text] * len(args), [a[2] for a in args], pure=False)
-            where = {f.key: a[0] for f, a in zip(futures, args)}
-            for fut in as_completed(futures):
-                try:
-                    rows.append(fut.result())
-                except Exception as exc:  # the worker died: still a row, not an abort
-                    path = where[fut.key]
-                    sid = store_id(path)
-                    for old in staging.glob(f"**/{sid}.parquet"):  # what it staged before dying
-                        old.unlink(missing_ok=True)
-                    message = terminal_line(f"worker failed: {exc}", MESSAGE_CHARS)
-                    f = write_failure(staging, date, sid=sid, path=path, kind=None,
-                                      error_class=type(exc).__name__, message=message)
-                    rows.append({"store_id": sid, "path": path, "kind": None,
-                                 "status": "failed", "error_class": type(exc).__name__,
-                                 "message": message, "seconds": None,
-                                 "tables": [str(Path(f).parent)]})
-                fut.release()
-                bar.update()
+            _submit_batches(client, args, staging, date, as_of_text, rows, bar,
+                            workers=len(client.scheduler_info().get("workers", {})) or n_default,
+                            sizes=sizes)
     finally:
         if cluster is not None:
             cluster.close()
     return used
+
+
+def batch_size(seconds_per_store: float | None) -> int:
+    """Stores per task: about :data:`~memlab.constants.FLEET_TASK_SECONDS` of work at the
+    per-store seconds measured so far (1 before anything is measured), at most
+    :data:`~memlab.constants.FLEET_MAX_BATCH`."""
+    if not seconds_per_store or seconds_per_store <= 0:
+        return 1
+    return max(1, min(FLEET_MAX_BATCH, round(FLEET_TASK_SECONDS / seconds_per_store)))
+
+
+def _submit_batches(client, args, staging, date, as_of_text, rows, bar, *, workers: int,
+                    sizes: list[int]) -> None:
+    """Keep two tasks per worker in flight; each new task is a batch sized by the per-store
+    seconds measured on the stores done so far. Each task's rows are written by the worker
+    into the staging folder; only a few scalars per store come back."""
+    from dask.distributed import as_completed
+
+    pending = list(args)
+    done_seconds, done_stores = 0.0, 0
+    batches: dict[str, list] = {}
+    counter = 0
+
+    def submit(size: int):
+        nonlocal counter
+        chunk = pending[:size]
+        del pending[:size]
+        sizes.append(len(chunk))
+        counter += 1
+        fut = client.submit(run_batch, chunk, str(staging), date, as_of_text, f"t{counter}",
+                            pure=False)
+        batches[fut.key] = chunk
+        return fut
+
+    first = [submit(1) for _ in range(min(len(pending), 2 * max(1, workers)))]
+    ac = as_completed(first)
+    for fut in ac:
+        chunk = batches.pop(fut.key)
+        try:
+            got = fut.result()
+        except Exception as exc:  # the worker died: still a row per store, not an abort
+            got = []
+            message = terminal_line(f"worker failed: {exc}", MESSAGE_CHARS)
+            for path, _label, _key in chunk:
+                sid = store_id(path)
+                for old in staging.glob(f"**/{sid}.parquet"):  # what it staged before dying
+                    old.unlink(missing_ok=True)
+                f = write_failure(staging, date, sid=sid, path=path, kind=None,
+                                  error_class=type(exc).__name__, message=message)
+                got.append({"store_id": sid, "path": path, "kind": None, "status": "failed",
+                            "error_class": type(exc).__name__, "message": message,
+                            "seconds": None, "tables": [str(Path(f).parent)]})
+        fut.release()
+        rows.extend(got)
+        measured = [r["seconds"] for r in got if r.get("seconds") is not None]
+        done_seconds += sum(measured)
+        done_stores += len(measured)
+        bar.update(len(chunk))
+        if pending:
+            ac.add(submit(batch_size(done_seconds / done_stores if done_stores else None)))
 
 
 def export_parquet(paths: Iterable[str | Path] | str | Path, *, out: str | Path,

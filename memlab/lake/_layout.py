@@ -6,16 +6,18 @@ Layout under the lake folder (hive partitioning: pandas, DuckDB and Polars read 
     headline/store_kind=<kind>/run_date=<D>/part-<run id>-<n>.parquet
     problems/store_kind=<kind>/run_date=<D>/part-<run id>-<n>.parquet
     failures/run_date=<D>/part-<run id>-<n>.parquet
-    _manifests/run_date=<D>.json      the run that wrote D: run id, versions, stores, digests
+    _manifests/run_date=<D>.json      the run that wrote D: run id, versions, files, partitions,
+                                      and per store its path, kind, status, reuse key, digest,
+                                      source version and partitions (places in that list)
 
 ``store_id`` is a column of every row, never a file name. A partition is one file, or a few:
 a new file after :data:`~memlab.constants.LAKE_FILE_ROWS` rows, and one more per group of
 stores whose columns cannot share one Arrow schema (a column that is text in one store and a
 number in another; a column that is all null in a store takes the other stores' type).
 
-How a run writes. Every store's task writes its tables into ``.staging-<run id>/`` under the
-lake folder (small files, one per store per table; under the lake so every Dask worker sees
-it). When the tasks are done, the client writes each partition of the run date in one pass
+How a run writes. Every task (a batch of stores) writes its stores' tables into
+``.staging-<run id>/`` under the lake folder (one file per table and partition per batch,
+:func:`merge_staged`; under the lake so every Dask worker sees it). When the tasks are done, the client writes each partition of the run date in one pass
 (:func:`compact`): this run's staged rows, then the rows it carries (below), into
 ``part-<run id>-*.parquet``; then it writes the date's manifest, removes every other Parquet
 file of that date's partitions (an earlier run's that day, or the one-file-per-store layout of
@@ -51,7 +53,7 @@ from memlab.constants import LAKE_FILE_ROWS
 
 __all__ = ["new_run_id", "staging_dir", "read_manifest", "latest_manifest", "compact",
            "MANIFEST_DIR", "written_as_key", "written_as", "versions", "source_version",
-           "table_dirs"]
+           "table_dirs", "merge_staged"]
 
 #: Folder of the manifests, one JSON file per run date.
 MANIFEST_DIR = "_manifests"
@@ -84,7 +86,13 @@ def read_manifest(lake: Path, run_date: str) -> dict[str, Any] | None:
     except (OSError, ValueError):
         return None
     if not isinstance(doc, dict) or doc.get("format") != _MANIFEST_FORMAT \
-            or not isinstance(doc.get("stores"), dict):
+            or not isinstance(doc.get("stores"), dict) or not isinstance(doc.get("partitions"), list):
+        return None
+    names = doc["partitions"]
+    try:  # each store names its partitions by their place in the manifest's list
+        for entry in doc["stores"].values():
+            entry["tables"] = [names[i] for i in entry.get("tables", [])]
+    except (TypeError, IndexError, AttributeError):
         return None
     return doc
 
@@ -243,7 +251,20 @@ def _groups(part: _Partition) -> list[tuple[Any, list[tuple[str, Any]], dict[str
     return out
 
 
-def _write_partition(lake: Path, rel: str, part: _Partition, run_id: str) -> list[str]:
+def merge_staged(src: Path, dst: Path, name: str) -> list[str]:
+    """Merge the per-store files staged under ``src`` into one file per partition under
+    ``dst`` (``batch-<name>-<n>.parquet``, same partition folders); return them, relative to
+    ``dst``. A fleet task of many stores leaves a few files, not one per store per table."""
+    written: list[str] = []
+    for rel, files in _partitions(src).items():
+        part = _Partition()
+        part.sources.extend(("file", f) for f in files)
+        written.extend(_write_partition(dst, rel, part, name, prefix="batch"))
+    return written
+
+
+def _write_partition(lake: Path, rel: str, part: _Partition, run_id: str, *,
+                     prefix: str = "part") -> list[str]:
     import pyarrow.parquet as pq
 
     folder = lake / rel
@@ -258,7 +279,7 @@ def _write_partition(lake: Path, rel: str, part: _Partition, run_id: str) -> lis
 
         def open_next():
             nonlocal writer, target, tmp, rows, n
-            target = folder / f"part-{run_id}-{n}.parquet"
+            target = folder / f"{prefix}-{run_id}-{n}.parquet"
             tmp = folder / f".{target.name}.tmp-{os.getpid()}"
             n += 1
             rows = 0
@@ -380,13 +401,17 @@ def compact(lake: Path, run_date: str, run_id: str, *, stores: list[dict[str, An
     written: list[str] = []
     for rel in sorted(parts):
         written.extend(_write_partition(lake, rel, parts[rel], run_id))
+    names = sorted({t for e in entries.values() for t in e.get("tables") or []})
+    place = {t: i for i, t in enumerate(names)}
+    stored = {sid: {**e, "tables": [place[t] for t in e.get("tables") or []]}
+              for sid, e in entries.items()}
     manifest = {"format": _MANIFEST_FORMAT, "run_id": run_id, "run_date": run_date,
                 **info, "finished_at": _dt.datetime.now(_dt.timezone.utc).isoformat(),
-                "files": written, "stores": entries}
+                "files": written, "partitions": names, "stores": stored}
     target = _manifest_path(lake, run_date)
     target.parent.mkdir(parents=True, exist_ok=True)
     tmp = target.with_name(f".{target.name}.tmp-{os.getpid()}")
-    tmp.write_text(json.dumps(manifest, sort_keys=True, indent=0), encoding="utf-8")
+    tmp.write_text(json.dumps(manifest, sort_keys=True, separators=(",", ":")), encoding="utf-8")
     os.replace(tmp, target)
     keep = {lake / f for f in written}
     for rel, files in _partitions(lake).items():

@@ -1,4 +1,5 @@
-"""One store as one task: fingerprint, load, audit, stage its tables. Runs on a Dask worker.
+"""One store (run_one) and one task's batch of stores (run_batch): fingerprint, load, audit,
+stage the tables. Runs on a Dask worker (or in the client, serially).
 
 The task returns a few scalars (status, kind, seconds, reuse key); the frames never travel
 back to the client, so the client's memory does not grow with the number of stores. The staged
@@ -17,7 +18,7 @@ from typing import Any
 from memlab._escape import terminal_line
 from memlab.lake import _lake, _layout
 
-__all__ = ["run_one", "fingerprint"]
+__all__ = ["run_one", "run_batch", "fingerprint"]
 
 #: Longest failure message kept in the lake (one terminal line, cut with an ellipsis).
 MESSAGE_CHARS = 300
@@ -129,3 +130,33 @@ def run_one(path: str, label: str | None, staging: str, run_date: str, as_of: st
             out["message"] += f" (and the failure row could not be written: {write_exc.strerror})"
     out["seconds"] = time.perf_counter() - started
     return out
+
+
+def run_batch(stores: list[tuple[str, str | None, str | None]], staging: str, run_date: str,
+              as_of: str | None, name: str) -> list[dict[str, Any]]:
+    """:func:`run_one` for each ``(path, label, previous_key)``, staged in a folder of this
+    batch's own, then merged into one file per table and partition in ``staging``
+    (:func:`memlab.lake._layout.merge_staged`); never raises. One row per store, as
+    :func:`run_one`'s."""
+    import shutil
+
+    own = Path(staging) / f".batch-{name}"
+    rows = [run_one(path, label, str(own), run_date, as_of, key) for path, label, key in stores]
+    try:
+        _layout.merge_staged(own, Path(staging), name)
+    except Exception as exc:  # a batch that cannot be merged: each of its stores a failure row
+        message = terminal_line(f"write failed: {exc}", MESSAGE_CHARS)
+        for row in rows:
+            if row["status"] == "ok":
+                row.update(status="failed", error_class=type(exc).__name__, message=message,
+                           key=None, tables=[])
+                try:
+                    f = _lake.write_failure(Path(staging), run_date, sid=row["store_id"],
+                                            path=row["path"], kind=row["kind"],
+                                            error_class=row["error_class"], message=message)
+                    row["tables"] = _layout.table_dirs(Path(staging), [f])
+                except OSError:
+                    pass
+    finally:
+        shutil.rmtree(own, ignore_errors=True)
+    return rows

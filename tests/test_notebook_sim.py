@@ -36,9 +36,9 @@ def test_simulation_notebook_executes_with_tiny_parameters(tmp_path):
     metrics = result.metrics
     assert metrics["instance"] == "elfmem-demo.db"
     # What the run measured on the demo: Iteration 1 fails S1, S3 and S10; files pass them.
-    # S8: the same read-modify-write protocol loses an edit on SQLite too (partial).
+    # S8: uncoordinated read-modify-write edits are lost on SQLite too (partial).
     assert metrics["iteration_1_fail"] == 3 and metrics["iteration_1_partial"] == 1
-    # The shipped 0.20.0 measured: S1, S3, S10 pass; S8 loses one interleaved edit (partial).
+    # The shipped 0.20.0 measured: S1, S3, S10 pass; S8 loses edits when writers race (partial).
     assert metrics["release_0_20_0_pass"] == 3 and metrics["release_0_20_0_partial"] == 1
     assert metrics["iteration_4_pass"] == 3 and metrics["iteration_4_partial"] == 1  # S8
     html = result.html.read_text()

@@ -12,8 +12,8 @@ under three schedules, each edit leaving a marker ``+ note by <writer> <schedule
 * ``interleaved``: both have read before either writes (a rendezvous between read and write:
   the race happens every time; one trial);
 * ``free``: ``trials`` trials; in each, both start together (a rendezvous) and each waits a
-  random offset, uniform in [0, 2 x its own serial edit's read-to-write time] (drawn from
-  ``seed`` and the writer), before its read: whether the edits overlap is up to the scheduler.
+  random offset, uniform in [0, 2 x think-s] (drawn from ``seed`` and the writer), before its
+  read: whether the edits overlap is up to the scheduler.
 
 Trials are separated by rendezvous, so a marker missing from the final text was lost in its own
 trial. The writer prints one JSON line of counts.
@@ -50,8 +50,7 @@ def _edits(folder: Path, writer: str, trials: int, seed: int, read, write,
     think = _THINK_S
     """The shared edit under each schedule (module docstring); ``read()`` returns the text,
     ``write(text)`` stores it, ``after()`` finishes it (the files writer's commit). Returns the
-    seconds the serial edit's read-to-write took (the window in which a lost update happens;
-    the free schedule's offsets scale with it)."""
+    seconds the serial edit's read-to-write took (the window in which a lost update happens)."""
     other = "B" if writer == "A" else "A"
 
     def edit(marker: str) -> float:
@@ -78,7 +77,7 @@ def _edits(folder: Path, writer: str, trials: int, seed: int, read, write,
     rng = random.Random(seed * 7919 + ord(writer))
     for t in range(trials):
         _rendezvous(folder, f"free-start-{t}", writer)
-        time.sleep(rng.uniform(0.0, 2.0 * took))
+        time.sleep(rng.uniform(0.0, 2.0 * think))
         edit(f"free{t}")
         _rendezvous(folder, f"free-end-{t}", writer)
     return {"serial_edit_s": took, "other": other}

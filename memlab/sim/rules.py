@@ -47,7 +47,8 @@ RULES: dict[str, str] = {
           "learned block <= 2; pass: both; partial: one; fail: neither",
     "S8": "two real writers, each a read-modify-write edit of one shared block and concurrent "
           "learns, under schedules serial / interleaved (both read before either writes) / "
-          "free (random start offsets, N trials); lost_edit_rate_<schedule> = edits lost / "
+          "free (N trials, each read after a random offset in [0, 40 ms], twice the 20 ms a "
+          "writer thinks between read and write); lost_edit_rate_<schedule> = edits lost / "
           "edits made; fail: a learned block lost, a writer error, a corrupt store, or "
           "lost_edit_rate_serial > 0; partial: lost_edit_rate_free > 0 (uncoordinated "
           "writers lose edits); pass: lost_edit_rate_free = 0 (interleaved is reported: 0 "

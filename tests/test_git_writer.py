@@ -266,9 +266,8 @@ def embedder(tmp_path_factory):
 def _pin_apply_clock(monkeypatch) -> None:
     from memlab.reviews import _apply
 
-    monkeypatch.setattr(_apply, "_IDENTITY", {**_apply._IDENTITY,
-                                              "GIT_AUTHOR_DATE": f"{APPLY_WHEN} +0000",
-                                              "GIT_COMMITTER_DATE": f"{APPLY_WHEN} +0000"})
+    # (main's code was pinned by adding GIT_AUTHOR_DATE / GIT_COMMITTER_DATE to its identity)
+    monkeypatch.setattr(_apply, "_clock", lambda: (APPLY_WHEN, 0))
 
 
 @pytest.mark.slow

@@ -145,17 +145,19 @@ class Signature:
 
 
 def normalise_message(message: str) -> str:
-    """One trailing newline, as ``git commit-tree -F`` stores a message read from a file."""
+    """Exactly one trailing newline: how every commit :func:`commit_files` makes ends its
+    message (``git commit-tree -F`` itself stores a message byte for byte)."""
     return message.rstrip("\n") + "\n"
 
 
 def commit_body(tree: str, parents: Iterable[str], signature: Signature, message: str) -> bytes:
-    """A commit object exactly as ``git commit-tree -F`` writes it (no signature, UTF-8)."""
+    """A commit object exactly as ``git commit-tree -F`` writes it for this message (kept byte
+    for byte; no signature, UTF-8) with ``signature`` as author and committer."""
     lines = [f"tree {tree}"]
     lines += [f"parent {p}" for p in parents]
     lines.append(f"author {signature.line()}")
     lines.append(f"committer {signature.line()}")
-    return ("\n".join(lines) + "\n\n" + normalise_message(message)).encode("utf-8")
+    return ("\n".join(lines) + "\n\n" + message).encode("utf-8")
 
 
 def commit_files(store: Callable[[str, bytes], str], flat: dict[str, tuple[str, str]],
@@ -164,12 +166,14 @@ def commit_files(store: Callable[[str, bytes], str], flat: dict[str, tuple[str, 
                  modes: Mapping[str, str] | None = None) -> tuple[str, str]:
     """One commit on top of ``parent`` whose tree is ``flat`` (``{path: (mode, sha)}``, the
     parent's, updated in place) with ``files`` written (``(path, bytes)``; bytes None removes
-    the path); every blob, tree and the commit go through ``store``. ``(tree, commit)``."""
+    the path); every blob, tree and the commit go through ``store``. The message is stored
+    with exactly one trailing newline (:func:`normalise_message`). ``(tree, commit)``."""
     for path, data in files:
         if data is None:
             flat.pop(path, None)
         else:
             flat[path] = ((modes or {}).get(path, BLOB_MODE), store("blob", data))
     tree = build_trees(flat, store=store)
-    commit = store("commit", commit_body(tree, [parent] if parent else [], signature, message))
+    commit = store("commit", commit_body(tree, [parent] if parent else [], signature,
+                                         normalise_message(message)))
     return tree, commit

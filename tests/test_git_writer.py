@@ -293,3 +293,38 @@ def test_review_apply_makes_the_commits_it_made_before(tmp_path, embedder, monke
         tree = _run("rev-parse", f"{sha}^{{tree}}", cwd=root)
         assert _run("commit-tree", "--no-gpg-sign", tree, "-p", parent, "-F", "-", cwd=root,
                     input=message, env=who) == sha
+
+
+# ---- the writer against git itself --------------------------------------------------------------
+@pytest.mark.parametrize("fmt", ["sha1", "sha256"])
+@pytest.mark.parametrize("offset, shown", [(0, "+0000"), (-150, "-0230"), (330, "+0530")])
+def test_hash_object_and_commit_tree_match_git_in_either_object_format(tmp_path, fmt, offset,
+                                                                        shown):
+    from memlab import _git
+    from memlab._gitobj import Signature
+
+    repo = tmp_path / "r"
+    repo.mkdir()
+    _run("init", "-q", f"--object-format={fmt}", cwd=repo)
+    data = "caf\u00e9\n\0binary".encode()
+    blob = _git.hash_object(repo, data)
+    assert blob == _run("hash-object", "--stdin", cwd=repo, input=data)
+    tree = _run("mktree", cwd=repo, input=f"100755 blob {blob}\tr\u00e9sum\u00e9.sh\n".encode())
+    who = {"GIT_AUTHOR_NAME": "A U Thor", "GIT_AUTHOR_EMAIL": "a@example.com",
+           "GIT_COMMITTER_NAME": "A U Thor", "GIT_COMMITTER_EMAIL": "a@example.com",
+           "GIT_AUTHOR_DATE": f"{APPLY_WHEN} {shown}", "GIT_COMMITTER_DATE": f"{APPLY_WHEN} {shown}",
+           "PATH": "/usr/bin:/bin", "HOME": str(repo), "GIT_CONFIG_NOSYSTEM": "1",
+           "GIT_CONFIG_GLOBAL": "/dev/null"}
+    message = "subject\n\nbody line\n\n\n"
+    by_git = _run("commit-tree", "--no-gpg-sign", tree, "-F", "-", cwd=repo,
+                  input=message.encode(), env=who)
+    ours = _git.commit_tree(repo, tree, [], message,
+                            Signature("A U Thor", "a@example.com", APPLY_WHEN, offset))
+    assert ours == by_git
+    child_git = _run("commit-tree", "--no-gpg-sign", tree, "-p", by_git, "-m", "second", cwd=repo,
+                     env=who)
+    assert _git.commit_tree(repo, tree, [by_git], "second\n",  # -m adds the newline
+                            Signature("A U Thor", "a@example.com", APPLY_WHEN, offset)) == child_git
+    _run("update-ref", "refs/heads/main", child_git, cwd=repo)
+    assert "error" not in subprocess.run(["git", "fsck", "--strict"], cwd=repo, capture_output=True,
+                                         text=True).stderr

@@ -225,6 +225,11 @@ def check_branch(plan: Plan, dest: Path, branch: str, *, force: bool
     if len(plan.repos) != 1 or plan.repos[0].subdir:
         raise MigrationError("this migration makes several repositories; it cannot go on one branch",
                              path=dest, hint="migrate into a new folder instead (omit branch=)")
+    gdir = _git.git_dir(dest)
+    if gdir is not None and _git.object_format(gdir) != "sha1":
+        raise MigrationError("the repository uses SHA-256 object ids; a migration's planned "
+                             "commits are SHA-1", path=dest,
+                             hint="migrate into a new folder instead (omit branch=)")
     parent, flat = branch_base(dest)
     current = branch_sha(dest, branch)
     if current is not None:

@@ -13,8 +13,9 @@ Order of refusals (each names the file and what to do):
 6. another git process holds the index or the branch (``index.lock``, a branch's ``.lock``;
    git would let the commit land and then fail on the index) → ProposalRejected naming it.
 
-Only then is anything written: blobs, a tree and a commit through plumbing with a private index,
-then ``update-ref`` with the old HEAD as the expected value (the commit point), then the changed
+Only then is anything written: blobs, trees and a commit, from Python by memlab's one object and
+commit writer (:mod:`memlab._gitobj`, dated now as ``git commit-tree`` would date it), on top of
+HEAD's tree; no index is used for it. Then ``update-ref`` with the old HEAD as the expected value (the commit point), then the changed
 files of the working tree (written by memlab, each by rename) and their index entries. Every git
 call goes through :mod:`memlab._git`, so no program the repository's config names runs (no
 hooks, fsmonitor, filters); nothing is checked out. SIGINT/SIGTERM are held back from the
@@ -24,7 +25,7 @@ recognises HEAD as this proposal's commit and finishes the working tree and the 
 check hashes files in Python, so files that were only touched are not dirty.
 
 Where things are: this module holds ``apply_proposal`` and the steps that write: the git
-plumbing (``_git``, ``_commit`` on a private index, ``_write_file``, ``_sync_worktree``,
+plumbing (``_git``, ``_commit`` through the writer, ``_write_file``, ``_sync_worktree``,
 ``_index_behind``), the signal hold (``_signals_deferred``) and the commit point, and
 ``_finish`` for a re-run. The result type is in ``_apply_result``; the in-memory file edits and
 their guards in ``_apply_edits``; the checks before writing (fresh against HEAD, one option per
@@ -62,7 +63,8 @@ __all__ = ["ApplyResult", "apply_proposal", "check_one_per_choice", "_blob_text"
 _ZERO = "0" * 40
 
 
-# ---- git plumbing (all through memlab._git: no program the repo's config names can run) ------
+# ---- git plumbing (all through memlab._git: no program the repo's config names can run; the
+# commit's objects through memlab._gitobj, the one writer) ---------------------------------------
 
 def _clock() -> tuple[int, int]:
     """Now, as ``git commit-tree`` dates a commit with no date given: whole seconds since the

@@ -468,13 +468,18 @@ def common_dir(gdir: Path) -> Path:
     return gdir
 
 
-_formats: dict[str, str] = {}
+_formats: dict[tuple, str] = {}
 
 
 def object_format(gdir: Path) -> str:
     """``"sha1"`` or ``"sha256"``: the object ids of the repository whose git folder is ``gdir``
-    (asked of git once per folder)."""
-    key = str(Path(gdir).resolve())
+    (asked of git once per folder and state of its config file)."""
+    config = common_dir(Path(gdir)) / "config"
+    try:
+        st = os.stat(config)
+        key: tuple = (str(config.resolve()), st.st_ino, st.st_mtime_ns, st.st_size)
+    except OSError:
+        key = (str(config),)
     if key not in _formats:
         out = run(gdir, "rev-parse", "--show-object-format", check=False, ceiling=False)
         _formats[key] = "sha256" if out.decode("ascii", "replace").strip() == "sha256" else "sha1"

@@ -16,10 +16,10 @@ memlab starts goes through :func:`run` (or :func:`stream`), which
   ``include``/``includeIf`` (memlab does not follow config into other files), and one whose git
   folder holds a FIFO, socket or device where git would read a file (git would block on it).
 
-memlab's own writes never need a checkout filter: a migration writes its objects from Python
-(:func:`write_object`) and moves the branch with ``update-ref``; review's apply builds its commit
-with plumbing (``hash-object --no-filters``, ``update-index`` on a private index, ``write-tree``,
-``commit-tree``, ``update-ref``); working-tree files are written by memlab itself. The analyst's own ``safe.directory`` entries (global config, which
+memlab's own writes never need a checkout filter, and no git process makes an object: a
+migration and review's apply write their blobs, trees and commits from Python through the one
+writer, :mod:`memlab._gitobj` (:func:`write_object`, :func:`hash_object`, :func:`commit_tree`
+here), and move the branch with ``update-ref``; working-tree files are written by memlab itself. The analyst's own ``safe.directory`` entries (global config, which
 is theirs and trusted) are passed through so a repository they allowed stays readable.
 
 :data:`ENV_OVERRIDES` and :data:`CONFIG_OVERRIDES` are plain data so the standalone migration
@@ -39,12 +39,13 @@ from functools import lru_cache
 from pathlib import Path
 from typing import BinaryIO, Iterator, Mapping, Sequence
 
+from memlab._gitobj import Signature, commit_body, write_loose
 from memlab.errors import RepoError
 
 __all__ = ["ENV_OVERRIDES", "CONFIG_OVERRIDES", "IDENTITY_KEYS", "env", "command", "run", "stream",
            "check_repo", "find_root", "git_dir", "returncode", "hash_object", "commit_tree", "update_ref",
            "rev_parse", "read_blob", "tree_entries", "write_object", "flat_tree",
-           "symbolic_branch"]
+           "symbolic_branch", "object_format", "common_dir"]
 
 #: Environment every git process gets on top of PATH/TMPDIR (nothing else is inherited).
 ENV_OVERRIDES: dict[str, str] = {
@@ -431,20 +432,25 @@ def tree_entries(repo: Path, commit: str, paths: Sequence[str] = (), *,
     return found
 
 
+def _repo_git_dir(repo: Path) -> Path:
+    gdir = git_dir(Path(repo))
+    if gdir is None:
+        raise RepoError("not a git repository", path=repo)
+    return gdir
+
+
 def hash_object(repo: Path, data: bytes, kind: str = "blob") -> str:
-    """Store ``data`` as an object (never through a clean filter); its sha."""
-    return run(repo, "hash-object", "-w", "--no-filters", "-t", kind, "--stdin", input=data,
-               ceiling=False).decode().strip()
+    """Store ``data`` as an object of the repository at ``repo`` (never through a clean filter:
+    written from Python by :mod:`memlab._gitobj`); its id."""
+    return write_object(_repo_git_dir(repo), kind, data)
 
 
 def commit_tree(repo: Path, tree: str, parents: Sequence[str], message: str,
-                identity: Mapping[str, str]) -> str:
-    """Store a commit (never signed, no hooks); its sha."""
-    args = ["commit-tree", "--no-gpg-sign", tree]
-    for p in parents:
-        args += ["-p", p]
-    return run(repo, *args, "-F", "-", input=message.encode("utf-8"), extra_env=identity,
-               ceiling=False).decode().strip()
+                signature: Signature) -> str:
+    """Store a commit of ``tree`` as ``git commit-tree -F`` would (never signed, no hooks),
+    written from Python by :mod:`memlab._gitobj`; its id."""
+    return write_object(_repo_git_dir(repo), "commit",
+                        commit_body(tree, parents, signature, message))
 
 
 def update_ref(repo: Path, ref: str, new: str, old: str, *, message: str = "memlab") -> bool:
@@ -462,30 +468,29 @@ def common_dir(gdir: Path) -> Path:
     return gdir
 
 
+_formats: dict[tuple, str] = {}
+
+
+def object_format(gdir: Path) -> str:
+    """``"sha1"`` or ``"sha256"``: the object ids of the repository whose git folder is ``gdir``
+    (asked of git once per folder and state of its config file)."""
+    config = common_dir(Path(gdir)) / "config"
+    try:
+        st = os.stat(config)
+        key: tuple = (str(config.resolve()), st.st_ino, st.st_mtime_ns, st.st_size)
+    except OSError:
+        key = (str(config),)
+    if key not in _formats:
+        out = run(gdir, "rev-parse", "--show-object-format", check=False, ceiling=False)
+        _formats[key] = "sha256" if out.decode("ascii", "replace").strip() == "sha256" else "sha1"
+    return _formats[key]
+
+
 def write_object(gdir: Path, kind: str, body: bytes) -> str:
     """Store one loose object in the git folder ``gdir`` from Python (no git process, so nothing
-    can run); its sha-1. Atomic: written to a temp file beside it, then renamed."""
-    import hashlib
-    import zlib
-
-    raw = f"{kind} {len(body)}".encode("ascii") + b"\0" + body
-    sha = hashlib.sha1(raw).hexdigest()
-    folder = common_dir(gdir) / "objects" / sha[:2]
-    target = folder / sha[2:]
-    if target.exists():
-        return sha
-    folder.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix="tmp_obj_", dir=folder)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(zlib.compress(raw, 1))
-        os.chmod(tmp, 0o444)
-        os.replace(tmp, target)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
-    return sha
+    can run), in the repository's object format; its id. Atomic (:func:`memlab._gitobj.write_loose`)."""
+    return write_loose(common_dir(gdir) / "objects", kind, body,
+                       sha256=object_format(gdir) == "sha256")
 
 
 def flat_tree(repo: Path, commit: str) -> dict[str, tuple[str, str]]:

@@ -177,11 +177,12 @@ def test_plan_script_and_direct_apply_make_identical_commits(src, to, tmp_path):
     script = script_path(tmp_path / "scripted")
     assert planned.script == script and script.exists()
     text = script.read_text()
-    # Standalone: the standard library and the git CLI only.
+    # Standalone: the standard library and the git CLI only (the embedded object writer,
+    # memlab/_gitobj.py, brings hashlib, zlib, dataclasses and typing).
     imports = {line.split()[1].split(".")[0] for line in text.splitlines()
                if line.startswith(("import ", "from "))}
     assert imports <= {"__future__", "argparse", "os", "shutil", "subprocess", "sys", "tempfile",
-                       "uuid", "pathlib"}
+                       "uuid", "pathlib", "hashlib", "zlib", "dataclasses", "typing"}
     run = subprocess.run([sys.executable, "-I", str(script)], capture_output=True, text=True)
     assert run.returncode == 0, run.stderr
     # The direct apply of the same migration (same source, same destination) makes the very

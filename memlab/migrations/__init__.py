@@ -16,8 +16,8 @@ a v1 repository moves to v2 in a new repository holding its history
 
 Both ways to run make the same commits, byte for byte: ``plan=True`` writes a standalone Python
 script (standard library + the ``git`` CLI) beside the destination for a human to read and run;
-otherwise the plan is applied with git plumbing through :mod:`memlab._git` (objects written
-directly, no hooks). Commits have a fixed author (``memlab migrate``) and a fixed date: the
+otherwise the plan is applied through :mod:`memlab._git` (objects written directly from Python by
+:mod:`memlab._gitobj`, the one object and commit writer the script embeds too; no hooks). Commits have a fixed author (``memlab migrate``) and a fixed date: the
 source's latest timestamp for an elfmem substrate; for Letta and Souveraine targets the time
 of the first migration of this source into the destination (the source's own date is kept in
 a trailer); so a re-run finds the same commit ids and changes nothing. The source is only ever read. A destination is built in a temporary sibling

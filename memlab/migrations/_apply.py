@@ -13,8 +13,8 @@ Two modes:
   compare-and-swap, so a crash leaves only unreferenced objects and the working tree is never
   touched.
 
-Objects are written with the framing in :mod:`memlab.migrations._gitobj`, and each commit id is
-checked against the one the plan predicted.
+Objects and commits are written by :mod:`memlab._gitobj` (the one writer, also embedded in the
+plan script), and each commit id is checked against the one the plan predicted.
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ from pathlib import Path
 from memlab import _git
 from memlab._tmp import sigterm_as_exit
 from memlab.errors import MigrationError, OutputExists
-from memlab.migrations._gitobj import BLOB_MODE, blob_sha, build_trees, commit_body
+from memlab._gitobj import blob_sha, commit_files
 from memlab.migrations._plan import Plan, PlannedRepo
 
 _ZERO = "0" * 40
@@ -72,14 +72,9 @@ def _write_commits(root: Path, planned: PlannedRepo, plan: Plan, parent: str | N
         return _store(gdir, kind, body)
 
     for commit, (want_tree, want_sha) in zip(planned.commits, expected):
-        for path in commit.removed:
-            flat.pop(path, None)
-        for path, data in commit.files:
-            flat[path] = (BLOB_MODE, store("blob", data))
-        tree = build_trees(flat, store=store)
-        body = commit_body(tree, [parent] if parent else [], commit.author or plan.signature,
-                           commit.message)
-        sha = store("commit", body)
+        files = [*((path, None) for path in commit.removed), *commit.files]
+        tree, sha = commit_files(store, flat, files, parent, commit.author or plan.signature,
+                                 commit.message)
         if (tree, sha) != (want_tree, want_sha):  # pragma: no cover - would be a framing bug
             raise MigrationError(
                 f"commit {commit.message.splitlines()[0]!r} came out as {sha}, planned {want_sha}",
@@ -230,6 +225,11 @@ def check_branch(plan: Plan, dest: Path, branch: str, *, force: bool
     if len(plan.repos) != 1 or plan.repos[0].subdir:
         raise MigrationError("this migration makes several repositories; it cannot go on one branch",
                              path=dest, hint="migrate into a new folder instead (omit branch=)")
+    gdir = _git.git_dir(dest)
+    if gdir is not None and _git.object_format(gdir) != "sha1":
+        raise MigrationError("the repository uses SHA-256 object ids; a migration's planned "
+                             "commits are SHA-1", path=dest,
+                             hint="migrate into a new folder instead (omit branch=)")
     parent, flat = branch_base(dest)
     current = branch_sha(dest, branch)
     if current is not None:

@@ -57,7 +57,7 @@ from memlab.audits._integrity import letta_server_integrity
 from memlab.errors import MigrationError
 from memlab.formats import letta_memfs as fmt
 from memlab.migrations import _letta, _letta_v2
-from memlab.migrations._gitobj import Signature
+from memlab._gitobj import Signature
 from memlab.migrations._plan import (
     FALLBACK_EPOCH,
     Plan,

@@ -52,7 +52,7 @@ from memlab.constants import (DEFAULT_MIGRATION_LAYOUT, MIGRATION_LAYOUTS, ROOT_
 from memlab.errors import MigrationError
 from memlab.formats import _json
 from memlab.formats import letta_memfs as fmt
-from memlab.migrations._gitobj import Signature
+from memlab._gitobj import Signature
 from memlab.migrations._plan import PlannedCommit, refuse_nul
 
 __all__ = ["check_layout", "section", "section_of", "claim", "file_name", "render", "description",

@@ -19,7 +19,7 @@ import pandas as pd
 
 from memlab.errors import MigrationError, UnsafePath
 from memlab.formats import letta_memfs as _fmt
-from memlab.migrations._gitobj import BLOB_MODE, Signature, blob_sha, build_trees, commit_body, object_sha
+from memlab._gitobj import Signature, commit_files, object_sha
 
 #: Who every migration commit is attributed to. Not an agent and not a human: a memfs audit
 #: tells a migration apart from the memory's own history (author kind ``migration``).
@@ -88,14 +88,10 @@ class Plan:
             flat = dict(flat)
             chain: list[tuple[str, str]] = []
             for commit in repo.commits:
-                for path in commit.removed:
-                    flat.pop(path, None)
-                for path, data in commit.files:
-                    flat[path] = (BLOB_MODE, blob_sha(data))
-                tree = build_trees(flat)
-                body = commit_body(tree, [parent] if parent else [], commit.author or self.signature,
-                                   commit.message)
-                parent = object_sha("commit", body)
+                # The writer's own loop, hashing only (object_sha stores nothing).
+                files = [*((path, None) for path in commit.removed), *commit.files]
+                tree, parent = commit_files(object_sha, flat, files, parent,
+                                            commit.author or self.signature, commit.message)
                 chain.append((tree, parent))
             out[repo.subdir] = chain
         return out

@@ -2,17 +2,21 @@
 
 The script uses only the standard library and the ``git`` command line, carries every file's
 content as a literal (so reviewing it means reading what will be committed), and makes exactly
-the commits the direct apply makes: it builds them with git plumbing (``hash-object``,
-``update-index``, ``write-tree``, ``commit-tree``) under the same fixed author and date, and
-stops if any commit id differs from the one memlab computed when it wrote the script.
+the commits the direct apply makes: it embeds memlab's one object and commit writer,
+:mod:`memlab._gitobj`, generated from that module's source when the script is written (never a
+second copy kept by hand), writes every blob, tree and commit with it under the same fixed
+author and date, and stops if any commit id differs from the one memlab computed when it wrote
+the script. git itself only makes the repository, fetches a base history, lists the base tree,
+moves the branch and checks the result out.
 """
 
 from __future__ import annotations
 
+import inspect
 import textwrap
 from pathlib import Path
 
-from memlab import _git
+from memlab import _git, _gitobj
 from memlab._escape import comment, py_literal
 from memlab.migrations._plan import Plan
 
@@ -32,6 +36,13 @@ def _literal(data: bytes) -> str:
     lines = text.splitlines(keepends=True) or [""]
     body = "\n".join(f"    {py_literal(line)}" for line in lines)
     return f"(\n{body}\n).encode(\"utf-8\")"
+
+
+def writer_source() -> str:
+    """The source of :mod:`memlab._gitobj` as the script embeds it: the whole module but its
+    ``from __future__`` line (the script starts with its own)."""
+    lines = inspect.getsource(_gitobj).splitlines()
+    return "\n".join(line for line in lines if line != "from __future__ import annotations")
 
 
 def _comment_block(lines: list[str]) -> str:
@@ -67,6 +78,7 @@ def render_script(plan: Plan, dest: Path, *, branch: str, mode: str,
     summary += [
         "",
         "Run:   python3 THIS_SCRIPT [DEST] [--force]",
+        "It writes every object from Python with memlab's own writer (embedded below),",
         "It builds the repository beside DEST and renames it into place only when complete",
         "(new-repository mode), or creates the branch last with a compare-and-swap (branch mode);",
         "a second run finds the same commits and changes nothing. It checks every commit id",
@@ -129,6 +141,11 @@ def render_script(plan: Plan, dest: Path, *, branch: str, mode: str,
         out.append(f"REPOS.append({{'subdir': {py_literal(planned.subdir)}, 'commits': _commits, "
                    f"'base': {py_literal(base)}}})")
     out.append("")
+    out.append("# " + "=" * 98)
+    out.append("# The git object and commit writer: memlab/_gitobj.py, embedded as it is when memlab wrote")
+    out.append("# this script (generated from that module; not a copy to edit). Standard library only.")
+    out.append("# " + "=" * 98)
+    out.append(writer_source())
     out.append(_MACHINERY)
     return "\n".join(out)
 
@@ -136,8 +153,8 @@ def render_script(plan: Plan, dest: Path, *, branch: str, mode: str,
 _MACHINERY = r'''
 # ==================================================================================================
 # Machinery: standard library and the git command line only. Nothing below needs reviewing to
-# know what will be committed; it only makes the commits above, checks their ids, and puts the
-# result in place without ever leaving a half-written destination.
+# know what will be committed; it only makes the commits above with the writer, checks their
+# ids, and puts the result in place without ever leaving a half-written destination.
 # ==================================================================================================
 
 import argparse
@@ -145,7 +162,6 @@ import os
 import shutil
 import subprocess
 import sys
-import tempfile
 import uuid
 from pathlib import Path
 
@@ -181,42 +197,50 @@ def branch_sha(repo_dir):
     return proc.stdout.decode().strip() or None
 
 
+def objects_dir(repo_dir):
+    """The objects folder of the repository at ``repo_dir`` (a linked worktree's is its main
+    repository's); refused unless the repository uses SHA-1 ids, as the plan does."""
+    if git("rev-parse", "--show-object-format", cwd=repo_dir) not in ("sha1", "--show-object-format"):
+        sys.exit(f"{repo_dir}: this repository does not use SHA-1 object ids; the plan's commits do")
+    common = Path(git("rev-parse", "--git-common-dir", cwd=repo_dir))
+    return (common if common.is_absolute() else repo_dir / common) / "objects"
+
+
+def tree_files(repo_dir, commit):
+    """``{path: (mode, sha)}`` of every entry but a folder in ``commit``'s tree."""
+    out = run_git("ls-tree", "-r", "-z", "--full-tree", commit, cwd=repo_dir)
+    if out.returncode != 0:
+        sys.exit(f"git ls-tree failed in {repo_dir}: {out.stderr.decode(errors='replace').strip()}")
+    flat = {}
+    for record in out.stdout.split(b"\0"):
+        if record:
+            meta, _, name = record.partition(b"\t")
+            mode, _kind, sha = meta.decode("ascii").split()
+            flat[name.decode("utf-8", "surrogateescape")] = (mode, sha)
+    return flat
+
+
 def make_commits(repo_dir, commits, parent):
-    """Write the planned commits with plumbing; return the last commit id."""
-    identity = {
-        "GIT_AUTHOR_NAME": AUTHOR_NAME, "GIT_AUTHOR_EMAIL": AUTHOR_EMAIL,
-        "GIT_AUTHOR_DATE": f"{TIMESTAMP} +0000",
-        "GIT_COMMITTER_NAME": AUTHOR_NAME, "GIT_COMMITTER_EMAIL": AUTHOR_EMAIL,
-        "GIT_COMMITTER_DATE": f"{TIMESTAMP} +0000",
-    }
-    with tempfile.TemporaryDirectory() as scratch:
-        # A private index: the repository's own index and working tree are not touched here.
-        index = {"GIT_INDEX_FILE": str(Path(scratch) / "index")}
-        if parent:
-            git("read-tree", parent, cwd=repo_dir, env=index)
-        else:
-            git("read-tree", "--empty", cwd=repo_dir, env=index)
-        for commit in commits:
-            entries = [f"0 {ZERO}\t{path}\n" for path in commit.get("removed", [])]
-            for path, data in commit["files"]:
-                blob = git("hash-object", "-w", "--no-filters", "--stdin", cwd=repo_dir, stdin=data)
-                entries.append(f"100644 {blob}\t{path}\n")
-            git("update-index", "--index-info", cwd=repo_dir, env=index,
-                stdin="".join(entries).encode("utf-8"))
-            tree = git("write-tree", cwd=repo_dir, env=index)
-            message = commit["message"].rstrip("\n") + "\n"
-            args = ["commit-tree", tree, "--no-gpg-sign"] + (["-p", parent] if parent else []) + ["-F", "-"]
-            env = identity
-            if commit.get("author"):  # a replayed history commit: its own author and date
-                name, email, when = commit["author"]
-                env = {"GIT_AUTHOR_NAME": name, "GIT_AUTHOR_EMAIL": email,
-                       "GIT_AUTHOR_DATE": f"{when} +0000", "GIT_COMMITTER_NAME": name,
-                       "GIT_COMMITTER_EMAIL": email, "GIT_COMMITTER_DATE": f"{when} +0000"}
-            sha = git(*args, cwd=repo_dir, stdin=message.encode("utf-8"), env=env)
-            if (tree, sha) != (commit["tree"], commit["commit"]):
-                sys.exit(f"commit {message.splitlines()[0]!r} came out as {sha} (tree {tree}); the plan "
-                         f"expected {commit['commit']} (tree {commit['tree']}). Nothing was put in place.")
-            parent = sha
+    """Write the planned commits with the embedded writer (every blob, tree and commit from
+    Python: no git process makes an object, and the repository's index and working tree are
+    not touched); return the last commit id."""
+    objects = objects_dir(repo_dir)
+
+    def store(kind, body):
+        return write_loose(objects, kind, body)
+
+    flat = tree_files(repo_dir, parent) if parent else {}
+    for commit in commits:
+        # A replayed history commit has its own author and date; every other, the plan's.
+        name, email, when = commit.get("author") or (AUTHOR_NAME, AUTHOR_EMAIL, TIMESTAMP)
+        files = [(path, None) for path in commit.get("removed", [])] + list(commit["files"])
+        tree, sha = commit_files(store, flat, files, parent, Signature(name, email, when),
+                                 commit["message"])
+        if (tree, sha) != (commit["tree"], commit["commit"]):
+            subject = commit["message"].splitlines()[0] if commit["message"] else ""
+            sys.exit(f"commit {subject!r} came out as {sha} (tree {tree}); the plan "
+                     f"expected {commit['commit']} (tree {commit['tree']}). Nothing was put in place.")
+        parent = sha
     return parent
 
 

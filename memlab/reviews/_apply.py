@@ -13,8 +13,9 @@ Order of refusals (each names the file and what to do):
 6. another git process holds the index or the branch (``index.lock``, a branch's ``.lock``;
    git would let the commit land and then fail on the index) → ProposalRejected naming it.
 
-Only then is anything written: blobs, a tree and a commit through plumbing with a private index,
-then ``update-ref`` with the old HEAD as the expected value (the commit point), then the changed
+Only then is anything written: blobs, trees and a commit, from Python by memlab's one object and
+commit writer (:mod:`memlab._gitobj`, dated now as ``git commit-tree`` would date it), on top of
+HEAD's tree; no index is used for it. Then ``update-ref`` with the old HEAD as the expected value (the commit point), then the changed
 files of the working tree (written by memlab, each by rename) and their index entries. Every git
 call goes through :mod:`memlab._git`, so no program the repository's config names runs (no
 hooks, fsmonitor, filters); nothing is checked out. SIGINT/SIGTERM are held back from the
@@ -24,7 +25,7 @@ recognises HEAD as this proposal's commit and finishes the working tree and the 
 check hashes files in Python, so files that were only touched are not dirty.
 
 Where things are: this module holds ``apply_proposal`` and the steps that write: the git
-plumbing (``_git``, ``_commit`` on a private index, ``_write_file``, ``_sync_worktree``,
+plumbing (``_git``, ``_commit`` through the writer, ``_write_file``, ``_sync_worktree``,
 ``_index_behind``), the signal hold (``_signals_deferred``) and the commit point, and
 ``_finish`` for a re-run. The result type is in ``_apply_result``; the in-memory file edits and
 their guards in ``_apply_edits``; the checks before writing (fresh against HEAD, one option per
@@ -37,14 +38,15 @@ from __future__ import annotations
 
 import os
 import signal
+import time
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 from memlab.formats.letta_memfs import REVIEW_EMAIL, REVIEW_NAME
 from memlab import _git as _hardened
+from memlab._gitobj import Signature, commit_files
 from memlab._files import read_regular
-from memlab._tmp import private_tempdir
 from memlab.errors import ProposalRejected, RepoError, StaleProposal
 from memlab.reviews import _repo
 from memlab.reviews._apply_checks import (_applied_in, _check_fresh, _message, _refuse_locks,
@@ -61,11 +63,21 @@ __all__ = ["ApplyResult", "apply_proposal", "check_one_per_choice", "_blob_text"
 _ZERO = "0" * 40
 
 
-# ---- git plumbing (all through memlab._git: no program the repo's config names can run) ------
+# ---- git plumbing (all through memlab._git: no program the repo's config names can run; the
+# commit's objects through memlab._gitobj, the one writer) ---------------------------------------
 
-# memfs audits read this identity as author kind "review" (formats/letta_memfs.py).
-_IDENTITY = {"GIT_AUTHOR_NAME": REVIEW_NAME, "GIT_AUTHOR_EMAIL": REVIEW_EMAIL,
-             "GIT_COMMITTER_NAME": REVIEW_NAME, "GIT_COMMITTER_EMAIL": REVIEW_EMAIL}
+def _clock() -> tuple[int, int]:
+    """Now, as ``git commit-tree`` dates a commit with no date given: whole seconds since the
+    epoch and the local offset from UTC in minutes."""
+    now = int(time.time())
+    return now, time.localtime(now).tm_gmtoff // 60
+
+
+def _signature() -> Signature:
+    """Author and committer of an apply commit, dated now. memfs audits read this identity as
+    author kind "review" (formats/letta_memfs.py)."""
+    now, offset = _clock()
+    return Signature(REVIEW_NAME, REVIEW_EMAIL, now, offset)
 
 
 def _git(root: Path, *args: str, input: bytes | None = None, env: dict[str, str] | None = None,
@@ -75,19 +87,24 @@ def _git(root: Path, *args: str, input: bytes | None = None, env: dict[str, str]
 
 def _commit(root: Path, head: str, changes: dict[str, bytes | None], modes: dict[str, str],
             message: str) -> str:
-    """Blobs, a tree and a commit made with plumbing and a private index; nothing checked out."""
-    with private_tempdir("apply") as tmp:
-        env = {"GIT_INDEX_FILE": str(Path(tmp) / "index")}
-        _git(root, "read-tree", head, env=env)
-        for path, data in sorted(changes.items()):
-            if data is None:
-                _git(root, "update-index", "--force-remove", "--", path, env=env)
-                continue
-            sha = _hardened.hash_object(root, data)
-            _git(root, "update-index", "--add", "--cacheinfo",
-                 f"{modes.get(path, '100644')},{sha},{path}", env=env)
-        tree = _git(root, "write-tree", env=env).decode().strip()
-    return _hardened.commit_tree(root, tree, [head], message, _IDENTITY)
+    """Blobs, trees and a commit on top of ``head``, written by the one writer
+    (:mod:`memlab._gitobj`, through :func:`memlab._git.write_object`); nothing checked out, no
+    index touched."""
+    gdir = _hardened.git_dir(root)
+    if gdir is None:  # pragma: no cover - open_repo found it
+        raise RepoError("not a git repository", path=root)
+
+    def store(kind: str, body: bytes) -> str:
+        return _hardened.write_object(gdir, kind, body)
+
+    flat = _hardened.flat_tree(root, head)
+    try:
+        _tree, commit = commit_files(store, flat, sorted(changes.items()), head, _signature(),
+                                     message, modes=modes)
+    except ValueError as exc:  # a file and a folder would share a name
+        raise ProposalRejected(f"the change cannot be committed: {exc}", path=root,
+                               hint="the repository changed shape; review it again") from exc
+    return commit
 
 
 def _write_file(path: Path, data: bytes, mode: str) -> None:

@@ -4,13 +4,13 @@ the files whose working copy differs from a commit (:func:`working_tree_changes`
 
 from __future__ import annotations
 
-import hashlib
 import os
 from pathlib import Path
 
 import pandas as pd
 
 from memlab._files import walk
+from memlab._gitobj import blob_sha, object_hasher
 from memlab.constants import MAX_FOLDER_DEPTH
 from memlab.sources._git_repo import RepoInfo, TreeEntry, ls_tree, run_git
 
@@ -28,19 +28,15 @@ def shown_path(name: str) -> tuple[str, bool]:
 
 def git_blob_id(data: bytes, *, sha256: bool = False) -> str:
     """The id ``git hash-object`` (without ``-w``, without filters) gives ``data``."""
-    h = hashlib.sha256() if sha256 else hashlib.sha1()
-    h.update(b"blob %d\0" % len(data))
-    h.update(data)
-    return h.hexdigest()
+    return blob_sha(data, sha256=sha256)
 
 
 def _hash_file(path: Path, *, sha256: bool) -> str:
     """The blob id of a regular file's bytes; OSError for anything else (a FIFO would block)."""
     from memlab._files import open_regular
 
-    h = hashlib.sha256() if sha256 else hashlib.sha1()
     with open_regular(path) as fh:
-        h.update(b"blob %d\0" % os.fstat(fh.fileno()).st_size)
+        h = object_hasher("blob", os.fstat(fh.fileno()).st_size, sha256=sha256)
         for block in iter(lambda: fh.read(1 << 20), b""):
             h.update(block)
     return h.hexdigest()

@@ -142,3 +142,14 @@ def test_the_key_parts_follow_what_they_name(tmp_path, monkeypatch):
     # Under $MEMLAB_CACHE_DIR, never beside a store.
     monkeypatch.setenv("MEMLAB_CACHE_DIR", str(tmp_path / "c"))
     assert results_dir() == tmp_path / "c" / "sim-results"
+
+
+def test_a_cell_does_not_depend_on_the_cells_run_before_it():
+    """A cached cell stands for the cell run alone: its stable metrics are the same whether
+    other scenarios ran earlier in the same driver (S10's LLM count once read the driver's
+    running total)."""
+    params = SMALL.with_(s10_days=8, s4_corpus=20)
+    alone = run_real([NEW], ["S10"], params=params)[(release_row(NEW), "S10")]
+    after = run_real([NEW], ["S4", "S10"], params=params)[(release_row(NEW), "S10")]
+    assert _json(_stable(alone)) == _json(_stable(after))
+    assert alone.metrics["llm"] > 0

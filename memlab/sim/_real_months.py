@@ -132,6 +132,9 @@ def s10_six_months(ctx: RealContext) -> ScenarioResult:
     proc = ctx.proc
     inst = ctx.instance
     p = ctx.params
+    # This cell's own LLM calls (the driver's counter also holds earlier cells' calls; a
+    # cached cell must not depend on which cells ran before it in the same driver).
+    llm_before = _llm_calls(proc)["total_calls"]
     db = _seeded(ctx, "s10")
     seeded = {role: _role_block(_rows(db), role)["id"] for role in CONSTITUTION}
     rate = inst.near_dup_rate if p.s10_restate_rate is None else p.s10_restate_rate
@@ -166,7 +169,7 @@ def s10_six_months(ctx: RealContext) -> ScenarioResult:
             if rows[bid]["status"] != "active"}
     m = {"days": p.s10_days, "learned": learned, "restatements": restated,
          "restate_rate": round(rate, 3), "active_hours": round(hours * p.s10_days, 2),
-         "roles_intact": len(intact), "lost": lost, "llm": _llm_calls(proc)["total_calls"]}
+         "roles_intact": len(intact), "lost": lost, "llm": _llm_calls(proc)["total_calls"] - llm_before}
     outcome = grade_levels("S10", len(intact))
     summary = (f"{p.s10_days} days, {learned} blocks learned ({restated} restating a "
                f"principle): {len(intact)}/10 roles hold their seeded text; lost {lost or 'none'}")

@@ -121,3 +121,16 @@ def test_v2_tiers_agree_with_letta_codes_index_rule(letta_code, v2):
                if "missing required index" in line}
     assert {p for p, t in tiers.items() if t == "not_memory"} == flagged == {"scratch/todo.md"}
     assert files["over_limit"].isna().all()  # v2 has no block limit: not checked, never False
+
+
+def test_limit_ratio_is_the_largest_share_or_null_where_no_file_has_a_limit(v2, tmp_path):
+    import json
+
+    _, _, audit = v2
+    assert audit.headline["max_limit_ratio"] is None  # v2: limits live in .memfs.config.json
+    af = Path(__file__).resolve().parents[1] / "data" / "samples" / "letta-af" / "deep_research_agent.af"
+    memlab.migrate(af, tmp_path / "v1", to="letta", layout="v1", retrieval=False)
+    blocks = json.loads(af.read_text())["blocks"]
+    expected = max(len(b["value"]) / b["limit"] for b in blocks)  # from the Agent File itself
+    got = memlab.audit(tmp_path / "v1").headline["max_limit_ratio"]
+    assert expected < 1 and got == pytest.approx(expected)

@@ -54,7 +54,9 @@ def _headline(store: Store, hist: pd.DataFrame, tables: dict[str, pd.DataFrame],
         "no_verify_commits": checked(hooked, int(len(tables["no_verify_commits"]))),
         "over_limit_files": int(len(tables["over_limit"])),
         "limit_breach_commits": checked(history, int(tables["limit_breaches"]["sha"].nunique())),
-        "max_limit_ratio": float(tables["over_limit"]["ratio"].max()) if len(tables["over_limit"]) else 0.0,
+        # the largest body/limit of any file with a limit (over 1: over it); None when no file
+        # has one (v2 keeps limits in .memfs.config.json, judged in constraints)
+        "max_limit_ratio": _max_limit_ratio(tables["over_limit"], files, layout),
         "read_only_edits": checked(read_only, int((ro["change"] == "edited").sum())),
         "read_only_flag_removals": checked(read_only, int((ro["change"] == "flag_removed").sum())),
         "read_only_deletions": checked(read_only, int((ro["change"] == "deleted").sum())),
@@ -92,6 +94,19 @@ def _headline(store: Store, hist: pd.DataFrame, tables: dict[str, pd.DataFrame],
         head[f"commits_{kind}"] = int(kinds.get(kind, 0))
     head["findings"] = _findings(head, tables)
     return head
+
+
+def _max_limit_ratio(over: pd.DataFrame, files: pd.DataFrame, layout: str) -> float | None:
+    if len(over) and over["ratio"].notna().any():
+        return float(over["ratio"].max())
+    if not len(files):
+        return None
+    limits = files["limit"].astype("Float64")
+    if layout in ("letta_v1", "letta_v1_memory_prefix"):
+        limits = limits.fillna(float(fmt.DEFAULT_LIMIT))  # the server's default block limit
+    ratio = files["body_chars"].astype("Float64") / limits.where(limits > 0)
+    ratio = ratio.dropna()
+    return float(ratio.max()) if len(ratio) else None
 
 
 def _findings(head: dict[str, Any], tables: dict[str, pd.DataFrame]) -> int:

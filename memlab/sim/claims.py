@@ -19,6 +19,8 @@ from typing import Any, Callable, Mapping
 
 import pandas as pd
 
+from memlab.constants import EXACT_DUP_THRESHOLD, NEAR_DUP_THRESHOLD
+
 __all__ = ["Claim", "CLAIMS", "claims_table"]
 
 
@@ -106,7 +108,8 @@ def _wal(outcome: str, m: dict[str, Any]) -> bool:
 CLAIMS: tuple[Claim, ...] = (
     Claim("0.19.2", "S1", "without an edit API, a reword lands only if its cosine falls in "
           "[0.90, 0.95) (the operator cannot steer it)", "§6 Iteration 1, S1",
-          lambda o, m: (o == "pass") == (0.90 <= m.get("cosine_old_new", -1) < 0.95),
+          lambda o, m: (o == "pass") == (NEAR_DUP_THRESHOLD <= m.get("cosine_old_new", -1)
+                                          < EXACT_DUP_THRESHOLD),
           "pass only inside the band", _method("edit", absent=True)),
     Claim("0.20.0", "S1", "edit() rewords a block directly", "§9 step 2", _outcome("pass"),
           "pass", _method("edit")),
@@ -116,7 +119,8 @@ CLAIMS: tuple[Claim, ...] = (
           "pass", _method("forget")),
     Claim("0.19.2", "S3", "a block at >= 0.90 cosine supersedes a constitutional block, no "
           "tier or pin check", "§2.3, §6 Iteration 1, S3",
-          lambda o, m: o == "fail" if 0.90 <= m.get("cosine", 0) < 0.95 else o != "fail",
+          lambda o, m: (o == "fail" if NEAR_DUP_THRESHOLD <= m.get("cosine", 0) < EXACT_DUP_THRESHOLD
+                        else o != "fail"),
           "fail inside [0.90, 0.95)"),
     Claim("0.20.0", "S3", "a pinned constitutional block survives a 0.91-cosine arrival",
           "§6 Iteration 2, S3; §9 step 1", _outcome("pass"), "pass",

@@ -18,6 +18,8 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Any, Iterable, Mapping
 
+from memlab.constants import EXACT_DUP_THRESHOLD, NEAR_DUP_THRESHOLD, PRUNE_THRESHOLD
+
 __all__ = ["Iteration", "ITERATIONS", "COMPONENTS", "BASELINE_LOC", "resolve_iterations"]
 
 #: elfmem's source size when the doc was written (§2.4: "the 23,499 source lines").
@@ -71,9 +73,9 @@ class Iteration:
     write_time_analysis: bool = True
     #: A learned block within [near, exact) cosine of an active block archives that block.
     near_dup_supersession: bool = True
-    near_dup_threshold: float = 0.90
+    near_dup_threshold: float = NEAR_DUP_THRESHOLD
     #: At or above this cosine the incoming block is rejected as an exact duplicate.
-    exact_dup_threshold: float = 0.95
+    exact_dup_threshold: float = EXACT_DUP_THRESHOLD
     #: Refuse supersession of pinned or PERMANENT blocks (the incoming block is kept instead).
     pin_guard: bool = False
     #: Pairwise LLM contradiction check of each learned block against similar active blocks.
@@ -96,7 +98,7 @@ class Iteration:
     review_window_tokens: int = 128_000
     #: curate() archives blocks whose recency exp(-lambda * hours) drops below prune_threshold.
     decay_archival: bool = True
-    prune_threshold: float = 0.05
+    prune_threshold: float = PRUNE_THRESHOLD
     curate_interval_hours: float = 40.0
 
     # --- substrate --------------------------------------------------------------------------

@@ -38,6 +38,7 @@ from memlab.sim.instance import DOC_INSTANCE, Instance
 from memlab.sim.releases import RELEASES, ReleaseProcess, release_sources
 from memlab.sim.rules import RULES
 from memlab.sim.scenarios import ScenarioResult
+from memlab.constants import NEAR_DUP_THRESHOLD
 
 __all__ = ["RealParams", "run_real", "release_row", "count_source_lines", "simplicity",
            "REAL_RULES", "RealContext", "RULE_LLM", "LLM_STAND_INS", "llm_stand_in"]
@@ -92,7 +93,7 @@ class RealParams:
     s9_changes: str = "learn+reword+forget"
     s10_days: int = 182
     s10_restate_rate: float | None = None
-    s11_cosine: float = 0.90
+    s11_cosine: float = NEAR_DUP_THRESHOLD
     s11_pairs: int = 20
     s7_queries: int = 50
     s7_named: bool = True

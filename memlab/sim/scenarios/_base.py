@@ -16,6 +16,7 @@ from memlab.sim._texts import CONSTITUTION, NoteMaker, constitution_variants, no
 from memlab.sim.instance import Instance
 from memlab.sim.iterations import Iteration
 from memlab.sim.world import VectorBook, World
+from memlab.constants import EXACT_DUP_THRESHOLD, NEAR_DUP_THRESHOLD
 
 
 __all__ = ["Scenario", "ScenarioResult", "Context", "OUTCOMES", "OBSERVED_BAND"]
@@ -24,7 +25,7 @@ OUTCOMES = ("pass", "partial", "fail", "n/a")
 #: The band in which the instance's own supersessions happened (elfmem's defaults): arrivals
 #: that the instance recorded as near-duplicates are drawn from texts whose measured cosine to
 #: their target falls here. An iteration's own thresholds then decide what happens to them.
-OBSERVED_BAND = (0.90, 0.95)
+OBSERVED_BAND = (NEAR_DUP_THRESHOLD, EXACT_DUP_THRESHOLD)
 #: The scale scenarios use a fixed corpus so its 14,000 embeddings are reused across seeds;
 #: the run's seed picks queries, probes and planted duplicates.
 _CORPUS_SEED = 20260804

@@ -6,8 +6,8 @@ the commits the direct apply makes: it embeds memlab's one object and commit wri
 :mod:`memlab._gitobj`, generated from that module's source when the script is written (never a
 second copy kept by hand), writes every blob, tree and commit with it under the same fixed
 author and date, and stops if any commit id differs from the one memlab computed when it wrote
-the script. git itself only makes the repository, fetches a base history, lists the base tree,
-moves the branch and checks the result out.
+the script. git itself only makes the repository, fetches a base history, answers rev-parse,
+lists the base tree, moves the branch and checks the result out.
 """
 
 from __future__ import annotations

@@ -80,7 +80,9 @@ def _fmt(value: Any) -> str:
     text = str(value)
     if len(text) >= 19 and text[4] == "-" and text[10] == "T":  # an ISO timestamp
         return text[:16].replace("T", " ")
-    return terminal_line(" ".join(text.split()))
+    # line breaks and controls made visible (\x0a, \u2028), never folded into spaces: a
+    # store's text must not pass for two rows or hide what it holds
+    return terminal_line(text)
 
 
 def _cut(text: str, width: int, *, left: bool = False) -> str:

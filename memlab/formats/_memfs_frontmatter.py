@@ -174,6 +174,22 @@ class ServerReading:
         return self.whole_file_reason is not None
 
 
+_LETTA_CODE_FM = re.compile(r"---\n([\s\S]*?)\n---(?:\n([\s\S]*))?\Z")
+
+
+def body_as_letta_code(text: str) -> str:
+    """The body of a memory file as Letta Code 0.34.12 splits it (``parseFrontmatter`` in
+    ``letta.js``): everything after the first ``\n---`` line that closes a frontmatter opened on
+    the first line, nothing more stripped (a value that starts with a newline keeps it); the
+    whole text when there is no frontmatter. Unlike Letta Code, CRs and a BOM are kept as
+    committed (Letta Code reads CR LF and CR as LF and drops a BOM): memlab shows the bytes the
+    repository holds."""
+    match = _LETTA_CODE_FM.match(text)
+    if match is None:
+        return text
+    return match.group(2) or ""
+
+
 def read_as_server(text: str) -> ServerReading:
     if not text.startswith("---\n"):
         return ServerReading(text, whole_file_reason="no frontmatter")

@@ -46,7 +46,7 @@ from memlab.formats._memfs_constraints import (CONSTRAINTS_CONFIG, CONSTRAINTS_D
                                                frontmatter_paths, layout_policy,
                                                parse_constraints_config, tree_errors,
                                                validator_errors)
-from memlab.formats._memfs_frontmatter import (DEFAULT_LIMIT, ClientReading, Frontmatter,
+from memlab.formats._memfs_frontmatter import (DEFAULT_LIMIT, body_as_letta_code, ClientReading, Frontmatter,
                                                ServerReading, read_as_client, read_as_server,
                                                read_frontmatter, split_frontmatter, strict_yaml)
 from memlab.formats._memfs_hook import (AGENT_EDITABLE_KEYS, ALLOWED_KEYS, HOOK_INSTALLED,
@@ -91,6 +91,7 @@ __all__ = [
     "REVIEW_EMAIL",
     "LETTA_HOOK_MARKER",
     "read_frontmatter",
+    "body_as_letta_code",
     "read_as_client",
     "read_as_server",
     "strict_yaml",

@@ -219,7 +219,9 @@ def _files_frame(src: _Source, texts: dict[str, tuple[str, str]], problems: Prob
             _check_letta_file(path, rel, fm, validated, layout, problems)
         fm_cells = _fm_columns(path, fm.fields, fm_keys, problems)
         limit = fm.limit
-        chars = len(fm.body)
+        # v2 has one reader, Letta Code: its body (a value that starts with a newline keeps it)
+        body = fmt.body_as_letta_code(text) if layout == "letta_v2" else fm.body
+        chars = len(body)
         # v2 has no block limit (limits are .memfs.config.json's, per file, judged in the
         # audit's constraints table): over_limit is not checked there unless a file declares one.
         effective = limit if limit is not None else (
@@ -232,7 +234,7 @@ def _files_frame(src: _Source, texts: dict[str, tuple[str, str]], problems: Prob
             "frontmatter_raw": fm.raw,
             **{f"fm_{k}": v for k, v in fm_cells.items()},
             "description": fm.description, "read_only": fm.read_only, "limit": limit,
-            "body": fm.body, "body_chars": chars, "body_tokens": token_estimate(chars),
+            "body": body, "body_chars": chars, "body_tokens": token_estimate(chars),
             "over_limit": (None if effective is None and layout == "letta_v2"
                            else bool(effective is not None and chars > effective)),
             "blob_sha": blob,

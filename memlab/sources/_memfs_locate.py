@@ -100,7 +100,7 @@ def shared_memory_name(path: Path) -> str | None:
     return name
 
 
-def _agent_memory_folder(path: Path) -> bool:
+def agent_memory_folder(path: Path) -> bool:
     """``~/.letta/agents/<id>/memory``: where Letta Code keeps an agent's memory repository."""
     parts = path.parts
     return len(parts) >= 4 and parts[-1] == "memory" and parts[-3] == "agents" and parts[-4] == ".letta"
@@ -204,7 +204,7 @@ def letta_evidence(path: Path, info: _git.RepoInfo | None, paths: list[str]
     if shared_memory_name(path):
         found.append(f"the folder is a shared-memory repository mounted beside an agent's memory "
                      f"under .letta/agents/{parts[-2]}/ (where Letta Code mounts them)")
-    if _agent_memory_folder(path):
+    if agent_memory_folder(path):
         found.append(f"the folder is an agent's memory under .letta/agents/{parts[-2]}/ (where "
                      "Letta Code keeps it)")
     hook = _installed_hook(info)
@@ -300,7 +300,7 @@ def _locate(path: Path) -> _Source:
         if (path.parent / "agent.yaml").is_file():
             return _Source(path, "souveraine", info, path, agent_yaml=path.parent / "agent.yaml",
                            name=None)
-        if (info.empty or _is_memfs_tree(paths) or _agent_memory_folder(path)
+        if (info.empty or _is_memfs_tree(paths) or agent_memory_folder(path)
                 or shared_memory_name(path)):
             name = path.parent.name if path.name == "memory" else path.name
             return _memfs_source(path, info, path, paths, name)

@@ -45,7 +45,7 @@ from memlab.sources._bundle import SAMPLE_BUNDLE, unpack_bundle
 from memlab.sources._memfs_files import (FILES_COLUMNS, _files_frame, domain_of, in_prompt,
                                          is_memory_path)
 from memlab.sources._memfs_locate import (_KINDS, _SOURCE_ATTR, LAYOUTS, LETTA_LAYOUTS,
-                                          _agent_memory_folder, _classify, _decode, _located, _locate,
+                                          agent_memory_folder, _classify, _decode, _located, _locate,
                                           _require_commits, layout_policy_of, letta_evidence,
                                           shared_memory_name)
 from memlab.sources._memfs_read import _read_disk, _read_tree, _substrate_inputs
@@ -64,7 +64,7 @@ def _shared_siblings(root: Path) -> list[str]:
     """The shared-memory repositories mounted beside an agent's ``memory/`` (their folder
     names), for ``~/.letta/agents/<id>/memory``; empty elsewhere. Names only: each is a store
     of its own (``load_memfs`` it; ``discover`` lists it with the agent)."""
-    if not _agent_memory_folder(root):
+    if not agent_memory_folder(root):
         return []
     out = []
     try:

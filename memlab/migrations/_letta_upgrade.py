@@ -121,16 +121,9 @@ def upgrade_files(store: Store, flags: list[dict]) -> list[_letta.MemFile]:
 
 def _claim_nested(rel: str, spec: _Spec) -> tuple[str, str]:
     """A nested v1 file keeps its path (with ``-2``… on a case-insensitive clash)."""
-    stem, n = rel[:-3], 1
     folded = {p.casefold() for p in spec.taken}
-    candidate = rel
-    while candidate.casefold() in folded or candidate.rsplit("/", 1)[-1] == fmt.ROOT_INDEX:
-        n += 1
-        candidate = f"{stem}-{n}.md"
-    spec.taken.add(candidate)
-    for i in range(1, candidate.count("/") + 1):
-        spec.dirs.add("/".join(candidate.split("/")[:i]))
-    return candidate, rel
+    return _letta_v2.take_path(rel, spec, folded,
+                               lambda c: c.rsplit("/", 1)[-1] == fmt.ROOT_INDEX), rel
 
 
 def upgrade_view(store: Store, files: list[_letta.MemFile]) -> Store:

@@ -55,7 +55,7 @@ from memlab.formats import letta_memfs as fmt
 from memlab._gitobj import Signature
 from memlab.migrations._plan import PlannedCommit, refuse_nul
 
-__all__ = ["check_layout", "section", "section_of", "claim", "file_name", "render", "description",
+__all__ = ["check_layout", "section", "section_of", "claim", "take_path", "file_name", "render", "description",
            "finish_repo", "budget_entry", "constraints", "protect_commit", "index_files",
            "config_bytes", "check", "quoted_flags", "glob_for", "v2_path_of_elfmem", "read_config",
            "unquoted"]
@@ -100,15 +100,22 @@ def claim(label: str, original: Any, value: str, prefix: str, spec: Any) -> tupl
     folded = {p.casefold() for p in spec.taken} | {d.casefold() for d in spec.dirs}
     # Index names are the migration's own: a block other than MEMORY never takes one.
     reserved = set() if root else {f"{prefix}{INDEX}".casefold()}
+    return take_path(wanted, spec, folded, lambda c: c.casefold() in reserved), wanted
+
+
+def take_path(wanted: str, spec: Any, folded: set[str], refused: Callable[[str], bool]) -> str:
+    """``wanted`` (a ``.md`` path), or it with ``-2``, ``-3``… until it is neither in ``folded``
+    (case-folded paths already used) nor ``refused``; recorded in ``spec.taken`` with its
+    folders in ``spec.dirs``."""
     stem = wanted[:-3]
     candidate, n = wanted, 1
-    while candidate.casefold() in folded or candidate.casefold() in reserved:
+    while candidate.casefold() in folded or refused(candidate):
         n += 1
         candidate = f"{stem}-{n}.md"
     spec.taken.add(candidate)
     for i in range(1, candidate.count("/") + 1):
         spec.dirs.add("/".join(candidate.split("/")[:i]))
-    return candidate, wanted
+    return candidate
 
 
 def description(raw: Any, label: str) -> str:

@@ -1,7 +1,7 @@
 """The elfmem audit's constitution section (§2.3): which seeded role slots survive, with what
 content, and which maximally protected blocks were archived anyway.
 
-:func:`_constitution` fills the ``constitution`` and ``protected_superseded`` tables for
+:func:`constitution_section` fills the ``constitution`` and ``protected_superseded`` tables for
 :func:`memlab.audits.elfmem.audit_elfmem` (it reads the ``archived`` table the archival section
 made); :class:`_Records` is its lazy id -> row lookup.
 """
@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 
 from memlab.audits import seeds as _seeds
-from memlab.audits._elfmem_context import _Context, _isna, _strings
+from memlab.audits._elfmem_context import Context, isna, strings
 
 
 # ── §2.3 constitution ─────────────────────────────────────────────────────────────────────
@@ -66,7 +66,7 @@ def _release_lower(release: Any) -> tuple[int, ...] | None:
     return tuple(int(p) for p in found[0]) if found else None
 
 
-def _constitution(ctx: _Context, tables: dict, headline: dict) -> None:
+def constitution_section(ctx: Context, tables: dict, headline: dict) -> None:
     tags = ctx.tags
     tag_text = tags["tag"].astype("string")
     role_rows = tags[tag_text.str.startswith(_seeds.ROLE_TAG_PREFIX).fillna(False).to_numpy()]
@@ -95,7 +95,7 @@ def _constitution(ctx: _Context, tables: dict, headline: dict) -> None:
     lengths = contents.astype("string").str.len()
     norm: dict[str, str | None] = {}
     for i, head, n in zip(ids, heads, lengths):
-        if _isna(head):
+        if isna(head):
             norm[i] = None
             continue
         form = _seeds.normalise(head, limit)
@@ -112,7 +112,7 @@ def _constitution(ctx: _Context, tables: dict, headline: dict) -> None:
     if len(amendments):
         for block_id, pre in zip(amendments["block_id"].astype("string"),
                                  amendments["pre_content"]):
-            if not _isna(pre) and block_id in records:
+            if not isna(pre) and block_id in records:
                 amended_from.setdefault(_seeds.normalise(pre, limit), block_id)
     holders_by_tag: dict[str, list[str]] = {}
     for block_id, tag in zip(role_rows["block_id"].astype("string"),
@@ -161,7 +161,7 @@ def _constitution(ctx: _Context, tables: dict, headline: dict) -> None:
     for col in ("role", "role_tag", "seeded_text", "state", "live_block_id", "live_content",
                 "original_id", "original_status", "original_archive_reason",
                 "original_superseded_by"):
-        cons[col] = _strings(cons, col, rows)
+        cons[col] = strings(cons, col, rows)
     cons["live_blocks"] = cons["live_blocks"].astype("Int64")
     cons["live_created_at"] = pd.to_datetime(cons["live_created_at"], utc=True)
     cons["original_content_changed"] = cons["original_content_changed"].astype("boolean")

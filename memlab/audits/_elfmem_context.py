@@ -1,8 +1,8 @@
 """The frame context every elfmem audit section reads, and the small value helpers they share.
 
-:class:`_Context` types a store's frames once (the status subsets hold only the light block
-columns); ``_isna``/``_num``/``_ratio``/``_int`` turn config and cell values into plain numbers;
-``_strings`` rebuilds a text column from row values; ``_CAVEAT`` is the tag-deletion caveat
+:class:`Context` types a store's frames once (the status subsets hold only the light block
+columns); ``isna``/``num``/``ratio_of``/``as_int`` turn config and cell values into plain numbers;
+``strings`` rebuilds a text column from row values; ``CAVEAT`` is the tag-deletion caveat
 the tags section and the summary both print. Shared by :mod:`memlab.audits.elfmem` and its
 ``_elfmem_*`` modules.
 """
@@ -16,7 +16,7 @@ import pandas as pd
 
 from memlab.store import Store
 
-_CAVEAT = ("elfmem's update_block_status() deletes an archived block's tags, edges and "
+CAVEAT = ("elfmem's update_block_status() deletes an archived block's tags, edges and "
            "contradiction rows, so few tags on archived blocks is mostly an artefact of "
            "archival, not evidence that they lacked standing")
 
@@ -30,7 +30,7 @@ _SUBSET = ("id", "status", "category", "created_at", "archive_reason", "pinned",
            "last_reinforced_at", "content_chars", "summary_chars")
 
 
-class _Context:
+class Context:
     """The frames an audit reads, typed once, plus the notes sections leave for the reader."""
 
     def __init__(self, store: Store, as_of: pd.Timestamp, seconds_per_call: float) -> None:
@@ -66,13 +66,13 @@ class _Context:
 
     def cfg(self, key: str) -> Any:
         value = self.config.get(key, pd.NA)
-        return None if value is None or _isna(value) else value
+        return None if value is None or isna(value) else value
 
     def frame(self, name: str) -> pd.DataFrame:
         return self.store.frames.get(name, pd.DataFrame())
 
 
-def _strings(frame: pd.DataFrame, col: str, rows: list[dict[str, Any]]) -> Any:
+def strings(frame: pd.DataFrame, col: str, rows: list[dict[str, Any]]) -> Any:
     """``frame[col].astype("string")`` for a frame built from ``rows`` (text, None or NA
     values): the same array, made from the row values rather than from the inferred column."""
     if not rows:
@@ -80,21 +80,21 @@ def _strings(frame: pd.DataFrame, col: str, rows: list[dict[str, Any]]) -> Any:
     return pd.array([row[col] for row in rows], dtype="string")
 
 
-def _isna(value: Any) -> bool:
+def isna(value: Any) -> bool:
     try:
         return bool(pd.isna(value))
     except (TypeError, ValueError):
         return False
 
 
-def _num(value: Any) -> float:
-    return float("nan") if value is None or _isna(value) else float(value)
+def num(value: Any) -> float:
+    return float("nan") if value is None or isna(value) else float(value)
 
 
-def _ratio(a: Any, b: Any) -> float:
-    a, b = _num(a), _num(b)
+def ratio_of(a: Any, b: Any) -> float:
+    a, b = num(a), num(b)
     return a / b if b and math.isfinite(a) and math.isfinite(b) else float("nan")
 
 
-def _int(value: Any) -> int | None:
-    return None if value is None or _isna(value) else int(value)
+def as_int(value: Any) -> int | None:
+    return None if value is None or isna(value) else int(value)

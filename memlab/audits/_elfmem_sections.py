@@ -17,8 +17,8 @@ import numpy as np
 import pandas as pd
 
 from memlab.audits import seeds as _seeds
-from memlab.audits._elfmem_context import (_CAVEAT, _Context, _int, _isna, _num, _ratio,
-                                           _strings)
+from memlab.audits._elfmem_context import (CAVEAT, Context, as_int, isna, num, ratio_of,
+                                           strings)
 from memlab.constants import (CHARS_PER_TOKEN, DECAY_LAMBDA, LAMBDA_CEILING, PENALTY_FACTOR,
                               PRUNE_THRESHOLD, is_penalised, tier_of_lambda)
 
@@ -50,13 +50,13 @@ def lorenz(values: Any) -> pd.DataFrame:
 
 # ── §2.1 cost ─────────────────────────────────────────────────────────────────────────────
 
-def _cost(ctx: _Context, tables: dict, headline: dict) -> None:
+def cost_section(ctx: Context, tables: dict, headline: dict) -> None:
     calls = ctx.cfg("llm_calls")
     tin, tout = ctx.cfg("llm_input_tokens"), ctx.cfg("llm_output_tokens")
     if calls is None and tin is None:
         ctx.notes.append("system_config has no lifetime_token_usage (written only at "
                          "end_session() with a TokenCounter attached): cost figures are NA")
-    elif _num(tin) == 0 and _num(calls) > 0:
+    elif num(tin) == 0 and num(calls) > 0:
         ctx.notes.append("LLM calls were counted but input tokens are 0: the model server "
                          "reports no token usage (common for local servers)")
     live_chars = int(ctx.active["content_chars"].fillna(0).sum())
@@ -79,10 +79,10 @@ def _cost(ctx: _Context, tables: dict, headline: dict) -> None:
         ("live_tokens_est_share", estimated_share, "share of live_tokens from chars/4"),
         ("summary_chars", summary_chars, "chars"),
         ("summary_tokens", summary_tokens, "tokens (chars/4)"),
-        ("calls_per_surviving_block", _ratio(calls, active), "calls per active block"),
-        ("input_per_corpus_token", _ratio(tin, live_tokens), "×"),
-        ("input_per_summary_token", _ratio(tin, summary_tokens), "×"),
-        ("gpu_hours", _num(calls) * ctx.seconds_per_call / 3600.0,
+        ("calls_per_surviving_block", ratio_of(calls, active), "calls per active block"),
+        ("input_per_corpus_token", ratio_of(tin, live_tokens), "×"),
+        ("input_per_summary_token", ratio_of(tin, summary_tokens), "×"),
+        ("gpu_hours", num(calls) * ctx.seconds_per_call / 3600.0,
          f"hours at {ctx.seconds_per_call:g} s/call"),
     ]
     cost = pd.DataFrame(rows, columns=["metric", "value", "unit"])
@@ -94,16 +94,16 @@ def _cost(ctx: _Context, tables: dict, headline: dict) -> None:
     for metric in ("llm_calls", "llm_input_tokens", "llm_output_tokens", "embedding_calls",
                    "embedding_tokens", "blocks_ever", "blocks_active", "blocks_inbox",
                    "blocks_archived", "live_chars", "summary_chars"):
-        headline[metric] = _int(values[metric])
+        headline[metric] = as_int(values[metric])
     headline["live_blocks_uncounted"] = missing
     for metric in ("live_tokens", "live_tokens_est_share", "summary_tokens",
                    "calls_per_surviving_block",
                    "input_per_corpus_token", "input_per_summary_token", "gpu_hours"):
-        headline[metric] = _num(values[metric])
+        headline[metric] = num(values[metric])
     headline["seconds_per_call"] = ctx.seconds_per_call
 
 
-def _live_tokens(ctx: _Context) -> tuple[float, float, int]:
+def _live_tokens(ctx: Context) -> tuple[float, float, int]:
     """``(live tokens, the share of them estimated, active blocks without a count)``.
 
     elfmem records each block's ``token_count`` when it stores the block; that count is used
@@ -124,7 +124,7 @@ def _live_tokens(ctx: _Context) -> tuple[float, float, int]:
 
 # ── §2.2 archival ─────────────────────────────────────────────────────────────────────────
 
-def _archival(ctx: _Context, tables: dict, headline: dict) -> None:
+def archival_section(ctx: Context, tables: dict, headline: dict) -> None:
     arch = ctx.archived
     reasons = arch["archive_reason"].astype("string").fillna("(none recorded)")
     counts = reasons.value_counts()
@@ -148,7 +148,7 @@ def _archival(ctx: _Context, tables: dict, headline: dict) -> None:
         steps = 0
         while True:
             nxt = succ.get(cur)
-            if nxt is None or _isna(nxt) or nxt in seen:
+            if nxt is None or isna(nxt) or nxt in seen:
                 break
             seen.add(nxt)
             cur, steps = nxt, steps + 1
@@ -181,7 +181,7 @@ def _archival(ctx: _Context, tables: dict, headline: dict) -> None:
     archived["content"] = contents.astype("string").reset_index(drop=True)
     for col in ("id", "archive_reason", "seed_role", "superseded_by", "chain_end",
                 "chain_end_status", "tier"):
-        archived[col] = _strings(archived, col, rows)
+        archived[col] = strings(archived, col, rows)
     archived["chain_length"] = archived["chain_length"].astype("Int64")
     archived["created_at"] = pd.to_datetime(archived["created_at"], utc=True)
     tables["archived"] = archived
@@ -201,19 +201,19 @@ def _archival(ctx: _Context, tables: dict, headline: dict) -> None:
 
 
 def _tier(lam: Any) -> str | None:
-    if _isna(lam):
+    if isna(lam):
         return None
     return tier_of_lambda(lam) or "other"
 
 
 # ── session clock and recency ─────────────────────────────────────────────────────────────
 
-def _clock(ctx: _Context, tables: dict, headline: dict) -> None:
+def clock_section(ctx: Context, tables: dict, headline: dict) -> None:
     sessions = ctx.frame("sessions")
-    hours = _num(ctx.cfg("total_active_hours"))
+    hours = num(ctx.cfg("total_active_hours"))
     n = len(sessions)
     durations = sessions["duration_s"] if "duration_s" in sessions else pd.Series(dtype=float)
-    prune = _num(ctx.cfg("prune_threshold"))
+    prune = num(ctx.cfg("prune_threshold"))
     prune = prune if math.isfinite(prune) and prune > 0 else PRUNE_THRESHOLD
     clock = pd.DataFrame([{
         "total_active_hours": hours, "sessions": n,
@@ -222,7 +222,7 @@ def _clock(ctx: _Context, tables: dict, headline: dict) -> None:
         "first_session": sessions["started_at"].min() if n else pd.NaT,
         "last_session": sessions["started_at"].max() if n else pd.NaT,
         "prune_threshold": prune,
-        "last_curate_at_hours": _num(ctx.cfg("last_curate_at")),
+        "last_curate_at_hours": num(ctx.cfg("last_curate_at")),
     }])
     tables["clock"] = clock
 
@@ -272,7 +272,7 @@ def _clock(ctx: _Context, tables: dict, headline: dict) -> None:
 
 # ── tags (with the deletion caveat) ───────────────────────────────────────────────────────
 
-def _tags(ctx: _Context, tables: dict, headline: dict) -> None:
+def tags_section(ctx: Context, tables: dict, headline: dict) -> None:
     status_by_id = pd.Series(ctx.status.to_numpy(), index=ctx.blocks["id"].astype("string"))
     tag_status = ctx.tags["block_id"].astype("string").map(status_by_id).fillna("(orphan)")
     counts = tag_status.value_counts()
@@ -296,7 +296,7 @@ def _tags(ctx: _Context, tables: dict, headline: dict) -> None:
     for col in ("blocks", "tags", "tagged_blocks"):
         table[col] = table[col].astype("Int64")
     tables["tags"] = table
-    ctx.notes.append("tags: " + _CAVEAT)
+    ctx.notes.append("tags: " + CAVEAT)
     if orphans:
         ctx.notes.append(f"{orphans} tag row(s) point at no block")
     t = table.set_index("status")
@@ -308,7 +308,7 @@ def _tags(ctx: _Context, tables: dict, headline: dict) -> None:
 
 # ── §2.4 subsystems ───────────────────────────────────────────────────────────────────────
 
-def _subsystems(ctx: _Context, tables: dict, headline: dict) -> None:
+def subsystems_section(ctx: Context, tables: dict, headline: dict) -> None:
     con = ctx.frame("contradictions")
     kinds = (con["kind"].astype("string") if "kind" in con else pd.Series(dtype="string"))
     if ctx.schema < 9:
@@ -365,7 +365,7 @@ def _subsystems(ctx: _Context, tables: dict, headline: dict) -> None:
         for relation, source in zip(edges["relation_type"].astype("string").fillna("(none)"),
                                     edges["origin"].astype("string")):
             seen = found.setdefault(relation, set())
-            if not _isna(source):
+            if not isna(source):
                 seen.add(source)
         origin = {relation: ", ".join(sorted(seen)) for relation, seen in found.items()}
         edge_table["origins"] = pd.array([origin.get(relation) for relation in
@@ -398,7 +398,7 @@ def _subsystems(ctx: _Context, tables: dict, headline: dict) -> None:
 
 # ── §2.5 reinforcement ────────────────────────────────────────────────────────────────────
 
-def _reinforcement(ctx: _Context, tables: dict, headline: dict) -> None:
+def reinforcement_section(ctx: Context, tables: dict, headline: dict) -> None:
     active = ctx.active
     counts = active["reinforcement_count"].astype("Float64").fillna(0).astype("float64")
     order = counts.sort_values(ascending=False, kind="stable").index
@@ -437,7 +437,7 @@ def _reinforcement(ctx: _Context, tables: dict, headline: dict) -> None:
 
 # ── §2.6 staleness ────────────────────────────────────────────────────────────────────────
 
-def _staleness(ctx: _Context, tables: dict, headline: dict) -> None:
+def staleness_section(ctx: Context, tables: dict, headline: dict) -> None:
     last = ctx.cfg("last_consolidated_at")
     last = pd.Timestamp(last) if last is not None else pd.NaT
     age = (ctx.as_of - last).total_seconds() / 86400.0 if not pd.isna(last) else float("nan")

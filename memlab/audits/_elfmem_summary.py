@@ -1,4 +1,4 @@
-"""The printable summary of an elfmem audit: :func:`_summary` turns the tables and headline
+"""The printable summary of an elfmem audit: :func:`summary_text` turns the tables and headline
 :func:`memlab.audits.elfmem.audit_elfmem` built into the terminal-safe text of
 ``Audit.summary()``.
 """
@@ -11,7 +11,7 @@ from typing import Any
 import pandas as pd
 
 from memlab._escape import terminal_lines
-from memlab.audits._elfmem_context import _CAVEAT, _Context, _isna
+from memlab.audits._elfmem_context import CAVEAT, Context, isna
 from memlab.constants import MISSING_TEXT
 
 
@@ -21,17 +21,17 @@ _MISSING = MISSING_TEXT
 
 
 def _fmt_int(v: Any) -> str:
-    return _MISSING if v is None or _isna(v) else f"{int(v):,}"
+    return _MISSING if v is None or isna(v) else f"{int(v):,}"
 
 
 def _fmt(v: Any, spec: str, suffix: str = "") -> str:
-    if v is None or _isna(v) or (isinstance(v, float) and not math.isfinite(v)):
+    if v is None or isna(v) or (isinstance(v, float) and not math.isfinite(v)):
         return _MISSING
     return f"{v:{spec}}{suffix}"
 
 
 def _clip(text: Any, width: int = 48) -> str:
-    if text is None or _isna(text):
+    if text is None or isna(text):
         return ""
     first = " ".join(str(text).split())
     return first if len(first) <= width else first[:width].rstrip() + "..."
@@ -40,7 +40,7 @@ def _clip(text: Any, width: int = 48) -> str:
 def _token_source(h: dict) -> str:
     """Where the live token figure comes from: elfmem's own count, chars/4, or both."""
     share = h.get("live_tokens_est_share")
-    if share is None or _isna(share) or share == 0:
+    if share is None or isna(share) or share == 0:
         return "(elfmem's token_count)"
     if share >= 1:
         return "(chars/4: elfmem recorded no token_count)"
@@ -48,7 +48,7 @@ def _token_source(h: dict) -> str:
             f"{h['live_blocks_uncounted']} block(s) without one)")
 
 
-def _summary(ctx: _Context, tables: dict, h: dict) -> str:
+def summary_text(ctx: Context, tables: dict, h: dict) -> str:
     out: list[str] = []
     add = out.append
     add(f"elfmem audit: {h['store']} (schema {h['schema_version']}, elfmem "
@@ -149,7 +149,7 @@ def _summary(ctx: _Context, tables: dict, h: dict) -> str:
         f"{_fmt(h['tags_per_archived_block'], '.2f')}  (active {h['tags_active']} tags / "
         f"{int(tg.at['active', 'blocks'])} blocks; archived {h['tags_archived']} / "
         f"{int(tg.at['archived', 'blocks'])})")
-    add("  caveat: " + _CAVEAT)
+    add("  caveat: " + CAVEAT)
     add("")
 
     add("Subsystems")

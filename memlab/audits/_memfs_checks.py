@@ -43,7 +43,7 @@ def _commits(history: pd.DataFrame) -> dict[str, _Commit]:
         "message", "branch"]].itertuples(index=False, name=None)}
 
 
-def _parse_cache():
+def parse_cache():
     cache: dict[str, fmt.Frontmatter] = {}
 
     def parse(blob: Any, text: Any) -> fmt.Frontmatter | None:
@@ -77,7 +77,7 @@ def hook_violations(store: Store, versions: pd.DataFrame | None = None) -> pd.Da
     layout = store.meta["layout"]
     rows = []
     if layout not in LETTA_LAYOUTS or versions.empty:
-        return _violations_frame(rows)  # generic_markdown, Souveraine, substrates: no Letta hook
+        return violations_frame(rows)  # generic_markdown, Souveraine, substrates: no Letta hook
     installed = store.meta.get("letta_hook_installed")
     # v2 validates only "projected" files (every folder above holds a MEMORY.md); the index
     # files present at each commit are approximated by replaying adds/deletes in time order.
@@ -124,7 +124,7 @@ def hook_violations(store: Store, versions: pd.DataFrame | None = None) -> pd.Da
                          "rule": viol.rule, "detail": viol.message, "variant_reason": reason,
                          "hook_applies": applies, "hook_basis": basis,
                          "no_verify_suspect": applies})
-    return _violations_frame(rows)
+    return violations_frame(rows)
 
 
 _VIOLATION_COLUMNS = {
@@ -174,11 +174,11 @@ def _typed(rows: list[dict], dtypes: dict[str, str]) -> pd.DataFrame:
     return df
 
 
-def _violations_frame(rows: list[dict]) -> pd.DataFrame:
+def violations_frame(rows: list[dict]) -> pd.DataFrame:
     return _typed(rows, _VIOLATION_COLUMNS)
 
 
-def _fill_suspects(store: Store, suspects: pd.DataFrame) -> None:
+def fill_suspects(store: Store, suspects: pd.DataFrame) -> None:
     hist = store.frames.get("history")
     if hist is None or hist.empty:
         return
@@ -189,7 +189,7 @@ def _fill_suspects(store: Store, suspects: pd.DataFrame) -> None:
     store.frames["history"] = hist
 
 
-def _no_verify_commits(suspects: pd.DataFrame) -> pd.DataFrame:
+def no_verify_table(suspects: pd.DataFrame) -> pd.DataFrame:
     if suspects.empty:
         return pd.DataFrame(columns=["sha", "authored_at", "author_name", "author_email", "author_kind",
                                      "branch", "message", "paths", "rules", "n_violations",
@@ -208,7 +208,7 @@ def _no_verify_commits(suspects: pd.DataFrame) -> pd.DataFrame:
 
 # --------------------------------------------------------------------------- read_only and limit
 
-def _read_only_changes(versions, hist, parse) -> pd.DataFrame:
+def read_only_changes(versions, hist, parse) -> pd.DataFrame:
     cols = {"sha": "string", "authored_at": "datetime64[ns, UTC]", "author_name": "string",
             "author_kind": "category", "path": "string", "change": "category",
             "hook_blocks": "boolean", "message": "string"}
@@ -244,7 +244,7 @@ def _effective_limit(fm: fmt.Frontmatter, layout: str) -> int | None:
     return fmt.DEFAULT_LIMIT if layout.startswith("letta") else None
 
 
-def _limit_breaches(versions, hist, parse, layout) -> pd.DataFrame:
+def limit_breach_table(versions, hist, parse, layout) -> pd.DataFrame:
     cols = {"sha": "string", "authored_at": "datetime64[ns, UTC]", "author_kind": "category",
             "path": "string", "limit": "Int64", "body_chars": "Int64", "over_by": "Int64",
             "declared": "boolean", "message": "string"}

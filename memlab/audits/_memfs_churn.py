@@ -7,7 +7,7 @@ from __future__ import annotations
 import pandas as pd
 
 from memlab.audits._base import Audit
-from memlab.audits._memfs_prompt import _rendered_chars, prompt_share
+from memlab.audits._memfs_prompt import rendered_chars, prompt_share
 from memlab.constants import CHARS_PER_TOKEN
 from memlab.formats import letta_memfs as fmt
 from memlab.sources.memfs import domain_of, is_memory_path
@@ -19,7 +19,7 @@ def _file_rows(hist: pd.DataFrame) -> pd.DataFrame:
     return rows
 
 
-def _churn(hist: pd.DataFrame, layout: str) -> pd.DataFrame:
+def churn_table(hist: pd.DataFrame, layout: str) -> pd.DataFrame:
     rows = _file_rows(hist)
     if rows.empty:
         return pd.DataFrame(columns=["path", "domain", "memory", "commits", "lines_added",
@@ -39,7 +39,7 @@ def _churn(hist: pd.DataFrame, layout: str) -> pd.DataFrame:
     return out.sort_values(["churn", "commits"], ascending=False).reset_index(drop=True)
 
 
-def _churn_weekly(hist: pd.DataFrame, layout: str) -> pd.DataFrame:
+def churn_weekly_table(hist: pd.DataFrame, layout: str) -> pd.DataFrame:
     rows = _file_rows(hist)
     if rows.empty:
         return pd.DataFrame(columns=["week", "path", "domain", "memory", "commits", "churn"])
@@ -53,7 +53,7 @@ def _churn_weekly(hist: pd.DataFrame, layout: str) -> pd.DataFrame:
     return out
 
 
-def _author_kinds(hist: pd.DataFrame) -> pd.DataFrame:
+def author_kind_table(hist: pd.DataFrame) -> pd.DataFrame:
     if hist.empty:
         return pd.DataFrame(columns=["author_kind", "commits", "authors", "files", "lines_added",
                                      "lines_deleted", "first", "last"])
@@ -66,7 +66,7 @@ def _author_kinds(hist: pd.DataFrame) -> pd.DataFrame:
     return out.sort_values("commits", ascending=False).reset_index(drop=True)
 
 
-def _commit_table(hist: pd.DataFrame) -> pd.DataFrame:
+def commit_table(hist: pd.DataFrame) -> pd.DataFrame:
     """One row per commit: who, when, where, how much, and whether it bypassed the hook."""
     cols = ["sha", "authored_at", "author_name", "author_email", "author_kind", "branch", "message",
             "merge", "files", "lines_added", "lines_deleted", "no_verify_suspect"]
@@ -85,7 +85,7 @@ def _commit_table(hist: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
-def _first_parent_chain(store: Store, hist: pd.DataFrame) -> list[str]:
+def first_parent_chain(store: Store, hist: pd.DataFrame) -> list[str]:
     """The ref's first-parent chain, oldest first (only commits in ``hist``)."""
     start = store.meta.get("ref_sha")
     if not start or hist.empty:
@@ -108,7 +108,7 @@ def _first_parent_chain(store: Store, hist: pd.DataFrame) -> list[str]:
     return chain[::-1]
 
 
-def _growth(versions, chain, hist, parse, layout, agent) -> tuple[pd.DataFrame, pd.DataFrame]:
+def growth_tables(versions, chain, hist, parse, layout, agent) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Bytes per domain (memory files apart from other files) and the prompt size at every
     commit of the chain, by replaying its diffs; the prompt size adds :func:`prompt_share`."""
     size_cols = ["sha", "committed_at", "domain", "memory", "bytes", "files"]
@@ -153,7 +153,7 @@ def _growth(versions, chain, hist, parse, layout, agent) -> tuple[pd.DataFrame, 
                 if fm is None:
                     kind, chars = None, 0
                 else:
-                    chars = _rendered_chars(len(fm.body), fm.description)
+                    chars = rendered_chars(len(fm.body), fm.description)
             state[v.path] = (group, nbytes, kind, chars)
             group_bytes[group] = group_bytes.get(group, 0) + nbytes
             group_files[group] = group_files.get(group, 0) + 1

@@ -8,7 +8,7 @@ import pandas as pd
 from memlab.formats import letta_memfs as fmt
 
 
-def _readers(files: pd.DataFrame) -> pd.DataFrame:
+def readers(files: pd.DataFrame) -> pd.DataFrame:
     """Files Letta Code and the Letta server read differently (one row per file)."""
     cols = ["path", "description", "client_description", "server_description", "yaml_ok",
             "server_whole_file", "server_value_chars", "body_chars"]
@@ -17,7 +17,7 @@ def _readers(files: pd.DataFrame) -> pd.DataFrame:
     return files.loc[~files["readers_agree"].fillna(True), cols].reset_index(drop=True)
 
 
-def _over_limit(files: pd.DataFrame) -> pd.DataFrame:
+def over_limit_table(files: pd.DataFrame) -> pd.DataFrame:
     over = files[files["over_limit"].fillna(False)]
     limit = over["limit"].fillna(fmt.DEFAULT_LIMIT).astype("Int64")
     out = pd.DataFrame({"path": over["path"], "label": over["label"], "in_prompt": over["in_prompt"],

@@ -1,5 +1,5 @@
 """What reaches the system prompt: :func:`prompt_share` (the one definition of prompt size),
-:func:`prompt_at` and its :class:`PromptSnapshot`, and ``_as_store`` (a path loaded, a store
+:func:`prompt_at` and its :class:`PromptSnapshot`, and ``as_store`` (a path loaded, a store
 checked to be a memory repo), which the audit shares."""
 
 from __future__ import annotations
@@ -44,7 +44,7 @@ class PromptSnapshot:
         return self.total_chars / CHARS_PER_TOKEN
 
 
-def _as_store(store_or_path: Store | str | Path) -> Store:
+def as_store(store_or_path: Store | str | Path) -> Store:
     if isinstance(store_or_path, Store):
         if store_or_path.kind not in MEMFS_KINDS:
             raise UnsupportedSchema(f"the memfs audit reads memory repos, not {store_or_path.kind!r} stores",
@@ -78,13 +78,13 @@ def prompt_share(path: str, layout: str, body_chars: int | None, description: st
     ``prompt_history`` chart all add these up.
     """
     if in_prompt(path, layout, agent_files):
-        return "full", _rendered_chars(body_chars, description)
+        return "full", rendered_chars(body_chars, description)
     if listed if listed is not None else _listed(path, layout):
         return "listed", _listed_chars(path, layout)
     return None, 0
 
 
-def _rendered_chars(body_chars: Any, description: Any) -> int:
+def rendered_chars(body_chars: Any, description: Any) -> int:
     body = 0 if body_chars is None or pd.isna(body_chars) else int(body_chars)
     return body + (len(description) if isinstance(description, str) else 0)
 
@@ -110,7 +110,7 @@ def _tree_listing(paths: list[str], layout: str) -> list[str]:
 
 def prompt_at(store_or_path: Store | str | Path, sha: str) -> PromptSnapshot:
     """The files the agent had in its system prompt at commit ``sha`` (any ref works)."""
-    store = _as_store(store_or_path)
+    store = as_store(store_or_path)
     files = files_at(store, sha)
     layout = store.meta["layout"]
     shown = files[files["in_prompt"].fillna(False)]
@@ -119,7 +119,7 @@ def prompt_at(store_or_path: Store | str | Path, sha: str) -> PromptSnapshot:
         "path": shown["path"], "label": shown["label"], "description": shown["description"],
         "body_chars": shown["body_chars"], "description_chars": desc_chars,
     }).reset_index(drop=True)
-    snapshot["chars"] = pd.array([_rendered_chars(b, d) for b, d in
+    snapshot["chars"] = pd.array([rendered_chars(b, d) for b, d in
                                   zip(shown["body_chars"], shown["description"])], dtype="Int64")
     snapshot["tokens"] = snapshot["chars"].astype("float64") / CHARS_PER_TOKEN
     tree = _tree_listing(files["path"].tolist(), layout)

@@ -18,7 +18,7 @@ def _iso(ts: Any) -> str | None:
     return None if ts is None or pd.isna(ts) else pd.Timestamp(ts).isoformat()
 
 
-def _headline(store: Store, hist: pd.DataFrame, tables: dict[str, pd.DataFrame],
+def headline_figures(store: Store, hist: pd.DataFrame, tables: dict[str, pd.DataFrame],
               snapshot: PromptSnapshot | None, files: pd.DataFrame, cutoff) -> dict[str, Any]:
     commits = hist.drop_duplicates("sha")
     kinds = commits["author_kind"].astype("string").value_counts()
@@ -126,7 +126,7 @@ def _findings(head: dict[str, Any], tables: dict[str, pd.DataFrame]) -> int:
                + (head["constraint_errors"] or 0) + head["integrity_findings"])
 
 
-def _notes(store: Store, layout: str) -> list[str]:
+def layout_notes(store: Store, layout: str) -> list[str]:
     notes = []
     if layout in ("souveraine", "elfmem_substrate"):
         notes.append(f"{layout}: commits run no Letta hook, so hook checks do not apply")
@@ -143,7 +143,7 @@ def _notes(store: Store, layout: str) -> list[str]:
     return notes
 
 
-def _summary(store: Store, h: dict[str, Any], tables: dict[str, pd.DataFrame]) -> str:
+def summary_text(store: Store, h: dict[str, Any], tables: dict[str, pd.DataFrame]) -> str:
     prompt = (f"{h['prompt_files']} files, {h['prompt_chars']} chars (~{h['prompt_tokens']:.0f} "
               "tokens)" if h["prompt_files"] is not None else "– (no commit to read it at)")
     lines = [

@@ -44,11 +44,11 @@ from typing import Any
 import pandas as pd
 
 from memlab.audits._base import Audit, json_safe
-from memlab.audits._elfmem_constitution import _constitution
-from memlab.audits._elfmem_context import _Context
-from memlab.audits._elfmem_sections import (_archival, _clock, _cost, _reinforcement,
-                                            _staleness, _subsystems, _tags, gini, lorenz)
-from memlab.audits._elfmem_summary import _summary
+from memlab.audits._elfmem_constitution import constitution_section
+from memlab.audits._elfmem_context import Context
+from memlab.audits._elfmem_sections import (archival_section, clock_section, cost_section, reinforcement_section,
+                                            staleness_section, subsystems_section, tags_section, gini, lorenz)
+from memlab.audits._elfmem_summary import summary_text
 from memlab.constants import SECONDS_PER_CALL
 from memlab.errors import InvalidArgument, UnsupportedSchema
 from memlab.store import Store, parse_as_of
@@ -83,7 +83,7 @@ def audit_elfmem(store: Store, *, as_of: Any = None, seconds_per_call: float = S
         raise InvalidArgument(f"seconds_per_call must be a positive number of seconds, got "
                           f"{seconds_per_call!r}", hint="the doc's figure is 14")
     when = parse_as_of(as_of)
-    ctx = _Context(store, when, spc)
+    ctx = Context(store, when, spc)
     tables: dict[str, pd.DataFrame] = {}
     headline: dict[str, Any] = {
         "store": store.name, "kind": store.kind,
@@ -91,9 +91,9 @@ def audit_elfmem(store: Store, *, as_of: Any = None, seconds_per_call: float = S
         "elfmem_release": store.meta.get("elfmem_release"),
         "as_of": when.isoformat(),
     }
-    for section in (_cost, _archival, _clock, _constitution, _tags, _subsystems,
-                    _reinforcement, _staleness):
+    for section in (cost_section, archival_section, clock_section, constitution_section, tags_section, subsystems_section,
+                    reinforcement_section, staleness_section):
         section(ctx, tables, headline)
     headline = json_safe(headline)
     return Audit(kind=store.kind, store_name=store.name, tables=tables, headline=headline,
-                 summary_text=_summary(ctx, tables, headline), notes=ctx.notes)
+                 summary_text=summary_text(ctx, tables, headline), notes=ctx.notes)

@@ -26,18 +26,18 @@ from typing import Any
 import pandas as pd
 
 from memlab.audits._base import Audit
-from memlab.audits._memfs_checks import (_fill_suspects, _limit_breaches, _no_verify_commits,
-                                         _parse_cache, _read_only_changes, _violations_frame,
+from memlab.audits._memfs_checks import (fill_suspects, limit_breach_table, no_verify_table,
+                                         parse_cache, read_only_changes, violations_frame,
                                          hook_basis, hook_violations)
 from memlab.audits._integrity import memfs_integrity
 from memlab.audits._memfs_constraints import constraint_history, constraints_table
-from memlab.audits._memfs_churn import (_author_kinds, _churn, _churn_weekly, _commit_table,
-                                        _first_parent_chain, _growth, churn_matrix,
+from memlab.audits._memfs_churn import (author_kind_table, churn_table, churn_weekly_table, commit_table,
+                                        first_parent_chain, growth_tables, churn_matrix,
                                         commits_by_kind, size_over_time)
-from memlab.audits._memfs_files import _over_limit, _readers, duplicate_trees
-from memlab.audits._memfs_prompt import (MEMFS_KINDS, PromptSnapshot, _as_store,
+from memlab.audits._memfs_files import over_limit_table, readers, duplicate_trees
+from memlab.audits._memfs_prompt import (MEMFS_KINDS, PromptSnapshot, as_store,
                                          letta_token_estimate, prompt_at, prompt_share)
-from memlab.audits._memfs_report import _headline, _notes, _summary
+from memlab.audits._memfs_report import headline_figures, layout_notes, summary_text
 from memlab.sources.memfs import LETTA_LAYOUTS, file_versions, files_at
 from memlab.store import Problems, Store, parse_as_of
 
@@ -66,7 +66,7 @@ def audit_memfs(store: Store | str | Path, *, as_of: Any = None, **_: Any) -> Au
     ``as_of`` (a date or time, UTC when naive) audits the repo as it was then: later commits
     are ignored. The store's ``history.no_verify_suspect`` column is filled in place.
     """
-    store = _as_store(store)
+    store = as_store(store)
     cutoff = None if as_of is None else parse_as_of(as_of)
     layout = store.meta["layout"]
     hist = store.history
@@ -78,24 +78,24 @@ def audit_memfs(store: Store | str | Path, *, as_of: Any = None, **_: Any) -> Au
     tables: dict[str, pd.DataFrame] = {}
 
     viol = hook_violations(Store(store.kind, store.path, {"history": hist}, meta=store.meta),
-                           versions) if versions is not None else _violations_frame([])
+                           versions) if versions is not None else violations_frame([])
     tables["hook_violations"] = viol
     suspects = viol[viol["no_verify_suspect"].fillna(False)]
-    _fill_suspects(store, suspects)
-    tables["no_verify_commits"] = _no_verify_commits(suspects)
+    fill_suspects(store, suspects)
+    tables["no_verify_commits"] = no_verify_table(suspects)
 
-    parse = _parse_cache()
+    parse = parse_cache()
     # read_only is a Letta (and Souveraine) protection; a generic tree has no such rule.
-    tables["read_only"] = _read_only_changes(None if layout == "generic_markdown" else versions,
+    tables["read_only"] = read_only_changes(None if layout == "generic_markdown" else versions,
                                              hist, parse)
-    tables["limit_breaches"] = _limit_breaches(versions, hist, parse, layout)
-    tables["churn"] = _churn(hist, layout)
-    tables["churn_weekly"] = _churn_weekly(hist, layout)
-    tables["author_kinds"] = _author_kinds(hist)
-    tables["commits"] = _commit_table(store.frames["history"] if cutoff is None else
+    tables["limit_breaches"] = limit_breach_table(versions, hist, parse, layout)
+    tables["churn"] = churn_table(hist, layout)
+    tables["churn_weekly"] = churn_weekly_table(hist, layout)
+    tables["author_kinds"] = author_kind_table(hist)
+    tables["commits"] = commit_table(store.frames["history"] if cutoff is None else
                                       store.frames["history"][store.frames["history"]["committed_at"] <= cutoff])
-    chain = _first_parent_chain(store, hist)
-    sizes, prompt_hist = _growth(versions, chain, hist, parse, layout, store.meta.get("agent"))
+    chain = first_parent_chain(store, hist)
+    sizes, prompt_hist = growth_tables(versions, chain, hist, parse, layout, store.meta.get("agent"))
     tables["size_by_domain"], tables["prompt_history"] = sizes, prompt_hist
 
     at = store.meta.get("ref_sha")
@@ -104,9 +104,9 @@ def audit_memfs(store: Store | str | Path, *, as_of: Any = None, **_: Any) -> Au
     snapshot = prompt_at(store, at) if at else None
     files_now = store.files if (cutoff is None or at is None) else files_at(store, at)
     tables["prompt"] = snapshot.files if snapshot is not None else pd.DataFrame()
-    tables["over_limit"] = _over_limit(files_now)
+    tables["over_limit"] = over_limit_table(files_now)
     tables["duplicate_trees"] = duplicate_trees(files_now)
-    tables["readers"] = _readers(files_now if layout in LETTA_LAYOUTS else files_now.iloc[0:0])
+    tables["readers"] = readers(files_now if layout in LETTA_LAYOUTS else files_now.iloc[0:0])
     if at and layout in LETTA_LAYOUTS:
         tables["letta_tokens"] = letta_token_estimate(store, at)
     tables["constraints"], unjudged = constraints_table(store, at)
@@ -118,6 +118,6 @@ def audit_memfs(store: Store | str | Path, *, as_of: Any = None, **_: Any) -> Au
         problems.add(path, "not_checked", "over memlab's read cap: Letta Code's character "
                      "limits and frontmatter rules were not judged for this file")
     tables["problems"] = problems.frame()
-    headline = _headline(store, hist, tables, snapshot, files_now, cutoff)
-    notes = _notes(store, layout)
-    return Audit("memfs", store.name, tables, headline, _summary(store, headline, tables), notes)
+    headline = headline_figures(store, hist, tables, snapshot, files_now, cutoff)
+    notes = layout_notes(store, layout)
+    return Audit("memfs", store.name, tables, headline, summary_text(store, headline, tables), notes)

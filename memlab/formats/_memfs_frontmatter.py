@@ -15,7 +15,7 @@ from memlab.formats._yaml import YamlRead, read_yaml
 #: The server default once ``limit`` left frontmatter (letta #9537).
 DEFAULT_LIMIT = 100_000
 _KEY_LINE_RE = re.compile(r"^([A-Za-z_][A-Za-z0-9_-]*)[ \t]*:(.*)$")
-_DIGITS_RE = re.compile(r"^[0-9]+$")
+DIGITS_RE = re.compile(r"^[0-9]+$")
 
 
 # --------------------------------------------------------------------------- frontmatter
@@ -351,7 +351,7 @@ def read_frontmatter(text: str) -> Frontmatter:
     else:
         lim = fields.get("limit")
     if lim is not None:
-        if isinstance(lim, str) and _DIGITS_RE.match(lim.strip()):
+        if isinstance(lim, str) and DIGITS_RE.match(lim.strip()):
             fm.limit = int(lim.strip(), 10)
             if fm.limit > INT64_MAX:
                 fm.limit = None

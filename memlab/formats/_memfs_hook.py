@@ -10,8 +10,8 @@ from dataclasses import dataclass
 from typing import Iterable
 
 from memlab.formats._memfs_constraints import frontmatter_errors, frontmatter_rule
-from memlab.formats._memfs_frontmatter import _DIGITS_RE
-from memlab.formats._memfs_paths import ROOT_INDEX, _FLAT_SKILL_RE, _V2_FLAT_SKILL_RE, _VALIDATED_RE
+from memlab.formats._memfs_frontmatter import DIGITS_RE
+from memlab.formats._memfs_paths import ROOT_INDEX, FLAT_SKILL_RE, V2_FLAT_SKILL_RE, VALIDATED_RE
 
 #: Keys the current hook knows in system/ and reference/ files (``ALL_KNOWN_KEYS``).
 ALLOWED_KEYS = ("description", "read_only", "limit")
@@ -169,8 +169,8 @@ def check_precommit(path: str, new_text: str | None, head_text: str | None = Non
         for word in words:
             if variant == "v2":
                 continue
-            if (variant != "2026-02" and change in "ACMR" and _FLAT_SKILL_RE.match(word)) \
-                    or (change in "ACM" and _VALIDATED_RE.match(word)):
+            if (variant != "2026-02" and change in "ACMR" and FLAT_SKILL_RE.match(word)) \
+                    or (change in "ACM" and VALIDATED_RE.match(word)):
                 out.append(Violation(word, "missing_frontmatter",
                                      "missing frontmatter (must start with ---)"))
         return out
@@ -178,9 +178,9 @@ def check_precommit(path: str, new_text: str | None, head_text: str | None = Non
         return _check_v2(path, new_text, change, staged_paths)
 
     out = []
-    if variant != "2026-02" and change in "ACMR" and _FLAT_SKILL_RE.match(path):
+    if variant != "2026-02" and change in "ACMR" and FLAT_SKILL_RE.match(path):
         out.append(_flat_skill(path))
-    if change not in "ACM" or not _VALIDATED_RE.match(path):
+    if change not in "ACM" or not VALIDATED_RE.match(path):
         return out
 
     staged = _shell_text(new_text)
@@ -217,7 +217,7 @@ def check_precommit(path: str, new_text: str | None, head_text: str | None = Non
                                      f"'{key}' is a protected field and cannot be set by the agent"))
         if key == "limit":
             has_limit = True
-            if require_limit and not (_DIGITS_RE.match(value) and int(value) > 0):
+            if require_limit and not (DIGITS_RE.match(value) and int(value) > 0):
                 out.append(Violation(path, "bad_limit", "'limit' must be a positive integer"))
         elif key == "description":
             has_description = True
@@ -252,7 +252,7 @@ def _v2_projected(path: str, staged_paths: Iterable[str] | None) -> bool:
 def _check_v2(path: str, new_text: str | None, change: str,
               staged_paths: Iterable[str] | None) -> list[Violation]:
     out: list[Violation] = []
-    if change in "ACMR" and _V2_FLAT_SKILL_RE.match(path):
+    if change in "ACMR" and V2_FLAT_SKILL_RE.match(path):
         out.append(_flat_skill(path))
     # v2 validates every tracked .md, not only the staged ones; a deleted file is not tracked.
     if not path.endswith(".md") or path.startswith("skills/") or not _v2_projected(path, staged_paths):

@@ -14,9 +14,9 @@ ROOT_INDEX = "MEMORY.md"
 SKILL_FILE = "SKILL.md"
 
 # The hook's own path filters, as grep -E patterns in the bash script.
-_VALIDATED_RE = re.compile(r"^(memory/)?(system|reference)/.*\.md$")
-_FLAT_SKILL_RE = re.compile(r"^(memory/)?skills/[^/]+\.md$")
-_V2_FLAT_SKILL_RE = re.compile(r"^skills/[^/]+\.md$")
+VALIDATED_RE = re.compile(r"^(memory/)?(system|reference)/.*\.md$")
+FLAT_SKILL_RE = re.compile(r"^(memory/)?skills/[^/]+\.md$")
+V2_FLAT_SKILL_RE = re.compile(r"^skills/[^/]+\.md$")
 
 
 # --------------------------------------------------------------------------- paths and labels
@@ -96,11 +96,11 @@ def path_for_label(label: str) -> str:
 
 def is_validated_path(path: str) -> bool:
     """The hook checks frontmatter only for ``(memory/)?(system|reference)/**.md``."""
-    return bool(_VALIDATED_RE.match(path))
+    return bool(VALIDATED_RE.match(path))
 
 
 def is_flat_skill_path(path: str) -> bool:
-    return bool(_FLAT_SKILL_RE.match(path))
+    return bool(FLAT_SKILL_RE.match(path))
 
 
 def root_memory_path_from_legacy_label(label: str) -> str:

@@ -19,11 +19,11 @@ import pyarrow.compute as pc
 
 from memlab.formats import _json
 from memlab.sources._elfmem_db_schema import (
-    _CONFIG_TYPED, _DTYPES, _TOKEN_KEYS, BLOB, CAT, FLOAT, FRAME_TABLES, INT, _q)
-from memlab.sources._elfmem_db_values import _as_text, _int_mapper
+    CONFIG_TYPED, DTYPES, TOKEN_KEYS, BLOB, CAT, FLOAT, FRAME_TABLES, INT, q)
+from memlab.sources._elfmem_db_values import as_text, int_mapper
 
 if TYPE_CHECKING:
-    from memlab.sources.elfmem_db import _Reader
+    from memlab.sources.elfmem_db import Reader
 
 
 def _empty_column(kind: str, n: int) -> pd.Series:
@@ -32,10 +32,10 @@ def _empty_column(kind: str, n: int) -> pd.Series:
                                         dtype=pd.CategoricalDtype(pd.Index([], dtype="string"))))
     if kind == BLOB:
         return pd.Series([None] * n, dtype="object")
-    return pd.Series(index=pd.RangeIndex(n), dtype=_DTYPES[kind])
+    return pd.Series(index=pd.RangeIndex(n), dtype=DTYPES[kind])
 
 
-def _frame(reader: _Reader, name: str, schema: dict[str, list[str]],
+def rows_frame(reader: Reader, name: str, schema: dict[str, list[str]],
            extra: list[tuple[str, str]] = ()) -> pd.DataFrame:
     table, spec = FRAME_TABLES[name]
     spec = [*spec, *extra]
@@ -44,7 +44,7 @@ def _frame(reader: _Reader, name: str, schema: dict[str, list[str]],
         return pd.DataFrame({c: _empty_column(k, 0) for c, k in spec})
     typed = reader.read(name, table, spec, present)
     n = len(next(iter(typed.values()))) if typed else \
-        reader.rows(f"SELECT COUNT(*) FROM {_q(table)}")[0][0]
+        reader.rows(f"SELECT COUNT(*) FROM {q(table)}")[0][0]
     cols = {}
     for c, k in spec:
         s = typed.get(c)
@@ -62,7 +62,7 @@ def _assemble(cols: dict[str, pd.Series], n: int) -> pd.DataFrame:
     return pd.DataFrame({c: s.reset_index(drop=True) for c, s in cols.items()})
 
 
-def _decode_embeddings(blobs: pd.Series, reader: _Reader, ids: pd.Series) -> pd.Series:
+def decode_embeddings(blobs: pd.Series, reader: Reader, ids: pd.Series) -> pd.Series:
     """float32 vectors from elfmem's ``np.float32(...).tobytes()`` blobs; None where absent."""
     out = np.empty(len(blobs), dtype=object)
     if isinstance(blobs.dtype, pd.ArrowDtype):
@@ -133,11 +133,11 @@ def _same_width_matrix(chunks: list[pa.Array]) -> np.ndarray | None:
     return matrix
 
 
-def _config(raw: list[tuple[Any, Any]], reader: _Reader) -> pd.DataFrame:
+def config_frame(raw: list[tuple[Any, Any]], reader: Reader) -> pd.DataFrame:
     """system_config as one typed row; lifetime_token_usage unpacked into counts."""
     values = {str(k): v for k, v in raw}
     cols: dict[str, pd.Series] = {}
-    for key, kind in _CONFIG_TYPED:
+    for key, kind in CONFIG_TYPED:
         v = values.get(key)
         typed = _plain_number(kind, v)
         cols[key] = reader._type_values("config", key, kind, [v]) if typed is None else typed
@@ -157,7 +157,7 @@ def _config(raw: list[tuple[Any, Any]], reader: _Reader) -> pd.DataFrame:
         except (ValueError, TypeError, RecursionError) as exc:
             reader.problem("bad_json", f"system_config.lifetime_token_usage is not a JSON "
                                        f"object ({exc}); token and call counts read as NA")
-    for key in _TOKEN_KEYS:
+    for key in TOKEN_KEYS:
         v = usage.get(key)
         if isinstance(v, bool) or (v is not None and not isinstance(v, (int, float, str))):
             v = repr(v)
@@ -165,13 +165,13 @@ def _config(raw: list[tuple[Any, Any]], reader: _Reader) -> pd.DataFrame:
         cols[key] = reader._type_values("config", f"lifetime_token_usage.{key}", INT, [v]) \
             if typed is None else typed
     for key in sorted(usage):
-        if key not in _TOKEN_KEYS:
-            cols[f"lifetime_{key}"] = pd.Series([_as_text(usage[key]) if not isinstance(
+        if key not in TOKEN_KEYS:
+            cols[f"lifetime_{key}"] = pd.Series([as_text(usage[key]) if not isinstance(
                 usage[key], (dict, list)) else json.dumps(usage[key])], dtype="string")
-    typed_keys = {k for k, _ in _CONFIG_TYPED} | {"lifetime_token_usage"}
+    typed_keys = {k for k, _ in CONFIG_TYPED} | {"lifetime_token_usage"}
     for key in sorted(values):
         if key not in typed_keys and key not in cols:
-            cols[key] = pd.Series([_as_text(values[key])], dtype="string")
+            cols[key] = pd.Series([as_text(values[key])], dtype="string")
     return _assemble(cols, 1)
 
 
@@ -204,7 +204,7 @@ _CLOCK_COLUMNS = (("blocks", "last_reinforced_at"), ("sessions", "start_active_h
                   ("config", "total_active_hours"))
 
 
-def _check_clock(frames: dict[str, pd.DataFrame], reader: _Reader) -> None:
+def check_clock(frames: dict[str, pd.DataFrame], reader: Reader) -> None:
     """An active-hour value that is infinite, past 1e15 hours or negative is no time on the
     clock: NA and a ``bad_value`` row (it reached the audit's session clock and the
     simulation's instance as ``inf`` or a negative session length)."""
@@ -222,8 +222,8 @@ def _check_clock(frames: dict[str, pd.DataFrame], reader: _Reader) -> None:
             frame[col] = hours.mask(bad)
 
 
-def _char_count(text: pd.Series) -> pd.Series:
+def char_count(text: pd.Series) -> pd.Series:
     if isinstance(text.dtype, pd.StringDtype) and text.dtype.storage == "pyarrow":
         lengths = pc.utf8_length(pa.array(text.array))
-        return lengths.to_pandas(types_mapper=_int_mapper).astype("Int64")
+        return lengths.to_pandas(types_mapper=int_mapper).astype("Int64")
     return text.str.len().astype("Int64")

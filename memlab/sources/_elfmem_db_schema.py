@@ -3,7 +3,7 @@
 The column kinds and their dtypes, which table and columns each frame reads
 (:data:`FRAME_TABLES`), the categories and ``system_config`` keys elfmem writes, and how a
 database's schema version is told: the recorded ``schema_version``, the newest version its
-columns show, and the elfmem releases that write it. ``_q`` quotes a table or column name
+columns show, and the elfmem releases that write it. ``q`` quotes a table or column name
 for SQL.
 """
 
@@ -15,14 +15,14 @@ from typing import TYPE_CHECKING, Any
 from memlab.errors import UnsupportedSchema
 
 if TYPE_CHECKING:
-    from memlab.sources.elfmem_db import _Reader
+    from memlab.sources.elfmem_db import Reader
 
 SUPPORTED_SCHEMA_VERSIONS = range(1, 10)
 
 # Column kinds: how a stored value becomes a typed pandas value.
 STR, CAT, UTC, FLOAT, INT, BOOL, BLOB = "str", "cat", "utc", "float", "int", "bool", "blob"
 
-_DTYPES = {STR: "string", CAT: "category", UTC: "datetime64[ns, UTC]", FLOAT: "float64",
+DTYPES = {STR: "string", CAT: "category", UTC: "datetime64[ns, UTC]", FLOAT: "float64",
            INT: "Int64", BOOL: "boolean", BLOB: "object"}
 
 #: frame name -> (SQLite table, [(column, kind), ...]) in the order of docs/DESIGN.md.
@@ -77,7 +77,7 @@ FRAME_TABLES: dict[str, tuple[str, list[tuple[str, str]]]] = {
 
 # Known values first, so the category order is the same in every store; values elfmem never
 # wrote are kept (appended), never turned into NA.
-_KNOWN_CATEGORIES = {
+KNOWN_CATEGORIES = {
     ("blocks", "status"): ["inbox", "active", "archived"],
     ("blocks", "archive_reason"): ["superseded", "decayed", "forgotten"],
     ("blocks", "share"): ["private", "public", "peer"],
@@ -86,10 +86,10 @@ _KNOWN_CATEGORIES = {
 }
 
 # system_config keys with a type of their own; every other key is a string column.
-_CONFIG_TYPED = [("schema_version", INT), ("total_active_hours", FLOAT),
+CONFIG_TYPED = [("schema_version", INT), ("total_active_hours", FLOAT),
                  ("last_curate_at", FLOAT), ("last_consolidated_at", UTC),
                  ("prune_threshold", FLOAT), ("top_k", INT)]
-_TOKEN_KEYS = ["llm_calls", "llm_input_tokens", "llm_output_tokens", "embedding_calls",
+TOKEN_KEYS = ["llm_calls", "llm_input_tokens", "llm_output_tokens", "embedding_calls",
                "embedding_tokens"]
 
 # Schema version -> the elfmem releases that write it (PyPI wheels read; see tests/elfmem_schemas).
@@ -107,11 +107,11 @@ def release_guess(schema_version: int, columns: dict[str, list[str]]) -> str:
     return _RELEASES.get(schema_version, "unknown")
 
 
-def _q(name: str) -> str:
+def q(name: str) -> str:
     return '"' + name.replace('"', '""') + '"'
 
 
-def _schema_version(raw: list[tuple[Any, Any]], reader: _Reader, path: Path
+def read_schema_version(raw: list[tuple[Any, Any]], reader: Reader, path: Path
                     ) -> tuple[int, bool]:
     recorded = [v for k, v in raw if k == "schema_version"]
     if not recorded:
@@ -135,7 +135,7 @@ def _schema_version(raw: list[tuple[Any, Any]], reader: _Reader, path: Path
     return version, True
 
 
-def _columns_version(schema: dict[str, list[str]]) -> int:
+def columns_version(schema: dict[str, list[str]]) -> int:
     """The newest schema version whose additions are all present (drift check)."""
     marks = [(2, "blocks", "source_peer"), (3, "blocks", "last_scored_at"),
              (4, "blocks", "success_count"), (5, "block_amendments", None),

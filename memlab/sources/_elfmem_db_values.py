@@ -1,6 +1,6 @@
 """Typing and checking stored values, for :mod:`memlab.sources.elfmem_db`.
 
-:class:`_Typer` (the base of the loader's ``_Reader``) turns a column, read through Arrow or
+:class:`Typer` (the base of the loader's ``Reader``) turns a column, read through Arrow or
 value by value through :mod:`sqlite3`, into its typed pandas Series: dates parsed, categories
 in their known order, numbers checked. A value that cannot be typed becomes NA and a
 ``bad_value`` problem; text that is not UTF-8 is repaired with U+FFFD and a ``bad_text``
@@ -21,11 +21,11 @@ import pyarrow.compute as pc
 
 from memlab.constants import INT64_MAX
 from memlab.sources._elfmem_db_schema import (
-    _KNOWN_CATEGORIES, BLOB, BOOL, CAT, FLOAT, INT, STR, UTC)
+    KNOWN_CATEGORIES, BLOB, BOOL, CAT, FLOAT, INT, STR, UTC)
 from memlab.store import Problems, utc_datetimes
 
 
-class _Typer:
+class Typer:
     """Types the columns of one source's tables; reports bad values to ``problems``."""
 
     def __init__(self, source: Path, problems: Problems) -> None:
@@ -74,9 +74,9 @@ class _Typer:
             return pd.Series(arr.cast(pa.float64()).to_numpy(zero_copy_only=False),
                              dtype="float64")
         if kind == INT:
-            return arr.to_pandas(types_mapper=_int_mapper)
+            return arr.to_pandas(types_mapper=int_mapper)
         if kind == BOOL:
-            return arr.to_pandas(types_mapper=_int_mapper).astype("boolean")
+            return arr.to_pandas(types_mapper=int_mapper).astype("boolean")
         if kind == UTC:
             try:
                 ts = pc.cast(arr, pa.timestamp("ns", tz="UTC"))
@@ -92,7 +92,7 @@ class _Typer:
     def _type_values(self, frame: str, col: str, kind: str, values: list) -> pd.Series:
         """The exact path: Python values of any SQLite storage class -> typed, bad -> NA."""
         if kind in (STR, CAT, UTC):
-            text = pd.Series([_as_text(v) for v in values], dtype="string")
+            text = pd.Series([as_text(v) for v in values], dtype="string")
             if kind == STR:
                 return text
             if kind == CAT:
@@ -135,7 +135,7 @@ class _Typer:
         (the same categories, codes and dtype as ordering the dictionary afterwards)."""
         encoded = pc.dictionary_encode(arr.combine_chunks())
         dictionary = encoded.dictionary.to_pylist()
-        known = _KNOWN_CATEGORIES.get((frame, col))
+        known = KNOWN_CATEGORIES.get((frame, col))
         if known and frame == "blocks" and col == "status" and not set(dictionary) <= set(known):
             # a status elfmem does not write: the general path reports it
             return self._categories(frame, col, _arrow_categorical(arr))
@@ -149,7 +149,7 @@ class _Typer:
         return pd.Series(pd.Categorical.from_codes(codes, dtype=dtype))
 
     def _categories(self, frame: str, col: str, values: pd.Series) -> pd.Series:
-        known = _KNOWN_CATEGORIES.get((frame, col))
+        known = KNOWN_CATEGORIES.get((frame, col))
         cats = [str(c) for c in values.cat.categories]
         order = (known + sorted(set(cats) - set(known))) if known else sorted(cats)
         if known and frame == "blocks" and col == "status":
@@ -215,11 +215,11 @@ def _string_mapper(t: pa.DataType):
     return pd.StringDtype("pyarrow") if t in (pa.string(), pa.large_string()) else None
 
 
-def _int_mapper(t: pa.DataType):
+def int_mapper(t: pa.DataType):
     return pd.Int64Dtype() if pa.types.is_integer(t) else None
 
 
-def _as_text(v: Any) -> Any:
+def as_text(v: Any) -> Any:
     if v is None or isinstance(v, str):
         return v
     if isinstance(v, bytes):

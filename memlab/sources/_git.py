@@ -27,7 +27,7 @@ import pandas as pd
 
 from memlab import _git as _hardened
 from memlab.constants import MAX_FILE_BYTES
-from memlab.sources._git_repo import (_READ_CONFIG, RepoInfo, TreeEntry, blob_sizes, find_repo,
+from memlab.sources._git_repo import (READ_CONFIG, RepoInfo, TreeEntry, blob_sizes, find_repo,
                                       ls_tree, read_blobs, resolve_commit, run_git)
 from memlab.sources._git_worktree import git_blob_id, shown_path, working_tree_changes
 from memlab.formats.letta_memfs import HARNESS_LABELS, HARNESS_MERGES, branch_role
@@ -100,7 +100,7 @@ def _records(chunks: Iterable[bytes]):
 
 def _stream_git(repo: Path, *args: str):
     """Yield a git command's stdout as it is produced, so parsing overlaps git's own work."""
-    return _hardened.stream(repo, *args, config=_READ_CONFIG)
+    return _hardened.stream(repo, *args, config=READ_CONFIG)
 
 
 _RAW_ENTRY = re.compile(rb"\n?:[0-7]+ ([0-7]+) ([0-9a-f]+) ([0-9a-f]+) "

@@ -20,14 +20,14 @@ from memlab.errors import RepoError
 # Settings for reading history; memlab._git adds the hardening (environment and overrides).
 # core.bigFileThreshold: git diffs no blob over memlab's cap (numstat gives "-", as for a binary
 # file, from the object's size alone), so a huge committed file never makes git load it.
-_READ_CONFIG = ("log.showSignature=false", "core.quotePath=false", "diff.renameLimit=2000",
+READ_CONFIG = ("log.showSignature=false", "core.quotePath=false", "diff.renameLimit=2000",
                 "log.mailmap=false", f"core.bigFileThreshold={MAX_FILE_BYTES}")
 
 
 def run_git(repo: Path, *args: str, input: bytes | None = None, check: bool = True) -> bytes:
     """Run one read-only git command in ``repo`` through :func:`memlab._git.run` (hardened:
     no program the repository's config names can run); stdout as bytes. RepoError on failure."""
-    return _hardened.run(repo, *args, input=input, check=check, config=_READ_CONFIG)
+    return _hardened.run(repo, *args, input=input, check=check, config=READ_CONFIG)
 
 
 @dataclass
@@ -154,7 +154,7 @@ def read_blobs(repo: Path, shas: Iterable[str], *, max_bytes: int | None = None
     # Read blob by blob as git writes them: each blob's bytes exist once (no whole-output
     # buffer, no slice of it), so a 1 GB blob costs 1 GB here, not three.
     with _hardened.pipe(repo, "cat-file", "--batch", input=("\n".join(wanted) + "\n").encode(),
-                        config=_READ_CONFIG) as out:
+                        config=READ_CONFIG) as out:
         for sha in wanted:
             header = out.readline().split()
             if len(header) < 3 or header[1] == b"missing":

@@ -1,7 +1,7 @@
 """The files frame of a memory repo: one row per markdown file, with what its path is under the
 layout (label, domain, :func:`in_prompt`; :func:`is_memory_path`), its frontmatter as Letta
 Code and the Letta server each read it, Souveraine's agent.yaml blocks, and what Letta's
-pre-commit hook would refuse. :mod:`memlab.sources.memfs` builds it with :func:`_files_frame`."""
+pre-commit hook would refuse. :mod:`memlab.sources.memfs` builds it with :func:`files_frame`."""
 
 from __future__ import annotations
 
@@ -15,8 +15,8 @@ from memlab._files import FileTooLarge, read_regular
 from memlab.constants import MAX_FILE_BYTES, MAX_FM_COLUMNS
 from memlab.formats import _json
 from memlab.formats import letta_memfs as fmt
-from memlab.sources._memfs_locate import LETTA_LAYOUTS, _Source
-from memlab.sources._memfs_read import _oversized
+from memlab.sources._memfs_locate import LETTA_LAYOUTS, Source
+from memlab.sources._memfs_read import oversized_message
 from memlab.store import Problems, empty_frame, token_estimate
 
 
@@ -98,7 +98,7 @@ def in_prompt(path: str, layout: str, agent_blocks: set[str] | None = None) -> b
 
 # --------------------------------------------------------------------------- the files frame
 
-def _agent(src: _Source, texts: dict[str, tuple[str, str]], problems: Problems) -> dict | None:
+def _agent(src: Source, texts: dict[str, tuple[str, str]], problems: Problems) -> dict | None:
     if src.layout != "souveraine":
         return None
     if "agent.yaml" in texts:
@@ -108,7 +108,7 @@ def _agent(src: _Source, texts: dict[str, tuple[str, str]], problems: Problems) 
         try:
             text = read_regular(src.agent_yaml, max_bytes=MAX_FILE_BYTES).decode("utf-8")
         except FileTooLarge as exc:
-            problems.add(where, "oversized", _oversized(exc.size))
+            problems.add(where, "oversized", oversized_message(exc.size))
             return None
         except (OSError, UnicodeDecodeError) as exc:
             problems.add(where, "unreadable", f"cannot read agent.yaml: {exc}")
@@ -191,7 +191,7 @@ def _label(rel: str, layout: str) -> str | None:
 _NOT_V2 = ("readers_disagree", "malformed_yaml")
 
 
-def _files_frame(src: _Source, texts: dict[str, tuple[str, str]], problems: Problems,
+def files_frame(src: Source, texts: dict[str, tuple[str, str]], problems: Problems,
                  meta: dict[str, Any]) -> pd.DataFrame:
     layout = src.layout
     agent = _agent(src, texts, problems)

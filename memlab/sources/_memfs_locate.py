@@ -21,14 +21,14 @@ LAYOUTS = ("letta_v1", "letta_v1_memory_prefix", "letta_v2", "souveraine", "elfm
            "generic_markdown")
 #: Layouts Letta Code reads and guards with its pre-commit hook.
 LETTA_LAYOUTS = ("letta_v1", "letta_v1_memory_prefix", "letta_v2")
-_KINDS = {"letta_v1": "letta_memfs", "letta_v1_memory_prefix": "letta_memfs",
+KINDS = {"letta_v1": "letta_memfs", "letta_v1_memory_prefix": "letta_memfs",
           "letta_v2": "letta_memfs", "souveraine": "souveraine",
           "elfmem_substrate": "elfmem_substrate", "generic_markdown": "letta_memfs"}
 _MEMFS_MARKERS = ("system/", "memory/system/", "reference/", "skills/", ".letta/")
 
 
 @dataclass
-class _Source:
+class Source:
     """Where the memory is and how to read it: a commit of a repo, or plain files on disk."""
 
     path: Path                       # the folder asked for
@@ -43,17 +43,17 @@ class _Source:
     hook_installed: str | None = None  # variant of Letta Code's hook in this checkout, if any
 
 
-def _require_commits(info: _git.RepoInfo) -> None:
+def require_commits(info: _git.RepoInfo) -> None:
     if info.empty:
         raise RepoError("the repository has no commits yet, so the agent sees no memory",
                         path=info.path, hint="commit the memory files first")
 
 
 #: The instance attribute where :func:`load_memfs` keeps the located source of a Store.
-_SOURCE_ATTR = "_memfs_source"
+SOURCE_ATTR = "_memfs_source"
 
 
-def _located(store_or_path: Store | str | Path) -> _Source:
+def located_source(store_or_path: Store | str | Path) -> Source:
     """Where a store (or a path :func:`load_memfs` would take) reads from, without loading it.
 
     A store :func:`load_memfs` returned reuses the repository and layout found when it was
@@ -62,17 +62,17 @@ def _located(store_or_path: Store | str | Path) -> _Source:
     commits yet).
     """
     if isinstance(store_or_path, Store):
-        src = vars(store_or_path).get(_SOURCE_ATTR)
+        src = vars(store_or_path).get(SOURCE_ATTR)
         if src is not None and src.path == Path(store_or_path.path):
             return src
-        return _locate(Path(store_or_path.path))
-    src = _locate(Path(store_or_path).expanduser())
+        return locate(Path(store_or_path.path))
+    src = locate(Path(store_or_path).expanduser())
     if src.repo is not None:
-        _require_commits(src.repo)
+        require_commits(src.repo)
     return src
 
 
-def _classify(name, email, message, branch) -> str:
+def classify_author(name, email, message, branch) -> str:
     return fmt.classify_author(name, email, message=message, branch=branch)
 
 
@@ -242,7 +242,7 @@ def letta_evidence(path: Path, info: _git.RepoInfo | None, paths: list[str]
                  if "/" not in e.path and e.path.endswith(".md") and e.type == "blob"
                  and (e.size or 0) <= MAX_FILE_BYTES}
         blobs = _git.read_blobs(info.path, roots.values(), max_bytes=MAX_FILE_BYTES)
-        texts = {p: (_decode(blobs.get(sha, b"")) or "") for p, sha in roots.items()}
+        texts = {p: (decode(blobs.get(sha, b"")) or "") for p, sha in roots.items()}
         if _v2_evidence(texts):
             found.append("a root MEMORY.md without frontmatter, and every root file has exactly "
                          "the name and description memfs v2 requires")
@@ -253,15 +253,15 @@ def letta_evidence(path: Path, info: _git.RepoInfo | None, paths: list[str]
 
 
 def _memfs_source(path: Path, info: _git.RepoInfo | None, root: Path, paths: list[str],
-                  name: str | None) -> _Source:
+                  name: str | None) -> Source:
     if info is None and (root / fmt.CONFIG_PATH).is_file():
         paths = [*paths, fmt.CONFIG_PATH]
     evidence, hook = letta_evidence(root, info, paths)
     layout = _letta_layout(paths) if evidence else "generic_markdown"
-    return _Source(path, layout, info, root, name=name, evidence=evidence, hook_installed=hook)
+    return Source(path, layout, info, root, name=name, evidence=evidence, hook_installed=hook)
 
 
-def _locate(path: Path) -> _Source:
+def locate(path: Path) -> Source:
     """Find the repository (or folder) and decide the layout. Reads nothing but names."""
     if not path.exists() and not path.is_symlink():
         raise StoreNotFound("no such file or folder", path=path)
@@ -280,9 +280,9 @@ def _locate(path: Path) -> _Source:
         for candidate, prefix in ((holder, ".elfmem/"), (holder / ".elfmem", "")):
             info = _git.find_repo(candidate) if candidate.is_dir() else None
             if info is not None:
-                return _Source(path, "elfmem_substrate", info, candidate, prefix=prefix,
+                return Source(path, "elfmem_substrate", info, candidate, prefix=prefix,
                                name=holder.name)
-        return _Source(path, "elfmem_substrate", None, holder, prefix=".elfmem/", name=holder.name)
+        return Source(path, "elfmem_substrate", None, holder, prefix=".elfmem/", name=holder.name)
 
     info = _git.find_repo(path)
     # A Souveraine agent dir (agent.yaml beside memory/) or a Letta agent root (~/.letta/agents/<id>/)
@@ -290,15 +290,15 @@ def _locate(path: Path) -> _Source:
         inner = _git.find_repo(path / "memory")
         if inner is not None:
             if (path / "agent.yaml").is_file():
-                return _Source(path, "souveraine", inner, path / "memory",
+                return Source(path, "souveraine", inner, path / "memory",
                                agent_yaml=path / "agent.yaml")
             return _memfs_source(path, inner, path / "memory", _tree_paths(inner), path.name)
     if info is not None:
         paths = _tree_paths(info)
         if "agent.yaml" in paths:
-            return _Source(path, "souveraine", info, path)
+            return Source(path, "souveraine", info, path)
         if (path.parent / "agent.yaml").is_file():
-            return _Source(path, "souveraine", info, path, agent_yaml=path.parent / "agent.yaml",
+            return Source(path, "souveraine", info, path, agent_yaml=path.parent / "agent.yaml",
                            name=None)
         if (info.empty or _is_memfs_tree(paths) or agent_memory_folder(path)
                 or shared_memory_name(path)):
@@ -311,7 +311,7 @@ def _locate(path: Path) -> _Source:
     # Plain folders: a Souveraine dir or a `letta memory backup` copy without .git.
     if (path / "agent.yaml").is_file():
         root = path / "memory" if (path / "memory" / "system").is_dir() else path
-        return _Source(path, "souveraine", None, root, agent_yaml=path / "agent.yaml")
+        return Source(path, "souveraine", None, root, agent_yaml=path / "agent.yaml")
     disk = [p.relative_to(path).as_posix() + ("/" if p.is_dir() else "") for p in path.iterdir()]
     if _is_memfs_tree(disk):
         return _memfs_source(path, None, path, disk, path.name)
@@ -327,7 +327,7 @@ def _letta_layout(paths: list[str]) -> str:
     return "letta_v1"
 
 
-def _decode(data: bytes) -> str | None:
+def decode(data: bytes) -> str | None:
     if b"\x00" in data:
         return None
     try:

@@ -1,5 +1,5 @@
-"""Reading a memory's files: the texts of a commit's memory files (:func:`_read_tree`) or of a
-plain folder's (:func:`_read_disk`), each as ``{path: (text, blob sha)}`` plus the other paths,
+"""Reading a memory's files: the texts of a commit's memory files (:func:`read_tree`) or of a
+plain folder's (:func:`read_disk`), each as ``{path: (text, blob sha)}`` plus the other paths,
 with every file that is not read (unsafe, oversized, binary, a symlink, a special file) a
 ``problems`` row. :mod:`memlab.sources.memfs` loads what this reads."""
 
@@ -14,18 +14,18 @@ from memlab._files import FileTooLarge, NotRegularFile, read_regular, walk
 from memlab.constants import MAX_FILE_BYTES, MAX_FOLDER_DEPTH
 from memlab.formats import letta_memfs as fmt
 from memlab.sources import _git
-from memlab.sources._memfs_locate import _Source, _decode
+from memlab.sources._memfs_locate import Source, decode
 from memlab.store import Problems
 
 
-def _wanted(src: _Source, rel: str) -> bool:
+def _wanted(src: Source, rel: str) -> bool:
     """Text files the loader keeps: markdown everywhere, plus the substrate's ledger."""
     if src.layout == "elfmem_substrate":
         return rel.endswith(".md") or (rel.startswith("ledger/") and rel.endswith(".jsonl"))
     return rel.endswith(".md") or rel == "agent.yaml"
 
 
-def _read_tree(src: _Source, tree: list[_git.TreeEntry], problems: Problems
+def read_tree(src: Source, tree: list[_git.TreeEntry], problems: Problems
                ) -> tuple[dict[str, tuple[str, str]], list[str]]:
     """Texts of the memory files in a commit: {repo path: (text, blob sha)}, plus other paths."""
     keep: dict[str, _git.TreeEntry] = {}
@@ -52,7 +52,7 @@ def _read_tree(src: _Source, tree: list[_git.TreeEntry], problems: Problems
         if not _wanted(src, rel):
             other.append(e.path)
         elif e.size is not None and e.size > MAX_FILE_BYTES:
-            problems.add(e.path, "oversized", _oversized(e.size))
+            problems.add(e.path, "oversized", oversized_message(e.size))
             other.append(e.path)  # listed (meta other_files), its text never read
         else:
             keep[e.path] = e
@@ -68,7 +68,7 @@ def _read_tree(src: _Source, tree: list[_git.TreeEntry], problems: Problems
         if e.mode == "120000":
             _report_symlink(p, os.fsdecode(data), problems)
             continue
-        text = _decode(data)
+        text = decode(data)
         if text is None:
             problems.add(p, "binary", "not UTF-8 text (binary content); Letta would load it as "
                          "a garbled block, memlab does not read it")
@@ -77,7 +77,7 @@ def _read_tree(src: _Source, tree: list[_git.TreeEntry], problems: Problems
     return texts, other
 
 
-def _oversized(size: int) -> str:
+def oversized_message(size: int) -> str:
     return (f"{size:,} bytes, over memlab's {MAX_FILE_BYTES:,}-byte cap for a memory file "
             "(a Letta block is a few thousand characters); listed, its text not read")
 
@@ -97,8 +97,8 @@ def _report_symlink(path: str, target: str, problems: Problems) -> None:
                      "the file it names, so this block holds a path")
 
 
-def _read_disk(src: _Source, problems: Problems) -> tuple[dict[str, tuple[str, str]], list[str]]:
-    """The same as :func:`_read_tree` for a plain folder (no commit to read)."""
+def read_disk(src: Source, problems: Problems) -> tuple[dict[str, tuple[str, str]], list[str]]:
+    """The same as :func:`read_tree` for a plain folder (no commit to read)."""
     base = src.root if not src.prefix else src.root / src.prefix.rstrip("/")
     texts: dict[str, tuple[str, str]] = {}
     other: list[str] = []
@@ -146,13 +146,13 @@ def _read_disk(src: _Source, problems: Problems) -> tuple[dict[str, tuple[str, s
                 problems.add(shown, "special_file", exc.reason)
                 continue
             except FileTooLarge as exc:
-                problems.add(shown, "oversized", _oversized(exc.size))
+                problems.add(shown, "oversized", oversized_message(exc.size))
                 other.append(shown)
                 continue
             except OSError as exc:
                 problems.add(shown, "unreadable", f"cannot read: {exc.strerror}")
                 continue
-            text = _decode(data)
+            text = decode(data)
             if text is None:
                 problems.add(shown, "binary", "not UTF-8 text (binary content); not read")
                 continue
@@ -160,7 +160,7 @@ def _read_disk(src: _Source, problems: Problems) -> tuple[dict[str, tuple[str, s
     return texts, other
 
 
-def _substrate_inputs(texts: dict[str, tuple[str, str]]) -> dict[str, str]:
+def substrate_inputs(texts: dict[str, tuple[str, str]]) -> dict[str, str]:
     # Keys are '.elfmem/memory/...' or, when .elfmem is the repo, 'memory/...'; both are what
     # parse_substrate places.
     return {p: t for p, (t, _sha) in texts.items()}

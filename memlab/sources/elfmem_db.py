@@ -24,7 +24,7 @@ place of its bad bytes and reported as a ``bad_text`` problem naming the table, 
 the row's key. The :mod:`sqlite3` path does the same (:func:`~memlab.sources._sqlite_snapshot.
 decode_text`).
 
-This module reads the tables (``_Reader``: the Arrow reads and the :mod:`sqlite3` path) and
+This module reads the tables (``Reader``: the Arrow reads and the :mod:`sqlite3` path) and
 builds the Store (:func:`load_elfmem`). What memlab knows of elfmem's schemas, and how a
 database's version is told, is in :mod:`memlab.sources._elfmem_db_schema`; the typing and
 checking of values in :mod:`memlab.sources._elfmem_db_values`; the frames made from typed
@@ -47,11 +47,11 @@ import pyarrow.compute as pc
 
 from memlab.errors import UnsupportedSchema
 from memlab.sources._elfmem_db_frames import (
-    _char_count, _check_clock, _config, _decode_embeddings, _frame)
+    char_count, check_clock, config_frame, decode_embeddings, rows_frame)
 from memlab.sources._elfmem_db_schema import (
     BLOB, BOOL, CAT, FLOAT, FRAME_TABLES, INT, STR, SUPPORTED_SCHEMA_VERSIONS, UTC,
-    _columns_version, _q, _schema_version, release_guess)
-from memlab.sources._elfmem_db_values import _Typer
+    columns_version, q, read_schema_version, release_guess)
+from memlab.sources._elfmem_db_values import Typer
 from memlab.sources._sqlite_snapshot import BadText, Snapshot, decode_text, read_snapshot
 from memlab.store import Problems, Store
 
@@ -71,7 +71,7 @@ _WORKERS = max(1, min(8, len(os.sched_getaffinity(0)) if hasattr(os, "sched_geta
 _SPLIT_ROWS = 20_000
 
 
-class _Reader(_Typer):
+class Reader(Typer):
     """Reads and types the tables of one snapshot; collects problems on the way."""
 
     def __init__(self, snap: Snapshot, source: Path, problems: Problems) -> None:
@@ -90,7 +90,7 @@ class _Reader(_Typer):
     def schema(self) -> dict[str, list[str]]:
         names = [r[0] for r in self._conn.execute(
             "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")]
-        return {n: [r[1] for r in self._conn.execute(f"PRAGMA table_info({_q(n)})")]
+        return {n: [r[1] for r in self._conn.execute(f"PRAGMA table_info({q(n)})")]
                 for n in names}
 
     def rows(self, sql: str) -> list[tuple]:
@@ -170,7 +170,7 @@ class _Reader(_Typer):
         try:
             # Two queries: SQLite answers min() or max() of the rowid from the b-tree's ends,
             # but scans the whole table for both in one.
-            lo, hi = (self._conn.execute(f"SELECT {fn}(rowid) FROM {_q(table)}").fetchone()[0]
+            lo, hi = (self._conn.execute(f"SELECT {fn}(rowid) FROM {q(table)}").fetchone()[0]
                       for fn in ("min", "max"))
         except sqlite3.OperationalError:  # a WITHOUT ROWID table: read it whole
             return [None], None
@@ -202,8 +202,8 @@ class _Reader(_Typer):
 
     def _read_sqlite(self, frame: str, table: str, cols: list[tuple[str, str]]
                      ) -> dict[str, pd.Series]:
-        select = ", ".join(_q(c) for c, _ in cols)
-        rows = self._conn.execute(f"SELECT {select} FROM {_q(table)}").fetchall()
+        select = ", ".join(q(c) for c, _ in cols)
+        rows = self._conn.execute(f"SELECT {select} FROM {q(table)}").fetchall()
         columns = list(zip(*rows)) if rows else [() for _ in cols]
         keys = columns[0]
         for (c, k), values in zip(cols, columns):
@@ -255,7 +255,7 @@ def _fetch_checked(uri: str, table: str, cols: list[tuple[str, str]],
             if pa.types.is_string(column.type):
                 column.validate(full=True)
     except pa.ArrowInvalid:
-        return tbl, False  # _Reader._check_text finds, repairs and reports the values
+        return tbl, False  # Reader._check_text finds, repairs and reports the values
     return tbl, True
 
 
@@ -265,11 +265,11 @@ def _fetch_arrow(uri: str, table: str, cols: list[tuple[str, str]],
     ``conn``, an open ADBC connection to ``uri``)."""
     import adbc_driver_manager as adm
 
-    prime = ", ".join(f"{_PRIME[k]} AS {_q(c)}" for c, k in cols)
-    select = ", ".join(_q(c) for c, _ in cols)
+    prime = ", ".join(f"{_PRIME[k]} AS {q(c)}" for c, k in cols)
+    select = ", ".join(q(c) for c, _ in cols)
     where = f" WHERE rowid BETWEEN {part[0]} AND {part[1]}" if part else ""
     sql = (f"SELECT 0 AS __memlab_row, {prime} "
-           f"UNION ALL SELECT 1, {select} FROM {_q(table)}{where}")
+           f"UNION ALL SELECT 1, {select} FROM {q(table)}{where}")
     if conn is None:
         with _ArrowConnection(uri) as own:
             return _fetch_arrow(uri, table, cols, part, own.conn)
@@ -296,7 +296,7 @@ def _load(snap: Snapshot, path: Path, embeddings: bool) -> Store:
     problems = Problems()
     for kind, message in snap.problems:
         problems.add(path, kind, message)
-    reader = _Reader(snap, path, problems)
+    reader = Reader(snap, path, problems)
     try:
         schema = reader.schema()
         if "blocks" not in schema:
@@ -307,7 +307,7 @@ def _load(snap: Snapshot, path: Path, embeddings: bool) -> Store:
                                          "(often ~/.elfmem/databases/elfmem.db)")
         raw_config = reader.rows("SELECT key, value FROM system_config") \
             if {"key", "value"} <= set(schema.get("system_config", [])) else []
-        version, recorded = _schema_version(raw_config, reader, path)
+        version, recorded = read_schema_version(raw_config, reader, path)
 
         frames: dict[str, pd.DataFrame] = {}
         extra = [("embedding", BLOB)] if embeddings else []
@@ -320,28 +320,28 @@ def _load(snap: Snapshot, path: Path, embeddings: bool) -> Store:
             if cols:
                 plan[name] = (table, cols)
         reader.prefetch(plan)
-        blocks = _frame(reader, "blocks", schema, extra)
-        blocks["content_chars"] = _char_count(blocks["content"])
-        blocks["summary_chars"] = _char_count(blocks["summary"])
+        blocks = rows_frame(reader, "blocks", schema, extra)
+        blocks["content_chars"] = char_count(blocks["content"])
+        blocks["summary_chars"] = char_count(blocks["summary"])
         if embeddings:
             emb = blocks.pop("embedding")
-            blocks["embedding"] = _decode_embeddings(emb, reader, blocks["id"])
+            blocks["embedding"] = decode_embeddings(emb, reader, blocks["id"])
         frames["blocks"] = blocks
         for name in ("tags", "edges", "contradictions", "outcomes", "amendments", "sessions"):
-            frames[name] = _frame(reader, name, schema)
+            frames[name] = rows_frame(reader, name, schema)
         sessions = frames["sessions"]
         sessions["duration_s"] = (sessions["ended_at"] - sessions["started_at"]) \
             .dt.total_seconds().astype("float64")
-        frames["config"] = _config(raw_config, reader)
-        frames["config_raw"] = _frame(reader, "config_raw", schema)
+        frames["config"] = config_frame(raw_config, reader)
+        frames["config_raw"] = rows_frame(reader, "config_raw", schema)
         for name in ("frames", "peers", "co_retrieval"):
-            frames[name] = _frame(reader, name, schema)
-        _check_clock(frames, reader)
+            frames[name] = rows_frame(reader, name, schema)
+        check_clock(frames, reader)
         readers = dict(reader.readers)
     finally:
         reader.close()
 
-    from_columns = _columns_version(schema)
+    from_columns = columns_version(schema)
     if recorded and from_columns < version:
         problems.add(path, "schema_drift",
                      f"schema_version says {version} but the columns stop at version "

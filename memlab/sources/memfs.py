@@ -42,13 +42,13 @@ from memlab.constants import MAX_FILE_BYTES
 from memlab.formats import letta_memfs as fmt
 from memlab.sources import _git
 from memlab.sources._bundle import SAMPLE_BUNDLE, unpack_bundle
-from memlab.sources._memfs_files import (FILES_COLUMNS, _files_frame, domain_of, in_prompt,
+from memlab.sources._memfs_files import (FILES_COLUMNS, files_frame, domain_of, in_prompt,
                                          is_memory_path)
-from memlab.sources._memfs_locate import (_KINDS, _SOURCE_ATTR, LAYOUTS, LETTA_LAYOUTS,
-                                          agent_memory_folder, _classify, _decode, _located, _locate,
-                                          _require_commits, layout_policy_of, letta_evidence,
+from memlab.sources._memfs_locate import (KINDS, SOURCE_ATTR, LAYOUTS, LETTA_LAYOUTS,
+                                          agent_memory_folder, classify_author, decode, located_source, locate,
+                                          require_commits, layout_policy_of, letta_evidence,
                                           shared_memory_name)
-from memlab.sources._memfs_read import _read_disk, _read_tree, _substrate_inputs
+from memlab.sources._memfs_read import read_disk, read_tree, substrate_inputs
 from memlab.store import Problems, Store, empty_frame
 
 __all__ = ["load_memfs", "repos_in", "unpack_bundle", "SAMPLE_BUNDLE", "files_at", "file_versions",
@@ -90,7 +90,7 @@ def load_memfs(path: str | Path, ref: str = "HEAD", *, history: bool = True) -> 
     Raises :class:`StoreNotFound`, :class:`UnrecognizedStore` or :class:`RepoError` (empty
     repository, unknown ref); anything wrong inside the memory becomes a ``problems`` row.
     """
-    src = _locate(Path(path).expanduser())
+    src = locate(Path(path).expanduser())
     problems = src.problems
     meta: dict[str, Any] = {"layout": src.layout, "ref": ref, "head_sha": None, "ref_sha": None,
                             "branch": None, "shallow": False, "agent": None, "uncommitted": 0,
@@ -102,7 +102,7 @@ def load_memfs(path: str | Path, ref: str = "HEAD", *, history: bool = True) -> 
     frames: dict[str, pd.DataFrame] = {}
     info = src.repo
     if info is not None:
-        _require_commits(info)
+        require_commits(info)
         commit = _git.resolve_commit(info.path, ref)
         meta.update(head_sha=info.head_sha, ref_sha=commit, branch=info.branch, shallow=info.shallow)
         if src.layout in LETTA_LAYOUTS:
@@ -121,10 +121,10 @@ def load_memfs(path: str | Path, ref: str = "HEAD", *, history: bool = True) -> 
                          "commit(s), whose numstat counts their whole tree as added; "
                          "run `git fetch --unshallow` on a copy for the full history")
         tree = _git.ls_tree(info.path, commit)
-        texts, other = _read_tree(src, tree, problems)
-        files = _files_frame(src, texts, problems, meta)
+        texts, other = read_tree(src, tree, problems)
+        files = files_frame(src, texts, problems, meta)
         if history:
-            hist, found = _git.log_history(info.path, classify=_classify)
+            hist, found = _git.log_history(info.path, classify=classify_author)
             # Fixed category sets, so counts show every kind (zero included) for every store.
             hist["author_kind"] = pd.Categorical(hist["author_kind"].astype(object),
                                                  categories=fmt.AUTHOR_KINDS)
@@ -145,8 +145,8 @@ def load_memfs(path: str | Path, ref: str = "HEAD", *, history: bool = True) -> 
         problems.add(src.root, "not_a_repo",
                      "not a git repository: read from the files on disk, no history "
                      "(a `letta memory backup` copy looks like this)")
-        texts, other = _read_disk(src, problems)
-        files = _files_frame(src, texts, problems, meta)
+        texts, other = read_disk(src, problems)
+        files = files_frame(src, texts, problems, meta)
         frames["history"] = empty_frame(_git.HISTORY_DTYPES)
         changes = empty_frame(_UNCOMMITTED_COLUMNS)
     frames["files"] = files
@@ -156,7 +156,7 @@ def load_memfs(path: str | Path, ref: str = "HEAD", *, history: bool = True) -> 
     if src.layout == "elfmem_substrate":
         from memlab.sources.elfmem_substrate import parse_substrate
 
-        blocks, ledger, found = parse_substrate(_substrate_inputs(texts))
+        blocks, ledger, found = parse_substrate(substrate_inputs(texts))
         problems.extend(found)
         frames["blocks"], frames["ledger"] = blocks, ledger
     if meta["name"] is None and isinstance(meta.get("agent"), dict):
@@ -164,8 +164,8 @@ def load_memfs(path: str | Path, ref: str = "HEAD", *, history: bool = True) -> 
     meta["name"] = meta["name"] or src.path.name
     ordered = {k: frames[k] for k in ("files", "blocks", "history", "uncommitted", "ledger")
                if k in frames}
-    store = Store(_KINDS[src.layout], src.path, ordered, problems.frame(), meta)
-    vars(store)[_SOURCE_ATTR] = src  # what _located(store) reuses: the repository as loaded
+    store = Store(KINDS[src.layout], src.path, ordered, problems.frame(), meta)
+    vars(store)[SOURCE_ATTR] = src  # what located_source(store) reuses: the repository as loaded
     return store
 
 
@@ -238,18 +238,18 @@ def repos_in(folder: str | Path) -> pd.DataFrame:
 
 def files_at(store_or_path: Store | str | Path, ref: str) -> pd.DataFrame:
     """The ``files`` frame as it was at ``ref`` (any commit), read the same way as the loader."""
-    src = _located(store_or_path)
+    src = located_source(store_or_path)
     if src.repo is None:
         raise RepoError("not a git repository, so there is no past commit to read", path=src.root)
     commit = _git.resolve_commit(src.repo.path, ref)
     problems = Problems()
-    texts, _ = _read_tree(src, _git.ls_tree(src.repo.path, commit), problems)
-    return _files_frame(src, texts, problems, {})
+    texts, _ = read_tree(src, _git.ls_tree(src.repo.path, commit), problems)
+    return files_frame(src, texts, problems, {})
 
 
 def resolve_ref(store_or_path: Store | str | Path, ref: str) -> str:
     """The full commit sha ``ref`` names in the store's repository (RepoError if unknown)."""
-    src = _located(store_or_path)
+    src = located_source(store_or_path)
     if src.repo is None:
         raise RepoError("not a git repository, so it has no commits", path=src.root)
     return _git.resolve_commit(src.repo.path, ref)
@@ -267,7 +267,7 @@ def file_versions(store_or_path: Store | str | Path, *, with_text: bool = True) 
     :data:`~memlab.constants.MAX_FILE_BYTES`, whose size is in ``new_bytes`` and whose content
     is never read).
     """
-    src = _located(store_or_path)
+    src = located_source(store_or_path)
     if src.repo is None or src.repo.empty:
         cols = ["sha", "parents", "is_merge", "authored_at", "committed_at", "branch", "change_type",
                 "old_path", "path", "old_blob", "new_blob", "new_mode", "new_bytes", "old_text",
@@ -285,7 +285,7 @@ def file_versions(store_or_path: Store | str | Path, *, with_text: bool = True) 
         wanted = {b for b in set(md_old.dropna()) | set(md_new.dropna())
                   if sizes.get(b, 0) <= MAX_FILE_BYTES}
         raw = _git.read_blobs(repo, wanted, max_bytes=MAX_FILE_BYTES)
-        decoded = {sha: _decode(data) for sha, data in raw.items()}
+        decoded = {sha: decode(data) for sha, data in raw.items()}
         df["old_text"] = pd.array([decoded.get(b) if isinstance(b, str) else None for b in md_old],
                                   dtype="string")
         df["new_text"] = pd.array([decoded.get(b) if isinstance(b, str) else None for b in md_new],

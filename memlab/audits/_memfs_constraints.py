@@ -65,27 +65,6 @@ def _frame(rows: list[dict], columns: dict[str, str]) -> pd.DataFrame:
     return df.astype(columns)
 
 
-def _split(line: str) -> tuple[str, str]:
-    """(path, rule) of a validator line: the path is what comes before ``": "`` (a config
-    error names the config; the human-approval line has no colon)."""
-    rule = fmt.constraint_rule(line)
-    if rule == "config_changed":
-        return fmt.CONSTRAINTS_CONFIG, rule
-    if line.startswith(f"{fmt.CORE_MEMORY_PATH}: "):
-        return fmt.CORE_MEMORY_PATH, rule
-    if rule.startswith("config"):
-        return fmt.CONSTRAINTS_CONFIG, rule
-    for marker in (": missing required index ", ": read-only file cannot", ": memory Markdown must",
-                   ": depth ", " characters exceeds "):
-        at = line.rfind(marker)
-        if at > 0:
-            head = line[:at]
-            if marker == " characters exceeds ":
-                head = head.rsplit(": ", 1)[0]
-            return head, rule
-    return line.split(": ", 1)[0], rule
-
-
 def constraints_table(store: Store, commit: str | None) -> tuple[pd.DataFrame, list[str]]:
     """Letta Code's verdict on the tree of ``commit``: rows, and the paths whose size could not
     be judged (over memlab's read cap). The frame's ``attrs["checked"]`` is False when nothing
@@ -101,8 +80,7 @@ def constraints_table(store: Store, commit: str | None) -> tuple[pd.DataFrame, l
     rows = []
     for line in fmt.validator_errors(files, policy=policy, accepted=None, audit=True,
                                      uncounted=uncounted):
-        path, rule = _split(line)
-        rows.append({"path": path, "rule": rule, "check": "validator", "message": line,
+        rows.append({"path": line.path, "rule": line.rule, "check": "validator", "message": str(line),
                      "policy": policy})
     v2 = policy == "shared-memory" or (policy == "root-marker"
                                        and any(f.path == fmt.ROOT_INDEX for f in files))
@@ -172,7 +150,7 @@ def constraint_history(store: Store, versions: pd.DataFrame | None,
                                      audit=False, head_has_root=had_root, config_approved=True)
         seen = set()
         for line in lines:
-            key = _split(line)
+            key = (line.path, line.rule)
             seen.add(key)
             if key in open_:
                 open_[key]["commits"] += 1

@@ -34,9 +34,9 @@ from typing import Any, Iterable, Mapping, Sequence
 from memlab.formats import _json
 
 __all__ = ["CONSTRAINTS_CONFIG", "CONSTRAINTS_DEFAULTS", "LAYOUT_POLICIES", "LAYOUT_POLICY_FILE",
-           "CONSTRAINTS_VALIDATOR", "CORE_MEMORY_PATH", "TreeFile", "ConstraintError",
+           "CONSTRAINTS_VALIDATOR", "CORE_MEMORY_PATH", "TreeFile", "Finding",
            "parse_constraints_config", "tree_errors", "validator_errors", "frontmatter_errors",
-           "frontmatter_paths", "layout_policy", "constraint_rule", "frontmatter_rule",
+           "frontmatter_paths", "layout_policy", "frontmatter_rule",
            "code_points"]
 
 #: The tracked policy file (``MEMORY_CONSTRAINTS_CONFIG_PATH``).
@@ -77,17 +77,6 @@ class TreeFile:
     data: bytes | None = None
     chars: int | None = None
     sha: str | None = None
-
-
-@dataclass(frozen=True)
-class ConstraintError:
-    """One line Letta Code's validator prints: ``path`` (``core memory`` for the total, the
-    config's name for its own errors), ``rule`` (:func:`constraint_rule`), ``message`` (the
-    whole line, the release's wording)."""
-
-    path: str
-    rule: str
-    message: str
 
 
 # --------------------------------------------------------------------------- JavaScript values
@@ -238,9 +227,22 @@ def _count(file: TreeFile) -> int | None:
     return None if file.data is None else code_points(file.data)
 
 
+class Finding(str):
+    """One validator line, word for word the release's (it is a ``str`` and compares as one),
+    carrying the ``path`` it is about and its ``rule`` name, so no caller parses the wording."""
+
+    path: str
+    rule: str
+
+    def __new__(cls, line: str, path: str, rule: str) -> "Finding":
+        self = super().__new__(cls, line)
+        self.path, self.rule = path, rule
+        return self
+
+
 def tree_errors(files: Sequence[TreeFile], *, config: Mapping[str, Any], layout: str,
                 require_root_marker: bool, accepted: Sequence[TreeFile] | None = None,
-                uncounted: list[str] | None = None) -> list[str]:
+                uncounted: list[str] | None = None) -> list[Finding]:
     """``validateMemoryTreeConstraints`` over a whole tree: error lines, in the release's order.
 
     ``accepted`` is the trusted tree before the change (the parent commit); it is needed only
@@ -248,12 +250,13 @@ def tree_errors(files: Sequence[TreeFile], *, config: Mapping[str, Any], layout:
     whose characters are unknown (``data`` and ``chars`` None) cannot be judged against a
     limit: its path is appended to ``uncounted`` and it adds nothing to the core total.
     """
-    errors: list[str] = []
+    errors: list[Finding] = []
     md = [f for f in files if f.path.endswith(".md")]
     paths = {f.path for f in md}
     v2 = layout == "root-marker" and (require_root_marker or "MEMORY.md" in paths)
     if v2 and "MEMORY.md" not in paths:
-        errors.append("MEMORY.md: root memory index is required for MemFS v2")
+        errors.append(Finding("MEMORY.md: root memory index is required for MemFS v2", "MEMORY.md",
+                              "root_index_required"))
     memory = [f for f in md if not f.path.startswith("skills/")
               and (v2 or layout == "shared-memory" or _LEGACY_RE.match(_utf16(f.path)))]
     if v2:
@@ -262,7 +265,8 @@ def tree_errors(files: Sequence[TreeFile], *, config: Mapping[str, Any], layout:
             for folder in f.path.split("/")[:-1]:
                 current = f"{current}/{folder}" if current else folder
                 if f"{current}/MEMORY.md" not in paths:
-                    errors.append(f"{f.path}: missing required index {current}/MEMORY.md")
+                    errors.append(Finding(f"{f.path}: missing required index {current}/MEMORY.md",
+                                          f.path, "missing_index"))
                     break
     overrides = [(o, _glob(o["pattern"])) for o in config.get("fileCharacterLimits") or []]
     protected = [_glob(p) for p in config.get("readOnlyFiles") or []]
@@ -280,17 +284,20 @@ def tree_errors(files: Sequence[TreeFile], *, config: Mapping[str, Any], layout:
                 old.mode != new.mode or (old.sha != new.sha if old.sha and new.sha
                                          else old.data != new.data)))
             if changed:
-                errors.append(f"{path}: read-only file cannot be created, changed or removed")
+                errors.append(Finding(f"{path}: read-only file cannot be created, changed or removed",
+                                      path, "read_only_file"))
     core = 0
     max_depth = config.get("maxDepth")
     max_core = config.get("maxCoreMemoryCharacters")
     for f in memory:
         if not f.mode.startswith("100"):
-            errors.append(f"{f.path}: memory Markdown must be a regular file")
+            errors.append(Finding(f"{f.path}: memory Markdown must be a regular file", f.path,
+                                  "not_regular_file"))
             continue
         depth = f.path.count("/")
         if max_depth is not None and depth > max_depth:
-            errors.append(f"{f.path}: depth {depth} exceeds maxDepth {max_depth}")
+            errors.append(Finding(f"{f.path}: depth {depth} exceeds maxDepth {max_depth}", f.path,
+                                  "max_depth"))
         units = _utf16(f.path)
         override = next((o for o, rx in overrides if rx.match(units)), None)
         limit = override.get("maxCharacters") if override else config.get("maxFileCharacters")
@@ -306,17 +313,20 @@ def tree_errors(files: Sequence[TreeFile], *, config: Mapping[str, Any], layout:
         if count_core:
             core += chars
         if limit is not None and chars > limit:
-            errors.append(f"{f.path}: {chars} characters exceeds {limit} from {source}")
+            errors.append(Finding(f"{f.path}: {chars} characters exceeds {limit} from {source}", f.path,
+                                  "glob_characters" if override else "file_characters"))
     if layout == "root-marker" and max_core is not None and core > max_core:
-        errors.append(f"{CORE_MEMORY_PATH}: {core} characters exceeds {max_core} from "
-                      "maxCoreMemoryCharacters")
+        errors.append(Finding(f"{CORE_MEMORY_PATH}: {core} characters exceeds {max_core} from "
+                              "maxCoreMemoryCharacters", CORE_MEMORY_PATH, "core_characters"))
     return errors
 
 
 def validator_errors(files: Sequence[TreeFile], *, policy: str, accepted: Sequence[TreeFile] | None,
                      audit: bool = True, head_has_root: bool | None = None,
-                     config_approved: bool = False, uncounted: list[str] | None = None) -> list[str]:
-    """What ``letta-memory-constraints.cjs`` prints for a tree (its ``main()``).
+                     config_approved: bool = False, uncounted: list[str] | None = None
+                     ) -> list[Finding]:
+    """What ``letta-memory-constraints.cjs`` prints for a tree (its ``main()``), one
+    :class:`Finding` a line.
 
     ``audit=True`` is ``--audit`` over HEAD (``validateMemoryConstraintsHead``: the tree is
     HEAD and ``accepted`` is HEAD too). ``audit=False`` is the hook over a commit: ``files`` the
@@ -324,7 +334,7 @@ def validator_errors(files: Sequence[TreeFile], *, policy: str, accepted: Sequen
     the parent has a root ``MEMORY.md``; ``config_approved`` is
     ``LETTA_MEMORY_CONSTRAINTS_UPDATE=1``, without which a changed config is an error.
     """
-    errors: list[str] = []
+    errors: list[Finding] = []
     if audit and accepted is None:
         accepted = files
     by_path = {f.path: f for f in files}
@@ -333,7 +343,8 @@ def validator_errors(files: Sequence[TreeFile], *, policy: str, accepted: Sequen
         a, b = by_path.get(CONSTRAINTS_CONFIG), old.get(CONSTRAINTS_CONFIG)
         if (a is None) != (b is None) or (a and b and (
                 a.mode != b.mode or (a.sha != b.sha if a.sha and b.sha else a.data != b.data))):
-            errors.append(f"{CONSTRAINTS_CONFIG} is protected and requires human approval to change")
+            errors.append(Finding(f"{CONSTRAINTS_CONFIG} is protected and requires human approval to "
+                                  "change", CONSTRAINTS_CONFIG, "config_changed"))
     has_config = CONSTRAINTS_CONFIG in by_path
     parent_root = bool(head_has_root) if head_has_root is not None else "MEMORY.md" in old
     has_v2_root = policy == "root-marker" and (audit or "MEMORY.md" in by_path or parent_root)
@@ -343,11 +354,12 @@ def validator_errors(files: Sequence[TreeFile], *, policy: str, accepted: Sequen
     if has_config:
         entry = by_path[CONSTRAINTS_CONFIG]
         if not entry.mode.startswith("100"):
-            return [*errors, f"{CONSTRAINTS_CONFIG}: constraint config must be a regular file"]
+            return [*errors, Finding(f"{CONSTRAINTS_CONFIG}: constraint config must be a regular file",
+                                     CONSTRAINTS_CONFIG, "config_not_regular")]
         parsed, problems = parse_constraints_config(
             (entry.data or b"").decode("utf-8", "replace"))
         if parsed is None or errors:
-            return [*errors, *problems]
+            return [*errors, *(Finding(p, CONSTRAINTS_CONFIG, "config_invalid") for p in problems)]
         config = {**CONSTRAINTS_DEFAULTS, **parsed} if policy == "root-marker" else parsed
     return [*errors, *tree_errors(files, config=config, layout=policy,
                                   require_root_marker=audit or parent_root,
@@ -463,22 +475,6 @@ def layout_policy(policy_file: str | None, *, memory_md_ever: bool, head_has_roo
     return "legacy-only", f"{why}; HEAD has no root MEMORY.md"
 
 
-_RULES = (
-    (re.compile(r"^MEMORY\.md: root memory index is required"), "root_index_required"),
-    (re.compile(r": missing required index "), "missing_index"),
-    (re.compile(r": read-only file cannot be created, changed or removed$"), "read_only_file"),
-    (re.compile(r": memory Markdown must be a regular file$"), "not_regular_file"),
-    (re.compile(r": depth \d+ exceeds maxDepth \d+$"), "max_depth"),
-    (re.compile(r"^core memory: \d+ characters exceeds "), "core_characters"),
-    (re.compile(r": \d+ characters exceeds \d+ from glob '"), "glob_characters"),
-    (re.compile(r": \d+ characters exceeds \d+ from maxFileCharacters$"), "file_characters"),
-    (re.compile(r"^\.memfs\.config\.json is protected"), "config_changed"),
-    (re.compile(r"^\.memfs\.config\.json: constraint config must be a regular file$"),
-     "config_not_regular"),
-    (re.compile(r"^\.memfs\.config\.json: "), "config_invalid"),
-)
-
-
 _FM_RULES = (("MEMORY.md must not have frontmatter", "index_frontmatter"),
              ("missing frontmatter (must start with ---)", "missing_frontmatter"),
              ("frontmatter opened but never closed", "unclosed_frontmatter"),
@@ -499,13 +495,5 @@ def frontmatter_rule(message: str, path: str | None = None) -> str:
     tail = message[len(path) + 2:] if path and message.startswith(f"{path}: ") else message
     for text, rule in _FM_RULES:
         if text in tail:
-            return rule
-    return "other"
-
-
-def constraint_rule(message: str) -> str:
-    """A short rule name for one validator line (``other`` for wording memlab does not know)."""
-    for pattern, rule in _RULES:
-        if pattern.search(message):
             return rule
     return "other"

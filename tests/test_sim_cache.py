@@ -60,6 +60,10 @@ def test_a_warm_run_is_the_cold_run_from_the_cache_and_inputs_miss(tmp_path):
                      embedding="e")[0] for p in (SMALL, SMALL.with_(s8_trials=3),
                                                  SMALL.with_(scale=121))}
     assert len(keys) == 3
+    # The project-mode setting is its own key: a no-project cell never answers for it.
+    project = cell_key(release=NEW + "+project", env=env, scenario="S8", params=SMALL, seed=0,
+                       instance="i", embedding="e")
+    assert project[0] not in keys and project[1]["release"] == "0.20.0+project"
     assert ResultCache(tmp_path / "results", fresh=True).get(next(iter(keys))) is None
 
     # An entry that does not read back (truncated) is a miss, and is replaced.

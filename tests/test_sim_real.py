@@ -19,6 +19,7 @@ from memlab.sim.releases import RELEASES, release_env, release_sources
 pytestmark = pytest.mark.slow
 
 OLD, NEW = "0.19.2", "0.20.0"
+PROJECT = NEW + "+project"
 SMALL = RealParams(scale=120, s11_pairs=8, s7_queries=20, s4_corpus=30, s2_corpus=10,
                    s10_days=15)
 #: Every measured result this module produced, per (row, scenario): the last test reads it.
@@ -60,7 +61,10 @@ def cell(results, release, code):
 
 # ---- every cell is measured, with its rule --------------------------------------------------
 def test_every_real_cell_is_measured_with_a_rule(base):
-    assert len(base) == 22
+    # 11 scenarios on each release, and S8 and S9 on 0.20.0 opened inside a project.
+    assert len(base) == 24
+    assert [k for k in base if k[0] == release_row(PROJECT)] == [
+        (release_row(PROJECT), "S8"), (release_row(PROJECT), "S9")]
     for (row, code), res in base.items():
         assert res.basis == "measured" and res.rule, (row, code)
         assert res.outcome in ("pass", "partial", "fail", "n/a")
@@ -236,8 +240,9 @@ def test_claims_are_judged_only_on_what_the_release_has(base):
     assert facts[NEW]["corpus_review"] and facts[NEW]["corpus_review_llm"] is False
     assert not facts[OLD]["corpus_review"] and facts[OLD]["pairwise_contradiction"]
     sizes = {r: count_source_lines(f) for r, f in folders.items()}
-    table = claims_table(base, list(RELEASES), sizes, facts,
-                         {"scale": SMALL.scale, "project_mode": False,
+    facts[PROJECT] = facts[NEW]
+    table = claims_table(base, [*RELEASES, PROJECT], sizes, facts,
+                         {"scale": SMALL.scale,
                           "new_modules": new_modules(folders[OLD], folders[NEW])})
     untestable = table[table["testable"] == False]  # noqa: E712
     assert (untestable["verdict"] == "untestable").all()
@@ -258,6 +263,55 @@ def test_claims_are_judged_only_on_what_the_release_has(base):
     # The setting is stated where it matters: no project, so 0.20.0's ledger is off.
     assert cell(base, NEW, "S9").metrics["ledger_off"] and not cell(base, OLD, "S9").metrics["ledger_off"]
     assert "ledger is off" in cell(base, NEW, "S9").summary
+    # The ledger claim is untestable on the no-project row and judged on the project row.
+    s9 = table[table["scenario"] == "S9"].set_index("release")
+    assert s9.at[NEW, "verdict"] == "untestable" and s9.at[NEW, "testable"] == False  # noqa: E712
+    assert s9.at[PROJECT, "testable"] == True  # noqa: E712
+    assert s9.at[PROJECT, "verdict"] == ("confirms" if cell(base, PROJECT, "S9").outcome == "pass"
+                                         else "contradicts")
+    assert "ledger" in s9.at[PROJECT, "why"] and not cell(base, PROJECT, "S9").metrics["ledger_off"]
+    # The project row holds only S8 and S9: no "not run" rows for the scenarios it skips.
+    assert set(table.loc[table["release"] == PROJECT, "scenario"]) == {"S8", "S9"}
+
+
+def test_project_mode_turns_on_0200s_ledger_and_file_substrate(tmp_path):
+    """0.20.0 opened inside a project root (``.elfmem/config.yaml``) writes its event ledger
+    and its memory files; counted here from the files themselves with json and sqlite3, not
+    through memlab's reader."""
+    import json
+    import sqlite3
+
+    from memlab.sim.real import RealContext
+    from memlab.sim.real_scripts import REAL_SCENARIOS
+
+    ctx = RealContext(PROJECT, DOC_INSTANCE, 0, SMALL, tmp_path)
+    try:
+        res = REAL_SCENARIOS["S9"](ctx)
+    finally:
+        ctx.close()
+    (root,) = [p.parent.parent for p in tmp_path.glob("*/.elfmem/config.yaml")]
+    lines = [json.loads(line) for f in sorted((root / ".elfmem" / "ledger").glob("*.jsonl"))
+             for line in f.read_text().splitlines() if line.strip()]
+    con = sqlite3.connect(root / "agent.db")
+    ids = {r[0] for r in con.execute("SELECT id FROM blocks")}
+    con.close()
+    births = {e["id"] for e in lines if e["k"] == "birth"}
+    # Every block in the database was born in the ledger (10 seeded + 3 learned), and the
+    # month's edit and forget are there too.
+    assert births == ids and len(ids) == 13
+    assert {"edit", "remove"} <= {e["k"] for e in lines}
+    assert res.metrics["ledger_events"] == len(lines) and res.metrics["project_mode"] is True
+    assert list((root / ".elfmem" / "memory").rglob("*.md"))
+    # The edit and the forget are stamped in the ledger; the edit's before-state is gone
+    # (the file is rewritten; no git), which decides the row.
+    assert "reword: stamped=True before-state=False" in res.metrics["detail"]
+    assert "forget: stamped=True before-state=True" in res.metrics["detail"]
+    assert res.outcome == "partial" and res.metrics["share"] == 0.8
+    # The same month on the no-project row: the edit and forget leave no stamped row.
+    plain = cell(run_real([NEW], ["S9"], params=SMALL), NEW, "S9")
+    assert plain.metrics["share"] < res.metrics["share"] and plain.metrics["ledger_off"]
+    # Learns only: every change is stamped and has no before-state to lose.
+    assert _run(PROJECT, "S9", params=SMALL.with_(s9_changes="learn")).outcome == "pass"
 
 
 def test_a_working_folder_with_url_characters_gives_the_same_cells(tmp_path):
@@ -310,7 +364,7 @@ def test_zz_no_measured_cell_is_constant_across_inputs(base, seed1):
                                         if k not in c.unstable))) for c in cells}
         if len(sigs) < 2:
             constant.append(key)
-    assert len(SEEN) == 22
+    assert len(SEEN) == 24
     assert not constant, constant
     # And per scenario, some real verdict differs across the inputs tried.
     for code in [f"S{i}" for i in range(1, 12) if i != 8]:

@@ -256,7 +256,13 @@ class Driver:
         return {"version": self.version, "methods": methods, "block_columns": cols,
                 "python": sys.version.split()[0]}
 
-    async def op_open(self, db: str):
+    async def op_open(self, db: str, project: str | None = None):
+        """Open ``db``. ``project``: a project root holding ``.elfmem/config.yaml``; the
+        store is then opened as the release opens one inside a project: its config is read
+        from that file, and its project root is found by the release's own discovery
+        (``elfmem.api._discover_project_root`` on the config path, which 0.20.0's
+        ``from_config`` runs) and dropped when the config's ``project.db`` is another
+        database (its ``_db_matches_project``), so its ledger and file substrate are on."""
         from elfmem.api import MemorySystem
         from elfmem.db import migrate as _migrate
         from elfmem.db import models, queries
@@ -279,9 +285,30 @@ class Driver:
                 await _migrate.ensure_schema_current(conn)
         counter = TokenCounter()
         self.llm.counter = counter
+        extra, root = {}, None
+        if project is not None:
+            import elfmem.api as api
+            from elfmem.config import ElfmemConfig
+
+            if "project_root" not in inspect.signature(MemorySystem.__init__).parameters:
+                raise ValueError(f"elfmem {self.version} has no project mode "
+                                 "(MemorySystem takes no project_root)")
+            config_path = os.path.join(project, ".elfmem", "config.yaml")
+            cfg = ElfmemConfig.from_yaml(config_path)
+            root = api._discover_project_root(config_path)
+            if root is not None and not api._db_matches_project(cfg, os.path.abspath(db)):
+                root = None
+            extra = {"config": cfg, "project_root": root}
         self.system = MemorySystem(engine=self.engine, llm_service=self.llm,
-                                   embedding_service=self.embedding, token_counter=counter)
-        return {"fresh": fresh}
+                                   embedding_service=self.embedding, token_counter=counter,
+                                   **extra)
+        out = {"fresh": fresh}
+        if project is not None:
+            out.update(project_root=None if root is None else str(root),
+                       ledger_dir=None if self.system._ledger_dir is None
+                       else str(self.system._ledger_dir),
+                       files_authoritative=bool(self.system._files_authoritative))
+        return out
 
     async def op_call(self, method: str, args: list | None = None, kwargs: dict | None = None):
         """Call any public MemorySystem method; the result goes back as a plain summary."""

@@ -20,6 +20,7 @@ from memlab.sim.real import (
     _roles,
     _rows,
     _seeded,
+    project_substrate,
 )
 from memlab.sim.release_facts import release_facts
 from memlab.sim.releases import release_sources
@@ -76,11 +77,18 @@ def s9_last_month(ctx: RealContext) -> ScenarioResult:
         proc.call("forget", victim["id"])
         changes.append({"kind": "forget", "id": victim["id"], "before": victim["content"]})
     proc.request("close")
+    # In project mode the release also keeps the event ledger and the file substrate; the
+    # audit reads them as files (a ledger event naming the block, stamped in the month; a
+    # before-state still in some memory file).
+    sub = project_substrate(db) if ctx.project else {"events": [], "files": {}}
     visible = 0
     detail = []
     for ch in changes:
-        stamped = _stamped(db, ch["id"], start)
-        recoverable = ch["before"] is None or _before_kept(db, ch["before"])
+        stamped = _stamped(db, ch["id"], start) or any(
+            isinstance(e, dict) and e.get("id") == ch["id"] and str(e.get("t", "")) >= start
+            for e in sub["events"])
+        recoverable = ch["before"] is None or _before_kept(db, ch["before"]) or any(
+            ch["before"] in text for text in sub["files"].values())
         visible += stamped and recoverable
         detail.append(f"{ch['kind']}: stamped={stamped} before-state={recoverable}")
     share = visible / len(changes)
@@ -91,11 +99,19 @@ def s9_last_month(ctx: RealContext) -> ScenarioResult:
     # The setting, stated: the store is opened without a project, so a release whose event
     # ledger needs one (0.20.0: MemorySystem._log is a no-op with no project root) has it off.
     facts = release_facts(release_sources(ctx.release))
-    m["project_mode"] = False
-    m["ledger_off"] = bool(facts["ledger"] and facts["ledger_needs_project"])
+    m["project_mode"] = ctx.project
+    m["ledger_off"] = bool(facts["ledger"] and facts["ledger_needs_project"]) and not ctx.project
+    if ctx.project:
+        m["ledger_events"] = len(sub["events"])
+        m["ledger_events_in_month"] = sum(isinstance(e, dict) and str(e.get("t", "")) >= start
+                                          for e in sub["events"])
     summary = f"{visible}/{len(changes)} changes of the month visible: " + "; ".join(detail) \
         + ("; no project, so the release's event ledger is off (the store's own rows only)"
-           if m["ledger_off"] else "")
+           if m["ledger_off"] else "") \
+        + (f"; project mode: the event ledger ({m['ledger_events_in_month']} events in the "
+           "month) and the file substrate read too (the project is not a git repository: "
+           "an edit rewrites the block's file, whose history the release leaves to git)"
+           if ctx.project else "")
     return _result(ctx, "S9", outcome, summary, m)
 
 

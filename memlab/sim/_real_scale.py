@@ -18,6 +18,8 @@ from memlab.sim.real import (
     _roles,
     _rows,
     _seeded,
+    file_block_text,
+    project_substrate,
 )
 from memlab.sim.release_facts import release_facts
 from memlab.sim.releases import DriverError, ReleaseProcess, release_sources
@@ -210,7 +212,7 @@ def s8_concurrent(ctx: RealContext) -> ScenarioResult:
 
     try:
         for w in writers:
-            w.request("open", db=str(db))
+            ctx.open(db, w)
         notes = NoteMaker(8_000 + ctx.seed).fresh(20)
         for w in writers:
             w.preload([n.text for n in notes])
@@ -256,7 +258,20 @@ def s8_concurrent(ctx: RealContext) -> ScenarioResult:
     persisted = sum(r["content"] in texts for r in rows)
     m: dict[str, Any] = {"write_call": write, "learned_persisted": persisted, "errors": errors,
                          "serial_edit_seconds": round(took, 3),
-                         "project_mode": False}
+                         "project_mode": ctx.project}
+    if ctx.project:
+        # The file substrate is authoritative: the edits that landed are the ones in the
+        # block's file text; the database is its index (compared, reported).
+        sub = project_substrate(db)
+        in_files = file_block_text(sub["files"], target["id"])
+        m["index_matches_files"] = in_files is not None and in_files.strip() == final.strip()
+        m["learned_in_files"] = sum(any(t in body for body in sub["files"].values())
+                                    for t in texts)
+        m["ledger_events"] = len(sub["events"])
+        m["ledger_edit_events"] = sum(e.get("k") == "edit" and e.get("id") == target["id"]
+                                      for e in sub["events"] if isinstance(e, dict))
+        final = in_files or ""
+        persisted = min(persisted, m["learned_in_files"])
     for sched in S8_SCHEDULES:
         n = trials if sched == "free" else 1
         kept = sum(marker(k, sched, t).strip() in final for k in (0, 1) for t in range(n))
@@ -267,12 +282,16 @@ def s8_concurrent(ctx: RealContext) -> ScenarioResult:
     outcome = grade_s8(rates=rates, blocks_lost=20 - persisted, errors=len(errors),
                        corrupt=False)
     facts = release_facts(release_sources(ctx.release))
-    m["ledger_off"] = bool(facts["ledger"] and facts["ledger_needs_project"])
+    m["ledger_off"] = bool(facts["ledger"] and facts["ledger_needs_project"]) and not ctx.project
     summary = (f"read-modify-write via {write}, lost-edit rate: "
                + ", ".join(f"{s} {rates[s]:.2f}" for s in S8_SCHEDULES)
                + f" ({trials} free trials); {persisted}/20 concurrent learns persisted; "
                f"errors {errors or 'none'}"
                + ("; no project: the release's file substrate and ledger are off, SQLite only"
-                  if m["ledger_off"] else ""))
+                  if m["ledger_off"] else "")
+               + (f"; project mode: edits read back from the file substrate (the database "
+                  f"index {'matches' if m['index_matches_files'] else 'differs'}), "
+                  f"{m['ledger_edit_events']} ledger edit events for the block"
+                  if ctx.project else ""))
     return _result(ctx, "S8", outcome, summary, m,
                    unstable=("serial_edit_seconds", "lost_edits_free", "lost_edit_rate_free"))

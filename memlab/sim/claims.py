@@ -71,8 +71,13 @@ def _ledger(facts: Facts, run: Mapping[str, Any]) -> tuple[bool, str]:
     if facts.get("ledger") and facts.get("ledger_needs_project") and \
             not run.get("project_mode"):
         return False, ("elfmem/memory/ledger.py holds the audit trail, and elfmem/api.py "
-                       "MemorySystem._log is a no-op with no project root; this run opens "
-                       "the store without a project, so the ledger is off")
+                       "MemorySystem._log is a no-op with no project root; this row opens "
+                       "the store without a project, so the ledger is off (the +project row "
+                       "has it on)")
+    if facts.get("ledger") and run.get("project_mode"):
+        return True, ("project mode: elfmem/memory/ledger.py's event ledger "
+                      "(.elfmem/ledger/*.jsonl) and the file substrate (.elfmem/memory) are "
+                      "on, and the store's own tables")
     return True, "the store's own tables (blocks, archive reasons, timestamps)"
 
 
@@ -176,26 +181,30 @@ def claims_table(results: Mapping[tuple[str, str], Any], releases: list[str],
                  sizes: Mapping[str, Mapping[str, int]] | None = None,
                  facts: Mapping[str, Facts] | None = None,
                  run: Mapping[str, Any] | None = None) -> pd.DataFrame:
-    """One row per claim about a release in ``releases``: doc, measured outcome, testable (and
-    why), verdict. ``facts``: :func:`~memlab.sim.release_facts.release_facts` per release;
-    ``run``: the run's settings (``scale``, ``project_mode``)."""
+    """One row per claim and release setting in ``releases`` of the claim's release (a
+    project-mode setting, ``0.20.0+project``, only for the scenarios it ran): doc, measured
+    outcome, testable (and why), verdict. ``facts``: :func:`~memlab.sim.release_facts.
+    release_facts` per setting; ``run``: the run's settings (``scale``); each row's own
+    ``project_mode`` is its setting's."""
     from memlab.sim.real import release_row
+    from memlab.sim.releases import project_mode, release_version
 
     facts = facts or {}
     run = run or {}
     rows = []
-    for c in CLAIMS:
-        if c.release not in releases:
-            continue
-        res = results.get((release_row(c.release), c.scenario))
-        base = {"release": c.release, "scenario": c.scenario, "claim": c.claim,
+    for c, setting in ((c, r) for c in CLAIMS for r in releases
+                       if release_version(r) == c.release):
+        res = results.get((release_row(setting), c.scenario))
+        base = {"release": setting, "scenario": c.scenario, "claim": c.claim,
                 "where": c.where, "doc_says": c.doc_says}
+        project = project_mode(setting)
         if res is None:
-            rows.append({**base, "measured": None, "testable": None, "why": "",
-                         "verdict": "not run", "evidence": ""})
+            if not project:  # a project-mode row holds only the scenarios it runs
+                rows.append({**base, "measured": None, "testable": None, "why": "",
+                             "verdict": "not run", "evidence": ""})
             continue
-        if c.release in facts:
-            testable, why = c.testable(facts[c.release], run)
+        if setting in facts:
+            testable, why = c.testable(facts[setting], {**run, "project_mode": project})
         else:
             testable, why = None, "the release's source was not read"
         if testable:

@@ -35,13 +35,27 @@ from memlab.errors import SimulationError
 from memlab.sim._texts import CONSTITUTION
 from memlab.sim.cache import now_utc
 from memlab.sim.instance import DOC_INSTANCE, Instance
-from memlab.sim.releases import RELEASES, ReleaseProcess, release_sources
+from memlab.sim.releases import (
+    RELEASES,
+    ReleaseProcess,
+    all_settings,
+    check_setting,
+    project_mode,
+    release_sources,
+    release_version,
+)
 from memlab.sim.rules import RULES
 from memlab.sim.scenarios import ScenarioResult
 from memlab.constants import NEAR_DUP_THRESHOLD
 
 __all__ = ["RealParams", "run_real", "release_row", "count_source_lines", "simplicity",
-           "REAL_RULES", "RealContext", "RULE_LLM", "LLM_STAND_INS", "llm_stand_in"]
+           "REAL_RULES", "RealContext", "RULE_LLM", "LLM_STAND_INS", "llm_stand_in",
+           "PROJECT_SCENARIOS", "project_config", "project_substrate", "file_block_text"]
+
+#: The scenarios a project-mode setting (``0.20.0+project``) runs: the ones about what its
+#: project-only parts change, the event ledger (S9's audit) and the file substrate (S8's
+#: concurrent writers).
+PROJECT_SCENARIOS: tuple[str, ...] = ("S8", "S9")
 
 #: The closed local port the "no key / no model" scenarios point the release's own LLM
 #: adapter at: what a machine with neither a key nor a running model sees, with no network.
@@ -135,11 +149,17 @@ def llm_stand_in(code: str) -> str:
 
 # ---------------------------------------------------------------------------------------------
 class RealContext:
-    """One release's process, scratch folder and memoised fixtures for one run."""
+    """One release setting's process, scratch folder and memoised fixtures for one run.
+
+    ``release`` is a setting (:func:`memlab.sim.releases.check_setting`): a version, whose
+    stores are opened with no project, or ``<version>+project``, whose stores are each opened
+    inside their own project root (:meth:`new_db`, :meth:`open`)."""
 
     def __init__(self, release: str, instance: Instance, seed: int, params: RealParams,
                  workdir: Path) -> None:
-        self.release = release
+        self.release = check_setting(release)
+        self.version = release_version(self.release)
+        self.project = project_mode(self.release)
         self.instance = instance
         self.seed = int(seed)
         self.params = params
@@ -170,8 +190,31 @@ class RealContext:
         return np.random.default_rng([self.seed, *[zlib.crc32(str(k).encode()) for k in keys]])
 
     def new_db(self, name: str) -> Path:
+        """A new database path. In project mode it is ``<root>/agent.db`` in a new project
+        root ``<root>`` holding ``.elfmem/config.yaml`` (what ``elfmem init`` leaves: the
+        ``.elfmem`` marker and a config whose ``project.db`` is this database), with the file
+        substrate switched on (``substrate.files_authoritative: true``)."""
         self._n += 1
-        return self.workdir / f"{self._n:02d}-{name}.db"
+        if not self.project:
+            return self.workdir / f"{self._n:02d}-{name}.db"
+        root = self.workdir / f"{self._n:02d}-{name}"
+        (root / ".elfmem").mkdir(parents=True)
+        db = root / "agent.db"
+        (root / ".elfmem" / "config.yaml").write_text(project_config(db), encoding="utf-8")
+        return db
+
+    def open(self, db: Path, proc: ReleaseProcess | None = None) -> dict[str, Any]:
+        """Open ``db`` in ``proc`` (default: the context's process); in project mode inside
+        its project root, and the driver's answer says the release found it (its
+        ``project_root``, ``ledger_dir`` and ``files_authoritative``)."""
+        proc = proc or self.proc
+        if not self.project:
+            return proc.request("open", db=str(db))
+        out = proc.request("open", db=str(db), project=str(db.parent))
+        if out.get("project_root") is None or not out.get("files_authoritative"):
+            raise SimulationError(f"elfmem {self.version} did not find the project at "
+                                  f"{db.parent}: {out}")
+        return out
 
     def close(self) -> None:
         if self._proc is not None:
@@ -185,7 +228,7 @@ def _seeded(ctx: RealContext, name: str, proc: ReleaseProcess | None = None) -> 
     passed explicitly: the doc's baseline is a seeded instance)."""
     proc = proc or ctx.proc
     db = ctx.new_db(name)
-    proc.request("open", db=str(db))
+    ctx.open(db, proc)
     proc.preload(CONSTITUTION.values())
     proc.call("begin_session")
     proc.call("setup", seed=True)
@@ -233,6 +276,46 @@ def _result(ctx: RealContext, code: str, outcome: str, summary: str,
     return ScenarioResult(scenario=code, iteration=release_row(ctx.release), outcome=outcome,
                           summary=summary, metrics=metrics, basis="measured",
                           rule=REAL_RULES[code], llm=llm_stand_in(code), **kw)
+
+
+def project_config(db: Path) -> str:
+    """The ``.elfmem/config.yaml`` of a project-mode store (JSON strings are YAML strings)."""
+    from memlab.formats import _json
+
+    return ("project:\n  name: memlab-sim\n  db: " + _json.dumps(str(db)) + "\n"
+            "substrate:\n  files_authoritative: true\n")
+
+
+def project_substrate(db: Path) -> dict[str, Any]:
+    """What a project-mode store keeps beside its database, read from the files the release
+    wrote: ``events`` (every line of ``.elfmem/ledger/*.jsonl``, the event ledger, parsed) and
+    ``files`` (``.elfmem/memory/**/*.md``, the file substrate: path -> text). Empty for a
+    store with no project."""
+    from memlab.formats import _json
+
+    root = Path(db).parent / ".elfmem"
+    events: list[Any] = []
+    for path in sorted((root / "ledger").glob("*.jsonl")):
+        for line in path.read_text(encoding="utf-8").splitlines():
+            if line.strip():
+                events.append(_json.loads(line)[0])
+    memory = root / "memory"
+    files = {path.relative_to(memory).as_posix(): path.read_text(encoding="utf-8")
+             for path in sorted(memory.rglob("*.md"))} if memory.is_dir() else {}
+    return {"events": events, "files": files}
+
+
+def file_block_text(files: dict[str, str], block_id: str) -> str | None:
+    """The text of block ``block_id`` in the file substrate (what follows its ``<!-- id: ...
+    -->`` line up to the next block's ``## `` heading), or None when no file holds it."""
+    for text in files.values():
+        at = text.find(f"<!-- id: {block_id} ")
+        if at < 0:
+            continue
+        body = text[text.index("\n", at) + 1:] if "\n" in text[at:] else ""
+        end = body.find("\n## ")
+        return (body if end < 0 else body[:end]).strip("\n")
+    return None
 
 
 def release_row(release: str) -> str:
@@ -291,8 +374,10 @@ def run_real(releases: Any = None, scenarios: Any = None, *, instance: Instance 
              ) -> dict[tuple[str, str], ScenarioResult]:
     """Run the scenario scripts against each release; ``{(row, code): ScenarioResult}``.
 
-    ``releases``: None (every release in :data:`RELEASES`) or versions. ``scenarios``: None
-    (S1-S11) or codes. Each scenario gets a fresh database under ``workdir`` (a temporary
+    ``releases``: None (every setting of :func:`~memlab.sim.releases.all_settings`: each
+    release in :data:`RELEASES`, then ``0.20.0+project``) or settings (a version, or
+    ``<version>+project``: each store opened inside its own project root; such a row runs only
+    :data:`PROJECT_SCENARIOS`). ``scenarios``: None (S1-S11) or codes. Each scenario gets a fresh database under ``workdir`` (a temporary
     folder by default); nothing outside it is written, except the release venvs' creation.
     ``workers``: how many releases run side by side, each its own driver processes fed by
     one thread here (default: one per release, at most one per CPU core). Each release's
@@ -307,17 +392,16 @@ def run_real(releases: Any = None, scenarios: Any = None, *, instance: Instance 
     cells all hit starts no driver). ``fresh=True`` re-runs every cell and overwrites its
     entry. Every measured result has ``cached`` (True/False) and ``measured_at``.
     """
-    rels = list(RELEASES) if releases is None else [str(r) for r in releases]
-    for r in rels:
-        if r not in RELEASES:
-            raise SimulationError(f"elfmem release {r!r} is not one memlab can run",
-                                  hint=f"choose from {', '.join(RELEASES)}")
+    rels = all_settings() if releases is None else [check_setting(r) for r in releases]
     from memlab.sim.real_scripts import REAL_SCENARIOS
 
     codes = list(REAL_SCENARIOS) if scenarios is None else [str(s).upper() for s in scenarios]
     for c in codes:
         if c not in REAL_SCENARIOS:
             raise SimulationError(f"unknown scenario {c!r}", hint="S1-S11")
+    # A project-mode setting runs only the scenarios its project-only parts are about.
+    cells = {rel: [c for c in codes if not project_mode(rel) or c in PROJECT_SCENARIOS]
+             for rel in rels}
     inst = instance or DOC_INSTANCE
     params = params or RealParams()
     results: dict[tuple[str, str], ScenarioResult] = {}
@@ -332,7 +416,7 @@ def run_real(releases: Any = None, scenarios: Any = None, *, instance: Instance 
         digest, embedding = instance_digest(inst), get_embedder().cache_key
         for rel in rels:
             env = env_digest(release_env(rel))
-            for code in codes:
+            for code in cells[rel]:
                 keys[(rel, code)] = cell_key(release=rel, env=env, scenario=code,
                                              params=params, seed=seed, instance=digest,
                                              embedding=embedding)
@@ -342,13 +426,13 @@ def run_real(releases: Any = None, scenarios: Any = None, *, instance: Instance 
                 else:
                     results[(release_row(rel), code)] = hit
     else:
-        todo = {rel: list(codes) for rel in rels}
+        todo = {rel: list(cells[rel]) for rel in rels}
     todo = {rel: todo[rel] for rel in rels if todo.get(rel)}
     if todo:
         with private_tempdir("real", root=workdir) as tmp:
             contexts = []
             for rel in todo:
-                folder = Path(tmp) / rel
+                folder = Path(tmp) / rel.replace("+", "-")
                 folder.mkdir()
                 contexts.append(RealContext(rel, inst, seed, params, folder))
             n = workers if workers is not None else min(len(contexts), os.cpu_count() or 1)
@@ -366,7 +450,7 @@ def run_real(releases: Any = None, scenarios: Any = None, *, instance: Instance 
                 results[(release_row(rel), code)] = res
     # Release order, then scenario order, whichever cells came from the cache.
     return {(release_row(rel), code): results[(release_row(rel), code)]
-            for rel in rels for code in codes}
+            for rel in rels for code in cells[rel]}
 
 
 def _result_cache(cache: Any, fresh: bool) -> Any:
@@ -431,4 +515,5 @@ def _run_contexts(contexts: list[RealContext], todo: dict[str, list[str]],
 def simplicity(releases: Any = None) -> dict[str, dict[str, int]]:
     """Measured source size of each installed release (``count_source_lines``)."""
     rels = list(RELEASES) if releases is None else list(releases)
-    return {rel: count_source_lines(release_sources(rel)) for rel in rels}
+    versions = dict.fromkeys(release_version(r) for r in rels)
+    return {rel: count_source_lines(release_sources(rel)) for rel in versions}

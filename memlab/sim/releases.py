@@ -39,13 +39,22 @@ import numpy as np
 from memlab.errors import ReleaseEnvError, SimulationError
 
 __all__ = ["RELEASES", "ENVS_VAR", "envs_dir", "release_env", "release_sources",
-           "ReleaseProcess", "DriverError"]
+           "ReleaseProcess", "DriverError", "PROJECT_SUFFIX", "PROJECT_RELEASES",
+           "release_version", "project_mode", "check_setting", "all_settings"]
 
 #: The shipped releases memlab runs for real, and the extra packages each one's CLI imports.
 RELEASES: dict[str, tuple[str, ...]] = {
     "0.19.2": ("typer", "jinja2", "rank-bm25"),
     "0.20.0": ("typer", "jinja2"),
 }
+#: A release *setting* is a version ("0.20.0": the store opened with no project) or a version
+#: with this suffix ("0.20.0+project": the store opened inside a project root, as the release
+#: expects one, so what needs a project is on). Its venv is the version's.
+PROJECT_SUFFIX = "+project"
+#: The releases with a project mode: 0.20.0's event ledger (elfmem/memory/ledger.py) and file
+#: substrate (``.elfmem/memory``) live under a project root, and MemorySystem._log is a no-op
+#: without one; 0.19.2 has neither.
+PROJECT_RELEASES: tuple[str, ...] = ("0.20.0",)
 ENVS_VAR = "MEMLAB_ENVS_DIR"
 _STAMP = ".memlab-ready"
 _DRIVER = Path(__file__).with_name("_driver.py")
@@ -69,8 +78,36 @@ def envs_dir() -> Path:
     return Path(os.environ.get(ENVS_VAR) or Path.home() / ".cache" / "memlab" / "envs").expanduser()
 
 
+def check_setting(setting: str) -> str:
+    """``setting`` normalised ("elfmem 0.20.0+project" -> "0.20.0+project"), or a
+    SimulationError naming the ones memlab can run."""
+    setting = str(setting).strip().removeprefix("elfmem").strip(" =-")
+    version = setting.removesuffix(PROJECT_SUFFIX)
+    if version not in RELEASES or (setting != version and version not in PROJECT_RELEASES):
+        choices = all_settings()
+        raise SimulationError(f"elfmem release {setting!r} is not one memlab can run",
+                              hint=f"choose from {', '.join(choices)}")
+    return setting
+
+
+def all_settings() -> list[str]:
+    """Every release setting memlab runs by default: each version, then each project-mode
+    one (``["0.19.2", "0.20.0", "0.20.0+project"]``)."""
+    return [*RELEASES, *(r + PROJECT_SUFFIX for r in PROJECT_RELEASES)]
+
+
+def release_version(setting: str) -> str:
+    """The version of a release setting ("0.20.0+project" -> "0.20.0")."""
+    return check_setting(setting).removesuffix(PROJECT_SUFFIX)
+
+
+def project_mode(setting: str) -> bool:
+    """Whether a release setting opens its stores inside a project root."""
+    return check_setting(setting).endswith(PROJECT_SUFFIX)
+
+
 def _check(release: str) -> str:
-    release = str(release).removeprefix("elfmem").strip(" =-")
+    release = str(release).removeprefix("elfmem").strip(" =-").removesuffix(PROJECT_SUFFIX)
     if release not in RELEASES:
         raise SimulationError(f"elfmem release {release!r} is not one memlab can run",
                               hint=f"choose one of {', '.join(RELEASES)}")

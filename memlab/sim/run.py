@@ -20,7 +20,7 @@ from memlab.sim.instance import Instance, load_instance
 from memlab.sim.iterations import Iteration, resolve_iterations
 from memlab.sim.scenarios import Context, Scenario, ScenarioResult, resolve_scenarios
 from memlab.sim.real import RealParams, release_row, run_real, simplicity
-from memlab.sim.releases import RELEASES
+from memlab.sim.releases import all_settings, check_setting
 from memlab.sim.rules import RULES
 from memlab.sim.world import VectorBook
 
@@ -245,7 +245,7 @@ class SimulationRun:
                 out[f"{key}_{outcome}"] = int((row == outcome).sum())
         for rel in self.releases:
             row = self.table.loc[release_row(rel)]
-            key = "release_" + rel.replace(".", "_")
+            key = "release_" + rel.replace(".", "_").replace("+", "_")
             for outcome in ("pass", "partial", "fail"):
                 out[f"{key}_{outcome}"] = int((row == outcome).sum())
         return out
@@ -398,8 +398,9 @@ def simulate(iterations: Any = None, scenarios: Any = None, *, instance: Any = N
     ``[]`` for real rows only. ``scenarios``: None (S1-S11), codes ("S3") or numbers.
     ``instance``: None for the doc's figures, an :class:`~memlab.sim.instance.Instance`, an
     elfmem Store, or a path to an elfmem database (loaded and audited). ``releases``: elfmem
-    versions to run for real (``"all"`` or None for 0.19.2 and 0.20.0; the default ``()`` runs
-    none), each in its own cached venv (:mod:`memlab.sim.releases`; created on first use).
+    settings to run for real (``"all"`` or None for 0.19.2, 0.20.0 and 0.20.0+project, the
+    last opening its stores inside a project root and running S8 and S9 only; the default
+    ``()`` runs none), each in its release's own cached venv (:mod:`memlab.sim.releases`; created on first use).
     ``params``: :class:`~memlab.sim.real.RealParams` for the operator scripts (``scale`` is the
     S7/S11 corpus size, 2,000 by default). Modelled cells carry ``basis="modelled"`` and the
     design flags they read; real cells ``basis="measured"`` and their rule.
@@ -438,7 +439,7 @@ def simulate(iterations: Any = None, scenarios: Any = None, *, instance: Any = N
 
         folders = {rel: release_sources(rel) for rel in rels}
         facts = {rel: release_facts(folder) for rel, folder in folders.items()}
-        claims_run = {"scale": params.scale, "project_mode": False,
+        claims_run = {"scale": params.scale,
                       "new_modules": new_modules(folders["0.19.2"], folders["0.20.0"])
                       if {"0.19.2", "0.20.0"} <= set(folders) else []}
         rows = [{"scenario": code, "iteration": row, "seconds": res.metrics.get("seconds", 0.0)}
@@ -462,15 +463,10 @@ def simulate(iterations: Any = None, scenarios: Any = None, *, instance: Any = N
 
 def _resolve_releases(releases: Any) -> list[str]:
     if releases is None or releases == "all":
-        return list(RELEASES)
+        return all_settings()
     if isinstance(releases, str):
         releases = [r for r in releases.split(",") if r.strip()]
-    out = [str(r).strip().removeprefix("elfmem").strip(" =-") for r in releases]
-    for r in out:
-        if r not in RELEASES:
-            raise SimulationError(f"elfmem release {r!r} is not one memlab can run",
-                                  hint=f"choose from {', '.join(RELEASES)}")
-    return out
+    return [check_setting(r) for r in releases]
 
 
 def _params_text(params: RealParams) -> str:

@@ -19,7 +19,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator
 
-__all__ = ["private_tempdir", "sweep_stale", "sigterm_as_exit", "PREFIX"]
+__all__ = ["private_tempdir", "sweep_stale", "sigterm_as_exit", "pid_alive", "PREFIX"]
 
 PREFIX = "memlab-"
 _STALE = re.compile(r"^memlab-[a-z0-9]+-p(\d+)-")
@@ -28,7 +28,7 @@ _depth = 0
 _previous = None
 
 
-def _alive(pid: int) -> bool:
+def pid_alive(pid: int) -> bool:
     if pid == os.getpid():
         return True
     try:
@@ -50,7 +50,7 @@ def sweep_stale(root: str | Path | None = None) -> list[Path]:
         return removed
     for name in names:
         m = _STALE.match(name)
-        if not m or _alive(int(m.group(1))):
+        if not m or pid_alive(int(m.group(1))):
             continue
         path = base / name
         try:

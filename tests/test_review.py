@@ -502,7 +502,7 @@ def test_a_blob_gone_from_the_repo_or_not_utf8_is_refused_by_name(tmp_path):
     import git
 
     from memlab.errors import ProposalRejected, StaleProposal
-    from memlab.reviews._apply import _blob_text
+    from memlab.reviews._apply_edits import blob_text
 
     from memlab.reviews._repo import open_repo
 
@@ -513,9 +513,9 @@ def test_a_blob_gone_from_the_repo_or_not_utf8_is_refused_by_name(tmp_path):
     sha = repo.index.entries[("system/bin.md", 0)].hexsha
     repo = open_repo(tmp_path)
     with pytest.raises(ProposalRejected, match="system/bin.md is not UTF-8"):
-        _blob_text(repo, sha, "system/bin.md")
+        blob_text(repo, sha, "system/bin.md")
     with pytest.raises(StaleProposal, match="system/gone.md"):
-        _blob_text(repo, "ab" * 20, "system/gone.md")
+        blob_text(repo, "ab" * 20, "system/gone.md")
 
 
 def test_merge_keeps_the_sentence_only_the_duplicate_holds(tmp_path, embedder):

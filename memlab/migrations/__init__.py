@@ -248,10 +248,10 @@ def _plan_memfs(store: Store, source: Path, *, target: str, dest: str | Path | N
                 layout: str | None = None) -> Plan:
     """The Letta/Souveraine planner as :mod:`memlab.kinds` calls it: commits dated at memlab's
     earlier migration of the same source into ``dest``, or now."""
-    from memlab.migrations._letta import _file_sha, plan_memfs, previous_migration_time
+    from memlab.migrations._letta import file_sha, plan_memfs, previous_migration_time
 
     when = (previous_migration_time(Path(os.path.abspath(Path(dest).expanduser())),
-                                    _file_sha(source) if source.is_file() else "")
+                                    file_sha(source) if source.is_file() else "")
             if dest is not None else None)
     return plan_memfs(store, source, target=target, when=when, layout=layout)
 

@@ -133,7 +133,7 @@ _STALE_SIBLING = re.compile(re.escape(TMP_MARKER) + r"p(\d+)-[0-9a-f]{12}$")
 
 def sweep_stale_siblings(dest: Path) -> None:
     """Remove temp siblings of ``dest`` left by killed runs (their process is gone)."""
-    from memlab._tmp import _alive
+    from memlab._tmp import pid_alive
 
     try:
         names = os.listdir(dest.parent)
@@ -142,7 +142,7 @@ def sweep_stale_siblings(dest: Path) -> None:
     prefix = f".{_short(dest.name)}{TMP_MARKER}"
     for name in names:
         m = _STALE_SIBLING.search(name)
-        if not name.startswith(prefix) or not m or _alive(int(m.group(1))):
+        if not name.startswith(prefix) or not m or pid_alive(int(m.group(1))):
             continue
         _remove(dest.parent / name)
 

@@ -113,7 +113,7 @@ SIDE_TABLES: tuple[SideTable, ...] = (
 )
 
 
-def _val(value: Any) -> Any:
+def value_or_none(value: Any) -> Any:
     """A JSON-safe Python value: NA/NaN → None, numpy scalars → Python, times → ISO text."""
     if value is None:
         return None
@@ -181,7 +181,7 @@ def declared_relations(store: Store) -> dict[str, list[tuple[str, str]]]:
     agent = edges[edges["origin"].astype("string") == "agent"]
     agent = agent.sort_values(["from_id", "to_id"], kind="stable")
     for row in agent.itertuples(index=False):
-        by = _val(getattr(row, "declared_by", None))
+        by = value_or_none(getattr(row, "declared_by", None))
         source = str(by) if by is not None else str(row.from_id)
         target = str(row.to_id) if source == str(row.from_id) else str(row.from_id)
         out.setdefault(source, []).append((str(row.relation_type), target))
@@ -204,15 +204,15 @@ def _created_order(df: pd.DataFrame) -> pd.DataFrame:
 
 def to_block(row: Any, tags: list[str], relations: list[tuple[str, str]], pinned: bool) -> Block:
     extra: dict[str, str] = {}
-    if _val(row.status) == "archived":
-        reason = _val(row.archive_reason)
+    if value_or_none(row.status) == "archived":
+        reason = value_or_none(row.archive_reason)
         if reason is not None:
             extra["archive_reason"] = str(reason)
-        sup = _val(getattr(row, "superseded_by", None))
+        sup = value_or_none(getattr(row, "superseded_by", None))
         if sup is not None:
             extra["superseded_by"] = str(sup)
-    cue = _val(getattr(row, "cue", None))
-    vol = _val(getattr(row, "volatility_class", None))
+    cue = value_or_none(getattr(row, "cue", None))
+    vol = value_or_none(getattr(row, "volatility_class", None))
     return Block(title=title_for(row.content), body=str(row.content), id=str(row.id),
                  tags=list(tags), pinned=bool(pinned), created=iso(row.created_at),
                  cls=None if vol is None else str(vol), cue=None if cue is None else str(cue),
@@ -236,7 +236,7 @@ def layout_blocks(store: Store) -> tuple[dict[str, list[Block]], list[dict], lis
     for row in ordered.itertuples(index=False):
         pinned = bool(row.pinned_effective)
         block_id = str(row.id)
-        status = _val(row.status)
+        status = value_or_none(row.status)
         block_tags = tags.get(block_id, [])
         if status not in STATUS_SECTION:
             flags.append({"kind": "unknown_status", "item": block_id, "path": None,
@@ -245,7 +245,7 @@ def layout_blocks(store: Store) -> tuple[dict[str, list[Block]], list[dict], lis
                                      "notes/ so it is not lost"})
             status = "active"
         constitutional = CONSTITUTION_TAG in block_tags and status != "archived"
-        category = str(_val(row.category) or "uncategorised")
+        category = str(value_or_none(row.category) or "uncategorised")
         path = SELF_FILE if constitutional else substrate_path(STATUS_SECTION[status], category)
         rels = relations.get(block_id, [])
         for rel, target in rels:
@@ -309,7 +309,7 @@ class _Ledger:
         self.flags: list[dict] = []
 
     def add(self, kind: str, ah: float | None, /, **payload: Any) -> None:
-        payload = {k: _val(v) for k, v in payload.items()}
+        payload = {k: value_or_none(v) for k, v in payload.items()}
         event = {"t": self.when, "s": len(self.events), "ah": round(float(ah or 0.0), 6),
                  "k": kind, **payload}
         try:
@@ -342,8 +342,8 @@ class _Ledger:
         return {p: format_ledger(evs).encode("utf-8") for p, evs in sorted(by_file.items())}
 
 
-def _num(value: Any, default: float) -> float:
-    v = _val(value)
+def number_or(value: Any, default: float) -> float:
+    v = value_or_none(value)
     return default if v is None else float(v)
 
 
@@ -353,41 +353,41 @@ def ledger_events(store: Store, when: str) -> _Ledger:
     config = frame(store, "config")
     clock = None
     if not config.empty and "total_active_hours" in config:
-        clock = _val(config["total_active_hours"].iloc[0])
+        clock = value_or_none(config["total_active_hours"].iloc[0])
     if clock is not None:
         led.add("instance", clock, total_ah=float(clock))
     raw = frame(store, "config_raw")
     for row in raw.sort_values("key", kind="stable").itertuples(index=False) if not raw.empty else []:
-        led.add(MEMLAB_KIND + "config", clock, key=str(row.key), value=_val(row.value))
+        led.add(MEMLAB_KIND + "config", clock, key=str(row.key), value=value_or_none(row.value))
 
     blocks = store.blocks
     for row in blocks.sort_values("id", kind="stable").itertuples(index=False):
-        lah = _num(getattr(row, "last_reinforced_at", None), 0.0)
+        lah = number_or(getattr(row, "last_reinforced_at", None), 0.0)
         seed = {"id": str(row.id), "created": iso(row.created_at),
-                "n": int(_num(getattr(row, "reinforcement_count", None), 0.0)), "lah": lah,
-                "a": _num(getattr(row, "success_count", None), 0.5),
-                "b": _num(getattr(row, "failure_count", None), 0.5),
-                "lam": _num(getattr(row, "decay_lambda", None), 0.01)}
-        summary = _val(getattr(row, "summary", None))
+                "n": int(number_or(getattr(row, "reinforcement_count", None), 0.0)), "lah": lah,
+                "a": number_or(getattr(row, "success_count", None), 0.5),
+                "b": number_or(getattr(row, "failure_count", None), 0.5),
+                "lam": number_or(getattr(row, "decay_lambda", None), 0.01)}
+        summary = value_or_none(getattr(row, "summary", None))
         if summary:
             seed["sum"] = summary
         led.add("seed", lah, **seed)
-        side = {key: _val(getattr(row, col, None)) for col, key in BLOCK_SIDE_FIELDS.items()
+        side = {key: value_or_none(getattr(row, col, None)) for col, key in BLOCK_SIDE_FIELDS.items()
                 if hasattr(row, col)}
         # A seed cannot say "no α/β recorded" (schema < 4); keep that distinction here.
-        side["a_raw"] = _val(getattr(row, "success_count", None))
-        side["b_raw"] = _val(getattr(row, "failure_count", None))
+        side["a_raw"] = value_or_none(getattr(row, "success_count", None))
+        side["b_raw"] = value_or_none(getattr(row, "failure_count", None))
         led.add(MEMLAB_KIND + "block", clock, id=str(row.id),
                 **{k: v for k, v in side.items() if v is not None})
 
     edges = frame(store, "edges")
     if not edges.empty:
         for row in edges.sort_values(["from_id", "to_id"], kind="stable").itertuples(index=False):
-            lah = _val(row.last_active_hours)
+            lah = value_or_none(row.last_active_hours)
             led.add("link", lah, **{"from": str(row.from_id), "to": str(row.to_id)},
-                    rel=_val(row.relation_type), o=_val(row.origin), w=_val(row.weight),
-                    rc=_val(row.reinforcement_count), lah=lah,
-                    by=_val(getattr(row, "declared_by", None)), note=_val(row.note),
+                    rel=value_or_none(row.relation_type), o=value_or_none(row.origin), w=value_or_none(row.weight),
+                    rc=value_or_none(row.reinforcement_count), lah=lah,
+                    by=value_or_none(getattr(row, "declared_by", None)), note=value_or_none(row.note),
                     ct=iso(row.created_at))
     for spec in SIDE_TABLES:
         df = frame(store, spec.frame)

@@ -88,7 +88,7 @@ DETACHED_DIR = "detached"
 DETACHED_REPO = "_detached"
 AGENT_YAML = "agent.yaml"
 #: Frame columns memlab computes rather than reads; everything else goes to the side file.
-_DERIVED = {"value", "chars", "over_limit", "n_agents", "shared"}
+DERIVED_COLUMNS = {"value", "chars", "over_limit", "n_agents", "shared"}
 _WS_RE = re.compile(r"\s+")
 _CTRL_RE = re.compile(r"[\x00-\x1f\x7f]")
 
@@ -107,14 +107,14 @@ class MemFile:
     side: dict[str, Any] = field(default_factory=dict)
 
 
-def _val(value: Any) -> Any:
-    return _elfmem._val(value)
+def value_or_none(value: Any) -> Any:
+    return _elfmem.value_or_none(value)
 
 
 def sanitise_label(label: Any, block_id: str) -> tuple[str, list[str]]:
     """``(label to use, reasons it differs from the original)``; the label never escapes."""
     reasons: list[str] = []
-    text = "" if _val(label) is None else str(label)
+    text = "" if value_or_none(label) is None else str(label)
     clean = text.replace("\\", "/")
     if clean != text:
         reasons.append("backslashes turned into '/'")
@@ -172,14 +172,14 @@ def _claim(path: str, taken: set[str], dirs: set[str]) -> str:
     return candidate
 
 
-def _json_safe(value: Any) -> Any:
+def json_safe(value: Any) -> Any:
     if isinstance(value, dict):
-        return {str(k): _json_safe(v) for k, v in value.items()}
+        return {str(k): json_safe(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
-        return [_json_safe(v) for v in value]
+        return [json_safe(v) for v in value]
     if hasattr(value, "tolist") and not isinstance(value, (str, bytes)):
-        return _json_safe(value.tolist())
-    return _val(value)
+        return json_safe(value.tolist())
+    return value_or_none(value)
 
 
 def sha256(text: str) -> str:
@@ -238,10 +238,10 @@ def _block_links(store: Store) -> dict[str, list[str]]:
 
 def _letta_file(row: Any, columns: list[str], path_prefix: str, spec: "RepoSpec",
                 flags: list[dict], shared_with: list[str], layout: str = "v1") -> MemFile:
-    block_id = str(_val(row["block_id"]))
-    original = _val(row["label"])
+    block_id = str(value_or_none(row["block_id"]))
+    original = value_or_none(row["label"])
     label, reasons = sanitise_label(original, block_id)
-    value = "" if _val(row["value"]) is None else str(row["value"])
+    value = "" if value_or_none(row["value"]) is None else str(row["value"])
     if layout == "v2":  # Letta Code 0.34.12's file for the label; case collisions resolved
         path, wanted = _letta_v2.claim(label, original, value, path_prefix, spec)
         other = path
@@ -271,7 +271,7 @@ def _letta_file(row: Any, columns: list[str], path_prefix: str, spec: "RepoSpec"
         flags.append({"kind": "skill_block", "item": block_id, "path": path, "severity": "warning",
                       "message": "a skills/<name> label becomes a SKILL.md, which Letta Code reads "
                                  "with Agent Skills frontmatter (name, description); check it"})
-    raw_desc = _val(row.get("description"))
+    raw_desc = value_or_none(row.get("description"))
     desc = " ".join(str(raw_desc).split()) if raw_desc is not None else ""
     if layout == "v2":
         desc = _letta_v2.description(raw_desc, label)
@@ -287,18 +287,18 @@ def _letta_file(row: Any, columns: list[str], path_prefix: str, spec: "RepoSpec"
                       "severity": "info",
                       "message": "multi-line description put on one line (the original is in "
                                  "the side file)"})
-    limit = _val(row.get("limit"))
+    limit = value_or_none(row.get("limit"))
     limit = int(limit) if limit is not None and int(limit) > 0 else None
     if limit is not None and len(value) > limit:
         flags.append({"kind": "over_limit", "item": block_id, "path": path, "severity": "warning",
                       "message": f"{len(value)} characters against a limit of {limit}; kept "
                                  "whole, not truncated"})
-    side = {c: _json_safe(row.get(c)) for c in columns if c not in _DERIVED}
+    side = {c: json_safe(row.get(c)) for c in columns if c not in DERIVED_COLUMNS}
     side.update(path=path, value_sha256=sha256(value), value_chars=len(value))
     if shared_with:
         side["shared_with"] = shared_with
     return MemFile(path=path, description=desc, body=value,
-                   read_only=bool(_val(row.get("read_only")) or False), limit=limit,
+                   read_only=bool(value_or_none(row.get("read_only")) or False), limit=limit,
                    item=block_id, label=final_label, side=side)
 
 
@@ -321,7 +321,7 @@ def letta_repos(store: Store, flags: list[dict], layout: str = "v1") -> list[Rep
     agents = _agent_rows(store)
     links = _block_links(store)
     columns = list(blocks.columns)
-    names = {str(a): _val(n) for a, n in zip(agents.get("agent_id", []), agents.get("name", []))}
+    names = {str(a): value_or_none(n) for a, n in zip(agents.get("agent_id", []), agents.get("name", []))}
     agent_ids = [str(a) for a in agents.get("agent_id", [])]
     many = len(agent_ids) > 1
     specs: dict[str, RepoSpec] = {}
@@ -345,7 +345,7 @@ def letta_repos(store: Store, flags: list[dict], layout: str = "v1") -> list[Rep
         agent = None
         if agent_id is not None:
             row = agents[agents["agent_id"].astype(str) == agent_id].iloc[0]
-            agent = {c: _json_safe(row[c]) for c in agents.columns}
+            agent = {c: json_safe(row[c]) for c in agents.columns}
         specs[key] = RepoSpec(subdir, names.get(agent_id or "", None) or (agent_id or "detached"),
                               agent, [])
         return specs[key]
@@ -354,7 +354,7 @@ def letta_repos(store: Store, flags: list[dict], layout: str = "v1") -> list[Rep
         spec_for(aid)
     ordered = blocks.sort_values(["label", "block_id"], kind="stable", na_position="last")
     for _, row in ordered.iterrows():
-        block_id = str(_val(row["block_id"]))
+        block_id = str(value_or_none(row["block_id"]))
         attached = links.get(block_id, [])
         if not agent_ids:
             targets, prefix = [None], ""
@@ -364,7 +364,7 @@ def letta_repos(store: Store, flags: list[dict], layout: str = "v1") -> list[Rep
             targets, prefix = [None] if many else [agent_ids[0]], f"{DETACHED_DIR}/"
             flags.append({"kind": "detached_block", "item": block_id, "path": None,
                           "severity": "info",
-                          "message": f"label {_val(row['label'])!r} is attached to no agent in the "
+                          "message": f"label {value_or_none(row['label'])!r} is attached to no agent in the "
                                      "file; kept outside system/ so it does not enter the prompt"})
         shared_with = [names.get(a) or a for a in attached] if len(attached) > 1 else []
         for aid in targets:
@@ -460,7 +460,7 @@ def _agent_yaml(spec: RepoSpec, source_sha: str, when: str, files: list[MemFile]
     return text.encode("utf-8")
 
 
-def _side_file(spec: RepoSpec, source: Path, source_sha: str, target: str,
+def side_file(spec: RepoSpec, source: Path, source_sha: str, target: str,
                times: dict[str, str | None], layout: str = "v1") -> bytes:
     # v2 records its layout; each block's record holds the path it went to (what --verify reads).
     doc = {**({"layout": layout} if layout != "v1" else {}),
@@ -474,10 +474,10 @@ def _side_file(spec: RepoSpec, source: Path, source_sha: str, target: str,
         "agent": spec.agent,
         "blocks": [f.side for f in sorted(spec.files, key=lambda f: f.path)],
     }
-    return (_json.dumps(_json_safe(doc), indent=2, sort_keys=True) + "\n").encode("utf-8")
+    return (_json.dumps(json_safe(doc), indent=2, sort_keys=True) + "\n").encode("utf-8")
 
 
-def _file_sha(path: Path) -> str:
+def file_sha(path: Path) -> str:
     h = hashlib.sha256()
     with open(path, "rb") as fh:
         for chunk in iter(lambda: fh.read(1 << 20), b""):
@@ -533,7 +533,7 @@ def plan_memfs(store: Store, source: Path, *, target: str, when: pd.Timestamp | 
     layout = _letta_v2.check_layout(layout, target)
     flags: list[dict] = []
     moved: list[dict] = []
-    source_sha = _file_sha(source) if source.is_file() else ""
+    source_sha = file_sha(source) if source.is_file() else ""
     if store.kind == "elfmem_db":
         specs = [elfmem_repo(store, flags, moved, layout)]
         source_ts = _elfmem.source_time(store)
@@ -581,7 +581,7 @@ def plan_memfs(store: Store, source: Path, *, target: str, when: pd.Timestamp | 
             commits.append(PlannedCommit(
                 f"feat(init): initialize agent memory\n\nMigrated by memlab from {commit_line(source.name)}: "
                 f"{n} memory file(s) and agent.yaml." + trailers, tuple(sorted(files.items()))))
-        side = {SIDE_FILE: _side_file(spec, source, source_sha, target, times, layout)}
+        side = {SIDE_FILE: side_file(spec, source, source_sha, target, times, layout)}
         if led is not None:  # from an elfmem DB: the ledger goes beside the side file
             side.update({LEDGER_PREFIX + p.rsplit("/", 1)[1]: data
                          for p, data in led.files().items()})

@@ -136,7 +136,7 @@ def server_view(store: Store, agent_ids: list[str] | None, flags: list[dict]) ->
 
 
 def _description(raw: Any, label: str, layout: str = "v1") -> str:
-    raw = _letta._val(raw)
+    raw = _letta.value_or_none(raw)
     if layout == "v2":
         return _letta_v2.description(raw, label)
     desc = " ".join(str(raw).split()) if raw is not None else ""
@@ -144,7 +144,7 @@ def _description(raw: Any, label: str, layout: str = "v1") -> str:
 
 
 def _limit(raw: Any) -> int | None:
-    raw = _letta._val(raw)
+    raw = _letta.value_or_none(raw)
     return int(raw) if raw is not None and int(raw) > 0 else None
 
 
@@ -267,7 +267,7 @@ def plan_letta_server(store: Store, source: Path, *, target: str = "letta",
                 tuple(sorted(final.items())),
                 author=Signature(fmt.MIGRATION_NAME, fmt.MIGRATION_EMAIL, max(last_update, t0))))
         times = {"migrated_at": None, "source_created_at": None}
-        side = _letta._side_file(spec, source, "", "letta", times, layout)
+        side = _letta.side_file(spec, source, "", "letta", times, layout)
         commits.append(PlannedCommit(
             "chore(memlab): keep what memory files cannot hold\n\nBlock ids, metadata, template "
             "fields, created_at/updated_at/_last_updated_by_id and original labels/descriptions."
@@ -319,7 +319,7 @@ def _history_commit(ev: _Event, n: int, head: dict[str, bytes], names: dict[str,
     label = f.path[:-3] if f.path.endswith(".md") else f.path
     snapshot = _letta.MemFile(path=f.path,
                               description=_description(row.get("description"), f.label, layout),
-                              body="" if _letta._val(row.get("value")) is None else str(row["value"]),
+                              body="" if _letta.value_or_none(row.get("value")) is None else str(row["value"]),
                               read_only=False, limit=_limit(row.get("limit")), item=f.item)
     data = _letta.render(snapshot, layout)
     # v2 commits are checked together, tree-wide, by _letta_v2.finish_repo.
@@ -330,14 +330,14 @@ def _history_commit(ev: _Event, n: int, head: dict[str, bytes], names: dict[str,
         shown = "; ".join(f"{v.rule}: {v.message}" for v in violations)
         raise MigrationError(f"{f.path} checkpoint {ev.seq} would fail Letta Code's pre-commit "
                              f"hook: {shown}", hint="report this as a memlab bug")
-    hist_label = _letta._val(row.get("label"))
+    hist_label = _letta.value_or_none(row.get("label"))
     if hist_label is not None and str(hist_label) != str(f.side.get("label")):
         flags.append({"kind": "label_changed_in_history", "item": f.item, "path": f.path,
                       "severity": "info",
                       "message": f"checkpoint {ev.seq} has label {hist_label!r}; every "
                                  "checkpoint is replayed at the block's current path"})
-    kind = str(_letta._val(row.get("actor_type")) or "")
-    actor = str(_letta._val(row.get("actor_id")) or "")
+    kind = str(_letta.value_or_none(row.get("actor_type")) or "")
+    actor = str(_letta.value_or_none(row.get("actor_id")) or "")
     if kind == "letta_agent" and actor:
         email = _ident(f"{actor}@letta.com", "agent@letta.ai")
         who = Signature(_ident(names.get(actor), _ident(actor, "Letta Agent")), email, ev.seconds)
@@ -368,7 +368,7 @@ def _why(f: _letta.MemFile, block: dict, rows: list[dict], flags: list[dict],
     n = len(rows)
     if n == 0:
         return "no history; its final state (created_at/updated_at in the side file)"
-    current = _letta._val(block.get("current_sequence"))
+    current = _letta.value_or_none(block.get("current_sequence"))
     at = next((r for r in rows if current is not None and int(r["sequence_number"]) == int(current)),
               rows[-1])
     parts = []
@@ -379,7 +379,7 @@ def _why(f: _letta.MemFile, block: dict, rows: list[dict], flags: list[dict],
                       "message": f"the server's current state is checkpoint {int(current)} of {n} "
                                  "(undone); every checkpoint is replayed, then the final commit "
                                  "restores the current state"})
-    same = (str(_letta._val(at.get("value")) or "") == f.body
+    same = (str(_letta.value_or_none(at.get("value")) or "") == f.body
             and _limit(at.get("limit")) == f.limit
             and _description(at.get("description"), f.label, layout) == f.description)
     if not same:
@@ -433,12 +433,12 @@ def check_server(rows: Any, store: Store, dest: Path, ref: str | None,
     limit, side record per block and repository) plus ``history``: per block and repository,
     the sequence numbers of the commits carrying its ``Letta-Block`` trailer must be exactly its
     ``block_history`` rows (none for a block :func:`unreplayable_blocks` names). Returns ``{repo: {block_id: body}}`` for the retrieval check."""
-    from memlab.migrations._verify import _check_letta, repos_at
+    from memlab.migrations._verify import check_letta, repos_at
     from memlab.sources import _git
 
     agent_ids = getattr(plan, "agent_ids", None) if plan is not None else None
     view = server_view(store, agent_ids, [])
-    bodies = _check_letta(rows, view, repo_folders, copies, target, layout)
+    bodies = check_letta(rows, view, repo_folders, copies, target, layout)
     expected = {str(b): [int(s) for s in g.sort_values("sequence_number")["sequence_number"]]
                 for b, g in store.block_history.groupby("block_id")} \
         if len(store.block_history) else {}
@@ -448,7 +448,7 @@ def check_server(rows: Any, store: Store, dest: Path, ref: str | None,
     for spec in _letta.letta_repos(view, [], layout):
         folder = real.get(spec.subdir)
         if folder is None:
-            continue  # the presence row from _check_letta already fails
+            continue  # the presence row from check_letta already fails
         raw = _git.run_git(folder, "log", "--format=%B%x00", ref or "HEAD", check=False)
         seen: dict[str, list[int]] = {}
         for message in raw.decode("utf-8", "replace").split("\x00"):

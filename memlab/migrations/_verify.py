@@ -39,7 +39,7 @@ N_QUERIES = 10
 def _short(value: Any, n: int = 120) -> str | None:
     if value is None:
         return None
-    text = value if isinstance(value, str) else json.dumps(_elfmem._val(value) if not isinstance(
+    text = value if isinstance(value, str) else json.dumps(_elfmem.value_or_none(value) if not isinstance(
         value, (list, dict, tuple)) else value, sort_keys=True, default=str, ensure_ascii=False)
     return text if len(text) <= n else text[: n - 1] + "…"
 
@@ -78,7 +78,7 @@ def _norm(v: Any) -> Any:
         return [_norm(x) for x in v]
     if isinstance(v, dict):
         return {str(k): _norm(x) for k, x in v.items()}
-    v = _elfmem._val(v)
+    v = _elfmem.value_or_none(v)
     if isinstance(v, bool) or v is None or isinstance(v, str):
         return v
     if isinstance(v, (int, float)):
@@ -132,8 +132,8 @@ def side_record_row(rows: _Rows, src: Store, src_row: dict, rec: dict | None, it
                     repo: str, path: str) -> None:
     """The ``side_record`` row of one block: every source column a file cannot hold, as the
     side file keeps it."""
-    want_side = {c: _letta._json_safe(src_row.get(c)) for c in src.blocks.columns
-                 if c not in _letta._DERIVED}
+    want_side = {c: _letta.json_safe(src_row.get(c)) for c in src.blocks.columns
+                 if c not in _letta.DERIVED_COLUMNS}
     have_side = {c: rec.get(c) for c in want_side} if rec else "missing"
     rows.add("side_record", item, want_side, have_side, repo=repo, path=path)
 
@@ -226,16 +226,16 @@ def _check_elfmem_blocks(rows: _Rows, src: Store, copy_blocks: pd.DataFrame,
         rows.add("pinned", bid, bool(pins[bid]), bool(got["pinned"]), repo=repo, path=want_path)
         rows.add("relations", bid, sorted(rels.get(bid, [])), sorted(map(tuple, got["relations"])),
                  repo=repo, path=want_path)
-        cue = _elfmem._val(getattr(row, "cue", None))
+        cue = _elfmem.value_or_none(getattr(row, "cue", None))
         rows.add("cue", bid, None if cue is None else str(cue).strip() or None, got["cue"],
                  repo=repo, path=want_path)
         want_created = pd.Timestamp(row.created_at) if not pd.isna(row.created_at) else None
         have_created = got["created"] if not pd.isna(got["created"]) else None
         rows.add("created", bid, _elfmem.iso(want_created), _elfmem.iso(have_created),
                  repo=repo, path=want_path)
-        if _elfmem._val(row.status) == "archived":
-            want = {k: v for k, v in (("archive_reason", _elfmem._val(row.archive_reason)),
-                                      ("superseded_by", _elfmem._val(getattr(row, "superseded_by", None))))
+        if _elfmem.value_or_none(row.status) == "archived":
+            want = {k: v for k, v in (("archive_reason", _elfmem.value_or_none(row.archive_reason)),
+                                      ("superseded_by", _elfmem.value_or_none(getattr(row, "superseded_by", None))))
                     if v is not None}
             have = {k: got["extra"].get(k) for k in ("archive_reason", "superseded_by")
                     if got["extra"].get(k) is not None}
@@ -297,17 +297,17 @@ def _check_side(rows: _Rows, src: Store, events: list[dict[str, Any]], repo: str
     seeds = index("seed", ("id",))
     block_side = index(_elfmem.MEMLAB_KIND + "block", ("id",))
     for row in src.blocks.itertuples(index=False):
-        want = {"n": int(_elfmem._num(getattr(row, "reinforcement_count", None), 0.0)),
-                "lah": _elfmem._num(getattr(row, "last_reinforced_at", None), 0.0),
-                "a": _elfmem._num(getattr(row, "success_count", None), 0.5),
-                "b": _elfmem._num(getattr(row, "failure_count", None), 0.5),
-                "lam": _elfmem._num(getattr(row, "decay_lambda", None), 0.01),
-                "sum": _elfmem._val(getattr(row, "summary", None)) or None}
+        want = {"n": int(_elfmem.number_or(getattr(row, "reinforcement_count", None), 0.0)),
+                "lah": _elfmem.number_or(getattr(row, "last_reinforced_at", None), 0.0),
+                "a": _elfmem.number_or(getattr(row, "success_count", None), 0.5),
+                "b": _elfmem.number_or(getattr(row, "failure_count", None), 0.5),
+                "lam": _elfmem.number_or(getattr(row, "decay_lambda", None), 0.01),
+                "sum": _elfmem.value_or_none(getattr(row, "summary", None)) or None}
         found = seeds.get((str(row.id),), [])
         have = {k: found[0].get(k) for k in want} if len(found) == 1 else f"{len(found)} seed(s)"
         rows.add("side:seed", row.id, want, have, repo=repo)
         found = block_side.get((str(row.id),), [])
-        want_side = {key: _elfmem._val(getattr(row, col, None))
+        want_side = {key: _elfmem.value_or_none(getattr(row, col, None))
                      for col, key in _elfmem.BLOCK_SIDE_FIELDS.items() if hasattr(row, col)}
         want_side = {k: v for k, v in want_side.items() if v is not None}
         have_side = ({k: found[0].get(k) for k in want_side} if len(found) == 1
@@ -315,7 +315,7 @@ def _check_side(rows: _Rows, src: Store, events: list[dict[str, Any]], repo: str
         rows.add("side:block", row.id, want_side, have_side, repo=repo)
 
     config = _elfmem.frame(src, "config")
-    clock = _elfmem._val(config["total_active_hours"].iloc[0]) if not config.empty \
+    clock = _elfmem.value_or_none(config["total_active_hours"].iloc[0]) if not config.empty \
         and "total_active_hours" in config else None
     if clock is not None:
         inst = by_kind.get("instance", [])
@@ -325,9 +325,9 @@ def _check_side(rows: _Rows, src: Store, events: list[dict[str, Any]], repo: str
     edges = _elfmem.frame(src, "edges")
     links = index("link", ("from", "to"))
     for row in edges.itertuples(index=False) if not edges.empty else []:
-        want = {"rel": _elfmem._val(row.relation_type), "o": _elfmem._val(row.origin),
-                "w": _elfmem._val(row.weight), "rc": _elfmem._val(row.reinforcement_count),
-                "by": _elfmem._val(getattr(row, "declared_by", None)), "note": _elfmem._val(row.note)}
+        want = {"rel": _elfmem.value_or_none(row.relation_type), "o": _elfmem.value_or_none(row.origin),
+                "w": _elfmem.value_or_none(row.weight), "rc": _elfmem.value_or_none(row.reinforcement_count),
+                "by": _elfmem.value_or_none(getattr(row, "declared_by", None)), "note": _elfmem.value_or_none(row.note)}
         found = links.get((str(row.from_id), str(row.to_id)), [])
         have = {k: found[0].get(k) for k in want} if len(found) == 1 else f"{len(found)} link(s)"
         rows.add("side:link", f"{row.from_id}->{row.to_id}", want, have, repo=repo)
@@ -340,7 +340,7 @@ def _check_side(rows: _Rows, src: Store, events: list[dict[str, Any]], repo: str
         keys = spec.key_fields if spec.key_fields else (next(iter(mapping)),)
         found_index = index(_elfmem.MEMLAB_KIND + spec.kind, keys)
         for rec in df.to_dict("records"):
-            want = {k: _elfmem._val(rec.get(c)) for k, c in mapping.items() if c in rec}
+            want = {k: _elfmem.value_or_none(rec.get(c)) for k, c in mapping.items() if c in rec}
             key = tuple(_norm(want.get(k)) for k in keys)
             found = found_index.get(key, [])
             have = {k: found[0].get(k) for k in want} if len(found) == 1 else f"{len(found)} record(s)"
@@ -349,14 +349,14 @@ def _check_side(rows: _Rows, src: Store, events: list[dict[str, Any]], repo: str
     cfg = index(_elfmem.MEMLAB_KIND + "config", ("key",))
     for rec in raw.to_dict("records") if not raw.empty else []:
         found = cfg.get((str(rec["key"]),), [])
-        rows.add("side:config", rec["key"], _elfmem._val(rec["value"]),
+        rows.add("side:config", rec["key"], _elfmem.value_or_none(rec["value"]),
                  found[0].get("value") if len(found) == 1 else f"{len(found)} record(s)", repo=repo)
 
 
 # --------------------------------------------------------------------------- Letta blocks
 
 
-def _check_letta(rows: _Rows, src: Store, repo_folders: dict[str, Path], copies: dict[str, Store],
+def check_letta(rows: _Rows, src: Store, repo_folders: dict[str, Path], copies: dict[str, Store],
                  target: str, layout: str = "v1") -> dict[str, dict[str, str]]:
     """Compare every block of an agent file with its file(s); returns {repo: {block_id: body}}.
 
@@ -408,17 +408,17 @@ def _check_letta(rows: _Rows, src: Store, repo_folders: dict[str, Path], copies:
             bodies[spec.subdir][f.item] = body
             rows.add("content", f.item, _letta.sha256(value_of[f.item]), _letta.sha256(body),
                      repo=spec.subdir, path=f.path)
-            raw_desc = _elfmem._val(src_row.get("description"))
+            raw_desc = _elfmem.value_or_none(src_row.get("description"))
             want_desc = " ".join(str(raw_desc).split()) if raw_desc else ""
             if not want_desc:  # Letta's own fallback for a block without a description
                 want_desc = f"Memory block {_letta.sanitise_label(src_row.get('label'), f.item)[0]}"
-            rows.add("description", f.item, want_desc, _elfmem._val(got["description"]),
+            rows.add("description", f.item, want_desc, _elfmem.value_or_none(got["description"]),
                      repo=spec.subdir, path=f.path)
-            rows.add("read_only", f.item, bool(_elfmem._val(src_row.get("read_only")) or False),
-                     bool(_elfmem._val(got["read_only"]) or False), repo=spec.subdir, path=f.path)
-            lim = _elfmem._val(src_row.get("limit"))
+            rows.add("read_only", f.item, bool(_elfmem.value_or_none(src_row.get("read_only")) or False),
+                     bool(_elfmem.value_or_none(got["read_only"]) or False), repo=spec.subdir, path=f.path)
+            lim = _elfmem.value_or_none(src_row.get("limit"))
             rows.add("limit", f.item, int(lim) if lim is not None and int(lim) > 0 else None,
-                     _elfmem._val(got["limit"]), repo=spec.subdir, path=f.path)
+                     _elfmem.value_or_none(got["limit"]), repo=spec.subdir, path=f.path)
             side_record_row(rows, src, src_row, side.get(f.item), f.item, spec.subdir, f.path)
         for path in copy.files["path"].astype(str):
             if path.endswith(".md") and path not in expected_paths:
@@ -546,7 +546,7 @@ def verify_paths(src: Path, dest: Path, *, ref: str | None = None, retrieval: bo
                 bodies = check_upgrade(rows, store, dest, ref, repo_folders, copies)
                 store = upgrade_view(store, upgrade_files(store, []))
             else:
-                bodies = _check_letta(rows, store, repo_folders, copies, target, layout)
+                bodies = check_letta(rows, store, repo_folders, copies, target, layout)
             if retrieval:
                 before = {str(r.block_id): ("" if pd.isna(r.value) else str(r.value))
                           for r in store.blocks.itertuples(index=False)}

@@ -48,7 +48,7 @@ def check_letta_v2(rows: Any, spec: Any, src: Store, texts: dict[str, str], side
         rows.add("content", f.item, _letta.sha256(value), _letta.sha256(body), repo=repo, path=path)
         if not is_index:
             fm = fmt.read_frontmatter(text)
-            raw = _elfmem._val(src_row.get("description"))
+            raw = _elfmem.value_or_none(src_row.get("description"))
             label = _letta.sanitise_label(src_row.get("label"), f.item)[0]
             want = (_letta_v2.description(raw, label) if raw is not None and str(raw).strip()
                     else f"Memory block {label}")
@@ -60,10 +60,10 @@ def check_letta_v2(rows: Any, spec: Any, src: Store, texts: dict[str, str], side
             rows.add("name", f.item, _letta_v2.file_name(path),
                      _letta_v2.unquoted(fm.fields.get("name")), repo=repo, path=path)
         pattern = _letta_v2.glob_for(path)[0]
-        rows.add("read_only", f.item, bool(_elfmem._val(src_row.get("read_only")) or False),
+        rows.add("read_only", f.item, bool(_elfmem.value_or_none(src_row.get("read_only")) or False),
                  pattern in protected, repo=repo, path=path,
                  detail=".memfs.config.json readOnlyFiles")
-        lim = _elfmem._val(src_row.get("limit"))
+        lim = _elfmem.value_or_none(src_row.get("limit"))
         lim = int(lim) if lim is not None and int(lim) > 0 else None
         entry = limits.get(pattern)
         size = len(text)

@@ -49,16 +49,16 @@ from memlab._gitobj import Signature, commit_files
 from memlab._files import read_regular
 from memlab.errors import ProposalRejected, RepoError, StaleProposal
 from memlab.reviews import _repo
-from memlab.reviews._apply_checks import (_applied_in, _check_fresh, _message, _refuse_locks,
+from memlab.reviews._apply_checks import (applied_in, check_fresh, commit_message, refuse_locks,
                                          check_one_per_choice)
-from memlab.reviews._apply_edits import _apply_item, _blob_text, _Edits
-from memlab.reviews._apply_elfmem import _elfmem_script
+from memlab.reviews._apply_edits import Edits, apply_item
+from memlab.reviews._apply_elfmem import elfmem_script
 from memlab.reviews._apply_result import ApplyResult
 from memlab.reviews._proposal import Item, Proposal, read_proposal
 from memlab.kinds import MEMFS_KINDS
 
-# Re-exported: memlab.reviews imports ApplyResult from here, tests import _blob_text from here.
-__all__ = ["ApplyResult", "apply_proposal", "check_one_per_choice", "_blob_text"]
+# Re-exported: memlab.reviews imports ApplyResult from here.
+__all__ = ["ApplyResult", "apply_proposal", "check_one_per_choice"]
 
 _ZERO = "0" * 40
 
@@ -232,7 +232,7 @@ def apply_proposal(path: str | Path, *, repo: str | Path | None = None, branch: 
     kind = proposal.store.get("kind")
     check_one_per_choice(proposal, md_path)
     if kind == "elfmem_db":
-        return _elfmem_script(proposal, ticked, md_path, script=script, dry_run=dry_run)
+        return elfmem_script(proposal, ticked, md_path, script=script, dry_run=dry_run)
     if kind not in MEMFS_KINDS:
         raise ProposalRejected(
             f"this proposal is for a {kind} store, which memlab does not write",
@@ -247,14 +247,14 @@ def apply_proposal(path: str | Path, *, repo: str | Path | None = None, branch: 
     if not ticked:
         return ApplyResult(md_path, [], [], "", dry_run=dry_run,
                            message="no items ticked; nothing changed")
-    head = _check_fresh(git_repo, proposal, md_path, ticked)
+    head = check_fresh(git_repo, proposal, md_path, ticked)
     made_from = proposal.fingerprint.get("head_sha")
     if head != made_from:
         return _finish(git_repo, root, proposal, ticked, md_path, made_from, head, dry_run)
     if branch:
         tip = _hardened.rev_parse(root, f"refs/heads/{branch}") \
             if _hardened.returncode(root, "check-ref-format", "--branch", branch) == 0 else None
-        if tip is not None and _applied_in(git_repo, tip, proposal, ticked):
+        if tip is not None and applied_in(git_repo, tip, proposal, ticked):
             return ApplyResult(md_path, [it.id for it in ticked], [], "", commit=tip,
                                branch=branch, dry_run=dry_run,
                                message=f"already applied on branch {branch} in {tip[:12]}",
@@ -270,9 +270,9 @@ def apply_proposal(path: str | Path, *, repo: str | Path | None = None, branch: 
         raise ProposalRejected(f"the working tree has uncommitted changes ({', '.join(dirty[:5])}"
                                f"{', ...' if len(dirty) > 5 else ''})", path=root,
                                hint="commit or stash them, then apply again")
-    edits = _Edits(git_repo, head)
+    edits = Edits(git_repo, head)
     for it in ticked:
-        _apply_item(edits, it)
+        apply_item(edits, it)
     changes = edits.changes()
     diff = edits.diff()
     for p, data in changes.items():
@@ -287,8 +287,8 @@ def apply_proposal(path: str | Path, *, repo: str | Path | None = None, branch: 
     if branch and _hardened.returncode(root, "check-ref-format", "--branch", branch) != 0:
         # Checked before any object is written, so a bad name leaves the object store as it was.
         raise ProposalRejected(f"{branch!r} is not a valid branch name", path=root)
-    _refuse_locks(root, branch or _repo.current_branch(git_repo), index=not branch)
-    message = _message(proposal, ticked, md_path)
+    refuse_locks(root, branch or _repo.current_branch(git_repo), index=not branch)
+    message = commit_message(proposal, ticked, md_path)
     modes = {p: _repo.mode_at(git_repo, head, p) or "100644" for p in changes}
     commit = _commit(root, head, changes, modes, message)
     if branch:
@@ -307,7 +307,7 @@ def apply_proposal(path: str | Path, *, repo: str | Path | None = None, branch: 
                 if _hardened.rev_parse(root, "HEAD") != head:
                     raise StaleProposal("HEAD moved while applying; nothing was committed",
                                         path=md_path)
-                _refuse_locks(root, _repo.current_branch(git_repo), index=False)
+                refuse_locks(root, _repo.current_branch(git_repo), index=False)
                 raise RepoError("git could not move HEAD to the new commit; nothing was "
                                 "committed", path=root)
             skipped = _sync_worktree(root, commit, changes, old, modes, committed=True)
@@ -322,9 +322,9 @@ def _finish(git_repo: Any, root: Path, proposal: Proposal, ticked: list[Item], m
             made_from: str, head: str, dry_run: bool) -> ApplyResult:
     """HEAD is already this proposal's apply commit: bring the working tree along (a run killed
     after the branch moved) and say so."""
-    edits = _Edits(git_repo, made_from)
+    edits = Edits(git_repo, made_from)
     for it in ticked:
-        _apply_item(edits, it)
+        apply_item(edits, it)
     changes = edits.changes()
     old = {p: (None if t is None else t.encode("utf-8")) for p, t in edits.original.items()}
     modes = {p: _repo.mode_at(git_repo, head, p) or _repo.mode_at(git_repo, made_from, p)
@@ -338,7 +338,7 @@ def _finish(git_repo: Any, root: Path, proposal: Proposal, ticked: list[Item], m
     if dry_run or not behind:
         result.notes.append(f"already applied in commit {head[:12]}; nothing to do")
         return result
-    _refuse_locks(root, None, index=True)
+    refuse_locks(root, None, index=True)
     with _signals_deferred():
         skipped = _sync_worktree(root, head, changes, old, modes, committed=True)
     result.notes.append(f"already applied in commit {head[:12]}; finished bringing "

@@ -1,6 +1,6 @@
-"""Apply's checks before anything is written: the proposal against HEAD (``_check_fresh``), one
-option per choice, no git lock held (``_refuse_locks``); and the commit message (``_message``),
-which ``_applied_in`` reads back to recognise this proposal's commit on a re-run."""
+"""Apply's checks before anything is written: the proposal against HEAD (``check_fresh``), one
+option per choice, no git lock held (``refuse_locks``); and the commit message (``commit_message``),
+which ``applied_in`` reads back to recognise this proposal's commit on a re-run."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from memlab.reviews import _repo
 from memlab.reviews._proposal import Item, Proposal
 
 
-def _refuse_locks(root: Path, branch: str | None, *, index: bool) -> None:
+def refuse_locks(root: Path, branch: str | None, *, index: bool) -> None:
     """Refuse, before anything is written, while another git process holds the index or the
     branch: git would let the commit land and then fail on the index, leaving it staging a
     revert of the change."""
@@ -33,7 +33,7 @@ def _refuse_locks(root: Path, branch: str | None, *, index: bool) -> None:
                                         "leaves it), remove the file and apply again")
 
 
-def _message(proposal: Proposal, items: list[Item], source: Path) -> str:
+def commit_message(proposal: Proposal, items: list[Item], source: Path) -> str:
     """The commit message; every store-derived value is one :func:`commit_line`."""
     lines = [f"memlab review: apply {len(items)} item(s) from {commit_line(source.name)}", ""]
     for it in items:
@@ -44,7 +44,7 @@ def _message(proposal: Proposal, items: list[Item], source: Path) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _applied_in(repo: Any, commit: str, proposal: Proposal, items: list[Item]) -> bool:
+def applied_in(repo: Any, commit: str, proposal: Proposal, items: list[Item]) -> bool:
     """True when ``commit`` is this proposal's apply commit for exactly these items, made
     directly on the commit the proposal was made from."""
     info = _repo.commit_info(repo, commit)
@@ -59,7 +59,7 @@ def _applied_in(repo: Any, commit: str, proposal: Proposal, items: list[Item]) -
             and ids == {it.id for it in items})
 
 
-def _check_fresh(repo: Any, proposal: Proposal, source: Path,
+def check_fresh(repo: Any, proposal: Proposal, source: Path,
                  ticked: list[Item] | None = None) -> str:
     fp = proposal.fingerprint
     head = _repo.head_sha(repo)
@@ -67,7 +67,7 @@ def _check_fresh(repo: Any, proposal: Proposal, source: Path,
         raise RepoError("the repository has no commits", path=repo.working_tree_dir)
     if head == fp.get("head_sha"):
         return head
-    if ticked and _applied_in(repo, head, proposal, ticked):
+    if ticked and applied_in(repo, head, proposal, ticked):
         return head
     changed = [p for p, blob in (fp.get("files") or {}).items()
                if _repo.blob_at(repo, head, p) != blob]

@@ -1,5 +1,5 @@
 """Apply's file edits: the texts of the files at HEAD, edited in memory item by item
-(``_Edits``, ``_apply_item``), frontmatter key and body changes, block archiving, and the guards
+(``Edits``, ``apply_item``), frontmatter key and body changes, block archiving, and the guards
 that refuse a pinned, constitutional, identity or read-only unit. Nothing here writes to disk
 or to git; :mod:`memlab.reviews._apply` commits the result."""
 
@@ -122,7 +122,7 @@ def _guard_file(text: str | None, path: str, item: Item, *, removes: bool) -> No
                                hint="untick it: identity files are never removed by apply")
 
 
-def _blob_text(repo: Any, sha: str, path: str) -> str:
+def blob_text(repo: Any, sha: str, path: str) -> str:
     """A blob as text, or a clear refusal: apply edits memory files as UTF-8 text only."""
     try:
         data = _repo.read_blob(repo, sha)
@@ -136,7 +136,7 @@ def _blob_text(repo: Any, sha: str, path: str) -> str:
                                hint="untick the items that touch it and edit it by hand") from exc
 
 
-class _Edits:
+class Edits:
     """File texts at HEAD, edited in memory item by item."""
 
     def __init__(self, repo: Any, head: str) -> None:
@@ -148,7 +148,7 @@ class _Edits:
     def get(self, path: str) -> str | None:
         if path not in self.text:
             sha = _repo.blob_at(self.repo, self.head, path)
-            value = None if sha is None else _blob_text(self.repo, sha, path)
+            value = None if sha is None else blob_text(self.repo, sha, path)
             self.text[path] = self.original[path] = value
         return self.text[path]
 
@@ -201,12 +201,12 @@ def _set_body(text: str, body: str, path: str, item: Item) -> str:
     return body.rstrip("\n") + "\n"
 
 
-def _apply_item(edits: _Edits, item: Item) -> None:
+def apply_item(edits: Edits, item: Item) -> None:
     for step in _steps(item):
         _apply_step(edits, item, step)
 
 
-def _apply_step(edits: _Edits, item: Item, ch: dict[str, Any]) -> None:
+def _apply_step(edits: Edits, item: Item, ch: dict[str, Any]) -> None:
     op = ch.get("op")
     path = ch.get("file")
     if op == "delete_file":
@@ -234,7 +234,7 @@ def _apply_step(edits: _Edits, item: Item, ch: dict[str, Any]) -> None:
     elif op == "restore_file":
         current = edits.get(path)
         _guard_file(current, path, item, removes=False)
-        edits.put(path, _blob_text(edits.repo, ch["blob"], path), item)
+        edits.put(path, blob_text(edits.repo, ch["blob"], path), item)
     elif op == "set_body":
         text = edits.need(path, item)
         _guard_file(text, path, item, removes=False)

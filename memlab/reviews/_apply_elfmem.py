@@ -1,4 +1,4 @@
-"""Apply for an elfmem database: ``_elfmem_script`` writes the reviewable script (rendered by
+"""Apply for an elfmem database: ``elfmem_script`` writes the reviewable script (rendered by
 :mod:`memlab.reviews._elfmem_script`) that makes the ticked changes through elfmem's own API;
 memlab never writes the database."""
 
@@ -11,7 +11,7 @@ from memlab.reviews._apply_result import ApplyResult
 from memlab.reviews._proposal import Item, Proposal
 
 
-def _elfmem_script(proposal: Proposal, ticked: list[Item], md_path: Path, *,
+def elfmem_script(proposal: Proposal, ticked: list[Item], md_path: Path, *,
                    script: str | Path | None, dry_run: bool) -> ApplyResult:
     """For an elfmem database: write the script that makes the ticked changes through elfmem."""
     from memlab.errors import OutputExists

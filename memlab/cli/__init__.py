@@ -1,0 +1,90 @@
+"""The `memlab` command: thin commands over the library.
+
+Each command parses its arguments, calls one library function and prints the result. Any
+:class:`memlab.MemlabError` becomes one line on stderr and exit status 2.
+
+One module per command group (``stores``: inspect, audit, discover; ``simulate``; ``review``:
+review, apply; ``migrate``; ``reports``: report, schedule; ``lake``: fleet, export), each
+command's arguments declared beside its handler and the shared options (``--as-of``,
+``--json``, ``--out``, ``--quiet``, ...) defined once in :mod:`memlab.cli._command`.
+:func:`build_parser` builds ``--help`` and :func:`memlab.cli._reference.reference` the
+README's CLI reference from the same declarations.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import NoReturn, Sequence
+
+# the command groups, imported for their registrations, in the order `memlab --help` lists them
+from memlab.cli import lake, migrate, reports, review, simulate, stores  # noqa: F401
+from memlab.cli._command import COMMANDS, SHARED
+from memlab.cli._output import parse_params
+from memlab.errors import MemlabError
+
+__all__ = ["main", "build_parser", "COMMANDS", "parse_params"]
+
+#: the name tests and scripts used before the split (one function, not a copy)
+_parse_params = parse_params
+
+_ORDER = ("inspect", "audit", "discover", "simulate", "review", "apply", "migrate", "report",
+          "schedule", "fleet", "export")
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse, but a usage error is one line on stderr (exit 2) like every other error."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(
+        prog="memlab", description="A research workbench for agent memory.",
+        epilog="Every command reads stores read-only. Errors exit with status 2.")
+    quiet = SHARED["quiet"]()
+    quiet.add_to(parser)
+    from memlab import __version__
+
+    parser.add_argument("--version", action="version", version=f"memlab {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND",
+                                parser_class=_Parser)
+    for name in _ORDER:
+        cmd = COMMANDS[name]
+        p = sub.add_parser(name, help=cmd.help, description=cmd.help,
+                           epilog=f"Example:\n  {cmd.example}",
+                           formatter_class=argparse.RawDescriptionHelpFormatter)
+        p.set_defaults(handler=cmd.handler)
+        quiet.add_to(p, default=argparse.SUPPRESS)  # `memlab audit -q` as `memlab -q audit`
+        for arg in cmd.arguments:
+            arg.add_to(p)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    from memlab.progress import quiet
+
+    try:
+        if getattr(args, "as_of", None):  # refused before any work (08/04/2026: ambiguous)
+            from memlab.store import parse_as_of
+
+            parse_as_of(args.as_of)
+        if args.quiet:  # for this call only: main() run in-process leaves the setting as it was
+            with quiet():
+                return args.handler(args)
+        return args.handler(args)
+    except MemlabError as exc:
+        print(f"memlab: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("memlab: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:  # `memlab audit ... | head`
+        return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,110 @@
+"""``memlab report`` and ``schedule``: notebook reports, once or every day."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from memlab.cli._command import argument, command, shared
+from memlab.cli._output import parse_params
+from memlab.errors import InvalidArgument
+
+__all__ = ["cmd_report", "cmd_schedule"]
+
+
+def _report_kinds() -> list[str]:
+    from memlab.report import NOTEBOOKS
+
+    return [*NOTEBOOKS, "all"]
+
+
+@command("report", "Render a notebook report (audit, memfs, migration, simulation, review, fleet, all).",
+         "memlab report audit data/demo/elfmem-demo.db --as-of 2026-08-04 --out reports/demo")
+@argument("kind", choices=_report_kinds)
+@argument("paths", nargs="*", metavar="PATH", help="the store(s) the report is about")
+@shared("out", "the report",
+        default="reports/<kind>, or reports/<date> for all, under $MEMLAB_REPORTS_DIR, else "
+                "the checkout's reports/, else ./reports")
+@shared("as_of", default="the notebook's own; for all, the day of the run, UTC")
+@shared("config")
+@argument("-p", "--param", action="append", default=[], metavar="NAME=VALUE",
+          help="extra notebook parameter (repeatable)")
+@shared("fail_on_alert")
+@argument("--show-code", action="store_true",
+          help="keep the notebook's code cells in the HTML (hidden by default; the "
+               "executed .ipynb beside it always has them)")
+def cmd_report(args: argparse.Namespace) -> int:
+    from memlab.report import report
+
+    if args.kind == "all":
+        return _report_all(args)
+    params = parse_params(args.param)
+    if args.kind in _NEEDS_STORE and not args.paths and not set(params) & _STORE_PARAMS:
+        raise InvalidArgument(f"memlab report {args.kind} needs the store it is about",
+                              hint=f"e.g. memlab report {args.kind} {_NEEDS_STORE[args.kind]}")
+    if args.as_of:
+        params["as_of"] = args.as_of
+    result = report(args.kind, args.paths, out=args.out, show_code=args.show_code, **params)
+    print(f"report written: {result.html}")
+    print(f"metrics:        {result.folder / 'metrics.json'}")
+    return 0
+
+
+#: Report kinds that are about a store: without one, `memlab report` is an error (the
+#: notebook's own default is the demo, which a user asking for their audit did not mean).
+_NEEDS_STORE = {"audit": "data/demo/elfmem-demo.db", "memfs": "path/to/memory-repo",
+                "migration": "data/demo/elfmem-demo.db /tmp/migrated",
+                "review": "data/samples/elfmem/elfmem-0.20.0-schema9.db"}
+_STORE_PARAMS = {"stores", "store", "repo", "source"}
+
+
+def _report_all(args: argparse.Namespace) -> int:
+    from memlab._escape import terminal_line
+    from memlab.errors import ReportError
+    from memlab.report.schedule import run_all
+
+    run = run_all(args.config, out=args.out, as_of=args.as_of)
+    for alert in run.alerts:
+        if alert.fired or alert.reason:
+            print(terminal_line(alert.line()))
+    if run.failures:
+        raise ReportError(f"{len(run.failures)} of {len(run.record['reports'])} report(s) "
+                          "failed; see the index", path=run.index)
+    print(f"reports written; open {run.index}")
+    if run.fired and args.fail_on_alert:
+        print(f"memlab: {len(run.fired)} alert(s) fired (exit 3)", file=sys.stderr)
+        return 3
+    return 0
+
+
+@command("schedule", "Print (or install) a daily crontab line or systemd user timer for `report all`.",
+         "memlab schedule --config data/reports-nightly.yaml --at 06:00 --fail-on-alert")
+@shared("config")
+@argument("--dir", help="the folder runs write reports/ into (default: here)")
+@argument("--at", default="06:00", help="daily time, HH:MM (default 06:00)")
+@shared("fail_on_alert")
+@argument("--systemd", action="store_true", help="a systemd user timer instead of a crontab line")
+@argument("--install", action="store_true",
+          help="install it: into your crontab, or (--systemd) into ~/.config/systemd/user")
+@shared("force", "different units of the same name (--systemd --install)")
+def cmd_schedule(args: argparse.Namespace) -> int:
+    from memlab.report.schedule import install_crontab, install_systemd, make_schedule
+
+    schedule = make_schedule(args.config, workdir=args.dir, at=args.at,
+                             fail_on_alert=args.fail_on_alert)
+    if args.systemd:
+        if args.install:
+            files = install_systemd(schedule, force=args.force)
+            print("wrote " + ", ".join(map(str, files)))
+            print("enable it: systemctl --user daemon-reload && "
+                  "systemctl --user enable --now memlab-report.timer")
+        else:
+            print(f"# ~/.config/systemd/user/memlab-report.service\n{schedule.service()}\n"
+                  f"# ~/.config/systemd/user/memlab-report.timer\n{schedule.timer()}", end="")
+        return 0
+    if args.install:
+        install_crontab(schedule)
+        print(f"installed in your crontab: {schedule.crontab_line()}")
+    else:
+        print(schedule.crontab_line())
+    return 0

@@ -1,0 +1,147 @@
+"""``memlab inspect``, ``audit`` and ``discover``: reading stores."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+from memlab import constants as C
+from memlab.cli._command import argument, command, shared
+from memlab.cli._output import jsonable, print_frame
+
+__all__ = ["cmd_audit", "cmd_discover", "cmd_inspect"]
+
+
+@command("inspect", "Load a store read-only and list its frames, row counts and problems.",
+         "memlab inspect data/samples/elfmem/elfmem-0.20.0-schema9.db")
+@argument("path", help="an elfmem .db, a memory repo, an .af or blocks JSON")
+@shared("json")
+@argument("--max-problems", type=int, default=20, help="problems to list (default 20)")
+def cmd_inspect(args: argparse.Namespace) -> int:
+    from memlab._escape import terminal_line
+    from memlab.errors import UnrecognizedStore
+    from memlab.sources import load
+
+    if str(args.path).endswith(".bundle") and Path(args.path).is_file():
+        # a git bundle of a memory repo (the bundled samples): unpacked into a private folder
+        # removed afterwards, as the notebooks unpack it
+        from memlab._tmp import private_tempdir
+        from memlab.sources.memfs import unpack_bundle
+
+        with private_tempdir("inspect") as tmp:
+            store = load(unpack_bundle(args.path, tmp))
+            return _inspect(store, args, f"{args.path} (git bundle, at its main branch)")
+    try:
+        store = load(args.path)
+    except UnrecognizedStore:
+        # A folder holding several memory repositories (a migration of several agents): one row
+        # per repository. Anything else stays the loader's refusal.
+        from memlab.sources.memfs import repos_in
+
+        repos = repos_in(args.path) if Path(args.path).is_dir() else None
+        if repos is None or repos.empty:
+            raise
+        if not args.json:
+            print(terminal_line(f"{len(repos)} memory repositories in {args.path}"))
+        print_frame(repos, args.json)
+        return 0
+    return _inspect(store, args, str(store.meta.get("dsn") or store.path))
+
+
+def _inspect(store, args: argparse.Namespace, shown: str) -> int:
+    from memlab._escape import terminal_line
+
+    if args.json:
+        print(json.dumps({"kind": store.kind, "path": shown,
+                          "counts": store.counts().to_dict(),
+                          "meta": {k: v for k, v in store.meta.items() if jsonable(v)}},
+                         indent=2, default=str))
+        return 0
+    print(terminal_line(f"{store.kind}  {shown}"))
+    for key in ("schema_version", "layout", "schema", "ref", "head_sha"):
+        if key in store.meta:
+            print(terminal_line(f"  {key}: {store.meta[key]}"))
+    print(store.counts().to_string())
+    if len(store.problems):
+        import pandas as pd
+
+        from memlab._terminal import wrap_text
+
+        shown = store.problems.head(args.max_problems)
+        print(f"\n{len(store.problems)} problem(s)"
+              + (f", the first {len(shown)}:" if len(shown) < len(store.problems) else ":"))
+        for row in shown.itertuples(index=False):
+            where = str(row.file) + ("" if pd.isna(row.line) else f":{int(row.line)}")
+            # each problem whole, in one wrapped paragraph: kind, where, what
+            print(wrap_text(f"  {row.kind}  {where}: {row.message}"))
+    return 0
+
+
+@command("audit", "Audit one store (summary) or several (one comparison table).",
+         "memlab audit data/demo/elfmem-demo.db --as-of 2026-08-04")
+@argument("paths", nargs="+", metavar="PATH", help="one or more stores")
+@shared("as_of")
+@argument("--seconds-per-call", type=float, default=C.SECONDS_PER_CALL,
+          help=f"LLM latency for the GPU-hours estimate (default {C.SECONDS_PER_CALL:g}, "
+               "the doc's figure)")
+@shared("json")
+def cmd_audit(args: argparse.Namespace) -> int:
+    from memlab.audits import audit, compare
+
+    if len(args.paths) == 1:
+        result = audit(args.paths[0], as_of=args.as_of, seconds_per_call=args.seconds_per_call)
+        if args.json:
+            print(result.to_json())
+        else:
+            from memlab._terminal import wrap_text
+
+            print(wrap_text(result.summary()))
+        return 0
+    table = compare(args.paths, as_of=args.as_of)
+    if args.json:
+        print_frame(table, True)
+    else:
+        from memlab._terminal import comparison_text
+
+        print(comparison_text(table), end="")
+    return 0
+
+
+@command("discover", "List the agents' memory stores found under a home folder.",
+         "memlab discover ~")
+@argument("root", nargs="?", help="folder to treat as home (default: your home)")
+@shared("json")
+def cmd_discover(args: argparse.Namespace) -> int:
+    from memlab.sources.discover import discover
+
+    inventory = discover(args.root)
+    root = Path(args.root or Path.home()).expanduser()
+    if inventory.empty and not args.json:
+        print(f"no agent memory found under {root}")
+        return 0
+    if args.json:
+        print_frame(inventory, True)
+        return 0
+    from memlab._terminal import table_text
+
+    shown = inventory.copy()
+    shown["path"] = [_under(p, root) for p in shown["path"]]
+    # the columns a person scans, in reading order (--json has every column)
+    order = ["name", "kind", "layout", "path", "files", "last_commit", "problem", "shared_repo"]
+    shown = shown[[c for c in order if c in shown.columns
+                   and (c in ("name", "kind", "path") or shown[c].notna().any())]]
+    print(f"{len(shown)} store(s) under {root}  (– : not known for that store)")
+    print(table_text(shown), end="")
+    return 0
+
+
+def _under(path, root: Path) -> str:
+    """``path`` relative to ``root`` when under it (``./...``), else as it is."""
+    import os
+
+    try:
+        rel = os.path.relpath(str(path), str(root.resolve()))
+    except (TypeError, ValueError):
+        return str(path)
+    return str(path) if rel.startswith("..") else os.path.join(".", rel)

@@ -186,6 +186,7 @@ FLAG_MEANINGS = {
     "description_quoted": "description JSON-quoted: Letta Code would read it otherwise (v2)",
     "now_core": "a root file outside system/: core memory in v2",
     "name_fallback": "Letta's name for the file is empty (invalid): 'Memory' (v2)",
+    "agent_view_differs": "Letta Code shows the agent the value changed: CR as LF, ... (v2)",
 }
 
 

@@ -113,6 +113,14 @@ class LettaCode:
         (for throwaway clones in tests: it writes into ``repo/.git``)."""
         return Path(self.ask({"op": "install", "repo": str(repo), "policy": policy})["hook"])
 
+    def parse(self, content: str) -> dict:
+        """``parseFrontmatter`` (how Letta Code reads a memory file): frontmatter and body."""
+        return self.ask({"op": "parse", "content": content})
+
+    def trim(self, text: str) -> str:
+        """JavaScript's ``String.prototype.trim`` (Node's own)."""
+        return self.ask({"op": "trim", "content": text})
+
     def initial(self, blocks: list[dict]) -> list[dict]:
         """initialMemoryFilesFromCreateBody: ``[{"relativePath", "content"}]``."""
         return self.ask({"op": "initial", "blocks": blocks})

@@ -112,6 +112,9 @@ const hooks = scope(
    source("validateMemoryConstraintsHead")],
 );
 
+// How Letta Code reads a memory file back (the agent's view): its own parseFrontmatter.
+const reader = scope(["parseFrontmatter"], {}, [source("parseFrontmatter")]);
+
 const DEFAULT_ROOT_MEMORY_BLOCK = { label: "MEMORY", value: "# Memory\n", description: "Root memory index." };
 const initial = scope(
   ["initialMemoryFilesFromCreateBody"],
@@ -154,6 +157,10 @@ async function answer(request) {
     case "install":
       hooks.installPreCommitHookWithPolicy(request.repo, request.policy);
       return { hook: nodePath.join(request.repo, ".git", "hooks", "pre-commit") };
+    case "parse":
+      return reader.parseFrontmatter(request.content);
+    case "trim":  // JavaScript's own String.prototype.trim
+      return request.content.trim();
     case "initial":
       return initial.initialMemoryFilesFromCreateBody({ memory_blocks: request.blocks });
     default:

@@ -506,3 +506,26 @@ def test_odd_names_and_descriptions_stay_valid_and_verify(tmp_path, letta_code):
     assert "one two three" in files["cr.md"]
     kinds = set(result.flags["kind"].astype(str))
     assert {"description_quoted", "description_flattened"} <= kinds
+
+
+@pytest.mark.parametrize("value", ["plain\nlines\n", "  padded\r\n", "crlf\r\nlines\r\n", "lone\rcr",
+                                   "\ufeffbom first", "mid\ufeffbom", "tab\tand\u2028separator\u3000",
+                                   "---\nlooks: like frontmatter\n---\nbody\n"])
+def test_a_value_letta_code_shows_otherwise_is_flagged(value, tmp_path, letta_code):
+    """Flagged exactly when what Letta Code's own reader (parseFrontmatter, which feeds the
+    agent's prompt) shows is neither the value nor the value trimmed (JavaScript's trim, asked
+    of Node); the file keeps the source's bytes either way."""
+    blocks = [{"id": "b0", "label": "MEMORY", "value": value, "description": "root"},
+              {"id": "b1", "label": "notes", "value": value, "description": "notes"}]
+    src = tmp_path / "blocks.json"
+    src.write_text(json.dumps(blocks))
+    result = migrate(src, tmp_path / "out", retrieval=False, verify=True)
+    assert result.ok is True
+    files = _head_files(tmp_path / "out")
+    flagged = set(result.flags[result.flags["kind"] == "agent_view_differs"]["path"])
+    assert value in files["notes.md"]  # the bytes as the source had them
+    for path in ("MEMORY.md", "notes.md"):
+        if value not in files[path]:  # a root value that looks like frontmatter goes elsewhere
+            continue
+        seen = letta_code.parse(files[path])["body"]
+        assert (path in flagged) == (seen not in (value, letta_code.trim(value))), (path, seen)

@@ -32,6 +32,7 @@ from dataclasses import dataclass
 from typing import Any, Iterable, Mapping, Sequence
 
 from memlab.formats import _json
+from memlab.formats._memfs_paths import JS_TRIM
 
 __all__ = ["CONSTRAINTS_CONFIG", "CONSTRAINTS_DEFAULTS", "LAYOUT_POLICIES", "LAYOUT_POLICY_FILE",
            "CONSTRAINTS_VALIDATOR", "CORE_MEMORY_PATH", "TreeFile", "Finding",
@@ -58,9 +59,6 @@ _KEYS = ("version", "maxDepth", "maxFileCharacters", "maxCoreMemoryCharacters",
 _SAFE = 2**53 - 1
 # JavaScript's `.` (and so its `.*`) stops at these; Python's stops at "\n" only.
 _JS_DOT = "[^\n\r\u2028\u2029]"
-# What JavaScript's String.prototype.trim removes (WhiteSpace and LineTerminator).
-_JS_SPACE = "\t\n\v\f\r \u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008" \
-            "\u2009\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
 _LEGACY_RE = re.compile(f"^(?:memory/)?(?:system|reference)/{_JS_DOT}*\\.md\\Z")
 
 
@@ -460,7 +458,7 @@ def layout_policy(policy_file: str | None, *, memory_md_ever: bool, head_has_roo
     ``memory_md_ever`` whether any commit reachable from HEAD touched ``MEMORY.md``;
     ``head_has_root`` whether HEAD has one.
     """
-    word = (policy_file or "").strip(_JS_SPACE)
+    word = (policy_file or "").strip(JS_TRIM)
     if policy_file is not None and word in ("legacy-only", "shared-memory"):
         return word, f".git/{LAYOUT_POLICY_FILE} says {word}"
     if policy_file is not None and word == "root-marker":

@@ -10,6 +10,7 @@ import re
 from dataclasses import dataclass, field
 
 from memlab.constants import INT64_MAX
+from memlab.formats._memfs_paths import JS_TRIM
 from memlab.formats._yaml import YamlRead, read_yaml
 
 #: The server default once ``limit`` left frontmatter (letta #9537).
@@ -178,16 +179,28 @@ _LETTA_CODE_FM = re.compile(r"---\n([\s\S]*?)\n---(?:\n([\s\S]*))?\Z")
 
 
 def body_as_letta_code(text: str) -> str:
-    """The body of a memory file as Letta Code 0.34.12 splits it (``parseFrontmatter`` in
-    ``letta.js``): everything after the first ``\n---`` line that closes a frontmatter opened on
-    the first line, nothing more stripped (a value that starts with a newline keeps it); the
-    whole text when there is no frontmatter. Unlike Letta Code, CRs and a BOM are kept as
-    committed (Letta Code reads CR LF and CR as LF and drops a BOM): memlab shows the bytes the
-    repository holds."""
+    """The body of a memory file where Letta Code 0.34.12 splits it (the regex of
+    ``parseFrontmatter`` in ``letta.js``): everything after the first ``\n---`` line that closes
+    a frontmatter opened on the first line (a value that starts with a newline keeps it); the
+    whole text when there is no frontmatter. This is the value as stored: CRs, a BOM and
+    surrounding whitespace are kept as committed. What Letta Code then shows the agent is
+    :func:`agent_view` of it."""
     match = _LETTA_CODE_FM.match(text)
     if match is None:
         return text
     return match.group(2) or ""
+
+
+def agent_view(text: str) -> str:
+    """What Letta Code 0.34.12 puts in the agent's prompt for a committed memory file
+    (``collectCommittedMemoryFiles`` -> ``parseFrontmatter``): a leading BOM dropped, CR LF and
+    a lone CR read as LF; then, where a frontmatter is found, the body after it trimmed as
+    JavaScript's ``trim`` trims; else the whole (normalised) text, untrimmed."""
+    normalized = text.removeprefix("\ufeff").replace("\r\n", "\n").replace("\r", "\n")
+    match = _LETTA_CODE_FM.match(normalized)
+    if match is None:
+        return normalized
+    return (match.group(2) or "").strip(JS_TRIM)
 
 
 def read_as_server(text: str) -> ServerReading:

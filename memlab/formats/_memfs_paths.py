@@ -114,7 +114,9 @@ def root_memory_path_from_legacy_label(label: str) -> str:
 
 # Letta Code 0.34.12 ``src/backend/local/initial-memory.ts`` (in ``letta.js``): where a block
 # goes when an agent is created with memfs v2, and the ``name`` it gets.
-_JS_TRIM = "\t\n\v\f\r \u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008" \
+#: What JavaScript's ``String.prototype.trim`` removes (WhiteSpace and LineTerminator): Letta
+#: Code trims labels, frontmatter values, policy words and memory bodies with it.
+JS_TRIM = "\t\n\v\f\r \u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008" \
            "\u2009\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
 
 
@@ -122,7 +124,7 @@ def root_memory_block_path(label: str) -> str:
     """``rootMemoryBlockPath(label)``: ``normalizeLabel`` (trimmed, backslashes to ``/``, a
     trailing ``.md`` dropped), a leading ``system/`` stripped, every ``/`` turned into ``_``,
     ``.md`` added: ``system/human/prefs`` becomes ``human_prefs.md``. Always a root file."""
-    normalized = re.sub(r"\.md$", "", label.strip(_JS_TRIM).replace("\\", "/"))
+    normalized = re.sub(r"\.md$", "", label.strip(JS_TRIM).replace("\\", "/"))
     if normalized.startswith("system/"):
         normalized = normalized[len("system/"):]
     return normalized.replace("/", "_") + ".md"

@@ -46,14 +46,14 @@ from memlab.formats._memfs_constraints import (CONSTRAINTS_CONFIG, CONSTRAINTS_D
                                                frontmatter_paths, layout_policy,
                                                parse_constraints_config, tree_errors,
                                                validator_errors)
-from memlab.formats._memfs_frontmatter import (DEFAULT_LIMIT, body_as_letta_code, ClientReading, Frontmatter,
+from memlab.formats._memfs_frontmatter import (DEFAULT_LIMIT, agent_view, body_as_letta_code, ClientReading, Frontmatter,
                                                ServerReading, read_as_client, read_as_server,
                                                read_frontmatter, split_frontmatter, strict_yaml)
 from memlab.formats._memfs_hook import (AGENT_EDITABLE_KEYS, ALLOWED_KEYS, HOOK_INSTALLED,
                                         HOOK_LIMIT_TOLERATED, HOOK_VARIANTS, LETTA_HOOK_MARKER,
                                         PROTECTED_KEYS, V2_KEYS, Violation, check_precommit,
                                         hook_variant_at, hook_variant_reason)
-from memlab.formats._memfs_paths import (CONFIG_PATH, ROOT_INDEX, SKILL_FILE, is_flat_skill_path,
+from memlab.formats._memfs_paths import (CONFIG_PATH, JS_TRIM, ROOT_INDEX, SKILL_FILE, is_flat_skill_path,
                                          is_git_name, is_validated_path, label_for_path,
                                          label_from_relative_path, memory_name_from_path,
                                          path_for_label, root_memory_block_path,
@@ -92,6 +92,8 @@ __all__ = [
     "LETTA_HOOK_MARKER",
     "read_frontmatter",
     "body_as_letta_code",
+    "agent_view",
+    "JS_TRIM",
     "read_as_client",
     "read_as_server",
     "strict_yaml",

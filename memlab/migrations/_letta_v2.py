@@ -144,10 +144,19 @@ def render(f: Any) -> bytes:
 
 
 def quoted_flags(files: list[Any]) -> list[dict]:
-    """One flag per file whose name or description had to be quoted, or whose name Letta
-    would leave empty."""
+    """One flag per file whose name or description had to be quoted, whose name Letta would
+    leave empty, or whose value Letta Code shows the agent otherwise than the source has it
+    (beyond the surrounding whitespace Letta Code trims, which is not flagged)."""
     out = []
     for f in files:
+        seen = fmt.agent_view(render(f).decode("utf-8"))
+        if seen not in (f.body, f.body.strip(fmt.JS_TRIM)):
+            out.append({"kind": "agent_view_differs", "item": f.item, "path": f.path,
+                        "severity": "warning",
+                        "message": "Letta Code shows the agent this value otherwise than the "
+                                   "source has it (parseFrontmatter reads CR LF and CR as LF, "
+                                   "drops a leading BOM and reads a leading '---' block as "
+                                   "frontmatter); the file keeps the source's bytes"})
         if f.path == INDEX:
             continue
         name = file_name(f.path)

@@ -457,8 +457,9 @@ def test_the_readme_v2_section_runs_as_written(tmp_path, capsys):
     src_repo = None
     for line in lines:
         args = line.split()[1:]
-        args = [str(ROOT / a) if a.startswith("data/") else a for a in args]
-        args = [str(tmp_path / Path(a).name) if a.startswith("/tmp/") else a for a in args]
+        # each argument mapped once (a checkout under /tmp keeps its data/ paths)
+        args = [str(ROOT / a) if a.startswith("data/") else
+                str(tmp_path / Path(a).name) if a.startswith("/tmp/") else a for a in args]
         if args[1].startswith("~/.letta"):  # an agent's v1 memory: the one /tmp/ezra-v1 made
             args[1] = src_repo = str(tmp_path / "ezra-v1")
         assert main(args) == 0, line

@@ -29,7 +29,7 @@ OWN_JSON_READS = {
     "lake/_sample.py": "the bundled sample fleet's usage rows and agent files (made by scripts/)",
     "lake/_layout.py": "the lake's own _manifests/*.json, and the pandas and memlab dtype "
                        "records in the schema metadata of the lake's Parquet files",
-    "migrations/_verify.py": "the side file memlab migrate wrote beside the migrated repo",
+    "migrations/_verify_letta.py": "the side file memlab migrate wrote beside the migrated repo",
     "report/_runs.py": "runs.json written by report all",
     "report/__init__.py": "metrics.json written by memlab's own notebooks",
     "report/schedule.py": "runs.json written by report all",

@@ -25,27 +25,11 @@ import pandas as pd
 from memlab.audits.seeds import CONSTITUTIONAL_TAG, ROLE_TAG_PREFIX, match_seed
 from memlab.errors import MemlabError
 from memlab.constants import tier_of_lambda
-from memlab.sim.instance import LAMBDA
+from memlab.sim.instance import LAMBDA, active_hours_at
 from memlab.sim.iterations import ITERATIONS, Iteration
 from memlab.sim.world import VectorBook
 
 __all__ = ["replay"]
-
-
-def _active_hours_at(created: pd.Series, sessions: pd.DataFrame, total: float) -> np.ndarray:
-    """Active hours on the instance clock when each block was created: the clock at the start
-    of the last session that began before it (linear in wall time when there are no sessions)."""
-    ts = pd.to_datetime(created, utc=True)
-    if len(sessions) and {"started_at", "start_active_hours"} <= set(sessions.columns):
-        s = sessions[["started_at", "start_active_hours"]].dropna().sort_values("started_at")
-        if len(s):
-            starts = s["started_at"].astype("int64").to_numpy()
-            hours = pd.to_numeric(s["start_active_hours"], errors="coerce").to_numpy()
-            k = np.searchsorted(starts, ts.astype("int64").to_numpy(), side="right") - 1
-            return np.where(k >= 0, hours[np.clip(k, 0, None)], 0.0)
-    lo, hi = ts.min(), ts.max()
-    span = (hi - lo).total_seconds() or 1.0
-    return ((ts - lo).dt.total_seconds() / span * total).to_numpy()
 
 
 def replay(store: Any, iteration: Iteration | int = 1, *, vectors: str = "model",
@@ -98,7 +82,7 @@ def replay(store: Any, iteration: Iteration | int = 1, *, vectors: str = "model"
     else:
         has_vec = np.ones(len(blocks), dtype=bool)
         vecs = book.matrix(list(content))
-    created_h = _active_hours_at(blocks["created_at"], sessions, total)
+    created_h = active_hours_at(blocks["created_at"], sessions, total)
     tagmap = tags.groupby("block_id")["tag"].apply(set).to_dict() if len(tags) else {}
     lam = pd.to_numeric(blocks.get("decay_lambda"), errors="coerce")
     last_rf = pd.to_numeric(blocks.get("last_reinforced_at"), errors="coerce")

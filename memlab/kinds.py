@@ -14,8 +14,10 @@ A kind is one value of ``Store.kind``. Each declares, in one :func:`register` ca
 * ``load``: the loader, ``load(path, **kwargs) -> Store``. Kinds may share one: the loader
   decides the final ``Store.kind`` from what it reads (a git repository whose HEAD holds
   ``agent.yaml`` is ``souveraine`` even when only ``.git`` was probed);
-* ``audit``: ``audit(store, *, as_of, **options) -> Audit`` (options it does not take are not
-  passed), or ``None`` when memlab has no audit for the kind;
+* ``audit``: ``audit(store, *, as_of, **options) -> Audit``, or ``None`` when memlab has no
+  audit for the kind. An option that ``load`` or ``audit`` does not name as a parameter (a
+  ``**kwargs`` catch-all names none) is an :class:`~memlab.errors.UnknownOption` naming the
+  kind and the option, never silently dropped;
 * ``migrations``: target name -> planner ``plan(store, source_path, *, target, dest) -> Plan``
   (``dest`` is the destination folder, or None when planning without one), and
   ``default_target``, where ``memlab.migrate`` sends the store when no target is named;
@@ -40,8 +42,8 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping
 
-from memlab.errors import MigrationError, SourceError, StoreNotFound, UnrecognizedStore, \
-    UnsupportedSchema
+from memlab.errors import MigrationError, SourceError, StoreNotFound, UnknownOption, \
+    UnrecognizedStore, UnsupportedSchema
 
 __all__ = ["Kind", "Evidence", "Probe", "Search", "register", "unregister", "get", "kinds",
            "detect", "targets", "MEMFS_KINDS"]
@@ -136,21 +138,43 @@ class Kind:
     priority: int = 0
 
     def load(self, source: str | Path, **kwargs: Any) -> Any:
-        """Load ``source`` (a path, or what this kind's ``locate`` claims) with its loader."""
-        return _resolve(self.load_ref)(source, **kwargs)
+        """Load ``source`` (a path, or what this kind's ``locate`` claims) with its loader; an
+        option the loader does not name is an :class:`~memlab.errors.UnknownOption`."""
+        fn = _resolve(self.load_ref)
+        self._check_options(fn, kwargs, "loading", source)
+        return fn(source, **kwargs)
+
+    def _check_options(self, fn: Callable[..., Any], options: Mapping[str, Any], what: str,
+                       where: Any, *, given: tuple[str, ...] = ()) -> None:
+        """Raise UnknownOption for any of ``options`` that ``fn`` does not name as a parameter
+        (after its first, the source or store). A ``**kwargs`` catch-all names nothing, so a
+        misspelt option is an error rather than silently dropped. ``given`` are the options
+        memlab itself always passes (an audit's ``as_of``), not listed in the hint."""
+        import inspect
+
+        named = [n for i, (n, p) in enumerate(inspect.signature(fn).parameters.items())
+                 if i > 0 and n not in given
+                 and p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
+        unknown = sorted(k for k in options if k not in named)
+        if unknown:
+            raise UnknownOption(f"{what} a store of kind {self.name!r} ({self.display}) takes no "
+                                + ", ".join(unknown) + " option",
+                                path=where if isinstance(where, Path) else None,
+                                hint="its options: " + ", ".join(named) if named
+                                else "it takes none")
 
     def audit(self, store: Any, *, as_of: Any = None, **options: Any) -> Any:
-        """Audit ``store`` with this kind's audit; options the audit does not take are dropped."""
+        """Audit ``store`` with this kind's audit; an option the audit does not name is an
+        :class:`~memlab.errors.UnknownOption` naming the kind and the option."""
         fn = _resolve(self.audit_ref)
         if fn is None:
             raise UnsupportedSchema(f"no audit for a store of kind {self.name!r}",
                                     path=getattr(store, "path", None),
                                     hint="memlab audits " + ", ".join(
                                         k.display for k in kinds() if k.audit_ref is not None))
-        import inspect
-
-        accepted = inspect.signature(fn).parameters
-        return fn(store, as_of=as_of, **{k: v for k, v in options.items() if k in accepted})
+        self._check_options(fn, options, "auditing", getattr(store, "path", None),
+                            given=("as_of",))
+        return fn(store, as_of=as_of, **options)
 
     def plan(self, store: Any, source: Path, target: str | None = None, *,
              dest: str | Path | None = None, **options: Any) -> Any:

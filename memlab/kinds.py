@@ -31,6 +31,14 @@ Functions may be given as ``"module:attribute"`` strings, resolved on first use,
 
     register("toy", display="toy store", detect=lambda p: "ends in .toy" if
              p.path.suffix == ".toy" else None, load=load_toy, audit=audit_toy)
+
+Another distribution adds kinds through the ``memlab.kinds`` entry point group
+(:data:`ENTRY_POINT_GROUP`): each entry point names a function of no arguments that calls
+:func:`register`; memlab calls each once, on the first look-up. ``docs/examples/memlab-toy-kind``
+is a complete one::
+
+    [project.entry-points."memlab.kinds"]
+    toy = "memlab_toy:register"
 """
 
 from __future__ import annotations
@@ -46,7 +54,7 @@ from memlab.errors import MigrationError, SourceError, StoreNotFound, UnknownOpt
     UnrecognizedStore, UnsupportedSchema
 
 __all__ = ["Kind", "Evidence", "Probe", "Search", "register", "unregister", "get", "kinds",
-           "detect", "targets", "MEMFS_KINDS"]
+           "detect", "targets", "MEMFS_KINDS", "ENTRY_POINT_GROUP"]
 
 #: How many leading bytes of a file a detector sees (:attr:`Probe.head`).
 HEAD_BYTES = 64
@@ -209,6 +217,34 @@ class Kind:
 
 _REGISTRY: dict[str, Kind] = {}
 
+#: The entry point group through which another distribution adds store kinds.
+ENTRY_POINT_GROUP = "memlab.kinds"
+_plugins_loaded = False
+
+
+def _load_plugins() -> None:
+    """Call, once, every ``memlab.kinds`` entry point installed (in name order); each names a
+    function of no arguments that calls :func:`register`. Runs on the first look-up, so
+    ``import memlab`` imports no plugin."""
+    global _plugins_loaded
+    if _plugins_loaded:
+        return
+    _plugins_loaded = True
+    from importlib.metadata import entry_points
+
+    for ep in sorted(entry_points(group=ENTRY_POINT_GROUP), key=lambda e: (e.name, e.value)):
+        try:
+            ep.load()()
+        except Exception as exc:
+            from memlab.errors import MemlabError
+
+            if isinstance(exc, MemlabError):
+                raise
+            raise MemlabError(f"the store kind plugin {ep.name} = {ep.value} failed: "
+                              f"{type(exc).__name__}: {exc}",
+                              hint=f"fix or uninstall the distribution that declares it in "
+                                   f"the {ENTRY_POINT_GROUP!r} entry point group") from exc
+
 
 def register(name: str, *, display: str, load: Ref, detect: Callable[[Probe], str | None] | None
              = None, locate: Callable[[str], str | None] | None = None, audit: Ref | None = None, migrations: Mapping[str, Ref] | None = None,
@@ -234,6 +270,7 @@ def unregister(name: str) -> None:
 
 def get(name: str) -> Kind:
     """The kind named ``name`` (a ``Store.kind``)."""
+    _load_plugins()
     try:
         return _REGISTRY[name]
     except KeyError:
@@ -243,12 +280,14 @@ def get(name: str) -> Kind:
 
 def kinds() -> list[Kind]:
     """Every registered kind, in the order detectors are tried (highest priority first)."""
+    _load_plugins()
     order = {name: i for i, name in enumerate(_REGISTRY)}
     return sorted(_REGISTRY.values(), key=lambda k: (-k.priority, order[k.name]))
 
 
 def targets() -> tuple[str, ...]:
     """Every migration target some kind supports, in first-registered order."""
+    _load_plugins()
     out: dict[str, None] = {}
     for kind in _REGISTRY.values():
         out.update(dict.fromkeys(kind.migrations))

@@ -23,7 +23,20 @@ A kind is one value of ``Store.kind``. Each declares, in one :func:`register` ca
   ``default_target``, where ``memlab.migrate`` sends the store when no target is named;
 * ``find``: where the kind lives on a machine, ``find(search) -> rows`` for
   :func:`memlab.sources.discover.discover` (a row needs ``agent_id`` and ``path``; the other
-  inventory columns default to missing and ``kind`` to this kind).
+  inventory columns default to missing and ``kind`` to this kind);
+* ``review``: a :class:`Review`, how ``memlab.review`` and ``memlab apply`` treat the kind's
+  stores (its units, how a unit is removed or edited, how ticks are applied), or ``None``
+  when review does not cover the kind. Code outside this module asks these fields, never
+  compares a store's kind with a kind's name;
+* ``verify``: which parity check ``memlab migrate --verify`` runs on a migrated copy of the
+  kind's stores: ``"elfmem"`` (blocks and ledger), ``"blocks"`` (Letta blocks, one file per
+  block), ``"server"`` (a Letta server's blocks with their history, per agent), ``"upgrade"``
+  (a memfs v1 repository moved to v2, history kept), or ``None`` (memlab cannot verify it);
+* ``capabilities``: what other code may rely on, by name: ``"elfmem_tables"`` (the store holds
+  an elfmem database's tables: the elfmem block and ledger migrations, the simulations and the
+  v2 doc's values apply), ``"json_file"`` (detected from JSON text, so a folder walk parses a
+  file before listing it), ``"agents"`` (the store's ``agents`` frame lists the agents its
+  blocks belong to: a Letta Agent File, not a bare blocks list).
 
 Functions may be given as ``"module:attribute"`` strings, resolved on first use, so
 ``import memlab`` imports no loader. Adding a kind is one module (its loader) plus one
@@ -53,7 +66,8 @@ from typing import Any, Callable, Iterable, Mapping
 from memlab.errors import MigrationError, SourceError, StoreNotFound, UnknownOption, \
     UnrecognizedStore, UnsupportedSchema
 
-__all__ = ["Kind", "Evidence", "Probe", "Search", "register", "unregister", "get", "kinds",
+__all__ = ["Kind", "Review", "Evidence", "Probe", "Search", "register", "unregister", "get",
+           "lookup", "capable", "kinds",
            "detect", "targets", "MEMFS_KINDS", "ENTRY_POINT_GROUP"]
 
 #: How many leading bytes of a file a detector sees (:attr:`Probe.head`).
@@ -131,6 +145,55 @@ class Search:
 
 
 @dataclass(frozen=True)
+class Review:
+    """How ``memlab.review`` and ``memlab apply`` treat a kind's stores: its review adapter,
+    given to :func:`register` as ``review=``. A kind without one is refused by review.
+
+    * ``units``: ``units(store) -> DataFrame``, the reviewable units (columns in
+      :mod:`memlab.reviews._units`);
+    * ``share_of``: what a unit's token share is a share of ("all blocks");
+    * ``removal``: how a unit leaves memory: ``"forget"`` (elfmem's API), ``"archive_block"``
+      (moved to the end of its archive file), ``"delete_file"``, or ``"none"`` (by hand);
+    * ``edit``: how a unit's text is replaced: ``"edit"`` (elfmem's API), ``"set_body"`` (the
+      file's body, frontmatter kept), or None (memlab cannot);
+    * ``apply``: how ``memlab apply`` makes the ticked changes: ``"script"`` (a script that
+      calls elfmem's API), ``"commit"`` (one commit to the store's git repository), or None
+      (the proposal is a checklist);
+    * ``dated``: units carry dates, so staleness can be measured; ``stale_basis`` says what
+      evidence of use was missing; ``prompt_files``: files in the prompt, and skills, are never
+      stale;
+    * ``drift``: where constitutional drift is looked for: ``"seeds"`` (elfmem's seed blocks),
+      ``"files"`` (the repository's history), or None;
+    * ``rules``: which memory rules are checked: ``"letta"`` (Letta Code's pre-commit hook),
+      ``"souveraine"``, ``"agent_limits"`` (block limits of an agent file), or None;
+    * ``describe_file``: a unit is named with the file holding it;
+    * ``recorded_contradictions``: the store records contradictions review should offer;
+    * ``remember``: a seed text can be learnt again (elfmem's ``remember``);
+    * ``project_folder``: the memory is a folder of a project's repository, so apply checks
+      only that folder for uncommitted changes.
+    """
+
+    units: Ref
+    share_of: str = "all blocks"
+    removal: str = "none"
+    edit: str | None = None
+    apply: str | None = None
+    dated: bool = True
+    stale_basis: str = "no commit touching it (memfs records no retrieval)"
+    prompt_files: bool = False
+    drift: str | None = None
+    rules: str | None = None
+    describe_file: bool = False
+    recorded_contradictions: bool = False
+    remember: bool = False
+    project_folder: bool = False
+
+    def units_of(self, store: Any) -> Any:
+        """The reviewable units of ``store``."""
+        return _resolve(self.units)(store)
+
+
+@dataclass(frozen=True)
 class Kind:
     """One store kind; see the module docstring for what each field means."""
 
@@ -144,6 +207,9 @@ class Kind:
     default_target: str | None = None
     find_ref: Ref | None = None
     priority: int = 0
+    review: Review | None = None
+    verify: str | None = None
+    capabilities: frozenset[str] = frozenset()
 
     def load(self, source: str | Path, **kwargs: Any) -> Any:
         """Load ``source`` (a path, or what this kind's ``locate`` claims) with its loader; an
@@ -249,7 +315,8 @@ def _load_plugins() -> None:
 def register(name: str, *, display: str, load: Ref, detect: Callable[[Probe], str | None] | None
              = None, locate: Callable[[str], str | None] | None = None, audit: Ref | None = None, migrations: Mapping[str, Ref] | None = None,
              default_target: str | None = None, find: Ref | None = None, priority: int = 0,
-             replace: bool = False) -> Kind:
+             review: Review | None = None, verify: str | None = None,
+             capabilities: Iterable[str] = (), replace: bool = False) -> Kind:
     """Add a store kind (see the module docstring); returns it. Re-registering a name needs
     ``replace=True``."""
     if name in _REGISTRY and not replace:
@@ -258,7 +325,8 @@ def register(name: str, *, display: str, load: Ref, detect: Callable[[Probe], st
     if default_target is not None and default_target not in migrations:
         raise ValueError(f"default_target {default_target!r} is not one of {name}'s migrations")
     kind = Kind(name, display, load, detect, locate, audit, migrations,
-                default_target or next(iter(migrations), None), find, priority)
+                default_target or next(iter(migrations), None), find, priority, review, verify,
+                frozenset(capabilities))
     _REGISTRY[name] = kind
     return kind
 
@@ -276,6 +344,19 @@ def get(name: str) -> Kind:
     except KeyError:
         raise UnsupportedSchema(f"no store kind named {name!r}",
                                 hint=f"memlab knows {', '.join(_REGISTRY)}") from None
+
+
+def lookup(name: str | None) -> Kind | None:
+    """The kind named ``name``, or None when no kind has that name (a proposal written for a
+    kind whose plugin is not installed)."""
+    _load_plugins()
+    return _REGISTRY.get(name) if isinstance(name, str) else None
+
+
+def capable(name: str | None, capability: str) -> bool:
+    """Whether the kind named ``name`` declares ``capability`` (False for a name no kind has)."""
+    kind = lookup(name)
+    return kind is not None and capability in kind.capabilities
 
 
 def kinds() -> list[Kind]:
@@ -410,32 +491,48 @@ def _letta_memfs(probe: Probe) -> str | None:
 _SRC, _AUD, _MIG, _DISC = "memlab.sources", "memlab.audits", "memlab.migrations", \
     "memlab.sources.discover"
 _TO_MEMFS = {"letta": f"{_MIG}:_plan_memfs", "souveraine": f"{_MIG}:_plan_memfs"}
+_UNITS = "memlab.reviews._units"
+_MEMFS_FILES = dict(units=f"{_UNITS}:memfs_file_units", share_of="all memory files",
+                    removal="delete_file", edit="set_body", apply="commit", prompt_files=True,
+                    drift="files")
+_AGENT_BLOCKS = Review(units=f"{_UNITS}:agent_units", dated=False, rules="agent_limits")
 
 register("elfmem_db", display="elfmem database", detect=_sqlite, priority=-10,
          load=f"{_SRC}.elfmem_db:load_elfmem", audit=f"{_AUD}.elfmem:audit_elfmem",
          migrations={"substrate": f"{_MIG}._elfmem:plan_substrate", **_TO_MEMFS},
-         find=f"{_DISC}:find_elfmem_databases")
+         find=f"{_DISC}:find_elfmem_databases", verify="elfmem", capabilities={"elfmem_tables"},
+         review=Review(units=f"{_UNITS}:elfmem_db_units", share_of="all live blocks",
+                       removal="forget", edit="edit", apply="script",
+                       stale_basis="no reinforcement, session or outcome", drift="seeds",
+                       recorded_contradictions=True, remember=True))
 register("letta_server", display="Letta server database", detect=_letta_sqlite,
          locate=_letta_dsn, load=f"{_SRC}.letta_server:load_letta_server",
          audit=f"{_AUD}.letta_server:audit_letta_server",
          find=f"{_SRC}.letta_server:find_letta_server",
-         migrations={"letta": f"{_MIG}._letta_server:plan_letta_server"})
+         migrations={"letta": f"{_MIG}._letta_server:plan_letta_server"}, verify="server")
 #: The kinds stored as markdown files in a git repo, loaded by :mod:`memlab.sources.memfs` and
 #: audited by :mod:`memlab.audits.memfs`; review edits them with a commit.
 MEMFS_KINDS = ("letta_memfs", "souveraine", "elfmem_substrate")
 register("elfmem_substrate", display="elfmem markdown substrate", detect=_substrate,
          priority=20, load=f"{_SRC}.memfs:load_memfs", audit=f"{_AUD}.memfs:audit_memfs",
-         find=f"{_DISC}:find_elfmem_substrates")
+         find=f"{_DISC}:find_elfmem_substrates",
+         review=Review(units=f"{_UNITS}:substrate_units", share_of="all notes and log blocks",
+                       removal="archive_block", apply="commit",
+                       stale_basis="no use/out/edit ledger event", drift="files",
+                       describe_file=True, project_folder=True))
 register("souveraine", display="Souveraine agent dir", detect=_souveraine, priority=10,
          load=f"{_SRC}.memfs:load_memfs", audit=f"{_AUD}.memfs:audit_memfs",
-         find=f"{_DISC}:find_souveraine")
+         find=f"{_DISC}:find_souveraine", review=Review(**_MEMFS_FILES, rules="souveraine"))
 register("letta_memfs", display="Letta Code memfs repo", detect=_letta_memfs,
          load=f"{_SRC}.memfs:load_memfs", audit=f"{_AUD}.memfs:audit_memfs",
-         find=f"{_DISC}:find_letta_memfs",
+         find=f"{_DISC}:find_letta_memfs", review=Review(**_MEMFS_FILES, rules="letta"),
+         verify="upgrade",
          migrations={"letta": f"{_MIG}._letta_upgrade:plan_upgrade"})  # memfs v1 -> v2
 register("agent_file", display="Letta Agent File", detect=_agent_file, priority=-10,
          load=f"{_SRC}.agent_file:load_agent_file", audit=f"{_AUD}.agent_file:audit_agent_file",
-         migrations=_TO_MEMFS)
+         migrations=_TO_MEMFS, review=_AGENT_BLOCKS, verify="blocks",
+         capabilities={"json_file", "agents"})
 register("letta_blocks", display="Letta blocks JSON list", detect=_blocks_list, priority=-10,
          load=f"{_SRC}.agent_file:load_agent_file", audit=f"{_AUD}.agent_file:audit_agent_file",
-         migrations=_TO_MEMFS)
+         migrations=_TO_MEMFS, review=_AGENT_BLOCKS, verify="blocks",
+         capabilities={"json_file"})

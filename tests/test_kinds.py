@@ -114,3 +114,46 @@ def test_a_letta_server_sqlite_goes_before_elfmem_and_a_dsn_touches_no_file(data
     assert (ev.kind, ev.reason) == ("letta_server", "SQLite with a Letta server's tables")
     ev = kinds.detect(" postgresql://memlab_ro@localhost:5432/letta")
     assert (ev.kind, ev.source) == ("letta_server", "postgresql://memlab_ro@localhost:5432/letta")
+
+
+# --- options: one a kind's load or audit does not take is an error naming the kind ----------
+
+
+def test_a_misspelt_audit_option_names_the_kind_and_the_option(data_dir):
+    from memlab.errors import UnknownOption
+
+    af = data_dir / "samples/letta-af/customer_service.af"
+    with pytest.raises(UnknownOption) as info:
+        memlab.audit(af, seconds_per_call=7.0)  # an elfmem database's option, not an .af's
+    assert str(info.value) == (f"{af}: auditing a store of kind 'agent_file' (Letta Agent File) "
+                               "takes no seconds_per_call option (it takes none)")
+    store = memlab.load(data_dir / "demo/elfmem-demo.db")
+    with pytest.raises(UnknownOption, match="kind 'elfmem_db'.* takes no seconds_per_cal "
+                                            r"option \(its options: seconds_per_call\)"):
+        kinds.get("elfmem_db").audit(store, as_of="2026-08-04", seconds_per_cal=7.0)
+    # the option spelt right still reaches the audit
+    assert memlab.audit(store, as_of="2026-08-04",
+                        seconds_per_call=7.0).headline["seconds_per_call"] == 7.0
+
+
+def test_a_misspelt_load_option_names_the_kind_and_the_option(data_dir):
+    from memlab.errors import InvalidArgument, UnknownOption
+
+    db = data_dir / "demo/elfmem-demo.db"
+    with pytest.raises(UnknownOption) as info:
+        memlab.load(db, embedding=True)
+    assert isinstance(info.value, InvalidArgument)
+    assert str(info.value) == (f"{db}: loading a store of kind 'elfmem_db' (elfmem database) "
+                               "takes no embedding option (its options: embeddings)")
+
+
+def test_the_cli_refuses_an_option_the_kind_does_not_take_in_one_line(data_dir, capsys):
+    from memlab.cli import main
+
+    af = data_dir / "samples/letta-af/customer_service.af"
+    assert main(["audit", str(af), "--seconds-per-call", "7"]) == 2
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1 and "Traceback" not in err
+    assert "takes no seconds_per_call option" in err
+    # without the option the same file audits as before
+    assert main(["audit", str(af)]) == 0

@@ -21,6 +21,7 @@ from typing import Any, Iterator
 import numpy as np
 import pandas as pd
 
+from memlab import kinds
 from memlab.errors import MigrationError, MissingExtra
 from memlab.formats.blockfile import parse_blockfile, parse_ledger
 from memlab.migrations import _elfmem, _letta
@@ -297,7 +298,8 @@ def verify_paths(src: Path, dest: Path, *, ref: str | None = None, retrieval: bo
         first = next(iter(copies.values()))
         target = _TARGET_OF_KIND.get(first.kind, first.kind)
         layout = "v2" if first.meta.get("layout") == "letta_v2" else "v1"
-        if store.kind == "elfmem_db":
+        check = getattr(kinds.lookup(store.kind), "verify", None)
+        if check == "elfmem":
             if plan is None or plan.target != target or getattr(plan, "layout", layout) != layout:
                 plan = plan_migration(src, to=target, store=store,
                                       layout=layout if target == "letta" else None)
@@ -323,14 +325,14 @@ def verify_paths(src: Path, dest: Path, *, ref: str | None = None, retrieval: bo
                          if not tag_counts.empty else [])
                 qs = queries or _queries(tag_q, [_elfmem.title_for(c) for c in live["content"]])
                 _check_retrieval(rows, qs, before, after, k)
-        elif store.kind in ("agent_file", "letta_blocks", "letta_server", "letta_memfs"):
-            if store.kind == "letta_server":  # with its history, per block and repository
+        elif check in ("blocks", "server", "upgrade"):
+            if check == "server":  # with its history, per block and repository
                 from memlab.migrations._letta_server import check_server, server_view
 
                 bodies = check_server(rows, store, dest, ref, repo_folders, copies, target, plan,
                                       layout)
                 store = server_view(store, getattr(plan, "agent_ids", None), [])
-            elif store.kind == "letta_memfs":  # a v1 repository moved to v2, history kept
+            elif check == "upgrade":  # a v1 repository moved to v2, history kept
                 from memlab.migrations._letta_upgrade import (check_upgrade, upgrade_files,
                                                               upgrade_view)
 

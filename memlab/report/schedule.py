@@ -35,6 +35,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from memlab import kinds
 from memlab.errors import MemlabError, ReportError, StoreNotFound
 from memlab.formats._yaml import read_yaml
 from memlab.report._runs import (DATE_DIR, HEADLINE_METRICS, RUN_FORMAT, Alert, evaluate_alerts,
@@ -194,7 +195,7 @@ def run_all(config_path: str | Path, *, out: str | Path | None = None,
         kind = state["kind"]
         state["headline"] = headline_metrics(kind, config["metrics"])
         stores[name] = state
-        if kind == "elfmem_db" and first_elfmem is None:
+        if kinds.capable(kind, "elfmem_tables") and first_elfmem is None:
             first_elfmem = store_path
         for report_kind in REPORTS_BY_KIND.get(kind, ()):
             todo.append((report_kind, name, [store_path], Path(name) / report_kind, as_of))

@@ -265,8 +265,11 @@ def memfs_commits(audit: Audit, *, ax: Axes | None = None) -> Figure:
         ax.text(0.5, 0.5, "no commits", ha="center", va="center", transform=ax.transAxes)
         ax.set_axis_off()
         return fig
-    by_kind.plot.bar(stacked=True, title="Commits per week by author kind", ax=ax)
-    ax.set_xticklabels([d.strftime("%Y-%m-%d") for d in by_kind.index], rotation=45, ha="right")
+    # weeks as their start dates, one label per bar (left as dates, pandas' time-series axis
+    # put its own ticks under the bars, which relabelling then mislabelled)
+    weeks = pd.Index([d.strftime("%Y-%m-%d") for d in by_kind.index], name=by_kind.index.name)
+    by_kind.set_axis(weeks).plot.bar(stacked=True, title="Commits per week by author kind", ax=ax)
+    ax.set_xticks(range(len(weeks)), weeks, rotation=45, ha="right")
     return fig
 
 

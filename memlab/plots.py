@@ -33,8 +33,9 @@ from memlab.audits._base import Audit
 from memlab.errors import MemlabError
 
 __all__ = ["archival_causes", "recency_curves", "reinforcement_lorenz", "token_spend",
-           "memfs_sizes", "memfs_churn", "memfs_prompt_size", "memfs_commits", "outcome_map", "fitness_profile", "review_items",
-           "cluster_map", "similarity_histogram", "fleet_distributions", "trend_lines", "show"]
+           "memfs_sizes", "memfs_churn", "memfs_prompt_size", "memfs_commits", "outcome_map",
+           "fitness_profile", "review_items", "cluster_map", "similarity_histogram",
+           "fleet_distributions", "trend_lines", "show"]
 
 _TIER_COLOURS = {"PERMANENT": "#1b4f72", "DURABLE": "#2e86c1", "STANDARD": "#f39c12",
                  "EPHEMERAL": "#c0392b"}

@@ -42,7 +42,8 @@ def test_the_reference_names_every_option_help_prints(monkeypatch):
         options = set(re.findall(r"(?<![\w-])(--?[a-z][a-z-]*)", _help(name).split("options:")[1]
                                  .split("Example:")[0])) - {"-h", "--help", "-q", "--quiet"}
         assert options, name
-        missing = {o for o in options if f"`{o}" not in sections[name] and f", {o}" not in sections[name]}
+        missing = {o for o in options
+                   if f"`{o}" not in sections[name] and f", {o}" not in sections[name]}
         assert missing == set(), name
         assert COMMANDS[name].help in sections[name]
     # the reference follows the declarations: a changed help text changes it

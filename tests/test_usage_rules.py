@@ -377,12 +377,14 @@ def _pandas_plot_calls(tree: ast.AST) -> list[int]:
     an axes (``ax.plot(...)``): any ``.plot`` call or call on a ``.plot`` attribute."""
     return [n.lineno for n in ast.walk(tree) if isinstance(n, ast.Call)
             and isinstance(f := n.func, ast.Attribute)
-            and (f.attr == "plot" or (isinstance(f.value, ast.Attribute) and f.value.attr == "plot"))]
+            and (f.attr == "plot"
+                 or (isinstance(f.value, ast.Attribute) and f.value.attr == "plot"))]
 
 
 def test_only_the_figure_module_imports_matplotlib_or_plots():
     found = {rel: lines for rel, tree in _modules()
-             if rel != "plots.py" and (lines := _matplotlib_imports(tree) + _pandas_plot_calls(tree))}
+             if rel != "plots.py"
+             and (lines := _matplotlib_imports(tree) + _pandas_plot_calls(tree))}
     assert found == {}
     # the rule is not empty: plots.py is where matplotlib is
     assert _matplotlib_imports(ast.parse((PACKAGE / "plots.py").read_text(encoding="utf-8")))

@@ -25,12 +25,8 @@ PACKAGE = Path(__file__).resolve().parents[1] / "memlab"
 #: input, outside kinds.py:
 #: - migrations/_letta_upgrade.py: letta_memfs's planner refuses a store of another kind;
 #: - sources/discover.py: the Souveraine finder's rows check agent.yaml's uuid (``_row`` is
-#:   shared by every memfs finder);
-#: - sim/{instance,replay,replay_release}.py: the simulations read an elfmem database
-#:   (``kinds.capable(store.kind, "elfmem_tables")`` would say it; sim/ is being changed on
-#:   another branch).
-ALLOWED = Counter({"migrations/_letta_upgrade.py": 1, "sources/discover.py": 1,
-                   "sim/instance.py": 1, "sim/replay.py": 1, "sim/replay_release.py": 1})
+#:   shared by every memfs finder).
+ALLOWED = Counter({"migrations/_letta_upgrade.py": 1, "sources/discover.py": 1})
 
 
 def _names(node: ast.AST) -> set[str]:

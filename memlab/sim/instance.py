@@ -13,6 +13,7 @@ assumed (and why), so a run's evidence can say which of its inputs are facts.
 
 from __future__ import annotations
 
+from memlab import kinds
 from memlab.errors import SimulationError
 
 import dataclasses
@@ -180,7 +181,7 @@ def instance_from_store(store: Any, *, audit: Any = None, growth: int = 100) -> 
     kept in ``provenance`` for the record; every rate is computed from the frames themselves so
     the simulation does not depend on how the audit names its metrics.
     """
-    if getattr(store, "kind", None) != "elfmem_db":
+    if not kinds.capable(getattr(store, "kind", None), "elfmem_tables"):
         raise MemlabError(f"a simulation instance needs an elfmem database, not "
                           f"{getattr(store, 'kind', type(store).__name__)!r}",
                           path=getattr(store, "path", None),

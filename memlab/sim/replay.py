@@ -14,6 +14,7 @@ stored), so decay uses max(creation, last reinforcement seen by then); operator 
 
 from __future__ import annotations
 
+from memlab import kinds
 from memlab.errors import SimulationError
 
 import math
@@ -51,7 +52,7 @@ def replay(store: Any, iteration: Iteration | int = 1, *, vectors: str = "model"
     if vectors not in ("model", "store"):
         raise SimulationError("vectors must be 'model' or 'store'")
     it = ITERATIONS[iteration] if isinstance(iteration, int) else iteration
-    if getattr(store, "kind", None) != "elfmem_db":
+    if not kinds.capable(getattr(store, "kind", None), "elfmem_tables"):
         raise MemlabError("replay needs an elfmem database store",
                           path=getattr(store, "path", None), hint="memlab.load_elfmem(path)")
     book = book if book is not None else VectorBook()  # an empty book is falsy (__len__)

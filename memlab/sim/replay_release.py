@@ -26,6 +26,7 @@ import pandas as pd
 
 from memlab._files import sqlite_uri
 from memlab._tmp import private_tempdir
+from memlab import kinds
 from memlab.errors import MemlabError
 from memlab.sim.instance import active_hours_at
 from memlab.sim.releases import ReleaseProcess, check_release
@@ -41,7 +42,7 @@ def replay_release(store: Any, release: str) -> pd.DataFrame:
     agree (same status). ``attrs['summary']`` counts both sides.
     """
     release = check_release(release)
-    if getattr(store, "kind", None) != "elfmem_db":
+    if not kinds.capable(getattr(store, "kind", None), "elfmem_tables"):
         raise MemlabError("replay needs an elfmem database store",
                           path=getattr(store, "path", None), hint="memlab.load_elfmem(path)")
     blocks = store.frames["blocks"].copy()

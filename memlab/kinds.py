@@ -37,7 +37,16 @@ A kind is one value of ``Store.kind``. Each declares, in one :func:`register` ca
   an elfmem database's tables: the elfmem block and ledger migrations, the simulations and the
   v2 doc's values apply), ``"json_file"`` (detected from JSON text, so a folder walk parses a
   file before listing it), ``"agents"`` (the store's ``agents`` frame lists the agents its
-  blocks belong to: a Letta Agent File, not a bare blocks list).
+  blocks belong to: a Letta Agent File, not a bare blocks list);
+* ``reports``: the report kinds ``memlab report all`` renders for each of the kind's stores
+  (``("audit", "review")``); none, and a scheduled run only loads it;
+* ``headline``: the metrics a scheduled run's index charts and compares for the kind's stores
+  by default (the config's ``metrics:`` overrides them);
+* ``copy_of``: the migration target whose output is a store of this kind (a migrated copy
+  that loads as ``letta_memfs`` is a ``"letta"`` copy), which ``migrate --verify`` re-plans.
+
+:func:`by_kind` is a read-only mapping over one of these fields (kind name -> value, kinds
+that declare none left out), so a table keyed by kind is a view of the registry, not a copy.
 
 Functions may be given as ``"module:attribute"`` strings, resolved on first use, so
 ``import memlab`` imports no loader. Adding a kind is one module (its loader) plus one
@@ -57,6 +66,7 @@ is a complete one::
 
 from __future__ import annotations
 
+import collections.abc
 import importlib
 import os
 from dataclasses import dataclass, field
@@ -67,7 +77,7 @@ from typing import Any, Callable, Iterable, Mapping
 from memlab.errors import MigrationError, SourceError, StoreNotFound, UnknownOption, \
     UnrecognizedStore, UnsupportedSchema
 
-__all__ = ["Kind", "Review", "Evidence", "Probe", "Search", "register", "unregister", "get",
+__all__ = ["by_kind", "Kind", "Review", "Evidence", "Probe", "Search", "register", "unregister", "get",
            "lookup", "capable", "kinds",
            "detect", "targets", "MEMFS_KINDS", "ENTRY_POINT_GROUP"]
 
@@ -211,6 +221,9 @@ class Kind:
     review: Review | None = None
     verify: str | None = None
     capabilities: frozenset[str] = frozenset()
+    reports: tuple[str, ...] = ()
+    headline: tuple[str, ...] = ()
+    copy_of: str | None = None
 
     def load(self, source: str | Path, **kwargs: Any) -> Any:
         """Load ``source`` (a path, or what this kind's ``locate`` claims) with its loader; an
@@ -317,7 +330,9 @@ def register(name: str, *, display: str, load: Ref, detect: Callable[[Probe], st
              = None, locate: Callable[[str], str | None] | None = None, audit: Ref | None = None, migrations: Mapping[str, Ref] | None = None,
              default_target: str | None = None, find: Ref | None = None, priority: int = 0,
              review: Review | None = None, verify: str | None = None,
-             capabilities: Iterable[str] = (), replace: bool = False) -> Kind:
+             capabilities: Iterable[str] = (), reports: Iterable[str] = (),
+             headline: Iterable[str] = (), copy_of: str | None = None,
+             replace: bool = False) -> Kind:
     """Add a store kind (see the module docstring); returns it. Re-registering a name needs
     ``replace=True``."""
     if name in _REGISTRY and not replace:
@@ -327,7 +342,7 @@ def register(name: str, *, display: str, load: Ref, detect: Callable[[Probe], st
         raise ValueError(f"default_target {default_target!r} is not one of {name}'s migrations")
     kind = Kind(name, display, load, detect, locate, audit, migrations,
                 default_target or next(iter(migrations), None), find, priority, review, verify,
-                frozenset(capabilities))
+                frozenset(capabilities), tuple(reports), tuple(headline), copy_of)
     _REGISTRY[name] = kind
     return kind
 
@@ -352,6 +367,39 @@ def lookup(name: str | None) -> Kind | None:
     kind whose plugin is not installed)."""
     _load_plugins()
     return _REGISTRY.get(name) if isinstance(name, str) else None
+
+
+class _ByKind(collections.abc.Mapping):
+    """Kind name -> one field of each kind that declares it (see :func:`by_kind`)."""
+
+    def __init__(self, attr: str) -> None:
+        self._attr = attr
+
+    def __getitem__(self, name: str) -> Any:
+        kind = lookup(name)
+        value = getattr(kind, self._attr, None) if kind is not None else None
+        if not value:
+            raise KeyError(name)
+        return value
+
+    def __iter__(self):
+        _load_plugins()
+        return iter([n for n, k in _REGISTRY.items() if getattr(k, self._attr)])
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self)
+
+    def __repr__(self) -> str:
+        return f"by_kind({self._attr!r}): {dict(self)!r}"
+
+
+def by_kind(attr: str) -> Mapping[str, Any]:
+    """A live read-only mapping of kind name -> the kind's ``attr`` field (``"reports"``,
+    ``"headline"``, ``"copy_of"``), in registration order, leaving out kinds that declare
+    none; plugins' kinds included."""
+    if attr not in Kind.__dataclass_fields__:
+        raise ValueError(f"a kind has no field {attr!r}")
+    return _ByKind(attr)
 
 
 def capable(name: str | None, capability: str) -> bool:
@@ -498,10 +546,21 @@ _MEMFS_FILES = dict(units=f"{_UNITS}:memfs_file_units", share_of="all memory fil
                     drift="files")
 _AGENT_BLOCKS = Review(units=f"{_UNITS}:agent_units", dated=False, rules="agent_limits")
 
+#: The headline metrics a scheduled run's index charts and compares by default (names of the
+#: audit report's ``metrics.json``; ``review.<name>`` from the review report's).
+_AGENT_FILE_HEADLINE = ("max_prompt_tokens_est", "max_context_share", "max_over_limit_ratio",
+                        "n_blocks_over_limit", "n_problems", "review.choices")
+_MEMFS_HEADLINE = ("prompt_tokens", "max_limit_ratio", "findings", "hook_violations",
+                   "no_verify_commits", "over_limit_files", "problems", "review.choices")
+
 register("elfmem_db", display="elfmem database", detect=_sqlite, priority=-10,
          load=f"{_SRC}.elfmem_db:load_elfmem", audit=f"{_AUD}.elfmem:audit_elfmem",
          migrations={"substrate": f"{_MIG}._elfmem:plan_substrate", **_TO_MEMFS},
          find=f"{_DISC}:find_elfmem_databases", verify="elfmem", capabilities={"elfmem_tables"},
+         reports=("audit", "review"),
+         headline=("input_per_corpus_token", "calls_per_surviving_block", "supersession_share",
+                   "min_block_recency", "role_slots_left", "constitutional_tagged_live",
+                   "blocks_active", "contradictions_unresolved", "review.choices"),
          review=Review(units=f"{_UNITS}:elfmem_db_units", share_of="all live blocks",
                        removal="forget", edit="edit", apply="script",
                        stale_basis="no reinforcement, session or outcome", drift="seeds",
@@ -520,20 +579,23 @@ register("elfmem_substrate", display="elfmem markdown substrate", detect=_substr
          review=Review(units=f"{_UNITS}:substrate_units", share_of="all notes and log blocks",
                        removal="archive_block", apply="commit",
                        stale_basis="no use/out/edit ledger event", drift="files",
-                       describe_file=True, project_folder=True))
+                       describe_file=True, project_folder=True),
+         reports=("memfs", "review"), headline=_MEMFS_HEADLINE, copy_of="substrate")
 register("souveraine", display="Souveraine agent dir", detect=_souveraine, priority=10,
          load=f"{_SRC}.memfs:load_memfs", audit=f"{_AUD}.memfs:audit_memfs",
-         find=f"{_DISC}:find_souveraine", review=Review(**_MEMFS_FILES, rules="souveraine"))
+         find=f"{_DISC}:find_souveraine", review=Review(**_MEMFS_FILES, rules="souveraine"),
+         reports=("memfs", "review"), headline=_MEMFS_HEADLINE, copy_of="souveraine")
 register("letta_memfs", display="Letta Code memfs repo", detect=_letta_memfs,
          load=f"{_SRC}.memfs:load_memfs", audit=f"{_AUD}.memfs:audit_memfs",
          find=f"{_DISC}:find_letta_memfs", review=Review(**_MEMFS_FILES, rules="letta"),
-         verify="upgrade",
+         verify="upgrade", reports=("memfs", "review"), headline=_MEMFS_HEADLINE, copy_of="letta",
          migrations={"letta": f"{_MIG}._letta_upgrade:plan_upgrade"})  # memfs v1 -> v2
 register("agent_file", display="Letta Agent File", detect=_agent_file, priority=-10,
          load=f"{_SRC}.agent_file:load_agent_file", audit=f"{_AUD}.agent_file:audit_agent_file",
          migrations=_TO_MEMFS, review=_AGENT_BLOCKS, verify="blocks",
-         capabilities={"json_file", "agents"})
+         capabilities={"json_file", "agents"}, reports=("audit", "review"),
+         headline=_AGENT_FILE_HEADLINE)
 register("letta_blocks", display="Letta blocks JSON list", detect=_blocks_list, priority=-10,
          load=f"{_SRC}.agent_file:load_agent_file", audit=f"{_AUD}.agent_file:audit_agent_file",
          migrations=_TO_MEMFS, review=_AGENT_BLOCKS, verify="blocks",
-         capabilities={"json_file"})
+         capabilities={"json_file"}, reports=("audit", "review"), headline=_AGENT_FILE_HEADLINE)

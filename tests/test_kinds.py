@@ -157,3 +157,40 @@ def test_the_cli_refuses_an_option_the_kind_does_not_take_in_one_line(data_dir, 
     assert "takes no seconds_per_call option" in err
     # without the option the same file audits as before
     assert main(["audit", str(af)]) == 0
+
+
+def test_what_a_scheduled_run_does_with_a_kind_is_declared_on_the_kind(tmp_path):
+    """`memlab report all` renders each store's reports and charts its headline metrics from
+    the kind's own ``reports`` and ``headline``: a kind registered with them is scheduled and
+    its metrics are configurable; the same kind without them is neither."""
+    from memlab.errors import ReportError
+    from memlab.report._runs import HEADLINE_METRICS, headline_metrics
+    from memlab.report.schedule import REPORTS_BY_KIND, load_config
+
+    config = tmp_path / "c.yaml"
+    (tmp_path / "a.toy").write_text("TOY\n", encoding="utf-8")
+    config.write_text("metrics:\n  toy: [blocks]\nstores:\n  a: a.toy\n", encoding="utf-8")
+    assert "toy" not in REPORTS_BY_KIND and "toy" not in HEADLINE_METRICS
+    with pytest.raises(ReportError, match="must map a store kind"):
+        load_config(config)
+    kinds.register("toy", display="toy store", load=_load_toy, audit=_audit_toy,
+                   reports=("audit",), headline=("blocks", "problems"))
+    try:
+        assert REPORTS_BY_KIND["toy"] == ("audit",)
+        assert HEADLINE_METRICS["toy"] == ("blocks", "problems")
+        assert headline_metrics("toy") == ["blocks", "problems"]
+        assert load_config(config)["metrics"] == {"toy": ["blocks"]}
+        # the built-in kinds keep theirs, in registration order
+        assert REPORTS_BY_KIND["letta_memfs"] == ("memfs", "review")
+        assert "letta_server" not in REPORTS_BY_KIND  # loaded by a run, no report of its own
+    finally:
+        kinds.unregister("toy")
+    assert "toy" not in HEADLINE_METRICS
+
+
+def test_a_migrated_copy_names_the_target_it_came_from():
+    assert dict(kinds.by_kind("copy_of")) == {"elfmem_substrate": "substrate",
+                                              "souveraine": "souveraine", "letta_memfs": "letta"}
+    assert set(kinds.by_kind("copy_of").values()) <= set(kinds.targets())
+    with pytest.raises(ValueError, match="no field"):
+        kinds.by_kind("colour")

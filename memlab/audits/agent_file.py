@@ -29,7 +29,9 @@ def audit_agent_file(store: Store, **_: Any) -> Audit:
     ``prompt_chars`` (per agent: system prompt plus attached block values, as characters and
     chars/4 tokens, against the context window), ``read_only_blocks``, ``orphan_blocks``
     (in the file but attached to no agent), ``domains`` (blocks per first label segment) and
-    ``problems``. Extra keyword arguments (``as_of``, ``seconds_per_call``) do not apply here.
+    ``problems``. ``as_of`` is taken and not used (nothing here ages); through
+    :func:`memlab.audit` any other option, ``seconds_per_call`` included, is an
+    :class:`~memlab.errors.UnknownOption`.
     """
     blocks = store.blocks
     pairs = store.block_agents

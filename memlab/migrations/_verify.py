@@ -273,10 +273,6 @@ def _check_retrieval(rows: ParityRows, queries: list[str], before: dict[str, str
 # --------------------------------------------------------------------------- entry point
 
 
-_TARGET_OF_KIND = {"elfmem_substrate": "substrate", "letta_memfs": "letta",
-                   "souveraine": "souveraine"}
-
-
 def verify_paths(src: Path, dest: Path, *, ref: str | None = None, retrieval: bool = True,
                  queries: list[str] | None = None, k: int = RETRIEVAL_K,
                  store: Store | None = None, plan: Any = None) -> pd.DataFrame:
@@ -296,7 +292,7 @@ def verify_paths(src: Path, dest: Path, *, ref: str | None = None, retrieval: bo
             repo_folders[sub] = folder
             copies[sub] = _load_copy(folder)
         first = next(iter(copies.values()))
-        target = _TARGET_OF_KIND.get(first.kind, first.kind)
+        target = getattr(kinds.lookup(first.kind), "copy_of", None) or first.kind
         layout = "v2" if first.meta.get("layout") == "letta_v2" else "v1"
         check = getattr(kinds.lookup(store.kind), "verify", None)
         if check == "elfmem":

@@ -69,8 +69,8 @@ register_scenario(
     flags=("near_dup_supersession", "pin_guard", "constitution_file", "near_dup_threshold"),
     modelled_metrics=("exact_threshold", "measured_cosine", "near_threshold", "role"),
     measured_metrics=("cosine", "deduplicated", "in_band", "near_duplicates_flagged",
-                      "new_block_status", "role", "superseded_by_recorded", "target_archive_reason",
-                      "target_pinned", "target_status"),
+                      "new_block_status", "role", "superseded_by_recorded",
+                      "target_archive_reason", "target_pinned", "target_status"),
 )
 
 register_scenario(

@@ -258,3 +258,15 @@ def test_key_scenarios_say_what_was_measured(run):
 def test_run_meta_counts_the_texts_of_its_own_book(run):
     # The run's vectors live in the context's book; meta reports that book, not an empty copy.
     assert run.meta["texts"] == len(run.context.book) > 0
+
+
+def test_every_graded_cell_carries_its_scenarios_evidence_schema(run):
+    # Each record's modelled_metrics (memlab.sim.catalog) is what every modelled cell graded
+    # pass/partial/fail carries, on this instance as on the doc's.
+    from memlab.sim.scenarios import SCENARIOS
+
+    graded = [(key, res) for key, res in run.results.items() if res.outcome != "n/a"]
+    for key, res in graded:
+        missing = set(SCENARIOS[key[1]].modelled_metrics) - set(res.metrics)
+        assert not missing, (key, missing)
+    assert len(graded) >= 60 and {code for (_, code), _ in graded} == set(SCENARIOS)

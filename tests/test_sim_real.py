@@ -74,6 +74,16 @@ def test_every_real_cell_is_measured_with_a_rule(base):
     assert cell(base, OLD, "S11").outcome == "n/a"  # 0.19.2 has no review_corpus
 
 
+def test_every_graded_real_cell_carries_its_scenarios_evidence_schema(base):
+    from memlab.sim.scenarios import SCENARIOS
+
+    graded = [(key, res) for key, res in base.items() if res.outcome != "n/a"]
+    for (row, code), res in graded:
+        missing = (set(SCENARIOS[code].measured_metrics) | {"seconds"}) - set(res.metrics)
+        assert not missing, (row, code, missing)
+    assert {code for (_, code), _ in graded} == set(SCENARIOS)
+
+
 # ---- per scenario, inputs under which the measured verdict differs --------------------------
 def test_s1_fallback_outcome_follows_the_measured_cosine():
     """0.19.2 has no edit: the operator learns the new wording with the role's tags. Whether it

@@ -8,16 +8,19 @@
     >>> simulate([ITERATIONS[5], seven], ["S11"]).table
 
 Modules: ``iterations`` (choices as data), ``instance`` (rates from a store), ``world`` (the
-store that executes an iteration), ``scenarios`` (S1-S11), ``fitness`` (dimensions, journey,
-the doc's own table), ``run`` (``simulate``), ``replay`` (counterfactual replay of a real store),
-``rules`` (one rule per scenario, modelled and measured alike), ``cache`` (the real rows' result
-cache), ``release_facts`` (what a release has, for the claims), ``sweep`` (which verdicts move).
+store that executes an iteration), ``scenarios`` (S1-S11), ``registry`` (one record per
+scenario: ``register_scenario``), ``catalog`` (S1-S11's records), ``fitness`` (dimensions,
+journey, the doc's own table), ``run`` (``simulate``), ``replay`` (counterfactual replay of a
+real store), ``rules`` (one rule per scenario, modelled and measured alike), ``cache`` (the real
+rows' result cache), ``release_facts`` (what a release has, for the claims), ``sweep`` (which
+verdicts move).
 """
 
 from __future__ import annotations
 
 from memlab.sim.instance import DOC_INSTANCE, Instance, instance_from_store, load_instance
 from memlab.sim.iterations import ITERATIONS, Iteration
+from memlab.sim import catalog  # noqa: F401  (registers S1-S11)
 from memlab.sim.replay import replay
 from memlab.sim.run import SimulationRun, simulate
 from memlab.sim.scenarios import SCENARIOS, ScenarioResult

@@ -1,6 +1,6 @@
 """Operator scripts S9 and S10 against a shipped elfmem release: what a month of changes leaves
 visible in the store, and six months of use against the seeded constitution.
-Registered in :data:`memlab.sim.real_scripts.REAL_SCENARIOS`."""
+Named in their scenarios' records (:mod:`memlab.sim.catalog`)."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """Operator scripts S7, S8 and S11 against a shipped elfmem release: the grown corpus (retrieval
 at scale, review of consolidation's flagged pairs) and two processes writing one database.
-Registered in :data:`memlab.sim.real_scripts.REAL_SCENARIOS`."""
+Named in their scenarios' records (:mod:`memlab.sim.catalog`)."""
 
 from __future__ import annotations
 

@@ -13,6 +13,7 @@ import dataclasses
 import sqlite3
 import zlib
 from dataclasses import dataclass
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +24,7 @@ from memlab.constants import NEAR_DUP_THRESHOLD
 from memlab.errors import SimulationError
 from memlab.sim._texts import CONSTITUTION
 from memlab.sim.instance import Instance
+from memlab.sim.registry import ScenarioView
 from memlab.sim.releases import ReleaseProcess, check_setting, project_mode, release_version
 from memlab.sim.rules import RULES
 from memlab.sim.scenarios import ScenarioResult
@@ -109,19 +111,10 @@ RULE_LLM = ("RuleLLM, a deterministic local adapter (memlab/sim/_driver.py): sum
             "contradiction 0.9 only for a negation word plus >= 40% shared words, amendments "
             "returned unchanged, no goal edges; it cannot return tags, judge meaning, find a "
             "contradiction without a negation word, or propose a real amendment")
-#: Per scenario, what stood in for the LLM in its measured cells (the default: RULE_LLM).
-LLM_STAND_INS: dict[str, str] = {
-    "S5": "the release's own LLM adapter (its factory and config) pointed at a closed local "
-          "port (" + DEAD_ENDPOINT + "): what a machine with no model running sees; it "
-          "answers nothing, so only construction and the first call's error are observed; "
-          "setup() runs with " + "RuleLLM",
-    "S6": "s6_llm=absent: the release's own adapter pointed at a closed local port (no LLM "
-          "reachable: every call fails); s6_llm=local: RuleLLM answers (see RULE_LLM); the "
-          "shipped preflight (`elfmem doctor --resolve`) runs against the same closed port",
-    "S7": RULE_LLM + "; recall itself makes no LLM call",
-    "S8": RULE_LLM + "; the writers' edits and learns exercise storage, not the LLM",
-    "S11": RULE_LLM + "; review_corpus makes no LLM call in the releases that have it",
-}
+#: Per scenario, what stood in for the LLM in its measured cells, where its record
+#: (:mod:`memlab.sim.catalog`) names one; the others: RULE_LLM.
+LLM_STAND_INS: Mapping[str, str] = ScenarioView(lambda record: record.llm,
+                                                keep=lambda record: record.llm is not None)
 
 
 def llm_stand_in(code: str) -> str:

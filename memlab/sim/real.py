@@ -48,7 +48,7 @@ from memlab.sim._release_common import (
     project_substrate,
     release_row,
 )
-from memlab.sim.scenarios import ScenarioResult
+from memlab.sim.scenarios import SCENARIOS, ScenarioResult
 
 __all__ = ["RealParams", "run_real", "release_row", "count_source_lines", "simplicity",
            "REAL_RULES", "RealContext", "RULE_LLM", "LLM_STAND_INS", "llm_stand_in",
@@ -84,7 +84,9 @@ def run_real(releases: Any = None, scenarios: Any = None, *, instance: Instance 
     ``releases``: None (every setting of :func:`~memlab.sim.releases.all_settings`: each
     release in :data:`RELEASES`, then ``0.20.0+project``) or settings (a version, or
     ``<version>+project``: each store opened inside its own project root; such a row runs only
-    :data:`PROJECT_SCENARIOS`). ``scenarios``: None (S1-S11) or codes. Each scenario gets a fresh database under ``workdir`` (a temporary
+    :data:`PROJECT_SCENARIOS`). ``scenarios``: None (every registered scenario with a real
+    script: S1-S11) or registered codes; one whose record names no real script gets no real
+    cell (it is not run). Each scenario gets a fresh database under ``workdir`` (a temporary
     folder by default); nothing outside it is written, except the release venvs' creation.
     ``workers``: how many releases run side by side, each its own driver processes fed by
     one thread here (default: one per release, at most one per CPU core). Each release's
@@ -104,11 +106,12 @@ def run_real(releases: Any = None, scenarios: Any = None, *, instance: Instance 
 
     codes = list(REAL_SCENARIOS) if scenarios is None else [str(s).upper() for s in scenarios]
     for c in codes:
-        if c not in REAL_SCENARIOS:
-            raise SimulationError(f"unknown scenario {c!r}", hint="S1-S11")
-    # A project-mode setting runs only the scenarios its project-only parts are about.
-    cells = {rel: [c for c in codes if not project_mode(rel) or c in PROJECT_SCENARIOS]
-             for rel in rels}
+        if c not in SCENARIOS:
+            raise SimulationError(f"unknown scenario {c!r}", hint=", ".join(SCENARIOS))
+    # A scenario whose record names no real script has no real cell (not run), and a
+    # project-mode setting runs only the scenarios its project-only parts are about.
+    cells = {rel: [c for c in codes if c in REAL_SCENARIOS
+                   and (not project_mode(rel) or c in PROJECT_SCENARIOS)] for rel in rels}
     inst = instance or DOC_INSTANCE
     params = params or RealParams()
     results: dict[tuple[str, str], ScenarioResult] = {}

@@ -4,19 +4,19 @@ Each function takes a :class:`~memlab.sim.real.RealContext` (the release's drive
 instance, the seed, the :class:`~memlab.sim.real.RealParams`) and returns a measured
 ``ScenarioResult`` whose outcome follows ``REAL_RULES[code]``. S1-S6 are here; S7, S8 and S11
 (the grown corpus, concurrent writers) in :mod:`memlab.sim._real_scale`, S9 and S10 (a month,
-six months) in :mod:`memlab.sim._real_months`; :data:`REAL_SCENARIOS` names them all.
+six months) in :mod:`memlab.sim._real_months`. Each scenario's record names its script
+(:mod:`memlab.sim.catalog`); :data:`REAL_SCENARIOS` maps the codes to them.
 """
 
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Mapping
 from typing import Any, Callable
 
 from memlab._files import sqlite_uri
 from memlab.constants import EXACT_DUP_THRESHOLD, NEAR_DUP_THRESHOLD
 from memlab.errors import SimulationError
-from memlab.sim._real_months import s9_last_month, s10_six_months
-from memlab.sim._real_scale import s7_scale, s8_concurrent, s11_review
 from memlab.sim._texts import CONSTITUTION, REWORDINGS, NoteMaker, constitution_variants, note_variants
 from memlab.sim._release_common import (
     DEAD_ENDPOINT,
@@ -30,6 +30,7 @@ from memlab.sim._release_common import (
     block_rows,
     seeded_store,
 )
+from memlab.sim.registry import ScenarioView
 from memlab.sim.release_facts import release_facts, run_preflight
 from memlab.sim.releases import DriverError, ReleaseProcess, release_env, release_sources
 from memlab.sim.rules import grade_checks, grade_levels, grade_s6
@@ -299,8 +300,7 @@ def s6_missing_key(ctx: RealContext) -> ScenarioResult:
     return measured_result(ctx, "S6", outcome, summary, m)
 
 
-REAL_SCENARIOS: dict[str, Callable[[RealContext], ScenarioResult]] = {
-    "S1": s1_reword, "S2": s2_delete, "S3": s3_pinned, "S4": s4_cost, "S5": s5_fresh_install,
-    "S6": s6_missing_key, "S7": s7_scale, "S8": s8_concurrent, "S9": s9_last_month,
-    "S10": s10_six_months, "S11": s11_review,
-}
+#: code -> real operator script, for every registered scenario whose record names one
+#: (``real``, imported at lookup): S1-S11's in :mod:`memlab.sim.catalog`.
+REAL_SCENARIOS: Mapping[str, Callable[[RealContext], ScenarioResult]] = ScenarioView(
+    lambda record: record.real_script(), keep=lambda record: record.real is not None)

@@ -3,8 +3,9 @@
 Each scenario's verdict is one of pass / partial / fail / n/a, and the same rule, with the same
 thresholds, grades the world model's cell (an iteration's design executed) and the shipped
 release's cell (the operator script run against it). So "world model vs shipped release"
-compares cells graded alike. :data:`RULES` holds each rule in words (shown next to every
-cell); the ``grade_*`` functions are the rules as code, called by both sides with the measure
+compares cells graded alike. Each rule in words is in its scenario's record
+(:mod:`memlab.sim.catalog`; :data:`RULES` reads them from the register) and is shown next to
+every cell; the ``grade_*`` functions are the rules as code, called by both sides with the measure
 named in the rule. ``n/a`` is never a grade of a measure: a scenario whose subject the
 iteration or release does not have (or that its LLM stand-in cannot exercise) says so with the
 reason.
@@ -12,7 +13,10 @@ reason.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Iterable
+
+from memlab.sim.registry import ScenarioView
 
 __all__ = ["RULES", "S7_RETRIEVAL_SHARE", "grade_levels", "grade_checks", "grade_s6",
            "grade_s7", "grade_s8", "rule"]
@@ -21,47 +25,8 @@ __all__ = ["RULES", "S7_RETRIEVAL_SHARE", "grade_levels", "grade_checks", "grade
 #: queries for its retrieval to "hold".
 S7_RETRIEVAL_SHARE = 0.9
 
-RULES: dict[str, str] = {
-    "S1": "score each rewording 1 (new wording active, old wording not active, role kept), "
-          "0.5 (new wording active but the old one too, or the role lost), 0 (new wording not "
-          "active); pass: mean score = 1; partial: >= 0.5; fail: < 0.5",
-    "S2": "pass: 3/3 targets out of active memory by the end of the wait (forgotten or "
-          "decayed); partial: 1-2; fail: 0",
-    "S3": "a block arrives close to a constitutional one; pass: the constitutional block "
-          "keeps its content and the arrival was one the system's supersession acts on "
-          "(cosine in its near-duplicate band, elfmem's [0.90, 0.95)), or no path can archive "
-          "it; partial: kept, but the arrival's cosine missed the band, so nothing was tested; "
-          "fail: archived or changed",
-    "S4": "LLM calls per learned block (the doc's Iteration-3 bar is one analysis); pass: "
-          "<= 1.1; partial: <= 2; fail: > 2",
-    "S5": "two checks: setup with the defaults writes 0 blocks the user did not choose; a "
-          "local endpoint is reachable without an API key; pass: both; partial: one; "
-          "fail: neither",
-    "S6": "with the LLM unreachable: pass: startup or the first LLM-needing step raises, or "
-          "every learned block got its LLM analysis; partial: nothing promoted without "
-          "analysis, but the failures are only logged; fail: blocks promoted without analysis "
-          "and nothing raised (silent degradation)",
-    "S7": f"two checks at the corpus size run: retrieval holds (hit@5 >= "
-          f"{S7_RETRIEVAL_SHARE} x the oracle's hit@5 on the same corpus and queries; oracle = "
-          "ideal vector search, MiniLM cosine top-5 over every block) and LLM calls per "
-          "learned block <= 2; pass: both; partial: one; fail: neither",
-    "S8": "two real writers, each a read-modify-write edit of one shared block and concurrent "
-          "learns, under schedules serial / interleaved (both read before either writes) / "
-          "free (N trials, each read after a random offset in [0, 40 ms], twice the 20 ms a "
-          "writer thinks between read and write); lost_edit_rate_<schedule> = edits lost / "
-          "edits made; fail: a learned block lost, a writer error, a corrupt store, or "
-          "lost_edit_rate_serial > 0; partial: lost_edit_rate_free > 0 (uncoordinated "
-          "writers lose edits); pass: lost_edit_rate_free = 0 (interleaved is reported: 0 "
-          "there means the store detects a stale write)",
-    "S9": "share of the month's changes with a timestamped row in the window AND a "
-          "recoverable before-state; pass: >= 0.95; partial: >= 0.5; fail: < 0.5",
-    "S10": "constitutional roles (of 10) still holding their seeded content; pass: 10/10; "
-           "partial: >= 8; fail: < 8",
-    "S11": "share of the duplicate pairs a corpus review can see (measured: planted "
-           "cross-chunk pairs the release's review reports; modelled: pairs that share one "
-           "review call); pass: >= 0.8; partial: >= 0.5; fail: < 0.5; n/a: no corpus review "
-           "that compares blocks",
-}
+#: code -> the scenario's rule in words, from its record (:mod:`memlab.sim.registry`).
+RULES: Mapping[str, str] = ScenarioView(lambda record: record.rule)
 
 #: (pass_at, partial_at, higher_is_better) of the rules that grade one number.
 _LEVELS: dict[str, tuple[float, float, bool]] = {

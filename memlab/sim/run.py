@@ -20,6 +20,7 @@ from memlab.sim.instance import Instance, load_instance
 from memlab.sim.iterations import Iteration, resolve_iterations
 from memlab.sim.scenarios import Context, Scenario, ScenarioResult, resolve_scenarios
 from memlab.sim.real import RealParams, release_row, run_real, simplicity
+from memlab.sim.registry import ScenarioView
 from memlab.sim.releases import all_settings, check_setting
 from memlab.sim.rules import RULES
 from memlab.sim.world import VectorBook
@@ -485,23 +486,8 @@ def _cell(outcome: str | None, basis: str | None) -> str:
 
 
 #: The design flags and constants each scenario's world model reads: a modelled cell's
-#: assumptions.
-SCENARIO_FLAGS: dict[str, tuple[str, ...]] = {
-    "S1": ("crud", "files_authoritative", "near_dup_supersession", "near_dup_threshold",
-           "exact_dup_threshold"),
-    "S2": ("crud", "files_authoritative", "decay_archival", "prune_threshold"),
-    "S3": ("near_dup_supersession", "pin_guard", "constitution_file", "near_dup_threshold"),
-    "S4": ("write_time_analysis", "pairwise_contradiction", "contradiction_prefilter",
-           "contradiction_top_k", "corpus_review"),
-    "S5": ("seed_on_init", "key_resolution"),
-    "S6": ("preflight", "key_resolution"),
-    "S7": ("semantic_index", "corpus_review", "review_window_tokens"),
-    "S8": ("files_authoritative", "learn_append_only"),
-    "S9": ("mutation_log", "files_authoritative"),
-    "S10": ("near_dup_supersession", "pin_guard", "constitution_file", "decay_archival",
-            "prune_threshold"),
-    "S11": ("corpus_review", "review_cluster_first", "review_window_tokens"),
-}
+#: assumptions (each record's ``flags``, memlab.sim.registry).
+SCENARIO_FLAGS: Mapping[str, tuple[str, ...]] = ScenarioView(lambda record: record.flags)
 
 
 def _assumptions(it: Iteration, res: ScenarioResult) -> tuple[str, ...]:

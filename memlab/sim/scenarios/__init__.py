@@ -7,46 +7,26 @@ here (an LLM call, a hosted provider), the result says so in ``modelled``.
 
 The scenarios live in rooms by kind: :mod:`._base` (what they share), :mod:`.control`
 (S1-S6), :mod:`.scale` (S7, S11), :mod:`.concurrency` (S8) and :mod:`.months` (S9, S10). A
-new scenario is one function and one line in :data:`SCENARIOS`.
+new scenario is one function and one :func:`~memlab.sim.registry.register_scenario` call, which
+puts its record in :data:`SCENARIOS` (docs/DESIGN.md, "How to add a scenario").
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from memlab.errors import SimulationError
+from memlab.sim.registry import ScenarioView
 from memlab.sim.scenarios._base import OUTCOMES, Context, Scenario, ScenarioResult
-from memlab.sim.scenarios.concurrency import s8_concurrent
-from memlab.sim.scenarios.control import (
-    s1_reword,
-    s2_delete,
-    s3_pinned,
-    s4_cost,
-    s5_fresh_install,
-    s6_missing_key,
-)
-from memlab.sim.scenarios.months import s9_last_month, s10_six_months
-from memlab.sim.scenarios.scale import s7_scale, s11_chunked_review
 
 
 __all__ = ["Scenario", "ScenarioResult", "SCENARIOS", "Context", "resolve_scenarios",
            "OUTCOMES"]
 
-SCENARIOS: dict[str, Scenario] = {s.code: s for s in (
-    Scenario("S1", "Operator rewords one constitutional principle", "control", s1_reword),
-    Scenario("S2", "Operator deletes 3 unwanted seeded blocks", "control", s2_delete),
-    Scenario("S3", "New block at 0.91 cosine to a pinned constitutional block", "adversarial",
-             s3_pinned),
-    Scenario("S4", "10 blocks learned in a batch: steady-state LLM cost", "cost", s4_cost),
-    Scenario("S5", "Fresh install, local model only", "onboarding", s5_fresh_install),
-    Scenario("S6", "API key absent; server starts anyway", "adversarial", s6_missing_key),
-    Scenario("S7", "Corpus grows 100x", "scale", s7_scale),
-    Scenario("S8", "Two agents write concurrently", "adversarial", s8_concurrent),
-    Scenario("S9", "Audit what changed in memory last month", "integrity", s9_last_month),
-    Scenario("S10", "Does the constitution survive 6 months?", "integrity", s10_six_months),
-    Scenario("S11", "Chunked whole-corpus review hides cross-chunk duplicates", "scale",
-             s11_chunked_review),
-)}
+#: code -> :class:`Scenario` record, read from the register (:mod:`memlab.sim.registry`) at
+#: each lookup: S1-S11 (:mod:`memlab.sim.catalog`) and any scenario registered since.
+SCENARIOS: Mapping[str, Scenario] = ScenarioView(lambda record: record)
 
 
 def resolve_scenarios(scenarios: Any) -> list[Scenario]:

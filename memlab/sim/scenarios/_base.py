@@ -15,6 +15,7 @@ import numpy as np
 from memlab.sim._texts import CONSTITUTION, NoteMaker, constitution_variants, note_variants
 from memlab.sim.instance import Instance
 from memlab.sim.iterations import Iteration
+from memlab.sim.registry import Scenario
 from memlab.sim.world import VectorBook, World
 from memlab.constants import EXACT_DUP_THRESHOLD, NEAR_DUP_THRESHOLD
 
@@ -57,7 +58,7 @@ class ScenarioResult:
     #: executed an iteration's design choices: the doc's estimate).
     basis: str = "modelled"
     #: The rule the outcome follows, in words, with its thresholds: one per scenario, the same
-    #: for modelled and measured cells (memlab.sim.rules.RULES).
+    #: for modelled and measured cells (the scenario's record, memlab.sim.registry).
     rule: str = ""
     #: What a modelled cell rests on: the iteration's design flags and constants it read.
     assumptions: tuple[str, ...] = ()
@@ -72,14 +73,6 @@ class ScenarioResult:
     def __post_init__(self) -> None:
         if self.outcome not in OUTCOMES:
             raise ValueError(f"{self.scenario}: outcome {self.outcome!r} not in {OUTCOMES}")
-
-
-@dataclass(frozen=True)
-class Scenario:
-    code: str
-    title: str
-    nature: str
-    run: Callable[["Context", Iteration], ScenarioResult]
 
 
 class Context:

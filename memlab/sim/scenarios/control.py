@@ -22,7 +22,7 @@ from memlab.sim.scenarios._base import (
     restatement,
     steady_world,
 )
-from memlab.sim.rules import RULES, grade_checks, grade_levels, grade_s6
+from memlab.sim.rules import grade_checks, grade_levels, grade_s6
 from memlab.sim.world import PROMPT_TOKENS
 
 

@@ -67,7 +67,7 @@ class SimulationRun:
         """Outcome per row (modelled iterations, then real releases) and scenario (columns);
         ``basis`` says which cells were measured."""
         data = {s.code: [self._outcome(r, s.code) for r in self.rows] for s in self.scenarios}
-        return pd.DataFrame(data, index=pd.Index(self.rows, name="iteration"))
+        return pd.DataFrame(data, index=pd.Index(self.rows, name="iteration"), dtype=object)
 
     def _outcome(self, row: str, code: str) -> str | None:
         res = self.results.get((row, code))

@@ -19,6 +19,7 @@
     │   └── ProposalRejected         a ticked item is not allowed (pinned, read-only, dirty tree)
     ├── ReportError                  a notebook failed while rendering a report
     ├── InvalidArgument              an argument or setting has a value memlab cannot use
+    │   └── UnknownOption            an option a store kind's load or audit does not take
     ├── SimulationError              a simulation asked for something it cannot run
     │   └── ReleaseEnvError          a shipped elfmem release's venv cannot be built or started
     └── MissingExtra                 an optional dependency is not installed
@@ -50,6 +51,7 @@ __all__ = [
     "ProposalRejected",
     "ReportError",
     "InvalidArgument",
+    "UnknownOption",
     "SimulationError",
     "ReleaseEnvError",
     "FleetError",
@@ -151,6 +153,11 @@ class InvalidArgument(MemlabError, ValueError):
     """An argument or setting has a value memlab cannot use: a date that is not a date, a
     threshold out of range, a parameter that is not NAME=VALUE, an environment variable memlab
     reads. Also a ValueError, which is what it is to Python code."""
+
+
+class UnknownOption(InvalidArgument):
+    """An option given to a store kind's load or audit that the kind does not take (a misspelt
+    one, or one that belongs to another kind); the message names the kind and the option."""
 
 
 class SimulationError(MemlabError):

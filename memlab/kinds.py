@@ -14,14 +14,39 @@ A kind is one value of ``Store.kind``. Each declares, in one :func:`register` ca
 * ``load``: the loader, ``load(path, **kwargs) -> Store``. Kinds may share one: the loader
   decides the final ``Store.kind`` from what it reads (a git repository whose HEAD holds
   ``agent.yaml`` is ``souveraine`` even when only ``.git`` was probed);
-* ``audit``: ``audit(store, *, as_of, **options) -> Audit`` (options it does not take are not
-  passed), or ``None`` when memlab has no audit for the kind;
+* ``audit``: ``audit(store, *, as_of, **options) -> Audit``, or ``None`` when memlab has no
+  audit for the kind. An option that ``load`` or ``audit`` does not name as a parameter (a
+  ``**kwargs`` catch-all names none) is an :class:`~memlab.errors.UnknownOption` naming the
+  kind and the option, never silently dropped;
 * ``migrations``: target name -> planner ``plan(store, source_path, *, target, dest) -> Plan``
   (``dest`` is the destination folder, or None when planning without one), and
   ``default_target``, where ``memlab.migrate`` sends the store when no target is named;
 * ``find``: where the kind lives on a machine, ``find(search) -> rows`` for
   :func:`memlab.sources.discover.discover` (a row needs ``agent_id`` and ``path``; the other
-  inventory columns default to missing and ``kind`` to this kind).
+  inventory columns default to missing and ``kind`` to this kind);
+* ``review``: a :class:`Review`, how ``memlab.review`` and ``memlab apply`` treat the kind's
+  stores (its units, how a unit is removed or edited, how ticks are applied), or ``None``
+  when review does not cover the kind. Code outside this module asks these fields rather
+  than compare a store's kind with a kind's name (``tests/test_kind_literals.py`` lists the
+  few comparisons left);
+* ``verify``: which parity check ``memlab migrate --verify`` runs on a migrated copy of the
+  kind's stores: ``"elfmem"`` (blocks and ledger), ``"blocks"`` (Letta blocks, one file per
+  block), ``"server"`` (a Letta server's blocks with their history, per agent), ``"upgrade"``
+  (a memfs v1 repository moved to v2, history kept), or ``None`` (memlab cannot verify it);
+* ``capabilities``: what other code may rely on, by name: ``"elfmem_tables"`` (the store holds
+  an elfmem database's tables: the elfmem block and ledger migrations, the simulations and the
+  v2 doc's values apply), ``"json_file"`` (detected from JSON text, so a folder walk parses a
+  file before listing it), ``"agents"`` (the store's ``agents`` frame lists the agents its
+  blocks belong to: a Letta Agent File, not a bare blocks list);
+* ``reports``: the report kinds ``memlab report all`` renders for each of the kind's stores
+  (``("audit", "review")``); none, and a scheduled run only loads it;
+* ``headline``: the metrics a scheduled run's index charts and compares for the kind's stores
+  by default (the config's ``metrics:`` overrides them);
+* ``copy_of``: the migration target whose output is a store of this kind (a migrated copy
+  that loads as ``letta_memfs`` is a ``"letta"`` copy), which ``migrate --verify`` re-plans.
+
+:func:`by_kind` is a read-only mapping over one of these fields (kind name -> value, kinds
+that declare none left out), so a table keyed by kind is a view of the registry, not a copy.
 
 Functions may be given as ``"module:attribute"`` strings, resolved on first use, so
 ``import memlab`` imports no loader. Adding a kind is one module (its loader) plus one
@@ -29,10 +54,19 @@ Functions may be given as ``"module:attribute"`` strings, resolved on first use,
 
     register("toy", display="toy store", detect=lambda p: "ends in .toy" if
              p.path.suffix == ".toy" else None, load=load_toy, audit=audit_toy)
+
+Another distribution adds kinds through the ``memlab.kinds`` entry point group
+(:data:`ENTRY_POINT_GROUP`): each entry point names a function of no arguments that calls
+:func:`register`; memlab calls each once, on the first look-up. ``docs/examples/memlab-toy-kind``
+is a complete one::
+
+    [project.entry-points."memlab.kinds"]
+    toy = "memlab_toy:register"
 """
 
 from __future__ import annotations
 
+import collections.abc
 import importlib
 import os
 from dataclasses import dataclass, field
@@ -40,11 +74,12 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping
 
-from memlab.errors import MigrationError, SourceError, StoreNotFound, UnrecognizedStore, \
-    UnsupportedSchema
+from memlab.errors import MigrationError, SourceError, StoreNotFound, UnknownOption, \
+    UnrecognizedStore, UnsupportedSchema
 
-__all__ = ["Kind", "Evidence", "Probe", "Search", "register", "unregister", "get", "kinds",
-           "detect", "targets", "MEMFS_KINDS"]
+__all__ = ["by_kind", "Kind", "Review", "Evidence", "Probe", "Search", "register", "unregister", "get",
+           "lookup", "capable", "kinds",
+           "detect", "targets", "MEMFS_KINDS", "ENTRY_POINT_GROUP"]
 
 #: How many leading bytes of a file a detector sees (:attr:`Probe.head`).
 HEAD_BYTES = 64
@@ -121,6 +156,55 @@ class Search:
 
 
 @dataclass(frozen=True)
+class Review:
+    """How ``memlab.review`` and ``memlab apply`` treat a kind's stores: its review adapter,
+    given to :func:`register` as ``review=``. A kind without one is refused by review.
+
+    * ``units``: ``units(store) -> DataFrame``, the reviewable units (columns in
+      :mod:`memlab.reviews._units`);
+    * ``share_of``: what a unit's token share is a share of ("all blocks");
+    * ``removal``: how a unit leaves memory: ``"forget"`` (elfmem's API), ``"archive_block"``
+      (moved to the end of its archive file), ``"delete_file"``, or ``"none"`` (by hand);
+    * ``edit``: how a unit's text is replaced: ``"edit"`` (elfmem's API), ``"set_body"`` (the
+      file's body, frontmatter kept), or None (memlab cannot);
+    * ``apply``: how ``memlab apply`` makes the ticked changes: ``"script"`` (a script that
+      calls elfmem's API), ``"commit"`` (one commit to the store's git repository), or None
+      (the proposal is a checklist);
+    * ``dated``: units carry dates, so staleness can be measured; ``stale_basis`` says what
+      evidence of use was missing; ``prompt_files``: files in the prompt, and skills, are never
+      stale;
+    * ``drift``: where constitutional drift is looked for: ``"seeds"`` (elfmem's seed blocks),
+      ``"files"`` (the repository's history), or None;
+    * ``rules``: which memory rules are checked: ``"letta"`` (Letta Code's pre-commit hook),
+      ``"souveraine"``, ``"agent_limits"`` (block limits of an agent file), or None;
+    * ``describe_file``: a unit is named with the file holding it;
+    * ``recorded_contradictions``: the store records contradictions review should offer;
+    * ``remember``: a seed text can be learnt again (elfmem's ``remember``);
+    * ``project_folder``: the memory is a folder of a project's repository, so apply checks
+      only that folder for uncommitted changes.
+    """
+
+    units: Ref
+    share_of: str = "all blocks"
+    removal: str = "none"
+    edit: str | None = None
+    apply: str | None = None
+    dated: bool = True
+    stale_basis: str = "no commit touching it (memfs records no retrieval)"
+    prompt_files: bool = False
+    drift: str | None = None
+    rules: str | None = None
+    describe_file: bool = False
+    recorded_contradictions: bool = False
+    remember: bool = False
+    project_folder: bool = False
+
+    def units_of(self, store: Any) -> Any:
+        """The reviewable units of ``store``."""
+        return _resolve(self.units)(store)
+
+
+@dataclass(frozen=True)
 class Kind:
     """One store kind; see the module docstring for what each field means."""
 
@@ -134,23 +218,51 @@ class Kind:
     default_target: str | None = None
     find_ref: Ref | None = None
     priority: int = 0
+    review: Review | None = None
+    verify: str | None = None
+    capabilities: frozenset[str] = frozenset()
+    reports: tuple[str, ...] = ()
+    headline: tuple[str, ...] = ()
+    copy_of: str | None = None
 
     def load(self, source: str | Path, **kwargs: Any) -> Any:
-        """Load ``source`` (a path, or what this kind's ``locate`` claims) with its loader."""
-        return _resolve(self.load_ref)(source, **kwargs)
+        """Load ``source`` (a path, or what this kind's ``locate`` claims) with its loader; an
+        option the loader does not name is an :class:`~memlab.errors.UnknownOption`."""
+        fn = _resolve(self.load_ref)
+        self._check_options(fn, kwargs, "loading", source)
+        return fn(source, **kwargs)
+
+    def _check_options(self, fn: Callable[..., Any], options: Mapping[str, Any], what: str,
+                       where: Any, *, given: tuple[str, ...] = ()) -> None:
+        """Raise UnknownOption for any of ``options`` that ``fn`` does not name as a parameter
+        (after its first, the source or store). A ``**kwargs`` catch-all names nothing, so a
+        misspelt option is an error rather than silently dropped. ``given`` are the options
+        memlab itself always passes (an audit's ``as_of``), not listed in the hint."""
+        import inspect
+
+        named = [n for i, (n, p) in enumerate(inspect.signature(fn).parameters.items())
+                 if i > 0 and n not in given
+                 and p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
+        unknown = sorted(k for k in options if k not in named)
+        if unknown:
+            raise UnknownOption(f"{what} a store of kind {self.name!r} ({self.display}) takes no "
+                                + ", ".join(unknown) + " option",
+                                path=where if isinstance(where, Path) else None,
+                                hint="its options: " + ", ".join(named) if named
+                                else "it takes none")
 
     def audit(self, store: Any, *, as_of: Any = None, **options: Any) -> Any:
-        """Audit ``store`` with this kind's audit; options the audit does not take are dropped."""
+        """Audit ``store`` with this kind's audit; an option the audit does not name is an
+        :class:`~memlab.errors.UnknownOption` naming the kind and the option."""
         fn = _resolve(self.audit_ref)
         if fn is None:
             raise UnsupportedSchema(f"no audit for a store of kind {self.name!r}",
                                     path=getattr(store, "path", None),
                                     hint="memlab audits " + ", ".join(
                                         k.display for k in kinds() if k.audit_ref is not None))
-        import inspect
-
-        accepted = inspect.signature(fn).parameters
-        return fn(store, as_of=as_of, **{k: v for k, v in options.items() if k in accepted})
+        self._check_options(fn, options, "auditing", getattr(store, "path", None),
+                            given=("as_of",))
+        return fn(store, as_of=as_of, **options)
 
     def plan(self, store: Any, source: Path, target: str | None = None, *,
              dest: str | Path | None = None, **options: Any) -> Any:
@@ -185,10 +297,41 @@ class Kind:
 
 _REGISTRY: dict[str, Kind] = {}
 
+#: The entry point group through which another distribution adds store kinds.
+ENTRY_POINT_GROUP = "memlab.kinds"
+_plugins_loaded = False
+
+
+def _load_plugins() -> None:
+    """Call, once, every ``memlab.kinds`` entry point installed (in name order); each names a
+    function of no arguments that calls :func:`register`. Runs on the first look-up, so
+    ``import memlab`` imports no plugin."""
+    global _plugins_loaded
+    if _plugins_loaded:
+        return
+    _plugins_loaded = True
+    from importlib.metadata import entry_points
+
+    for ep in sorted(entry_points(group=ENTRY_POINT_GROUP), key=lambda e: (e.name, e.value)):
+        try:
+            ep.load()()
+        except Exception as exc:
+            from memlab.errors import MemlabError
+
+            if isinstance(exc, MemlabError):
+                raise
+            raise MemlabError(f"the store kind plugin {ep.name} = {ep.value} failed: "
+                              f"{type(exc).__name__}: {exc}",
+                              hint=f"fix or uninstall the distribution that declares it in "
+                                   f"the {ENTRY_POINT_GROUP!r} entry point group") from exc
+
 
 def register(name: str, *, display: str, load: Ref, detect: Callable[[Probe], str | None] | None
              = None, locate: Callable[[str], str | None] | None = None, audit: Ref | None = None, migrations: Mapping[str, Ref] | None = None,
              default_target: str | None = None, find: Ref | None = None, priority: int = 0,
+             review: Review | None = None, verify: str | None = None,
+             capabilities: Iterable[str] = (), reports: Iterable[str] = (),
+             headline: Iterable[str] = (), copy_of: str | None = None,
              replace: bool = False) -> Kind:
     """Add a store kind (see the module docstring); returns it. Re-registering a name needs
     ``replace=True``."""
@@ -198,7 +341,8 @@ def register(name: str, *, display: str, load: Ref, detect: Callable[[Probe], st
     if default_target is not None and default_target not in migrations:
         raise ValueError(f"default_target {default_target!r} is not one of {name}'s migrations")
     kind = Kind(name, display, load, detect, locate, audit, migrations,
-                default_target or next(iter(migrations), None), find, priority)
+                default_target or next(iter(migrations), None), find, priority, review, verify,
+                frozenset(capabilities), tuple(reports), tuple(headline), copy_of)
     _REGISTRY[name] = kind
     return kind
 
@@ -210,6 +354,7 @@ def unregister(name: str) -> None:
 
 def get(name: str) -> Kind:
     """The kind named ``name`` (a ``Store.kind``)."""
+    _load_plugins()
     try:
         return _REGISTRY[name]
     except KeyError:
@@ -217,14 +362,62 @@ def get(name: str) -> Kind:
                                 hint=f"memlab knows {', '.join(_REGISTRY)}") from None
 
 
+def lookup(name: str | None) -> Kind | None:
+    """The kind named ``name``, or None when no kind has that name (a proposal written for a
+    kind whose plugin is not installed)."""
+    _load_plugins()
+    return _REGISTRY.get(name) if isinstance(name, str) else None
+
+
+class _ByKind(collections.abc.Mapping):
+    """Kind name -> one field of each kind that declares it (see :func:`by_kind`)."""
+
+    def __init__(self, attr: str) -> None:
+        self._attr = attr
+
+    def __getitem__(self, name: str) -> Any:
+        kind = lookup(name)
+        value = getattr(kind, self._attr, None) if kind is not None else None
+        if not value:
+            raise KeyError(name)
+        return value
+
+    def __iter__(self):
+        _load_plugins()
+        return iter([n for n, k in _REGISTRY.items() if getattr(k, self._attr)])
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self)
+
+    def __repr__(self) -> str:
+        return f"by_kind({self._attr!r}): {dict(self)!r}"
+
+
+def by_kind(attr: str) -> Mapping[str, Any]:
+    """A live read-only mapping of kind name -> the kind's ``attr`` field (``"reports"``,
+    ``"headline"``, ``"copy_of"``), in registration order, leaving out kinds that declare
+    none; plugins' kinds included."""
+    if attr not in Kind.__dataclass_fields__:
+        raise ValueError(f"a kind has no field {attr!r}")
+    return _ByKind(attr)
+
+
+def capable(name: str | None, capability: str) -> bool:
+    """Whether the kind named ``name`` declares ``capability`` (False for a name no kind has)."""
+    kind = lookup(name)
+    return kind is not None and capability in kind.capabilities
+
+
 def kinds() -> list[Kind]:
     """Every registered kind, in the order detectors are tried (highest priority first)."""
+    _load_plugins()
     order = {name: i for i, name in enumerate(_REGISTRY)}
     return sorted(_REGISTRY.values(), key=lambda k: (-k.priority, order[k.name]))
 
 
 def targets() -> tuple[str, ...]:
     """Every migration target some kind supports, in first-registered order."""
+    _load_plugins()
     out: dict[str, None] = {}
     for kind in _REGISTRY.values():
         out.update(dict.fromkeys(kind.migrations))
@@ -347,32 +540,62 @@ def _letta_memfs(probe: Probe) -> str | None:
 _SRC, _AUD, _MIG, _DISC = "memlab.sources", "memlab.audits", "memlab.migrations", \
     "memlab.sources.discover"
 _TO_MEMFS = {"letta": f"{_MIG}:_plan_memfs", "souveraine": f"{_MIG}:_plan_memfs"}
+_UNITS = "memlab.reviews._units"
+_MEMFS_FILES = dict(units=f"{_UNITS}:memfs_file_units", share_of="all memory files",
+                    removal="delete_file", edit="set_body", apply="commit", prompt_files=True,
+                    drift="files")
+_AGENT_BLOCKS = Review(units=f"{_UNITS}:agent_units", dated=False, rules="agent_limits")
+
+#: The headline metrics a scheduled run's index charts and compares by default (names of the
+#: audit report's ``metrics.json``; ``review.<name>`` from the review report's).
+_AGENT_FILE_HEADLINE = ("max_prompt_tokens_est", "max_context_share", "max_over_limit_ratio",
+                        "n_blocks_over_limit", "n_problems", "review.choices")
+_MEMFS_HEADLINE = ("prompt_tokens", "max_limit_ratio", "findings", "hook_violations",
+                   "no_verify_commits", "over_limit_files", "problems", "review.choices")
 
 register("elfmem_db", display="elfmem database", detect=_sqlite, priority=-10,
          load=f"{_SRC}.elfmem_db:load_elfmem", audit=f"{_AUD}.elfmem:audit_elfmem",
          migrations={"substrate": f"{_MIG}._elfmem:plan_substrate", **_TO_MEMFS},
-         find=f"{_DISC}:find_elfmem_databases")
+         find=f"{_DISC}:find_elfmem_databases", verify="elfmem", capabilities={"elfmem_tables"},
+         reports=("audit", "review"),
+         headline=("input_per_corpus_token", "calls_per_surviving_block", "supersession_share",
+                   "min_block_recency", "role_slots_left", "constitutional_tagged_live",
+                   "blocks_active", "contradictions_unresolved", "review.choices"),
+         review=Review(units=f"{_UNITS}:elfmem_db_units", share_of="all live blocks",
+                       removal="forget", edit="edit", apply="script",
+                       stale_basis="no reinforcement, session or outcome", drift="seeds",
+                       recorded_contradictions=True, remember=True))
 register("letta_server", display="Letta server database", detect=_letta_sqlite,
          locate=_letta_dsn, load=f"{_SRC}.letta_server:load_letta_server",
          audit=f"{_AUD}.letta_server:audit_letta_server",
          find=f"{_SRC}.letta_server:find_letta_server",
-         migrations={"letta": f"{_MIG}._letta_server:plan_letta_server"})
+         migrations={"letta": f"{_MIG}._letta_server:plan_letta_server"}, verify="server")
 #: The kinds stored as markdown files in a git repo, loaded by :mod:`memlab.sources.memfs` and
 #: audited by :mod:`memlab.audits.memfs`; review edits them with a commit.
 MEMFS_KINDS = ("letta_memfs", "souveraine", "elfmem_substrate")
 register("elfmem_substrate", display="elfmem markdown substrate", detect=_substrate,
          priority=20, load=f"{_SRC}.memfs:load_memfs", audit=f"{_AUD}.memfs:audit_memfs",
-         find=f"{_DISC}:find_elfmem_substrates")
+         find=f"{_DISC}:find_elfmem_substrates",
+         review=Review(units=f"{_UNITS}:substrate_units", share_of="all notes and log blocks",
+                       removal="archive_block", apply="commit",
+                       stale_basis="no use/out/edit ledger event", drift="files",
+                       describe_file=True, project_folder=True),
+         reports=("memfs", "review"), headline=_MEMFS_HEADLINE, copy_of="substrate")
 register("souveraine", display="Souveraine agent dir", detect=_souveraine, priority=10,
          load=f"{_SRC}.memfs:load_memfs", audit=f"{_AUD}.memfs:audit_memfs",
-         find=f"{_DISC}:find_souveraine")
+         find=f"{_DISC}:find_souveraine", review=Review(**_MEMFS_FILES, rules="souveraine"),
+         reports=("memfs", "review"), headline=_MEMFS_HEADLINE, copy_of="souveraine")
 register("letta_memfs", display="Letta Code memfs repo", detect=_letta_memfs,
          load=f"{_SRC}.memfs:load_memfs", audit=f"{_AUD}.memfs:audit_memfs",
-         find=f"{_DISC}:find_letta_memfs",
+         find=f"{_DISC}:find_letta_memfs", review=Review(**_MEMFS_FILES, rules="letta"),
+         verify="upgrade", reports=("memfs", "review"), headline=_MEMFS_HEADLINE, copy_of="letta",
          migrations={"letta": f"{_MIG}._letta_upgrade:plan_upgrade"})  # memfs v1 -> v2
 register("agent_file", display="Letta Agent File", detect=_agent_file, priority=-10,
          load=f"{_SRC}.agent_file:load_agent_file", audit=f"{_AUD}.agent_file:audit_agent_file",
-         migrations=_TO_MEMFS)
+         migrations=_TO_MEMFS, review=_AGENT_BLOCKS, verify="blocks",
+         capabilities={"json_file", "agents"}, reports=("audit", "review"),
+         headline=_AGENT_FILE_HEADLINE)
 register("letta_blocks", display="Letta blocks JSON list", detect=_blocks_list, priority=-10,
          load=f"{_SRC}.agent_file:load_agent_file", audit=f"{_AUD}.agent_file:audit_agent_file",
-         migrations=_TO_MEMFS)
+         migrations=_TO_MEMFS, review=_AGENT_BLOCKS, verify="blocks",
+         capabilities={"json_file"}, reports=("audit", "review"), headline=_AGENT_FILE_HEADLINE)

@@ -1,8 +1,13 @@
 """Figures the notebooks and reports share: audit figures take an Audit (or its tables),
-``outcome_map`` and ``fitness_profile`` a simulation run, ``review_items`` a review Proposal.
+``outcome_map`` and ``fitness_profile`` a simulation run, ``review_items``, ``cluster_map`` and
+``similarity_histogram`` a review Proposal. This is memlab's one figure module: the notebooks
+and the report index draw through it, and no other module imports matplotlib
+(tests/test_usage_rules.py).
 
 Every function returns a :class:`matplotlib.figure.Figure` built without pyplot, so nothing
 opens a window, nothing needs a display, and figures are not kept alive by pyplot's registry.
+(``memfs_prompt_size`` and ``memfs_commits`` let pandas' plotting draw onto such a figure, as
+the notebook drew them before; pandas imports pyplot to do so, but the figure is not pyplot's.)
 Pass ``ax=`` to draw into an existing axes instead (the figure returned is then ``ax.figure``).
 Text from a store (a name, a reason, a file path) reaches a figure only through
 :func:`memlab._escape.plot_text`: matplotlib never reads it as mathtext.
@@ -28,7 +33,8 @@ from memlab.audits._base import Audit
 from memlab.errors import MemlabError
 
 __all__ = ["archival_causes", "recency_curves", "reinforcement_lorenz", "token_spend",
-           "memfs_sizes", "memfs_churn", "outcome_map", "fitness_profile", "review_items",
+           "memfs_sizes", "memfs_churn", "memfs_prompt_size", "memfs_commits", "outcome_map",
+           "fitness_profile", "review_items", "cluster_map", "similarity_histogram",
            "fleet_distributions", "trend_lines", "show"]
 
 _TIER_COLOURS = {"PERMANENT": "#1b4f72", "DURABLE": "#2e86c1", "STANDARD": "#f39c12",
@@ -48,6 +54,15 @@ def _axes(ax: Axes | None, size: tuple[float, float]) -> tuple[Figure, Axes]:
     if ax is not None:
         return ax.figure, ax
     fig = Figure(figsize=size, layout="constrained")
+    return fig, fig.add_subplot()
+
+
+def _plain_axes(ax: Axes | None, size: tuple[float, float]) -> tuple[Figure, Axes]:
+    """Like :func:`_axes` but with matplotlib's default subplot margins (no constrained
+    layout): the layout these figures had when the notebooks drew them with pyplot."""
+    if ax is not None:
+        return ax.figure, ax
+    fig = Figure(figsize=size)
     return fig, fig.add_subplot()
 
 
@@ -227,6 +242,38 @@ def memfs_churn(audit: Audit, *, top: int = 25, ax: Axes | None = None) -> Figur
     return fig
 
 
+def memfs_prompt_size(audit: Audit, *, ax: Axes | None = None) -> Figure:
+    """A memfs repository's system prompt size (characters) at each commit, as steps."""
+    history = audit["prompt_history"]
+    fig, ax = _plain_axes(ax, (10.0, 3.0))
+    if history.empty:
+        ax.text(0.5, 0.5, "no prompt history", ha="center", va="center", transform=ax.transAxes)
+        ax.set_axis_off()
+        return fig
+    history.plot(x="committed_at", y="prompt_chars", drawstyle="steps-post", legend=False,
+                 title="Prompt size (chars) over commits", ax=ax)
+    ax.set_xlabel("commit time")
+    return fig
+
+
+def memfs_commits(audit: Audit, *, ax: Axes | None = None) -> Figure:
+    """A memfs repository's commits per week, stacked by author kind."""
+    from memlab.audits.memfs import commits_by_kind
+
+    by_kind = commits_by_kind(audit)
+    fig, ax = _plain_axes(ax, (10.0, 3.5))
+    if by_kind.empty:
+        ax.text(0.5, 0.5, "no commits", ha="center", va="center", transform=ax.transAxes)
+        ax.set_axis_off()
+        return fig
+    # weeks as their start dates, one label per bar (left as dates, pandas' time-series axis
+    # put its own ticks under the bars, which relabelling then mislabelled)
+    weeks = pd.Index([d.strftime("%Y-%m-%d") for d in by_kind.index], name=by_kind.index.name)
+    by_kind.set_axis(weeks).plot.bar(stacked=True, title="Commits per week by author kind", ax=ax)
+    ax.set_xticks(range(len(weeks)), weeks, rotation=45, ha="right")
+    return fig
+
+
 #: verdict -> colour, shared by the simulation figures (a fitness level maps onto the same).
 VERDICT_COLOURS = {"pass": "#27ae60", "partial": "#f39c12", "fail": "#c0392b",
                    "green": "#27ae60", "amber": "#f39c12", "red": "#c0392b"}
@@ -369,6 +416,71 @@ def review_items(proposal: Any, *, ax: Axes | None = None) -> Figure:
     ax.set_xlabel("decisions to make")
     ax.set_title(f"Review: {len(rows)} decision(s) by kind and impact", fontsize=10)
     ax.legend(fontsize=8, loc="lower right")
+    return fig
+
+
+def cluster_map(proposal: Any, *, ax: Axes | None = None, label_clusters: bool = True) -> Figure:
+    """Scatter of every unit of a review (:func:`memlab.reviews.views.projection`, PCA of the
+    embeddings); duplicate clusters coloured and joined, survivors as stars, protected units
+    ringed, stale candidates crossed."""
+    from matplotlib import colormaps
+
+    from memlab.reviews.views import projection
+
+    df = projection(proposal)
+    fig, ax = _plain_axes(ax, (9.0, 6.0))
+    ax.scatter(df["x"], df["y"], s=18, c="#c8c8c8", label="unit", zorder=1)
+    prot = df[df["protected"]]
+    ax.scatter(prot["x"], prot["y"], s=70, facecolors="none", edgecolors="#1f77b4",
+               label="protected (pinned / constitutional / read-only)", zorder=2)
+    cmap = colormaps["tab10"]
+    pos = df.set_index("uid")
+    for n, c in enumerate(proposal.clusters):
+        colour = cmap(n % 10)
+        members = pos.loc[[m for m in c["members"] if m in pos.index]]
+        for p in c["pairs"]:
+            if p["a"] in pos.index and p["b"] in pos.index:
+                ax.plot([pos.at[p["a"], "x"], pos.at[p["b"], "x"]],
+                        [pos.at[p["a"], "y"], pos.at[p["b"], "y"]], color=colour, lw=1, zorder=3)
+        ax.scatter(members["x"], members["y"], s=40, color=colour, zorder=4)
+        s = c["survivor"]
+        if s in pos.index:
+            ax.scatter([pos.at[s, "x"]], [pos.at[s, "y"]], s=220, marker="*", color=colour,
+                       edgecolors="black", zorder=5)
+            if label_clusters:
+                ax.annotate(plot_text(str(c["survivor_title"])[:28]),
+                            (pos.at[s, "x"], pos.at[s, "y"]), textcoords="offset points",
+                            xytext=(6, 6), fontsize=8)
+    stale = df[df["proposed"] == "stale"]
+    ax.scatter(stale["x"], stale["y"], s=30, marker="x", color="#d62728", label="stale candidate",
+               zorder=4)
+    ax.scatter([], [], s=160, marker="*", color="grey", edgecolors="black", label="cluster survivor")
+    ax.set_title(f"{plot_text(proposal.store.get('name'))}: {len(df)} units, "
+                 f"{len(proposal.clusters)} duplicate clusters (PCA of embeddings)")
+    ax.set_xlabel("PC 1")
+    ax.set_ylabel("PC 2")
+    ax.legend(loc="best", fontsize=8)
+    return fig
+
+
+def similarity_histogram(proposal: Any, *, ax: Axes | None = None, bins: int = 60) -> Figure:
+    """A review's pairwise cosine similarities (all pairs, or a sample on big stores), log
+    counts, with the near-duplicate and contradiction thresholds."""
+    sims = proposal.similarities if proposal.similarities is not None else np.zeros(0)
+    fig, ax = _plain_axes(ax, (9.0, 4.0))
+    ax.hist(sims, bins=bins, range=(-0.2, 1.0), color="#7f7f7f")
+    ax.set_yscale("log")
+    near = proposal.thresholds.get("near_duplicate")
+    low = proposal.thresholds.get("contradiction_min")
+    if near is not None:
+        above = int((sims >= near).sum())
+        ax.axvline(near, color="#d62728", lw=2, label=f"near_duplicate {near:.2f} ({above} pairs above)")
+    if low is not None:
+        ax.axvline(low, color="#ff7f0e", lw=1, ls="--", label=f"contradiction_min {low:.2f}")
+    ax.set_xlabel("cosine similarity between two units")
+    ax.set_ylabel("pairs (log)")
+    ax.set_title(f"{len(sims):,} pairs")
+    ax.legend(fontsize=8)
     return fig
 
 

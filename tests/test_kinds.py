@@ -114,3 +114,83 @@ def test_a_letta_server_sqlite_goes_before_elfmem_and_a_dsn_touches_no_file(data
     assert (ev.kind, ev.reason) == ("letta_server", "SQLite with a Letta server's tables")
     ev = kinds.detect(" postgresql://memlab_ro@localhost:5432/letta")
     assert (ev.kind, ev.source) == ("letta_server", "postgresql://memlab_ro@localhost:5432/letta")
+
+
+# --- options: one a kind's load or audit does not take is an error naming the kind ----------
+
+
+def test_a_misspelt_audit_option_names_the_kind_and_the_option(data_dir):
+    from memlab.errors import UnknownOption
+
+    af = data_dir / "samples/letta-af/customer_service.af"
+    with pytest.raises(UnknownOption) as info:
+        memlab.audit(af, seconds_per_call=7.0)  # an elfmem database's option, not an .af's
+    assert str(info.value) == (f"{af}: auditing a store of kind 'agent_file' (Letta Agent File) "
+                               "takes no seconds_per_call option (it takes none)")
+    store = memlab.load(data_dir / "demo/elfmem-demo.db")
+    with pytest.raises(UnknownOption, match="kind 'elfmem_db'.* takes no seconds_per_cal "
+                                            r"option \(its options: seconds_per_call\)"):
+        kinds.get("elfmem_db").audit(store, as_of="2026-08-04", seconds_per_cal=7.0)
+    # the option spelt right still reaches the audit
+    assert memlab.audit(store, as_of="2026-08-04",
+                        seconds_per_call=7.0).headline["seconds_per_call"] == 7.0
+
+
+def test_a_misspelt_load_option_names_the_kind_and_the_option(data_dir):
+    from memlab.errors import InvalidArgument, UnknownOption
+
+    db = data_dir / "demo/elfmem-demo.db"
+    with pytest.raises(UnknownOption) as info:
+        memlab.load(db, embedding=True)
+    assert isinstance(info.value, InvalidArgument)
+    assert str(info.value) == (f"{db}: loading a store of kind 'elfmem_db' (elfmem database) "
+                               "takes no embedding option (its options: embeddings)")
+
+
+def test_the_cli_refuses_an_option_the_kind_does_not_take_in_one_line(data_dir, capsys):
+    from memlab.cli import main
+
+    af = data_dir / "samples/letta-af/customer_service.af"
+    assert main(["audit", str(af), "--seconds-per-call", "7"]) == 2
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1 and "Traceback" not in err
+    assert "takes no seconds_per_call option" in err
+    # without the option the same file audits as before
+    assert main(["audit", str(af)]) == 0
+
+
+def test_what_a_scheduled_run_does_with_a_kind_is_declared_on_the_kind(tmp_path):
+    """`memlab report all` renders each store's reports and charts its headline metrics from
+    the kind's own ``reports`` and ``headline``: a kind registered with them is scheduled and
+    its metrics are configurable; the same kind without them is neither."""
+    from memlab.errors import ReportError
+    from memlab.report._runs import HEADLINE_METRICS, headline_metrics
+    from memlab.report.schedule import REPORTS_BY_KIND, load_config
+
+    config = tmp_path / "c.yaml"
+    (tmp_path / "a.toy").write_text("TOY\n", encoding="utf-8")
+    config.write_text("metrics:\n  toy: [blocks]\nstores:\n  a: a.toy\n", encoding="utf-8")
+    assert "toy" not in REPORTS_BY_KIND and "toy" not in HEADLINE_METRICS
+    with pytest.raises(ReportError, match="must map a store kind"):
+        load_config(config)
+    kinds.register("toy", display="toy store", load=_load_toy, audit=_audit_toy,
+                   reports=("audit",), headline=("blocks", "problems"))
+    try:
+        assert REPORTS_BY_KIND["toy"] == ("audit",)
+        assert HEADLINE_METRICS["toy"] == ("blocks", "problems")
+        assert headline_metrics("toy") == ["blocks", "problems"]
+        assert load_config(config)["metrics"] == {"toy": ["blocks"]}
+        # the built-in kinds keep theirs, in registration order
+        assert REPORTS_BY_KIND["letta_memfs"] == ("memfs", "review")
+        assert "letta_server" not in REPORTS_BY_KIND  # loaded by a run, no report of its own
+    finally:
+        kinds.unregister("toy")
+    assert "toy" not in HEADLINE_METRICS
+
+
+def test_a_migrated_copy_names_the_target_it_came_from():
+    assert dict(kinds.by_kind("copy_of")) == {"elfmem_substrate": "substrate",
+                                              "souveraine": "souveraine", "letta_memfs": "letta"}
+    assert set(kinds.by_kind("copy_of").values()) <= set(kinds.targets())
+    with pytest.raises(ValueError, match="no field"):
+        kinds.by_kind("colour")

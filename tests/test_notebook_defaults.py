@@ -117,3 +117,30 @@ def test_papermill_cwd_elsewhere_still_finds_the_defaults(tmp_path):
     metrics = json.loads((tmp_path / "reports" / "audit" / "metrics.json").read_text())
     assert metrics["elfmem-demo.db"]["llm_calls"] == 2903
     assert list(elsewhere.iterdir()) == []  # nothing written in the kernel's directory
+
+
+def test_the_cli_and_the_notebooks_share_one_default_output_folder(tmp_path, monkeypatch):
+    """`memlab report KIND` without --out writes where a notebook run without output_dir does:
+    both ask memlab.report.reports_root() ($MEMLAB_REPORTS_DIR, else the checkout's reports/)."""
+    import memlab.report as report_module
+    from memlab.cli import main
+    from memlab.report import ExecutedReport, reports_root
+
+    used = []
+
+    def fake_execute(kind, params, out_dir, **_):
+        used.append(Path(out_dir).resolve())
+        return ExecutedReport(kind, Path(out_dir) / "x.ipynb", Path(out_dir) / "x.html", {})
+
+    monkeypatch.setattr(report_module, "execute_notebook", fake_execute)
+    monkeypatch.chdir(tmp_path)
+    demo = str(REPO / "data" / "demo" / "elfmem-demo.db")
+    monkeypatch.setenv("MEMLAB_REPORTS_DIR", str(tmp_path / "elsewhere"))
+    assert main(["-q", "report", "audit", demo]) == 0
+    assert used[-1] == Path(output_folder(None, "audit")) == tmp_path / "elsewhere" / "audit"
+    monkeypatch.delenv("MEMLAB_REPORTS_DIR")
+    assert main(["-q", "report", "review", demo]) == 0
+    assert used[-1] == Path(output_folder(None, "review")) == REPO / "reports" / "review"
+    assert reports_root() == REPO / "reports"
+    assert main(["-q", "report", "review", demo, "--out", "mine"]) == 0
+    assert used[-1] == tmp_path / "mine"  # a named folder is the user's, relative to the cwd

@@ -1,4 +1,5 @@
-"""The simulation heat map, fitness profile and review chart show what the run and proposal say."""
+"""The simulation heat map, fitness profile, review chart and memfs commit charts show what the
+run, proposal and repository say."""
 
 from __future__ import annotations
 
@@ -95,3 +96,30 @@ def test_review_chart_counts_decisions_per_kind():
     assert widths == rows["section"].value_counts().astype(float).to_dict()
     assert sum(widths.values()) == len(rows) > 0
     assert ax.get_title().startswith(f"Review: {len(rows)} decision(s)")
+
+
+def test_memfs_commit_chart_labels_each_bar_with_its_own_week(tmp_path):
+    """Each week's bar stands over that week's start date (pandas' time-series axis once put
+    its own ticks there, and relabelling them named the first bar 2026-04-13)."""
+    import numpy as np
+
+    import memlab
+    from memlab.audits.memfs import audit_memfs, commits_by_kind
+    from memlab.sources.memfs import unpack_bundle
+
+    repo = unpack_bundle(DATA / "samples/memfs/deep-research-memfs.bundle", tmp_path / "repo")
+    audit = audit_memfs(memlab.load_memfs(repo), as_of="2026-08-04")
+    weeks = commits_by_kind(audit)
+    ax = plots.memfs_commits(audit).axes[0]
+    labels = [t.get_text() for t in ax.get_xticklabels()]
+    assert labels == [d.strftime("%Y-%m-%d") for d in weeks.index]
+    assert labels[:2] == ["2026-04-06", "2026-04-13"]
+    totals: dict[int, float] = {}
+    for bar in ax.patches:  # stacked: the heights over one tick add up to that week's commits
+        totals[round(bar.get_x() + bar.get_width() / 2)] = \
+            totals.get(round(bar.get_x() + bar.get_width() / 2), 0) + bar.get_height()
+    assert list(ax.get_xticks()) == sorted(totals)
+    assert [totals[int(x)] for x in ax.get_xticks()] == weeks.sum(axis=1).astype(float).tolist()
+    line = plots.memfs_prompt_size(audit).axes[0].get_lines()[0]
+    assert np.array_equal(np.asarray(line.get_ydata(), dtype=float),
+                          audit["prompt_history"]["prompt_chars"].to_numpy(dtype=float))

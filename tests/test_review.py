@@ -465,9 +465,7 @@ def test_substrate_archives_a_duplicate_and_refuses_a_pinned_block(tmp_path, emb
 
 # ---- notebook views --------------------------------------------------------------------------
 def test_views_place_duplicates_together_and_browse_writes_ticks(embedder, tmp_path):
-    import matplotlib
-
-    matplotlib.use("Agg")
+    from memlab import plots
     from memlab.reviews import views
 
     proposal = review(memlab.load(SCHEMA9), as_of="2026-11-30", embedder=embedder)
@@ -478,11 +476,13 @@ def test_views_place_duplicates_together_and_browse_writes_ticks(embedder, tmp_p
         a, b = c["members"][:2]
         assert float(((xy.loc[a, ["x", "y"]] - xy.loc[b, ["x", "y"]]) ** 2).sum() ** 0.5) < spread
     assert views.projection(proposal).equals(views.projection(proposal))  # deterministic
-    ax = views.plot_similarity_histogram(proposal)
+    ax = plots.similarity_histogram(proposal).axes[0]
     n = len(proposal.units)
     assert len(proposal.similarities) == n * (n - 1) // 2
     assert any("near_duplicate 0.90" in t.get_text() for t in ax.get_legend().get_texts())
-    views.plot_cluster_map(proposal)
+    drawn = plots.cluster_map(proposal).axes[0]
+    stars = [c for c in drawn.collections if len(c.get_offsets()) == 1 and c.get_sizes()[0] == 220]
+    assert len(stars) == len(proposal.clusters)  # one star per cluster survivor
     table = views.cluster_table(proposal)
     assert table["survivor"].sum() == len(proposal.clusters)
     m = views.metrics(proposal)

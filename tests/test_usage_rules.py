@@ -29,7 +29,7 @@ OWN_JSON_READS = {
     "lake/_sample.py": "the bundled sample fleet's usage rows and agent files (made by scripts/)",
     "lake/_layout.py": "the lake's own _manifests/*.json, and the pandas and memlab dtype "
                        "records in the schema metadata of the lake's Parquet files",
-    "migrations/_verify.py": "the side file memlab migrate wrote beside the migrated repo",
+    "migrations/_verify_letta.py": "the side file memlab migrate wrote beside the migrated repo",
     "report/_runs.py": "runs.json written by report all",
     "report/__init__.py": "metrics.json written by memlab's own notebooks",
     "report/schedule.py": "runs.json written by report all",
@@ -357,3 +357,68 @@ def test_threshold_literals_are_the_constants_names():
 ])
 def test_the_threshold_rule_sees_its_meaning_not_just_its_number(source, hits):
     assert set(_threshold_literals(ast.parse(source))) == hits
+
+
+# ---- figures: only memlab.plots draws them (issue 25, item 7) ----------------------------------
+
+NOTEBOOKS = PACKAGE.parent / "notebooks"
+
+
+def _matplotlib_imports(tree: ast.AST) -> list[int]:
+    """Lines importing matplotlib (any submodule, any spelling)."""
+    return [n.lineno for n in ast.walk(tree)
+            if (isinstance(n, ast.Import) and any(a.name.split(".")[0] == "matplotlib"
+                                                  for a in n.names))
+            or (isinstance(n, ast.ImportFrom) and (n.module or "").split(".")[0] == "matplotlib")]
+
+
+def _pandas_plot_calls(tree: ast.AST) -> list[int]:
+    """Lines calling pandas' plotting (``df.plot(...)``, ``df.plot.bar(...)``) or drawing on
+    an axes (``ax.plot(...)``): any ``.plot`` call or call on a ``.plot`` attribute."""
+    return [n.lineno for n in ast.walk(tree) if isinstance(n, ast.Call)
+            and isinstance(f := n.func, ast.Attribute)
+            and (f.attr == "plot"
+                 or (isinstance(f.value, ast.Attribute) and f.value.attr == "plot"))]
+
+
+def test_only_the_figure_module_imports_matplotlib_or_plots():
+    found = {rel: lines for rel, tree in _modules()
+             if rel != "plots.py"
+             and (lines := _matplotlib_imports(tree) + _pandas_plot_calls(tree))}
+    assert found == {}
+    # the rule is not empty: plots.py is where matplotlib is
+    assert _matplotlib_imports(ast.parse((PACKAGE / "plots.py").read_text(encoding="utf-8")))
+
+
+@pytest.mark.parametrize("source, lines", [
+    ("import matplotlib\n", 1),
+    ("import matplotlib.pyplot as plt\n", 1),
+    ("from matplotlib import pyplot\n", 1),
+    ("from matplotlib.figure import Figure\n", 1),
+    ("import numpy, matplotlib.colors\n", 1),
+    ("df.plot(x='a')\n", 1),
+    ("df.plot.bar(stacked=True)\n", 1),
+    ("from memlab import plots\nplots.show(plots.cluster_map(p))\n", 0),
+    ("import matplotlib_inline\n", 0),
+])
+def test_the_figure_rule_sees_every_spelling(source, lines):
+    tree = ast.parse(source)
+    assert len(_matplotlib_imports(tree) + _pandas_plot_calls(tree)) == lines
+
+
+def _notebook_code(path: Path) -> str:
+    import json
+
+    cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
+    return "\n".join("".join(c["source"]) for c in cells if c["cell_type"] == "code")
+
+
+def test_notebooks_draw_only_through_memlab_plots():
+    drawing = re.compile(r"%matplotlib|\bmatplotlib\b|\bplt\.|\.plot\(|\.plot\.\w+\(|savefig")
+    found = {p.name: drawing.findall(code) for p in sorted(NOTEBOOKS.glob("*.ipynb"))
+             if drawing.search(code := _notebook_code(p))}
+    assert found == {}
+    # and every notebook that shows a figure shows it with plots.show(plots.<figure>(...))
+    shown = {p.name for p in NOTEBOOKS.glob("*.ipynb") if "plots.show(plots." in _notebook_code(p)}
+    assert shown >= {"01-audit.ipynb", "02-memfs-audit.ipynb", "04-simulation.ipynb",
+                     "05-review.ipynb", "06-fleet.ipynb"}, shown

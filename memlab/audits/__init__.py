@@ -20,7 +20,6 @@ import pandas as pd
 
 from memlab.audits._base import Audit
 from memlab import kinds
-from memlab.constants import SECONDS_PER_CALL
 from memlab.store import Store
 
 __all__ = ["audit", "compare", "Audit"]
@@ -35,11 +34,13 @@ def _as_store(store_or_path: Store | str | Path) -> Store:
 
 
 def audit(store_or_path: Store | str | Path, *, as_of: Any = None,
-          seconds_per_call: float = SECONDS_PER_CALL) -> Audit:
+          seconds_per_call: float | None = None) -> Audit:
     """Audit one store (or the store at a path) with the audit for its kind.
 
     ``as_of`` is the date staleness is measured against (default: now, UTC);
-    ``seconds_per_call`` only matters for elfmem databases (LLM latency behind GPU-hours).
+    ``seconds_per_call`` is the LLM latency behind an elfmem database's GPU-hours (default
+    :data:`memlab.constants.SECONDS_PER_CALL`); given for a kind whose audit does not take it, it is an
+    :class:`~memlab.errors.UnknownOption`.
 
     Example::
 
@@ -47,7 +48,8 @@ def audit(store_or_path: Store | str | Path, *, as_of: Any = None,
         print(a.summary())
     """
     store = _as_store(store_or_path)
-    return kinds.get(store.kind).audit(store, as_of=as_of, seconds_per_call=seconds_per_call)
+    options = {} if seconds_per_call is None else {"seconds_per_call": seconds_per_call}
+    return kinds.get(store.kind).audit(store, as_of=as_of, **options)
 
 
 def compare(stores_or_paths: Iterable[Store | str | Path], *, as_of: Any = None) -> pd.DataFrame:

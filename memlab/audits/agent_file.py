@@ -6,6 +6,7 @@ from typing import Any
 
 import pandas as pd
 
+from memlab import kinds
 from memlab._escape import terminal_lines
 from memlab.audits._base import Audit, json_safe
 from memlab.constants import CHARS_PER_TOKEN
@@ -28,12 +29,14 @@ def audit_agent_file(store: Store, **_: Any) -> Audit:
     ``prompt_chars`` (per agent: system prompt plus attached block values, as characters and
     chars/4 tokens, against the context window), ``read_only_blocks``, ``orphan_blocks``
     (in the file but attached to no agent), ``domains`` (blocks per first label segment) and
-    ``problems``. Extra keyword arguments (``as_of``, ``seconds_per_call``) do not apply here.
+    ``problems``. ``as_of`` is taken and not used (nothing here ages); through
+    :func:`memlab.audit` any other option, ``seconds_per_call`` included, is an
+    :class:`~memlab.errors.UnknownOption`.
     """
     blocks = store.blocks
     pairs = store.block_agents
     agents = store.agents
-    has_agents = store.kind != "letta_blocks"
+    has_agents = kinds.capable(store.kind, "agents")
 
     over = blocks[blocks["over_limit"].fillna(False).astype(bool)].copy()
     over["excess"] = (over["chars"] - over["limit"]).astype("Int64")

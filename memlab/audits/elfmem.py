@@ -43,6 +43,7 @@ from typing import Any
 
 import pandas as pd
 
+from memlab import kinds
 from memlab.audits._base import Audit, json_safe
 from memlab.audits._elfmem_constitution import constitution_section
 from memlab.audits._elfmem_context import Context
@@ -71,7 +72,7 @@ def audit_elfmem(store: Store, *, as_of: Any = None, seconds_per_call: float = S
         print(a.summary())
         a["archive_reasons"]
     """
-    if store.kind != "elfmem_db":
+    if not kinds.capable(store.kind, "elfmem_tables"):
         raise UnsupportedSchema(f"audit_elfmem needs an elfmem database, got a {store.kind!r} "
                                 "store", path=store.path,
                                 hint="use memlab.audits.audit(), which picks the right audit")

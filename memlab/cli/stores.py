@@ -82,7 +82,7 @@ def _inspect(store, args: argparse.Namespace, shown: str) -> int:
          "memlab audit data/demo/elfmem-demo.db --as-of 2026-08-04")
 @argument("paths", nargs="+", metavar="PATH", help="one or more stores")
 @shared("as_of")
-@argument("--seconds-per-call", type=float, default=C.SECONDS_PER_CALL,
+@argument("--seconds-per-call", type=float, default=None,
           help=f"LLM latency for the GPU-hours estimate (default {C.SECONDS_PER_CALL:g}, "
                "the doc's figure)")
 @shared("json")

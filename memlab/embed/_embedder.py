@@ -158,7 +158,7 @@ def _encode_with(model: Any, texts: Sequence[str]) -> np.ndarray:
     """Unit-length float32 rows from a SentenceTransformer of any precision."""
     vecs = model.encode(list(texts), batch_size=BATCH_SIZE, convert_to_tensor=True,
                         show_progress_bar=False, normalize_embeddings=False)
-    return _normalise(vecs.float().cpu().numpy())
+    return unit_rows(vecs.float().cpu().numpy())
 
 
 @dataclass
@@ -452,7 +452,8 @@ class Embedder:
         return fresh
 
 
-def _normalise(vectors: np.ndarray) -> np.ndarray:
+def unit_rows(vectors: np.ndarray) -> np.ndarray:
+    """Each row scaled to unit length (float32); an all-zero row stays zero."""
     norms = np.linalg.norm(vectors, axis=1, keepdims=True)
     norms[norms == 0] = 1.0  # an all-zero vector stays zero rather than becoming NaN
     return (vectors / norms).astype(np.float32, copy=False)
@@ -480,7 +481,7 @@ def cosine(a: Any, b: Any) -> Any:
     b2 = np.atleast_2d(b)
     if a2.shape[-1] != b2.shape[-1]:
         raise ValueError(f"cosine: dimensions differ ({a2.shape[-1]} vs {b2.shape[-1]})")
-    sims = _normalise(a2) @ _normalise(b2).T
+    sims = unit_rows(a2) @ unit_rows(b2).T
     if a.ndim == 1 and b.ndim == 1:
         return float(sims[0, 0])
     if a.ndim == 1:

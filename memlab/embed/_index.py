@@ -31,7 +31,7 @@ import numpy as np
 import pandas as pd
 
 from memlab.constants import NEIGHBOR_APPROX_FROM, NEIGHBOR_MIN_RECALL, NEIGHBOR_NUMPY_BELOW
-from memlab.embed._embedder import _normalise
+from memlab.embed._embedder import unit_rows
 from memlab.errors import require
 
 _KINDS = ("numpy", "flat", "ivf", "hnsw")
@@ -52,7 +52,7 @@ def _as_unit_matrix(vectors: Any) -> np.ndarray:
     x = np.ascontiguousarray(np.asarray(vectors, dtype=np.float32))
     if x.ndim != 2:
         raise ValueError(f"expected an (n, d) matrix of vectors, got shape {x.shape}")
-    return np.ascontiguousarray(_normalise(x), dtype=np.float32)
+    return np.ascontiguousarray(unit_rows(x), dtype=np.float32)
 
 
 class NeighborIndex:

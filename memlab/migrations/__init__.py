@@ -39,11 +39,10 @@ from typing import Any
 
 import pandas as pd
 
-from memlab import kinds
-from memlab._escape import terminal_line, terminal_lines
-from memlab.constants import MAX_VALUE_BYTES
+from memlab._escape import terminal_lines
 from memlab.errors import MemlabError, MigrationError, OutputExists, ParityError, UnsafePath
 from memlab.migrations._plan import Plan
+from memlab.migrations._planning import check_target, natural_target, plan_migration
 from memlab.store import Store
 
 __all__ = ["migrate", "verify", "plan_migration", "natural_target", "MigrationResult", "Plan",
@@ -189,61 +188,6 @@ def _resolve(src: str | Path, dest: str | Path) -> tuple[Path, Path]:
     return s, d
 
 
-def _check_target(to: str | None) -> None:
-    if to is not None and to not in kinds.targets():
-        raise MigrationError(f"unknown target {to!r}", hint=f"use one of {', '.join(kinds.targets())}")
-
-
-def natural_target(store: Store) -> str | None:
-    """Where a store goes when no target is named (its kind's ``default_target`` in
-    :mod:`memlab.kinds`): elfmem databases to elfmem's own markdown substrate, Letta blocks to
-    Letta Code memfs; None for a kind memlab does not migrate."""
-    return kinds.get(store.kind).default_target
-
-
-def plan_migration(src: str | Path, *, to: str | None = None, store: Store | None = None,
-                   dest: str | Path | None = None, agent: str | list[str] | None = None,
-                   layout: str | None = None) -> Plan:
-    """Decide the whole migration (files, commits, flags) without writing anything.
-
-    ``to=None`` picks :func:`natural_target` for the source. Letta and Souveraine commits are
-    dated now, or at the date of memlab's earlier migration of the same source into ``dest``.
-    ``layout`` is a Letta target's memfs layout: ``"v2"`` (the default, what Letta Code 0.34.12
-    creates) or ``"v1"`` (the ``system/`` layout, memlab's output before v2).
-    """
-    from memlab.sources import load
-
-    from memlab.sources.letta_server import is_dsn
-
-    _check_target(to)
-    path = Path(src).expanduser().resolve() if not is_dsn(src) else None
-    store = store if store is not None else load(path or src)
-    _refuse_unread(store)
-    # --agent reaches only planners that take ``agents`` (a Letta server's); Kind.plan says so.
-    options: dict = {} if agent is None else {"agents": agent}
-    if layout is not None:
-        from memlab.migrations._letta_v2 import check_layout
-
-        check_layout(layout, to or kinds.get(store.kind).default_target or "")
-        options["layout"] = layout
-    return kinds.get(store.kind).plan(store, path or store.path, to, dest=dest, **options)
-
-
-def _refuse_unread(store: Store) -> None:
-    """A value past memlab's cap was not read (an ``oversized`` problem row): a migration would
-    write it empty, so memlab does not plan one."""
-    unread = store.meta.get("oversized_values") or []
-    if unread:
-        first = unread[0]
-        what = first.get("where") or f"{first.get('table')}.value of id {first.get('id')!r}"
-        raise MigrationError(f"{len(unread)} value(s) past memlab's {MAX_VALUE_BYTES:,}-byte cap "
-                             f"were not read ({terminal_line(what)}: {first['bytes']:,} bytes); "
-                             "memlab will not migrate a value it has not read",
-                             path=None if isinstance(store.path, str) else store.path,
-                             hint="shorten the value at its source (a block that large is no "
-                                  "core memory) and migrate again")
-
-
 def _plan_memfs(store: Store, source: Path, *, target: str, dest: str | Path | None = None,
                 layout: str | None = None) -> Plan:
     """The Letta/Souveraine planner as :mod:`memlab.kinds` calls it: commits dated at memlab's
@@ -327,7 +271,7 @@ def migrate(src: str | Path, dest: str | Path, *, to: str | None = None, plan: b
 
     s, d = _resolve(src, dest)
     name = _branch_name(branch or DEFAULT_BRANCH)
-    _check_target(to)  # before loading the source: a typo costs no load
+    check_target(to)  # before loading the source: a typo costs no load
     # A step bar (closed on return; on an error it closes as it is dropped).
     steps = bar(total=3 if plan else 4, desc="migrating", unit="step")
     steps.set_postfix_str("loading the source")

@@ -61,6 +61,7 @@ from typing import Any
 import pandas as pd
 import yaml
 
+from memlab import kinds
 from memlab._escape import commit_line
 from memlab.errors import MigrationError
 from memlab.formats import _json
@@ -534,7 +535,9 @@ def plan_memfs(store: Store, source: Path, *, target: str, when: pd.Timestamp | 
     flags: list[dict] = []
     moved: list[dict] = []
     source_sha = file_sha(source) if source.is_file() else ""
-    if store.kind == "elfmem_db":
+    # an elfmem database's blocks and ledger, or Letta blocks (an agent file, a blocks list)
+    from_elfmem = "elfmem_tables" in kinds.get(store.kind).capabilities
+    if from_elfmem:
         specs = [elfmem_repo(store, flags, moved, layout)]
         source_ts = _elfmem.source_time(store)
     else:
@@ -547,7 +550,7 @@ def plan_memfs(store: Store, source: Path, *, target: str, when: pd.Timestamp | 
         pd.Timestamp(source_ts).floor("s"))
     trailers = _trailers(source, source_sha, source_created)
     times = {"migrated_at": when, "source_created_at": source_created}
-    if store.kind == "elfmem_db":
+    if from_elfmem:
         led = _elfmem.ledger_events(store, when)
         flags.extend(led.flags)
     repos: list[PlannedRepo] = []
@@ -588,7 +591,7 @@ def plan_memfs(store: Store, source: Path, *, target: str, when: pd.Timestamp | 
         commits.append(PlannedCommit(
             "chore(memlab): keep what memory files cannot hold\n\n"
             + ("Block ids, metadata, template fields and original labels/descriptions."
-               if store.kind != "elfmem_db" else
+               if not from_elfmem else
                "The elfmem ledger: reinforcement, clock, edges, outcomes, amendments, "
                "contradictions.") + trailers, tuple(sorted(side.items()))))
         if layout == "v2":
@@ -599,7 +602,7 @@ def plan_memfs(store: Store, source: Path, *, target: str, when: pd.Timestamp | 
                              ".memfs.config.json." + trailers,
                 protect_message=_letta_v2.protect_message(source.name, trailers))
         repos.append(PlannedRepo(spec.subdir, tuple(commits), title=spec.title))
-        if store.kind != "elfmem_db":
+        if not from_elfmem:
             for f in spec.files:
                 moved.append({"kind": "block", "item": f.item, "label": f.label,
                               "repo": spec.subdir, "path": f.path,
@@ -611,7 +614,7 @@ def plan_memfs(store: Store, source: Path, *, target: str, when: pd.Timestamp | 
                       "path": SIDE_FILE, "section": ".memlab", "chars": None,
                       "note": "fields frontmatter cannot hold"})
     notes = []
-    if store.kind != "elfmem_db":
+    if not from_elfmem:
         agents = _agent_rows(store)
         notes.append(f"Only memory blocks move: {len(agents)} agent(s)' system prompts, tools and "
                      "messages are not memory and are not migrated.")

@@ -233,7 +233,7 @@ def check_upgrade(rows: Any, store: Store, dest: Path, ref: str | None,
     """Parity of a v1 → v2 move: every v1 memory file at its recorded v2 path with the same
     value, description, read-only and limit (the Letta block checks), and ``history``: the
     source's HEAD is an ancestor of the copy's."""
-    from memlab.migrations._verify import side_texts
+    from memlab.migrations._parity import side_texts
     from memlab.migrations._verify_v2 import check_letta_v2
 
     files = upgrade_files(store, [])

@@ -14,8 +14,6 @@ Where a block *goes* is the plan's decision and is recomputed from the source; w
 
 from __future__ import annotations
 
-import json
-import math
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import Any, Iterator
@@ -23,146 +21,20 @@ from typing import Any, Iterator
 import numpy as np
 import pandas as pd
 
+from memlab import kinds
 from memlab.errors import MigrationError, MissingExtra
 from memlab.formats.blockfile import parse_blockfile, parse_ledger
 from memlab.migrations import _elfmem, _letta
-from memlab.migrations._apply import is_git_repo
-from memlab.sources._git import read_blobs
+from memlab.migrations._parity import (ParityRows, checkout_view, normal_value, repos_at,
+                                       side_texts)
+from memlab.migrations._verify_letta import check_letta
 from memlab.store import Store
 
-PARITY_COLUMNS = {"check": "category", "item": "string", "repo": "string", "path": "string",
-                  "expected": "string", "actual": "string", "ok": "boolean", "detail": "string"}
 RETRIEVAL_K = 5
 N_QUERIES = 10
 
 
-def _short(value: Any, n: int = 120) -> str | None:
-    if value is None:
-        return None
-    text = value if isinstance(value, str) else json.dumps(_elfmem.value_or_none(value) if not isinstance(
-        value, (list, dict, tuple)) else value, sort_keys=True, default=str, ensure_ascii=False)
-    return text if len(text) <= n else text[: n - 1] + "…"
-
-
-class _Rows:
-    def __init__(self) -> None:
-        self.rows: list[dict[str, Any]] = []
-
-    def add(self, check: str, item: Any, expected: Any, actual: Any, *, ok: bool | None = None,
-            repo: str = "", path: str | None = None, detail: str | None = None) -> None:
-        if ok is None:
-            ok = _same(expected, actual)
-        self.rows.append({"check": check, "item": None if item is None else str(item),
-                          "repo": repo, "path": path, "expected": _short(expected),
-                          "actual": _short(actual), "ok": ok, "detail": detail})
-
-    def frame(self) -> pd.DataFrame:
-        df = pd.DataFrame(self.rows, columns=list(PARITY_COLUMNS))
-        for col, dtype in PARITY_COLUMNS.items():
-            df[col] = df[col].astype("string").astype("category") if dtype == "category" \
-                else df[col].astype(dtype)
-        return df
-
-
-def _same(a: Any, b: Any) -> bool:
-    a, b = _norm(a), _norm(b)
-    if isinstance(a, float) and isinstance(b, float):
-        return a == b or (math.isnan(a) and math.isnan(b)) or math.isclose(a, b, rel_tol=1e-12)
-    return a == b
-
-
-def _norm(v: Any) -> Any:
-    if isinstance(v, tuple):
-        return [_norm(x) for x in v]
-    if isinstance(v, list):
-        return [_norm(x) for x in v]
-    if isinstance(v, dict):
-        return {str(k): _norm(x) for k, x in v.items()}
-    v = _elfmem.value_or_none(v)
-    if isinstance(v, bool) or v is None or isinstance(v, str):
-        return v
-    if isinstance(v, (int, float)):
-        return float(v)
-    return v
-
-
 # --------------------------------------------------------------------------- reading the copy
-
-
-def repos_at(dest: Path) -> list[tuple[str, Path]]:
-    """``[(subdir, folder)]``: the destination itself, or one repository per sub-folder."""
-    if is_git_repo(dest) or not dest.is_dir():
-        return [("", dest)]
-    subs = sorted(p for p in dest.iterdir() if p.is_dir() and is_git_repo(p))
-    return [(p.name, p) for p in subs] or [("", dest)]
-
-
-@contextmanager
-def checkout_view(repo: Path, ref: str | None) -> Iterator[Path]:
-    """A folder holding ``ref``'s tree: the repository itself for HEAD, else a private copy.
-
-    The memfs loader decides a layout from the checked-out tree, so a branch that is not
-    checked out is exported (``git archive``, read-only) to a temporary folder and read there.
-    """
-    if ref is None:
-        yield repo
-        return
-    from memlab import _git
-    from memlab._tmp import private_tempdir
-
-    with private_tempdir("verify") as tmp:
-        # Blobs as stored (ls-tree + cat-file): unlike `git archive`, no smudge filter, no
-        # export-subst, nothing the repository's attributes or config name can run.
-        commit = _git.rev_parse(repo, ref)
-        if commit is None:
-            raise MigrationError(f"unknown ref {ref!r}", path=repo)
-        files = {p: sha for p, (mode, sha) in _git.flat_tree(repo, commit).items()
-                 if mode in ("100644", "100755")}  # symlinks, submodules: not memory files
-        blobs = read_blobs(repo, files.values())
-        for path, sha in files.items():
-            target = tmp / path
-            if not target.resolve().is_relative_to(tmp.resolve()):
-                continue
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_bytes(blobs.get(sha, b""))
-        yield tmp
-
-
-def side_record_row(rows: _Rows, src: Store, src_row: dict, rec: dict | None, item: str,
-                    repo: str, path: str) -> None:
-    """The ``side_record`` row of one block: every source column a file cannot hold, as the
-    side file keeps it."""
-    want_side = {c: _letta.json_safe(src_row.get(c)) for c in src.blocks.columns
-                 if c not in _letta.DERIVED_COLUMNS}
-    have_side = {c: rec.get(c) for c in want_side} if rec else "missing"
-    rows.add("side_record", item, want_side, have_side, repo=repo, path=path)
-
-
-def side_texts(folder: Path, prefix: str) -> dict[str, str]:
-    """Text of the committed (or exported) files under ``prefix``, read from the tree."""
-    out: dict[str, str] = {}
-    if is_git_repo(folder):
-        from memlab import _git
-
-        head = _git.rev_parse(folder, "HEAD")
-        if head is None:
-            return out
-        files = {p: sha for p, (mode, sha) in _git.flat_tree(folder, head).items()
-                 if mode in ("100644", "100755") and p.startswith(prefix)}
-        blobs = read_blobs(folder, files.values())
-        for path, sha in files.items():
-            # A damaged (non-UTF-8) side file must show as a difference, not crash verify.
-            out[path] = blobs.get(sha, b"").decode("utf-8", "replace")
-        return out
-    base = folder / prefix
-    if base.is_file():
-        return {prefix: base.read_text(encoding="utf-8", errors="replace")}
-    if base.is_dir():
-        for p in sorted(base.rglob("*")):
-            if p.is_file():
-                out[p.relative_to(folder).as_posix()] = p.read_text(encoding="utf-8",
-                                                                    errors="replace")
-    return out
 
 
 def _load_copy(folder: Path) -> Store:
@@ -202,7 +74,7 @@ def _parsed(text: str, path: str) -> list[dict[str, Any]]:
              "extra": dict(b.extra)} for b in blocks]
 
 
-def _check_elfmem_blocks(rows: _Rows, src: Store, copy_blocks: pd.DataFrame,
+def _check_elfmem_blocks(rows: ParityRows, src: Store, copy_blocks: pd.DataFrame,
                          expected_path: dict[str, str], repo: str) -> None:
     tags = _elfmem.tags_by_block(src)
     pins = dict(zip(src.blocks["id"].astype(str), _elfmem.effective_pinned(src.blocks, tags)))
@@ -282,7 +154,7 @@ def _ledger_events_from_store(copy: Store) -> list[dict[str, Any]]:
                           "k": str(r.k), **dict(r.payload)} for r in led.itertuples(index=False)])
 
 
-def _check_side(rows: _Rows, src: Store, events: list[dict[str, Any]], repo: str) -> None:
+def _check_side(rows: ParityRows, src: Store, events: list[dict[str, Any]], repo: str) -> None:
     by_kind: dict[str, list[dict[str, Any]]] = {}
     for e in events:
         by_kind.setdefault(str(e.get("k")), []).append(e)
@@ -290,7 +162,7 @@ def _check_side(rows: _Rows, src: Store, events: list[dict[str, Any]], repo: str
     def index(kind: str, keys: tuple[str, ...]) -> dict[tuple, list[dict]]:
         out: dict[tuple, list[dict]] = {}
         for e in by_kind.get(kind, []):
-            out.setdefault(tuple(_norm(e.get(k)) for k in keys), []).append(e)
+            out.setdefault(tuple(normal_value(e.get(k)) for k in keys), []).append(e)
         return out
 
     # Seeds: the state elfmem's rebuild replays (reinforcement, clock position, α/β, λ, summary).
@@ -341,7 +213,7 @@ def _check_side(rows: _Rows, src: Store, events: list[dict[str, Any]], repo: str
         found_index = index(_elfmem.MEMLAB_KIND + spec.kind, keys)
         for rec in df.to_dict("records"):
             want = {k: _elfmem.value_or_none(rec.get(c)) for k, c in mapping.items() if c in rec}
-            key = tuple(_norm(want.get(k)) for k in keys)
+            key = tuple(normal_value(want.get(k)) for k in keys)
             found = found_index.get(key, [])
             have = {k: found[0].get(k) for k in want} if len(found) == 1 else f"{len(found)} record(s)"
             rows.add(f"side:{spec.kind}", "/".join(str(k) for k in key), want, have, repo=repo)
@@ -351,86 +223,6 @@ def _check_side(rows: _Rows, src: Store, events: list[dict[str, Any]], repo: str
         found = cfg.get((str(rec["key"]),), [])
         rows.add("side:config", rec["key"], _elfmem.value_or_none(rec["value"]),
                  found[0].get("value") if len(found) == 1 else f"{len(found)} record(s)", repo=repo)
-
-
-# --------------------------------------------------------------------------- Letta blocks
-
-
-def check_letta(rows: _Rows, src: Store, repo_folders: dict[str, Path], copies: dict[str, Store],
-                 target: str, layout: str = "v1") -> dict[str, dict[str, str]]:
-    """Compare every block of an agent file with its file(s); returns {repo: {block_id: body}}.
-
-    In v2 each block is found at the path its side record names (what the migration recorded),
-    which must be the path the plan gives it; its value is Letta Code's reading of the file, and
-    read-only and limit are read from ``.memfs.config.json`` (:func:`_check_letta_v2`)."""
-    flags: list[dict] = []
-    specs = _letta.letta_repos(src, flags, layout)
-    bodies: dict[str, dict[str, str]] = {}
-    value_of = {str(r.block_id): ("" if pd.isna(r.value) else str(r.value))
-                for r in src.blocks.itertuples(index=False)}
-    src_rows = {str(r["block_id"]): r for r in src.blocks.to_dict("records")}
-    for spec in specs:
-        copy = copies.get(spec.subdir)
-        if copy is None:
-            rows.add("presence", spec.subdir or "(destination)", "a repository", "missing",
-                     ok=False, repo=spec.subdir)
-            continue
-        files = copy.files.set_index("path", drop=False)
-        side_text = side_texts(repo_folders[spec.subdir], _letta.SIDE_FILE).get(_letta.SIDE_FILE)
-        side = {}
-        side_state = "present" if side_text else "missing"
-        if side_text:
-            try:
-                side = {b.get("block_id"): b for b in json.loads(side_text).get("blocks", [])}
-            except (json.JSONDecodeError, AttributeError) as exc:
-                # Say so in the side_file row, rather than only as "missing" side records.
-                side, side_state = {}, f"unreadable ({type(exc).__name__})"
-        rows.add("side_file", _letta.SIDE_FILE, "present", side_state,
-                 repo=spec.subdir, path=_letta.SIDE_FILE)
-        bodies[spec.subdir] = {}
-        expected_paths = set()
-        if layout == "v2":
-            from memlab.migrations._verify_v2 import check_letta_v2
-
-            check_letta_v2(rows, spec, src, side_texts(repo_folders[spec.subdir], ""), side,
-                           bodies[spec.subdir])
-            continue
-        for f in spec.files:
-            expected_paths.add(f.path)
-            src_row = src_rows[f.item]
-            present = f.path in files.index
-            rows.add("presence", f.item, f.path, f.path if present else "missing",
-                     repo=spec.subdir, path=f.path)
-            if not present:
-                continue
-            got = files.loc[f.path]
-            body = "" if pd.isna(got["body"]) else str(got["body"])
-            bodies[spec.subdir][f.item] = body
-            rows.add("content", f.item, _letta.sha256(value_of[f.item]), _letta.sha256(body),
-                     repo=spec.subdir, path=f.path)
-            raw_desc = _elfmem.value_or_none(src_row.get("description"))
-            want_desc = " ".join(str(raw_desc).split()) if raw_desc else ""
-            if not want_desc:  # Letta's own fallback for a block without a description
-                want_desc = f"Memory block {_letta.sanitise_label(src_row.get('label'), f.item)[0]}"
-            rows.add("description", f.item, want_desc, _elfmem.value_or_none(got["description"]),
-                     repo=spec.subdir, path=f.path)
-            rows.add("read_only", f.item, bool(_elfmem.value_or_none(src_row.get("read_only")) or False),
-                     bool(_elfmem.value_or_none(got["read_only"]) or False), repo=spec.subdir, path=f.path)
-            lim = _elfmem.value_or_none(src_row.get("limit"))
-            rows.add("limit", f.item, int(lim) if lim is not None and int(lim) > 0 else None,
-                     _elfmem.value_or_none(got["limit"]), repo=spec.subdir, path=f.path)
-            side_record_row(rows, src, src_row, side.get(f.item), f.item, spec.subdir, f.path)
-        for path in copy.files["path"].astype(str):
-            if path.endswith(".md") and path not in expected_paths:
-                rows.add("unexpected", path, "not from the source", "present", ok=False,
-                         repo=spec.subdir, path=path)
-        if target == "souveraine":
-            agent = copy.meta.get("agent") or {}
-            listed = {b.get("file") for b in agent.get("blocks") or [] if isinstance(b, dict)}
-            want = {f.path for f in spec.files if f.path.startswith("system/")}
-            rows.add("agent_yaml", "blocks", sorted(want), sorted(x for x in listed if x),
-                     repo=spec.subdir, path=_letta.AGENT_YAML)
-    return bodies
 
 
 # --------------------------------------------------------------------------- retrieval
@@ -456,7 +248,7 @@ def _top_k(ids: list[str], docs: np.ndarray, qs: np.ndarray, k: int) -> list[lis
     return out
 
 
-def _check_retrieval(rows: _Rows, queries: list[str], before: dict[str, str],
+def _check_retrieval(rows: ParityRows, queries: list[str], before: dict[str, str],
                      after: dict[str, str], k: int, repo: str = "") -> None:
     if not before or not queries:
         return
@@ -481,22 +273,18 @@ def _check_retrieval(rows: _Rows, queries: list[str], before: dict[str, str],
 # --------------------------------------------------------------------------- entry point
 
 
-_TARGET_OF_KIND = {"elfmem_substrate": "substrate", "letta_memfs": "letta",
-                   "souveraine": "souveraine"}
-
-
 def verify_paths(src: Path, dest: Path, *, ref: str | None = None, retrieval: bool = True,
                  queries: list[str] | None = None, k: int = RETRIEVAL_K,
                  store: Store | None = None, plan: Any = None) -> pd.DataFrame:
     """The parity table; ``store``/``plan`` skip reloading and replanning a just-run migration."""
-    from memlab.migrations import plan_migration
+    from memlab.migrations._planning import plan_migration
     from memlab.sources import load
 
     if not dest.exists():
         raise MigrationError("nothing to verify: the destination does not exist", path=dest,
                              hint="run the migration (or its plan script) first")
     store = store if store is not None else load(src)
-    rows = _Rows()
+    rows = ParityRows()
     repo_folders: dict[str, Path] = {}
     copies: dict[str, Store] = {}
     with _views(repos_at(dest), ref) as views:
@@ -504,9 +292,10 @@ def verify_paths(src: Path, dest: Path, *, ref: str | None = None, retrieval: bo
             repo_folders[sub] = folder
             copies[sub] = _load_copy(folder)
         first = next(iter(copies.values()))
-        target = _TARGET_OF_KIND.get(first.kind, first.kind)
+        target = getattr(kinds.lookup(first.kind), "copy_of", None) or first.kind
         layout = "v2" if first.meta.get("layout") == "letta_v2" else "v1"
-        if store.kind == "elfmem_db":
+        check = getattr(kinds.lookup(store.kind), "verify", None)
+        if check == "elfmem":
             if plan is None or plan.target != target or getattr(plan, "layout", layout) != layout:
                 plan = plan_migration(src, to=target, store=store,
                                       layout=layout if target == "letta" else None)
@@ -532,14 +321,14 @@ def verify_paths(src: Path, dest: Path, *, ref: str | None = None, retrieval: bo
                          if not tag_counts.empty else [])
                 qs = queries or _queries(tag_q, [_elfmem.title_for(c) for c in live["content"]])
                 _check_retrieval(rows, qs, before, after, k)
-        elif store.kind in ("agent_file", "letta_blocks", "letta_server", "letta_memfs"):
-            if store.kind == "letta_server":  # with its history, per block and repository
+        elif check in ("blocks", "server", "upgrade"):
+            if check == "server":  # with its history, per block and repository
                 from memlab.migrations._letta_server import check_server, server_view
 
                 bodies = check_server(rows, store, dest, ref, repo_folders, copies, target, plan,
                                       layout)
                 store = server_view(store, getattr(plan, "agent_ids", None), [])
-            elif store.kind == "letta_memfs":  # a v1 repository moved to v2, history kept
+            elif check == "upgrade":  # a v1 repository moved to v2, history kept
                 from memlab.migrations._letta_upgrade import (check_upgrade, upgrade_files,
                                                               upgrade_view)
 

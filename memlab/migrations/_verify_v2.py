@@ -12,7 +12,7 @@ import pandas as pd
 from memlab.constants import ROOT_MEMORY_TEXT
 from memlab.formats import letta_memfs as fmt
 from memlab.migrations import _elfmem, _letta, _letta_v2
-from memlab.migrations._verify import side_record_row
+from memlab.migrations._parity import side_record_row
 from memlab.store import Store
 
 __all__ = ["check_letta_v2"]

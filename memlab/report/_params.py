@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Any
 
 from memlab.errors import ReportError, require
+from memlab.report._notebooks import notebook_path
 
 # Parameter names that take store paths, in the order the notebook declares them.
 _PATH_PARAMS = ("stores", "store", "repo", "source", "destination", "instance", "instance_path")
@@ -13,8 +14,6 @@ _PATH_PARAMS = ("stores", "store", "repo", "source", "destination", "instance", 
 
 def declared_parameters(kind: str) -> dict[str, Any]:
     """The names (and papermill's inferred types/defaults) of a notebook's parameters cell."""
-    from memlab.report import notebook_path
-
     pm = require("papermill", "notebooks", feature="rendering reports")
     return pm.inspect_notebook(str(notebook_path(kind)))
 

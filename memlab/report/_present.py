@@ -21,6 +21,7 @@ import re
 from pathlib import Path
 from typing import Any, Mapping
 
+from memlab import kinds
 from memlab._escape import html as esc
 from memlab.constants import DOC_VALUES, MISSING_TEXT
 from memlab.report._runs import DERIVED, HEADLINE_METRICS, METRIC_DEFINITIONS
@@ -115,7 +116,7 @@ def _rows(kind: str | None, metrics: Mapping[str, Any]) -> tuple[list[str], list
             for name in HEADLINE_METRICS.get(str(m.get("kind")), ()):
                 if name not in names and any(name in s for s in stores.values()):
                     names.append(name)
-        doc = any(s.get("kind") == "elfmem_db" for s in stores.values())
+        doc = any(kinds.capable(s.get("kind"), "elfmem_tables") for s in stores.values())
         rows = [(n, METRIC_DEFINITIONS.get(n, ""), [s.get(n) if n in s else None
                                                      for s in stores.values()],
                  DOC_VALUES.get(n) if doc else None) for n in names]

@@ -19,6 +19,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping
 
+from memlab import kinds
+
 __all__ = ["RUN_FORMAT", "DATE_DIR", "HEADLINE_METRICS", "METRIC_DEFINITIONS", "DERIVED",
            "FINDING_KEYS", "AUDIT_REPORTS", "Alert", "AlertRule", "parse_alerts",
            "store_digest", "store_metrics", "finding_keys", "problem_keys", "read_run",
@@ -34,23 +36,10 @@ DATE_DIR = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 #: metrics are named ``<report>.<name>`` (``review.choices``).
 AUDIT_REPORTS = ("audit", "memfs")
 
-_AGENT_FILE = ("max_prompt_tokens_est", "max_context_share", "max_over_limit_ratio",
-               "n_blocks_over_limit", "n_problems", "review.choices")
-_MEMFS = ("prompt_tokens", "max_limit_ratio", "findings", "hook_violations",
-          "no_verify_commits", "over_limit_files", "problems", "review.choices")
-
 #: Store kind -> the headline metrics its trends chart and its "since the last run" lists
-#: (in this order). ``metrics:`` in the config overrides a kind's list.
-HEADLINE_METRICS: dict[str, tuple[str, ...]] = {
-    "elfmem_db": ("input_per_corpus_token", "calls_per_surviving_block", "supersession_share",
-                  "min_block_recency", "role_slots_left", "constitutional_tagged_live",
-                  "blocks_active", "contradictions_unresolved", "review.choices"),
-    "agent_file": _AGENT_FILE,
-    "letta_blocks": _AGENT_FILE,
-    "letta_memfs": _MEMFS,
-    "souveraine": _MEMFS,
-    "elfmem_substrate": _MEMFS,
-}
+#: (in this order): each kind's ``headline`` in :mod:`memlab.kinds`, a live view of the
+#: registry. ``metrics:`` in the config overrides a kind's list.
+HEADLINE_METRICS: Mapping[str, tuple[str, ...]] = kinds.by_kind("headline")
 
 #: metric -> what it is, shown beside it in the index.
 METRIC_DEFINITIONS: dict[str, str] = {

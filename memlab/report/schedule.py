@@ -35,6 +35,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from memlab import kinds
 from memlab.errors import MemlabError, ReportError, StoreNotFound
 from memlab.formats._yaml import read_yaml
 from memlab.report._runs import (DATE_DIR, HEADLINE_METRICS, RUN_FORMAT, Alert, evaluate_alerts,
@@ -48,14 +49,9 @@ from memlab.report._timer import install_crontab, install_systemd, make_schedule
 __all__ = ["report_all", "run_all", "ScheduledRun", "load_config", "REPORTS_BY_KIND",
            "make_schedule", "install_crontab", "install_systemd"]
 
-REPORTS_BY_KIND = {
-    "elfmem_db": ("audit", "review"),
-    "agent_file": ("audit", "review"),
-    "letta_blocks": ("audit", "review"),
-    "letta_memfs": ("memfs", "review"),
-    "souveraine": ("memfs", "review"),
-    "elfmem_substrate": ("memfs", "review"),
-}
+#: Store kind -> the report kinds a run renders for each of its stores: each kind's ``reports``
+#: in :mod:`memlab.kinds`, a live view of the registry.
+REPORTS_BY_KIND = kinds.by_kind("reports")
 _SAFE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
 _KEYS = {"as_of", "simulation", "stores", "keep", "metrics", "alerts"}
 #: Longest review-choice title kept in a run record (the index lists them).
@@ -194,7 +190,7 @@ def run_all(config_path: str | Path, *, out: str | Path | None = None,
         kind = state["kind"]
         state["headline"] = headline_metrics(kind, config["metrics"])
         stores[name] = state
-        if kind == "elfmem_db" and first_elfmem is None:
+        if kinds.capable(kind, "elfmem_tables") and first_elfmem is None:
             first_elfmem = store_path
         for report_kind in REPORTS_BY_KIND.get(kind, ()):
             todo.append((report_kind, name, [store_path], Path(name) / report_kind, as_of))

@@ -55,7 +55,7 @@ from memlab.reviews._apply_edits import Edits, apply_item
 from memlab.reviews._apply_elfmem import elfmem_script
 from memlab.reviews._apply_result import ApplyResult
 from memlab.reviews._proposal import Item, Proposal, read_proposal
-from memlab.kinds import MEMFS_KINDS
+from memlab import kinds
 
 # Re-exported: memlab.reviews imports ApplyResult from here.
 __all__ = ["ApplyResult", "apply_proposal", "check_one_per_choice"]
@@ -230,10 +230,12 @@ def apply_proposal(path: str | Path, *, repo: str | Path | None = None, branch: 
     md_path = proposal.source or source
     ticked = [it for it in proposal.items if it.id in proposal.ticked]
     kind = proposal.store.get("kind")
+    review = getattr(kinds.lookup(kind), "review", None)
+    how = review.apply if review is not None else None
     check_one_per_choice(proposal, md_path)
-    if kind == "elfmem_db":
+    if how == "script":
         return elfmem_script(proposal, ticked, md_path, script=script, dry_run=dry_run)
-    if kind not in MEMFS_KINDS:
+    if how != "commit":
         raise ProposalRejected(
             f"this proposal is for a {kind} store, which memlab does not write",
             path=md_path, hint="use it as a checklist and make the ticked changes in Letta, or "
@@ -262,7 +264,7 @@ def apply_proposal(path: str | Path, *, repo: str | Path | None = None, branch: 
                                notes=[f"already applied on branch {branch} in commit {tip[:12]}; "
                                       "nothing to do"])
     pathspec = None
-    if kind == "elfmem_substrate":
+    if review.project_folder:
         first = next((it.change.get("file") for it in ticked if it.change.get("file")), "")
         pathspec = first.split("memory/", 1)[0] or None if "memory/" in first else None
     dirty = _repo.dirty_paths(git_repo, pathspec)

@@ -37,7 +37,7 @@ from memlab.reviews._polarity import opposite, sentences, topic_share
 from memlab.reviews._proposal import ELFMEM_APPLY_SCHEMA, Choice, Finding, Item, Proposal, item_id
 from memlab.reviews._triage import (RECORDED_CONTRADICTION_CERTAINTY, STALE_CERTAINTY, impact,
                                    rank, tokens)
-from memlab.kinds import MEMFS_KINDS
+from memlab import kinds
 from memlab.reviews._units import check_reviewable, units_of
 from memlab.store import Store, parse_as_of
 
@@ -77,8 +77,11 @@ def text_sha256(text: str) -> str:
 class _Builder(ChecksMixin):
     def __init__(self, store: Store, *, near_duplicate: float, stale_after_days: float,
                  contradiction_min: float, as_of: pd.Timestamp, embedder: Any) -> None:
+        check_reviewable(store)
         self.store = store
         self.kind = store.kind
+        #: The kind's review adapter (memlab.kinds.Review): every kind-specific choice below.
+        self.review = kinds.get(store.kind).review
         self.near = float(near_duplicate)
         self.stale_days = float(stale_after_days)
         self.contra_min = float(contradiction_min)
@@ -89,19 +92,17 @@ class _Builder(ChecksMixin):
         self.findings: list[Finding] = []
         self.clusters: list[dict[str, Any]] = []
         self.touched: set[str] = set()
-        self.repo = _repo.store_repo(store) if self.kind in MEMFS_KINDS else None
-        schema = store.meta.get("schema_version") if self.kind == "elfmem_db" else None
-        self.appliable = ((self.kind in MEMFS_KINDS and self.repo is not None)
-                          or (self.kind == "elfmem_db" and schema is not None
+        self.repo = _repo.store_repo(store) if self.review.apply == "commit" else None
+        schema = store.meta.get("schema_version") if self.review.apply == "script" else None
+        self.appliable = ((self.review.apply == "commit" and self.repo is not None)
+                          or (self.review.apply == "script" and schema is not None
                               and int(schema) >= ELFMEM_APPLY_SCHEMA))
         self.units = units_of(store)
         self.by_uid = {u: i for i, u in enumerate(self.units["uid"].tolist())}
         self.vectors = np.zeros((0, 384), np.float32)
         self.removed: set[str] = set()  # uids a choice already removes: one proposal each
         self.total_tokens = int(sum(tokens(c) for c in self.units["chars"].fillna(0)))
-        self.share_of = {"elfmem_db": "all live blocks", "elfmem_substrate": "all notes and log blocks",
-                         "letta_memfs": "all memory files", "souveraine": "all memory files",
-                         }.get(self.kind, "all blocks")
+        self.share_of = self.review.share_of
 
     # ---- helpers ----------------------------------------------------------------------------
     def unit(self, uid: str) -> pd.Series:
@@ -111,7 +112,7 @@ class _Builder(ChecksMixin):
         return float(self.vectors[self.by_uid[a]] @ self.vectors[self.by_uid[b]])
 
     def _describe(self, u: pd.Series) -> str:
-        where = f" in `{u['file']}`" if self.kind == "elfmem_substrate" else ""
+        where = f" in `{u['file']}`" if self.review.describe_file else ""
         return f"`{u['uid']}`{where} \"{_short(u['text'] or u['title'])}\""
 
     def _tokens(self, uids: list[str]) -> int:
@@ -123,14 +124,14 @@ class _Builder(ChecksMixin):
         ``reason`` is elfmem's archive reason (superseded / forgotten / decayed).
         """
         uid = str(u["uid"])
-        if self.kind == "elfmem_db":
+        if self.review.removal == "forget":
             return {"op": "forget", "block_id": uid, "reason": reason,
                     "content_sha256": text_sha256(u["text"]),
                     "text": f"forget block {uid} (elfmem archives it with reason {reason})"}
-        if self.kind in ("agent_file", "letta_blocks"):
+        if self.review.removal == "none":
             return {"op": "none", "block_id": uid,
                     "text": f"delete block {uid} ({_short(u['title'], 40)}) in Letta"}
-        if self.kind == "elfmem_substrate":
+        if self.review.removal == "archive_block":
             archive = archive_path(str(u["file"]))
             self.touched.update({str(u["file"]), archive})
             return {"op": "archive_block", "file": str(u["file"]), "block_id": uid, "to": archive,
@@ -144,11 +145,11 @@ class _Builder(ChecksMixin):
     def edit_step(self, u: pd.Series, new_text: str) -> dict[str, Any] | None:
         """The change that replaces ``u``'s text, or None where memlab cannot make it."""
         uid = str(u["uid"])
-        if self.kind == "elfmem_db":
+        if self.review.edit == "edit":
             return {"op": "edit", "block_id": uid, "content": new_text,
                     "content_sha256": text_sha256(u["text"]),
                     "text": f"edit block {uid} to \"{_short(new_text, 200)}\""}
-        if self.kind in ("letta_memfs", "souveraine"):
+        if self.review.edit == "set_body":
             self.touched.add(uid)
             return {"op": "set_body", "file": uid, "body": new_text,
                     "text": f"replace the body of {uid} (frontmatter kept) with "
@@ -207,7 +208,7 @@ class _Builder(ChecksMixin):
 
     def recorded_pairs(self) -> dict[frozenset, dict[str, Any]]:
         """Unresolved rows of the elfmem ``contradictions`` table."""
-        if self.kind != "elfmem_db" or "contradictions" not in self.store.frames:
+        if not self.review.recorded_contradictions or "contradictions" not in self.store.frames:
             return {}
         out: dict[frozenset, dict[str, Any]] = {}
         for _, r in self.store.contradictions.iterrows():
@@ -448,13 +449,13 @@ class _Builder(ChecksMixin):
     # ---- stale ------------------------------------------------------------------------------
     def stale(self) -> None:
         cutoff = self.as_of - pd.Timedelta(days=self.stale_days)
-        if self.kind in ("agent_file", "letta_blocks"):
+        if not self.review.dated:
             return  # an agent file has no dates: nothing to measure staleness by
         for _, u in self.units.iterrows():
             uid = str(u["uid"])
             if uid in self.removed or bool(u["protected"]):
                 continue
-            if self.kind in ("letta_memfs", "souveraine") and (
+            if self.review.prompt_files and (
                     str(u["status"]) == "in_prompt" or str(u["uid"]).startswith("skills/")):
                 # In the prompt every turn (used by construction), or a skill (a capability
                 # loaded on demand, not a memory that fades).
@@ -470,9 +471,7 @@ class _Builder(ChecksMixin):
                 continue  # reinforced, but no clock places it: not enough evidence to call it stale
             ev = self._usage(u)
             ev["days_since_evidence"] = int((self.as_of - (last if pd.notna(last) else created)).days)
-            basis = {"elfmem_db": "no reinforcement, session or outcome",
-                     "elfmem_substrate": "no use/out/edit ledger event",
-                     }.get(self.kind, "no commit touching it (memfs records no retrieval)")
+            basis = self.review.stale_basis
             option = self.option((uid,), "stale", "remove",
                                  f"remove {self._describe(u)}",
                                  [self.removal_step(u, reason="decayed")],
@@ -495,7 +494,7 @@ class _Builder(ChecksMixin):
 
     # ---- fingerprint ------------------------------------------------------------------------
     def fingerprint(self) -> dict[str, Any]:
-        if self.kind in MEMFS_KINDS:
+        if self.review.apply == "commit":
             if self.repo is None:
                 return {"head_sha": None, "note": "not a git repository: apply is unavailable"}
             files = self.store.files

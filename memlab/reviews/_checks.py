@@ -35,13 +35,14 @@ def _short(text: str, width: int = 70) -> str:
 
 
 class ChecksMixin:
-    """Needs the builder's store, units, vectors, embedder, repo, option() and add_choice()."""
+    """Needs the builder's store, review (the kind's memlab.kinds.Review), units, vectors,
+    embedder, repo, option() and add_choice()."""
 
     # ---- constitutional drift ---------------------------------------------------------------
     def drift(self) -> None:
-        if self.kind == "elfmem_db":
+        if self.review.drift == "seeds":
             self._seed_drift()
-        elif self.kind in ("letta_memfs", "souveraine", "elfmem_substrate") and self.repo is not None:
+        elif self.review.drift == "files" and self.repo is not None:
             self._file_drift()
 
     def had_constitution(self) -> bool:
@@ -120,7 +121,7 @@ class ChecksMixin:
         restore = {"op": "remember", "content": slot.content, "tags": tags,
                    "text": f"learn the seed text of `{slot.role}` again, tagged {', '.join(tags)}: "
                            f"\"{_short(slot.content, 200)}\""}
-        if self.kind != "elfmem_db":
+        if not self.review.remember:
             restore["op"] = "none"
         if paraphrase is not None:
             p = self.unit(paraphrase)
@@ -200,10 +201,10 @@ class ChecksMixin:
 
     # ---- memfs limits and rules -------------------------------------------------------------
     def memfs_rules(self) -> None:
-        if self.kind in ("agent_file", "letta_blocks"):
+        if self.review.rules == "agent_limits":
             self._agent_limits()
             return
-        if self.kind not in ("letta_memfs", "souveraine"):
+        if self.review.rules not in ("letta", "souveraine"):
             return
         from memlab.formats import letta_memfs as fmt
 
@@ -245,7 +246,7 @@ class ChecksMixin:
             text = self._text(f)
             if text is None:
                 continue
-            if self.kind == "souveraine":
+            if self.review.rules == "souveraine":
                 violations = self._souveraine_rules(path, text, fmt)
             else:
                 violations = [(v.rule, v.message) for v in

@@ -19,6 +19,7 @@ from typing import Any, Iterable
 import numpy as np
 import pandas as pd
 
+from memlab import kinds
 from memlab._escape import md_line, split_lines, terminal_lines
 from memlab.errors import OutputExists, ProposalError, StaleProposal
 from memlab.formats import _json
@@ -363,8 +364,10 @@ def _quote(value: Any) -> str:
 def apply_note(data: dict[str, Any]) -> list[str]:
     """What ``memlab apply`` does for this store, in words that are true when followed."""
     kind = data["store"].get("kind")
+    review = getattr(kinds.lookup(kind), "review", None)
+    how = review.apply if review is not None else None
     name = _proposal_stem(data) + ".md"
-    if kind in ("letta_memfs", "souveraine", "elfmem_substrate"):
+    if how == "commit":
         fp = data["fingerprint"]
         if not fp.get("head_sha"):
             return ["**Apply:** this store is not a git repository, so `memlab apply` refuses it: "
@@ -376,12 +379,12 @@ def apply_note(data: dict[str, Any]) -> list[str]:
                 "new branch instead). Two ticks in one choice, or any edit besides ticking, are "
                 "refused."]
     schema = data["store"].get("schema_version")
-    if kind == "elfmem_db" and (schema is None or int(schema) < ELFMEM_APPLY_SCHEMA):
+    if how == "script" and (schema is None or int(schema) < ELFMEM_APPLY_SCHEMA):
         return [f"**Apply:** `memlab apply` refuses this database: it was written by elfmem "
                 f"before 0.20 (schema {schema}), whose API has no edit or forget. Use this file as "
                 "a checklist, or upgrade the agent to elfmem 0.20 or later (it migrates the "
                 "schema), review again and apply that proposal."]
-    if kind == "elfmem_db":
+    if how == "script":
         return [f"**Apply:** memlab never writes this database. Tick one option per choice, then "
                 f"run `memlab apply {name}` in this folder: it writes `{_proposal_stem(data)}"
                 f".apply.py` beside this file, a script that checks each ticked block still holds "

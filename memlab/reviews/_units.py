@@ -24,10 +24,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from memlab import kinds
 from memlab.errors import UnsupportedSchema
 from memlab.store import Store
 
-AGENT_KINDS = ("agent_file", "letta_blocks")
 
 CONSTITUTIONAL_TAG = "self/constitutional"
 ROLE_TAG_PREFIX = "self/role/"
@@ -135,7 +135,7 @@ def _offset(start: pd.Timestamp, hours: float) -> pd.Timestamp | None:
         return None
 
 
-def _elfmem_db_units(store: Store) -> pd.DataFrame:
+def elfmem_db_units(store: Store) -> pd.DataFrame:
     blocks = store.blocks
     live = blocks[blocks["status"].astype("string").isin(["active", "inbox"])].copy()
     tags = store.frames.get("tags")
@@ -200,7 +200,7 @@ def file_dates(store: Store) -> pd.DataFrame:
     return pd.DataFrame({"first": g.min(), "last": g.max(), "commits": g.size()})
 
 
-def _memfs_file_units(store: Store) -> pd.DataFrame:
+def memfs_file_units(store: Store) -> pd.DataFrame:
     files = store.files
     dates = file_dates(store)
     rows = []
@@ -229,7 +229,7 @@ def _memfs_file_units(store: Store) -> pd.DataFrame:
     return _frame(rows)
 
 
-def _substrate_units(store: Store) -> pd.DataFrame:
+def substrate_units(store: Store) -> pd.DataFrame:
     blocks = store.blocks
     ledger = store.frames.get("ledger")
     used: dict[str, pd.Timestamp] = {}
@@ -278,7 +278,7 @@ def _substrate_units(store: Store) -> pd.DataFrame:
 
 # ---------------------------------------------------------------------------------- agent files
 
-def _agent_units(store: Store) -> pd.DataFrame:
+def agent_units(store: Store) -> pd.DataFrame:
     rows = []
     for _, b in store.blocks.iterrows():
         value = "" if pd.isna(b["value"]) else str(b["value"])
@@ -297,12 +297,11 @@ def _agent_units(store: Store) -> pd.DataFrame:
     return _frame(rows)
 
 
-REVIEWABLE = ("elfmem_db", "elfmem_substrate", "letta_memfs", "souveraine", *AGENT_KINDS)
-
-
 def check_reviewable(store: Store) -> None:
-    """Refuse, naming the store, a kind review has no units for (e.g. a Letta server database)."""
-    if store.kind not in REVIEWABLE:
+    """Refuse, naming the store, a kind review has no units for (e.g. a Letta server database):
+    one whose registration in :mod:`memlab.kinds` has no ``review``."""
+    kind = kinds.lookup(store.kind)
+    if kind is None or kind.review is None:
         raise UnsupportedSchema(f"review does not cover {store.kind} stores", path=store.path,
                                       hint="review works on elfmem databases and substrates, Letta memfs "
                                      "and Souveraine repos and Letta agent files; migrate this store "
@@ -310,14 +309,7 @@ def check_reviewable(store: Store) -> None:
 
 
 def units_of(store: Store) -> pd.DataFrame:
-    """The reviewable units of ``store`` (see the module doc for the columns)."""
+    """The reviewable units of ``store`` (see the module doc for the columns), from its kind's
+    ``review.units``."""
     check_reviewable(store)
-    if store.kind == "elfmem_db":
-        return _elfmem_db_units(store)
-    if store.kind == "elfmem_substrate":
-        return _substrate_units(store)
-    if store.kind in ("letta_memfs", "souveraine"):
-        return _memfs_file_units(store)
-    if store.kind in AGENT_KINDS:
-        return _agent_units(store)
-    raise AssertionError(store.kind)  # check_reviewable covers every kind above
+    return kinds.get(store.kind).review.units_of(store)

@@ -1,8 +1,10 @@
-"""Views of a :class:`Proposal` for notebooks: cluster map, similarity histogram, item table, and
-an ipywidgets browser to tick items and write the proposal file.
+"""Views of a :class:`Proposal` for notebooks: the 2-D projection of its units, item and cluster
+tables, metrics, and an ipywidgets browser to tick items and write the proposal file. The
+figures drawn from these (cluster map, similarity histogram) are in :mod:`memlab.plots`.
 
-The notebook (notebooks/05-review.ipynb) only calls these; everything here works on the
-proposal's own data (``units``, ``vectors``, ``similarities``), so it needs no store or model.
+The notebook (notebooks/05-review.ipynb) only calls these and :mod:`memlab.plots`; everything
+here works on the proposal's own data (``units``, ``vectors``, ``similarities``), so it needs
+no store or model.
 """
 
 from __future__ import annotations
@@ -13,11 +15,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from memlab._escape import html, plot_text
+from memlab._escape import html
 from memlab.reviews._proposal import SECTIONS, Proposal
 
-__all__ = ["projection", "plot_cluster_map", "plot_similarity_histogram", "proposal_table",
-           "cluster_table", "browse", "metrics"]
+__all__ = ["projection", "proposal_table", "cluster_table", "browse", "metrics"]
 
 
 def projection(proposal: Proposal, *, seed: int = 0) -> pd.DataFrame:
@@ -55,71 +56,6 @@ def projection(proposal: Proposal, *, seed: int = 0) -> pd.DataFrame:
         "protected": units["protected"].astype(bool).tolist() if n else [],
         "proposed": [acted.get(u) for u in uids],
     })
-
-
-def plot_cluster_map(proposal: Proposal, ax: Any = None, *, label_clusters: bool = True) -> Any:
-    """Scatter of every unit; duplicate clusters coloured and joined, survivors as stars,
-    protected units ringed."""
-    import matplotlib.pyplot as plt
-
-    df = projection(proposal)
-    if ax is None:
-        _, ax = plt.subplots(figsize=(8, 6))
-    ax.scatter(df["x"], df["y"], s=18, c="#c8c8c8", label="unit", zorder=1)
-    prot = df[df["protected"]]
-    ax.scatter(prot["x"], prot["y"], s=70, facecolors="none", edgecolors="#1f77b4",
-               label="protected (pinned / constitutional / read-only)", zorder=2)
-    cmap = plt.get_cmap("tab10")
-    pos = df.set_index("uid")
-    for n, c in enumerate(proposal.clusters):
-        colour = cmap(n % 10)
-        members = pos.loc[[m for m in c["members"] if m in pos.index]]
-        for p in c["pairs"]:
-            if p["a"] in pos.index and p["b"] in pos.index:
-                ax.plot([pos.at[p["a"], "x"], pos.at[p["b"], "x"]],
-                        [pos.at[p["a"], "y"], pos.at[p["b"], "y"]], color=colour, lw=1, zorder=3)
-        ax.scatter(members["x"], members["y"], s=40, color=colour, zorder=4)
-        s = c["survivor"]
-        if s in pos.index:
-            ax.scatter([pos.at[s, "x"]], [pos.at[s, "y"]], s=220, marker="*", color=colour,
-                       edgecolors="black", zorder=5)
-            if label_clusters:
-                ax.annotate(plot_text(str(c["survivor_title"])[:28]),
-                            (pos.at[s, "x"], pos.at[s, "y"]), textcoords="offset points",
-                            xytext=(6, 6), fontsize=8)
-    stale = df[df["proposed"] == "stale"]
-    ax.scatter(stale["x"], stale["y"], s=30, marker="x", color="#d62728", label="stale candidate",
-               zorder=4)
-    ax.scatter([], [], s=160, marker="*", color="grey", edgecolors="black", label="cluster survivor")
-    ax.set_title(f"{plot_text(proposal.store.get('name'))}: {len(df)} units, "
-                 f"{len(proposal.clusters)} duplicate clusters (PCA of embeddings)")
-    ax.set_xlabel("PC 1")
-    ax.set_ylabel("PC 2")
-    ax.legend(loc="best", fontsize=8)
-    return ax
-
-
-def plot_similarity_histogram(proposal: Proposal, ax: Any = None, *, bins: int = 60) -> Any:
-    """Pairwise cosine similarities (all pairs, or a sample on big stores) with the thresholds."""
-    import matplotlib.pyplot as plt
-
-    sims = proposal.similarities if proposal.similarities is not None else np.zeros(0)
-    if ax is None:
-        _, ax = plt.subplots(figsize=(8, 4))
-    ax.hist(sims, bins=bins, range=(-0.2, 1.0), color="#7f7f7f")
-    ax.set_yscale("log")
-    near = proposal.thresholds.get("near_duplicate")
-    low = proposal.thresholds.get("contradiction_min")
-    if near is not None:
-        above = int((sims >= near).sum())
-        ax.axvline(near, color="#d62728", lw=2, label=f"near_duplicate {near:.2f} ({above} pairs above)")
-    if low is not None:
-        ax.axvline(low, color="#ff7f0e", lw=1, ls="--", label=f"contradiction_min {low:.2f}")
-    ax.set_xlabel("cosine similarity between two units")
-    ax.set_ylabel("pairs (log)")
-    ax.set_title(f"{len(sims):,} pairs")
-    ax.legend(fontsize=8)
-    return ax
 
 
 def proposal_table(proposal: Proposal) -> pd.DataFrame:

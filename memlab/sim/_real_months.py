@@ -12,14 +12,14 @@ from typing import Any
 
 from memlab._files import sqlite_uri
 from memlab.sim._texts import CONSTITUTION, REWORDINGS, NoteMaker, constitution_variants
-from memlab.sim.real import (
+from memlab.sim._release_common import (
     RealContext,
-    _llm_calls,
-    _result,
-    _role_block,
-    _roles,
-    _rows,
-    _seeded,
+    llm_call_stats,
+    measured_result,
+    role_block,
+    roles_in_order,
+    block_rows,
+    seeded_store,
     project_substrate,
 )
 from memlab.sim.release_facts import release_facts
@@ -50,7 +50,7 @@ def s9_last_month(ctx: RealContext) -> ScenarioResult:
     """The operator's month, then the audit: for each change, is there a row stamped inside
     the month that names it, and can its before-state be read back from the store?"""
     proc = ctx.proc
-    db = _seeded(ctx, "s9")
+    db = seeded_store(ctx, "s9")
     time.sleep(1.1)  # everything stamped from here on is "this month"; the seed is older
     start = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S")
     changes: list[dict[str, Any]] = []
@@ -60,10 +60,10 @@ def s9_last_month(ctx: RealContext) -> ScenarioResult:
         bid = proc.call("learn", n.text)["block_id"]
         changes.append({"kind": "learn", "id": bid, "before": None})
     proc.request("consolidate")
-    rows = _rows(db)
+    rows = block_rows(db)
     if "reword" in ctx.params.s9_changes:
-        role = _roles(ctx, "S9")[0]
-        old = _role_block(rows, role)
+        role = roles_in_order(ctx, "S9")[0]
+        old = role_block(rows, role)
         new = REWORDINGS[role][1]
         proc.preload([new])
         if "edit" in ctx.methods:
@@ -73,7 +73,7 @@ def s9_last_month(ctx: RealContext) -> ScenarioResult:
             proc.request("consolidate")
         changes.append({"kind": "reword", "id": old["id"], "before": old["content"]})
     if "forget" in ctx.params.s9_changes and "forget" in ctx.methods:
-        victim = _role_block(rows, _roles(ctx, "S9")[1])
+        victim = role_block(rows, roles_in_order(ctx, "S9")[1])
         proc.call("forget", victim["id"])
         changes.append({"kind": "forget", "id": victim["id"], "before": victim["content"]})
     proc.request("close")
@@ -112,7 +112,7 @@ def s9_last_month(ctx: RealContext) -> ScenarioResult:
            "month) and the file substrate read too (the project is not a git repository: "
            "an edit rewrites the block's file, whose history the release leaves to git)"
            if ctx.project else "")
-    return _result(ctx, "S9", outcome, summary, m)
+    return measured_result(ctx, "S9", outcome, summary, m)
 
 
 def _stamped(db: Path, block_id: str, start: str) -> bool:
@@ -150,9 +150,9 @@ def s10_six_months(ctx: RealContext) -> ScenarioResult:
     p = ctx.params
     # This cell's own LLM calls (the driver's counter also holds earlier cells' calls; a
     # cached cell must not depend on which cells ran before it in the same driver).
-    llm_before = _llm_calls(proc)["total_calls"]
-    db = _seeded(ctx, "s10")
-    seeded = {role: _role_block(_rows(db), role)["id"] for role in CONSTITUTION}
+    llm_before = llm_call_stats(proc)["total_calls"]
+    db = seeded_store(ctx, "s10")
+    seeded = {role: role_block(block_rows(db), role)["id"] for role in CONSTITUTION}
     rate = inst.near_dup_rate if p.s10_restate_rate is None else p.s10_restate_rate
     rng = ctx.rng("S10")
     per_day = inst.blocks_ever / inst.span_days
@@ -178,16 +178,16 @@ def s10_six_months(ctx: RealContext) -> ScenarioResult:
         for text in day:
             proc.call("learn", text)
         proc.request("session", hours=hours, consolidate=True, curate=True)
-    rows = {r["id"]: r for r in _rows(db)}
+    rows = {r["id"]: r for r in block_rows(db)}
     intact = [role for role, bid in seeded.items()
               if rows[bid]["status"] == "active" and rows[bid]["content"] == CONSTITUTION[role]]
     lost = {role: rows[bid]["archive_reason"] for role, bid in seeded.items()
             if rows[bid]["status"] != "active"}
     m = {"days": p.s10_days, "learned": learned, "restatements": restated,
          "restate_rate": round(rate, 3), "active_hours": round(hours * p.s10_days, 2),
-         "roles_intact": len(intact), "lost": lost, "llm": _llm_calls(proc)["total_calls"] - llm_before}
+         "roles_intact": len(intact), "lost": lost, "llm": llm_call_stats(proc)["total_calls"] - llm_before}
     outcome = grade_levels("S10", len(intact))
     summary = (f"{p.s10_days} days, {learned} blocks learned ({restated} restating a "
                f"principle): {len(intact)}/10 roles hold their seeded text; lost {lost or 'none'}")
     proc.request("close")
-    return _result(ctx, "S10", outcome, summary, m)
+    return measured_result(ctx, "S10", outcome, summary, m)

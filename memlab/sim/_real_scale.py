@@ -9,15 +9,15 @@ from typing import Any
 
 from memlab.errors import SimulationError
 from memlab.sim._texts import NoteMaker, note_variants
-from memlab.sim.real import (
+from memlab.sim._release_common import (
     RealContext,
-    _closest_many,
-    _llm_calls,
-    _result,
-    _role_block,
-    _roles,
-    _rows,
-    _seeded,
+    closest_many,
+    llm_call_stats,
+    measured_result,
+    role_block,
+    roles_in_order,
+    block_rows,
+    seeded_store,
     file_block_text,
     project_substrate,
 )
@@ -46,24 +46,24 @@ def _scale_world(ctx: RealContext) -> dict[str, Any]:
                        replace=False)
     planted = []
     lo = p.s11_cosine
-    picks = _closest_many(proc, [(notes[i].text, note_variants(notes[i].key)) for i in early],
+    picks = closest_many(proc, [(notes[i].text, note_variants(notes[i].key)) for i in early],
                           lo + 0.025)
     for i, (text, cos) in zip(early, picks):
         if lo <= cos < lo + 0.05:
             planted.append((int(i), text, cos))
     texts = [nt.text for nt in notes] + [t for _, t, _ in planted]
-    db = _seeded(ctx, "scale")
+    db = seeded_store(ctx, "scale")
     t0 = time.perf_counter()
     proc.preload(texts)
     t_embed = time.perf_counter() - t0
-    before = _llm_calls(proc)["total_calls"]
+    before = llm_call_stats(proc)["total_calls"]
     t0 = time.perf_counter()
     for start in range(0, len(texts), 500):
         proc.request("learn", items=[{"content": t} for t in texts[start:start + 500]])
         proc.request("consolidate", batch=500)
     t_cons = time.perf_counter() - t0
-    calls = _llm_calls(proc)["total_calls"] - before
-    rows = _rows(db)
+    calls = llm_call_stats(proc)["total_calls"] - before
+    rows = block_rows(db)
     ids = {r["content"]: r["id"] for r in rows}
     world = {"db": db, "notes": notes, "planted": planted, "ids": ids, "blocks": len(texts),
              "llm_calls": calls, "seconds_embed": t_embed, "seconds_learn_consolidate": t_cons,
@@ -103,7 +103,7 @@ def s7_scale(ctx: RealContext) -> ScenarioResult:
                f"{oracle['term_scan_hit_at_5']:.2f}), "
                f"{w['llm_calls']} LLM calls ({per:.2f}/block), learn+consolidate "
                f"{w['seconds_learn_consolidate']:.0f} s")
-    return _result(ctx, "S7", outcome, summary, m,
+    return measured_result(ctx, "S7", outcome, summary, m,
                    unstable=("seconds_learn_consolidate", "seconds_per_query"))
 
 
@@ -134,7 +134,7 @@ def _oracles(proc: ReleaseProcess, w: dict[str, Any], idx: Any, queries: list[st
 def s11_review(ctx: RealContext) -> ScenarioResult:
     proc = ctx.proc
     if "review_corpus" not in ctx.methods:
-        return _result(ctx, "S11", "n/a", "no corpus review in this release (no review_corpus)",
+        return measured_result(ctx, "S11", "n/a", "no corpus review in this release (no review_corpus)",
                        {"review_corpus": False})
     w = _scale_world(ctx)
     proc.request("open", db=str(w["db"]))
@@ -157,7 +157,7 @@ def s11_review(ctx: RealContext) -> ScenarioResult:
                f"duplicates (cosine >= {ctx.params.s11_cosine:.2f}) reported (no chunks: "
                "the pairs consolidation flagged), "
                f"{len(pairs)} near-duplicate pairs, {m['stale_proposals']} stale proposals")
-    return _result(ctx, "S11", outcome, summary, m)
+    return measured_result(ctx, "S11", outcome, summary, m)
 
 
 # ---- S8 -------------------------------------------------------------------------------------
@@ -175,9 +175,9 @@ def s8_concurrent(ctx: RealContext) -> ScenarioResult:
     import threading
 
     proc = ctx.proc
-    db = _seeded(ctx, "s8")
-    role = _roles(ctx, "S8")[0]
-    target = _role_block(_rows(db), role)
+    db = seeded_store(ctx, "s8")
+    role = roles_in_order(ctx, "S8")[0]
+    target = role_block(block_rows(db), role)
     proc.request("close")
     write = "edit" if "edit" in ctx.methods else "accept_amendment"
     trials = int(ctx.params.s8_trials)
@@ -252,7 +252,7 @@ def s8_concurrent(ctx: RealContext) -> ScenarioResult:
     finally:
         for w in writers:
             w.close()
-    rows = _rows(db)
+    rows = block_rows(db)
     final = next(r for r in rows if r["id"] == target["id"])["content"]
     texts = {n.text for n in notes}
     persisted = sum(r["content"] in texts for r in rows)
@@ -293,5 +293,5 @@ def s8_concurrent(ctx: RealContext) -> ScenarioResult:
                   f"index {'matches' if m['index_matches_files'] else 'differs'}), "
                   f"{m['ledger_edit_events']} ledger edit events for the block"
                   if ctx.project else ""))
-    return _result(ctx, "S8", outcome, summary, m,
+    return measured_result(ctx, "S8", outcome, summary, m,
                    unstable=("serial_edit_seconds", "lost_edits_free", "lost_edit_rate_free"))

@@ -13,6 +13,7 @@ assumed (and why), so a run's evidence can say which of its inputs are facts.
 
 from __future__ import annotations
 
+from memlab import kinds
 from memlab.errors import SimulationError
 
 import dataclasses
@@ -27,7 +28,7 @@ import pandas as pd
 from memlab.constants import CHARS_PER_TOKEN, DECAY_LAMBDA, DECAY_TIERS, tier_of_lambda
 from memlab.errors import MemlabError
 
-__all__ = ["Instance", "DOC_INSTANCE", "instance_from_store", "load_instance"]
+__all__ = ["Instance", "DOC_INSTANCE", "instance_from_store", "load_instance", "active_hours_at"]
 
 # elfmem's decay tiers, their lambda and the lambda -> tier rule live in memlab.constants.
 LAMBDA, TIERS = DECAY_LAMBDA, DECAY_TIERS
@@ -180,7 +181,7 @@ def instance_from_store(store: Any, *, audit: Any = None, growth: int = 100) -> 
     kept in ``provenance`` for the record; every rate is computed from the frames themselves so
     the simulation does not depend on how the audit names its metrics.
     """
-    if getattr(store, "kind", None) != "elfmem_db":
+    if not kinds.capable(getattr(store, "kind", None), "elfmem_tables"):
         raise MemlabError(f"a simulation instance needs an elfmem database, not "
                           f"{getattr(store, 'kind', type(store).__name__)!r}",
                           path=getattr(store, "path", None),
@@ -330,3 +331,19 @@ def load_instance(instance: Any) -> tuple[Instance, Any]:
     from memlab.audits import audit as run_audit
 
     return instance_from_store(store, audit=run_audit(store)), store
+
+
+def active_hours_at(created: pd.Series, sessions: pd.DataFrame, total: float) -> np.ndarray:
+    """Active hours on the instance clock when each block was created: the clock at the start
+    of the last session that began before it (linear in wall time when there are no sessions)."""
+    ts = pd.to_datetime(created, utc=True)
+    if len(sessions) and {"started_at", "start_active_hours"} <= set(sessions.columns):
+        s = sessions[["started_at", "start_active_hours"]].dropna().sort_values("started_at")
+        if len(s):
+            starts = s["started_at"].astype("int64").to_numpy()
+            hours = pd.to_numeric(s["start_active_hours"], errors="coerce").to_numpy()
+            k = np.searchsorted(starts, ts.astype("int64").to_numpy(), side="right") - 1
+            return np.where(k >= 0, hours[np.clip(k, 0, None)], 0.0)
+    lo, hi = ts.min(), ts.max()
+    span = (hi - lo).total_seconds() or 1.0
+    return ((ts - lo).dt.total_seconds() / span * total).to_numpy()

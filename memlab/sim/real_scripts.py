@@ -18,17 +18,17 @@ from memlab.errors import SimulationError
 from memlab.sim._real_months import s9_last_month, s10_six_months
 from memlab.sim._real_scale import s7_scale, s8_concurrent, s11_review
 from memlab.sim._texts import CONSTITUTION, REWORDINGS, NoteMaker, constitution_variants, note_variants
-from memlab.sim.real import (
+from memlab.sim._release_common import (
     DEAD_ENDPOINT,
     RealContext,
-    _closest_many,
-    _cos,
-    _llm_calls,
-    _result,
-    _role_block,
-    _roles,
-    _rows,
-    _seeded,
+    closest_many,
+    pair_cosine,
+    llm_call_stats,
+    measured_result,
+    role_block,
+    roles_in_order,
+    block_rows,
+    seeded_store,
 )
 from memlab.sim.release_facts import release_facts, run_preflight
 from memlab.sim.releases import DriverError, ReleaseProcess, release_env, release_sources
@@ -41,7 +41,7 @@ __all__ = ["REAL_SCENARIOS"]
 # ---- S1 -------------------------------------------------------------------------------------
 def s1_reword(ctx: RealContext) -> ScenarioResult:
     proc = ctx.proc
-    role = ctx.params.s1_role or _roles(ctx, "S1")[0]
+    role = ctx.params.s1_role or roles_in_order(ctx, "S1")[0]
     if role not in REWORDINGS:
         raise SimulationError(f"s1_role {role!r} is not a constitutional role",
                               hint=", ".join(sorted(REWORDINGS)))
@@ -49,10 +49,10 @@ def s1_reword(ctx: RealContext) -> ScenarioResult:
     if k is None:
         k = int(ctx.rng("S1", "reword").integers(len(REWORDINGS[role])))
     new = REWORDINGS[role][k]
-    db = _seeded(ctx, "s1")
-    old = _role_block(_rows(db), role)
-    cosine = _cos(proc, old["content"], new)
-    before = _llm_calls(proc)["total_calls"]
+    db = seeded_store(ctx, "s1")
+    old = role_block(block_rows(db), role)
+    cosine = pair_cosine(proc, old["content"], new)
+    before = llm_call_stats(proc)["total_calls"]
     if "edit" in ctx.methods:
         api = "edit"
         proc.preload([new])
@@ -62,7 +62,7 @@ def s1_reword(ctx: RealContext) -> ScenarioResult:
         proc.preload([new])
         proc.call("learn", new, tags=old["tags"], category=old["category"])
         proc.request("consolidate")
-    rows = _rows(db)
+    rows = block_rows(db)
     new_rows = [r for r in rows if r["content"] == new and r["status"] == "active"]
     old_active = any(r["content"] == old["content"] and r["status"] == "active" for r in rows)
     role_ok = any(f"self/role/{role}" in r["tags"] for r in new_rows)
@@ -70,14 +70,14 @@ def s1_reword(ctx: RealContext) -> ScenarioResult:
     m = {"api": api, "role": role, "rewording": k, "cosine_old_new": cosine,
          "new_active": bool(new_rows), "old_active": old_active, "role_tag_on_new": role_ok,
          "old_status": old_row["status"], "old_archive_reason": old_row["archive_reason"],
-         "llm_calls": _llm_calls(proc)["total_calls"] - before}
+         "llm_calls": llm_call_stats(proc)["total_calls"] - before}
     m["score"] = 1.0 if (new_rows and role_ok and not old_active) else 0.5 if new_rows else 0.0
     outcome = grade_levels("S1", m["score"])
     summary = (f"{api}: reword of '{role}' at cosine {cosine:.3f} -> new active={bool(new_rows)},"
                f" old active={old_active} ({old_row['archive_reason'] or old_row['status']}),"
                f" role tag on new={role_ok}")
     proc.request("close")
-    return _result(ctx, "S1", outcome, summary, m)
+    return measured_result(ctx, "S1", outcome, summary, m)
 
 
 # ---- S2 -------------------------------------------------------------------------------------
@@ -96,11 +96,11 @@ def _days_of_use(ctx: RealContext, days: int, proc: ReleaseProcess) -> dict[str,
 def s2_delete(ctx: RealContext) -> ScenarioResult:
     proc = ctx.proc
     p = ctx.params
-    db = _seeded(ctx, "s2")
+    db = seeded_store(ctx, "s2")
     if p.s2_targets == "constitution":
-        roles = _roles(ctx, "S2")[:3]
-        rows = _rows(db)
-        targets = [_role_block(rows, r)["id"] for r in roles]
+        roles = roles_in_order(ctx, "S2")[:3]
+        rows = block_rows(db)
+        targets = [role_block(rows, r)["id"] for r in roles]
     elif p.s2_targets == "observations":
         notes = NoteMaker(7_000 + ctx.seed).fresh(3)
         proc.preload([n.text for n in notes])
@@ -123,35 +123,35 @@ def s2_delete(ctx: RealContext) -> ScenarioResult:
     else:
         m["api"] = f"none (no delete API): waited {p.s2_wait_days} days of sessions + curate"
         m.update(_days_of_use(ctx, p.s2_wait_days, proc))
-    rows = {r["id"]: r for r in _rows(db)}
+    rows = {r["id"]: r for r in block_rows(db)}
     gone = [bid for bid in targets if rows[bid]["status"] != "active"]
     m["gone"] = len(gone)
     m["reasons"] = sorted({rows[b]["archive_reason"] or "" for b in gone})
     outcome = grade_levels("S2", len(gone))
     summary = f"{m['api']}: {len(gone)}/3 {p.s2_targets} targets gone {m['reasons'] or ''}"
     proc.request("close")
-    return _result(ctx, "S2", outcome, summary, m)
+    return measured_result(ctx, "S2", outcome, summary, m)
 
 
 # ---- S3 -------------------------------------------------------------------------------------
 def s3_pinned(ctx: RealContext) -> ScenarioResult:
     proc = ctx.proc
-    db = _seeded(ctx, "s3")
-    rows = _rows(db)
+    db = seeded_store(ctx, "s3")
+    rows = block_rows(db)
     best = None
-    roles = _roles(ctx, "S3")[:4]
-    picks = _closest_many(proc, [(CONSTITUTION[r], constitution_variants(r)) for r in roles],
+    roles = roles_in_order(ctx, "S3")[:4]
+    picks = closest_many(proc, [(CONSTITUTION[r], constitution_variants(r)) for r in roles],
                           ctx.params.s3_cosine)
     for role, (text, cos) in zip(roles, picks):
         if best is None or abs(cos - ctx.params.s3_cosine) < abs(best[2] - ctx.params.s3_cosine):
             best = (role, text, cos)
     role, text, cos = best
-    target = _role_block(rows, role)
+    target = role_block(rows, role)
     pinned = target.get("pinned")
     proc.preload([text])
     proc.call("learn", text, category="knowledge")
     res = proc.request("consolidate")
-    after = {r["id"]: r for r in _rows(db)}
+    after = {r["id"]: r for r in block_rows(db)}
     t = after[target["id"]]
     new = [r for r in after.values() if r["content"] == text]
     m = {"role": role, "cosine": cos, "target_pinned": None if pinned is None else bool(pinned),
@@ -168,7 +168,7 @@ def s3_pinned(ctx: RealContext) -> ScenarioResult:
                f"{m['new_block_status']}, near-dups flagged {m['near_duplicates_flagged']}")
     proc.request("close")
     outcome = "fail" if not kept else "pass" if m["in_band"] else "partial"
-    return _result(ctx, "S3", outcome, summary, m)
+    return measured_result(ctx, "S3", outcome, summary, m)
 
 
 # ---- S4 -------------------------------------------------------------------------------------
@@ -181,16 +181,16 @@ def s4_cost(ctx: RealContext) -> ScenarioResult:
         batch = [note_variants(n.key)[1] for n in corpus[:10]]
     else:
         batch = [n.text for n in maker.fresh(10)]
-    _seeded(ctx, "s4")
+    seeded_store(ctx, "s4")
     proc.preload([n.text for n in corpus] + batch)
     for note in corpus:
         proc.call("learn", note.text)
     proc.request("consolidate")
-    before = _llm_calls(proc)
+    before = llm_call_stats(proc)
     for text in batch:
         proc.call("learn", text)
     res = proc.request("consolidate")
-    after = _llm_calls(proc)
+    after = llm_call_stats(proc)
     calls = after["total_calls"] - before["total_calls"]
     by = {k: v - before["calls"].get(k, 0) for k, v in after["calls"].items()
           if v - before["calls"].get(k, 0)}
@@ -203,7 +203,7 @@ def s4_cost(ctx: RealContext) -> ScenarioResult:
     summary = (f"10 blocks on a {p.s4_corpus}-note corpus: {calls} LLM calls ({per:.1f}/block; "
                f"{by}), {tokens_in} input tokens")
     proc.request("close")
-    return _result(ctx, "S4", outcome, summary, m)
+    return measured_result(ctx, "S4", outcome, summary, m)
 
 
 # ---- S5 / S6 --------------------------------------------------------------------------------
@@ -247,7 +247,7 @@ def s5_fresh_install(ctx: RealContext) -> ScenarioResult:
                f"{'needs an API key' if key_needed else 'reached without a key'}"
                f"{' (OPENAI_API_KEY exported)' if ctx.params.s5_key else ''}")
     proc.request("close")
-    return _result(ctx, "S5", outcome, summary, m)
+    return measured_result(ctx, "S5", outcome, summary, m)
 
 
 def s6_missing_key(ctx: RealContext) -> ScenarioResult:
@@ -281,7 +281,7 @@ def s6_missing_key(ctx: RealContext) -> ScenarioResult:
             raised = f"consolidate: {res.type}"
         else:
             m["consolidate"] = res
-    rows = [r for r in _rows(db) if r["content"] in texts]
+    rows = [r for r in block_rows(db) if r["content"] in texts]
     con = sqlite3.connect(sqlite_uri(db, mode="ro"), uri=True)
     analysed = {bid for (bid,) in con.execute(
         "SELECT id FROM blocks WHERE summary IS NOT NULL AND summary != ''")}
@@ -296,7 +296,7 @@ def s6_missing_key(ctx: RealContext) -> ScenarioResult:
     summary = (f"LLM {ctx.params.s6_llm}: started={m['started']}, raised={raised}, "
                f"{len(promoted)}/{len(texts)} promoted, {len(unanalysed)} without analysis")
     proc.request("close")
-    return _result(ctx, "S6", outcome, summary, m)
+    return measured_result(ctx, "S6", outcome, summary, m)
 
 
 REAL_SCENARIOS: dict[str, Callable[[RealContext], ScenarioResult]] = {

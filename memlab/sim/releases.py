@@ -38,7 +38,7 @@ import numpy as np
 
 from memlab.errors import ReleaseEnvError, SimulationError
 
-__all__ = ["RELEASES", "ENVS_VAR", "envs_dir", "release_env", "release_sources",
+__all__ = ["RELEASES", "check_release", "ENVS_VAR", "envs_dir", "release_env", "release_sources",
            "ReleaseProcess", "DriverError", "PROJECT_SUFFIX", "PROJECT_RELEASES",
            "release_version", "project_mode", "check_setting", "all_settings"]
 
@@ -106,7 +106,9 @@ def project_mode(setting: str) -> bool:
     return check_setting(setting).endswith(PROJECT_SUFFIX)
 
 
-def _check(release: str) -> str:
+def check_release(release: str) -> str:
+    """The release version ``release`` names ("elfmem 0.20.0", "0.20.0+project" -> "0.20.0"),
+    or a :class:`SimulationError` naming the releases memlab can run."""
     release = str(release).removeprefix("elfmem").strip(" =-").removesuffix(PROJECT_SUFFIX)
     if release not in RELEASES:
         raise SimulationError(f"elfmem release {release!r} is not one memlab can run",
@@ -120,7 +122,7 @@ def _env_python(folder: Path) -> Path:
 
 def release_env(release: str, *, create: bool = True, quiet: bool = False) -> Path:
     """The python of ``release``'s venv, creating it (printing what it does) when missing."""
-    release = _check(release)
+    release = check_release(release)
     folder = envs_dir() / f"elfmem-{release}"
     python = _env_python(folder)
     if (folder / _STAMP).exists() and python.exists():
@@ -200,7 +202,7 @@ class ReleaseProcess:
     """
 
     def __init__(self, release: str, *, embedder: Any = None, workdir: str | Path | None = None):
-        self.release = _check(release)
+        self.release = check_release(release)
         self.python = release_env(self.release)
         if embedder is None:
             from memlab.embed import get_embedder

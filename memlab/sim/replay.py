@@ -14,6 +14,7 @@ stored), so decay uses max(creation, last reinforcement seen by then); operator 
 
 from __future__ import annotations
 
+from memlab import kinds
 from memlab.errors import SimulationError
 
 import math
@@ -25,27 +26,11 @@ import pandas as pd
 from memlab.audits.seeds import CONSTITUTIONAL_TAG, ROLE_TAG_PREFIX, match_seed
 from memlab.errors import MemlabError
 from memlab.constants import tier_of_lambda
-from memlab.sim.instance import LAMBDA
+from memlab.sim.instance import LAMBDA, active_hours_at
 from memlab.sim.iterations import ITERATIONS, Iteration
 from memlab.sim.world import VectorBook
 
 __all__ = ["replay"]
-
-
-def _active_hours_at(created: pd.Series, sessions: pd.DataFrame, total: float) -> np.ndarray:
-    """Active hours on the instance clock when each block was created: the clock at the start
-    of the last session that began before it (linear in wall time when there are no sessions)."""
-    ts = pd.to_datetime(created, utc=True)
-    if len(sessions) and {"started_at", "start_active_hours"} <= set(sessions.columns):
-        s = sessions[["started_at", "start_active_hours"]].dropna().sort_values("started_at")
-        if len(s):
-            starts = s["started_at"].astype("int64").to_numpy()
-            hours = pd.to_numeric(s["start_active_hours"], errors="coerce").to_numpy()
-            k = np.searchsorted(starts, ts.astype("int64").to_numpy(), side="right") - 1
-            return np.where(k >= 0, hours[np.clip(k, 0, None)], 0.0)
-    lo, hi = ts.min(), ts.max()
-    span = (hi - lo).total_seconds() or 1.0
-    return ((ts - lo).dt.total_seconds() / span * total).to_numpy()
 
 
 def replay(store: Any, iteration: Iteration | int = 1, *, vectors: str = "model",
@@ -67,7 +52,7 @@ def replay(store: Any, iteration: Iteration | int = 1, *, vectors: str = "model"
     if vectors not in ("model", "store"):
         raise SimulationError("vectors must be 'model' or 'store'")
     it = ITERATIONS[iteration] if isinstance(iteration, int) else iteration
-    if getattr(store, "kind", None) != "elfmem_db":
+    if not kinds.capable(getattr(store, "kind", None), "elfmem_tables"):
         raise MemlabError("replay needs an elfmem database store",
                           path=getattr(store, "path", None), hint="memlab.load_elfmem(path)")
     book = book if book is not None else VectorBook()  # an empty book is falsy (__len__)
@@ -98,7 +83,7 @@ def replay(store: Any, iteration: Iteration | int = 1, *, vectors: str = "model"
     else:
         has_vec = np.ones(len(blocks), dtype=bool)
         vecs = book.matrix(list(content))
-    created_h = _active_hours_at(blocks["created_at"], sessions, total)
+    created_h = active_hours_at(blocks["created_at"], sessions, total)
     tagmap = tags.groupby("block_id")["tag"].apply(set).to_dict() if len(tags) else {}
     lam = pd.to_numeric(blocks.get("decay_lambda"), errors="coerce")
     last_rf = pd.to_numeric(blocks.get("last_reinforced_at"), errors="coerce")

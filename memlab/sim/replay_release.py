@@ -26,8 +26,10 @@ import pandas as pd
 
 from memlab._files import sqlite_uri
 from memlab._tmp import private_tempdir
+from memlab import kinds
 from memlab.errors import MemlabError
-from memlab.sim.releases import ReleaseProcess, _check
+from memlab.sim.instance import active_hours_at
+from memlab.sim.releases import ReleaseProcess, check_release
 
 __all__ = ["replay_release"]
 
@@ -39,10 +41,8 @@ def replay_release(store: Any, release: str) -> pd.DataFrame:
     release_status (active / archived / rejected: not stored as a block), release_reason,
     agree (same status). ``attrs['summary']`` counts both sides.
     """
-    from memlab.sim.replay import _active_hours_at
-
-    release = _check(release)
-    if getattr(store, "kind", None) != "elfmem_db":
+    release = check_release(release)
+    if not kinds.capable(getattr(store, "kind", None), "elfmem_tables"):
         raise MemlabError("replay needs an elfmem database store",
                           path=getattr(store, "path", None), hint="memlab.load_elfmem(path)")
     blocks = store.frames["blocks"].copy()
@@ -54,7 +54,7 @@ def replay_release(store: Any, release: str) -> pd.DataFrame:
     config = store.frames.get("config", pd.DataFrame())
     total = float(config["total_active_hours"].iloc[0]) if "total_active_hours" in config and \
         len(config) and pd.notna(config["total_active_hours"].iloc[0]) else 0.0
-    hours = _active_hours_at(blocks["created_at"], store.frames.get("sessions", pd.DataFrame()),
+    hours = active_hours_at(blocks["created_at"], store.frames.get("sessions", pd.DataFrame()),
                              total)
     content = blocks["content"].astype("string").fillna("").tolist()
     category = blocks["category"].astype("string").fillna("knowledge").tolist()

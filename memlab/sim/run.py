@@ -67,6 +67,8 @@ class SimulationRun:
         """Outcome per row (modelled iterations, then real releases) and scenario (columns);
         ``basis`` says which cells were measured."""
         data = {s.code: [self._outcome(r, s.code) for r in self.rows] for s in self.scenarios}
+        # object dtype: a cell not run stays None (pandas 3 would read a column of words and
+        # None as its string dtype, None becoming NaN)
         return pd.DataFrame(data, index=pd.Index(self.rows, name="iteration"), dtype=object)
 
     def _outcome(self, row: str, code: str) -> str | None:
@@ -78,7 +80,7 @@ class SimulationRun:
         """``measured`` or ``modelled`` per cell, same shape as ``table``."""
         data = {s.code: [getattr(self.results.get((r, s.code)), "basis", None)
                          for r in self.rows] for s in self.scenarios}
-        return pd.DataFrame(data, index=pd.Index(self.rows, name="iteration"))
+        return pd.DataFrame(data, index=pd.Index(self.rows, name="iteration"), dtype=object)
 
     @cached_property
     def model_check(self) -> pd.DataFrame:

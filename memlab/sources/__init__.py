@@ -15,7 +15,8 @@ __all__ = ["load"]
 
 
 def load(path: str | Path, **kwargs: Any) -> Store:
-    """Load any store memlab knows, read-only. Keyword arguments go to the specific loader.
+    """Load any store memlab knows, read-only. Keyword arguments go to the specific loader;
+    one it does not take is an :class:`~memlab.errors.UnknownOption` naming the kind.
 
     The kind is detected from content (:func:`memlab.kinds.detect`); what was seen is kept in
     ``store.meta["detected"]`` (``{"kind": ..., "evidence": ...}``).

@@ -196,7 +196,7 @@ def _looks_like_store(path: Path, evidence: kinds.Evidence) -> bool:
     summaries or text files named ``.db``."""
     if evidence.reason.startswith("named "):
         return False  # claimed by its name alone ("notes.db" holding text): not listed
-    if evidence.kind not in ("agent_file", "letta_blocks") or path.suffix == ".af":
+    if not kinds.capable(evidence.kind, "json_file") or path.suffix == ".af":
         return True
     from memlab._files import NotRegularFile, read_regular
 

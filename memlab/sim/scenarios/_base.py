@@ -19,7 +19,9 @@ from memlab.sim.world import VectorBook, World
 from memlab.constants import EXACT_DUP_THRESHOLD, NEAR_DUP_THRESHOLD
 
 
-__all__ = ["Scenario", "ScenarioResult", "Context", "OUTCOMES", "OBSERVED_BAND"]
+__all__ = ["Scenario", "ScenarioResult", "Context", "OUTCOMES", "OBSERVED_BAND", "CORPUS_SEED",
+           "MAX_STEADY_BLOCKS", "MAX_SCALE_BLOCKS", "world_events", "restatement", "draw_tier",
+           "live_blocks", "steady_world"]
 
 OUTCOMES = ("pass", "partial", "fail", "n/a")
 #: The band in which the instance's own supersessions happened (elfmem's defaults): arrivals
@@ -28,12 +30,12 @@ OUTCOMES = ("pass", "partial", "fail", "n/a")
 OBSERVED_BAND = (NEAR_DUP_THRESHOLD, EXACT_DUP_THRESHOLD)
 #: The scale scenarios use a fixed corpus so its 14,000 embeddings are reused across seeds;
 #: the run's seed picks queries, probes and planted duplicates.
-_CORPUS_SEED = 20260804
+CORPUS_SEED = 20260804
 _NOTE_BATCH = 4
 #: Bounds that keep a run to minutes on any instance; evidence says when one applied.
 _MAX_STEPS = 4_000
-_MAX_STEADY_BLOCKS = 5_000
-_MAX_SCALE_BLOCKS = 50_000
+MAX_STEADY_BLOCKS = 5_000
+MAX_SCALE_BLOCKS = 50_000
 
 
 
@@ -102,7 +104,7 @@ class Context:
     def notes(self) -> NoteMaker:
         """A fresh reader of the run's note stream: every scenario reads the same notes in the
         same order, so they share embeddings (and, at seed 0, the scale corpus's)."""
-        return NoteMaker(_CORPUS_SEED + self.seed)
+        return NoteMaker(CORPUS_SEED + self.seed)
 
     def memoised(self, key: Any, make: Callable[[], Any]) -> Any:
         if key not in self.memo:
@@ -113,12 +115,12 @@ class Context:
         return World(iteration, self.instance, self.book, rng, scenario=scenario, **kw)
 
 
-def _events(world: World, ops: tuple[str, ...] | None = None) -> list[dict[str, Any]]:
+def world_events(world: World, ops: tuple[str, ...] | None = None) -> list[dict[str, Any]]:
     return [e for e in world.events if ops is None or e["op"] in ops]
 
 
 # ---- shared world activity -----------------------------------------------------------------
-def _restatement(ctx: Context, target_text: str, target_vec: np.ndarray, family: tuple | None,
+def restatement(ctx: Context, target_text: str, target_vec: np.ndarray, family: tuple | None,
                  rng: np.random.Generator) -> tuple[str, float] | None:
     """A real text restating ``target``, drawn among those whose measured cosine lies in the
     observed band; the closest below the band when none does."""
@@ -152,12 +154,12 @@ def _restatement(ctx: Context, target_text: str, target_vec: np.ndarray, family:
     return best
 
 
-def _draw_tier(inst: Instance, rng: np.random.Generator) -> str:
+def draw_tier(inst: Instance, rng: np.random.Generator) -> str:
     names, p = inst.tier_probabilities(learned=True)
     return names[int(rng.choice(len(names), p=p))]
 
 
-def _live(ctx: Context, world: World, days: float, rng: np.random.Generator,
+def live_blocks(ctx: Context, world: World, days: float, rng: np.random.Generator,
           maker: NoteMaker, taken: set, *, operator: dict[float, Callable[[World], None]] | None = None,
           start_day: float = 0.0) -> dict[str, Any]:
     """Run ``days`` of the instance's life: sessions on its clock, blocks at its arrival rate,
@@ -188,14 +190,14 @@ def _live(ctx: Context, world: World, days: float, rng: np.random.Generator,
         for _ in range(int(arrivals.poisson(per_session))):
             stats["learned"] += 1
             restate = arrivals.random() < inst.near_dup_rate
-            tier = _draw_tier(inst, arrivals)
+            tier = draw_tier(inst, arrivals)
             if restate:
                 targets: list[tuple[str, np.ndarray, tuple | None]] = [
                     (b.text, b.vec, b.family) for b in world.active()]
                 targets += [(t, ctx.book.vec(t), ("role", r)) for r, t in world.self_md.items()]
                 if targets:
                     text, vec, family = targets[int(rng.integers(len(targets)))]
-                    found = _restatement(ctx, text, vec, family, rng)
+                    found = restatement(ctx, text, vec, family, rng)
                     if found is not None:
                         stats["near_dup_arrivals"] += 1
                         if family and family[0] == "role":
@@ -222,15 +224,15 @@ def _live(ctx: Context, world: World, days: float, rng: np.random.Generator,
     return stats
 
 
-def _steady_world(ctx: Context, it: Iteration, scenario: str, rng: np.random.Generator,
+def steady_world(ctx: Context, it: Iteration, scenario: str, rng: np.random.Generator,
                   maker: NoteMaker, taken: set, **kw: Any) -> World:
     """A world at the instance's size: constitution plus curated notes, counters at zero."""
     world = ctx.world(it, scenario, rng, **kw)
     world.init(constitution=True)
-    n = max(0, min(ctx.instance.active_blocks, _MAX_STEADY_BLOCKS) - len(world.active()))
+    n = max(0, min(ctx.instance.active_blocks, MAX_STEADY_BLOCKS) - len(world.active()))
     notes = maker.fresh(n, taken)
     world.add_corpus([x.text for x in notes], [("note", x.key) for x in notes],
-                     [_draw_tier(ctx.instance, rng) for _ in notes])
+                     [draw_tier(ctx.instance, rng) for _ in notes])
     world.calls.clear()
     world.tokens_in.clear()
     world.tokens_out.clear()

@@ -16,11 +16,11 @@ from memlab.sim.iterations import Iteration
 from memlab.sim.scenarios._base import (
     Context,
     ScenarioResult,
-    _draw_tier,
-    _events,
-    _live,
-    _restatement,
-    _steady_world,
+    draw_tier,
+    world_events,
+    live_blocks,
+    restatement,
+    steady_world,
 )
 from memlab.sim.rules import RULES, grade_checks, grade_levels, grade_s6
 from memlab.sim.world import PROMPT_TOKENS
@@ -103,7 +103,7 @@ def s2_delete(ctx: Context, it: Iteration) -> ScenarioResult:
     waited = 0.0
     if not all(deleted):
         # No delete API: the only exits are supersession and decay. Wait a month of use.
-        _live(ctx, world, 30.0, rng, maker, set())
+        live_blocks(ctx, world, 30.0, rng, maker, set())
         waited = 30.0
     # A superseded target is replaced by a restatement of itself: its content stays.
     gone = [b.archive_reason in ("forgotten", "decayed") for b in targets]
@@ -117,12 +117,12 @@ def s2_delete(ctx: Context, it: Iteration) -> ScenarioResult:
     n_gone = sum(gone)
     outcome = grade_levels("S2", n_gone)
     if all(deleted):
-        summary = f"3 {what} blocks removed directly ({_events(world, ('forget',))[0]['detail']})"
+        summary = f"3 {what} blocks removed directly ({world_events(world, ('forget',))[0]['detail']})"
     else:
         summary = (f"no delete path; after {waited:.0f} days ({world.hours:.2f} active h) "
                    f"{sum(gone)}/3 gone")
     return ScenarioResult("S2", it.name, outcome, summary, metrics,
-                          _events(world, ("forget", "forget_unsupported", "decay", "supersede")))
+                          world_events(world, ("forget", "forget_unsupported", "decay", "supersede")))
 
 
 # ---- S3 ------------------------------------------------------------------------------------
@@ -190,18 +190,18 @@ def s4_cost(ctx: Context, it: Iteration) -> ScenarioResult:
     rng = ctx.rng("S4")
     maker = ctx.notes()
     taken: set = set()
-    world = _steady_world(ctx, it, "S4", rng, maker, taken)
+    world = steady_world(ctx, it, "S4", rng, maker, taken)
     batch = 10
     for _ in range(batch):
         active = world.active()
         if rng.random() < ctx.instance.near_dup_rate and active:
             target = active[int(rng.integers(len(active)))]
-            found = _restatement(ctx, target.text, target.vec, target.family, rng)
+            found = restatement(ctx, target.text, target.vec, target.family, rng)
             if found:
-                world.learn(found[0], family=target.family, tier=_draw_tier(ctx.instance, rng))
+                world.learn(found[0], family=target.family, tier=draw_tier(ctx.instance, rng))
                 continue
         note = maker.fresh(1, taken)[0]
-        world.learn(note.text, family=("note", note.key), tier=_draw_tier(ctx.instance, rng))
+        world.learn(note.text, family=("note", note.key), tier=draw_tier(ctx.instance, rng))
     world.consolidate()
     world.review()
     calls = world.llm_calls
@@ -221,7 +221,7 @@ def s4_cost(ctx: Context, it: Iteration) -> ScenarioResult:
     summary = (f"{calls} LLM calls for 10 blocks ({world.calls['analysis']} analysis"
                f" + {world.calls['contradiction']} contradiction + {world.calls['review']} review)")
     return ScenarioResult("S4", it.name, outcome, summary, metrics,
-                          _events(world, ("contradiction_checks", "review", "supersede")),
+                          world_events(world, ("contradiction_checks", "review", "supersede")),
                           modelled=["calls counted, not made; token totals use assumed prompt "
                                     f"overheads {PROMPT_TOKENS}"])
 
@@ -280,7 +280,7 @@ def s5_fresh_install(ctx: Context, it: Iteration) -> ScenarioResult:
     summary = "; ".join(problems) or "init wrote 0 blocks; local client built without a cloud key"
     modelled = [] if check["measured"] else ["openai SDK not installed: key rule modelled"]
     return ScenarioResult("S5", it.name, outcome, summary, metrics,
-                          _events(world, ("init", "llm_error", "promote")), modelled=modelled)
+                          world_events(world, ("init", "llm_error", "promote")), modelled=modelled)
 
 
 def s6_missing_key(ctx: Context, it: Iteration) -> ScenarioResult:
@@ -330,5 +330,5 @@ def s6_missing_key(ctx: Context, it: Iteration) -> ScenarioResult:
         summary = (f"memory intact (writes need no LLM) but {metrics['failed_llm_calls']} LLM "
                    f"calls failed after boot; surfaced: {surfaced}")
     return ScenarioResult("S6", it.name, outcome, summary, metrics,
-                          _events(world, ("llm_error", "review")), modelled=modelled)
+                          world_events(world, ("llm_error", "review")), modelled=modelled)
 

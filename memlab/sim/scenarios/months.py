@@ -12,9 +12,9 @@ from memlab.sim.iterations import Iteration
 from memlab.sim.scenarios._base import (
     Context,
     ScenarioResult,
-    _live,
-    _restatement,
-    _steady_world,
+    live_blocks,
+    restatement,
+    steady_world,
 )
 from memlab.sim.rules import grade_levels
 from memlab.sim.world import World
@@ -25,14 +25,14 @@ def s9_last_month(ctx: Context, it: Iteration) -> ScenarioResult:
     rng = ctx.rng("S9")
     maker = ctx.notes()
     taken: set = set()
-    world = _steady_world(ctx, it, "S9", rng, maker, taken)
+    world = steady_world(ctx, it, "S9", rng, maker, taken)
     op_rng = ctx.rng("S9", "operator")
 
     def operator_edits(w: World) -> None:
         pool = [b for b in w.active() if b.role is None and b.family]
         for block in [pool[int(i)] for i in op_rng.choice(len(pool), size=min(2, len(pool)),
                                                             replace=False)]:
-            found = _restatement(ctx, block.text, block.vec, block.family, op_rng)
+            found = restatement(ctx, block.text, block.vec, block.family, op_rng)
             if found is None:
                 continue
             if not w.edit(block, found[0]):
@@ -44,7 +44,7 @@ def s9_last_month(ctx: Context, it: Iteration) -> ScenarioResult:
         if pool:
             w.forget(pool[int(op_rng.integers(len(pool)))])
 
-    _live(ctx, world, 60.0, rng, maker, taken,
+    live_blocks(ctx, world, 60.0, rng, maker, taken,
           operator={40.0: operator_edits, 50.0: operator_forget})
     month = [e for e in world.events if e["day"] >= 30.0 and
              e["op"] in ("supersede", "decay", "edit", "forget")]
@@ -79,7 +79,7 @@ def s10_six_months(ctx: Context, it: Iteration) -> ScenarioResult:
     maker = ctx.notes()
     world = ctx.world(it, "S10", rng)
     world.init(constitution=True)
-    stats = _live(ctx, world, 182.0, rng, maker, set())
+    stats = live_blocks(ctx, world, 182.0, rng, maker, set())
     state = world.constitution()
     intact = sum(s["intact"] for s in state.values())
     filled = sum(s["filled"] for s in state.values())

@@ -22,10 +22,10 @@ from memlab.sim.scenarios._base import (
     OBSERVED_BAND,
     Context,
     ScenarioResult,
-    _CORPUS_SEED,
-    _MAX_SCALE_BLOCKS,
-    _MAX_STEADY_BLOCKS,
-    _restatement,
+    CORPUS_SEED,
+    MAX_SCALE_BLOCKS,
+    MAX_STEADY_BLOCKS,
+    restatement,
 )
 from memlab.sim.rules import S7_RETRIEVAL_SHARE, grade_levels, grade_s7
 from memlab.sim.world import PROMPT_TOKENS
@@ -38,9 +38,9 @@ _S7_QUERIES = 100
 def _scale_corpus(ctx: Context) -> dict[str, Any]:
     def make() -> dict[str, Any]:
         inst = ctx.instance
-        base = min(inst.active_blocks, _MAX_STEADY_BLOCKS)
-        grown = min(base * inst.growth, _MAX_SCALE_BLOCKS)
-        maker = NoteMaker(_CORPUS_SEED)
+        base = min(inst.active_blocks, MAX_STEADY_BLOCKS)
+        grown = min(base * inst.growth, MAX_SCALE_BLOCKS)
+        maker = NoteMaker(CORPUS_SEED)
         taken: set = set()
         notes = maker.fresh(grown, taken)
         started = time.perf_counter()
@@ -261,7 +261,7 @@ def _s11_fixture(ctx: Context) -> dict[str, Any]:
         planted = []
         for src in sources:
             note = fx["notes"][int(src)]
-            found = _restatement(ctx, note.text, fx["vecs"][int(src)], ("note", note.key), rng)
+            found = restatement(ctx, note.text, fx["vecs"][int(src)], ("note", note.key), rng)
             if found is None:
                 continue
             pos = int(rng.integers(int(src) + 1, grown + len(planted) + 1))

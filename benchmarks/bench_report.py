@@ -1,6 +1,7 @@
 """Warm `memlab report all` on the bundled config: total, and per notebook cells / kernel / render.
 
-Runs ``report_all(data/reports.yaml)`` once to warm the embedding cache (not timed), then times
+Runs ``report_all(data/reports.yaml)`` once to warm the embedding cache and the simulation's
+result cache (``memlab.sim.cache``; both under ``$MEMLAB_CACHE_DIR``) (not timed), then times
 a warm run with reports one at a time (``jobs=1``, the anchor) and a warm run with the default
 concurrency (one report per core), in the same process, into temp folders. For every notebook
 of the concurrent run it prints:
@@ -9,7 +10,9 @@ of the concurrent run it prints:
 - ``kernel``: papermill's wall time minus the cells (kernel start-up, connection, shutdown);
 - ``render``: the HTML export of the executed notebook.
 
-Nothing about time is asserted.
+It then names the critical path: the longest report (cells + kernel + render) or, when all
+reports' own time shared by the jobs is longer, the queue; and says whether the simulation report
+is on it. Nothing about time is asserted.
 
     HF_HUB_OFFLINE=1 .venv/bin/python benchmarks/bench_report.py
     HF_HUB_OFFLINE=1 .venv/bin/python benchmarks/bench_report.py --no-sequential
@@ -52,10 +55,10 @@ def _instrument() -> None:
             with _lock:
                 _timings.setdefault(str(output), {})["execute"] = time.perf_counter() - t0
 
-    def timed_render(executed):
+    def timed_render(executed, *args, **kwargs):
         t0 = time.perf_counter()
         try:
-            return render(executed)
+            return render(executed, *args, **kwargs)
         finally:
             with _lock:
                 _timings.setdefault(str(executed), {})["render"] = time.perf_counter() - t0
@@ -106,6 +109,26 @@ def main() -> None:
         print(f"warm report all, one report at a time (anchor): {sequential:6.1f} s")
     print(f"warm report all, concurrent (default):          {concurrent:6.1f} s"
           + (f"   {concurrent / sequential:.2f}x the anchor" if sequential else ""))
+    # A report's own time is its notebook's papermill run plus its HTML export. The concurrent
+    # run cannot be shorter than its longest report, nor than all reports' own time shared by
+    # the jobs; the larger of the two bounds is its critical path.
+    own = {name: cells + kernel + render for name, cells, kernel, render in rows}
+    if own:
+        jobs = min(len(own), len(os.sched_getaffinity(0)))
+        longest = max(own, key=own.get)
+        shared = sum(own.values()) / jobs
+        print(f"longest report: {longest} {own[longest]:.1f} s = "
+              f"{own[longest] / concurrent:.0%} of the concurrent run; all reports' own time "
+              f"over {jobs} jobs: {shared:.1f} s")
+        path = (f"the longest report ({longest})" if own[longest] >= shared
+                else "the queue of reports sharing the jobs, not one report")
+        print(f"critical path: {path}")
+        for name, t in own.items():
+            if name.startswith("simulation"):
+                print(f"simulation report: {name} {t:.1f} s = {t / concurrent:.0%} of the "
+                      f"concurrent run; {'the' if name == longest else 'not the'} longest "
+                      f"report; {'on' if name == longest and t >= shared else 'not on'} the "
+                      "critical path")
 
 
 if __name__ == "__main__":

@@ -2,10 +2,10 @@
 the shipped releases' own work.
 
 One run of this script runs the equivalent of `memlab simulate` with its defaults (Iterations
-1-6 and the real elfmem 0.19.2 and 0.20.0 rows, S1-S11, the doc's instance, seed 0, scale
-2,000: ``simulate(None, None, releases="all", params=RealParams())`` followed by
-``run.render()``, which is what the command prints) twice, each in a fresh Python process
-against one embedding cache folder:
+1-6 and the real elfmem 0.19.2 and 0.20.0 rows plus 0.20.0+project's S8 and S9, S1-S11, the
+doc's instance, seed 0, scale 2,000: ``simulate(None, None, releases="all",
+params=RealParams())`` followed by ``run.render()``, which is what the command prints) twice,
+each in a fresh Python process against one embedding cache folder:
 
 * cold: the folder starts empty, so the sentence model loads, the precision gate measures,
   shipped vector packs are verified and every other text is embedded;
@@ -199,8 +199,9 @@ def main() -> None:
     cache = args.cache_dir or tempfile.mkdtemp(prefix="memlab-bench-sim-")
     if any(Path(cache).iterdir()):
         sys.exit(f"{cache} is not empty: the cold run needs an empty cache folder")
-    print(f"`memlab simulate` defaults (Iterations 1-6 + elfmem 0.19.2/0.20.0 real, S1-S11, "
-          f"seed {args.seed}{'' if args.scale is None else f', scale {args.scale}'}); "
+    print(f"`memlab simulate` defaults (Iterations 1-6 + elfmem 0.19.2/0.20.0/0.20.0+project "
+          f"real, S1-S11, seed {args.seed}"
+          f"{'' if args.scale is None else f', scale {args.scale}'}); "
           f"cache {cache}; load average {os.getloadavg()[0]:.2f} "
           f"on {os.cpu_count()} cores", flush=True)
     try:

@@ -270,3 +270,43 @@ def test_every_graded_cell_carries_its_scenarios_evidence_schema(run):
         missing = set(SCENARIOS[key[1]].modelled_metrics) - set(res.metrics)
         assert not missing, (key, missing)
     assert len(graded) >= 60 and {code for (_, code), _ in graded} == set(SCENARIOS)
+
+
+# ---- claims are judged only on what a release has (no venv needed) ----------------------------
+def _measured(rows: list[str], codes: list[str]) -> dict:
+    from memlab.sim.real import release_row
+    from memlab.sim.scenarios import ScenarioResult
+
+    return {(release_row(r), c): ScenarioResult(c, release_row(r), "pass", f"{r} {c}",
+                                                basis="measured")
+            for r in rows for c in codes}
+
+
+def test_a_claim_about_a_feature_the_release_lacks_is_never_judged():
+    """Facts of a release with none of the features (no edit/forget, no pin column, no WAL, no
+    preflight, no corpus review, no pairwise contradiction): every claim about one of them is
+    untestable; with all of them the same claims are judged."""
+    from memlab.sim.claims import claims_table
+
+    codes = [f"S{i}" for i in range(1, 12)]
+    releases = ["0.19.2", "0.20.0"]
+    results = _measured(releases, codes)
+    run = {"scale": 14_000}
+    none = {r: {"methods": []} for r in releases}
+    table = claims_table(results, releases, facts=none, run=run)
+    judged = table["verdict"].isin(["confirms", "contradicts"])
+    assert not table.loc[judged, "testable"].eq(False).any()
+    assert set(zip(table.loc[~judged, "release"], table.loc[~judged, "scenario"])) == {
+        ("0.19.2", "S4"), ("0.19.2", "S8"), ("0.20.0", "S1"), ("0.20.0", "S2"),
+        ("0.20.0", "S3"), ("0.20.0", "S6"), ("0.20.0", "S8"), ("0.20.0", "S10"),
+        ("0.20.0", "S11")}
+    assert (table.loc[~judged, "verdict"] == "untestable").all()
+    why = {(r.release, r.scenario): r.why for r in table.itertuples()}
+    assert why[("0.20.0", "S8")] == "elfmem/db/engine.py sets no WAL journal mode"
+    assert why[("0.20.0", "S10")] == "elfmem/db/models.py has no pinned column"
+    everything = {r: {"methods": ["edit", "forget", "review_corpus"], "doctor_resolve": True,
+                      "corpus_review": True, "corpus_review_llm": True, "pinned_column": True,
+                      "pairwise_contradiction": True, "wal": True} for r in releases}
+    table = claims_table(results, releases, facts=everything, run=run)
+    assert table["verdict"].isin(["confirms", "contradicts"]).all()
+    assert len(table) == 21  # 10 claims about 0.19.2, 11 about 0.20.0

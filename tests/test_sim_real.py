@@ -247,6 +247,9 @@ def test_claims_are_judged_only_on_what_the_release_has(base):
         assert ("    async def edit(" in api) == ("edit" in facts[rel]["methods"])
         assert ("    async def forget(" in api) == ("forget" in facts[rel]["methods"])
         assert ('"--resolve"' in (folder / "cli.py").read_text()) == facts[rel]["doctor_resolve"]
+        engine = (folder / "db" / "engine.py").read_text()
+        assert facts[rel]["wal"] == ('"PRAGMA journal_mode=WAL"' in engine)
+    assert facts[OLD]["wal"] and facts[NEW]["wal"]  # both engines open SQLite in WAL mode
     assert facts[NEW]["corpus_review"] and facts[NEW]["corpus_review_llm"] is False
     assert not facts[OLD]["corpus_review"] and facts[OLD]["pairwise_contradiction"]
     sizes = {r: count_source_lines(f) for r, f in folders.items()}

@@ -19,6 +19,11 @@ decides it (:func:`cell_key`):
   ``provenance`` notes) -- :func:`instance_digest`;
 * the embedding model and precision the cosines come from (``Embedder.cache_key``).
 
+A replay of a store through a shipped release (``replay(store, release=...)``, measured like a
+real cell) is cached the same way by :func:`cached_replay`, under :func:`replay_key`: the
+release and its venv, the source digest, the store's database bytes (:func:`store_digest`) and
+the embedding.
+
 Entries are JSON files under ``$MEMLAB_CACHE_DIR/sim-results`` (default
 ``~/.cache/memlab/sim-results``), never beside a store. A hit comes back with ``cached=True``
 and the ``measured_at`` of the run that measured it; a miss is run and stored
@@ -35,15 +40,18 @@ import os
 import tempfile
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from memlab.constants import SIM_RESULTS_FOLDER
 from memlab.formats import _json
 from memlab.sim.instance import Instance
 from memlab.sim.scenarios import OUTCOMES, ScenarioResult
 
+if TYPE_CHECKING:
+    import pandas as pd
+
 __all__ = ["ResultCache", "cell_key", "env_digest", "source_digest", "instance_digest",
-           "results_dir", "now_utc"]
+           "results_dir", "now_utc", "store_digest", "replay_key", "cached_replay"]
 
 #: Bumped when the entry layout changes (old entries then miss).
 _LAYOUT = 1
@@ -201,3 +209,87 @@ def _result(doc: Any, key: str) -> ScenarioResult | None:
     res.cached = True
     res.measured_at = str(doc.get("measured_at"))
     return res
+
+
+# ---- replays through a shipped release ----------------------------------------------------------
+def store_digest(store: Any) -> str:
+    """SHA-256 of the store's database file (and its ``-wal`` file when there is one)."""
+    path = Path(getattr(store, "path"))
+    h = hashlib.sha256()
+    for part in (path, path.with_name(path.name + "-wal")):
+        if part.exists():
+            h.update(part.name.encode() + b"\0")
+            with part.open("rb") as fh:
+                for chunk in iter(lambda: fh.read(1 << 20), b""):
+                    h.update(chunk)
+    return h.hexdigest()
+
+
+def replay_key(*, release: str, env: str, store: str, embedding: str) -> tuple[str, dict[str, Any]]:
+    """The key of one replay through a shipped release and the parts it was made of."""
+    parts = {"layout": _LAYOUT, "kind": "replay", "release": release, "env": env,
+             "source": source_digest(), "store": store, "embedding": embedding}
+    return _sha(parts), parts
+
+
+def _replay_env(release: str) -> str:
+    from memlab.sim.releases import release_env
+
+    return env_digest(release_env(release))
+
+
+def cached_replay(store: Any, release: str, *, cache: ResultCache | None = None,
+                  fresh: bool = False) -> pd.DataFrame:
+    """``replay(store, release=release)`` through the result cache: a hit is the stored frame
+    (same columns, dtypes and ``attrs['summary']``), a miss runs the release and stores it.
+    ``attrs['cached']`` says which, ``attrs['measured_at']`` when the release ran it."""
+    import pandas as pd
+
+    from memlab.embed import get_embedder
+    from memlab.sim.releases import check_setting
+    from memlab.sim.replay import replay
+
+    release = check_setting(release)
+    cache = cache or ResultCache(fresh=fresh)
+    key, parts = replay_key(release=release, env=_replay_env(release),
+                            store=store_digest(store), embedding=get_embedder().cache_key)
+    doc = None
+    if not cache.fresh:
+        try:
+            doc, _issues = _json.loads(cache._path(key).read_text(encoding="utf-8"))
+            if not (isinstance(doc, dict) and doc.get("key") == key
+                    and doc.get("layout") == _LAYOUT):
+                doc = None
+        except (OSError, ValueError, TypeError):
+            doc = None
+    if doc is not None:
+        try:
+            frame = pd.DataFrame(doc["columns"]).astype(doc["dtypes"])
+            frame.attrs["summary"] = doc["summary"]
+        except (KeyError, TypeError, ValueError):
+            doc = None
+    if doc is not None:
+        cache.hits += 1
+        frame.attrs.update(cached=True, measured_at=str(doc.get("measured_at")))
+        return frame
+    cache.misses += 1
+    frame = replay(store, release=release)
+    measured_at = now_utc()
+    out = {"layout": _LAYOUT, "key": key, "parts": parts, "measured_at": measured_at,
+           "columns": {c: _plain([None if pd.isna(v) else v for v in frame[c].tolist()])
+                       for c in frame.columns},
+           "dtypes": {c: str(t) for c, t in frame.dtypes.items()},
+           "summary": _plain(frame.attrs.get("summary"))}
+    path = cache._path(key)
+    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(_json.dumps(out, default=str))
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    cache.stored += 1
+    frame.attrs.update(cached=False, measured_at=measured_at)
+    return frame

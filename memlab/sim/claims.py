@@ -83,6 +83,13 @@ def _ledger(facts: Facts, run: Mapping[str, Any]) -> tuple[bool, str]:
 
 _DOC_BLOCKS = 140
 
+#: The WAL claims are about a store in WAL mode: judged only where the engine sets it.
+_WAL = _fact("wal", "elfmem/db/engine.py: PRAGMA journal_mode=WAL",
+             "elfmem/db/engine.py sets no WAL journal mode")
+#: Claims about the pin guard: judged only where blocks can be pinned.
+_PINNED = _fact("pinned_column", "elfmem/db/models.py blocks.pinned",
+                "elfmem/db/models.py has no pinned column")
+
 
 @dataclass(frozen=True)
 class Claim:
@@ -129,12 +136,10 @@ CLAIMS: tuple[Claim, ...] = (
           "fail inside [0.90, 0.95)"),
     Claim("0.20.0", "S3", "a pinned constitutional block survives a 0.91-cosine arrival",
           "§6 Iteration 2, S3; §9 step 1", _outcome("pass"), "pass",
-          _fact("pinned_column", "elfmem/db/models.py blocks.pinned",
-                "elfmem/db/models.py has no pinned column")),
+          _PINNED),
     Claim("0.20.0", "S3", "setup's constitutional blocks carry the pin (pinned: true)",
           "§5.2, §9 step 1", lambda o, m: m.get("target_pinned") is True, "pinned",
-          _fact("pinned_column", "elfmem/db/models.py blocks.pinned",
-                "elfmem/db/models.py has no pinned column")),
+          _PINNED),
     Claim("0.19.2", "S4", "10 learned blocks cost up to 110 LLM calls (pairwise contradiction)",
           "§6 Iteration 1, S4", _outcome("fail"), "fail (> 2 calls per block)",
           _fact("pairwise_contradiction", "elfmem/operations/consolidate.py calls "
@@ -159,10 +164,10 @@ CLAIMS: tuple[Claim, ...] = (
           "§6 Iteration 1, S7", _outcome("partial"), "partial", _s7_scale),
     Claim("0.19.2", "S8", "SQLite WAL handles two concurrent writers", "§6 Iteration 1, S8",
           _wal, "every concurrently learned block persists, no writer errors, serialised "
-          "edits both land", _always("elfmem/db/engine.py: PRAGMA journal_mode=WAL")),
+          "edits both land", _WAL),
     Claim("0.20.0", "S8", "SQLite WAL handles two concurrent writers", "§6 Iteration 2, S8",
           _wal, "every concurrently learned block persists, no writer errors, serialised "
-          "edits both land", _always("elfmem/db/engine.py: PRAGMA journal_mode=WAL")),
+          "edits both land", _WAL),
     Claim("0.19.2", "S9", "no mutation log: what changed cannot be audited",
           "§6 Iteration 1, S9", _outcome("fail", "partial"), "fail"),
     Claim("0.20.0", "S9", "changes are auditable (mutation log / supersession audit trail)",
@@ -170,7 +175,7 @@ CLAIMS: tuple[Claim, ...] = (
     Claim("0.19.2", "S10", "the constitution erodes over months of use", "§2.3, §6 Iteration 1, "
           "S10", _outcome("fail", "partial"), "fail"),
     Claim("0.20.0", "S10", "the constitution survives (pin guard, no supersession)",
-          "§6 Iteration 2, S10", _outcome("pass"), "pass"),
+          "§6 Iteration 2, S10", _outcome("pass"), "pass", _PINNED),
     Claim("0.20.0", "S11", "a whole-corpus review at 14k blocks must chunk, and chunks hide "
           "cross-chunk duplicates", "§6 Iteration 3, S11", _outcome("fail", "partial"),
           "fail or partial", _s11),

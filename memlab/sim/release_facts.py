@@ -5,8 +5,9 @@ reads the installed package (``release_sources``) and records, with the file tha
 the public methods of ``MemorySystem`` (``elfmem/api.py``), whether its CLI's ``doctor`` has
 the ``--resolve`` preflight (``elfmem/cli.py``), whether its corpus review calls an LLM or
 chunks (``elfmem/operations/corpus_review.py``), whether its event ledger needs a project
-(``elfmem/api.py``), whether blocks have a ``pinned`` column (``elfmem/db/models.py``), and
-whether consolidation runs pairwise contradiction checks (``elfmem/operations/consolidate.py``).
+(``elfmem/api.py``), whether blocks have a ``pinned`` column (``elfmem/db/models.py``), whether
+consolidation runs pairwise contradiction checks (``elfmem/operations/consolidate.py``), and
+whether its engine puts SQLite in WAL mode (``elfmem/db/engine.py``).
 :func:`run_preflight` runs the shipped preflight, ``elfmem doctor --resolve``, against a
 closed local port with no API key.
 """
@@ -62,6 +63,7 @@ def release_facts(folder: str | Path) -> dict[str, Any]:
     review = _text(root, "operations/corpus_review.py")
     models = _text(root, "db/models.py") or ""
     consolidate = _text(root, "operations/consolidate.py") or ""
+    engine = _text(root, "db/engine.py") or ""
     cls = api[api.find("class MemorySystem"):] if "class MemorySystem" in api else ""
     methods = sorted(set(_DEF.findall(cls)))
     return {
@@ -74,6 +76,7 @@ def release_facts(folder: str | Path) -> dict[str, Any]:
         and "no project root" in api,
         "pinned_column": bool(re.search(r"Column\(\s*[\"']pinned[\"']", models)),
         "pairwise_contradiction": "detect_contradiction" in consolidate,
+        "wal": bool(re.search(r"PRAGMA journal_mode\s*=\s*WAL", engine, re.IGNORECASE)),
     }
 
 

@@ -34,6 +34,7 @@ import stat
 import subprocess
 import tempfile
 import threading
+import time
 from contextlib import contextmanager
 from functools import lru_cache
 from pathlib import Path
@@ -328,8 +329,18 @@ def returncode(repo: str | Path, *args: str, input: bytes | None = None,
                 overrides=overrides).returncode
 
 
+#: How long :func:`stream` waits after a short read so git's output gathers in the pipe. git log
+#: flushes once per commit: read as it arrives, a 10k-commit history came in ~3,300 reads of
+#: ~1.3 KB, each a wake-up of the reader (and, with no idle core, a context switch away from
+#: git); waiting 4 ms after a read under 64 KB makes it ~90 reads, and git never waits on a full
+#: pipe (the pipe is enlarged to 1 MiB where Linux allows; git writes ~10 MB/s).
+STREAM_GATHER_S = 0.004
+_SHORT_READ = 1 << 16
+
+
 def stream(repo: str | Path, *args: str, config: Sequence[str] = ()) -> Iterator[bytes]:
-    """Yield a hardened git command's stdout as it is produced."""
+    """Yield a hardened git command's stdout as it is produced, in chunks gathered for up to
+    :data:`STREAM_GATHER_S` (fewer, larger reads: parsing still overlaps git's own work)."""
     repo = Path(repo)
     overrides = _config_args(config) + (check_repo(repo) if repo.is_dir() else ())
     cmd = command(*args, overrides=overrides)
@@ -342,18 +353,32 @@ def stream(repo: str | Path, *args: str, config: Sequence[str] = ()) -> Iterator
                             hint="install git 2.32 or newer") from exc
         except PermissionError as exc:
             raise RepoError(f"cannot run git in this folder: {exc.strerror}", path=repo) from exc
+        _enlarge_pipe(proc.stdout.fileno())
         try:
             while True:
                 chunk = proc.stdout.read1(1 << 20)
                 if not chunk:
                     break
                 yield chunk
+                if len(chunk) < _SHORT_READ:
+                    time.sleep(STREAM_GATHER_S)
         finally:
             proc.stdout.close()
             code = proc.wait()
         if code != 0:
             err.seek(0)
             raise _failure(repo, args, code, err.read())
+
+
+def _enlarge_pipe(fd: int) -> None:
+    """Ask Linux for a 1 MiB pipe (``F_SETPIPE_SZ``); elsewhere, or over the system's
+    ``pipe-max-size``, the default pipe stays."""
+    try:
+        import fcntl
+
+        fcntl.fcntl(fd, fcntl.F_SETPIPE_SZ, 1 << 20)
+    except (ImportError, AttributeError, OSError):
+        pass
 
 
 @contextmanager

@@ -18,6 +18,7 @@ commit) is :mod:`memlab.sources._git_worktree`; history (:func:`log_history`,
 
 from __future__ import annotations
 
+import gc
 import itertools
 import re
 from pathlib import Path
@@ -176,13 +177,54 @@ def log_history(repo: Path, *, classify=None) -> tuple[pd.DataFrame, list[tuple[
     kinds: list[tuple[str, str, str]] = []  # (name, email, message) per commit, in log order
     rows_per_commit: list[int] = []
     commits: dict[str, tuple[list[str], str, str]] = {}  # sha -> (parents, branch, message)
+    # A large history takes a while: count commits as they stream in (shown after 2 s only).
+    # The loop makes only acyclic lists and tuples: the cyclic collector, left on, rescans
+    # them as they pile up (~10% of the parse at 100k commits); it is back on right after.
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        _read_commits(out, cols, problems, binary, kinds, rows_per_commit, commits)
+    finally:
+        if collecting:
+            gc.enable()
+    total = len(cols["sha"])
+    cols["author_kind"] = [None] * total
+    cols["no_verify_suspect"] = [None] * total
+    cols["branch_role"] = [None] * total
+    sizes = blob_sizes(repo, [b for seen in binary.values() for _c, *blobs in seen for b in blobs
+                              if b and not _ZERO.match(b)]) if binary else {}
+    for path, seen in binary.items():
+        big = [(c, max(sizes.get(o, 0), sizes.get(n, 0))) for c, o, n in seen
+               if max(sizes.get(o, 0), sizes.get(n, 0)) > MAX_FILE_BYTES]
+        if big:
+            problems.append((path, "oversized", f"over memlab's {MAX_FILE_BYTES:,}-byte cap in "
+                             f"{len(big)} commit(s) (first {big[-1][0][:12]}, "
+                             f"{big[-1][1]:,} bytes); not diffed or read, lines added/deleted "
+                             "are NA there"))
+        if len(big) < len(seen):
+            rest = [c for c, o, n in seen
+                    if max(sizes.get(o, 0), sizes.get(n, 0)) <= MAX_FILE_BYTES]
+            problems.append((path, "binary_file", f"binary in {len(rest)} commit(s) (first "
+                             f"{rest[-1][:12]}); lines added/deleted are NA there"))
+    _label_merged_harness(cols, commits, _ref_tips(repo))
+    cols["branch_role"] = [None if b is None else branch_role(b) for b in cols["branch"]]
+    if classify is not None:
+        # Once per commit, not per file row; the branch comes after reflection relabelling.
+        branches = iter(cols["branch"][i] for i in _first_rows(rows_per_commit))
+        per_commit = [classify(n, e, m, next(branches)) for n, e, m in kinds]
+        cols["author_kind"] = [k for k, n in zip(per_commit, rows_per_commit) for _ in range(n)]
+    frame = _history_frame(cols)
+    return frame, problems
+
+
+def _read_commits(out, cols, problems, binary, kinds, rows_per_commit, commits) -> None:
+    """The streaming part of :func:`log_history`: one pass over git's output into ``cols``."""
     c_sha, c_par, c_an, c_ae = cols["sha"], cols["parents"], cols["author_name"], cols["author_email"]
     c_at, c_ct, c_msg, c_br = cols["authored_at"], cols["committed_at"], cols["message"], cols["branch"]
     c_path, c_ct_type = cols["path"], cols["change_type"]
     c_add, c_del = cols["lines_added"], cols["lines_deleted"]
     from memlab.progress import bar
 
-    # A large history takes a while: count commits as they stream in (shown after 2 s only).
     for sha_s, parent_list, an, ae, at, ct, branch, message, diff in bar(
             _commits(out), desc="reading git history", unit=" commits", delay=2.0):
         msg = message.decode("utf-8", "replace").rstrip("\n")
@@ -212,34 +254,6 @@ def log_history(repo: Path, *, classify=None) -> tuple[pd.DataFrame, list[tuple[
             c_ct_type.append("M" if letter == "T" else letter)
             c_add.append(added)
             c_del.append(deleted)
-    total = len(c_sha)
-    cols["author_kind"] = [None] * total
-    cols["no_verify_suspect"] = [None] * total
-    cols["branch_role"] = [None] * total
-    sizes = blob_sizes(repo, [b for seen in binary.values() for _c, *blobs in seen for b in blobs
-                              if b and not _ZERO.match(b)]) if binary else {}
-    for path, seen in binary.items():
-        big = [(c, max(sizes.get(o, 0), sizes.get(n, 0))) for c, o, n in seen
-               if max(sizes.get(o, 0), sizes.get(n, 0)) > MAX_FILE_BYTES]
-        if big:
-            problems.append((path, "oversized", f"over memlab's {MAX_FILE_BYTES:,}-byte cap in "
-                             f"{len(big)} commit(s) (first {big[-1][0][:12]}, "
-                             f"{big[-1][1]:,} bytes); not diffed or read, lines added/deleted "
-                             "are NA there"))
-        if len(big) < len(seen):
-            rest = [c for c, o, n in seen
-                    if max(sizes.get(o, 0), sizes.get(n, 0)) <= MAX_FILE_BYTES]
-            problems.append((path, "binary_file", f"binary in {len(rest)} commit(s) (first "
-                             f"{rest[-1][:12]}); lines added/deleted are NA there"))
-    _label_merged_harness(cols, commits, _ref_tips(repo))
-    cols["branch_role"] = [None if b is None else branch_role(b) for b in cols["branch"]]
-    if classify is not None:
-        # Once per commit, not per file row; the branch comes after reflection relabelling.
-        branches = iter(cols["branch"][i] for i in _first_rows(rows_per_commit))
-        per_commit = [classify(n, e, m, next(branches)) for n, e, m in kinds]
-        cols["author_kind"] = [k for k, n in zip(per_commit, rows_per_commit) for _ in range(n)]
-    frame = _history_frame(cols)
-    return frame, problems
 
 
 def _first_rows(rows_per_commit: list[int]):

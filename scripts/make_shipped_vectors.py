@@ -4,7 +4,7 @@ Two packs, each ``memlab/embed/data/<model>-<corpus hash>.npz`` (float16 vectors
 texts and a manifest):
 
 * the scale corpus: S7 and S11 (memlab/sim/scenarios/scale.py, ``_scale_corpus``) embed the first
-  ``active_blocks x growth`` notes of ``NoteMaker(_CORPUS_SEED)``: 140 x 100 = 14,000 notes for
+  ``active_blocks x growth`` notes of ``NoteMaker(CORPUS_SEED)``: 140 x 100 = 14,000 notes for
   the doc's instance, the same on every machine (about 11 MB);
 * the default run's other texts: every further text the default ``memlab simulate`` embeds
   (Iterations 1-6 and the real elfmem 0.19.2 / 0.20.0 rows, the doc's instance, seed 0,
@@ -47,13 +47,13 @@ from memlab.embed._shipped import DATA_DIR, corpus_sha256, pack_name, write_pack
 def scale_corpus_texts(notes: int | None = None) -> list[str]:
     """The texts S7/S11 embed for the doc's instance, in the order the simulation makes them."""
     from memlab.sim.instance import DOC_INSTANCE
-    from memlab.sim.scenarios._base import _CORPUS_SEED, _MAX_SCALE_BLOCKS, _MAX_STEADY_BLOCKS
+    from memlab.sim.scenarios._base import CORPUS_SEED, MAX_SCALE_BLOCKS, MAX_STEADY_BLOCKS
     from memlab.sim._texts import NoteMaker
 
     inst = DOC_INSTANCE
-    base = min(inst.active_blocks, _MAX_STEADY_BLOCKS)
-    grown = notes or min(base * inst.growth, _MAX_SCALE_BLOCKS)
-    texts = [n.text for n in NoteMaker(_CORPUS_SEED).fresh(grown, set())]
+    base = min(inst.active_blocks, MAX_STEADY_BLOCKS)
+    grown = notes or min(base * inst.growth, MAX_SCALE_BLOCKS)
+    texts = [n.text for n in NoteMaker(CORPUS_SEED).fresh(grown, set())]
     return list(dict.fromkeys(texts))
 
 

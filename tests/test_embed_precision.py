@@ -221,14 +221,14 @@ def _packs_by_source() -> dict[str, ShippedVectors]:
 def test_the_shipped_pack_covers_the_simulations_scale_corpus():
     from memlab.sim._texts import NoteMaker
     from memlab.sim.instance import DOC_INSTANCE
-    from memlab.sim.scenarios._base import _CORPUS_SEED
+    from memlab.sim.scenarios._base import CORPUS_SEED
 
     packs = _packs_by_source()
     # Two packs: the scale corpus, and the default `memlab simulate`'s other texts
     # (scripts/make_shipped_vectors.py).
     assert len(packs) == 2 and len(shipped_packs(DEFAULT_MODEL)) == 2
     pack = packs["memlab.sim scale corpus (S7/S11), doc instance"]
-    notes = NoteMaker(_CORPUS_SEED).fresh(DOC_INSTANCE.active_blocks * DOC_INSTANCE.growth, set())
+    notes = NoteMaker(CORPUS_SEED).fresh(DOC_INSTANCE.active_blocks * DOC_INSTANCE.growth, set())
     texts = list(dict.fromkeys(n.text for n in notes))
     assert pack.manifest["corpus_sha256"] == corpus_sha256(texts)
     assert pack.manifest["model"] == DEFAULT_MODEL and len(pack) == len(texts)
@@ -244,7 +244,7 @@ def test_the_default_runs_pack_holds_what_the_release_drivers_ask_for():
     scale = _packs_by_source()["memlab.sim scale corpus (S7/S11), doc instance"]
     assert not set(run.texts) & set(scale.texts)
     assert run.path.stat().st_size < 8e6
-    # The real rows' scale corpus at seed 0 (real_scripts._scale_world), in every form the
+    # The real rows' scale corpus at seed 0 (_real_scale._scale_world), in every form the
     # drivers embed, is in it: the notes, their lowercased forms and summaries.
     p = RealParams()
     notes = NoteMaker(70_000).fresh(p.scale - p.s11_pairs)

@@ -21,12 +21,8 @@ from memlab import kinds
 
 PACKAGE = Path(__file__).resolve().parents[1] / "memlab"
 
-#: What remains, and why; shrink it, never grow it. Each is a kind's own code guarding its
-#: input, outside kinds.py:
-#: - migrations/_letta_upgrade.py: letta_memfs's planner refuses a store of another kind;
-#: - sources/discover.py: the Souveraine finder's rows check agent.yaml's uuid (``_row`` is
-#:   shared by every memfs finder).
-ALLOWED = Counter({"migrations/_letta_upgrade.py": 1, "sources/discover.py": 1})
+#: None remain: a kind's own code asks its capabilities too. Never grow it.
+ALLOWED: Counter = Counter()
 
 
 def _names(node: ast.AST) -> set[str]:

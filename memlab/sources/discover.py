@@ -396,7 +396,7 @@ def _row(agent_id: str, kind: str, layout: str, path: Path, *, repos: list[Path]
             break
         if candidate.is_file():
             name, yaml_id = _agent_yaml(candidate, problems)
-            if yaml_id and yaml_id != agent_id and kind == "souveraine":
+            if yaml_id and yaml_id != agent_id and kinds.capable(kind, "uuid_folder"):
                 problems.append(f"agent.yaml uuid {yaml_id!r} differs from the folder name")
             break
     if name is None:

@@ -5,6 +5,7 @@ memlab's HTML render; the wrappers must pass every argument through (``_render_h
 from __future__ import annotations
 
 import importlib.util
+import os
 from pathlib import Path
 
 import pytest
@@ -12,21 +13,28 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def _bench():
+@pytest.fixture
+def bench():
+    """The benchmark module. It sets MEMLAB_QUIET (and the offline flags) in os.environ for its
+    own process when imported; the environment is put back so no later test runs quiet."""
     pytest.importorskip("papermill")
+    saved = dict(os.environ)
     spec = importlib.util.spec_from_file_location("bench_report",
                                                   ROOT / "benchmarks" / "bench_report.py")
     mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    try:
+        spec.loader.exec_module(mod)
+        yield mod
+    finally:
+        os.environ.clear()
+        os.environ.update(saved)
 
 
-def test_bench_report_timers_pass_every_argument_through(monkeypatch):
+def test_bench_report_timers_pass_every_argument_through(bench, monkeypatch):
     import papermill
 
     import memlab.report as report_module
 
-    bench = _bench()
     seen: dict = {}
 
     def render(executed, **how):

@@ -27,8 +27,8 @@ A kind is one value of ``Store.kind``. Each declares, in one :func:`register` ca
 * ``review``: a :class:`Review`, how ``memlab.review`` and ``memlab apply`` treat the kind's
   stores (its units, how a unit is removed or edited, how ticks are applied), or ``None``
   when review does not cover the kind. Code outside this module asks these fields rather
-  than compare a store's kind with a kind's name (``tests/test_kind_literals.py`` lists the
-  few comparisons left);
+  than compare a store's kind with a kind's name (``tests/test_kind_literals.py`` counts
+  such comparisons outside this module: none);
 * ``verify``: which parity check ``memlab migrate --verify`` runs on a migrated copy of the
   kind's stores: ``"elfmem"`` (blocks and ledger), ``"blocks"`` (Letta blocks, one file per
   block), ``"server"`` (a Letta server's blocks with their history, per agent), ``"upgrade"``

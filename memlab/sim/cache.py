@@ -176,16 +176,7 @@ class ResultCache:
         fields.pop("cached", None)
         doc = {"layout": _LAYOUT, "key": key, "parts": parts,
                "measured_at": result.measured_at or now_utc(), "result": fields}
-        path = self._path(key)
-        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-        fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=path.parent)
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                fh.write(_json.dumps(doc, default=str))
-            os.replace(tmp, path)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+        _write_entry(self._path(key), doc)
         self.stored += 1
 
     def stats(self) -> dict[str, Any]:
@@ -280,16 +271,20 @@ def cached_replay(store: Any, release: str, *, cache: ResultCache | None = None,
                        for c in frame.columns},
            "dtypes": {c: str(t) for c, t in frame.dtypes.items()},
            "summary": _plain(frame.attrs.get("summary"))}
-    path = cache._path(key)
+    _write_entry(cache._path(key), out)
+    cache.stored += 1
+    frame.attrs.update(cached=False, measured_at=measured_at)
+    return frame
+
+
+def _write_entry(path: Path, doc: dict[str, Any]) -> None:
+    """Write one cache entry atomically: a reader sees the old entry or the new, never half."""
     path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
     fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=path.parent)
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(_json.dumps(out, default=str))
+            fh.write(_json.dumps(doc, default=str))
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
-    cache.stored += 1
-    frame.attrs.update(cached=False, measured_at=measured_at)
-    return frame

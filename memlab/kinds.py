@@ -69,7 +69,6 @@ is a complete one::
 
 from __future__ import annotations
 
-import collections.abc
 import importlib
 import os
 from dataclasses import dataclass, field
@@ -77,6 +76,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping
 
+from memlab._registry import RegistryView
 from memlab.errors import MigrationError, SourceError, StoreNotFound, UnknownOption, \
     UnrecognizedStore, UnsupportedSchema
 
@@ -372,37 +372,20 @@ def lookup(name: str | None) -> Kind | None:
     return _REGISTRY.get(name) if isinstance(name, str) else None
 
 
-class _ByKind(collections.abc.Mapping):
-    """Kind name -> one field of each kind that declares it (see :func:`by_kind`)."""
-
-    def __init__(self, attr: str) -> None:
-        self._attr = attr
-
-    def __getitem__(self, name: str) -> Any:
-        kind = lookup(name)
-        value = getattr(kind, self._attr, None) if kind is not None else None
-        if not value:
-            raise KeyError(name)
-        return value
-
-    def __iter__(self):
-        _load_plugins()
-        return iter([n for n, k in _REGISTRY.items() if getattr(k, self._attr)])
-
-    def __len__(self) -> int:
-        return sum(1 for _ in self)
-
-    def __repr__(self) -> str:
-        return f"by_kind({self._attr!r}): {dict(self)!r}"
-
-
 def by_kind(attr: str) -> Mapping[str, Any]:
     """A live read-only mapping of kind name -> the kind's ``attr`` field (``"reports"``,
     ``"headline"``, ``"copy_of"``), in registration order, leaving out kinds that declare
     none; plugins' kinds included."""
     if attr not in Kind.__dataclass_fields__:
         raise ValueError(f"a kind has no field {attr!r}")
-    return _ByKind(attr)
+    return RegistryView(_registered, lambda kind: getattr(kind, attr),
+                        lambda kind: bool(getattr(kind, attr)))
+
+
+def _registered() -> Mapping[str, Kind]:
+    """The registry, plugins' kinds loaded."""
+    _load_plugins()
+    return _REGISTRY
 
 
 def capable(name: str | None, capability: str) -> bool:

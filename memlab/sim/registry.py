@@ -13,17 +13,17 @@ imports, so they are in the register once any ``memlab.sim`` module is imported.
 the rest of memlab reads (``SCENARIOS``, ``REAL_SCENARIOS``, ``RULES``, ``REAL_RULES``,
 ``LLM_STAND_INS``, ``SCENARIO_FLAGS``) are :class:`ScenarioView` objects: read-only mappings
 computed from the register at each lookup, so a scenario registered later is in every one of
-them. This module imports no ``memlab.sim`` module at import time (``memlab.errors`` only), so
-any module can read the register without an import cycle.
+them. This module imports no ``memlab.sim`` module at import time (``memlab.errors`` and
+``memlab._registry`` only), so any module can read the register without an import cycle.
 """
 
 from __future__ import annotations
 
 import importlib
-from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable
 
+from memlab._registry import RegistryView
 from memlab.errors import SimulationError
 
 if TYPE_CHECKING:
@@ -122,29 +122,10 @@ def registered_scenarios() -> tuple[Scenario, ...]:
     return tuple(_REGISTER.values())
 
 
-class ScenarioView(Mapping):
+class ScenarioView(RegistryView):
     """A read-only mapping ``code -> value(record)`` over the records ``keep`` accepts,
     computed from the register at each lookup (registration order)."""
 
     def __init__(self, value: Callable[[Scenario], Any],
                  keep: Callable[[Scenario], bool] | None = None) -> None:
-        self._value = value
-        self._keep = keep
-
-    def _kept(self, record: Scenario) -> bool:
-        return self._keep is None or bool(self._keep(record))
-
-    def __getitem__(self, code: str) -> Any:
-        record = _REGISTER.get(code) if isinstance(code, str) else None
-        if record is None or not self._kept(record):
-            raise KeyError(code)
-        return self._value(record)
-
-    def __iter__(self) -> Iterator[str]:
-        return iter([code for code, record in _REGISTER.items() if self._kept(record)])
-
-    def __len__(self) -> int:
-        return sum(1 for record in _REGISTER.values() if self._kept(record))
-
-    def __repr__(self) -> str:
-        return repr(dict(self))
+        super().__init__(lambda: _REGISTER, value, keep)

@@ -260,3 +260,144 @@ def test_the_shipped_packs_pass_verification_against_the_model(gated):
     for path in shipped_packs(DEFAULT_MODEL):
         verdict = ShippedVectors(path).verify(lambda t: _encode_with(e.model, t), sample=16)
         assert verdict.ok, (path.name, verdict.reason)
+
+
+# ---- the gate asks before it times (issue 40) --------------------------------------------------
+# A real x86 flag line without a bf16 unit (Skylake-SP: AVX-512, no AVX512-BF16, no AMX), one
+# with AVX512-BF16 (Cooper Lake), and an Arm Neoverse-N1 line (no BF16) / V1 line (BF16).
+_SKYLAKE = ("fpu vme de pse tsc msr pae mce cx8 apic sep mtrr pge mca cmov pat pse36 clflush mmx "
+            "fxsr sse sse2 ss ht syscall nx pdpe1gb rdtscp lm constant_tsc rep_good nopl pni "
+            "pclmulqdq ssse3 fma cx16 pcid sse4_1 sse4_2 x2apic movbe popcnt aes xsave avx f16c "
+            "rdrand hypervisor lahf_lm abm 3dnowprefetch avx2 smep bmi2 erms invpcid avx512f "
+            "avx512dq rdseed adx smap clflushopt clwb avx512cd avx512bw avx512vl xsaveopt")
+_COOPER = _SKYLAKE + " avx512_vnni avx512_bf16"
+_N1 = "fp asimd evtstrm aes pmull sha1 sha2 crc32 atomics fphp asimdhp cpuid asimdrdm lrcpc dcpop"
+_V1 = _N1 + " sha3 sm3 sm4 asimddp sha512 sve asimdfhm dit uscat ilrcpc flagm ssbs paca pacg " \
+      "dcpodp svei8mm svebf16 i8mm bf16 dgh rng"
+
+
+def _cpuinfo(tmp_path, key, flags):
+    path = tmp_path / "cpuinfo"
+    path.write_text(f"processor\t: 0\nmodel name\t: test\n{key}\t\t: {flags}\n\n"
+                    f"processor\t: 1\n{key}\t\t: {flags} avx512_bf16 bf16\n\n")
+    return str(path)
+
+
+@pytest.mark.parametrize("key, flags, native", [
+    ("flags", _SKYLAKE, False), ("flags", _COOPER, True),
+    ("Features", _N1, False), ("Features", _V1, True),
+])
+def test_native_bf16_is_read_from_the_first_cpus_flags(tmp_path, key, flags, native):
+    from memlab.embed._precision import native_bf16
+
+    got, basis = native_bf16(_cpuinfo(tmp_path, key, flags), ask_torch=False)
+    assert got is native
+    assert ("no native bf16" in basis) is (not native)
+
+
+def test_unreadable_cpu_flags_leave_the_gate_to_time(tmp_path):
+    from memlab.embed._precision import native_bf16
+
+    got, basis = native_bf16(str(tmp_path / "missing"), ask_torch=False)
+    assert got is True and "unreadable" in basis
+
+
+def test_this_machines_answer_agrees_with_torch():
+    torch = pytest.importorskip("torch")
+    from memlab.embed._precision import native_bf16
+
+    got, basis = native_bf16()
+    if "unreadable" in basis:
+        pytest.skip(basis)
+    import platform
+
+    if platform.machine().lower() in ("x86_64", "amd64"):
+        said = torch.cpu._is_avx512_bf16_supported() or torch.cpu._is_amx_tile_supported()
+        assert got is bool(said), basis
+
+
+def test_without_native_bf16_nothing_is_loaded_or_timed(tmp_path):
+    """On a CPU without a bf16 unit the choice is fp32 at once: no torch import, no model,
+    nothing timed; the one-line note says why, and the choice is recorded for later processes."""
+    script = textwrap.dedent(f"""
+        import sys, time
+        from memlab.embed import _precision, _embedder
+        _precision.native_bf16 = lambda *a, **k: (
+            False, "no native bf16 on this CPU (no avx512_bf16, amx_bf16 or bf16 CPU flag)")
+        t0 = time.perf_counter()
+        e = _embedder.Embedder(cache_dir={str(tmp_path)!r}, precision="auto", shipped=False)
+        c = e.precision_choice
+        print(c.precision, c.timed_rounds, c.min_cosine, "torch" in sys.modules,
+              "sentence_transformers" in sys.modules, _embedder.TIMINGS["gate_s"])
+        print(e.provenance()["description"])
+    """)
+    env = {**__import__("os").environ, "MEMLAB_PROGRESS": "1"}
+    env.pop("MEMLAB_QUIET", None)
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                         env=env, check=True)
+    first, description = out.stdout.splitlines()[:2]
+    assert first == "fp32 None None False False 0.0", out.stdout
+    assert "no native bf16" in description and "without timing" in description
+    notes = [ln for ln in out.stderr.splitlines() if ln.startswith("memlab:")]
+    assert notes == ["memlab: embedding precision fp32: no native bf16 on this CPU (no "
+                     "avx512_bf16, amx_bf16 or bf16 CPU flag)"], out.stderr
+    stored = EmbeddingCache(tmp_path).get_meta(meta_key(DEFAULT_MODEL, machine_fingerprint()))
+    assert loads(stored).reason.startswith("no native bf16")
+
+
+def _encoders(cost_s):
+    import time as _time
+
+    rng = np.random.default_rng(1)
+    base = rng.standard_normal((len(PROBE_TEXTS), 16)).astype(np.float32)
+    base /= np.linalg.norm(base, axis=1, keepdims=True)
+    calls = {"fp32": 0, "bf16": 0}
+
+    def make(name, factor):
+        def encode(texts):
+            calls[name] += 1
+            _time.sleep(cost_s * factor * len(texts) / len(PROBE_TEXTS))
+            return base[:len(texts)]
+        return encode
+    return make("fp32", 1.0), make("bf16", 0.5), calls
+
+
+def test_a_faithful_bf16_is_timed_for_every_round_within_budget():
+    fp32, bf16, calls = _encoders(0.01)
+    choice = measure(fp32, bf16, budget_s=60.0)
+    assert choice.timed_rounds == 2 and calls == {"fp32": 3, "bf16": 3}  # warm-up + 2 rounds
+    assert choice.precision == "bf16"
+
+
+def test_the_budget_stops_the_timed_rounds_after_the_first():
+    fp32, bf16, calls = _encoders(0.2)
+    choice = measure(fp32, bf16, rounds=5, budget_s=0.1)
+    assert choice.timed_rounds == 1 and calls == {"fp32": 2, "bf16": 2}
+    assert choice.precision == "bf16"  # decided on the one round it had
+
+
+def test_failed_fidelity_ends_the_timing_at_once():
+    rng = np.random.default_rng(0)
+    base = rng.standard_normal((len(PROBE_TEXTS), 32)).astype(np.float32)
+    base /= np.linalg.norm(base, axis=1, keepdims=True)
+    noisy = base + 0.02 * rng.standard_normal(base.shape).astype(np.float32)
+    calls = {"n": 0}
+
+    def bf16(texts):
+        calls["n"] += 1
+        return noisy[:len(texts)]
+
+    choice = measure(lambda t: base[:len(t)], bf16, rounds=5, budget_s=600.0)
+    assert choice.timed_rounds == 1 and calls["n"] == 2
+    assert choice.precision == "fp32" and "fidelity" in choice.reason
+
+
+def test_a_bad_budget_is_one_line(monkeypatch):
+    from memlab.embed._precision import gate_budget
+    from memlab.errors import MemlabError
+
+    monkeypatch.setenv("MEMLAB_PRECISION_GATE_SECONDS", "soon")
+    with pytest.raises(MemlabError, match="MEMLAB_PRECISION_GATE_SECONDS"):
+        gate_budget()
+    monkeypatch.setenv("MEMLAB_PRECISION_GATE_SECONDS", "5")
+    assert gate_budget() == 5.0

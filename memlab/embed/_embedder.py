@@ -242,9 +242,21 @@ class Embedder:
         if choice is None:
             choice = _GATES.get((self.model_name, machine))
         if choice is None:
+            from memlab.progress import duration, note
+
             with _MODELS_LOCK:
                 choice = _GATES.get((self.model_name, machine))
+                native, basis = (True, "") if choice is not None else _precision.native_bf16()
+                if choice is None and not native:
+                    choice = _precision.without_native_bf16(basis, machine)
+                    _GATES[(self.model_name, machine)] = choice
+                    note(f"embedding precision fp32: {basis}")
                 if choice is None:
+                    budget = _precision.gate_budget()
+                    note(
+                        f"choosing the embedding precision once for this machine ({basis}): "
+                        f"timing bf16 against fp32 on {len(_precision.PROBE_TEXTS)} probe texts, "
+                        f"about {duration(budget)} at most")
                     t0 = time.perf_counter()
                     load_before = TIMINGS["load_s"]
                     choice = _precision.measure(

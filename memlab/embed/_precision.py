@@ -10,7 +10,13 @@ embeds a fixed probe set (:data:`PROBE_TEXTS`) in fp32 and in bf16, and picks bf
   :data:`TIMED_ROUNDS` interleaved rounds each, after a warm-up, so a load spike on a shared
   machine hits both alike);
 
-otherwise fp32. The measurement (:class:`PrecisionChoice`) is stored in the embedding cache's
+otherwise fp32. The gate asks before it times: on a CPU without native bf16 (no AVX512-BF16 or
+AMX on x86, no ``bf16`` feature on Arm, as the CPU flags and torch report it) bf16 can only be
+emulated, so the choice is fp32 at once, with no model loaded and nothing timed
+(:func:`native_bf16`). Where it does time, the timed rounds stop as soon as the answer is known
+(the first round's fidelity already fails the gate: fidelity does not change between rounds) or
+the budget :data:`GATE_BUDGET_S` (``$MEMLAB_PRECISION_GATE_SECONDS``) is spent, and a one-line
+note says what it is doing and for how long. The measurement (:class:`PrecisionChoice`) is stored in the embedding cache's
 ``meta`` table under the model and a fingerprint of this machine (CPU, torch and
 sentence-transformers versions), so it is measured once and every later process, including a
 kernel that only reads cached vectors, knows the precision without loading the model.
@@ -44,6 +50,14 @@ MIN_SPEEDUP = 1.10
 TIMED_ROUNDS = 2
 #: The environment variable that forces a precision ("fp32") or asks for the gate ("auto").
 ENV = "MEMLAB_EMBED_PRECISION"
+#: Wall-clock budget of the gate's timed rounds, in seconds (the warm-up and the first round
+#: always run: without them there is nothing to decide on).
+GATE_BUDGET_S = 20.0
+#: The environment variable that sets :data:`GATE_BUDGET_S`.
+BUDGET_ENV = "MEMLAB_PRECISION_GATE_SECONDS"
+#: CPU flags (``/proc/cpuinfo``) that mean bf16 arithmetic in hardware: x86's AVX512-BF16 and
+#: AMX-BF16, Arm's BF16 extension.
+NATIVE_BF16_FLAGS = frozenset({"avx512_bf16", "amx_bf16", "bf16"})
 
 _PROBE_WORDS = (
     "deploy main branch ci green sqlite wal reader writer commit budget alert monthly llm spend "
@@ -97,6 +111,8 @@ class PrecisionChoice:
     probe_texts: int = 0
     measured_at: str | None = None
     machine: str | None = None
+    #: How many timed rounds of each precision ran (None where nothing was timed).
+    timed_rounds: int | None = None
 
     @property
     def speedup(self) -> float | None:
@@ -113,6 +129,8 @@ class PrecisionChoice:
     def from_dict(cls, d: dict[str, Any]) -> "PrecisionChoice":
         fields = {k: d.get(k) for k in cls.__dataclass_fields__}
         fields["probe_texts"] = int(fields.get("probe_texts") or 0)
+        if fields.get("timed_rounds") is not None:
+            fields["timed_rounds"] = int(fields["timed_rounds"])
         if fields["precision"] not in PRECISIONS:
             raise ValueError(f"unknown precision {fields['precision']!r}")
         return cls(**fields)
@@ -172,6 +190,71 @@ def machine_fingerprint() -> str:
     return hashlib.sha256(raw.encode("utf-8")).hexdigest()[:16]
 
 
+def _cpu_flags(cpuinfo: str) -> set[str]:
+    """The first CPU's feature flags (x86 ``flags``, Arm ``Features``) from a /proc/cpuinfo
+    file; empty where there is no such file."""
+    flags: set[str] = set()
+    try:
+        with open(cpuinfo, encoding="utf-8", errors="replace") as fh:
+            for line in fh:
+                key, _, value = line.partition(":")
+                if key.strip() in ("flags", "Features"):
+                    flags.update(value.split())
+                if line.strip() == "" and flags:
+                    break  # the first CPU is enough
+    except OSError:
+        pass
+    return flags
+
+
+def native_bf16(cpuinfo: str = "/proc/cpuinfo", *, ask_torch: bool = True) -> tuple[bool, str]:
+    """Whether this CPU does bf16 arithmetic in hardware, and the basis of that answer.
+
+    Asked of the CPU's flags first (no import), then, where they name a bf16 unit, of torch
+    itself (``torch.cpu._is_avx512_bf16_supported`` / ``_is_amx_tile_supported`` on x86): both
+    must agree for bf16 to be worth timing. Where the CPU's flags cannot be read, the answer is
+    True with that basis, and the gate times as before."""
+    flags = _cpu_flags(cpuinfo)
+    if not flags:
+        return True, f"CPU flags unreadable ({cpuinfo}): bf16 is timed"
+    found = sorted(flags & NATIVE_BF16_FLAGS)
+    if not found:
+        return False, "no native bf16 on this CPU (no avx512_bf16, amx_bf16 or bf16 CPU flag)"
+    if ask_torch and platform.machine().lower() in ("x86_64", "amd64", "i686", "i386"):
+        try:
+            import torch.cpu as tcpu
+
+            checks = {name: getattr(tcpu, f"_is_{name}_supported", None)
+                      for name in ("avx512_bf16", "amx_tile")}
+            answers = {name: bool(fn()) for name, fn in checks.items() if callable(fn)}
+        except Exception as exc:  # torch missing or broken: the CPU flags stand alone
+            return True, f"CPU flags {', '.join(found)} (torch not asked: {type(exc).__name__})"
+        if answers and not any(answers.values()):
+            said = ", ".join(f"{k}={v}" for k, v in answers.items())
+            return False, f"CPU flags {', '.join(found)} but torch uses no bf16 unit ({said})"
+        if answers:
+            said = ", ".join(f"{k}={v}" for k, v in answers.items())
+            return True, f"CPU flags {', '.join(found)}; torch: {said}"
+    return True, f"CPU flags {', '.join(found)}"
+
+
+def gate_budget() -> float:
+    """The timed rounds' budget in seconds: $MEMLAB_PRECISION_GATE_SECONDS, else
+    :data:`GATE_BUDGET_S`."""
+    raw = os.environ.get(BUDGET_ENV, "").strip()
+    if not raw:
+        return GATE_BUDGET_S
+    try:
+        value = float(raw)
+    except ValueError:
+        value = float("nan")
+    if not np.isfinite(value) or value < 0:
+        from memlab.errors import InvalidArgument
+
+        raise InvalidArgument(f"{BUDGET_ENV} must be a number of seconds >= 0, not {raw!r}")
+    return value
+
+
 def meta_key(model: str, machine: str) -> str:
     return f"precision/{model}/{machine}"
 
@@ -198,18 +281,34 @@ def requested_precision(explicit: str | None = None) -> str:
 def measure(encode_fp32: Callable[[Sequence[str]], np.ndarray],
             encode_bf16: Callable[[Sequence[str]], np.ndarray],
             texts: Sequence[str] = PROBE_TEXTS, *, rounds: int = TIMED_ROUNDS,
-            machine: str | None = None) -> PrecisionChoice:
-    """Embed ``texts`` with both encoders (unit-length float32 rows), time them, and decide."""
+            machine: str | None = None, budget_s: float | None = None,
+            clock: Callable[[], float] = time.perf_counter) -> PrecisionChoice:
+    """Embed ``texts`` with both encoders (unit-length float32 rows), time them, and decide.
+
+    Up to ``rounds`` interleaved timed rounds after a warm-up; after the first, no further round
+    runs when the fidelity already fails the gate (it is the same every round) or when another
+    round would pass ``budget_s`` (default :func:`gate_budget`) since the warm-up began.
+    ``timed_rounds`` in the result says how many ran."""
     texts = list(texts)
+    budget = gate_budget() if budget_s is None else budget_s
+    start = clock()
     encode_fp32(texts[:8])  # warm-up: first-call allocations are not the steady speed
     encode_bf16(texts[:8])
     best = {"fp32": float("inf"), "bf16": float("inf")}
     vecs: dict[str, np.ndarray] = {}
-    for _ in range(max(1, rounds)):
+    done = 0
+    while done < max(1, rounds):
+        t_round = clock()
         for name, fn in (("fp32", encode_fp32), ("bf16", encode_bf16)):
-            t0 = time.perf_counter()
+            t0 = clock()
             vecs[name] = np.asarray(fn(texts), dtype=np.float32)
-            best[name] = min(best[name], time.perf_counter() - t0)
+            best[name] = min(best[name], clock() - t0)
+        done += 1
+        cos = np.einsum("ij,ij->i", vecs["fp32"], vecs["bf16"])
+        if not np.isfinite(cos.min()) or cos.min() < MIN_COSINE:
+            break  # fidelity fails: more timing cannot change the answer
+        if clock() - start + (clock() - t_round) > budget:
+            break  # another round would pass the budget
     cos = np.einsum("ij,ij->i", vecs["fp32"], vecs["bf16"])
     fp32_rate, bf16_rate = len(texts) / best["fp32"], len(texts) / best["bf16"]
     precision, reason = decide(float(cos.min()), fp32_rate, bf16_rate)
@@ -217,6 +316,14 @@ def measure(encode_fp32: Callable[[Sequence[str]], np.ndarray],
         precision=precision, reason=reason, min_cosine=float(cos.min()),
         mean_cosine=float(cos.mean()), fp32_texts_per_s=fp32_rate, bf16_texts_per_s=bf16_rate,
         probe_texts=len(texts),
+        measured_at=dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
+        machine=machine, timed_rounds=done)
+
+
+def without_native_bf16(basis: str, machine: str | None = None) -> PrecisionChoice:
+    """The choice where the CPU has no bf16 unit: fp32, nothing timed, the basis said."""
+    return PrecisionChoice(
+        precision="fp32", reason=f"{basis}: fp32 without timing",
         measured_at=dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
         machine=machine)
 

@@ -13,7 +13,9 @@ GitPython for ``Commit.stats`` commit by commit is about 30 times slower.
 Rooms: running git, what a repository is, its trees and blobs are
 :mod:`memlab.sources._git_repo`; the working tree (names on disk, blob ids, drift from a
 commit) is :mod:`memlab.sources._git_worktree`; history (:func:`log_history`,
-:func:`log_changes`) is here, and every name in ``__all__`` is importable from here.
+:func:`log_changes`) is here, and every name in ``__all__`` is importable from here; which
+branch each commit was made on (by first-parent containment, not ``--source``, which is kept
+only as the fallback for a commit no ref reaches) is :mod:`memlab.sources._git_branches`.
 """
 
 from __future__ import annotations

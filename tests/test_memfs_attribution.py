@@ -237,3 +237,22 @@ def test_side_line_names(message, label, role):
     commits = {"m": (["a", "b"], message), "a": ([], "root"), "b": (["a"], "side")}
     got = _git_branches.claim(commits, [("main", "main", "m")])
     assert got == {"m": ("main", "main"), "a": ("main", "main"), "b": (label, role)}
+
+
+def test_a_line_merged_into_a_worker_is_not_the_workers(tmp_path):
+    """Commits merged into a memory-worker branch from elsewhere were not made by the worker:
+    role other, and the author kind does not follow the label's mention of the worker."""
+    w = _Writer(tmp_path / "r")
+    base = _main_commits(w, 2)
+    w.checkout("-b", "letta/memory-worker/w1")
+    own = w.commit("worker pass", AGENT, _t("2026-04-02", 9), files={"reference/w.md": _md("w")})
+    w.checkout("-b", "scratch", base[-1])
+    scratch = w.commit("scratch note", AGENT, _t("2026-04-02", 10), files={"reference/s.md": _md("s")})
+    w.checkout("letta/memory-worker/w1")
+    w.merge("scratch", "take scratch notes", AGENT, _t("2026-04-02", 11))
+    _git(tmp_path / "r", "branch", "-D", "scratch")
+    w.checkout("main")
+    got = _attribution(tmp_path / "r")
+    assert got[own] == ("letta/memory-worker/w1", "memory_worker", "memory_worker")
+    assert got[scratch] == ("(merged into letta/memory-worker/w1)", "other", "agent")
+    assert {got[s] for s in base} == {("main", "main", "agent")}

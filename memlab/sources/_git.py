@@ -216,8 +216,11 @@ def log_history(repo: Path, *, classify=None) -> tuple[pd.DataFrame, list[tuple[
     cols["branch"] = [by_sha[s][0] for s in cols["sha"]]
     cols["branch_role"] = [by_sha[s][1] for s in cols["sha"]]
     if classify is not None:
-        # Once per commit, not per file row, with the branch attributed above.
-        branches = iter(cols["branch"][i] for i in _first_rows(rows_per_commit))
+        # Once per commit, not per file row, with the branch attributed above; a line of
+        # role "other" is no harness branch, whatever its label mentions ("(merged into
+        # letta/memory-worker/x)").
+        branches = iter(None if cols["branch_role"][i] == "other" else cols["branch"][i]
+                        for i in _first_rows(rows_per_commit))
         per_commit = [classify(n, e, m, next(branches)) for n, e, m in kinds]
         cols["author_kind"] = [k for k, n in zip(per_commit, rows_per_commit) for _ in range(n)]
     frame = _history_frame(cols)

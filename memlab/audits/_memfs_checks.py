@@ -4,6 +4,7 @@ commits that must have bypassed it), ``read_only`` files changed and files writt
 
 from __future__ import annotations
 
+import heapq
 from dataclasses import dataclass
 from typing import Any
 
@@ -11,7 +12,7 @@ import pandas as pd
 
 from memlab.constants import MAX_FILE_BYTES
 from memlab.formats import letta_memfs as fmt
-from memlab.sources.memfs import LETTA_LAYOUTS, file_versions
+from memlab.sources.memfs import LETTA_LAYOUTS, blob_contents, file_versions
 from memlab.store import Store
 
 #: Commits by these authors ran Letta Code's hook once it existed: agents, reflection subagents,
@@ -79,36 +80,35 @@ def hook_violations(store: Store, versions: pd.DataFrame | None = None) -> pd.Da
     if layout not in LETTA_LAYOUTS or versions.empty:
         return violations_frame(rows)  # generic_markdown, Souveraine, substrates: no Letta hook
     installed = store.meta.get("letta_hook_installed")
-    # v2 validates only "projected" files (every folder above holds a MEMORY.md); the index
-    # files present at each commit are approximated by replaying adds/deletes in time order.
-    indexes: set[str] = set()
-    ordered = versions.sort_values("committed_at", kind="stable")
-    # The v2 hook guards a commit when the tree it starts from or the one it makes has a root
-    # MEMORY.md (buildPreCommitHookScript: `:MEMORY.md` or `HEAD:MEMORY.md`); a repository
-    # that became v2 keeps the legacy hook's verdicts on the commits from before.
-    v2_at: dict[str, bool] = {}
-    root = False
+    # Commits are visited parents first (same-second commits, as a migration makes, have no
+    # clock order), and each one's state is its first parent's plus its own changes:
+    # file_versions' rows are diffs against the first parent, so the replay is exact on
+    # every branch. The state: whether a root MEMORY.md is present (the v2 hook guards a
+    # commit when the tree it starts from or the one it makes has one: buildPreCommitHookScript's
+    # `:MEMORY.md` or `HEAD:MEMORY.md`; a repository that became v2 keeps the legacy hook's
+    # verdicts on the commits from before) and the MEMORY.md files present (v2 validates only
+    # "projected" files, every folder above holding a MEMORY.md).
+    parents = commit_parents(store.history, versions)
+    order = topo_order(parents, _commit_times(store.history, versions))
+    rank = {sha: i for i, sha in enumerate(order)}
+    ordered = versions.assign(_rank=versions["sha"].map(rank)).sort_values("_rank", kind="stable")
+    states = _index_states(ordered, parents, order)
+    as_read = _hook_texts(store, versions)
+    empty: tuple[bool, frozenset[str]] = (False, frozenset())
     for v in ordered.itertuples(index=False):
-        before = root
-        if str(v.path) == fmt.ROOT_INDEX:
-            root = str(v.change_type) != "D"
-        v2_at[v.sha] = v2_at.get(v.sha, before) or before or root
-    for v in ordered.itertuples(index=False):
-        if str(v.path).endswith(fmt.ROOT_INDEX):
-            if str(v.change_type) == "D":
-                indexes.discard(str(v.path))
-            else:
-                indexes.add(str(v.path))
         c = commits.get(v.sha)
         if v.is_merge or c is None or _unread(v):
             continue
         when = c.committed_at.to_pydatetime()
-        at_layout = layout if layout != "letta_v2" or v2_at.get(v.sha) else "letta_v1"
+        firsts = parents.get(v.sha) or []
+        before = states.get(firsts[0], empty) if firsts else empty
+        root, indexes = states.get(v.sha, before)
+        at_layout = layout if layout != "letta_v2" or before[0] or root else "letta_v1"
         variant = fmt.hook_variant_at(when, layout=at_layout)
         if variant is None:
             continue
-        new_text = v.new_text if isinstance(v.new_text, str) else None
-        head_text = v.old_text if isinstance(v.old_text, str) else None
+        new_text = v.new_text if isinstance(v.new_text, str) else as_read.get(v.new_blob)
+        head_text = v.old_text if isinstance(v.old_text, str) else as_read.get(v.old_blob)
         found = fmt.check_precommit(str(v.path), new_text, head_text, variant=variant,
                                     change=str(v.change_type),
                                     staged_paths=indexes if variant == "v2" else None)
@@ -125,6 +125,104 @@ def hook_violations(store: Store, versions: pd.DataFrame | None = None) -> pd.Da
                          "hook_applies": applies, "hook_basis": basis,
                          "no_verify_suspect": applies})
     return violations_frame(rows)
+
+
+def _hook_texts(store: Store, versions: pd.DataFrame) -> dict[str, str]:
+    """blob -> text, as Letta Code's hook reads it, for the ``.md`` versions file_versions
+    left without text (NUL bytes, not UTF-8): the hook reads every staged file as text
+    (:func:`~memlab.formats.letta_memfs.hook_text`), so judging such a file as if it were
+    empty would call an accepted commit a ``--no-verify`` bypass. Over-cap blobs stay unread."""
+    wanted: set[str] = set()
+    for v in versions.itertuples(index=False):
+        if str(v.path).endswith(".md") and not isinstance(v.new_text, str) \
+                and isinstance(v.new_blob, str) and not _unread(v):
+            wanted.add(v.new_blob)
+        old = v.old_path if isinstance(v.old_path, str) else v.path
+        if str(old).endswith(".md") and not isinstance(v.old_text, str) \
+                and isinstance(v.old_blob, str):
+            wanted.add(v.old_blob)
+    if not wanted:
+        return {}
+    return {sha: fmt.hook_text(data) for sha, data in blob_contents(store, wanted).items()}
+
+
+def commit_parents(history: pd.DataFrame, versions: pd.DataFrame) -> dict[str, list[str]]:
+    """sha -> parent shas, from the history frame (every commit, empty ones included) and
+    file_versions (its commits, when the store was loaded without history)."""
+    out: dict[str, list[str]] = {}
+    for frame in (versions, history):
+        if frame is None or frame.empty:
+            continue
+        for sha, ps in zip(frame["sha"], frame["parents"]):
+            out.setdefault(sha, list(ps) if isinstance(ps, (list, tuple)) else [])
+    return out
+
+
+def _commit_times(history: pd.DataFrame, versions: pd.DataFrame) -> dict[str, int]:
+    out: dict[str, int] = {}
+    for frame in (versions, history):
+        if frame is None or frame.empty:
+            continue
+        for sha, when in zip(frame["sha"], frame["committed_at"]):
+            out.setdefault(sha, int(when.value))
+    return out
+
+
+def topo_order(parents: dict[str, list[str]], times: dict[str, int]) -> list[str]:
+    """Every commit of ``parents`` after all of its parents (those present); among commits
+    whose parents are all placed, the earliest committed first, then git log's order
+    reversed (oldest printed last). Same-second commits are ordered by their parents, never
+    by their clocks alone."""
+    shas = list(parents)
+    seq = {sha: len(shas) - i for i, sha in enumerate(shas)}  # log order is newest first
+    children: dict[str, list[str]] = {}
+    waiting: dict[str, int] = {}
+    for sha, ps in parents.items():
+        present = [p for p in dict.fromkeys(ps) if p in parents]
+        waiting[sha] = len(present)
+        for p in present:
+            children.setdefault(p, []).append(sha)
+    ready = [(times.get(s, 0), seq[s], s) for s, n in waiting.items() if n == 0]
+    heapq.heapify(ready)
+    out: list[str] = []
+    while ready:
+        _t, _q, sha = heapq.heappop(ready)
+        out.append(sha)
+        for child in children.get(sha, ()):
+            waiting[child] -= 1
+            if waiting[child] == 0:
+                heapq.heappush(ready, (times.get(child, 0), seq[child], child))
+    return out
+
+
+def _index_states(ordered: pd.DataFrame, parents: dict[str, list[str]], order: list[str]
+                  ) -> dict[str, tuple[bool, frozenset[str]]]:
+    """sha -> (root MEMORY.md present, MEMORY.md paths present) after the commit, each from
+    its first parent's state and its own rows (in ``ordered``, parents first)."""
+    changes: dict[str, list[tuple[str, str | None, str]]] = {}
+    for sha, path, old, ct in zip(ordered["sha"], ordered["path"], ordered["old_path"],
+                                  ordered["change_type"]):
+        if str(path).endswith(fmt.ROOT_INDEX) or str(old).endswith(fmt.ROOT_INDEX):
+            changes.setdefault(sha, []).append(
+                (str(path), None if pd.isna(old) else str(old), str(ct)))
+    states: dict[str, tuple[bool, frozenset[str]]] = {}
+    empty: tuple[bool, frozenset[str]] = (False, frozenset())
+    for sha in order:
+        ps = parents.get(sha) or []
+        state = states.get(ps[0], empty) if ps else empty
+        if sha in changes:
+            present = set(state[1])
+            for path, old, ct in changes[sha]:
+                if ct == "D":
+                    present.discard(path)
+                else:
+                    if ct == "R" and old is not None:
+                        present.discard(old)
+                    if path.endswith(fmt.ROOT_INDEX):
+                        present.add(path)
+            state = (fmt.ROOT_INDEX in present, frozenset(present))
+        states[sha] = state
+    return states
 
 
 _VIOLATION_COLUMNS = {

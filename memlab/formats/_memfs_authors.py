@@ -71,7 +71,11 @@ def classify_author(name: str | None, email: str | None, *, message: str | None 
 def branch_role(branch: str) -> str:
     """``reflection`` / ``memory_worker`` for Letta Code's harness branches
     (``letta/reflection/…``, ``letta/memory-worker/…``, also their ``(merged)`` names),
-    ``main`` for ``main``, ``master`` and ``HEAD``, else ``other``."""
+    ``main`` for ``main``, ``master`` and ``HEAD``, else ``other``.
+
+    A name's role only: which branch a commit was made on, by first-parent containment, and
+    the main line's role ``main`` whatever it is called (with its upstream), are decided by
+    :mod:`memlab.sources._git_branches`, which asks this function for every other line."""
     name = branch.removeprefix("refs/heads/").removeprefix("refs/remotes/origin/")
     if "letta/reflection/" in name:
         return "reflection"

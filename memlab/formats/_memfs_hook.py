@@ -74,6 +74,15 @@ def hook_variant_reason(when: dt.datetime | None, *, layout: str | None = None) 
             "limit a tolerated legacy key: the current hook")
 
 
+def hook_text(data: bytes) -> str:
+    """A staged memory file as Letta Code's hook reads it: every blob is text to it, never
+    "binary". Letta Code 0.34.12's hook reads ``git show :path`` into Node with
+    ``encoding: "utf8"`` (an invalid byte sequence becomes U+FFFD, a NUL byte stays a
+    character); the bash hook of the same rules reads it by command substitution, which
+    :func:`check_precommit` mimics on this text (NUL bytes and trailing newlines dropped)."""
+    return data.decode("utf-8", errors="replace")
+
+
 def _shell_text(text: str | None) -> str:
     # ``staged=$(git show ":$file")``: command substitution drops NULs and trailing newlines.
     if text is None:

@@ -19,7 +19,7 @@ This module is the public face: import from here. The code lives in private sibl
   ``split_frontmatter``, each consumer's reading (``read_as_client``, ``read_as_server``,
   ``strict_yaml``) and ``read_frontmatter``;
 * :mod:`~memlab.formats._memfs_hook`: the hook's keys, variants and dates, ``Violation``,
-  ``hook_variant_at``, ``hook_variant_reason``, ``check_precommit``;
+  ``hook_variant_at``, ``hook_variant_reason``, ``check_precommit``, ``hook_text``;
 * :mod:`~memlab.formats._memfs_constraints`: Letta Code 0.34.12's ``.memfs.config.json``
   (``CONSTRAINTS_CONFIG``, ``CONSTRAINTS_DEFAULTS``, ``parse_constraints_config``), its tree
   validator (``tree_errors``, ``validator_errors``), the v2 frontmatter check
@@ -52,7 +52,7 @@ from memlab.formats._memfs_frontmatter import (DEFAULT_LIMIT, agent_view, body_a
 from memlab.formats._memfs_hook import (AGENT_EDITABLE_KEYS, ALLOWED_KEYS, HOOK_INSTALLED,
                                         HOOK_LIMIT_TOLERATED, HOOK_VARIANTS, LETTA_HOOK_MARKER,
                                         PROTECTED_KEYS, V2_KEYS, Violation, check_precommit,
-                                        hook_variant_at, hook_variant_reason)
+                                        hook_text, hook_variant_at, hook_variant_reason)
 from memlab.formats._memfs_paths import (CONFIG_PATH, JS_TRIM, ROOT_INDEX, SKILL_FILE, is_flat_skill_path,
                                          is_git_name, is_validated_path, label_for_path,
                                          label_from_relative_path, memory_name_from_path,
@@ -111,6 +111,7 @@ __all__ = [
     "hook_variant_at",
     "hook_variant_reason",
     "check_precommit",
+    "hook_text",
     "render_memfs_file",
     "render_memfs_v2_file",
     "quoted_line",

@@ -13,7 +13,9 @@ GitPython for ``Commit.stats`` commit by commit is about 30 times slower.
 Rooms: running git, what a repository is, its trees and blobs are
 :mod:`memlab.sources._git_repo`; the working tree (names on disk, blob ids, drift from a
 commit) is :mod:`memlab.sources._git_worktree`; history (:func:`log_history`,
-:func:`log_changes`) is here, and every name in ``__all__`` is importable from here.
+:func:`log_changes`) is here, and every name in ``__all__`` is importable from here; which
+branch each commit was made on (by first-parent containment, not ``--source``, which is kept
+only as the fallback for a commit no ref reaches) is :mod:`memlab.sources._git_branches`.
 """
 
 from __future__ import annotations
@@ -31,7 +33,8 @@ from memlab.constants import MAX_FILE_BYTES
 from memlab.sources._git_repo import (READ_CONFIG, RepoInfo, TreeEntry, blob_sizes, find_repo,
                                       ls_tree, read_blobs, resolve_commit, run_git)
 from memlab.sources._git_worktree import git_blob_id, shown_path, working_tree_changes
-from memlab.formats.letta_memfs import HARNESS_LABELS, HARNESS_MERGES, branch_role
+from memlab.formats.letta_memfs import branch_role
+from memlab.sources._git_branches import attribute
 from memlab.store import categories
 
 __all__ = [
@@ -206,11 +209,18 @@ def log_history(repo: Path, *, classify=None) -> tuple[pd.DataFrame, list[tuple[
                     if max(sizes.get(o, 0), sizes.get(n, 0)) <= MAX_FILE_BYTES]
             problems.append((path, "binary_file", f"binary in {len(rest)} commit(s) (first "
                              f"{rest[-1][:12]}); lines added/deleted are NA there"))
-    _label_merged_harness(cols, commits, _ref_tips(repo))
-    cols["branch_role"] = [None if b is None else branch_role(b) for b in cols["branch"]]
+    # Who worked where, by containment (first-parent lines, the main line first), not by
+    # the ref --source met first; the author kinds follow from the branch.
+    owner = attribute(repo, {sha: (p, m) for sha, (p, _b, m) in commits.items()})
+    by_sha = {sha: owner.get(sha) or (b, branch_role(b)) for sha, (_p, b, _m) in commits.items()}
+    cols["branch"] = [by_sha[s][0] for s in cols["sha"]]
+    cols["branch_role"] = [by_sha[s][1] for s in cols["sha"]]
     if classify is not None:
-        # Once per commit, not per file row; the branch comes after reflection relabelling.
-        branches = iter(cols["branch"][i] for i in _first_rows(rows_per_commit))
+        # Once per commit, not per file row, with the branch attributed above; a line of
+        # role "other" is no harness branch, whatever its label mentions ("(merged into
+        # letta/memory-worker/x)").
+        branches = iter(None if cols["branch_role"][i] == "other" else cols["branch"][i]
+                        for i in _first_rows(rows_per_commit))
         per_commit = [classify(n, e, m, next(branches)) for n, e, m in kinds]
         cols["author_kind"] = [k for k, n in zip(per_commit, rows_per_commit) for _ in range(n)]
     frame = _history_frame(cols)
@@ -263,53 +273,6 @@ def _first_rows(rows_per_commit: list[int]):
         start += n
 
 
-def _ref_tips(repo: Path) -> list[str]:
-    """Commits at the tips of branches, remotes, tags and HEAD, except Letta Code's harness
-    branches (reflection, memory worker)."""
-    out = run_git(repo, "for-each-ref", "--format=%(objectname) %(*objectname) %(refname)",
-                  "refs/heads", "refs/remotes", "refs/tags").decode("utf-8", "replace")
-    tips = []
-    for line in out.splitlines():
-        parts = line.split(" ")
-        if len(parts) >= 3 and not any(f"{label}/" in parts[-1] for label in HARNESS_LABELS):
-            tips.append(parts[1] or parts[0])  # a tag's peeled commit when it is annotated
-    head = run_git(repo, "rev-parse", "-q", "--verify", "HEAD^{commit}", check=False).decode().strip()
-    return tips + ([head] if head else [])
-
-
-def _label_merged_harness(cols: dict[str, list], commits: dict[str, tuple[list[str], str, str]],
-                          tips: list[str]) -> None:
-    """Commits that reached a branch only through a harness merge (``merge(reflection): …``,
-    ``merge(memory): …``) were made on a Letta Code harness branch since deleted; ``--source``
-    would credit the branch they were merged into. Name them ``letta/reflection/(merged)`` or
-    ``letta/memory-worker/(merged)`` unless a live harness ref already has them.
-    """
-    merges = [(sha, HARNESS_MERGES[msg.split(":", 1)[0]])
-              for sha, (parents, _b, msg) in commits.items()
-              if len(parents) > 1 and msg.split(":", 1)[0] in HARNESS_MERGES]
-    if not merges:
-        return
-    mainline: set[str] = set()
-    for sha in tips:
-        cur: str | None = sha
-        while cur is not None and cur in commits and cur not in mainline:
-            mainline.add(cur)
-            parents = commits[cur][0]
-            cur = parents[0] if parents else None
-    relabel: dict[str, str] = {}
-    for merge, label in merges:
-        stack = list(commits[merge][0][1:])
-        while stack:
-            cur = stack.pop()
-            if cur in mainline or cur in relabel or cur not in commits:
-                continue
-            if not any(f"{known}/" in commits[cur][1] for known in HARNESS_LABELS):
-                relabel[cur] = f"letta/{label}/(merged)"
-            stack.extend(commits[cur][0])
-    if relabel:
-        cols["branch"] = [relabel.get(s, b) for s, b in zip(cols["sha"], cols["branch"])]
-
-
 def _history_frame(cols: dict[str, list]) -> pd.DataFrame:
     df = pd.DataFrame({k: pd.Series(v, dtype="object") for k, v in cols.items()})
     for name, dtype in HISTORY_DTYPES.items():
@@ -336,7 +299,9 @@ def log_changes(repo: Path) -> pd.DataFrame:
     """
     out = _run_log(repo, ("--raw", "--diff-merges=first-parent"))
     rows = []
-    for sha, parent_list, _an, _ae, at, ct, branch, _msg, diff in _commits(out):
+    graph: dict[str, tuple[list[str], str]] = {}
+    for sha, parent_list, _an, _ae, at, ct, branch, msg, diff in _commits(out):
+        graph[sha] = (parent_list, msg.decode("utf-8", "replace").rstrip("\n"))
         for letter, old_path, path, old_sha, new_sha, _a, _d, mode in _parse_diff(diff):
             rows.append((sha, parent_list, len(parent_list) > 1, at, ct, branch,
                          "M" if letter == "T" else letter, old_path, path,
@@ -346,6 +311,8 @@ def log_changes(repo: Path) -> pd.DataFrame:
     df = pd.DataFrame(rows, columns=["sha", "parents", "is_merge", "authored_at", "committed_at",
                                      "branch", "change_type", "old_path", "path", "old_blob", "new_blob",
                                      "new_mode"])
+    owner = attribute(repo, graph)  # the branch as log_history attributes it
+    df["branch"] = [owner[s][0] if s in owner else b for s, b in zip(df["sha"], df["branch"])]
     for col in ("authored_at", "committed_at"):
         df[col] = pd.to_datetime(df[col].astype("int64"), unit="s", utc=True).astype("datetime64[ns, UTC]")
     for col in ("sha", "branch", "old_path", "path", "old_blob", "new_blob", "new_mode"):

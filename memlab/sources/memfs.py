@@ -33,7 +33,7 @@ layout (:func:`in_prompt`, :func:`domain_of`, :func:`is_memory_path`), is
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterable
 
 import pandas as pd
 
@@ -52,7 +52,7 @@ from memlab.sources._memfs_read import read_disk, read_tree, substrate_inputs
 from memlab.store import Problems, Store, empty_frame
 
 __all__ = ["load_memfs", "repos_in", "unpack_bundle", "SAMPLE_BUNDLE", "files_at", "file_versions",
-           "resolve_ref", "in_prompt", "domain_of", "is_memory_path", "letta_evidence",
+           "resolve_ref", "blob_contents", "in_prompt", "domain_of", "is_memory_path", "letta_evidence",
            "FILES_COLUMNS", "LAYOUTS", "LETTA_LAYOUTS"]
 
 _UNCOMMITTED_COLUMNS = {"path": "string", "change": "category"}
@@ -253,6 +253,15 @@ def resolve_ref(store_or_path: Store | str | Path, ref: str) -> str:
     if src.repo is None:
         raise RepoError("not a git repository, so it has no commits", path=src.root)
     return _git.resolve_commit(src.repo.path, ref)
+
+
+def blob_contents(store_or_path: Store | str | Path, shas: Iterable[str]) -> dict[str, bytes]:
+    """The bytes of blobs (by id) in the store's repository, one ``git cat-file --batch``;
+    a blob that is missing or over :data:`~memlab.constants.MAX_FILE_BYTES` is absent."""
+    src = located_source(store_or_path)
+    if src.repo is None:
+        return {}
+    return _git.read_blobs(src.repo.path, shas, max_bytes=MAX_FILE_BYTES)
 
 
 def file_versions(store_or_path: Store | str | Path, *, with_text: bool = True) -> pd.DataFrame:

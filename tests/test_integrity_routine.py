@@ -21,6 +21,7 @@ Where Letta Code 0.34.12 runs git itself, the commands are the ones its bundle r
 from __future__ import annotations
 
 import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -31,6 +32,11 @@ from integrity_repos import ENV, agent_clone, block, commit, git, rows, seeded_s
 
 LETTA_CODE = {**ENV, "GIT_AUTHOR_NAME": "Letta Code", "GIT_AUTHOR_EMAIL": "noreply@letta.com",
               "GIT_COMMITTER_NAME": "Letta Code", "GIT_COMMITTER_EMAIL": "noreply@letta.com"}
+
+
+def fails(repo: Path, *args: str) -> bool:
+    return subprocess.run(["git", "-C", str(repo), *args], capture_output=True,
+                          env=ENV).returncode != 0
 
 
 def assert_clean(path: Path) -> None:
@@ -65,11 +71,14 @@ def test_letta_code_sync_with_a_second_writer(tmp_path):
     commit(other, "Update system/human block", same)          # the same change, written twice
     commit(other, "Update system/project block", {"system/project.md": block("memlab")})
     git(other, "push", "-q", "origin", "main")
-    assert git(agent, "pull", "--ff-only", check=False) == "" or True
+    assert fails(agent, "pull", "--ff-only")                  # diverged: not a fast-forward
     assert git(agent, "merge-base", "HEAD", "@{u}")           # they share history: rebase
     git(agent, "pull", "--rebase")
     git(agent, "push", "-q", "-u", "origin", "main")
     assert "pull --rebase" in git(agent, "reflog", "show", "main")
+    # git dropped the agent's copy of the change (already upstream) and re-applied the other
+    subjects = git(agent, "log", "--format=%s", "main").splitlines()
+    assert subjects.count("Update system/human block") == 1 and len(subjects) == 7
     assert_clean(agent)
     git(other, "pull", "--ff-only")
     assert_clean(other)

@@ -199,6 +199,20 @@ def test_an_orphan_readme_branch_on_a_mirror(tmp_path):
     assert_clean(clone)
 
 
+def test_a_local_memory_attached_to_a_server_with_its_own_history(tmp_path):
+    """A branch and a remote namesake that never shared a history (a local-only memory repo
+    given a remote later) are no finding: only a history that was shared and replaced is."""
+    server = seeded_server(tmp_path)
+    local = tmp_path / ".letta" / "agents" / "agent-3" / "memory"
+    local.parent.mkdir(parents=True)
+    git(tmp_path, "init", "-q", "-b", "main", str(local))
+    commit(local, "Initial commit", {"system/human.md": block("local only")})
+    git(local, "remote", "add", "origin", str(server))
+    git(local, "fetch", "-q", "origin")
+    assert git(local, "merge-base", "main", "origin/main", check=False) == ""
+    assert_clean(local)
+
+
 def test_bare_mirror_loads_and_says_it_keeps_no_reflog(tmp_path):
     mirror = _mirror_with_orphan_readme(tmp_path)
     store = memlab.load(mirror)

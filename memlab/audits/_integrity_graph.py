@@ -21,12 +21,15 @@ from memlab import _git as _hardened
 from memlab.constants import MAX_FILE_BYTES
 from memlab.sources._git import READ_CONFIG, read_blobs, run_git
 
-__all__ = ["Graph", "SHALLOW_ROOT", "MAX_PATCH_COMMITS"]
+__all__ = ["Graph", "SHALLOW_ROOT", "MAX_PATCH_COMMITS", "ANCESTOR_CACHE"]
 
 #: The root every shallow-clone boundary commit stands for (they share the history cut away).
 SHALLOW_ROOT = "<shallow boundary>"
 #: Commits whose change is compared by patch-id at most, per audit (the rest: "not compared").
 MAX_PATCH_COMMITS = 5_000
+
+#: Ancestor sets kept at once (each is a whole history: a few hundred KB for 10,000 commits).
+ANCESTOR_CACHE = 64
 
 _SHA = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
 _SHA_B = re.compile(rb"[0-9a-f]{40}|[0-9a-f]{64}")
@@ -116,10 +119,12 @@ class Graph:
         return sha is not None and sha in self.parents
 
     def ancestors(self, sha: str) -> frozenset[str]:
-        """``sha`` and every commit it reaches (cached)."""
+        """``sha`` and every commit it reaches (the last :data:`ANCESTOR_CACHE` kept)."""
         found = self._anc.get(sha)
         if found is None:
             found = frozenset(self.reach([sha]))
+            if len(self._anc) >= ANCESTOR_CACHE:
+                self._anc.pop(next(iter(self._anc)))
             self._anc[sha] = found
         return found
 

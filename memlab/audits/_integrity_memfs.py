@@ -46,6 +46,8 @@ from memlab.audits._integrity_reflog import Entry, Reflogs, action, read_reflogs
 __all__ = ["memfs_rows", "Verdict"]
 
 _BRANCHES = ("refs/heads/", "refs/remotes/")
+#: Rewrites judged at most (the newest): each costs a walk of the histories it parted.
+MAX_REWRITES = 500
 
 
 @dataclass
@@ -113,8 +115,8 @@ def _backfill_note(graph: Graph, tip: str) -> str:
     return ""
 
 
-def _rewrites(graph: Graph, logs: Reflogs, held: set[str]) -> tuple[list[dict], int]:
-    events: list[tuple[Entry, frozenset[str]]] = []
+def _rewrites(graph: Graph, logs: Reflogs, held: set[str]) -> tuple[list[dict], int, int]:
+    moves: list[Entry] = []
     gone = 0
     for ref, entries in logs.entries.items():
         if not ref.startswith(_BRANCHES) or ref.endswith("/HEAD"):
@@ -127,13 +129,14 @@ def _rewrites(graph: Graph, logs: Reflogs, held: set[str]) -> tuple[list[dict], 
                 continue
             if graph.is_ancestor(e.old, e.new):
                 continue
-            events.append((e, graph.ancestors(e.old) - graph.ancestors(e.new)))
-    if not events:
-        return [], gone
+            moves.append(e)
+    if not moves:
+        return [], gone, 0
     # Oldest first; within one second a remote-tracking ref's move (a fetch) comes before a
     # branch's (the clone follows it: reset, rebase, merge), then the reflog's own order.
-    events.sort(key=lambda ev: (ev[0].when or 0, not ev[0].ref.startswith("refs/remotes/"),
-                                ev[0].line))
+    moves.sort(key=lambda e: (e.when or 0, not e.ref.startswith("refs/remotes/"), e.line))
+    skipped = max(0, len(moves) - MAX_REWRITES)
+    events = [(e, graph.ancestors(e.old) - graph.ancestors(e.new)) for e in moves[skipped:]]
     owner: dict[str, int] = {}
     for i, (_, dropped) in enumerate(events):
         for c in dropped:
@@ -152,7 +155,7 @@ def _rewrites(graph: Graph, logs: Reflogs, held: set[str]) -> tuple[list[dict], 
         plans.append((e, mine, free, pool))
         wanted += sorted(free) + sorted(pool)
     if not plans:
-        return [], gone
+        return [], gone, skipped
     patches = graph.patches(wanted)
     rows = []
     for e, mine, free, pool in plans:
@@ -179,7 +182,7 @@ def _rewrites(graph: Graph, logs: Reflogs, held: set[str]) -> tuple[list[dict], 
                      "detail": detail, "produced_by": "git", "lost": len(lost),
                      "reapplied": len(reapplied), "evidence": f"reflog of {e.ref}, line {e.line}: "
                      f"{e.old[:12]} -> {e.new[:12]} '{e.message[:160]}'"})
-    return rows, gone
+    return rows, gone, skipped
 
 
 def _upstreams(graph: Graph, logs: Reflogs) -> list[dict]:
@@ -250,7 +253,7 @@ def memfs_rows(repo: Path) -> Verdict:
     logs = read_reflogs(common)
     graph = Graph(repo, _shallow(common))
     held = graph.reach(_holders(graph, logs, common))
-    rewrites, gone = _rewrites(graph, logs, held)
+    rewrites, gone, skipped = _rewrites(graph, logs, held)
     rows = rewrites + _upstreams(graph, logs) + _unreachable(graph, logs, held)
     reasons = list(logs.unread)
     if not logs.lines:
@@ -260,6 +263,8 @@ def memfs_rows(repo: Path) -> Verdict:
             "cleared)" if logs.files else
             "this repository keeps none (a bare repository or mirror does not, unless "
             "core.logAllRefUpdates is set)" if bare else "no reflog files"))
+    if skipped:
+        reasons.append(f"{skipped} older rewrite(s) not judged (over {MAX_REWRITES})")
     checked = not reasons
     if gone:
         reasons.append(f"{gone} reflog entr(ies) name commits the object store no longer holds "

@@ -45,7 +45,8 @@ def seeded_server(root: Path, n: int = 3) -> Path:
     git(root, "clone", "-q", str(server), str(seed))
     commit(seed, "Initial commit", {".letta/config.json": "{}\n", "system/human.md": block("Maya")})
     for i in range(n):
-        commit(seed, f"Update system/notes{i} block", {f"system/notes{i}.md": block("line\n" * (5 + i))})
+        commit(seed, f"Update system/notes{i} block",
+               {f"system/notes{i}.md": block("line\n" * (5 + i))})
     git(seed, "push", "-q", "origin", "main")
     return server
 

@@ -9,7 +9,6 @@ import os
 import shutil
 import sqlite3
 import subprocess
-import tempfile
 from pathlib import Path
 
 import pytest

@@ -31,7 +31,8 @@ def reflogged_repo(path: Path, n: int) -> tuple[Path, list[str]]:
         body = f"---\ndescription: notes\n---\nline {i}\n"
         stream += [f"commit refs/import/main", f"mark :{i}",
                    f"committer User <user-1@letta.ai> {1_700_000_000 + i} +0000",
-                   f"data {len(f'Update system/notes block {i}')}", f"Update system/notes block {i}",
+                   f"data {len(f'Update system/notes block {i}')}",
+                   f"Update system/notes block {i}",
                    *([f"from :{i - 1}"] if i > 1 else []),
                    "M 644 inline system/notes.md", f"data {len(body.encode())}", body]
     side = "---\ndescription: side\n---\nside\n"

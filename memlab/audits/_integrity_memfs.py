@@ -172,7 +172,7 @@ def _rewrites(graph: Graph, logs: Reflogs, held: set[str]) -> tuple[list[dict], 
         unrelated = not graph.related(e.old, e.new)
         where = (f"to {e.new[:12]}, an unrelated history (no commit in common)"
                  + _backfill_note(graph, e.new)) if unrelated else f"to {e.new[:12]}"
-        detail = (f"{e.ref}: '{e.message[:120]}' moved it from {e.old[:12]} {where}. "
+        detail = (f"{e.ref}: {e.message[:120]!r} moved it from {e.old[:12]} {where}. "
                   f"{len(lost)} commit(s) lost (no ref holds them and their change was not "
                   f"re-applied: {files} file(s), {added} line(s) added"
                   + (f"; {len(unknown)} not compared, over memlab's patch cap" if unknown else "")
@@ -181,13 +181,14 @@ def _rewrites(graph: Graph, logs: Reflogs, held: set[str]) -> tuple[list[dict], 
         rows.append({"kind": _kind(e.message), "ref": e.ref, "sha": e.old, "when": _when(e),
                      "detail": detail, "produced_by": "git", "lost": len(lost),
                      "reapplied": len(reapplied), "evidence": f"reflog of {e.ref}, line {e.line}: "
-                     f"{e.old[:12]} -> {e.new[:12]} '{e.message[:160]}'"})
+                     f"{e.old[:12]} -> {e.new[:12]} {e.message[:160]!r}"})
     return rows, gone, skipped
 
 
 def _upstreams(graph: Graph, logs: Reflogs) -> list[dict]:
     rows = []
-    heads = {n[len("refs/heads/"):]: s for n, s in graph.refs.items() if n.startswith("refs/heads/")}
+    heads = {n[len("refs/heads/"):]: s for n, s in graph.refs.items()
+             if n.startswith("refs/heads/")}
     for rname, rsha in sorted(graph.refs.items()):
         if not rname.startswith("refs/remotes/") or rname.endswith("/HEAD"):
             continue
@@ -209,12 +210,13 @@ def _upstreams(graph: Graph, logs: Reflogs) -> list[dict]:
         rows.append({"kind": "unrelated_upstream", "ref": f"refs/heads/{branch}", "sha": rsha,
                      "when": _when(before),
                      "detail": f"{branch} ({sha[:12]}) and {rname[len('refs/'):]} ({rsha[:12]}) "
-                               f"share no commit, yet did until '{before.message[:120]}' moved "
+                               f"share no commit, yet did until {before.message[:120]!r} moved "
                                f"{before.ref} to {before.new[:12] if before.new else 'nothing'}"
                                + _backfill_note(graph, rsha)
                                + ": one history replaced the other; the branch has not followed",
                      "produced_by": "git", "lost": None, "reapplied": None,
-                     "evidence": f"reflog of {before.ref}, line {before.line}: '{before.message[:160]}'"})
+                     "evidence": f"reflog of {before.ref}, line {before.line}: "
+                                 f"{before.message[:160]!r}"})
     return rows
 
 

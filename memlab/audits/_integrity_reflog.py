@@ -67,7 +67,8 @@ class Reflogs:
 
 def action(message: str) -> str:
     """What a reflog message says git did: the text before its first ``:``
-    (``commit (amend)``, ``reset``, ``rebase (finish)``, ``pull --rebase (finish)``, ``fetch``…)."""
+    (``commit (amend)``, ``reset``, ``rebase (finish)``, ``pull --rebase (finish)``,
+    ``fetch``…)."""
     return message.split(":", 1)[0].strip()
 
 

@@ -518,7 +518,13 @@ def _souveraine(probe: Probe) -> str | None:
 
 def _letta_memfs(probe: Probe) -> str | None:
     found = probe.has(".git", "system", ".letta", "MEMORY.md")
-    return f"holds {found}" if found else None
+    if found:
+        return f"holds {found}"
+    # a bare repository (a server-side copy, a mirror): its tree is checked when it is located
+    if probe.is_dir and (probe.path / "HEAD").is_file() and (probe.path / "objects").is_dir() \
+            and (probe.path / "refs").is_dir():
+        return "a bare git repository"
+    return None
 
 
 # --------------------------------------------------------------------------- the kinds

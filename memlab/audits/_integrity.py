@@ -1,15 +1,17 @@
 """History you can trust: the ``integrity`` table of the memfs and Letta server audits.
 
-* :func:`memfs_integrity`: a memory repository whose history is not what it seems. Its reflogs
-  are read as files (``logs/HEAD`` and ``logs/refs/**`` in the git folder); git is asked only
-  read-only questions (is one commit an ancestor of another, which commits no ref reaches, what
-  they changed). Rows: ``forced_update`` / ``reset_away`` / ``amended`` / ``rebased`` (a ref
-  moved to a commit that does not contain where it was), ``lost_commits`` (commits a rewrite
-  left reachable from no ref, still in the object store: files and lines, and the command that
-  recovers them, as text), ``unrelated_upstream`` (a branch and its remote namesake share no
-  commit), ``multiple_roots`` (the branches reach more than one root commit) and
-  ``server_backfill`` (a Letta server "Initial commit" + "Backfill …" chain that replaced an
-  earlier history: letta-ai/letta-code#2203).
+* :func:`memfs_integrity`: a memory repository whose history is not what it seems, judged from
+  evidence (:mod:`memlab.audits._integrity_memfs`): what each reflog entry says it was, and
+  which commits the object store still holds and which refs reach them. Rows: one per rewrite
+  that lost commits (``reset_away`` / ``amended`` / ``rebased`` / ``forced_update``: a branch or
+  remote-tracking ref stopped containing commits that no ref of any kind holds now and whose
+  change was not re-applied, with ``lost`` and ``reapplied`` counts, the reflog line as
+  ``evidence`` and the command that recovers them), ``unrelated_upstream`` (a branch and its
+  remote namesake share no commit now but did before) and ``unreachable_commits`` (commits no
+  ref or reflog reaches). Routine work is no row: checkouts, the stash, a rebase or pull that
+  re-applied every change, a reset whose old head a ref keeps (Letta Code's
+  ``refs/letta-backup/pre-sync-*``), worktrees, ``gc``, shallow clones, unrelated branches.
+  Where the reflogs are gone, ``attrs["checked"]`` is False with ``attrs["reason"]``.
 * :func:`letta_server_integrity`: checkpoint chains of a Letta server (``block`` /
   ``block_history``): ``sequence_gap`` / ``sequence_duplicate``, ``dangling_current`` (the
   block's ``current_history_entry_id`` names no entry), ``foreign_current`` (it names another
@@ -22,213 +24,54 @@
   audit's ``edit_history`` shows it.
 
 ``produced_by`` says who makes a row's kind: ``direct_write`` (a write to the database's
-tables), ``git`` (a forced push, fetch, reset, amend or rebase) or ``server`` (the Letta
-server re-creating a repository).
+tables) or ``git`` (a forced push, fetch, reset, amend or rebase; a history a Letta server
+re-created is named in the row's detail).
 
-Columns: kind, ref, sha, when, detail, produced_by.
+Columns: kind, ref, sha, when, detail, produced_by, lost, reapplied, evidence (the last three
+are null for server rows).
 """
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
-from memlab import _git
+from memlab.audits._integrity_memfs import memfs_rows
 from memlab.store import Store, empty_frame
 
 __all__ = ["INTEGRITY_COLUMNS", "memfs_integrity", "letta_server_integrity"]
 
 INTEGRITY_COLUMNS = {"kind": "category", "ref": "string", "sha": "string",
-                     "when": "datetime64[ns, UTC]", "detail": "string", "produced_by": "category"}
-
-_ZERO = re.compile(r"^0+$")
-_ENTRY = re.compile(r"^([0-9a-f]{40,64}) ([0-9a-f]{40,64}) (.*?) <[^>]*> (\d+) [+-]\d{4}\t?(.*)$")
-#: Reflog lines memlab reads per file (a reflog is a few hundred lines; a hostile one is cut).
-_MAX_REFLOG_LINES = 20_000
+                     "when": "datetime64[ns, UTC]", "detail": "string", "produced_by": "category",
+                     "lost": "Int64", "reapplied": "Int64", "evidence": "string"}
 
 
-def _frame(rows: list[dict]) -> pd.DataFrame:
+
+def _frame(rows: list[dict], *, checked: bool = True, reason: str | None = None) -> pd.DataFrame:
     if not rows:
-        return empty_frame(INTEGRITY_COLUMNS)
-    df = pd.DataFrame(rows, columns=list(INTEGRITY_COLUMNS))
-    df["when"] = pd.to_datetime(df["when"], utc=True)
-    return df.astype({k: v for k, v in INTEGRITY_COLUMNS.items() if k != "when"})
+        df = empty_frame(INTEGRITY_COLUMNS)
+    else:
+        df = pd.DataFrame(rows, columns=list(INTEGRITY_COLUMNS))
+        df["when"] = pd.to_datetime(df["when"], utc=True)
+        df = df.astype({k: v for k, v in INTEGRITY_COLUMNS.items() if k != "when"})
+    df.attrs["checked"], df.attrs["reason"] = checked, reason
+    return df
 
 
 # --------------------------------------------------------------------------- memfs
 
-def _reflogs(gdir: Path, common: Path) -> dict[str, list[tuple[str, str, int, str]]]:
-    """ref name -> [(old, new, unix time, message)], oldest first, read as files."""
-    out: dict[str, list[tuple[str, str, int, str]]] = {}
-    files = [("HEAD", gdir / "logs" / "HEAD")]
-    base = common / "logs" / "refs"
-    if base.is_dir():
-        for path in sorted(base.rglob("*")):
-            if path.is_file() and not path.is_symlink():
-                files.append(("refs/" + path.relative_to(base).as_posix(), path))
-    for ref, path in files:
-        try:
-            if path.is_symlink() or not path.is_file():
-                continue
-            text = path.read_bytes().decode("utf-8", "replace")
-        except OSError:
-            continue
-        entries = []
-        for line in text.splitlines()[-_MAX_REFLOG_LINES:]:
-            m = _ENTRY.match(line)
-            if m:
-                entries.append((m.group(1), m.group(2), int(m.group(4)), m.group(5)))
-        if entries:
-            out[ref] = entries
-    return out
-
-
-def _exists(repo: Path, sha: str) -> bool:
-    return _git.returncode(repo, "cat-file", "-e", f"{sha}^{{commit}}") == 0
-
-
-def _ancestor(repo: Path, old: str, new: str) -> bool:
-    return _git.returncode(repo, "merge-base", "--is-ancestor", old, new) == 0
-
-
-def _rewrite_kind(message: str) -> str:
-    if message.startswith("reset:"):
-        return "reset_away"
-    if message.startswith("commit (amend)"):
-        return "amended"
-    if message.startswith("rebase"):
-        return "rebased"
-    return "forced_update"
-
-
-def _lost(repo: Path, sha: str) -> tuple[list[str], int, int]:
-    """Commits reachable from ``sha`` and from no ref, and the files and lines they added."""
-    out = _git.run(repo, "rev-list", sha, "--not", "--branches", "--tags", "--remotes", "HEAD",
-                   check=False).decode("ascii", "replace").split()
-    if not out:
-        return [], 0, 0
-    stat = _git.run(repo, "log", "--numstat", "--format=", "--no-renames", sha, "--not",
-                    "--branches", "--tags", "--remotes", "HEAD", check=False).decode(
-        "utf-8", "replace")
-    files, lines = set(), 0
-    for line in stat.splitlines():
-        parts = line.split("\t", 2)
-        if len(parts) == 3:
-            files.add(parts[2])
-            lines += int(parts[0]) if parts[0].isdigit() else 0
-    return out, len(files), lines
-
-
 def memfs_integrity(store: Store) -> pd.DataFrame:
-    """The ``integrity`` rows of a memory repository (see the module docstring); empty for a
-    folder that is not a repository."""
+    """The ``integrity`` rows of a memory repository, found from its reflogs and object store
+    (:mod:`memlab.audits._integrity_memfs`). ``attrs["checked"]`` is False, with
+    ``attrs["reason"]``, when the evidence is gone (no reflog, expired, not read); an empty
+    frame for a folder that is not a repository or has no commit."""
     root = store.meta.get("repo")
     if not root or not store.meta.get("head_sha"):
-        return _frame([])
-    repo = Path(root)
-    gdir = _git.git_dir(repo)
-    if gdir is None:
-        return _frame([])
-    common = _git.common_dir(gdir)
-    rows: list[dict] = []
-    lost_seen: set[str] = set()
-    for ref, entries in _reflogs(gdir, common).items():
-        for old, new, when, message in entries:
-            if _ZERO.match(old) or _ZERO.match(new) or old == new:
-                continue
-            if not _exists(repo, new):
-                continue
-            if not _exists(repo, old):
-                continue  # pruned: nothing left to compare or recover
-            if _ancestor(repo, old, new):
-                continue
-            kind = _rewrite_kind(message)
-            rows.append({"kind": kind, "ref": ref, "sha": new, "when": pd.Timestamp(when, unit="s"),
-                         "detail": f"{ref} moved from {old[:12]} to {new[:12]}, which does not "
-                                   f"contain it ({message[:120]!r})", "produced_by": "git"})
-            if old in lost_seen:
-                continue
-            lost, files, lines = _lost(repo, old)
-            if lost:
-                lost_seen.add(old)
-                rows.append({"kind": "lost_commits", "ref": ref, "sha": old,
-                             "when": pd.Timestamp(when, unit="s"),
-                             "detail": f"{len(lost)} commit(s) up to {old[:12]} are reachable "
-                                       f"from no ref since then ({files} file(s), {lines} line(s) "
-                                       "added); still in the object store. Recover them with: "
-                                       f"git branch recovered-{old[:12]} {old}",
-                             "produced_by": "git"})
-    heads = _refs(repo, "refs/heads/")
-    for name, sha in heads.items():
-        for remote, rsha in _refs(repo, "refs/remotes/").items():
-            if remote.split("/", 1)[-1] != name or rsha == sha:
-                continue
-            if _git.returncode(repo, "merge-base", sha, rsha) != 0:
-                rows.append({"kind": "unrelated_upstream", "ref": f"refs/heads/{name}", "sha": sha,
-                             "when": None, "detail": f"{name} ({sha[:12]}) and {remote} "
-                             f"({rsha[:12]}) have no commit in common: one of them was rewritten",
-                             "produced_by": "git"})
-    roots = _git.run(repo, "rev-list", "--max-parents=0", "--branches", "--remotes", "--tags",
-                     check=False).decode("ascii", "replace").split()
-    if len(roots) > 1:
-        rows.append({"kind": "multiple_roots", "ref": None, "sha": roots[0], "when": None,
-                     "detail": f"the branches reach {len(roots)} root commits "
-                               f"({', '.join(r[:12] for r in roots[:5])}): histories that do not "
-                               "share a start were joined or replaced", "produced_by": "git"})
-    rows += _backfills(store, roots, rows)
-    return _frame(rows)
-
-
-def _refs(repo: Path, prefix: str) -> dict[str, str]:
-    out = _git.run(repo, "for-each-ref", "--format=%(objectname) %(refname)", prefix,
-                   check=False).decode("utf-8", "replace")
-    refs = {}
-    for line in out.splitlines():
-        sha, _, name = line.partition(" ")
-        if name.startswith(prefix) and not name.endswith("/HEAD"):
-            refs[name[len(prefix):]] = sha
-    return refs
-
-
-def _backfills(store: Store, roots: list[str], found: list[dict]) -> list[dict]:
-    """A server ``Initial commit`` root followed by ``Backfill …`` commits that replaced an
-    earlier history: another root exists, or a rewrite landed on the chain."""
-    hist = store.history.drop_duplicates("sha")
-    if hist.empty:
-        return []
-    subjects = dict(zip(hist["sha"], hist["message"].astype(str).str.split("\n").str[0]))
-    children: dict[str, list[str]] = {}
-    for sha, parents in zip(hist["sha"], hist["parents"]):
-        for p in parents or []:
-            children.setdefault(p, []).append(sha)
-    rewritten_to = {r["sha"] for r in found if r["kind"] in ("forced_update", "reset_away")}
-    rows = []
-    for root in roots:
-        if not subjects.get(root, "").startswith("Initial commit"):
-            continue
-        chain, cur = [root], root
-        while True:
-            nxt = [c for c in children.get(cur, []) if subjects.get(c, "").startswith("Backfill ")]
-            if not nxt:
-                break
-            cur = nxt[0]
-            chain.append(cur)
-        if len(chain) < 2:
-            continue
-        reachable_rewrite = bool(rewritten_to & set(chain)) or any(
-            _ancestor(Path(store.meta["repo"]), chain[-1], r) for r in rewritten_to)
-        if len(roots) > 1 or reachable_rewrite:
-            when = hist.set_index("sha").loc[root, "committed_at"]
-            rows.append({"kind": "server_backfill", "ref": None, "sha": chain[-1], "when": when,
-                         "detail": f"a server 'Initial commit' ({root[:12]}) and {len(chain) - 1} "
-                                   "'Backfill …' commit(s) replaced an earlier history (the "
-                                   "server re-created the repository: letta-ai/letta-code#2203)",
-                         "produced_by": "server"})
-    return rows
-
+        return _frame([], checked=False, reason="no commit history")
+    verdict = memfs_rows(Path(root))
+    return _frame(verdict.rows, checked=verdict.checked, reason=verdict.reason)
 
 # --------------------------------------------------------------------------- Letta server
 
@@ -311,4 +154,4 @@ def letta_server_integrity(store: Store) -> pd.DataFrame:
 
 def _row(kind: str, ref: str, sha: str | None, when: Any, detail: str, produced_by: str) -> dict:
     return {"kind": kind, "ref": ref, "sha": sha, "when": when, "detail": detail,
-            "produced_by": produced_by}
+            "produced_by": produced_by, "lost": None, "reapplied": None, "evidence": None}

@@ -76,8 +76,11 @@ def headline_figures(store: Store, hist: pd.DataFrame, tables: dict[str, pd.Data
         # `letta memory tokens`: Letta Code's own estimate (None: not a Letta layout)
         "letta_prompt_tokens": (int(tables["letta_tokens"]["tokens"].sum())
                                 if "letta_tokens" in tables else None),
-        # rewrites and lost commits the reflogs and refs show (memlab.audits._integrity)
-        "integrity_findings": int(len(tables["integrity"])),
+        # rewrites and lost commits the reflogs and refs show (memlab.audits._integrity); None
+        # when the evidence is gone (no reflogs, expired, not read), with integrity_reason
+        "integrity_findings": (int(len(tables["integrity"]))
+                               if tables["integrity"].attrs.get("checked", True) else None),
+        "integrity_reason": tables["integrity"].attrs.get("reason"),
         "palace_files": (int(files["path"].str.startswith("palace/").sum()) if len(files) else 0)
         if layout in LETTA_LAYOUTS else None,
         # Letta Code 0.34.12's validator on the audited tree; None: not checked (not a Letta
@@ -123,7 +126,7 @@ def _findings(head: dict[str, Any], tables: dict[str, pd.DataFrame]) -> int:
     breaches = breaches[breaches["author_kind"].astype("string") != "migration"]
     return int((head["no_verify_commits"] or 0) + len(guarded) + breaches["sha"].nunique()
                + head["readers_disagree_files"] + head["duplicated_trees"] + head["problems"]
-               + (head["constraint_errors"] or 0) + head["integrity_findings"])
+               + (head["constraint_errors"] or 0) + len(tables["integrity"]))
 
 
 def layout_notes(store: Store, layout: str) -> list[str]:
@@ -167,8 +170,14 @@ def summary_text(store: Store, h: dict[str, Any], tables: dict[str, pd.DataFrame
                      f"{h['constraint_errors']} error(s) on {h['constraint_paths']} path(s)")
         for row in tables["constraints"].head(10).itertuples(index=False):
             lines.append(f"    {row.message}")
-    lines.append(f"  integrity: {h['integrity_findings']} finding(s) in the reflogs and refs"
-                 + ("; see tables['integrity']" if h["integrity_findings"] else ""))
+    if h["integrity_findings"] is None:
+        lines.append(f"  integrity: not checked ({h['integrity_reason']})"
+                     + (f"; {len(tables['integrity'])} row(s) in tables['integrity']"
+                        if len(tables["integrity"]) else ""))
+    else:
+        lines.append(f"  integrity: {h['integrity_findings']} finding(s) in the reflogs and refs"
+                     + ("; see tables['integrity']" if h["integrity_findings"] else "")
+                     + (f" ({h['integrity_reason']})" if h["integrity_reason"] else ""))
     for row in tables["integrity"].head(8).itertuples(index=False):
         lines.append(f"    {row.kind}: {row.detail}")
     lines.append(f"  limit: {h['over_limit_files']} file(s) over their limit now; "

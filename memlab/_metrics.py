@@ -41,8 +41,8 @@ import pandas as pd
 
 from memlab.constants import DOC_VALUES
 
-__all__ = ["Metric", "Ratio", "FirstOf", "METRICS", "FLEET", "value", "derive", "column",
-           "definitions", "definition", "doc_value", "group_of", "is_number"]
+__all__ = ["Metric", "Ratio", "FirstOf", "METRICS", "FLEET", "FINDINGS", "value", "derive",
+           "column", "definitions", "definition", "doc_value", "group_of", "is_number"]
 
 
 def is_number(v: Any) -> bool:
@@ -230,6 +230,26 @@ METRICS: dict[str, Metric] = {m.name: m for m in _RECORDS}
 #: The fleet lake's figures, in the order its summary, notebook and plots show them.
 FLEET: tuple[str, ...] = ("amplification", "calls_per_surviving_block", "supersession_share",
                           "superseded_of_created", "prompt_chars", "limit_ratio", "churn_lines")
+
+
+#: Every kind of finding an audit reports, one list: audit table -> the columns that identify one
+#: of its rows across runs. A scheduled run records each row of each table here
+#: (:func:`memlab.report._runs.finding_keys`), and the memfs audit's ``findings`` count is made
+#: of these tables (:func:`memlab.audits._memfs_report.finding_counts`; a test holds the two
+#: together). Load problems are recorded apart, with their file and message.
+FINDINGS: dict[str, tuple[str, ...]] = {
+    "hook_violations": ("sha", "path", "rule"),
+    "no_verify_commits": ("sha",),
+    "read_only": ("sha", "path", "change"),
+    "limit_breaches": ("sha", "path"),
+    "over_limit": ("path",),
+    "readers": ("path",),
+    "duplicate_trees": ("tree", "copy_of"),
+    "constraints": ("path", "rule", "check"),
+    "integrity": ("kind", "ref", "sha"),
+    "blocks_over_limit": ("block_id", "label"),
+    "orphan_blocks": ("block_id", "label"),
+}
 
 
 def definitions() -> dict[str, str]:

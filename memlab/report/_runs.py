@@ -20,7 +20,7 @@ from types import MappingProxyType
 from typing import Any, Iterable, Mapping
 
 from memlab import kinds
-from memlab._metrics import definitions, derive, is_number
+from memlab._metrics import FINDINGS, definitions, derive, is_number
 
 __all__ = ["RUN_FORMAT", "DATE_DIR", "HEADLINE_METRICS", "METRIC_DEFINITIONS",
            "FINDING_KEYS", "AUDIT_REPORTS", "Alert", "AlertRule", "parse_alerts",
@@ -46,18 +46,9 @@ HEADLINE_METRICS: Mapping[str, tuple[str, ...]] = kinds.by_kind("headline")
 #: (:data:`memlab._metrics.METRICS`), read-only.
 METRIC_DEFINITIONS: Mapping[str, str] = MappingProxyType(definitions())
 
-#: Audit table -> the columns that identify one finding in it (across runs).
-FINDING_KEYS: dict[str, tuple[str, ...]] = {
-    "hook_violations": ("sha", "path", "rule"),
-    "no_verify_commits": ("sha",),
-    "read_only": ("sha", "path", "change"),
-    "limit_breaches": ("sha", "path"),
-    "over_limit": ("path",),
-    "readers": ("path",),
-    "duplicate_trees": ("tree", "copy_of"),
-    "blocks_over_limit": ("block_id", "label"),
-    "orphan_blocks": ("block_id", "label"),
-}
+#: Audit table -> the columns that identify one finding in it (across runs): the audits' one
+#: list of finding kinds (:data:`memlab._metrics.FINDINGS`), read-only.
+FINDING_KEYS: Mapping[str, tuple[str, ...]] = MappingProxyType(FINDINGS)
 
 
 def headline_metrics(kind: str | None, overrides: Mapping[str, list[str]] | None = None
@@ -102,12 +93,14 @@ def store_digest(path: Path) -> str:
 
 
 def finding_keys(tables: Mapping[str, Any]) -> list[str]:
-    """One stable text per row of each audit table named in :data:`FINDING_KEYS`."""
+    """One stable text per row of each audit table named in :data:`FINDING_KEYS`. A table
+    whose rows lack an identifying column is keyed by the columns it has, never dropped."""
     keys = []
     for table, columns in FINDING_KEYS.items():
         df = tables.get(table)
-        if df is None or not len(df) or not set(columns) <= set(df.columns):
+        if df is None or not len(df):
             continue
+        columns = tuple(c for c in columns if c in df.columns) or tuple(df.columns)
         for row in df[list(columns)].astype(str).itertuples(index=False):
             keys.append(f"{table}: " + " · ".join(row))
     return sorted(set(keys))

@@ -119,8 +119,8 @@ class Metric:
     """One headline metric: its ``name`` (the key in every output), its ``definition`` (shown
     beside it), ``unit``, ``group``, the doc's value (``doc_value``, None where the doc gives
     none), and how it is obtained: ``formula`` over other headline fields, or ``how`` in words
-    when an audit computes it from its tables. ``kinds`` are the store kinds whose audits
-    report it (empty: a figure read across kinds)."""
+    when an audit computes it from its tables. Which store kinds chart it is each kind's
+    ``headline`` in :mod:`memlab.kinds`."""
 
     name: str
     definition: str
@@ -128,7 +128,6 @@ class Metric:
     group: str
     formula: Formula | None = None
     how: str = ""
-    kinds: tuple[str, ...] = ()
 
     @property
     def doc_value(self) -> float | None:
@@ -140,73 +139,64 @@ class Metric:
         return str(self.formula) if self.formula is not None else self.how
 
 
-_ELF = ("elfmem_db",)
-_MEMFS = ("letta_memfs", "souveraine", "elfmem_substrate")
-_AF = ("letta_agent_file", "letta_blocks")
-
 _RECORDS = (
     # ── elfmem databases: the v2 doc's evidence set ──────────────────────────────────────
     Metric("llm_calls", "lifetime LLM calls", "calls", "cost",
-           how="system_config lifetime_token_usage.llm_calls", kinds=_ELF),
+           how="system_config lifetime_token_usage.llm_calls"),
     Metric("live_tokens", "tokens of the live corpus (active blocks)", "tokens", "blocks",
-           how="elfmem's token_count of each active block, chars/4 where it is missing",
-           kinds=_ELF),
+           how="elfmem's token_count of each active block, chars/4 where it is missing"),
     Metric("input_per_corpus_token", "amplification: LLM input tokens per token of live corpus",
-           "×", "cost", Ratio("llm_input_tokens", "live_tokens"), kinds=_ELF),
+           "×", "cost", Ratio("llm_input_tokens", "live_tokens")),
     Metric("calls_per_surviving_block", "LLM calls per block still active",
-           "calls per active block", "cost", Ratio("llm_calls", "blocks_active"), kinds=_ELF),
+           "calls per active block", "cost", Ratio("llm_calls", "blocks_active")),
     Metric("input_per_summary_token", "LLM input tokens per token of live summaries", "×",
-           "cost", Ratio("llm_input_tokens", "summary_tokens"), kinds=_ELF),
+           "cost", Ratio("llm_input_tokens", "summary_tokens")),
     Metric("gpu_hours", "GPU time the lifetime LLM calls took at seconds_per_call each", "hours",
-           "cost", how="llm_calls × seconds_per_call / 3600", kinds=_ELF),
+           "cost", how="llm_calls × seconds_per_call / 3600"),
     Metric("blocks_active", "blocks with status active", "blocks", "blocks",
-           how="blocks rows with status active", kinds=_ELF),
+           how="blocks rows with status active"),
     Metric("supersession_share", "archived blocks archived as superseded, of all archived",
-           "share", "archival", Ratio("archived_superseded", "blocks_archived"), kinds=_ELF),
+           "share", "archival", Ratio("archived_superseded", "blocks_archived")),
     Metric("superseded_of_created", "blocks archived as superseded, of all blocks ever created",
-           "share", "archival", Ratio("archived_superseded", "blocks_ever"), kinds=_ELF),
+           "share", "archival", Ratio("archived_superseded", "blocks_ever")),
     Metric("total_active_hours", "decay clock: active hours summed over sessions", "hours",
-           "decay clock", how="the sum of session durations (elfmem's active-hours clock)",
-           kinds=_ELF),
+           "decay clock", how="the sum of session durations (elfmem's active-hours clock)"),
     Metric("min_block_recency", "decay: lowest recency exp(-λ·h) of a live block", "share",
            "decay clock", how="min over active blocks of exp(-decay_lambda × active hours "
-                              "since last reinforced)", kinds=_ELF),
+                              "since last reinforced)"),
     Metric("role_slots_left", "constitution: seeded role slots still live (of role_slots_seeded)",
-           "slots", "constitution", how="seeded constitutional roles with a live block",
-           kinds=_ELF),
+           "slots", "constitution", how="seeded constitutional roles with a live block"),
     Metric("constitutional_tagged_live", "constitution: live blocks tagged constitutional",
-           "blocks", "constitution", how="active blocks with a self/constitutional tag",
-           kinds=_ELF),
+           "blocks", "constitution", how="active blocks with a self/constitutional tag"),
     Metric("contradictions_unresolved", "recorded contradictions not resolved", "pairs",
-           "graph and tags", how="contradictions rows without a resolution", kinds=_ELF),
+           "graph and tags", how="contradictions rows without a resolution"),
     # ── Letta Agent Files and blocks lists ───────────────────────────────────────────────
     Metric("max_prompt_tokens_est", "prompt size: largest agent prompt, tokens (chars/4)",
-           "tokens", "prompt", how="max over agents of (system + block chars) / 4", kinds=_AF),
+           "tokens", "prompt", how="max over agents of (system + block chars) / 4"),
     Metric("max_context_share", "largest agent prompt as a share of its context window",
-           "share", "prompt", how="max over agents of prompt tokens / context window",
-           kinds=_AF),
+           "share", "prompt", how="max over agents of prompt tokens / context window"),
     Metric("max_over_limit_ratio", "limit ratio: most over-limit block's chars / its limit",
-           "×", "limits", how="max over blocks over their limit of chars / limit", kinds=_AF),
+           "×", "limits", how="max over blocks over their limit of chars / limit"),
     Metric("n_blocks_over_limit", "blocks over their character limit", "blocks", "limits",
-           how="blocks whose chars exceed their limit", kinds=_AF),
+           how="blocks whose chars exceed their limit"),
     Metric("n_problems", "problems found while loading", "problems", "problems",
-           how="rows of the store's problems frame", kinds=_AF),
+           how="rows of the store's problems frame"),
     # ── memfs repositories ───────────────────────────────────────────────────────────────
     Metric("prompt_tokens", "prompt size: tokens of what reaches the prompt at the ref",
-           "tokens", "prompt", how="the prompt files' tokens at the ref", kinds=_MEMFS),
+           "tokens", "prompt", how="the prompt files' tokens at the ref"),
     Metric("max_limit_ratio", "limit ratio: most over-limit file's chars / its limit", "×",
-           "limits", how="max over files with a limit of chars / limit", kinds=_MEMFS),
+           "limits", how="max over files with a limit of chars / limit"),
     Metric("findings", "constraint findings that need a person (hook bypasses, guarded edits, "
                        "limit breaches, reader disagreements, copied trees, problems)",
-           "findings", "findings", how="rows of the constraints table", kinds=_MEMFS),
+           "findings", "findings", how="rows of the constraints table"),
     Metric("hook_violations", "commits breaking a pre-commit hook rule (in history)", "rows",
-           "findings", how="rows of the hook_violations table", kinds=_MEMFS),
+           "findings", how="rows of the hook_violations table"),
     Metric("no_verify_commits", "commits that must have bypassed the hook", "commits",
-           "findings", how="rows of the no_verify_commits table", kinds=_MEMFS),
+           "findings", how="rows of the no_verify_commits table"),
     Metric("over_limit_files", "files over their limit now", "files", "limits",
-           how="rows of the over_limit table", kinds=_MEMFS),
+           how="rows of the over_limit table"),
     Metric("problems", "problems found while loading", "problems", "problems",
-           how="rows of the store's problems frame", kinds=_MEMFS),
+           how="rows of the store's problems frame"),
     Metric("prompt_chars", "characters in the system prompt (memfs: prompt_chars, at the ref; "
                            "agent file: max_prompt_chars, its largest agent's)", "chars",
            "prompt", FirstOf(("prompt_chars", "max_prompt_chars"))),

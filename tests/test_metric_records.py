@@ -132,3 +132,11 @@ def test_the_index_and_the_records_share_every_definition():
         assert METRIC_DEFINITIONS[name] == m.definition
         assert m.definition and m.unit and m.group
         assert m.formula is not None or m.how, name
+
+
+def test_every_kinds_headline_metric_is_a_record():
+    from memlab.report._runs import HEADLINE_METRICS
+
+    named = {n for names in HEADLINE_METRICS.values() for n in names}
+    assert len(named) >= 15
+    assert named - set(METRICS) == set()

@@ -18,6 +18,7 @@ from typing import Any
 import pandas as pd
 
 from memlab._escape import terminal_line
+from memlab._metrics import group_of
 
 __all__ = ["terminal_width", "comparison_text", "wrap_text", "table_text", "FLAG_MEANINGS",
            "flag_lines"]
@@ -27,6 +28,7 @@ _LABEL_MAX = 30
 _MIN_COLUMN = 12
 
 #: Headline metrics by what they are about, in reading order: (group, name prefixes or names).
+#: A metric with a record is in its record's group.
 GROUPS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("store", ("kind", "path", "schema_version", "elfmem_release", "as_of", "layout", "schema")),
     ("cost", ("llm_", "embedding_", "calls_per_", "input_per_", "gpu_hours", "seconds_per_call")),
@@ -39,6 +41,12 @@ GROUPS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("graph and tags", ("tags_", "edges", "contradictions", "near_duplicates", "outcomes",
                         "amendments")),
     ("activity", ("last_", "consolidation_", "inbox_")),
+    # groups only metric records name (memlab._metrics): memfs and agent-file headlines
+    ("prompt", ()),
+    ("limits", ()),
+    ("findings", ()),
+    ("problems", ()),
+    ("review", ()),
 )
 
 
@@ -53,6 +61,10 @@ def terminal_width() -> int:
 
 
 def _group(metric: str) -> str:
+    """The metric record's group (:data:`memlab._metrics.METRICS`), else by name prefix."""
+    recorded = group_of(metric)
+    if recorded is not None:
+        return recorded
     for name, keys in GROUPS:
         if any(metric == k or (k.endswith("_") and metric.startswith(k)) or
                (not k.endswith("_") and metric.startswith(k + "_")) for k in keys):

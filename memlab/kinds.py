@@ -518,6 +518,8 @@ def _souveraine(probe: Probe) -> str | None:
 
 def _letta_memfs(probe: Probe) -> str | None:
     found = probe.has(".git", "system", ".letta", "MEMORY.md")
+    if not found and (probe.path / "memory" / "system").is_dir():
+        found = "memory/system"  # v1's memory/ prefix layout, no git (a local-backend copy)
     if found:
         return f"holds {found}"
     # a bare repository (a server-side copy, a mirror): its tree is checked when it is located

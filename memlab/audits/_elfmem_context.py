@@ -1,7 +1,7 @@
 """The frame context every elfmem audit section reads, and the small value helpers they share.
 
 :class:`Context` types a store's frames once (the status subsets hold only the light block
-columns); ``isna``/``num``/``ratio_of``/``as_int`` turn config and cell values into plain numbers;
+columns); ``isna``/``num``/``as_int`` turn config and cell values into plain numbers;
 ``strings`` rebuilds a text column from row values; ``CAVEAT`` is the tag-deletion caveat
 the tags section and the summary both print. Shared by :mod:`memlab.audits.elfmem` and its
 ``_elfmem_*`` modules.
@@ -9,7 +9,6 @@ the tags section and the summary both print. Shared by :mod:`memlab.audits.elfme
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 import pandas as pd
@@ -89,11 +88,6 @@ def isna(value: Any) -> bool:
 
 def num(value: Any) -> float:
     return float("nan") if value is None or isna(value) else float(value)
-
-
-def ratio_of(a: Any, b: Any) -> float:
-    a, b = num(a), num(b)
-    return a / b if b and math.isfinite(a) and math.isfinite(b) else float("nan")
 
 
 def as_int(value: Any) -> int | None:

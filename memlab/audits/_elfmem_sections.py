@@ -17,8 +17,8 @@ import numpy as np
 import pandas as pd
 
 from memlab.audits import seeds as _seeds
-from memlab.audits._elfmem_context import (CAVEAT, Context, as_int, isna, num, ratio_of,
-                                           strings)
+from memlab.audits._elfmem_context import (CAVEAT, Context, as_int, isna, num, strings)
+from memlab._metrics import METRICS, value as metric_value
 from memlab.constants import (CHARS_PER_TOKEN, DECAY_LAMBDA, LAMBDA_CEILING, PENALTY_FACTOR,
                               PRUNE_THRESHOLD, is_penalised, tier_of_lambda)
 
@@ -79,18 +79,23 @@ def cost_section(ctx: Context, tables: dict, headline: dict) -> None:
         ("live_tokens_est_share", estimated_share, "share of live_tokens from chars/4"),
         ("summary_chars", summary_chars, "chars"),
         ("summary_tokens", summary_tokens, "tokens (chars/4)"),
-        ("calls_per_surviving_block", ratio_of(calls, active), "calls per active block"),
-        ("input_per_corpus_token", ratio_of(tin, live_tokens), "×"),
-        ("input_per_summary_token", ratio_of(tin, summary_tokens), "×"),
+        # the three ratios are memlab._metrics records: their formulas, computed here once
+        ("calls_per_surviving_block", None, METRICS["calls_per_surviving_block"].unit),
+        ("input_per_corpus_token", None, METRICS["input_per_corpus_token"].unit),
+        ("input_per_summary_token", None, METRICS["input_per_summary_token"].unit),
         ("gpu_hours", num(calls) * ctx.seconds_per_call / 3600.0,
          f"hours at {ctx.seconds_per_call:g} s/call"),
     ]
+    values = {metric: value for metric, value, _ in rows}
+    for metric in ("calls_per_surviving_block", "input_per_corpus_token",
+                   "input_per_summary_token"):
+        values[metric] = metric_value(metric, values)
+    rows = [(metric, values[metric], unit) for metric, _, unit in rows]
     cost = pd.DataFrame(rows, columns=["metric", "value", "unit"])
     cost["value"] = pd.to_numeric(cost["value"], errors="coerce").astype("float64")
     cost["metric"] = cost["metric"].astype("string")
     cost["unit"] = cost["unit"].astype("string")
     tables["cost"] = cost
-    values = {metric: value for metric, value, _ in rows}
     for metric in ("llm_calls", "llm_input_tokens", "llm_output_tokens", "embedding_calls",
                    "embedding_tokens", "blocks_ever", "blocks_active", "blocks_inbox",
                    "blocks_archived", "live_chars", "summary_chars"):
@@ -197,6 +202,9 @@ def archival_section(ctx: Context, tables: dict, headline: dict) -> None:
     headline["archived_other"] = int(len(arch) - sup - dec - by.get("forgotten", 0))
     # the doc's §10 test: a ~40:1 ratio elsewhere closes the case. None when nothing decayed.
     headline["supersession_to_decay"] = sup / dec if dec else None
+    # two meanings, two names (memlab._metrics): of all archived, and of all ever created
+    for metric in ("supersession_share", "superseded_of_created"):
+        headline[metric] = metric_value(metric, headline)
     headline["superseded_by_recorded"] = bool(recorded)
 
 

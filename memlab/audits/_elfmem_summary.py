@@ -11,6 +11,7 @@ from typing import Any
 import pandas as pd
 
 from memlab._escape import terminal_lines
+from memlab._metrics import METRICS
 from memlab.audits._elfmem_context import CAVEAT, Context, isna
 from memlab.constants import MISSING_TEXT
 
@@ -84,6 +85,8 @@ def summary_text(ctx: Context, tables: dict, h: dict) -> str:
         sup, dec = h["archived_superseded"], h["archived_decayed"]
         if sup or dec:
             add(f"  supersession : decay = {sup}:{dec}")
+        for name in ("supersession_share", "superseded_of_created"):
+            add(f"  {name} {_fmt(h.get(name), '.3f')}: {METRICS[name].definition}")
     else:
         add("  nothing archived")
     if not h["superseded_by_recorded"]:

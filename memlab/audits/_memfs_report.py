@@ -120,13 +120,25 @@ def _findings(head: dict[str, Any], tables: dict[str, pd.DataFrame]) -> int:
     error Letta Code 0.34.12's validator reports on the audited tree (it blocks the agent's
     next commit). Files over their limit now are a state (``over_limit_files``), not a
     finding."""
+    return int(sum(finding_counts(head, tables).values()))
+
+
+def finding_counts(head: dict[str, Any], tables: dict[str, pd.DataFrame]) -> dict[str, int]:
+    """The memfs audit's ``findings`` by the audit table each comes from (``problems``: load
+    problems). Every other key is a table of :data:`memlab._metrics.FINDINGS`, the list a
+    scheduled run records findings by, so a kind the audit counts is one the run names."""
     ro = tables["read_only"]
     guarded = ro[ro["author_kind"].astype("string").isin([*HOOKED_KINDS, "human"])]
     breaches = tables["limit_breaches"]
     breaches = breaches[breaches["author_kind"].astype("string") != "migration"]
-    return int((head["no_verify_commits"] or 0) + len(guarded) + breaches["sha"].nunique()
-               + head["readers_disagree_files"] + head["duplicated_trees"] + head["problems"]
-               + (head["constraint_errors"] or 0) + len(tables["integrity"]))
+    return {"no_verify_commits": int(head["no_verify_commits"] or 0),
+            "read_only": int(len(guarded)),
+            "limit_breaches": int(breaches["sha"].nunique()),
+            "readers": int(head["readers_disagree_files"]),
+            "duplicate_trees": int(head["duplicated_trees"]),
+            "problems": int(head["problems"]),
+            "constraints": int(head["constraint_errors"] or 0),
+            "integrity": int(head["integrity_findings"] or 0)}
 
 
 def layout_notes(store: Store, layout: str) -> list[str]:

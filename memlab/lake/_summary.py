@@ -2,39 +2,32 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Mapping
 
 import numpy as np
 import pandas as pd
+
+from memlab._metrics import FLEET, METRICS, column as metric_column
 
 if TYPE_CHECKING:
     from memlab.lake import FleetResult
 
 __all__ = ["FLEET_METRICS", "fleet_metrics", "typicality", "summarize"]
 
-#: name -> (what it measures, which headline keys it comes from). The notebook and the summary
-#: both read these through :func:`fleet_metrics`.
-FLEET_METRICS: dict[str, str] = {
-    "amplification": "LLM input tokens per live corpus token (elfmem: input_per_corpus_token)",
-    "calls_per_surviving_block": "LLM calls per block still active (elfmem)",
-    "supersession_share": "share of blocks ever created that were archived as superseded (elfmem)",
-    "prompt_chars": "characters in the system prompt (memfs: prompt_chars; agent file: "
-                    "max_prompt_chars)",
-    "limit_ratio": "largest value/limit ratio of any block or file (memfs: max_limit_ratio; "
-                   "agent file: max_over_limit_ratio)",
-    "churn_lines": "lines changed over the repo's history (memfs: lines_changed)",
-}
-
-
-def _col(df: pd.DataFrame, name: str) -> pd.Series:
-    if name in df.columns:
-        return pd.to_numeric(df[name], errors="coerce").astype("float64")
-    return pd.Series(np.nan, index=df.index, dtype="float64")
+#: figure -> what it measures: the fleet's figures (:data:`memlab._metrics.FLEET`), each a
+#: metric record (:data:`memlab._metrics.METRICS`) whose definition this shows. The notebook,
+#: the summary and :func:`typicality` read them through :func:`fleet_metrics`.
+FLEET_METRICS: Mapping[str, str] = MappingProxyType({name: METRICS[name].definition
+                                                     for name in FLEET})
 
 
 def fleet_metrics(headline: pd.DataFrame) -> pd.DataFrame:
     """One row per store, the fleet figures of :data:`FLEET_METRICS` as float columns (NaN where
     a store's kind does not have the figure), plus ``store``, ``store_kind`` and ``store_path``.
+    A figure is the store's audit headline value of the same name where the audit records one
+    (``supersession_share`` is the audit's), else its record's formula
+    (:func:`memlab._metrics.column`).
 
     Example::
 
@@ -42,18 +35,11 @@ def fleet_metrics(headline: pd.DataFrame) -> pd.DataFrame:
     """
     if headline.empty:
         return pd.DataFrame(columns=["store", "store_kind", "store_path", *FLEET_METRICS])
-    ever = _col(headline, "blocks_ever")
     out = pd.DataFrame({
         "store": headline.get("store"),
         "store_kind": headline.get("store_kind"),
         "store_path": headline.get("store_path"),
-        "amplification": _col(headline, "input_per_corpus_token"),
-        "calls_per_surviving_block": _col(headline, "calls_per_surviving_block"),
-        "supersession_share": _col(headline, "archived_superseded") / ever.where(ever > 0),
-        "prompt_chars": _col(headline, "prompt_chars").fillna(_col(headline, "max_prompt_chars")),
-        "limit_ratio": _col(headline, "max_limit_ratio").fillna(
-            _col(headline, "max_over_limit_ratio")),
-        "churn_lines": _col(headline, "lines_changed"),
+        **{name: metric_column(name, headline) for name in FLEET_METRICS},
     })
     return out.reset_index(drop=True)
 

@@ -30,7 +30,6 @@ tree alone.
 from __future__ import annotations
 
 import os
-import re
 import shlex
 import tempfile
 from dataclasses import dataclass, field
@@ -39,14 +38,16 @@ from typing import Any
 
 import pandas as pd
 
+from memlab import _git
 from memlab._escape import terminal_lines
-from memlab.errors import MemlabError, MigrationError, OutputExists, ParityError, UnsafePath
+from memlab.errors import MemlabError, MigrationError, OutputExists, ParityError, RepoError, \
+    UnsafePath
 from memlab.migrations._plan import Plan
 from memlab.migrations._planning import check_target, natural_target, plan_migration
 from memlab.store import Store
 
 __all__ = ["migrate", "verify", "plan_migration", "natural_target", "MigrationResult", "Plan",
-           "script_path"]
+           "script_path", "check_branch_name"]
 
 DEFAULT_BRANCH = "main"
 
@@ -108,8 +109,6 @@ class MigrationResult:
 
     def diff(self, *, stat: bool = True, paths: list[str] | None = None) -> str:
         """``git show`` of every migration commit (``--stat`` by default), repository by repository."""
-        from memlab import _git
-
         if self.mode == "planned":
             return "(a plan: run its script first; nothing is committed yet)"
         out: list[str] = []
@@ -220,13 +219,23 @@ def _commit_table(plan: Plan, heads: dict[str, list[tuple[str, str]]]) -> pd.Dat
     return df
 
 
-_BAD_BRANCH = re.compile(r"(^[-/.])|(\.\.)|([\x00-\x20~^:?*\[\\\x7f])|(@\{)|(//)|(/\.)|(\.lock$)|([/.]$)")
-
-
-def _branch_name(name: str) -> str:
-    """``name`` if git accepts it as a branch name (``git check-ref-format --branch`` rules)."""
-    if not isinstance(name, str) or not name or name == "@" or _BAD_BRANCH.search(name):
-        raise MigrationError(f"{name!r} is not a valid git branch name",
+def check_branch_name(name: str) -> str:
+    """``name`` if git accepts it as a branch name. git itself judges: ``git check-ref-format
+    --branch`` (through :mod:`memlab._git`), run in an empty folder outside any repository so
+    nothing is expanded (``@{-1}``), and the name must come back unchanged. A name git cannot
+    be given (not text, empty, a NUL byte) is refused before git is asked."""
+    ok = isinstance(name, str) and bool(name) and "\0" not in name
+    if ok:
+        with tempfile.TemporaryDirectory(prefix="memlab-branch-") as where:
+            try:
+                said = _git.run(where, "check-ref-format", "--branch", name)
+            except RepoError:
+                ok = False
+            else:
+                ok = said.rstrip(b"\n") == os.fsencode(name)
+    if not ok:
+        raise MigrationError(f"{name!r} is not a valid git branch name "
+                             "(git check-ref-format --branch refuses it)",
                              hint="use letters, digits, '-', '_', '.' and '/' (e.g. memlab/substrate)")
     return name
 
@@ -270,7 +279,7 @@ def migrate(src: str | Path, dest: str | Path, *, to: str | None = None, plan: b
     from memlab.sources import load
 
     s, d = _resolve(src, dest)
-    name = _branch_name(branch or DEFAULT_BRANCH)
+    name = check_branch_name(branch or DEFAULT_BRANCH)
     check_target(to)  # before loading the source: a typo costs no load
     # A step bar (closed on return; on an error it closes as it is dropped).
     steps = bar(total=3 if plan else 4, desc="migrating", unit="step")

@@ -23,8 +23,9 @@ from typing import Any, Mapping
 
 from memlab import kinds
 from memlab._escape import html as esc
-from memlab.constants import DOC_VALUES, MISSING_TEXT
-from memlab.report._runs import DERIVED, HEADLINE_METRICS, METRIC_DEFINITIONS
+from memlab._metrics import definition, derive, doc_value
+from memlab.constants import MISSING_TEXT
+from memlab.report._runs import HEADLINE_METRICS
 from memlab.report._tables import human
 
 __all__ = ["present", "headline_panel", "relative_paths", "safe_glyphs", "GLYPHS",
@@ -108,18 +109,15 @@ def _rows(kind: str | None, metrics: Mapping[str, Any]) -> tuple[list[str], list
     if kind in _STORE_REPORTS:
         nested = {k: v for k, v in metrics.items() if isinstance(v, dict)}
         stores = nested or {"": dict(metrics)}
-        stores = {name: {**m, **{d: fn(m) for d, (ins, fn) in DERIVED.items()
-                                 if d not in m and all(i in m for i in ins)}}
-                  for name, m in stores.items()}
+        stores = {name: derive(m) for name, m in stores.items()}
         names: list[str] = []
         for m in stores.values():
             for name in HEADLINE_METRICS.get(str(m.get("kind")), ()):
                 if name not in names and any(name in s for s in stores.values()):
                     names.append(name)
         doc = any(kinds.capable(s.get("kind"), "elfmem_tables") for s in stores.values())
-        rows = [(n, METRIC_DEFINITIONS.get(n, ""), [s.get(n) if n in s else None
-                                                     for s in stores.values()],
-                 DOC_VALUES.get(n) if doc else None) for n in names]
+        rows = [(n, definition(n), [s.get(n) if n in s else None for s in stores.values()],
+                 doc_value(n) if doc else None) for n in names]
         return list(stores), rows
     spec = REPORT_HEADLINES.get(kind or "", ())
     rows = [(n, d, [metrics.get(n)], None) for n, d in spec if n in metrics]

@@ -11,17 +11,18 @@ from __future__ import annotations
 
 import hashlib
 import json
-import math
 import os
 import re
 import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterable, Mapping
+from types import MappingProxyType
+from typing import Any, Iterable, Mapping
 
 from memlab import kinds
+from memlab._metrics import FINDINGS, definitions, derive, is_number
 
-__all__ = ["RUN_FORMAT", "DATE_DIR", "HEADLINE_METRICS", "METRIC_DEFINITIONS", "DERIVED",
+__all__ = ["RUN_FORMAT", "DATE_DIR", "HEADLINE_METRICS", "METRIC_DEFINITIONS",
            "FINDING_KEYS", "AUDIT_REPORTS", "Alert", "AlertRule", "parse_alerts",
            "store_digest", "store_metrics", "finding_keys", "problem_keys", "read_run",
            "read_runs", "previous_record", "delta_rows", "changed_sets", "evaluate_alerts",
@@ -41,58 +42,13 @@ AUDIT_REPORTS = ("audit", "memfs")
 #: registry. ``metrics:`` in the config overrides a kind's list.
 HEADLINE_METRICS: Mapping[str, tuple[str, ...]] = kinds.by_kind("headline")
 
-#: metric -> what it is, shown beside it in the index.
-METRIC_DEFINITIONS: dict[str, str] = {
-    "input_per_corpus_token": "amplification: LLM input tokens per token of live corpus",
-    "calls_per_surviving_block": "LLM calls per block still active",
-    "supersession_share": "archived blocks archived as superseded, of all archived",
-    "min_block_recency": "decay: lowest recency exp(-λ·h) of a live block",
-    "role_slots_left": "constitution: seeded role slots still live (of role_slots_seeded)",
-    "constitutional_tagged_live": "constitution: live blocks tagged constitutional",
-    "blocks_active": "blocks with status active",
-    "contradictions_unresolved": "recorded contradictions not resolved",
-    "max_prompt_tokens_est": "prompt size: largest agent prompt, tokens (chars/4)",
-    "max_context_share": "largest agent prompt as a share of its context window",
-    "max_over_limit_ratio": "limit ratio: most over-limit block's chars / its limit",
-    "n_blocks_over_limit": "blocks over their character limit",
-    "n_problems": "problems found while loading",
-    "prompt_tokens": "prompt size: tokens of what reaches the prompt at the ref",
-    "max_limit_ratio": "limit ratio: most over-limit file's chars / its limit",
-    "findings": "constraint findings that need a person (hook bypasses, guarded edits, "
-                "limit breaches, reader disagreements, copied trees, problems)",
-    "hook_violations": "commits breaking a pre-commit hook rule (in history)",
-    "no_verify_commits": "commits that must have bypassed the hook",
-    "over_limit_files": "files over their limit now",
-    "problems": "problems found while loading",
-    "review.choices": "review choices a person would decide",
-}
+#: metric -> what it is, shown beside it in the index: the definitions of the metric records
+#: (:data:`memlab._metrics.METRICS`), read-only.
+METRIC_DEFINITIONS: Mapping[str, str] = MappingProxyType(definitions())
 
-
-def _share(num: str, den: str) -> Callable[[Mapping[str, Any]], float | None]:
-    def fn(m: Mapping[str, Any]) -> float | None:
-        a, b = m.get(num), m.get(den)
-        return a / b if is_number(a) and is_number(b) and b > 0 else None
-    return fn
-
-
-#: Metrics computed from a report's own metrics (absent when their inputs are absent).
-DERIVED: dict[str, tuple[tuple[str, ...], Callable[[Mapping[str, Any]], float | None]]] = {
-    "supersession_share": (("archived_superseded", "blocks_archived"),
-                           _share("archived_superseded", "blocks_archived")),
-}
-
-#: Audit table -> the columns that identify one finding in it (across runs).
-FINDING_KEYS: dict[str, tuple[str, ...]] = {
-    "hook_violations": ("sha", "path", "rule"),
-    "no_verify_commits": ("sha",),
-    "read_only": ("sha", "path", "change"),
-    "limit_breaches": ("sha", "path"),
-    "over_limit": ("path",),
-    "readers": ("path",),
-    "duplicate_trees": ("tree", "copy_of"),
-    "blocks_over_limit": ("block_id", "label"),
-    "orphan_blocks": ("block_id", "label"),
-}
+#: Audit table -> the columns that identify one finding in it (across runs): the audits' one
+#: list of finding kinds (:data:`memlab._metrics.FINDINGS`), read-only.
+FINDING_KEYS: Mapping[str, tuple[str, ...]] = MappingProxyType(FINDINGS)
 
 
 def headline_metrics(kind: str | None, overrides: Mapping[str, list[str]] | None = None
@@ -102,12 +58,6 @@ def headline_metrics(kind: str | None, overrides: Mapping[str, list[str]] | None
     if overrides and kind in overrides:
         return list(overrides[kind])
     return list(HEADLINE_METRICS.get(kind or "", ()))
-
-
-def is_number(value: Any) -> bool:
-    """A finite int or float (not a bool, not None, not NaN)."""
-    return (isinstance(value, (int, float)) and not isinstance(value, bool)
-            and math.isfinite(value))
 
 
 # --------------------------------------------------------------------------- a store's state
@@ -143,12 +93,14 @@ def store_digest(path: Path) -> str:
 
 
 def finding_keys(tables: Mapping[str, Any]) -> list[str]:
-    """One stable text per row of each audit table named in :data:`FINDING_KEYS`."""
+    """One stable text per row of each audit table named in :data:`FINDING_KEYS`. A table
+    whose rows lack an identifying column is keyed by the columns it has, never dropped."""
     keys = []
     for table, columns in FINDING_KEYS.items():
         df = tables.get(table)
-        if df is None or not len(df) or not set(columns) <= set(df.columns):
+        if df is None or not len(df):
             continue
+        columns = tuple(c for c in columns if c in df.columns) or tuple(df.columns)
         for row in df[list(columns)].astype(str).itertuples(index=False):
             keys.append(f"{table}: " + " · ".join(row))
     return sorted(set(keys))
@@ -176,7 +128,8 @@ def problem_keys(problems: Any, root: Path) -> list[str]:
 
 def store_metrics(reports: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
     """A store's metrics from its reports' entries: the audit report's under their own names,
-    others as ``<report>.<name>``, plus :data:`DERIVED`. Values are numbers or None (null in
+    others as ``<report>.<name>``, plus a ratio an older audit did not record
+    (:func:`memlab._metrics.derive`, the audit's own formula). Values are numbers or None (null in
     metrics.json: not recorded); a metric no report has is absent."""
     out: dict[str, Any] = {}
     for entry in reports:
@@ -184,10 +137,7 @@ def store_metrics(reports: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
         prefix = "" if entry.get("report") in AUDIT_REPORTS else f"{entry.get('report')}."
         for name, value in flat.items():
             out[prefix + name] = value
-    for name, (inputs, fn) in DERIVED.items():
-        if name not in out and all(i in out for i in inputs):
-            out[name] = fn(out)
-    return out
+    return derive(out)
 
 
 def _flat(metrics: Mapping[str, Any]) -> dict[str, Any]:

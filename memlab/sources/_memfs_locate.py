@@ -101,15 +101,38 @@ def shared_memory_name(path: Path) -> str | None:
 
 
 def agent_memory_folder(path: Path) -> bool:
-    """``~/.letta/agents/<id>/memory``: where Letta Code keeps an agent's memory repository."""
+    """``~/.letta/agents/<id>/memory`` (where Letta Code keeps an agent's memory repository) or
+    ``~/.letta/lc-local-backend/memfs/<id>/memory`` (its local backend's, where
+    :func:`memlab.sources.discover.find_letta_memfs` looks too)."""
     parts = path.parts
-    return len(parts) >= 4 and parts[-1] == "memory" and parts[-3] == "agents" and parts[-4] == ".letta"
+    return len(parts) >= 4 and parts[-1] == "memory" and (
+        (parts[-3] == "agents" and parts[-4] == ".letta")
+        or (len(parts) >= 5 and parts[-3] == "memfs" and parts[-4] == "lc-local-backend"
+            and parts[-5] == ".letta"))
 
 
 def _tree_paths(info: _git.RepoInfo) -> list[str]:
+    """The paths of HEAD's tree; for a repository with no commits yet, the names in its
+    folder (all there is of the memory: a new v2 repository's ``MEMORY.md`` is a v2 layout)."""
     if info.empty:
-        return []
+        return _disk_paths(info.path)
     return [e.path for e in _git.ls_tree(info.path, info.head_sha)]
+
+
+def _disk_paths(path: Path) -> list[str]:
+    """The names directly in ``path`` (folders with a trailing ``/``), ``.git`` left out, and
+    the folders in its ``memory/`` (``memory/system/``: the v1 prefix layout's marker)."""
+    out: list[str] = []
+    try:
+        for p in path.iterdir():
+            if p.name == ".git":
+                continue
+            out.append(p.name + ("/" if p.is_dir() else ""))
+            if p.name == "memory" and p.is_dir() and not p.is_symlink():
+                out += [f"memory/{q.name}/" for q in p.iterdir() if q.is_dir()]
+    except OSError:
+        pass
+    return sorted(out)
 
 
 def _installed_hook(info: _git.RepoInfo | None) -> str | None:
@@ -312,7 +335,7 @@ def locate(path: Path) -> Source:
     if (path / "agent.yaml").is_file():
         root = path / "memory" if (path / "memory" / "system").is_dir() else path
         return Source(path, "souveraine", None, root, agent_yaml=path / "agent.yaml")
-    disk = [p.relative_to(path).as_posix() + ("/" if p.is_dir() else "") for p in path.iterdir()]
+    disk = _disk_paths(path)
     if _is_memfs_tree(disk):
         return _memfs_source(path, None, path, disk, path.name)
     raise UnrecognizedStore("not a git repository and no system/, MEMORY.md, agent.yaml or "

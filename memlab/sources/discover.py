@@ -46,7 +46,7 @@ from memlab._escape import terminal_line
 from memlab.errors import MemlabError, StoreNotFound, UnrecognizedStore
 from memlab.kinds import Search
 from memlab.sources._git import shown_path as _shown_path
-from memlab.sources._memfs_locate import shared_memory_name
+from memlab.sources._memfs_locate import locate, shared_memory_name
 from memlab.store import categories
 
 __all__ = ["discover", "walk_stores", "INVENTORY_COLUMNS", "find_letta_memfs", "find_souveraine",
@@ -284,26 +284,32 @@ def find_letta_memfs(search: Search) -> Iterator[dict[str, Any]]:
                 if memory.is_symlink() or memory.is_dir():
                     yield linked
             elif memory.is_dir():
-                yield _row(agent_dir.name, "letta_memfs", _letta_layout(memory), memory,
-                           repos=[memory])
+                layout, note = _letta_layout(memory)
+                yield _row(agent_dir.name, "letta_memfs", layout, memory, repos=[memory],
+                           note=note)
             # Shared-memory repositories Letta Code mounts beside memory/ (cloud agents):
             # stores of the same agent, one row each.
             for shared in _subdirs(agent_dir):
                 if shared_memory_name(shared) is None or not (shared / ".git").exists():
                     continue
                 linked = _linked_row(agent_dir.name, "letta_memfs", None, shared, [shared])
+                if linked is None:
+                    layout, note = _letta_layout(shared)
                 row = linked if linked is not None else _row(
-                    agent_dir.name, "letta_memfs", _letta_layout(shared), shared, repos=[shared])
+                    agent_dir.name, "letta_memfs", layout, shared, repos=[shared], note=note)
                 row["shared_repo"] = shared.name
                 yield row
 
 
-def _letta_layout(memory: Path) -> str:
-    if (memory / "MEMORY.md").is_file():
-        return "letta_v2"
-    if (memory / "memory" / "system").is_dir():
-        return "letta_v1_memory_prefix"
-    return "letta_v1"
+def _letta_layout(memory: Path) -> tuple[str | None, str | None]:
+    """(the layout ``memlab.load`` gives this folder, None) from the loader's own detection
+    (:func:`memlab.sources._memfs_locate.locate`: HEAD's tree, or the files of a repository
+    with no commits yet, and the evidence that Letta made it), or (None, why) when the loader
+    would refuse the folder."""
+    try:
+        return locate(memory).layout, None
+    except MemlabError as exc:
+        return None, f"memlab cannot load it: {terminal_line(exc.message, 200)}"
 
 
 def find_souveraine(search: Search) -> Iterator[dict[str, Any]]:
@@ -383,10 +389,10 @@ def find_elfmem_substrates(search: Search) -> Iterator[dict[str, Any]]:
 # --- one row --------------------------------------------------------------------------------
 
 
-def _row(agent_id: str, kind: str, layout: str, path: Path, *, repos: list[Path],
+def _row(agent_id: str, kind: str, layout: str | None, path: Path, *, repos: list[Path],
          config: Path | None = None, count_under: Path | None = None,
-         scope: Path | None = None) -> dict[str, Any]:
-    problems: list[str] = []
+         scope: Path | None = None, note: str | None = None) -> dict[str, Any]:
+    problems: list[str] = [note] if note else []
     files, size, newest = _tree_size(count_under or path, problems)
     name = None
     for candidate in ([config] if config else []) + [path / "agent.yaml"]:

@@ -1,0 +1,95 @@
+"""discover names the layout memlab.load gives (issue 33 item 3): both ask the loader's one
+layout detection, so an inventory row and the loaded store never disagree."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+import memlab
+from memlab.sources.discover import discover
+from memlab.sources.memfs import unpack_bundle
+
+PERSONA = "---\ndescription: who I am\nlimit: 5000\n---\nI am Emma.\n"
+
+
+def _git(repo: Path, *args: str) -> None:
+    subprocess.run(["git", "-C", str(repo), "-c", "user.name=Agent",
+                    "-c", "user.email=agent@example.invalid", *args],
+                   check=True, capture_output=True)
+
+
+def _write(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+
+
+def _rows(home: Path) -> pd.DataFrame:
+    return discover(home).set_index("agent_id")
+
+
+def test_the_bundled_samples_layouts_are_the_loaders(data_dir, tmp_path):
+    home = tmp_path / "home"
+    bundles = sorted((data_dir / "samples" / "memfs").glob("*.bundle"))
+    assert len(bundles) >= 2
+    for bundle in bundles:
+        repo = unpack_bundle(bundle, tmp_path / "unpacked")
+        memory = home / ".letta" / "agents" / f"agent-{bundle.stem}" / "memory"
+        memory.parent.mkdir(parents=True)
+        shutil.move(str(repo), memory)
+    rows = _rows(home)
+    layouts = set()
+    for bundle in bundles:
+        row = rows.loc[f"agent-{bundle.stem}"]
+        loaded = memlab.load(row["path"]).meta["layout"]
+        assert row["layout"] == loaded, bundle.name
+        layouts.add(loaded)
+    assert layouts == {"letta_v1", "letta_v2"}  # both samples, two layouts
+
+
+def test_a_v2_index_on_disk_over_a_v1_prefix_head_is_what_load_says(tmp_path):
+    # HEAD holds the v1 memory/ prefix layout; a MEMORY.md written but not committed sits
+    # beside it. The folder-listing rule discover had called it letta_v2; load reads HEAD.
+    home = tmp_path / "home"
+    memory = home / ".letta" / "agents" / "agent-mixed" / "memory"
+    _write(memory / "memory" / "system" / "persona.md", PERSONA)
+    _git(memory.parent, "init", "-q", str(memory))
+    _git(memory, "add", "-A")
+    _git(memory, "commit", "-qm", "init")
+    _write(memory / "MEMORY.md", "# index\n")
+    row = _rows(home).loc["agent-mixed"]
+    assert memlab.load(memory).meta["layout"] == "letta_v1_memory_prefix"
+    assert row["layout"] == "letta_v1_memory_prefix"
+
+
+def test_a_new_v2_repository_and_a_local_backend_copy_without_git(tmp_path):
+    home = tmp_path / "home"
+    v2 = home / ".letta" / "agents" / "agent-new" / "memory"
+    _write(v2 / "MEMORY.md", "# index\n")
+    _git(home, "init", "-q", str(v2))  # no commit yet: the files on disk are the memory
+    local = home / ".letta" / "lc-local-backend" / "memfs" / "agent-local" / "memory"
+    _write(local / "memory" / "system" / "persona.md", PERSONA)
+    rows = _rows(home)
+    assert rows.loc["agent-new", "layout"] == "letta_v2"
+    assert rows.loc["agent-local", "layout"] == "letta_v1_memory_prefix"
+    assert memlab.load(local).meta["layout"] == "letta_v1_memory_prefix"
+
+
+def test_a_folder_the_loader_refuses_has_no_layout_and_says_why(tmp_path):
+    home = tmp_path / "home"
+    memory = home / ".letta" / "agents" / "agent-inc" / "memory"
+    _write(memory / "system" / "persona.md", PERSONA)
+    _git(memory.parent, "init", "-q", str(memory))
+    _git(memory, "add", "-A")
+    _git(memory, "commit", "-qm", "init")
+    with open(memory / ".git" / "config", "a") as fh:
+        fh.write("[include]\n\tpath = elsewhere\n")
+    with pytest.raises(memlab.errors.MemlabError):
+        memlab.load(memory)
+    row = _rows(home).loc["agent-inc"]
+    assert pd.isna(row["layout"])
+    assert "memlab cannot load it" in row["problem"]

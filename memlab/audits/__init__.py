@@ -18,11 +18,11 @@ from typing import Any, Iterable
 
 import pandas as pd
 
-from memlab.audits._base import Audit
+from memlab.audits._base import Audit, frame_records
 from memlab import kinds
 from memlab.store import Store
 
-__all__ = ["audit", "compare", "Audit"]
+__all__ = ["audit", "compare", "Audit", "frame_records"]
 
 
 def _as_store(store_or_path: Store | str | Path) -> Store:
@@ -71,7 +71,7 @@ def compare(stores_or_paths: Iterable[Store | str | Path], *, as_of: Any = None)
     for item in items:
         store = _as_store(item)
         result = audit(store, as_of=as_of)
-        row = {"kind": store.kind, "path": str(store.path)}
+        row = {"kind": store.kind, "path": str(store.meta.get("bundle") or store.path)}
         row.update({k: v for k, v in result.headline.items() if k not in ("store", "kind")})
         rows.append(row)
         names.append(store.name)

@@ -91,10 +91,13 @@ def _as_of(default: str = "today, UTC") -> Argument:
                     {"help": f"date staleness is measured against, YYYY-MM-DD (default: {default})"})
 
 
-def _out(what: str, default: str | None = None, **kwargs: Any) -> Argument:
+def _out(what: str, default: str | None = None, *, value: str | None = None,
+         **kwargs: Any) -> Argument:
+    """``--out``: ``default`` is what the help says it is; ``value`` is the folder argparse
+    gives when it is left out (None: the library picks, as the help describes)."""
     shown = f"; default {default}" if default else ""
     return Argument(("--out",), {"help": f"the folder for {what} (created if absent{shown})",
-                                 **kwargs})
+                                 **({"default": value} if value is not None else {}), **kwargs})
 
 
 def _json() -> Argument:

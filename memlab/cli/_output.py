@@ -6,7 +6,34 @@ import json
 
 from memlab.errors import InvalidArgument
 
-__all__ = ["jsonable", "parse_params", "print_frame", "split_list", "visible_cells"]
+__all__ = ["jsonable", "output_folder", "parse_params", "print_frame", "split_list",
+           "visible_cells"]
+
+
+def output_folder(path, *, option: str = "the output folder"):
+    """``path`` as a folder to write into, checked before any work: it is a folder, or it can
+    be created as one (its nearest existing parent is a folder this process may write).
+    Raises :class:`~memlab.errors.InvalidArgument` naming the path otherwise, so a long run
+    never ends in a traceback because of where its result was to go."""
+    import os
+    from pathlib import Path
+
+    from memlab.errors import InvalidArgument
+
+    folder = Path(path).expanduser()
+    if os.path.lexists(folder) and not folder.is_dir():
+        raise InvalidArgument(f"{option} must be a folder; this is a file", path=folder,
+                              hint="name a folder; it is created if absent")
+    probe = folder.absolute()
+    while not os.path.lexists(probe) and probe != probe.parent:
+        probe = probe.parent
+    if not probe.is_dir():
+        raise InvalidArgument(f"{option} cannot be created: {probe} is not a folder", path=folder,
+                              hint="name a folder; it is created if absent")
+    if not os.access(probe, os.W_OK | os.X_OK):
+        raise InvalidArgument(f"{option} cannot be written: permission denied on {probe}",
+                              path=folder, hint="name a folder you can write")
+    return folder
 
 
 def print_frame(df, as_json: bool) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 
 from memlab.cli._command import argument, command, shared
+from memlab.cli._output import output_folder
 
 __all__ = ["cmd_export", "cmd_fleet"]
 
@@ -25,6 +26,7 @@ __all__ = ["cmd_export", "cmd_fleet"]
 def cmd_fleet(args: argparse.Namespace) -> int:
     from memlab.lake import fleet
 
+    output_folder(args.out)
     result = fleet(args.roots, out=args.out, manifest=args.manifest, scheduler=args.scheduler,
                    workers=args.workers, as_of=args.as_of, reuse=not args.no_reuse)
     print(result.summary())
@@ -40,6 +42,7 @@ def cmd_fleet(args: argparse.Namespace) -> int:
 def cmd_export(args: argparse.Namespace) -> int:
     from memlab.lake import export_parquet
 
+    output_folder(args.out)
     result = export_parquet(args.paths, out=args.out, as_of=args.as_of)
     print(result.summary())
     return 0

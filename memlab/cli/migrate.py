@@ -7,6 +7,7 @@ import argparse
 from memlab import constants as C
 from memlab import kinds
 from memlab.cli._command import argument, command, shared
+from memlab.cli._output import output_folder
 
 __all__ = ["cmd_migrate"]
 
@@ -33,8 +34,12 @@ __all__ = ["cmd_migrate"]
           help="--to letta: memfs v2 as Letta Code 0.34.12 creates it (default) or "
                "v1, the system/ layout")
 def cmd_migrate(args: argparse.Namespace) -> int:
+    import os
+
     from memlab.migrations import migrate
 
+    if not os.path.lexists(os.path.expanduser(args.dest)):  # one that exists: the library decides
+        output_folder(args.dest, option="DEST")
     result = migrate(args.source, args.dest, to=args.to, plan=args.plan, force=args.force,
                      branch=args.branch, verify=args.verify, retrieval=not args.no_retrieval,
                      agent=args.agent or None, layout=args.layout)

@@ -6,7 +6,7 @@ import argparse
 import sys
 
 from memlab.cli._command import argument, command, shared
-from memlab.cli._output import parse_params
+from memlab.cli._output import output_folder, parse_params
 from memlab.errors import InvalidArgument
 
 __all__ = ["cmd_report", "cmd_schedule"]
@@ -36,6 +36,8 @@ def _report_kinds() -> list[str]:
 def cmd_report(args: argparse.Namespace) -> int:
     from memlab.report import report
 
+    if args.out is not None:
+        output_folder(args.out)  # before the notebook runs
     if args.kind == "all":
         return _report_all(args)
     params = parse_params(args.param)

@@ -23,15 +23,6 @@ def cmd_inspect(args: argparse.Namespace) -> int:
     from memlab.errors import UnrecognizedStore
     from memlab.sources import load
 
-    if str(args.path).endswith(".bundle") and Path(args.path).is_file():
-        # a git bundle of a memory repo (the bundled samples): unpacked into a private folder
-        # removed afterwards, as the notebooks unpack it
-        from memlab._tmp import private_tempdir
-        from memlab.sources.memfs import unpack_bundle
-
-        with private_tempdir("inspect") as tmp:
-            store = load(unpack_bundle(args.path, tmp))
-            return _inspect(store, args, f"{args.path} (git bundle, at its main branch)")
     try:
         store = load(args.path)
     except UnrecognizedStore:
@@ -46,16 +37,22 @@ def cmd_inspect(args: argparse.Namespace) -> int:
             print(terminal_line(f"{len(repos)} memory repositories in {args.path}"))
         print_frame(repos, args.json)
         return 0
-    return _inspect(store, args, str(store.meta.get("dsn") or store.path))
+    shown = (f"{args.path} (git bundle, at its main branch)"
+             if store.meta.get("bundle") else str(store.meta.get("dsn") or store.path))
+    return _inspect(store, args, shown)
 
 
 def _inspect(store, args: argparse.Namespace, shown: str) -> int:
     from memlab._escape import terminal_line
 
     if args.json:
+        from memlab.audits import frame_records
+
+        # every row the text lists: the problems whole (the text shows --max-problems of them)
         print(json.dumps({"kind": store.kind, "path": shown,
                           "counts": store.counts().to_dict(),
-                          "meta": {k: v for k, v in store.meta.items() if jsonable(v)}},
+                          "meta": {k: v for k, v in store.meta.items() if jsonable(v)},
+                          "problems": frame_records(store.problems)},
                          indent=2, default=str))
         return 0
     print(terminal_line(f"{store.kind}  {shown}"))
@@ -92,7 +89,7 @@ def cmd_audit(args: argparse.Namespace) -> int:
     if len(args.paths) == 1:
         result = audit(args.paths[0], as_of=args.as_of, seconds_per_call=args.seconds_per_call)
         if args.json:
-            print(result.to_json())
+            print(result.to_json(tables=True))
         else:
             from memlab._terminal import wrap_text
 

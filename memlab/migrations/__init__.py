@@ -277,10 +277,16 @@ def migrate(src: str | Path, dest: str | Path, *, to: str | None = None, plan: b
     from memlab.progress import bar
 
     from memlab.sources import load
+    from memlab.sources.memfs import is_bundle
 
     s, d = _resolve(src, dest)
     name = check_branch_name(branch or DEFAULT_BRANCH)
     check_target(to)  # before loading the source: a typo costs no load
+    if plan and not isinstance(s, str) and is_bundle(s):
+        raise MigrationError("a plan script cannot be written for a git bundle: it would read "
+                             "the temporary folder the bundle is unpacked into", path=s,
+                             hint="clone it (git clone BUNDLE repo) and plan from the clone, or "
+                                  "migrate without --plan")
     # A step bar (closed on return; on an error it closes as it is dropped).
     steps = bar(total=3 if plan else 4, desc="migrating", unit="step")
     steps.set_postfix_str("loading the source")

@@ -244,7 +244,14 @@ def apply_proposal(path: str | Path, *, repo: str | Path | None = None, branch: 
     if blocked:
         raise ProposalRejected(f"ticked item(s) {', '.join(blocked)} are checklist items with no "
                                "file change", path=md_path, hint="untick them")
-    git_repo = _repo.open_repo(repo or proposal.fingerprint.get("repo") or proposal.store["path"])
+    target = repo or proposal.fingerprint.get("repo") or proposal.store["path"]
+    from memlab.sources.memfs import is_bundle
+
+    if proposal.store.get("bundle") or is_bundle(target):
+        raise ProposalRejected("this proposal was made from a git bundle, which is not a "
+                               "working repository: apply refuses it",
+                               path=proposal.store.get("bundle") or target, hint="clone it (git clone BUNDLE repo), review the clone and apply there")
+    git_repo = _repo.open_repo(target)
     root = Path(git_repo.working_tree_dir)
     if not ticked:
         return ApplyResult(md_path, [], [], "", dry_run=dry_run,

@@ -585,7 +585,9 @@ def review(store: Store | str | Path, *, near_duplicate: float = NEAR_DUP_THRESH
             steps.update(1)
     info = {"path": str(Path(store.path).expanduser().resolve()), "kind": store.kind,
             "layout": store.meta.get("layout"), "name": store.name,
-            "schema_version": store.meta.get("schema_version")}
+            "schema_version": store.meta.get("schema_version"),
+            # a git bundle (unpacked into a temporary folder for the review): apply refuses it
+            **({"bundle": store.meta["bundle"]} if store.meta.get("bundle") else {})}
     choices = rank(b.choices)
     order = {oid: n for n, c in enumerate(choices) for oid in c.options}
     items = sorted(b.items, key=lambda it: order[it.id])

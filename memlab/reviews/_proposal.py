@@ -367,6 +367,11 @@ def apply_note(data: dict[str, Any]) -> list[str]:
     review = getattr(kinds.lookup(kind), "review", None)
     how = review.apply if review is not None else None
     name = _proposal_stem(data) + ".md"
+    if how == "commit" and data["store"].get("bundle"):
+        return [f"**Apply:** this proposal was made from the git bundle "
+                f"`{_inline(data['store']['bundle'], None)}`, which is not a working repository, "
+                "so `memlab apply` refuses it: clone the bundle (`git clone BUNDLE repo`), review "
+                "the clone and apply there, or make the ticked changes by hand."]
     if how == "commit":
         fp = data["fingerprint"]
         if not fp.get("head_sha"):

@@ -1,15 +1,28 @@
-"""Git bundles of memory repositories (the bundled sample is one), unpacked into a folder
-before a load (:func:`unpack_bundle`)."""
+"""Git bundles of memory repositories (the bundled samples are), unpacked into a folder
+before a load (:func:`unpack_bundle`).
+
+A bundle works wherever a repository does, read-only: :func:`memlab.load` (and so ``audit``,
+``review``, ``migrate``) unpacks one into a private temporary folder (:func:`private_unpack`)
+that lives as long as the loaded store, and :func:`unpacked` does the same for the length of a
+``with`` block. The bundle itself is never written; ``store.meta["bundle"]`` names it.
+"""
 
 from __future__ import annotations
 
 import os
 import shutil
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Iterator
 
 from memlab.errors import OutputExists, RepoError, StoreNotFound
 from memlab.sources import _git
 
+
+__all__ = ["SAMPLE_BUNDLE", "is_bundle", "private_unpack", "unpack_bundle", "unpacked"]
+
+#: What a git bundle file starts with (``git bundle create`` writes v2, or v3 with options).
+_SIGNATURES = (b"# v2 git bundle\n", b"# v3 git bundle\n")
 
 #: The bundled sample repository (a git bundle; see data/samples/memfs/SOURCES.md), relative
 #: to the memlab checkout. :func:`unpack_bundle` turns it into a repository to load.
@@ -55,7 +68,11 @@ def unpack_bundle(bundle: str | Path, into: str | Path) -> Path:
         hardened.run(work, "init", "-q", "--initial-branch=main", ceiling=False)
         # unbundle stores the objects (no transport, no remote); the branches are then set in
         # one transaction (one git process however many refs the bundle has).
-        hardened.run(work, "bundle", "unbundle", str(src))
+        try:
+            hardened.run(work, "bundle", "unbundle", str(src))
+        except RepoError as exc:  # a truncated or damaged pack: named by the bundle
+            raise RepoError(f"git cannot unpack this bundle ({exc.message})", path=src,
+                            hint="the file is damaged or truncated; make the bundle again") from None
         refs = b"".join(b"update %s\0%s\0\0" % (ref.encode(), sha.encode())
                         for ref, sha in heads.items())
         hardened.run(work, "update-ref", "-z", "--stdin", input=refs)
@@ -95,3 +112,52 @@ def _holds_bundle(out: Path, heads: dict[str, str]) -> bool:
         return True
     raise OutputExists("the folder exists and does not hold this bundle", path=out,
                        hint="choose an empty folder")
+
+
+def is_bundle(path: str | Path) -> bool:
+    """True when ``path`` is a file that starts as a git bundle does (its name does not decide)."""
+    if not isinstance(path, (str, Path)):
+        return False
+    p = Path(path).expanduser()
+    try:
+        if not p.is_file():
+            return False
+        with open(p, "rb") as fh:
+            head = fh.read(16)
+    except (OSError, ValueError):  # unreadable, or a name the OS refuses: not ours to judge
+        return False
+    return head in _SIGNATURES
+
+
+def private_unpack(bundle: str | Path) -> tuple[Path, Path]:
+    """Unpack ``bundle`` into a new private folder ``$TMPDIR/memlab-bundle-p<pid>-*``; returns
+    (the repository, the folder to remove when done). Nothing is left behind on an error; a
+    folder a killed process left is removed by the next one (:func:`memlab._tmp.sweep_stale`)."""
+    import tempfile
+
+    from memlab._tmp import PREFIX, sweep_stale
+
+    sweep_stale()
+    folder = Path(tempfile.mkdtemp(prefix=f"{PREFIX}bundle-p{os.getpid()}-"))
+    try:
+        return unpack_bundle(bundle, folder), folder
+    except BaseException:
+        shutil.rmtree(folder, ignore_errors=True)
+        raise
+
+
+@contextmanager
+def unpacked(path: str | Path) -> Iterator[str | Path]:
+    """``path`` itself, or, when it is a git bundle, the repository it unpacks to in a private
+    folder removed when the block ends (also on SIGTERM and Ctrl-C)."""
+    if not is_bundle(path):
+        yield path
+        return
+    from memlab._tmp import sigterm_as_exit
+
+    with sigterm_as_exit():
+        repo, folder = private_unpack(path)
+        try:
+            yield repo
+        finally:
+            shutil.rmtree(folder, ignore_errors=True)

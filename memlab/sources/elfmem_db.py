@@ -170,8 +170,8 @@ class Reader(Typer):
         try:
             # Two queries: SQLite answers min() or max() of the rowid from the b-tree's ends,
             # but scans the whole table for both in one.
-            lo, hi = (self._conn.execute(f"SELECT {fn}(rowid) FROM {q(table)}").fetchone()[0]
-                      for fn in ("min", "max"))
+            lo = self._conn.execute("SELECT min(rowid) FROM " + q(table)).fetchone()[0]
+            hi = self._conn.execute("SELECT max(rowid) FROM " + q(table)).fetchone()[0]
         except sqlite3.OperationalError:  # a WITHOUT ROWID table: read it whole
             return [None], None
         if lo is None:
@@ -202,8 +202,8 @@ class Reader(Typer):
 
     def _read_sqlite(self, frame: str, table: str, cols: list[tuple[str, str]]
                      ) -> dict[str, pd.Series]:
-        select = ", ".join(q(c) for c, _ in cols)
-        rows = self._conn.execute(f"SELECT {select} FROM {q(table)}").fetchall()
+        rows = self._conn.execute(
+            f"SELECT {', '.join(q(c) for c, _ in cols)} FROM {q(table)}").fetchall()
         columns = list(zip(*rows)) if rows else [() for _ in cols]
         keys = columns[0]
         for (c, k), values in zip(cols, columns):

@@ -48,6 +48,7 @@ import pandas as pd
 from memlab.errors import FleetError, MemlabError, StoreNotFound
 from memlab.kinds import detect
 from memlab.lake._lake import lake_tables, read_lake, store_id, write_failure
+from memlab.lake._paths import check_lake
 from memlab.lake._layout import compact, latest_manifest, new_run_id, read_manifest, staging_dir, versions
 from memlab._escape import terminal_line
 from memlab.constants import FLEET_MAX_BATCH, FLEET_TASK_SECONDS
@@ -221,6 +222,7 @@ def _prepare(out: str | Path, run_date: str | None, as_of: Any) -> tuple[Path, s
     if lake.exists() and not lake.is_dir():
         raise FleetError("the lake destination exists and is not a folder", path=lake)
     lake.mkdir(parents=True, exist_ok=True)
+    check_lake(lake)  # no symlinked folder inside it: a run writes and deletes only in the lake
     date = run_date or _dt.datetime.now(_dt.timezone.utc).date().isoformat()
     try:
         _dt.date.fromisoformat(date)

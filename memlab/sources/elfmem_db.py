@@ -305,6 +305,7 @@ def _load(snap: Snapshot, path: Path, embeddings: bool) -> Store:
                                     f"(tables: {found})", path=path,
                                     hint="point memlab at the elfmem .db file "
                                          "(often ~/.elfmem/databases/elfmem.db)")
+        _require_block_text(reader, schema["blocks"], path)
         raw_config = reader.rows("SELECT key, value FROM system_config") \
             if {"key", "value"} <= set(schema.get("system_config", [])) else []
         version, recorded = read_schema_version(raw_config, reader, path)
@@ -359,6 +360,21 @@ def _load(snap: Snapshot, path: Path, embeddings: bool) -> Store:
     }
     return Store(kind="elfmem_db", path=path, frames=frames, problems=problems.frame(),
                  meta=meta)
+
+
+def _require_block_text(reader: Reader, columns: list[str], path: Path) -> None:
+    """A ``blocks`` table without a stored ``id`` or ``content`` column (dropped, or a generated
+    column the file computes, which ``PRAGMA table_info`` does not list) holds no block text to
+    read: :class:`~memlab.errors.UnsupportedSchema`, not blocks of "0 chars"."""
+    missing = [c for c in ("id", "content") if c not in columns]
+    if not missing:
+        return
+    generated = {r[1] for r in reader.rows("PRAGMA table_xinfo(blocks)") if r[6] in (2, 3)}
+    why = "; ".join(f"{c!r} is a generated column (computed by the file, not stored text)"
+                    if c in generated else f"there is no {c!r} column" for c in missing)
+    raise UnsupportedSchema(f"the 'blocks' table has no readable block text: {why}", path=path,
+                            hint="memlab reads the text elfmem stores in blocks.content; this "
+                                 "file's blocks table is not elfmem's")
 
 
 def load_elfmem(path: str | Path, *, embeddings: bool = False) -> Store:

@@ -82,7 +82,7 @@ from memlab.errors import MigrationError, SourceError, StoreNotFound, UnknownOpt
 
 __all__ = ["by_kind", "Kind", "Review", "Evidence", "Probe", "Search", "register", "unregister", "get",
            "lookup", "capable", "kinds",
-           "detect", "targets", "MEMFS_KINDS", "ENTRY_POINT_GROUP"]
+           "detect", "targets", "MEMFS_KINDS", "ENTRY_POINT_GROUP", "plugin_failures"]
 
 #: How many leading bytes of a file a detector sees (:attr:`Probe.head`).
 HEAD_BYTES = 64
@@ -308,25 +308,44 @@ _plugins_loaded = False
 def _load_plugins() -> None:
     """Call, once, every ``memlab.kinds`` entry point installed (in name order); each names a
     function of no arguments that calls :func:`register`. Runs on the first look-up, so
-    ``import memlab`` imports no plugin."""
+    ``import memlab`` imports no plugin.
+
+    A plugin that fails (its import, its function, a clash with a kind registered before it)
+    is one warning line on stderr naming it and the distribution that declares it, kept in
+    :data:`plugin_failures`; the other plugins still load, and every command still runs."""
     global _plugins_loaded
     if _plugins_loaded:
         return
     _plugins_loaded = True
     from importlib.metadata import entry_points
 
-    for ep in sorted(entry_points(group=ENTRY_POINT_GROUP), key=lambda e: (e.name, e.value)):
+    try:
+        found = sorted(entry_points(group=ENTRY_POINT_GROUP), key=lambda e: (e.name, e.value))
+    except Exception as exc:  # a malformed dist-info on the path: no plugin, and say so
+        _plugin_failed(f"the {ENTRY_POINT_GROUP!r} entry points could not be read", exc)
+        return
+    for ep in found:
         try:
             ep.load()()
-        except Exception as exc:
-            from memlab.errors import MemlabError
+        except (Exception, SystemExit) as exc:  # the plugin's code: anything it raises
+            dist = getattr(getattr(ep, "dist", None), "name", None)
+            _plugin_failed(f"the store kind plugin {ep.name} = {ep.value}"
+                           + (f" (distribution {dist})" if dist else ""), exc)
 
-            if isinstance(exc, MemlabError):
-                raise
-            raise MemlabError(f"the store kind plugin {ep.name} = {ep.value} failed: "
-                              f"{type(exc).__name__}: {exc}",
-                              hint=f"fix or uninstall the distribution that declares it in "
-                                   f"the {ENTRY_POINT_GROUP!r} entry point group") from exc
+
+#: One line per plugin that failed to load (also written to stderr when it failed).
+plugin_failures: list[str] = []
+
+
+def _plugin_failed(what: str, exc: BaseException) -> None:
+    import sys
+
+    from memlab._escape import terminal_line
+
+    line = terminal_line(f"{what} failed and was skipped: {type(exc).__name__}: {exc}; fix or "
+                         f"uninstall it", 400)
+    plugin_failures.append(line)
+    print(f"memlab: warning: {line}", file=sys.stderr, flush=True)
 
 
 def register(name: str, *, display: str, load: Ref, detect: Callable[[Probe], str | None] | None

@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import os
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable
@@ -47,6 +48,7 @@ import pandas as pd
 from memlab.errors import FleetError, MemlabError, StoreNotFound
 from memlab.kinds import detect
 from memlab.lake._lake import lake_tables, read_lake, store_id, write_failure
+from memlab.lake._paths import check_lake
 from memlab.lake._layout import compact, latest_manifest, new_run_id, read_manifest, staging_dir, versions
 from memlab._escape import terminal_line
 from memlab.constants import FLEET_MAX_BATCH, FLEET_TASK_SECONDS
@@ -220,6 +222,7 @@ def _prepare(out: str | Path, run_date: str | None, as_of: Any) -> tuple[Path, s
     if lake.exists() and not lake.is_dir():
         raise FleetError("the lake destination exists and is not a folder", path=lake)
     lake.mkdir(parents=True, exist_ok=True)
+    check_lake(lake)  # no symlinked folder inside it: a run writes and deletes only in the lake
     date = run_date or _dt.datetime.now(_dt.timezone.utc).date().isoformat()
     try:
         _dt.date.fromisoformat(date)
@@ -263,8 +266,18 @@ def read_fleet(lake: str | Path, *, run_date: str | None = None) -> FleetResult:
                          hint="point at the --out folder of `memlab fleet`")
     headline = read_lake(root, "headline")
     failures = read_lake(root, "failures")
-    dates = sorted(set(headline["run_date"].dropna()) | set(failures.get(
-        "run_date", pd.Series(dtype="string")).dropna()))
+    found = set(headline["run_date"].dropna()) | set(failures.get(
+        "run_date", pd.Series(dtype="string")).dropna())
+    # A partition folder's name is lake text: only a run date that is a date is one (it goes
+    # on to notebooks and queries), and the others are named, not dropped silently.
+    dates = sorted(d for d in found if _is_date(d))
+    notes = [f"ignored partition folders run_date={terminal_line(d, MESSAGE_CHARS)}: "
+             "not a YYYY-MM-DD date" for d in sorted(found - set(dates))]
+    if run_date is not None and not _is_date(run_date):
+        raise FleetError(f"run_date {terminal_line(run_date, MESSAGE_CHARS)} is not YYYY-MM-DD")
+    if not dates:
+        raise FleetError("the lake has no run with a YYYY-MM-DD run date", path=root,
+                         hint="; ".join(notes))
     date = run_date or dates[-1]
     if date not in dates:
         raise FleetError(f"the lake has no run on {date}", path=root,
@@ -278,7 +291,18 @@ def read_fleet(lake: str | Path, *, run_date: str | None = None) -> FleetResult:
               "status": "failed", "error_class": r.error_class, "message": r.message,
               "seconds": float("nan")} for r in f.itertuples(index=False)]
     return FleetResult(out=root, run_date=date, stores=_frame(rows), seconds=float("nan"),
-                       workers="none (read back from the lake)")
+                       workers="none (read back from the lake)", notes=notes)
+
+
+def _is_date(text: Any) -> bool:
+    """Whether ``text`` is a run date: ``YYYY-MM-DD`` (ASCII digits) naming a real day."""
+    if not isinstance(text, str) or not re.fullmatch(r"[0-9]{4}-[0-9]{2}-[0-9]{2}", text):
+        return False
+    try:
+        _dt.date.fromisoformat(text)
+    except ValueError:
+        return False
+    return True
 
 
 def fleet(roots: Iterable[str | Path] | str | Path | None = None, *, out: str | Path,

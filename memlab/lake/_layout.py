@@ -50,6 +50,7 @@ from typing import Any, Iterable
 import pandas as pd
 
 from memlab.constants import LAKE_FILE_ROWS
+from memlab.lake._paths import check_lake, new_file, real_folder, remove_inside
 
 __all__ = ["new_run_id", "staging_dir", "read_manifest", "latest_manifest", "compact",
            "MANIFEST_DIR", "written_as_key", "written_as", "versions", "source_version",
@@ -267,26 +268,27 @@ def _write_partition(lake: Path, rel: str, part: _Partition, run_id: str, *,
                      prefix: str = "part") -> list[str]:
     import pyarrow.parquet as pq
 
-    folder = lake / rel
-    folder.mkdir(parents=True, exist_ok=True)
+    folder = real_folder(lake, lake / rel)  # no symlinked folder on the way (_paths)
     written: list[str] = []
     n = 0
     for schema, sources, dtypes in _groups(part):
         meta = {written_as_key: json.dumps({k: sorted(v) for k, v in sorted(dtypes.items())})}
         schema = schema.with_metadata(meta)
-        writer = target = tmp = None
+        writer = target = tmp = sink = None
         rows = 0
 
         def open_next():
-            nonlocal writer, target, tmp, rows, n
+            nonlocal writer, target, tmp, rows, n, sink
             target = folder / f"{prefix}-{run_id}-{n}.parquet"
-            tmp = folder / f".{target.name}.tmp-{os.getpid()}"
+            tmp = folder / f".{target.name}.tmp-{os.getpid()}-{secrets.token_hex(4)}"
             n += 1
             rows = 0
-            writer = pq.ParquetWriter(tmp, schema)
+            sink = new_file(tmp)
+            writer = pq.ParquetWriter(sink, schema)
 
         def close():
             writer.close()
+            sink.close()
             os.replace(tmp, target)
             written.append(str(target.relative_to(lake)))
 
@@ -343,6 +345,7 @@ def compact(lake: Path, run_date: str, run_id: str, *, stores: list[dict[str, An
     otherwise they are removed and returned. Returns (files written, stores removed:
     ``store_id``, ``store_path``, ``tables``).
     """
+    check_lake(lake)  # before anything is written or removed
     staging = staging_dir(lake, run_id)
     parts: dict[str, _Partition] = {}
     for rel, files in _partitions(staging).items():
@@ -409,16 +412,17 @@ def compact(lake: Path, run_date: str, run_id: str, *, stores: list[dict[str, An
                 **info, "finished_at": _dt.datetime.now(_dt.timezone.utc).isoformat(),
                 "files": written, "partitions": names, "stores": stored}
     target = _manifest_path(lake, run_date)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    tmp = target.with_name(f".{target.name}.tmp-{os.getpid()}")
-    tmp.write_text(json.dumps(manifest, sort_keys=True, separators=(",", ":")), encoding="utf-8")
+    real_folder(lake, target.parent)
+    tmp = target.with_name(f".{target.name}.tmp-{os.getpid()}-{secrets.token_hex(4)}")
+    with new_file(tmp) as fh:
+        fh.write(json.dumps(manifest, sort_keys=True, separators=(",", ":")).encode("utf-8"))
     os.replace(tmp, target)
     keep = {lake / f for f in written}
     for rel, files in _partitions(lake).items():
         if _date_of(rel) == run_date:
             for f in files:
                 if f not in keep:
-                    f.unlink()
+                    remove_inside(lake, f)  # a regular file in real folders of the lake only
     shutil.rmtree(staging, ignore_errors=True)
     gone = pd.DataFrame(removed, columns=["store_id", "store_path", "tables"])
     return written, gone.astype({"store_id": "string", "store_path": "string",

@@ -5,7 +5,8 @@ program, replacing memlab's own earlier entry and keeping every other line), or 
 ``memlab-report.service`` / ``.timer`` in the systemd user unit folder
 (``$XDG_CONFIG_HOME/systemd/user``, default ``~/.config/systemd/user``). Every path is checked
 to be one printable line, then quoted for the shell (cron) or for systemd's own rules
-(``%`` and ``$`` doubled), so a folder name cannot add a command or a line.
+(``%`` doubled, ``$`` doubled only where systemd expands it), so a folder name cannot add a
+command or a line.
 """
 
 from __future__ import annotations
@@ -42,9 +43,11 @@ class Schedule:
 
     def crontab_line(self) -> str:
         # cron reads an unescaped '%' as a line break: none may reach the line.
+        # sh reads the rest: an assignment is NAME=value with only the value quoted (a quoted
+        # 'NAME=value' is a command name, and sh exits 127 every night).
         command = " ".join(shlex.quote(a) for a in self.argv).replace("%", "\\%")
         workdir = shlex.quote(str(self.workdir)).replace("%", "\\%")
-        env = shlex.quote(f"{REPORTS_ENV}={self.reports}").replace("%", "\\%")
+        env = f"{REPORTS_ENV}={shlex.quote(str(self.reports))}".replace("%", "\\%")
         return f"{self.minute} {self.hour} * * * cd {workdir} && {env} {command}"
 
     @property
@@ -57,8 +60,9 @@ class Schedule:
         return ("[Unit]\nDescription=memlab report all (every report, the run index, alerts)\n\n"
                 "[Service]\nType=oneshot\n"
                 f"WorkingDirectory={_systemd_path(self.workdir)}\n"
-                f"Environment={_systemd_word(f'{REPORTS_ENV}={self.reports}')}\n"
-                f"ExecStart={' '.join(_systemd_word(a) for a in self.argv)}\n")
+                f"Environment={_systemd_word(f'{REPORTS_ENV}={self.reports}', expands=False)}\n"
+                f"ExecStart={_systemd_word(self.argv[0], expands=False)} "
+                f"{' '.join(_systemd_word(a) for a in self.argv[1:])}\n")
 
     def timer(self) -> str:
         return ("[Unit]\nDescription=Run memlab report all daily\n\n"
@@ -74,17 +78,24 @@ def _one_line(value: str, what: str) -> str:
     return value
 
 
-def _systemd_word(arg: str) -> str:
-    # systemd: specifiers start with '%', variables with '$'; inside "..." '\' and '"' escape.
-    inner = arg.replace("\\", "\\\\").replace('"', '\\"').replace("%", "%%").replace("$", "$$")
+def _systemd_word(arg: str, *, expands: bool = True) -> str:
+    """``arg`` as one double-quoted systemd word: ``\\`` and ``"`` escaped, ``%`` (a specifier
+    everywhere) doubled, and ``$`` doubled only where systemd expands variables (``expands``:
+    ExecStart='s arguments; not its program path, not an ``Environment=`` assignment, where
+    ``$$`` would stay two dollars)."""
+    inner = arg.replace("\\", "\\\\").replace('"', '\\"').replace("%", "%%")
+    if expands:
+        inner = inner.replace("$", "$$")
     return f'"{inner}"'
 
 
 def _systemd_path(path: Path) -> str:
+    # WorkingDirectory= takes the rest of the line as the path (no unquoting; the ends are
+    # trimmed): spaces and any letter are kept, quotes, backslashes and end spaces are not sure.
     text = str(path)
-    if any(c in text for c in " \"'\\"):
-        raise InvalidArgument(f"systemd's WorkingDirectory= cannot hold spaces, quotes or "
-                              f"backslashes: {text}", hint="pick a folder with a plain name")
+    if any(c in text for c in "\"'\\") or text != text.strip():
+        raise InvalidArgument(f"systemd's WorkingDirectory= cannot hold quotes, backslashes or "
+                              f"end spaces: {text}", hint="pick a folder with a plainer name")
     return text.replace("%", "%%")
 
 

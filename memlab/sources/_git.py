@@ -30,6 +30,7 @@ import pandas as pd
 
 from memlab import _git as _hardened
 from memlab.constants import MAX_FILE_BYTES
+from memlab._times import out_of_range, seconds, utc_seconds
 from memlab.sources._git_repo import (READ_CONFIG, RepoInfo, TreeEntry, blob_sizes, find_repo,
                                       ls_tree, read_blobs, resolve_commit, run_git)
 from memlab.sources._git_worktree import git_blob_id, shown_path, working_tree_changes
@@ -160,7 +161,7 @@ def _commits(out: Iterable[bytes]):
         if len(parts) < 8:
             continue
         sha, parents, an, ae, at, ct, source, message = parts
-        yield (sha.decode(), parents.decode().split(), an, ae, int(at or 0), int(ct or 0),
+        yield (sha.decode(), parents.decode().split(), an, ae, seconds(at or b"0"), seconds(ct or b"0"),
                _short_ref(source.decode("utf-8", "replace")), message, diff)
 
 
@@ -223,7 +224,7 @@ def log_history(repo: Path, *, classify=None) -> tuple[pd.DataFrame, list[tuple[
                         for i in _first_rows(rows_per_commit))
         per_commit = [classify(n, e, m, next(branches)) for n, e, m in kinds]
         cols["author_kind"] = [k for k, n in zip(per_commit, rows_per_commit) for _ in range(n)]
-    frame = _history_frame(cols)
+    frame = _history_frame(cols, problems)
     return frame, problems
 
 
@@ -273,11 +274,14 @@ def _first_rows(rows_per_commit: list[int]):
         start += n
 
 
-def _history_frame(cols: dict[str, list]) -> pd.DataFrame:
+def _history_frame(cols: dict[str, list], problems: list[tuple[str, str, str]] | None = None
+                   ) -> pd.DataFrame:
     df = pd.DataFrame({k: pd.Series(v, dtype="object") for k, v in cols.items()})
     for name, dtype in HISTORY_DTYPES.items():
         if name in ("authored_at", "committed_at"):
-            df[name] = pd.to_datetime(pd.Series(cols[name], dtype="int64"), unit="s", utc=True).astype(dtype)
+            df[name], bad = utc_seconds(cols[name])
+            if problems is not None:
+                problems.extend(_time_problems(cols["sha"], cols[name], bad, name))
         elif dtype == "Int64":
             df[name] = pd.array(cols[name], dtype="Int64")
         elif dtype == "boolean":
@@ -287,6 +291,18 @@ def _history_frame(cols: dict[str, list]) -> pd.DataFrame:
         elif dtype == "string":
             df[name] = df[name].astype("string")
     return df
+
+
+def _time_problems(shas: list[str], values: list, bad: list[int], column: str
+                   ) -> list[tuple[str, str, str]]:
+    """One problem row per commit whose ``column`` time pandas cannot hold (NaT in the frame)."""
+    out, seen = [], set()
+    for i in bad:
+        if shas[i] not in seen:
+            seen.add(shas[i])
+            out.append((None, "time_out_of_range",
+                        f"commit {shas[i][:12]} {column}: {out_of_range(values[i])}"))
+    return out
 
 
 def log_changes(repo: Path) -> pd.DataFrame:
@@ -314,7 +330,7 @@ def log_changes(repo: Path) -> pd.DataFrame:
     owner = attribute(repo, graph)  # the branch as log_history attributes it
     df["branch"] = [owner[s][0] if s in owner else b for s, b in zip(df["sha"], df["branch"])]
     for col in ("authored_at", "committed_at"):
-        df[col] = pd.to_datetime(df[col].astype("int64"), unit="s", utc=True).astype("datetime64[ns, UTC]")
+        df[col] = utc_seconds(list(df[col]))[0]  # NaT out of range (log_history names them)
     for col in ("sha", "branch", "old_path", "path", "old_blob", "new_blob", "new_mode"):
         df[col] = df[col].astype("string")
     df["change_type"] = df["change_type"].astype("category")

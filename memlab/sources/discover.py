@@ -42,6 +42,7 @@ from memlab.formats._yaml import read_yaml
 from memlab import _git as _hardened
 from memlab import kinds
 from memlab._files import kind_of
+from memlab._times import FIRST_SECOND, LAST_SECOND, out_of_range
 from memlab._escape import terminal_line
 from memlab.errors import MemlabError, StoreNotFound, UnrecognizedStore
 from memlab.kinds import Search
@@ -534,7 +535,11 @@ def _last_commit(root: Path, scope: Path | None, problems: list[str]) -> float |
     if not text:
         problems.append("no commit touches this store")
         return None
-    return float(text)
+    try:
+        return float(text)
+    except ValueError:
+        problems.append(f"git printed {terminal_line(text, 40)!r} as the last commit's time")
+        return None
 
 
 # --- frame ----------------------------------------------------------------------------------
@@ -565,7 +570,14 @@ def _frame(rows: list[dict[str, Any]]) -> pd.DataFrame:
     df = pd.DataFrame([_shown(r) for r in rows], columns=list(INVENTORY_COLUMNS))
     for col in ("last_commit", "modified"):
         seconds = pd.to_numeric(df[col], errors="coerce").astype("float64")
-        df[col] = pd.to_datetime(seconds, unit="s", utc=True).astype("datetime64[ns, UTC]")
+        # A time pandas cannot hold (a commit dated year 3000) is NaT and said in ``problem``.
+        far = seconds.notna() & ~seconds.between(FIRST_SECOND, LAST_SECOND)
+        for i in far[far].index:
+            note = f"{col}: {out_of_range(int(seconds[i]))}"
+            df.at[i, "problem"] = f"{df.at[i, 'problem']}; {note}" \
+                if isinstance(df.at[i, "problem"], str) else note
+        df[col] = pd.to_datetime(seconds.where(~far), unit="s", utc=True) \
+            .astype("datetime64[ns, UTC]")
     for col, dtype in INVENTORY_COLUMNS.items():
         if dtype.startswith("datetime"):
             continue

@@ -170,8 +170,8 @@ class Reader(Typer):
         try:
             # Two queries: SQLite answers min() or max() of the rowid from the b-tree's ends,
             # but scans the whole table for both in one.
-            lo, hi = (self._conn.execute(f"SELECT {fn}(rowid) FROM {q(table)}").fetchone()[0]
-                      for fn in ("min", "max"))
+            lo = self._conn.execute("SELECT min(rowid) FROM " + q(table)).fetchone()[0]
+            hi = self._conn.execute("SELECT max(rowid) FROM " + q(table)).fetchone()[0]
         except sqlite3.OperationalError:  # a WITHOUT ROWID table: read it whole
             return [None], None
         if lo is None:
@@ -202,8 +202,8 @@ class Reader(Typer):
 
     def _read_sqlite(self, frame: str, table: str, cols: list[tuple[str, str]]
                      ) -> dict[str, pd.Series]:
-        select = ", ".join(q(c) for c, _ in cols)
-        rows = self._conn.execute(f"SELECT {select} FROM {q(table)}").fetchall()
+        rows = self._conn.execute(
+            f"SELECT {', '.join(q(c) for c, _ in cols)} FROM {q(table)}").fetchall()
         columns = list(zip(*rows)) if rows else [() for _ in cols]
         keys = columns[0]
         for (c, k), values in zip(cols, columns):
@@ -305,6 +305,7 @@ def _load(snap: Snapshot, path: Path, embeddings: bool) -> Store:
                                     f"(tables: {found})", path=path,
                                     hint="point memlab at the elfmem .db file "
                                          "(often ~/.elfmem/databases/elfmem.db)")
+        _require_block_text(reader, schema["blocks"], path)
         raw_config = reader.rows("SELECT key, value FROM system_config") \
             if {"key", "value"} <= set(schema.get("system_config", [])) else []
         version, recorded = read_schema_version(raw_config, reader, path)
@@ -359,6 +360,21 @@ def _load(snap: Snapshot, path: Path, embeddings: bool) -> Store:
     }
     return Store(kind="elfmem_db", path=path, frames=frames, problems=problems.frame(),
                  meta=meta)
+
+
+def _require_block_text(reader: Reader, columns: list[str], path: Path) -> None:
+    """A ``blocks`` table without a stored ``id`` or ``content`` column (dropped, or a generated
+    column the file computes, which ``PRAGMA table_info`` does not list) holds no block text to
+    read: :class:`~memlab.errors.UnsupportedSchema`, not blocks of "0 chars"."""
+    missing = [c for c in ("id", "content") if c not in columns]
+    if not missing:
+        return
+    generated = {r[1] for r in reader.rows("PRAGMA table_xinfo(blocks)") if r[6] in (2, 3)}
+    why = "; ".join(f"{c!r} is a generated column (computed by the file, not stored text)"
+                    if c in generated else f"there is no {c!r} column" for c in missing)
+    raise UnsupportedSchema(f"the 'blocks' table has no readable block text: {why}", path=path,
+                            hint="memlab reads the text elfmem stores in blocks.content; this "
+                                 "file's blocks table is not elfmem's")
 
 
 def load_elfmem(path: str | Path, *, embeddings: bool = False) -> Store:

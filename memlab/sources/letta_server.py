@@ -65,6 +65,7 @@ import pandas as pd
 
 from memlab._files import sqlite_uri
 from memlab.constants import INT64_MAX, MAX_VALUE_BYTES
+from memlab._numbers import missing_numbers
 from memlab.errors import SourceError, UnrecognizedStore, UnsupportedSchema
 from memlab.formats import _json
 from memlab.sources._letta_db import PostgresSource, Source, SQLiteSource, quote
@@ -399,11 +400,13 @@ def _check(blocks, agents, links, history, problems: Problems, where: str) -> No
         seqs = [int(s) for s in group["sequence_number"].dropna()]
         expected = list(range(1, len(seqs) + 1))
         if seqs != expected:
-            missing = sorted(set(range(1, max(seqs, default=0) + 1)) - set(seqs))
+            # arithmetic, never a set of 1..max: one number of 9e18 is one row, not 9e18 ints
+            missing, count = missing_numbers(seqs, show=12)
             problems.add(where, "history_gap",
                          f"block {block_id} ({label.get(block_id)!r}): history sequence numbers "
                          f"{seqs[:12]} are not 1..{len(seqs)}"
-                         + (f"; missing {missing[:12]}" if missing else "")
+                         + (f"; missing {missing}" + (f" ({count:,} in all)" if count > len(missing)
+                                                      else "") if count else "")
                          + "; replayed in sequence order")
     known = set(history["history_id"].astype(str))
     for row in blocks[blocks["current_history_entry_id"].notna()].itertuples(index=False):

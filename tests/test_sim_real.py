@@ -69,7 +69,9 @@ def test_every_real_cell_is_measured_with_a_rule(base):
         assert res.basis == "measured" and res.rule, (row, code)
         assert res.outcome in ("pass", "partial", "fail", "n/a")
     # Capabilities come from the release's API, not from a flag.
-    assert cell(base, OLD, "S1").metrics["api"].startswith("learn+consolidate")
+    # 0.19.2's: accept_amendment, found as the public method reaching the content-writing
+    # query from `elfmem review accept` (memlab.sim._write_paths).
+    assert cell(base, OLD, "S1").metrics["api"] == "accept_amendment"
     assert cell(base, NEW, "S1").metrics["api"] == "edit"
     assert cell(base, OLD, "S11").outcome == "n/a"  # 0.19.2 has no review_corpus
 
@@ -86,12 +88,14 @@ def test_every_graded_real_cell_carries_its_scenarios_evidence_schema(base):
 
 # ---- per scenario, inputs under which the measured verdict differs --------------------------
 def test_s1_fallback_outcome_follows_the_measured_cosine():
-    """0.19.2 has no edit: the operator learns the new wording with the role's tags. Whether it
-    lands depends on a cosine the operator cannot see: rejected >= 0.95, supersedes the old
-    block in [0.90, 0.95), a second copy below."""
+    """The doc's fallback on 0.19.2 (s1_path="learn": the operator learns the new wording with
+    the role's tags instead of using accept_amendment). Whether it lands depends on a cosine
+    the operator cannot see: rejected >= 0.95, supersedes the old block in [0.90, 0.95), a
+    second copy below."""
     seen = {}
     for k in (0, 1, 3):  # connection's ladder: ~0.999, ~0.94, ~0.72
-        res = _run(OLD, "S1", params=SMALL.with_(s1_role="connection", s1_reword=k))
+        res = _run(OLD, "S1", params=SMALL.with_(s1_role="connection", s1_reword=k,
+                                                 s1_path="learn"))
         cos = res.metrics["cosine_old_new"]
         expected = "fail" if cos >= 0.95 else "pass" if cos >= 0.90 else "partial"
         assert res.outcome == expected, (k, cos, res.summary)
@@ -185,8 +189,11 @@ def test_s9_an_edit_is_what_the_store_cannot_show(base):
     full = cell(base, NEW, "S9")
     assert any(d.startswith("reword: stamped=False") for d in full.metrics["detail"])
     assert full.outcome != "pass"
-    old_learn = _run(OLD, "S9", params=SMALL.with_(s9_changes="learn"))
-    assert old_learn.outcome == "pass" and cell(base, OLD, "S9").outcome != "pass"
+    # 0.19.2 rewords through accept_amendment, whose block_amendments row (stamped by SQLite
+    # as YYYY-MM-DD HH:MM:SS) keeps the before-state; it has no delete, so no forget is made.
+    old = cell(base, OLD, "S9")
+    assert old.outcome == "pass" and "reword: stamped=True before-state=True" in old.metrics["detail"]
+    assert "forget" not in old.metrics["kinds"]
 
 
 def test_s10_restatements_erode_the_0192_constitution():

@@ -4,6 +4,7 @@ Named in their scenarios' records (:mod:`memlab.sim.catalog`)."""
 
 from __future__ import annotations
 
+import re
 import sqlite3
 import time
 from datetime import datetime, timezone
@@ -21,6 +22,7 @@ from memlab.sim._release_common import (
     block_rows,
     seeded_store,
     project_substrate,
+    release_write_path,
 )
 from memlab.sim.release_facts import release_facts
 from memlab.sim.releases import release_sources
@@ -52,8 +54,9 @@ def s9_last_month(ctx: RealContext) -> ScenarioResult:
     proc = ctx.proc
     db = seeded_store(ctx, "s9")
     time.sleep(1.1)  # everything stamped from here on is "this month"; the seed is older
-    start = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S")
+    start = datetime.now(timezone.utc).replace(microsecond=0)
     changes: list[dict[str, Any]] = []
+    not_applied: list[str] = []
     notes = NoteMaker(9_000 + ctx.seed).fresh(3)
     proc.preload([n.text for n in notes])
     for n in notes:
@@ -66,12 +69,18 @@ def s9_last_month(ctx: RealContext) -> ScenarioResult:
         old = role_block(rows, role)
         new = REWORDINGS[role][1]
         proc.preload([new])
-        if "edit" in ctx.methods:
-            proc.call("edit", old["id"], new)
+        path = release_write_path(ctx)
+        if path is not None:
+            proc.call(path["method"], old["id"], new)
         else:
             proc.call("learn", new, tags=old["tags"], category=old["category"])
             proc.request("consolidate")
-        changes.append({"kind": "reword", "id": old["id"], "before": old["content"]})
+        # A reword consolidation rejected (an exact duplicate of the old wording) did not
+        # happen: nothing changed, so there is nothing for the audit to find.
+        if any(r["content"] == new and r["status"] == "active" for r in block_rows(db)):
+            changes.append({"kind": "reword", "id": old["id"], "before": old["content"]})
+        else:
+            not_applied.append("reword")
     if "forget" in ctx.params.s9_changes and "forget" in ctx.methods:
         victim = role_block(rows, roles_in_order(ctx, "S9")[1])
         proc.call("forget", victim["id"])
@@ -85,7 +94,7 @@ def s9_last_month(ctx: RealContext) -> ScenarioResult:
     detail = []
     for ch in changes:
         stamped = _stamped(db, ch["id"], start) or any(
-            isinstance(e, dict) and e.get("id") == ch["id"] and str(e.get("t", "")) >= start
+            isinstance(e, dict) and e.get("id") == ch["id"] and _at_or_after(e.get("t"), start)
             for e in sub["events"])
         recoverable = ch["before"] is None or _before_kept(db, ch["before"]) or any(
             ch["before"] in text for text in sub["files"].values())
@@ -93,7 +102,7 @@ def s9_last_month(ctx: RealContext) -> ScenarioResult:
         detail.append(f"{ch['kind']}: stamped={stamped} before-state={recoverable}")
     share = visible / len(changes)
     m = {"changes": len(changes), "visible": visible, "detail": detail,
-         "kinds": [c["kind"] for c in changes]}
+         "kinds": [c["kind"] for c in changes], "not_applied": not_applied}
     m["share"] = round(share, 3)
     outcome = grade_levels("S9", share)
     # The setting, stated: the store is opened without a project, so a release whose event
@@ -103,7 +112,7 @@ def s9_last_month(ctx: RealContext) -> ScenarioResult:
     m["ledger_off"] = bool(facts["ledger"] and facts["ledger_needs_project"]) and not ctx.project
     if ctx.project:
         m["ledger_events"] = len(sub["events"])
-        m["ledger_events_in_month"] = sum(isinstance(e, dict) and str(e.get("t", "")) >= start
+        m["ledger_events_in_month"] = sum(isinstance(e, dict) and _at_or_after(e.get("t"), start)
                                           for e in sub["events"])
     summary = f"{visible}/{len(changes)} changes of the month visible: " + "; ".join(detail) \
         + ("; no project, so the release's event ledger is off (the store's own rows only)"
@@ -123,15 +132,38 @@ def _stamped(db: Path, block_id: str, start: str) -> bool:
         for t in tables:
             for row in con.execute(f'SELECT * FROM "{t}"'):
                 values = [v for v in row if isinstance(v, str)]
-                if block_id in values and any(_is_time(v) and v >= start for v in values):
+                if block_id in values and any(_at_or_after(v, start) for v in values):
                     return True
     finally:
         con.close()
     return False
 
 
-def _is_time(value: str) -> bool:
-    return len(value) >= 19 and value[:2] == "20" and value[4] == "-" and value[10] == "T"
+#: A timestamp as SQLite (``CURRENT_TIMESTAMP``: ``YYYY-MM-DD HH:MM:SS``, UTC) or ISO 8601
+#: (``T`` separator, fractions, ``Z`` or an offset) writes one; bounded, so linear-time.
+_TIME = re.compile(r"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?"
+                   r"(?:Z|[+-]\d{2}:?\d{2})?")
+
+
+def parse_time(value: Any) -> datetime | None:
+    """``value`` as an aware UTC datetime when it is a timestamp in any form SQLite or ISO 8601
+    writes (a naive one is UTC, as SQLite's ``CURRENT_TIMESTAMP`` is), else None."""
+    if not isinstance(value, str) or len(value) > 40 or not _TIME.fullmatch(value.strip()):
+        return None
+    text = value.strip()
+    frac = re.search(r"\.(\d{1,9})", text)
+    if frac and len(frac.group(1)) > 6:  # fromisoformat takes at most microseconds
+        text = text.replace(frac.group(0), "." + frac.group(1)[:6])
+    try:
+        t = datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return t.replace(tzinfo=timezone.utc) if t.tzinfo is None else t.astimezone(timezone.utc)
+
+
+def _at_or_after(value: Any, start: datetime) -> bool:
+    t = parse_time(value)
+    return t is not None and t >= start
 
 
 def _before_kept(db: Path, before: str) -> bool:

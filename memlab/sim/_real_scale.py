@@ -20,6 +20,7 @@ from memlab.sim._release_common import (
     seeded_store,
     file_block_text,
     project_substrate,
+    release_write_path,
 )
 from memlab.sim.release_facts import release_facts
 from memlab.sim.releases import DriverError, ReleaseProcess, release_sources
@@ -164,8 +165,9 @@ def s11_review(ctx: RealContext) -> ScenarioResult:
 def s8_concurrent(ctx: RealContext) -> ScenarioResult:
     """Two writers on one database, each its own process of the release, with the same
     read-modify-write protocol: read the block's content, append a marker sentence, write the
-    whole content back through the release's content-replacing call (``edit``, else
-    ``accept_amendment``), with ``S8_THINK_S`` of thinking between the read and the write.
+    whole content back through the release's own write path (the one an operator rewording a
+    block uses, found in its source: :func:`~memlab.sim._release_common.release_write_path`;
+    0.20.0 ``edit``, 0.19.2 ``accept_amendment``), with ``S8_THINK_S`` of thinking between the read and the write.
     Under each schedule of :data:`S8_SCHEDULES`: serial (A then B),
     interleaved (both read, then both write) and free (``s8_trials`` trials; both writer
     threads start together and each waits a random offset, uniform in [0, 2 x S8_THINK_S],
@@ -179,7 +181,11 @@ def s8_concurrent(ctx: RealContext) -> ScenarioResult:
     role = roles_in_order(ctx, "S8")[0]
     target = role_block(block_rows(db), role)
     proc.request("close")
-    write = "edit" if "edit" in ctx.methods else "accept_amendment"
+    path = release_write_path(ctx)
+    if path is None:
+        return measured_result(ctx, "S8", "n/a", "no write path that replaces a block's "
+                               "content (none found in the release's API)", {"write_call": None})
+    write = path["method"]
     trials = int(ctx.params.s8_trials)
     if trials < 1:
         raise SimulationError(f"s8_trials must be at least 1, not {trials}")
@@ -200,11 +206,7 @@ def s8_concurrent(ctx: RealContext) -> ScenarioResult:
         return text
 
     def put(w: ReleaseProcess, content: str) -> None:
-        if write == "edit":
-            w.send("call", method="edit", args=[target["id"], content])
-        else:
-            w.send("call", method="accept_amendment", args=[target["id"], content],
-                   kwargs={"rationale": "operator edit", "acceptor": "user"})
+        w.send("call", method=write, args=[target["id"], content])
         done(w)
 
     def marker(k: int, sched: str, t: int) -> str:

@@ -164,3 +164,25 @@ def test_claims_1_and_18_name_the_line_and_follow_the_write_path(sources):
     row = claims_table(cells, [OLD], facts=no_path, run={}).set_index("scenario").loc["S1"]
     assert row["verdict"] == "confirms" and "no public MemorySystem method" in row["why"]
     assert "blocks = Table(" in _line_of(sources[OLD], row["source"])
+
+
+def test_s9_reads_every_timestamp_form_sqlite_and_iso_write():
+    """SQLite's CURRENT_TIMESTAMP (``YYYY-MM-DD HH:MM:SS``, UTC), SQLAlchemy's naive
+    microseconds, ISO with T, Z or an offset: all read as the same instant; text that is not a
+    timestamp (a block id, a date alone, prose) is not one."""
+    from datetime import datetime, timezone
+
+    from memlab.sim._real_months import parse_time
+
+    at = datetime(2026, 12, 6, 7, 30, 5, tzinfo=timezone.utc)
+    for text in ("2026-12-06 07:30:05", "2026-12-06T07:30:05", "2026-12-06T07:30:05Z",
+                 "2026-12-06T07:30:05+00:00", "2026-12-06T08:30:05+01:00",
+                 "2026-12-06 07:30:05.000000", "2026-12-06T07:30:05.000000001Z"):
+        assert parse_time(text) == at, text
+    for text in ("1e9c6d1a2b", "2026-12-06", "yesterday at 07:30", "2026-13-06 07:30:05",
+                 "2026-12-06 07:30:05 and more", None, 17, "9" * 1000):
+        assert parse_time(text) is None, text
+    # Real SQLite: its CURRENT_TIMESTAMP is read, and compared with a start in UTC.
+    con = sqlite3.connect(":memory:")
+    (stamp,) = con.execute("SELECT CURRENT_TIMESTAMP").fetchone()
+    assert abs((parse_time(stamp) - datetime.now(timezone.utc)).total_seconds()) < 5

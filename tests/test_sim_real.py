@@ -213,8 +213,9 @@ def test_s11_review_reports_only_pairs_consolidation_flagged(base):
 
 
 def test_s7_bar_is_the_oracle_retrievers_on_the_same_corpus(base):
-    """S7's retrieval bar is 0.9 x what ideal vector search (exact MiniLM top-5 over every
-    note) gets on the same corpus and queries, so a release is not asked to beat it."""
+    """S7's retrieval bar is 0.9 x what the better exact search (MiniLM top-5 over every note,
+    or a ranked term scan) gets on the same corpus and queries, a hit being any note on the
+    query's topic (component and symptom), so a release is not asked to beat it."""
     import numpy as np
 
     from memlab.embed import get_embedder
@@ -225,10 +226,12 @@ def test_s7_bar_is_the_oracle_retrievers_on_the_same_corpus(base):
         res = cell(base, rel, "S7")
         m = res.metrics
         assert m["hit_at_5_needed"] == round(0.9 * m["oracle_hit_at_5"], 3)
-        assert 0 < m["oracle_hit_at_5"] <= 1 and 0 <= m["term_scan_hit_at_5"] <= 1
+        assert m["oracle_hit_at_5"] == max(m["vector_hit_at_5"], m["term_scan_hit_at_5"])
+        assert 0 < m["oracle_hit_at_5"] <= 1 and m["relevance"] == "topic"
+        assert m["exact_hit_at_5"] <= m["hit_at_5"]  # the exact note is one of its topic's
         assert res.outcome == grade_s7(hit_at_5=m["hit_at_5"], oracle_hit_at_5=m["oracle_hit_at_5"],
                                        calls_per_block=m["calls_per_block"])
-    # The oracle recomputed here, from the same notes and queries, with plain numpy.
+    # The vector oracle recomputed here, from the same notes and queries, with plain numpy.
     notes = NoteMaker(70_000).fresh(SMALL.scale - SMALL.s11_pairs)
     from memlab.sim.real import RealContext
 
@@ -238,8 +241,9 @@ def test_s7_bar_is_the_oracle_retrievers_on_the_same_corpus(base):
     emb = get_embedder()
     vecs, qv = emb.encode([n.text for n in notes], progress=False), emb.encode(queries, progress=False)
     top = np.argsort(-(qv @ vecs.T), axis=1, kind="stable")[:, :5]
-    oracle = float(np.mean([i in row for i, row in zip(idx, top)]))
-    assert cell(base, NEW, "S7").metrics["oracle_hit_at_5"] == round(oracle, 3)
+    oracle = float(np.mean([any(notes[j].key[:2] == notes[i].key[:2] for j in row)
+                            for i, row in zip(idx, top)]))
+    assert cell(base, NEW, "S7").metrics["vector_hit_at_5"] == round(oracle, 3)
 
 
 def test_claims_are_judged_only_on_what_the_release_has(base):

@@ -123,12 +123,14 @@ register_scenario(
 )
 
 register_scenario(
-    "S7", "Corpus grows 100x", "scale", s7_scale,
+    "S7", "Corpus grows (to the scale each cell states)", "scale", s7_scale,
     real="memlab.sim._real_scale:s7_scale",
     rule=(f"two checks at the corpus size run: retrieval holds (hit@5 >= "
-          f"{S7_RETRIEVAL_SHARE} x the oracle's hit@5 on the same corpus and queries; oracle = "
-          "ideal vector search, MiniLM cosine top-5 over every block) and LLM calls per "
-          "learned block <= 2; pass: both; partial: one; fail: neither"),
+          f"{S7_RETRIEVAL_SHARE} x the oracle's hit@5 on the same corpus and queries; a hit is "
+          "a block on the topic the query names, its component and symptom, among the top 5; "
+          "oracle = the better of two exact searches over every block, MiniLM cosine top-5 "
+          "and a ranked term scan, computed apart from the system's own index) and LLM calls "
+          "per learned block <= 2; pass: both; partial: one; fail: neither"),
     flags=("semantic_index", "corpus_review", "review_window_tokens"),
     llm=RULE_LLM + "; recall itself makes no LLM call",
     modelled_metrics=("blocks", "context_tokens_per_query_large", "context_tokens_per_query_small",

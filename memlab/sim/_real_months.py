@@ -50,18 +50,24 @@ def _store_text(db: Path) -> list[tuple[str, str, str]]:
 
 def s9_last_month(ctx: RealContext) -> ScenarioResult:
     """The operator's month, then the audit: for each change, is there a row stamped inside
-    the month that names it, and can its before-state be read back from the store?"""
+    the month that names it, and can its before-state be read back from the store?
+
+    The changes counted are the modelled S9's: changes to memory that was there (a reword, a
+    forget, and any block that left active memory in the month: superseded, decayed), each
+    once; the month's learns add memory and are reported beside them (``learns_stamped``),
+    not counted. A change that did not happen (a reword consolidation rejected) is not one."""
     proc = ctx.proc
     db = seeded_store(ctx, "s9")
+    active_before = {r["id"]: r for r in block_rows(db) if r["status"] == "active"}
     time.sleep(1.1)  # everything stamped from here on is "this month"; the seed is older
     start = datetime.now(timezone.utc).replace(microsecond=0)
     changes: list[dict[str, Any]] = []
     not_applied: list[str] = []
     notes = NoteMaker(9_000 + ctx.seed).fresh(3)
     proc.preload([n.text for n in notes])
+    learns = []
     for n in notes:
-        bid = proc.call("learn", n.text)["block_id"]
-        changes.append({"kind": "learn", "id": bid, "before": None})
+        learns.append(proc.call("learn", n.text)["block_id"])
     proc.request("consolidate")
     rows = block_rows(db)
     if "reword" in ctx.params.s9_changes:
@@ -86,6 +92,13 @@ def s9_last_month(ctx: RealContext) -> ScenarioResult:
         proc.call("forget", victim["id"])
         changes.append({"kind": "forget", "id": victim["id"], "before": victim["content"]})
     proc.request("close")
+    # Whatever else left active memory in the month (consolidation's supersessions, decay),
+    # as the modelled S9 counts it.
+    seen = {ch["id"] for ch in changes}
+    for r in block_rows(db):
+        if r["id"] in active_before and r["id"] not in seen and r["status"] != "active":
+            changes.append({"kind": r["archive_reason"] or r["status"], "id": r["id"],
+                            "before": active_before[r["id"]]["content"]})
     # In project mode the release also keeps the event ledger and the file substrate; the
     # audit reads them as files (a ledger event naming the block, stamped in the month; a
     # before-state still in some memory file).
@@ -100,11 +113,15 @@ def s9_last_month(ctx: RealContext) -> ScenarioResult:
             ch["before"] in text for text in sub["files"].values())
         visible += stamped and recoverable
         detail.append(f"{ch['kind']}: stamped={stamped} before-state={recoverable}")
-    share = visible / len(changes)
+    learns_stamped = sum(_stamped(db, bid, start) or any(
+        isinstance(e, dict) and e.get("id") == bid and _at_or_after(e.get("t"), start)
+        for e in sub["events"]) for bid in learns if bid)
+    share = visible / len(changes) if changes else None
     m = {"changes": len(changes), "visible": visible, "detail": detail,
-         "kinds": [c["kind"] for c in changes], "not_applied": not_applied}
-    m["share"] = round(share, 3)
-    outcome = grade_levels("S9", share)
+         "kinds": [c["kind"] for c in changes], "not_applied": not_applied,
+         "learns": len(learns), "learns_stamped": learns_stamped}
+    m["share"] = None if share is None else round(share, 3)
+    outcome = "n/a" if share is None else grade_levels("S9", share)
     # The setting, stated: the store is opened without a project, so a release whose event
     # ledger needs one (0.20.0: MemorySystem._log is a no-op with no project root) has it off.
     facts = release_facts(release_sources(ctx.release))
@@ -114,7 +131,10 @@ def s9_last_month(ctx: RealContext) -> ScenarioResult:
         m["ledger_events"] = len(sub["events"])
         m["ledger_events_in_month"] = sum(isinstance(e, dict) and _at_or_after(e.get("t"), start)
                                           for e in sub["events"])
-    summary = f"{visible}/{len(changes)} changes of the month visible: " + "; ".join(detail) \
+    summary = (f"{visible}/{len(changes)} changes to existing memory visible: " + "; ".join(detail)
+               if changes else "no change to existing memory in the month (n/a)") \
+        + f"; {learns_stamped}/{len(learns)} learns stamped (added, not counted)" \
+        + (f"; not applied: {', '.join(not_applied)}" if not_applied else "") \
         + ("; no project, so the release's event ledger is off (the store's own rows only)"
            if m["ledger_off"] else "") \
         + (f"; project mode: the event ledger ({m['ledger_events_in_month']} events in the "

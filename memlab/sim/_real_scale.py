@@ -192,11 +192,20 @@ def s11_review(ctx: RealContext) -> ScenarioResult:
          "planted_cosines": [round(c, 3) for _, _, c in w["planted"]], "found": found,
          "near_duplicate_pairs": len(pairs), "stale_proposals": len(res.get("proposals", []))}
     m["share"] = round(share, 3)
-    outcome = "n/a" if n == 0 else grade_levels("S11", share)
+    # S11 is about chunks hiding cross-chunk duplicates: a review that does not chunk (no
+    # LLM call, no chunking in its code) has no chunks to hide them, so its rule says n/a;
+    # what it reported is kept beside the verdict, ungraded.
+    facts = release_facts(release_sources(ctx.release))
+    chunks = bool(facts.get("corpus_review_llm"))
+    m["chunks"] = chunks
+    m["review_source"] = (facts.get("lines") or {}).get("corpus_review")
+    outcome = "n/a" if n == 0 or not chunks else grade_levels("S11", share)
     summary = (f"review_corpus over {m['reviewed']} blocks: {found}/{n} planted "
-               f"duplicates (cosine >= {ctx.params.s11_cosine:.2f}) reported (no chunks: "
-               "the pairs consolidation flagged), "
-               f"{len(pairs)} near-duplicate pairs, {m['stale_proposals']} stale proposals")
+               f"duplicates (cosine >= {ctx.params.s11_cosine:.2f}) reported, "
+               f"{len(pairs)} near-duplicate pairs, {m['stale_proposals']} stale proposals"
+               + ("" if chunks else f"; n/a: nothing chunks ({m['review_source']} lists the "
+                  "pairs consolidation already flagged, with no chunking and no LLM call), "
+                  "so no chunk can hide a pair"))
     return measured_result(ctx, "S11", outcome, summary, m)
 
 

@@ -168,8 +168,10 @@ register_scenario(
 register_scenario(
     "S9", "Audit what changed in memory last month", "integrity", s9_last_month,
     real="memlab.sim._real_months:s9_last_month",
-    rule=("share of the month's changes with a timestamped row in the window AND a "
-          "recoverable before-state; pass: >= 0.95; partial: >= 0.5; fail: < 0.5"),
+    rule=("share of the month's changes to existing memory (edits, forgets, supersessions, "
+          "decay archivals; learns add memory and are not counted; a change that did not "
+          "happen is not one) with a timestamped row in the window AND a recoverable "
+          "before-state; pass: >= 0.95; partial: >= 0.5; fail: < 0.5; n/a: no such change"),
     flags=("mutation_log", "files_authoritative"),
     modelled_metrics=("basis", "changes", "changes_by_kind", "history", "not_recorded_kinds",
                       "recall", "recoverable", "window_days"),

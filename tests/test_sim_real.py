@@ -179,6 +179,19 @@ def test_s8_the_schedule_not_the_substrate_loses_an_edit(base):
         assert (m["lost_edit_rate_serial"], m["lost_edit_rate_interleaved"]) == (0.0, 0.5)
         assert 0 < m["lost_edit_rate_free"] <= 0.5 and m["free_trials"] == SMALL.s8_trials
         assert cell(base, rel, "S8").outcome == "partial"
+        # Each writer's edits of its own block all survive; the overwritten same-block edits
+        # are kept in 0.19.2's block_amendments (pre_content) and nowhere on 0.20.0.
+        assert m["lost_edits_own_block"] == 0 and m["overwritten_edits"] > 0
+        if rel == OLD:
+            assert m["overwritten_kept_in"] == {"block_amendments": m["overwritten_edits"]}
+            assert m["overwritten_unrecoverable"] == 0
+        else:
+            assert m["overwritten_unrecoverable"] == m["overwritten_edits"]
+        # Two processes consolidating one inbox both process all of it: twice the LLM calls
+        # and twice the reinforcements of one process alone (measured on both releases).
+        assert m["race_llm_calls_alone"] > 0 and m["race_reinforcement_alone"] > 0
+        assert m["race_llm_calls_two"] == 2 * m["race_llm_calls_alone"]
+        assert m["race_reinforcement_two"] == 2 * m["race_reinforcement_alone"]
     few = _run(NEW, "S8", params=SMALL.with_(s8_trials=3))
     assert few.metrics["free_trials"] == 3 and few.metrics["lost_edits_free"] <= 6
 

@@ -210,6 +210,86 @@ def s11_review(ctx: RealContext) -> ScenarioResult:
 
 
 # ---- S8 -------------------------------------------------------------------------------------
+def _kept_in(db: Any, markers: list[str]) -> dict[str, list[str]]:
+    """marker -> the tables (other than ``blocks``) with a text cell holding it."""
+    import sqlite3
+
+    from memlab._files import sqlite_uri
+
+    out: dict[str, list[str]] = {mk: [] for mk in markers}
+    if not markers:
+        return out
+    con = sqlite3.connect(sqlite_uri(db, mode="ro"), uri=True)
+    try:
+        tables = [r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type='table'")
+                  if r[0] != "blocks"]
+        for t in tables:
+            for row in con.execute(f'SELECT * FROM "{t}"'):
+                for v in row:
+                    if isinstance(v, str):
+                        for mk in markers:
+                            if mk in v and t not in out[mk]:
+                                out[mk].append(t)
+    finally:
+        con.close()
+    return out
+
+
+def _consolidation_race(ctx: RealContext, writers: list[ReleaseProcess], errors: list[str],
+                        n: int = 20) -> dict[str, Any]:
+    """One inbox of ``n`` learned notes (half restating the other half, so consolidation has
+    something to reinforce) consolidated by one process, and an identical inbox by both
+    writers at once: the LLM calls (both drivers' counts) and the reinforcements
+    (``sum(blocks.reinforcement_count)``) each way."""
+    import sqlite3
+
+    from memlab._files import sqlite_uri
+
+    notes = NoteMaker(8_500 + ctx.seed).fresh(n // 2)
+    texts = [x.text for x in notes] + [note_variants(x.key)[1] for x in notes]
+    dbs = []
+    for name in ("s8-alone", "s8-two"):
+        db = seeded_store(ctx, name)
+        ctx.proc.preload(texts)
+        ctx.proc.request("learn", items=[{"content": t} for t in texts])
+        ctx.proc.request("close")
+        dbs.append(db)
+
+    def reinforced(db: Any) -> int:
+        con = sqlite3.connect(sqlite_uri(db, mode="ro"), uri=True)
+        try:
+            return int(con.execute("SELECT coalesce(sum(reinforcement_count), 0) FROM blocks")
+                       .fetchone()[0])
+        finally:
+            con.close()
+
+    def calls(w: ReleaseProcess) -> int:
+        return int(w.request("stats")["llm"]["total_calls"])
+
+    base = [reinforced(db) for db in dbs]
+    ctx.open(dbs[0], writers[0])
+    before = calls(writers[0])
+    writers[0].request("consolidate")
+    alone = calls(writers[0]) - before
+    writers[0].request("close")
+    for w in writers:
+        ctx.open(dbs[1], w)
+        w.preload(texts)
+    before2 = [calls(w) for w in writers]
+    for w in writers:
+        w.send("consolidate")
+    for w in writers:
+        out = w.wait(raise_errors=False)
+        if isinstance(out, DriverError):
+            errors.append(f"consolidate: {out.type}: {out.release_message[:80]}")
+    two = sum(calls(w) - b for w, b in zip(writers, before2))
+    for w in writers:
+        w.request("close")
+    return {"race_inbox": len(texts), "race_llm_calls_alone": alone, "race_llm_calls_two": two,
+            "race_reinforcement_alone": reinforced(dbs[0]) - base[0],
+            "race_reinforcement_two": reinforced(dbs[1]) - base[1]}
+
+
 def s8_concurrent(ctx: RealContext) -> ScenarioResult:
     """Two writers on one database, each its own process of the release, with the same
     read-modify-write protocol: read the block's content, append a marker sentence, write the
@@ -221,13 +301,20 @@ def s8_concurrent(ctx: RealContext) -> ScenarioResult:
     threads start together and each waits a random offset, uniform in [0, 2 x S8_THINK_S],
     drawn from the seed: the two reads land within twice the thinking time of each other, so
     whether an edit is lost is up to how long the release takes to write). Each writer makes
-    one uncounted warm-up edit first (a driver's first edit pays lazy imports). Then each learns 10 blocks at the same time."""
+    one uncounted warm-up edit first (a driver's first edit pays lazy imports). Then the same
+    free-running trials with each writer editing its own block (different blocks), and each
+    learns 10 blocks at the same time. Reported beside the verdict (the rule reads the
+    schedules' rates): where each overwritten same-block edit is kept (a row of another
+    table holding it: 0.19.2's ``block_amendments``) or that it is nowhere, and one inbox
+    consolidated alone vs by both writers at once (:func:`_consolidation_race`)."""
     import threading
 
     proc = ctx.proc
     db = seeded_store(ctx, "s8")
-    role = roles_in_order(ctx, "S8")[0]
+    role, other_role = roles_in_order(ctx, "S8")[:2]
     target = role_block(block_rows(db), role)
+    # Each writer's own block, for the edits to different blocks.
+    own = [target, role_block(block_rows(db), other_role)]
     proc.request("close")
     path = release_write_path(ctx)
     if path is None:
@@ -247,14 +334,14 @@ def s8_concurrent(ctx: RealContext) -> ScenarioResult:
             return None
         return out
 
-    def read(w: ReleaseProcess) -> str:
-        w.send("read_block", block_id=target["id"])
+    def read(w: ReleaseProcess, bid: str | None = None) -> str:
+        w.send("read_block", block_id=bid or target["id"])
         text = (done(w) or {}).get("content", "")
         time.sleep(S8_THINK_S)  # the agent thinks between reading and writing back
         return text
 
-    def put(w: ReleaseProcess, content: str) -> None:
-        w.send("call", method=write, args=[target["id"], content])
+    def put(w: ReleaseProcess, content: str, bid: str | None = None) -> None:
+        w.send("call", method=write, args=[bid or target["id"], content])
         done(w)
 
     def marker(k: int, sched: str, t: int) -> str:
@@ -293,17 +380,34 @@ def s8_concurrent(ctx: RealContext) -> ScenarioResult:
                 th.start()
             for th in threads:
                 th.join(timeout=120)
+        # Different blocks: each writer edits its own block, free-running as above.
+        for t in range(trials):
+            gate = threading.Barrier(2)
+
+            def mine(k: int, t: int = t, gate: threading.Barrier = gate) -> None:
+                gate.wait()
+                time.sleep(float(offsets[t, k]))
+                bid = own[k]["id"]
+                put(writers[k], read(writers[k], bid) + marker(k, "own", t), bid)
+
+            threads = [threading.Thread(target=mine, args=(k,), daemon=True) for k in (0, 1)]
+            for th in threads:
+                th.start()
+            for th in threads:
+                th.join(timeout=120)
         for k, w in enumerate(writers):
             w.send("learn", items=[{"content": n.text} for n in notes[k * 10:(k + 1) * 10]])
         for w in writers:
             done(w)
         for w in writers:
             w.request("close")
+        race = _consolidation_race(ctx, writers, errors)
     finally:
         for w in writers:
             w.close()
     rows = block_rows(db)
     final = next(r for r in rows if r["id"] == target["id"])["content"]
+    own_final = [next(r for r in rows if r["id"] == own[k]["id"])["content"] for k in (0, 1)]
     texts = {n.text for n in notes}
     persisted = sum(r["content"] in texts for r in rows)
     m: dict[str, Any] = {"write_call": write, "learned_persisted": persisted, "errors": errors,
@@ -328,6 +432,21 @@ def s8_concurrent(ctx: RealContext) -> ScenarioResult:
         m[f"lost_edits_{sched}"] = 2 * n - kept
         m[f"lost_edit_rate_{sched}"] = round((2 * n - kept) / (2 * n), 3)
     m["free_trials"] = trials
+    # Different blocks: a writer's edit of its own block is lost only if the other writer's
+    # write reaches it.
+    m["lost_edits_own_block"] = sum(marker(k, "own", t).strip() not in own_final[k]
+                                    for k in (0, 1) for t in range(trials))
+    # Same block: where each overwritten edit is kept (a row of another table holding its
+    # marker, e.g. 0.19.2's block_amendments.pre_content), or nowhere.
+    lost = [marker(k, sched, t).strip() for sched in S8_SCHEDULES
+            for t in range(trials if sched == "free" else 1) for k in (0, 1)
+            if marker(k, sched, t).strip() not in final]
+    kept = _kept_in(db, lost)
+    m["overwritten_edits"] = len(lost)
+    m["overwritten_kept_in"] = {t: sum(t in where for where in kept.values())
+                                for t in sorted({t for w in kept.values() for t in w})}
+    m["overwritten_unrecoverable"] = sum(not where for where in kept.values())
+    m.update(race)
     rates = {s: m[f"lost_edit_rate_{s}"] for s in S8_SCHEDULES}
     outcome = grade_s8(rates=rates, blocks_lost=20 - persisted, errors=len(errors),
                        corrupt=False)
@@ -335,8 +454,14 @@ def s8_concurrent(ctx: RealContext) -> ScenarioResult:
     m["ledger_off"] = bool(facts["ledger"] and facts["ledger_needs_project"]) and not ctx.project
     summary = (f"read-modify-write via {write}, lost-edit rate: "
                + ", ".join(f"{s} {rates[s]:.2f}" for s in S8_SCHEDULES)
-               + f" ({trials} free trials); {persisted}/20 concurrent learns persisted; "
-               f"errors {errors or 'none'}"
+               + f" ({trials} free trials); {m['overwritten_edits']} overwritten same-block "
+               f"edits, kept in {m['overwritten_kept_in'] or 'no table'} "
+               f"({m['overwritten_unrecoverable']} unrecoverable); edits of different blocks "
+               f"lost {m['lost_edits_own_block']}/{2 * trials}; {persisted}/20 concurrent learns "
+               f"persisted; consolidating one inbox of {race['race_inbox']} alone vs two at once: "
+               f"LLM calls {race['race_llm_calls_alone']} -> {race['race_llm_calls_two']}, "
+               f"reinforcements {race['race_reinforcement_alone']} -> "
+               f"{race['race_reinforcement_two']}; errors {errors or 'none'}"
                + ("; no project: the release's file substrate and ledger are off, SQLite only"
                   if m["ledger_off"] else "")
                + (f"; project mode: edits read back from the file substrate (the database "

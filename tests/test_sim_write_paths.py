@@ -186,3 +186,27 @@ def test_s9_reads_every_timestamp_form_sqlite_and_iso_write():
     con = sqlite3.connect(":memory:")
     (stamp,) = con.execute("SELECT CURRENT_TIMESTAMP").fetchone()
     assert abs((parse_time(stamp) - datetime.now(timezone.utc)).total_seconds()) < 5
+
+
+def test_discovery_is_safe_from_threads_side_by_side(sources):
+    """The releases' scripts run side by side in threads; CPython 3.11's ast.parse raised
+    "AST constructor recursion depth mismatch" when two parsed at once (the full real run hit
+    it). Discovery parses one file at a time."""
+    import threading
+
+    from memlab.sim._write_paths import find_write_paths
+
+    errors, found = [], []
+
+    def go(rel):
+        try:
+            found.append(len(find_write_paths(sources[rel])))
+        except Exception as exc:  # noqa: BLE001 - any failure is the test's answer
+            errors.append(repr(exc))
+
+    threads = [threading.Thread(target=go, args=(rel,)) for rel in (OLD, NEW, OLD, NEW)]
+    for th in threads:
+        th.start()
+    for th in threads:
+        th.join(timeout=120)
+    assert errors == [] and sorted(found) == [2, 2, 3, 3]

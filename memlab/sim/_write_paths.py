@@ -21,19 +21,32 @@ from __future__ import annotations
 
 import ast
 import re
+import threading
 from pathlib import Path
 from typing import Any
 
-__all__ = ["write_paths", "operator_path", "undo_paths", "source_line"]
+__all__ = ["write_paths", "find_write_paths", "operator_path", "undo_paths", "source_line", "parse_source",
+           "PARSE_LOCK"]
 
 #: An audit row written in raw SQL (bounded quantifiers: the text is the release's source).
 _INSERT_SQL = re.compile(r"\bINSERT\s{1,9}(?:OR\s{1,9}\w{1,20}\s{1,9})?INTO\s{1,9}(\w{1,64})",
                          re.IGNORECASE)
 
 
+#: CPython 3.11's ast.parse is not safe across threads (two at once can raise "AST constructor
+#: recursion depth mismatch"), and the releases' scripts run side by side in threads.
+PARSE_LOCK = threading.Lock()
+
+
+def parse_source(text: str | bytes) -> ast.Module:
+    """``ast.parse`` one thread at a time (:data:`PARSE_LOCK`)."""
+    with PARSE_LOCK:
+        return ast.parse(text)
+
+
 def _parse(root: Path, rel: str) -> ast.Module | None:
     try:
-        return ast.parse((root / rel).read_text(encoding="utf-8", errors="replace"))
+        return parse_source((root / rel).read_text(encoding="utf-8", errors="replace"))
     except (OSError, SyntaxError, ValueError):
         return None
 
@@ -140,7 +153,27 @@ def _surface_label(fn: Any, groups: dict[str, str], kind: str) -> str | None:
     return None
 
 
+_MEMO: dict[tuple[str, tuple[tuple[str, int, int], ...]], list[dict[str, Any]]] = {}
+
+
 def write_paths(folder: str | Path) -> list[dict[str, Any]]:
+    """:func:`find_write_paths`, remembered per folder while no ``.py`` file under it changed
+    (name, size, mtime); a copy each call."""
+    import copy
+
+    root = Path(folder)
+    try:
+        stamp = tuple((p.relative_to(root).as_posix(), p.stat().st_size, p.stat().st_mtime_ns)
+                      for p in sorted(root.rglob("*.py")))
+    except OSError:
+        return find_write_paths(root)
+    key = (str(root.resolve()), stamp)
+    if key not in _MEMO:
+        _MEMO[key] = find_write_paths(root)
+    return copy.deepcopy(_MEMO[key])
+
+
+def find_write_paths(folder: str | Path) -> list[dict[str, Any]]:
     """Every public ``MemorySystem`` method of the release at ``folder`` (its ``elfmem``
     directory) that rewrites a block's content in place, in source order, each as
     ``{"method", "api", "takes_text", "writes", "audit", "ledger", "cli", "mcp"}`` (file:line

@@ -52,6 +52,7 @@ from typing import TYPE_CHECKING, Any
 from memlab.constants import SIM_RESULTS_FOLDER
 from memlab.errors import MemlabError, SimulationError
 from memlab.formats import _json
+from memlab.sim._write_paths import parse_source
 from memlab.sim.instance import Instance
 from memlab.sim.scenarios import OUTCOMES, ScenarioResult
 
@@ -143,7 +144,7 @@ def source_files(root: str | Path | None = None) -> list[Path]:
         if (root / "__init__.py").is_file() and root / "__init__.py" not in seen:
             todo.append(root / "__init__.py")
         try:
-            tree = ast.parse(path.read_bytes())
+            tree = parse_source(path.read_bytes())
         except (OSError, SyntaxError, ValueError):
             continue  # still hashed: its bytes are in the digest
         for name in _imported(tree, module, path.name == "__init__.py"):

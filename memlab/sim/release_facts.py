@@ -26,7 +26,7 @@ from typing import Any
 
 from memlab._tmp import private_tempdir
 from memlab.formats import _json
-from memlab.sim._write_paths import source_line, write_paths
+from memlab.sim._write_paths import parse_source, source_line, write_paths
 
 __all__ = ["release_facts", "run_preflight", "new_modules"]
 
@@ -47,8 +47,8 @@ def _code_names(source: str, parts: tuple[str, ...]) -> bool:
     import ast
 
     try:
-        tree = ast.parse(source)
-    except SyntaxError:
+        tree = parse_source(source)
+    except (SyntaxError, ValueError):
         return False
     for node in ast.walk(tree):
         name = (node.id if isinstance(node, ast.Name) else node.attr

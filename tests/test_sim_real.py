@@ -69,7 +69,9 @@ def test_every_real_cell_is_measured_with_a_rule(base):
         assert res.basis == "measured" and res.rule, (row, code)
         assert res.outcome in ("pass", "partial", "fail", "n/a")
     # Capabilities come from the release's API, not from a flag.
-    assert cell(base, OLD, "S1").metrics["api"].startswith("learn+consolidate")
+    # 0.19.2's: accept_amendment, found as the public method reaching the content-writing
+    # query from `elfmem review accept` (memlab.sim._write_paths).
+    assert cell(base, OLD, "S1").metrics["api"] == "accept_amendment"
     assert cell(base, NEW, "S1").metrics["api"] == "edit"
     assert cell(base, OLD, "S11").outcome == "n/a"  # 0.19.2 has no review_corpus
 
@@ -86,12 +88,14 @@ def test_every_graded_real_cell_carries_its_scenarios_evidence_schema(base):
 
 # ---- per scenario, inputs under which the measured verdict differs --------------------------
 def test_s1_fallback_outcome_follows_the_measured_cosine():
-    """0.19.2 has no edit: the operator learns the new wording with the role's tags. Whether it
-    lands depends on a cosine the operator cannot see: rejected >= 0.95, supersedes the old
-    block in [0.90, 0.95), a second copy below."""
+    """The doc's fallback on 0.19.2 (s1_path="learn": the operator learns the new wording with
+    the role's tags instead of using accept_amendment). Whether it lands depends on a cosine
+    the operator cannot see: rejected >= 0.95, supersedes the old block in [0.90, 0.95), a
+    second copy below."""
     seen = {}
     for k in (0, 1, 3):  # connection's ladder: ~0.999, ~0.94, ~0.72
-        res = _run(OLD, "S1", params=SMALL.with_(s1_role="connection", s1_reword=k))
+        res = _run(OLD, "S1", params=SMALL.with_(s1_role="connection", s1_reword=k,
+                                                 s1_path="learn"))
         cos = res.metrics["cosine_old_new"]
         expected = "fail" if cos >= 0.95 else "pass" if cos >= 0.90 else "partial"
         assert res.outcome == expected, (k, cos, res.summary)
@@ -175,18 +179,36 @@ def test_s8_the_schedule_not_the_substrate_loses_an_edit(base):
         assert (m["lost_edit_rate_serial"], m["lost_edit_rate_interleaved"]) == (0.0, 0.5)
         assert 0 < m["lost_edit_rate_free"] <= 0.5 and m["free_trials"] == SMALL.s8_trials
         assert cell(base, rel, "S8").outcome == "partial"
+        # Each writer's edits of its own block all survive; the overwritten same-block edits
+        # are kept in 0.19.2's block_amendments (pre_content) and nowhere on 0.20.0.
+        assert m["lost_edits_own_block"] == 0 and m["overwritten_edits"] > 0
+        if rel == OLD:
+            assert m["overwritten_kept_in"] == {"block_amendments": m["overwritten_edits"]}
+            assert m["overwritten_unrecoverable"] == 0
+        else:
+            assert m["overwritten_unrecoverable"] == m["overwritten_edits"]
+        # Two processes consolidating one inbox both process all of it: twice the LLM calls
+        # and twice the reinforcements of one process alone (measured on both releases).
+        assert m["race_llm_calls_alone"] > 0 and m["race_reinforcement_alone"] > 0
+        assert m["race_llm_calls_two"] == 2 * m["race_llm_calls_alone"]
+        assert m["race_reinforcement_two"] == 2 * m["race_reinforcement_alone"]
     few = _run(NEW, "S8", params=SMALL.with_(s8_trials=3))
     assert few.metrics["free_trials"] == 3 and few.metrics["lost_edits_free"] <= 6
 
 
 def test_s9_an_edit_is_what_the_store_cannot_show(base):
+    """S9 counts changes to existing memory (as the modelled S9 does); learns are reported
+    beside them, so a month of learns alone has nothing to audit (n/a)."""
     learn_only = _run(NEW, "S9", params=SMALL.with_(s9_changes="learn"))
-    assert learn_only.outcome == "pass"
+    assert learn_only.outcome == "n/a" and learn_only.metrics["learns_stamped"] == 3
     full = cell(base, NEW, "S9")
     assert any(d.startswith("reword: stamped=False") for d in full.metrics["detail"])
-    assert full.outcome != "pass"
-    old_learn = _run(OLD, "S9", params=SMALL.with_(s9_changes="learn"))
-    assert old_learn.outcome == "pass" and cell(base, OLD, "S9").outcome != "pass"
+    assert full.outcome != "pass" and "learn" not in full.metrics["kinds"]
+    # 0.19.2 rewords through accept_amendment, whose block_amendments row (stamped by SQLite
+    # as YYYY-MM-DD HH:MM:SS) keeps the before-state; it has no delete, so no forget is made.
+    old = cell(base, OLD, "S9")
+    assert old.outcome == "pass" and "reword: stamped=True before-state=True" in old.metrics["detail"]
+    assert "forget" not in old.metrics["kinds"]
 
 
 def test_s10_restatements_erode_the_0192_constitution():
@@ -198,16 +220,22 @@ def test_s10_restatements_erode_the_0192_constitution():
 
 
 def test_s11_review_reports_only_pairs_consolidation_flagged(base):
+    """0.20.0's review_corpus does not chunk: it lists the pairs consolidation flagged, so the
+    planted pairs in that band are all reported and the ones below none; nothing chunks, so
+    S11's rule says n/a either way (the counts are kept, ungraded)."""
     flagged = cell(base, NEW, "S11")
     loose = _run(NEW, "S11", params=SMALL.with_(s11_cosine=0.80))
     assert flagged.metrics["found"] == flagged.metrics["planted_pairs"] > 0
     assert loose.metrics["found"] == 0 and loose.metrics["planted_pairs"] > 0
-    assert (flagged.outcome, loose.outcome) == ("pass", "fail")
+    assert (flagged.outcome, loose.outcome) == ("n/a", "n/a")
+    assert flagged.metrics["chunks"] is False and "nothing chunks" in flagged.summary
+    assert flagged.metrics["review_source"].startswith("elfmem/operations/corpus_review.py:")
 
 
 def test_s7_bar_is_the_oracle_retrievers_on_the_same_corpus(base):
-    """S7's retrieval bar is 0.9 x what ideal vector search (exact MiniLM top-5 over every
-    note) gets on the same corpus and queries, so a release is not asked to beat it."""
+    """S7's retrieval bar is 0.9 x what the better exact search (MiniLM top-5 over every note,
+    or a ranked term scan) gets on the same corpus and queries, a hit being any note on the
+    query's topic (component and symptom), so a release is not asked to beat it."""
     import numpy as np
 
     from memlab.embed import get_embedder
@@ -218,10 +246,12 @@ def test_s7_bar_is_the_oracle_retrievers_on_the_same_corpus(base):
         res = cell(base, rel, "S7")
         m = res.metrics
         assert m["hit_at_5_needed"] == round(0.9 * m["oracle_hit_at_5"], 3)
-        assert 0 < m["oracle_hit_at_5"] <= 1 and 0 <= m["term_scan_hit_at_5"] <= 1
+        assert m["oracle_hit_at_5"] == max(m["vector_hit_at_5"], m["term_scan_hit_at_5"])
+        assert 0 < m["oracle_hit_at_5"] <= 1 and m["relevance"] == "topic"
+        assert m["exact_hit_at_5"] <= m["hit_at_5"]  # the exact note is one of its topic's
         assert res.outcome == grade_s7(hit_at_5=m["hit_at_5"], oracle_hit_at_5=m["oracle_hit_at_5"],
                                        calls_per_block=m["calls_per_block"])
-    # The oracle recomputed here, from the same notes and queries, with plain numpy.
+    # The vector oracle recomputed here, from the same notes and queries, with plain numpy.
     notes = NoteMaker(70_000).fresh(SMALL.scale - SMALL.s11_pairs)
     from memlab.sim.real import RealContext
 
@@ -231,8 +261,9 @@ def test_s7_bar_is_the_oracle_retrievers_on_the_same_corpus(base):
     emb = get_embedder()
     vecs, qv = emb.encode([n.text for n in notes], progress=False), emb.encode(queries, progress=False)
     top = np.argsort(-(qv @ vecs.T), axis=1, kind="stable")[:, :5]
-    oracle = float(np.mean([i in row for i, row in zip(idx, top)]))
-    assert cell(base, NEW, "S7").metrics["oracle_hit_at_5"] == round(oracle, 3)
+    oracle = float(np.mean([any(notes[j].key[:2] == notes[i].key[:2] for j in row)
+                            for i, row in zip(idx, top)]))
+    assert cell(base, NEW, "S7").metrics["vector_hit_at_5"] == round(oracle, 3)
 
 
 def test_claims_are_judged_only_on_what_the_release_has(base):
@@ -319,12 +350,13 @@ def test_project_mode_turns_on_0200s_ledger_and_file_substrate(tmp_path):
     # (the file is rewritten; no git), which decides the row.
     assert "reword: stamped=True before-state=False" in res.metrics["detail"]
     assert "forget: stamped=True before-state=True" in res.metrics["detail"]
-    assert res.outcome == "partial" and res.metrics["share"] == 0.8
+    assert res.outcome == "partial" and res.metrics["share"] == 0.5  # 1 of 2 changes
     # The same month on the no-project row: the edit and forget leave no stamped row.
     plain = cell(run_real([NEW], ["S9"], params=SMALL), NEW, "S9")
     assert plain.metrics["share"] < res.metrics["share"] and plain.metrics["ledger_off"]
-    # Learns only: every change is stamped and has no before-state to lose.
-    assert _run(PROJECT, "S9", params=SMALL.with_(s9_changes="learn")).outcome == "pass"
+    # Learns only: no change to existing memory (n/a); every learn is stamped in the ledger.
+    only = _run(PROJECT, "S9", params=SMALL.with_(s9_changes="learn"))
+    assert only.outcome == "n/a" and only.metrics["learns_stamped"] == 3
 
 
 def test_a_working_folder_with_url_characters_gives_the_same_cells(tmp_path):
@@ -383,6 +415,8 @@ def test_zz_no_measured_cell_is_constant_across_inputs(base, seed1):
     for code in [f"S{i}" for i in range(1, 12) if i != 8]:
         outcomes = {c.outcome for (row, c_code), cells in SEEN.items() if c_code == code
                     for c in cells}
+        if outcomes == {"n/a"}:  # S11: no release chunks its review (its rule's n/a)
+            continue
         assert len(outcomes) >= 2, code
 
 

@@ -4,6 +4,7 @@ Named in their scenarios' records (:mod:`memlab.sim.catalog`)."""
 
 from __future__ import annotations
 
+import re
 import sqlite3
 import time
 from datetime import datetime, timezone
@@ -21,6 +22,7 @@ from memlab.sim._release_common import (
     block_rows,
     seeded_store,
     project_substrate,
+    release_write_path,
 )
 from memlab.sim.release_facts import release_facts
 from memlab.sim.releases import release_sources
@@ -48,17 +50,24 @@ def _store_text(db: Path) -> list[tuple[str, str, str]]:
 
 def s9_last_month(ctx: RealContext) -> ScenarioResult:
     """The operator's month, then the audit: for each change, is there a row stamped inside
-    the month that names it, and can its before-state be read back from the store?"""
+    the month that names it, and can its before-state be read back from the store?
+
+    The changes counted are the modelled S9's: changes to memory that was there (a reword, a
+    forget, and any block that left active memory in the month: superseded, decayed), each
+    once; the month's learns add memory and are reported beside them (``learns_stamped``),
+    not counted. A change that did not happen (a reword consolidation rejected) is not one."""
     proc = ctx.proc
     db = seeded_store(ctx, "s9")
+    active_before = {r["id"]: r for r in block_rows(db) if r["status"] == "active"}
     time.sleep(1.1)  # everything stamped from here on is "this month"; the seed is older
-    start = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S")
+    start = datetime.now(timezone.utc).replace(microsecond=0)
     changes: list[dict[str, Any]] = []
+    not_applied: list[str] = []
     notes = NoteMaker(9_000 + ctx.seed).fresh(3)
     proc.preload([n.text for n in notes])
+    learns = []
     for n in notes:
-        bid = proc.call("learn", n.text)["block_id"]
-        changes.append({"kind": "learn", "id": bid, "before": None})
+        learns.append(proc.call("learn", n.text)["block_id"])
     proc.request("consolidate")
     rows = block_rows(db)
     if "reword" in ctx.params.s9_changes:
@@ -66,17 +75,30 @@ def s9_last_month(ctx: RealContext) -> ScenarioResult:
         old = role_block(rows, role)
         new = REWORDINGS[role][1]
         proc.preload([new])
-        if "edit" in ctx.methods:
-            proc.call("edit", old["id"], new)
+        path = release_write_path(ctx)
+        if path is not None:
+            proc.call(path["method"], old["id"], new)
         else:
             proc.call("learn", new, tags=old["tags"], category=old["category"])
             proc.request("consolidate")
-        changes.append({"kind": "reword", "id": old["id"], "before": old["content"]})
+        # A reword consolidation rejected (an exact duplicate of the old wording) did not
+        # happen: nothing changed, so there is nothing for the audit to find.
+        if any(r["content"] == new and r["status"] == "active" for r in block_rows(db)):
+            changes.append({"kind": "reword", "id": old["id"], "before": old["content"]})
+        else:
+            not_applied.append("reword")
     if "forget" in ctx.params.s9_changes and "forget" in ctx.methods:
         victim = role_block(rows, roles_in_order(ctx, "S9")[1])
         proc.call("forget", victim["id"])
         changes.append({"kind": "forget", "id": victim["id"], "before": victim["content"]})
     proc.request("close")
+    # Whatever else left active memory in the month (consolidation's supersessions, decay),
+    # as the modelled S9 counts it.
+    seen = {ch["id"] for ch in changes}
+    for r in block_rows(db):
+        if r["id"] in active_before and r["id"] not in seen and r["status"] != "active":
+            changes.append({"kind": r["archive_reason"] or r["status"], "id": r["id"],
+                            "before": active_before[r["id"]]["content"]})
     # In project mode the release also keeps the event ledger and the file substrate; the
     # audit reads them as files (a ledger event naming the block, stamped in the month; a
     # before-state still in some memory file).
@@ -85,17 +107,21 @@ def s9_last_month(ctx: RealContext) -> ScenarioResult:
     detail = []
     for ch in changes:
         stamped = _stamped(db, ch["id"], start) or any(
-            isinstance(e, dict) and e.get("id") == ch["id"] and str(e.get("t", "")) >= start
+            isinstance(e, dict) and e.get("id") == ch["id"] and _at_or_after(e.get("t"), start)
             for e in sub["events"])
         recoverable = ch["before"] is None or _before_kept(db, ch["before"]) or any(
             ch["before"] in text for text in sub["files"].values())
         visible += stamped and recoverable
         detail.append(f"{ch['kind']}: stamped={stamped} before-state={recoverable}")
-    share = visible / len(changes)
+    learns_stamped = sum(_stamped(db, bid, start) or any(
+        isinstance(e, dict) and e.get("id") == bid and _at_or_after(e.get("t"), start)
+        for e in sub["events"]) for bid in learns if bid)
+    share = visible / len(changes) if changes else None
     m = {"changes": len(changes), "visible": visible, "detail": detail,
-         "kinds": [c["kind"] for c in changes]}
-    m["share"] = round(share, 3)
-    outcome = grade_levels("S9", share)
+         "kinds": [c["kind"] for c in changes], "not_applied": not_applied,
+         "learns": len(learns), "learns_stamped": learns_stamped}
+    m["share"] = None if share is None else round(share, 3)
+    outcome = "n/a" if share is None else grade_levels("S9", share)
     # The setting, stated: the store is opened without a project, so a release whose event
     # ledger needs one (0.20.0: MemorySystem._log is a no-op with no project root) has it off.
     facts = release_facts(release_sources(ctx.release))
@@ -103,9 +129,12 @@ def s9_last_month(ctx: RealContext) -> ScenarioResult:
     m["ledger_off"] = bool(facts["ledger"] and facts["ledger_needs_project"]) and not ctx.project
     if ctx.project:
         m["ledger_events"] = len(sub["events"])
-        m["ledger_events_in_month"] = sum(isinstance(e, dict) and str(e.get("t", "")) >= start
+        m["ledger_events_in_month"] = sum(isinstance(e, dict) and _at_or_after(e.get("t"), start)
                                           for e in sub["events"])
-    summary = f"{visible}/{len(changes)} changes of the month visible: " + "; ".join(detail) \
+    summary = (f"{visible}/{len(changes)} changes to existing memory visible: " + "; ".join(detail)
+               if changes else "no change to existing memory in the month (n/a)") \
+        + f"; {learns_stamped}/{len(learns)} learns stamped (added, not counted)" \
+        + (f"; not applied: {', '.join(not_applied)}" if not_applied else "") \
         + ("; no project, so the release's event ledger is off (the store's own rows only)"
            if m["ledger_off"] else "") \
         + (f"; project mode: the event ledger ({m['ledger_events_in_month']} events in the "
@@ -123,15 +152,38 @@ def _stamped(db: Path, block_id: str, start: str) -> bool:
         for t in tables:
             for row in con.execute(f'SELECT * FROM "{t}"'):
                 values = [v for v in row if isinstance(v, str)]
-                if block_id in values and any(_is_time(v) and v >= start for v in values):
+                if block_id in values and any(_at_or_after(v, start) for v in values):
                     return True
     finally:
         con.close()
     return False
 
 
-def _is_time(value: str) -> bool:
-    return len(value) >= 19 and value[:2] == "20" and value[4] == "-" and value[10] == "T"
+#: A timestamp as SQLite (``CURRENT_TIMESTAMP``: ``YYYY-MM-DD HH:MM:SS``, UTC) or ISO 8601
+#: (``T`` separator, fractions, ``Z`` or an offset) writes one; bounded, so linear-time.
+_TIME = re.compile(r"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?"
+                   r"(?:Z|[+-]\d{2}:?\d{2})?")
+
+
+def parse_time(value: Any) -> datetime | None:
+    """``value`` as an aware UTC datetime when it is a timestamp in any form SQLite or ISO 8601
+    writes (a naive one is UTC, as SQLite's ``CURRENT_TIMESTAMP`` is), else None."""
+    if not isinstance(value, str) or len(value) > 40 or not _TIME.fullmatch(value.strip()):
+        return None
+    text = value.strip()
+    frac = re.search(r"\.(\d{1,9})", text)
+    if frac and len(frac.group(1)) > 6:  # fromisoformat takes at most microseconds
+        text = text.replace(frac.group(0), "." + frac.group(1)[:6])
+    try:
+        t = datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return t.replace(tzinfo=timezone.utc) if t.tzinfo is None else t.astimezone(timezone.utc)
+
+
+def _at_or_after(value: Any, start: datetime) -> bool:
+    t = parse_time(value)
+    return t is not None and t >= start
 
 
 def _before_kept(db: Path, before: str) -> bool:

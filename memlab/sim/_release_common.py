@@ -25,7 +25,14 @@ from memlab.errors import SimulationError
 from memlab.sim._texts import CONSTITUTION
 from memlab.sim.instance import Instance
 from memlab.sim.registry import ScenarioView
-from memlab.sim.releases import ReleaseProcess, check_setting, project_mode, release_version
+from memlab.sim._write_paths import operator_path, write_paths
+from memlab.sim.releases import (
+    ReleaseProcess,
+    check_setting,
+    project_mode,
+    release_sources,
+    release_version,
+)
 from memlab.sim.rules import RULES
 from memlab.sim.scenarios import ScenarioResult
 
@@ -33,7 +40,7 @@ __all__ = ["PROJECT_SCENARIOS", "DEAD_ENDPOINT", "RealParams", "REAL_RULES", "RU
            "LLM_STAND_INS", "llm_stand_in", "RealContext", "seeded_store", "block_rows",
            "role_block", "pair_cosine", "llm_call_stats", "measured_result", "project_config",
            "project_substrate", "file_block_text", "release_row", "closest_many",
-           "roles_in_order"]
+           "roles_in_order", "release_write_path"]
 
 
 #: The scenarios a project-mode setting (``0.20.0+project``) runs: the ones about what its
@@ -57,7 +64,9 @@ class RealParams:
     as long per release by that square law (not measured). Tests use a few hundred.
     ``s1_reword``: which of a role's six rewordings the operator types (0 = a touch-up ...
     5 = a loose summary); None lets the seed pick; ``s1_role``: the principle (None: the
-    seed picks). ``s2_targets``: "constitution" (3 of
+    seed picks); ``s1_path``: "operator" (the release's own write path, discovered from its
+    source: :func:`memlab.sim._write_paths.operator_path`) or "learn" (learn the new wording
+    with the role's tags and consolidate: the doc's fallback for a release with no edit). ``s2_targets``: "constitution" (3 of
     setup's seeded blocks) or "observations" (3 observation blocks learned at onboarding).
     ``s2_wait_days``: how long the operator waits for a release without delete;
     ``s2_corpus``: the other notes in memory meanwhile (curate reinforces its top 5).
@@ -79,6 +88,7 @@ class RealParams:
     scale: int = 2_000
     s1_reword: int | None = None
     s1_role: str | None = None
+    s1_path: str = "operator"
     s2_targets: str = "constitution"
     s2_wait_days: int = 30
     s2_corpus: int = 40
@@ -196,6 +206,15 @@ class RealContext:
             self._proc.close()
             self._proc = None
             self.hello = None
+
+
+def release_write_path(ctx: RealContext) -> dict[str, Any] | None:
+    """The write path an operator rewording a block uses on this release, discovered from its
+    source (:func:`memlab.sim._write_paths.operator_path`: a public method reaching the
+    content-writing query, with the new text as a parameter, reached from the CLI or MCP)."""
+    if "write_path" not in ctx.memo:
+        ctx.memo["write_path"] = operator_path(write_paths(release_sources(ctx.release)))
+    return ctx.memo["write_path"]
 
 
 def seeded_store(ctx: RealContext, name: str, proc: ReleaseProcess | None = None) -> Path:

@@ -123,12 +123,14 @@ register_scenario(
 )
 
 register_scenario(
-    "S7", "Corpus grows 100x", "scale", s7_scale,
+    "S7", "Corpus grows (to the scale each cell states)", "scale", s7_scale,
     real="memlab.sim._real_scale:s7_scale",
     rule=(f"two checks at the corpus size run: retrieval holds (hit@5 >= "
-          f"{S7_RETRIEVAL_SHARE} x the oracle's hit@5 on the same corpus and queries; oracle = "
-          "ideal vector search, MiniLM cosine top-5 over every block) and LLM calls per "
-          "learned block <= 2; pass: both; partial: one; fail: neither"),
+          f"{S7_RETRIEVAL_SHARE} x the oracle's hit@5 on the same corpus and queries; a hit is "
+          "a block on the topic the query names, its component and symptom, among the top 5; "
+          "oracle = the better of two exact searches over every block, MiniLM cosine top-5 "
+          "and a ranked term scan, computed apart from the system's own index) and LLM calls "
+          "per learned block <= 2; pass: both; partial: one; fail: neither"),
     flags=("semantic_index", "corpus_review", "review_window_tokens"),
     llm=RULE_LLM + "; recall itself makes no LLM call",
     modelled_metrics=("blocks", "context_tokens_per_query_large", "context_tokens_per_query_small",
@@ -166,8 +168,10 @@ register_scenario(
 register_scenario(
     "S9", "Audit what changed in memory last month", "integrity", s9_last_month,
     real="memlab.sim._real_months:s9_last_month",
-    rule=("share of the month's changes with a timestamped row in the window AND a "
-          "recoverable before-state; pass: >= 0.95; partial: >= 0.5; fail: < 0.5"),
+    rule=("share of the month's changes to existing memory (edits, forgets, supersessions, "
+          "decay archivals; learns add memory and are not counted; a change that did not "
+          "happen is not one) with a timestamped row in the window AND a recoverable "
+          "before-state; pass: >= 0.95; partial: >= 0.5; fail: < 0.5; n/a: no such change"),
     flags=("mutation_log", "files_authoritative"),
     modelled_metrics=("basis", "changes", "changes_by_kind", "history", "not_recorded_kinds",
                       "recall", "recoverable", "window_days"),

@@ -14,6 +14,7 @@ measured cell's own summary.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping
 
@@ -36,16 +37,66 @@ def _always(why: str) -> Testable:
 
 def _method(name: str, *, absent: bool = False) -> Testable:
     """Testable when MemorySystem has ``name`` (or, ``absent``, always: the claim is that it
-    does not; the evidence says which)."""
+    does not; the evidence says which). The reason names the method's line."""
     def check(facts: Facts, run: Mapping[str, Any]) -> tuple[bool, str]:
         has = name in facts.get("methods", ())
-        where = f"elfmem/api.py MemorySystem.{name}" + ("" if has else " absent")
+        line = (facts.get("method_lines") or {}).get(name) or "elfmem/api.py"
+        where = f"{line} MemorySystem.{name}" + ("" if has else " absent")
         return (True, where) if absent else (has, where)
     return check
 
 
+def _path_text(p: Mapping[str, Any]) -> str:
+    surfaces = ", ".join([*p.get("cli", ()), *(f"MCP {t}" for t in p.get("mcp", ()))])
+    return (f"{p['api']} MemorySystem.{p['method']} rewrites the block in place "
+            f"({p['writes']})" + (f", reached by {surfaces}" if surfaces else "")
+            + (f", and records a {'/'.join(p['audit'])} row" if p.get("audit") else ""))
+
+
+def _write_path(facts: Facts, run: Mapping[str, Any]) -> tuple[bool, str]:
+    """S1 on a release: testable either way; the reason names the write path an operator
+    would use (found from the release's API, CLI and MCP tools) or says there is none."""
+    from memlab.sim._write_paths import operator_path
+
+    path = operator_path(list(facts.get("write_paths") or []))
+    if path is None:
+        return True, ((facts.get("lines") or {}).get("models") or "elfmem/api.py") + \
+            ": no public MemorySystem method reaches a query that updates blocks.content " \
+            "with new text from the CLI or MCP tools"
+    return True, _path_text(path)
+
+
+def _s1_fallback(outcome: str, m: dict[str, Any]) -> bool:
+    """"Without an edit API a reword lands only inside [0.90, 0.95)": contradicted by a
+    release that has a write path (the cell used it: ``write_path``), else judged on the
+    learn+consolidate cell's cosine."""
+    if m.get("write_path"):
+        return False
+    return (outcome == "pass") == (NEAR_DUP_THRESHOLD <= m.get("cosine_old_new", -1)
+                                   < EXACT_DUP_THRESHOLD)
+
+
+def _audit_trail(facts: Facts, run: Mapping[str, Any]) -> tuple[bool, str]:
+    """The "no mutation log" claim: which of the release's writes leave an audit row."""
+    paths = [p for p in facts.get("write_paths") or () if p.get("audit")]
+    learn = (facts.get("method_lines") or {}).get("learn")
+    tail = (f"; a learn is stamped by blocks.created_at ({(facts.get('lines') or {}).get('models')}"
+            f", MemorySystem.learn {learn})" if learn else "")
+    if "forget" not in facts.get("methods", ()):
+        tail += "; it has no delete, so no deletion to audit"
+    if not paths:
+        return True, "no write path of the release inserts an audit row" + tail
+    return True, "; ".join(_path_text(p) for p in paths) + tail
+
+
 def _fact(key: str, yes: str, no: str) -> Testable:
-    return lambda facts, run: (bool(facts.get(key)), yes if facts.get(key) else no)
+    """Testable when the release has fact ``key``; the reason starts with the file and line
+    that shows it (``facts["lines"]``, found in the installed source) when there is one."""
+    def check(facts: Facts, run: Mapping[str, Any]) -> tuple[bool, str]:
+        line = (facts.get("lines") or {}).get(key)
+        has = bool(facts.get(key))
+        return has, (f"{line}: " if line and has else "") + (yes if has else no)
+    return check
 
 
 def _s7_scale(facts: Facts, run: Mapping[str, Any]) -> tuple[bool, str]:
@@ -120,9 +171,7 @@ def _wal(outcome: str, m: dict[str, Any]) -> bool:
 CLAIMS: tuple[Claim, ...] = (
     Claim("0.19.2", "S1", "without an edit API, a reword lands only if its cosine falls in "
           "[0.90, 0.95) (the operator cannot steer it)", "§6 Iteration 1, S1",
-          lambda o, m: (o == "pass") == (NEAR_DUP_THRESHOLD <= m.get("cosine_old_new", -1)
-                                          < EXACT_DUP_THRESHOLD),
-          "pass only inside the band", _method("edit", absent=True)),
+          _s1_fallback, "pass only inside the band, no write path", _write_path),
     Claim("0.20.0", "S1", "edit() rewords a block directly", "§9 step 2", _outcome("pass"),
           "pass", _method("edit")),
     Claim("0.19.2", "S2", "there is no delete; decay is inert, so unwanted blocks stay",
@@ -169,7 +218,7 @@ CLAIMS: tuple[Claim, ...] = (
           _wal, "every concurrently learned block persists, no writer errors, serialised "
           "edits both land", _WAL),
     Claim("0.19.2", "S9", "no mutation log: what changed cannot be audited",
-          "§6 Iteration 1, S9", _outcome("fail", "partial"), "fail"),
+          "§6 Iteration 1, S9", _outcome("fail", "partial"), "fail", _audit_trail),
     Claim("0.20.0", "S9", "changes are auditable (mutation log / supersession audit trail)",
           "§6 Iteration 2, S9", _outcome("pass"), "pass", _ledger),
     Claim("0.19.2", "S10", "the constitution erodes over months of use", "§2.3, §6 Iteration 1, "
@@ -206,7 +255,7 @@ def claims_table(results: Mapping[tuple[str, str], Any], releases: list[str],
         if res is None:
             if not project:  # a project-mode row holds only the scenarios it runs
                 rows.append({**base, "measured": None, "testable": None, "why": "",
-                             "verdict": "not run", "evidence": ""})
+                             "verdict": "not run", "evidence": "", "source": None})
             continue
         if setting in facts:
             testable, why = c.testable(facts[setting], {**run, "project_mode": project})
@@ -217,7 +266,7 @@ def claims_table(results: Mapping[tuple[str, str], Any], releases: list[str],
         else:
             verdict = "untestable" if testable is False else "not checked"
         rows.append({**base, "measured": res.outcome, "testable": testable, "why": why,
-                     "verdict": verdict, "evidence": res.summary})
+                     "verdict": verdict, "evidence": res.summary, "source": _source(why)})
     sizes = sizes or {}
     if "0.19.2" in sizes:
         code = sizes["0.19.2"]["code"]
@@ -246,7 +295,18 @@ def claims_table(results: Mapping[tuple[str, str], Any], releases: list[str],
                      "verdict": "untestable",
                      "evidence": f"{a:,} -> {b:,} non-blank non-comment lines"})
     return pd.DataFrame(rows, columns=["release", "scenario", "claim", "where", "doc_says",
-                                       "measured", "testable", "why", "verdict", "evidence"])
+                                       "measured", "testable", "why", "verdict", "evidence",
+                                       "source"])
+
+
+_SOURCE_LINE = re.compile(r"elfmem/[\w/]{1,200}\.py:\d{1,7}")
+
+
+def _source(why: str) -> str | None:
+    """The release file and line that decides a claim row: the first ``elfmem/<file>:<line>``
+    its reason names (None when the reason names no line)."""
+    m = _SOURCE_LINE.search(why or "")
+    return m.group(0) if m else None
 
 
 #: Which modelled iteration each shipped release stands for: 0.19.2 is the doc's baseline

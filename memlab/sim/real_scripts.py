@@ -29,8 +29,10 @@ from memlab.sim._release_common import (
     roles_in_order,
     block_rows,
     seeded_store,
+    release_write_path,
 )
 from memlab.sim.registry import ScenarioView
+from memlab.sim._write_paths import undo_paths, write_paths
 from memlab.sim.release_facts import release_facts, run_preflight
 from memlab.sim.releases import DriverError, ReleaseProcess, release_env, release_sources
 from memlab.sim.rules import grade_checks, grade_levels, grade_s6
@@ -46,6 +48,9 @@ def s1_reword(ctx: RealContext) -> ScenarioResult:
     if role not in REWORDINGS:
         raise SimulationError(f"s1_role {role!r} is not a constitutional role",
                               hint=", ".join(sorted(REWORDINGS)))
+    if ctx.params.s1_path not in ("operator", "learn"):
+        raise SimulationError(f"s1_path must be 'operator' or 'learn', not "
+                              f"{ctx.params.s1_path!r}")
     k = ctx.params.s1_reword
     if k is None:
         k = int(ctx.rng("S1", "reword").integers(len(REWORDINGS[role])))
@@ -54,12 +59,15 @@ def s1_reword(ctx: RealContext) -> ScenarioResult:
     old = role_block(block_rows(db), role)
     cosine = pair_cosine(proc, old["content"], new)
     before = llm_call_stats(proc)["total_calls"]
-    if "edit" in ctx.methods:
-        api = "edit"
+    path = release_write_path(ctx) if ctx.params.s1_path == "operator" else None
+    audit_before = _audit_rows(db, path)
+    if path is not None:
+        api = path["method"]
         proc.preload([new])
-        proc.call("edit", old["id"], new)
+        proc.call(api, old["id"], new)
     else:
-        api = "learn+consolidate (no edit API)"
+        api = ("learn+consolidate (the doc's fallback)" if ctx.params.s1_path == "learn"
+               else "learn+consolidate (no write path)")
         proc.preload([new])
         proc.call("learn", new, tags=old["tags"], category=old["category"])
         proc.request("consolidate")
@@ -71,14 +79,78 @@ def s1_reword(ctx: RealContext) -> ScenarioResult:
     m = {"api": api, "role": role, "rewording": k, "cosine_old_new": cosine,
          "new_active": bool(new_rows), "old_active": old_active, "role_tag_on_new": role_ok,
          "old_status": old_row["status"], "old_archive_reason": old_row["archive_reason"],
-         "llm_calls": llm_call_stats(proc)["total_calls"] - before}
+         "llm_calls": llm_call_stats(proc)["total_calls"] - before,
+         "write_path": None if path is None else {
+             key: path[key] for key in ("api", "writes", "audit", "ledger", "cli", "mcp")}}
     m["score"] = 1.0 if (new_rows and role_ok and not old_active) else 0.5 if new_rows else 0.0
+    # What the write recorded: the rows it added to the tables its operation inserts into
+    # (0.19.2's accept_amendment: one block_amendments row with pre/post content), and whether
+    # the release's undo path (a write path taking no text: revert_amendment) restores the
+    # old wording from it. Measured after the score, so it does not decide the cell.
+    audit = _audit_rows(db, path)
+    m["audit_rows"] = {t: audit[t] - audit_before.get(t, 0) for t in audit}
+    m["audit_keeps_before"] = _before_in(db, path, old["content"])
+    m["undo"] = _undo(ctx, db, path, old)
     outcome = grade_levels("S1", m["score"])
+    recorded = ", ".join(f"{n} {t} row{'s' * (n != 1)}" for t, n in m["audit_rows"].items()) \
+        or "no audit row in the store"
+    if path and path["ledger"]:
+        recorded += " (an event-ledger line when opened in a project)"
     summary = (f"{api}: reword of '{role}' at cosine {cosine:.3f} -> new active={bool(new_rows)},"
                f" old active={old_active} ({old_row['archive_reason'] or old_row['status']}),"
-               f" role tag on new={role_ok}")
+               f" role tag on new={role_ok}"
+               + (f"; via {path['api']} ({', '.join(path['cli'] + path['mcp'])}), recorded "
+                  f"{recorded}" + (f", undone by {m['undo']['method']} "
+                                   f"(restores the old wording: {m['undo']['restored']})"
+                                   if m["undo"] else "") if path else ""))
     proc.request("close")
     return measured_result(ctx, "S1", outcome, summary, m)
+
+
+def _audit_rows(db: Any, path: dict[str, Any] | None) -> dict[str, int]:
+    if not path or not path["audit"]:
+        return {}
+    con = sqlite3.connect(sqlite_uri(db, mode="ro"), uri=True)
+    try:
+        names = {r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+        return {t: con.execute(f'SELECT count(*) FROM "{t}"').fetchone()[0]
+                for t in path["audit"] if t in names}
+    finally:
+        con.close()
+
+
+def _before_in(db: Any, path: dict[str, Any] | None, before: str) -> bool | None:
+    """Whether a row the write path's audit tables hold carries the old wording."""
+    if not path or not path["audit"]:
+        return None
+    con = sqlite3.connect(sqlite_uri(db, mode="ro"), uri=True)
+    try:
+        names = {r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+        for t in path["audit"]:
+            if t in names and any(before in row for row in con.execute(f'SELECT * FROM "{t}"')):
+                return True
+    finally:
+        con.close()
+    return False
+
+
+def _undo(ctx: RealContext, db: Any, path: dict[str, Any] | None, old: dict[str, Any]
+          ) -> dict[str, Any] | None:
+    """Run the release's undo path (a content writer taking no text) on the newest audit row,
+    and read back whether the old wording is the block's content again."""
+    undo = undo_paths(write_paths(release_sources(ctx.release))) if path and path["audit"] else []
+    if not undo:
+        return None
+    con = sqlite3.connect(sqlite_uri(db, mode="ro"), uri=True)
+    try:
+        newest = con.execute(f'SELECT max(rowid) FROM "{path["audit"][0]}"').fetchone()[0]
+    finally:
+        con.close()
+    out = ctx.proc.attempt("call", method=undo[0]["method"], args=[newest])
+    content = next((r["content"] for r in block_rows(db) if r["id"] == old["id"]), None)
+    return {"method": undo[0]["method"], "api": undo[0]["api"], "cli": undo[0]["cli"],
+            "error": out.type if isinstance(out, DriverError) else None,
+            "restored": content == old["content"]}
 
 
 # ---- S2 -------------------------------------------------------------------------------------

@@ -7,7 +7,10 @@ the ``--resolve`` preflight (``elfmem/cli.py``), whether its corpus review calls
 chunks (``elfmem/operations/corpus_review.py``), whether its event ledger needs a project
 (``elfmem/api.py``), whether blocks have a ``pinned`` column (``elfmem/db/models.py``), whether
 consolidation runs pairwise contradiction checks (``elfmem/operations/consolidate.py``), and
-whether its engine puts SQLite in WAL mode (``elfmem/db/engine.py``).
+whether its engine puts SQLite in WAL mode (``elfmem/db/engine.py``), its write paths
+(:func:`memlab.sim._write_paths.write_paths`: the public methods that rewrite a block in place,
+with their CLI commands, MCP tools and audit tables), and per fact the file and line that
+shows it (``lines``, ``method_lines``: found by searching the installed source).
 :func:`run_preflight` runs the shipped preflight, ``elfmem doctor --resolve``, against a
 closed local port with no API key.
 """
@@ -23,6 +26,7 @@ from typing import Any
 
 from memlab._tmp import private_tempdir
 from memlab.formats import _json
+from memlab.sim._write_paths import parse_source, source_line, write_paths
 
 __all__ = ["release_facts", "run_preflight", "new_modules"]
 
@@ -43,8 +47,8 @@ def _code_names(source: str, parts: tuple[str, ...]) -> bool:
     import ast
 
     try:
-        tree = ast.parse(source)
-    except SyntaxError:
+        tree = parse_source(source)
+    except (SyntaxError, ValueError):
         return False
     for node in ast.walk(tree):
         name = (node.id if isinstance(node, ast.Name) else node.attr
@@ -66,7 +70,27 @@ def release_facts(folder: str | Path) -> dict[str, Any]:
     engine = _text(root, "db/engine.py") or ""
     cls = api[api.find("class MemorySystem"):] if "class MemorySystem" in api else ""
     methods = sorted(set(_DEF.findall(cls)))
+    offset = api[:api.find("class MemorySystem")].count("\n") if cls else 0
+    method_lines = {}
+    for m in _DEF.finditer(cls):
+        method_lines.setdefault(m.group(1), f"elfmem/api.py:{offset + cls[:m.start()].count(chr(10)) + 1}")
+    lines = {
+        "doctor_resolve": source_line(root, "cli.py", '"--resolve"'),
+        "corpus_review": source_line(root, "operations/corpus_review.py", "def review_corpus"),
+        "ledger": source_line(root, "memory/ledger.py", '"""') if (root / "memory" / "ledger.py").exists() else None,
+        "ledger_needs_project": source_line(root, "api.py", "no project root")
+        if (root / "memory" / "ledger.py").exists() else None,
+        "pinned_column": source_line(root, "db/models.py", '"pinned"'),
+        "pairwise_contradiction": source_line(root, "operations/consolidate.py",
+                                              "detect_contradiction"),
+        "wal": source_line(root, "db/engine.py", "journal_mode"),
+        "engine": source_line(root, "db/engine.py", "def create_engine"),
+        "models": source_line(root, "db/models.py", "blocks = Table("),
+    }
     return {
+        "method_lines": method_lines,
+        "write_paths": write_paths(root),
+        "lines": lines,
         "methods": methods,
         "doctor_resolve": '"--resolve"' in cli and "_doctor_preflight" in cli,
         "corpus_review": "review_corpus" in methods,

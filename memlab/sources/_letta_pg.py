@@ -292,13 +292,33 @@ def connect(dsn: str):
     conn.memlab_deadline = client_deadline()
     conn.read_only = True
     conn.isolation_level = psycopg.IsolationLevel.REPEATABLE_READ
-    # json/jsonb arrive as text, for memlab's one JSON reader (psycopg's own json.loads would
-    # let repeated keys pass unreported and raise RecursionError on deep nesting).
-    from psycopg.types.string import TextLoader
-
-    for name in ("json", "jsonb"):
-        conn.adapters.register_loader(name, TextLoader)
+    # Text of every kind as str, decoded here: invalid UTF-8 is a BadText (U+FFFD for the bad
+    # bytes), which the loader reports by row. json/jsonb too, for memlab's one JSON reader
+    # (psycopg's own json.loads would let repeated keys pass unreported and raise
+    # RecursionError on deep nesting).
+    for name in ("text", "varchar", "bpchar", "name", '"char"', "json", "jsonb"):
+        conn.adapters.register_loader(name, _text_loader(psycopg))
+    try:
+        if conn.info.parameter_status("server_encoding") == "SQL_ASCII":
+            # A database that checks no encoding: its bytes as they are (a UTF-8 client would
+            # have the server refuse the first byte that is not UTF-8), decoded above.
+            conn.execute("SELECT pg_catalog.set_config('client_encoding', 'SQL_ASCII', false)")
+    except psycopg.Error as exc:
+        conn.close()
+        raise refusal(exc, shown) from exc
     return conn
+
+
+def _text_loader(psycopg) -> type:
+    from psycopg.adapt import Loader
+
+    from memlab.sources._sqlite_snapshot import decode_text
+
+    class Text(Loader):
+        def load(self, data) -> str:
+            return decode_text(bytes(data))
+
+    return Text
 
 
 _CLASSES: dict[int, type] = {}

@@ -256,3 +256,28 @@ def test_a_line_merged_into_a_worker_is_not_the_workers(tmp_path):
     assert got[own] == ("letta/memory-worker/w1", "memory_worker", "memory_worker")
     assert got[scratch] == ("(merged into letta/memory-worker/w1)", "other", "agent")
     assert {got[s] for s in base} == {("main", "main", "agent")}
+
+
+def test_line_order_from_a_ref_table():
+    """The claiming order and roles for a ref table as for-each-ref reads it."""
+    tips = {"refs/heads/aaa": "1", "refs/heads/main": "2", "refs/heads/letta/memory-worker/w": "3",
+            "refs/remotes/origin/main": "4", "refs/remotes/up/main": "5",
+            "refs/remotes/origin/letta/reflection/r": "6", "refs/tags/v1": "7",
+            "refs/heads/zzz": "8"}
+    order = _git_branches.line_order(tips, {"refs/heads/main": "refs/remotes/up/main"},
+                                     {"refs/remotes/origin/HEAD": "refs/remotes/origin/main"},
+                                     "9", None)
+    assert order == [("main", "main", "2"), ("up/main", "main", "5"),
+                     ("aaa", "other", "1"), ("letta/memory-worker/w", "memory_worker", "3"),
+                     ("zzz", "other", "8"), ("origin/letta/reflection/r", "reflection", "6"),
+                     ("origin/main", "main", "4"), ("tags/v1", "other", "7"),
+                     ("HEAD", "main", "9")]
+    # No local main or master: HEAD's branch is the main line, whatever its name, and the
+    # remote's branch of that name its upstream; with no local branch at all, the remote's HEAD.
+    order = _git_branches.line_order({"refs/heads/trunk": "1", "refs/remotes/origin/trunk": "2",
+                                      "refs/heads/aaa": "3"}, {}, {}, "1", "refs/heads/trunk")
+    assert order[:2] == [("trunk", "main", "1"), ("origin/trunk", "main", "2")]
+    order = _git_branches.line_order({"refs/remotes/origin/dev": "1", "refs/remotes/origin/aaa": "2"},
+                                     {}, {"refs/remotes/origin/HEAD": "refs/remotes/origin/dev"},
+                                     None, None)
+    assert order == [("origin/dev", "main", "1"), ("origin/aaa", "other", "2")]

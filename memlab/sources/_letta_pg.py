@@ -37,11 +37,12 @@ from __future__ import annotations
 import os
 import urllib.parse
 
-from memlab.constants import PG_FIRST_NORMAL_OID, PG_LOCK_TIMEOUT_MS, PG_STATEMENT_TIMEOUT_MS
+from memlab.constants import (PG_CLIENT_GRACE_MS, PG_CONNECT_TIMEOUT_MS, PG_FIRST_NORMAL_OID,
+                              PG_LOCK_TIMEOUT_MS, PG_STATEMENT_TIMEOUT_MS)
 from memlab.errors import InvalidArgument, MissingExtra, SourceError, UnsafeDatabase
 
 __all__ = ["SCHEMA", "SEARCH_PATH", "DANGEROUS_ROLES", "STATEMENT_TIMEOUT_ENV", "LOCK_TIMEOUT_ENV",
-           "timeouts", "startup_options", "pin_session", "check_role", "guarded_tables",
+           "CONNECT_TIMEOUT_ENV", "timeouts", "connect_timeout", "client_deadline", "startup_options", "pin_session", "check_role", "guarded_tables",
            "qualified", "redact_dsn", "connect", "refusal"]
 
 #: The schema Letta's alembic migrations create its tables in.
@@ -51,6 +52,7 @@ SEARCH_PATH = "pg_catalog, pg_temp"
 DANGEROUS_ROLES = ("pg_execute_server_program", "pg_read_server_files", "pg_write_server_files")
 STATEMENT_TIMEOUT_ENV = "MEMLAB_PG_STATEMENT_TIMEOUT"
 LOCK_TIMEOUT_ENV = "MEMLAB_PG_LOCK_TIMEOUT"
+CONNECT_TIMEOUT_ENV = "MEMLAB_PG_CONNECT_TIMEOUT"
 
 _KINDS = {"v": "a view", "m": "a materialized view", "f": "a foreign table",
           "p": "a partitioned table", "S": "a sequence", "i": "an index", "I": "an index",
@@ -86,6 +88,19 @@ def timeouts() -> tuple[int, int]:
     """(statement_timeout, lock_timeout) in milliseconds: the environment's, else the defaults."""
     return (_env_ms(STATEMENT_TIMEOUT_ENV, PG_STATEMENT_TIMEOUT_MS),
             _env_ms(LOCK_TIMEOUT_ENV, PG_LOCK_TIMEOUT_MS))
+
+
+def connect_timeout() -> int:
+    """How long connecting may take, in whole seconds as libpq counts them (at least 2)."""
+    ms = _env_ms(CONNECT_TIMEOUT_ENV, PG_CONNECT_TIMEOUT_MS)
+    return max(2, -(-ms // 1000))
+
+
+def client_deadline() -> float:
+    """memlab's own wall-clock limit on one statement, in seconds: the statement timeout the
+    server enforces, plus :data:`~memlab.constants.PG_CLIENT_GRACE_MS` (a silent server, or one
+    that sends NOTICE messages forever, never enforces it)."""
+    return (timeouts()[0] + PG_CLIENT_GRACE_MS) / 1000
 
 
 def _settings() -> dict[str, str]:
@@ -258,22 +273,88 @@ def connect(dsn: str):
                            feature="reading a Letta PostgreSQL database") from exc
     shown = redact_dsn(dsn)
     options = startup_options()  # before connecting: a bad MEMLAB_PG_* is an InvalidArgument
+    seconds = connect_timeout()
     try:
-        conn = psycopg.connect(dsn, connect_timeout=10, autocommit=False, options=options)
+        conn = _deadline_class(psycopg).connect(
+            dsn, connect_timeout=seconds, autocommit=False, options=options,
+            client_encoding="UTF8")  # an SQL_ASCII database's bytes come back as text
+    except psycopg.errors.ConnectionTimeout as exc:
+        raise SourceError(f"cannot connect to PostgreSQL at {shown}: no answer within "
+                          f"memlab's connect timeout ({seconds} s)",
+                          hint=f"check the server is up and answering, or raise "
+                               f"{CONNECT_TIMEOUT_ENV} (milliseconds)") from exc
     except psycopg.Error as exc:
         first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
         raise SourceError(f"cannot connect to PostgreSQL at {shown}: {first}",
                           hint="check host, port, database name and credentials; memlab needs "
                                "only SELECT on Letta's tables") from exc
+    conn.memlab_shown = shown
+    conn.memlab_deadline = client_deadline()
     conn.read_only = True
     conn.isolation_level = psycopg.IsolationLevel.REPEATABLE_READ
-    # json/jsonb arrive as text, for memlab's one JSON reader (psycopg's own json.loads would
-    # let repeated keys pass unreported and raise RecursionError on deep nesting).
-    from psycopg.types.string import TextLoader
-
-    for name in ("json", "jsonb"):
-        conn.adapters.register_loader(name, TextLoader)
+    # Text of every kind as str, decoded here: invalid UTF-8 is a BadText (U+FFFD for the bad
+    # bytes), which the loader reports by row. json/jsonb too, for memlab's one JSON reader
+    # (psycopg's own json.loads would let repeated keys pass unreported and raise
+    # RecursionError on deep nesting).
+    for name in ("text", "varchar", "bpchar", "name", '"char"', "json", "jsonb"):
+        conn.adapters.register_loader(name, _text_loader(psycopg))
+    try:
+        if conn.info.parameter_status("server_encoding") == "SQL_ASCII":
+            # A database that checks no encoding: its bytes as they are (a UTF-8 client would
+            # have the server refuse the first byte that is not UTF-8), decoded above.
+            conn.execute("SELECT pg_catalog.set_config('client_encoding', 'SQL_ASCII', false)")
+    except psycopg.Error as exc:
+        conn.close()
+        raise refusal(exc, shown) from exc
     return conn
+
+
+def _text_loader(psycopg) -> type:
+    from psycopg.adapt import Loader
+
+    from memlab.sources._sqlite_snapshot import decode_text
+
+    class Text(Loader):
+        def load(self, data) -> str:
+            return decode_text(bytes(data))
+
+    return Text
+
+
+_CLASSES: dict[int, type] = {}
+
+
+def _deadline_class(psycopg) -> type:
+    """A ``psycopg.Connection`` whose every wait on the server (each statement, its results,
+    commit and rollback) ends after :func:`client_deadline` seconds by memlab's clock: the
+    connection is closed and the read stops with one line naming the limit's variable."""
+    if id(psycopg) in _CLASSES:
+        return _CLASSES[id(psycopg)]
+
+    class DeadlineConnection(psycopg.Connection):
+        memlab_deadline: float | None = None
+        memlab_shown = ""
+
+        def wait(self, gen, interval=0.1, timeout=None):
+            limit = self.memlab_deadline
+            if limit is not None:
+                timeout = limit if timeout is None else min(timeout, limit)
+            try:
+                return super().wait(gen, interval=interval, timeout=timeout)
+            except psycopg.errors._WaitTimeout as exc:
+                if limit is None or (timeout is not None and timeout < limit):
+                    raise  # psycopg's own shorter wait (a cancel): its business
+                self.close()  # the server is not answering: nothing more is sent or awaited
+                raise SourceError(
+                    f"PostgreSQL at {self.memlab_shown}: no answer to a read within memlab's "
+                    f"client deadline ({limit:g} s: the statement timeout plus "
+                    f"{PG_CLIENT_GRACE_MS} ms); the server stopped answering or kept sending "
+                    "messages without a result",
+                    hint=f"check the server; raise {STATEMENT_TIMEOUT_ENV} (milliseconds) for "
+                         "a very large one") from exc
+
+    _CLASSES[id(psycopg)] = DeadlineConnection
+    return DeadlineConnection
 
 
 def refusal(exc, shown: str) -> SourceError:

@@ -499,8 +499,9 @@ def load_letta_server(dsn_or_path: str | Path) -> Store:
             except psycopg.Error as exc:
                 raise refusal(exc, shown) from exc
         finally:
-            conn.rollback()
-            conn.close()
+            if not conn.closed:  # closed: the client deadline ended it (nothing to roll back)
+                conn.rollback()
+                conn.close()
     from memlab.sources._sqlite_snapshot import read_snapshot
 
     p = Path(dsn_or_path).expanduser()

@@ -40,7 +40,7 @@ from typing import Any, Iterable
 
 __all__ = ["LINE_BREAKS", "visible", "terminal_line", "terminal_lines", "md_line", "plot_text", "commit_line", "html",
            "controls_visible",
-           "py_literal", "comment", "split_lines"]
+           "py_literal", "comment", "split_lines", "quote"]
 
 #: Every character Python's ``str.splitlines``, a terminal or a markdown renderer treats as
 #: the end of a line.
@@ -159,3 +159,8 @@ def split_lines(text: str) -> list[str]:
     tick reader, its untick-and-compare tamper check) splits with this and nothing else.
     """
     return text.replace("\r\n", "\n").split("\n")
+
+
+def quote(name: str) -> str:
+    """An SQL identifier (SQLite, PostgreSQL, DuckDB): in double quotes, each ``"`` doubled."""
+    return '"' + str(name).replace('"', '""') + '"'

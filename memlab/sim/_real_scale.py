@@ -7,6 +7,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
+from memlab._escape import quote
 from memlab.errors import SimulationError
 from memlab.sim._texts import NoteMaker, note_variants
 from memlab.sim._release_common import (
@@ -224,7 +225,7 @@ def _kept_in(db: Any, markers: list[str]) -> dict[str, list[str]]:
         tables = [r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type='table'")
                   if r[0] != "blocks"]
         for t in tables:
-            for row in con.execute(f'SELECT * FROM "{t}"'):
+            for row in con.execute(f'SELECT * FROM {quote(t)}'):
                 for v in row:
                     if isinstance(v, str):
                         for mk in markers:

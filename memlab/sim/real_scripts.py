@@ -14,6 +14,7 @@ import sqlite3
 from collections.abc import Mapping
 from typing import Any, Callable
 
+from memlab._escape import quote
 from memlab._files import sqlite_uri
 from memlab.constants import EXACT_DUP_THRESHOLD, NEAR_DUP_THRESHOLD
 from memlab.errors import SimulationError
@@ -113,7 +114,7 @@ def _audit_rows(db: Any, path: dict[str, Any] | None) -> dict[str, int]:
     con = sqlite3.connect(sqlite_uri(db, mode="ro"), uri=True)
     try:
         names = {r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type='table'")}
-        return {t: con.execute(f'SELECT count(*) FROM "{t}"').fetchone()[0]
+        return {t: con.execute(f'SELECT count(*) FROM {quote(t)}').fetchone()[0]
                 for t in path["audit"] if t in names}
     finally:
         con.close()
@@ -127,7 +128,7 @@ def _before_in(db: Any, path: dict[str, Any] | None, before: str) -> bool | None
     try:
         names = {r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type='table'")}
         for t in path["audit"]:
-            if t in names and any(before in row for row in con.execute(f'SELECT * FROM "{t}"')):
+            if t in names and any(before in row for row in con.execute(f'SELECT * FROM {quote(t)}')):
                 return True
     finally:
         con.close()
@@ -143,7 +144,7 @@ def _undo(ctx: RealContext, db: Any, path: dict[str, Any] | None, old: dict[str,
         return None
     con = sqlite3.connect(sqlite_uri(db, mode="ro"), uri=True)
     try:
-        newest = con.execute(f'SELECT max(rowid) FROM "{path["audit"][0]}"').fetchone()[0]
+        newest = con.execute(f'SELECT max(rowid) FROM {quote(path["audit"][0])}').fetchone()[0]
     finally:
         con.close()
     out = ctx.proc.attempt("call", method=undo[0]["method"], args=[newest])

@@ -12,6 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from memlab._escape import quote
 from memlab.errors import UnsupportedSchema
 
 if TYPE_CHECKING:
@@ -107,8 +108,7 @@ def release_guess(schema_version: int, columns: dict[str, list[str]]) -> str:
     return _RELEASES.get(schema_version, "unknown")
 
 
-def q(name: str) -> str:
-    return '"' + name.replace('"', '""') + '"'
+q = quote  # the SQL identifier quoting of memlab._escape, by its short local name
 
 
 def read_schema_version(raw: list[tuple[Any, Any]], reader: Reader, path: Path

@@ -12,14 +12,11 @@ from __future__ import annotations
 
 import pandas as pd
 
+from memlab._escape import quote
 from memlab.constants import MAX_VALUE_BYTES
 from memlab.sources._letta_pg import check_role, guarded_tables, pin_session, qualified
 
 __all__ = ["quote", "Source", "SQLiteSource", "PostgresSource"]
-
-
-def quote(name: str) -> str:
-    return '"' + name.replace('"', '""') + '"'
 
 
 class Source:

@@ -223,6 +223,26 @@ def test_bare_mirror_loads_and_says_it_keeps_no_reflog(tmp_path):
     assert "bare" in audit.headline["integrity_reason"]
 
 
+def test_a_bare_clone_loads_as_its_checkout_does(tmp_path):
+    """A server-side copy (``git clone --bare``) of the bundled v2 sample: the same files and
+    history as a checkout of it, and integrity not judged (no reflog), never 0."""
+    from memlab.sources.memfs import unpack_bundle
+
+    bundle = (Path(__file__).resolve().parents[1] / "data" / "samples" / "memfs"
+              / "letta-code-v2.bundle")
+    bare = tmp_path / "memory.git"
+    git(tmp_path, "clone", "-q", "--bare", str(bundle), str(bare))
+    checkout = memlab.load(unpack_bundle(bundle, tmp_path / "unpacked"))
+    store = memlab.load(bare)
+    assert store.kind == checkout.kind == "letta_memfs"
+    assert store.meta["layout"] == checkout.meta["layout"]
+    assert sorted(store.files["path"]) == sorted(checkout.files["path"])
+    assert set(store.history["sha"]) == set(checkout.history["sha"])
+    audit = memlab.audit(store)
+    assert audit.tables["integrity"].empty and audit.headline["integrity_findings"] is None
+    assert memlab.audit(checkout).headline["integrity_findings"] == 0
+
+
 # --------------------------------------------------------------------------- true rewrites: 1 row
 
 def one_row(path: Path) -> dict:

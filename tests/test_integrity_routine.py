@@ -141,6 +141,20 @@ def test_a_reflection_worktree_merged_back(tmp_path):
     assert_clean(clone)
 
 
+def test_a_discarded_reflection_worktree(tmp_path):
+    """finalizeReflectionMemoryWorktree with ``discard``: ``git worktree remove --force <dir>``
+    then ``git branch -D <branch>``; its commits are let go of on purpose."""
+    server = seeded_server(tmp_path)
+    clone = agent_clone(server, tmp_path)
+    wt = clone.parent / "memory-worktrees" / "reflection-20261207"
+    branch = "letta/reflection/20261207"
+    git(clone, "worktree", "add", "-q", str(wt), "-b", branch, git(clone, "rev-parse", "HEAD"))
+    commit(wt, "reflection: a thought not kept", {"system/maybe.md": block("no")}, env=LETTA_CODE)
+    git(clone, "worktree", "remove", "--force", str(wt))
+    git(clone, "branch", "-q", "-D", branch)
+    assert_clean(clone)
+
+
 def test_a_memory_worker_branch_in_flight(tmp_path):
     server = seeded_server(tmp_path)
     clone = agent_clone(server, tmp_path)

@@ -18,9 +18,12 @@ The evidence is what git recorded: each reflog entry says what it was (``commit 
   reflog (checkouts, a detached HEAD) and the stash are never rewrites.
 * **unrelated_upstream**: a branch and its remote namesake share no commit now, while the
   reflogs show they did (a remote history replaced under a clone that has not followed).
-* **unreachable_commits**: commits the object store holds that no ref and no reflog reaches (a
-  deleted branch, an expired reflog), except a dropped stash's own commits. Read-only: the
-  object store is listed with ``cat-file --batch-all-objects``, never ``fsck --lost-found``.
+* **unreachable_commits**, only where the reflogs cannot tell (none, expired, not read):
+  commits the object store holds that no ref and no reflog reaches, except a dropped stash's own
+  commits. Read-only: the object store is listed with ``cat-file --batch-all-objects``, never
+  ``fsck --lost-found``. Where the reflogs are whole, commits they do not reach were let go of
+  on purpose (a deleted branch, Letta Code discarding a reflection worktree with ``branch -D``)
+  and are no row.
 
 Two root commits are not a finding (an orphan README branch on a mirror), nor is a shallow
 clone's boundary (it is no root). When the reflogs are absent (a bare mirror), empty (expired)
@@ -256,7 +259,7 @@ def memfs_rows(repo: Path) -> Verdict:
     graph = Graph(repo, _shallow(common))
     held = graph.reach(_holders(graph, logs, common))
     rewrites, gone, skipped = _rewrites(graph, logs, held)
-    rows = rewrites + _upstreams(graph, logs) + _unreachable(graph, logs, held)
+    rows = rewrites + _upstreams(graph, logs)
     reasons = list(logs.unread)
     if not logs.lines:
         bare = not os.path.isdir(repo / ".git") and gdir == repo
@@ -268,6 +271,9 @@ def memfs_rows(repo: Path) -> Verdict:
     if skipped:
         reasons.append(f"{skipped} older rewrite(s) not judged (over {MAX_REWRITES})")
     checked = not reasons
+    if not checked:
+        # the reflogs cannot say what happened: what the object store still holds can
+        rows += _unreachable(graph, logs, held)
     if gone:
         reasons.append(f"{gone} reflog entr(ies) name commits the object store no longer holds "
                        "(pruned): those moves were not judged")

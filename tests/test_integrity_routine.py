@@ -303,6 +303,19 @@ def test_an_amend_is_one_row(tmp_path):
     assert (row["kind"], row["sha"], row["lost"]) == ("amended", old, 1)
 
 
+def test_an_amend_then_a_forced_push_is_one_row_naming_both(tmp_path):
+    server = seeded_server(tmp_path)
+    clone = agent_clone(server, tmp_path)
+    old = commit(clone, "Update system/human block", {"system/human.md": block("B")})
+    git(clone, "push", "-q", "origin", "main")
+    (clone / "system" / "human.md").write_text(block("C"))
+    git(clone, "commit", "-q", "-a", "--amend", "-m", "Update system/human block")
+    git(clone, "push", "-q", "--force", "origin", "main")
+    row = one_row(clone)  # the push let go of it last: the server no longer has it either
+    assert (row["ref"], row["sha"], row["lost"]) == ("refs/remotes/origin/main", old, 1)
+    assert "commit (amend)" in row["detail"] and "update by push" in row["evidence"]
+
+
 def test_a_message_only_amend_loses_nothing(tmp_path):
     server = seeded_server(tmp_path)
     clone = agent_clone(server, tmp_path)

@@ -280,6 +280,13 @@ def test_server_force_push_then_the_clone_fetches_and_resets(tmp_path):
     assert "unrelated history" in row["detail"] and "letta-ai/letta-code#2203" in row["detail"]
     assert f"git branch recovered-{old[:12]} {old}" in row["detail"]
     assert "reset: moving to origin/main" in row["evidence"]
+    # the server's own copy (bare: no reflog) cannot say what happened, but still holds the
+    # history it replaced until its next gc: listed, and the headline is None, not 0
+    server_audit = memlab.audit(server)
+    assert server_audit.headline["integrity_findings"] is None
+    listed = server_audit.tables["integrity"]
+    assert listed["kind"].astype(str).tolist() == ["unreachable_commits"]
+    assert (listed["sha"].iloc[0], listed["lost"].iloc[0]) == (old, 4)
 
 
 def test_a_reset_away_from_unpushed_work(tmp_path):

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 import memlab
+from memlab.audits._integrity import memfs_integrity
 from memlab.sources.memfs import unpack_bundle
 
 from letta_server_fixtures import SQLITE_DB, SQLITE_PLAIN, letta_pg  # noqa: F401
@@ -120,6 +121,18 @@ def test_the_audit_writes_nothing_into_the_repository(server_and_clone):
     after = sorted((p.relative_to(clone).as_posix(), p.stat().st_mtime_ns, p.stat().st_size)
                    for p in (clone / ".git").rglob("*") if p.is_file())
     assert before == after
+
+
+def test_memlabs_own_migration_has_no_integrity_finding(tmp_path):
+    """memlab's migration writes its commits and moves branches with compare-and-swap
+    ``update-ref`` (reflogged): what it makes is checked (reflogs present) and clean."""
+    out = tmp_path / "migrated"
+    memlab.migrate(str(SQLITE_DB), str(out), to="letta", retrieval=False)
+    repos = sorted(p.parent for p in out.rglob(".git"))
+    assert len(repos) >= 3
+    for repo in repos:
+        found = memfs_integrity(memlab.load(repo))
+        assert found.empty and found.attrs["checked"], (repo, found.attrs["reason"])
 
 
 # --------------------------------------------------------------------------- Letta server

@@ -112,9 +112,14 @@ def test_hostile_reflog_lines_are_skipped_or_read_without_error(tmp_path):
         fh.write(f"{shas[0]} {shas[1]} " + "x <" * 150_000 + " 1 +0000\tlong\n")  # ~450 KB line
         fh.write(f"{zero} {shas[2]} User <u@x> 1700000000 +0000\t" + "m" * 200_000 + "\n")
         fh.write("not a reflog line at all\n")
+        # a reset dated in the year 3000 (past 2262, where nanosecond timestamps end)
+        fh.write(f"{shas[1]} {shas[-1]} User <u@x> 32503680000 +0000\treset: moving to side\n")
     found = memlab.audit(repo)
-    assert found.headline["integrity_findings"] == 1  # still the reset, nothing else
-    assert found.tables["integrity"]["kind"].astype(str).tolist() == ["reset_away"]
+    rows = found.tables["integrity"]
+    assert rows["kind"].astype(str).tolist() == ["reset_away", "reset_away"]
+    assert found.headline["integrity_findings"] == 2
+    assert rows["when"].iloc[1].year == 3000
+    assert rows["lost"].tolist() == [1, 1]  # each lost commit belongs to the last entry
 
 
 def test_a_reflog_that_is_a_symlink_is_not_followed_and_is_named(tmp_path):

@@ -141,6 +141,20 @@ def test_a_reflection_worktree_merged_back(tmp_path):
     assert_clean(clone)
 
 
+def test_a_discarded_reflection_worktree(tmp_path):
+    """finalizeReflectionMemoryWorktree with ``discard``: ``git worktree remove --force <dir>``
+    then ``git branch -D <branch>``; its commits are let go of on purpose."""
+    server = seeded_server(tmp_path)
+    clone = agent_clone(server, tmp_path)
+    wt = clone.parent / "memory-worktrees" / "reflection-20261207"
+    branch = "letta/reflection/20261207"
+    git(clone, "worktree", "add", "-q", str(wt), "-b", branch, git(clone, "rev-parse", "HEAD"))
+    commit(wt, "reflection: a thought not kept", {"system/maybe.md": block("no")}, env=LETTA_CODE)
+    git(clone, "worktree", "remove", "--force", str(wt))
+    git(clone, "branch", "-q", "-D", branch)
+    assert_clean(clone)
+
+
 def test_a_memory_worker_branch_in_flight(tmp_path):
     server = seeded_server(tmp_path)
     clone = agent_clone(server, tmp_path)
@@ -223,6 +237,26 @@ def test_bare_mirror_loads_and_says_it_keeps_no_reflog(tmp_path):
     assert "bare" in audit.headline["integrity_reason"]
 
 
+def test_a_bare_clone_loads_as_its_checkout_does(tmp_path):
+    """A server-side copy (``git clone --bare``) of the bundled v2 sample: the same files and
+    history as a checkout of it, and integrity not judged (no reflog), never 0."""
+    from memlab.sources.memfs import unpack_bundle
+
+    bundle = (Path(__file__).resolve().parents[1] / "data" / "samples" / "memfs"
+              / "letta-code-v2.bundle")
+    bare = tmp_path / "memory.git"
+    git(tmp_path, "clone", "-q", "--bare", str(bundle), str(bare))
+    checkout = memlab.load(unpack_bundle(bundle, tmp_path / "unpacked"))
+    store = memlab.load(bare)
+    assert store.kind == checkout.kind == "letta_memfs"
+    assert store.meta["layout"] == checkout.meta["layout"]
+    assert sorted(store.files["path"]) == sorted(checkout.files["path"])
+    assert set(store.history["sha"]) == set(checkout.history["sha"])
+    audit = memlab.audit(store)
+    assert audit.tables["integrity"].empty and audit.headline["integrity_findings"] is None
+    assert memlab.audit(checkout).headline["integrity_findings"] == 0
+
+
 # --------------------------------------------------------------------------- true rewrites: 1 row
 
 def one_row(path: Path) -> dict:
@@ -246,6 +280,13 @@ def test_server_force_push_then_the_clone_fetches_and_resets(tmp_path):
     assert "unrelated history" in row["detail"] and "letta-ai/letta-code#2203" in row["detail"]
     assert f"git branch recovered-{old[:12]} {old}" in row["detail"]
     assert "reset: moving to origin/main" in row["evidence"]
+    # the server's own copy (bare: no reflog) cannot say what happened, but still holds the
+    # history it replaced until its next gc: listed, and the headline is None, not 0
+    server_audit = memlab.audit(server)
+    assert server_audit.headline["integrity_findings"] is None
+    listed = server_audit.tables["integrity"]
+    assert listed["kind"].astype(str).tolist() == ["unreachable_commits"]
+    assert (listed["sha"].iloc[0], listed["lost"].iloc[0]) == (old, 4)
 
 
 def test_a_reset_away_from_unpushed_work(tmp_path):
@@ -267,6 +308,19 @@ def test_an_amend_is_one_row(tmp_path):
     git(clone, "commit", "-q", "-a", "--amend", "-m", "Update system/human block")
     row = one_row(clone)
     assert (row["kind"], row["sha"], row["lost"]) == ("amended", old, 1)
+
+
+def test_an_amend_then_a_forced_push_is_one_row_naming_both(tmp_path):
+    server = seeded_server(tmp_path)
+    clone = agent_clone(server, tmp_path)
+    old = commit(clone, "Update system/human block", {"system/human.md": block("B")})
+    git(clone, "push", "-q", "origin", "main")
+    (clone / "system" / "human.md").write_text(block("C"))
+    git(clone, "commit", "-q", "-a", "--amend", "-m", "Update system/human block")
+    git(clone, "push", "-q", "--force", "origin", "main")
+    row = one_row(clone)  # the push let go of it last: the server no longer has it either
+    assert (row["ref"], row["sha"], row["lost"]) == ("refs/remotes/origin/main", old, 1)
+    assert "commit (amend)" in row["detail"] and "update by push" in row["evidence"]
 
 
 def test_a_message_only_amend_loses_nothing(tmp_path):

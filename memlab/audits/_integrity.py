@@ -7,10 +7,11 @@
   remote-tracking ref stopped containing commits that no ref of any kind holds now and whose
   change was not re-applied, with ``lost`` and ``reapplied`` counts, the reflog line as
   ``evidence`` and the command that recovers them), ``unrelated_upstream`` (a branch and its
-  remote namesake share no commit now but did before) and ``unreachable_commits`` (commits no
-  ref or reflog reaches). Routine work is no row: checkouts, the stash, a rebase or pull that
-  re-applied every change, a reset whose old head a ref keeps (Letta Code's
-  ``refs/letta-backup/pre-sync-*``), worktrees, ``gc``, shallow clones, unrelated branches.
+  remote namesake share no commit now but did before) and ``unreachable_commits`` (where the
+  reflogs are gone: commits no ref or reflog reaches). Routine work is no row: checkouts, the
+  stash, a rebase or pull that re-applied every change, a reset whose old head a ref keeps
+  (Letta Code's ``refs/letta-backup/pre-sync-*``), worktrees, ``gc``, shallow clones,
+  unrelated branches.
   Where the reflogs are gone, ``attrs["checked"]`` is False with ``attrs["reason"]``.
 * :func:`letta_server_integrity`: checkpoint chains of a Letta server (``block`` /
   ``block_history``): ``sequence_gap`` / ``sequence_duplicate``, ``dangling_current`` (the

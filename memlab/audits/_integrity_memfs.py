@@ -18,9 +18,12 @@ The evidence is what git recorded: each reflog entry says what it was (``commit 
   reflog (checkouts, a detached HEAD) and the stash are never rewrites.
 * **unrelated_upstream**: a branch and its remote namesake share no commit now, while the
   reflogs show they did (a remote history replaced under a clone that has not followed).
-* **unreachable_commits**: commits the object store holds that no ref and no reflog reaches (a
-  deleted branch, an expired reflog), except a dropped stash's own commits. Read-only: the
-  object store is listed with ``cat-file --batch-all-objects``, never ``fsck --lost-found``.
+* **unreachable_commits**, only where the reflogs cannot tell (none, expired, not read):
+  commits the object store holds that no ref and no reflog reaches, except a dropped stash's own
+  commits. Read-only: the object store is listed with ``cat-file --batch-all-objects``, never
+  ``fsck --lost-found``. Where the reflogs are whole, commits they do not reach were let go of
+  on purpose (a deleted branch, Letta Code discarding a reflection worktree with ``branch -D``)
+  and are no row.
 
 Two root commits are not a finding (an orphan README branch on a mirror), nor is a shallow
 clone's boundary (it is no root). When the reflogs are absent (a bare mirror), empty (expired)
@@ -101,6 +104,12 @@ def _kind(message: str) -> str:
     return "forced_update"
 
 
+def _rank(e: Entry) -> int:
+    if not e.ref.startswith("refs/remotes/"):
+        return 1
+    return 2 if e.message.startswith("update by push") else 0
+
+
 def _backfill_note(graph: Graph, tip: str) -> str:
     """A Letta server "Initial commit" + "Backfill …" chain under ``tip``
     (letta-ai/letta-code#2203), as words, or ""."""
@@ -132,9 +141,10 @@ def _rewrites(graph: Graph, logs: Reflogs, held: set[str]) -> tuple[list[dict], 
             moves.append(e)
     if not moves:
         return [], gone, 0
-    # Oldest first; within one second a remote-tracking ref's move (a fetch) comes before a
-    # branch's (the clone follows it: reset, rebase, merge), then the reflog's own order.
-    moves.sort(key=lambda e: (e.when or 0, not e.ref.startswith("refs/remotes/"), e.line))
+    # Oldest first; within one second a remote-tracking ref's fetch comes before a branch's
+    # move (the clone follows it: reset, rebase, merge) and its push after (a branch's commit,
+    # amend or rebase is pushed), then the reflog's own order.
+    moves.sort(key=lambda e: (e.when or 0, _rank(e), e.line))
     skipped = max(0, len(moves) - MAX_REWRITES)
     events = [(e, graph.ancestors(e.old) - graph.ancestors(e.new)) for e in moves[skipped:]]
     owner: dict[str, int] = {}
@@ -152,13 +162,13 @@ def _rewrites(graph: Graph, logs: Reflogs, held: set[str]) -> tuple[list[dict], 
         now = graph.refs.get(e.ref)
         if now and graph.has(now):
             pool |= graph.ancestors(now) - graph.ancestors(e.old)
-        plans.append((e, mine, free, pool))
+        plans.append((i, e, mine, free, pool))
         wanted += sorted(free) + sorted(pool)
     if not plans:
         return [], gone, skipped
     patches = graph.patches(wanted)
     rows = []
-    for e, mine, free, pool in plans:
+    for i, e, mine, free, pool in plans:
         applied = {patches[c][0] for c in pool if c in patches and patches[c][0]}
         compared = [c for c in free if c in patches]
         reapplied = [c for c in compared if patches[c][0] and patches[c][0] in applied]
@@ -169,6 +179,8 @@ def _rewrites(graph: Graph, logs: Reflogs, held: set[str]) -> tuple[list[dict], 
         unknown = [c for c in lost if c not in patches]
         files = sum(patches[c][1] for c in lost if c in patches)
         added = sum(patches[c][2] for c in lost if c in patches)
+        before = [f"{p.ref} {p.message[:80]!r}" for p, dropped in events[:i]
+                  if not dropped.isdisjoint(lost)][-3:]
         unrelated = not graph.related(e.old, e.new)
         where = (f"to {e.new[:12]}, an unrelated history (no commit in common)"
                  + _backfill_note(graph, e.new)) if unrelated else f"to {e.new[:12]}"
@@ -177,7 +189,9 @@ def _rewrites(graph: Graph, logs: Reflogs, held: set[str]) -> tuple[list[dict], 
                   f"re-applied: {files} file(s), {added} line(s) added"
                   + (f"; {len(unknown)} not compared, over memlab's patch cap" if unknown else "")
                   + f"), {len(reapplied)} re-applied, {len(mine) - len(free)} still on other "
-                  f"refs. Still in the object store: git branch recovered-{e.old[:12]} {e.old}")
+                  f"refs"
+                  + (f"; they had already left {'; '.join(before)}" if before else "")
+                  + f". Still in the object store: git branch recovered-{e.old[:12]} {e.old}")
         rows.append({"kind": _kind(e.message), "ref": e.ref, "sha": e.old, "when": _when(e),
                      "detail": detail, "produced_by": "git", "lost": len(lost),
                      "reapplied": len(reapplied), "evidence": f"reflog of {e.ref}, line {e.line}: "
@@ -256,7 +270,7 @@ def memfs_rows(repo: Path) -> Verdict:
     graph = Graph(repo, _shallow(common))
     held = graph.reach(_holders(graph, logs, common))
     rewrites, gone, skipped = _rewrites(graph, logs, held)
-    rows = rewrites + _upstreams(graph, logs) + _unreachable(graph, logs, held)
+    rows = rewrites + _upstreams(graph, logs)
     reasons = list(logs.unread)
     if not logs.lines:
         bare = not os.path.isdir(repo / ".git") and gdir == repo
@@ -268,6 +282,9 @@ def memfs_rows(repo: Path) -> Verdict:
     if skipped:
         reasons.append(f"{skipped} older rewrite(s) not judged (over {MAX_REWRITES})")
     checked = not reasons
+    if not checked:
+        # the reflogs cannot say what happened: what the object store still holds can
+        rows += _unreachable(graph, logs, held)
     if gone:
         reasons.append(f"{gone} reflog entr(ies) name commits the object store no longer holds "
                        "(pruned): those moves were not judged")

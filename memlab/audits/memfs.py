@@ -56,9 +56,11 @@ def audit_memfs(store: Store | str | Path, *, as_of: Any = None, **_: Any) -> Au
     audited commit), ``constraints`` (each error Letta Code 0.34.12's validator and v2 hook report on the
     audited tree, under the checkout's layout policy), ``constraint_history`` (the validator
     over the ref's first-parent chain: which commit first broke each rule on each path),
-    ``integrity`` (a history rewritten under a branch, commits a rewrite lost, a branch and its
-    upstream with nothing in common, several roots, a server backfill that replaced a history:
-    :mod:`memlab.audits._integrity`; the repository as it is now, whatever ``as_of``),
+    ``integrity`` (one row per rewrite that lost commits no ref holds and no later commit
+    re-applied, a branch and its upstream that no longer share the history they shared; where
+    the reflogs are gone, the headline's ``integrity_findings`` is None and the commits no ref
+    or reflog reaches are listed: :mod:`memlab.audits._integrity`; the repository as it is now,
+    whatever ``as_of``),
     ``churn`` (per file), ``churn_weekly`` (file × week, for a heatmap), ``author_kinds``,
     ``size_by_domain`` and ``prompt_history`` (along the ref's first-parent chain), ``prompt``
     (what reaches the prompt at the ref, or at ``as_of``), ``problems``.

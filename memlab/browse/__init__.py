@@ -90,16 +90,16 @@ def build(paths: Iterable[str | Path] | str | Path, out: str | Path) -> Path:
         raise InvalidArgument("memlab browse needs at least one store, report run or lake")
     folder = Path(out).expanduser().resolve()
     db = _check_out(folder, inputs)
-    frames, notes = collect(inputs)
+    frames, bases, notes = collect(inputs)
     if notes:
         import pandas as pd
 
-        frames["browse_notes"] = pd.DataFrame(notes)
+        frames["browse_notes"], bases["browse_notes"] = pd.DataFrame(notes), ("browse_notes", None)
     folder.mkdir(parents=True, exist_ok=True)
     tmp = folder / f".{DB_NAME}.p{os.getpid()}.tmp"
     tmp.unlink(missing_ok=True)
     try:
-        tables_meta = _write(tmp, frames)
+        tables_meta = _write(tmp, frames, bases)
         metadata = {
             "memlab": FORMAT,
             "title": "memlab browse: " + ", ".join(p.name for p in inputs),
@@ -115,15 +115,19 @@ def build(paths: Iterable[str | Path] | str | Path, out: str | Path) -> Path:
     return db
 
 
-def _write(path: Path, frames: dict) -> dict:
+def _write(path: Path, frames: dict, bases: dict) -> dict:
     named: dict[str, object] = {}
+    named_bases: dict[str, tuple[str, str | None]] = {}
     taken: set[str] = set()
     for name in frames:
         df = frames[name].copy()
         df.columns = column_names(list(df.columns))
-        named[table_name(name, taken)] = df
+        sql = table_name(name, taken)
+        named[sql] = df
+        base, kind = bases[name]
+        named_bases[sql] = (table_name(base, set()), kind)
     fts_names = {t: table_name(f"{t}_fts", taken) for t in named}
-    keys, fks = links(named)
+    keys, fks = links(named, named_bases)
     meta: dict = {"tables": {}}
     con = sqlite3.connect(path)
     try:
@@ -137,10 +141,12 @@ def _write(path: Path, frames: dict) -> dict:
                 meta["tables"][fts] = {"hidden": True}
             stores = sorted({str(s) for s in df["store"].dropna()}) if "store" in df.columns \
                 and name not in ("headline", "metrics") else []
-            meta["tables"][name] = table_metadata(name, [c for c, _ in columns], df,
-                                                  stores[:5], fts)
+            base, kind = named_bases[name]
+            split = sum(1 for b, _ in named_bases.values() if b == base) > 1
+            meta["tables"][name] = table_metadata(name, base, kind, [c for c, _ in columns], df,
+                                                  stores[:5], fts, split)
         con.commit()
-        if queries := canned_queries(con):
+        if queries := canned_queries(con, named_bases):
             meta["queries"] = queries
     finally:
         con.close()

@@ -2,14 +2,17 @@
 descriptions, and the canned queries for the headline questions.
 
 Links are SQLite foreign keys, which Datasette draws as a link from each value to the row it
-names. A link is declared only where it holds in this database: its target column is unique and
-never null (it becomes that table's primary key, which Datasette's row pages need) and at least
-one value finds its row. A value that finds none (a commit no longer in the history, a file
-deleted since) still links, to Datasette's "not found" page: the row is truly not there.
+names. A link is declared only where it can hold in this database: its target column is unique
+and never null (it becomes that table's primary key, which Datasette's row pages need). A value
+that finds no row (a commit no longer in the history, a file deleted since) still links, to
+Datasette's "not found" page: the row is truly not there. Metric names are not links (most
+headline figures are not metric records); ``run_metrics`` carries each record's unit and
+definition instead.
 """
 
 from __future__ import annotations
 
+import re
 import sqlite3
 from typing import Any
 
@@ -51,20 +54,18 @@ LINKS: dict[tuple[str, str], tuple[str, str]] = {
         "block_agents", "block_history", "block_tags", "audit_blocks_over_limit",
         "audit_orphan_blocks")},
     ("block_agents", "agent_id"): _AGENT,
-    # report runs, and every metric name to its record
+    # report runs: each row to its run
     **{(t, "run_date"): ("runs", "date") for t in (
         "run_stores", "run_reports", "run_metrics", "run_findings", "run_problems",
         "run_alerts")},
-    ("run_metrics", "metric"): ("metrics", "name"),
-    ("run_alerts", "metric"): ("metrics", "name"),
-    ("audit_cost", "metric"): ("metrics", "name"),
 }
 
 #: Columns offered as facets wherever a table has them (kinds, authors, statuses, rules).
 FACETS = ("store", "store_kind", "kind", "status", "author_kind", "author_name", "rule", "rules",
           "check", "category", "archive_reason", "change_type", "branch_role", "domain", "tier",
           "layout", "variant", "relation_type", "origin", "actor_kind", "role", "agent_type",
-          "produced_by", "report", "table", "group", "unit", "error_class", "run_date")
+          "produced_by", "report", "table", "group", "unit", "error_class", "run_date", "label",
+          "in_prompt", "read_only", "over_limit", "pinned", "resolved")
 
 #: Text columns of store content that full-text search covers, wherever a table has them.
 SEARCHED = ("content", "summary", "body", "value", "message", "detail", "description", "note",
@@ -115,26 +116,34 @@ def column_descriptions(columns: list[str]) -> dict[str, str]:
     return {c: f"{METRICS[c].definition} ({METRICS[c].unit})" for c in columns if c in METRICS}
 
 
-def links(frames: dict[str, pd.DataFrame]) -> tuple[dict[str, str], dict[str, dict[str, tuple]]]:
+def links(frames: dict[str, pd.DataFrame], bases: dict[str, tuple[str, str | None]]
+          ) -> tuple[dict[str, str], dict[str, dict[str, tuple]]]:
     """(table -> primary key column, table -> {column: (target table, target column)}) for the
-    links of :data:`LINKS` that hold in ``frames`` (SQLite names)."""
+    links of :data:`LINKS` that hold in ``frames`` (SQLite names; ``bases`` gives each table's
+    frame name and store kind: a link goes to the target of the same kind, or to the one
+    target table of that name)."""
     keys: dict[str, str] = {}
     fks: dict[str, dict[str, tuple[str, str]]] = {}
-    for (table, column), (target, key) in LINKS.items():
-        if table not in frames or target not in frames or column not in frames[table].columns \
-                or key not in frames[target].columns:
-            continue
-        if keys.get(target, key) != key:
-            continue
-        target_values = frames[target][key].astype(object)
-        if not len(target_values) or target_values.isna().any() or \
-                target_values.astype(str).duplicated().any():
-            continue
-        values = frames[table][column].dropna().astype(str)
-        if not values.isin(set(target_values.astype(str))).any():
-            continue
-        keys[target] = key
-        fks.setdefault(table, {})[column] = (target, key)
+    for table, (base, kind) in bases.items():
+        for (source, column), (target_base, key) in LINKS.items():
+            if source != base or column not in frames[table].columns:
+                continue
+            candidates = [t for t, (b, k) in bases.items() if b == target_base]
+            same = [t for t in candidates if bases[t][1] == kind]
+            if len(same) == 1:
+                target = same[0]
+            elif len(candidates) == 1:
+                target = candidates[0]
+            else:
+                continue
+            if key not in frames[target].columns or keys.get(target, key) != key:
+                continue
+            target_values = frames[target][key].astype(object)
+            if not len(target_values) or target_values.isna().any() or \
+                    target_values.astype(str).duplicated().any():
+                continue
+            keys[target] = key
+            fks.setdefault(table, {})[column] = (target, key)
     return keys, fks
 
 
@@ -173,90 +182,109 @@ QUERIES: dict[str, dict[str, str]] = {
     "archive_reasons": {
         "title": "Why were blocks archived?",
         "description": "Archived blocks by archive reason, per store.",
-        "sql": "select store, archive_reason, count(*) as blocks from blocks where status = "
+        "sql": "select store, archive_reason, count(*) as blocks from {blocks} where status = "
                "'archived' group by store, archive_reason order by store, blocks desc"},
     "blocks_by_status": {
         "title": "Blocks by status and category",
         "description": "How many blocks each store holds, by status and category.",
-        "sql": "select store, status, category, count(*) as blocks from blocks "
+        "sql": "select store, status, category, count(*) as blocks from {blocks} "
                "group by store, status, category order by store, blocks desc"},
     "most_reinforced": {
         "title": "Most reinforced active blocks",
         "description": "The 20 active blocks reinforced most often.",
-        "sql": "select store, id, reinforcement_count, category, content from blocks where "
+        "sql": "select store, id, reinforcement_count, category, content from {blocks} where "
                "status = 'active' order by reinforcement_count desc limit 20"},
     "unresolved_contradictions": {
         "title": "Unresolved contradictions, with both blocks' content",
         "description": "Recorded contradictions not resolved.",
         "sql": "select c.store, c.score, a.content as block_a, b.content as block_b from "
-               "contradictions c left join blocks a on a.id = c.block_a_id left join blocks b "
+               "{contradictions} c left join {blocks} a on a.id = c.block_a_id left join {blocks} b "
                "on b.id = c.block_b_id where not coalesce(c.resolved, 0) order by c.score desc"},
     "commits_by_author_kind": {
         "title": "Who commits to memory?",
         "description": "Commits and lines changed by author kind.",
         "sql": "select store, author_kind, count(*) as commits, sum(lines_added) as lines_added, "
-               "sum(lines_deleted) as lines_deleted from audit_commits "
+               "sum(lines_deleted) as lines_deleted from {audit_commits} "
                "group by store, author_kind order by store, commits desc"},
     "findings_by_rule": {
         "title": "Hook violations by rule",
         "description": "Commits breaking a pre-commit hook rule, by rule and author kind.",
         "sql": "select store, rule, author_kind, count(*) as violations from "
-               "audit_hook_violations group by store, rule, author_kind order by violations desc"},
+               "{audit_hook_violations} group by store, rule, author_kind order by violations desc"},
     "integrity_findings": {
         "title": "Integrity findings with their commit",
         "description": "History lost or rewritten, each row with the commit's message when the "
                        "history still holds it.",
         "sql": "select i.store, i.kind, i.ref, i.sha, i.\"when\", i.lost, c.message from "
-               "audit_integrity i left join audit_commits c on c.sha = i.sha"},
+               "{audit_integrity} i left join {audit_commits} c on c.sha = i.sha"},
     "largest_prompt_files": {
         "title": "What fills the prompt?",
         "description": "Files that reach the system prompt, largest first.",
-        "sql": "select store, path, label, body_chars, \"limit\", over_limit from files "
+        "sql": "select store, path, label, body_chars, \"limit\", over_limit from {files} "
                "where in_prompt order by body_chars desc"},
     "blocks_over_limit": {
         "title": "Blocks over their character limit",
         "description": "Letta blocks whose value is longer than their limit.",
         "sql": "select store, label, chars, \"limit\", round(1.0 * chars / \"limit\", 2) as ratio "
-               "from blocks where over_limit order by ratio desc"},
+               "from {blocks} where over_limit order by ratio desc"},
     "problems_by_kind": {
         "title": "Problems found while loading, by kind",
         "description": "Load problems per store and kind.",
-        "sql": "select store, kind, count(*) as problems from problems group by store, kind "
+        "sql": "select store, kind, count(*) as problems from {problems} group by store, kind "
                "order by problems desc"},
     "failed_reports": {
         "title": "Reports that failed",
         "description": "Every report of every run that ended in an error.",
-        "sql": "select run_date, store, report, error from run_reports where error is not null "
+        "sql": "select run_date, store, report, error from {run_reports} where error is not null "
                "order by run_date desc"},
     "fleet_stores": {
         "title": "Fleet stores by kind",
         "description": "Stores of the fleet lake per run date and kind.",
-        "sql": "select run_date, store_kind, count(*) as stores from headline "
+        "sql": "select run_date, store_kind, count(*) as stores from {headline} "
                "group by run_date, store_kind order by run_date desc, stores desc"},
 }
 
 
-def canned_queries(con: sqlite3.Connection) -> dict[str, dict[str, str]]:
-    """The queries of :data:`QUERIES` whose SQL prepares against ``con``'s tables."""
+def canned_queries(con: sqlite3.Connection, bases: dict[str, tuple[str, str | None]]
+                   ) -> dict[str, dict[str, str]]:
+    """The queries of :data:`QUERIES` whose SQL prepares against ``con``'s tables. A query's
+    ``{frame}`` is that frame's table; where a frame is one table per store kind, the query is
+    offered once per kind that has its tables."""
     out = {}
+    kinds = sorted({k for _, k in bases.values() if k is not None})
     for name, query in QUERIES.items():
-        try:
-            con.execute(f"EXPLAIN {query['sql']}").fetchall()
-        except sqlite3.Error:
-            continue
-        out[name] = dict(query)
+        needed = set(re.findall(r"\{(\w+)\}", query["sql"]))
+        found = {base: [t for t, (b, _) in bases.items() if b == base] for base in needed}
+        split = any(len(tables) > 1 for tables in found.values())
+        for kind in kinds if split else [None]:
+            picked = {base: tables if len(tables) == 1 else
+                      [t for t in tables if bases[t][1] == kind] for base, tables in found.items()}
+            if any(len(tables) != 1 for tables in picked.values()):
+                continue
+            sql = query["sql"].format(**{b: quote(t[0]) for b, t in picked.items()})
+            try:
+                con.execute(f"EXPLAIN {sql}").fetchall()
+            except sqlite3.Error:
+                continue
+            key = f"{name}_{kind}" if kind else name
+            out[key] = {**query, "sql": sql,
+                        "title": query["title"] + (f" ({kind})" if kind else "")}
     return out
 
 
-def table_metadata(name: str, columns: list[str], df: pd.DataFrame, stores: list[str],
-                   fts: str | None) -> dict[str, Any]:
-    meta: dict[str, Any] = {"title": title(name), "description": description(name, stores)}
+def table_metadata(name: str, base: str, kind: str | None, columns: list[str], df: pd.DataFrame,
+                   stores: list[str], fts: str | None, split: bool) -> dict[str, Any]:
+    """Datasette's metadata of table ``name`` (frame ``base``; one of several tables of that
+    frame, one per store ``kind``, when ``split``)."""
+    meta: dict[str, Any] = {
+        "title": title(base) + (f" ({kind})" if split else ""),
+        "description": description(base, stores) + (f"; the {kind} stores' rows" if split else "")}
     if f := facets(df):
         meta["facets"] = f
     if fts:
         meta["fts_table"], meta["fts_pk"] = fts, "rowid"
-    if name in LABELS and LABELS[name] in columns:
-        meta["label_column"] = LABELS[name]
+    if base in LABELS and LABELS[base] in columns:
+        meta["label_column"] = LABELS[base]
     if d := column_descriptions(columns):
         meta["columns"] = d
     return meta

@@ -24,10 +24,14 @@ import pandas as pd
 
 from memlab._metrics import METRICS
 
-__all__ = ["Tables", "collect", "run_folders"]
+__all__ = ["Tables", "UNSPLIT", "collect", "run_folders"]
 
-#: table name -> frames to stack, and notes (rows of ``browse_notes``).
-Tables = dict[str, list[pd.DataFrame]]
+#: table name -> (store kind or None, frame) pairs to stack.
+Tables = dict[str, list[tuple[str | None, pd.DataFrame]]]
+
+#: Tables whose rows stay in one table whatever their stores' kinds: the same columns for every
+#: kind, or one row per store by design.
+UNSPLIT = ("headline", "problems", "failures", "metrics", "browse_notes")
 
 
 def run_folders(path: Path) -> list[Path]:
@@ -58,9 +62,9 @@ def _unique_name(name: str, taken: set[str]) -> str:
     return out
 
 
-def _add(tables: Tables, name: str, df: Any) -> None:
+def _add(tables: Tables, name: str, df: Any, kind: str | None = None) -> None:
     if isinstance(df, pd.DataFrame):
-        tables.setdefault(name, []).append(df)
+        tables.setdefault(name, []).append((kind, df))
 
 
 def _store(path: Path, tables: Tables, notes: list[dict], names: set[str]) -> None:
@@ -71,8 +75,8 @@ def _store(path: Path, tables: Tables, notes: list[dict], names: set[str]) -> No
     name = _unique_name(str(store.name), names)
     kind = str(store.kind)
     for frame, df in store.frames.items():
-        _add(tables, str(frame), _stamp(df, name, kind))
-    _add(tables, "problems", _stamp(store.problems, name, kind))
+        _add(tables, str(frame), _stamp(df, name, kind), kind)
+    _add(tables, "problems", _stamp(store.problems, name, kind), kind)
     try:
         result = memlab.audit(store)
     except MemlabError as exc:  # a store memlab loads but does not audit: said, not dropped
@@ -81,11 +85,11 @@ def _store(path: Path, tables: Tables, notes: list[dict], names: set[str]) -> No
     for table, df in result.tables.items():
         if table == "problems":  # the audit's copy of the load problems
             continue
-        _add(tables, f"audit_{table}", _stamp(df, name, kind))
+        _add(tables, f"audit_{table}", _stamp(df, name, kind), kind)
     row = {k: v for k, v in result.headline.items() if k not in ("store", "store_kind")}
     # object columns: a metric one store lacks stays an integer in the others
     _add(tables, "headline", pd.DataFrame([{"store": name, "store_kind": kind, **row}],
-                                          dtype=object))
+                                          dtype=object), kind)
 
 
 def _lake(path: Path, tables: Tables) -> None:
@@ -93,7 +97,15 @@ def _lake(path: Path, tables: Tables) -> None:
 
     for table in lake_tables(path):
         df = read_lake(path, table)
-        _add(tables, table.split("/", 1)[1] if table.startswith("frames/") else table, df)
+        name = table.split("/", 1)[1] if table.startswith("frames/") else table
+        kinds = sorted(df["store_kind"].dropna().unique()) if "store_kind" in df.columns else []
+        if name in UNSPLIT or len(kinds) < 2:
+            _add(tables, name, df, kinds[0] if kinds else None)
+            continue
+        for kind in kinds:  # the lake's union of every kind's columns, split back by kind
+            part = df[df["store_kind"] == kind]
+            _add(tables, name, part.loc[:, part.notna().any() | part.columns.isin(
+                ["store", "store_kind", "store_id", "store_path", "run_date"])], str(kind))
 
 
 def _count(value: Any) -> int | None:
@@ -167,10 +179,14 @@ def _stack(frames: list[pd.DataFrame]) -> pd.DataFrame:
     return out
 
 
-def collect(paths: Iterable[str | Path]) -> tuple[dict[str, pd.DataFrame], list[dict]]:
-    """(table name -> frame, notes) for ``paths``, each a store, a fleet lake or a report run.
-    A path none of these reads is the loader's error (a :class:`~memlab.errors.MemlabError`
-    naming it)."""
+def collect(paths: Iterable[str | Path]
+            ) -> tuple[dict[str, pd.DataFrame], dict[str, tuple[str, str | None]], list[dict]]:
+    """(table name -> frame, table name -> (frame name, store kind), notes) for ``paths``, each
+    a store, a fleet lake or a report run. A frame whose stores are of one kind is one table
+    under its own name; frames of one name from stores of several kinds (an elfmem database's
+    ``blocks`` and an Agent File's) are one table per kind, ``<kind>_<frame>``, each with its
+    own columns, types and keys (:data:`UNSPLIT` excepted). A path none of these reads is the
+    loader's error (a :class:`~memlab.errors.MemlabError` naming it)."""
     from memlab.lake import is_lake
 
     tables: Tables = {}
@@ -185,14 +201,22 @@ def collect(paths: Iterable[str | Path]) -> tuple[dict[str, pd.DataFrame], list[
             _runs(folders, tables, notes)
         else:
             _store(path, tables, notes, names)
-    out = {}
+    out: dict[str, pd.DataFrame] = {}
+    bases: dict[str, tuple[str, str | None]] = {}
     with warnings.catch_warnings():  # concat of frames whose columns differ: unioned, by design
         warnings.simplefilter("ignore", FutureWarning)
-        for name, frames in tables.items():
-            frames = [f.reset_index(drop=True) for f in frames]
-            out[name] = frames[0] if len(frames) == 1 else _stack(frames)
+        for name, pairs in tables.items():
+            kinds = sorted({k for k, _ in pairs if k is not None})
+            groups = [(kinds[0] if len(kinds) == 1 else None, [f for _, f in pairs])] \
+                if name in UNSPLIT or len(kinds) < 2 else \
+                [(k, [f for kk, f in pairs if kk == k]) for k in kinds]
+            for kind, frames in groups:
+                table = name if len(groups) == 1 else f"{kind}_{name}"
+                frames = [f.reset_index(drop=True) for f in frames]
+                out[table] = frames[0] if len(frames) == 1 else _stack(frames)
+                bases[table] = (name, kind)
     metrics = pd.DataFrame([{
         "name": m.name, "definition": m.definition, "unit": m.unit, "group": m.group,
         "computed": m.computed, "doc_value": m.doc_value} for m in METRICS.values()])
-    out["metrics"] = metrics
-    return out, notes
+    out["metrics"], bases["metrics"] = metrics, ("metrics", None)
+    return out, bases, notes

@@ -96,7 +96,7 @@ def test_memfs_history_and_findings_link_to_their_commit_and_file(built, tmp_pat
     assert con.execute("select count(*) from audit_hook_violations v join audit_commits c "
                        "on c.sha = v.sha").fetchone()[0] == con.execute(
         "select count(*) from audit_hook_violations").fetchone()[0] > 0
-    assert meta["tables"]["audit_commits"]["label_column"] == "message"
+    assert meta["tables"]["files"]["label_column"] == "label"
 
 
 def test_search_facets_and_metric_metadata(built):

@@ -73,7 +73,7 @@ SEARCHED = ("content", "summary", "body", "value", "message", "detail", "descrip
             "finding", "problem", "evidence", "definition", "text", "title")
 
 #: table -> the column Datasette shows beside a link to one of its rows.
-LABELS = {"audit_commits": "message", "files": "label", "agents": "name", "metrics": "definition",
+LABELS = {"files": "label", "agents": "name", "metrics": "definition",
           "runs": "status"}
 
 _TITLES = {

@@ -278,3 +278,47 @@ def test_only_loopback_and_a_free_port():
         s.listen()
         with pytest.raises(MemlabError, match="cannot listen"):
             memlab.browse.check_port(s.getsockname()[1])
+
+
+@pytest.mark.parametrize("signal_name", ["SIGINT", "SIGTERM"])
+def test_the_command_serves_until_stopped_and_leaves_nothing(tmp_path, signal_name):
+    """`memlab browse PATH` as typed: Datasette answers on 127.0.0.1; Ctrl-C (or a SIGTERM)
+    stops it, and its temporary database is gone."""
+    import glob
+    import os
+    import signal
+    import socket
+    import sys
+    import time
+    import urllib.request
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    env = {**os.environ, "TMPDIR": str(tmp_path), "PYTHONPATH": str(REPO)}
+    proc = subprocess.Popen([sys.executable, "-m", "memlab", "browse", str(DEMO), "--port",
+                             str(port)], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True)
+    url = f"http://127.0.0.1:{port}/memlab/blocks.json?_size=1"
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                with urllib.request.urlopen(url, timeout=2) as r:
+                    assert json.load(r)["filtered_table_rows_count"] == 185
+                break
+            except OSError:
+                assert proc.poll() is None, proc.communicate()
+                assert time.monotonic() < deadline
+                time.sleep(0.2)
+        assert glob.glob(str(tmp_path / f"memlab-browse-p{proc.pid}-*/memlab.db"))
+        proc.send_signal(getattr(signal, signal_name))
+        out, err = proc.communicate(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert f"http://127.0.0.1:{port}/memlab" in out and "Traceback" not in err
+    assert glob.glob(str(tmp_path / "memlab-browse-*")) == []
+    with pytest.raises(OSError):  # Datasette stopped with it
+        urllib.request.urlopen(url, timeout=2)

@@ -70,9 +70,12 @@ def _check_out(out: Path, inputs: list[Path]) -> Path:
         raise OutputExists("not a folder", path=out, hint="give a folder for the database")
     db, meta = out / DB_NAME, metadata_path(out / DB_NAME)
     if db.exists() or db.is_symlink():
-        try:
-            ours = json.loads(meta.read_text(encoding="utf-8")).get("memlab") == FORMAT
-        except (OSError, ValueError, AttributeError):
+        from memlab.formats._json import loads
+
+        try:  # the folder may hold anyone's file: read as untrusted JSON
+            doc, _ = loads(meta.read_text(encoding="utf-8", errors="replace"))
+            ours = isinstance(doc, dict) and doc.get("memlab") == FORMAT
+        except (OSError, ValueError, RecursionError):
             ours = False
         if not ours or db.is_symlink() or not db.is_file():
             raise OutputExists(f"{DB_NAME} there was not written by memlab browse", path=out)

@@ -62,7 +62,7 @@ def _check_out(out: Path, inputs: list[Path]) -> Path:
     for src in inputs:
         if src.is_dir() and _inside(out, src):
             raise OutputExists("the browse database cannot go inside a path it reads", path=out,
-                               hint=f"choose an --build-only folder outside {src}")
+                               hint=f"choose a --build-only folder outside {src}")
         if src in (out / DB_NAME, metadata_path(out / DB_NAME)):
             raise OutputExists("the browse database would replace a path it reads", path=out,
                                hint="choose another --build-only folder")

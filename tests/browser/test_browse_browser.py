@@ -33,6 +33,7 @@ DEMO = REPO / "data" / "demo" / "elfmem-demo.db"
 BUNDLE = REPO / "data" / "samples" / "memfs" / "deep-research-memfs.bundle"
 HOSTILE_LABEL = 'persona"><img src=x onerror="document.title=\'pwned\'">'
 HOSTILE_VALUE = "<script>document.title='pwned'</script> hostile needle"
+HOSTILE_FILE = "hostile<img src=x onerror=\"document.title='pwned'\">.json"  # the store's name
 
 
 def _free_port() -> int:
@@ -46,7 +47,7 @@ def server(tmp_path_factory):
     import memlab.browse
 
     folder = tmp_path_factory.mktemp("browse")
-    hostile = folder / "hostile-blocks.json"
+    hostile = folder / HOSTILE_FILE
     hostile.write_text(json.dumps([
         {"id": "block-1", "label": HOSTILE_LABEL, "value": HOSTILE_VALUE, "limit": 20},
         {"id": "block-2", "label": "human", "value": "plain text", "limit": 2000}]))
@@ -165,6 +166,20 @@ def test_csv_downloads_every_row(server, browser):
     assert {r[header.index("sha")] for r in rows[1:]} == shas
 
 
+def test_headline_columns_carry_the_metric_records(server, browser):
+    from memlab._metrics import METRICS
+
+    base, _ = server
+    tab, _ = browser
+    tab.goto(f"{base}/headline", wait_until="load")
+    m = METRICS["supersession_share"]
+    text = tab.locator("dl.column-descriptions").inner_text()
+    assert f"{m.definition} ({m.unit})" in text
+    described = tab.locator('th[data-column="prompt_tokens"]').get_attribute(
+        "data-column-description")
+    assert described == f"{METRICS['prompt_tokens'].definition} ({METRICS['prompt_tokens'].unit})"
+
+
 def test_hostile_store_text_is_shown_not_run(server, browser):
     base, _ = server
     tab, seen = browser
@@ -176,6 +191,10 @@ def test_hostile_store_text_is_shown_not_run(server, browser):
     assert tab.title() != "pwned" and seen["dialogs"] == []
     assert tab.locator("table.rows-and-columns img").count() == 0
     assert tab.locator("table.rows-and-columns script").count() == 0
+    # the store's name (a file name) reaches the description, the store column and the title
+    assert HOSTILE_FILE in tab.locator(".metadata-description").inner_text()
+    assert HOSTILE_FILE in {t.strip() for t in tab.locator("td.col-store").all_inner_texts()}
+    assert tab.locator("img").count() == 0
     # a search for the hostile text finds it as text too
     tab.fill("#_search", "needle")
     tab.press("#_search", "Enter")

@@ -322,3 +322,21 @@ def test_the_command_serves_until_stopped_and_leaves_nothing(tmp_path, signal_na
     assert glob.glob(str(tmp_path / "memlab-browse-*")) == []
     with pytest.raises(OSError):  # Datasette stopped with it
         urllib.request.urlopen(url, timeout=2)
+
+
+def test_a_letta_server_database_links_history_to_blocks_and_agents(tmp_path):
+    server = REPO / "data" / "samples" / "letta-server" / "letta-0.11.7.db"
+    db = memlab.browse.build([server], tmp_path / "out")
+    con = sqlite3.connect(db)
+    src = sqlite3.connect(f"file:{server}?mode=ro&immutable=1", uri=True)
+    assert con.execute("select count(*) from block_history").fetchone() == src.execute(
+        "select count(*) from block_history").fetchone()
+    assert ("block_id", "blocks", "block_id") in _fks(con, "block_history")
+    assert ("agent_id", "agents", "agent_id") in _fks(con, "block_agents")
+    meta = json.loads(memlab.browse.metadata_path(db).read_text())["databases"]["memlab"]
+    assert "actor_kind" in meta["tables"]["block_history"]["facets"]
+    edits = meta["queries"]["block_edits_by_actor"]["sql"]
+    assert sum(r[-1] for r in con.execute(edits)) == src.execute(
+        "select count(*) from block_history").fetchone()[0]
+    con.close()
+    src.close()

@@ -52,6 +52,11 @@ def metadata_path(db: str | Path) -> Path:
     return db.with_name(db.stem + ".metadata.json")
 
 
+def _is_dsn(path: str | Path) -> bool:
+    """A source that is not a path (``postgresql://…``, which :func:`memlab.load` reads)."""
+    return isinstance(path, str) and "://" in path
+
+
 def _inside(path: Path, folder: Path) -> bool:
     return path == folder or folder in path.parents
 
@@ -88,12 +93,15 @@ def build(paths: Iterable[str | Path] | str | Path, out: str | Path) -> Path:
     return its path; Datasette's metadata is :func:`metadata_path` of it."""
     if isinstance(paths, (str, Path)):
         paths = [paths]
-    inputs = [Path(p).expanduser().resolve() for p in paths]
-    if not inputs:
+    sources = [p if _is_dsn(p) else Path(p).expanduser().resolve() for p in paths]
+    if not sources:
         raise InvalidArgument("memlab browse needs at least one store, report run or lake")
+    inputs = [p for p in sources if isinstance(p, Path)]
+    shown = ", ".join(p.name if isinstance(p, Path) else "a PostgreSQL database"
+                      for p in sources)  # never a DSN: it may hold a password
     folder = Path(out).expanduser().resolve()
     db = _check_out(folder, inputs)
-    frames, bases, notes = collect(inputs)
+    frames, bases, notes = collect(sources)
     if notes:
         import pandas as pd
 
@@ -105,8 +113,8 @@ def build(paths: Iterable[str | Path] | str | Path, out: str | Path) -> Path:
         tables_meta = _write(tmp, frames, bases)
         metadata = {
             "memlab": FORMAT,
-            "title": "memlab browse: " + ", ".join(p.name for p in inputs),
-            "description": "Read-only rows of " + ", ".join(p.name for p in inputs) + ", as "
+            "title": "memlab browse: " + shown,
+            "description": "Read-only rows of " + shown + ", as "
                            "memlab reads them. Every table exports as CSV or JSON.",
             "databases": {db.stem: tables_meta},
         }

@@ -52,8 +52,14 @@ LINKS: dict[tuple[str, str], tuple[str, str]] = {
     # Letta Agent Files and server databases
     **{(t, "block_id"): _LETTA_BLOCK for t in (
         "block_agents", "block_history", "block_tags", "audit_blocks_over_limit",
-        "audit_orphan_blocks")},
+        "audit_orphan_blocks", "audit_deleted_blocks", "audit_edit_history",
+        "audit_read_only_edited", "audit_shared_blocks", "audit_stale_blocks",
+        "audit_undo_redo")},
     ("block_agents", "agent_id"): _AGENT,
+    ("audit_core_memory", "agent_id"): _AGENT,
+    ("blocks", "current_history_entry_id"): ("block_history", "history_id"),
+    **{(t, "organization_id"): ("organizations", "organization_id") for t in (
+        "users", "agents", "blocks", "block_history")},
     # report runs: each row to its run
     **{(t, "run_date"): ("runs", "date") for t in (
         "run_stores", "run_reports", "run_metrics", "run_findings", "run_problems",
@@ -227,6 +233,12 @@ QUERIES: dict[str, dict[str, str]] = {
         "description": "Letta blocks whose value is longer than their limit.",
         "sql": "select store, label, chars, \"limit\", round(1.0 * chars / \"limit\", 2) as ratio "
                "from {blocks} where over_limit order by ratio desc"},
+    "block_edits_by_actor": {
+        "title": "Who edits the blocks?",
+        "description": "Letta server block history entries by actor kind and type, per label.",
+        "sql": "select store, actor_kind, actor_type, label, count(*) as entries from "
+               "{block_history} group by store, actor_kind, actor_type, label "
+               "order by entries desc"},
     "problems_by_kind": {
         "title": "Problems found while loading, by kind",
         "description": "Load problems per store and kind.",

@@ -67,7 +67,7 @@ def _add(tables: Tables, name: str, df: Any, kind: str | None = None) -> None:
         tables.setdefault(name, []).append((kind, df))
 
 
-def _store(path: Path, tables: Tables, notes: list[dict], names: set[str]) -> None:
+def _store(path: Path | str, tables: Tables, notes: list[dict], names: set[str]) -> None:
     import memlab
     from memlab.errors import MemlabError
 
@@ -193,6 +193,9 @@ def collect(paths: Iterable[str | Path]
     notes: list[dict] = []
     names: set[str] = set()
     for raw in paths:
+        if isinstance(raw, str) and "://" in raw:  # a DSN memlab.load reads
+            _store(raw, tables, notes, names)
+            continue
         path = Path(raw).expanduser()
         folders = run_folders(path) if path.is_dir() else []
         if path.is_dir() and is_lake(path):

@@ -31,6 +31,9 @@ BAD = {
     "schedule": [["--at", "25:00"], ["--config", "{tmp}/absent.yaml"]],
     "export": [["parquet", "{tmp}/absent.db", "--out", "{tmp}/lake"],
                ["csv", "{data}/demo/elfmem-demo.db", "--out", "{tmp}/lake"]],
+    "browse": [["{tmp}/absent.db", "--build-only", "{tmp}/browse"],
+               ["{data}/demo/elfmem-demo.db", "--port", "70000"],
+               ["{data}/demo/elfmem-demo.db", "--build-only", "{data}/demo/elfmem-demo.db"]],
 }
 
 

@@ -18,7 +18,7 @@ import sys
 from typing import NoReturn, Sequence
 
 # the command groups, imported for their registrations, in the order `memlab --help` lists them
-from memlab.cli import lake, migrate, reports, review, simulate, stores  # noqa: F401
+from memlab.cli import browse, lake, migrate, reports, review, simulate, stores  # noqa: F401
 from memlab.cli._command import COMMANDS, SHARED
 from memlab.cli._output import parse_params
 from memlab.errors import MemlabError
@@ -29,7 +29,7 @@ __all__ = ["main", "build_parser", "COMMANDS", "parse_params"]
 _parse_params = parse_params
 
 _ORDER = ("inspect", "audit", "discover", "simulate", "review", "apply", "migrate", "report",
-          "schedule", "fleet", "export")
+          "schedule", "fleet", "export", "browse")
 
 
 class _Parser(argparse.ArgumentParser):

@@ -192,7 +192,11 @@ class _Builder(ChecksMixin):
     def embed(self, progress: bool | None) -> None:
         if len(self.units) == 0:
             return
-        self.vectors = self.embedder.encode(self.units["text"].fillna("").tolist(), progress=progress)
+        # The texts not in the cache get their own bar (texts done/total, rate, ETA after the
+        # first batch) under the step bar, however few: a cold embedding is the step that takes
+        # minutes. progress=False (or --quiet, or no terminal) draws nothing.
+        self.vectors = self.embedder.encode(self.units["text"].fillna("").tolist(),
+                                            progress=progress is not False)
 
     def similar_pairs(self, threshold: float, rows: np.ndarray | None = None) -> pd.DataFrame:
         """Unit pairs at or above ``threshold`` among ``rows`` (default: every unit)."""

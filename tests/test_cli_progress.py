@@ -24,6 +24,8 @@ def test_a_cold_review_shows_the_embedding_batches_with_an_eta(tmp_path):
     steps = [f for f in frames if f.startswith("reviewing")]
     assert any("0/6" in f and "embedding" in f for f in steps), frames[-5:]
     assert any(re.search(r"\b[1-5]/6\b", f) for f in steps), steps[-3:]  # the later steps too
+    # no ETA from the mean step (embedding is minutes, the rest seconds): elapsed and the step
+    assert all(re.search(r"\d/6 \[\d\d:\d\d(, [a-z ]+)?\]", f) for f in steps if "/6 [" in f), steps
     embedding = [f for f in frames if f.startswith("embedding")]
     # the demo's live texts, cold, in batches of 64: the first count is one batch, with its
     # rate and ETA (before, the whole call was one update of up to 256 texts, and fewer than

@@ -124,3 +124,31 @@ def test_migrate_accepts_a_bundle_and_refuses_a_plan_script_for_one(tmpdir_only,
     assert not (tmp_path / "plan").exists() and not (tmp_path / "plan.migrate.py").exists()
     assert _left(tmpdir_only) == []
 
+
+
+def test_sigterm_removes_the_unpacked_bundle(tmp_path):
+    """A command stopped with SIGTERM (what a scheduler or `timeout` sends) removes the folder
+    it unpacked the bundle into, as Ctrl-C does."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    env = {**os.environ, "TMPDIR": str(tmp), "PYTHONPATH": str(ROOT),
+           "MEMLAB_CACHE_DIR": str(tmp_path / "cold-cache"), "MEMLAB_EMBED_PRECISION": "fp32"}
+    proc = subprocess.Popen([sys.executable, "-m", "memlab", "review", str(V1), "--out",
+                             str(tmp_path / "out")], env=env, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE)
+    deadline = time.monotonic() + 120
+    while not _left(tmp) and proc.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert _left(tmp), proc.communicate()  # the review unpacked the bundle
+    time.sleep(0.5)
+    proc.send_signal(signal.SIGTERM)
+    out, err = proc.communicate(timeout=120)
+    assert proc.returncode == 128 + signal.SIGTERM, (out, err)  # stopped, not finished
+    assert _left(tmp) == []
+    assert not (tmp_path / "out").exists() or not any((tmp_path / "out").iterdir())

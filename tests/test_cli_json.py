@@ -124,3 +124,25 @@ def test_a_comparison_json_has_a_row_per_store(repo, capsys):
     text, data = both(capsys, "audit", repo, V1, AF, "--as-of", AS_OF)
     assert len(data) == 3
     assert [r["path"] for r in data] == [str(repo), str(V1), str(AF)]
+
+
+def test_discover_json_has_every_store_the_text_lists(capsys):
+    text = run(capsys, "discover", DATA / "samples")
+    data = json.loads(run(capsys, "discover", DATA / "samples", "--json"))
+    assert count(r"^(\d+) store\(s\) under", text) == len(data) >= 8
+    for row in data:  # each path the text shows (relative to the root) is a JSON row
+        assert "./" + str(Path(row["path"]).relative_to(DATA / "samples")) in text
+
+
+@pytest.mark.slow  # the modelled scenarios embed their texts
+def test_simulate_json_has_every_cell_and_evidence_row_the_text_shows(capsys, monkeypatch):
+    monkeypatch.setenv("MEMLAB_EMBED_PRECISION", "fp32")
+    argv = ("simulate", "--no-real", "--scenarios", "S1,S3", "--iterations", "1,4")
+    text = run(capsys, *argv)
+    data = json.loads(run(capsys, *argv, "--json"))
+    table = text.split("Iteration x Scenario")[1].split("\n\n")[0]
+    shown = re.findall(r"~(?:pass|PART|FAIL)", table)
+    assert len(shown) == len(data["cells"]) == 4
+    evidence = re.findall(r"^    \d: .+\[modelled\]", text, re.M)
+    assert len(evidence) == len({(r["iteration"], r["scenario"]) for r in data["evidence"]})
+    assert len(data["fitness"]) == 2 and len(data["journey"]) == 2

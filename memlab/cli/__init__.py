@@ -65,6 +65,7 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    from memlab._tmp import sigterm_as_exit
     from memlab.progress import quiet
 
     try:
@@ -72,10 +73,13 @@ def main(argv: Sequence[str] | None = None) -> int:
             from memlab.store import parse_as_of
 
             parse_as_of(args.as_of)
-        if args.quiet:  # for this call only: main() run in-process leaves the setting as it was
-            with quiet():
-                return args.handler(args)
-        return args.handler(args)
+        # SIGTERM exits through Python, so temporary folders (a git bundle unpacked for the
+        # command) are removed as on Ctrl-C; a handler the program set stays.
+        with sigterm_as_exit():
+            if args.quiet:  # for this call only: main() in-process leaves the setting as it was
+                with quiet():
+                    return args.handler(args)
+            return args.handler(args)
     except MemlabError as exc:
         print(f"memlab: error: {exc}", file=sys.stderr)
         return 2

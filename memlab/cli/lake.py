@@ -11,8 +11,8 @@ __all__ = ["cmd_export", "cmd_fleet"]
 
 
 @command("fleet", "Audit every store under folders (or in a manifest) on Dask into a Parquet lake.",
-         "python scripts/make_fleet.py data/fleet   # a sample fleet of every kind (not committed)\n"
-         "  memlab fleet data/fleet --out reports/fleet --workers 2")
+         "memlab fleet data/samples --out reports/fleet --workers 2\n\n"
+         "scripts/make_fleet.py DIR makes a larger sample fleet of every kind (not committed).")
 @argument("roots", nargs="*", metavar="ROOT", help="folders to find stores under")
 @argument("--manifest", help="CSV or Parquet with a 'path' column (and 'label')")
 @shared("out", "the Parquet lake", required=True)

@@ -13,7 +13,7 @@ __all__ = ["cmd_migrate"]
 
 
 @command("migrate", "Migrate a store to an elfmem substrate, Letta memfs or Souveraine dir.",
-         "memlab migrate data/demo/elfmem-demo.db /tmp/demo-memfs --to substrate --verify")
+         "memlab migrate data/demo/elfmem-demo.db demo-substrate --to substrate --verify")
 @argument("source", help="an elfmem .db, an .af, a blocks JSON list, a Letta server "
                          "database (a postgresql:// DSN or its SQLite file), or a Letta "
                          "Code memfs v1 repo (moved to v2 with its history)")

@@ -59,7 +59,7 @@ def _refuse_existing(out, full: bool) -> None:
 
 
 @command("apply", "Apply a proposal's ticks: one commit to a memory repo, a script for an elfmem DB.",
-         "memlab apply reviews/review-$(date +%F).md --dry-run   # the proposal memlab review wrote today")
+         "memlab apply reviews/review-$(date -u +%F).md --dry-run   # today's proposal (UTC date)")
 @argument("proposal", help="a review-*.md file with items ticked")
 @argument("--repo", help="the memfs repo (default: the one the proposal names)")
 @shared("branch")

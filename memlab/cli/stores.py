@@ -106,7 +106,7 @@ def cmd_audit(args: argparse.Namespace) -> int:
 
 
 @command("discover", "List the agents' memory stores found under a home folder.",
-         "memlab discover ~")
+         "memlab discover data/samples   # or ~: the agents of your own home")
 @argument("root", nargs="?", help="folder to treat as home (default: your home)")
 @shared("json")
 def cmd_discover(args: argparse.Namespace) -> int:

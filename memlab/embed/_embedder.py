@@ -434,7 +434,9 @@ class Embedder:
         model = self.model
         t_model = time.perf_counter()
         fresh: dict[str, np.ndarray] = {}
-        step = BATCH_SIZE * 4
+        # One model batch per update: the bar has its first count, rate and ETA after the first
+        # 64 texts, not after 256 (a cold step of a few hundred texts otherwise sat at 0/N).
+        step = BATCH_SIZE
         # memlab.progress decides whether anything is drawn (a TTY, a notebook, not --quiet).
         try:
             with bar(total=len(items), desc="embedding", unit="text", disable=not show) as pbar:

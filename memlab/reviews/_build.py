@@ -192,7 +192,11 @@ class _Builder(ChecksMixin):
     def embed(self, progress: bool | None) -> None:
         if len(self.units) == 0:
             return
-        self.vectors = self.embedder.encode(self.units["text"].fillna("").tolist(), progress=progress)
+        # The texts not in the cache get their own bar (texts done/total, rate, ETA after the
+        # first batch) under the step bar, however few: a cold embedding is the step that takes
+        # minutes. progress=False (or --quiet, or no terminal) draws nothing.
+        self.vectors = self.embedder.encode(self.units["text"].fillna("").tolist(),
+                                            progress=progress is not False)
 
     def similar_pairs(self, threshold: float, rows: np.ndarray | None = None) -> pd.DataFrame:
         """Unit pairs at or above ``threshold`` among ``rows`` (default: every unit)."""
@@ -578,7 +582,12 @@ def review(store: Store | str | Path, *, near_duplicate: float = NEAR_DUP_THRESH
     stages = [("embedding", lambda: b.embed(progress)), ("duplicates", b.duplicates),
               ("contradictions", b.contradictions), ("stale", b.stale), ("drift", b.drift),
               ("memfs rules", b.memfs_rules)]
-    with bar(total=len(stages), desc="reviewing", unit="step", disable=progress is False) as steps:
+    # Steps differ by orders of magnitude (a cold embedding is minutes, the rest seconds): the
+    # step bar shows done/total, elapsed and the step running, no per-step-average ETA; the
+    # embedding bar under it has the real rate and ETA.
+    with bar(total=len(stages), desc="reviewing", unit="step", disable=progress is False,
+             bar_format="{desc}: {percentage:3.0f}%|{bar}| {n_fmt}/{total_fmt} "
+                        "[{elapsed}{postfix}]") as steps:
         for label, stage in stages:
             steps.set_postfix_str(label)
             stage()

@@ -3,23 +3,21 @@ before a load (:func:`unpack_bundle`).
 
 A bundle works wherever a repository does, read-only: :func:`memlab.load` (and so ``audit``,
 ``review``, ``migrate``) unpacks one into a private temporary folder (:func:`private_unpack`)
-that lives as long as the loaded store, and :func:`unpacked` does the same for the length of a
-``with`` block. The bundle itself is never written; ``store.meta["bundle"]`` names it.
+that lives as long as the loaded store. The bundle itself is never written;
+``store.meta["bundle"]`` names it.
 """
 
 from __future__ import annotations
 
 import os
 import shutil
-from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator
 
 from memlab.errors import OutputExists, RepoError, StoreNotFound
 from memlab.sources import _git
 
 
-__all__ = ["SAMPLE_BUNDLE", "is_bundle", "private_unpack", "unpack_bundle", "unpacked"]
+__all__ = ["SAMPLE_BUNDLE", "is_bundle", "private_unpack", "unpack_bundle"]
 
 #: What a git bundle file starts with (``git bundle create`` writes v2, or v3 with options).
 _SIGNATURES = (b"# v2 git bundle\n", b"# v3 git bundle\n")
@@ -145,19 +143,3 @@ def private_unpack(bundle: str | Path) -> tuple[Path, Path]:
         shutil.rmtree(folder, ignore_errors=True)
         raise
 
-
-@contextmanager
-def unpacked(path: str | Path) -> Iterator[str | Path]:
-    """``path`` itself, or, when it is a git bundle, the repository it unpacks to in a private
-    folder removed when the block ends (also on SIGTERM and Ctrl-C)."""
-    if not is_bundle(path):
-        yield path
-        return
-    from memlab._tmp import sigterm_as_exit
-
-    with sigterm_as_exit():
-        repo, folder = private_unpack(path)
-        try:
-            yield repo
-        finally:
-            shutil.rmtree(folder, ignore_errors=True)

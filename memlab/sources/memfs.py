@@ -41,7 +41,7 @@ from memlab.errors import MemlabError, RepoError, StoreNotFound, UnrecognizedSto
 from memlab.constants import MAX_FILE_BYTES
 from memlab.formats import letta_memfs as fmt
 from memlab.sources import _git
-from memlab.sources._bundle import SAMPLE_BUNDLE, is_bundle, unpack_bundle, unpacked
+from memlab.sources._bundle import SAMPLE_BUNDLE, is_bundle, unpack_bundle
 from memlab.sources._memfs_files import (FILES_COLUMNS, files_frame, domain_of, in_prompt,
                                          is_memory_path)
 from memlab.sources._memfs_locate import (KINDS, SOURCE_ATTR, LAYOUTS, LETTA_LAYOUTS,
@@ -51,7 +51,7 @@ from memlab.sources._memfs_locate import (KINDS, SOURCE_ATTR, LAYOUTS, LETTA_LAY
 from memlab.sources._memfs_read import read_disk, read_tree, substrate_inputs
 from memlab.store import Problems, Store, empty_frame
 
-__all__ = ["load_memfs", "repos_in", "unpack_bundle", "unpacked", "is_bundle", "SAMPLE_BUNDLE",
+__all__ = ["load_memfs", "repos_in", "unpack_bundle", "is_bundle", "SAMPLE_BUNDLE",
            "files_at", "file_versions", "resolve_ref", "blob_contents", "in_prompt", "domain_of",
            "is_memory_path", "letta_evidence",
            "FILES_COLUMNS", "LAYOUTS", "LETTA_LAYOUTS"]

@@ -83,7 +83,8 @@ def test_every_graded_real_cell_carries_its_scenarios_evidence_schema(base):
     for (row, code), res in graded:
         missing = (set(SCENARIOS[code].measured_metrics) | {"seconds"}) - set(res.metrics)
         assert not missing, (row, code, missing)
-    assert {code for (_, code), _ in graded} == set(SCENARIOS)
+    # S11 is n/a on every row: no release's corpus review chunks (its rule's n/a).
+    assert {code for (_, code), _ in graded} == set(SCENARIOS) - {"S11"}
 
 
 # ---- per scenario, inputs under which the measured verdict differs --------------------------

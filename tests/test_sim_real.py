@@ -210,6 +210,9 @@ def test_s9_an_edit_is_what_the_store_cannot_show(base):
     old = cell(base, OLD, "S9")
     assert old.outcome == "pass" and "reword: stamped=True before-state=True" in old.metrics["detail"]
     assert "forget" not in old.metrics["kinds"]
+    # A month of learns alone changes no existing memory on 0.19.2 either: n/a.
+    old_learn = _run(OLD, "S9", params=SMALL.with_(s9_changes="learn"))
+    assert old_learn.outcome == "n/a" and old_learn.metrics["learns_stamped"] == 3
 
 
 def test_s10_restatements_erode_the_0192_constitution():

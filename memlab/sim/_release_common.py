@@ -269,7 +269,7 @@ def llm_call_stats(proc: ReleaseProcess) -> dict[str, Any]:
 #: independent draws (trials, targets, queries, changes) the verdict rests on.
 _DECIDED_BY: dict[str, tuple[str | None, Any]] = {
     "S1": ("score", 1), "S2": ("gone", 3), "S3": (None, 1), "S4": ("calls_per_block", "batch"),
-    "S5": (None, 2), "S6": (None, "notes"), "S7": (None, "queries"), "S8": (None, "free_trials"),
+    "S5": (None, 2), "S6": (None, 3), "S7": (None, "queries"), "S8": (None, "free_trials"),
     "S9": ("share", "changes"), "S10": ("roles_intact", 10), "S11": ("share", "planted_pairs"),
 }
 
@@ -281,8 +281,6 @@ def _stability(code: str, outcome: str, metrics: dict[str, Any]) -> str:
 
     key, draws = _DECIDED_BY.get(code, (None, None))
     n = metrics.get(draws) if isinstance(draws, str) else draws
-    if isinstance(draws, str) and draws == "notes":
-        n = 3
     metrics["draws"] = n if isinstance(n, int) else None
     words = []
     value = metrics.get(key) if key else None

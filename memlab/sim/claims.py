@@ -306,7 +306,7 @@ def claims_table(results: Mapping[tuple[str, str], Any], releases: list[str],
                      "evidence": f"{a:,} -> {b:,} non-blank non-comment lines"})
     return pd.DataFrame(rows, columns=["release", "scenario", "claim", "where", "doc_says",
                                        "measured", "testable", "why", "verdict", "evidence",
-                                       "source"])
+                                       "source"]).astype({"source": "object"})
 
 
 _SOURCE_LINE = re.compile(r"elfmem/[\w/]{1,200}\.py:\d{1,7}")

@@ -358,7 +358,9 @@ class SimulationRun:
             for row in self.claims.itertuples(index=False):
                 if row.verdict == "not run":
                     continue
-                out.append(f"  [{row.verdict}] {row.claim}")
+                out.append(f"  [{row.verdict}] {row.claim}"
+                           + (f"  (decided by {row.source})" if isinstance(row.source, str)
+                              else ""))
                 out.append(f"      {row.release}: {row.evidence}")
                 if row.why:
                     out.append(f"      {'testable' if row.testable else 'untestable'}: "

@@ -270,7 +270,7 @@ def llm_call_stats(proc: ReleaseProcess) -> dict[str, Any]:
 _DECIDED_BY: dict[str, tuple[str | None, Any]] = {
     "S1": ("score", 1), "S2": ("gone", 3), "S3": (None, 1), "S4": ("calls_per_block", "batch"),
     "S5": (None, 2), "S6": (None, 3), "S7": (None, "queries"), "S8": (None, "free_trials"),
-    "S9": ("share", "changes"), "S10": ("roles_intact", 10), "S11": ("share", "planted_pairs"),
+    "S9": ("share", "changes"), "S10": ("roles_intact", "restatements"), "S11": ("share", "planted_pairs"),
 }
 
 

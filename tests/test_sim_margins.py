@@ -39,6 +39,8 @@ def test_every_measured_cell_states_its_margin_and_draws():
     one = measured_result(_Ctx(), "S1", "pass", "s", {"score": 1.0})
     assert one.metrics["draws"] == 1 and one.metrics["margin"]["distance"] == 0.0
     assert "1 draw decided it (one draw: the seed alone can move it)" in one.summary
+    via = measured_result(_Ctx(), "S1", "pass", "s", {"score": 1.0, "draw_decides": False})
+    assert "(the outcome does not depend on what was drawn)" in via.summary
     # S10 rests on the restatements that reached the constitution, not on its 10 roles.
     ten = measured_result(_Ctx(), "S10", "fail", "s", {"roles_intact": 7, "restatements": 21})
     assert "-1 from the 8 threshold; 21 draws decided it" in ten.summary

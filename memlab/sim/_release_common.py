@@ -291,9 +291,11 @@ def _stability(code: str, outcome: str, metrics: dict[str, Any]) -> str:
     elif code == "S7" and "margin_queries" in metrics:
         words.append(f"{metrics['margin_queries']:+g} queries from the retrieval bar")
     if metrics["draws"] is not None:
-        words.append(f"{metrics['draws']} draw{'s' * (metrics['draws'] != 1)} decided it"
-                     + (" (one draw: the seed alone can move it)" if metrics["draws"] == 1
-                        else ""))
+        one = metrics["draws"] == 1
+        words.append(f"{metrics['draws']} draw{'s' * (not one)} decided it"
+                     + ("" if not one else " (one draw: the seed alone can move it)"
+                        if metrics.get("draw_decides", True)
+                        else " (the outcome does not depend on what was drawn)"))
     return "; ".join(words)
 
 

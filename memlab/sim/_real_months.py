@@ -63,6 +63,7 @@ def s9_last_month(ctx: RealContext) -> ScenarioResult:
     start = datetime.now(timezone.utc).replace(microsecond=0)
     changes: list[dict[str, Any]] = []
     not_applied: list[str] = []
+    path = None
     notes = NoteMaker(9_000 + ctx.seed).fresh(3)
     proc.preload([n.text for n in notes])
     learns = []
@@ -119,7 +120,10 @@ def s9_last_month(ctx: RealContext) -> ScenarioResult:
     share = visible / len(changes) if changes else None
     m = {"changes": len(changes), "visible": visible, "detail": detail,
          "kinds": [c["kind"] for c in changes], "not_applied": not_applied,
-         "learns": len(learns), "learns_stamped": learns_stamped}
+         "learns": len(learns), "learns_stamped": learns_stamped,
+         # Through a write path (0.19.2's accept_amendment, 0.20.0's edit) the seed's pick of
+         # role and wording cannot change what is stamped; through learn it can.
+         "draw_decides": path is None}
     m["share"] = None if share is None else round(share, 3)
     outcome = "n/a" if share is None else grade_levels("S9", share)
     # The setting, stated: the store is opened without a project, so a release whose event

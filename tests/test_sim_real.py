@@ -83,7 +83,8 @@ def test_every_graded_real_cell_carries_its_scenarios_evidence_schema(base):
     for (row, code), res in graded:
         missing = (set(SCENARIOS[code].measured_metrics) | {"seconds"}) - set(res.metrics)
         assert not missing, (row, code, missing)
-    assert {code for (_, code), _ in graded} == set(SCENARIOS)
+    # S11 is n/a on every row: no release's corpus review chunks (its rule's n/a).
+    assert {code for (_, code), _ in graded} == set(SCENARIOS) - {"S11"}
 
 
 # ---- per scenario, inputs under which the measured verdict differs --------------------------
@@ -209,6 +210,9 @@ def test_s9_an_edit_is_what_the_store_cannot_show(base):
     old = cell(base, OLD, "S9")
     assert old.outcome == "pass" and "reword: stamped=True before-state=True" in old.metrics["detail"]
     assert "forget" not in old.metrics["kinds"]
+    # A month of learns alone changes no existing memory on 0.19.2 either: n/a.
+    old_learn = _run(OLD, "S9", params=SMALL.with_(s9_changes="learn"))
+    assert old_learn.outcome == "n/a" and old_learn.metrics["learns_stamped"] == 3
 
 
 def test_s10_restatements_erode_the_0192_constitution():
@@ -291,8 +295,12 @@ def test_claims_are_judged_only_on_what_the_release_has(base):
     untestable = table[table["testable"] == False]  # noqa: E712
     assert (untestable["verdict"] == "untestable").all()
     assert set(zip(untestable["release"], untestable["scenario"])) == {
-        (NEW, "S11"), (OLD, "S7"), (NEW, "S9"), (NEW, "Simplicity")}
-    assert untestable["why"].str.contains("elfmem/|corpus is").all()
+        (NEW, "S11"), (NEW, "Simplicity")}
+    assert untestable["why"].str.contains("elfmem/").all()
+    # Judged where the run reaches them: 0.19.2's S7 on its cost half (the retrieval half is
+    # about 100x, named as not reached), 0.20.0's S9 on the global-config row (ledger off).
+    s7 = table[(table["release"] == OLD) & (table["scenario"] == "S7")].iloc[0]
+    assert s7["verdict"] == "confirms" and "not reached by this run" in s7["why"]
     assert not table.loc[table["verdict"].isin(["confirms", "contradicts"]), "testable"]\
         .eq(False).any()
     # "SQLite WAL handles two concurrent writers" is judged on the writes (20/20 learns, no
@@ -307,9 +315,10 @@ def test_claims_are_judged_only_on_what_the_release_has(base):
     # The setting is stated where it matters: no project, so 0.20.0's ledger is off.
     assert cell(base, NEW, "S9").metrics["ledger_off"] and not cell(base, OLD, "S9").metrics["ledger_off"]
     assert "ledger is off" in cell(base, NEW, "S9").summary
-    # The ledger claim is untestable on the no-project row and judged on the project row.
+    # The ledger claim is judged on both rows: off without a project (the global config, the
+    # doc's own setting), on with one.
     s9 = table[table["scenario"] == "S9"].set_index("release")
-    assert s9.at[NEW, "verdict"] == "untestable" and s9.at[NEW, "testable"] == False  # noqa: E712
+    assert s9.at[NEW, "verdict"] == "contradicts" and "global config" in s9.at[NEW, "why"]
     assert s9.at[PROJECT, "testable"] == True  # noqa: E712
     assert s9.at[PROJECT, "verdict"] == ("confirms" if cell(base, PROJECT, "S9").outcome == "pass"
                                          else "contradicts")

@@ -63,6 +63,7 @@ def s9_last_month(ctx: RealContext) -> ScenarioResult:
     start = datetime.now(timezone.utc).replace(microsecond=0)
     changes: list[dict[str, Any]] = []
     not_applied: list[str] = []
+    path = None
     notes = NoteMaker(9_000 + ctx.seed).fresh(3)
     proc.preload([n.text for n in notes])
     learns = []
@@ -119,7 +120,10 @@ def s9_last_month(ctx: RealContext) -> ScenarioResult:
     share = visible / len(changes) if changes else None
     m = {"changes": len(changes), "visible": visible, "detail": detail,
          "kinds": [c["kind"] for c in changes], "not_applied": not_applied,
-         "learns": len(learns), "learns_stamped": learns_stamped}
+         "learns": len(learns), "learns_stamped": learns_stamped,
+         # Through a write path (0.19.2's accept_amendment, 0.20.0's edit) the seed's pick of
+         # role and wording cannot change what is stamped; through learn it can.
+         "draw_decides": path is None}
     m["share"] = None if share is None else round(share, 3)
     outcome = "n/a" if share is None else grade_levels("S9", share)
     # The setting, stated: the store is opened without a project, so a release whose event
@@ -205,7 +209,17 @@ def s10_six_months(ctx: RealContext) -> ScenarioResult:
     llm_before = llm_call_stats(proc)["total_calls"]
     db = seeded_store(ctx, "s10")
     seeded = {role: role_block(block_rows(db), role)["id"] for role in CONSTITUTION}
-    rate = inst.near_dup_rate if p.s10_restate_rate is None else p.s10_restate_rate
+    # Restated principles per learned block: the instance's constitutional supersessions only
+    # (not every near-duplicate: most restate ordinary notes), else the near-duplicate rate.
+    if p.s10_restate_rate is not None:
+        rate, source = p.s10_restate_rate, "parameter s10_restate_rate"
+    elif inst.principle_restate_rate is not None:
+        rate, source = inst.principle_restate_rate, (
+            f"instance: {inst.principle_restatements} constitutional supersessions / "
+            f"{inst.blocks_ever} blocks")
+    else:
+        rate, source = inst.near_dup_rate, ("instance: every near-duplicate (its "
+                                            "constitutional share is unknown)")
     rng = ctx.rng("S10")
     per_day = inst.blocks_ever / inst.span_days
     maker = NoteMaker(10_000 + ctx.seed)
@@ -236,7 +250,7 @@ def s10_six_months(ctx: RealContext) -> ScenarioResult:
     lost = {role: rows[bid]["archive_reason"] for role, bid in seeded.items()
             if rows[bid]["status"] != "active"}
     m = {"days": p.s10_days, "learned": learned, "restatements": restated,
-         "restate_rate": round(rate, 3), "active_hours": round(hours * p.s10_days, 2),
+         "restate_rate": round(rate, 3), "restate_rate_source": source, "active_hours": round(hours * p.s10_days, 2),
          "roles_intact": len(intact), "lost": lost, "llm": llm_call_stats(proc)["total_calls"] - llm_before}
     outcome = grade_levels("S10", len(intact))
     summary = (f"{p.s10_days} days, {learned} blocks learned ({restated} restating a "

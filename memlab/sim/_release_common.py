@@ -265,8 +265,45 @@ def llm_call_stats(proc: ReleaseProcess) -> dict[str, Any]:
     return proc.request("stats")["llm"]
 
 
+#: Per scenario: the metric its one-number rule reads (None: a rule of checks) and how many
+#: independent draws (trials, targets, queries, changes) the verdict rests on.
+_DECIDED_BY: dict[str, tuple[str | None, Any]] = {
+    "S1": ("score", 1), "S2": ("gone", 3), "S3": (None, 1), "S4": ("calls_per_block", "batch"),
+    "S5": (None, 2), "S6": (None, 3), "S7": (None, "queries"), "S8": (None, "free_trials"),
+    "S9": ("share", "changes"), "S10": ("roles_intact", "restatements"), "S11": ("share", "planted_pairs"),
+}
+
+
+def _stability(code: str, outcome: str, metrics: dict[str, Any]) -> str:
+    """Adds ``margin`` (how far the measure is from its nearest threshold) and ``draws`` (how
+    many independent draws decided the verdict) to ``metrics``; returns them in words."""
+    from memlab.sim.rules import margin
+
+    key, draws = _DECIDED_BY.get(code, (None, None))
+    n = metrics.get(draws) if isinstance(draws, str) else draws
+    metrics["draws"] = n if isinstance(n, int) else None
+    words = []
+    value = metrics.get(key) if key else None
+    if outcome != "n/a" and isinstance(value, (int, float)) and not isinstance(value, bool):
+        metrics["margin"] = margin(code, float(value))
+        mg = metrics["margin"]
+        words.append(f"{mg['distance']:+g} from the {mg['threshold']:g} threshold")
+    elif code == "S7" and "margin_queries" in metrics:
+        words.append(f"{metrics['margin_queries']:+g} queries from the retrieval bar")
+    if metrics["draws"] is not None:
+        one = metrics["draws"] == 1
+        words.append(f"{metrics['draws']} draw{'s' * (not one)} decided it"
+                     + ("" if not one else " (one draw: the seed alone can move it)"
+                        if metrics.get("draw_decides", True)
+                        else " (the outcome does not depend on what was drawn)"))
+    return "; ".join(words)
+
+
 def measured_result(ctx: RealContext, code: str, outcome: str, summary: str,
             metrics: dict[str, Any], **kw: Any) -> ScenarioResult:
+    stability = _stability(code, outcome, metrics)
+    if stability:
+        summary = f"{summary} [{stability}]"
     return ScenarioResult(scenario=code, iteration=release_row(ctx.release), outcome=outcome,
                           summary=summary, metrics=metrics, basis="measured",
                           rule=REAL_RULES[code], llm=llm_stand_in(code), **kw)

@@ -306,10 +306,21 @@ def _canonical(doc: Any) -> bytes:
                       default=str, allow_nan=True).encode()
 
 
+def _jsonable(value: Any) -> Any:
+    """``value`` as it reads back from the entry's JSON (tuples are lists, keys strings,
+    anything else JSON has no type for its ``str``, as the writer's ``default=str``)."""
+    if isinstance(value, dict):
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_jsonable(v) for v in value]
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    return str(value)
+
+
 def _signature(secret: bytes, doc: dict[str, Any]) -> str:
     body = {k: v for k, v in doc.items() if k != "signature"}
-    # Signed as it will read back (JSON's own types: tuples are lists, keys strings).
-    return hmac.new(secret, _canonical(json.loads(_canonical(body))), hashlib.sha256).hexdigest()
+    return hmac.new(secret, _canonical(_jsonable(body)), hashlib.sha256).hexdigest()
 
 
 def _read_entry(folder: Path, path: Path, key: str) -> dict[str, Any] | None:

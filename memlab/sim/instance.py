@@ -55,6 +55,11 @@ class Instance:
     llm_input_tokens: int | None = None
     #: Role slots still filled (``self/role/*`` on active blocks); None when unknown.
     constitution_roles: int | None = None
+    #: Supersessions that replaced a constitutional block (one tagged ``self/role/*`` or
+    #: ``self/constitutional``): the restated principles among ``near_dup_events``; None when
+    #: unknown (then the real S10 falls back to the instance-wide near-duplicate rate, and says
+    #: so).
+    principle_restatements: int | None = None
     #: Observed active hours per session; empty means "exponential with the mean".
     session_hours: tuple[float, ...] = ()
     #: Corpus growth factor for the scale scenarios (the doc's 140 -> 14,000 is 100x).
@@ -88,6 +93,13 @@ class Instance:
     def near_dup_rate(self) -> float:
         """Near-duplicate arrivals per learned block."""
         return min(1.0, self.near_dup_events / self.blocks_ever)
+
+    @property
+    def principle_restate_rate(self) -> float | None:
+        """Restated principles per learned block (constitutional supersessions only)."""
+        if self.principle_restatements is None:
+            return None
+        return min(1.0, self.principle_restatements / self.blocks_ever)
 
     @property
     def llm_calls_per_active_block(self) -> float | None:
@@ -150,6 +162,9 @@ DOC_INSTANCE = Instance(
     llm_calls=2_903,
     llm_input_tokens=1_646_801,
     constitution_roles=4,
+    # §6 S10: 6 of the 10 seeded roles were lost, all to supersession (41 supersessions in
+    # all, 1 decay): at least 6 of the 41 replaced a constitutional block.
+    principle_restatements=6,
     source=None,
     provenance={
         "total_active_hours": "doc §2.2", "n_sessions": "doc §2.2", "span_days": "doc header",
@@ -158,6 +173,8 @@ DOC_INSTANCE = Instance(
         "tier_mix": "assumed (the doc gives none)",
         "mean_block_tokens": "doc §2.1 (31,633 tokens / 140 blocks)",
         "llm_calls": "doc §2.1", "session_hours": "assumed exponential, mean 36 s (doc §2.2)",
+        "principle_restatements": "doc §6 S10 (6 of 10 roles lost, each to supersession; a "
+                                  "lower bound of the 41)",
     },
 )
 
@@ -226,6 +243,24 @@ def instance_from_store(store: Any, *, audit: Any = None, growth: int = 100) -> 
     prov["span_days"] = "store: first to last created_at / session start"
 
     superseded = int((reason == "superseded").sum())
+    principle = None
+    if "id" in blocks:
+        from memlab.audits.seeds import match_seed
+
+        constitutional: set = set()
+        if len(tags) and {"tag", "block_id"} <= set(tags.columns):
+            tag = tags["tag"].astype("string")
+            constitutional = set(tags.loc[tag.str.startswith("self/role/", na=False)
+                                          | (tag == "self/constitutional"), "block_id"])
+        # A seeded principle is known by its text or id too (archived blocks can lose tags).
+        content = blocks["content"] if "content" in blocks else pd.Series(None, index=blocks.index)
+        seeded = [match_seed(content=c, block_id=b) is not None
+                  for c, b in zip(content, blocks["id"])]
+        is_principle = blocks["id"].isin(constitutional) | pd.Series(seeded, index=blocks.index)
+        principle = int(((reason == "superseded") & is_principle).sum())
+        prov["principle_restatements"] = ("store: superseded blocks tagged self/role/* or "
+                                          "self/constitutional, or holding a seeded principle's "
+                                          "text or id")
     flagged = 0
     if len(contradictions) and "kind" in contradictions:
         flagged = int((contradictions["kind"].astype("string") == "near_duplicate").sum())
@@ -298,6 +333,7 @@ def instance_from_store(store: Any, *, audit: Any = None, growth: int = 100) -> 
         llm_calls=None if llm_calls is None else int(llm_calls),
         llm_input_tokens=None if llm_in is None else int(llm_in),
         constitution_roles=roles,
+        principle_restatements=principle,
         session_hours=session_hours,
         growth=growth,
         source=None if path is None else str(path),

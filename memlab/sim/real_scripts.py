@@ -84,6 +84,9 @@ def s1_reword(ctx: RealContext) -> ScenarioResult:
          "write_path": None if path is None else {
              key: path[key] for key in ("api", "writes", "audit", "ledger", "cli", "mcp")}}
     m["score"] = 1.0 if (new_rows and role_ok and not old_active) else 0.5 if new_rows else 0.0
+    # Through a write path the seed's rewording cannot matter (it is written as given); through
+    # learn + consolidate its cosine decides (about 1 rewording in 12 lands in the band).
+    m["draw_decides"] = path is None
     # What the write recorded: the rows it added to the tables its operation inserts into
     # (0.19.2's accept_amendment: one block_amendments row with pre/post content), and whether
     # the release's undo path (a write path taking no text: revert_amendment) restores the

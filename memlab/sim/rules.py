@@ -19,7 +19,7 @@ from typing import Iterable
 from memlab.sim.registry import ScenarioView
 
 __all__ = ["RULES", "S7_RETRIEVAL_SHARE", "grade_levels", "grade_checks", "grade_s6",
-           "grade_s7", "grade_s8", "rule"]
+           "grade_s7", "grade_s8", "rule", "margin"]
 
 #: S7: the share of the oracle retriever's hit@5 a system must reach on the same corpus and
 #: queries for its retrieval to "hold".
@@ -49,6 +49,17 @@ def grade_levels(code: str, value: float) -> str:
     if v >= q - 1e-9:
         return "partial"
     return "fail"
+
+
+def margin(code: str, value: float) -> dict[str, float]:
+    """How far ``value`` is from the nearest threshold of a one-number rule: ``threshold``
+    (that threshold) and ``distance`` (signed, in the rule's units: positive on the side the
+    verdict already has, i.e. how much it could move before the verdict changes; negative
+    is how far short of the next level up)."""
+    pass_at, partial_at, higher = _LEVELS[code]
+    sign = 1 if higher else -1
+    t = min((pass_at, partial_at), key=lambda th: abs(value - th))
+    return {"value": value, "threshold": t, "distance": round(sign * (value - t), 4)}
 
 
 def grade_checks(checks: Iterable[bool]) -> str:

@@ -285,8 +285,12 @@ class SimulationRun:
                "seconds": round(float(self.meta.get("seconds", 0.0)), 2)}
         return {"evidence": records(self.evidence), "cells": cells,
                 "claims": records(self.claims) if self.releases else [],
-                "fitness": records(self.fitness, "iteration") if self.iterations else [],
-                "journey": records(self.journey, "iteration") if self.iterations else [],
+                # Every iteration's fitness and journey is the world model's (the doc's
+                # estimate), never measured: each record says so.
+                "fitness": [{**r, "basis": "modelled"} for r in records(self.fitness, "iteration")]
+                if self.iterations else [],
+                "journey": [{**r, "basis": "modelled"} for r in records(self.journey, "iteration")]
+                if self.iterations else [],
                 "run": run}
 
     # ---- text -----------------------------------------------------------------------------------
@@ -354,7 +358,9 @@ class SimulationRun:
             for row in self.claims.itertuples(index=False):
                 if row.verdict == "not run":
                     continue
-                out.append(f"  [{row.verdict}] {row.claim}")
+                out.append(f"  [{row.verdict}] {row.claim}"
+                           + (f"  (decided by {row.source})" if isinstance(row.source, str)
+                              else ""))
                 out.append(f"      {row.release}: {row.evidence}")
                 if row.why:
                     out.append(f"      {'testable' if row.testable else 'untestable'}: "

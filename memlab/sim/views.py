@@ -40,8 +40,10 @@ def outcome_table(run: SimulationRun, *, symbols: bool = False):
 
 
 def fitness_table(run: SimulationRun):
-    """The five dimensions per iteration, coloured (a pandas Styler)."""
-    return run.fitness.style.map(_colour)
+    """The five dimensions per iteration, coloured (a pandas Styler), captioned as modelled:
+    every iteration's fitness is the world model's, the doc's estimate."""
+    return run.fitness.style.map(_colour).set_caption(
+        "Modelled (the doc's estimate): fitness of the world model's iterations")
 
 
 def evidence_table(run: SimulationRun, scenario: str) -> pd.DataFrame:

@@ -23,15 +23,12 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from memlab._escape import quote
+
 __all__ = ["quote", "table_name", "column_names", "sqlite_column", "create_table"]
 
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 _RESERVED = {"rowid", "oid", "_rowid_"}
-
-
-def quote(name: str) -> str:
-    """An SQL identifier, double-quoted (``"`` doubled)."""
-    return '"' + name.replace('"', '""') + '"'
 
 
 def table_name(name: str, taken: set[str]) -> str:

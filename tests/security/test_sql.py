@@ -105,6 +105,10 @@ QUOTERS = {"q", "quote", "qualified"}
 #: Modules that still compose SQL text from names that are not store text, each with where its
 #: names come from. The test requires this list to be exact.
 COMPOSED_SQL = {
+    "browse/_meta.py": "FTS5 column lists joined from quote() of names memlab cleaned; canned "
+                       "queries are memlab's constant SQL with quote()d table names",
+    "browse/_sqlite.py": "CREATE TABLE column definitions joined from quote() of cleaned names; "
+                         "'?' placeholders, one per column (values are parameters)",
     "embed/_cache.py": "'?' placeholders, as many as the chunk has keys (values are parameters)",
     "formats/elfmem_schema.py": "table and column names from memlab's own copy of elfmem's "
                                 "DDL and migrations, run on databases memlab creates",

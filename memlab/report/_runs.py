@@ -26,7 +26,7 @@ __all__ = ["RUN_FORMAT", "DATE_DIR", "HEADLINE_METRICS", "METRIC_DEFINITIONS",
            "FINDING_KEYS", "AUDIT_REPORTS", "Alert", "AlertRule", "parse_alerts",
            "store_digest", "store_metrics", "finding_keys", "problem_keys", "read_run",
            "read_runs", "previous_record", "delta_rows", "changed_sets", "evaluate_alerts",
-           "prune_runs", "is_number", "headline_metrics"]
+           "prune_runs", "is_number", "headline_metrics", "run_ok", "last_good"]
 
 #: The ``format`` of a run folder's ``runs.json``; a folder is memlab's own only with it.
 RUN_FORMAT = "memlab-report-run/1"
@@ -186,6 +186,19 @@ def read_runs(root: Path) -> list[tuple[Path, dict[str, Any]]]:
         if record is not None:
             out.append((folder, record))
     return out
+
+
+def run_ok(record: Mapping[str, Any]) -> bool:
+    """Whether a run wrote every report it was asked for (no store, report or step failed)."""
+    return not any(e.get("error") for e in record.get("reports", []))
+
+
+def last_good(runs: list[tuple[Path, dict[str, Any]]]) -> int | None:
+    """The index in ``runs`` (oldest first) of the newest run with nothing failed, or None."""
+    for i in range(len(runs) - 1, -1, -1):
+        if run_ok(runs[i][1]):
+            return i
+    return None
 
 
 def reports_of(record: Mapping[str, Any], store: str) -> list[Mapping[str, Any]]:

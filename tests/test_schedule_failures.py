@@ -110,9 +110,19 @@ def test_a_broken_store_fails_alone_keeps_the_last_good_index_and_notifies(
     assert "FAILED broken · load: " in err and "1 of 3 report(s) failed" in err
     run = root / SECOND
 
-    # the good stores are written
-    for store in ("demo", "s20"):
-        assert (run / store / "audit" / "01-audit.html").stat().st_size > 10_000
+    # the good stores are written, each report opening with the parameters it ran with
+    import memlab
+
+    for store, file in (("demo", "demo.db"), ("s20", "s20.db")):
+        html = (run / store / "audit" / "01-audit.html").read_text()
+        panel = html[html.index("<h2>Parameters</h2>"):html.index("</table>", html.index(
+            "<h2>Parameters</h2>"))]
+        assert html.index("<h2>Parameters</h2>") < html.index("<h2>Headline</h2>")
+        for row in (f"<th>stores</th><td>{file}</td>", f"<th>as_of</th><td>'{FIRST}'</td>",
+                    "<th>seconds_per_call</th><td>14.0 (default)</td>",
+                    f"<th>memlab</th><td>{memlab.__version__}</td>"):
+            assert row in panel, (row, panel)
+        assert "output_dir" not in panel and str(tmp_path) not in panel
     # the broken one is a page of its own, its error on top, and failed in the run's record
     page = (run / "broken" / "error.html").read_text()
     top = page[:page.index('id="parameters"')]

@@ -23,8 +23,9 @@ def _report_kinds() -> list[str]:
 @argument("kind", choices=_report_kinds)
 @argument("paths", nargs="*", metavar="PATH", help="the store(s) the report is about")
 @shared("out", "the report",
-        default="reports/<kind>, or reports/<date> for all, under $MEMLAB_REPORTS_DIR, else "
-                "the checkout's reports/, else ./reports")
+        default="reports/<date>/<store>-<kind>, or reports/<date> for all, under "
+                "$MEMLAB_REPORTS_DIR, else the checkout's reports/ when run inside it, else "
+                "./reports")
 @shared("as_of", default="the notebook's own; for all, the day of the run, UTC")
 @shared("config")
 @argument("-p", "--param", action="append", default=[], metavar="NAME=VALUE",
@@ -49,6 +50,11 @@ def cmd_report(args: argparse.Namespace) -> int:
     result = report(args.kind, args.paths, out=args.out, show_code=args.show_code, **params)
     print(f"report written: {result.html}")
     print(f"metrics:        {result.folder / 'metrics.json'}")
+    from memlab._escape import terminal_line
+    from memlab.report._runs import as_of_warnings
+
+    for warning in as_of_warnings(result.metrics, args.as_of):  # the HTML's note, here too
+        print(terminal_line(f"memlab: warning: {warning}"), file=sys.stderr)
     return 0
 
 

@@ -26,7 +26,8 @@ __all__ = ["RUN_FORMAT", "DATE_DIR", "HEADLINE_METRICS", "METRIC_DEFINITIONS",
            "FINDING_KEYS", "AUDIT_REPORTS", "Alert", "AlertRule", "parse_alerts",
            "store_digest", "store_metrics", "finding_keys", "problem_keys", "read_run",
            "read_runs", "previous_record", "delta_rows", "changed_sets", "evaluate_alerts",
-           "prune_runs", "is_number", "headline_metrics", "run_ok", "last_good"]
+           "prune_runs", "is_number", "headline_metrics", "run_ok", "last_good",
+           "as_of_warnings"]
 
 #: The ``format`` of a run folder's ``runs.json``; a folder is memlab's own only with it.
 RUN_FORMAT = "memlab-report-run/1"
@@ -152,6 +153,27 @@ def _flat(metrics: Mapping[str, Any]) -> dict[str, Any]:
         elif value is None or is_number(value):
             flat[key] = value
     return flat
+
+
+def as_of_warnings(metrics: Mapping[str, Any], as_of: str | None) -> list[str]:
+    """One line per store of a report's ``metrics.json`` whose data ``as_of`` comes before:
+    a store whose last activity is after that day (its later events get negative ages), a
+    memory repo with no commit by then (0 commits read). The HTML says so in its notes; a
+    command line says it with these."""
+    if not as_of:
+        return []
+    day = str(as_of)[:10]
+    nested = {k: v for k, v in metrics.items() if isinstance(v, dict)}
+    out = []
+    for name, m in (nested or {"the store": metrics}).items():
+        last = m.get("last_activity_at")
+        if isinstance(last, str) and last[:10] > day:
+            out.append(f"{name}: --as-of {day} is before the store's last activity "
+                       f"({last[:10]}); its later events have negative ages")
+        elif m.get("commits") == 0 and m.get("as_of"):
+            out.append(f"{name}: --as-of {day} is before the repo's first commit; "
+                       "no commit was read (0 commits)")
+    return out
 
 
 # --------------------------------------------------------------------------- reading runs

@@ -13,6 +13,7 @@ import sys
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 
 import pytest
 
@@ -164,6 +165,30 @@ def test_a_broken_store_fails_alone_keeps_the_last_good_index_and_notifies(
     assert not (tmp_path / "pwned").exists()  # no shell ever read it
     assert [n["ok"] for n in json.loads((run / "runs.json").read_text())["notified"]] == \
         [True, True]
+
+    # A third run whose notebook fails at a cell (papermill's error, as execute_notebook raises
+    # it, the executed notebook kept): the failure page names the cell and links the store's
+    # last good report of that kind (the second run's: that run failed, its demo report did not).
+    import memlab.report
+
+    def failing(kind, paths, *, out, **params):
+        folder = Path(out)
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / "01-audit.ipynb").write_text("{}")
+        raise ReportError("cell 4 failed with ValueError: boom <b>", path=folder / "01-audit.ipynb",
+                          cell_index=4, ename="ValueError", evalue="boom <b>")
+
+    monkeypatch.setattr(memlab.report, "report", failing)
+    third = _config(tmp_path, "third.yaml", {"demo": "demo.db"}, [])
+    assert main(["-q", "report", "all", "--config", str(third), "--out",
+                 str(root / "2026-12-02")]) == EXIT_FAILED
+    page = (root / "2026-12-02" / "demo" / "audit" / "error.html").read_text()
+    assert "<h1>Failed: demo · audit report, cell 4</h1>" in page
+    assert "demo/audit/01-audit.ipynb: cell 4 failed with ValueError: boom &lt;b&gt;" in page
+    assert f'Last good report of this store: <a href="../../../{SECOND}/demo/audit/01-audit.html">' \
+        f"{SECOND}</a>" in page
+    assert '<a href="01-audit.ipynb">01-audit.ipynb</a>' in page
+    assert json.loads((root / "runs.json").read_text())["latest"] == FIRST  # still
 
 
 def test_report_all_still_raises_for_library_callers(tmp_path):

@@ -22,6 +22,11 @@ review; memory repos: memfs audit and review). Output goes to ``<out>/<store>/<k
 is the runs folder: ``reports/index.html`` and ``reports/runs.json`` list every dated run, with
 what changed since each store's previous run, the alerts that fired, and each store's headline
 metrics across runs (``memlab.report._runs``, ``memlab.report._index``).
+
+A store or report that fails does not stop the run: it becomes an ``error.html`` where its
+report would be, is listed as failed, and the runs folder's "latest" stays on the newest run in
+which nothing failed. ``notify:`` targets (``memlab.report._notify``) are told of failures and
+fired alerts. `memlab report all` exits :data:`EXIT_FAILED` when anything failed.
 """
 
 from __future__ import annotations

@@ -282,3 +282,24 @@ def test_a_target_past_its_deadline_or_failing_is_reported_and_the_rest_go_on(tm
     assert sent[5].error.startswith("cannot run '/nonexistent/notifier'")
     assert "/elsewhere" not in server.paths  # a redirect is not followed
     assert len(out.read_bytes().splitlines()) == 1  # the last target still ran
+
+
+def test_keep_never_deletes_the_last_good_run(tmp_path):
+    from memlab.report._runs import RUN_FORMAT, prune_runs, read_runs
+
+    def run(date, error=None):
+        folder = tmp_path / date
+        (folder / "db").mkdir(parents=True)
+        entry = {"store": "db", "report": "audit", **({"error": error} if error else
+                                                       {"html": "db/audit/01-audit.html"})}
+        (folder / "runs.json").write_text(json.dumps(
+            {"format": RUN_FORMAT, "date": date, "reports": [entry], "stores": {"db": {}},
+             "written": ["db", "index.html", "runs.json"]}))
+
+    run("2026-12-01")
+    run("2026-12-02")
+    for day in ("03", "04", "05"):
+        run(f"2026-12-{day}", error="load failed")
+    pruned = prune_runs(tmp_path, 2, spare="2026-12-05")
+    assert pruned.deleted == ["2026-12-01", "2026-12-03"]  # the good 12-02 stays, older goes
+    assert [f.name for f, _ in read_runs(tmp_path)] == ["2026-12-02", "2026-12-04", "2026-12-05"]

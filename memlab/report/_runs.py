@@ -407,7 +407,9 @@ class Pruned:
 
 def prune_runs(root: Path, keep: int | None, *, spare: str | None = None) -> Pruned:
     """Delete all but the ``keep`` newest dated runs under ``root`` (None: delete nothing);
-    the run named ``spare`` (the one just written, even when back-dated) is never deleted.
+    the run named ``spare`` (the one just written, even when back-dated) is never deleted, nor
+    is the newest run in which nothing failed (the index's "latest": a week of failed nights
+    with ``keep: 3`` must not delete the last good report).
 
     Only a run folder memlab wrote is deleted: a real folder (not a link) named YYYY-MM-DD,
     whose ``runs.json`` is a :data:`RUN_FORMAT` record and holds nothing at the top but the
@@ -417,8 +419,10 @@ def prune_runs(root: Path, keep: int | None, *, spare: str | None = None) -> Pru
     if keep is None:
         return result
     runs = read_runs(root)
+    good = last_good(runs)
+    spared = {spare, runs[good][0].name if good is not None else None}
     for folder, record in runs[:max(0, len(runs) - keep)]:
-        if folder.name == spare:
+        if folder.name in spared:
             continue
         written = set(record.get("written") or ())
         present = {p.name for p in folder.iterdir()}

@@ -222,6 +222,15 @@ def test_bad_notify_targets_are_refused_by_name(tmp_path, notify, message):
     assert "stores.yaml" in str(info.value)
 
 
+def test_a_bad_as_of_is_refused_before_any_report_runs(tmp_path):
+    config = tmp_path / "stores.yaml"
+    config.write_text("as_of: 08/04/2026\nstores:\n  a: a.db\n")
+    with pytest.raises(ReportError, match="`as_of:` .*ambiguous"):
+        load_config(config)
+    config.write_text("as_of: 2026-08-04\nstores:\n  a: a.db\n")
+    assert str(load_config(config)["as_of"]) == "2026-08-04"
+
+
 def test_reports_key_names_known_report_kinds(tmp_path):
     config = tmp_path / "stores.yaml"
     config.write_text("reports: [audit, reveiw]\nstores:\n  a: a.db\n")

@@ -142,6 +142,13 @@ def load_config(path: str | Path) -> dict[str, Any]:
         raise refuse(f"`reports:` must list report kinds a store gets ({', '.join(known)}); "
                      f"got {chosen!r}")
     config["reports"] = chosen
+    if config.get("as_of") is not None:  # refused here, not by every notebook of the run
+        from memlab.store import parse_as_of
+
+        try:
+            parse_as_of(config["as_of"])
+        except MemlabError as exc:
+            raise refuse(f"`as_of:` {exc.message}") from exc
     return config
 
 

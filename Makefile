@@ -5,7 +5,6 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.memlab-installed
 LOG    := $(VENV)/install.log
-TODAY  := $(shell date -u +%Y-%m-%d)
 # JupyterLab: no browser to open in a container; listen on this machine only. As root (a
 # container's default user) JupyterLab refuses to start without --allow-root.
 LAB_IP    ?= 127.0.0.1
@@ -27,7 +26,7 @@ $(STAMP): pyproject.toml
 
 ## The main job: audit the bundled demo instance and render the report.
 report: $(STAMP)
-	@$(BIN)/memlab report audit data/demo/elfmem-demo.db --as-of 2026-08-04 --out reports/$(TODAY)/demo-audit
+	@$(BIN)/memlab report audit data/demo/elfmem-demo.db --as-of 2026-08-04
 
 ## The whole test suite (CI runs this through .ci/run).
 test: $(STAMP)

@@ -95,14 +95,16 @@ def test_discover_prints_a_readable_table(tmp_path):
     header = lines[1].split()
     assert header[:4] == ["name", "kind", "layout", "path"] and "problem" in header
     rows = {line.split()[0]: line for line in lines[3:]}
-    assert set(rows) == {"EmmaBot", "–"}
+    assert set(rows) == {"EmmaBot", "agent-bbb"}  # no name: its id, never "–"
     assert "./.letta/agents/agent-aaa/memory" in rows["EmmaBot"]
     assert "2026-03-01 12:00" in rows["EmmaBot"]
     for bad in ("NaN", "<NA>", "NaT", "None"):
         assert bad not in done.stdout
     assert all(len(line) <= 160 for line in lines)
-    narrow = _cli("discover", str(home), columns=60).stdout
-    assert "path         ./.letta/agents/agent-aaa/memory" in narrow  # one block per store
+    narrow = _cli("discover", str(home), columns=60).stdout.splitlines()
+    assert narrow[1].split() == ["name", "kind", "path"]  # still a table, one line per store
+    assert narrow[3].split() == ["EmmaBot", "letta_memfs", "./.letta/agents/agent-aaa/memory"]
+    assert max(map(len, narrow)) <= 60 and narrow[5].startswith("not shown at this width: ")
 
 
 def test_migrate_messages_name_what_exists(tmp_path):

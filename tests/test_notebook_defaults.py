@@ -65,8 +65,10 @@ def test_relative_inputs_are_found_from_the_cwd_first_then_the_checkout(tmp_path
 
 def test_outputs_default_to_the_reports_folder(tmp_path, monkeypatch):
     monkeypatch.delenv("MEMLAB_REPORTS_DIR", raising=False)
-    monkeypatch.chdir(tmp_path)
+    monkeypatch.chdir(REPO / "notebooks")  # inside the checkout: its reports/
     assert output_folder(None, "audit") == str(REPO / "reports" / "audit")
+    monkeypatch.chdir(tmp_path)  # outside it: ./reports, never the checkout the user left
+    assert output_folder(None, "audit") == str(tmp_path / "reports" / "audit")
     assert output_folder("mine", "audit") == str(tmp_path / "mine")
     monkeypatch.setenv("MEMLAB_REPORTS_DIR", str(tmp_path / "elsewhere"))
     assert output_folder(None, "review") == str(tmp_path / "elsewhere" / "review")
@@ -120,11 +122,13 @@ def test_papermill_cwd_elsewhere_still_finds_the_defaults(tmp_path):
 
 
 def test_the_cli_and_the_notebooks_share_one_default_output_folder(tmp_path, monkeypatch):
-    """`memlab report KIND` without --out writes where a notebook run without output_dir does:
-    both ask memlab.report.reports_root() ($MEMLAB_REPORTS_DIR, else the checkout's reports/)."""
+    """`memlab report KIND` without --out writes under the folder a notebook run without
+    output_dir writes under: both ask memlab.report.reports_root() ($MEMLAB_REPORTS_DIR, else
+    the checkout's reports/ from inside it, else ./reports); the CLI's folder names the day
+    and the store (reports/<date>/elfmem-demo-review), the notebook's the kind."""
     import memlab.report as report_module
     from memlab.cli import main
-    from memlab.report import ExecutedReport, reports_root
+    from memlab.report import ExecutedReport, report_folder, reports_root
 
     used = []
 
@@ -137,10 +141,17 @@ def test_the_cli_and_the_notebooks_share_one_default_output_folder(tmp_path, mon
     demo = str(REPO / "data" / "demo" / "elfmem-demo.db")
     monkeypatch.setenv("MEMLAB_REPORTS_DIR", str(tmp_path / "elsewhere"))
     assert main(["-q", "report", "audit", demo]) == 0
-    assert used[-1] == Path(output_folder(None, "audit")) == tmp_path / "elsewhere" / "audit"
+    assert used[-1] == report_folder("audit", [demo])
+    assert used[-1].parent.parent == Path(output_folder(None, "audit")).parent \
+        == tmp_path / "elsewhere"
+    assert used[-1].name == "elfmem-demo-audit"
     monkeypatch.delenv("MEMLAB_REPORTS_DIR")
+    monkeypatch.chdir(REPO)
     assert main(["-q", "report", "review", demo]) == 0
-    assert used[-1] == Path(output_folder(None, "review")) == REPO / "reports" / "review"
+    assert used[-1] == report_folder("review", [demo])
+    assert used[-1].parent.parent == Path(output_folder(None, "review")).parent \
+        == REPO / "reports"
     assert reports_root() == REPO / "reports"
+    monkeypatch.chdir(tmp_path)
     assert main(["-q", "report", "review", demo, "--out", "mine"]) == 0
     assert used[-1] == tmp_path / "mine"  # a named folder is the user's, relative to the cwd

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import sqlite3
 import subprocess
@@ -96,7 +97,9 @@ def test_an_installed_wheel_renders_the_audit_report_outside_the_checkout(wheel,
                           "--as-of", "2026-08-04"], cwd=work, env=env, capture_output=True,
                          text=True, timeout=1800)
     assert run.returncode == 0, run.stderr[-2000:]
-    html = work / "reports" / "audit"
+    # the default folder names the day and the store (a second store would not overwrite it)
+    [html] = (work / "reports").glob("*/mine-audit")
+    assert re.fullmatch(r"\d{4}-\d{2}-\d{2}", html.parent.name)
     pages = list(html.glob("*.html"))
     assert pages and pages[0].stat().st_size > 50_000, run.stdout
     metrics = json.loads((html / "metrics.json").read_text())["mine.db"]

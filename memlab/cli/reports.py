@@ -23,8 +23,9 @@ def _report_kinds() -> list[str]:
 @argument("kind", choices=_report_kinds)
 @argument("paths", nargs="*", metavar="PATH", help="the store(s) the report is about")
 @shared("out", "the report",
-        default="reports/<kind>, or reports/<date> for all, under $MEMLAB_REPORTS_DIR, else "
-                "the checkout's reports/, else ./reports")
+        default="reports/<date>/<store>-<kind>, or reports/<date> for all, under "
+                "$MEMLAB_REPORTS_DIR, else the checkout's reports/ when run inside it, else "
+                "./reports")
 @shared("as_of", default="the notebook's own; for all, the day of the run, UTC")
 @shared("config")
 @argument("-p", "--param", action="append", default=[], metavar="NAME=VALUE",
@@ -49,6 +50,11 @@ def cmd_report(args: argparse.Namespace) -> int:
     result = report(args.kind, args.paths, out=args.out, show_code=args.show_code, **params)
     print(f"report written: {result.html}")
     print(f"metrics:        {result.folder / 'metrics.json'}")
+    from memlab._escape import terminal_line
+    from memlab.report._runs import as_of_warnings
+
+    for warning in as_of_warnings(result.metrics, args.as_of):  # the HTML's note, here too
+        print(terminal_line(f"memlab: warning: {warning}"), file=sys.stderr)
     return 0
 
 
@@ -62,20 +68,27 @@ _STORE_PARAMS = {"stores", "store", "repo", "source"}
 
 def _report_all(args: argparse.Namespace) -> int:
     from memlab._escape import terminal_line
-    from memlab.errors import ReportError
-    from memlab.report.schedule import run_all
+    from memlab.report.schedule import EXIT_ALERT, EXIT_FAILED, run_all
 
     run = run_all(args.config, out=args.out, as_of=args.as_of)
     for alert in run.alerts:
         if alert.fired or alert.reason:
             print(terminal_line(alert.line()))
-    if run.failures:
-        raise ReportError(f"{len(run.failures)} of {len(run.record['reports'])} report(s) "
-                          "failed; see the index", path=run.index)
+    # A failed store, report or notification: one line each, the others written, exit 4.
+    for entry in run.failures:
+        print(terminal_line(f"memlab: FAILED {entry['store']} · {entry.get('step') or entry['report']}"
+                            f": {entry['error']}"), file=sys.stderr)
+    for sent in run.notify_failures:
+        print(terminal_line(f"memlab: notify {sent.target} failed: {sent.error}"), file=sys.stderr)
     print(f"reports written; open {run.index}")
+    if run.failures or run.notify_failures:
+        print(f"memlab: {len(run.failures)} of {len(run.record['reports'])} report(s) failed"
+              + (f", {len(run.notify_failures)} notification(s) failed" if run.notify_failures
+                 else "") + f"; see the index (exit {EXIT_FAILED})", file=sys.stderr)
+        return EXIT_FAILED
     if run.fired and args.fail_on_alert:
-        print(f"memlab: {len(run.fired)} alert(s) fired (exit 3)", file=sys.stderr)
-        return 3
+        print(f"memlab: {len(run.fired)} alert(s) fired (exit {EXIT_ALERT})", file=sys.stderr)
+        return EXIT_ALERT
     return 0
 
 

@@ -120,17 +120,55 @@ def cmd_discover(args: argparse.Namespace) -> int:
     if args.json:
         print_frame(inventory, True)
         return 0
-    from memlab._terminal import table_text
+    from memlab._escape import terminal_line
+    from memlab._terminal import terminal_width
 
     shown = inventory.copy()
     shown["path"] = [_under(p, root) for p in shown["path"]]
+    if "agent_id" in shown.columns:  # an agent with no name is named by its id (its folder)
+        shown["name"] = shown["name"].where(shown["name"].notna(), shown["agent_id"])
     # the columns a person scans, in reading order (--json has every column)
     order = ["name", "kind", "layout", "path", "files", "last_commit", "problem", "shared_repo"]
     shown = shown[[c for c in order if c in shown.columns
                    and (c in ("name", "kind", "path") or shown[c].notna().any())]]
-    print(f"{len(shown)} store(s) under {root}  (– : not known for that store)")
-    print(table_text(shown), end="")
+    width = terminal_width()
+    text, dropped = _fitted(shown, width)
+    print(terminal_line(f"{len(shown)} store(s) under {root}  (– : not known for that store)",
+                        width))
+    print(text, end="")
+    if dropped:  # memlab's own column names: wrapped, never cut
+        import textwrap
+
+        print(textwrap.fill(f"not shown at this width: {', '.join(dropped)} (--json has every "
+                            "column)", width))
     return 0
+
+
+#: Columns discover leaves out, in this order, when the table does not fit the terminal.
+_DROP_FIRST = ("shared_repo", "layout", "files", "last_commit", "problem")
+
+
+def _fitted(shown, width: int) -> tuple[str, list[str]]:
+    """``shown`` as one table no wider than ``width``: long cells cut (a path keeps its end),
+    then, while it still does not fit, the columns of :data:`_DROP_FIRST` left out. Returns
+    the table and the columns left out."""
+    from memlab._terminal import table_text
+
+    dropped: list[str] = []
+    frame = shown
+    while True:
+        last = [c for c in _DROP_FIRST if c in frame.columns] == []
+        for cut in range(40, (8 if last else 20) - 1, -2):
+            text = table_text(frame, width=width, max_column=cut)
+            lines = text.splitlines()
+            if len(lines) > 1 and set(lines[1]) <= {"─", " "} and \
+                    max(map(len, lines)) <= width:
+                return text, dropped
+        if last:
+            return text, dropped  # a block per store: each line within the width
+        column = next(c for c in _DROP_FIRST if c in frame.columns)
+        frame = frame.drop(columns=[column])
+        dropped.append(column)
 
 
 def _under(path, root: Path) -> str:

@@ -22,13 +22,14 @@ from typing import Any, Sequence
 
 from memlab.errors import MemlabError, ReportError, require
 from memlab.report._notebooks import NOTEBOOKS, notebook_folder, notebook_path
-from memlab.report._paths import find_input, output_folder, reports_root
+from memlab.report._paths import find_input, output_folder, report_folder, reports_root
 from memlab.report._tables import escape_tables, frame_html
 
 __all__ = [
     "NOTEBOOKS",
     "find_input",
     "output_folder",
+    "report_folder",
     "reports_root",
     "escape_tables",
     "frame_html",
@@ -185,8 +186,10 @@ def write_metrics(output_dir: str | Path, metrics: dict[str, Any]) -> Path:
 
 def report(kind: str, paths: Sequence[str | Path] = (), *, out: str | Path | None = None,
            show_code: bool = False, **params: Any) -> ExecutedReport:
-    """Render the ``kind`` report for ``paths`` into ``out`` (default ``<reports_root()>/<kind>``:
-    ``$MEMLAB_REPORTS_DIR``, else the checkout's ``reports/``, else ``./reports``).
+    """Render the ``kind`` report for ``paths`` into ``out`` (default
+    ``<reports_root()>/<today UTC>/<store>-<kind>``, :func:`memlab.report._paths.report_folder`;
+    the root is ``$MEMLAB_REPORTS_DIR``, else the checkout's ``reports/`` when the working
+    folder is inside it, else ``./reports``).
 
     ``paths`` becomes the notebook's ``stores`` parameter (or ``store`` / ``repo`` / ``source``
     when the notebook takes one path); other keyword arguments are passed through as parameters.
@@ -194,6 +197,13 @@ def report(kind: str, paths: Sequence[str | Path] = (), *, out: str | Path | Non
     """
     from memlab.report._params import parameters_for
 
-    folder = Path(out) if out is not None else reports_root() / kind
+    if out is not None:
+        folder = Path(out)
+    else:  # reports/<date>/<store>-<kind>: two stores, or two days, never share a folder
+        named = list(paths) or [params[k] for k in ("stores", "store", "repo", "source")
+                                if params.get(k) is not None][:1]
+        if len(named) == 1 and isinstance(named[0], (list, tuple)):
+            named = list(named[0])
+        folder = report_folder(kind, named)
     return execute_notebook(kind, parameters_for(kind, list(paths), params), folder,
                             show_code=show_code)

@@ -15,9 +15,9 @@ from typing import Any, Mapping
 
 from memlab._escape import html as esc
 from memlab.report._runs import (METRIC_DEFINITIONS, delta_rows, changed_sets, is_number,
-                                 previous_record, reports_of, store_metrics)
+                                 last_good, previous_record, reports_of, run_ok, store_metrics)
 
-__all__ = ["run_page", "index_page", "fmt", "LISTED"]
+__all__ = ["run_page", "index_page", "error_page", "fmt", "LISTED"]
 
 #: At most this many appeared/resolved texts are listed per store and kind (the count says
 #: how many there are in all).
@@ -145,9 +145,11 @@ def _since_section(runs: list[tuple[Path, dict[str, Any]]], at: int) -> str:
 def _reports_table(record: Mapping[str, Any]) -> str:
     rows = []
     for r in record.get("reports", []):
-        link = (f'<a href="{esc(r["html"])}">{esc(r["report"])}</a>' if r.get("html")
+        page = r.get("html") or r.get("error_page")
+        link = (f'<a href="{esc(page)}">{esc(r["report"])}</a>' if page
                 else esc(r.get("report", "")))
-        status = f'<span class="err">{esc(r["error"])}</span>' if r.get("error") else "ok"
+        status = (f'<span class="err"><strong>failed</strong> ({esc(r.get("step") or r["report"])})'
+                  f': {esc(r["error"])}</span>' if r.get("error") else "ok")
         rows.append(f"<tr><td>{esc(r.get('store', ''))}</td><td>{esc(r.get('kind', ''))}</td>"
                     f"<td>{link}</td><td>{status}</td></tr>")
     return ('<section id="reports"><h2>Reports</h2><div class="scroll"><table><tr><th>store</th>'
@@ -166,15 +168,16 @@ def run_page(runs: list[tuple[Path, dict[str, Any]]], at: int, *, root_index: bo
 
 def _runs_table(runs: list[tuple[Path, dict[str, Any]]]) -> str:
     rows = []
+    good = last_good(runs)
     for n, (folder, record) in enumerate(reversed(runs)):
-        latest = ' <strong>latest</strong>' if n == 0 else ""
+        latest = ' <strong>latest</strong>' if len(runs) - 1 - n == good else ""
         stores = record.get("stores", {})
         digests = "<br>".join(
             f"{esc(s)}: <code>{esc((v.get('digest') or '–')[:12])}</code>" for s, v in stores.items())
         duration = record.get("duration_s")
         fired = [a for a in record.get("alerts") or [] if a.get("fired")]
         status = record.get("status") or "–"
-        css = "err" if status not in ("ok", "–") else ""
+        css = "" if run_ok(record) else "err"
         link = (f'<a href="{esc(folder.name)}/index.html">{esc(folder.name)}</a>'
                 if (folder / "index.html").is_file() else esc(folder.name))
         rows.append(
@@ -250,10 +253,59 @@ def index_page(runs: list[tuple[Path, dict[str, Any]]]) -> str:
     each store's headline metrics across runs."""
     if not runs:
         return _page("memlab report runs", "<h1>memlab report runs</h1><p>No runs yet.</p>")
-    latest_folder, latest = runs[-1]
-    body = (f"<h1>memlab report runs</h1><p>{len(runs)} run(s); latest: "
+    good = last_good(runs)
+    newer = runs[0 if good is None else good + 1:]  # runs after the latest good one
+    failed = "".join(_failed_run(folder, record) for folder, record in reversed(newer))
+    if good is None:
+        head = (f"<p>{len(runs)} run(s); none wrote every report: no good run yet.</p>"
+                f"{failed}")
+        return _page("memlab report runs", f"<h1>memlab report runs</h1>{head}"
+                     f"{_runs_table(runs)}{_trends_section(runs)}")
+    latest_folder, latest = runs[good]
+    body = (f"<h1>memlab report runs</h1>{failed}<p>{len(runs)} run(s); latest good run: "
             f'<a href="{esc(latest_folder.name)}/index.html">{esc(latest_folder.name)}</a>'
             f" ({esc(latest.get('status') or '–')}).</p>"
-            f"{_alerts_section(latest)}{_since_section(runs, len(runs) - 1)}"
+            f"{_alerts_section(latest)}{_since_section(runs, good)}"
             f"{_runs_table(runs)}{_trends_section(runs)}")
     return _page("memlab report runs", body)
+
+
+def _failed_run(folder: Path, record: Mapping[str, Any]) -> str:
+    """A run newer than the latest good one, on top: what failed in it, each with its page."""
+    items = "".join(
+        f'<li>{esc(r.get("store", ""))} · {esc(r.get("step") or r.get("report", ""))}: '
+        + (f'<a href="{esc(folder.name)}/{esc(r["error_page"])}">{esc(r["error"])}</a>'
+           if r.get("error_page") else esc(r["error"])) + "</li>"
+        for r in record.get("reports", []) if r.get("error"))
+    return (f'<div class="alert failed-run"><strong>Run <a href="{esc(folder.name)}/index.html">'
+            f"{esc(folder.name)}</a> failed</strong>: {esc(record.get('status') or '')}. "
+            f"The reports below are from the latest good run.<ul>{items}</ul></div>")
+
+
+def error_page(entry: Mapping[str, Any], record: Mapping[str, Any], *,
+               last_good: tuple[str, str] | None, notebook: str | None) -> str:
+    """A failed report's page (``error.html`` where its report would be): the store, the step
+    and the one-line error first, then the run's parameters, a link to the store's last good
+    report (``(date, relative href)``) and to the executed notebook up to the failing cell."""
+    store, step = entry.get("store", ""), entry.get("step") or entry.get("report", "")
+    up = "../" * (len(Path(str(entry.get("error_page", ""))).parts) - 1)
+    rows = [("store", store), ("store file", entry.get("store_file") or "–"),
+            ("report", entry.get("report", "")), ("step", step),
+            ("run", record.get("date", "")), ("memlab", record.get("memlab_version", "")),
+            ("as of", record.get("as_of") or "the day of the run (UTC)")]
+    rules = record.get("alert_rules") or []
+    if rules:
+        rows.append(("alert rules", "; ".join(
+            f"{r.get('metric')} {r.get('test')} {r.get('threshold')}"
+            + (f" (store {r.get('store')})" if r.get("store") else "") for r in rules)))
+    table = "".join(f"<tr><th>{esc(k)}</th><td>{esc(v)}</td></tr>" for k, v in rows)
+    good = (f'<p>Last good report of this store: <a href="{esc(last_good[1])}">'
+            f"{esc(last_good[0])}</a>.</p>" if last_good else
+            '<p class="quiet">No earlier good report of this store in this runs folder.</p>')
+    nb = (f'<p>The executed notebook, up to the failing cell: <a href="{esc(notebook)}">'
+          f"{esc(notebook)}</a>.</p>" if notebook else "")
+    body = (f'<h1>Failed: {esc(store)} · {esc(step)}</h1><p class="err error-line">'
+            f'{esc(entry.get("error", ""))}</p>{good}{nb}'
+            f'<section id="parameters"><h2>Parameters</h2><table>{table}</table></section>'
+            f'<p><a href="{up}index.html">This run\'s reports</a></p>')
+    return _page(f"memlab report failed: {store} {step}", body)

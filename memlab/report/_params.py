@@ -6,7 +6,12 @@ from pathlib import Path
 from typing import Any
 
 from memlab.errors import ReportError, require
-from memlab.report._notebooks import notebook_path
+from memlab.report._notebooks import NOTEBOOKS, notebook_path
+
+__all__ = ["declared_parameters", "parameters_for", "parameters_panel"]
+
+#: Parameters a report's parameters panel leaves out: where its own files go.
+_NOT_SHOWN = ("output_dir",)
 
 # Parameter names that take store paths, in the order the notebook declares them.
 _PATH_PARAMS = ("stores", "store", "repo", "source", "destination", "instance", "instance_path")
@@ -37,3 +42,48 @@ def parameters_for(kind: str, paths: list[str | Path], params: dict[str, Any]) -
     for name, value in zip(slots, paths):
         out[name] = Path(value)
     return out
+
+
+def _shown(value: Any) -> str:
+    """A parameter's value for the panel: a path as its last component (the report shows no
+    machine paths), a list item by item, anything else as Python writes it."""
+    if isinstance(value, (list, tuple)):
+        return ", ".join(_shown(v) for v in value) or "(none)"
+    if isinstance(value, str) and ("/" in value or value.endswith((".db", ".af", ".json"))):
+        return Path(value).name or value
+    return repr(value) if isinstance(value, str) else str(value)
+
+
+def parameters_panel(nb: Any, kind: str | None) -> str:
+    """The parameters an executed report ran with, as an HTML panel for its top: each
+    parameter of the notebook's parameters cell with the value used (``(default)`` when the
+    run did not pass it), the memlab version and when it ran. Empty for a notebook papermill
+    did not run. Every text goes through :func:`memlab._escape.html`."""
+    import memlab
+    from memlab._escape import html as esc
+
+    meta = (nb.get("metadata") or {}).get("papermill")
+    if not isinstance(meta, dict):
+        return ""
+    passed = meta.get("parameters") or {}
+    declared: dict[str, Any] = {}
+    if kind in NOTEBOOKS:
+        try:
+            declared = declared_parameters(str(kind))
+        except Exception:  # an unreadable parameters cell: show what was passed
+            declared = {}
+    rows = []
+    for name in [*declared, *(n for n in passed if n not in declared)]:
+        if name in _NOT_SHOWN:
+            continue
+        if name in passed:
+            value = _shown(passed[name])
+        else:
+            value = f"{declared[name].get('default')} (default)"
+        rows.append((name, value))
+    rows.append(("memlab", memlab.__version__))
+    if meta.get("end_time"):
+        rows.append(("ran", str(meta["end_time"])[:19].replace("T", " ") + " UTC"))
+    cells = "".join(f"<tr><th>{esc(k)}</th><td>{esc(v)}</td></tr>" for k, v in rows)
+    return ('<div class="memlab-parameters"><h2>Parameters</h2><div class="memlab-table">'
+            f'<table class="memlab-parameters-table"><tbody>{cells}</tbody></table></div></div>')

@@ -3,17 +3,27 @@
 A notebook's default parameters name files in the memlab checkout (``data/demo/...``). Run with
 plain papermill from the repository root, from ``notebooks/`` or with ``--cwd`` elsewhere, a
 relative path is looked for in the working directory first (what a user passing ``-p`` means)
-and then in the checkout, so the defaults work from anywhere. Outputs default to
-``reports/<kind>/`` in the checkout (``$MEMLAB_REPORTS_DIR/<kind>`` when that is set).
+and then in the checkout, so the defaults work from anywhere.
+
+Outputs go under :func:`reports_root`: ``$MEMLAB_REPORTS_DIR`` when set, else the checkout's
+``reports/`` when the working folder is inside the checkout, else ``./reports`` (never into a
+checkout the user is not in, nor into an installed package). Under it a report rendered
+without a folder named goes to ``<date>/<store>-<kind>/`` (:func:`report_folder`), so the
+reports of two stores, or of two days, do not overwrite each other; a notebook run by itself
+without ``output_dir`` writes ``<kind>/`` (:func:`output_folder`).
 """
 
 from __future__ import annotations
 
+import datetime as dt
 import os
+import re
 from pathlib import Path
-from typing import Any
+from typing import Any, Sequence
+from urllib.parse import urlsplit
 
-__all__ = ["REPORTS_ENV", "checkout_root", "find_input", "output_folder", "reports_root"]
+__all__ = ["REPORTS_ENV", "checkout_root", "find_input", "output_folder", "reports_root",
+           "report_folder", "store_label"]
 
 REPORTS_ENV = "MEMLAB_REPORTS_DIR"
 
@@ -52,13 +62,62 @@ def find_input(value: Any) -> Any:
 def reports_root() -> Path:
     """The one rule for where output goes when no folder is named, shared by the CLI
     (``memlab report``, ``report all``) and the notebooks' defaults: ``$MEMLAB_REPORTS_DIR`` if
-    set, else the checkout's ``reports/`` when memlab runs from a checkout, else ``./reports``
-    in the working directory (an installed wheel)."""
+    set, else the checkout's ``reports/`` when memlab runs from a checkout and the working
+    folder is inside it, else ``./reports`` in the working folder. A working folder inside the
+    installed memlab package is refused (:class:`~memlab.errors.ReportError`): nothing is
+    written into an installed package."""
     base = os.environ.get(REPORTS_ENV)
     if base:
         return Path(base).expanduser()
+    here = Path.cwd().resolve()
     root = checkout_root()
-    return root / "reports" if root is not None else Path("reports")
+    if root is not None and here.is_relative_to(root):
+        return root / "reports"
+    package = Path(__file__).resolve().parents[1]
+    if root is None and here.is_relative_to(package):
+        from memlab.errors import ReportError
+
+        raise ReportError("will not write reports inside the installed memlab package",
+                          path=here, hint=f"run from another folder, pass --out, or set "
+                                          f"{REPORTS_ENV}")
+    return Path("reports")
+
+
+_UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
+#: A folder name that says little on its own: the store is named by its parent too.
+_GENERIC = {"memory", ".git", ".elfmem", ".letta", "data", "db"}
+#: At most this many stores are named in a default folder; the rest are counted.
+_NAMED = 3
+
+
+def store_label(path: Any) -> str:
+    """A store as a folder-name part: a file's stem (``elfmem-demo`` for ``elfmem-demo.db``),
+    a folder's name (with its parent's when the name is generic: ``agent-123-memory``), a
+    database URL's host and database (never its user or password); letters, digits, ``.``,
+    ``_`` and ``-`` only, at most 48 characters."""
+    text = str(path)
+    if "://" in text:
+        parts = urlsplit(text)
+        label = "-".join(p for p in (parts.hostname, parts.path.strip("/")) if p)
+    else:
+        p = Path(text).expanduser()
+        label = p.stem if p.suffix and not p.is_dir() else p.name
+        if label in _GENERIC and p.parent.name:
+            label = f"{p.parent.name}-{label.lstrip('.')}"
+    label = _UNSAFE.sub("_", label).strip("._-")[:48].strip("._-")
+    return label or "store"
+
+
+def report_folder(kind: str, stores: Sequence[Any] = (), *, day: str | None = None) -> Path:
+    """A report's default folder: ``<reports_root()>/<day>/<store>-<kind>`` (``day``: today,
+    UTC), e.g. ``reports/2026-12-06/elfmem-demo-audit``; several stores are joined by ``+``
+    (the first three named, the rest counted); no store, ``<day>/<kind>``."""
+    day = day or dt.datetime.now(dt.timezone.utc).date().isoformat()
+    labels = [store_label(s) for s in stores if s is not None and str(s)]
+    if len(labels) > _NAMED:
+        labels = labels[:_NAMED] + [f"{len(labels) - _NAMED}more"]
+    name = "+".join(labels) + f"-{kind}" if labels else kind
+    return reports_root() / day / name
 
 
 def output_folder(value: Any, kind: str) -> str:

@@ -4,8 +4,9 @@
 
 * code is hidden (``show_code=True`` keeps it): each code cell's source is marked
   ``transient.remove_source``, which nbconvert honours, so only outputs and prose remain;
-* a headline panel goes first, after the title (:func:`headline_panel`): the figures the report
-  exists for, each with its value per store, the doc's value where the doc gives one, and its
+* the parameters it ran with go first, after the title
+  (:func:`memlab.report._params.parameters_panel`), then a headline panel
+  (:func:`headline_panel`): the figures the report exists for, each with its value per store, the doc's value where the doc gives one, and its
   definition;
 * no machine paths (:func:`relative_paths`): an absolute path under the report's folder becomes
   relative to it, any other becomes its last component (the store's name);
@@ -80,15 +81,18 @@ def present(nb: Any, *, kind: str | None, metrics: Mapping[str, Any] | None, fol
         if not show_code:
             cell.setdefault("metadata", {}).setdefault("transient", {})["remove_source"] = True
         cell["outputs"] = [o for o in cell.get("outputs", []) if not _path_repr(o)]
-    panel = headline_panel(kind, metrics or {})
-    if panel:
-        import nbformat
+    from memlab.report._params import parameters_panel
 
-        cell = nbformat.v4.new_code_cell("")
-        cell.metadata["transient"] = {"remove_source": True}
-        cell.outputs = [nbformat.v4.new_output("display_data", data={"text/html": panel})]
-        at = 1 if nb.cells and nb.cells[0].get("cell_type") == "markdown" else 0
-        nb.cells.insert(at, cell)
+    # After the title: the parameters the report ran with, then its headline figures.
+    at = 1 if nb.cells and nb.cells[0].get("cell_type") == "markdown" else 0
+    for panel in (headline_panel(kind, metrics or {}), parameters_panel(nb, kind)):
+        if panel:
+            import nbformat
+
+            cell = nbformat.v4.new_code_cell("")
+            cell.metadata["transient"] = {"remove_source": True}
+            cell.outputs = [nbformat.v4.new_output("display_data", data={"text/html": panel})]
+            nb.cells.insert(at, cell)
     relative_paths(nb, folder)
     safe_glyphs(nb)
 

@@ -26,7 +26,8 @@ __all__ = ["RUN_FORMAT", "DATE_DIR", "HEADLINE_METRICS", "METRIC_DEFINITIONS",
            "FINDING_KEYS", "AUDIT_REPORTS", "Alert", "AlertRule", "parse_alerts",
            "store_digest", "store_metrics", "finding_keys", "problem_keys", "read_run",
            "read_runs", "previous_record", "delta_rows", "changed_sets", "evaluate_alerts",
-           "prune_runs", "is_number", "headline_metrics"]
+           "prune_runs", "is_number", "headline_metrics", "run_ok", "last_good",
+           "as_of_warnings"]
 
 #: The ``format`` of a run folder's ``runs.json``; a folder is memlab's own only with it.
 RUN_FORMAT = "memlab-report-run/1"
@@ -154,6 +155,27 @@ def _flat(metrics: Mapping[str, Any]) -> dict[str, Any]:
     return flat
 
 
+def as_of_warnings(metrics: Mapping[str, Any], as_of: str | None) -> list[str]:
+    """One line per store of a report's ``metrics.json`` whose data ``as_of`` comes before:
+    a store whose last activity is after that day (its later events get negative ages), a
+    memory repo with no commit by then (0 commits read). The HTML says so in its notes; a
+    command line says it with these."""
+    if not as_of:
+        return []
+    day = str(as_of)[:10]
+    nested = {k: v for k, v in metrics.items() if isinstance(v, dict)}
+    out = []
+    for name, m in (nested or {"the store": metrics}).items():
+        last = m.get("last_activity_at")
+        if isinstance(last, str) and last[:10] > day:
+            out.append(f"{name}: --as-of {day} is before the store's last activity "
+                       f"({last[:10]}); its later events have negative ages")
+        elif m.get("commits") == 0 and m.get("as_of"):
+            out.append(f"{name}: --as-of {day} is before the repo's first commit; "
+                       "no commit was read (0 commits)")
+    return out
+
+
 # --------------------------------------------------------------------------- reading runs
 
 
@@ -186,6 +208,19 @@ def read_runs(root: Path) -> list[tuple[Path, dict[str, Any]]]:
         if record is not None:
             out.append((folder, record))
     return out
+
+
+def run_ok(record: Mapping[str, Any]) -> bool:
+    """Whether a run wrote every report it was asked for (no store, report or step failed)."""
+    return not any(e.get("error") for e in record.get("reports", []))
+
+
+def last_good(runs: list[tuple[Path, dict[str, Any]]]) -> int | None:
+    """The index in ``runs`` (oldest first) of the newest run with nothing failed, or None."""
+    for i in range(len(runs) - 1, -1, -1):
+        if run_ok(runs[i][1]):
+            return i
+    return None
 
 
 def reports_of(record: Mapping[str, Any], store: str) -> list[Mapping[str, Any]]:
@@ -372,7 +407,9 @@ class Pruned:
 
 def prune_runs(root: Path, keep: int | None, *, spare: str | None = None) -> Pruned:
     """Delete all but the ``keep`` newest dated runs under ``root`` (None: delete nothing);
-    the run named ``spare`` (the one just written, even when back-dated) is never deleted.
+    the run named ``spare`` (the one just written, even when back-dated) is never deleted, nor
+    is the newest run in which nothing failed (the index's "latest": a week of failed nights
+    with ``keep: 3`` must not delete the last good report).
 
     Only a run folder memlab wrote is deleted: a real folder (not a link) named YYYY-MM-DD,
     whose ``runs.json`` is a :data:`RUN_FORMAT` record and holds nothing at the top but the
@@ -382,8 +419,10 @@ def prune_runs(root: Path, keep: int | None, *, spare: str | None = None) -> Pru
     if keep is None:
         return result
     runs = read_runs(root)
+    good = last_good(runs)
+    spared = {spare, runs[good][0].name if good is not None else None}
     for folder, record in runs[:max(0, len(runs) - keep)]:
-        if folder.name == spare:
+        if folder.name in spared:
             continue
         written = set(record.get("written") or ())
         present = {p.name for p in folder.iterdir()}

@@ -22,6 +22,11 @@ review; memory repos: memfs audit and review). Output goes to ``<out>/<store>/<k
 is the runs folder: ``reports/index.html`` and ``reports/runs.json`` list every dated run, with
 what changed since each store's previous run, the alerts that fired, and each store's headline
 metrics across runs (``memlab.report._runs``, ``memlab.report._index``).
+
+A store or report that fails does not stop the run: it becomes an ``error.html`` where its
+report would be, is listed as failed, and the runs folder's "latest" stays on the newest run in
+which nothing failed. ``notify:`` targets (``memlab.report._notify``) are told of failures and
+fired alerts. `memlab report all` exits :data:`EXIT_FAILED` when anything failed.
 """
 
 from __future__ import annotations
@@ -39,21 +44,31 @@ from memlab import kinds
 from memlab.errors import MemlabError, ReportError, StoreNotFound
 from memlab.formats._yaml import read_yaml
 from memlab.report._runs import (DATE_DIR, HEADLINE_METRICS, RUN_FORMAT, Alert, evaluate_alerts,
-                                 finding_keys, headline_metrics, parse_alerts, previous_record,
-                                 problem_keys, prune_runs, read_runs, reports_of, store_digest,
-                                 store_metrics)
+                                 finding_keys, headline_metrics, last_good, parse_alerts,
+                                 previous_record, problem_keys, prune_runs, read_runs,
+                                 reports_of, run_ok, store_digest, store_metrics)
 
+from memlab.report._notify import Sent, parse_notify
 from memlab.report._paths import reports_root
 from memlab.report._timer import install_crontab, install_systemd, make_schedule
 
 __all__ = ["report_all", "run_all", "ScheduledRun", "load_config", "REPORTS_BY_KIND",
-           "make_schedule", "install_crontab", "install_systemd"]
+           "make_schedule", "install_crontab", "install_systemd", "EXIT_FAILED", "EXIT_ALERT"]
+
+#: `memlab report all`'s exit status when a store, a report or a notification failed (every
+#: other page is written; the failed ones are on the index with their error). It wins over
+#: :data:`EXIT_ALERT`. A config that cannot be read exits 2, as every error does.
+EXIT_FAILED = 4
+#: ... when an alert fired and ``--fail-on-alert`` was given (nothing failed).
+EXIT_ALERT = 3
 
 #: Store kind -> the report kinds a run renders for each of its stores: each kind's ``reports``
 #: in :mod:`memlab.kinds`, a live view of the registry.
 REPORTS_BY_KIND = kinds.by_kind("reports")
 _SAFE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
-_KEYS = {"as_of", "simulation", "stores", "keep", "metrics", "alerts"}
+_KEYS = {"as_of", "simulation", "stores", "keep", "metrics", "alerts", "reports", "notify"}
+#: The one-line error a failed report's page and the run index show is cut to this length.
+_ERROR_CHARS = 500
 #: Longest review-choice title kept in a run record (the index lists them).
 _TITLE_CHARS = 160
 
@@ -62,8 +77,10 @@ def load_config(path: str | Path) -> dict[str, Any]:
     """Read and check the stores YAML; store paths are resolved against the file's folder.
 
     Returns the mapping with ``stores`` as name -> Path, ``keep`` as an int or None,
-    ``metrics`` as store kind -> list of names, and ``alerts`` as a list of
-    :class:`~memlab.report._runs.AlertRule`. A key memlab does not know is refused by name
+    ``metrics`` as store kind -> list of names, ``alerts`` as a list of
+    :class:`~memlab.report._runs.AlertRule`, ``notify`` as a list of
+    :class:`~memlab.report._notify.NotifyTarget` and ``reports`` as the report kinds each store
+    gets (None: every one that fits its kind). A key memlab does not know is refused by name
     (a misspelt ``alert:`` would otherwise watch nothing).
     """
     config_path = Path(path).expanduser()
@@ -114,6 +131,24 @@ def load_config(path: str | Path) -> dict[str, Any]:
     if isinstance(rules, str):
         raise refuse(rules)
     config["alerts"] = rules
+    targets = parse_notify(config.get("notify"))
+    if isinstance(targets, str):
+        raise refuse(targets)
+    config["notify"] = targets
+    chosen = config.get("reports")
+    known = sorted({r for kinds_ in REPORTS_BY_KIND.values() for r in kinds_})
+    if chosen is not None and (not isinstance(chosen, list) or not chosen
+                               or not all(isinstance(r, str) and r in known for r in chosen)):
+        raise refuse(f"`reports:` must list report kinds a store gets ({', '.join(known)}); "
+                     f"got {chosen!r}")
+    config["reports"] = chosen
+    if config.get("as_of") is not None:  # refused here, not by every notebook of the run
+        from memlab.store import parse_as_of
+
+        try:
+            parse_as_of(config["as_of"])
+        except MemlabError as exc:
+            raise refuse(f"`as_of:` {exc.message}") from exc
     return config
 
 
@@ -126,6 +161,7 @@ class ScheduledRun:
     index: Path
     record: dict[str, Any]
     alerts: list[Alert] = field(default_factory=list)
+    notified: list[Sent] = field(default_factory=list)
 
     @property
     def fired(self) -> list[Alert]:
@@ -134,6 +170,10 @@ class ScheduledRun:
     @property
     def failures(self) -> list[dict[str, Any]]:
         return [r for r in self.record["reports"] if r.get("error")]
+
+    @property
+    def notify_failures(self) -> list[Sent]:
+        return [n for n in self.notified if not n.ok]
 
 
 def report_all(config_path: str | Path, *, out: str | Path | None = None,
@@ -182,9 +222,11 @@ def run_all(config_path: str | Path, *, out: str | Path | None = None,
                                 desc="loading stores", unit="store"):
         try:
             state = _store_state(store_path, as_of)
-        except MemlabError as exc:
-            error = _unrooted(str(exc), store_path.parent)
-            reports.append({"store": name, "kind": "?", "report": "load", "error": error})
+        except Exception as exc:  # a store that cannot be read fails alone; the run goes on
+            error = _one_line(exc, store_path.parent)
+            reports.append({"store": name, "kind": "?", "report": "load", "step": "load",
+                            "error": error, "error_page": f"{name}/error.html",
+                            "store_file": store_path.name})
             stores[name] = {"kind": None, "error": error}
             continue
         kind = state["kind"]
@@ -193,7 +235,8 @@ def run_all(config_path: str | Path, *, out: str | Path | None = None,
         if kinds.capable(kind, "elfmem_tables") and first_elfmem is None:
             first_elfmem = store_path
         for report_kind in REPORTS_BY_KIND.get(kind, ()):
-            todo.append((report_kind, name, [store_path], Path(name) / report_kind, as_of))
+            if config["reports"] is None or report_kind in config["reports"]:
+                todo.append((report_kind, name, [store_path], Path(name) / report_kind, as_of))
     if config.get("simulation", True):
         todo.append(("simulation", "all", [first_elfmem] if first_elfmem else [],
                      Path("simulation"), None))
@@ -239,12 +282,60 @@ def run_all(config_path: str | Path, *, out: str | Path | None = None,
         before[n] = store_metrics(reports_of(prev[1], n)) if prev else None
     alerts = evaluate_alerts(config["alerts"], now, before)
     record["alerts"] = [a.to_dict() for a in alerts]
+    for entry in failed:  # each failure is a page of its own, its error on top
+        _error_page(folder, entry, record, history, at)
     record["written"] = sorted({"index.html", "runs.json",
                                 *(Path(r["html"]).parts[0] for r in reports if r.get("html")),
                                 *(p.name for p in folder.iterdir() if p.name in stores
                                   or p.name == "simulation")})
     record["duration_s"] = round(time.time() - started, 3)
-    return _write(folder, record, history, at, root, config.get("keep"), alerts)
+    run = _write(folder, record, history, at, root, config.get("keep"), alerts)
+    if config["notify"] and (run.failures or run.fired):
+        run.notified = _notify(config["notify"], run)
+        record["notified"] = [n.to_dict() for n in run.notified]
+        (folder / "runs.json").write_text(json.dumps(record, indent=2, default=str) + "\n",
+                                          encoding="utf-8")
+    return run
+
+
+def _notify(targets: list, run: ScheduledRun) -> list[Sent]:
+    from memlab.report._notify import payload, send
+
+    record = run.record
+    body = payload(
+        run=str(record["date"]), status=str(record["status"]), index=str(run.index),
+        memlab_version=str(record["memlab_version"]),
+        failures=[{"store": f["store"], "report": f["report"], "step": f.get("step"),
+                   "error": f["error"], "page": str(run.folder / f["error_page"])
+                   if f.get("error_page") else None} for f in run.failures],
+        alerts=[{"store": a.store, "metric": a.rule.metric, "value": a.value,
+                 "text": a.line()} for a in run.fired])
+    return send(targets, body)
+
+
+def _error_page(folder: Path, entry: dict[str, Any], record: dict[str, Any],
+                history: list, at: int) -> None:
+    """``entry``'s failure as a page where its report would be: the store, the step, the
+    one-line error first; then the run's parameters, the store's last good report of this
+    kind in the runs folder, and the executed notebook up to the failing cell when there is one."""
+    from memlab.report._index import error_page
+
+    page = folder / entry["error_page"]
+    page.parent.mkdir(parents=True, exist_ok=True)
+    good_report = None
+    for prev_folder, prev in reversed(history[:at]):
+        good = [r for r in reports_of(prev, entry["store"]) if r.get("html")
+                and not r.get("error") and (entry["report"] == "load"
+                                            or r.get("report") == entry["report"])]
+        if good:
+            target = prev_folder / good[0]["html"]
+            if target.is_file():
+                good_report = (prev_folder.name, os.path.relpath(target, page.parent))
+                break
+    notebook = next(iter(sorted(page.parent.glob("*.ipynb"))), None) \
+        if entry["report"] != "load" else None
+    page.write_text(error_page(entry, record, last_good=good_report,
+                               notebook=notebook.name if notebook else None), encoding="utf-8")
 
 
 def _write(folder: Path, record: dict[str, Any], history: list, at: int, root: Path | None,
@@ -260,10 +351,16 @@ def _write(folder: Path, record: dict[str, Any], history: list, at: int, root: P
         return ScheduledRun(folder, run_index, record, alerts)
     pruned = prune_runs(root, keep, spare=folder.name)
     runs = read_runs(root)
-    summary = {"format": RUN_FORMAT + "-index", "latest": runs[-1][0].name if runs else None,
+    good = last_good(runs)
+    # "latest" is the newest run with nothing failed: a failed night leaves it where it was
+    # ("newest" names that night; its own page shows what failed).
+    summary = {"format": RUN_FORMAT + "-index",
+               "latest": runs[good][0].name if good is not None else None,
+               "newest": runs[-1][0].name if runs else None,
                "kept_back_by_keep": pruned.kept_back, "deleted_by_keep": pruned.deleted,
                "runs": [{"date": f.name, "index": f"{f.name}/index.html",
-                         "status": r.get("status"), "duration_s": r.get("duration_s"),
+                         "status": r.get("status"), "ok": run_ok(r),
+                         "duration_s": r.get("duration_s"),
                          "memlab_version": r.get("memlab_version"),
                          "stores": {n: {"kind": s.get("kind"), "digest": s.get("digest")}
                                     for n, s in r.get("stores", {}).items()},
@@ -316,16 +413,33 @@ def _run_one(report, kind: str, name: str, paths: list[Path], folder: Path, sub:
              as_of: str | None) -> dict[str, Any]:
     from memlab.report._params import declared_parameters
 
-    params = {"as_of": as_of} if as_of and "as_of" in declared_parameters(kind) else {}
     entry: dict[str, Any] = {"store": name, "kind": kind, "report": kind}
     try:
+        params = {"as_of": as_of} if as_of and "as_of" in declared_parameters(kind) else {}
         result = report(kind, paths, out=folder / sub, **params)
-    except MemlabError as exc:
-        entry["error"] = _unrooted(str(exc), folder, *(p.parent for p in paths))
+    except Exception as exc:  # one report failing (even by a bug) must not stop the others
+        context = getattr(exc, "context", None) or {}
+        cell = context.get("cell_index")
+        entry["step"] = f"{kind} report, cell {cell}" if cell is not None else f"{kind} report"
+        entry["error"] = _one_line(exc, folder, *(p.parent for p in paths))
+        entry["error_page"] = str(sub / "error.html")
+        if paths:
+            entry["store_file"] = paths[0].name
         return entry
     entry["html"] = str(sub / result.html.name)
     entry["metrics"] = result.metrics
     return entry
+
+
+def _one_line(exc: BaseException, *folders: Path) -> str:
+    """An exception as the one line a failed report shows: memlab's own message as it is (it
+    names the file), anything else as its type and first line; no machine paths; cut."""
+    from memlab._escape import terminal_line
+
+    text = str(exc) if isinstance(exc, MemlabError) else \
+        f"{type(exc).__name__}: {(str(exc).strip().splitlines() or [''])[0]}"
+    text = terminal_line(_unrooted(text, *folders))
+    return text if len(text) <= _ERROR_CHARS else text[:_ERROR_CHARS - 1] + "…"
 
 
 def _unrooted(text: str, *folders: Path) -> str:

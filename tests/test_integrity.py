@@ -234,3 +234,20 @@ def test_the_audit_report_shows_a_tampered_servers_findings(tmp_path):
     assert "History you can trust" in html and "foreign_current" in html
     assert result.metrics[db.name]["integrity_findings"] == 1 if db.name in result.metrics else \
         next(iter(result.metrics.values()))["integrity_findings"] == 1
+
+
+def test_both_kinds_headlines_carry_integrity_reason(server_and_clone, tmp_path):
+    """One metric, one meaning (issue 33 item 3): ``integrity_findings`` with its
+    ``integrity_reason`` in every kind's headline. Checked: a count and a null reason (the
+    server database, whose chains are always read; a clone with reflogs). Not checked: a null
+    count and the reason (a memfs repository whose reflogs are gone)."""
+    server_headline = memlab.audit(SQLITE_DB).headline
+    assert "integrity_reason" in server_headline and server_headline["integrity_reason"] is None
+    assert isinstance(server_headline["integrity_findings"], int)
+    _, clone = server_and_clone
+    checked = memlab.audit(clone).headline
+    assert checked["integrity_findings"] == 0 and checked["integrity_reason"] is None
+    shutil.rmtree(clone / ".git" / "logs")
+    gone = memlab.audit(clone).headline
+    assert gone["integrity_findings"] is None and isinstance(gone["integrity_reason"], str)
+    assert set(server_headline) >= {"integrity_findings", "integrity_reason"}

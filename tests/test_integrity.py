@@ -9,8 +9,10 @@ import os
 import shutil
 import sqlite3
 import subprocess
+import sys
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
 import memlab
@@ -251,3 +253,32 @@ def test_both_kinds_headlines_carry_integrity_reason(server_and_clone, tmp_path)
     gone = memlab.audit(clone).headline
     assert gone["integrity_findings"] is None and isinstance(gone["integrity_reason"], str)
     assert set(server_headline) >= {"integrity_findings", "integrity_reason"}
+
+
+def test_discover_lists_a_bare_repository_and_it_loads(tmp_path):
+    """A folder holding a server-side copy (``git clone --bare``) of the bundled v2 sample:
+    ``memlab discover`` lists it as a Letta memfs store, and the path it gives loads with the
+    checkout's files and history (bare repositories load, issue 33 item 1)."""
+    bundle = Path(__file__).resolve().parents[1] / "data" / "samples" / "memfs" / \
+        "letta-code-v2.bundle"
+    root = tmp_path / "fleet"
+    root.mkdir()
+    bare = root / "memory.git"
+    subprocess.run(["git", "clone", "-q", "--bare", str(bundle), str(bare)], check=True, env=ENV)
+    (root / "notes").mkdir()  # negative control: a plain folder is not a store
+    (root / "notes" / "todo.txt").write_text("not a store\n")
+    found = memlab.discover(root)
+    assert found["path"].tolist() == [str(bare)], found
+    row = found.iloc[0]
+    store = memlab.load(row["path"])
+    checkout = memlab.load(unpack_bundle(bundle, tmp_path / "unpacked"))
+    # the loader's layout; the last commit read from the bare repo; no working tree to count
+    # (null, with the reason), where before the row said "not in a git repository"
+    assert row["kind"] == "letta_memfs" and row["layout"] == checkout.meta["layout"], row
+    assert pd.notna(row["last_commit"]) and pd.isna(row["files"]) and pd.isna(row["bytes"])
+    assert "bare repository" in row["problem"] and "not in a git" not in row["problem"]
+    assert sorted(store.files["path"]) == sorted(checkout.files["path"])
+    assert set(store.history["sha"]) == set(checkout.history["sha"])
+    got = subprocess.run([sys.executable, "-m", "memlab", "discover", str(root)],
+                         capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL)
+    assert got.returncode == 0 and "memory.git" in got.stdout, got.stderr[-1500:]

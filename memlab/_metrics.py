@@ -200,6 +200,12 @@ _RECORDS = (
     Metric("prompt_chars", "characters in the system prompt (memfs: prompt_chars, at the ref; "
                            "agent file: max_prompt_chars, its largest agent's)", "chars",
            "prompt", FirstOf(("prompt_chars", "max_prompt_chars"))),
+    # ── both git-backed and server stores ────────────────────────────────────────────────
+    Metric("integrity_findings", "history only a rewrite or a direct write leaves (memfs: "
+                                 "reflogs and refs; Letta server: block_history chains); null "
+                                 "when not checked, with integrity_reason saying why",
+           "findings", "findings", how="rows of the integrity table; None when the evidence "
+                                       "is gone (integrity_reason, null when checked)"),
     # ── the review report ────────────────────────────────────────────────────────────────
     Metric("review.choices", "review choices a person would decide", "choices", "review",
            how="choices in the review report's proposal"),

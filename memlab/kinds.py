@@ -40,7 +40,8 @@ A kind is one value of ``Store.kind``. Each declares, in one :func:`register` ca
   blocks belong to: a Letta Agent File, not a bare blocks list), ``"uuid_folder"`` (the
   agent's folder is named by its id, which its ``agent.yaml`` repeats: discover flags a
   mismatch), ``"memfs_v1_upgrade"`` (a Letta Code memfs repository whose v1 files the
-  ``"letta"`` migration moves to v2);
+  ``"letta"`` migration moves to v2), ``"memfs_layout"`` (a folder the memfs loader reads,
+  with a layout it names: discover lists that layout for a folder it walks to);
 * ``reports``: the report kinds ``memlab report all`` renders for each of the kind's stores
   (``("audit", "review")``); none, and a scheduled run only loads it;
 * ``headline``: the metrics a scheduled run's index charts and compares for the kind's stores
@@ -593,17 +594,18 @@ register("elfmem_substrate", display="elfmem markdown substrate", detect=_substr
                        removal="archive_block", apply="commit",
                        stale_basis="no use/out/edit ledger event", drift="files",
                        describe_file=True, project_folder=True),
+         capabilities={"memfs_layout"},
          reports=("memfs", "review"), headline=_MEMFS_HEADLINE, copy_of="substrate")
 register("souveraine", display="Souveraine agent dir", detect=_souveraine, priority=10,
          load=f"{_SRC}.memfs:load_memfs", audit=f"{_AUD}.memfs:audit_memfs",
          find=f"{_DISC}:find_souveraine", review=Review(**_MEMFS_FILES, rules="souveraine"),
-         capabilities={"uuid_folder"},
+         capabilities={"uuid_folder", "memfs_layout"},
          reports=("memfs", "review"), headline=_MEMFS_HEADLINE, copy_of="souveraine")
 register("letta_memfs", display="Letta Code memfs repo", detect=_letta_memfs,
          load=f"{_SRC}.memfs:load_memfs", audit=f"{_AUD}.memfs:audit_memfs",
          find=f"{_DISC}:find_letta_memfs", review=Review(**_MEMFS_FILES, rules="letta"),
          verify="upgrade", reports=("memfs", "review"), headline=_MEMFS_HEADLINE, copy_of="letta",
-         capabilities={"memfs_v1_upgrade"},
+         capabilities={"memfs_v1_upgrade", "memfs_layout"},
          migrations={"letta": f"{_MIG}._letta_upgrade:plan_upgrade"})  # memfs v1 -> v2
 register("agent_file", display="Letta Agent File", detect=_agent_file, priority=-10,
          load=f"{_SRC}.agent_file:load_agent_file", audit=f"{_AUD}.agent_file:audit_agent_file",

@@ -9,8 +9,10 @@ import os
 import shutil
 import sqlite3
 import subprocess
+import sys
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
 import memlab
@@ -234,3 +236,49 @@ def test_the_audit_report_shows_a_tampered_servers_findings(tmp_path):
     assert "History you can trust" in html and "foreign_current" in html
     assert result.metrics[db.name]["integrity_findings"] == 1 if db.name in result.metrics else \
         next(iter(result.metrics.values()))["integrity_findings"] == 1
+
+
+def test_both_kinds_headlines_carry_integrity_reason(server_and_clone, tmp_path):
+    """One metric, one meaning (issue 33 item 3): ``integrity_findings`` with its
+    ``integrity_reason`` in every kind's headline. Checked: a count and a null reason (the
+    server database, whose chains are always read; a clone with reflogs). Not checked: a null
+    count and the reason (a memfs repository whose reflogs are gone)."""
+    server_headline = memlab.audit(SQLITE_DB).headline
+    assert "integrity_reason" in server_headline and server_headline["integrity_reason"] is None
+    assert isinstance(server_headline["integrity_findings"], int)
+    _, clone = server_and_clone
+    checked = memlab.audit(clone).headline
+    assert checked["integrity_findings"] == 0 and checked["integrity_reason"] is None
+    shutil.rmtree(clone / ".git" / "logs")
+    gone = memlab.audit(clone).headline
+    assert gone["integrity_findings"] is None and isinstance(gone["integrity_reason"], str)
+    assert set(server_headline) >= {"integrity_findings", "integrity_reason"}
+
+
+def test_discover_lists_a_bare_repository_and_it_loads(tmp_path):
+    """A folder holding a server-side copy (``git clone --bare``) of the bundled v2 sample:
+    ``memlab discover`` lists it as a Letta memfs store, and the path it gives loads with the
+    checkout's files and history (bare repositories load, issue 33 item 1)."""
+    bundle = Path(__file__).resolve().parents[1] / "data" / "samples" / "memfs" / \
+        "letta-code-v2.bundle"
+    root = tmp_path / "fleet"
+    root.mkdir()
+    bare = root / "memory.git"
+    subprocess.run(["git", "clone", "-q", "--bare", str(bundle), str(bare)], check=True, env=ENV)
+    (root / "notes").mkdir()  # negative control: a plain folder is not a store
+    (root / "notes" / "todo.txt").write_text("not a store\n")
+    found = memlab.discover(root)
+    assert found["path"].tolist() == [str(bare)], found
+    row = found.iloc[0]
+    store = memlab.load(row["path"])
+    checkout = memlab.load(unpack_bundle(bundle, tmp_path / "unpacked"))
+    # the loader's layout; the last commit read from the bare repo; no working tree to count
+    # (null, with the reason), where before the row said "not in a git repository"
+    assert row["kind"] == "letta_memfs" and row["layout"] == checkout.meta["layout"], row
+    assert pd.notna(row["last_commit"]) and pd.isna(row["files"]) and pd.isna(row["bytes"])
+    assert "bare repository" in row["problem"] and "not in a git" not in row["problem"]
+    assert sorted(store.files["path"]) == sorted(checkout.files["path"])
+    assert set(store.history["sha"]) == set(checkout.history["sha"])
+    got = subprocess.run([sys.executable, "-m", "memlab", "discover", str(root)],
+                         capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL)
+    assert got.returncode == 0 and "memory.git" in got.stdout, got.stderr[-1500:]

@@ -385,12 +385,16 @@ def test_deeply_nested_yaml_is_a_problem_row_not_a_traceback(tmp_path):
     assert fmt.read_frontmatter(written).description == deep
 
 
-def test_binary_markdown_is_a_problem_row(tmp_path):
+def test_binary_markdown_is_text_as_letta_reads_it(tmp_path):
+    """A Letta memory file with NUL bytes is text to Letta Code (UTF-8, NUL kept; see
+    tests/security/test_letta_text.py for the installed Letta Code's own read): loaded, with
+    a ``nul_bytes`` note; git's line counts are still NA (``binary_file``)."""
     path = _repo_with(tmp_path, {"system/blob.md": b"\x00\x01\x02binary", "system/ok.md": OK})
     s = load_memfs(path)
-    assert "system/blob.md" not in set(s.files["path"])
+    assert "system/blob.md" in set(s.files["path"])
     kinds = set(s.problems.loc[s.problems["file"] == "system/blob.md", "kind"])
-    assert kinds == {"binary", "binary_file"}  # unreadable now; no line counts in history
+    # read now, so the frontmatter check sees it: it has none
+    assert kinds == {"nul_bytes", "binary_file", "no_frontmatter"}
 
 
 def test_symlinks_are_never_followed_out_of_the_repo(tmp_path):

@@ -39,6 +39,7 @@ from typing import Any
 
 import pandas as pd
 
+from memlab._numbers import missing_numbers, repeated_numbers
 from memlab.audits._integrity_memfs import memfs_rows
 from memlab.store import Store, empty_frame
 
@@ -98,15 +99,19 @@ def letta_server_integrity(store: Store) -> pd.DataFrame:
         ref = f"{bid} ({block.label})"
         chain = by_block.get(bid)
         seqs = [] if chain is None else [int(s) for s in chain["sequence_number"].dropna()]
-        dupes = sorted({s for s in seqs if seqs.count(s) > 1})
-        if dupes:
+        # counted from the numbers held, never a set of 1..max nor a quadratic count: one
+        # sequence number of 9e18 is one row, not 9e18 integers (issue 34)
+        dupes, n_dupes = repeated_numbers(seqs)
+        if n_dupes:
+            more = f" ({n_dupes:,} in all)" if n_dupes > len(dupes) else ""
             rows.append(_row("sequence_duplicate", ref, None, None,
-                             f"sequence numbers {dupes[:10]} appear more than once",
+                             f"sequence numbers {dupes} appear more than once{more}",
                              "direct_write"))
-        missing = sorted(set(range(1, max(seqs, default=0) + 1)) - set(seqs))
-        if missing:
+        missing, n_missing = missing_numbers(seqs)
+        if n_missing:
+            more = f" ({n_missing:,} in all)" if n_missing > len(missing) else ""
             rows.append(_row("sequence_gap", ref, None, None,
-                             f"sequence numbers {missing[:10]} are missing from 1..{max(seqs)}",
+                             f"sequence numbers {missing} are missing from 1..{max(seqs)}{more}",
                              "direct_write"))
         current = block.current_history_entry_id
         has_current = isinstance(current, str) and current != ""

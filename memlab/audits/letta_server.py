@@ -130,6 +130,9 @@ def audit_letta_server(store: Store, *, as_of: Any = None,
         "n_values_not_read": len(store.meta.get("oversized_values") or []),
         # checkpoint chains a real server cannot make on its own (memlab.audits._integrity)
         "integrity_findings": len(integrity),
+        # why integrity_findings is None where it is (memfs: no reflogs); the database's
+        # chains are always read, so None here: one key, one meaning in both kinds
+        "integrity_reason": None,
     }
     headline = json_safe(headline)
     notes = ["core memory counts block values only; Letta adds labels, descriptions and "

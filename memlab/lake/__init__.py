@@ -48,7 +48,7 @@ import pandas as pd
 from memlab.errors import FleetError, MemlabError, StoreNotFound
 from memlab.kinds import detect
 from memlab.lake._lake import lake_tables, read_lake, store_id, write_failure
-from memlab.lake._paths import check_lake
+from memlab.lake._paths import check_lake, regular_files
 from memlab.lake._layout import compact, latest_manifest, new_run_id, read_manifest, staging_dir, versions
 from memlab._escape import terminal_line
 from memlab.constants import FLEET_MAX_BATCH, FLEET_TASK_SECONDS
@@ -246,8 +246,10 @@ def is_lake(path: str | Path) -> bool:
     """True for a folder a fleet run (or ``export_parquet``) wrote: it holds a ``headline``
     table of Parquet files."""
     root = Path(path).expanduser()
-    return root.is_dir() and "headline" in lake_tables(root) and any(
-        (root / "headline").rglob("*.parquet"))
+    headline = root / "headline"
+    # a symlinked headline folder (or a link to a Parquet file) is no table a run wrote
+    return root.is_dir() and headline.is_dir() and not headline.is_symlink() \
+        and bool(regular_files(headline, ".parquet"))
 
 
 def read_fleet(lake: str | Path, *, run_date: str | None = None) -> FleetResult:
@@ -261,6 +263,8 @@ def read_fleet(lake: str | Path, *, run_date: str | None = None) -> FleetResult:
         print(run.summary())
     """
     root = Path(lake).expanduser()
+    if root.is_dir():
+        check_lake(root, reading=True)  # a symlinked folder: one line naming it
     if not is_lake(root):
         raise FleetError("not a fleet lake: no headline table of Parquet files", path=root,
                          hint="point at the --out folder of `memlab fleet`")

@@ -34,6 +34,7 @@ from typing import Any
 import pandas as pd
 
 from memlab.lake._layout import written_as
+from memlab.lake._paths import check_lake, regular_files
 
 __all__ = ["TABLES", "store_id", "write_store", "write_failure", "read_lake", "lake_tables",
            "partition"]
@@ -289,6 +290,7 @@ def read_lake(lake: str | Path, table: str, *, run_date: str | None = None) -> p
     if not base.is_dir():
         raise MemlabError("no lake folder here", path=base,
                           hint="give the folder `memlab fleet --out` or `export parquet --out` wrote")
+    check_lake(base, reading=True)  # no symlinked folder: nothing from outside the lake is read
     root = base / table
     known = table in TABLES
     parts = Path(table).parts
@@ -298,7 +300,7 @@ def read_lake(lake: str | Path, table: str, *, run_date: str | None = None) -> p
         raise MemlabError(f"the lake has no table {table!r} (it has: {have})", path=base)
     if not root.is_dir():
         return pd.DataFrame()
-    files = sorted(str(p) for p in root.rglob("*.parquet"))
+    files = [str(p) for p in regular_files(root, ".parquet")]  # a symlinked file is not read
     if run_date is not None:
         files = [f for f in files if f"run_date={run_date}" in Path(f).parts]
     if not files:

@@ -23,7 +23,8 @@ from typing import IO
 
 from memlab.errors import FleetError
 
-__all__ = ["check_lake", "real_folder", "new_file", "remove_inside", "LAKE_FOLDERS"]
+__all__ = ["check_lake", "regular_files", "real_folder", "new_file", "remove_inside",
+           "LAKE_FOLDERS"]
 
 #: The lake's own top-level folders (tables and manifests).
 LAKE_FOLDERS = ("frames", "headline", "problems", "failures", "_manifests")
@@ -31,9 +32,13 @@ _HINT = "memlab writes and deletes only in real folders inside the lake: replace
         "a folder, or give --out a new folder"
 
 
-def _refuse(lake: Path, path: Path, what: str) -> FleetError:
+_READ_HINT = "memlab reads a lake only through real folders inside it (a link could pull " \
+             "data from outside into a report): replace the link with a folder"
+
+
+def _refuse(lake: Path, path: Path, what: str, hint: str = _HINT) -> FleetError:
     return FleetError(f"{path.relative_to(lake).as_posix()} inside the lake is {what}",
-                      path=lake, hint=_HINT)
+                      path=lake, hint=hint)
 
 
 def _kind(mode: int) -> str | None:
@@ -43,10 +48,12 @@ def _kind(mode: int) -> str | None:
     return "a symlink" if stat.S_ISLNK(mode) else "not a folder"
 
 
-def check_lake(lake: Path) -> None:
+def check_lake(lake: Path, *, reading: bool = False) -> None:
     """Raise :class:`~memlab.errors.FleetError` if any folder of the lake's own tree (its
     tables and ``_manifests``, every level) is a symlink, or a name the tree needs as a folder
-    is something else. Symlinked files are left alone (never read, written or removed)."""
+    is something else. Symlinked files are left alone (never read, written or removed: see
+    :func:`regular_files`). ``reading``: the check before a read (its hint says so)."""
+    hint = _READ_HINT if reading else _HINT
     for name in LAKE_FOLDERS:
         top = lake / name
         try:
@@ -54,11 +61,24 @@ def check_lake(lake: Path) -> None:
         except FileNotFoundError:
             continue
         if (what := _kind(mode)) is not None:
-            raise _refuse(lake, top, what)
+            raise _refuse(lake, top, what, hint)
         for dirpath, dirnames, _files in os.walk(top):
             for d in dirnames:  # os.walk lists a symlink to a folder here, and does not enter it
                 if os.path.islink(os.path.join(dirpath, d)):
-                    raise _refuse(lake, Path(dirpath) / d, "a symlink")
+                    raise _refuse(lake, Path(dirpath) / d, "a symlink", hint)
+
+
+def regular_files(folder: Path, suffix: str) -> list[Path]:
+    """The regular files named ``*<suffix>`` under ``folder`` (sorted), found without
+    following a link: a symlinked file or folder is not listed (what a lake reads, after
+    :func:`check_lake`, is only what is inside it)."""
+    out: list[Path] = []
+    for dirpath, _dirnames, files in os.walk(folder):  # os.walk does not enter linked folders
+        for name in files:
+            full = Path(dirpath, name)
+            if name.endswith(suffix) and stat.S_ISREG(os.lstat(full).st_mode):
+                out.append(full)
+    return sorted(out)
 
 
 def real_folder(lake: Path, folder: Path) -> Path:

@@ -63,6 +63,7 @@ import yaml
 
 from memlab import kinds
 from memlab._escape import commit_line
+from memlab._times import utc_second
 from memlab.errors import MigrationError
 from memlab.formats import _json
 from memlab.formats import letta_memfs as fmt
@@ -510,11 +511,20 @@ def previous_migration_time(dest: Path, source_sha: str) -> pd.Timestamp | None:
     for folder in candidates:
         if _git.find_repo(folder) is None:
             continue
-        out = _git.run_git(folder, "log", "--all", "-1", "--format=%at", "--fixed-strings",
+        out = _git.run_git(folder, "log", "--all", "-1", "--format=%at %H", "--fixed-strings",
                            f"--author={fmt.MIGRATION_EMAIL}",
                            f"--grep={TRAILER_SHA}: {source_sha}", check=False).decode().strip()
-        if out.isdigit():
-            return pd.Timestamp(int(out), unit="s", tz="UTC")
+        stamp, _, sha = out.partition(" ")
+        if stamp.isdigit():
+            # a commit can carry any time (year 3000, 20 digits); pandas holds 1677..2262
+            when = utc_second(stamp)
+            if when is None:
+                raise MigrationError(
+                    f"memlab's earlier migration commit {sha[:12]} is dated {stamp} (Unix "
+                    "seconds), outside the times memlab holds (1677-2262); a re-run is dated "
+                    "at the earlier run's time", path=folder,
+                    hint="migrate into a new destination")
+            return when
     return None
 
 

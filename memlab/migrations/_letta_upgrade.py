@@ -37,6 +37,7 @@ import pandas as pd
 
 from memlab import _git, kinds
 from memlab._escape import commit_line
+from memlab._times import utc_second
 from memlab.errors import MigrationError
 from memlab.formats import _json
 from memlab.formats import letta_memfs as fmt
@@ -159,8 +160,17 @@ def plan_upgrade(store: Store, source: Path, *, target: str = "letta",
                              hint="move it aside, then migrate again")
     body = PlannedCommit("", tuple(sorted(md.items())))
     config = _letta_v2.constraints(files, [body], indexes, flags)
-    when = signature_at(pd.Timestamp(int(_git.run(repo, "log", "-1", "--format=%ct", head)
-                                         .decode().strip() or 0), unit="s", tz="UTC"))
+    # the upgrade is dated at the head's commit time; a time pandas cannot hold (year 3000,
+    # 20 digits: git keeps any) is flagged and the upgrade dated at the no-time fallback
+    head_time = _git.run(repo, "log", "-1", "--format=%ct", head).decode().strip() or "0"
+    stamp = utc_second(head_time)
+    if stamp is None:
+        flags.append({"kind": "time_out_of_range", "item": head, "path": None,
+                      "severity": "warning",
+                      "message": f"the head commit {head[:12]} is dated {head_time[:40]} (Unix "
+                                 "seconds), outside 1677-2262; the upgrade commits are dated "
+                                 "2000-01-01, memlab's date for a source with no time"})
+    when = signature_at(stamp)
     record = {"about": "Where each memory file of the memfs v1 repository went in v2, and its "
                        "v1 frontmatter; written by memlab. Not a memory file.",
               "version": 1, "layout": "v2", "source": Path(repo).name, "source_head": head,

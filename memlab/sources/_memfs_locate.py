@@ -350,11 +350,36 @@ def _letta_layout(paths: list[str]) -> str:
     return "letta_v1"
 
 
-def decode(data: bytes) -> str | None:
+def decode(data: bytes, *, as_letta: bool = False) -> str | None:
+    """A file's bytes as text, or None when memlab does not read them as text (NUL bytes, not
+    UTF-8).
+
+    ``as_letta``: a memory file (``.md``) of a Letta layout, read as Letta Code 0.34.12 reads
+    it, which never calls a memory file binary: it compiles the prompt from
+    ``git show HEAD:<path>`` run with ``encoding: "utf8"`` (``collectCommittedMemoryFiles``,
+    src/backend/local/system-prompt-compilation.ts, ``letta.js`` line 118056 of the
+    ``letta==0.34.12`` wheel's payload) and sizes it with ``readFileSync(path, "utf8")``
+    (``estimateSystemPromptSize``, src/agent/system-prompt-size.ts, line 221680, behind
+    ``letta memory tokens``): Node's UTF-8 decoding, an invalid byte sequence U+FFFD, a NUL
+    byte a character (:func:`~memlab.formats.letta_memfs.hook_text`, the same read)."""
+    if as_letta:
+        return fmt.hook_text(data)
     if b"\x00" in data:
         return None
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError:
         return None
+
+
+def letta_text_note(data: bytes) -> tuple[str, str] | None:
+    """The problem row (kind, message) for a Letta memory file whose bytes are not plain
+    UTF-8 text (NUL bytes, invalid UTF-8), read as Letta Code reads it (:func:`decode`); None
+    for plain text."""
+    if decode(data) is not None:
+        return None
+    what = "holds NUL bytes" if b"\x00" in data else "is not valid UTF-8"
+    kind = "nul_bytes" if b"\x00" in data else "not_utf8"
+    return kind, (f"{what}; read as Letta Code 0.34.12 reads a memory file (UTF-8, invalid "
+                  "bytes as U+FFFD, NUL bytes kept as characters): text, not binary")
 

@@ -14,7 +14,7 @@ from memlab._files import FileTooLarge, NotRegularFile, read_regular, walk
 from memlab.constants import MAX_FILE_BYTES, MAX_FOLDER_DEPTH
 from memlab.formats import letta_memfs as fmt
 from memlab.sources import _git
-from memlab.sources._memfs_locate import Source, decode
+from memlab.sources._memfs_locate import LETTA_LAYOUTS, Source, decode, letta_text_note
 from memlab.store import Problems
 
 
@@ -68,11 +68,14 @@ def read_tree(src: Source, tree: list[_git.TreeEntry], problems: Problems
         if e.mode == "120000":
             _report_symlink(p, os.fsdecode(data), problems)
             continue
-        text = decode(data)
+        letta = src.layout in LETTA_LAYOUTS and rel.endswith(".md")
+        text = decode(data, as_letta=letta)
         if text is None:
-            problems.add(p, "binary", "not UTF-8 text (binary content); Letta would load it as "
-                         "a garbled block, memlab does not read it")
+            problems.add(p, "binary", "not UTF-8 text (binary content); not read")
             continue
+        note = letta_text_note(data) if letta else None
+        if note is not None:
+            problems.add(p, *note)
         texts[p] = (text, e.sha)
     return texts, other
 
@@ -152,10 +155,14 @@ def read_disk(src: Source, problems: Problems) -> tuple[dict[str, tuple[str, str
             except OSError as exc:
                 problems.add(shown, "unreadable", f"cannot read: {exc.strerror}")
                 continue
-            text = decode(data)
+            letta = src.layout in LETTA_LAYOUTS and rel.endswith(".md")
+            text = decode(data, as_letta=letta)
             if text is None:
                 problems.add(shown, "binary", "not UTF-8 text (binary content); not read")
                 continue
+            note = letta_text_note(data) if letta else None
+            if note is not None:
+                problems.add(shown, *note)
             texts[shown] = (text, _git.git_blob_id(data))
     return texts, other
 

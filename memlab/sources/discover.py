@@ -213,7 +213,10 @@ def _walked_rows(root: Path, max_depth: int) -> Iterator[dict[str, Any]]:
     for ev in walk_stores(root, max_depth=max_depth):
         path = Path(ev.source)
         if path.is_dir():
-            yield _row(path.name, ev.kind, None, path, repos=[path])
+            # a memfs folder's layout as the loader names it, as the kinds' own search does
+            layout, note = (_letta_layout(path) if kinds.capable(ev.kind, "memfs_layout")
+                            else (None, None))
+            yield _row(path.name, ev.kind, layout, path, repos=[path], note=note)
             continue
         st = path.stat()
         yield {"agent_id": path.stem, "kind": ev.kind, "layout": None, "path": str(path),
@@ -394,7 +397,12 @@ def _row(agent_id: str, kind: str, layout: str | None, path: Path, *, repos: lis
          config: Path | None = None, count_under: Path | None = None,
          scope: Path | None = None, note: str | None = None) -> dict[str, Any]:
     problems: list[str] = [note] if note else []
-    files, size, newest = _tree_size(count_under or path, problems)
+    if _hardened.git_dir(path) == path:  # bare (a server's copy, a mirror): no working tree
+        problems.append("a bare repository: no working tree, so files, bytes and modified are "
+                        "not counted")
+        files, size, newest = None, None, None
+    else:
+        files, size, newest = _tree_size(count_under or path, problems)
     name = None
     for candidate in ([config] if config else []) + [path / "agent.yaml"]:
         note = _not_regular(candidate)
@@ -408,7 +416,7 @@ def _row(agent_id: str, kind: str, layout: str | None, path: Path, *, repos: lis
             break
     if name is None:
         name = _letta_config_name(path, problems)
-    repo = next((r for r in repos if (r / ".git").exists()), None)
+    repo = next((r for r in repos if _hardened.git_dir(r) is not None), None)  # bare too
     last_commit = None
     if repo is not None:
         if name is None:

@@ -295,7 +295,9 @@ def file_versions(store_or_path: Store | str | Path, *, with_text: bool = True) 
         wanted = {b for b in set(md_old.dropna()) | set(md_new.dropna())
                   if sizes.get(b, 0) <= MAX_FILE_BYTES}
         raw = _git.read_blobs(repo, wanted, max_bytes=MAX_FILE_BYTES)
-        decoded = {sha: decode(data) for sha, data in raw.items()}
+        # a Letta layout's memory files are text as Letta Code reads them (NUL kept, U+FFFD)
+        letta = src.layout in LETTA_LAYOUTS
+        decoded = {sha: decode(data, as_letta=letta) for sha, data in raw.items()}
         df["old_text"] = pd.array([decoded.get(b) if isinstance(b, str) else None for b in md_old],
                                   dtype="string")
         df["new_text"] = pd.array([decoded.get(b) if isinstance(b, str) else None for b in md_new],

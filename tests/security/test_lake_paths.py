@@ -121,3 +121,57 @@ def test_a_plain_lake_still_runs_and_replaces_its_own_files(tmp_path):
     run = memlab.export_parquet([STORE], out=lake, run_date=DATE, reuse=False)
     second = sorted(p.name for p in (lake / "headline").rglob("*.parquet"))
     assert run.counts["ok"] == 1 and len(second) == 1 and second != first
+
+
+# ------------------------------------------------------------------ reads (read_lake, is_lake)
+OTHER = ROOT / "data" / "samples" / "elfmem" / "elfmem-0.20.0-schema9.db"
+
+
+def _foreign(tmp_path: Path) -> Path:
+    """A second lake outside the first, from another store: what a link would pull in."""
+    other = tmp_path / "elsewhere"
+    memlab.export_parquet([OTHER], out=other, run_date=DATE)
+    return other
+
+
+def test_reading_through_a_symlinked_table_folder_is_refused(tmp_path):
+    """A partition folder linked to another lake's: read_lake and read_fleet refuse with one
+    error naming it, is_lake says no for a linked headline; before, the other store's row was
+    read into the report as this lake's."""
+    lake = _lake(tmp_path)
+    other = _foreign(tmp_path)
+    rel = "headline/store_kind=elfmem_db"
+    shutil.rmtree(lake / rel)
+    os.symlink(other / rel, lake / rel)
+    with pytest.raises(FleetError, match="symlink") as err:
+        memlab.read_lake(lake, "headline")
+    assert rel in str(err.value)
+    with pytest.raises(FleetError, match="symlink"):
+        memlab.read_lake(lake, "problems")  # any table: the lake is refused as a whole
+    with pytest.raises(FleetError, match="symlink"):
+        memlab.lake.read_fleet(lake)
+    shutil.rmtree(lake / "headline")
+    os.symlink(other / "headline", lake / "headline")
+    assert memlab.lake.is_lake(other) is True and memlab.lake.is_lake(lake) is False
+
+
+def test_a_symlinked_parquet_file_is_not_read(tmp_path):
+    lake = _lake(tmp_path)
+    other = _foreign(tmp_path)
+    theirs = next((other / "headline").rglob("*.parquet"))
+    ours = next((lake / "headline").rglob("*.parquet"))
+    os.symlink(theirs, ours.parent / "linked.parquet")
+    rows = memlab.read_lake(lake, "headline")
+    theirs_id = memlab.read_lake(other, "headline")["store_id"].iloc[0]
+    assert len(rows) == 1 and theirs_id not in set(rows["store_id"])  # only our own row
+    # is_lake: a headline holding only a linked file is no lake a run wrote
+    ours.unlink()
+    assert memlab.lake.is_lake(lake) is False
+
+
+def test_a_plain_lake_reads_back(tmp_path):
+    """Negative control: the untouched lake reads (one store), is a lake, and read_fleet works."""
+    lake = _lake(tmp_path)
+    assert memlab.lake.is_lake(lake) is True
+    assert len(memlab.read_lake(lake, "headline")) == 1
+    assert memlab.lake.read_fleet(lake).counts["ok"] == 1

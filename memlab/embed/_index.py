@@ -297,8 +297,11 @@ class NeighborIndex:
 
         An approximate index first measures its recall on this query's own pairs (the share of
         the pairs of 512 sampled vectors it finds, against brute force); short of
-        ``target_recall`` it widens its search, and failing that answers exactly (numpy). The
-        frame's ``attrs["neighbor_index"]`` says which answered, with the recall measured.
+        ``target_recall`` it widens its search, and failing that answers exactly (numpy). An
+        exact index chosen by size (``flat``) chooses by measuring between numpy's product and
+        a partitioned search (module docstring). The frame's ``attrs["neighbor_index"]`` says
+        which answered and why (``kind``, ``reason``, ``pair_recall``; ``measured`` holds the
+        sample's figures where the choice was measured).
         """
         threshold = float(threshold)
         if self.n < 2:

@@ -13,6 +13,11 @@ every run), and each command runs once untimed first, which writes memlab's ``.p
 (into the git-ignored ``__pycache__`` folders) and warms the OS file cache for every command
 alike. Nothing else differs from a plain run.
 
+Each command's CPU time (user + system, from the child's resource usage) is printed beside its
+wall time, with its own ratio: start-up is one thread, so on a quiet machine the two agree,
+while on a loaded one the wall clock mostly measures waiting for a core and the CPU ratio is the
+steadier figure (the median of the rounds' own ratios is printed too).
+
     .venv/bin/python benchmarks/bench_cli.py
     .venv/bin/python benchmarks/bench_cli.py --repeat 9
 """
@@ -21,6 +26,8 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
+import statistics
 import subprocess
 import sys
 import time
@@ -45,13 +52,16 @@ def _env() -> dict[str, str]:
     return env
 
 
-def _run(argv: list[str]) -> float:
+def _run(argv: list[str]) -> tuple[float, float]:
+    """(wall seconds, CPU seconds: user + system) of one fresh process."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
     out = subprocess.run(argv, capture_output=True, text=True, cwd=REPO, env=_env())
     wall = time.perf_counter() - t0
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if out.returncode != 0:
         raise SystemExit(f"{' '.join(argv)} failed ({out.returncode}): {out.stderr[-500:]}")
-    return wall
+    return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
 
 def _heaviest_imports(argv: list[str], top: int = 8) -> list[tuple[int, str]]:
@@ -76,16 +86,28 @@ def main() -> None:
     args = ap.parse_args()
     for argv in COMMANDS.values():  # untimed warm-up: writes .pyc files, fills the file cache
         _run(argv)
+    load_before = os.getloadavg()
     best = {name: float("inf") for name in COMMANDS}
+    best_cpu = {name: float("inf") for name in COMMANDS}
+    rounds: dict[str, list[float]] = {name: [] for name in COMMANDS}
+    anchor_name = "python -c 'import pandas' (anchor)"
     for _ in range(args.repeat):
+        cpu_round = {}
         for name, argv in COMMANDS.items():
-            best[name] = min(best[name], _run(argv))
-    anchor = best["python -c 'import pandas' (anchor)"]
-    print(f"{len(os.sched_getaffinity(0))} CPUs, load average {os.getloadavg()[0]:.1f}; "
-          f"best of {args.repeat}, interleaved, after one untimed warm-up run of each "
-          f"(bytecode written)")
+            wall, cpu = _run(argv)
+            best[name] = min(best[name], wall)
+            best_cpu[name] = min(best_cpu[name], cpu)
+            cpu_round[name] = cpu
+        for name in COMMANDS:
+            rounds[name].append(cpu_round[name] / max(cpu_round[anchor_name], 1e-9))
+    anchor, anchor_cpu = best[anchor_name], best_cpu[anchor_name]
+    print(f"{len(os.sched_getaffinity(0))} CPUs, load average {load_before[0]:.1f} before, "
+          f"{os.getloadavg()[0]:.1f} after; best of {args.repeat}, interleaved, after one "
+          f"untimed warm-up run of each (bytecode written)")
     for name, wall in best.items():
-        print(f"{name:38s} {wall:6.3f} s  {wall / anchor:5.2f}x the anchor")
+        print(f"{name:38s} {wall:6.3f} s  {wall / anchor:5.2f}x the anchor;  CPU "
+              f"{best_cpu[name]:6.3f} s  {best_cpu[name] / anchor_cpu:5.2f}x (median of the "
+              f"rounds {statistics.median(rounds[name]):.2f}x)")
     print("heaviest top-level imports of `memlab audit` (cumulative, -X importtime):")
     for us, name in _heaviest_imports(COMMANDS["memlab audit <demo>"]):
         print(f"  {us / 1e3:7.0f} ms  {name}")

@@ -25,7 +25,14 @@ the modelled rows, and the rest (the operator scripts' own reads, the shorter re
 for the longer one, render, exit). The verdict tables of both runs must agree (checked). The release
 venvs' one-time creation is not part of either run: it is reported on its own, measured with
 ``--fresh-envs`` (builds both in a temporary ``$MEMLAB_ENVS_DIR``; needs the package index),
-else read from whether they had to be built. Prints figures; asserts nothing about time.
+else read from whether they had to be built.
+
+The cold run's anchor (issue 40: each first-run path beside the bare embedding of the same
+texts): a fresh process that imports sentence-transformers, loads the same bundled model (fp32,
+CPU) and encodes, in memlab's batch size, every distinct text the cold run handed memlab's
+embedder (recorded by the cold run itself, whether the model, a shipped pack or the cache
+answered it). Printed: the cold run and memlab's part of it, each as a ratio to that anchor.
+Prints figures; asserts nothing about time.
 
     HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 .venv/bin/python benchmarks/bench_simulate.py
     HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 .venv/bin/python benchmarks/bench_simulate.py --scale 300
@@ -46,6 +53,7 @@ from pathlib import Path
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "benchmarks"))
 TARGET = {"cold": 120.0}
 #: A warm run (the result cache holds every real cell) takes at most this share of the cold one.
 WARM_RATIO = 0.15
@@ -61,6 +69,15 @@ def _child(args: argparse.Namespace) -> None:
     from memlab.sim.real import RealParams
 
     import_s = time.perf_counter() - t0
+    seen: dict[str, None] = {}
+    if args.texts_out:  # the anchor's texts: every one handed to the embedder, once
+        encode = _embedder.Embedder.encode
+
+        def recording(self, texts, **kw):
+            seen.update(dict.fromkeys(texts))
+            return encode(self, texts, **kw)
+
+        _embedder.Embedder.encode = recording
     marks: dict[str, dict[str, float]] = {}
     real_run = simrun.run_real
 
@@ -82,6 +99,8 @@ def _child(args: argparse.Namespace) -> None:
     t2 = time.perf_counter()
     text = run.render()
     render_s = time.perf_counter() - t2
+    if args.texts_out:
+        Path(args.texts_out).write_text(json.dumps(list(seen)))
     out = {"wall_s": time.time() - started, "import_s": import_s, "simulate_s": simulate_s,
            "render_s": render_s, "meta_seconds": run.meta["seconds"],
            "real_s": marks["real_s"]["s"], "embed": dict(_embedder.TIMINGS),
@@ -98,11 +117,13 @@ def _child(args: argparse.Namespace) -> None:
     print(json.dumps(out))
 
 
-def _run_child(label: str, cache: str, args: argparse.Namespace) -> dict:
+def _run_child(label: str, cache: str, args: argparse.Namespace,
+               texts_out: str | None = None) -> dict:
     env = dict(os.environ, MEMLAB_CACHE_DIR=cache, MEMLAB_QUIET="1", TQDM_DISABLE="1",
                HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1")
     cmd = [sys.executable, __file__, "--child", "--child-started", repr(time.time()),
            "--seed", str(args.seed)] + ([] if args.scale is None else ["--scale", str(args.scale)])
+    cmd += ["--texts-out", texts_out] if texts_out else []
     t0 = time.perf_counter()
     proc = subprocess.run(cmd, env=env, capture_output=True, text=True, cwd=str(ROOT))
     wall = time.perf_counter() - t0
@@ -158,6 +179,19 @@ def _print(label: str, r: dict) -> tuple[float, float, float]:
     return total, m, own
 
 
+def _anchor(texts_file: str) -> tuple[float, int]:
+    """Seconds for a fresh process to load the model and embed the texts; how many texts."""
+    from bench_cold_review import _ANCHOR
+
+    from memlab.embed._embedder import BATCH_SIZE
+
+    env = {k: v for k, v in os.environ.items() if k != "MEMLAB_EMBED_PRECISION"}
+    t0 = time.perf_counter()
+    subprocess.run([sys.executable, "-c", _ANCHOR, texts_file, str(BATCH_SIZE)], env=env,
+                   check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=ROOT)
+    return time.perf_counter() - t0, len(json.loads(Path(texts_file).read_text()))
+
+
 def _envs(args: argparse.Namespace) -> str:
     if not args.fresh_envs:
         return ("release venvs: present, not rebuilt (measure their one-time creation with "
@@ -192,6 +226,7 @@ def main() -> None:
     ap.add_argument("--json", help="also write both runs' raw phase figures to this file")
     ap.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("--child-started", help=argparse.SUPPRESS)
+    ap.add_argument("--texts-out", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.child:
         _child(args)
@@ -204,11 +239,18 @@ def main() -> None:
           f"{'' if args.scale is None else f', scale {args.scale}'}); "
           f"cache {cache}; load average {os.getloadavg()[0]:.2f} "
           f"on {os.cpu_count()} cores", flush=True)
+    fd, texts_file = tempfile.mkstemp(prefix="memlab-bench-sim-texts-", suffix=".json")
+    os.close(fd)
     try:
-        cold = _run_child("cold", cache, args)
+        cold = _run_child("cold", cache, args, texts_out=texts_file)
         print(f"scale {cold['scale']:,}; load average after the cold run "
               f"{os.getloadavg()[0]:.2f}", flush=True)
         c_total, c_mem, c_own = _print("cold", cold)
+        anchor_s, n_texts = _anchor(texts_file)
+        print(f"anchor: a fresh process loads the model and embeds the cold run's {n_texts:,} "
+              f"distinct texts: {anchor_s:.1f} s; cold run {c_total / anchor_s:.2f}x the anchor, "
+              f"memlab's part of it {c_mem / anchor_s:.2f}x (load average "
+              f"{os.getloadavg()[0]:.2f})", flush=True)
         warm = _run_child("warm", cache, args)
         if args.json:
             Path(args.json).write_text(json.dumps({"cold": cold, "warm": warm}, indent=1))
@@ -238,6 +280,7 @@ def main() -> None:
     finally:
         if not args.cache_dir:
             shutil.rmtree(cache, ignore_errors=True)
+        Path(texts_file).unlink(missing_ok=True)
 
 
 if __name__ == "__main__":

@@ -318,6 +318,8 @@ def _load_plugins() -> None:
     if _plugins_loaded:
         return
     _plugins_loaded = True
+    if not _plugins_may_exist():
+        return
     from importlib.metadata import entry_points
 
     try:
@@ -332,6 +334,49 @@ def _load_plugins() -> None:
             dist = getattr(getattr(ep, "dist", None), "name", None)
             _plugin_failed(f"the store kind plugin {ep.name} = {ep.value}"
                            + (f" (distribution {dist})" if dist else ""), exc)
+
+
+def _plugins_may_exist() -> bool:
+    """False only when no distribution in a folder on ``sys.path`` names the entry point group
+    in its ``entry_points.txt``: then importlib.metadata (its import and its parse of every
+    installed distribution, ~50 ms of a ~0.5 s `memlab audit`) would find nothing. True, so
+    the full look-up runs, on anything else: a mention of the group, a zip or egg on the
+    path, a finder other than the standard one that can list distributions, an unreadable
+    folder."""
+    import os
+    import sys
+    from importlib.machinery import PathFinder
+
+    if any(f is not PathFinder and getattr(f, "find_distributions", None) is not None
+           for f in sys.meta_path):
+        return True
+    needle = ENTRY_POINT_GROUP.encode()
+    for entry in sys.path:
+        folder = entry or "."
+        try:
+            if not os.path.isdir(folder) or folder.lower().endswith(".egg"):
+                if os.path.exists(folder):
+                    return True  # a zip or an egg: importlib.metadata reads those itself
+                continue
+            with os.scandir(folder) as found:
+                names = [e.name for e in found]
+        except OSError:
+            return True
+        for name in names:
+            low = name.lower()
+            if low.endswith(".egg"):
+                return True
+            if not low.endswith((".dist-info", ".egg-info")):
+                continue
+            try:
+                with open(os.path.join(folder, name, "entry_points.txt"), "rb") as fh:
+                    if needle in fh.read():
+                        return True
+            except FileNotFoundError:
+                continue
+            except OSError:
+                return True
+    return False
 
 
 #: One line per plugin that failed to load (also written to stderr when it failed).

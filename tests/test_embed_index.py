@@ -69,8 +69,51 @@ def test_a_middle_set_is_the_exact_faiss_flat_index():
     _, want = NeighborIndex(x, kind="numpy").search(x[:50], 5)
     np.testing.assert_array_equal(ids, want)
     got = index.pairs_above(0.8)
-    assert got.attrs["neighbor_index"]["kind"] == "flat"
+    # its threshold query measured a sample, and a partitioned build is not worth trying on
+    # 2,500 vectors (counted in dot products, not timed): exact numpy answered, and says why
+    meta = got.attrs["neighbor_index"]
+    assert meta["kind"] == "numpy" and meta["exact"] and meta["pair_recall"] is None
+    assert "measured on 512 sampled vectors" in meta["reason"]
+    assert "not worth trying" in meta["reason"] and meta["measured"]["sample"] == 512
     assert _same_pairs(got, _exact_pairs(x, 0.8), x, 0.8)
+
+
+def _try_partitions_at_any_speed(monkeypatch):
+    # the time floor is the only timed part of the decision (both predictions use the rate
+    # measured on the sample): off, the choice below does not depend on the machine's load
+    import memlab.embed._index as index_module
+
+    monkeypatch.setattr(index_module, "_TRY_MIN_SECONDS", 0.0)
+
+
+def test_pairs_by_a_partitioned_search_where_it_measures_the_bar_and_no_invented_pair(monkeypatch):
+    _try_partitions_at_any_speed(monkeypatch)
+    x = _clustered(6_000, centers=150, spread=0.15, seed=6)
+    got = NeighborIndex(x).pairs_above(0.95)
+    meta = got.attrs["neighbor_index"]
+    assert meta["kind"] == "ivf-numpy" and not meta["exact"], meta["reason"]
+    assert meta["pair_recall"] >= NEIGHBOR_MIN_RECALL
+    assert meta["nprobe"] <= meta["nlist"] // 4 and "partitioned (pair recall" in meta["reason"]
+    truth = _exact_pairs(x, 0.95)
+    found = _pairs(got, 0.95)
+    assert len(truth) > 20_000
+    assert found <= truth  # may miss a pair, never invents one
+    assert len(found) / len(truth) >= NEIGHBOR_MIN_RECALL  # the bar holds on every pair
+    assert (got["i"] < got["j"]).all() and got["similarity"].is_monotonic_decreasing
+    np.testing.assert_allclose(got["similarity"], np.einsum(
+        "ij,ij->i", x[got["i"].to_numpy()], x[got["j"].to_numpy()]), atol=1e-5)
+
+
+def test_a_partitioned_search_short_of_the_bar_leaves_the_answer_to_exact_numpy(monkeypatch):
+    # negative control: wide clusters, more than the lists: pairs straddle the partitions
+    _try_partitions_at_any_speed(monkeypatch)
+    x = _clustered(8_000, centers=400, spread=1.5, seed=7, dim=32)
+    got = NeighborIndex(x).pairs_above(0.6)
+    meta = got.attrs["neighbor_index"]
+    assert meta["kind"] == "numpy" and meta["exact"] and "exact numpy" in meta["reason"]
+    assert "partitioned search" in meta["reason"]  # it was tried, and measured short
+    assert "< 0.999 at its widest" in meta["reason"]
+    assert len(got) > 1000 and _same_pairs(got, _exact_pairs(x, 0.6), x, 0.6)
 
 
 def test_ivf_is_used_where_its_measured_recall_is_one_and_then_equals_exact_search():

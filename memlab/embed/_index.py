@@ -8,7 +8,19 @@ the data itself, reaches :data:`~memlab.constants.NEIGHBOR_MIN_RECALL` (0.999):
 * fewer than :data:`~memlab.constants.NEIGHBOR_NUMPY_BELOW` vectors: ``numpy`` (exact, blocked
   matrix products; faiss is not imported);
 * fewer than :data:`~memlab.constants.NEIGHBOR_APPROX_FROM` (or ``exact_below``): ``flat``,
-  faiss ``IndexFlatIP`` (exact; threshold queries still run on numpy, measured faster);
+  faiss ``IndexFlatIP`` (exact) for :meth:`NeighborIndex.search`. A threshold query
+  (:meth:`NeighborIndex.pairs_above`) on it chooses by measuring, not by size: the product of
+  512 sampled vectors with all of them (timed; also the exact answer for their pairs and the
+  truth for measuring recall) predicts what numpy's blocked product costs for the rest. Where
+  a partitioned search's build is a small share of that work (counted in dot products, so
+  small sets never try it), memlab clusters the vectors (spherical k-means in numpy, the IVF
+  idea without faiss's training cost), finds the narrowest ``nprobe`` at which the sample's
+  true pairs are found at the bar (by list membership: exact), doubles it as a margin, and
+  answers the rest that way if the dot products it counts, at the measured rate, beat numpy's;
+  else exactly with numpy. Every sampled vector's work is part of the answer; faiss flat's
+  range search is not a candidate (measured slower than numpy's product, and faiss IVF's
+  default training alone costs more than the whole partitioned search:
+  ``benchmarks/bench_neardup.py``);
 * from there: IVF-Flat, its ``nprobe`` doubled until recall@10 of a 256-vector sample against
   brute force reaches the bar, up to a quarter of its lists (wider, it scans as much as it
   saves); short of the bar it is dropped for ``flat``. A threshold query
@@ -17,14 +29,17 @@ the data itself, reaches :data:`~memlab.constants.NEIGHBOR_MIN_RECALL` (0.999):
   finds; short of the bar it widens ``nprobe`` the same way, then answers exactly with numpy.
 
 What was used and why is in :attr:`NeighborIndex.choice` (``kind``, ``exact``, ``recall``,
-``reason``) and in the ``attrs["neighbor_index"]`` of every frame ``pairs_above`` returns.
+``reason``) and in the ``attrs["neighbor_index"]`` of every frame ``pairs_above`` returns (there
+``kind``/``reason`` name what answered that query, with the measured figures in ``measured``).
 ``kind="numpy"``, ``"flat"``, ``"ivf"`` or ``"hnsw"`` forces one (a forced approximate index
 is tuned to ``target_recall`` and kept even if it falls short; its measured recall says so).
 """
 
 from __future__ import annotations
 
+import contextlib
 import math
+import time
 from typing import Any
 
 import numpy as np
@@ -42,6 +57,31 @@ _PAIR_SAMPLE = 512
 _BORDER = 1e-5
 # Queries per range_search / search call: bounds the memory of one result batch.
 _QUERY_BATCH = 2048
+# The measured choice of pairs_above on a size-chosen exact index (see the module docstring):
+# a partitioned search (about sqrt(n) lists from spherical k-means, _LEAN_NITER rounds on
+# _LEAN_TRAIN points per list: its recall is measured, so its clustering need not be faiss's
+# default 25 rounds on 256 points per list) is tried only where its build, counted in dot
+# products times _BUILD_OVERHEAD, is at most _TRY_SHARE of the dot products numpy's product
+# would still do, and numpy's predicted time for the rest is at least _TRY_MIN_SECONDS.
+_LEAN_TRAIN = 32
+_LEAN_NITER = 10
+_BUILD_OVERHEAD = 2.0
+# Small per-list products run below the big product's measured rate; counted at this factor.
+_PARTITION_OVERHEAD = 2.0
+_TRY_SHARE = 0.5
+_TRY_MIN_SECONDS = 0.15
+
+
+def _one_blas_thread() -> Any:
+    """A context with BLAS on one thread, where threadpoolctl is installed (it comes with the
+    embeddings extra). Many small products (k-means rounds, one per list) each pay the
+    threads' hand-over; on a loaded 2-core machine that made them ~8x slower than one thread
+    (measured: clustering 10,000 vectors 1.5 s on two threads, 0.16 s on one)."""
+    try:
+        from threadpoolctl import threadpool_limits
+    except ImportError:  # without it: BLAS's own threads; same answer, maybe slower
+        return contextlib.nullcontext()
+    return threadpool_limits(1, user_api="blas")
 
 
 def _faiss() -> Any:
@@ -257,8 +297,11 @@ class NeighborIndex:
 
         An approximate index first measures its recall on this query's own pairs (the share of
         the pairs of 512 sampled vectors it finds, against brute force); short of
-        ``target_recall`` it widens its search, and failing that answers exactly (numpy). The
-        frame's ``attrs["neighbor_index"]`` says which answered, with the recall measured.
+        ``target_recall`` it widens its search, and failing that answers exactly (numpy). An
+        exact index chosen by size (``flat``) chooses by measuring between numpy's product and
+        a partitioned search (module docstring). The frame's ``attrs["neighbor_index"]`` says
+        which answered and why (``kind``, ``reason``, ``pair_recall``; ``measured`` holds the
+        sample's figures where the choice was measured).
         """
         threshold = float(threshold)
         if self.n < 2:
@@ -279,6 +322,11 @@ class NeighborIndex:
                                f"{min(_PAIR_SAMPLE, self.n)} sampled vectors, at its widest "
                                f"nprobe: exact faiss flat index instead")
                 self._exact_instead()
+        if self.kind == "flat" and not self.forced:
+            # chosen by size: numpy's exact product or a lean IVF, chosen by measuring
+            frame, answered = self._pairs_measured(threshold)
+            frame.attrs["neighbor_index"] = {**self.choice, **answered}
+            return frame
         if self.exact:
             # Same exact answer as range_search on IndexFlatIP, but numpy's blocked BLAS product
             # measured ~3x faster on this 2-core CPU (benchmarks/bench_neardup.py).
@@ -291,6 +339,108 @@ class NeighborIndex:
             frame = _canonical_pairs(a, b, s, threshold)
         frame.attrs["neighbor_index"] = {**self.choice, "pair_recall": pair_recall}
         return frame
+
+    def _pairs_measured(self, threshold: float) -> tuple[pd.DataFrame, dict[str, Any]]:
+        """Pairs >= threshold by numpy's exact product or a partitioned (IVF) search, whichever
+        measures faster on a sample, the partitioned one only where it finds the sample's pairs
+        at the bar. Returns the frame and what answered: kind, exact, pair_recall, reason,
+        measured."""
+        n, x = self.n, self.vectors
+        count = min(_PAIR_SAMPLE, n)
+        rng = np.random.default_rng(self.seed + 2)
+        rows = np.sort(rng.choice(n, size=count, replace=False))
+        sampled = np.zeros(n, bool)
+        sampled[rows] = True
+        rest = np.flatnonzero(~sampled)
+        m = len(rest)
+        t0 = time.perf_counter()
+        sims = x[rows] @ x.T
+        r, c = np.nonzero(sims >= threshold)
+        sample_s = time.perf_counter() - t0
+        rate = count * n / max(sample_s, 1e-9)  # dot products per second, measured
+        keep = rows[r] != c
+        # every pair with a sampled end, exactly: part of the answer whichever answers the rest
+        sample_pairs = (rows[r[keep]], c[keep].astype(np.int64), sims[r[keep], c[keep]])
+        numpy_s = (m * m / 2) / rate  # numpy's blocked product for the rest
+        measured: dict[str, Any] = {"sample": count, "sample_s": round(sample_s, 4),
+                                    "numpy_rest_s": round(numpy_s, 4)}
+        nlist = max(1, min(int(math.sqrt(n)), n // 40))
+        train_n = min(n, nlist * _LEAN_TRAIN)
+        build_dots = (_LEAN_NITER * train_n + n) * nlist * _BUILD_OVERHEAD
+        basis = (f"measured on {count} sampled vectors ({sample_s:.3f} s, their pairs exact): "
+                 f"numpy's product predicts {numpy_s:.2f} s for the other {m:,}")
+        answered: dict[str, Any] = {"kind": "numpy", "exact": True, "pair_recall": None}
+        if m == 0 or build_dots > _TRY_SHARE * m * m / 2 or numpy_s < _TRY_MIN_SECONDS:
+            why = (f"{basis}; a partitioned index ({build_dots / 1e6:.1f}M dot products "
+                   f"weighted to build) is not worth trying against {m * m / 2e6:.1f}M: exact "
+                   "numpy")
+        else:
+            why, part = self._try_partitions(threshold, rows, sims, nlist, train_n, rate,
+                                             numpy_s, rest, measured, basis)
+            if part is not None:
+                a, b, s, recall, nprobe = part
+                frame = _canonical_pairs(np.concatenate([sample_pairs[0], a]),
+                                         np.concatenate([sample_pairs[1], b]),
+                                         np.concatenate([sample_pairs[2], s]), threshold)
+                answered = {"kind": "ivf-numpy", "exact": False, "pair_recall": recall,
+                            "nlist": nlist, "nprobe": nprobe}
+                return frame, {**answered, "reason": why, "measured": measured}
+        a, b, s = _upper_pairs(x[rest], threshold)
+        frame = _canonical_pairs(np.concatenate([sample_pairs[0], rest[a]]),
+                                 np.concatenate([sample_pairs[1], rest[b]]),
+                                 np.concatenate([sample_pairs[2], s]), threshold)
+        return frame, {**answered, "reason": why, "measured": measured}
+
+    def _try_partitions(self, threshold: float, rows: np.ndarray, sims: np.ndarray, nlist: int,
+                        train_n: int, rate: float, numpy_s: float, rest: np.ndarray,
+                        measured: dict[str, Any], basis: str) -> tuple[str, tuple | None]:
+        """Cluster (spherical k-means on a sample), find the narrowest probe count at which the
+        sample's true pairs are all but found (by list membership: exact, no product), double
+        it as a margin (a sample holds few pairs), and search the rest that way if the dot
+        products it counts, at the measured rate, beat numpy's: (reason, (i, j, sim, recall,
+        nprobe) or None)."""
+        x = self.vectors
+        r, c = np.nonzero(sims >= threshold + _BORDER)  # border pairs: rounding, not misses
+        keep = rows[r] != c
+        pu, pv = rows[r[keep]], c[keep]
+        if len(pu) == 0:
+            return (f"{basis}; the sample has no pair at {threshold} to measure a partitioned "
+                    "search's recall on: exact numpy"), None
+        t0 = time.perf_counter()
+        widest = max(1, nlist // 4)
+        with _one_blas_thread():
+            centres = _spherical_kmeans(x, nlist, train_n, _LEAN_NITER, self.seed)
+            closeness = (centres @ x.T).T
+        order = np.argsort(-closeness, axis=1)[:, :widest]  # lists by closeness
+        home = order[:, 0]
+        build_s = time.perf_counter() - t0
+        measured["partition_build_s"] = round(build_s, 4)
+        sizes = np.bincount(home[rest], minlength=nlist)
+        nprobe, recall = 1, 0.0
+        while True:
+            probes = order[:, :nprobe]
+            found = (probes[pu] == home[pv, None]).any(1) | (probes[pv] == home[pu, None]).any(1)
+            recall = float(found.mean())
+            measured[f"nprobe_{nprobe}_recall"] = round(recall, 4)
+            if recall >= self.target_recall or nprobe >= widest:
+                break
+            nprobe = min(widest, nprobe * 2)
+        where = (f"{basis}; partitioned search ({nlist} lists, clustered in {build_s:.2f} s) at "
+                 f"nprobe {nprobe} finds {recall:.4f} of the sample's {len(pu)} pairs")
+        if recall < self.target_recall:
+            return f"{where} < {self.target_recall} at its widest worth trying: exact numpy", None
+        nprobe = min(widest, 2 * nprobe)
+        dots = float(sizes[order[rest, :nprobe]].sum())
+        part_s = _PARTITION_OVERHEAD * dots / rate
+        measured.update(nprobe=nprobe, partition_dots=dots, partition_rest_s=round(part_s, 4))
+        where += (f"; at twice that, nprobe {nprobe} (margin: the sample holds few pairs), it "
+                  f"predicts {part_s:.2f} s")
+        if part_s >= numpy_s:
+            return f"{where}: exact numpy (faster)", None
+        with _one_blas_thread():
+            a, b, s = _partitioned_pairs(x, rest, order[:, :nprobe], home, threshold)
+        return (f"{where}: partitioned (pair recall >= {self.target_recall} on the sample, "
+                f"faster)"), (a, b, s, recall, nprobe)
 
     def _measure_pairs(self, threshold: float) -> float | None:
         """Share of the true pairs (>= threshold, brute force) of a sample of vectors that this
@@ -381,6 +531,55 @@ def _brute_topk(vectors: np.ndarray, queries: np.ndarray, k: int) -> np.ndarray:
     return out
 
 
+def _spherical_kmeans(x: np.ndarray, k: int, train_n: int, iters: int, seed: int) -> np.ndarray:
+    """k unit centres from ``iters`` rounds of spherical k-means on ``train_n`` sampled rows."""
+    rng = np.random.default_rng(seed)
+    train = x[np.sort(rng.choice(len(x), size=train_n, replace=False))]
+    centres = train[rng.choice(train_n, size=k, replace=False)].copy()
+    for _ in range(iters):
+        assign = np.argmax(centres @ train.T, axis=0)  # this orientation: ~10x faster BLAS
+        onehot = np.zeros((k, train_n), np.float32)
+        onehot[assign, np.arange(train_n)] = 1.0
+        sums = onehot @ train
+        norms = np.linalg.norm(sums, axis=1)
+        filled = norms > 0  # an emptied list keeps its old centre
+        centres[filled] = sums[filled] / norms[filled, None]
+    return np.ascontiguousarray(centres, dtype=np.float32)
+
+
+def _partitioned_pairs(x: np.ndarray, rest: np.ndarray, probes: np.ndarray, home: np.ndarray,
+                       threshold: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Pairs >= threshold among ``rest`` whose one end's home list is among the other's probes:
+    per list, the product of the rows probing it with the rows living in it."""
+    members: dict[int, list[int]] = {}
+    probing: dict[int, list[int]] = {}
+    for row in rest.tolist():
+        members.setdefault(int(home[row]), []).append(row)
+    rest_probes = probes[rest]
+    for col in range(rest_probes.shape[1]):
+        lists = rest_probes[:, col]
+        by_list = np.argsort(lists, kind="stable")
+        bounds = np.searchsorted(lists[by_list], np.arange(int(home.max()) + 2))
+        for lst in range(len(bounds) - 1):
+            chunk = rest[by_list[bounds[lst]:bounds[lst + 1]]]
+            if len(chunk):
+                probing.setdefault(lst, []).extend(chunk.tolist())
+    parts_a = [np.empty(0, np.int64)]
+    parts_b = [np.empty(0, np.int64)]
+    parts_s = [np.empty(0, np.float32)]
+    for lst, mem in members.items():
+        q = np.asarray(probing.get(lst, ()), np.int64)
+        if len(q) == 0:
+            continue
+        mem_rows = np.asarray(mem, np.int64)
+        sims = x[q] @ x[mem_rows].T
+        r, c = np.nonzero(sims >= threshold)
+        parts_a.append(q[r])
+        parts_b.append(mem_rows[c])
+        parts_s.append(sims[r, c])
+    return np.concatenate(parts_a), np.concatenate(parts_b), np.concatenate(parts_s)
+
+
 def _canonical_pairs(a: np.ndarray, b: np.ndarray, s: np.ndarray, threshold: float) -> pd.DataFrame:
     mask = (a != b) & (b >= 0) & (s >= threshold)
     a, b, s = a[mask], b[mask], s[mask]
@@ -403,9 +602,19 @@ def brute_force_pairs(vectors: Any, threshold: float, *, block: int | None = Non
     products of each block of rows with the rows from it on (the upper triangle: half the
     products of the full square; a block of similarities stays under ~256 MB)."""
     x = _as_unit_matrix(vectors)
+    if len(x) == 0:
+        return _pairs_frame(np.empty(0, np.int64), np.empty(0, np.int64), np.empty(0, np.float32))
+    return _canonical_pairs(*_upper_pairs(x, threshold, block), threshold)
+
+
+def _upper_pairs(x: np.ndarray, threshold: float,
+                 block: int | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(i, j, similarity) of every i < j with x[i] . x[j] >= threshold: blocked products."""
     if block is None:
         block = max(16, min(2048, (64 << 20) // max(1, len(x))))
-    parts_a, parts_b, parts_s = [], [], []
+    parts_a = [np.empty(0, np.int64)]
+    parts_b = [np.empty(0, np.int64)]
+    parts_s = [np.empty(0, np.float32)]
     for start in range(0, len(x), block):
         sims = x[start:start + block] @ x[start:].T
         r, c = np.nonzero(sims >= threshold)
@@ -413,10 +622,7 @@ def brute_force_pairs(vectors: Any, threshold: float, *, block: int | None = Non
         parts_a.append(r[keep] + start)
         parts_b.append(c[keep] + start)
         parts_s.append(sims[r[keep], c[keep]])
-    if not parts_a:
-        return _pairs_frame(np.empty(0, np.int64), np.empty(0, np.int64), np.empty(0, np.float32))
-    return _canonical_pairs(np.concatenate(parts_a), np.concatenate(parts_b),
-                            np.concatenate(parts_s), threshold)
+    return np.concatenate(parts_a), np.concatenate(parts_b), np.concatenate(parts_s)
 
 
 __all__ = ["NeighborIndex", "brute_force_pairs"]

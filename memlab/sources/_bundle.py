@@ -14,7 +14,6 @@ import shutil
 from pathlib import Path
 
 from memlab.errors import OutputExists, RepoError, StoreNotFound
-from memlab.sources import _git
 
 
 __all__ = ["SAMPLE_BUNDLE", "is_bundle", "private_unpack", "unpack_bundle"]
@@ -102,6 +101,7 @@ def _holds_bundle(out: Path, heads: dict[str, str]) -> bool:
     """True when ``out`` is a repository whose branches are exactly ``heads``; False when it is
     missing or empty; OutputExists when it holds anything else."""
     from memlab import _git as hardened
+    from memlab.sources import _git  # lazily: every load asks is_bundle, few read a repository
 
     if not out.exists() or (out.is_dir() and not any(out.iterdir())):
         return False

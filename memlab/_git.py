@@ -4,7 +4,7 @@ A memory repository is untrusted input: whoever wrote it controls its ``.git/con
 ``.gitattributes`` and every file in it. Git will run programs a repository's config names
 (``core.fsmonitor``, hooks, ``filter.<x>.clean/smudge/process``, ``diff.external``, textconv,
 ``core.pager``, ``core.sshCommand``, credential helpers, ``gpg.program``...). Every git process
-memlab starts goes through :func:`run` (or :func:`stream`), which
+memlab starts goes through :func:`run` (or :func:`stream`, :func:`pipe`), which
 
 * starts git with a minimal environment: ``PATH``, ``TMPDIR``, ``LC_ALL=C``, no system or global
   config (``GIT_CONFIG_NOSYSTEM=1``, ``GIT_CONFIG_GLOBAL=/dev/null``, ``GIT_ATTR_NOSYSTEM=1``),
@@ -13,8 +13,12 @@ memlab starts goes through :func:`run` (or :func:`stream`), which
   for every ``filter.<x>.*``, ``diff.<x>.*`` and ``merge.<x>.driver`` the repository defines
   (command-line config wins over the repository's own);
 * refuses (:class:`~memlab.errors.RepoError` naming the key) a repository whose config uses
-  ``include``/``includeIf`` (memlab does not follow config into other files), and one whose git
-  folder holds a FIFO, socket or device where git would read a file (git would block on it).
+  ``include``/``includeIf`` (memlab does not follow config into other files), and one that
+  leads git to a FIFO, socket or device (git would block on it): in its git folder, its common
+  folder, a folder a symlink there leads to, or along ``objects/info/alternates``;
+* runs git through :mod:`memlab._proc` with a deadline (:data:`GIT_TIMEOUT_ENV`, default
+  :data:`~memlab.constants.GIT_TIMEOUT_S`): past it git's whole process group is killed and a
+  RepoError names the store and the variable (the backstop for what the checks cannot see).
 
 memlab's own writes never need a checkout filter, and no git process makes an object: a
 migration and review's apply write their blobs, trees and commits from Python through the one

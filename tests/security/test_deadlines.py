@@ -254,9 +254,15 @@ _STARTS = {
 }
 
 #: Modules that still start a process themselves: module -> why (exact both ways: a new one
-#: fails, and so does one moved onto memlab._proc and still listed). None of them meets a store:
-#: what they run is memlab's own (a simulation's clones, a release venv, the user's crontab).
+#: fails, and so does one moved onto memlab._proc and still listed; a listed module absent from
+#: this tree is skipped, for branches merged in either order). None of them meets a store: what
+#: they run is memlab's own (a simulation's clones, a release venv, the user's crontab, the
+#: analyst's own notifier or browse server).
 PROCESSES_OUTSIDE_THE_RUNNER = {
+    "browse/__init__.py": "Datasette on memlab's own browse database, a server the analyst "
+                          "starts and stops (its start waits with a timeout)",
+    "report/_notify.py": "the analyst's notify command, in its own session, killed as a group "
+                         "at its timeout",
     "report/_timer.py": "crontab -l / crontab -: the user's own crontab, 30 s timeout",
     "sim/_writers.py": "S8's writer processes: standalone scripts committing in the clones S8 "
                        "made",
@@ -297,7 +303,8 @@ def test_every_process_starts_through_the_deadline_runner():
         rel = path.relative_to(PACKAGE).as_posix()
         if rel != "_proc.py" and (lines := _process_starts(ast.parse(path.read_text("utf-8")))):
             found[rel] = lines
-    assert set(found) == set(PROCESSES_OUTSIDE_THE_RUNNER), found
+    present = {m for m in PROCESSES_OUTSIDE_THE_RUNNER if (PACKAGE / m).is_file()}
+    assert set(found) == present, found
     assert "_git.py" not in found and "_gitobj.py" not in found
 
 

@@ -18,9 +18,9 @@ __all__ = [
     "is_penalised", "CHARS_PER_TOKEN", "SECONDS_PER_CALL", "STALE_AFTER_DAYS",
     "CONTRADICTION_MIN", "INT64_MAX", "MAX_FILE_BYTES", "MAX_FOLDER_DEPTH",
     "MAX_VALUE_BYTES", "MAX_YAML_NODES", "MAX_YAML_CHARS", "MAX_FM_COLUMNS", "PG_STATEMENT_TIMEOUT_MS",
-    "PG_LOCK_TIMEOUT_MS", "GIT_TIMEOUT_S", "LAKE_FILE_ROWS", "NEIGHBOR_NUMPY_BELOW", "NEIGHBOR_APPROX_FROM",
+    "PG_LOCK_TIMEOUT_MS", "LAKE_FILE_ROWS", "NEIGHBOR_NUMPY_BELOW", "NEIGHBOR_APPROX_FROM",
     "NEIGHBOR_MIN_RECALL", "FLEET_TASK_SECONDS", "FLEET_MAX_BATCH",
-    "SIM_RESULTS_FOLDER",
+    "SIM_RESULTS_FOLDER", "GIT_TIMEOUT_S",
     "DOC_VALUES", "MISSING_TEXT", "LONG_CELL_SECONDS",
     "LETTA_BYTES_PER_TOKEN", "MAX_POLICY_BYTES",
     "MIGRATION_LAYOUTS", "DEFAULT_MIGRATION_LAYOUT", "ROOT_MEMORY_LABEL", "ROOT_MEMORY_TEXT",
@@ -66,6 +66,12 @@ MAX_VALUE_BYTES = MAX_FILE_BYTES
 #: its files are not read (Python's own ``os.walk`` recurses once per level, and fails at ~1,000).
 MAX_FOLDER_DEPTH = 64
 
+#: How long one git process memlab starts may run (300 s: a whole-history ``git log`` of a
+#: 10,000-commit memory repository takes a few seconds); past it the process group is killed and
+#: the read stops with one line naming the store. ``MEMLAB_GIT_TIMEOUT`` (seconds) overrides it
+#: (``memlab._git.deadline``).
+GIT_TIMEOUT_S = 300
+
 #: How far YAML memlab did not write (frontmatter, agent.yaml, proposal values) may expand
 #: through its aliases: 100,000 values (scalars, lists, mappings) and 1,000,000 characters of
 #: scalar text, or the text's own length when that is larger (without aliases a document never
@@ -87,12 +93,6 @@ MAX_FM_COLUMNS = 64
 #: ``MEMLAB_PG_LOCK_TIMEOUT`` (milliseconds) override them (``memlab.sources._letta_pg``).
 PG_STATEMENT_TIMEOUT_MS = 60_000
 PG_LOCK_TIMEOUT_MS = 10_000
-
-#: How long one git process memlab starts may run (300 s: a whole-history ``git log`` of a
-#: 10,000-commit memory repository takes a few seconds); past it the process group is killed and
-#: the read stops with one line naming the store. ``MEMLAB_GIT_TIMEOUT`` (seconds) overrides it
-#: (``memlab._git.deadline``).
-GIT_TIMEOUT_S = 300
 
 #: PostgreSQL's ``FirstNormalObjectId`` (``src/include/access/transam.h``): every object with a
 #: smaller OID was made by ``initdb`` (the built-in types among them); a database's own types,

@@ -4,7 +4,11 @@ Opening a FIFO for reading blocks until a writer appears, and reading a device s
 ``/dev/zero`` never ends. Every loader opens store files through :func:`open_regular`, which
 opens with ``O_NONBLOCK`` (so even a FIFO swapped in after a check cannot block the open), checks
 the opened descriptor is a regular file, and only then reads. :func:`read_regular` with
-``max_bytes`` refuses a file over the cap (:class:`FileTooLarge`) before reading a byte of it.
+``max_bytes`` refuses a file over the cap (:class:`FileTooLarge`) before reading a byte of it,
+saying ``not read: over N bytes`` (:func:`over_cap`, the one wording of every size cap), and
+:func:`iter_lines` streams a capped file line by line (reflogs) in bounded memory. Files under a
+git folder that memlab reads itself (config, ``commondir``, ``shallow``, the layout policy,
+hooks) go through these too.
 
 Every walk of a store's folders goes through :func:`walk`: ``os.walk``'s top-down walk without
 its recursion (Python 3.11's recurses once per folder level, so ~1,000 nested folders raise
@@ -25,8 +29,9 @@ from typing import BinaryIO, Callable, Iterator
 
 from memlab.constants import MAX_FOLDER_DEPTH
 
-__all__ = ["NotRegularFile", "FileTooLarge", "open_regular", "read_regular", "is_special",
-           "kind_of", "walk", "sqlite_uri"]
+__all__ = ["NotRegularFile", "FileTooLarge", "LineTooLong", "open_regular", "read_regular",
+           "read_head", "read_text", "iter_lines", "over_cap", "is_special", "kind_of", "walk",
+           "sqlite_uri"]
 
 
 class NotRegularFile(OSError):
@@ -39,14 +44,31 @@ class NotRegularFile(OSError):
         super().__init__(f"{path} {self.reason}")
 
 
+def over_cap(limit: int, size: int | None = None) -> str:
+    """What every size cap says: ``not read: over N bytes`` (and the size, when known)."""
+    return f"not read: over {limit:,} bytes" + (f" ({size:,} bytes)" if size is not None else "")
+
+
 class FileTooLarge(OSError):
     """The file is larger than the cap the caller set; none of it was read. ``size`` is its
-    size in bytes, ``limit`` the cap, ``reason`` the message without the path."""
+    size in bytes, ``limit`` the cap, ``reason`` the message without the path
+    (:func:`over_cap`: ``not read: over N bytes (S bytes)``)."""
 
     def __init__(self, path: str | Path, size: int, limit: int) -> None:
         self.size, self.limit = size, limit
-        self.reason = f"{size:,} bytes, over memlab's {limit:,}-byte cap for a store file; not read"
+        self.reason = over_cap(limit, size)
         super().__init__(f"{path}: {self.reason}")
+
+
+class LineTooLong(FileTooLarge):
+    """:func:`iter_lines` met a line longer than its cap (``limit``); ``line`` is its number
+    (1-based), ``size`` how much of it was seen before stopping."""
+
+    def __init__(self, path: str | Path, line: int, size: int, limit: int) -> None:
+        super().__init__(path, size, limit)
+        self.line = line
+        self.reason = f"not read: line {line} is over {limit:,} bytes"
+        self.args = (f"{path}: {self.reason}",)
 
 
 def kind_of(mode: int) -> str:
@@ -110,6 +132,60 @@ def read_regular(path: str | Path, *, max_bytes: int | None = None) -> bytes:
         if len(data) > max_bytes:
             raise FileTooLarge(path, max(size, len(data)), max_bytes)
         return data
+
+
+def read_head(path: str | Path, n: int) -> bytes:
+    """At most the first ``n`` bytes of a regular file (NotRegularFile otherwise): for a file
+    memlab only sniffs (a ``.git`` file's ``gitdir:`` line), however large the file is."""
+    with open_regular(path) as fh:
+        return fh.read(n)
+
+
+def read_text(path: str | Path, *, max_bytes: int, errors: str = "replace") -> str:
+    """:func:`read_regular` with a cap, decoded as UTF-8 (``errors`` as in ``bytes.decode``)."""
+    return read_regular(path, max_bytes=max_bytes).decode("utf-8", errors)
+
+
+def iter_lines(path: str | Path, *, max_bytes: int, max_line_bytes: int,
+               chunk: int = 1 << 16) -> Iterator[bytes]:
+    """The lines of a regular file (without their ``\\n``), read a chunk at a time: memory
+    stays within ``max_line_bytes`` plus one chunk however large the file is.
+
+    Raises :class:`FileTooLarge` before reading a byte when the file is over ``max_bytes`` (a
+    file that grows while it is read is stopped at ``max_bytes + 1`` bytes the same way), and
+    :class:`LineTooLong` at a line over ``max_line_bytes``: "not read" is said, never a line
+    silently cut. The lines before the failure have been yielded; the caller decides whether
+    they stand (a problem row naming the file) or not."""
+    with open_regular(path) as fh:
+        size = os.fstat(fh.fileno()).st_size
+        if size > max_bytes:
+            raise FileTooLarge(path, size, max_bytes)
+        seen, number = 0, 0
+        pending = bytearray()
+        while True:
+            block = fh.read(chunk)
+            if not block:
+                break
+            seen += len(block)
+            if seen > max_bytes:
+                raise FileTooLarge(path, max(size, seen), max_bytes)
+            start = 0
+            while True:
+                end = block.find(b"\n", start)
+                if end < 0:
+                    pending += block[start:]
+                    if len(pending) > max_line_bytes:
+                        raise LineTooLong(path, number + 1, len(pending), max_line_bytes)
+                    break
+                pending += block[start:end]
+                number += 1
+                if len(pending) > max_line_bytes:
+                    raise LineTooLong(path, number, len(pending), max_line_bytes)
+                yield bytes(pending)
+                pending.clear()
+                start = end + 1
+        if pending:
+            yield bytes(pending)
 
 
 def walk(top: str | Path, *, onerror: Callable[[OSError], None] | None = None,

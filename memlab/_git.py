@@ -4,7 +4,7 @@ A memory repository is untrusted input: whoever wrote it controls its ``.git/con
 ``.gitattributes`` and every file in it. Git will run programs a repository's config names
 (``core.fsmonitor``, hooks, ``filter.<x>.clean/smudge/process``, ``diff.external``, textconv,
 ``core.pager``, ``core.sshCommand``, credential helpers, ``gpg.program``...). Every git process
-memlab starts goes through :func:`run` (or :func:`stream`), which
+memlab starts goes through :func:`run` (or :func:`stream`, :func:`pipe`), which
 
 * starts git with a minimal environment: ``PATH``, ``TMPDIR``, ``LC_ALL=C``, no system or global
   config (``GIT_CONFIG_NOSYSTEM=1``, ``GIT_CONFIG_GLOBAL=/dev/null``, ``GIT_ATTR_NOSYSTEM=1``),
@@ -13,8 +13,12 @@ memlab starts goes through :func:`run` (or :func:`stream`), which
   for every ``filter.<x>.*``, ``diff.<x>.*`` and ``merge.<x>.driver`` the repository defines
   (command-line config wins over the repository's own);
 * refuses (:class:`~memlab.errors.RepoError` naming the key) a repository whose config uses
-  ``include``/``includeIf`` (memlab does not follow config into other files), and one whose git
-  folder holds a FIFO, socket or device where git would read a file (git would block on it).
+  ``include``/``includeIf`` (memlab does not follow config into other files), and one that
+  leads git to a FIFO, socket or device (git would block on it): in its git folder, its common
+  folder, a folder a symlink there leads to, or along ``objects/info/alternates``;
+* runs git through :mod:`memlab._proc` with a deadline (:data:`GIT_TIMEOUT_ENV`, default
+  :data:`~memlab.constants.GIT_TIMEOUT_S`): past it git's whole process group is killed and a
+  RepoError names the store and the variable (the backstop for what the checks cannot see).
 
 memlab's own writes never need a checkout filter, and no git process makes an object: a
 migration and review's apply write their blobs, trees and commits from Python through the one
@@ -40,13 +44,28 @@ from functools import lru_cache
 from pathlib import Path
 from typing import BinaryIO, Iterator, Mapping, Sequence
 
+from memlab import _proc
+from memlab._files import FileTooLarge, over_cap, read_head, read_text
+from memlab.constants import MAX_FILE_BYTES
 from memlab._gitobj import Signature, commit_body, write_loose
 from memlab.errors import RepoError
 
 __all__ = ["ENV_OVERRIDES", "CONFIG_OVERRIDES", "IDENTITY_KEYS", "env", "command", "run", "stream",
            "check_repo", "find_root", "git_dir", "returncode", "hash_object", "commit_tree", "update_ref",
            "rev_parse", "read_blob", "tree_entries", "write_object", "flat_tree",
-           "symbolic_branch", "object_format", "common_dir"]
+           "symbolic_branch", "object_format", "common_dir", "deadline", "GIT_TIMEOUT_ENV"]
+
+#: The environment variable that sets how long one git process may run, in seconds (default
+#: :data:`~memlab.constants.GIT_TIMEOUT_S`); past it the process group is killed and the read
+#: stops with one line naming the store and this variable.
+GIT_TIMEOUT_ENV = "MEMLAB_GIT_TIMEOUT"
+
+
+def deadline() -> _proc.Deadline:
+    """Every git process's time limit (:data:`GIT_TIMEOUT_ENV`, read at each start)."""
+    from memlab.constants import GIT_TIMEOUT_S
+
+    return _proc.deadline_from_env(GIT_TIMEOUT_ENV, GIT_TIMEOUT_S)
 
 #: Environment every git process gets on top of PATH/TMPDIR (nothing else is inherited).
 ENV_OVERRIDES: dict[str, str] = {
@@ -105,12 +124,13 @@ _INCLUDE_KEY = re.compile(r"^(include(?:if\..*)?)\.path$", re.IGNORECASE)
 @lru_cache(maxsize=1)
 def _safe_directories() -> tuple[str, ...]:
     """The analyst's own ``safe.directory`` entries (their global config: trusted)."""
+    limit = _proc.Deadline(min(10.0, deadline().seconds), GIT_TIMEOUT_ENV)
     try:
-        proc = subprocess.run(["git", "config", "--global", "--get-all", "safe.directory"],
-                              capture_output=True, stdin=subprocess.DEVNULL, timeout=10,
-                              env={k: v for k, v in os.environ.items()
-                                   if k in ("PATH", "HOME", "XDG_CONFIG_HOME", "GIT_CONFIG_GLOBAL")})
-    except (OSError, subprocess.SubprocessError):
+        proc = _proc.run(["git", "config", "--global", "--get-all", "safe.directory"],
+                         deadline=limit, what="git config --global", path=None, error=RepoError,
+                         env={k: v for k, v in os.environ.items()
+                              if k in ("PATH", "HOME", "XDG_CONFIG_HOME", "GIT_CONFIG_GLOBAL")})
+    except (OSError, RepoError):
         return ()
     return tuple(line for line in proc.stdout.decode("utf-8", "replace").splitlines() if line)
 
@@ -151,11 +171,11 @@ def git_dir(path: Path) -> Path | None:
         return dot
     if st is not None and stat.S_ISREG(st.st_mode):
         try:
-            head = dot.read_bytes()[:4096].decode("utf-8", "replace")
+            head = read_head(dot, 4096).decode("utf-8", "replace")
         except OSError:
             return None
         if head.startswith("gitdir:"):
-            target = Path(head[len("gitdir:"):].strip())
+            target = Path(head[len("gitdir:"):].split("\n", 1)[0].strip())
             return target if target.is_absolute() else (path / target)
         return None
     if (path / "HEAD").is_file() and (path / "objects").is_dir():
@@ -174,33 +194,118 @@ def _special(path: Path) -> bool:
 
 def _config_files(gdir: Path) -> list[Path]:
     files = [gdir / "config", gdir / "config.worktree"]
-    common = gdir / "commondir"
-    if common.is_file() and not _special(common):
-        try:
-            target = Path(common.read_text(errors="replace").strip())
-            files.append((target if target.is_absolute() else gdir / target) / "config")
-        except OSError:
-            pass
+    common = common_dir(gdir)
+    if common != gdir:
+        files.append(common / "config")
     return files
 
 
-def _scan_git_dir(gdir: Path) -> None:
+def _refuse_special(full: Path, gdir: Path) -> None:
+    if _special(full):
+        try:
+            shown = full.relative_to(gdir)
+        except ValueError:
+            shown = full
+        raise RepoError(f"the git folder leads to {shown}, which is not a regular file (a FIFO, "
+                        "socket or device); git would block on it", path=gdir,
+                        hint="memlab reads only regular files; remove it")
+
+
+def _walk_for_special(top: Path, gdir: Path, queue: list[Path], budget: list[int] | None) -> None:
+    """Refuse a FIFO, socket or device at or below ``top``; queue the folders symlinks in it
+    lead to (git follows them: a symlinked ``refs/heads`` or ``logs``). ``budget``: how many
+    more entries may be looked at (a folder outside the git folder), None for no limit."""
     from memlab._files import walk
     from memlab.constants import MAX_FOLDER_DEPTH
 
     def too_deep(folder: str) -> None:
         # Refused rather than skipped: what lies below (a FIFO, say) would not be checked.
-        raise RepoError(f"the git folder nests {os.path.relpath(folder, gdir)} more than "
-                        f"{MAX_FOLDER_DEPTH} levels deep; memlab does not walk it", path=gdir,
+        raise RepoError(f"the git folder leads to {folder}, more than {MAX_FOLDER_DEPTH} levels "
+                        "deep; memlab does not walk it", path=gdir,
                         hint="git itself never nests its folder so deep: remove that folder")
 
-    for dirpath, dirnames, filenames in walk(gdir, too_deep=too_deep):
+    _refuse_special(top, gdir)
+    for dirpath, dirnames, filenames in walk(top, too_deep=too_deep):
+        if budget is not None:
+            budget[0] -= len(dirnames) + len(filenames)
+            if budget[0] < 0:
+                raise RepoError(f"a symlink or alternates entry of the git folder leads to {top}, "
+                                f"which holds more than {LINKED_ENTRIES:,} entries; memlab does "
+                                "not walk it", path=gdir,
+                                hint="point it at a real git folder, or load a clone")
         for name in filenames + dirnames:
             full = Path(dirpath, name)
-            if _special(full):
-                raise RepoError(f"the git folder holds {full.relative_to(gdir)}, which is not a "
-                                "regular file (a FIFO, socket or device); git would block on it",
-                                path=gdir, hint="memlab reads only regular files; remove it")
+            _refuse_special(full, gdir)
+            if os.path.islink(full) and os.path.isdir(full):
+                queue.append(full)
+
+
+#: How many entries memlab looks at in the folders outside a git folder that its symlinks and
+#: ``objects/info/alternates`` lead to (a link to ``/`` is refused, not walked).
+LINKED_ENTRIES = 200_000
+#: git's own limit on nested alternates (``alt_odb_usable``: 5 levels).
+_ALTERNATES_DEPTH = 5
+
+
+def _alternates(objects: Path, gdir: Path) -> list[Path]:
+    """The object folders ``objects/info/alternates`` names (relative to ``objects``)."""
+    from memlab._files import read_regular
+
+    path = objects / "info" / "alternates"
+    if not os.path.lexists(path):
+        return []
+    try:
+        raw = read_regular(path, max_bytes=1 << 20)
+    except FileTooLarge as exc:
+        raise RepoError(f"objects/info/alternates {exc.reason}", path=gdir,
+                        hint="git reads a few lines there; remove it or load a clone") from None
+    except OSError:
+        return []  # unreadable or dangling: git skips it too
+    out = []
+    for line in raw.decode("utf-8", "surrogateescape").splitlines():
+        line = line.strip()
+        if not line or line.startswith("#"):
+            continue
+        if line.startswith('"') and line.endswith('"') and len(line) > 1:
+            line = line[1:-1].encode("latin-1", "backslashreplace").decode("unicode_escape",
+                                                                             "replace")
+        target = Path(line)
+        out.append(target if target.is_absolute() else objects / target)
+    return out
+
+
+def _scan_git_dir(gdir: Path) -> None:
+    """Refuse a git folder that leads git to a FIFO, socket or device: anywhere in it, in its
+    common folder (a linked worktree's), in the folders its symlinks lead to (``refs/heads``,
+    ``logs``, ``HEAD``, ``packed-refs``), and along ``objects/info/alternates`` (git's five
+    levels). The process deadline (:data:`GIT_TIMEOUT_ENV`) is the backstop for anything else."""
+    common = common_dir(gdir)
+    queue: list[Path] = []
+    seen: set[str] = set()
+    roots = [gdir] + ([common] if common != gdir else [])
+    for root in roots:
+        seen.add(os.path.realpath(root))
+        _walk_for_special(root, gdir, queue, None)
+    budget = [LINKED_ENTRIES]
+    objects = [(common / "objects", 0)]
+    while queue or objects:
+        if objects:
+            folder, depth = objects.pop()
+            if depth > 0:
+                _refuse_special(folder, gdir)
+                real = os.path.realpath(folder)
+                if real not in seen and os.path.isdir(folder):
+                    seen.add(real)
+                    _walk_for_special(folder, gdir, queue, budget)
+            if depth < _ALTERNATES_DEPTH and os.path.isdir(folder):
+                objects += [(alt, depth + 1) for alt in _alternates(folder, gdir)]
+            continue
+        folder = queue.pop()
+        real = os.path.realpath(folder)
+        if any(real == s or real.startswith(s.rstrip(os.sep) + os.sep) for s in seen):
+            continue  # walked already (a link back into the git folder, or a loop)
+        seen.add(real)
+        _walk_for_special(folder, gdir, queue, budget)
 
 
 _checked: dict[tuple, tuple[str, ...]] = {}
@@ -226,7 +331,11 @@ def check_repo(path: Path) -> tuple[str, ...]:
             raise RepoError(f"{cfg.name} of the git folder is not a regular file; git would "
                             "block reading it", path=cfg, hint="memlab reads only regular files")
         key_parts.append((str(cfg), st.st_mtime_ns, st.st_size, st.st_ino))
-        texts.append((cfg, cfg.read_text(encoding="utf-8", errors="replace")))
+        try:
+            texts.append((cfg, read_text(cfg, max_bytes=MAX_FILE_BYTES)))
+        except FileTooLarge as exc:
+            raise RepoError(f"its git config {exc.reason}", path=cfg,
+                            hint="a git config is a few hundred bytes; load a clone") from None
     key = tuple(key_parts)
     if key in _checked:
         return _checked[key]
@@ -270,9 +379,9 @@ def _raw(repo: Path, args: Sequence[str], *, input: bytes | None = None, check: 
          overrides: Sequence[str] = ()) -> subprocess.CompletedProcess:
     cmd = command(*args, overrides=overrides)
     try:
-        proc = subprocess.run(cmd, cwd=repo, input=input, capture_output=True,
-                              stdin=None if input is not None else subprocess.DEVNULL,
-                              env=env(repo, ceiling=ceiling, extra=extra_env))
+        proc = _proc.run(cmd, deadline=deadline(), what=f"git {args[0]}", path=repo,
+                         error=RepoError, input=input, cwd=repo,
+                         env=env(repo, ceiling=ceiling, extra=extra_env))
     except FileNotFoundError as exc:
         if not Path(repo).exists():
             raise RepoError("folder not found", path=repo) from exc
@@ -345,14 +454,7 @@ def stream(repo: str | Path, *args: str, config: Sequence[str] = ()) -> Iterator
     overrides = _config_args(config) + (check_repo(repo) if repo.is_dir() else ())
     cmd = command(*args, overrides=overrides)
     with tempfile.TemporaryFile() as err:
-        try:
-            proc = subprocess.Popen(cmd, cwd=repo, stdout=subprocess.PIPE, stderr=err,
-                                    stdin=subprocess.DEVNULL, env=env(repo))
-        except FileNotFoundError as exc:
-            raise RepoError("git is not installed or not on PATH", path=repo,
-                            hint="install git 2.32 or newer") from exc
-        except PermissionError as exc:
-            raise RepoError(f"cannot run git in this folder: {exc.strerror}", path=repo) from exc
+        proc = _start(repo, args, cmd, stderr=err)
         _enlarge_pipe(proc.stdout.fileno())
         try:
             while True:
@@ -362,12 +464,23 @@ def stream(repo: str | Path, *args: str, config: Sequence[str] = ()) -> Iterator
                 yield chunk
                 if len(chunk) < _SHORT_READ:
                     time.sleep(STREAM_GATHER_S)
-        finally:
-            proc.stdout.close()
             code = proc.wait()
+        finally:
+            proc.close()
         if code != 0:
             err.seek(0)
             raise _failure(repo, args, code, err.read())
+
+
+def _start(repo: Path, args: Sequence[str], cmd: list[str], **popen) -> _proc.Spawned:
+    try:
+        return _proc.spawn(cmd, deadline=deadline(), what=f"git {args[0]}", path=repo,
+                           error=RepoError, cwd=repo, env=env(repo), **popen)
+    except FileNotFoundError as exc:
+        raise RepoError("git is not installed or not on PATH", path=repo,
+                        hint="install git 2.32 or newer") from exc
+    except PermissionError as exc:
+        raise RepoError(f"cannot run git in this folder: {exc.strerror}", path=repo) from exc
 
 
 def _enlarge_pipe(fd: int) -> None:
@@ -389,19 +502,12 @@ def pipe(repo: str | Path, *args: str, input: bytes, config: Sequence[str] = ())
     overrides = _config_args(config) + (check_repo(repo) if repo.is_dir() else ())
     cmd = command(*args, overrides=overrides)
     with tempfile.TemporaryFile() as err:
-        try:
-            proc = subprocess.Popen(cmd, cwd=repo, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                    stderr=err, env=env(repo))
-        except FileNotFoundError as exc:
-            raise RepoError("git is not installed or not on PATH", path=repo,
-                            hint="install git 2.32 or newer") from exc
-        except PermissionError as exc:
-            raise RepoError(f"cannot run git in this folder: {exc.strerror}", path=repo) from exc
+        proc = _start(repo, args, cmd, stdin=subprocess.PIPE, stderr=err)
 
         def feed() -> None:
             try:
                 proc.stdin.write(input)
-            except (BrokenPipeError, OSError):
+            except (BrokenPipeError, OSError, ValueError):
                 pass
             finally:
                 try:
@@ -413,9 +519,15 @@ def pipe(repo: str | Path, *args: str, input: bytes, config: Sequence[str] = ())
         feeder.start()
         try:
             yield proc.stdout
-        finally:
-            proc.stdout.close()
+        except BaseException:
+            proc.close()
+            feeder.join()
+            raise
+        proc.stdout.close()  # what the caller left unread: git stops (SIGPIPE) as before
+        try:
             code = proc.wait()
+        finally:
+            proc.close()
             feeder.join()
         if code != 0:
             err.seek(0)
@@ -488,7 +600,14 @@ def common_dir(gdir: Path) -> Path:
     """Where a git folder's objects and refs live (a linked worktree points at its main one)."""
     common = gdir / "commondir"
     if common.is_file() and not _special(common):
-        target = Path(common.read_text(errors="replace").strip())
+        try:
+            text = read_head(common, 4097).decode("utf-8", "replace")
+        except OSError:
+            return gdir
+        if len(text) > 4096:  # git reads a path there; this is not one
+            raise RepoError(f"commondir {over_cap(4096)}", path=gdir,
+                            hint="it names the main git folder of a linked worktree")
+        target = Path(text.strip())
         return target if target.is_absolute() else (gdir / target)
     return gdir
 

@@ -20,7 +20,7 @@ __all__ = [
     "MAX_VALUE_BYTES", "MAX_YAML_NODES", "MAX_YAML_CHARS", "MAX_FM_COLUMNS", "PG_STATEMENT_TIMEOUT_MS",
     "PG_LOCK_TIMEOUT_MS", "PG_CONNECT_TIMEOUT_MS", "PG_CLIENT_GRACE_MS", "LAKE_FILE_ROWS", "NEIGHBOR_NUMPY_BELOW", "NEIGHBOR_APPROX_FROM",
     "NEIGHBOR_MIN_RECALL", "FLEET_TASK_SECONDS", "FLEET_MAX_BATCH",
-    "SIM_RESULTS_FOLDER",
+    "SIM_RESULTS_FOLDER", "GIT_TIMEOUT_S",
     "DOC_VALUES", "MISSING_TEXT", "LONG_CELL_SECONDS",
     "LETTA_BYTES_PER_TOKEN", "MAX_POLICY_BYTES",
     "MIGRATION_LAYOUTS", "DEFAULT_MIGRATION_LAYOUT", "ROOT_MEMORY_LABEL", "ROOT_MEMORY_TEXT",
@@ -65,6 +65,12 @@ MAX_VALUE_BYTES = MAX_FILE_BYTES
 #: elfmem paths are a few levels deep; a folder nested deeper is a ``too_deep`` problem row and
 #: its files are not read (Python's own ``os.walk`` recurses once per level, and fails at ~1,000).
 MAX_FOLDER_DEPTH = 64
+
+#: How long one git process memlab starts may run (300 s: a whole-history ``git log`` of a
+#: 10,000-commit memory repository takes a few seconds); past it the process group is killed and
+#: the read stops with one line naming the store. ``MEMLAB_GIT_TIMEOUT`` (seconds) overrides it
+#: (``memlab._git.deadline``).
+GIT_TIMEOUT_S = 300
 
 #: How far YAML memlab did not write (frontmatter, agent.yaml, proposal values) may expand
 #: through its aliases: 100,000 values (scalars, lists, mappings) and 1,000,000 characters of

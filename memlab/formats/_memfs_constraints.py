@@ -29,6 +29,7 @@ import json
 import math
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any, Iterable, Mapping, Sequence
 
 from memlab.formats import _json
@@ -192,31 +193,180 @@ def parse_constraints_config(text: str) -> tuple[dict[str, Any] | None, list[str
     return config, []
 
 
+_PARSED: dict[tuple[str | None, bytes | None], tuple[dict[str, Any] | None, list[str]]] = {}
+_PARSED_KEEP = 16
+
+
+def _parsed_config(sha: str | None, data: bytes) -> tuple[dict[str, Any] | None, list[str]]:
+    """:func:`parse_constraints_config` of a config blob, parsed once per blob id (or per bytes
+    when there is no id): an audit validates every commit under the same config, and 10,000
+    patterns parsed (and compiled) per commit made it 9x slower. The result is shared: callers
+    must not change it."""
+    key = (sha, None) if sha else (None, data)
+    got = _PARSED.get(key)
+    if got is None:
+        if len(_PARSED) >= _PARSED_KEEP:
+            _PARSED.pop(next(iter(_PARSED)))
+        got = _PARSED[key] = parse_constraints_config(data.decode("utf-8", "replace"))
+    return got
+
+
 # --------------------------------------------------------------------------- the tree
 
-def _glob(pattern: str) -> re.Pattern[str]:
-    """``compilePattern``: ``**/`` any folders, ``**`` anything, ``*`` within a segment, ``?``
-    one code unit; matched against :func:`_utf16` paths."""
-    units = _utf16(pattern)
-    source, i = "^", 0
+_LINE_TERMINATORS = frozenset("\n\r\u2028\u2029")
+# Glob tokens: a literal code unit, "?", "*", "**" and "**/".
+_LIT, _ONE, _STAR, _ANY, _DIRS = range(5)
+
+
+def _glob_tokens(units: str) -> list[tuple[int, str]]:
+    """``compilePattern``'s reading of a pattern (UTF-16 units): ``**/`` any folders, ``**``
+    anything, ``*`` within a segment, ``?`` one code unit, anything else itself."""
+    out, i = [], 0
     while i < len(units):
         c = units[i]
         if c == "*":
             if units[i + 1:i + 2] == "*":
                 if units[i + 2:i + 3] == "/":
-                    source += f"(?:{_JS_DOT}*/)?"
+                    out.append((_DIRS, ""))
                     i += 2
                 else:
-                    source += f"{_JS_DOT}*"
+                    out.append((_ANY, ""))
                     i += 1
             else:
-                source += "[^/]*"
+                out.append((_STAR, ""))
         elif c == "?":
-            source += "[^/]"
+            out.append((_ONE, ""))
         else:
-            source += re.escape(c)
+            out.append((_LIT, c))
         i += 1
+    return out
+
+
+def _glob_regex(tokens: Sequence[tuple[int, str]]) -> re.Pattern[str]:
+    """The regular expression Letta Code compiles for the pattern (``compilePattern``), for a
+    pattern with at most one unbounded part: then a backtracking match is linear."""
+    source = "^" + "".join({_DIRS: f"(?:{_JS_DOT}*/)?", _ANY: f"{_JS_DOT}*", _STAR: "[^/]*",
+                            _ONE: "[^/]"}.get(kind) or re.escape(c) for kind, c in tokens)
     return re.compile(source + r"\Z", re.DOTALL)
+
+
+class _GlobAutomaton:
+    """The same language as :func:`_glob_regex`, matched without backtracking: the set of glob
+    positions a prefix can reach (a Thompson NFA simulation), each set's step on a code unit
+    cached (a lazy DFA), so a match costs one step per unit of the path whatever the pattern
+    (``*a*a*a...*b`` made Python's backtracking regex take exponential time). State ``k`` is
+    "token k next"; ``-(k + 1)`` is "inside the ``**/`` at k, its closing '/' still to come"."""
+
+    _MAX_STEPS = 50_000  # cached set transitions kept per pattern (then the cache starts again)
+
+    def __init__(self, tokens: Sequence[tuple[int, str]]) -> None:
+        self.tokens = list(tokens)
+        self.end = len(self.tokens)
+        self.start = self._closure({0})
+        self._steps: dict[tuple[frozenset[int], str], frozenset[int]] = {}
+
+    def _closure(self, states: Iterable[int]) -> frozenset[int]:
+        out, stack = set(states), list(states)
+        while stack:
+            k = stack.pop()
+            if 0 <= k < self.end and self.tokens[k][0] in (_STAR, _ANY, _DIRS) and k + 1 not in out:
+                out.add(k + 1)
+                stack.append(k + 1)
+        return frozenset(out)
+
+    def _step(self, states: frozenset[int], c: str) -> frozenset[int]:
+        nxt: set[int] = set()
+        plain = c not in _LINE_TERMINATORS
+        for k in states:
+            if k < 0:  # inside "**/" at -(k + 1)
+                if plain:
+                    nxt.add(k)
+                if c == "/":
+                    nxt.add(-k)  # -(k + 1) + 1 as a position: the token after the "**/"
+                continue
+            if k == self.end:
+                continue
+            kind, lit = self.tokens[k]
+            if kind == _LIT:
+                if c == lit:
+                    nxt.add(k + 1)
+            elif kind == _ONE:
+                if c != "/":
+                    nxt.add(k + 1)
+            elif kind == _STAR:
+                if c != "/":
+                    nxt.add(k)
+            elif kind == _ANY:
+                if plain:
+                    nxt.add(k)
+            else:  # _DIRS: its first unit, or its closing '/' right away
+                if plain:
+                    nxt.add(-(k + 1))
+                if c == "/":
+                    nxt.add(k + 1)
+        return self._closure(nxt)
+
+    def match(self, units: str) -> bool:
+        states, steps = self.start, self._steps
+        for c in units:
+            key = (states, c)
+            got = steps.get(key)
+            if got is None:
+                if len(steps) >= self._MAX_STEPS:
+                    steps.clear()
+                got = steps[key] = self._step(states, c)
+            states = got
+            if not states:
+                return False
+        return self.end in states
+
+
+@lru_cache(maxsize=4096)
+def _glob(pattern: str) -> re.Pattern[str] | _GlobAutomaton:
+    """``compilePattern`` for ``pattern``, as something with ``.match(units)`` (truthy on a
+    match) to call on :func:`_utf16` paths: Letta's own regex when the pattern has at most one
+    ``*``/``**``/``**/`` (a backtracking match is then linear), else :class:`_GlobAutomaton`
+    (the same matches, without backtracking)."""
+    tokens = _glob_tokens(_utf16(pattern))
+    if sum(kind in (_STAR, _ANY, _DIRS) for kind, _ in tokens) <= 1:
+        return _glob_regex(tokens)
+    return _GlobAutomaton(tokens)
+
+
+class _Rules:
+    """A config's ``fileCharacterLimits`` and ``readOnlyFiles`` globs compiled once, with each
+    path's answer remembered: an audit asks about the same paths commit after commit."""
+
+    _MAX_PATHS = 200_000
+
+    def __init__(self, overrides: Sequence[str], protected: Sequence[str]) -> None:
+        self.overrides = [_glob(p) for p in overrides]
+        self.protected = [_glob(p) for p in protected]
+        self._override: dict[str, int | None] = {}
+        self._protected: dict[str, bool] = {}
+
+    def override(self, path: str) -> int | None:
+        """The index of the first ``fileCharacterLimits`` glob matching ``path``, or None."""
+        if path not in self._override:
+            if len(self._override) >= self._MAX_PATHS:
+                self._override.clear()
+            units = _utf16(path)
+            self._override[path] = next((i for i, rx in enumerate(self.overrides)
+                                         if rx.match(units)), None)
+        return self._override[path]
+
+    def is_protected(self, path: str) -> bool:
+        if path not in self._protected:
+            if len(self._protected) >= self._MAX_PATHS:
+                self._protected.clear()
+            units = _utf16(path)
+            self._protected[path] = any(p.match(units) for p in self.protected)
+        return self._protected[path]
+
+
+@lru_cache(maxsize=8)
+def _rules(overrides: tuple[str, ...], protected: tuple[str, ...]) -> _Rules:
+    return _Rules(overrides, protected)
 
 
 def _count(file: TreeFile) -> int | None:
@@ -266,16 +416,16 @@ def tree_errors(files: Sequence[TreeFile], *, config: Mapping[str, Any], layout:
                     errors.append(Finding(f"{f.path}: missing required index {current}/MEMORY.md",
                                           f.path, "missing_index"))
                     break
-    overrides = [(o, _glob(o["pattern"])) for o in config.get("fileCharacterLimits") or []]
-    protected = [_glob(p) for p in config.get("readOnlyFiles") or []]
+    limits = list(config.get("fileCharacterLimits") or [])
+    protected = tuple(config.get("readOnlyFiles") or [])
+    rules = _rules(tuple(o["pattern"] for o in limits), protected)
     if protected:
         if accepted is None:
             raise ValueError("readOnlyFiles requires the accepted memory tree")
         before = {f.path: f for f in accepted}
         after = {f.path: f for f in files}
         for path in dict.fromkeys([*before, *after]):
-            units = _utf16(path)
-            if not any(p.match(units) for p in protected):
+            if not rules.is_protected(path):
                 continue
             old, new = before.get(path), after.get(path)
             changed = (old is None) != (new is None) or (old is not None and new is not None and (
@@ -296,8 +446,8 @@ def tree_errors(files: Sequence[TreeFile], *, config: Mapping[str, Any], layout:
         if max_depth is not None and depth > max_depth:
             errors.append(Finding(f"{f.path}: depth {depth} exceeds maxDepth {max_depth}", f.path,
                                   "max_depth"))
-        units = _utf16(f.path)
-        override = next((o for o, rx in overrides if rx.match(units)), None)
+        found = rules.override(f.path)
+        override = None if found is None else limits[found]
         limit = override.get("maxCharacters") if override else config.get("maxFileCharacters")
         source = f"glob '{override['pattern']}'" if override else "maxFileCharacters"
         count_core = layout == "root-marker" and "/" not in f.path and max_core is not None
@@ -354,8 +504,18 @@ def validator_errors(files: Sequence[TreeFile], *, policy: str, accepted: Sequen
         if not entry.mode.startswith("100"):
             return [*errors, Finding(f"{CONSTRAINTS_CONFIG}: constraint config must be a regular file",
                                      CONSTRAINTS_CONFIG, "config_not_regular")]
-        parsed, problems = parse_constraints_config(
-            (entry.data or b"").decode("utf-8", "replace"))
+        if entry.data is None:
+            # Not read (over memlab's read cap): say so, and run what does not depend on the
+            # config (the indexes, regular files) rather than calling its JSON invalid.
+            from memlab.constants import MAX_FILE_BYTES
+
+            errors.append(Finding(f"{CONSTRAINTS_CONFIG}: not read: over {MAX_FILE_BYTES:,} "
+                                  "bytes", CONSTRAINTS_CONFIG, "config_not_read"))
+            return [*errors, *tree_errors(files, config={}, layout=policy,
+                                          require_root_marker=audit or parent_root,
+                                          accepted=accepted if accepted is not None else [],
+                                          uncounted=uncounted)]
+        parsed, problems = _parsed_config(entry.sha, entry.data)
         if parsed is None or errors:
             return [*errors, *(Finding(p, CONSTRAINTS_CONFIG, "config_invalid") for p in problems)]
         config = {**CONSTRAINTS_DEFAULTS, **parsed} if policy == "root-marker" else parsed

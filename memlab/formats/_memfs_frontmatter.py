@@ -102,7 +102,7 @@ def _raw_fields(fm_text: str) -> tuple[dict[str, str], list[tuple[str, str, int 
 
 # --------------------------------------------------------------------------- each consumer's reading
 
-_CLIENT_RE = re.compile(r"^---\r?\n([\s\S]*?)\r?\n---\r?\n?([\s\S]*)\Z")
+_CLIENT_RE = re.compile(r"^---\r?\n([\s\S]*?)\r?\n---\r?\n?([\s\S]*+)\Z")
 
 
 @dataclass(frozen=True)

@@ -98,11 +98,21 @@ _SPLITLINES_ONLY = "\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"
 _ESCAPE_SPLITLINES = {ord(c): f"\\u{ord(c):04x}" for c in _SPLITLINES_ONLY}
 
 
-_HEADING_RE = re.compile(r"^##[ \t]+(?P<title>.+?)[ \t]*$", re.MULTILINE)
-_FRONTMATTER_RE = re.compile(r"^<!--(?P<body>.*)-->[ \t]*$", re.DOTALL)
-_FIELD_RE = re.compile(r"(?P<key>[a-zA-Z_][a-zA-Z0-9_]*)\s*:\s*(?P<value>\[[^\]]*\]|\S+)")
-_INLINE_FIELD_RE = re.compile(r"^(?P<key>[a-zA-Z][a-zA-Z0-9_-]*)::[ \t]*(?P<value>.*)$")
-_WIKILINK_RE = re.compile(r"\[\[(?P<target>[^\]]+)\]\]")
+# elfmem's own patterns (memory/blockfile.py) are, for headings, fields and wiki-links:
+#   ^##[ \t]+(?P<title>.+?)[ \t]*$                                  (re.MULTILINE)
+#   (?P<key>[a-zA-Z_][a-zA-Z0-9_]*)\s*:\s*(?P<value>\[[^\]]*\]|\S+)
+#   \[\[(?P<target>[^\]]+)\]\]
+# Each backtracks quadratically on one long line of store text (a heading of 400 KB of spaces
+# inside, a comment of one long word, a line of '['): memlab finds the same matches in linear
+# time with :func:`_headings`, :func:`_fields` and :func:`_wikilinks` (tests/security/test_redos.py
+# compares them with these patterns).
+_HEADING_LINE_RE = re.compile(r"^##([ \t].+)$", re.MULTILINE)
+_FRONTMATTER_RE = re.compile(r"^<!--(?P<body>.*)-->[ \t]*+$", re.DOTALL)
+_FIELD_HEAD_RE = re.compile(r"(?P<key>[a-zA-Z_][a-zA-Z0-9_]*+)\s*+:\s*+")
+_WORD_START_RE = re.compile(r"[a-zA-Z_]")
+_WORD_RUN_RE = re.compile(r"[a-zA-Z0-9_]*+")
+_NOT_SPACE_RE = re.compile(r"\S++")
+_INLINE_FIELD_RE = re.compile(r"^(?P<key>[a-zA-Z][a-zA-Z0-9_-]*)::[ \t]*+(?P<value>.*)$")
 
 # What the writer accepts, so that every value it emits parses back to itself.
 _FIELD_KEY_RE = re.compile(r"[a-zA-Z_][a-zA-Z0-9_]*")
@@ -179,6 +189,92 @@ def content_id(body: str) -> str:
 # --- reading ------------------------------------------------------------------------------
 
 
+@dataclass(frozen=True)
+class _Heading:
+    """One ``## title`` line: what elfmem's heading match gives (``start``, ``end``, title)."""
+
+    begin: int
+    stop: int
+    title: str
+
+    def start(self) -> int:
+        return self.begin
+
+    def end(self) -> int:
+        return self.stop
+
+    def group(self, name: str) -> str:
+        return self.title
+
+
+def _headings(text: str) -> list[_Heading]:
+    """elfmem's ``^##[ \\t]+(?P<title>.+?)[ \\t]*$`` matches, in linear time: the lazy title
+    ends where only spaces and tabs are left on the line (at least one character of it)."""
+    out = []
+    for m in _HEADING_LINE_RE.finditer(text):
+        # elfmem's [ \t]+ takes every leading space (all but the last on a line of spaces only,
+        # which is then the title); the title stops before the trailing spaces and tabs.
+        title = m.group(1).lstrip(" \t").rstrip(" \t") or m.group(1)[-1]
+        out.append(_Heading(m.start(), m.end(), title))
+    return out
+
+
+def _fields(body: str) -> list[tuple[int, int, str, str]]:
+    """``(start, end, key, value)`` of each match of elfmem's field pattern, in linear time.
+
+    A key runs to the end of its word (a shorter one would be followed by a word character, not
+    ``\\s*:``), so a failed attempt fails for every start inside that word: the scan moves past
+    it. The value starts after the spaces (a shorter ``\\s*`` would leave one for it to start
+    with); a ``[`` value ends at the first ``]`` after it, else it is read as ``\\S+``."""
+    out = []
+    pos, n = 0, len(body)
+    last_close = body.rfind("]")
+    while (w := _WORD_START_RE.search(body, pos)) is not None:
+        start = w.start()
+        head = _FIELD_HEAD_RE.match(body, start)
+        if head is None or head.end() >= n:
+            pos = _WORD_RUN_RE.match(body, start).end()
+            continue
+        i = head.end()
+        if body[i] == "[" and last_close > i:
+            end = body.index("]", i + 1) + 1
+        else:
+            end = _NOT_SPACE_RE.match(body, i).end()  # body[i] is not a space: \s*+ ended there
+        out.append((start, end, head.group("key"), body[i:end]))
+        pos = end
+    return out
+
+
+def _wikilinks(value: str) -> list[tuple[int, int, str]]:
+    """``(start, end, target)`` of each match of elfmem's ``\\[\\[(?P<target>[^\\]]+)\\]\\]``, in
+    linear time: the target runs to the first ``]`` after the ``[[`` (it cannot hold one), and
+    every ``[[`` before that ``]`` shares it, so a failed one fails them all."""
+    out = []
+    pos = 0
+    while True:
+        p = value.find("[[", pos)
+        if p < 0:
+            return out
+        q = value.find("]", p + 2)
+        if q < 0:
+            return out
+        if q > p + 2 and value.startswith("]]", q):
+            out.append((p, q + 2, value[p + 2:q]))
+            pos = q + 2
+        else:
+            pos = q + 1
+
+
+def _without(value: str, spans: Sequence[tuple[int, int, str]]) -> str:
+    """``value`` with the ``spans`` cut out (``re.sub("", ...)`` of the wiki-links)."""
+    out, pos = [], 0
+    for start, end, _ in spans:
+        out.append(value[pos:start])
+        pos = end
+    out.append(value[pos:])
+    return "".join(out)
+
+
 class _Lines:
     """Line starts as str.splitlines() sees them, to find "the next non-blank line" in O(log n)."""
 
@@ -228,7 +324,7 @@ def parse_blockfile(text: str, *, file: str | None = None) -> tuple[list[Block],
         problems.add(file, "crlf", "carriage returns in the file: elfmem keeps a trailing '\\r' "
                      "in every title; save the file with '\\n' line endings", line=None)
     lines = _Lines(text)
-    headings = list(_HEADING_RE.finditer(text))
+    headings = _headings(text)
 
     preamble = text[: headings[0].start()] if headings else text
     if preamble.strip():
@@ -291,14 +387,13 @@ def _read_frontmatter(body: str, title: str, file: str | None, line: int,
     found: dict[str, str] = {}
     leftover: list[str] = []
     pos = 0
-    for m in _FIELD_RE.finditer(body):
-        leftover.append(body[pos:m.start()])
-        pos = m.end()
-        key = m.group("key")
+    for start, end, key, value in _fields(body):
+        leftover.append(body[pos:start])
+        pos = end
         if key in found:
             problems.add(file, "duplicate_field",
                          f"'{title}': field '{key}' appears twice; the last value wins", line=line)
-        found[key] = m.group("value")
+        found[key] = value
     leftover.append(body[pos:])
     if not found and ":" in body:
         problems.add(file, "bad_frontmatter",
@@ -349,9 +444,10 @@ def _split_inline_fields(content: str, title: str, file: str | None, line: int,
             seen_cue = True
             cue = value or None
         elif key in ALL_RELATIONS:
-            targets = _WIKILINK_RE.findall(value)
+            links = _wikilinks(value)
+            targets = [t for _, _, t in links]
             if targets:
-                rest = _WIKILINK_RE.sub("", value).replace(",", " ").strip()
+                rest = _without(value, links).replace(",", " ").strip()
                 if rest:
                     problems.add(file, "relation_text_dropped",
                                  f"'{title}': text after {key}:: links is not kept: "
@@ -363,11 +459,11 @@ def _split_inline_fields(content: str, title: str, file: str | None, line: int,
                              f"'{title}': '{key}::' names no target; the line is dropped",
                              line=line)
             relations.extend((key, t.strip()) for t in targets)
-        elif _WIKILINK_RE.search(value):
+        elif links := _wikilinks(value):
             # elfmem keeps only the name of a relation outside its vocabulary; memlab keeps the
             # targets as well, so a migration can carry the edge.
-            targets = _WIKILINK_RE.findall(value)
-            rest = _WIKILINK_RE.sub("", value).replace(",", " ").strip()
+            targets = [t for _, _, t in links]
+            rest = _without(value, links).replace(",", " ").strip()
             if rest:
                 problems.add(file, "relation_text_dropped",
                              f"'{title}': text after {key}:: links is not kept: {rest[:80]!r}",

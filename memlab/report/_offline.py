@@ -25,13 +25,13 @@ _TEMPLATES = Path(__file__).resolve().parent / "templates"
 _WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 _WIDGET_STATE = "application/vnd.jupyter.widget-state+json"
 # What makes a browser fetch: script/img/iframe src, link href, CSS @import/url(), JS import.
-_REMOTE = re.compile(
-    r"""<(?:script|img|iframe|audio|video|source|embed)\b[^>]*\bsrc\s*=\s*["']?\s*(?:https?:)?//"""
-    r"""|<link\b[^>]*\bhref\s*=\s*["']?\s*(?:https?:)?//"""
-    r"""|@import\s+(?:url\()?\s*["']?\s*(?:https?:)?//"""
-    r"""|url\(\s*["']?\s*(?:https?:)?//"""
-    r"""|\bimport\s*\(\s*["'`]\s*(?:https?:)?//"""
-    r"""|\bfrom\s+["'`]\s*(?:https?:)?//""",
+_REMOTE = re.compile(  # possessive spaces: "url(" and 400 KB of spaces was quadratic
+    r"""<(?:script|img|iframe|audio|video|source|embed)\b[^>]*\bsrc\s*+=\s*+["']?\s*+(?:https?:)?//"""
+    r"""|<link\b[^>]*\bhref\s*+=\s*+["']?\s*+(?:https?:)?//"""
+    r"""|@import\s++(?:url\()?\s*+["']?\s*+(?:https?:)?//"""
+    r"""|url\(\s*+["']?\s*+(?:https?:)?//"""
+    r"""|\bimport\s*+\(\s*+["'`]\s*+(?:https?:)?//"""
+    r"""|\bfrom\s++["'`]\s*+(?:https?:)?//""",
     re.I)
 _PROGRESS = ("FloatProgressModel", "IntProgressModel")
 _CONTROL = 'class="memlab-control"'

@@ -68,7 +68,7 @@ REPORT_HEADLINES: dict[str, tuple[tuple[str, str], ...]] = {
 _ITERATION = re.compile(r"^iteration_(.+)_(pass|partial|fail)$")
 
 _STORE_REPORTS = ("audit", "memfs")
-_PATH = re.compile(r"(?<![\w.:/~<-])(/(?:[\w.@+*~-]+/)+[\w.@+*~-]*)")
+_PATH = re.compile(r"(?<![\w.:/~<-])(/(?:[\w.@+*~-]++/)++[\w.@+*~-]*+)")
 _PATH_REPR = re.compile(r"^\s*(?:Posix|Windows)?Path\((['\"]).*\1\)\s*$", re.S)
 
 

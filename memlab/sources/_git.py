@@ -201,7 +201,7 @@ def log_history(repo: Path, *, classify=None) -> tuple[pd.DataFrame, list[tuple[
         big = [(c, max(sizes.get(o, 0), sizes.get(n, 0))) for c, o, n in seen
                if max(sizes.get(o, 0), sizes.get(n, 0)) > MAX_FILE_BYTES]
         if big:
-            problems.append((path, "oversized", f"over memlab's {MAX_FILE_BYTES:,}-byte cap in "
+            problems.append((path, "oversized", f"not read: over {MAX_FILE_BYTES:,} bytes in "
                              f"{len(big)} commit(s) (first {big[-1][0][:12]}, "
                              f"{big[-1][1]:,} bytes); not diffed or read, lines added/deleted "
                              "are NA there"))

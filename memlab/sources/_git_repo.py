@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Iterable
 
 from memlab import _git as _hardened
+from memlab._files import FileTooLarge, read_text
 from memlab.constants import MAX_FILE_BYTES
 from memlab.errors import RepoError
 
@@ -72,7 +73,14 @@ def find_repo(path: str | Path) -> RepoInfo | None:
     if shallow:
         shallow_file = git_dir / "shallow"
         if shallow_file.exists():
-            boundary = [s for s in shallow_file.read_text().split() if s]
+            try:
+                text = read_text(shallow_file, max_bytes=MAX_FILE_BYTES)
+            except FileTooLarge as exc:
+                raise RepoError(f".git/shallow {exc.reason}", path=path,
+                                hint="git lists one commit a line there; load a full clone") from None
+            except OSError as exc:
+                raise RepoError(f"cannot read .git/shallow: {exc}", path=path) from None
+            boundary = [s for s in text.split() if s]
     return RepoInfo(path, workdir, git_dir, bare, shallow, head or None, branch, boundary)
 
 

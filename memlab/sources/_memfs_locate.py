@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from memlab import _git as _hardened
+from memlab._files import read_text
 from memlab.errors import RepoError, SourceError, StoreNotFound, UnrecognizedStore
 from memlab.constants import MAX_FILE_BYTES, MAX_POLICY_BYTES
 from memlab.formats import letta_memfs as fmt
@@ -147,10 +148,10 @@ def _installed_hook(info: _git.RepoInfo | None) -> str | None:
         return None
     hook = info.git_dir / "hooks" / "pre-commit"
     try:
-        if hook.is_symlink() or not hook.is_file() or hook.stat().st_size > MAX_FILE_BYTES:
+        if hook.is_symlink() or not hook.is_file():
             return None
-        text = hook.read_text(encoding="utf-8", errors="replace")
-    except OSError:
+        text = read_text(hook, max_bytes=MAX_FILE_BYTES)
+    except OSError:  # over the cap, not a regular file (swapped in since), unreadable
         return None
     if fmt.LETTA_HOOK_MARKER not in text:
         return None
@@ -173,9 +174,8 @@ def layout_policy_of(info: _git.RepoInfo | None, commit: str | None, *, shared: 
     policy_file = _hardened.common_dir(info.git_dir) / fmt.LAYOUT_POLICY_FILE
     text = None
     try:
-        if not policy_file.is_symlink() and policy_file.is_file() \
-                and policy_file.stat().st_size <= MAX_POLICY_BYTES:
-            text = policy_file.read_bytes().decode("utf-8", "replace")
+        if not policy_file.is_symlink() and policy_file.is_file():
+            text = read_text(policy_file, max_bytes=MAX_POLICY_BYTES)
     except OSError:
         text = None
     # `git cat-file -e HEAD:MEMORY.md` holds for a folder of that name too

@@ -10,7 +10,7 @@ import posixpath
 from pathlib import Path
 
 from memlab.errors import UnsafePath
-from memlab._files import FileTooLarge, NotRegularFile, read_regular, walk
+from memlab._files import FileTooLarge, NotRegularFile, over_cap, read_regular, walk
 from memlab.constants import MAX_FILE_BYTES, MAX_FOLDER_DEPTH
 from memlab.formats import letta_memfs as fmt
 from memlab.sources import _git
@@ -81,8 +81,8 @@ def read_tree(src: Source, tree: list[_git.TreeEntry], problems: Problems
 
 
 def oversized_message(size: int) -> str:
-    return (f"{size:,} bytes, over memlab's {MAX_FILE_BYTES:,}-byte cap for a memory file "
-            "(a Letta block is a few thousand characters); listed, its text not read")
+    return (f"{over_cap(MAX_FILE_BYTES, size)}: memlab's cap for a memory file (a Letta block "
+            "is a few thousand characters); listed, its text not read")
 
 
 def _too_deep() -> str:

@@ -94,7 +94,7 @@ def load_agent_file(path: str | Path, *, max_bytes: int = DEFAULT_MAX_BYTES) -> 
     size = p.stat().st_size
     if size > max_bytes:
         raise CorruptStore(
-            f"is {size:,} bytes, over the {max_bytes:,}-byte cap for agent files",
+            f"not read: over {max_bytes:,} bytes ({size:,} bytes; memlab's cap for agent files)",
             path=p, hint="if it really is an agent file, pass max_bytes= to load_agent_file")
     issues: list[tuple[str, str]] = []
     unread = Unread()

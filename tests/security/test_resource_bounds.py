@@ -159,7 +159,7 @@ def test_an_oversized_committed_file_is_listed_with_its_size_and_never_read(tmp_
     head, hist = [m for f, m in store.problems[store.problems["kind"] == "oversized"][
         ["file", "message"]].itertuples(index=False)]
     assert set(rows) == {"system/big.md"}
-    assert f"{size:,} bytes" in head and f"{MAX_FILE_BYTES:,}-byte cap" in head
+    assert f"{size:,} bytes" in head and f"not read: over {MAX_FILE_BYTES:,} bytes" in head
     assert "3 commit(s)" in hist
     # Listed (other_files), not a memory block with a made-up body: review cannot touch it.
     assert "system/big.md" not in set(store.files["path"])

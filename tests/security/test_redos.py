@@ -384,10 +384,7 @@ BUILT_AT_RUN_TIME = {
                                      "at most one unbounded part (others: _GlobAutomaton)",
 }
 #: module -> why its backtracking-prone pattern stays for now (exact).
-KNOWN_BACKTRACKING = {
-    "audits/_integrity.py": "the reflog line pattern: reflog reading is being rewritten in "
-                            "memlab/audits/_integrity.py (issue 34, hole 6)",
-}
+KNOWN_BACKTRACKING: dict[str, str] = {}  # audits/_integrity.py's reflog pattern is gone (split)
 
 
 def test_no_regex_literal_can_backtrack_badly():

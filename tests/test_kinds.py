@@ -11,7 +11,7 @@ import pytest
 import memlab
 from memlab import kinds
 from memlab.audits import Audit
-from memlab.errors import MigrationError, UnrecognizedStore
+from memlab.errors import MigrationError, UnknownOption, UnrecognizedStore
 from memlab.store import Store
 
 # --- a toy kind, in a few lines: "*.toy" files, one block per line ---------------------------
@@ -280,3 +280,21 @@ def test_letta_blocks_is_a_class_kind_detecting_json_lists_only(tmp_path):
     named = tmp_path / "empty.json"
     named.write_text("")
     assert kinds.detect(named) == kinds.Evidence("letta_blocks", named, "named .json")
+
+
+def test_a_class_kinds_own_methods_refuse_an_unknown_option_by_name(tmp_path):
+    f = tmp_path / "agent9.ctoy"
+    f.write_text("CTOY\nkeep it short\n")
+    kinds.register(_ClassToy())
+    try:
+        with pytest.raises(UnknownOption, match="loading a store of kind 'class_toy' "
+                                                r"\(class toy store\) takes no uper option"):
+            memlab.load(f, uper=True)
+        store = memlab.load(f)
+        with pytest.raises(UnknownOption, match="auditing a store of kind 'class_toy' "
+                                                r"\(class toy store\) takes no seconds_per_call "
+                                                "option"):
+            memlab.audit(store, seconds_per_call=7)
+        assert memlab.audit(store, as_of="2026-08-04").headline == {"blocks": 2}
+    finally:
+        kinds.unregister("class_toy")

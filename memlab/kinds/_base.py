@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import importlib
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cached_property, wraps
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any, Callable, ClassVar, Iterable, Mapping
@@ -182,6 +182,16 @@ class KindBase:
     #: registry, which imports this module, so the protocol does not import it back).
     registered: ClassVar[Callable[[], list[KindBase]]] = staticmethod(lambda: [])
 
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        """A subclass's own ``load`` and ``audit`` keep the protocol's option rule: an option
+        the method does not name is an UnknownOption naming the kind, never a TypeError."""
+        super().__init_subclass__(**kwargs)
+        for method, what, given in (("load", "loading", ()), ("audit", "auditing", ("as_of",))):
+            own = cls.__dict__.get(method)
+            if callable(own) and not getattr(own, "options_checked", False):
+                setattr(cls, method, _options_checked(own, what, given))
+
+
     def detect(self, probe: Probe) -> str | None:
         """What this kind saw in ``probe`` (a short phrase), or None when it is not this kind."""
         return None
@@ -259,3 +269,18 @@ class KindBase:
         fn = _resolve(self.find_ref)
         return () if fn is None else fn(search)
 
+
+def _options_checked(method: Callable[..., Any], what: str,
+                     given: tuple[str, ...]) -> Callable[..., Any]:
+    """``method`` (a kind class's own load or audit), refusing an option it does not name."""
+
+    @wraps(method)
+    def checked(self: KindBase, first: Any, **options: Any) -> Any:
+        where = first if what == "loading" else getattr(first, "path", None)
+        self._check_options(method.__get__(self), {k: v for k, v in options.items()
+                                                   if k not in given}, what, where,
+                            given=given)
+        return method(self, first, **options)
+
+    checked.options_checked = True  # type: ignore[attr-defined]
+    return checked

@@ -12,6 +12,7 @@ import memlab
 from memlab import kinds
 from memlab.audits import Audit
 from memlab.errors import MigrationError, UnknownOption, UnrecognizedStore
+from memlab.report._runs import finding_keys
 from memlab.store import Store
 
 # --- a toy kind, in a few lines: "*.toy" files, one block per line ---------------------------
@@ -298,3 +299,22 @@ def test_a_class_kinds_own_methods_refuse_an_unknown_option_by_name(tmp_path):
         assert memlab.audit(store, as_of="2026-08-04").headline == {"blocks": 2}
     finally:
         kinds.unregister("class_toy")
+
+
+def test_letta_blocks_names_its_findings_and_a_run_records_each(tmp_path):
+    from memlab import _metrics
+
+    identities = kinds.get("letta_blocks").findings()
+    assert dict(identities) == {"blocks_over_limit": ("block_id", "label"),
+                                "orphan_blocks": ("block_id", "label")}
+    assert all(_metrics.FINDINGS[t] == c for t, c in identities.items())
+    assert dict(kinds.get("agent_file").findings()) == _metrics.FINDINGS  # a record: all
+    path = tmp_path / "blocks.json"
+    path.write_text('[{"id": "block-aa", "label": "human", "value": "ppp", "limit": 2},'
+                    ' {"id": "block-bb", "label": "persona", "value": "q", "limit": 9}]')
+    tables = memlab.audit(path).tables
+    assert finding_keys(tables, identities) == ["blocks_over_limit: block-aa · human"]
+    assert finding_keys(tables, identities) == finding_keys(tables)  # nothing of its lost
+    # a table the kind does not name is not a finding of it
+    tables = {**tables, "over_limit": pd.DataFrame({"path": ["x.md"]})}
+    assert finding_keys(tables, identities) == ["blocks_over_limit: block-aa · human"]

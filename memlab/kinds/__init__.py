@@ -68,8 +68,8 @@ is a complete one::
 
 Every kind is a :class:`KindBase` (``memlab/kinds/_base.py``), the one protocol engines call:
 ``detect(probe)``, ``locate(text)``, ``load(source, **options)``, ``audit(store, *, as_of,
-**options)``, ``plan(store, source, target, *, dest, **options)`` and ``find(search)``, and the
-attributes above. A ``register(name, ...)`` call makes a :class:`Kind`, a record whose methods
+**options)``, ``plan(store, source, target, *, dest, **options)``, ``find(search)`` and
+``findings()`` (audit table -> the columns identifying a finding), and the attributes above. A ``register(name, ...)`` call makes a :class:`Kind`, a record whose methods
 are the protocol's defaults (they delegate to its fields); a kind written as a class, one
 package under ``memlab/kinds/`` (``memlab/kinds/letta_blocks/``), overrides the methods it
 implements itself and is registered as an instance, ``register(LettaBlocks())``. The

@@ -156,8 +156,9 @@ FIELDS = ("name", "display", "load_ref", "detect", "locate", "audit_ref", "migra
 class KindBase:
     """One store kind: what it declares (see :mod:`memlab.kinds` for each attribute) and what
     it does: :meth:`detect`, :meth:`locate`, :meth:`load`, :meth:`audit`, :meth:`plan` (its
-    migrations, checked by the ``verify`` it names) and :meth:`find`. Its metrics are
-    ``headline``; its review adapter is ``review``.
+    migrations, checked by the ``verify`` it names), :meth:`find` and :meth:`findings` (the
+    identities of its findings). Its metrics are ``headline``; its review adapter is
+    ``review``.
 
     A subclass sets the attributes as class attributes and overrides the methods it implements
     itself; the defaults delegate to ``load_ref``, ``audit_ref``, ``migrations`` and
@@ -195,6 +196,15 @@ class KindBase:
     def detect(self, probe: Probe) -> str | None:
         """What this kind saw in ``probe`` (a short phrase), or None when it is not this kind."""
         return None
+
+    def findings(self) -> Mapping[str, tuple[str, ...]]:
+        """The identities of this kind's findings: audit table -> the columns that identify one
+        of its rows across runs (what a scheduled run records and compares). By default every
+        finding table memlab knows (:data:`memlab._metrics.FINDINGS`), of which an audit holds
+        those it makes."""
+        from memlab._metrics import FINDINGS
+
+        return MappingProxyType(FINDINGS)
 
     def locate(self, source: str) -> str | None:
         """What this kind saw in ``source``, a text that is not a path (a DSN), or None."""

@@ -10,6 +10,9 @@ headline metrics and migrations to a memfs repository (verified block by block).
 
 from __future__ import annotations
 
+from types import MappingProxyType
+from typing import Mapping
+
 from memlab.kinds._base import KindBase, Probe
 from memlab.kinds._shared import AGENT_BLOCKS, AGENT_FILE_HEADLINE, TO_MEMFS, json_text
 
@@ -31,6 +34,13 @@ class LettaBlocks(KindBase):
     capabilities = frozenset({"json_file"})
     reports = ("audit", "review")
     headline = AGENT_FILE_HEADLINE
+
+    def findings(self) -> Mapping[str, tuple[str, ...]]:
+        """The finding tables of the agent file audit: blocks over their limit, and (for an
+        agent file; a blocks list never has them) blocks no agent holds."""
+        from memlab._metrics import FINDINGS
+
+        return MappingProxyType({t: FINDINGS[t] for t in ("blocks_over_limit", "orphan_blocks")})
 
     def detect(self, probe: Probe) -> str | None:
         """A file whose JSON text starts with ``[``, or named ``.json``."""

@@ -1,4 +1,4 @@
-"""A kind is one adapter (issue 25, item 1): code outside ``memlab/kinds.py`` asks a store's
+"""A kind is one adapter (issue 25, item 1): code outside ``memlab/kinds/`` asks a store's
 kind what it does (``kinds.get(store.kind).review.apply``, ``kinds.capable(name,
 "elfmem_tables")``), never compares the kind with a kind's name. Counted on the package's
 syntax trees.
@@ -9,6 +9,9 @@ called ``kind`` (``kind``, ``store.kind``, ``self.kind``), ``x.get("kind")`` or
 ``getattr(x, "kind", ...)``. Other things that happen to share a kind's name are not kinds: a
 memfs ``layout == "souveraine"``, a migration ``target == "souveraine"``, a problem's
 ``row.kind == "odd_label"``.
+
+The registry's own modules (``memlab/kinds/_*.py``, its ``__init__.py``) are left out; a kind's
+package (``memlab/kinds/<kind>/``) may name its own kind, never another.
 """
 
 from __future__ import annotations
@@ -60,6 +63,25 @@ def kind_comparisons(source: str, store_kinds: set[str]) -> list[int]:
     return sorted(lines)
 
 
+def counted(rel: str, source: str, store_kinds: set[str]) -> list[int]:
+    """The counted comparisons of the module at ``rel`` (relative to ``memlab/``): none in the
+    registry's own modules, and in a kind's package none with its own name."""
+    parts = rel.split("/")
+    if parts[0] == "kinds" and len(parts) == 2:
+        return []  # the registry itself
+    own = {parts[1]} if parts[0] == "kinds" else set()
+    return kind_comparisons(source, store_kinds - own)
+
+
+def test_a_kinds_package_may_name_itself_and_no_other_kind():
+    source = 'if store.kind == "letta_blocks": pass\nif store.kind == "agent_file": pass\n'
+    names = {"letta_blocks", "agent_file"}
+    assert counted("kinds/letta_blocks/__init__.py", source, names) == [2]
+    assert counted("kinds/agent_file/_detect.py", source, names) == [1]
+    assert counted("audits/agent_file.py", source, names) == [1, 2]
+    assert counted("kinds/_registry.py", source, names) == []
+
+
 def test_the_counter_counts_kinds_and_nothing_else():
     source = '''
 if store.kind == "elfmem_db": pass
@@ -82,9 +104,7 @@ def test_no_store_kind_literal_comparisons_outside_the_adapters():
     found: Counter = Counter()
     for path in sorted(PACKAGE.rglob("*.py")):
         rel = path.relative_to(PACKAGE).as_posix()
-        if rel == "kinds.py":
-            continue
-        n = len(kind_comparisons(path.read_text(encoding="utf-8"), store_kinds))
+        n = len(counted(rel, path.read_text(encoding="utf-8"), store_kinds))
         if n:
             found[rel] = n
     assert found == ALLOWED

@@ -11,7 +11,8 @@ import pytest
 import memlab
 from memlab import kinds
 from memlab.audits import Audit
-from memlab.errors import MigrationError, UnrecognizedStore
+from memlab.errors import MigrationError, UnknownOption, UnrecognizedStore
+from memlab.report._runs import finding_keys
 from memlab.store import Store
 
 # --- a toy kind, in a few lines: "*.toy" files, one block per line ---------------------------
@@ -194,3 +195,126 @@ def test_a_migrated_copy_names_the_target_it_came_from():
     assert set(kinds.by_kind("copy_of").values()) <= set(kinds.targets())
     with pytest.raises(ValueError, match="no field"):
         kinds.by_kind("colour")
+
+
+# --- a kind written as a class: the protocol's methods, called by the engines -----------------
+
+
+class _ClassToy(kinds.KindBase):
+    """``*.ctoy`` files; loads, audits and finds with its own methods, no ``*_ref``."""
+
+    name = "class_toy"
+    display = "class toy store"
+    priority = 50
+    headline = ("blocks",)
+
+    def detect(self, probe):
+        return "starts with CTOY" if probe.head.startswith(b"CTOY") else None
+
+    def load(self, source, *, upper: bool = False):
+        store = _load_toy(source)
+        store = Store(self.name, store.path, store.frames)
+        if upper:
+            store.blocks["content"] = store.blocks.content.str.upper()
+        return store
+
+    def audit(self, store, *, as_of=None):
+        return Audit(self.name, store.name, {}, {"blocks": len(store.blocks)}, "class toy")
+
+    def find(self, search):
+        return [{"agent_id": f.stem, "path": str(f)} for f in sorted(search.home.glob("*.ctoy"))]
+
+
+def test_a_kind_written_as_a_class_is_loaded_audited_and_discovered(tmp_path):
+    f = tmp_path / "agent9.ctoy"
+    f.write_text("CTOY\nkeep it short\n")
+    kind = kinds.register(_ClassToy())
+    try:
+        assert kinds.get("class_toy") is kind and kinds.by_kind("headline")["class_toy"] == \
+            ("blocks",)
+        store = memlab.load(f, upper=True)
+        assert store.kind == "class_toy" and list(store.blocks.content) == ["CTOY",
+                                                                            "KEEP IT SHORT"]
+        assert store.meta["detected"] == {"kind": "class_toy", "evidence": "starts with CTOY"}
+        assert memlab.audit(f).headline == {"blocks": 2}
+        inventory = memlab.discover(tmp_path)
+        assert list(inventory[inventory.kind == "class_toy"].agent_id) == ["agent9"]
+        with pytest.raises(MigrationError, match="does not migrate from this class toy store"):
+            memlab.migrate(f, tmp_path / "out")
+        with pytest.raises(ValueError, match="already registered"):
+            kinds.register(_ClassToy())
+    finally:
+        kinds.unregister("class_toy")
+    with pytest.raises(UnrecognizedStore):
+        memlab.load(f)
+
+
+def test_a_class_kind_is_registered_alone_and_checked():
+    with pytest.raises(TypeError, match="pass it alone"):
+        kinds.register(_ClassToy(), display="other name")
+    bad = _ClassToy()
+    bad.default_target = "nowhere"
+    with pytest.raises(ValueError, match="not one of class_toy's migrations"):
+        kinds.register(bad)
+    with pytest.raises(TypeError, match="needs display= and load="):
+        kinds.register("half_toy", display="half")
+    assert kinds.lookup("class_toy") is None and kinds.lookup("half_toy") is None
+
+
+def test_letta_blocks_is_a_class_kind_detecting_json_lists_only(tmp_path):
+    kind = kinds.get("letta_blocks")
+    assert isinstance(kind, kinds.KindBase) and not isinstance(kind, kinds.Kind)
+    blocks = tmp_path / "blocks.txt"
+    blocks.write_bytes(b"\xef\xbb\xbf  \n[{\"label\": \"human\", \"value\": \"x\"}]")
+    assert kinds.detect(blocks) == kinds.Evidence("letta_blocks", blocks, "JSON list")
+    # negative controls: an object (an agent file) named .json, a folder named .json, a list
+    # in a file named .af is still a list, and a file that is not JSON and not named .json
+    obj = tmp_path / "agent.json"
+    obj.write_text('{"agents": []}')
+    assert kinds.detect(obj).kind == "agent_file"
+    folder = tmp_path / "list.json"
+    folder.mkdir()
+    assert kind.detect(kinds.Probe(folder)) is None
+    text = tmp_path / "notes.txt"
+    text.write_text("- [ ] not json")
+    assert kind.detect(kinds.Probe(text)) is None
+    named = tmp_path / "empty.json"
+    named.write_text("")
+    assert kinds.detect(named) == kinds.Evidence("letta_blocks", named, "named .json")
+
+
+def test_a_class_kinds_own_methods_refuse_an_unknown_option_by_name(tmp_path):
+    f = tmp_path / "agent9.ctoy"
+    f.write_text("CTOY\nkeep it short\n")
+    kinds.register(_ClassToy())
+    try:
+        with pytest.raises(UnknownOption, match="loading a store of kind 'class_toy' "
+                                                r"\(class toy store\) takes no uper option"):
+            memlab.load(f, uper=True)
+        store = memlab.load(f)
+        with pytest.raises(UnknownOption, match="auditing a store of kind 'class_toy' "
+                                                r"\(class toy store\) takes no seconds_per_call "
+                                                "option"):
+            memlab.audit(store, seconds_per_call=7)
+        assert memlab.audit(store, as_of="2026-08-04").headline == {"blocks": 2}
+    finally:
+        kinds.unregister("class_toy")
+
+
+def test_letta_blocks_names_its_findings_and_a_run_records_each(tmp_path):
+    from memlab import _metrics
+
+    identities = kinds.get("letta_blocks").findings()
+    assert dict(identities) == {"blocks_over_limit": ("block_id", "label"),
+                                "orphan_blocks": ("block_id", "label")}
+    assert all(_metrics.FINDINGS[t] == c for t, c in identities.items())
+    assert dict(kinds.get("agent_file").findings()) == _metrics.FINDINGS  # a record: all
+    path = tmp_path / "blocks.json"
+    path.write_text('[{"id": "block-aa", "label": "human", "value": "ppp", "limit": 2},'
+                    ' {"id": "block-bb", "label": "persona", "value": "q", "limit": 9}]')
+    tables = memlab.audit(path).tables
+    assert finding_keys(tables, identities) == ["blocks_over_limit: block-aa · human"]
+    assert finding_keys(tables, identities) == finding_keys(tables)  # nothing of its lost
+    # a table the kind does not name is not a finding of it
+    tables = {**tables, "over_limit": pd.DataFrame({"path": ["x.md"]})}
+    assert finding_keys(tables, identities) == ["blocks_over_limit: block-aa · human"]

@@ -93,11 +93,13 @@ def store_digest(path: Path) -> str:
     return h.hexdigest()
 
 
-def finding_keys(tables: Mapping[str, Any]) -> list[str]:
-    """One stable text per row of each audit table named in :data:`FINDING_KEYS`. A table
-    whose rows lack an identifying column is keyed by the columns it has, never dropped."""
+def finding_keys(tables: Mapping[str, Any],
+                 identities: Mapping[str, tuple[str, ...]] | None = None) -> list[str]:
+    """One stable text per row of each audit table named in ``identities`` (a kind's
+    ``findings()``; default :data:`FINDING_KEYS`, every one). A table whose rows lack an
+    identifying column is keyed by the columns it has, never dropped."""
     keys = []
-    for table, columns in FINDING_KEYS.items():
+    for table, columns in (FINDING_KEYS if identities is None else identities).items():
         df = tables.get(table)
         if df is None or not len(df):
             continue

@@ -386,7 +386,7 @@ def _store_state(path: Path, as_of: str | None) -> dict[str, Any]:
         state["findings"] = None
         state["audit_error"] = str(exc)
     else:
-        state["findings"] = finding_keys(result.tables)
+        state["findings"] = finding_keys(result.tables, kinds.get(store.kind).findings())
     return state
 
 

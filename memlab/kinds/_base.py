@@ -1,0 +1,296 @@
+"""The protocol every store kind implements, and the records a kind is made of.
+
+:class:`KindBase` is one store kind (httpx's transport, papermill's engine and pandas'
+``BaseImpl`` are the models): engines (``audit``, ``review``, ``migrate``, ``report``, ``lake``,
+``discover``) call its methods and read its attributes, and never compare a kind's name. Its
+default methods delegate to the record fields a :func:`memlab.kinds.register` call fills in
+(``load_ref``, ``audit_ref``, ``migrations``, ``find_ref``), so a kind registered as a record
+(:class:`memlab.kinds.Kind`) and a kind written as a class (``memlab/kinds/letta_blocks/``)
+answer the same calls. A class overrides what it does itself, typically :meth:`detect`.
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass
+from functools import cached_property, wraps
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any, Callable, ClassVar, Iterable, Mapping
+
+from memlab.errors import MigrationError, StoreNotFound, UnknownOption, UnrecognizedStore, \
+    UnsupportedSchema
+
+__all__ = ["KindBase", "Review", "Evidence", "Probe", "Search", "Ref", "HEAD_BYTES", "FIELDS"]
+
+#: How many leading bytes of a file a detector sees (:attr:`Probe.head`).
+HEAD_BYTES = 64
+
+Ref = Callable[..., Any] | str
+
+
+def _resolve(ref: Ref | None) -> Callable[..., Any] | None:
+    if ref is None or callable(ref):
+        return ref
+    module, _, attr = ref.partition(":")
+    return getattr(importlib.import_module(module), attr)
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """Why :func:`detect` named ``kind`` for ``source``: ``reason`` says what it saw.
+
+    ``source`` is what the kind's loader is given: the path (``~`` expanded), or the text a
+    ``locate`` claimed (a DSN)."""
+
+    kind: str
+    source: Path | str
+    reason: str
+
+    def as_dict(self) -> dict[str, str]:
+        return {"kind": self.kind, "evidence": self.reason}
+
+
+class Probe:
+    """What a detector may look at, read once and shared: the path, whether it is a folder,
+    a file's first :data:`HEAD_BYTES` bytes, a folder's entry names. Nothing is written."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.is_dir = path.is_dir()
+
+    @cached_property
+    def head(self) -> bytes:
+        """A file's first bytes (``b""`` for a folder)."""
+        if self.is_dir:
+            return b""
+        from memlab._files import NotRegularFile, open_regular
+
+        try:
+            with open_regular(self.path) as fh:
+                return fh.read(HEAD_BYTES)
+        except NotRegularFile as exc:
+            raise UnrecognizedStore(exc.reason, path=self.path) from exc
+        except OSError as exc:
+            raise StoreNotFound(f"cannot open: {exc.strerror}", path=self.path) from exc
+
+    def has(self, *names: str) -> str | None:
+        """The first of ``names`` present inside this folder, or None."""
+        if not self.is_dir:
+            return None
+        return next((n for n in names if (self.path / n).exists()), None)
+
+
+@dataclass(frozen=True)
+class Search:
+    """What :func:`memlab.sources.discover.discover` asks each kind's ``find`` to search.
+
+    ``home`` stands in for the user's home folder; ``real_home`` is True when it is the user's
+    own (then environment variables such as ``LETTA_LOCAL_BACKEND_DIR`` apply);
+    ``max_depth`` bounds walks for stores that may sit anywhere (``.elfmem`` folders).
+    """
+
+    home: Path
+    real_home: bool = False
+    max_depth: int = 4
+
+
+@dataclass(frozen=True)
+class Review:
+    """How ``memlab.review`` and ``memlab apply`` treat a kind's stores: its review adapter,
+    given to :func:`register` as ``review=``. A kind without one is refused by review.
+
+    * ``units``: ``units(store) -> DataFrame``, the reviewable units (columns in
+      :mod:`memlab.reviews._units`);
+    * ``share_of``: what a unit's token share is a share of ("all blocks");
+    * ``removal``: how a unit leaves memory: ``"forget"`` (elfmem's API), ``"archive_block"``
+      (moved to the end of its archive file), ``"delete_file"``, or ``"none"`` (by hand);
+    * ``edit``: how a unit's text is replaced: ``"edit"`` (elfmem's API), ``"set_body"`` (the
+      file's body, frontmatter kept), or None (memlab cannot);
+    * ``apply``: how ``memlab apply`` makes the ticked changes: ``"script"`` (a script that
+      calls elfmem's API), ``"commit"`` (one commit to the store's git repository), or None
+      (the proposal is a checklist);
+    * ``dated``: units carry dates, so staleness can be measured; ``stale_basis`` says what
+      evidence of use was missing; ``prompt_files``: files in the prompt, and skills, are never
+      stale;
+    * ``drift``: where constitutional drift is looked for: ``"seeds"`` (elfmem's seed blocks),
+      ``"files"`` (the repository's history), or None;
+    * ``rules``: which memory rules are checked: ``"letta"`` (Letta Code's pre-commit hook),
+      ``"souveraine"``, ``"agent_limits"`` (block limits of an agent file), or None;
+    * ``describe_file``: a unit is named with the file holding it;
+    * ``recorded_contradictions``: the store records contradictions review should offer;
+    * ``remember``: a seed text can be learnt again (elfmem's ``remember``);
+    * ``project_folder``: the memory is a folder of a project's repository, so apply checks
+      only that folder for uncommitted changes.
+    """
+
+    units: Ref
+    share_of: str = "all blocks"
+    removal: str = "none"
+    edit: str | None = None
+    apply: str | None = None
+    dated: bool = True
+    stale_basis: str = "no commit touching it (memfs records no retrieval)"
+    prompt_files: bool = False
+    drift: str | None = None
+    rules: str | None = None
+    describe_file: bool = False
+    recorded_contradictions: bool = False
+    remember: bool = False
+    project_folder: bool = False
+
+    def units_of(self, store: Any) -> Any:
+        """The reviewable units of ``store``."""
+        return _resolve(self.units)(store)
+
+
+
+
+#: What a store kind declares, by name (the fields of :class:`memlab.kinds.Kind`, the attributes
+#: of a :class:`KindBase`): :func:`memlab.kinds.by_kind` reads one of them across the kinds.
+FIELDS = ("name", "display", "load_ref", "detect", "locate", "audit_ref", "migrations",
+          "default_target", "find_ref", "priority", "review", "verify", "capabilities",
+          "reports", "headline", "copy_of")
+
+
+class KindBase:
+    """One store kind: what it declares (see :mod:`memlab.kinds` for each attribute) and what
+    it does: :meth:`detect`, :meth:`locate`, :meth:`load`, :meth:`audit`, :meth:`plan` (its
+    migrations, checked by the ``verify`` it names), :meth:`find` and :meth:`findings` (the
+    identities of its findings). Its metrics are ``headline``; its review adapter is
+    ``review``.
+
+    A subclass sets the attributes as class attributes and overrides the methods it implements
+    itself; the defaults delegate to ``load_ref``, ``audit_ref``, ``migrations`` and
+    ``find_ref`` (functions, or ``"module:attribute"`` strings resolved on first use)."""
+
+    name: str
+    display: str
+    load_ref: Ref | None = None
+    audit_ref: Ref | None = None
+    migrations: Mapping[str, Ref] = MappingProxyType({})
+    default_target: str | None = None
+    find_ref: Ref | None = None
+    priority: int = 0
+    review: Review | None = None
+    verify: str | None = None
+    capabilities: frozenset[str] = frozenset()
+    reports: tuple[str, ...] = ()
+    headline: tuple[str, ...] = ()
+    copy_of: str | None = None
+
+    #: Every registered kind, in detection order, for the hints of a refusal (set by the
+    #: registry, which imports this module, so the protocol does not import it back).
+    registered: ClassVar[Callable[[], list[KindBase]]] = staticmethod(lambda: [])
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        """A subclass's own ``load`` and ``audit`` keep the protocol's option rule: an option
+        the method does not name is an UnknownOption naming the kind, never a TypeError."""
+        super().__init_subclass__(**kwargs)
+        for method, what, given in (("load", "loading", ()), ("audit", "auditing", ("as_of",))):
+            own = cls.__dict__.get(method)
+            if callable(own) and not getattr(own, "options_checked", False):
+                setattr(cls, method, _options_checked(own, what, given))
+
+
+    def detect(self, probe: Probe) -> str | None:
+        """What this kind saw in ``probe`` (a short phrase), or None when it is not this kind."""
+        return None
+
+    def findings(self) -> Mapping[str, tuple[str, ...]]:
+        """The identities of this kind's findings: audit table -> the columns that identify one
+        of its rows across runs (what a scheduled run records and compares). By default every
+        finding table memlab knows (:data:`memlab._metrics.FINDINGS`), of which an audit holds
+        those it makes."""
+        from memlab._metrics import FINDINGS
+
+        return MappingProxyType(FINDINGS)
+
+    def locate(self, source: str) -> str | None:
+        """What this kind saw in ``source``, a text that is not a path (a DSN), or None."""
+        return None
+
+    def load(self, source: str | Path, **kwargs: Any) -> Any:
+        """Load ``source`` (a path, or what this kind's ``locate`` claims) with its loader; an
+        option the loader does not name is an :class:`~memlab.errors.UnknownOption`."""
+        fn = _resolve(self.load_ref)
+        self._check_options(fn, kwargs, "loading", source)
+        return fn(source, **kwargs)
+
+    def _check_options(self, fn: Callable[..., Any], options: Mapping[str, Any], what: str,
+                       where: Any, *, given: tuple[str, ...] = ()) -> None:
+        """Raise UnknownOption for any of ``options`` that ``fn`` does not name as a parameter
+        (after its first, the source or store). A ``**kwargs`` catch-all names nothing, so a
+        misspelt option is an error rather than silently dropped. ``given`` are the options
+        memlab itself always passes (an audit's ``as_of``), not listed in the hint."""
+        import inspect
+
+        named = [n for i, (n, p) in enumerate(inspect.signature(fn).parameters.items())
+                 if i > 0 and n not in given
+                 and p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
+        unknown = sorted(k for k in options if k not in named)
+        if unknown:
+            raise UnknownOption(f"{what} a store of kind {self.name!r} ({self.display}) takes no "
+                                + ", ".join(unknown) + " option",
+                                path=where if isinstance(where, Path) else None,
+                                hint="its options: " + ", ".join(named) if named
+                                else "it takes none")
+
+    def audit(self, store: Any, *, as_of: Any = None, **options: Any) -> Any:
+        """Audit ``store`` with this kind's audit; an option the audit does not name is an
+        :class:`~memlab.errors.UnknownOption` naming the kind and the option."""
+        fn = _resolve(self.audit_ref)
+        if fn is None:
+            raise UnsupportedSchema(f"no audit for a store of kind {self.name!r}",
+                                    path=getattr(store, "path", None),
+                                    hint="memlab audits " + ", ".join(
+                                        k.display for k in self.registered() if k.audit_ref is not None))
+        self._check_options(fn, options, "auditing", getattr(store, "path", None),
+                            given=("as_of",))
+        return fn(store, as_of=as_of, **options)
+
+    def plan(self, store: Any, source: Path, target: str | None = None, *,
+             dest: str | Path | None = None, **options: Any) -> Any:
+        """The migration plan of ``store`` (read from ``source``) to ``target`` (default:
+        :attr:`default_target`) into ``dest``. ``options`` (a Letta server's ``agents``) go to
+        a planner that takes them; one it does not take is a MigrationError."""
+        target = target or self.default_target
+        if target not in self.migrations:
+            if not self.migrations:
+                raise MigrationError(f"memlab does not migrate from this {self.display}",
+                                     path=source, hint="memlab migrates from: " + ", ".join(
+                                         k.display for k in self.registered() if k.migrations))
+            raise MigrationError(f"a {self.display} does not migrate to {target!r}", path=source,
+                                 hint=f"use one of {', '.join(self.migrations)}")
+        fn = _resolve(self.migrations[target])
+        import inspect
+
+        accepted = inspect.signature(fn).parameters
+        unknown = sorted(k for k in options if k not in accepted)
+        if unknown:
+            raise MigrationError(f"a {self.display} takes no {', '.join(unknown)} option",
+                                 path=source, hint="--agent selects agents of a Letta server "
+                                                   "database; leave it out for this source")
+        return fn(store, source, target=target, dest=dest, **options)
+
+    def find(self, search: Search) -> Iterable[dict[str, Any]]:
+        """Inventory rows for every store of this kind under ``search.home`` (none if the kind
+        has no ``find``)."""
+        fn = _resolve(self.find_ref)
+        return () if fn is None else fn(search)
+
+
+def _options_checked(method: Callable[..., Any], what: str,
+                     given: tuple[str, ...]) -> Callable[..., Any]:
+    """``method`` (a kind class's own load or audit), refusing an option it does not name."""
+
+    @wraps(method)
+    def checked(self: KindBase, first: Any, **options: Any) -> Any:
+        where = first if what == "loading" else getattr(first, "path", None)
+        self._check_options(method.__get__(self), {k: v for k, v in options.items()
+                                                   if k not in given}, what, where,
+                            given=given)
+        return method(self, first, **options)
+
+    checked.options_checked = True  # type: ignore[attr-defined]
+    return checked

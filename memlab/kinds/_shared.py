@@ -1,0 +1,28 @@
+"""What more than one built-in kind declares alike (the agent file kinds' review adapter,
+headline metrics and migrations; the first byte of JSON text), kept once for the kinds'
+modules and packages."""
+
+from __future__ import annotations
+
+from memlab.kinds._base import Probe, Review
+
+__all__ = ["TO_MEMFS", "AGENT_BLOCKS", "AGENT_FILE_HEADLINE", "json_text"]
+
+_MIG = "memlab.migrations"
+_UNITS = "memlab.reviews._units"
+#: The migrations of a store that is not a memfs repository into one (Letta Code's layout or
+#: Souveraine's).
+TO_MEMFS = {"letta": f"{_MIG}:_plan_memfs", "souveraine": f"{_MIG}:_plan_memfs"}
+#: The review adapter of a Letta Agent File and of a blocks list: undated blocks, checked
+#: against the agent's block limits.
+AGENT_BLOCKS = Review(units=f"{_UNITS}:agent_units", dated=False, rules="agent_limits")
+
+#: The headline metrics a scheduled run's index charts and compares by default (names of the
+#: audit report's ``metrics.json``; ``review.<name>`` from the review report's).
+AGENT_FILE_HEADLINE = ("max_prompt_tokens_est", "max_context_share", "max_over_limit_ratio",
+                        "n_blocks_over_limit", "n_problems", "review.choices")
+
+
+def json_text(probe: Probe) -> bytes:
+    """The first byte of ``probe``'s text after a byte order mark and white space."""
+    return probe.head.lstrip(b"\xef\xbb\xbf \t\r\n")[:1]

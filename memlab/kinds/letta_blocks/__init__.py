@@ -1,0 +1,53 @@
+"""The ``letta_blocks`` store kind: a JSON list of Letta memory blocks, as Letta's
+``GET /v1/agents/{id}/core-memory/blocks`` returns them, written as a class implementing
+:class:`~memlab.kinds.KindBase`.
+
+It detects itself from the file's first bytes; it is loaded and audited by the Letta Agent
+File's loader and audit (:mod:`memlab.sources.agent_file`, :mod:`memlab.audits.agent_file`),
+which it shares with the ``agent_file`` kind, and it shares that kind's review adapter,
+headline metrics and migrations to a memfs repository (verified block by block).
+"""
+
+from __future__ import annotations
+
+from types import MappingProxyType
+from typing import Mapping
+
+from memlab.kinds._base import KindBase, Probe
+from memlab.kinds._shared import AGENT_BLOCKS, AGENT_FILE_HEADLINE, TO_MEMFS, json_text
+
+__all__ = ["LettaBlocks"]
+
+
+class LettaBlocks(KindBase):
+    """A Letta blocks JSON list (``[{"label": ..., "value": ...}, ...]``)."""
+
+    name = "letta_blocks"
+    display = "Letta blocks JSON list"
+    priority = -10  # any JSON list: asked after the kinds that claim more specific content
+    load_ref = "memlab.sources.agent_file:load_agent_file"
+    audit_ref = "memlab.audits.agent_file:audit_agent_file"
+    migrations = TO_MEMFS
+    default_target = next(iter(TO_MEMFS))
+    review = AGENT_BLOCKS
+    verify = "blocks"
+    capabilities = frozenset({"json_file"})
+    reports = ("audit", "review")
+    headline = AGENT_FILE_HEADLINE
+
+    def findings(self) -> Mapping[str, tuple[str, ...]]:
+        """The finding tables of the agent file audit: blocks over their limit, and (for an
+        agent file; a blocks list never has them) blocks no agent holds."""
+        from memlab._metrics import FINDINGS
+
+        return MappingProxyType({t: FINDINGS[t] for t in ("blocks_over_limit", "orphan_blocks")})
+
+    def detect(self, probe: Probe) -> str | None:
+        """A file whose JSON text starts with ``[``, or named ``.json``."""
+        if probe.is_dir:
+            return None
+        if json_text(probe) == b"[":
+            return "JSON list"
+        if probe.path.suffix == ".json":
+            return "named .json"
+        return None

@@ -78,8 +78,14 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping
 
 from memlab._registry import RegistryView
-from memlab.errors import MigrationError, SourceError, StoreNotFound, UnknownOption, \
-    UnrecognizedStore, UnsupportedSchema
+from memlab.errors import (
+    MigrationError,
+    SourceError,
+    StoreNotFound,
+    UnknownOption,
+    UnrecognizedStore,
+    UnsupportedSchema,
+)
 
 __all__ = ["by_kind", "Kind", "Review", "Evidence", "Probe", "Search", "register", "unregister", "get",
            "lookup", "capable", "kinds",

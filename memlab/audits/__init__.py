@@ -18,8 +18,8 @@ from typing import Any, Iterable
 
 import pandas as pd
 
-from memlab.audits._base import Audit, frame_records
 from memlab import kinds
+from memlab.audits._base import Audit, frame_records
 from memlab.store import Store
 
 __all__ = ["audit", "compare", "Audit", "frame_records"]

@@ -17,7 +17,6 @@ import pandas as pd
 from memlab.audits import seeds as _seeds
 from memlab.audits._elfmem_context import Context, isna, strings
 
-
 # ── §2.3 constitution ─────────────────────────────────────────────────────────────────────
 
 class _Records:
@@ -37,7 +36,7 @@ class _Records:
         self._columns = []
         for c in columns:
             dtype = frame[c].dtype
-            how = ("item" if isinstance(dtype, np.dtype) and dtype != object else
+            how = ("item" if isinstance(dtype, np.dtype) and dtype != np.dtype(object) else
                    "iterate" if isinstance(dtype, pd.CategoricalDtype) else "index")
             self._columns.append((c, frame[c].to_numpy() if how == "item" else frame[c].array,
                                   how))

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pandas as pd
 
 from memlab.audits._base import Audit
-from memlab.audits._memfs_prompt import rendered_chars, prompt_share
+from memlab.audits._memfs_prompt import prompt_share, rendered_chars
 from memlab.constants import CHARS_PER_TOKEN
 from memlab.formats import letta_memfs as fmt
 from memlab.sources.memfs import domain_of, is_memory_path

@@ -16,8 +16,6 @@ Both follow the checkout's layout policy (``meta["layout_policy"]``, read by the
 
 from __future__ import annotations
 
-from typing import Any
-
 import pandas as pd
 
 from memlab.constants import MAX_FILE_BYTES

@@ -18,6 +18,7 @@ from memlab.kinds import MEMFS_KINDS
 from memlab.sources.memfs import LETTA_LAYOUTS, files_at, in_prompt, load_memfs, resolve_ref
 from memlab.store import Store
 
+
 @dataclass
 class PromptSnapshot:
     """What reaches the system prompt at one commit.

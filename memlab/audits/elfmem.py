@@ -47,8 +47,17 @@ from memlab import kinds
 from memlab.audits._base import Audit, json_safe
 from memlab.audits._elfmem_constitution import constitution_section
 from memlab.audits._elfmem_context import Context
-from memlab.audits._elfmem_sections import (archival_section, clock_section, cost_section, reinforcement_section,
-                                            staleness_section, subsystems_section, tags_section, gini, lorenz)
+from memlab.audits._elfmem_sections import (
+    archival_section,
+    clock_section,
+    cost_section,
+    gini,
+    lorenz,
+    reinforcement_section,
+    staleness_section,
+    subsystems_section,
+    tags_section,
+)
 from memlab.audits._elfmem_summary import summary_text
 from memlab.constants import SECONDS_PER_CALL
 from memlab.errors import InvalidArgument, UnsupportedSchema

@@ -26,17 +26,38 @@ from typing import Any
 import pandas as pd
 
 from memlab.audits._base import Audit
-from memlab.audits._memfs_checks import (fill_suspects, limit_breach_table, no_verify_table,
-                                         parse_cache, read_only_changes, violations_frame,
-                                         hook_basis, hook_violations)
 from memlab.audits._integrity import memfs_integrity
+from memlab.audits._memfs_checks import (
+    fill_suspects,
+    hook_basis,
+    hook_violations,
+    limit_breach_table,
+    no_verify_table,
+    parse_cache,
+    read_only_changes,
+    violations_frame,
+)
+from memlab.audits._memfs_churn import (
+    author_kind_table,
+    churn_matrix,
+    churn_table,
+    churn_weekly_table,
+    commit_table,
+    commits_by_kind,
+    first_parent_chain,
+    growth_tables,
+    size_over_time,
+)
 from memlab.audits._memfs_constraints import constraint_history, constraints_table
-from memlab.audits._memfs_churn import (author_kind_table, churn_table, churn_weekly_table, commit_table,
-                                        first_parent_chain, growth_tables, churn_matrix,
-                                        commits_by_kind, size_over_time)
-from memlab.audits._memfs_files import over_limit_table, readers, duplicate_trees
-from memlab.audits._memfs_prompt import (MEMFS_KINDS, PromptSnapshot, as_store,
-                                         letta_token_estimate, prompt_at, prompt_share)
+from memlab.audits._memfs_files import duplicate_trees, over_limit_table, readers
+from memlab.audits._memfs_prompt import (
+    MEMFS_KINDS,
+    PromptSnapshot,
+    as_store,
+    letta_token_estimate,
+    prompt_at,
+    prompt_share,
+)
 from memlab.audits._memfs_report import headline_figures, layout_notes, summary_text
 from memlab.sources.memfs import LETTA_LAYOUTS, file_versions, files_at
 from memlab.store import Problems, Store, parse_as_of

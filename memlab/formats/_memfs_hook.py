@@ -11,7 +11,7 @@ from typing import Iterable
 
 from memlab.formats._memfs_constraints import frontmatter_errors, frontmatter_rule
 from memlab.formats._memfs_frontmatter import DIGITS_RE
-from memlab.formats._memfs_paths import ROOT_INDEX, FLAT_SKILL_RE, V2_FLAT_SKILL_RE, VALIDATED_RE
+from memlab.formats._memfs_paths import FLAT_SKILL_RE, ROOT_INDEX, V2_FLAT_SKILL_RE, VALIDATED_RE
 
 #: Keys the current hook knows in system/ and reference/ files (``ALL_KNOWN_KEYS``).
 ALLOWED_KEYS = ("description", "read_only", "limit")

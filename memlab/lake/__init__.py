@@ -45,17 +45,23 @@ from typing import Any, Iterable
 
 import pandas as pd
 
+from memlab._escape import terminal_line
+from memlab.constants import FLEET_MAX_BATCH, FLEET_TASK_SECONDS
 from memlab.errors import FleetError, MemlabError, StoreNotFound
 from memlab.kinds import detect
 from memlab.lake._lake import lake_tables, read_lake, store_id, write_failure
+from memlab.lake._layout import (
+    compact,
+    latest_manifest,
+    new_run_id,
+    staging_dir,
+    versions,
+)
 from memlab.lake._paths import check_lake, regular_files
-from memlab.lake._layout import compact, latest_manifest, new_run_id, read_manifest, staging_dir, versions
-from memlab._escape import terminal_line
-from memlab.constants import FLEET_MAX_BATCH, FLEET_TASK_SECONDS
 from memlab.lake._run import MESSAGE_CHARS, run_batch
 from memlab.lake._sample import make_sample_fleet
-from memlab.sources.discover import STORE_WALK_DEPTH, walk_stores
 from memlab.lake._summary import FLEET_METRICS, fleet_metrics, typicality
+from memlab.sources.discover import STORE_WALK_DEPTH, walk_stores
 
 __all__ = ["fleet", "read_fleet", "is_lake", "export_parquet", "scan", "read_lake", "lake_tables", "skipped_entries", "fleet_metrics", "typicality", "FLEET_METRICS", "batch_size",
            "make_sample_fleet", "FleetResult", "FleetError"]

@@ -40,8 +40,14 @@ import pandas as pd
 
 from memlab import _git
 from memlab._escape import terminal_lines
-from memlab.errors import MemlabError, MigrationError, OutputExists, ParityError, RepoError, \
-    UnsafePath
+from memlab.errors import (
+    MemlabError,
+    MigrationError,
+    OutputExists,
+    ParityError,
+    RepoError,
+    UnsafePath,
+)
 from memlab.migrations._plan import Plan
 from memlab.migrations._planning import check_target, natural_target, plan_migration
 from memlab.store import Store
@@ -275,7 +281,6 @@ def migrate(src: str | Path, dest: str | Path, *, to: str | None = None, plan: b
     from memlab.migrations import _apply, _script
     from memlab.migrations._verify import differences, verify_paths
     from memlab.progress import bar
-
     from memlab.sources import load
     from memlab.sources.memfs import is_bundle
 

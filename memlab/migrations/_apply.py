@@ -27,9 +27,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from memlab import _git
+from memlab._gitobj import blob_sha, commit_files
 from memlab._tmp import sigterm_as_exit
 from memlab.errors import MigrationError, OutputExists
-from memlab._gitobj import blob_sha, commit_files
 from memlab.migrations._plan import Plan, PlannedRepo
 
 _ZERO = "0" * 40

@@ -53,11 +53,11 @@ from typing import Any
 import pandas as pd
 
 from memlab._escape import commit_line
+from memlab._gitobj import Signature
 from memlab.audits._integrity import letta_server_integrity
 from memlab.errors import MigrationError
 from memlab.formats import letta_memfs as fmt
 from memlab.migrations import _letta, _letta_v2
-from memlab._gitobj import Signature
 from memlab.migrations._plan import (
     FALLBACK_EPOCH,
     Plan,

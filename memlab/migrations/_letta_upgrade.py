@@ -42,8 +42,14 @@ from memlab.errors import MigrationError
 from memlab.formats import _json
 from memlab.formats import letta_memfs as fmt
 from memlab.migrations import _letta, _letta_v2
-from memlab.migrations._plan import (Plan, PlannedCommit, PlannedRepo, flags_frame, moved_frame,
-                                     signature_at)
+from memlab.migrations._plan import (
+    Plan,
+    PlannedCommit,
+    PlannedRepo,
+    flags_frame,
+    moved_frame,
+    signature_at,
+)
 from memlab.sources._git import read_blobs
 from memlab.store import Store
 

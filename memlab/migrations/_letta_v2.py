@@ -47,12 +47,16 @@ import re
 from typing import Any, Callable
 
 from memlab._escape import commit_line
-from memlab.constants import (DEFAULT_MIGRATION_LAYOUT, MIGRATION_LAYOUTS, ROOT_MEMORY_LABEL,
-                              ROOT_MEMORY_TEXT)
+from memlab._gitobj import Signature
+from memlab.constants import (
+    DEFAULT_MIGRATION_LAYOUT,
+    MIGRATION_LAYOUTS,
+    ROOT_MEMORY_LABEL,
+    ROOT_MEMORY_TEXT,
+)
 from memlab.errors import MigrationError
 from memlab.formats import _json
 from memlab.formats import letta_memfs as fmt
-from memlab._gitobj import Signature
 from memlab.migrations._plan import PlannedCommit, refuse_nul
 
 __all__ = ["check_layout", "section", "section_of", "claim", "take_path", "file_name", "render", "description",

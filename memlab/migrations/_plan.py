@@ -17,9 +17,9 @@ from typing import Any, Iterable, Mapping
 
 import pandas as pd
 
+from memlab._gitobj import Signature, commit_files, object_sha
 from memlab.errors import MigrationError, UnsafePath
 from memlab.formats import letta_memfs as _fmt
-from memlab._gitobj import Signature, commit_files, object_sha
 
 #: Who every migration commit is attributed to. Not an agent and not a human: a memfs audit
 #: tells a migration apart from the memory's own history (author kind ``migration``).

@@ -40,7 +40,6 @@ def plan_migration(src: str | Path, *, to: str | None = None, store: Store | Non
     creates) or ``"v1"`` (the ``system/`` layout, memlab's output before v2).
     """
     from memlab.sources import load
-
     from memlab.sources.letta_server import is_dsn
 
     check_target(to)

@@ -25,8 +25,7 @@ from memlab import kinds
 from memlab.errors import MigrationError, MissingExtra
 from memlab.formats.blockfile import parse_blockfile, parse_ledger
 from memlab.migrations import _elfmem, _letta
-from memlab.migrations._parity import (ParityRows, checkout_view, normal_value, repos_at,
-                                       side_texts)
+from memlab.migrations._parity import ParityRows, checkout_view, normal_value, repos_at, side_texts
 from memlab.migrations._verify_letta import check_letta
 from memlab.store import Store
 
@@ -329,8 +328,11 @@ def verify_paths(src: Path, dest: Path, *, ref: str | None = None, retrieval: bo
                                       layout)
                 store = server_view(store, getattr(plan, "agent_ids", None), [])
             elif check == "upgrade":  # a v1 repository moved to v2, history kept
-                from memlab.migrations._letta_upgrade import (check_upgrade, upgrade_files,
-                                                              upgrade_view)
+                from memlab.migrations._letta_upgrade import (
+                    check_upgrade,
+                    upgrade_files,
+                    upgrade_view,
+                )
 
                 bodies = check_upgrade(rows, store, dest, ref, repo_folders, copies)
                 store = upgrade_view(store, upgrade_files(store, []))

@@ -14,8 +14,17 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from memlab._escape import html as esc
-from memlab.report._runs import (METRIC_DEFINITIONS, delta_rows, changed_sets, is_number,
-                                 last_good, previous_record, reports_of, run_ok, store_metrics)
+from memlab.report._runs import (
+    METRIC_DEFINITIONS,
+    changed_sets,
+    delta_rows,
+    is_number,
+    last_good,
+    previous_record,
+    reports_of,
+    run_ok,
+    store_metrics,
+)
 
 __all__ = ["run_page", "index_page", "error_page", "fmt", "LISTED"]
 

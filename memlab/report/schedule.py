@@ -43,13 +43,27 @@ from typing import Any
 from memlab import kinds
 from memlab.errors import MemlabError, ReportError, StoreNotFound
 from memlab.formats._yaml import read_yaml
-from memlab.report._runs import (DATE_DIR, HEADLINE_METRICS, RUN_FORMAT, Alert, evaluate_alerts,
-                                 finding_keys, headline_metrics, last_good, parse_alerts,
-                                 previous_record, problem_keys, prune_runs, read_runs,
-                                 reports_of, run_ok, store_digest, store_metrics)
-
 from memlab.report._notify import Sent, parse_notify
 from memlab.report._paths import reports_root
+from memlab.report._runs import (
+    DATE_DIR,
+    HEADLINE_METRICS,
+    RUN_FORMAT,
+    Alert,
+    evaluate_alerts,
+    finding_keys,
+    headline_metrics,
+    last_good,
+    parse_alerts,
+    previous_record,
+    problem_keys,
+    prune_runs,
+    read_runs,
+    reports_of,
+    run_ok,
+    store_digest,
+    store_metrics,
+)
 from memlab.report._timer import install_crontab, install_systemd, make_schedule
 
 __all__ = ["report_all", "run_all", "ScheduledRun", "load_config", "REPORTS_BY_KIND",

@@ -43,19 +43,24 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from memlab.formats.letta_memfs import REVIEW_EMAIL, REVIEW_NAME
 from memlab import _git as _hardened
-from memlab._gitobj import Signature, commit_files
+from memlab import kinds
 from memlab._files import read_regular
+from memlab._gitobj import Signature, commit_files
 from memlab.errors import ProposalRejected, RepoError, StaleProposal
+from memlab.formats.letta_memfs import REVIEW_EMAIL, REVIEW_NAME
 from memlab.reviews import _repo
-from memlab.reviews._apply_checks import (applied_in, check_fresh, commit_message, refuse_locks,
-                                         check_one_per_choice)
+from memlab.reviews._apply_checks import (
+    applied_in,
+    check_fresh,
+    check_one_per_choice,
+    commit_message,
+    refuse_locks,
+)
 from memlab.reviews._apply_edits import Edits, apply_item
 from memlab.reviews._apply_elfmem import elfmem_script
 from memlab.reviews._apply_result import ApplyResult
 from memlab.reviews._proposal import Item, Proposal, read_proposal
-from memlab import kinds
 
 # Re-exported: memlab.reviews imports ApplyResult from here.
 __all__ = ["ApplyResult", "apply_proposal", "check_one_per_choice"]

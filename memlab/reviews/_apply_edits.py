@@ -10,13 +10,12 @@ import json
 import re
 from typing import Any
 
+from memlab.errors import ProposalRejected, StaleProposal
 from memlab.formats._yaml import read_yaml
 from memlab.formats.letta_memfs import yaml_text
-from memlab.errors import ProposalRejected, StaleProposal
 from memlab.reviews import _repo
 from memlab.reviews._proposal import Item
 from memlab.reviews._units import CONSTITUTIONAL_TAG, ROLE_TAG_PREFIX, is_identity_path
-
 
 # ---- file edits ------------------------------------------------------------------------------
 

@@ -29,15 +29,20 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from memlab import kinds
 from memlab.constants import CONTRADICTION_MIN, NEAR_DUP_THRESHOLD, STALE_AFTER_DAYS
 from memlab.errors import InvalidArgument
 from memlab.reviews import _repo
 from memlab.reviews._checks import ChecksMixin, archive_path
 from memlab.reviews._polarity import opposite, sentences, topic_share
 from memlab.reviews._proposal import ELFMEM_APPLY_SCHEMA, Choice, Finding, Item, Proposal, item_id
-from memlab.reviews._triage import (RECORDED_CONTRADICTION_CERTAINTY, STALE_CERTAINTY, impact,
-                                   rank, tokens)
-from memlab import kinds
+from memlab.reviews._triage import (
+    RECORDED_CONTRADICTION_CERTAINTY,
+    STALE_CERTAINTY,
+    impact,
+    rank,
+    tokens,
+)
 from memlab.reviews._units import check_reviewable, units_of
 from memlab.store import Store, parse_as_of
 

@@ -28,7 +28,6 @@ from memlab import kinds
 from memlab.errors import UnsupportedSchema
 from memlab.store import Store
 
-
 CONSTITUTIONAL_TAG = "self/constitutional"
 ROLE_TAG_PREFIX = "self/role/"
 

@@ -15,7 +15,6 @@ from pathlib import Path
 
 from memlab.errors import OutputExists, RepoError, StoreNotFound
 
-
 __all__ = ["SAMPLE_BUNDLE", "is_bundle", "private_unpack", "unpack_bundle"]
 
 #: What a git bundle file starts with (``git bundle create`` writes v2, or v3 with options).

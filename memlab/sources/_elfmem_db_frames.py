@@ -19,7 +19,16 @@ import pyarrow.compute as pc
 
 from memlab.formats import _json
 from memlab.sources._elfmem_db_schema import (
-    CONFIG_TYPED, DTYPES, TOKEN_KEYS, BLOB, CAT, FLOAT, FRAME_TABLES, INT, q)
+    BLOB,
+    CAT,
+    CONFIG_TYPED,
+    DTYPES,
+    FLOAT,
+    FRAME_TABLES,
+    INT,
+    TOKEN_KEYS,
+    q,
+)
 from memlab.sources._elfmem_db_values import as_text, int_mapper
 
 if TYPE_CHECKING:

@@ -20,8 +20,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from memlab.constants import INT64_MAX
-from memlab.sources._elfmem_db_schema import (
-    KNOWN_CATEGORIES, BLOB, BOOL, CAT, FLOAT, INT, STR, UTC)
+from memlab.sources._elfmem_db_schema import BLOB, BOOL, CAT, FLOAT, INT, KNOWN_CATEGORIES, STR, UTC
 from memlab.store import Problems, utc_datetimes
 
 

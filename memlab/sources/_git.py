@@ -29,13 +29,21 @@ from typing import Iterable, Sequence
 import pandas as pd
 
 from memlab import _git as _hardened
-from memlab.constants import MAX_FILE_BYTES
 from memlab._times import out_of_range, seconds, utc_seconds
-from memlab.sources._git_repo import (READ_CONFIG, RepoInfo, TreeEntry, blob_sizes, find_repo,
-                                      ls_tree, read_blobs, resolve_commit, run_git)
-from memlab.sources._git_worktree import git_blob_id, shown_path, working_tree_changes
+from memlab.constants import MAX_FILE_BYTES
 from memlab.formats.letta_memfs import branch_role
 from memlab.sources._git_branches import attribute
+from memlab.sources._git_repo import (
+    READ_CONFIG,
+    RepoInfo,
+    TreeEntry,
+    blob_sizes,
+    find_repo,
+    ls_tree,
+    read_blobs,
+    resolve_commit,
+)
+from memlab.sources._git_worktree import git_blob_id, shown_path, working_tree_changes
 from memlab.store import categories
 
 __all__ = [

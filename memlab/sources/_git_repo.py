@@ -16,7 +16,6 @@ from memlab import _git as _hardened
 from memlab.constants import MAX_FILE_BYTES
 from memlab.errors import RepoError
 
-
 # Settings for reading history; memlab._git adds the hardening (environment and overrides).
 # core.bigFileThreshold: git diffs no blob over memlab's cap (numstat gives "-", as for a binary
 # file, from the object's size alone), so a huge committed file never makes git load it.

@@ -37,8 +37,13 @@ from __future__ import annotations
 import os
 import urllib.parse
 
-from memlab.constants import (PG_CLIENT_GRACE_MS, PG_CONNECT_TIMEOUT_MS, PG_FIRST_NORMAL_OID,
-                              PG_LOCK_TIMEOUT_MS, PG_STATEMENT_TIMEOUT_MS)
+from memlab.constants import (
+    PG_CLIENT_GRACE_MS,
+    PG_CONNECT_TIMEOUT_MS,
+    PG_FIRST_NORMAL_OID,
+    PG_LOCK_TIMEOUT_MS,
+    PG_STATEMENT_TIMEOUT_MS,
+)
 from memlab.errors import InvalidArgument, MissingExtra, SourceError, UnsafeDatabase
 
 __all__ = ["SCHEMA", "SEARCH_PATH", "DANGEROUS_ROLES", "STATEMENT_TIMEOUT_ENV", "LOCK_TIMEOUT_ENV",

@@ -9,16 +9,15 @@ from typing import Any
 
 import pandas as pd
 
-from memlab.formats._yaml import read_yaml
-from memlab.errors import UnsafePath
 from memlab._files import FileTooLarge, read_regular
 from memlab.constants import MAX_FILE_BYTES, MAX_FM_COLUMNS
+from memlab.errors import UnsafePath
 from memlab.formats import _json
 from memlab.formats import letta_memfs as fmt
+from memlab.formats._yaml import read_yaml
 from memlab.sources._memfs_locate import LETTA_LAYOUTS, Source
 from memlab.sources._memfs_read import oversized_message
 from memlab.store import Problems, empty_frame, token_estimate
-
 
 #: The files frame without its ``fm_<key>`` columns (they go after ``frontmatter_raw``; at most
 #: ``MAX_FM_COLUMNS`` of them, see :func:`_fm_columns`).

@@ -10,12 +10,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from memlab import _git as _hardened
-from memlab.errors import RepoError, SourceError, StoreNotFound, UnrecognizedStore
 from memlab.constants import MAX_FILE_BYTES, MAX_POLICY_BYTES
+from memlab.errors import RepoError, SourceError, StoreNotFound, UnrecognizedStore
 from memlab.formats import letta_memfs as fmt
 from memlab.sources import _git
 from memlab.store import Problems, Store
-
 
 LAYOUTS = ("letta_v1", "letta_v1_memory_prefix", "letta_v2", "souveraine", "elfmem_substrate",
            "generic_markdown")

@@ -35,8 +35,8 @@ from typing import Any
 
 import pandas as pd
 
-from memlab.errors import CorruptStore, StoreNotFound, UnrecognizedStore
 from memlab.constants import INT64_MAX, MAX_VALUE_BYTES
+from memlab.errors import CorruptStore, StoreNotFound, UnrecognizedStore
 from memlab.sources._agent_file_json import Unread, read_json
 from memlab.store import Problems, Store, categories, empty_frame
 

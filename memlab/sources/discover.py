@@ -37,14 +37,14 @@ from typing import Any, Callable, Iterator
 
 import pandas as pd
 
-from memlab.formats import _json
-from memlab.formats._yaml import read_yaml
 from memlab import _git as _hardened
 from memlab import kinds
+from memlab._escape import terminal_line
 from memlab._files import kind_of
 from memlab._times import FIRST_SECOND, LAST_SECOND, out_of_range
-from memlab._escape import terminal_line
 from memlab.errors import MemlabError, StoreNotFound, UnrecognizedStore
+from memlab.formats import _json
+from memlab.formats._yaml import read_yaml
 from memlab.kinds import Search
 from memlab.sources._git import shown_path as _shown_path
 from memlab.sources._memfs_locate import locate, shared_memory_name

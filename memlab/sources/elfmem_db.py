@@ -38,7 +38,7 @@ import os
 import sqlite3
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -47,10 +47,27 @@ import pyarrow.compute as pc
 
 from memlab.errors import UnsupportedSchema
 from memlab.sources._elfmem_db_frames import (
-    char_count, check_clock, config_frame, decode_embeddings, rows_frame)
+    char_count,
+    check_clock,
+    config_frame,
+    decode_embeddings,
+    rows_frame,
+)
 from memlab.sources._elfmem_db_schema import (
-    BLOB, BOOL, CAT, FLOAT, FRAME_TABLES, INT, STR, SUPPORTED_SCHEMA_VERSIONS, UTC,
-    columns_version, q, read_schema_version, release_guess)
+    BLOB,
+    BOOL,
+    CAT,
+    FLOAT,
+    FRAME_TABLES,
+    INT,
+    STR,
+    SUPPORTED_SCHEMA_VERSIONS,
+    UTC,
+    columns_version,
+    q,
+    read_schema_version,
+    release_guess,
+)
 from memlab.sources._elfmem_db_values import Typer
 from memlab.sources._sqlite_snapshot import BadText, Snapshot, decode_text, read_snapshot
 from memlab.store import Problems, Store
@@ -393,5 +410,8 @@ def load_elfmem(path: str | Path, *, embeddings: bool = False) -> Store:
         store.blocks.groupby("status", observed=True).content_chars.sum()
     """
     p = Path(path).expanduser()
-    loader: Callable[[Snapshot], Store] = lambda snap: _load(snap, p, embeddings)
+
+    def loader(snap: Snapshot) -> Store:
+        return _load(snap, p, embeddings)
+
     return read_snapshot(p, loader)

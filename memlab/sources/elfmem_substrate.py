@@ -11,6 +11,8 @@ from typing import Any, Mapping
 
 import pandas as pd
 
+from memlab.constants import INT64_MAX
+from memlab.errors import UnsafePath
 from memlab.formats.blockfile import (
     SECTIONS,
     Block,
@@ -18,8 +20,6 @@ from memlab.formats.blockfile import (
     parse_blockfile,
     parse_ledger,
 )
-from memlab.constants import INT64_MAX
-from memlab.errors import UnsafePath
 from memlab.formats.letta_memfs import safe_relative_path
 from memlab.store import Problems, empty_frame, utc_datetimes
 

@@ -64,9 +64,9 @@ from typing import Any
 import pandas as pd
 
 from memlab._files import sqlite_uri
-from memlab.constants import INT64_MAX, MAX_VALUE_BYTES
 from memlab._numbers import missing_numbers
-from memlab.errors import SourceError, UnrecognizedStore, UnsupportedSchema
+from memlab.constants import INT64_MAX, MAX_VALUE_BYTES
+from memlab.errors import UnrecognizedStore, UnsupportedSchema
 from memlab.formats import _json
 from memlab.sources._letta_db import PostgresSource, Source, SQLiteSource, quote
 from memlab.sources._letta_pg import connect, redact_dsn, refusal, timeouts

@@ -37,17 +37,33 @@ from typing import Any, Iterable
 
 import pandas as pd
 
-from memlab.errors import MemlabError, RepoError, StoreNotFound, UnrecognizedStore
 from memlab.constants import MAX_FILE_BYTES
+from memlab.errors import MemlabError, RepoError, StoreNotFound, UnrecognizedStore
 from memlab.formats import letta_memfs as fmt
 from memlab.sources import _git
 from memlab.sources._bundle import SAMPLE_BUNDLE, is_bundle, unpack_bundle
-from memlab.sources._memfs_files import (FILES_COLUMNS, files_frame, domain_of, in_prompt,
-                                         is_memory_path)
-from memlab.sources._memfs_locate import (KINDS, SOURCE_ATTR, LAYOUTS, LETTA_LAYOUTS,
-                                          agent_memory_folder, classify_author, decode, located_source, locate,
-                                          require_commits, layout_policy_of, letta_evidence,
-                                          shared_memory_name)
+from memlab.sources._memfs_files import (
+    FILES_COLUMNS,
+    domain_of,
+    files_frame,
+    in_prompt,
+    is_memory_path,
+)
+from memlab.sources._memfs_locate import (
+    KINDS,
+    LAYOUTS,
+    LETTA_LAYOUTS,
+    SOURCE_ATTR,
+    agent_memory_folder,
+    classify_author,
+    decode,
+    layout_policy_of,
+    letta_evidence,
+    locate,
+    located_source,
+    require_commits,
+    shared_memory_name,
+)
 from memlab.sources._memfs_read import read_disk, read_tree, substrate_inputs
 from memlab.store import Problems, Store, empty_frame
 

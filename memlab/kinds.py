@@ -87,9 +87,25 @@ from memlab.errors import (
     UnsupportedSchema,
 )
 
-__all__ = ["by_kind", "Kind", "Review", "Evidence", "Probe", "Search", "register", "unregister", "get",
-           "lookup", "capable", "kinds",
-           "detect", "targets", "MEMFS_KINDS", "ENTRY_POINT_GROUP", "plugin_failures"]
+__all__ = [
+    "by_kind",
+    "Kind",
+    "Review",
+    "Evidence",
+    "Probe",
+    "Search",
+    "register",
+    "unregister",
+    "get",
+    "lookup",
+    "capable",
+    "kinds",
+    "detect",
+    "targets",
+    "MEMFS_KINDS",
+    "ENTRY_POINT_GROUP",
+    "plugin_failures",
+]
 
 #: How many leading bytes of a file a detector sees (:attr:`Probe.head`).
 HEAD_BYTES = 64
@@ -400,13 +416,26 @@ def _plugin_failed(what: str, exc: BaseException) -> None:
     print(f"memlab: warning: {line}", file=sys.stderr, flush=True)
 
 
-def register(name: str, *, display: str, load: Ref, detect: Callable[[Probe], str | None] | None
-             = None, locate: Callable[[str], str | None] | None = None, audit: Ref | None = None, migrations: Mapping[str, Ref] | None = None,
-             default_target: str | None = None, find: Ref | None = None, priority: int = 0,
-             review: Review | None = None, verify: str | None = None,
-             capabilities: Iterable[str] = (), reports: Iterable[str] = (),
-             headline: Iterable[str] = (), copy_of: str | None = None,
-             replace: bool = False) -> Kind:
+def register(
+    name: str,
+    *,
+    display: str,
+    load: Ref,
+    detect: Callable[[Probe], str | None] | None = None,
+    locate: Callable[[str], str | None] | None = None,
+    audit: Ref | None = None,
+    migrations: Mapping[str, Ref] | None = None,
+    default_target: str | None = None,
+    find: Ref | None = None,
+    priority: int = 0,
+    review: Review | None = None,
+    verify: str | None = None,
+    capabilities: Iterable[str] = (),
+    reports: Iterable[str] = (),
+    headline: Iterable[str] = (),
+    copy_of: str | None = None,
+    replace: bool = False,
+) -> Kind:
     """Add a store kind (see the module docstring); returns it. Re-registering a name needs
     ``replace=True``."""
     if name in _REGISTRY and not replace:

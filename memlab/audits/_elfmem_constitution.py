@@ -78,7 +78,9 @@ def constitution_section(ctx: Context, tables: dict, headline: dict) -> None:
             "confidence", "created_at"]
     # Content is read one block at a time and only ever compared with a seeded text: a block's
     # form is built no longer than the longest seed (+1), so a huge block is never held twice.
-    limit = max([_seeds.SEED_CHARS] + [len(_seeds.normalise(slot.content)) for slot in release.slots])
+    limit = max(
+        [_seeds.SEED_CHARS] + [len(_seeds.normalise(slot.content)) for slot in release.slots]
+    )
     contents = ctx.blocks["content"]
     ids = [str(i) for i in ctx.blocks["id"]]
     position = {i: n for n, i in enumerate(ids)}  # the last row of a repeated id, as records

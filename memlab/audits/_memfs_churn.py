@@ -22,12 +22,29 @@ def _file_rows(hist: pd.DataFrame) -> pd.DataFrame:
 def churn_table(hist: pd.DataFrame, layout: str) -> pd.DataFrame:
     rows = _file_rows(hist)
     if rows.empty:
-        return pd.DataFrame(columns=["path", "domain", "memory", "commits", "lines_added",
-                                     "lines_deleted", "churn", "first_change", "last_change", "authors"])
+        return pd.DataFrame(
+            columns=[
+                "path",
+                "domain",
+                "memory",
+                "commits",
+                "lines_added",
+                "lines_deleted",
+                "churn",
+                "first_change",
+                "last_change",
+                "authors",
+            ]
+        )
     g = rows.groupby("path", observed=True)
-    out = g.agg(commits=("sha", "nunique"), lines_added=("lines_added", "sum"),
-                lines_deleted=("lines_deleted", "sum"), first_change=("authored_at", "min"),
-                last_change=("authored_at", "max"), authors=("author_email", "nunique")).reset_index()
+    out = g.agg(
+        commits=("sha", "nunique"),
+        lines_added=("lines_added", "sum"),
+        lines_deleted=("lines_deleted", "sum"),
+        first_change=("authored_at", "min"),
+        last_change=("authored_at", "max"),
+        authors=("author_email", "nunique"),
+    ).reset_index()
     out["churn"] = (out["lines_added"] + out["lines_deleted"]).astype("Int64")
     kinds = rows.pivot_table(index="path", columns="author_kind", values="sha", aggfunc="nunique",
                              observed=True, fill_value=0)
@@ -35,7 +52,9 @@ def churn_table(hist: pd.DataFrame, layout: str) -> pd.DataFrame:
     out = out.merge(kinds.reset_index(), on="path", how="left")
     out.insert(1, "domain", [domain_of(p, layout) for p in out["path"]])
     out["domain"] = out["domain"].astype("category")
-    out.insert(2, "memory", pd.array([is_memory_path(p, layout) for p in out["path"]], dtype="boolean"))
+    out.insert(
+        2, "memory", pd.array([is_memory_path(p, layout) for p in out["path"]], dtype="boolean")
+    )
     return out.sort_values(["churn", "commits"], ascending=False).reset_index(drop=True)
 
 
@@ -43,13 +62,20 @@ def churn_weekly_table(hist: pd.DataFrame, layout: str) -> pd.DataFrame:
     rows = _file_rows(hist)
     if rows.empty:
         return pd.DataFrame(columns=["week", "path", "domain", "memory", "commits", "churn"])
-    week = rows["authored_at"].dt.tz_convert(None).dt.to_period("W").dt.start_time.dt.tz_localize("UTC")
+    week = (
+        rows["authored_at"]
+        .dt.tz_convert(None)
+        .dt.to_period("W")
+        .dt.start_time.dt.tz_localize("UTC")
+    )
     churn = (rows["lines_added"].fillna(0) + rows["lines_deleted"].fillna(0)).astype("int64")
     frame = pd.DataFrame({"week": week, "path": rows["path"], "sha": rows["sha"], "churn": churn})
     out = frame.groupby(["week", "path"], observed=True).agg(commits=("sha", "nunique"),
                                                               churn=("churn", "sum")).reset_index()
     out.insert(2, "domain", [domain_of(p, layout) for p in out["path"]])
-    out.insert(3, "memory", pd.array([is_memory_path(p, layout) for p in out["path"]], dtype="boolean"))
+    out.insert(
+        3, "memory", pd.array([is_memory_path(p, layout) for p in out["path"]], dtype="boolean")
+    )
     return out
 
 
@@ -164,11 +190,15 @@ def growth_tables(versions, chain, hist, parse, layout, agent) -> tuple[pd.DataF
         for (domain, memory), nbytes in group_bytes.items():
             if group_files[(domain, memory)] > 0:
                 size_rows.append((sha, t, domain, memory, nbytes, group_files[(domain, memory)]))
-        prompt_rows.append((sha, t, shown["full"], shown["listed"], prompt_chars, prompt_chars / CHARS_PER_TOKEN))
+        prompt_rows.append(
+            (sha, t, shown["full"], shown["listed"], prompt_chars, prompt_chars / CHARS_PER_TOKEN)
+        )
     sizes = pd.DataFrame(size_rows, columns=size_cols)
     prompts = pd.DataFrame(prompt_rows, columns=prompt_cols)
     for df in (sizes, prompts):
-        df["committed_at"] = pd.to_datetime(df["committed_at"], utc=True).astype("datetime64[ns, UTC]")
+        df["committed_at"] = pd.to_datetime(df["committed_at"], utc=True).astype(
+            "datetime64[ns, UTC]"
+        )
     return sizes, prompts
 
 

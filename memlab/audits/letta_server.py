@@ -263,8 +263,10 @@ def _summary(store: Store, h: dict[str, Any], core: pd.DataFrame, shared: pd.Dat
                                    if row.n_over_limit else ""))
     lines.append(f"  {h['n_blocks_over_limit']} block(s) over their limit")
     for row in shared.head(5).itertuples(index=False):
-        lines.append(f"  shared: {row.label} held by {', '.join(row.agents)}"
-                     + (f"; checkpointed by {', '.join(map(str, row.editors))}" if row.editors else ""))
+        lines.append(
+            f"  shared: {row.label} held by {', '.join(row.agents)}"
+            + (f"; checkpointed by {', '.join(map(str, row.editors))}" if row.editors else "")
+        )
     if h["history_rows"]:
         lines.append(f"  history: {h['history_rows']} checkpoint(s) on {h['n_blocks_with_history']}"
                      f" block(s): {h['history_by_agent']} by agents, {h['history_by_user']} by "
@@ -281,9 +283,11 @@ def _summary(store: Store, h: dict[str, Any], core: pd.DataFrame, shared: pd.Dat
         lines.append(f"  {h['n_blocks_edited_after_checkpoint']} block(s) changed after their "
                      "current checkpoint")
     for row in ro.itertuples(index=False):
-        lines.append(f"  read-only {row.label} ({', '.join(row.agents)}) changed "
-                     f"{int(row.value_changes)} time(s) in its history "
-                     f"({int(row.by_agent)} agent / {int(row.by_user)} user checkpoint(s))")
+        lines.append(
+            f"  read-only {row.label} ({', '.join(row.agents)}) changed "
+            f"{int(row.value_changes)} time(s) in its history "
+            f"({int(row.by_agent)} agent / {int(row.by_user)} user checkpoint(s))"
+        )
     lines.append(f"  {h['n_stale_blocks']} block(s) unwritten for {h['stale_after_days']}+ days")
     lines.append(f"  integrity: {h['integrity_findings']} checkpoint-chain finding(s) only a direct "
                  "write to the tables makes" + ("; see tables['integrity']"

@@ -115,10 +115,15 @@ def audit_memfs(store: Store | str | Path, *, as_of: Any = None, **_: Any) -> Au
     tables["churn"] = churn_table(hist, layout)
     tables["churn_weekly"] = churn_weekly_table(hist, layout)
     tables["author_kinds"] = author_kind_table(hist)
-    tables["commits"] = commit_table(store.frames["history"] if cutoff is None else
-                                      store.frames["history"][store.frames["history"]["committed_at"] <= cutoff])
+    tables["commits"] = commit_table(
+        store.frames["history"]
+        if cutoff is None
+        else store.frames["history"][store.frames["history"]["committed_at"] <= cutoff]
+    )
     chain = first_parent_chain(store, hist)
-    sizes, prompt_hist = growth_tables(versions, chain, hist, parse, layout, store.meta.get("agent"))
+    sizes, prompt_hist = growth_tables(
+        versions, chain, hist, parse, layout, store.meta.get("agent")
+    )
     tables["size_by_domain"], tables["prompt_history"] = sizes, prompt_hist
 
     at = store.meta.get("ref_sha")
@@ -143,4 +148,6 @@ def audit_memfs(store: Store | str | Path, *, as_of: Any = None, **_: Any) -> Au
     tables["problems"] = problems.frame()
     headline = headline_figures(store, hist, tables, snapshot, files_now, cutoff)
     notes = layout_notes(store, layout)
-    return Audit("memfs", store.name, tables, headline, summary_text(store, headline, tables), notes)
+    return Audit(
+        "memfs", store.name, tables, headline, summary_text(store, headline, tables), notes
+    )

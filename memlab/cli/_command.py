@@ -87,8 +87,10 @@ def command(name: str, help: str, example: str) -> Callable[[Callable], Callable
 
 
 def _as_of(default: str = "today, UTC") -> Argument:
-    return Argument(("--as-of",),
-                    {"help": f"date staleness is measured against, YYYY-MM-DD (default: {default})"})
+    return Argument(
+        ("--as-of",),
+        {"help": f"date staleness is measured against, YYYY-MM-DD (default: {default})"},
+    )
 
 
 def _out(what: str, default: str | None = None, *, value: str | None = None,

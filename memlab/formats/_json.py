@@ -137,8 +137,11 @@ def _walk(doc: Any, root: str, reader: str, dup_keys: dict[int, list[str]]
         add("bad_text", f"{_where(path, root)} {what} {said}")
 
     def twice(path: tuple[Any, ...], key: str, why: str) -> None:
-        add("duplicate_key", f"{_where(path, root)} has the key {clean_text(key)[:40]!r} {why}; the "
-            f"last value is read, as {reader or 'Python'} reads it")
+        add(
+            "duplicate_key",
+            f"{_where(path, root)} has the key {clean_text(key)[:40]!r} {why}; the "
+            f"last value is read, as {reader or 'Python'} reads it",
+        )
 
     # Iterative, so a document json.loads accepted never exhausts the recursion limit here;
     # each container once, so a YAML alias (or a cycle through one) is not walked again.

@@ -63,8 +63,23 @@ from memlab.lake._sample import make_sample_fleet
 from memlab.lake._summary import FLEET_METRICS, fleet_metrics, typicality
 from memlab.sources.discover import STORE_WALK_DEPTH, walk_stores
 
-__all__ = ["fleet", "read_fleet", "is_lake", "export_parquet", "scan", "read_lake", "lake_tables", "skipped_entries", "fleet_metrics", "typicality", "FLEET_METRICS", "batch_size",
-           "make_sample_fleet", "FleetResult", "FleetError"]
+__all__ = [
+    "fleet",
+    "read_fleet",
+    "is_lake",
+    "export_parquet",
+    "scan",
+    "read_lake",
+    "lake_tables",
+    "skipped_entries",
+    "fleet_metrics",
+    "typicality",
+    "FLEET_METRICS",
+    "batch_size",
+    "make_sample_fleet",
+    "FleetResult",
+    "FleetError",
+]
 
 # --------------------------------------------------------------------------- finding stores
 

@@ -86,8 +86,12 @@ def read_manifest(lake: Path, run_date: str) -> dict[str, Any] | None:
         doc = json.loads(_manifest_path(lake, run_date).read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
-    if not isinstance(doc, dict) or doc.get("format") != _MANIFEST_FORMAT \
-            or not isinstance(doc.get("stores"), dict) or not isinstance(doc.get("partitions"), list):
+    if (
+        not isinstance(doc, dict)
+        or doc.get("format") != _MANIFEST_FORMAT
+        or not isinstance(doc.get("stores"), dict)
+        or not isinstance(doc.get("partitions"), list)
+    ):
         return None
     names = doc["partitions"]
     try:  # each store names its partitions by their place in the manifest's list

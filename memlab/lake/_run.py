@@ -41,7 +41,9 @@ def fingerprint(path: Path) -> str:
         from memlab._files import walk
 
         def too_deep(folder: str) -> None:  # not entered (nor read by the loader): its name counts
-            h.update(f"{os.path.relpath(folder, path)}/\0too deep\n".encode("utf-8", "surrogateescape"))
+            h.update(
+                f"{os.path.relpath(folder, path)}/\0too deep\n".encode("utf-8", "surrogateescape")
+            )
 
         for dirpath, dirnames, filenames in walk(path, too_deep=too_deep):
             dirnames.sort()
@@ -52,7 +54,9 @@ def fingerprint(path: Path) -> str:
                 except OSError:
                     continue
                 rel = os.path.relpath(full, path)
-                h.update(f"{rel}\0{st.st_size}\0{st.st_mtime_ns}\n".encode("utf-8", "surrogateescape"))
+                h.update(
+                    f"{rel}\0{st.st_size}\0{st.st_mtime_ns}\n".encode("utf-8", "surrogateescape")
+                )
     else:
         st = path.stat()
         h.update(f"{st.st_size}\0{st.st_mtime_ns}\n".encode())

@@ -147,8 +147,14 @@ class MigrationResult:
         blocks = self.moved[self.moved["kind"] == "block"]
         files = _files_written(blocks)
         repos = int(self.commits["repo"].nunique()) if len(self.commits) else 0
-        heads = ", ".join(f"{(r or '.')}@{s[:12]}" for r, s in
-                          self.commits.groupby("repo")["sha"].last().items()) if len(self.commits) else ""
+        heads = (
+            ", ".join(
+                f"{(r or '.')}@{s[:12]}"
+                for r, s in self.commits.groupby("repo")["sha"].last().items()
+            )
+            if len(self.commits)
+            else ""
+        )
         across = f" across {repos} repositories" if repos > 1 else ""
         lines.append(f"  {len(blocks)} block(s) into {files} file(s){across}; "
                      f"{len(self.commits)} commit(s)" + (f"; heads {heads}" if heads else ""))
@@ -168,7 +174,9 @@ class MigrationResult:
             diff = self.differences
             lines.append(f"  parity: {len(self.parity)} check(s), {len(diff)} difference(s)")
             for row in diff.head(5).itertuples(index=False):
-                lines.append(f"    {row.check} {row.item}: expected {row.expected}, got {row.actual}")
+                lines.append(
+                    f"    {row.check} {row.item}: expected {row.expected}, got {row.actual}"
+                )
         return terminal_lines(lines)
 
 
@@ -240,9 +248,10 @@ def check_branch_name(name: str) -> str:
             else:
                 ok = said.rstrip(b"\n") == os.fsencode(name)
     if not ok:
-        raise MigrationError(f"{name!r} is not a valid git branch name "
-                             "(git check-ref-format --branch refuses it)",
-                             hint="use letters, digits, '-', '_', '.' and '/' (e.g. memlab/substrate)")
+        raise MigrationError(
+            f"{name!r} is not a valid git branch name (git check-ref-format --branch refuses it)",
+            hint="use letters, digits, '-', '_', '.' and '/' (e.g. memlab/substrate)",
+        )
     return name
 
 
@@ -316,8 +325,14 @@ def migrate(src: str | Path, dest: str | Path, *, to: str | None = None, plan: b
             decision, base_head, base_flat, _ = _apply.check_branch(the_plan, d, name, force=force)
             if decision != "create":
                 base_head, base_flat = _apply.branch_base(d)
-        text = _script.render_script(the_plan, d, branch=name, mode="branch" if branch_mode else "new",
-                                     base_head=base_head, base_flat=base_flat)
+        text = _script.render_script(
+            the_plan,
+            d,
+            branch=name,
+            mode="branch" if branch_mode else "new",
+            base_head=base_head,
+            base_flat=base_flat,
+        )
         out = script_path(d)
         try:
             _write_script(out, text, force=force)

@@ -266,9 +266,15 @@ def _letta_file(row: Any, columns: list[str], path_prefix: str, spec: "RepoSpec"
                       "severity": "warning",
                       "message": f"label {original!r} → {label!r}: {'; '.join(reasons)}"})
     if path != wanted:
-        flags.append({"kind": "path_collision", "item": block_id, "path": path,
-                      "severity": "warning",
-                      "message": f"{wanted} was already taken in this repository; written as {path}"})
+        flags.append(
+            {
+                "kind": "path_collision",
+                "item": block_id,
+                "path": path,
+                "severity": "warning",
+                "message": f"{wanted} was already taken in this repository; written as {path}",
+            }
+        )
     if path.endswith(f"/{fmt.SKILL_FILE}"):
         flags.append({"kind": "skill_block", "item": block_id, "path": path, "severity": "warning",
                       "message": "a skills/<name> label becomes a SKILL.md, which Letta Code reads "
@@ -323,7 +329,9 @@ def letta_repos(store: Store, flags: list[dict], layout: str = "v1") -> list[Rep
     agents = _agent_rows(store)
     links = _block_links(store)
     columns = list(blocks.columns)
-    names = {str(a): value_or_none(n) for a, n in zip(agents.get("agent_id", []), agents.get("name", []))}
+    names = {
+        str(a): value_or_none(n) for a, n in zip(agents.get("agent_id", []), agents.get("name", []))
+    }
     agent_ids = [str(a) for a in agents.get("agent_id", [])]
     many = len(agent_ids) > 1
     specs: dict[str, RepoSpec] = {}
@@ -364,16 +372,28 @@ def letta_repos(store: Store, flags: list[dict], layout: str = "v1") -> list[Rep
             targets, prefix = attached, ""
         else:
             targets, prefix = [None] if many else [agent_ids[0]], f"{DETACHED_DIR}/"
-            flags.append({"kind": "detached_block", "item": block_id, "path": None,
-                          "severity": "info",
-                          "message": f"label {value_or_none(row['label'])!r} is attached to no agent in the "
-                                     "file; kept outside system/ so it does not enter the prompt"})
+            flags.append(
+                {
+                    "kind": "detached_block",
+                    "item": block_id,
+                    "path": None,
+                    "severity": "info",
+                    "message": f"label {value_or_none(row['label'])!r} is attached to no agent in the "
+                    "file; kept outside system/ so it does not enter the prompt",
+                }
+            )
         shared_with = [names.get(a) or a for a in attached] if len(attached) > 1 else []
         for aid in targets:
             if aid is not None and aid not in specs:
-                flags.append({"kind": "unknown_agent", "item": block_id, "path": None,
-                              "severity": "warning",
-                              "message": f"attached to agent {aid!r}, which the file does not define"})
+                flags.append(
+                    {
+                        "kind": "unknown_agent",
+                        "item": block_id,
+                        "path": None,
+                        "severity": "warning",
+                        "message": f"attached to agent {aid!r}, which the file does not define",
+                    }
+                )
             spec = spec_for(aid)
             f = _letta_file(row, columns, prefix, spec, flags, shared_with, layout)
             if shared_with:
@@ -404,7 +424,9 @@ def elfmem_repo(store: Store, flags: list[dict], moved: list[dict], layout: str 
                 path = "system/pinned.md"
             else:
                 section, category = sub_path.split("/", 3)[2], sub_path.split("/", 3)[3][:-3]
-                folder = {"notes": "reference", "log": "reference/inbox", "archive": "archive"}[section]
+                folder = {"notes": "reference", "log": "reference/inbox", "archive": "archive"}[
+                    section
+                ]
                 path = safe_relpath(f"{folder}/{category}.md")
             if layout == "v2":
                 path = _letta_v2.v2_path_of_elfmem(path)
@@ -529,8 +551,10 @@ def previous_migration_time(dest: Path, source_sha: str) -> pd.Timestamp | None:
 
 
 def _trailers(source: Path, source_sha: str, source_created: str | None) -> str:
-    return (f"\n\nMemlab-Source: {commit_line(source.name)}\n{TRAILER_SHA}: {source_sha or 'unknown'}\n"
-            f"{TRAILER_CREATED}: {source_created or 'unknown'}")
+    return (
+        f"\n\nMemlab-Source: {commit_line(source.name)}\n{TRAILER_SHA}: {source_sha or 'unknown'}\n"
+        f"{TRAILER_CREATED}: {source_created or 'unknown'}"
+    )
 
 
 def plan_memfs(store: Store, source: Path, *, target: str, when: pd.Timestamp | None = None,
@@ -591,9 +615,13 @@ def plan_memfs(store: Store, source: Path, *, target: str, when: pd.Timestamp | 
         else:
             files = dict(md)
             files[AGENT_YAML] = _agent_yaml(spec, source_sha, when, spec.files)
-            commits.append(PlannedCommit(
-                f"feat(init): initialize agent memory\n\nMigrated by memlab from {commit_line(source.name)}: "
-                f"{n} memory file(s) and agent.yaml." + trailers, tuple(sorted(files.items()))))
+            commits.append(
+                PlannedCommit(
+                    f"feat(init): initialize agent memory\n\nMigrated by memlab from {commit_line(source.name)}: "
+                    f"{n} memory file(s) and agent.yaml." + trailers,
+                    tuple(sorted(files.items())),
+                )
+            )
         side = {SIDE_FILE: side_file(spec, source, source_sha, target, times, layout)}
         if led is not None:  # from an elfmem DB: the ledger goes beside the side file
             side.update({LEDGER_PREFIX + p.rsplit("/", 1)[1]: data

@@ -237,10 +237,14 @@ def plan_letta_server(store: Store, source: Path, *, target: str = "letta",
         starts = [s for s in [_seconds(created.get(agent_id))] + [e.seconds for e in events[:1]]
                   if s is not None]
         t0 = min(starts, default=end)
-        commits = [PlannedCommit(
-            "chore: initialize memory\n\nAs the Letta server creates a memory repository."
-            f"\n\nMemlab-Source: {commit_line(source_name)}", ((fmt.CONFIG_PATH, b'{"version": 1}\n'),),
-            author=Signature(fmt.MIGRATION_NAME, fmt.MIGRATION_EMAIL, t0))]
+        commits = [
+            PlannedCommit(
+                "chore: initialize memory\n\nAs the Letta server creates a memory repository."
+                f"\n\nMemlab-Source: {commit_line(source_name)}",
+                ((fmt.CONFIG_PATH, b'{"version": 1}\n'),),
+                author=Signature(fmt.MIGRATION_NAME, fmt.MIGRATION_EMAIL, t0),
+            )
+        ]
         head: dict[str, bytes] = {}
         n_of = {f.item: len(by_block.get(f.item, [])) for f in spec.files}
         for ev in events:
@@ -317,10 +321,14 @@ def _history_commit(ev: _Event, n: int, head: dict[str, bytes], names: dict[str,
                     flags: list[dict], layout: str = "v1") -> PlannedCommit:
     row, f = ev.row, ev.file
     label = f.path[:-3] if f.path.endswith(".md") else f.path
-    snapshot = _letta.MemFile(path=f.path,
-                              description=_description(row.get("description"), f.label, layout),
-                              body="" if _letta.value_or_none(row.get("value")) is None else str(row["value"]),
-                              read_only=False, limit=_limit(row.get("limit")), item=f.item)
+    snapshot = _letta.MemFile(
+        path=f.path,
+        description=_description(row.get("description"), f.label, layout),
+        body="" if _letta.value_or_none(row.get("value")) is None else str(row["value"]),
+        read_only=False,
+        limit=_limit(row.get("limit")),
+        item=f.item,
+    )
     data = _letta.render(snapshot, layout)
     # v2 commits are checked together, tree-wide, by _letta_v2.finish_repo.
     violations = [] if layout == "v2" else fmt.check_precommit(
@@ -369,8 +377,10 @@ def _why(f: _letta.MemFile, block: dict, rows: list[dict], flags: list[dict],
     if n == 0:
         return "no history; its final state (created_at/updated_at in the side file)"
     current = _letta.value_or_none(block.get("current_sequence"))
-    at = next((r for r in rows if current is not None and int(r["sequence_number"]) == int(current)),
-              rows[-1])
+    at = next(
+        (r for r in rows if current is not None and int(r["sequence_number"]) == int(current)),
+        rows[-1],
+    )
     parts = []
     if current is not None and int(current) < int(rows[-1]["sequence_number"]):
         parts.append(f"undone to checkpoint {int(current)} of {n}")
@@ -459,6 +469,13 @@ def check_server(rows: Any, store: Store, dest: Path, ref: str | None,
         for f in spec.files:
             want = expected.get(f.item, [])
             got = sorted(seen.get(commit_line(f.item), []))  # the id as the trailer wrote it
-            rows.add("history", f.item, f"{len(want)} commit(s) {want}", f"{len(got)} commit(s) {got}",
-                     ok=got == want, repo=spec.subdir, path=f.path)
+            rows.add(
+                "history",
+                f.item,
+                f"{len(want)} commit(s) {want}",
+                f"{len(got)} commit(s) {got}",
+                ok=got == want,
+                repo=spec.subdir,
+                path=f.path,
+            )
     return bodies

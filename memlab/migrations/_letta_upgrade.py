@@ -244,8 +244,14 @@ def _base_bytes(repo: Path, flat: dict[str, tuple[str, str]]) -> dict[str, bytes
     return {p: (blobs.get(shas[p], b"") if p in shas else b"") for p in flat}
 
 
-def check_upgrade(rows: Any, store: Store, dest: Path, ref: str | None,
-                  repo_folders: dict[str, Path], copies: dict[str, Store]) -> dict[str, dict[str, str]]:
+def check_upgrade(
+    rows: Any,
+    store: Store,
+    dest: Path,
+    ref: str | None,
+    repo_folders: dict[str, Path],
+    copies: dict[str, Store],
+) -> dict[str, dict[str, str]]:
     """Parity of a v1 → v2 move: every v1 memory file at its recorded v2 path with the same
     value, description, read-only and limit (the Letta block checks), and ``history``: the
     source's HEAD is an ancestor of the copy's."""
@@ -273,7 +279,9 @@ def check_upgrade(rows: Any, store: Store, dest: Path, ref: str | None,
     check_letta_v2(rows, spec, view, side_texts(folder, ""), side, bodies)
     head = store.meta.get("head_sha")
     top = _git.rev_parse(dest, ref or "HEAD") if (dest / ".git").exists() else None
-    kept = bool(head and top and _git.returncode(dest, "merge-base", "--is-ancestor", head, top) == 0)
+    kept = bool(
+        head and top and _git.returncode(dest, "merge-base", "--is-ancestor", head, top) == 0
+    )
     rows.add("history", "HEAD", f"{head} and its ancestors", "kept" if kept else "missing",
              ok=kept, detail="the source's HEAD is an ancestor of the copy's")
     return {"": bodies}

@@ -59,10 +59,28 @@ from memlab.formats import _json
 from memlab.formats import letta_memfs as fmt
 from memlab.migrations._plan import PlannedCommit, refuse_nul
 
-__all__ = ["check_layout", "section", "section_of", "claim", "take_path", "file_name", "render", "description",
-           "finish_repo", "budget_entry", "constraints", "protect_commit", "index_files",
-           "config_bytes", "check", "quoted_flags", "glob_for", "v2_path_of_elfmem", "read_config",
-           "unquoted"]
+__all__ = [
+    "check_layout",
+    "section",
+    "section_of",
+    "claim",
+    "take_path",
+    "file_name",
+    "render",
+    "description",
+    "finish_repo",
+    "budget_entry",
+    "constraints",
+    "protect_commit",
+    "index_files",
+    "config_bytes",
+    "check",
+    "quoted_flags",
+    "glob_for",
+    "v2_path_of_elfmem",
+    "read_config",
+    "unquoted",
+]
 
 INDEX = fmt.ROOT_INDEX
 FOLDER_INDEX_NOTE = "Memory files memlab migrated into this folder (not core memory):"
@@ -274,9 +292,16 @@ def constraints(files: list[Any], body: list[PlannedCommit], indexes: dict[str, 
         overhead = _cp(final) - len(f.body)
         want, why = budget_entry(f.limit, overhead, max(map(_cp, seen)))
         if why == "limit_not_carried":
-            flags.append({"kind": why, "item": f.item, "path": f.path, "severity": "warning",
-                          "message": f"the value ({len(f.body)} characters) is over its limit of "
-                                     f"{f.limit}; the file's limit is its size, {want} code points"})
+            flags.append(
+                {
+                    "kind": why,
+                    "item": f.item,
+                    "path": f.path,
+                    "severity": "warning",
+                    "message": f"the value ({len(f.body)} characters) is over its limit of "
+                    f"{f.limit}; the file's limit is its size, {want} code points",
+                }
+            )
         elif why == "file_limit_added":
             flags.append({"kind": why, "item": f.item, "path": f.path, "severity": "warning",
                           "message": f"{want} code points, over Letta Code's default of "

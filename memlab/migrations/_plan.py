@@ -74,8 +74,9 @@ class Plan:
     #: A Letta target's memfs layout ("v2" or "v1"); None for other targets.
     layout: str | None = None
 
-    def expected_heads(self, base: Mapping[str, tuple[str, dict[str, tuple[str, str]]]] | None = None
-                       ) -> dict[str, list[tuple[str, str]]]:
+    def expected_heads(
+        self, base: Mapping[str, tuple[str, dict[str, tuple[str, str]]]] | None = None
+    ) -> dict[str, list[tuple[str, str]]]:
         """Per repo subdir, the ``(tree, commit)`` shas each planned commit will have.
 
         ``base`` maps a subdir to ``(parent commit sha, {path: (mode, sha)})`` when committing on
@@ -124,7 +125,11 @@ def safe_relpath(path: str, *, source: Path | str | None = None) -> str:
     if "\\" in path or "\x00" in path:
         raise UnsafePath(f"path {path!r} contains a backslash or NUL", path=source)
     p = PurePosixPath(path)
-    if p.is_absolute() or any(part in ("..", "") for part in path.split("/")) or path.startswith("~"):
+    if (
+        p.is_absolute()
+        or any(part in ("..", "") for part in path.split("/"))
+        or path.startswith("~")
+    ):
         raise UnsafePath(f"path {path!r} is absolute or has an empty or '..' segment", path=source)
     if p.parts and p.parts[0] == ".git":
         raise UnsafePath(f"path {path!r} would write inside .git", path=source)

@@ -105,17 +105,29 @@ def _check_elfmem_blocks(rows: ParityRows, src: Store, copy_blocks: pd.DataFrame
         rows.add("created", bid, _elfmem.iso(want_created), _elfmem.iso(have_created),
                  repo=repo, path=want_path)
         if _elfmem.value_or_none(row.status) == "archived":
-            want = {k: v for k, v in (("archive_reason", _elfmem.value_or_none(row.archive_reason)),
-                                      ("superseded_by", _elfmem.value_or_none(getattr(row, "superseded_by", None))))
-                    if v is not None}
+            want = {
+                k: v
+                for k, v in (
+                    ("archive_reason", _elfmem.value_or_none(row.archive_reason)),
+                    ("superseded_by", _elfmem.value_or_none(getattr(row, "superseded_by", None))),
+                )
+                if v is not None
+            }
             have = {k: got["extra"].get(k) for k in ("archive_reason", "superseded_by")
                     if got["extra"].get(k) is not None}
             rows.add("archive", bid, want, have, repo=repo, path=want_path)
     known = set(src.blocks["id"].astype(str))
     for bid, recs in by_id.items():
         if bid not in known:
-            rows.add("unexpected", bid, "not in source", f"{len(recs)} block(s) at {recs[0]['path']}",
-                     ok=False, repo=repo, path=recs[0]["path"])
+            rows.add(
+                "unexpected",
+                bid,
+                "not in source",
+                f"{len(recs)} block(s) at {recs[0]['path']}",
+                ok=False,
+                repo=repo,
+                path=recs[0]["path"],
+            )
 
 
 # --------------------------------------------------------------------------- elfmem side records
@@ -128,7 +140,9 @@ def _reassembled(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
     chunks: dict[tuple[Any, str], list[tuple[int, str]]] = {}
     for e in events:
         if e.get("k") == text_kind:
-            chunks.setdefault((e.get("ref"), e.get("field")), []).append((e.get("part"), e.get("text")))
+            chunks.setdefault((e.get("ref"), e.get("field")), []).append(
+                (e.get("part"), e.get("text"))
+            )
     for (ref, name), parts in chunks.items():
         if ref in by_s:
             by_s[ref][name] = "".join(t for _, t in sorted(parts))
@@ -196,9 +210,14 @@ def _check_side(rows: ParityRows, src: Store, events: list[dict[str, Any]], repo
     edges = _elfmem.frame(src, "edges")
     links = index("link", ("from", "to"))
     for row in edges.itertuples(index=False) if not edges.empty else []:
-        want = {"rel": _elfmem.value_or_none(row.relation_type), "o": _elfmem.value_or_none(row.origin),
-                "w": _elfmem.value_or_none(row.weight), "rc": _elfmem.value_or_none(row.reinforcement_count),
-                "by": _elfmem.value_or_none(getattr(row, "declared_by", None)), "note": _elfmem.value_or_none(row.note)}
+        want = {
+            "rel": _elfmem.value_or_none(row.relation_type),
+            "o": _elfmem.value_or_none(row.origin),
+            "w": _elfmem.value_or_none(row.weight),
+            "rc": _elfmem.value_or_none(row.reinforcement_count),
+            "by": _elfmem.value_or_none(getattr(row, "declared_by", None)),
+            "note": _elfmem.value_or_none(row.note),
+        }
         found = links.get((str(row.from_id), str(row.to_id)), [])
         have = {k: found[0].get(k) for k in want} if len(found) == 1 else f"{len(found)} link(s)"
         rows.add("side:link", f"{row.from_id}->{row.to_id}", want, have, repo=repo)
@@ -214,7 +233,9 @@ def _check_side(rows: ParityRows, src: Store, events: list[dict[str, Any]], repo
             want = {k: _elfmem.value_or_none(rec.get(c)) for k, c in mapping.items() if c in rec}
             key = tuple(normal_value(want.get(k)) for k in keys)
             found = found_index.get(key, [])
-            have = {k: found[0].get(k) for k in want} if len(found) == 1 else f"{len(found)} record(s)"
+            have = (
+                {k: found[0].get(k) for k in want} if len(found) == 1 else f"{len(found)} record(s)"
+            )
             rows.add(f"side:{spec.kind}", "/".join(str(k) for k in key), want, have, repo=repo)
     raw = _elfmem.frame(src, "config_raw")
     cfg = index(_elfmem.MEMLAB_KIND + "config", ("key",))

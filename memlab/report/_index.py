@@ -182,7 +182,9 @@ def _runs_table(runs: list[tuple[Path, dict[str, Any]]]) -> str:
         latest = ' <strong>latest</strong>' if len(runs) - 1 - n == good else ""
         stores = record.get("stores", {})
         digests = "<br>".join(
-            f"{esc(s)}: <code>{esc((v.get('digest') or '–')[:12])}</code>" for s, v in stores.items())
+            f"{esc(s)}: <code>{esc((v.get('digest') or '–')[:12])}</code>"
+            for s, v in stores.items()
+        )
         duration = record.get("duration_s")
         fired = [a for a in record.get("alerts") or [] if a.get("fired")]
         status = record.get("status") or "–"

@@ -385,7 +385,9 @@ def evaluate_alerts(rules: Iterable[AlertRule], now: Mapping[str, Mapping[str, A
                     out.append(Alert(rule, store, value, prev,
                                      reason="not recorded in the previous run"))
                     continue
-                out.append(Alert(rule, store, value, prev, fired=abs(value - prev) > rule.threshold))
+                out.append(
+                    Alert(rule, store, value, prev, fired=abs(value - prev) > rule.threshold)
+                )
             else:
                 fired = value > rule.threshold if rule.test == "above" else value < rule.threshold
                 out.append(Alert(rule, store, value, fired=fired))

@@ -174,7 +174,10 @@ def install_systemd(schedule: Schedule, *, folder: Path | None = None,
     unit already there is refused unless ``force``. Returns the two files (enable them with
     ``systemctl --user enable --now memlab-report.timer``)."""
     folder = folder or unit_folder()
-    files = {folder / f"{UNIT}.service": schedule.service(), folder / f"{UNIT}.timer": schedule.timer()}
+    files = {
+        folder / f"{UNIT}.service": schedule.service(),
+        folder / f"{UNIT}.timer": schedule.timer(),
+    }
     for path, text in files.items():
         if path.exists() and not force and path.read_text(encoding="utf-8") != text:
             raise OutputExists("a different unit of this name is already installed", path=path,

@@ -276,13 +276,21 @@ def run_all(config_path: str | Path, *, out: str | Path | None = None,
 
     failed = [r for r in reports if r.get("error")]
     record: dict[str, Any] = {
-        "format": RUN_FORMAT, "date": folder.name if dated else today,
-        "started": dt.datetime.fromtimestamp(started, dt.timezone.utc).isoformat(timespec="seconds"),
-        "duration_s": None, "memlab_version": memlab.__version__, "as_of": as_of,
+        "format": RUN_FORMAT,
+        "date": folder.name if dated else today,
+        "started": dt.datetime.fromtimestamp(started, dt.timezone.utc).isoformat(
+            timespec="seconds"
+        ),
+        "duration_s": None,
+        "memlab_version": memlab.__version__,
+        "as_of": as_of,
         "status": "ok" if not failed else f"{len(failed)} of {len(reports)} report(s) failed",
-        "stores": stores, "reports": reports,
-        "alert_rules": [{"metric": r.metric, "test": r.test, "threshold": r.threshold,
-                         "store": r.store} for r in config["alerts"]],
+        "stores": stores,
+        "reports": reports,
+        "alert_rules": [
+            {"metric": r.metric, "test": r.test, "threshold": r.threshold, "store": r.store}
+            for r in config["alerts"]
+        ],
     }
     root = folder.parent if dated else None
     history = [(f, r) for f, r in read_runs(root) if f.name != folder.name] if root else []

@@ -29,5 +29,17 @@ from memlab.reviews._proposal import (
 )
 from memlab.reviews._units import units_of
 
-__all__ = ["review", "Proposal", "Choice", "Item", "Finding", "TOP_N", "apply_proposal", "ApplyResult",
-           "read_proposal", "ticked_ids", "units_of", "SECTIONS"]
+__all__ = [
+    "review",
+    "Proposal",
+    "Choice",
+    "Item",
+    "Finding",
+    "TOP_N",
+    "apply_proposal",
+    "ApplyResult",
+    "read_proposal",
+    "ticked_ids",
+    "units_of",
+    "SECTIONS",
+]

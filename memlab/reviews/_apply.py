@@ -243,8 +243,10 @@ def apply_proposal(path: str | Path, *, repo: str | Path | None = None, branch: 
     if how != "commit":
         raise ProposalRejected(
             f"this proposal is for a {kind} store, which memlab does not write",
-            path=md_path, hint="use it as a checklist and make the ticked changes in Letta, or "
-                               "migrate the store (`memlab migrate ... --to letta`) and review that")
+            path=md_path,
+            hint="use it as a checklist and make the ticked changes in Letta, or "
+            "migrate the store (`memlab migrate ... --to letta`) and review that",
+        )
     blocked = [it.id for it in ticked if not it.appliable]
     if blocked:
         raise ProposalRejected(f"ticked item(s) {', '.join(blocked)} are checklist items with no "
@@ -253,9 +255,12 @@ def apply_proposal(path: str | Path, *, repo: str | Path | None = None, branch: 
     from memlab.sources.memfs import is_bundle
 
     if proposal.store.get("bundle") or is_bundle(target):
-        raise ProposalRejected("this proposal was made from a git bundle, which is not a "
-                               "working repository: apply refuses it",
-                               path=proposal.store.get("bundle") or target, hint="clone it (git clone BUNDLE repo), review the clone and apply there")
+        raise ProposalRejected(
+            "this proposal was made from a git bundle, which is not a "
+            "working repository: apply refuses it",
+            path=proposal.store.get("bundle") or target,
+            hint="clone it (git clone BUNDLE repo), review the clone and apply there",
+        )
     git_repo = _repo.open_repo(target)
     root = Path(git_repo.working_tree_dir)
     if not ticked:
@@ -292,8 +297,11 @@ def apply_proposal(path: str | Path, *, repo: str | Path | None = None, branch: 
     for p, data in changes.items():
         if data is not None and edits.original[p] is None and ((root / p).exists()
                                                                or (root / p).is_symlink()):
-            raise ProposalRejected(f"{p} is untracked in the working tree and would be overwritten",
-                                   path=root / p, hint="move it away or commit it, then apply again")
+            raise ProposalRejected(
+                f"{p} is untracked in the working tree and would be overwritten",
+                path=root / p,
+                hint="move it away or commit it, then apply again",
+            )
     result = ApplyResult(md_path, [it.id for it in ticked], sorted(changes), diff, dry_run=dry_run,
                          branch=branch or _repo.current_branch(git_repo))
     if dry_run or not changes:

@@ -161,8 +161,11 @@ class Edits:
         if value is None:
             other = self.owner.get(path)
             if other:
-                raise ProposalRejected(f"items {other} and {item.id} both change {path}, and {other} "
-                                       "removes it", path=path, hint="tick only one of them")
+                raise ProposalRejected(
+                    f"items {other} and {item.id} both change {path}, and {other} removes it",
+                    path=path,
+                    hint="tick only one of them",
+                )
             raise StaleProposal(f"item {item.id}: {path} is not in the commit", path=path)
         return value
 
@@ -250,7 +253,9 @@ def _apply_step(edits: Edits, item: Item, ch: dict[str, Any]) -> None:
     elif op == "add_frontmatter":
         text = edits.need(path, item)
         if text.startswith("---"):
-            raise StaleProposal(f"item {item.id}: {path} already starts with frontmatter", path=path)
+            raise StaleProposal(
+                f"item {item.id}: {path} already starts with frontmatter", path=path
+            )
         head = ["---"]
         if ch.get("name"):
             head.append(f"name: {_yaml_scalar(ch['name'])}")

@@ -42,6 +42,8 @@ def elfmem_script(proposal: Proposal, ticked: list[Item], md_path: Path, *,
                            hint="read it and run it, or move it away and apply again")
     out.write_text(text, encoding="utf-8")
     n = sum(len(s) for _, s in steps)
-    result.notes.append(f"wrote {out}: {n} elfmem call(s); read it, then run it with the Python "
-                        "where your agent's elfmem is installed (memlab did not touch the database)")
+    result.notes.append(
+        f"wrote {out}: {n} elfmem call(s); read it, then run it with the Python "
+        "where your agent's elfmem is installed (memlab did not touch the database)"
+    )
     return result

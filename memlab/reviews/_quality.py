@@ -69,7 +69,9 @@ def evaluate(proposal: Proposal, labels: dict[str, Any]) -> pd.DataFrame:
     for section, wanted in (("duplicates", "duplicate"), ("contradictions", "contradiction")):
         r = rows.setdefault(section, {"kind": section, "proposed": 0, "right": 0})
         for group in ("main", "holdout"):
-            pairs = [p for p in labels["pairs"] if p["label"] == wanted and p.get("set", "main") == group]
+            pairs = [
+                p for p in labels["pairs"] if p["label"] == wanted and p.get("set", "main") == group
+            ]
             hit = [p for p in pairs if frozenset((p["a"], p["b"])) in found
                    and (section == "duplicates" or _is_contradiction(proposal, p))]
             r[f"labelled_{group}"] = len(pairs)

@@ -67,8 +67,11 @@ def unpack_bundle(bundle: str | Path, into: str | Path) -> Path:
         try:
             hardened.run(work, "bundle", "unbundle", str(src))
         except RepoError as exc:  # a truncated or damaged pack: named by the bundle
-            raise RepoError(f"git cannot unpack this bundle ({exc.message})", path=src,
-                            hint="the file is damaged or truncated; make the bundle again") from None
+            raise RepoError(
+                f"git cannot unpack this bundle ({exc.message})",
+                path=src,
+                hint="the file is damaged or truncated; make the bundle again",
+            ) from None
         refs = b"".join(b"update %s\0%s\0\0" % (ref.encode(), sha.encode())
                         for ref, sha in heads.items())
         hardened.run(work, "update-ref", "-z", "--stdin", input=refs)

@@ -169,8 +169,17 @@ def _commits(out: Iterable[bytes]):
         if len(parts) < 8:
             continue
         sha, parents, an, ae, at, ct, source, message = parts
-        yield (sha.decode(), parents.decode().split(), an, ae, seconds(at or b"0"), seconds(ct or b"0"),
-               _short_ref(source.decode("utf-8", "replace")), message, diff)
+        yield (
+            sha.decode(),
+            parents.decode().split(),
+            an,
+            ae,
+            seconds(at or b"0"),
+            seconds(ct or b"0"),
+            _short_ref(source.decode("utf-8", "replace")),
+            message,
+            diff,
+        )
 
 
 def log_history(repo: Path, *, classify=None) -> tuple[pd.DataFrame, list[tuple[str, str, str]]]:
@@ -238,8 +247,18 @@ def log_history(repo: Path, *, classify=None) -> tuple[pd.DataFrame, list[tuple[
 
 def _read_commits(out, cols, problems, binary, kinds, rows_per_commit, commits) -> None:
     """The streaming part of :func:`log_history`: one pass over git's output into ``cols``."""
-    c_sha, c_par, c_an, c_ae = cols["sha"], cols["parents"], cols["author_name"], cols["author_email"]
-    c_at, c_ct, c_msg, c_br = cols["authored_at"], cols["committed_at"], cols["message"], cols["branch"]
+    c_sha, c_par, c_an, c_ae = (
+        cols["sha"],
+        cols["parents"],
+        cols["author_name"],
+        cols["author_email"],
+    )
+    c_at, c_ct, c_msg, c_br = (
+        cols["authored_at"],
+        cols["committed_at"],
+        cols["message"],
+        cols["branch"],
+    )
     c_path, c_ct_type = cols["path"], cols["change_type"]
     c_add, c_del = cols["lines_added"], cols["lines_deleted"]
     from memlab.progress import bar
@@ -332,9 +351,23 @@ def log_changes(repo: Path) -> pd.DataFrame:
                          None if _ZERO.match(old_sha) else old_sha,
                          None if _ZERO.match(new_sha) else new_sha,
                          None if mode == "000000" else mode))
-    df = pd.DataFrame(rows, columns=["sha", "parents", "is_merge", "authored_at", "committed_at",
-                                     "branch", "change_type", "old_path", "path", "old_blob", "new_blob",
-                                     "new_mode"])
+    df = pd.DataFrame(
+        rows,
+        columns=[
+            "sha",
+            "parents",
+            "is_merge",
+            "authored_at",
+            "committed_at",
+            "branch",
+            "change_type",
+            "old_path",
+            "path",
+            "old_blob",
+            "new_blob",
+            "new_mode",
+        ],
+    )
     owner = attribute(repo, graph)  # the branch as log_history attributes it
     df["branch"] = [owner[s][0] if s in owner else b for s, b in zip(df["sha"], df["branch"])]
     for col in ("authored_at", "committed_at"):

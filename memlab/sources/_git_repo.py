@@ -64,7 +64,9 @@ def find_repo(path: str | Path) -> RepoInfo | None:
         workdir = Path(top) if top else None
         if workdir is None or workdir.resolve() != path.resolve():
             return None  # `path` is a folder inside a repo, not the repo itself
-    head = run_git(path, "rev-parse", "-q", "--verify", "HEAD^{commit}", check=False).decode().strip()
+    head = (
+        run_git(path, "rev-parse", "-q", "--verify", "HEAD^{commit}", check=False).decode().strip()
+    )
     ref = run_git(path, "symbolic-ref", "-q", "HEAD", check=False).decode().strip()
     branch = ref[len("refs/heads/"):] if ref.startswith("refs/heads/") else (ref or None)
     boundary: list[str] = []

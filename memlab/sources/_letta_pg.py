@@ -46,9 +46,25 @@ from memlab.constants import (
 )
 from memlab.errors import InvalidArgument, MissingExtra, SourceError, UnsafeDatabase
 
-__all__ = ["SCHEMA", "SEARCH_PATH", "DANGEROUS_ROLES", "STATEMENT_TIMEOUT_ENV", "LOCK_TIMEOUT_ENV",
-           "CONNECT_TIMEOUT_ENV", "timeouts", "connect_timeout", "client_deadline", "startup_options", "pin_session", "check_role", "guarded_tables",
-           "qualified", "redact_dsn", "connect", "refusal"]
+__all__ = [
+    "SCHEMA",
+    "SEARCH_PATH",
+    "DANGEROUS_ROLES",
+    "STATEMENT_TIMEOUT_ENV",
+    "LOCK_TIMEOUT_ENV",
+    "CONNECT_TIMEOUT_ENV",
+    "timeouts",
+    "connect_timeout",
+    "client_deadline",
+    "startup_options",
+    "pin_session",
+    "check_role",
+    "guarded_tables",
+    "qualified",
+    "redact_dsn",
+    "connect",
+    "refusal",
+]
 
 #: The schema Letta's alembic migrations create its tables in.
 SCHEMA = "public"

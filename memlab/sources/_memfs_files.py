@@ -22,13 +22,30 @@ from memlab.store import Problems, empty_frame, token_estimate
 #: The files frame without its ``fm_<key>`` columns (they go after ``frontmatter_raw``; at most
 #: ``MAX_FM_COLUMNS`` of them, see :func:`_fm_columns`).
 FILES_COLUMNS: dict[str, str] = {
-    "path": "string", "label": "string", "layout": "category", "domain": "category",
-    "in_prompt": "boolean", "tier": "category", "frontmatter_raw": "string", "description": "string",
-    "read_only": "boolean", "limit": "Int64", "body": "string", "body_chars": "Int64",
-    "body_tokens": "float64", "over_limit": "boolean", "blob_sha": "string",
-    "client_description": "string", "client_read_only": "string", "client_refusal": "string",
-    "server_description": "string", "server_read_only": "string", "server_value_chars": "Int64",
-    "server_whole_file": "boolean", "yaml_ok": "boolean", "readers_agree": "boolean",
+    "path": "string",
+    "label": "string",
+    "layout": "category",
+    "domain": "category",
+    "in_prompt": "boolean",
+    "tier": "category",
+    "frontmatter_raw": "string",
+    "description": "string",
+    "read_only": "boolean",
+    "limit": "Int64",
+    "body": "string",
+    "body_chars": "Int64",
+    "body_tokens": "float64",
+    "over_limit": "boolean",
+    "blob_sha": "string",
+    "client_description": "string",
+    "client_read_only": "string",
+    "client_refusal": "string",
+    "server_description": "string",
+    "server_read_only": "string",
+    "server_value_chars": "Int64",
+    "server_whole_file": "boolean",
+    "yaml_ok": "boolean",
+    "readers_agree": "boolean",
 }
 
 
@@ -134,7 +151,9 @@ def _agent(src: Source, texts: dict[str, tuple[str, str]], problems: Problems) -
     return agent
 
 
-def _agent_block_files(agent: dict | None, where: str, paths: set[str], problems: Problems) -> set[str]:
+def _agent_block_files(
+    agent: dict | None, where: str, paths: set[str], problems: Problems
+) -> set[str]:
     """Files agent.yaml's ``blocks`` list loads into context; unsafe or missing ones reported."""
     out: set[str] = set()
     blocks = (agent or {}).get("blocks") or []
@@ -244,7 +263,11 @@ def files_frame(src: Source, texts: dict[str, tuple[str, str]], problems: Proble
         _storable_row(rows[-1], path, problems)
     fm_cols = [f"fm_{k}" for k in sorted(fm_keys)]
     order = list(FILES_COLUMNS)
-    order = order[:order.index("frontmatter_raw") + 1] + fm_cols + order[order.index("frontmatter_raw") + 1:]
+    order = (
+        order[: order.index("frontmatter_raw") + 1]
+        + fm_cols
+        + order[order.index("frontmatter_raw") + 1 :]
+    )
     if not rows:
         df = empty_frame({**FILES_COLUMNS, **{c: "string" for c in fm_cols}})
         return df[order]

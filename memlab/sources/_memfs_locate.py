@@ -344,7 +344,9 @@ def locate(path: Path) -> Source:
 def _letta_layout(paths: list[str]) -> str:
     if fmt.ROOT_INDEX in paths:
         return "letta_v2"
-    if any(p.startswith("memory/") for p in paths) and not any(p.startswith("system/") for p in paths):
+    if any(p.startswith("memory/") for p in paths) and not any(
+        p.startswith("system/") for p in paths
+    ):
         return "letta_v1_memory_prefix"
     return "letta_v1"
 

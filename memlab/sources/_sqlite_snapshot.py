@@ -281,7 +281,11 @@ def _copy_snapshot(path: Path, before: _Signature, tmp: Path, page_size: int
     if before.wal is not None:
         # WAL mode: only a WAL reset (new salts) or the WAL disappearing breaks the copy; the
         # WAL growing or a checkpoint writing the main file does not (see the module doc).
-        if after.wal is None or after.wal.head != before.wal.head or after.wal.ino != before.wal.ino:
+        if (
+            after.wal is None
+            or after.wal.head != before.wal.head
+            or after.wal.ino != before.wal.ino
+        ):
             raise _SourceChanged("the WAL was reset or removed during the copy")
     else:
         if after.main != before.main or (after.journal is None) != (before.journal is None):

@@ -210,7 +210,9 @@ class _Ctx:
             return value
         if isinstance(value, int) and not isinstance(value, bool):
             return str(value)
-        self.add("missing_id", f"{where} has no usable id ({value!r:.40}); called {fallback!r} here")
+        self.add(
+            "missing_id", f"{where} has no usable id ({value!r:.40}); called {fallback!r} here"
+        )
         return fallback
 
 

@@ -535,7 +535,9 @@ def _last_commit(root: Path, scope: Path | None, problems: list[str]) -> float |
         if _hardened.rev_parse(root, "HEAD") is None:
             problems.append("no commits yet")
             return None
-        out = _hardened.run(root, "log", "-1", "--format=%ct", "HEAD", "--", *([rel] if rel else []))
+        out = _hardened.run(
+            root, "log", "-1", "--format=%ct", "HEAD", "--", *([rel] if rel else [])
+        )
     except MemlabError as exc:
         problems.append(f"unreadable git repository: {terminal_line(exc.message, 120)}")
         return None

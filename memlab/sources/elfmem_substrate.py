@@ -146,9 +146,13 @@ def _blocks_frame(rows: list[dict[str, Any]], problems: Problems) -> pd.DataFram
     created = _utc_ns(df["created"])
     bad = df["created"].notna() & created.isna()
     for idx in df.index[bad]:
-        problems.add(df.at[idx, "file"], "bad_created",
-                     f"'{df.at[idx, 'title']}': created {df.at[idx, 'created']!r} is not an "
-                     "ISO-8601 time memlab can place; read as missing", line=int(df.at[idx, "line"]))
+        problems.add(
+            df.at[idx, "file"],
+            "bad_created",
+            f"'{df.at[idx, 'title']}': created {df.at[idx, 'created']!r} is not an "
+            "ISO-8601 time memlab can place; read as missing",
+            line=int(df.at[idx, "line"]),
+        )
     df["created"] = created
     for col, dtype in BLOCK_COLUMNS.items():
         if col == "created":

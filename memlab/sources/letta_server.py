@@ -182,7 +182,9 @@ def _typed(df: pd.DataFrame, spec: list[tuple[str, str, str]], problems: Problem
             if len(s) and any(isinstance(v, str) for v in s.dropna()):
                 out[col] = utc_datetimes(s.astype("string"))
             else:
-                out[col] = pd.to_datetime(s, utc=True, errors="coerce").astype("datetime64[ns, UTC]")
+                out[col] = pd.to_datetime(s, utc=True, errors="coerce").astype(
+                    "datetime64[ns, UTC]"
+                )
         elif kind == "cat":
             out[col] = categories(s)
         elif kind == "json":
@@ -493,9 +495,18 @@ def load_letta_server(dsn_or_path: str | Path) -> Store:
                 parts = urllib.parse.urlsplit(dsn)
                 name = f"{parts.path.lstrip('/') or 'postgres'}@{parts.hostname or 'localhost'}"
                 statement, lock = timeouts()
-                return _load(PostgresSource(conn, shown, list(LETTA_TABLES)), Path(shown), shown,
-                             {"dsn": shown, "name": name, "transaction": "read only, repeatable read",
-                              "statement_timeout_ms": statement, "lock_timeout_ms": lock})
+                return _load(
+                    PostgresSource(conn, shown, list(LETTA_TABLES)),
+                    Path(shown),
+                    shown,
+                    {
+                        "dsn": shown,
+                        "name": name,
+                        "transaction": "read only, repeatable read",
+                        "statement_timeout_ms": statement,
+                        "lock_timeout_ms": lock,
+                    },
+                )
             except psycopg.Error as exc:
                 raise refusal(exc, shown) from exc
         finally:

@@ -121,7 +121,9 @@ def load_memfs(path: str | Path, ref: str = "HEAD", *, history: bool = True) -> 
     if info is not None:
         require_commits(info)
         commit = _git.resolve_commit(info.path, ref)
-        meta.update(head_sha=info.head_sha, ref_sha=commit, branch=info.branch, shallow=info.shallow)
+        meta.update(
+            head_sha=info.head_sha, ref_sha=commit, branch=info.branch, shallow=info.shallow
+        )
         if src.layout in LETTA_LAYOUTS:
             shared = shared_memory_name(src.root)
             meta["layout_policy"], meta["layout_policy_basis"] = layout_policy_of(
@@ -232,16 +234,23 @@ def repos_in(folder: str | Path) -> pd.DataFrame:
                 if found:
                     migrated = found[0]
                     break
-        rows.append({
-            "repo": sub.name, "path": str(sub), "kind": store.kind, "layout": layout,
-            "name": store.name, "files": len(store.files),
-            "memory_files": int(sum(is_memory_path(p, layout) for p in store.files["path"])),
-            "commits": len(commits),
-            "first_commit": commits["committed_at"].min() if len(commits) else None,
-            "last_commit": commits["committed_at"].max() if len(commits) else None,
-            "migrated_from": migrated, "letta_evidence": len(store.meta.get("letta_evidence") or []),
-            "problems": len(store.problems),
-        })
+        rows.append(
+            {
+                "repo": sub.name,
+                "path": str(sub),
+                "kind": store.kind,
+                "layout": layout,
+                "name": store.name,
+                "files": len(store.files),
+                "memory_files": int(sum(is_memory_path(p, layout) for p in store.files["path"])),
+                "commits": len(commits),
+                "first_commit": commits["committed_at"].min() if len(commits) else None,
+                "last_commit": commits["committed_at"].max() if len(commits) else None,
+                "migrated_from": migrated,
+                "letta_evidence": len(store.meta.get("letta_evidence") or []),
+                "problems": len(store.problems),
+            }
+        )
     df = pd.DataFrame(rows, columns=list(REPOS_COLUMNS))
     for col, dtype in REPOS_COLUMNS.items():
         if dtype.startswith("datetime"):
@@ -295,16 +304,31 @@ def file_versions(store_or_path: Store | str | Path, *, with_text: bool = True) 
     """
     src = located_source(store_or_path)
     if src.repo is None or src.repo.empty:
-        cols = ["sha", "parents", "is_merge", "authored_at", "committed_at", "branch", "change_type",
-                "old_path", "path", "old_blob", "new_blob", "new_mode", "new_bytes", "old_text",
-                "new_text"]
+        cols = [
+            "sha",
+            "parents",
+            "is_merge",
+            "authored_at",
+            "committed_at",
+            "branch",
+            "change_type",
+            "old_path",
+            "path",
+            "old_blob",
+            "new_blob",
+            "new_mode",
+            "new_bytes",
+            "old_text",
+            "new_text",
+        ]
         return pd.DataFrame({c: pd.Series(dtype="object") for c in cols})
     repo = src.repo.path
     df = _git.log_changes(repo)
     blobs = set(df["new_blob"].dropna()) | (set(df["old_blob"].dropna()) if with_text else set())
     sizes = _git.blob_sizes(repo, sorted(blobs))
-    df["new_bytes"] = pd.array([sizes.get(b) if isinstance(b, str) else None for b in df["new_blob"]],
-                               dtype="Int64")
+    df["new_bytes"] = pd.array(
+        [sizes.get(b) if isinstance(b, str) else None for b in df["new_blob"]], dtype="Int64"
+    )
     if with_text:
         md_old = df["old_blob"].where((df["old_path"].fillna(df["path"])).str.endswith(".md"))
         md_new = df["new_blob"].where(df["path"].str.endswith(".md"))

@@ -152,7 +152,8 @@ DEFAULT_MIGRATION_LAYOUT = "v2"
 
 #: Letta Code 0.34.12's root memory block (``DEFAULT_ROOT_MEMORY_BLOCK`` in ``letta.js``): a block
 #: labelled ``MEMORY`` becomes the root ``MEMORY.md`` with its value as the whole file, and an
-#: agent without one gets this value (``ensureRootMemoryBlock``, ``initialMemoryFilesFromCreateBody``).
+#: agent without one gets this value (``ensureRootMemoryBlock``,
+#: ``initialMemoryFilesFromCreateBody``).
 ROOT_MEMORY_LABEL = "MEMORY"
 ROOT_MEMORY_TEXT = "# Memory\n"
 

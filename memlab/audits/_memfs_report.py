@@ -162,16 +162,19 @@ def summary_text(store: Store, h: dict[str, Any], tables: dict[str, pd.DataFrame
     prompt = (f"{h['prompt_files']} files, {h['prompt_chars']} chars (~{h['prompt_tokens']:.0f} "
               "tokens)" if h["prompt_files"] is not None else "– (no commit to read it at)")
     lines = [
-        f"memfs audit of {store.name} ({h['layout']}{', as of ' + h['as_of'] if h['as_of'] else ''})",
+        f"memfs audit of {store.name} "
+        f"({h['layout']}{', as of ' + h['as_of'] if h['as_of'] else ''})",
         f"  files: {h['files']}; in the prompt: {prompt}",
         f"  commits: {h['commits']} on {h['branches']} branch(es) by {h['authors']} author(s): "
         + ", ".join(f"{k} {h['commits_' + k]}" for k in fmt.AUTHOR_KINDS if h["commits_" + k]),
         (
-            f"  hook: {h['hook_violations']} violation(s); {h['no_verify_commits']} commit(s) must have "
+            f"  hook: {h['hook_violations']} violation(s); "
+            f"{h['no_verify_commits']} commit(s) must have "
             "used --no-verify"
         )
         if h["hook_violations"] is not None
-        else f"  hook: not checked ({h['layout']}: Letta Code's hook does not guard this repository)"
+        else f"  hook: not checked ({h['layout']}: Letta Code's hook does not guard "
+        "this repository)"
         if h["layout"] not in LETTA_LAYOUTS
         else "  hook: not checked (no commit history)",
     ]

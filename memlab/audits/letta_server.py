@@ -289,7 +289,8 @@ def _summary(store: Store, h: dict[str, Any], core: pd.DataFrame, shared: pd.Dat
             f"({int(row.by_agent)} agent / {int(row.by_user)} user checkpoint(s))"
         )
     lines.append(f"  {h['n_stale_blocks']} block(s) unwritten for {h['stale_after_days']}+ days")
-    lines.append(f"  integrity: {h['integrity_findings']} checkpoint-chain finding(s) only a direct "
+    lines.append(f"  integrity: {h['integrity_findings']} checkpoint-chain finding(s) "
+                 "only a direct "
                  "write to the tables makes" + ("; see tables['integrity']"
                                                  if h["integrity_findings"] else ""))
     for row in integrity.head(10).itertuples(index=False):

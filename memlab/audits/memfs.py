@@ -74,7 +74,8 @@ def audit_memfs(store: Store | str | Path, *, as_of: Any = None, **_: Any) -> Au
     have bypassed the hook), ``read_only`` (protected files changed), ``over_limit`` (files over
     their limit now), ``limit_breaches`` (commits that wrote a file over its limit),
     ``letta_tokens`` (Letta layouts: ``letta memory tokens``' own per-file estimate at the
-    audited commit), ``constraints`` (each error Letta Code 0.34.12's validator and v2 hook report on the
+    audited commit), ``constraints`` (each error Letta Code 0.34.12's validator and v2 hook report
+    on the
     audited tree, under the checkout's layout policy), ``constraint_history`` (the validator
     over the ref's first-parent chain: which commit first broke each rule on each path),
     ``integrity`` (one row per rewrite that lost commits no ref holds and no later commit

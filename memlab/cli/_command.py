@@ -142,7 +142,7 @@ SHARED: dict[str, Callable[..., Argument]] = {
 
 
 def shared(name: str, *args: Any, **what: Any) -> Callable[[Callable], Callable]:
-    """Attach the shared option ``name`` (a key of :data:`SHARED`); ``args`` and ``what`` are what differs
-    for this command: what ``--out`` holds and its default, ``--as-of``'s default, what
+    """Attach the shared option ``name`` (a key of :data:`SHARED`); ``args`` and ``what`` are
+    what differs for this command: what ``--out`` holds and its default, ``--as-of``'s default, what
     ``--force`` overwrites, where ``--branch`` commits."""
     return lambda fn: _attach(fn, SHARED[name](*args, **what))

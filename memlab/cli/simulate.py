@@ -14,7 +14,8 @@ __all__ = ["cmd_simulate"]
     "simulate",
     "Run S1-S11 on the modelled Iterations and on the shipped elfmem releases.",
     "memlab simulate --real-only --scenarios S1,S3 --scale 2000\n"
-    "  memlab simulate --no-real --instance data/demo/elfmem-demo.db --scenarios S1,S3,S5 --seed 0\n\n"
+    "  memlab simulate --no-real --instance data/demo/elfmem-demo.db "
+    "--scenarios S1,S3,S5 --seed 0\n\n"
     "Real rows run elfmem 0.19.2 and 0.20.0 in their own venvs under $MEMLAB_ENVS_DIR\n"
     "(default ~/.cache/memlab/envs); a missing venv is created on first use with pip\n"
     "(under a minute each). Limit the run with --real-only (no modelled iterations),\n"

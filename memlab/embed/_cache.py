@@ -139,7 +139,8 @@ class EmbeddingCache:
                 chunk = unique[start:start + _CHUNK]
                 marks = ",".join("?" * len(chunk))
                 rows = conn.execute(
-                    f"SELECT sha256, dim, vector FROM vectors WHERE model = ? AND sha256 IN ({marks})",
+                    "SELECT sha256, dim, vector FROM vectors "
+                    f"WHERE model = ? AND sha256 IN ({marks})",
                     (model, *chunk),
                 ).fetchall()
                 for sha, row_dim, blob in rows:

@@ -104,7 +104,7 @@ def _raw_fields(fm_text: str) -> tuple[dict[str, str], list[tuple[str, str, int 
     return {k: v.rstrip("\n ") for k, v in fields.items()}, problems
 
 
-# --------------------------------------------------------------------------- each consumer's reading
+# ------------------------------------------------------------------------ each consumer's reading
 
 _CLIENT_RE = re.compile(r"^---\r?\n([\s\S]*?)\r?\n---\r?\n?([\s\S]*)\Z")
 

@@ -393,7 +393,8 @@ _RELEASE_DDL: dict[str, list[str]] = {
         "CREATE INDEX idx_edges_from ON edges (from_id)",
         "CREATE INDEX idx_edges_to ON edges (to_id)",
         _CONTRADICTIONS_0_1_0,
-        "CREATE INDEX idx_contradictions_unresolved ON contradictions (block_a_id, block_b_id) WHERE resolved = 0",
+        "CREATE INDEX idx_contradictions_unresolved ON contradictions (block_a_id, block_b_id) "
+        "WHERE resolved = 0",
     ],
     "0.8.0": [
         _BLOCKS_0_4_0,
@@ -409,7 +410,8 @@ _RELEASE_DDL: dict[str, list[str]] = {
         "CREATE INDEX idx_edges_from ON edges (from_id)",
         "CREATE INDEX idx_edges_to ON edges (to_id)",
         _CONTRADICTIONS_0_1_0,
-        "CREATE INDEX idx_contradictions_unresolved ON contradictions (block_a_id, block_b_id) WHERE resolved = 0",
+        "CREATE INDEX idx_contradictions_unresolved ON contradictions (block_a_id, block_b_id) "
+        "WHERE resolved = 0",
         _BLOCK_OUTCOMES_0_4_0,
         "CREATE INDEX idx_block_outcomes_block_id ON block_outcomes (block_id)",
         _CO_RETRIEVAL_STAGING_0_4_0,
@@ -430,7 +432,8 @@ _RELEASE_DDL: dict[str, list[str]] = {
         "CREATE INDEX idx_edges_from ON edges (from_id)",
         "CREATE INDEX idx_edges_to ON edges (to_id)",
         _CONTRADICTIONS_0_1_0,
-        "CREATE INDEX idx_contradictions_unresolved ON contradictions (block_a_id, block_b_id) WHERE resolved = 0",
+        "CREATE INDEX idx_contradictions_unresolved ON contradictions (block_a_id, block_b_id) "
+        "WHERE resolved = 0",
         _BLOCK_OUTCOMES_0_4_0,
         "CREATE INDEX idx_block_outcomes_block_id ON block_outcomes (block_id)",
         _CO_RETRIEVAL_STAGING_0_4_0,
@@ -451,7 +454,8 @@ _RELEASE_DDL: dict[str, list[str]] = {
         "CREATE INDEX idx_edges_from ON edges (from_id)",
         "CREATE INDEX idx_edges_to ON edges (to_id)",
         _CONTRADICTIONS_0_1_0,
-        "CREATE INDEX idx_contradictions_unresolved ON contradictions (block_a_id, block_b_id) WHERE resolved = 0",
+        "CREATE INDEX idx_contradictions_unresolved ON contradictions (block_a_id, block_b_id) "
+        "WHERE resolved = 0",
         _BLOCK_OUTCOMES_0_4_0,
         "CREATE INDEX idx_block_outcomes_block_id ON block_outcomes (block_id)",
         _CO_RETRIEVAL_STAGING_0_4_0,
@@ -472,7 +476,8 @@ _RELEASE_DDL: dict[str, list[str]] = {
         "CREATE INDEX idx_edges_from ON edges (from_id)",
         "CREATE INDEX idx_edges_to ON edges (to_id)",
         _CONTRADICTIONS_0_1_0,
-        "CREATE INDEX idx_contradictions_unresolved ON contradictions (block_a_id, block_b_id) WHERE resolved = 0",
+        "CREATE INDEX idx_contradictions_unresolved ON contradictions (block_a_id, block_b_id) "
+        "WHERE resolved = 0",
         _BLOCK_OUTCOMES_0_4_0,
         "CREATE INDEX idx_block_outcomes_block_id ON block_outcomes (block_id)",
         _CO_RETRIEVAL_STAGING_0_4_0,
@@ -493,7 +498,8 @@ _RELEASE_DDL: dict[str, list[str]] = {
         "CREATE INDEX idx_edges_from ON edges (from_id)",
         "CREATE INDEX idx_edges_to ON edges (to_id)",
         _CONTRADICTIONS_0_1_0,
-        "CREATE INDEX idx_contradictions_unresolved ON contradictions (block_a_id, block_b_id) WHERE resolved = 0",
+        "CREATE INDEX idx_contradictions_unresolved ON contradictions (block_a_id, block_b_id) "
+        "WHERE resolved = 0",
         _BLOCK_OUTCOMES_0_4_0,
         "CREATE INDEX idx_block_outcomes_block_id ON block_outcomes (block_id)",
         _CO_RETRIEVAL_STAGING_0_4_0,
@@ -517,7 +523,8 @@ _RELEASE_DDL: dict[str, list[str]] = {
         "CREATE INDEX idx_edges_to ON edges (to_id)",
         "CREATE INDEX idx_edges_from ON edges (from_id)",
         _CONTRADICTIONS_0_20_0,
-        "CREATE INDEX idx_contradictions_unresolved ON contradictions (block_a_id, block_b_id) WHERE resolved = 0",
+        "CREATE INDEX idx_contradictions_unresolved ON contradictions (block_a_id, block_b_id) "
+        "WHERE resolved = 0",
         _BLOCK_OUTCOMES_0_4_0,
         "CREATE INDEX idx_block_outcomes_block_id ON block_outcomes (block_id)",
         _CO_RETRIEVAL_STAGING_0_4_0,

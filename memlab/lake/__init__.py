@@ -6,7 +6,8 @@ load → audit → write for each store independently on a Dask ``distributed`` 
 in tasks that are batches of stores: one store each for the first two tasks per worker, then
 as many as take about :data:`~memlab.constants.FLEET_TASK_SECONDS` at the per-store seconds
 measured so far (at most :data:`~memlab.constants.FLEET_MAX_BATCH`); the progress bar counts
-stores done of the total, with an ETA. It writes every frame of every store, the audit headline and the problems to a partitioned
+stores done of the total, with an ETA. It writes every frame of every store, the audit headline and
+the problems to a partitioned
 Parquet lake: a few files per table, store kind and run date, and a manifest per run date
 (see :mod:`memlab.lake._layout`). A store that fails is a row in ``failures``, never an aborted
 run. A store whose files have not changed since the last run (the same reuse key in that run's
@@ -91,7 +92,8 @@ def scan(roots: Iterable[str | Path] | str | Path | None = None, *,
     Under each root, every store some registered kind detects is one row
     (:func:`memlab.sources.discover.walk_stores`: a folder a kind claims is not looked into;
     hidden and dependency folders are skipped; symlinks are not followed). A root that is
-    itself a store is that store. A manifest is a CSV or Parquet file with a ``path`` column (relative paths are relative to
+    itself a store is that store. A manifest is a CSV or Parquet file with a ``path`` column
+    (relative paths are relative to
     the manifest) and an optional ``label`` column.
     """
     return _scan(roots, manifest=manifest, max_depth=max_depth)[0]

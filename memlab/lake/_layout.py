@@ -17,7 +17,8 @@ number in another; a column that is all null in a store takes the other stores' 
 
 How a run writes. Every task (a batch of stores) writes its stores' tables into
 ``.staging-<run id>/`` under the lake folder (one file per table and partition per batch,
-:func:`merge_staged`; under the lake so every Dask worker sees it). When the tasks are done, the client writes each partition of the run date in one pass
+:func:`merge_staged`; under the lake so every Dask worker sees it). When the tasks are done, the
+client writes each partition of the run date in one pass
 (:func:`compact`): this run's staged rows, then the rows it carries (below), into
 ``part-<run id>-*.parquet``; then it writes the date's manifest, removes every other Parquet
 file of that date's partitions (an earlier run's that day, or the one-file-per-store layout of

@@ -17,10 +17,12 @@ a v1 repository moves to v2 in a new repository holding its history
 Both ways to run make the same commits, byte for byte: ``plan=True`` writes a standalone Python
 script (standard library + the ``git`` CLI) beside the destination for a human to read and run;
 otherwise the plan is applied through :mod:`memlab._git` (objects written directly from Python by
-:mod:`memlab._gitobj`, the one object and commit writer the script embeds too; no hooks). Commits have a fixed author (``memlab migrate``) and a fixed date: the
+:mod:`memlab._gitobj`, the one object and commit writer the script embeds too; no hooks). Commits
+have a fixed author (``memlab migrate``) and a fixed date: the
 source's latest timestamp for an elfmem substrate; for Letta and Souveraine targets the time
 of the first migration of this source into the destination (the source's own date is kept in
-a trailer); so a re-run finds the same commit ids and changes nothing. The source is only ever read. A destination is built in a temporary sibling
+a trailer); so a re-run finds the same commit ids and changes nothing. The source is only ever
+read. A destination is built in a temporary sibling
 folder and renamed into place when complete; an existing one is refused (``OutputExists``)
 unless it already holds exactly this migration or ``force=True``. ``branch=`` with an existing
 repository as the destination adds the commits on a new branch instead, leaving the working
@@ -114,7 +116,8 @@ class MigrationResult:
         return out
 
     def diff(self, *, stat: bool = True, paths: list[str] | None = None) -> str:
-        """``git show`` of every migration commit (``--stat`` by default), repository by repository."""
+        """``git show`` of every migration commit (``--stat`` by default), repository by
+        repository."""
         if self.mode == "planned":
             return "(a plan: run its script first; nothing is committed yet)"
         out: list[str] = []
@@ -280,7 +283,8 @@ def migrate(src: str | Path, dest: str | Path, *, to: str | None = None, plan: b
     """Migrate ``src`` into ``dest`` (see the module docstring); returns a :class:`MigrationResult`.
 
     ``to=None`` picks :func:`natural_target` (substrate for an elfmem database, Letta memfs for
-    Letta blocks). ``verify=True`` raises :class:`ParityError` when the copy, loaded back, differs from its
+    Letta blocks). ``verify=True`` raises :class:`ParityError` when the copy, loaded back, differs
+    from its
     source; the parity table is in the result either way (after an apply). ``retrieval=False``
     skips the embedding-based top-k check, which loads a sentence model. ``agent`` (a name or
     id, or a list) selects agents of a Letta server database (``postgresql://`` DSN or Letta

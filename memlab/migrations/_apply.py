@@ -271,7 +271,8 @@ def _checked_out_branch(dest: Path) -> str | None:
 
 def _branch_fork_point(dest: Path, branch: str, sha: str, n: int
                        ) -> tuple[str | None, dict[str, tuple[str, str]]] | None:
-    """The commit ``n`` commits below the branch tip and its tree (where a run would have forked)."""
+    """The commit ``n`` commits below the branch tip and its tree (where a run would have
+    forked)."""
     out = _git.run(dest, "rev-list", "--first-parent", f"--max-count={n + 1}", sha, "--",
                    check=False, ceiling=False)
     chain = out.decode().split()

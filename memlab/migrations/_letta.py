@@ -378,7 +378,8 @@ def letta_repos(store: Store, flags: list[dict], layout: str = "v1") -> list[Rep
                     "item": block_id,
                     "path": None,
                     "severity": "info",
-                    "message": f"label {value_or_none(row['label'])!r} is attached to no agent in the "
+                    "message": f"label {value_or_none(row['label'])!r} "
+                    "is attached to no agent in the "
                     "file; kept outside system/ so it does not enter the prompt",
                 }
             )
@@ -617,7 +618,8 @@ def plan_memfs(store: Store, source: Path, *, target: str, when: pd.Timestamp | 
             files[AGENT_YAML] = _agent_yaml(spec, source_sha, when, spec.files)
             commits.append(
                 PlannedCommit(
-                    f"feat(init): initialize agent memory\n\nMigrated by memlab from {commit_line(source.name)}: "
+                    "feat(init): initialize agent memory\n\n"
+                    f"Migrated by memlab from {commit_line(source.name)}: "
                     f"{n} memory file(s) and agent.yaml." + trailers,
                     tuple(sorted(files.items())),
                 )

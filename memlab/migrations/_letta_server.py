@@ -442,7 +442,8 @@ def check_server(rows: Any, store: Store, dest: Path, ref: str | None,
     """Parity of a migrated server: the Agent File checks (final value, description, read_only,
     limit, side record per block and repository) plus ``history``: per block and repository,
     the sequence numbers of the commits carrying its ``Letta-Block`` trailer must be exactly its
-    ``block_history`` rows (none for a block :func:`unreplayable_blocks` names). Returns ``{repo: {block_id: body}}`` for the retrieval check."""
+    ``block_history`` rows (none for a block :func:`unreplayable_blocks` names). Returns ``{repo:
+    {block_id: body}}`` for the retrieval check."""
     from memlab.migrations._parity import repos_at
     from memlab.migrations._verify_letta import check_letta
     from memlab.sources import _git

@@ -25,7 +25,8 @@ move to v2 as commits on top**, never a rewrite and never a fresh repository wit
   file, so the original source verifies against the v2 repository too.
 
 Only the checked-out branch's history is kept (other branches, such as reflection worktrees,
-stay in the source). Limits, collisions and read-only files follow :mod:`memlab.migrations._letta_v2`.
+stay in the source). Limits, collisions and read-only files follow
+:mod:`memlab.migrations._letta_v2`.
 """
 
 from __future__ import annotations

@@ -14,7 +14,8 @@ What a v2 repository holds, and why:
   ``description`` (newlines made spaces, fallback ``Memory block {label}``), written unquoted and
   joined to the value by one newline, byte for byte what ``renderInitialMemoryFile`` writes. A
   value is quoted only where Letta's own reader would get another value back (``|``, ``""``:
-  :func:`memlab.formats.letta_memfs.frontmatter_value`); that is flagged. memlab sanitises a hostile label first (:func:`memlab.migrations._letta.sanitise_label`).
+  :func:`memlab.formats.letta_memfs.frontmatter_value`); that is flagged. memlab sanitises a
+  hostile label first (:func:`memlab.migrations._letta.sanitise_label`).
   Blocks attached to no agent go to ``detached/`` and elfmem's non-core files keep their folders;
   every folder gets a ``MEMORY.md`` index (v2 requires one), so they are projected, not core.
 * **Collisions.** Letta refuses two blocks whose files differ only in case (``Initial memory
@@ -262,7 +263,8 @@ def _cp(data: bytes) -> int:
 
 
 def config_bytes(config: dict[str, Any]) -> bytes:
-    # JSON.stringify(config, null, 2) + "\n", as Letta writes DEFAULT_MEMORY_CONSTRAINTS_CONFIG_CONTENT.
+    # JSON.stringify(config, null, 2) + "\n", as Letta writes
+    # DEFAULT_MEMORY_CONSTRAINTS_CONFIG_CONTENT.
     return (_json.dumps(config, indent=2) + "\n").encode("utf-8")
 
 

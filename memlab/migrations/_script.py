@@ -24,7 +24,8 @@ _MAX_FLAG_LINES = 60
 
 
 def _literal(data: bytes) -> str:
-    """A Python expression for ``data``: a triple-quoted string when that is exact, else repr lines."""
+    """A Python expression for ``data``: a triple-quoted string when that is exact, else repr
+    lines."""
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
@@ -68,7 +69,8 @@ def render_script(plan: Plan, dest: Path, *, branch: str, mode: str,
         ),
         f"Author:      {plan.signature.name} <{plan.signature.email}>, date fixed at "
         f"{plan.signature.timestamp} (seconds since 1970, UTC) so the commits are reproducible",
-        f"Moves:       {int((moved['kind'] == 'block').sum())} block(s) into {plan.file_count()} file(s) in "
+        f"Moves:       {int((moved['kind'] == 'block').sum())} block(s) "
+        f"into {plan.file_count()} file(s) in "
         f"{sum(len(r.commits) for r in plan.repos)} commit(s)",
     ]
     if len(plan.flags):
@@ -100,11 +102,13 @@ def render_script(plan: Plan, dest: Path, *, branch: str, mode: str,
     out.append("")
     out.append(f"DEST = {py_literal(str(dest))}")
     out.append(
-        f"MODE = {py_literal(mode)}  # 'new': a new repository; 'branch': a new branch of an existing one"
+        f"MODE = {py_literal(mode)}  "
+        "# 'new': a new repository; 'branch': a new branch of an existing one"
     )
     out.append(f"BRANCH = {py_literal(branch)}")
     out.append(
-        f"BASE_HEAD = {py_literal(base_head)}  # branch mode: the HEAD this plan was computed against"
+        f"BASE_HEAD = {py_literal(base_head)}  "
+        "# branch mode: the HEAD this plan was computed against"
     )
     out.append(f"AUTHOR_NAME = {py_literal(plan.signature.name)}")
     out.append(f"AUTHOR_EMAIL = {py_literal(plan.signature.email)}")
@@ -351,4 +355,4 @@ def main(argv=None):
 
 if __name__ == "__main__":
     main()
-'''
+'''  # noqa: E501 (the script's own text, emitted verbatim)

@@ -46,7 +46,8 @@ def _load_copy(folder: Path) -> Store:
 
 
 def _dest_elfmem_blocks(copy: Store, target: str) -> pd.DataFrame:
-    """Blocks of the copy as one frame: id, path, tags, pinned, relations, body, cue, created, extra."""
+    """Blocks of the copy as one frame: id, path, tags, pinned, relations, body, cue, created,
+    extra."""
     rows: list[dict[str, Any]] = []
     if target == "substrate":
         for r in copy.blocks.itertuples(index=False):

@@ -30,7 +30,8 @@ def check_letta(
 
     In v2 each block is found at the path its side record names (what the migration recorded),
     which must be the path the plan gives it; its value is Letta Code's reading of the file, and
-    read-only and limit are read from ``.memfs.config.json`` (:func:`memlab.migrations._verify_v2.check_letta_v2`)."""
+    read-only and limit are read from ``.memfs.config.json``
+    (:func:`memlab.migrations._verify_v2.check_letta_v2`)."""
     flags: list[dict] = []
     specs = _letta.letta_repos(src, flags, layout)
     bodies: dict[str, dict[str, str]] = {}

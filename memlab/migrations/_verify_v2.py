@@ -55,7 +55,8 @@ def check_letta_v2(rows: Any, spec: Any, src: Store, texts: dict[str, str], side
             label = _letta.sanitise_label(src_row.get("label"), f.item)[0]
             want = (_letta_v2.description(raw, label) if raw is not None and str(raw).strip()
                     else f"Memory block {label}")
-            # As Letta Code reads it: the line's text, literally (unquoted only where memlab quoted).
+            # As Letta Code reads it: the line's text, literally (unquoted only where memlab
+            # quoted).
             have = fm.client.description if fm.client else None
             if fmt.frontmatter_value(want) != want:
                 have = _letta_v2.unquoted(have)

@@ -126,7 +126,8 @@ def static_widgets(nb: Any) -> int:
             note = (
                 ""
                 if model.get("_model_name") == "OutputModel"
-                else "<p><i>Interactive in JupyterLab; shown here with the values it ran with.</i></p>"
+                else "<p><i>Interactive in JupyterLab; shown here with the values it ran "
+                "with.</i></p>"
             )
             output["data"] = {"text/html": f'<div class="memlab-static-widget">{note}{body}</div>'}
             done += 1

@@ -347,7 +347,8 @@ def parse_alerts(value: Any) -> list[AlertRule] | str:
             return f"alert {n} ({item['metric']}) needs exactly one of above, below, change_above"
         unknown = set(item) - {"metric", "store", *_TESTS}
         if unknown:
-            return f"alert {n} ({item['metric']}) has unknown key(s) {', '.join(sorted(map(str, unknown)))}"
+            return (f"alert {n} ({item['metric']}) has unknown key(s) "
+                    f"{', '.join(sorted(map(str, unknown)))}")
         threshold = item[tests[0]]
         if not is_number(threshold):
             return f"alert {n} ({item['metric']}): {tests[0]} must be a number"

@@ -5,7 +5,7 @@ A small YAML file names the stores (see the README's "Scheduled runs" for every 
     as_of: 2026-08-04            # optional; default: each run's own date
     simulation: true             # optional; run the simulation report once (default true)
     keep: 30                     # optional; keep the 30 newest dated runs (default: keep all)
-    metrics:                     # optional; a store kind's headline metrics (default HEADLINE_METRICS)
+    metrics:                     # optional; headline metrics per kind (default HEADLINE_METRICS)
       elfmem_db: [input_per_corpus_token, blocks_active, review.choices]
     alerts:                      # optional
       - metric: input_per_corpus_token
@@ -206,8 +206,8 @@ def run_all(config_path: str | Path, *, out: str | Path | None = None,
     """Run every report the config asks for; write the run's ``runs.json`` and ``index.html``
     and, for a dated run, the runs folder's; check the config's alerts; apply ``keep:``.
 
-    ``out`` is this run's folder (default ``<reports_root()>/<today UTC>``); its name, when a date, is
-    the run's date. ``as_of`` replaces the config's ``as_of:``. Reports run concurrently,
+    ``out`` is this run's folder (default ``<reports_root()>/<today UTC>``); its name, when a date,
+    is the run's date. ``as_of`` replaces the config's ``as_of:``. Reports run concurrently,
     ``jobs`` at a time (default: the CPU cores this process may use, at most one per report):
     each runs in its own kernel process. Results keep the config's order. A failing report
     does not stop the others: its error is in the record and on the index (see

@@ -9,7 +9,8 @@
 text. A proposal is a ranked list of choices (keep A / keep B / keep both / merge), the top
 ``TOP_N`` in full and a summary of the rest. ``apply_proposal`` commits to memory repos (Letta
 Code memfs, Souveraine, elfmem substrate) and, for an elfmem database, writes a script that makes
-the ticked changes through elfmem's own API; it never writes the database itself. Pinned, constitutional, read-only and identity
+the ticked changes through elfmem's own API; it never writes the database itself. Pinned,
+constitutional, read-only and identity
 units are never proposed for removal, and apply refuses them even if asked.
 """
 

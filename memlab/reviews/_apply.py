@@ -15,7 +15,8 @@ Order of refusals (each names the file and what to do):
 
 Only then is anything written: blobs, trees and a commit, from Python by memlab's one object and
 commit writer (:mod:`memlab._gitobj`, dated now as ``git commit-tree`` would date it), on top of
-HEAD's tree; no index is used for it. Then ``update-ref`` with the old HEAD as the expected value (the commit point), then the changed
+HEAD's tree; no index is used for it. Then ``update-ref`` with the old HEAD as the expected value
+(the commit point), then the changed
 files of the working tree (written by memlab, each by rename) and their index entries. Every git
 call goes through :mod:`memlab._git`, so no program the repository's config names runs (no
 hooks, fsmonitor, filters); nothing is checked out. SIGINT/SIGTERM are held back from the

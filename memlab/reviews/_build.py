@@ -386,7 +386,8 @@ class _Builder(ChecksMixin):
                 Finding(
                     id=item_id("note", "duplicates", *key),
                     section="duplicates",
-                    summary=f"{len(members)} units say the same as {self._describe(self.unit(survivor))}, "
+                    summary=f"{len(members)} units say the same as "
+                    f"{self._describe(self.unit(survivor))}, "
                     "but each is protected or no member stands for all; resolve by hand",
                     evidence={"similarity": best},
                 )
@@ -404,7 +405,8 @@ class _Builder(ChecksMixin):
                         key + ("merge",),
                         "duplicates",
                         "merge",
-                        f"merge into `{survivor}`: add {len(extra)} sentence(s) only the others hold "
+                        f"merge into `{survivor}`: add {len(extra)} sentence(s) "
+                        "only the others hold "
                         f'("{_short(" ".join(extra), 90)}"), then remove '
                         + ", ".join(f"`{d}`" for d in drop),
                         [edit]
@@ -503,7 +505,8 @@ class _Builder(ChecksMixin):
                 Finding(
                     id=item_id("note", "contradiction", a, b),
                     section="contradictions",
-                    summary=f"`{a}` and `{b}` may contradict each other, but neither can be proposed "
+                    summary=f"`{a}` and `{b}` may contradict each other, "
+                    "but neither can be proposed "
                     "for removal (protected, or already in a duplicate choice); resolve by hand",
                     evidence=evidence,
                 )

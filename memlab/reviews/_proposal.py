@@ -249,8 +249,10 @@ class Proposal:
         c = self.counts()
         dup_members = sum(len(cl["members"]) for cl in self.clusters)
         lines = [
-            f"Review of {self.store.get('name')} ({self.store.get('kind')}), as of {self.as_of[:10]}",
-            f"  {len(self.clusters)} duplicate clusters ({dup_members} units -> {len(self.clusters)}), "
+            f"Review of {self.store.get('name')} ({self.store.get('kind')}), "
+            f"as of {self.as_of[:10]}",
+            f"  {len(self.clusters)} duplicate clusters "
+            f"({dup_members} units -> {len(self.clusters)}), "
             f"{c['duplicates']} duplicate choices",
             f"  {c['contradictions']} contradiction choices",
             f"  {c['stale']} stale candidates",
@@ -387,7 +389,8 @@ def apply_note(data: dict[str, Any]) -> list[str]:
             f"**Apply:** tick one option per choice, then run `memlab apply {name} --dry-run` "
             f"in this folder to see the diff, and `memlab apply {name}` to make the ticked "
             f"changes in `{_inline(fp.get('repo'), None)}` as one commit on branch "
-            f"`{_inline(fp.get('branch') or '(detached)', None)}` (no hooks run; `--branch NAME` commits on a "
+            f"`{_inline(fp.get('branch') or '(detached)', None)}` "
+            "(no hooks run; `--branch NAME` commits on a "
             "new branch instead). Two ticks in one choice, or any edit besides ticking, are "
             "refused."
         ]
@@ -426,7 +429,8 @@ def _choice_lines(n: int, c: dict[str, Any], items: dict[str, dict[str, Any]],
     im = c["impact"]
     out.append(
         f"Impact: {_fmt(im.get('tokens_saved', 0))} tokens saved "
-        f"({100 * float(im.get('share') or 0):.1f}% of {_inline(im.get('share_of', 'the store'), None)}), "
+        f"({100 * float(im.get('share') or 0):.1f}% of "
+        f"{_inline(im.get('share_of', 'the store'), None)}), "
         f"risk {_inline(im.get('risk'), None)}; choice `{_inline(c['id'], None)}`."
     )
     if c["evidence"]:
@@ -468,8 +472,10 @@ def render_markdown(data: dict[str, Any], ticked: set[str] | None = None) -> str
         out.append("|---|---|---|---|---|")
         for n, c in enumerate(shown, start=1):
             out.append(
-                f"| {n} | {_inline(c['kind'], None)} | {_inline(c['title'], 70).replace('|', '/')} | "
-                f"{_fmt(c['impact'].get('tokens_saved', 0))} | {_inline(c['impact'].get('risk'), None)} |"
+                f"| {n} | {_inline(c['kind'], None)} | "
+                f"{_inline(c['title'], 70).replace('|', '/')} | "
+                f"{_fmt(c['impact'].get('tokens_saved', 0))} | "
+                f"{_inline(c['impact'].get('risk'), None)} |"
             )
     else:
         out.append("Nothing to decide: no duplicates, contradictions, stale units, drift or rule "

@@ -27,7 +27,8 @@ RECORDED_CONTRADICTION_CERTAINTY = 0.9
 
 
 def tokens(chars: Any) -> int:
-    """Tokens of a text of ``chars`` characters, by the chars/4 rule of thumb memlab uses (:data:`memlab.constants.CHARS_PER_TOKEN`)."""
+    """Tokens of a text of ``chars`` characters, by the chars/4 rule of thumb memlab uses
+    (:data:`memlab.constants.CHARS_PER_TOKEN`)."""
     try:
         return int(math.ceil(int(chars) / CHARS_PER_TOKEN))
     except (TypeError, ValueError):

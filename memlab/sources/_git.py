@@ -42,6 +42,7 @@ from memlab.sources._git_repo import (
     ls_tree,
     read_blobs,
     resolve_commit,
+    run_git,
 )
 from memlab.sources._git_worktree import git_blob_id, shown_path, working_tree_changes
 from memlab.store import categories
@@ -60,6 +61,8 @@ __all__ = [
     "working_tree_changes",
     "git_blob_id",
     "shown_path",
+    "run_git",
+    "READ_CONFIG",
 ]
 
 _RECORD_START = re.compile(rb"^(?:[0-9a-f]{64}|[0-9a-f]{40})\x1f")

@@ -61,7 +61,8 @@ def is_memory_path(path: str, layout: str) -> bool:
     Letta layouts (and ``generic_markdown``): a ``.md`` file that maps to a block label (so
     under ``skills/`` only ``SKILL.md``; never under ``palace/``, the Letta dashboard's Memory
     Palace, which is the dashboard's page about the memory, not memory the agent keeps);
-    Souveraine: any ``.md``; an elfmem substrate: ``.md`` under ``memory/``. Never anything under ``.memlab/``, ``.letta/`` or ``.git*``. Images,
+    Souveraine: any ``.md``; an elfmem substrate: ``.md`` under ``memory/``. Never anything under
+    ``.memlab/``, ``.letta/`` or ``.git*``. Images,
     code and JSON are "other files", kept apart in size and churn figures.
     """
     if not path.endswith(".md") or path.startswith((".memlab/", ".letta/", ".git")):

@@ -138,7 +138,8 @@ def _installed_hook(info: _git.RepoInfo | None) -> str | None:
     """The variant of Letta Code's pre-commit hook installed in this checkout, or None.
 
     Reads ``<git dir>/hooks/pre-commit`` (never runs it; not past
-    :data:`~memlab.constants.MAX_FILE_BYTES`, like any file memlab reads); Letta Code writes the marker line
+    :data:`~memlab.constants.MAX_FILE_BYTES`, like any file memlab reads); Letta Code writes the
+    marker line
     :data:`~memlab.formats.letta_memfs.LETTA_HOOK_MARKER` into it, and the February 2026 hook
     still required ``limit``.
     """
@@ -307,7 +308,8 @@ def locate(path: Path) -> Source:
         return Source(path, "elfmem_substrate", None, holder, prefix=".elfmem/", name=holder.name)
 
     info = _git.find_repo(path)
-    # A Souveraine agent dir (agent.yaml beside memory/) or a Letta agent root (~/.letta/agents/<id>/)
+    # A Souveraine agent dir (agent.yaml beside memory/) or a Letta agent root
+    # (~/.letta/agents/<id>/)
     if info is None and (path / "memory").is_dir():
         inner = _git.find_repo(path / "memory")
         if inner is not None:

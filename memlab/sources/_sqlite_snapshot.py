@@ -43,7 +43,8 @@ source through SQLite's locking layer at all. It takes one of two routes:
     bytes and its folder are not changed.
 
 Either way the caller gets a :class:`Snapshot` with a URI any SQLite client (``sqlite3``,
-``adbc_driver_sqlite``) can open, and the temp folder is removed when the read finishes, when the process gets SIGTERM or SIGINT, or
+``adbc_driver_sqlite``) can open, and the temp folder is removed when the read finishes, when the
+process gets SIGTERM or SIGINT, or
 (after a SIGKILL) by the next memlab run (:mod:`memlab._tmp`).
 
 One race is not detected: a WAL-mode database with no ``-wal`` at all, hot, where a process
@@ -130,7 +131,8 @@ class Snapshot:
     """One consistent, private view of an SQLite database.
 
     ``uri`` opens it read-only from any SQLite client; ``method`` says which route was taken
-    (``direct``, ``wal-link`` or ``copy``); ``problems`` holds (kind, message) pairs worth reporting, such as
+    (``direct``, ``wal-link`` or ``copy``); ``problems`` holds (kind, message) pairs worth
+    reporting, such as
     a WAL file whose header is invalid.
     """
 

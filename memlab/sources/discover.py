@@ -22,7 +22,8 @@ Everything here is read-only: folders are listed with ``os.scandir`` (symlinks n
 below the agent folder; an agent folder or ``memory`` folder that is itself a symlink is listed
 with a problem note naming its target and nothing through it is read or sized; an
 ``agent.yaml``, ``.letta/config.json`` or ``.db`` that is a symlink, FIFO, socket or device is a
-note too, never opened), git is asked only for ``log -1`` and ``config --get user.name``, through the hardened
+note too, never opened), git is asked only for ``log -1`` and ``config --get user.name``, through
+the hardened
 :mod:`memlab._git`, and config
 files are parsed, never touched.
 """

@@ -51,7 +51,7 @@ Example::
 
     store = memlab.load("postgresql://memlab_ro@db.internal:5432/letta")
     store.blocks.groupby("shared").chars.sum()
-"""
+"""  # noqa: E501 (the frames table above is Markdown: one row a line)
 
 from __future__ import annotations
 

@@ -75,7 +75,7 @@ import os
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import Any, Callable, Iterable, Mapping
+from typing import Any, Callable, Iterable, Mapping, cast, overload
 
 from memlab._registry import RegistryView
 from memlab.errors import (
@@ -115,6 +115,10 @@ _SQLITE_MAGIC = b"SQLite format 3\x00"
 Ref = Callable[..., Any] | str
 
 
+@overload
+def _resolve(ref: Ref) -> Callable[..., Any]: ...
+@overload
+def _resolve(ref: None) -> None: ...
 def _resolve(ref: Ref | None) -> Callable[..., Any] | None:
     if ref is None or callable(ref):
         return ref
@@ -303,7 +307,7 @@ class Kind:
                                          k.display for k in kinds() if k.migrations))
             raise MigrationError(f"a {self.display} does not migrate to {target!r}", path=source,
                                  hint=f"use one of {', '.join(self.migrations)}")
-        fn = _resolve(self.migrations[target])
+        fn = _resolve(self.migrations[cast(str, target)])  # not None: checked above
         import inspect
 
         accepted = inspect.signature(fn).parameters
@@ -635,7 +639,7 @@ _SRC, _AUD, _MIG, _DISC = "memlab.sources", "memlab.audits", "memlab.migrations"
     "memlab.sources.discover"
 _TO_MEMFS = {"letta": f"{_MIG}:_plan_memfs", "souveraine": f"{_MIG}:_plan_memfs"}
 _UNITS = "memlab.reviews._units"
-_MEMFS_FILES = dict(units=f"{_UNITS}:memfs_file_units", share_of="all memory files",
+_MEMFS_FILES: dict[str, Any] = dict(units=f"{_UNITS}:memfs_file_units", share_of="all memory files",
                     removal="delete_file", edit="set_body", apply="commit", prompt_files=True,
                     drift="files")
 _AGENT_BLOCKS = Review(units=f"{_UNITS}:agent_units", dated=False, rules="agent_limits")

@@ -193,18 +193,18 @@ def _edit_history(blocks: pd.DataFrame, hist: pd.DataFrame, holders: pd.Series,
     groups = {b: g for b, g in hist.groupby("block_id")}
     for rec in blocks.to_dict("records"):
         b = pd.Series(rec)
-        g = groups.get(b.block_id)
+        g: Any = groups.get(b.block_id)
         n = 0 if g is None else len(g)
         kinds = g["actor_kind"].astype(str).value_counts() if n else pd.Series(dtype=int)
         values = [] if g is None else [None if pd.isna(v) else str(v)
                                        for v in g["value"].astype(object)]
-        changes = sum(1 for a, c in zip(values, values[1:]) if a != c)
+        changes: int | None = sum(1 for a, c in zip(values, values[1:]) if a != c)
         latest = int(g["sequence_number"].max()) if n else None
         current = None if pd.isna(b.current_sequence) else int(b.current_sequence)
-        at = (g[g["sequence_number"] == current] if current is not None and n else
+        at: Any = (g[g["sequence_number"] == current] if current is not None and n else
               g.tail(1) if n else None)
         mine = None if pd.isna(b.value) else str(b.value)
-        after = bool(n and at is not None and len(at)
+        after: bool | None = bool(n and at is not None and len(at)
                      and (None if pd.isna(at["value"].iloc[0]) else str(at["value"].iloc[0]))
                      != mine)
         if str(b.block_id) in unread:  # a value not read: whether it changed is not checked

@@ -190,12 +190,13 @@ def _files_written(blocks: pd.DataFrame) -> int:
     return int(blocks[["repo", "path"]].astype("string").fillna("").drop_duplicates().shape[0])
 
 
-def _resolve(src: str | Path, dest: str | Path) -> tuple[Path, Path]:
+def _resolve(src: str | Path, dest: str | Path) -> tuple[str | Path, Path]:
+    """The source (a DSN stays a string) and the destination, both resolved."""
     from memlab.sources.letta_server import is_dsn
 
     d = Path(os.path.abspath(Path(dest).expanduser()))
     if is_dsn(src):  # a Letta server's PostgreSQL: nothing on disk to overlap with
-        return str(src).strip(), d  # type: ignore[return-value]
+        return str(src).strip(), d
     s = Path(src).expanduser().resolve()
     if d == s or s.is_relative_to(d.resolve() if d.exists() else d):
         raise UnsafePath("the destination is the source or contains it; a migration never "

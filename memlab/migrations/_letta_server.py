@@ -48,7 +48,7 @@ import heapq
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pandas as pd
 
@@ -251,13 +251,13 @@ def plan_letta_server(store: Store, source: Path, *, target: str = "letta",
             commits.append(_history_commit(ev, n_of[ev.file.item], head, names, flags, layout))
             replayed_blocks.add(ev.file.item)
         final: dict[str, bytes] = {}
-        reasons: list[str] = []
+        commit_reasons: list[str] = []
         for f in sorted(spec.files, key=lambda f: f.path):
             data = md[f.path]
             if head.get(f.path) == data:
                 continue
             final[f.path] = data
-            reasons.append(commit_line(f"{f.path}: " + _why(f, block_rows[f.item],
+            commit_reasons.append(commit_line(f"{f.path}: " + _why(f, block_rows[f.item],
                                                             by_block.get(f.item, []), flags,
                                                             layout)))
         if final:
@@ -267,17 +267,18 @@ def plan_letta_server(store: Store, source: Path, *, target: str = "letta",
             commits.append(PlannedCommit(
                 f"migrate: final state of {len(final)} memory block(s)"
                 + (f" for agent {commit_line(spec.title)}" if spec.agent else "")
-                + "\n\n" + "\n".join(reasons) + f"\n\nMemlab-Source: {commit_line(source_name)}",
+                + "\n\n" + "\n".join(commit_reasons)
+                + f"\n\nMemlab-Source: {commit_line(source_name)}",
                 tuple(sorted(final.items())),
                 author=Signature(fmt.MIGRATION_NAME, fmt.MIGRATION_EMAIL, max(last_update, t0))))
-        times = {"migrated_at": None, "source_created_at": None}
+        times: dict[str, str | None] = {"migrated_at": None, "source_created_at": None}
         side = _letta.side_file(spec, source, "", "letta", times, layout)
         commits.append(PlannedCommit(
             "chore(memlab): keep what memory files cannot hold\n\nBlock ids, metadata, template "
             "fields, created_at/updated_at/_last_updated_by_id and original labels/descriptions."
             f"\n\nMemlab-Source: {commit_line(source_name)}", ((_letta.SIDE_FILE, side),),
             author=Signature(fmt.MIGRATION_NAME, fmt.MIGRATION_EMAIL,
-                             max(commits[-1].author.timestamp, t0))))
+                             max(cast(Signature, commits[-1].author).timestamp, t0))))
         if layout == "v2":  # MEMORY.md, indexes and limits first; read-only list last
             commits = _letta_v2.finish_repo(
                 spec.files, commits[1:-1], commits[-1], flags, init_message=commits[0].message,
@@ -295,7 +296,7 @@ def plan_letta_server(store: Store, source: Path, *, target: str = "letta",
                       "chars": None, "note": "fields frontmatter cannot hold"})
     plan = Plan("letta", source, repos, signature, moved_frame(moved), flags_frame(flags),
                 _notes(store, view, replayed_blocks), layout=layout)
-    plan.agent_ids = select_agents(store, agents)  # type: ignore[attr-defined] - for verify
+    plan.agent_ids = select_agents(store, agents)  # for verify
     return plan
 
 

@@ -73,6 +73,8 @@ class Plan:
     notes: list[str] = field(default_factory=list)
     #: A Letta target's memfs layout ("v2" or "v1"); None for other targets.
     layout: str | None = None
+    #: A Letta server plan's selected agent ids (None: every agent), read by its verify.
+    agent_ids: list[str] | None = None
 
     def expected_heads(
         self, base: Mapping[str, tuple[str, dict[str, tuple[str, str]]]] | None = None

@@ -294,7 +294,7 @@ def _check_retrieval(rows: ParityRows, queries: list[str], before: dict[str, str
 # --------------------------------------------------------------------------- entry point
 
 
-def verify_paths(src: Path, dest: Path, *, ref: str | None = None, retrieval: bool = True,
+def verify_paths(src: str | Path, dest: Path, *, ref: str | None = None, retrieval: bool = True,
                  queries: list[str] | None = None, k: int = RETRIEVAL_K,
                  store: Store | None = None, plan: Any = None) -> pd.DataFrame:
     """The parity table; ``store``/``plan`` skip reloading and replanning a just-run migration."""

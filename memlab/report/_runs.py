@@ -110,7 +110,7 @@ def finding_keys(tables: Mapping[str, Any]) -> list[str]:
 def problem_keys(problems: Any, root: Path) -> list[str]:
     """One text per load problem: its kind, file and message, paths relative to the store's
     folder (the index shows no machine paths)."""
-    keys = []
+    keys: list[str] = []
     if problems is None or not len(problems):
         return keys
     base = str(root if root.is_dir() else root.parent) + os.sep
@@ -188,7 +188,7 @@ def read_run(folder: Path) -> dict[str, Any] | None:
         return None
     if isinstance(data, list):  # before RUN_FORMAT: the report entries only
         reports = [e for e in data if isinstance(e, dict) and "store" in e]
-        stores = {}
+        stores: dict[str, Any] = {}
         for e in reports:
             stores.setdefault(str(e["store"]), {"kind": e.get("kind")})
         return {"date": folder.name, "reports": reports, "stores": stores, "legacy": True}
@@ -364,7 +364,7 @@ def evaluate_alerts(rules: Iterable[AlertRule], now: Mapping[str, Mapping[str, A
     store -> metrics of this run and of the store's previous run (None when there is none).
     A null value is not checked (listed with its reason), never read as 0; a rule no store
     could be checked on (a misspelt metric) is listed as not checked too."""
-    out = []
+    out: list[Any] = []
     for rule in rules:
         checked = len(out)
         for store, metrics in now.items():

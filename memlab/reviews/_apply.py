@@ -42,7 +42,7 @@ import signal
 import time
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from memlab import _git as _hardened
 from memlab import kinds
@@ -236,7 +236,7 @@ def apply_proposal(path: str | Path, *, repo: str | Path | None = None, branch: 
     md_path = proposal.source or source
     ticked = [it for it in proposal.items if it.id in proposal.ticked]
     kind = proposal.store.get("kind")
-    review = getattr(kinds.lookup(kind), "review", None)
+    review: Any = getattr(kinds.lookup(kind), "review", None)
     how = review.apply if review is not None else None
     check_one_per_choice(proposal, md_path)
     if how == "script":
@@ -268,7 +268,7 @@ def apply_proposal(path: str | Path, *, repo: str | Path | None = None, branch: 
         return ApplyResult(md_path, [], [], "", dry_run=dry_run,
                            message="no items ticked; nothing changed")
     head = check_fresh(git_repo, proposal, md_path, ticked)
-    made_from = proposal.fingerprint.get("head_sha")
+    made_from = cast(str, proposal.fingerprint.get("head_sha"))  # a commit kind's proposal has it
     if head != made_from:
         return _finish(git_repo, root, proposal, ticked, md_path, made_from, head, dry_run)
     if branch:
@@ -283,7 +283,7 @@ def apply_proposal(path: str | Path, *, repo: str | Path | None = None, branch: 
                                       "nothing to do"])
     pathspec = None
     if review.project_folder:
-        first = next((it.change.get("file") for it in ticked if it.change.get("file")), "")
+        first: str = next((it.change["file"] for it in ticked if it.change.get("file")), "")
         pathspec = first.split("memory/", 1)[0] or None if "memory/" in first else None
     dirty = _repo.dirty_paths(git_repo, pathspec)
     if dirty:

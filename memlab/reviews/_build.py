@@ -24,7 +24,7 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import pandas as pd
@@ -94,7 +94,8 @@ class _Builder(ChecksMixin):
         self.store = store
         self.kind = store.kind
         #: The kind's review adapter (memlab.kinds.Review): every kind-specific choice below.
-        self.review = kinds.get(store.kind).review
+        # check_reviewable above refused a kind without one
+        self.review = cast(kinds.Review, kinds.get(store.kind).review)
         self.near = float(near_duplicate)
         self.stale_days = float(stale_after_days)
         self.contra_min = float(contradiction_min)
@@ -338,7 +339,7 @@ class _Builder(ChecksMixin):
                  recorded: dict[frozenset, dict[str, Any]]) -> None:
         others = sorted((m for m in members if m != survivor), key=self._rank, reverse=True)
         key = tuple(members)
-        pairs = []
+        pairs: list[dict[str, Any]] = []
         for m in others:
             k = frozenset((m, survivor))
             rec = recorded.get(k)
@@ -643,7 +644,7 @@ def review(store: Store | str | Path, *, near_duplicate: float = NEAR_DUP_THRESH
     if not isinstance(store, Store):
         import memlab
 
-        store = memlab.load(store)
+        store = cast(Store, memlab.load(store))
     check_reviewable(store)
     if embedder is None:
         from memlab.embed import get_embedder

@@ -9,7 +9,7 @@ it instead of restoring the seed beside it.
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
@@ -37,6 +37,10 @@ def _short(text: str, width: int = 70) -> str:
 class ChecksMixin:
     """Needs the builder's store, review (the kind's memlab.kinds.Review), units, vectors,
     embedder, repo, option() and add_choice()."""
+
+    if TYPE_CHECKING:
+        # The attributes and methods above are _Builder's (memlab.reviews._build); typed there.
+        def __getattr__(self, name: str) -> Any: ...
 
     # ---- constitutional drift ---------------------------------------------------------------
     def drift(self) -> None:

@@ -19,7 +19,7 @@ last_used  latest reinforcement / retrieval / outcome / edit evidence (UTC), NaT
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import pandas as pd
@@ -344,4 +344,4 @@ def units_of(store: Store) -> pd.DataFrame:
     """The reviewable units of ``store`` (see the module doc for the columns), from its kind's
     ``review.units``."""
     check_reviewable(store)
-    return kinds.get(store.kind).review.units_of(store)
+    return cast(kinds.Review, kinds.get(store.kind).review).units_of(store)  # checked above

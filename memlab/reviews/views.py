@@ -44,7 +44,7 @@ def projection(proposal: Proposal, *, seed: int = 0) -> pd.DataFrame:
             xy = np.hstack([xy, np.zeros((n, 1))])
     cluster_of = {uid: c["id"] for c in proposal.clusters for uid in c["members"]}
     survivors = {c["survivor"] for c in proposal.clusters}
-    acted = {}
+    acted: dict[Any, Any] = {}
     for it in proposal.items:
         acted.setdefault(it.target.get("uid"), it.section)
     uids = units["uid"].astype(str).tolist()

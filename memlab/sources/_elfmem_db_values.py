@@ -48,7 +48,9 @@ class Typer:
                 continue
             except pa.ArrowInvalid:
                 pass
-            fixed, bad, start = [], [], 0
+            fixed: list[Any] = []
+            bad: list[Any] = []
+            start = 0
             for chunk in column.chunks:
                 positions = _bad_utf8(chunk)
                 fixed.append(_repair_utf8(chunk, positions) if positions else chunk)

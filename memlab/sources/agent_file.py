@@ -422,8 +422,8 @@ def _read_legacy(doc: dict[str, Any], file: str, problems: Problems, unread: Unr
         "tags": [str(t) for t in ctx.listing(doc.get("tags"), "tags")],
     }
     version = doc.get("version") if isinstance(doc.get("version"), str) else None
-    meta = {"letta_version": version, "created_at": doc.get("created_at"), "n_groups": 0,
-            "skills": []}
+    meta: dict[str, Any] = {"letta_version": version, "created_at": doc.get("created_at"),
+                            "n_groups": 0, "skills": []}
     frames = _frames([agent], blocks, [{"block_id": b["block_id"], "agent_id": agent_id}
                                        for b in blocks], tools,
                      _message_counts(agent_id, messages))

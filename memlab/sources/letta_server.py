@@ -203,7 +203,9 @@ def _text(s: pd.Series, problems: Problems, where: str, what: str, key: str, key
     """A text column's values as ``str`` (or None), whatever SQLite handed back: text that is
     not UTF-8 (a :class:`BadText`) and BLOBs are read as UTF-8 with U+FFFD for the bad bytes
     and reported by row; numbers (SQLite keeps 5 in a JSON column as a number) become text."""
-    out, bad, blobs = [], [], []
+    out: list[Any] = []
+    bad: list[Any] = []
+    blobs: list[Any] = []
     for i, v in enumerate(s.tolist()):
         if v is None or (isinstance(v, float) and math.isnan(v)):
             out.append(None)

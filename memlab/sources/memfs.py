@@ -132,7 +132,8 @@ def load_memfs(path: str | Path, ref: str = "HEAD", *, history: bool = True) -> 
             meta["shared_memory_repos"] = _shared_siblings(src.root) if shared is None else []
         if info.branch is None:
             problems.add(info.path, "detached_head",
-                         f"HEAD is detached at {info.head_sha[:12]}; Letta Code pulls and pushes "
+                         f"HEAD is detached at {(info.head_sha or '')[:12]}; "
+                         "Letta Code pulls and pushes "
                          "branch main, so this checkout may not be what the agent uses")
         if info.shallow:
             problems.add(info.path, "shallow_clone",
@@ -175,14 +176,15 @@ def load_memfs(path: str | Path, ref: str = "HEAD", *, history: bool = True) -> 
     if src.layout == "elfmem_substrate":
         from memlab.sources.elfmem_substrate import parse_substrate
 
-        blocks, ledger, found = parse_substrate(substrate_inputs(texts))
-        problems.extend(found)
+        blocks, ledger, substrate_problems = parse_substrate(substrate_inputs(texts))
+        problems.extend(substrate_problems)
         frames["blocks"], frames["ledger"] = blocks, ledger
     if meta["name"] is None and isinstance(meta.get("agent"), dict):
         meta["name"] = meta["agent"].get("name")
     meta["name"] = meta["name"] or src.path.name
-    ordered = {k: frames[k] for k in ("files", "blocks", "history", "uncommitted", "ledger")
-               if k in frames}
+    ordered: dict[str, Any] = {
+        k: frames[k] for k in ("files", "blocks", "history", "uncommitted", "ledger")
+        if k in frames}
     store = Store(KINDS[src.layout], src.path, ordered, problems.frame(), meta)
     vars(store)[SOURCE_ATTR] = src  # what located_source(store) reuses: the repository as loaded
     return store
@@ -212,7 +214,7 @@ def repos_in(folder: str | Path) -> pd.DataFrame:
     root = Path(folder).expanduser()
     if not root.is_dir():
         raise StoreNotFound("no such folder", path=root)
-    rows = []
+    rows: list[dict[str, Any]] = []
     for sub in sorted(p for p in root.iterdir()
                       if p.is_dir() and not p.is_symlink() and not p.name.startswith(".")):
         try:

@@ -76,7 +76,7 @@ def hook_violations(store: Store, versions: pd.DataFrame | None = None) -> pd.Da
         versions = file_versions(store)
     commits = _commits(store.history)
     layout = store.meta["layout"]
-    rows = []
+    rows: list[dict[str, Any]] = []
     if layout not in LETTA_LAYOUTS or versions.empty:
         return violations_frame(rows)  # generic_markdown, Souveraine, substrates: no Letta hook
     installed = store.meta.get("letta_hook_installed")

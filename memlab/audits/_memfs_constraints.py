@@ -96,14 +96,14 @@ def constraints_table(store: Store, commit: str | None) -> tuple[pd.DataFrame, l
             if data is None:
                 uncounted.append(path)
                 continue
-            for line in fmt.frontmatter_errors(path, data.decode("utf-8", "replace"), None,
+            for text in fmt.frontmatter_errors(path, data.decode("utf-8", "replace"), None,
                                                fmt="memfs-v2"):
                 rows.append(
                     {
                         "path": path,
-                        "rule": fmt.frontmatter_rule(line, path),
+                        "rule": fmt.frontmatter_rule(text, path),
                         "check": "frontmatter",
-                        "message": line,
+                        "message": text,
                         "policy": policy,
                     }
                 )

@@ -33,7 +33,7 @@ import hashlib
 import math
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pandas as pd
 
@@ -441,7 +441,7 @@ def plan_substrate(store: Store, source: Path, *, target: str = "substrate",
     source's latest timestamp); both are taken so every planner has the signature
     :mod:`memlab.kinds` calls."""
     signature = signature_at(source_time(store))
-    when = iso(pd.Timestamp(signature.timestamp, unit="s", tz="UTC"))
+    when = cast(str, iso(pd.Timestamp(signature.timestamp, unit="s", tz="UTC")))  # a time: text
     files, moved, flags = layout_blocks(store)
     block_files = render_block_files(files, flags)
     led = ledger_events(store, when)

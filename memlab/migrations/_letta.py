@@ -56,7 +56,7 @@ import re
 import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Sequence, cast
 
 import pandas as pd
 import yaml
@@ -360,12 +360,14 @@ def letta_repos(store: Store, flags: list[dict], layout: str = "v1") -> list[Rep
                               agent, [])
         return specs[key]
 
+    aid: str | None
     for aid in agent_ids:
         spec_for(aid)
     ordered = blocks.sort_values(["label", "block_id"], kind="stable", na_position="last")
     for _, row in ordered.iterrows():
         block_id = str(value_or_none(row["block_id"]))
         attached = links.get(block_id, [])
+        targets: Sequence[str | None]
         if not agent_ids:
             targets, prefix = [None], ""
         elif attached:
@@ -415,7 +417,7 @@ def elfmem_repo(store: Store, flags: list[dict], moved: list[dict], layout: str 
     files, moved_rows, more_flags = _elfmem.layout_blocks(store)
     status_of = dict(zip(store.blocks["id"].astype(str), store.blocks["status"].astype("string")))
     groups: dict[str, list[Block]] = {}
-    where: dict[str, str] = {}
+    where: dict[Any, str] = {}
     for sub_path, blocks in files.items():
         for b in blocks:
             status = status_of.get(b.id)
@@ -440,8 +442,8 @@ def elfmem_repo(store: Store, flags: list[dict], moved: list[dict], layout: str 
     out: list[MemFile] = []
     for path, blocks in sorted(groups.items()):
         body = _elfmem.render_blocks(path, blocks, flags)
-        what = {"Constitution": "persona.md", "Pinned blocks": "pinned.md"}
-        what = next((k for k, v in what.items() if path in (v, f"system/{v}")), None)
+        titles = {"Constitution": "persona.md", "Pinned blocks": "pinned.md"}
+        what = next((k for k, v in titles.items() if path in (v, f"system/{v}")), None)
         desc = (f"{what} migrated from elfmem ({len(blocks)} blocks, elfmem block format)" if what
                 else f"elfmem blocks from {path[:-3]} ({len(blocks)} blocks, elfmem block format)")
         if len(body) > fmt.DEFAULT_LIMIT:
@@ -580,7 +582,7 @@ def plan_memfs(store: Store, source: Path, *, target: str, when: pd.Timestamp | 
         source_ts = source_time_letta(store)
     led = None
     signature = signature_at(when if when is not None else pd.Timestamp.now(tz="UTC"))
-    when = _elfmem.iso(pd.Timestamp(signature.timestamp, unit="s", tz="UTC"))
+    when = cast(str, _elfmem.iso(pd.Timestamp(signature.timestamp, unit="s", tz="UTC")))
     source_created = None if source_ts is None or pd.isna(source_ts) else _elfmem.iso(
         pd.Timestamp(source_ts).floor("s"))
     trailers = _trailers(source, source_sha, source_created)

@@ -416,7 +416,8 @@ def check(commits: list[PlannedCommit], base: dict[str, bytes] | None = None) ->
         flat = {p: d for p, d in flat.items() if p not in commit.removed}
         flat.update(commit.files)
         tree = [fmt.TreeFile(p, "100644", d) for p, d in sorted(flat.items())]
-        errors = fmt.validator_errors(tree, policy="root-marker", accepted=prev, audit=False,
+        errors: list[str] = []  # validator Findings (str) and frontmatter lines
+        errors += fmt.validator_errors(tree, policy="root-marker", accepted=prev, audit=False,
                                       head_has_root=INDEX in prev_flat, config_approved=True)
         for path in fmt.frontmatter_paths(flat, "root-marker"):
             old = prev_flat.get(path)

@@ -77,7 +77,7 @@ class Plan:
     agent_ids: list[str] | None = None
 
     def expected_heads(
-        self, base: Mapping[str, tuple[str, dict[str, tuple[str, str]]]] | None = None
+        self, base: Mapping[str, tuple[str | None, dict[str, tuple[str, str]]]] | None = None
     ) -> dict[str, list[tuple[str, str]]]:
         """Per repo subdir, the ``(tree, commit)`` shas each planned commit will have.
 

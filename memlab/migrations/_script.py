@@ -159,11 +159,12 @@ def render_script(plan: Plan, dest: Path, *, branch: str, mode: str,
                 f"'author': {py_literal(author)}, "
                 f"'tree': {py_literal(tree)}, 'commit': {py_literal(sha)}}})"
             )
-        base = ((str(planned.base_repo), planned.base) if planned.base is not None else None)
-        if base is not None:
-            out.append(comment(f"# On top of the history of {base[0]} at {base[1]} (fetched)"))
+        fetched = ((str(planned.base_repo), planned.base) if planned.base is not None else None)
+        if fetched is not None:
+            out.append(comment(
+                f"# On top of the history of {fetched[0]} at {fetched[1]} (fetched)"))
         out.append(f"REPOS.append({{'subdir': {py_literal(planned.subdir)}, 'commits': _commits, "
-                   f"'base': {py_literal(base)}}})")
+                   f"'base': {py_literal(fetched)}}})")
     out.append("")
     out.append("# " + "=" * 98)
     out.append(

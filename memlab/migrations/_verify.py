@@ -138,7 +138,7 @@ def _reassembled(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Put text carried in ``memlab.text`` chunks back into the event it was cut from."""
     text_kind = _elfmem.MEMLAB_KIND + "text"
     by_s = {e.get("s"): e for e in events if e.get("k") != text_kind}
-    chunks: dict[tuple[Any, str], list[tuple[int, str]]] = {}
+    chunks: dict[tuple[Any, Any], list[tuple[Any, Any]]] = {}
     for e in events:
         if e.get("k") == text_kind:
             chunks.setdefault((e.get("ref"), e.get("field")), []).append(
@@ -363,7 +363,7 @@ def verify_paths(src: str | Path, dest: Path, *, ref: str | None = None, retriev
             if retrieval:
                 before = {str(r.block_id): ("" if pd.isna(r.value) else str(r.value))
                           for r in store.blocks.itertuples(index=False)}
-                after: dict[str, str] = {}
+                after = {}
                 for per_repo in bodies.values():
                     after.update(per_repo)
                 labels = [str(x).rsplit("/", 1)[-1].replace("_", " ").replace("-", " ")

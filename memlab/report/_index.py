@@ -122,11 +122,11 @@ def _since_store(name: str, record: Mapping[str, Any], prev: tuple[Path, Mapping
     for key, what, gone in (("choices", "review choices", "resolved"),
                             ("findings", "audit findings", "gone"),
                             ("problems", "load problems", "gone")):
-        change = changed_sets(before_state, state, key)
-        if change is None:
+        sets = changed_sets(before_state, state, key)
+        if sets is None:
             out.append(f'<p class="quiet">{esc(what)}: – (not recorded in both runs)</p>')
             continue
-        new, old = change
+        new, old = sets
         titles = state.get(key) if isinstance(state.get(key), dict) else {}
         old_titles = before_state.get(key) if isinstance(before_state.get(key), dict) else {}
         out.append(_listing(f"{what} appeared", [_titled(k, titles) for k in new],

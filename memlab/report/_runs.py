@@ -56,7 +56,7 @@ def headline_metrics(kind: str | None, overrides: Mapping[str, list[str]] | None
                      ) -> list[str]:
     """The headline metrics of a store ``kind``: the config's ``metrics:`` list for it when
     there is one, else :data:`HEADLINE_METRICS`'s (none for a kind without defaults)."""
-    if overrides and kind in overrides:
+    if overrides and kind is not None and kind in overrides:
         return list(overrides[kind])
     return list(HEADLINE_METRICS.get(kind or "", ()))
 
@@ -163,7 +163,7 @@ def as_of_warnings(metrics: Mapping[str, Any], as_of: str | None) -> list[str]:
     if not as_of:
         return []
     day = str(as_of)[:10]
-    nested = {k: v for k, v in metrics.items() if isinstance(v, dict)}
+    nested: Mapping[str, Any] = {k: v for k, v in metrics.items() if isinstance(v, dict)}
     out = []
     for name, m in (nested or {"the store": metrics}).items():
         last = m.get("last_activity_at")

@@ -379,10 +379,10 @@ class ChecksMixin:
                                          summary=f"{path}: {message}; fix by hand", evidence=ev))
             return
         self.touched.add(path)
-        key = (path, rule, message)
-        self.add_choice(key, "rules", "frontmatter rule",
+        choice_key = (path, rule, message)
+        self.add_choice(choice_key, "rules", "frontmatter rule",
                         f"`{path}` breaks the pre-commit rule: {message}",
-                        [self.option(key, "rules", action, change["text"], [change],
+                        [self.option(choice_key, "rules", action, change["text"], [change],
                                      target={"uid": path, "file": path, "removes": []})],
                         ev, removes=[], certainty=1.0, risk="low")
 

@@ -324,9 +324,10 @@ def _history_frame(cols: dict[str, list], problems: list[tuple[str, str, str]] |
 
 
 def _time_problems(shas: list[str], values: list, bad: list[int], column: str
-                   ) -> list[tuple[str, str, str]]:
+                   ) -> list[tuple[str | None, str, str]]:
     """One problem row per commit whose ``column`` time pandas cannot hold (NaT in the frame)."""
-    out, seen = [], set()
+    out: list[tuple[str | None, str, str]] = []
+    seen: set[str] = set()
     for i in bad:
         if shas[i] not in seen:
             seen.add(shas[i])

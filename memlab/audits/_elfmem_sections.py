@@ -347,7 +347,7 @@ def subsystems_section(ctx: Context, tables: dict, headline: dict) -> None:
     reverted = (int(amendments["reverted_at"].notna().sum())
                 if has_amendments and "reverted_at" in amendments else None)
 
-    rows = [("contradictions", "found", len(con)),
+    rows: list[tuple[str, str, int | None]] = [("contradictions", "found", len(con)),
             ("contradictions", "unresolved", int((~resolved.fillna(False)).sum())),
             ("contradictions", "resolved", int(resolved.fillna(False).sum()))]
     for kind, n in kinds.value_counts().sort_index().items():

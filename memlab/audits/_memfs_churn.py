@@ -4,6 +4,8 @@ chain, and the figure data pivoted from them."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import pandas as pd
 
 from memlab.audits._base import Audit
@@ -142,7 +144,8 @@ def growth_tables(versions, chain, hist, parse, layout, agent) -> tuple[pd.DataF
                    "prompt_tokens"]
     if versions is None or versions.empty or not chain:
         return _empty(size_cols), _empty(prompt_cols)
-    agent_files = {b.get("file") for b in (agent or {}).get("blocks") or [] if isinstance(b, dict)}
+    agent_files: set[Any] = {b.get("file") for b in (agent or {}).get("blocks") or []
+                             if isinstance(b, dict)}
     when = dict(zip(hist["sha"], hist["committed_at"]))
     by_sha = {sha: g for sha, g in versions.groupby("sha", sort=False)}
     # path -> ((domain, memory), bytes, prompt kind, prompt chars)

@@ -128,7 +128,7 @@ class PrecisionChoice:
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> "PrecisionChoice":
-        fields = {k: d.get(k) for k in cls.__dataclass_fields__}
+        fields: dict[str, Any] = {k: d.get(k) for k in cls.__dataclass_fields__}
         fields["probe_texts"] = int(fields.get("probe_texts") or 0)
         if fields.get("timed_rounds") is not None:
             fields["timed_rounds"] = int(fields["timed_rounds"])

@@ -42,7 +42,7 @@ import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Iterable, cast
 
 import pandas as pd
 
@@ -389,7 +389,7 @@ def _run(roots, *, out, manifest, scheduler, workers, as_of, run_date, reuse, pr
         bar.close()
         for row in rows:  # a reused store's kind is the one the last run recorded
             if row["status"] == "reused":
-                row["kind"] = previous["stores"][row["store_id"]].get("kind")
+                row["kind"] = cast(dict, previous)["stores"][row["store_id"]].get("kind")
         entries = list(rows)
         for rec in skipped.itertuples():
             f = write_failure(staging, date, sid=rec.store_id, path=rec.path, kind=None,

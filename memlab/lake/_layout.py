@@ -279,6 +279,7 @@ def _write_partition(lake: Path, rel: str, part: _Partition, run_id: str, *,
     for schema, sources, dtypes in _groups(part):
         meta = {written_as_key: json.dumps({k: sorted(v) for k, v in sorted(dtypes.items())})}
         schema = schema.with_metadata(meta)
+        writer: Any
         writer = target = tmp = sink = None
         rows = 0
 

@@ -119,9 +119,9 @@ def run_one(path: str, label: str | None, staging: str, run_date: str, as_of: st
                                       problems=store.problems, headline=result.headline)
             out.update(status="ok", tables=_layout.table_dirs(stage_dir, files))
     except Exception as exc:  # a failure is a row, never an aborted run
-        known = isinstance(exc, MemlabError)
         # The path is the row's store_path; the message says what went wrong and what to do.
-        message = (exc.message + (f" ({exc.hint})" if exc.hint else "")) if known \
+        message = (exc.message + (f" ({exc.hint})" if exc.hint else "")) \
+            if isinstance(exc, MemlabError) \
             else f"{stage} failed: {exc}"
         out.update(status="failed", error_class=type(exc).__name__, key=None,
                    message=terminal_line(message, MESSAGE_CHARS))

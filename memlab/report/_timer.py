@@ -116,7 +116,8 @@ def make_schedule(config: str | Path, *, workdir: str | Path | None = None, at: 
         raise InvalidArgument("no such folder for the scheduled runs", path=work,
                               hint="--dir names the folder reports/ is written into")
     exe = python or sys.executable
-    argv = (exe, "-m", "memlab", "-q", "report", "all", "--config", str(config_path))
+    argv: tuple[str, ...] = (exe, "-m", "memlab", "-q", "report", "all", "--config",
+                             str(config_path))
     if fail_on_alert:
         argv += ("--fail-on-alert",)
     for a in (*argv, str(work)):

@@ -185,7 +185,8 @@ def _commits(out: Iterable[bytes]):
         )
 
 
-def log_history(repo: Path, *, classify=None) -> tuple[pd.DataFrame, list[tuple[str, str, str]]]:
+def log_history(repo: Path, *, classify=None
+                ) -> tuple[pd.DataFrame, list[tuple[str | None, str, str]]]:
     """One row per commit × changed file over every branch, remote and tag, from a single
     ``git log --raw --numstat -z`` pass. Merges (whose changes arrived with their second
     parent's commits) and empty commits get one row with ``path`` NA.
@@ -196,7 +197,7 @@ def log_history(repo: Path, *, classify=None) -> tuple[pd.DataFrame, list[tuple[
     """
     out = _run_log(repo, ("--raw", "--numstat"))
     cols: dict[str, list] = {k: [] for k in HISTORY_DTYPES}
-    problems: list[tuple[str, str, str]] = []
+    problems: list[tuple[str | None, str, str]] = []
     binary: dict[str, list[tuple[str, str, str]]] = {}  # path -> (commit, old blob, new blob)
     kinds: list[tuple[str, str, str]] = []  # (name, email, message) per commit, in log order
     rows_per_commit: list[int] = []
@@ -304,7 +305,8 @@ def _first_rows(rows_per_commit: list[int]):
         start += n
 
 
-def _history_frame(cols: dict[str, list], problems: list[tuple[str, str, str]] | None = None
+def _history_frame(cols: dict[str, list],
+                   problems: list[tuple[str | None, str, str]] | None = None
                    ) -> pd.DataFrame:
     df = pd.DataFrame({k: pd.Series(v, dtype="object") for k, v in cols.items()})
     for name, dtype in HISTORY_DTYPES.items():

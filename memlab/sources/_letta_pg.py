@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import os
 import urllib.parse
+from typing import Any
 
 from memlab.constants import (
     PG_CLIENT_GRACE_MS,
@@ -345,7 +346,7 @@ def _text_loader(psycopg) -> type:
 _CLASSES: dict[int, type] = {}
 
 
-def _deadline_class(psycopg) -> type:
+def _deadline_class(psycopg) -> Any:
     """A ``psycopg.Connection`` whose every wait on the server (each statement, its results,
     commit and rollback) ends after :func:`client_deadline` seconds by memlab's clock: the
     connection is closed and the read stops with one line naming the limit's variable."""

@@ -8,6 +8,7 @@ import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import cast
 
 from memlab import _git as _hardened
 from memlab.constants import MAX_FILE_BYTES, MAX_POLICY_BYTES
@@ -115,7 +116,7 @@ def _tree_paths(info: _git.RepoInfo) -> list[str]:
     folder (all there is of the memory: a new v2 repository's ``MEMORY.md`` is a v2 layout)."""
     if info.empty:
         return _disk_paths(info.path)
-    return [e.path for e in _git.ls_tree(info.path, info.head_sha)]
+    return [e.path for e in _git.ls_tree(info.path, cast(str, info.head_sha))]  # not empty
 
 
 def _disk_paths(path: Path) -> list[str]:
@@ -261,7 +262,7 @@ def letta_evidence(path: Path, info: _git.RepoInfo | None, paths: list[str]
         for kind, n in counts.items():
             found.append(f"{n} commit(s) {words[kind]}")
     if fmt.ROOT_INDEX in paths and info is not None and not info.empty:
-        roots = {e.path: e.sha for e in _git.ls_tree(info.path, info.head_sha)
+        roots = {e.path: e.sha for e in _git.ls_tree(info.path, cast(str, info.head_sha))
                  if "/" not in e.path and e.path.endswith(".md") and e.type == "blob"
                  and (e.size or 0) <= MAX_FILE_BYTES}
         blobs = _git.read_blobs(info.path, roots.values(), max_bytes=MAX_FILE_BYTES)

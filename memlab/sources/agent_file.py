@@ -241,7 +241,7 @@ def _block_row(ctx: _Ctx, raw: Any, fallback_id: str, *, legacy: bool) -> dict[s
     block_id = ctx.ident(raw.get("id"), fallback_id, fallback_id) if not legacy or "id" in raw \
         else fallback_id
     label = ctx.text(raw.get("label"), f"block {block_id} label")
-    value = raw.get("value")
+    value: Any = raw.get("value")  # text once read (None only when unread)
     if value is None:
         ctx.add("null_value", f"block {block_id} ({label}) has no value; read as empty")
         value = ""
@@ -265,7 +265,7 @@ def _block_row(ctx: _Ctx, raw: Any, fallback_id: str, *, legacy: bool) -> dict[s
         "hidden": ctx.flag(raw.get("hidden"), f"block {block_id} hidden"),
         "tags": [str(t) for t in ctx.listing(raw.get("tags"), f"block {block_id} tags")],
         "over_limit": None if limit is None else len(value) > limit if not unread
-        else _surely_over(ctx.unread.sizes[raw.get("value")], limit),
+        else _surely_over(ctx.unread.sizes[raw["value"]], limit),
         "extra": {k: v for k, v in raw.items() if k not in _BLOCK_FIELDS},
     }
 
@@ -388,7 +388,7 @@ def _read_v2(doc: dict[str, Any], file: str, problems: Problems, unread: Unread)
 
     skills = [s.get("name") for s in ctx.listing(doc.get("skills"), "top-level skills")
               if isinstance(s, dict)]
-    metadata = doc.get("metadata") if isinstance(doc.get("metadata"), dict) else {}
+    metadata: Any = doc.get("metadata") if isinstance(doc.get("metadata"), dict) else {}
     meta = {"letta_version": None, "revision_id": metadata.get("revision_id"),
             "created_at": doc.get("created_at"), "n_groups": len(groups), "skills": skills}
     frames = _frames(agents, blocks, [{"block_id": b, "agent_id": a} for b, a in pairs], tools,

@@ -127,7 +127,8 @@ class Reader(Typer):
                 self._arrow[frame] = ImportError("adbc-driver-sqlite not installed")
             return
         tasks: list[tuple[str, str, list[tuple[str, str]], tuple[int, int] | None]] = []
-        rows = 0  # rowid span of every table, None when one cannot be told (WITHOUT ROWID)
+        # rowid span of every table, None when one cannot be told (WITHOUT ROWID)
+        rows: int | None = 0
         for frame, (table, cols) in plan.items():
             ranges, span = self._ranges(table)
             rows = None if rows is None or span is None else rows + span

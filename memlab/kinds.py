@@ -75,37 +75,15 @@ import os
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import Any, Callable, Iterable, Mapping, cast, overload
+from typing import Any, Callable, Iterable, Mapping
 
 from memlab._registry import RegistryView
-from memlab.errors import (
-    MigrationError,
-    SourceError,
-    StoreNotFound,
-    UnknownOption,
-    UnrecognizedStore,
-    UnsupportedSchema,
-)
+from memlab.errors import MigrationError, SourceError, StoreNotFound, UnknownOption, \
+    UnrecognizedStore, UnsupportedSchema
 
-__all__ = [
-    "by_kind",
-    "Kind",
-    "Review",
-    "Evidence",
-    "Probe",
-    "Search",
-    "register",
-    "unregister",
-    "get",
-    "lookup",
-    "capable",
-    "kinds",
-    "detect",
-    "targets",
-    "MEMFS_KINDS",
-    "ENTRY_POINT_GROUP",
-    "plugin_failures",
-]
+__all__ = ["by_kind", "Kind", "Review", "Evidence", "Probe", "Search", "register", "unregister", "get",
+           "lookup", "capable", "kinds",
+           "detect", "targets", "MEMFS_KINDS", "ENTRY_POINT_GROUP", "plugin_failures"]
 
 #: How many leading bytes of a file a detector sees (:attr:`Probe.head`).
 HEAD_BYTES = 64
@@ -115,10 +93,6 @@ _SQLITE_MAGIC = b"SQLite format 3\x00"
 Ref = Callable[..., Any] | str
 
 
-@overload
-def _resolve(ref: Ref) -> Callable[..., Any]: ...
-@overload
-def _resolve(ref: None) -> None: ...
 def _resolve(ref: Ref | None) -> Callable[..., Any] | None:
     if ref is None or callable(ref):
         return ref
@@ -307,7 +281,7 @@ class Kind:
                                          k.display for k in kinds() if k.migrations))
             raise MigrationError(f"a {self.display} does not migrate to {target!r}", path=source,
                                  hint=f"use one of {', '.join(self.migrations)}")
-        fn = _resolve(self.migrations[cast(str, target)])  # not None: checked above
+        fn = _resolve(self.migrations[target])
         import inspect
 
         accepted = inspect.signature(fn).parameters
@@ -420,26 +394,13 @@ def _plugin_failed(what: str, exc: BaseException) -> None:
     print(f"memlab: warning: {line}", file=sys.stderr, flush=True)
 
 
-def register(
-    name: str,
-    *,
-    display: str,
-    load: Ref,
-    detect: Callable[[Probe], str | None] | None = None,
-    locate: Callable[[str], str | None] | None = None,
-    audit: Ref | None = None,
-    migrations: Mapping[str, Ref] | None = None,
-    default_target: str | None = None,
-    find: Ref | None = None,
-    priority: int = 0,
-    review: Review | None = None,
-    verify: str | None = None,
-    capabilities: Iterable[str] = (),
-    reports: Iterable[str] = (),
-    headline: Iterable[str] = (),
-    copy_of: str | None = None,
-    replace: bool = False,
-) -> Kind:
+def register(name: str, *, display: str, load: Ref, detect: Callable[[Probe], str | None] | None
+             = None, locate: Callable[[str], str | None] | None = None, audit: Ref | None = None, migrations: Mapping[str, Ref] | None = None,
+             default_target: str | None = None, find: Ref | None = None, priority: int = 0,
+             review: Review | None = None, verify: str | None = None,
+             capabilities: Iterable[str] = (), reports: Iterable[str] = (),
+             headline: Iterable[str] = (), copy_of: str | None = None,
+             replace: bool = False) -> Kind:
     """Add a store kind (see the module docstring); returns it. Re-registering a name needs
     ``replace=True``."""
     if name in _REGISTRY and not replace:
@@ -639,7 +600,7 @@ _SRC, _AUD, _MIG, _DISC = "memlab.sources", "memlab.audits", "memlab.migrations"
     "memlab.sources.discover"
 _TO_MEMFS = {"letta": f"{_MIG}:_plan_memfs", "souveraine": f"{_MIG}:_plan_memfs"}
 _UNITS = "memlab.reviews._units"
-_MEMFS_FILES: dict[str, Any] = dict(units=f"{_UNITS}:memfs_file_units", share_of="all memory files",
+_MEMFS_FILES = dict(units=f"{_UNITS}:memfs_file_units", share_of="all memory files",
                     removal="delete_file", edit="set_body", apply="commit", prompt_files=True,
                     drift="files")
 _AGENT_BLOCKS = Review(units=f"{_UNITS}:agent_units", dated=False, rules="agent_limits")

@@ -8,14 +8,14 @@ import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import cast
 
 from memlab import _git as _hardened
-from memlab.constants import MAX_FILE_BYTES, MAX_POLICY_BYTES
 from memlab.errors import RepoError, SourceError, StoreNotFound, UnrecognizedStore
+from memlab.constants import MAX_FILE_BYTES, MAX_POLICY_BYTES
 from memlab.formats import letta_memfs as fmt
 from memlab.sources import _git
 from memlab.store import Problems, Store
+
 
 LAYOUTS = ("letta_v1", "letta_v1_memory_prefix", "letta_v2", "souveraine", "elfmem_substrate",
            "generic_markdown")
@@ -116,7 +116,7 @@ def _tree_paths(info: _git.RepoInfo) -> list[str]:
     folder (all there is of the memory: a new v2 repository's ``MEMORY.md`` is a v2 layout)."""
     if info.empty:
         return _disk_paths(info.path)
-    return [e.path for e in _git.ls_tree(info.path, cast(str, info.head_sha))]  # not empty
+    return [e.path for e in _git.ls_tree(info.path, info.head_sha)]
 
 
 def _disk_paths(path: Path) -> list[str]:
@@ -139,8 +139,7 @@ def _installed_hook(info: _git.RepoInfo | None) -> str | None:
     """The variant of Letta Code's pre-commit hook installed in this checkout, or None.
 
     Reads ``<git dir>/hooks/pre-commit`` (never runs it; not past
-    :data:`~memlab.constants.MAX_FILE_BYTES`, like any file memlab reads); Letta Code writes the
-    marker line
+    :data:`~memlab.constants.MAX_FILE_BYTES`, like any file memlab reads); Letta Code writes the marker line
     :data:`~memlab.formats.letta_memfs.LETTA_HOOK_MARKER` into it, and the February 2026 hook
     still required ``limit``.
     """
@@ -262,7 +261,7 @@ def letta_evidence(path: Path, info: _git.RepoInfo | None, paths: list[str]
         for kind, n in counts.items():
             found.append(f"{n} commit(s) {words[kind]}")
     if fmt.ROOT_INDEX in paths and info is not None and not info.empty:
-        roots = {e.path: e.sha for e in _git.ls_tree(info.path, cast(str, info.head_sha))
+        roots = {e.path: e.sha for e in _git.ls_tree(info.path, info.head_sha)
                  if "/" not in e.path and e.path.endswith(".md") and e.type == "blob"
                  and (e.size or 0) <= MAX_FILE_BYTES}
         blobs = _git.read_blobs(info.path, roots.values(), max_bytes=MAX_FILE_BYTES)
@@ -309,8 +308,7 @@ def locate(path: Path) -> Source:
         return Source(path, "elfmem_substrate", None, holder, prefix=".elfmem/", name=holder.name)
 
     info = _git.find_repo(path)
-    # A Souveraine agent dir (agent.yaml beside memory/) or a Letta agent root
-    # (~/.letta/agents/<id>/)
+    # A Souveraine agent dir (agent.yaml beside memory/) or a Letta agent root (~/.letta/agents/<id>/)
     if info is None and (path / "memory").is_dir():
         inner = _git.find_repo(path / "memory")
         if inner is not None:
@@ -347,9 +345,7 @@ def locate(path: Path) -> Source:
 def _letta_layout(paths: list[str]) -> str:
     if fmt.ROOT_INDEX in paths:
         return "letta_v2"
-    if any(p.startswith("memory/") for p in paths) and not any(
-        p.startswith("system/") for p in paths
-    ):
+    if any(p.startswith("memory/") for p in paths) and not any(p.startswith("system/") for p in paths):
         return "letta_v1_memory_prefix"
     return "letta_v1"
 

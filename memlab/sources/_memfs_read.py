@@ -9,9 +9,9 @@ import os
 import posixpath
 from pathlib import Path
 
+from memlab.errors import UnsafePath
 from memlab._files import FileTooLarge, NotRegularFile, read_regular, walk
 from memlab.constants import MAX_FILE_BYTES, MAX_FOLDER_DEPTH
-from memlab.errors import UnsafePath
 from memlab.formats import letta_memfs as fmt
 from memlab.sources import _git
 from memlab.sources._memfs_locate import LETTA_LAYOUTS, Source, decode, letta_text_note

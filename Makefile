@@ -10,7 +10,7 @@ LOG    := $(VENV)/install.log
 LAB_IP    ?= 127.0.0.1
 LAB_FLAGS ?= --no-browser --ip=$(LAB_IP) $(if $(filter 0,$(shell id -u)),--allow-root,)
 
-.PHONY: report test lab bench envs clean-venv
+.PHONY: report test lint fmt lab bench envs clean-venv
 
 $(STAMP): pyproject.toml
 	@command -v $(PYTHON) >/dev/null 2>&1 || { echo "memlab needs $(PYTHON) on PATH (set PYTHON=...)"; exit 1; }
@@ -31,6 +31,16 @@ report: $(STAMP)
 ## The whole test suite (CI runs this through .ci/run).
 test: $(STAMP)
 	$(BIN)/python -m pytest
+
+## Lint and type-check the package (CI runs this through .ci/run, before the tests);
+## ruff and mypy are pinned in the dev extra, configured in pyproject.toml.
+lint: $(STAMP)
+	$(BIN)/ruff check memlab
+	$(BIN)/mypy
+
+## Format the package with ruff (not yet applied: see [tool.ruff.format] in pyproject.toml).
+fmt: $(STAMP)
+	$(BIN)/ruff format memlab
 
 ## JupyterLab on the notebooks (prints the URL with its token).
 lab: $(STAMP)

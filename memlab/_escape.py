@@ -38,9 +38,21 @@ import html as _html
 import re
 from typing import Any, Iterable
 
-__all__ = ["LINE_BREAKS", "visible", "terminal_line", "terminal_lines", "md_line", "plot_text", "commit_line", "html",
-           "controls_visible",
-           "py_literal", "comment", "split_lines", "quote"]
+__all__ = [
+    "LINE_BREAKS",
+    "visible",
+    "terminal_line",
+    "terminal_lines",
+    "md_line",
+    "plot_text",
+    "commit_line",
+    "html",
+    "controls_visible",
+    "py_literal",
+    "comment",
+    "split_lines",
+    "quote",
+]
 
 #: Every character Python's ``str.splitlines``, a terminal or a markdown renderer treats as
 #: the end of a line.

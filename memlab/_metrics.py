@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any, Mapping, Union
+from typing import Any, Mapping, TypeGuard, Union
 
 import numpy as np
 import pandas as pd
@@ -45,7 +45,7 @@ __all__ = ["Metric", "Ratio", "FirstOf", "METRICS", "FLEET", "FINDINGS", "value"
            "column", "definitions", "definition", "doc_value", "group_of", "is_number"]
 
 
-def is_number(v: Any) -> bool:
+def is_number(v: Any) -> TypeGuard[float]:
     """A finite int or float, numpy's included (not a bool, not None, not NaN)."""
     return isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(
         v, (bool, np.bool_)) and math.isfinite(float(v))

@@ -17,7 +17,7 @@ import tempfile
 import threading
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator
+from typing import Any, Iterator
 
 __all__ = ["private_tempdir", "sweep_stale", "sigterm_as_exit", "pid_alive", "PREFIX"]
 
@@ -25,7 +25,7 @@ PREFIX = "memlab-"
 _STALE = re.compile(r"^memlab-[a-z0-9]+-p(\d+)-")
 _lock = threading.Lock()
 _depth = 0
-_previous = None
+_previous: Any = None
 
 
 def pid_alive(pid: int) -> bool:
@@ -43,7 +43,7 @@ def pid_alive(pid: int) -> bool:
 def sweep_stale(root: str | Path | None = None) -> list[Path]:
     """Remove memlab temp folders left by processes that are gone; the folders removed."""
     base = Path(root or tempfile.gettempdir())
-    removed = []
+    removed: list[Path] = []
     try:
         names = os.listdir(base)
     except OSError:

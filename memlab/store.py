@@ -45,7 +45,9 @@ class Problems:
     def __init__(self) -> None:
         self._rows: list[dict[str, Any]] = []
 
-    def add(self, file: str | Path | None, kind: str, message: str, line: int | None = None) -> None:
+    def add(
+        self, file: str | Path | None, kind: str, message: str, line: int | None = None
+    ) -> None:
         self._rows.append({"file": None if file is None else _storable(str(file)), "line": line,
                            "kind": kind, "message": _storable(message)})
 
@@ -140,7 +142,9 @@ def parse_as_of(as_of: Any) -> pd.Timestamp:
         raise InvalidArgument(f"as_of {as_of!r} is not a date",
                               hint="give a date such as 2026-08-04 or an ISO timestamp") from exc
     if pd.isna(ts):
-        raise InvalidArgument(f"as_of {as_of!r} is not a date", hint="give a date such as 2026-08-04")
+        raise InvalidArgument(
+            f"as_of {as_of!r} is not a date", hint="give a date such as 2026-08-04"
+        )
     return ts.tz_localize("UTC") if ts.tzinfo is None else ts.tz_convert("UTC")
 
 

@@ -18,8 +18,8 @@ from typing import Any, Iterable
 
 import pandas as pd
 
-from memlab.audits._base import Audit, frame_records
 from memlab import kinds
+from memlab.audits._base import Audit, frame_records
 from memlab.store import Store
 
 __all__ = ["audit", "compare", "Audit", "frame_records"]
@@ -39,7 +39,8 @@ def audit(store_or_path: Store | str | Path, *, as_of: Any = None,
 
     ``as_of`` is the date staleness is measured against (default: now, UTC);
     ``seconds_per_call`` is the LLM latency behind an elfmem database's GPU-hours (default
-    :data:`memlab.constants.SECONDS_PER_CALL`); given for a kind whose audit does not take it, it is an
+    :data:`memlab.constants.SECONDS_PER_CALL`); given for a kind whose audit does not take it, it
+    is an
     :class:`~memlab.errors.UnknownOption`.
 
     Example::

@@ -17,7 +17,6 @@ import pandas as pd
 from memlab.audits import seeds as _seeds
 from memlab.audits._elfmem_context import Context, isna, strings
 
-
 # ── §2.3 constitution ─────────────────────────────────────────────────────────────────────
 
 class _Records:
@@ -37,7 +36,7 @@ class _Records:
         self._columns = []
         for c in columns:
             dtype = frame[c].dtype
-            how = ("item" if isinstance(dtype, np.dtype) and dtype != object else
+            how = ("item" if isinstance(dtype, np.dtype) and dtype != np.dtype(object) else
                    "iterate" if isinstance(dtype, pd.CategoricalDtype) else "index")
             self._columns.append((c, frame[c].to_numpy() if how == "item" else frame[c].array,
                                   how))
@@ -79,7 +78,9 @@ def constitution_section(ctx: Context, tables: dict, headline: dict) -> None:
             "confidence", "created_at"]
     # Content is read one block at a time and only ever compared with a seeded text: a block's
     # form is built no longer than the longest seed (+1), so a huge block is never held twice.
-    limit = max([_seeds.SEED_CHARS] + [len(_seeds.normalise(slot.content)) for slot in release.slots])
+    limit = max(
+        [_seeds.SEED_CHARS] + [len(_seeds.normalise(slot.content)) for slot in release.slots]
+    )
     contents = ctx.blocks["content"]
     ids = [str(i) for i in ctx.blocks["id"]]
     position = {i: n for n, i in enumerate(ids)}  # the last row of a repeated id, as records
@@ -103,7 +104,7 @@ def constitution_section(ctx: Context, tables: dict, headline: dict) -> None:
             form = _seeds.normalise(content_of(i), limit)
         norm[i] = form
 
-    by_norm: dict[str, list[str]] = {}
+    by_norm: dict[str | None, list[str]] = {}
     for i, text in norm.items():
         by_norm.setdefault(text, []).append(i)
     live_ids = set(ctx.live["id"].astype("string"))
@@ -114,7 +115,7 @@ def constitution_section(ctx: Context, tables: dict, headline: dict) -> None:
                                  amendments["pre_content"]):
             if not isna(pre) and block_id in records:
                 amended_from.setdefault(_seeds.normalise(pre, limit), block_id)
-    holders_by_tag: dict[str, list[str]] = {}
+    holders_by_tag: dict[str | None, list[str]] = {}
     for block_id, tag in zip(role_rows["block_id"].astype("string"),
                              role_rows["tag"].astype("string")):
         if block_id in live_ids:
@@ -125,6 +126,7 @@ def constitution_section(ctx: Context, tables: dict, headline: dict) -> None:
         seed_norm = _seeds.normalise(slot.content)
         # the block that was seeded: its content-derived id, else the same text (re-seeded),
         # else a block whose amendment started from the seeded text
+        orig_id: str | None
         if slot.block_id in records:
             orig_id = slot.block_id
         elif by_norm.get(seed_norm):
@@ -168,17 +170,17 @@ def constitution_section(ctx: Context, tables: dict, headline: dict) -> None:
     tables["constitution"] = cons
 
     states = [row["state"] for row in rows]  # cons["state"], as text
-    seeded = sum(state != "not seeded" for state in states)
+    n_seeded = sum(state != "not seeded" for state in states)
     left = sum(state in ("changed", "unchanged") for state in states)
     headline["seed_releases"] = release.label
-    headline["role_slots_seeded"] = seeded
+    headline["role_slots_seeded"] = n_seeded
     headline["role_slots_left"] = left
     headline["role_slots_changed"] = states.count("changed")
     headline["role_slots_lost"] = states.count("lost")
     if not role_era:
         ctx.notes.append(f"seeded by elfmem {release.label} (no self/role/* tags): slots are "
                          "recognised by their seeded text only, so a rewritten slot counts as lost")
-    if not seeded:
+    if not n_seeded:
         ctx.notes.append("no constitutional seed found (setup() ran without seed=True)")
 
     # Blocks elfmem calls maximally protected, archived anyway (doc §2.3).

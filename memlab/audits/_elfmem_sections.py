@@ -16,11 +16,19 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from memlab._metrics import METRICS
+from memlab._metrics import value as metric_value
 from memlab.audits import seeds as _seeds
-from memlab.audits._elfmem_context import (CAVEAT, Context, as_int, isna, num, strings)
-from memlab._metrics import METRICS, value as metric_value
-from memlab.constants import (CHARS_PER_TOKEN, DECAY_LAMBDA, LAMBDA_CEILING, PENALTY_FACTOR,
-                              PRUNE_THRESHOLD, is_penalised, tier_of_lambda)
+from memlab.audits._elfmem_context import CAVEAT, Context, as_int, isna, num, strings
+from memlab.constants import (
+    CHARS_PER_TOKEN,
+    DECAY_LAMBDA,
+    LAMBDA_CEILING,
+    PENALTY_FACTOR,
+    PRUNE_THRESHOLD,
+    is_penalised,
+    tier_of_lambda,
+)
 
 __all__ = ["gini", "lorenz"]
 
@@ -339,7 +347,7 @@ def subsystems_section(ctx: Context, tables: dict, headline: dict) -> None:
     reverted = (int(amendments["reverted_at"].notna().sum())
                 if has_amendments and "reverted_at" in amendments else None)
 
-    rows = [("contradictions", "found", len(con)),
+    rows: list[tuple[str, str, int | None]] = [("contradictions", "found", len(con)),
             ("contradictions", "unresolved", int((~resolved.fillna(False)).sum())),
             ("contradictions", "resolved", int(resolved.fillna(False).sum()))]
     for kind, n in kinds.value_counts().sort_index().items():

@@ -15,7 +15,6 @@ from memlab._metrics import METRICS
 from memlab.audits._elfmem_context import CAVEAT, Context, isna
 from memlab.constants import MISSING_TEXT
 
-
 # ── the printable summary ─────────────────────────────────────────────────────────────────
 
 _MISSING = MISSING_TEXT

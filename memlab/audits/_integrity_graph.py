@@ -107,8 +107,8 @@ class Graph:
         if stats:
             out = _hardened.run(self.repo, "patch-id", "--stable", input=diff, check=False,
                                 config=READ_CONFIG)
-            for line in out.decode("ascii", "replace").splitlines():
-                parts = line.split()
+            for text in out.decode("ascii", "replace").splitlines():
+                parts = text.split()
                 if len(parts) == 2:
                     ids[parts[1]] = parts[0]
         return {s: (ids.get(s), *stats.get(s, (0, 0))) for s in wanted}

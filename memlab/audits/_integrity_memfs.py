@@ -38,6 +38,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 
@@ -125,7 +126,7 @@ def _backfill_note(graph: Graph, tip: str) -> str:
 
 
 def _rewrites(graph: Graph, logs: Reflogs, held: set[str]) -> tuple[list[dict], int, int]:
-    moves: list[Entry] = []
+    moves: list[Any] = []  # Entry with both old and new set (the loop below skips the rest)
     gone = 0
     for ref, entries in logs.entries.items():
         if not ref.startswith(_BRANCHES) or ref.endswith("/HEAD"):

@@ -76,7 +76,7 @@ def hook_violations(store: Store, versions: pd.DataFrame | None = None) -> pd.Da
         versions = file_versions(store)
     commits = _commits(store.history)
     layout = store.meta["layout"]
-    rows = []
+    rows: list[dict[str, Any]] = []
     if layout not in LETTA_LAYOUTS or versions.empty:
         return violations_frame(rows)  # generic_markdown, Souveraine, substrates: no Letta hook
     installed = store.meta.get("letta_hook_installed")
@@ -226,11 +226,23 @@ def _index_states(ordered: pd.DataFrame, parents: dict[str, list[str]], order: l
 
 
 _VIOLATION_COLUMNS = {
-    "sha": "string", "authored_at": "datetime64[ns, UTC]", "committed_at": "datetime64[ns, UTC]",
-    "author_name": "string", "author_email": "string", "author_kind": "category", "branch": "string",
-    "message": "string", "path": "string", "change_type": "category", "variant": "category",
-    "rule": "category", "detail": "string", "variant_reason": "string", "hook_applies": "boolean",
-    "hook_basis": "string", "no_verify_suspect": "boolean",
+    "sha": "string",
+    "authored_at": "datetime64[ns, UTC]",
+    "committed_at": "datetime64[ns, UTC]",
+    "author_name": "string",
+    "author_email": "string",
+    "author_kind": "category",
+    "branch": "string",
+    "message": "string",
+    "path": "string",
+    "change_type": "category",
+    "variant": "category",
+    "rule": "category",
+    "detail": "string",
+    "variant_reason": "string",
+    "hook_applies": "boolean",
+    "hook_basis": "string",
+    "no_verify_suspect": "boolean",
 }
 
 
@@ -289,9 +301,23 @@ def fill_suspects(store: Store, suspects: pd.DataFrame) -> None:
 
 def no_verify_table(suspects: pd.DataFrame) -> pd.DataFrame:
     if suspects.empty:
-        return pd.DataFrame(columns=["sha", "authored_at", "author_name", "author_email", "author_kind",
-                                     "branch", "message", "paths", "rules", "n_violations",
-                                     "variant", "variant_reason", "hook_basis"])
+        return pd.DataFrame(
+            columns=[
+                "sha",
+                "authored_at",
+                "author_name",
+                "author_email",
+                "author_kind",
+                "branch",
+                "message",
+                "paths",
+                "rules",
+                "n_violations",
+                "variant",
+                "variant_reason",
+                "hook_basis",
+            ]
+        )
     grouped = suspects.groupby("sha", sort=False, observed=True)
     out = grouped.agg(authored_at=("authored_at", "first"), author_name=("author_name", "first"),
                       author_email=("author_email", "first"), author_kind=("author_kind", "first"),
@@ -360,7 +386,17 @@ def limit_breach_table(versions, hist, parse, layout) -> pd.DataFrame:
             chars = len(new.body)
             if limit is None or chars <= limit:
                 continue
-            rows.append({"sha": v.sha, "authored_at": c.authored_at, "author_kind": c.author_kind,
-                         "path": v.path, "limit": limit, "body_chars": chars, "over_by": chars - limit,
-                         "declared": new.limit is not None, "message": c.message})
+            rows.append(
+                {
+                    "sha": v.sha,
+                    "authored_at": c.authored_at,
+                    "author_kind": c.author_kind,
+                    "path": v.path,
+                    "limit": limit,
+                    "body_chars": chars,
+                    "over_by": chars - limit,
+                    "declared": new.limit is not None,
+                    "message": c.message,
+                }
+            )
     return _typed(rows, cols)

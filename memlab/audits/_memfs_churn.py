@@ -4,10 +4,12 @@ chain, and the figure data pivoted from them."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import pandas as pd
 
 from memlab.audits._base import Audit
-from memlab.audits._memfs_prompt import rendered_chars, prompt_share
+from memlab.audits._memfs_prompt import prompt_share, rendered_chars
 from memlab.constants import CHARS_PER_TOKEN
 from memlab.formats import letta_memfs as fmt
 from memlab.sources.memfs import domain_of, is_memory_path
@@ -22,12 +24,29 @@ def _file_rows(hist: pd.DataFrame) -> pd.DataFrame:
 def churn_table(hist: pd.DataFrame, layout: str) -> pd.DataFrame:
     rows = _file_rows(hist)
     if rows.empty:
-        return pd.DataFrame(columns=["path", "domain", "memory", "commits", "lines_added",
-                                     "lines_deleted", "churn", "first_change", "last_change", "authors"])
+        return pd.DataFrame(
+            columns=[
+                "path",
+                "domain",
+                "memory",
+                "commits",
+                "lines_added",
+                "lines_deleted",
+                "churn",
+                "first_change",
+                "last_change",
+                "authors",
+            ]
+        )
     g = rows.groupby("path", observed=True)
-    out = g.agg(commits=("sha", "nunique"), lines_added=("lines_added", "sum"),
-                lines_deleted=("lines_deleted", "sum"), first_change=("authored_at", "min"),
-                last_change=("authored_at", "max"), authors=("author_email", "nunique")).reset_index()
+    out = g.agg(
+        commits=("sha", "nunique"),
+        lines_added=("lines_added", "sum"),
+        lines_deleted=("lines_deleted", "sum"),
+        first_change=("authored_at", "min"),
+        last_change=("authored_at", "max"),
+        authors=("author_email", "nunique"),
+    ).reset_index()
     out["churn"] = (out["lines_added"] + out["lines_deleted"]).astype("Int64")
     kinds = rows.pivot_table(index="path", columns="author_kind", values="sha", aggfunc="nunique",
                              observed=True, fill_value=0)
@@ -35,7 +54,9 @@ def churn_table(hist: pd.DataFrame, layout: str) -> pd.DataFrame:
     out = out.merge(kinds.reset_index(), on="path", how="left")
     out.insert(1, "domain", [domain_of(p, layout) for p in out["path"]])
     out["domain"] = out["domain"].astype("category")
-    out.insert(2, "memory", pd.array([is_memory_path(p, layout) for p in out["path"]], dtype="boolean"))
+    out.insert(
+        2, "memory", pd.array([is_memory_path(p, layout) for p in out["path"]], dtype="boolean")
+    )
     return out.sort_values(["churn", "commits"], ascending=False).reset_index(drop=True)
 
 
@@ -43,13 +64,20 @@ def churn_weekly_table(hist: pd.DataFrame, layout: str) -> pd.DataFrame:
     rows = _file_rows(hist)
     if rows.empty:
         return pd.DataFrame(columns=["week", "path", "domain", "memory", "commits", "churn"])
-    week = rows["authored_at"].dt.tz_convert(None).dt.to_period("W").dt.start_time.dt.tz_localize("UTC")
+    week = (
+        rows["authored_at"]
+        .dt.tz_convert(None)
+        .dt.to_period("W")
+        .dt.start_time.dt.tz_localize("UTC")
+    )
     churn = (rows["lines_added"].fillna(0) + rows["lines_deleted"].fillna(0)).astype("int64")
     frame = pd.DataFrame({"week": week, "path": rows["path"], "sha": rows["sha"], "churn": churn})
     out = frame.groupby(["week", "path"], observed=True).agg(commits=("sha", "nunique"),
                                                               churn=("churn", "sum")).reset_index()
     out.insert(2, "domain", [domain_of(p, layout) for p in out["path"]])
-    out.insert(3, "memory", pd.array([is_memory_path(p, layout) for p in out["path"]], dtype="boolean"))
+    out.insert(
+        3, "memory", pd.array([is_memory_path(p, layout) for p in out["path"]], dtype="boolean")
+    )
     return out
 
 
@@ -116,7 +144,8 @@ def growth_tables(versions, chain, hist, parse, layout, agent) -> tuple[pd.DataF
                    "prompt_tokens"]
     if versions is None or versions.empty or not chain:
         return _empty(size_cols), _empty(prompt_cols)
-    agent_files = {b.get("file") for b in (agent or {}).get("blocks") or [] if isinstance(b, dict)}
+    agent_files: set[Any] = {b.get("file") for b in (agent or {}).get("blocks") or []
+                             if isinstance(b, dict)}
     when = dict(zip(hist["sha"], hist["committed_at"]))
     by_sha = {sha: g for sha, g in versions.groupby("sha", sort=False)}
     # path -> ((domain, memory), bytes, prompt kind, prompt chars)
@@ -164,11 +193,15 @@ def growth_tables(versions, chain, hist, parse, layout, agent) -> tuple[pd.DataF
         for (domain, memory), nbytes in group_bytes.items():
             if group_files[(domain, memory)] > 0:
                 size_rows.append((sha, t, domain, memory, nbytes, group_files[(domain, memory)]))
-        prompt_rows.append((sha, t, shown["full"], shown["listed"], prompt_chars, prompt_chars / CHARS_PER_TOKEN))
+        prompt_rows.append(
+            (sha, t, shown["full"], shown["listed"], prompt_chars, prompt_chars / CHARS_PER_TOKEN)
+        )
     sizes = pd.DataFrame(size_rows, columns=size_cols)
     prompts = pd.DataFrame(prompt_rows, columns=prompt_cols)
     for df in (sizes, prompts):
-        df["committed_at"] = pd.to_datetime(df["committed_at"], utc=True).astype("datetime64[ns, UTC]")
+        df["committed_at"] = pd.to_datetime(df["committed_at"], utc=True).astype(
+            "datetime64[ns, UTC]"
+        )
     return sizes, prompts
 
 

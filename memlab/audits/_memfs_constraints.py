@@ -16,8 +16,6 @@ Both follow the checkout's layout policy (``meta["layout_policy"]``, read by the
 
 from __future__ import annotations
 
-from typing import Any
-
 import pandas as pd
 
 from memlab.constants import MAX_FILE_BYTES
@@ -80,8 +78,15 @@ def constraints_table(store: Store, commit: str | None) -> tuple[pd.DataFrame, l
     rows = []
     for line in fmt.validator_errors(files, policy=policy, accepted=None, audit=True,
                                      uncounted=uncounted):
-        rows.append({"path": line.path, "rule": line.rule, "check": "validator", "message": str(line),
-                     "policy": policy})
+        rows.append(
+            {
+                "path": line.path,
+                "rule": line.rule,
+                "check": "validator",
+                "message": str(line),
+                "policy": policy,
+            }
+        )
     v2 = policy == "shared-memory" or (policy == "root-marker"
                                        and any(f.path == fmt.ROOT_INDEX for f in files))
     if v2:
@@ -91,10 +96,17 @@ def constraints_table(store: Store, commit: str | None) -> tuple[pd.DataFrame, l
             if data is None:
                 uncounted.append(path)
                 continue
-            for line in fmt.frontmatter_errors(path, data.decode("utf-8", "replace"), None,
+            for text in fmt.frontmatter_errors(path, data.decode("utf-8", "replace"), None,
                                                fmt="memfs-v2"):
-                rows.append({"path": path, "rule": fmt.frontmatter_rule(line, path), "check": "frontmatter",
-                             "message": line, "policy": policy})
+                rows.append(
+                    {
+                        "path": path,
+                        "rule": fmt.frontmatter_rule(text, path),
+                        "check": "frontmatter",
+                        "message": text,
+                        "policy": policy,
+                    }
+                )
     out = _frame(rows, CONSTRAINT_COLUMNS)
     out.attrs["checked"] = True
     return out, sorted(set(uncounted))

@@ -20,8 +20,15 @@ def readers(files: pd.DataFrame) -> pd.DataFrame:
 def over_limit_table(files: pd.DataFrame) -> pd.DataFrame:
     over = files[files["over_limit"].fillna(False)]
     limit = over["limit"].fillna(fmt.DEFAULT_LIMIT).astype("Int64")
-    out = pd.DataFrame({"path": over["path"], "label": over["label"], "in_prompt": over["in_prompt"],
-                        "limit": limit, "body_chars": over["body_chars"]}).reset_index(drop=True)
+    out = pd.DataFrame(
+        {
+            "path": over["path"],
+            "label": over["label"],
+            "in_prompt": over["in_prompt"],
+            "limit": limit,
+            "body_chars": over["body_chars"],
+        }
+    ).reset_index(drop=True)
     out["over_by"] = (out["body_chars"] - out["limit"]).astype("Int64")
     # ``limit: 0`` is a bad_limit problem row; nothing fits it, but a ratio to it means nothing.
     out["ratio"] = (out["body_chars"].astype("float64")

@@ -18,6 +18,7 @@ from memlab.kinds import MEMFS_KINDS
 from memlab.sources.memfs import LETTA_LAYOUTS, files_at, in_prompt, load_memfs, resolve_ref
 from memlab.store import Store
 
+
 @dataclass
 class PromptSnapshot:
     """What reaches the system prompt at one commit.
@@ -37,7 +38,9 @@ class PromptSnapshot:
 
     @property
     def total_chars(self) -> int:
-        return int(self.files["chars"].sum()) + sum(_listed_chars(p, self.layout) for p in self.tree)
+        return int(self.files["chars"].sum()) + sum(
+            _listed_chars(p, self.layout) for p in self.tree
+        )
 
     @property
     def total_tokens(self) -> float:
@@ -47,8 +50,11 @@ class PromptSnapshot:
 def as_store(store_or_path: Store | str | Path) -> Store:
     if isinstance(store_or_path, Store):
         if store_or_path.kind not in MEMFS_KINDS:
-            raise UnsupportedSchema(f"the memfs audit reads memory repos, not {store_or_path.kind!r} stores",
-                              path=store_or_path.path, hint="use memlab.audit() to pick the audit")
+            raise UnsupportedSchema(
+                f"the memfs audit reads memory repos, not {store_or_path.kind!r} stores",
+                path=store_or_path.path,
+                hint="use memlab.audit() to pick the audit",
+            )
         return store_or_path
     return load_memfs(store_or_path)
 
@@ -151,4 +157,6 @@ def letta_token_estimate(store: Store, sha: str) -> pd.DataFrame:
     rows = [(path, -(-len(data.get(blob, b"").decode("utf-8", "replace").encode("utf-8"))
                      // LETTA_BYTES_PER_TOKEN))
             for path, blob in sorted(wanted.items())]
-    return pd.DataFrame(rows, columns=["path", "tokens"]).astype({"path": "string", "tokens": "int64"})
+    return pd.DataFrame(rows, columns=["path", "tokens"]).astype(
+        {"path": "string", "tokens": "int64"}
+    )

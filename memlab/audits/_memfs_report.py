@@ -162,18 +162,27 @@ def summary_text(store: Store, h: dict[str, Any], tables: dict[str, pd.DataFrame
     prompt = (f"{h['prompt_files']} files, {h['prompt_chars']} chars (~{h['prompt_tokens']:.0f} "
               "tokens)" if h["prompt_files"] is not None else "– (no commit to read it at)")
     lines = [
-        f"memfs audit of {store.name} ({h['layout']}{', as of ' + h['as_of'] if h['as_of'] else ''})",
+        f"memfs audit of {store.name} "
+        f"({h['layout']}{', as of ' + h['as_of'] if h['as_of'] else ''})",
         f"  files: {h['files']}; in the prompt: {prompt}",
         f"  commits: {h['commits']} on {h['branches']} branch(es) by {h['authors']} author(s): "
         + ", ".join(f"{k} {h['commits_' + k]}" for k in fmt.AUTHOR_KINDS if h["commits_" + k]),
-        (f"  hook: {h['hook_violations']} violation(s); {h['no_verify_commits']} commit(s) must have "
-         "used --no-verify") if h["hook_violations"] is not None else
-        f"  hook: not checked ({h['layout']}: Letta Code's hook does not guard this repository)"
-        if h["layout"] not in LETTA_LAYOUTS else "  hook: not checked (no commit history)",
+        (
+            f"  hook: {h['hook_violations']} violation(s); "
+            f"{h['no_verify_commits']} commit(s) must have "
+            "used --no-verify"
+        )
+        if h["hook_violations"] is not None
+        else f"  hook: not checked ({h['layout']}: Letta Code's hook does not guard "
+        "this repository)"
+        if h["layout"] not in LETTA_LAYOUTS
+        else "  hook: not checked (no commit history)",
     ]
     for row in tables["no_verify_commits"].head(10).itertuples(index=False):
-        lines.append(f"    {row.sha[:10]} {str(row.authored_at)[:10]} {row.author_kind}: {row.rules} "
-                     f"in {row.paths} ({row.variant} hook: {row.hook_basis})")
+        lines.append(
+            f"    {row.sha[:10]} {str(row.authored_at)[:10]} {row.author_kind}: {row.rules} "
+            f"in {row.paths} ({row.variant} hook: {row.hook_basis})"
+        )
     if h["constraint_errors"] is None:
         lines.append("  constraints: not checked (Letta Code validates Letta memory repositories' "
                      "commits only)")
@@ -207,13 +216,19 @@ def summary_text(store: Store, h: dict[str, Any], tables: dict[str, pd.DataFrame
         lines.append(f"  read_only: {h['read_only_edits']} edit(s), {h['read_only_flag_removals']} "
                      f"flag removal(s), {h['read_only_deletions']} deletion(s)")
     if h["top_churn_file"]:
-        lines.append(f"  churn: {h['lines_changed']} lines changed; most churned: {h['top_churn_file']}")
+        lines.append(
+            f"  churn: {h['lines_changed']} lines changed; most churned: {h['top_churn_file']}"
+        )
     lines.append(f"  uncommitted: {h['uncommitted_files']} file(s); problems: {h['problems']}")
     if h["readers_disagree_files"]:
-        lines.append(f"  readers: Letta Code and the Letta server read {h['readers_disagree_files']} "
-                     "file(s) differently (table 'readers')")
+        lines.append(
+            f"  readers: Letta Code and the Letta server read {h['readers_disagree_files']} "
+            "file(s) differently (table 'readers')"
+        )
     if h["duplicated_trees"]:
-        lines.append(f"  copies: {h['duplicated_trees']} folder(s) duplicate another folder's files "
-                     "(table 'duplicate_trees')")
+        lines.append(
+            f"  copies: {h['duplicated_trees']} folder(s) duplicate another folder's files "
+            "(table 'duplicate_trees')"
+        )
     lines.append(f"  findings: {h['findings']}")
     return terminal_lines(lines)

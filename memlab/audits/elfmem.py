@@ -47,8 +47,17 @@ from memlab import kinds
 from memlab.audits._base import Audit, json_safe
 from memlab.audits._elfmem_constitution import constitution_section
 from memlab.audits._elfmem_context import Context
-from memlab.audits._elfmem_sections import (archival_section, clock_section, cost_section, reinforcement_section,
-                                            staleness_section, subsystems_section, tags_section, gini, lorenz)
+from memlab.audits._elfmem_sections import (
+    archival_section,
+    clock_section,
+    cost_section,
+    gini,
+    lorenz,
+    reinforcement_section,
+    staleness_section,
+    subsystems_section,
+    tags_section,
+)
 from memlab.audits._elfmem_summary import summary_text
 from memlab.constants import SECONDS_PER_CALL
 from memlab.errors import InvalidArgument, UnsupportedSchema
@@ -57,7 +66,9 @@ from memlab.store import Store, parse_as_of
 __all__ = ["audit_elfmem", "gini", "lorenz", "parse_as_of"]
 
 
-def audit_elfmem(store: Store, *, as_of: Any = None, seconds_per_call: float = SECONDS_PER_CALL) -> Audit:
+def audit_elfmem(
+    store: Store, *, as_of: Any = None, seconds_per_call: float = SECONDS_PER_CALL
+) -> Audit:
     """Recompute the v2 doc's evidence set for one elfmem database.
 
     ``as_of`` is the "today" staleness is measured against (default: now, UTC);
@@ -92,8 +103,16 @@ def audit_elfmem(store: Store, *, as_of: Any = None, seconds_per_call: float = S
         "elfmem_release": store.meta.get("elfmem_release"),
         "as_of": when.isoformat(),
     }
-    for section in (cost_section, archival_section, clock_section, constitution_section, tags_section, subsystems_section,
-                    reinforcement_section, staleness_section):
+    for section in (
+        cost_section,
+        archival_section,
+        clock_section,
+        constitution_section,
+        tags_section,
+        subsystems_section,
+        reinforcement_section,
+        staleness_section,
+    ):
         section(ctx, tables, headline)
     headline = json_safe(headline)
     return Audit(kind=store.kind, store_name=store.name, tables=tables, headline=headline,

@@ -193,18 +193,18 @@ def _edit_history(blocks: pd.DataFrame, hist: pd.DataFrame, holders: pd.Series,
     groups = {b: g for b, g in hist.groupby("block_id")}
     for rec in blocks.to_dict("records"):
         b = pd.Series(rec)
-        g = groups.get(b.block_id)
+        g: Any = groups.get(b.block_id)
         n = 0 if g is None else len(g)
         kinds = g["actor_kind"].astype(str).value_counts() if n else pd.Series(dtype=int)
         values = [] if g is None else [None if pd.isna(v) else str(v)
                                        for v in g["value"].astype(object)]
-        changes = sum(1 for a, c in zip(values, values[1:]) if a != c)
+        changes: int | None = sum(1 for a, c in zip(values, values[1:]) if a != c)
         latest = int(g["sequence_number"].max()) if n else None
         current = None if pd.isna(b.current_sequence) else int(b.current_sequence)
-        at = (g[g["sequence_number"] == current] if current is not None and n else
+        at: Any = (g[g["sequence_number"] == current] if current is not None and n else
               g.tail(1) if n else None)
         mine = None if pd.isna(b.value) else str(b.value)
-        after = bool(n and at is not None and len(at)
+        after: bool | None = bool(n and at is not None and len(at)
                      and (None if pd.isna(at["value"].iloc[0]) else str(at["value"].iloc[0]))
                      != mine)
         if str(b.block_id) in unread:  # a value not read: whether it changed is not checked
@@ -263,8 +263,10 @@ def _summary(store: Store, h: dict[str, Any], core: pd.DataFrame, shared: pd.Dat
                                    if row.n_over_limit else ""))
     lines.append(f"  {h['n_blocks_over_limit']} block(s) over their limit")
     for row in shared.head(5).itertuples(index=False):
-        lines.append(f"  shared: {row.label} held by {', '.join(row.agents)}"
-                     + (f"; checkpointed by {', '.join(map(str, row.editors))}" if row.editors else ""))
+        lines.append(
+            f"  shared: {row.label} held by {', '.join(row.agents)}"
+            + (f"; checkpointed by {', '.join(map(str, row.editors))}" if row.editors else "")
+        )
     if h["history_rows"]:
         lines.append(f"  history: {h['history_rows']} checkpoint(s) on {h['n_blocks_with_history']}"
                      f" block(s): {h['history_by_agent']} by agents, {h['history_by_user']} by "
@@ -281,11 +283,14 @@ def _summary(store: Store, h: dict[str, Any], core: pd.DataFrame, shared: pd.Dat
         lines.append(f"  {h['n_blocks_edited_after_checkpoint']} block(s) changed after their "
                      "current checkpoint")
     for row in ro.itertuples(index=False):
-        lines.append(f"  read-only {row.label} ({', '.join(row.agents)}) changed "
-                     f"{int(row.value_changes)} time(s) in its history "
-                     f"({int(row.by_agent)} agent / {int(row.by_user)} user checkpoint(s))")
+        lines.append(
+            f"  read-only {row.label} ({', '.join(row.agents)}) changed "
+            f"{int(row.value_changes)} time(s) in its history "
+            f"({int(row.by_agent)} agent / {int(row.by_user)} user checkpoint(s))"
+        )
     lines.append(f"  {h['n_stale_blocks']} block(s) unwritten for {h['stale_after_days']}+ days")
-    lines.append(f"  integrity: {h['integrity_findings']} checkpoint-chain finding(s) only a direct "
+    lines.append(f"  integrity: {h['integrity_findings']} checkpoint-chain finding(s) "
+                 "only a direct "
                  "write to the tables makes" + ("; see tables['integrity']"
                                                  if h["integrity_findings"] else ""))
     for row in integrity.head(10).itertuples(index=False):

@@ -26,17 +26,38 @@ from typing import Any
 import pandas as pd
 
 from memlab.audits._base import Audit
-from memlab.audits._memfs_checks import (fill_suspects, limit_breach_table, no_verify_table,
-                                         parse_cache, read_only_changes, violations_frame,
-                                         hook_basis, hook_violations)
 from memlab.audits._integrity import memfs_integrity
+from memlab.audits._memfs_checks import (
+    fill_suspects,
+    hook_basis,
+    hook_violations,
+    limit_breach_table,
+    no_verify_table,
+    parse_cache,
+    read_only_changes,
+    violations_frame,
+)
+from memlab.audits._memfs_churn import (
+    author_kind_table,
+    churn_matrix,
+    churn_table,
+    churn_weekly_table,
+    commit_table,
+    commits_by_kind,
+    first_parent_chain,
+    growth_tables,
+    size_over_time,
+)
 from memlab.audits._memfs_constraints import constraint_history, constraints_table
-from memlab.audits._memfs_churn import (author_kind_table, churn_table, churn_weekly_table, commit_table,
-                                        first_parent_chain, growth_tables, churn_matrix,
-                                        commits_by_kind, size_over_time)
-from memlab.audits._memfs_files import over_limit_table, readers, duplicate_trees
-from memlab.audits._memfs_prompt import (MEMFS_KINDS, PromptSnapshot, as_store,
-                                         letta_token_estimate, prompt_at, prompt_share)
+from memlab.audits._memfs_files import duplicate_trees, over_limit_table, readers
+from memlab.audits._memfs_prompt import (
+    MEMFS_KINDS,
+    PromptSnapshot,
+    as_store,
+    letta_token_estimate,
+    prompt_at,
+    prompt_share,
+)
 from memlab.audits._memfs_report import headline_figures, layout_notes, summary_text
 from memlab.sources.memfs import LETTA_LAYOUTS, file_versions, files_at
 from memlab.store import Problems, Store, parse_as_of
@@ -53,7 +74,8 @@ def audit_memfs(store: Store | str | Path, *, as_of: Any = None, **_: Any) -> Au
     have bypassed the hook), ``read_only`` (protected files changed), ``over_limit`` (files over
     their limit now), ``limit_breaches`` (commits that wrote a file over its limit),
     ``letta_tokens`` (Letta layouts: ``letta memory tokens``' own per-file estimate at the
-    audited commit), ``constraints`` (each error Letta Code 0.34.12's validator and v2 hook report on the
+    audited commit), ``constraints`` (each error Letta Code 0.34.12's validator and v2 hook report
+    on the
     audited tree, under the checkout's layout policy), ``constraint_history`` (the validator
     over the ref's first-parent chain: which commit first broke each rule on each path),
     ``integrity`` (one row per rewrite that lost commits no ref holds and no later commit
@@ -94,10 +116,15 @@ def audit_memfs(store: Store | str | Path, *, as_of: Any = None, **_: Any) -> Au
     tables["churn"] = churn_table(hist, layout)
     tables["churn_weekly"] = churn_weekly_table(hist, layout)
     tables["author_kinds"] = author_kind_table(hist)
-    tables["commits"] = commit_table(store.frames["history"] if cutoff is None else
-                                      store.frames["history"][store.frames["history"]["committed_at"] <= cutoff])
+    tables["commits"] = commit_table(
+        store.frames["history"]
+        if cutoff is None
+        else store.frames["history"][store.frames["history"]["committed_at"] <= cutoff]
+    )
     chain = first_parent_chain(store, hist)
-    sizes, prompt_hist = growth_tables(versions, chain, hist, parse, layout, store.meta.get("agent"))
+    sizes, prompt_hist = growth_tables(
+        versions, chain, hist, parse, layout, store.meta.get("agent")
+    )
     tables["size_by_domain"], tables["prompt_history"] = sizes, prompt_hist
 
     at = store.meta.get("ref_sha")
@@ -122,4 +149,6 @@ def audit_memfs(store: Store | str | Path, *, as_of: Any = None, **_: Any) -> Au
     tables["problems"] = problems.frame()
     headline = headline_figures(store, hist, tables, snapshot, files_now, cutoff)
     notes = layout_notes(store, layout)
-    return Audit("memfs", store.name, tables, headline, summary_text(store, headline, tables), notes)
+    return Audit(
+        "memfs", store.name, tables, headline, summary_text(store, headline, tables), notes
+    )

@@ -31,7 +31,7 @@ import time
 import urllib.error
 import urllib.request
 from pathlib import Path
-from typing import Iterable
+from typing import Any, Iterable
 
 from memlab.browse._meta import add_search, canned_queries, links, searched_columns, table_metadata
 from memlab.browse._sources import collect
@@ -127,7 +127,7 @@ def build(paths: Iterable[str | Path] | str | Path, out: str | Path) -> Path:
 
 
 def _write(path: Path, frames: dict, bases: dict) -> dict:
-    named: dict[str, object] = {}
+    named: dict[str, Any] = {}  # table name -> DataFrame
     named_bases: dict[str, tuple[str, str | None]] = {}
     taken: set[str] = set()
     for name in frames:

@@ -105,7 +105,9 @@ def description(table: str, stores: list[str]) -> str:
     if table == "headline":
         return "Each store's audit headline; column descriptions give each metric's definition."
     if table.startswith("audit_"):
-        return f"Audit table {table[6:]} (memlab.audit)" + (f" of {', '.join(stores)}" if stores else "")
+        return f"Audit table {table[6:]} (memlab.audit)" + (
+            f" of {', '.join(stores)}" if stores else ""
+        )
     if table.startswith("run"):
         return "Read from the runs.json record of each `memlab report all` run."
     if table == "browse_notes":
@@ -189,71 +191,84 @@ QUERIES: dict[str, dict[str, str]] = {
         "title": "Why were blocks archived?",
         "description": "Archived blocks by archive reason, per store.",
         "sql": "select store, archive_reason, count(*) as blocks from {blocks} where status = "
-               "'archived' group by store, archive_reason order by store, blocks desc"},
+        "'archived' group by store, archive_reason order by store, blocks desc",
+    },
     "blocks_by_status": {
         "title": "Blocks by status and category",
         "description": "How many blocks each store holds, by status and category.",
         "sql": "select store, status, category, count(*) as blocks from {blocks} "
-               "group by store, status, category order by store, blocks desc"},
+        "group by store, status, category order by store, blocks desc",
+    },
     "most_reinforced": {
         "title": "Most reinforced active blocks",
         "description": "The 20 active blocks reinforced most often.",
         "sql": "select store, id, reinforcement_count, category, content from {blocks} where "
-               "status = 'active' order by reinforcement_count desc limit 20"},
+        "status = 'active' order by reinforcement_count desc limit 20",
+    },
     "unresolved_contradictions": {
         "title": "Unresolved contradictions, with both blocks' content",
         "description": "Recorded contradictions not resolved.",
         "sql": "select c.store, c.score, a.content as block_a, b.content as block_b from "
-               "{contradictions} c left join {blocks} a on a.id = c.block_a_id left join {blocks} b "
-               "on b.id = c.block_b_id where not coalesce(c.resolved, 0) order by c.score desc"},
+        "{contradictions} c left join {blocks} a on a.id = c.block_a_id left join {blocks} b "
+        "on b.id = c.block_b_id where not coalesce(c.resolved, 0) order by c.score desc",
+    },
     "commits_by_author_kind": {
         "title": "Who commits to memory?",
         "description": "Commits and lines changed by author kind.",
         "sql": "select store, author_kind, count(*) as commits, sum(lines_added) as lines_added, "
-               "sum(lines_deleted) as lines_deleted from {audit_commits} "
-               "group by store, author_kind order by store, commits desc"},
+        "sum(lines_deleted) as lines_deleted from {audit_commits} "
+        "group by store, author_kind order by store, commits desc",
+    },
     "findings_by_rule": {
         "title": "Hook violations by rule",
         "description": "Commits breaking a pre-commit hook rule, by rule and author kind.",
         "sql": "select store, rule, author_kind, count(*) as violations from "
-               "{audit_hook_violations} group by store, rule, author_kind order by violations desc"},
+        "{audit_hook_violations} group by store, rule, author_kind order by violations desc",
+    },
     "integrity_findings": {
         "title": "Integrity findings with their commit",
         "description": "History lost or rewritten, each row with the commit's message when the "
-                       "history still holds it.",
-        "sql": "select i.store, i.kind, i.ref, i.sha, i.\"when\", i.lost, c.message from "
-               "{audit_integrity} i left join {audit_commits} c on c.sha = i.sha"},
+        "history still holds it.",
+        "sql": 'select i.store, i.kind, i.ref, i.sha, i."when", i.lost, c.message from '
+        "{audit_integrity} i left join {audit_commits} c on c.sha = i.sha",
+    },
     "largest_prompt_files": {
         "title": "What fills the prompt?",
         "description": "Files that reach the system prompt, largest first.",
-        "sql": "select store, path, label, body_chars, \"limit\", over_limit from {files} "
-               "where in_prompt order by body_chars desc"},
+        "sql": 'select store, path, label, body_chars, "limit", over_limit from {files} '
+        "where in_prompt order by body_chars desc",
+    },
     "blocks_over_limit": {
         "title": "Blocks over their character limit",
         "description": "Letta blocks whose value is longer than their limit.",
-        "sql": "select store, label, chars, \"limit\", round(1.0 * chars / \"limit\", 2) as ratio "
-               "from {blocks} where over_limit order by ratio desc"},
+        "sql": 'select store, label, chars, "limit", round(1.0 * chars / "limit", 2) as ratio '
+        "from {blocks} where over_limit order by ratio desc",
+    },
     "block_edits_by_actor": {
         "title": "Who edits the blocks?",
         "description": "Letta server block history entries by actor kind and type, per label.",
         "sql": "select store, actor_kind, actor_type, label, count(*) as entries from "
-               "{block_history} group by store, actor_kind, actor_type, label "
-               "order by entries desc"},
+        "{block_history} group by store, actor_kind, actor_type, label "
+        "order by entries desc",
+    },
     "problems_by_kind": {
         "title": "Problems found while loading, by kind",
         "description": "Load problems per store and kind.",
         "sql": "select store, kind, count(*) as problems from {problems} group by store, kind "
-               "order by problems desc"},
+        "order by problems desc",
+    },
     "failed_reports": {
         "title": "Reports that failed",
         "description": "Every report of every run that ended in an error.",
         "sql": "select run_date, store, report, error from {run_reports} where error is not null "
-               "order by run_date desc"},
+        "order by run_date desc",
+    },
     "fleet_stores": {
         "title": "Fleet stores by kind",
         "description": "Stores of the fleet lake per run date and kind.",
         "sql": "select run_date, store_kind, count(*) as stores from {headline} "
-               "group by run_date, store_kind order by run_date desc, stores desc"},
+        "group by run_date, store_kind order by run_date desc, stores desc",
+    },
 }
 
 

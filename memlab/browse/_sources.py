@@ -124,7 +124,7 @@ def _runs(folders: list[Path], tables: Tables, notes: list[dict]) -> None:
             notes.append({"source": folder.name, "note": "runs.json is not a memlab run record"})
             continue
         date = str(record.get("date") or folder.name)
-        stores = record.get("stores") if isinstance(record.get("stores"), dict) else {}
+        stores: Any = record.get("stores") if isinstance(record.get("stores"), dict) else {}
         reports = [r for r in record.get("reports") or [] if isinstance(r, dict)]
         alerts = [a for a in record.get("alerts") or [] if isinstance(a, dict)]
         rows["runs"].append({

@@ -87,8 +87,10 @@ def command(name: str, help: str, example: str) -> Callable[[Callable], Callable
 
 
 def _as_of(default: str = "today, UTC") -> Argument:
-    return Argument(("--as-of",),
-                    {"help": f"date staleness is measured against, YYYY-MM-DD (default: {default})"})
+    return Argument(
+        ("--as-of",),
+        {"help": f"date staleness is measured against, YYYY-MM-DD (default: {default})"},
+    )
 
 
 def _out(what: str, default: str | None = None, *, value: str | None = None,
@@ -140,7 +142,7 @@ SHARED: dict[str, Callable[..., Argument]] = {
 
 
 def shared(name: str, *args: Any, **what: Any) -> Callable[[Callable], Callable]:
-    """Attach the shared option ``name`` (a key of :data:`SHARED`); ``args`` and ``what`` are what differs
-    for this command: what ``--out`` holds and its default, ``--as-of``'s default, what
+    """Attach the shared option ``name`` (a key of :data:`SHARED`); ``args`` and ``what`` are
+    what differs for this command: what ``--out`` holds and its default, ``--as-of``'s default, what
     ``--force`` overwrites, where ``--branch`` commits."""
     return lambda fn: _attach(fn, SHARED[name](*args, **what))

@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import Any
 
 __all__ = ["BEGIN", "END", "reference", "readme_section", "with_reference"]
 
@@ -52,8 +53,8 @@ def _metavar(action: argparse.Action) -> str:
 def _name(action: argparse.Action) -> str:
     metavar = _metavar(action)
     if not action.option_strings:
-        return {"+": f"{metavar} …", "*": f"[{metavar} …]", "?": f"[{metavar}]"}.get(
-            action.nargs, metavar)
+        forms: dict[Any, str] = {"+": f"{metavar} …", "*": f"[{metavar} …]", "?": f"[{metavar}]"}
+        return forms.get(action.nargs, metavar)
     flags = ", ".join(action.option_strings)
     return flags if action.nargs == 0 else f"{flags} {metavar}"
 

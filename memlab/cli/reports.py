@@ -18,8 +18,11 @@ def _report_kinds() -> list[str]:
     return [*NOTEBOOKS, "all"]
 
 
-@command("report", "Render a notebook report (audit, memfs, migration, simulation, review, fleet, all).",
-         "memlab report audit data/demo/elfmem-demo.db --as-of 2026-08-04 --out reports/demo")
+@command(
+    "report",
+    "Render a notebook report (audit, memfs, migration, simulation, review, fleet, all).",
+    "memlab report audit data/demo/elfmem-demo.db --as-of 2026-08-04 --out reports/demo",
+)
 @argument("kind", choices=_report_kinds)
 @argument("paths", nargs="*", metavar="PATH", help="the store(s) the report is about")
 @shared("out", "the report",
@@ -76,8 +79,13 @@ def _report_all(args: argparse.Namespace) -> int:
             print(terminal_line(alert.line()))
     # A failed store, report or notification: one line each, the others written, exit 4.
     for entry in run.failures:
-        print(terminal_line(f"memlab: FAILED {entry['store']} · {entry.get('step') or entry['report']}"
-                            f": {entry['error']}"), file=sys.stderr)
+        print(
+            terminal_line(
+                f"memlab: FAILED {entry['store']} · {entry.get('step') or entry['report']}"
+                f": {entry['error']}"
+            ),
+            file=sys.stderr,
+        )
     for sent in run.notify_failures:
         print(terminal_line(f"memlab: notify {sent.target} failed: {sent.error}"), file=sys.stderr)
     print(f"reports written; open {run.index}")
@@ -92,8 +100,11 @@ def _report_all(args: argparse.Namespace) -> int:
     return 0
 
 
-@command("schedule", "Print (or install) a daily crontab line or systemd user timer for `report all`.",
-         "memlab schedule --config data/reports-nightly.yaml --at 06:00 --fail-on-alert")
+@command(
+    "schedule",
+    "Print (or install) a daily crontab line or systemd user timer for `report all`.",
+    "memlab schedule --config data/reports-nightly.yaml --at 06:00 --fail-on-alert",
+)
 @shared("config")
 @argument("--dir", help="the folder runs write reports/ into (default: here)")
 @argument("--at", default="06:00", help="daily time, HH:MM (default 06:00)")

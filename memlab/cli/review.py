@@ -38,7 +38,9 @@ def cmd_review(args: argparse.Namespace) -> int:
                       stale_after_days=args.stale_after_days, as_of=args.as_of,
                       contradiction_min=args.contradiction_min, all=args.all)
     path = proposal.write(out, overwrite=args.force)
-    shown = len(proposal.choices) if proposal.top is None else min(proposal.top, len(proposal.choices))
+    shown = (
+        len(proposal.choices) if proposal.top is None else min(proposal.top, len(proposal.choices))
+    )
     print(f"{len(proposal.choices)} choice(s), the top {shown} listed in full; wrote {path}")
     return 0
 
@@ -58,8 +60,11 @@ def _refuse_existing(out, full: bool) -> None:
                                hint="apply or move it first, or pass --force to replace it")
 
 
-@command("apply", "Apply a proposal's ticks: one commit to a memory repo, a script for an elfmem DB.",
-         "memlab apply reviews/review-$(date -u +%F).md --dry-run   # today's proposal (UTC date)")
+@command(
+    "apply",
+    "Apply a proposal's ticks: one commit to a memory repo, a script for an elfmem DB.",
+    "memlab apply reviews/review-$(date -u +%F).md --dry-run   # today's proposal (UTC date)",
+)
 @argument("proposal", help="a review-*.md file with items ticked")
 @argument("--repo", help="the memfs repo (default: the one the proposal names)")
 @shared("branch")

@@ -10,18 +10,22 @@ from memlab.cli._output import split_list
 __all__ = ["cmd_simulate"]
 
 
-@command("simulate", "Run S1-S11 on the modelled Iterations and on the shipped elfmem releases.",
-         "memlab simulate --real-only --scenarios S1,S3 --scale 2000\n"
-         "  memlab simulate --no-real --instance data/demo/elfmem-demo.db --scenarios S1,S3,S5 --seed 0\n\n"
-         "Real rows run elfmem 0.19.2 and 0.20.0 in their own venvs under $MEMLAB_ENVS_DIR\n"
-         "(default ~/.cache/memlab/envs); a missing venv is created on first use with pip\n"
-         "(under a minute each). Limit the run with --real-only (no modelled iterations),\n"
-         "--no-real (modelled only), --releases 0.20.0, --scenarios S1,S3; --scale sets the\n"
-         "S7/S11 corpus size (default 2,000; the releases' consolidation grows with its square, "
-         "so the doc's 14,000 takes about 49 times as long). Real cells come from the\n"
-         "result cache ($MEMLAB_CACHE_DIR/sim-results) when nothing that decides them\n"
-         "changed; --fresh re-runs them. --json prints the run as one JSON object (evidence,\n"
-         "cells, claims, fitness, journey, run).")
+@command(
+    "simulate",
+    "Run S1-S11 on the modelled Iterations and on the shipped elfmem releases.",
+    "memlab simulate --real-only --scenarios S1,S3 --scale 2000\n"
+    "  memlab simulate --no-real --instance data/demo/elfmem-demo.db "
+    "--scenarios S1,S3,S5 --seed 0\n\n"
+    "Real rows run elfmem 0.19.2 and 0.20.0 in their own venvs under $MEMLAB_ENVS_DIR\n"
+    "(default ~/.cache/memlab/envs); a missing venv is created on first use with pip\n"
+    "(under a minute each). Limit the run with --real-only (no modelled iterations),\n"
+    "--no-real (modelled only), --releases 0.20.0, --scenarios S1,S3; --scale sets the\n"
+    "S7/S11 corpus size (default 2,000; the releases' consolidation grows with its square, "
+    "so the doc's 14,000 takes about 49 times as long). Real cells come from the\n"
+    "result cache ($MEMLAB_CACHE_DIR/sim-results) when nothing that decides them\n"
+    "changed; --fresh re-runs them. --json prints the run as one JSON object (evidence,\n"
+    "cells, claims, fitness, journey, run).",
+)
 @argument("--iterations", help="comma-separated iteration numbers or names (default: all)")
 @argument("--scenarios", help="comma-separated scenario ids, e.g. S1,S3 (default: all)")
 @argument("--instance", help="an elfmem store whose audit parameterises the run")

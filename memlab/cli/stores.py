@@ -65,10 +65,10 @@ def _inspect(store, args: argparse.Namespace, shown: str) -> int:
 
         from memlab._terminal import wrap_text
 
-        shown = store.problems.head(args.max_problems)
+        head = store.problems.head(args.max_problems)
         print(f"\n{len(store.problems)} problem(s)"
-              + (f", the first {len(shown)}:" if len(shown) < len(store.problems) else ":"))
-        for row in shown.itertuples(index=False):
+              + (f", the first {len(head)}:" if len(head) < len(store.problems) else ":"))
+        for row in head.itertuples(index=False):
             where = str(row.file) + ("" if pd.isna(row.line) else f":{int(row.line)}")
             # each problem whole, in one wrapped paragraph: kind, where, what
             print(wrap_text(f"  {row.kind}  {where}: {row.message}"))

@@ -139,8 +139,10 @@ class EmbeddingCache:
                 chunk = unique[start:start + _CHUNK]
                 marks = ",".join("?" * len(chunk))
                 rows = conn.execute(
-                    f"SELECT sha256, dim, vector FROM vectors WHERE model = ? AND sha256 IN ({marks})",
-                    (model, *chunk)).fetchall()
+                    "SELECT sha256, dim, vector FROM vectors "
+                    f"WHERE model = ? AND sha256 IN ({marks})",
+                    (model, *chunk),
+                ).fetchall()
                 for sha, row_dim, blob in rows:
                     if dim is not None and row_dim != dim:
                         continue  # a model of the same name with another width: re-embed
@@ -198,7 +200,9 @@ class EmbeddingCache:
         with self._lock:
             if model is None:
                 return conn.execute("SELECT count(*) FROM vectors").fetchone()[0]
-            return conn.execute("SELECT count(*) FROM vectors WHERE model = ?", (model,)).fetchone()[0]
+            return conn.execute(
+                "SELECT count(*) FROM vectors WHERE model = ?", (model,)
+            ).fetchone()[0]
 
     def close(self) -> None:
         if self._conn is not None and self._pid == os.getpid():

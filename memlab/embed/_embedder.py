@@ -24,7 +24,7 @@ import time
 import warnings
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Sequence, cast
 
 import numpy as np
 
@@ -203,7 +203,7 @@ class Embedder:
         #: nowhere (``shipped=False``).
         self._shipped_dir: Path | None = (_shipped.DATA_DIR if shipped is True else
                                           None if shipped is False else Path(shipped))
-        self._packs: list[tuple[Any, Any]] | None = None  # (pack, Verification) once checked
+        self._packs: list[list[Any]] | None = None  # [pack, Verification once checked]
         self._shipped_used: dict[str, int] = {}
 
     def __repr__(self) -> str:
@@ -365,7 +365,8 @@ class Embedder:
         """This model's shipped packs, each with its verdict (verified on first need)."""
         if self._packs is None:
             self._packs = []
-            for path in _shipped.shipped_packs(self.model_name, self._shipped_dir):
+            # only _from_shipped asks, and only when there is a shipped folder
+            for path in _shipped.shipped_packs(self.model_name, cast(Path, self._shipped_dir)):
                 try:
                     st = path.stat()
                     ident = (str(path), st.st_mtime_ns, st.st_size)

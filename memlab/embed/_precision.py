@@ -16,7 +16,8 @@ emulated, so the choice is fp32 at once, with no model loaded and nothing timed
 (:func:`native_bf16`). Where it does time, the timed rounds stop as soon as the answer is known
 (the first round's fidelity already fails the gate: fidelity does not change between rounds) or
 the budget :data:`GATE_BUDGET_S` (``$MEMLAB_PRECISION_GATE_SECONDS``) is spent, and a one-line
-note says what it is doing and for how long. The measurement (:class:`PrecisionChoice`) is stored in the embedding cache's
+note says what it is doing and for how long. The measurement (:class:`PrecisionChoice`) is stored
+in the embedding cache's
 ``meta`` table under the model and a fingerprint of this machine (CPU, torch and
 sentence-transformers versions), so it is measured once and every later process, including a
 kernel that only reads cached vectors, knows the precision without loading the model.
@@ -127,7 +128,7 @@ class PrecisionChoice:
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> "PrecisionChoice":
-        fields = {k: d.get(k) for k in cls.__dataclass_fields__}
+        fields: dict[str, Any] = {k: d.get(k) for k in cls.__dataclass_fields__}
         fields["probe_texts"] = int(fields.get("probe_texts") or 0)
         if fields.get("timed_rounds") is not None:
             fields["timed_rounds"] = int(fields["timed_rounds"])

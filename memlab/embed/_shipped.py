@@ -106,7 +106,6 @@ class ShippedVectors:
         #: SHA-256 of the file's bytes: what a verification verdict is recorded under.
         self.file_sha256 = hashlib.sha256(raw).hexdigest()
         import io
-
         import zipfile
 
         try:

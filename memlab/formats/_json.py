@@ -82,7 +82,8 @@ def loads(text: str, *, reader: str = "Python's json module", root: str = "the t
     Returns ``(document, issues)``; each issue is ``(kind, message)`` with kind ``bad_text`` or
     ``duplicate_key`` and the message naming the place (``blocks[0].label``). ``reader`` names
     who else reads the file, for the duplicate-key message ("the last value is read, as
-    <reader> reads it"); ``root`` names the document itself ("the event"). A document that is itself a JSON string is returned as it is: callers
+    <reader> reads it"); ``root`` names the document itself ("the event"). A document that is
+    itself a JSON string is returned as it is: callers
     parse its text again (a double-encoded file) or refuse it. ``parse_constant`` is
     ``json.loads``'s (raise from it to refuse ``NaN`` and ``Infinity``, as JavaScript's
     ``JSON.parse`` does). Raises what ``json.loads`` raises (``json.JSONDecodeError``,
@@ -137,8 +138,11 @@ def _walk(doc: Any, root: str, reader: str, dup_keys: dict[int, list[str]]
         add("bad_text", f"{_where(path, root)} {what} {said}")
 
     def twice(path: tuple[Any, ...], key: str, why: str) -> None:
-        add("duplicate_key", f"{_where(path, root)} has the key {clean_text(key)[:40]!r} {why}; the "
-            f"last value is read, as {reader or 'Python'} reads it")
+        add(
+            "duplicate_key",
+            f"{_where(path, root)} has the key {clean_text(key)[:40]!r} {why}; the "
+            f"last value is read, as {reader or 'Python'} reads it",
+        )
 
     # Iterative, so a document json.loads accepted never exhausts the recursion limit here;
     # each container once, so a YAML alias (or a cycle through one) is not walked again.

@@ -55,7 +55,9 @@ def classify_author(name: str | None, email: str | None, *, message: str | None 
         return "system"
     if domain == "letta.ai" and local.startswith("user-"):
         return "server_user"
-    is_agent = (domain == "letta.com" and local.startswith("agent-")) or domain == "souveraine.local"
+    is_agent = (
+        domain == "letta.com" and local.startswith("agent-")
+    ) or domain == "souveraine.local"
     if is_agent:
         reflective = ("reflection" in name.lower()
                       or (message is not None and "\U0001f52e" in message)

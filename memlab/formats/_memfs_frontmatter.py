@@ -89,18 +89,22 @@ def _raw_fields(fm_text: str) -> tuple[dict[str, str], list[tuple[str, str, int 
             continue
         m = _KEY_LINE_RE.match(line)
         if not m:
-            problems.append(("frontmatter_line", f"frontmatter line {line!r} is not 'key: value'", n))
+            problems.append(
+                ("frontmatter_line", f"frontmatter line {line!r} is not 'key: value'", n)
+            )
             current = None
             continue
         key, value = m.group(1), m.group(2).strip()
         if key in fields:
-            problems.append(("duplicate_key", f"frontmatter key {key!r} appears twice; the last wins", n))
+            problems.append(
+                ("duplicate_key", f"frontmatter key {key!r} appears twice; the last wins", n)
+            )
         fields[key] = value
         current = key
     return {k: v.rstrip("\n ") for k, v in fields.items()}, problems
 
 
-# --------------------------------------------------------------------------- each consumer's reading
+# ------------------------------------------------------------------------ each consumer's reading
 
 _CLIENT_RE = re.compile(r"^---\r?\n([\s\S]*?)\r?\n---\r?\n?([\s\S]*+)\Z")
 
@@ -291,8 +295,10 @@ def _disagreements(client: ClientReading, server: ServerReading, *,
                    f"reads {_short(server.description)}; {consequence}")
     # read_only disagreements are the ambiguous_read_only problem (read_frontmatter).
     if client.body != server.value:
-        out.append(f"value: Letta Code's body ({len(client.body)} chars) differs from the value the "
-                   f"server syncs ({len(server.value)} chars)")
+        out.append(
+            f"value: Letta Code's body ({len(client.body)} chars) differs from the value the "
+            f"server syncs ({len(server.value)} chars)"
+        )
     return out
 
 
@@ -313,8 +319,13 @@ def read_frontmatter(text: str) -> Frontmatter:
         fm = Frontmatter(False, None, {}, body, read_only=False, body_line=body_line,
                          client=client, server=server)
         if text.startswith("---"):
-            fm.problems.append(("unclosed_frontmatter",
-                                "frontmatter opened with --- but never closed; read as plain text", 1))
+            fm.problems.append(
+                (
+                    "unclosed_frontmatter",
+                    "frontmatter opened with --- but never closed; read as plain text",
+                    1,
+                )
+            )
         return fm
     fields, problems = _raw_fields(fm_text)
     fm = Frontmatter(True, fm_text, fields, body, problems=problems, body_line=body_line,

@@ -11,7 +11,7 @@ from typing import Iterable
 
 from memlab.formats._memfs_constraints import frontmatter_errors, frontmatter_rule
 from memlab.formats._memfs_frontmatter import DIGITS_RE
-from memlab.formats._memfs_paths import ROOT_INDEX, FLAT_SKILL_RE, V2_FLAT_SKILL_RE, VALIDATED_RE
+from memlab.formats._memfs_paths import FLAT_SKILL_RE, ROOT_INDEX, V2_FLAT_SKILL_RE, VALIDATED_RE
 
 #: Keys the current hook knows in system/ and reference/ files (``ALL_KNOWN_KEYS``).
 ALLOWED_KEYS = ("description", "read_only", "limit")
@@ -106,7 +106,9 @@ def _flat_skill(path: str) -> Violation:
 def _frontmatter_close(path: str, lines: list[str]) -> tuple[int | None, Violation | None]:
     """The hook's opening checks: the first line is ``---`` and a closing ``---`` follows."""
     if lines[0] != "---":
-        return None, Violation(path, "missing_frontmatter", "missing frontmatter (must start with ---)")
+        return None, Violation(
+            path, "missing_frontmatter", "missing frontmatter (must start with ---)"
+        )
     close = _closing_line(lines)
     if close is None:
         return None, Violation(path, "unclosed_frontmatter",
@@ -200,7 +202,9 @@ def check_precommit(path: str, new_text: str | None, head_text: str | None = Non
     head = _shell_text(head_text)
     if head:
         if _get_fm_value(head, "read_only") == "true":
-            return out + [Violation(path, "read_only_modified", "file is read_only and cannot be modified")]
+            return out + [
+                Violation(path, "read_only_modified", "file is read_only and cannot be modified")
+            ]
 
     require_limit = variant == "2026-02"
     has_description = has_limit = False
@@ -219,11 +223,21 @@ def check_precommit(path: str, new_text: str | None, head_text: str | None = Non
         if key in PROTECTED_KEYS:
             if head:
                 if value != _get_fm_value(head, key):
-                    out.append(Violation(path, "protected_changed",
-                                         f"'{key}' is a protected field and cannot be changed by the agent"))
+                    out.append(
+                        Violation(
+                            path,
+                            "protected_changed",
+                            f"'{key}' is a protected field and cannot be changed by the agent",
+                        )
+                    )
             else:
-                out.append(Violation(path, "protected_set",
-                                     f"'{key}' is a protected field and cannot be set by the agent"))
+                out.append(
+                    Violation(
+                        path,
+                        "protected_set",
+                        f"'{key}' is a protected field and cannot be set by the agent",
+                    )
+                )
         if key == "limit":
             has_limit = True
             if require_limit and not (DIGITS_RE.match(value) and int(value) > 0):
@@ -239,8 +253,13 @@ def check_precommit(path: str, new_text: str | None, head_text: str | None = Non
     if head:
         for key in PROTECTED_KEYS:
             if _get_fm_value(head, key) and not _get_fm_value(staged, key):
-                out.append(Violation(path, "protected_removed",
-                                     f"'{key}' is a protected field and cannot be removed by the agent"))
+                out.append(
+                    Violation(
+                        path,
+                        "protected_removed",
+                        f"'{key}' is a protected field and cannot be removed by the agent",
+                    )
+                )
     return out
 
 
@@ -264,7 +283,11 @@ def _check_v2(path: str, new_text: str | None, change: str,
     if change in "ACMR" and V2_FLAT_SKILL_RE.match(path):
         out.append(_flat_skill(path))
     # v2 validates every tracked .md, not only the staged ones; a deleted file is not tracked.
-    if not path.endswith(".md") or path.startswith("skills/") or not _v2_projected(path, staged_paths):
+    if (
+        not path.endswith(".md")
+        or path.startswith("skills/")
+        or not _v2_projected(path, staged_paths)
+    ):
         return out
     # Letta Code 0.34.12's v2 hook reads each file whole (no shell stripping) and checks it
     # with validateMemoryFileFrontmatter, ported once in _memfs_constraints.

@@ -10,7 +10,6 @@ import re
 
 from memlab.formats._yaml import read_yaml
 
-
 # --------------------------------------------------------------------------- writers
 
 def _one_line(description: str) -> str:

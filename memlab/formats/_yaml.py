@@ -21,7 +21,8 @@ which would build a list that contains itself). No caller ever gets the expanded
 
 Readings are memoised by text (a memory file's frontmatter recurs across commits, and each file
 is read by several readers; the last two texts longer than ``_MEMO_CHARS`` are kept too, so a
-long frontmatter is parsed once, not once per reader); every call gets its own copy of a mapping or list, so a caller
+long frontmatter is parsed once, not once per reader); every call gets its own copy of a mapping or
+list, so a caller
 that changes what it got cannot change what the next caller reads.
 """
 

@@ -33,35 +33,91 @@ This module is the public face: import from here. The code lives in private sibl
 
 from __future__ import annotations
 
-from memlab.formats._memfs_authors import (AUTHOR_KINDS, BRANCH_ROLES, HARNESS_EMAIL,
-                                           HARNESS_LABELS, HARNESS_MERGES, MIGRATION_EMAIL,
-                                           MIGRATION_NAME, REVIEW_EMAIL, REVIEW_NAME,
-                                           branch_role, classify_author)
-from memlab.formats._memfs_constraints import (CONSTRAINTS_CONFIG, CONSTRAINTS_DEFAULTS,
-                                               CONSTRAINTS_VALIDATOR, CORE_MEMORY_PATH,
-                                               LAYOUT_POLICIES, LAYOUT_POLICY_FILE,
-                                               Finding, TreeFile, code_points,
-                                               frontmatter_errors,
-                                               frontmatter_rule,
-                                               frontmatter_paths, layout_policy,
-                                               parse_constraints_config, tree_errors,
-                                               validator_errors)
-from memlab.formats._memfs_frontmatter import (DEFAULT_LIMIT, agent_view, body_as_letta_code, ClientReading, Frontmatter,
-                                               ServerReading, read_as_client, read_as_server,
-                                               read_frontmatter, split_frontmatter, strict_yaml)
-from memlab.formats._memfs_hook import (AGENT_EDITABLE_KEYS, ALLOWED_KEYS, HOOK_INSTALLED,
-                                        HOOK_LIMIT_TOLERATED, HOOK_VARIANTS, LETTA_HOOK_MARKER,
-                                        PROTECTED_KEYS, V2_KEYS, Violation, check_precommit,
-                                        hook_text, hook_variant_at, hook_variant_reason)
-from memlab.formats._memfs_paths import (CONFIG_PATH, JS_TRIM, ROOT_INDEX, SKILL_FILE, is_flat_skill_path,
-                                         is_git_name, is_validated_path, label_for_path,
-                                         label_from_relative_path, memory_name_from_path,
-                                         path_for_label, root_memory_block_path,
-                                         root_memory_path_from_legacy_label, safe_relative_path,
-                                         strip_memory_prefix)
-from memlab.formats._memfs_writers import (frontmatter_value, initial_description, quoted_line,
-                                           render_initial_memory_file, render_memfs_file,
-                                           render_memfs_v2_file, yaml_text)
+from memlab.formats._memfs_authors import (
+                                           AUTHOR_KINDS,
+                                           BRANCH_ROLES,
+                                           HARNESS_EMAIL,
+                                           HARNESS_LABELS,
+                                           HARNESS_MERGES,
+                                           MIGRATION_EMAIL,
+                                           MIGRATION_NAME,
+                                           REVIEW_EMAIL,
+                                           REVIEW_NAME,
+                                           branch_role,
+                                           classify_author,
+)
+from memlab.formats._memfs_constraints import (
+                                           CONSTRAINTS_CONFIG,
+                                           CONSTRAINTS_DEFAULTS,
+                                           CONSTRAINTS_VALIDATOR,
+                                           CORE_MEMORY_PATH,
+                                           LAYOUT_POLICIES,
+                                           LAYOUT_POLICY_FILE,
+                                           Finding,
+                                           TreeFile,
+                                           code_points,
+                                           frontmatter_errors,
+                                           frontmatter_paths,
+                                           frontmatter_rule,
+                                           layout_policy,
+                                           parse_constraints_config,
+                                           tree_errors,
+                                           validator_errors,
+)
+from memlab.formats._memfs_frontmatter import (
+                                           DEFAULT_LIMIT,
+                                           ClientReading,
+                                           Frontmatter,
+                                           ServerReading,
+                                           agent_view,
+                                           body_as_letta_code,
+                                           read_as_client,
+                                           read_as_server,
+                                           read_frontmatter,
+                                           split_frontmatter,
+                                           strict_yaml,
+)
+from memlab.formats._memfs_hook import (
+                                           AGENT_EDITABLE_KEYS,
+                                           ALLOWED_KEYS,
+                                           HOOK_INSTALLED,
+                                           HOOK_LIMIT_TOLERATED,
+                                           HOOK_VARIANTS,
+                                           LETTA_HOOK_MARKER,
+                                           PROTECTED_KEYS,
+                                           V2_KEYS,
+                                           Violation,
+                                           check_precommit,
+                                           hook_text,
+                                           hook_variant_at,
+                                           hook_variant_reason,
+)
+from memlab.formats._memfs_paths import (
+                                           CONFIG_PATH,
+                                           JS_TRIM,
+                                           ROOT_INDEX,
+                                           SKILL_FILE,
+                                           is_flat_skill_path,
+                                           is_git_name,
+                                           is_validated_path,
+                                           label_for_path,
+                                           label_from_relative_path,
+                                           memory_name_from_path,
+                                           path_for_label,
+                                           root_memory_block_path,
+                                           root_memory_path_from_legacy_label,
+                                           safe_relative_path,
+                                           strip_memory_prefix,
+)
+from memlab.formats._memfs_writers import (
+                                           frontmatter_value,
+                                           initial_description,
+                                           quoted_line,
+                                           render_initial_memory_file,
+                                           render_memfs_file,
+                                           render_memfs_v2_file,
+                                           yaml_text,
+)
 
 __all__ = [
     "ALLOWED_KEYS",

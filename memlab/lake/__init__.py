@@ -6,7 +6,8 @@ load → audit → write for each store independently on a Dask ``distributed`` 
 in tasks that are batches of stores: one store each for the first two tasks per worker, then
 as many as take about :data:`~memlab.constants.FLEET_TASK_SECONDS` at the per-store seconds
 measured so far (at most :data:`~memlab.constants.FLEET_MAX_BATCH`); the progress bar counts
-stores done of the total, with an ETA. It writes every frame of every store, the audit headline and the problems to a partitioned
+stores done of the total, with an ETA. It writes every frame of every store, the audit headline and
+the problems to a partitioned
 Parquet lake: a few files per table, store kind and run date, and a manifest per run date
 (see :mod:`memlab.lake._layout`). A store that fails is a row in ``failures``, never an aborted
 run. A store whose files have not changed since the last run (the same reuse key in that run's
@@ -41,24 +42,45 @@ import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Iterable, cast
 
 import pandas as pd
 
+from memlab._escape import terminal_line
+from memlab.constants import FLEET_MAX_BATCH, FLEET_TASK_SECONDS
 from memlab.errors import FleetError, MemlabError, StoreNotFound
 from memlab.kinds import detect
 from memlab.lake._lake import lake_tables, read_lake, store_id, write_failure
+from memlab.lake._layout import (
+    compact,
+    latest_manifest,
+    new_run_id,
+    staging_dir,
+    versions,
+)
 from memlab.lake._paths import check_lake, regular_files
-from memlab.lake._layout import compact, latest_manifest, new_run_id, read_manifest, staging_dir, versions
-from memlab._escape import terminal_line
-from memlab.constants import FLEET_MAX_BATCH, FLEET_TASK_SECONDS
 from memlab.lake._run import MESSAGE_CHARS, run_batch
 from memlab.lake._sample import make_sample_fleet
-from memlab.sources.discover import STORE_WALK_DEPTH, walk_stores
 from memlab.lake._summary import FLEET_METRICS, fleet_metrics, typicality
+from memlab.sources.discover import STORE_WALK_DEPTH, walk_stores
 
-__all__ = ["fleet", "read_fleet", "is_lake", "export_parquet", "scan", "read_lake", "lake_tables", "skipped_entries", "fleet_metrics", "typicality", "FLEET_METRICS", "batch_size",
-           "make_sample_fleet", "FleetResult", "FleetError"]
+__all__ = [
+    "fleet",
+    "read_fleet",
+    "is_lake",
+    "export_parquet",
+    "scan",
+    "read_lake",
+    "lake_tables",
+    "skipped_entries",
+    "fleet_metrics",
+    "typicality",
+    "FLEET_METRICS",
+    "batch_size",
+    "make_sample_fleet",
+    "FleetResult",
+    "FleetError",
+]
 
 # --------------------------------------------------------------------------- finding stores
 
@@ -70,7 +92,8 @@ def scan(roots: Iterable[str | Path] | str | Path | None = None, *,
     Under each root, every store some registered kind detects is one row
     (:func:`memlab.sources.discover.walk_stores`: a folder a kind claims is not looked into;
     hidden and dependency folders are skipped; symlinks are not followed). A root that is
-    itself a store is that store. A manifest is a CSV or Parquet file with a ``path`` column (relative paths are relative to
+    itself a store is that store. A manifest is a CSV or Parquet file with a ``path`` column
+    (relative paths are relative to
     the manifest) and an optional ``label`` column.
     """
     return _scan(roots, manifest=manifest, max_depth=max_depth)[0]
@@ -366,7 +389,7 @@ def _run(roots, *, out, manifest, scheduler, workers, as_of, run_date, reuse, pr
         bar.close()
         for row in rows:  # a reused store's kind is the one the last run recorded
             if row["status"] == "reused":
-                row["kind"] = previous["stores"][row["store_id"]].get("kind")
+                row["kind"] = cast(dict, previous)["stores"][row["store_id"]].get("kind")
         entries = list(rows)
         for rec in skipped.itertuples():
             f = write_failure(staging, date, sid=rec.store_id, path=rec.path, kind=None,

@@ -288,8 +288,11 @@ def read_lake(lake: str | Path, table: str, *, run_date: str | None = None) -> p
 
     base = Path(lake)
     if not base.is_dir():
-        raise MemlabError("no lake folder here", path=base,
-                          hint="give the folder `memlab fleet --out` or `export parquet --out` wrote")
+        raise MemlabError(
+            "no lake folder here",
+            path=base,
+            hint="give the folder `memlab fleet --out` or `export parquet --out` wrote",
+        )
     check_lake(base, reading=True)  # no symlinked folder: nothing from outside the lake is read
     root = base / table
     known = table in TABLES

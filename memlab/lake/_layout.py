@@ -17,7 +17,8 @@ number in another; a column that is all null in a store takes the other stores' 
 
 How a run writes. Every task (a batch of stores) writes its stores' tables into
 ``.staging-<run id>/`` under the lake folder (one file per table and partition per batch,
-:func:`merge_staged`; under the lake so every Dask worker sees it). When the tasks are done, the client writes each partition of the run date in one pass
+:func:`merge_staged`; under the lake so every Dask worker sees it). When the tasks are done, the
+client writes each partition of the run date in one pass
 (:func:`compact`): this run's staged rows, then the rows it carries (below), into
 ``part-<run id>-*.parquet``; then it writes the date's manifest, removes every other Parquet
 file of that date's partitions (an earlier run's that day, or the one-file-per-store layout of
@@ -86,8 +87,12 @@ def read_manifest(lake: Path, run_date: str) -> dict[str, Any] | None:
         doc = json.loads(_manifest_path(lake, run_date).read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
-    if not isinstance(doc, dict) or doc.get("format") != _MANIFEST_FORMAT \
-            or not isinstance(doc.get("stores"), dict) or not isinstance(doc.get("partitions"), list):
+    if (
+        not isinstance(doc, dict)
+        or doc.get("format") != _MANIFEST_FORMAT
+        or not isinstance(doc.get("stores"), dict)
+        or not isinstance(doc.get("partitions"), list)
+    ):
         return None
     names = doc["partitions"]
     try:  # each store names its partitions by their place in the manifest's list
@@ -274,6 +279,7 @@ def _write_partition(lake: Path, rel: str, part: _Partition, run_id: str, *,
     for schema, sources, dtypes in _groups(part):
         meta = {written_as_key: json.dumps({k: sorted(v) for k, v in sorted(dtypes.items())})}
         schema = schema.with_metadata(meta)
+        writer: Any
         writer = target = tmp = sink = None
         rows = 0
 

@@ -41,7 +41,9 @@ def fingerprint(path: Path) -> str:
         from memlab._files import walk
 
         def too_deep(folder: str) -> None:  # not entered (nor read by the loader): its name counts
-            h.update(f"{os.path.relpath(folder, path)}/\0too deep\n".encode("utf-8", "surrogateescape"))
+            h.update(
+                f"{os.path.relpath(folder, path)}/\0too deep\n".encode("utf-8", "surrogateescape")
+            )
 
         for dirpath, dirnames, filenames in walk(path, too_deep=too_deep):
             dirnames.sort()
@@ -52,7 +54,9 @@ def fingerprint(path: Path) -> str:
                 except OSError:
                     continue
                 rel = os.path.relpath(full, path)
-                h.update(f"{rel}\0{st.st_size}\0{st.st_mtime_ns}\n".encode("utf-8", "surrogateescape"))
+                h.update(
+                    f"{rel}\0{st.st_size}\0{st.st_mtime_ns}\n".encode("utf-8", "surrogateescape")
+                )
     else:
         st = path.stat()
         h.update(f"{st.st_size}\0{st.st_mtime_ns}\n".encode())
@@ -115,9 +119,9 @@ def run_one(path: str, label: str | None, staging: str, run_date: str, as_of: st
                                       problems=store.problems, headline=result.headline)
             out.update(status="ok", tables=_layout.table_dirs(stage_dir, files))
     except Exception as exc:  # a failure is a row, never an aborted run
-        known = isinstance(exc, MemlabError)
         # The path is the row's store_path; the message says what went wrong and what to do.
-        message = (exc.message + (f" ({exc.hint})" if exc.hint else "")) if known \
+        message = (exc.message + (f" ({exc.hint})" if exc.hint else "")) \
+            if isinstance(exc, MemlabError) \
             else f"{stage} failed: {exc}"
         out.update(status="failed", error_class=type(exc).__name__, key=None,
                    message=terminal_line(message, MESSAGE_CHARS))

@@ -8,7 +8,8 @@ from typing import TYPE_CHECKING, Mapping
 import numpy as np
 import pandas as pd
 
-from memlab._metrics import FLEET, METRICS, column as metric_column
+from memlab._metrics import FLEET, METRICS
+from memlab._metrics import column as metric_column
 
 if TYPE_CHECKING:
     from memlab.lake import FleetResult

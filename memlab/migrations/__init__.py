@@ -17,10 +17,12 @@ a v1 repository moves to v2 in a new repository holding its history
 Both ways to run make the same commits, byte for byte: ``plan=True`` writes a standalone Python
 script (standard library + the ``git`` CLI) beside the destination for a human to read and run;
 otherwise the plan is applied through :mod:`memlab._git` (objects written directly from Python by
-:mod:`memlab._gitobj`, the one object and commit writer the script embeds too; no hooks). Commits have a fixed author (``memlab migrate``) and a fixed date: the
+:mod:`memlab._gitobj`, the one object and commit writer the script embeds too; no hooks). Commits
+have a fixed author (``memlab migrate``) and a fixed date: the
 source's latest timestamp for an elfmem substrate; for Letta and Souveraine targets the time
 of the first migration of this source into the destination (the source's own date is kept in
-a trailer); so a re-run finds the same commit ids and changes nothing. The source is only ever read. A destination is built in a temporary sibling
+a trailer); so a re-run finds the same commit ids and changes nothing. The source is only ever
+read. A destination is built in a temporary sibling
 folder and renamed into place when complete; an existing one is refused (``OutputExists``)
 unless it already holds exactly this migration or ``force=True``. ``branch=`` with an existing
 repository as the destination adds the commits on a new branch instead, leaving the working
@@ -40,8 +42,14 @@ import pandas as pd
 
 from memlab import _git
 from memlab._escape import terminal_lines
-from memlab.errors import MemlabError, MigrationError, OutputExists, ParityError, RepoError, \
-    UnsafePath
+from memlab.errors import (
+    MemlabError,
+    MigrationError,
+    OutputExists,
+    ParityError,
+    RepoError,
+    UnsafePath,
+)
 from memlab.migrations._plan import Plan
 from memlab.migrations._planning import check_target, natural_target, plan_migration
 from memlab.store import Store
@@ -108,7 +116,8 @@ class MigrationResult:
         return out
 
     def diff(self, *, stat: bool = True, paths: list[str] | None = None) -> str:
-        """``git show`` of every migration commit (``--stat`` by default), repository by repository."""
+        """``git show`` of every migration commit (``--stat`` by default), repository by
+        repository."""
         if self.mode == "planned":
             return "(a plan: run its script first; nothing is committed yet)"
         out: list[str] = []
@@ -141,8 +150,14 @@ class MigrationResult:
         blocks = self.moved[self.moved["kind"] == "block"]
         files = _files_written(blocks)
         repos = int(self.commits["repo"].nunique()) if len(self.commits) else 0
-        heads = ", ".join(f"{(r or '.')}@{s[:12]}" for r, s in
-                          self.commits.groupby("repo")["sha"].last().items()) if len(self.commits) else ""
+        heads = (
+            ", ".join(
+                f"{(r or '.')}@{s[:12]}"
+                for r, s in self.commits.groupby("repo")["sha"].last().items()
+            )
+            if len(self.commits)
+            else ""
+        )
         across = f" across {repos} repositories" if repos > 1 else ""
         lines.append(f"  {len(blocks)} block(s) into {files} file(s){across}; "
                      f"{len(self.commits)} commit(s)" + (f"; heads {heads}" if heads else ""))
@@ -162,7 +177,9 @@ class MigrationResult:
             diff = self.differences
             lines.append(f"  parity: {len(self.parity)} check(s), {len(diff)} difference(s)")
             for row in diff.head(5).itertuples(index=False):
-                lines.append(f"    {row.check} {row.item}: expected {row.expected}, got {row.actual}")
+                lines.append(
+                    f"    {row.check} {row.item}: expected {row.expected}, got {row.actual}"
+                )
         return terminal_lines(lines)
 
 
@@ -173,12 +190,13 @@ def _files_written(blocks: pd.DataFrame) -> int:
     return int(blocks[["repo", "path"]].astype("string").fillna("").drop_duplicates().shape[0])
 
 
-def _resolve(src: str | Path, dest: str | Path) -> tuple[Path, Path]:
+def _resolve(src: str | Path, dest: str | Path) -> tuple[str | Path, Path]:
+    """The source (a DSN stays a string) and the destination, both resolved."""
     from memlab.sources.letta_server import is_dsn
 
     d = Path(os.path.abspath(Path(dest).expanduser()))
     if is_dsn(src):  # a Letta server's PostgreSQL: nothing on disk to overlap with
-        return str(src).strip(), d  # type: ignore[return-value]
+        return str(src).strip(), d
     s = Path(src).expanduser().resolve()
     if d == s or s.is_relative_to(d.resolve() if d.exists() else d):
         raise UnsafePath("the destination is the source or contains it; a migration never "
@@ -234,9 +252,10 @@ def check_branch_name(name: str) -> str:
             else:
                 ok = said.rstrip(b"\n") == os.fsencode(name)
     if not ok:
-        raise MigrationError(f"{name!r} is not a valid git branch name "
-                             "(git check-ref-format --branch refuses it)",
-                             hint="use letters, digits, '-', '_', '.' and '/' (e.g. memlab/substrate)")
+        raise MigrationError(
+            f"{name!r} is not a valid git branch name (git check-ref-format --branch refuses it)",
+            hint="use letters, digits, '-', '_', '.' and '/' (e.g. memlab/substrate)",
+        )
     return name
 
 
@@ -265,7 +284,8 @@ def migrate(src: str | Path, dest: str | Path, *, to: str | None = None, plan: b
     """Migrate ``src`` into ``dest`` (see the module docstring); returns a :class:`MigrationResult`.
 
     ``to=None`` picks :func:`natural_target` (substrate for an elfmem database, Letta memfs for
-    Letta blocks). ``verify=True`` raises :class:`ParityError` when the copy, loaded back, differs from its
+    Letta blocks). ``verify=True`` raises :class:`ParityError` when the copy, loaded back, differs
+    from its
     source; the parity table is in the result either way (after an apply). ``retrieval=False``
     skips the embedding-based top-k check, which loads a sentence model. ``agent`` (a name or
     id, or a list) selects agents of a Letta server database (``postgresql://`` DSN or Letta
@@ -275,7 +295,6 @@ def migrate(src: str | Path, dest: str | Path, *, to: str | None = None, plan: b
     from memlab.migrations import _apply, _script
     from memlab.migrations._verify import differences, verify_paths
     from memlab.progress import bar
-
     from memlab.sources import load
     from memlab.sources.memfs import is_bundle
 
@@ -311,8 +330,14 @@ def migrate(src: str | Path, dest: str | Path, *, to: str | None = None, plan: b
             decision, base_head, base_flat, _ = _apply.check_branch(the_plan, d, name, force=force)
             if decision != "create":
                 base_head, base_flat = _apply.branch_base(d)
-        text = _script.render_script(the_plan, d, branch=name, mode="branch" if branch_mode else "new",
-                                     base_head=base_head, base_flat=base_flat)
+        text = _script.render_script(
+            the_plan,
+            d,
+            branch=name,
+            mode="branch" if branch_mode else "new",
+            base_head=base_head,
+            base_flat=base_flat,
+        )
         out = script_path(d)
         try:
             _write_script(out, text, force=force)

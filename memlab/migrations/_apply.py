@@ -27,9 +27,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from memlab import _git
+from memlab._gitobj import blob_sha, commit_files
 from memlab._tmp import sigterm_as_exit
 from memlab.errors import MigrationError, OutputExists
-from memlab._gitobj import blob_sha, commit_files
 from memlab.migrations._plan import Plan, PlannedRepo
 
 _ZERO = "0" * 40
@@ -155,7 +155,9 @@ def _remove(path: Path) -> None:
         shutil.rmtree(path, ignore_errors=True)
 
 
-def _matches(dest: Path, plan: Plan, branch: str, expected: dict[str, list[tuple[str, str]]]) -> bool:
+def _matches(
+    dest: Path, plan: Plan, branch: str, expected: dict[str, list[tuple[str, str]]]
+) -> bool:
     for planned in plan.repos:
         chain = expected[planned.subdir]
         if not chain:
@@ -223,8 +225,11 @@ def check_branch(plan: Plan, dest: Path, branch: str, *, force: bool
                  ) -> tuple[str, str | None, dict[str, tuple[str, str]], str | None]:
     """Decide a branch-mode apply: ("unchanged"|"create", parent, base tree, current branch sha)."""
     if len(plan.repos) != 1 or plan.repos[0].subdir:
-        raise MigrationError("this migration makes several repositories; it cannot go on one branch",
-                             path=dest, hint="migrate into a new folder instead (omit branch=)")
+        raise MigrationError(
+            "this migration makes several repositories; it cannot go on one branch",
+            path=dest,
+            hint="migrate into a new folder instead (omit branch=)",
+        )
     gdir = _git.git_dir(dest)
     if gdir is not None and _git.object_format(gdir) != "sha1":
         raise MigrationError("the repository uses SHA-256 object ids; a migration's planned "
@@ -252,8 +257,11 @@ def check_branch(plan: Plan, dest: Path, branch: str, *, force: bool
                if path in flat and flat[path][1] != blob_sha(data)]
     if clashes and not force:
         shown = ", ".join(sorted(set(clashes))[:5])
-        raise OutputExists(f"{len(set(clashes))} file(s) already exist with other content on HEAD "
-                           f"({shown})", path=dest, hint="pass force=True to replace them on the new branch")
+        raise OutputExists(
+            f"{len(set(clashes))} file(s) already exist with other content on HEAD ({shown})",
+            path=dest,
+            hint="pass force=True to replace them on the new branch",
+        )
     return "create", parent, flat, current
 
 
@@ -263,7 +271,8 @@ def _checked_out_branch(dest: Path) -> str | None:
 
 def _branch_fork_point(dest: Path, branch: str, sha: str, n: int
                        ) -> tuple[str | None, dict[str, tuple[str, str]]] | None:
-    """The commit ``n`` commits below the branch tip and its tree (where a run would have forked)."""
+    """The commit ``n`` commits below the branch tip and its tree (where a run would have
+    forked)."""
     out = _git.run(dest, "rev-list", "--first-parent", f"--max-count={n + 1}", sha, "--",
                    check=False, ceiling=False)
     chain = out.decode().split()

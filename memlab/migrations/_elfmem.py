@@ -33,7 +33,7 @@ import hashlib
 import math
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pandas as pd
 
@@ -320,7 +320,9 @@ class _Ledger:
             pass
         fitted, dropped = fit_ledger_event(event)
         self.events.append(fitted)
-        key = payload.get("id") or payload.get("name") or f"{payload.get('from')}-{payload.get('to')}"
+        key = (
+            payload.get("id") or payload.get("name") or f"{payload.get('from')}-{payload.get('to')}"
+        )
         for name in dropped:
             text = str(event[name])
             parts = [text[i:i + TEXT_CHUNK] for i in range(0, len(text), TEXT_CHUNK)]
@@ -357,7 +359,9 @@ def ledger_events(store: Store, when: str) -> _Ledger:
     if clock is not None:
         led.add("instance", clock, total_ah=float(clock))
     raw = frame(store, "config_raw")
-    for row in raw.sort_values("key", kind="stable").itertuples(index=False) if not raw.empty else []:
+    for row in (
+        raw.sort_values("key", kind="stable").itertuples(index=False) if not raw.empty else []
+    ):
         led.add(MEMLAB_KIND + "config", clock, key=str(row.key), value=value_or_none(row.value))
 
     blocks = store.blocks
@@ -372,8 +376,11 @@ def ledger_events(store: Store, when: str) -> _Ledger:
         if summary:
             seed["sum"] = summary
         led.add("seed", lah, **seed)
-        side = {key: value_or_none(getattr(row, col, None)) for col, key in BLOCK_SIDE_FIELDS.items()
-                if hasattr(row, col)}
+        side = {
+            key: value_or_none(getattr(row, col, None))
+            for col, key in BLOCK_SIDE_FIELDS.items()
+            if hasattr(row, col)
+        }
         # A seed cannot say "no α/β recorded" (schema < 4); keep that distinction here.
         side["a_raw"] = value_or_none(getattr(row, "success_count", None))
         side["b_raw"] = value_or_none(getattr(row, "failure_count", None))
@@ -384,11 +391,19 @@ def ledger_events(store: Store, when: str) -> _Ledger:
     if not edges.empty:
         for row in edges.sort_values(["from_id", "to_id"], kind="stable").itertuples(index=False):
             lah = value_or_none(row.last_active_hours)
-            led.add("link", lah, **{"from": str(row.from_id), "to": str(row.to_id)},
-                    rel=value_or_none(row.relation_type), o=value_or_none(row.origin), w=value_or_none(row.weight),
-                    rc=value_or_none(row.reinforcement_count), lah=lah,
-                    by=value_or_none(getattr(row, "declared_by", None)), note=value_or_none(row.note),
-                    ct=iso(row.created_at))
+            led.add(
+                "link",
+                lah,
+                **{"from": str(row.from_id), "to": str(row.to_id)},
+                rel=value_or_none(row.relation_type),
+                o=value_or_none(row.origin),
+                w=value_or_none(row.weight),
+                rc=value_or_none(row.reinforcement_count),
+                lah=lah,
+                by=value_or_none(getattr(row, "declared_by", None)),
+                note=value_or_none(row.note),
+                ct=iso(row.created_at),
+            )
     for spec in SIDE_TABLES:
         df = frame(store, spec.frame)
         if df.empty:
@@ -426,18 +441,24 @@ def plan_substrate(store: Store, source: Path, *, target: str = "substrate",
     source's latest timestamp); both are taken so every planner has the signature
     :mod:`memlab.kinds` calls."""
     signature = signature_at(source_time(store))
-    when = iso(pd.Timestamp(signature.timestamp, unit="s", tz="UTC"))
+    when = cast(str, iso(pd.Timestamp(signature.timestamp, unit="s", tz="UTC")))  # a time: text
     files, moved, flags = layout_blocks(store)
     block_files = render_block_files(files, flags)
     led = ledger_events(store, when)
     flags += led.flags
-    counts = store.blocks["status"].astype("string").value_counts().to_dict() if len(store.blocks) else {}
+    counts = (
+        store.blocks["status"].astype("string").value_counts().to_dict()
+        if len(store.blocks)
+        else {}
+    )
     n_self = sum(len(v) for k, v in files.items() if k == SELF_FILE)
     name = commit_line(source.name)  # a file name: one commit-message line, nothing more
-    msg1 = (f"migrate(elfmem): {len(store.blocks)} blocks from {name}\n\n"
-            f"self.md: {n_self} constitutional block(s); notes/: {counts.get('active', 0) - n_self} "
-            f"active; log/: {counts.get('inbox', 0)} inbox; archive/: {counts.get('archived', 0)} "
-            "archived.\nEvery block keeps its database id, tags, pin, cue and declared relations.")
+    msg1 = (
+        f"migrate(elfmem): {len(store.blocks)} blocks from {name}\n\n"
+        f"self.md: {n_self} constitutional block(s); notes/: {counts.get('active', 0) - n_self} "
+        f"active; log/: {counts.get('inbox', 0)} inbox; archive/: {counts.get('archived', 0)} "
+        "archived.\nEvery block keeps its database id, tags, pin, cue and declared relations."
+    )
     kinds = pd.Series([e["k"] for e in led.events]).value_counts().sort_index()
     msg2 = (f"migrate(elfmem): ledger of {name}\n\n"
             + "\n".join(f"{k}: {v}" for k, v in kinds.items())
@@ -446,8 +467,19 @@ def plan_substrate(store: Store, source: Path, *, target: str = "substrate",
     ledger_files = led.files()
     if ledger_files:
         commits.append(PlannedCommit(msg2, tuple(sorted(ledger_files.items()))))
-    side_rows = [{"kind": "ledger", "item": k, "label": None, "repo": "", "path": None,
-                  "section": None, "chars": None, "note": f"{v} event(s)"} for k, v in kinds.items()]
+    side_rows = [
+        {
+            "kind": "ledger",
+            "item": k,
+            "label": None,
+            "repo": "",
+            "path": None,
+            "section": None,
+            "chars": None,
+            "note": f"{v} event(s)",
+        }
+        for k, v in kinds.items()
+    ]
     notes = [
         "Constitutional blocks (tag self/constitutional, not archived) are moved into self.md, "
         "which elfmem 0.20 reads raw and does not index: after `elfmem index rebuild` they are "

@@ -56,7 +56,7 @@ import re
 import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Sequence, cast
 
 import pandas as pd
 import yaml
@@ -266,9 +266,15 @@ def _letta_file(row: Any, columns: list[str], path_prefix: str, spec: "RepoSpec"
                       "severity": "warning",
                       "message": f"label {original!r} → {label!r}: {'; '.join(reasons)}"})
     if path != wanted:
-        flags.append({"kind": "path_collision", "item": block_id, "path": path,
-                      "severity": "warning",
-                      "message": f"{wanted} was already taken in this repository; written as {path}"})
+        flags.append(
+            {
+                "kind": "path_collision",
+                "item": block_id,
+                "path": path,
+                "severity": "warning",
+                "message": f"{wanted} was already taken in this repository; written as {path}",
+            }
+        )
     if path.endswith(f"/{fmt.SKILL_FILE}"):
         flags.append({"kind": "skill_block", "item": block_id, "path": path, "severity": "warning",
                       "message": "a skills/<name> label becomes a SKILL.md, which Letta Code reads "
@@ -323,7 +329,9 @@ def letta_repos(store: Store, flags: list[dict], layout: str = "v1") -> list[Rep
     agents = _agent_rows(store)
     links = _block_links(store)
     columns = list(blocks.columns)
-    names = {str(a): value_or_none(n) for a, n in zip(agents.get("agent_id", []), agents.get("name", []))}
+    names = {
+        str(a): value_or_none(n) for a, n in zip(agents.get("agent_id", []), agents.get("name", []))
+    }
     agent_ids = [str(a) for a in agents.get("agent_id", [])]
     many = len(agent_ids) > 1
     specs: dict[str, RepoSpec] = {}
@@ -352,28 +360,43 @@ def letta_repos(store: Store, flags: list[dict], layout: str = "v1") -> list[Rep
                               agent, [])
         return specs[key]
 
+    aid: str | None
     for aid in agent_ids:
         spec_for(aid)
     ordered = blocks.sort_values(["label", "block_id"], kind="stable", na_position="last")
     for _, row in ordered.iterrows():
         block_id = str(value_or_none(row["block_id"]))
         attached = links.get(block_id, [])
+        targets: Sequence[str | None]
         if not agent_ids:
             targets, prefix = [None], ""
         elif attached:
             targets, prefix = attached, ""
         else:
             targets, prefix = [None] if many else [agent_ids[0]], f"{DETACHED_DIR}/"
-            flags.append({"kind": "detached_block", "item": block_id, "path": None,
-                          "severity": "info",
-                          "message": f"label {value_or_none(row['label'])!r} is attached to no agent in the "
-                                     "file; kept outside system/ so it does not enter the prompt"})
+            flags.append(
+                {
+                    "kind": "detached_block",
+                    "item": block_id,
+                    "path": None,
+                    "severity": "info",
+                    "message": f"label {value_or_none(row['label'])!r} "
+                    "is attached to no agent in the "
+                    "file; kept outside system/ so it does not enter the prompt",
+                }
+            )
         shared_with = [names.get(a) or a for a in attached] if len(attached) > 1 else []
         for aid in targets:
             if aid is not None and aid not in specs:
-                flags.append({"kind": "unknown_agent", "item": block_id, "path": None,
-                              "severity": "warning",
-                              "message": f"attached to agent {aid!r}, which the file does not define"})
+                flags.append(
+                    {
+                        "kind": "unknown_agent",
+                        "item": block_id,
+                        "path": None,
+                        "severity": "warning",
+                        "message": f"attached to agent {aid!r}, which the file does not define",
+                    }
+                )
             spec = spec_for(aid)
             f = _letta_file(row, columns, prefix, spec, flags, shared_with, layout)
             if shared_with:
@@ -394,7 +417,7 @@ def elfmem_repo(store: Store, flags: list[dict], moved: list[dict], layout: str 
     files, moved_rows, more_flags = _elfmem.layout_blocks(store)
     status_of = dict(zip(store.blocks["id"].astype(str), store.blocks["status"].astype("string")))
     groups: dict[str, list[Block]] = {}
-    where: dict[str, str] = {}
+    where: dict[Any, str] = {}
     for sub_path, blocks in files.items():
         for b in blocks:
             status = status_of.get(b.id)
@@ -404,7 +427,9 @@ def elfmem_repo(store: Store, flags: list[dict], moved: list[dict], layout: str 
                 path = "system/pinned.md"
             else:
                 section, category = sub_path.split("/", 3)[2], sub_path.split("/", 3)[3][:-3]
-                folder = {"notes": "reference", "log": "reference/inbox", "archive": "archive"}[section]
+                folder = {"notes": "reference", "log": "reference/inbox", "archive": "archive"}[
+                    section
+                ]
                 path = safe_relpath(f"{folder}/{category}.md")
             if layout == "v2":
                 path = _letta_v2.v2_path_of_elfmem(path)
@@ -417,8 +442,8 @@ def elfmem_repo(store: Store, flags: list[dict], moved: list[dict], layout: str 
     out: list[MemFile] = []
     for path, blocks in sorted(groups.items()):
         body = _elfmem.render_blocks(path, blocks, flags)
-        what = {"Constitution": "persona.md", "Pinned blocks": "pinned.md"}
-        what = next((k for k, v in what.items() if path in (v, f"system/{v}")), None)
+        titles = {"Constitution": "persona.md", "Pinned blocks": "pinned.md"}
+        what = next((k for k, v in titles.items() if path in (v, f"system/{v}")), None)
         desc = (f"{what} migrated from elfmem ({len(blocks)} blocks, elfmem block format)" if what
                 else f"elfmem blocks from {path[:-3]} ({len(blocks)} blocks, elfmem block format)")
         if len(body) > fmt.DEFAULT_LIMIT:
@@ -529,8 +554,10 @@ def previous_migration_time(dest: Path, source_sha: str) -> pd.Timestamp | None:
 
 
 def _trailers(source: Path, source_sha: str, source_created: str | None) -> str:
-    return (f"\n\nMemlab-Source: {commit_line(source.name)}\n{TRAILER_SHA}: {source_sha or 'unknown'}\n"
-            f"{TRAILER_CREATED}: {source_created or 'unknown'}")
+    return (
+        f"\n\nMemlab-Source: {commit_line(source.name)}\n{TRAILER_SHA}: {source_sha or 'unknown'}\n"
+        f"{TRAILER_CREATED}: {source_created or 'unknown'}"
+    )
 
 
 def plan_memfs(store: Store, source: Path, *, target: str, when: pd.Timestamp | None = None,
@@ -555,7 +582,7 @@ def plan_memfs(store: Store, source: Path, *, target: str, when: pd.Timestamp | 
         source_ts = source_time_letta(store)
     led = None
     signature = signature_at(when if when is not None else pd.Timestamp.now(tz="UTC"))
-    when = _elfmem.iso(pd.Timestamp(signature.timestamp, unit="s", tz="UTC"))
+    when = cast(str, _elfmem.iso(pd.Timestamp(signature.timestamp, unit="s", tz="UTC")))
     source_created = None if source_ts is None or pd.isna(source_ts) else _elfmem.iso(
         pd.Timestamp(source_ts).floor("s"))
     trailers = _trailers(source, source_sha, source_created)
@@ -591,9 +618,14 @@ def plan_memfs(store: Store, source: Path, *, target: str, when: pd.Timestamp | 
         else:
             files = dict(md)
             files[AGENT_YAML] = _agent_yaml(spec, source_sha, when, spec.files)
-            commits.append(PlannedCommit(
-                f"feat(init): initialize agent memory\n\nMigrated by memlab from {commit_line(source.name)}: "
-                f"{n} memory file(s) and agent.yaml." + trailers, tuple(sorted(files.items()))))
+            commits.append(
+                PlannedCommit(
+                    "feat(init): initialize agent memory\n\n"
+                    f"Migrated by memlab from {commit_line(source.name)}: "
+                    f"{n} memory file(s) and agent.yaml." + trailers,
+                    tuple(sorted(files.items())),
+                )
+            )
         side = {SIDE_FILE: side_file(spec, source, source_sha, target, times, layout)}
         if led is not None:  # from an elfmem DB: the ledger goes beside the side file
             side.update({LEDGER_PREFIX + p.rsplit("/", 1)[1]: data

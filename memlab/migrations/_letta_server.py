@@ -48,16 +48,16 @@ import heapq
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pandas as pd
 
 from memlab._escape import commit_line
+from memlab._gitobj import Signature
 from memlab.audits._integrity import letta_server_integrity
 from memlab.errors import MigrationError
 from memlab.formats import letta_memfs as fmt
 from memlab.migrations import _letta, _letta_v2
-from memlab._gitobj import Signature
 from memlab.migrations._plan import (
     FALLBACK_EPOCH,
     Plan,
@@ -237,23 +237,27 @@ def plan_letta_server(store: Store, source: Path, *, target: str = "letta",
         starts = [s for s in [_seconds(created.get(agent_id))] + [e.seconds for e in events[:1]]
                   if s is not None]
         t0 = min(starts, default=end)
-        commits = [PlannedCommit(
-            "chore: initialize memory\n\nAs the Letta server creates a memory repository."
-            f"\n\nMemlab-Source: {commit_line(source_name)}", ((fmt.CONFIG_PATH, b'{"version": 1}\n'),),
-            author=Signature(fmt.MIGRATION_NAME, fmt.MIGRATION_EMAIL, t0))]
+        commits = [
+            PlannedCommit(
+                "chore: initialize memory\n\nAs the Letta server creates a memory repository."
+                f"\n\nMemlab-Source: {commit_line(source_name)}",
+                ((fmt.CONFIG_PATH, b'{"version": 1}\n'),),
+                author=Signature(fmt.MIGRATION_NAME, fmt.MIGRATION_EMAIL, t0),
+            )
+        ]
         head: dict[str, bytes] = {}
         n_of = {f.item: len(by_block.get(f.item, [])) for f in spec.files}
         for ev in events:
             commits.append(_history_commit(ev, n_of[ev.file.item], head, names, flags, layout))
             replayed_blocks.add(ev.file.item)
         final: dict[str, bytes] = {}
-        reasons: list[str] = []
+        commit_reasons: list[str] = []
         for f in sorted(spec.files, key=lambda f: f.path):
             data = md[f.path]
             if head.get(f.path) == data:
                 continue
             final[f.path] = data
-            reasons.append(commit_line(f"{f.path}: " + _why(f, block_rows[f.item],
+            commit_reasons.append(commit_line(f"{f.path}: " + _why(f, block_rows[f.item],
                                                             by_block.get(f.item, []), flags,
                                                             layout)))
         if final:
@@ -263,17 +267,18 @@ def plan_letta_server(store: Store, source: Path, *, target: str = "letta",
             commits.append(PlannedCommit(
                 f"migrate: final state of {len(final)} memory block(s)"
                 + (f" for agent {commit_line(spec.title)}" if spec.agent else "")
-                + "\n\n" + "\n".join(reasons) + f"\n\nMemlab-Source: {commit_line(source_name)}",
+                + "\n\n" + "\n".join(commit_reasons)
+                + f"\n\nMemlab-Source: {commit_line(source_name)}",
                 tuple(sorted(final.items())),
                 author=Signature(fmt.MIGRATION_NAME, fmt.MIGRATION_EMAIL, max(last_update, t0))))
-        times = {"migrated_at": None, "source_created_at": None}
+        times: dict[str, str | None] = {"migrated_at": None, "source_created_at": None}
         side = _letta.side_file(spec, source, "", "letta", times, layout)
         commits.append(PlannedCommit(
             "chore(memlab): keep what memory files cannot hold\n\nBlock ids, metadata, template "
             "fields, created_at/updated_at/_last_updated_by_id and original labels/descriptions."
             f"\n\nMemlab-Source: {commit_line(source_name)}", ((_letta.SIDE_FILE, side),),
             author=Signature(fmt.MIGRATION_NAME, fmt.MIGRATION_EMAIL,
-                             max(commits[-1].author.timestamp, t0))))
+                             max(cast(Signature, commits[-1].author).timestamp, t0))))
         if layout == "v2":  # MEMORY.md, indexes and limits first; read-only list last
             commits = _letta_v2.finish_repo(
                 spec.files, commits[1:-1], commits[-1], flags, init_message=commits[0].message,
@@ -291,7 +296,7 @@ def plan_letta_server(store: Store, source: Path, *, target: str = "letta",
                       "chars": None, "note": "fields frontmatter cannot hold"})
     plan = Plan("letta", source, repos, signature, moved_frame(moved), flags_frame(flags),
                 _notes(store, view, replayed_blocks), layout=layout)
-    plan.agent_ids = select_agents(store, agents)  # type: ignore[attr-defined] - for verify
+    plan.agent_ids = select_agents(store, agents)  # for verify
     return plan
 
 
@@ -317,10 +322,14 @@ def _history_commit(ev: _Event, n: int, head: dict[str, bytes], names: dict[str,
                     flags: list[dict], layout: str = "v1") -> PlannedCommit:
     row, f = ev.row, ev.file
     label = f.path[:-3] if f.path.endswith(".md") else f.path
-    snapshot = _letta.MemFile(path=f.path,
-                              description=_description(row.get("description"), f.label, layout),
-                              body="" if _letta.value_or_none(row.get("value")) is None else str(row["value"]),
-                              read_only=False, limit=_limit(row.get("limit")), item=f.item)
+    snapshot = _letta.MemFile(
+        path=f.path,
+        description=_description(row.get("description"), f.label, layout),
+        body="" if _letta.value_or_none(row.get("value")) is None else str(row["value"]),
+        read_only=False,
+        limit=_limit(row.get("limit")),
+        item=f.item,
+    )
     data = _letta.render(snapshot, layout)
     # v2 commits are checked together, tree-wide, by _letta_v2.finish_repo.
     violations = [] if layout == "v2" else fmt.check_precommit(
@@ -369,8 +378,10 @@ def _why(f: _letta.MemFile, block: dict, rows: list[dict], flags: list[dict],
     if n == 0:
         return "no history; its final state (created_at/updated_at in the side file)"
     current = _letta.value_or_none(block.get("current_sequence"))
-    at = next((r for r in rows if current is not None and int(r["sequence_number"]) == int(current)),
-              rows[-1])
+    at = next(
+        (r for r in rows if current is not None and int(r["sequence_number"]) == int(current)),
+        rows[-1],
+    )
     parts = []
     if current is not None and int(current) < int(rows[-1]["sequence_number"]):
         parts.append(f"undone to checkpoint {int(current)} of {n}")
@@ -432,7 +443,8 @@ def check_server(rows: Any, store: Store, dest: Path, ref: str | None,
     """Parity of a migrated server: the Agent File checks (final value, description, read_only,
     limit, side record per block and repository) plus ``history``: per block and repository,
     the sequence numbers of the commits carrying its ``Letta-Block`` trailer must be exactly its
-    ``block_history`` rows (none for a block :func:`unreplayable_blocks` names). Returns ``{repo: {block_id: body}}`` for the retrieval check."""
+    ``block_history`` rows (none for a block :func:`unreplayable_blocks` names). Returns ``{repo:
+    {block_id: body}}`` for the retrieval check."""
     from memlab.migrations._parity import repos_at
     from memlab.migrations._verify_letta import check_letta
     from memlab.sources import _git
@@ -459,6 +471,13 @@ def check_server(rows: Any, store: Store, dest: Path, ref: str | None,
         for f in spec.files:
             want = expected.get(f.item, [])
             got = sorted(seen.get(commit_line(f.item), []))  # the id as the trailer wrote it
-            rows.add("history", f.item, f"{len(want)} commit(s) {want}", f"{len(got)} commit(s) {got}",
-                     ok=got == want, repo=spec.subdir, path=f.path)
+            rows.add(
+                "history",
+                f.item,
+                f"{len(want)} commit(s) {want}",
+                f"{len(got)} commit(s) {got}",
+                ok=got == want,
+                repo=spec.subdir,
+                path=f.path,
+            )
     return bodies

@@ -25,7 +25,8 @@ move to v2 as commits on top**, never a rewrite and never a fresh repository wit
   file, so the original source verifies against the v2 repository too.
 
 Only the checked-out branch's history is kept (other branches, such as reflection worktrees,
-stay in the source). Limits, collisions and read-only files follow :mod:`memlab.migrations._letta_v2`.
+stay in the source). Limits, collisions and read-only files follow
+:mod:`memlab.migrations._letta_v2`.
 """
 
 from __future__ import annotations
@@ -42,8 +43,14 @@ from memlab.errors import MigrationError
 from memlab.formats import _json
 from memlab.formats import letta_memfs as fmt
 from memlab.migrations import _letta, _letta_v2
-from memlab.migrations._plan import (Plan, PlannedCommit, PlannedRepo, flags_frame, moved_frame,
-                                     signature_at)
+from memlab.migrations._plan import (
+    Plan,
+    PlannedCommit,
+    PlannedRepo,
+    flags_frame,
+    moved_frame,
+    signature_at,
+)
 from memlab.sources._git import read_blobs
 from memlab.store import Store
 
@@ -238,8 +245,14 @@ def _base_bytes(repo: Path, flat: dict[str, tuple[str, str]]) -> dict[str, bytes
     return {p: (blobs.get(shas[p], b"") if p in shas else b"") for p in flat}
 
 
-def check_upgrade(rows: Any, store: Store, dest: Path, ref: str | None,
-                  repo_folders: dict[str, Path], copies: dict[str, Store]) -> dict[str, dict[str, str]]:
+def check_upgrade(
+    rows: Any,
+    store: Store,
+    dest: Path,
+    ref: str | None,
+    repo_folders: dict[str, Path],
+    copies: dict[str, Store],
+) -> dict[str, dict[str, str]]:
     """Parity of a v1 → v2 move: every v1 memory file at its recorded v2 path with the same
     value, description, read-only and limit (the Letta block checks), and ``history``: the
     source's HEAD is an ancestor of the copy's."""
@@ -267,7 +280,9 @@ def check_upgrade(rows: Any, store: Store, dest: Path, ref: str | None,
     check_letta_v2(rows, spec, view, side_texts(folder, ""), side, bodies)
     head = store.meta.get("head_sha")
     top = _git.rev_parse(dest, ref or "HEAD") if (dest / ".git").exists() else None
-    kept = bool(head and top and _git.returncode(dest, "merge-base", "--is-ancestor", head, top) == 0)
+    kept = bool(
+        head and top and _git.returncode(dest, "merge-base", "--is-ancestor", head, top) == 0
+    )
     rows.add("history", "HEAD", f"{head} and its ancestors", "kept" if kept else "missing",
              ok=kept, detail="the source's HEAD is an ancestor of the copy's")
     return {"": bodies}

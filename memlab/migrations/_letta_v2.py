@@ -14,7 +14,8 @@ What a v2 repository holds, and why:
   ``description`` (newlines made spaces, fallback ``Memory block {label}``), written unquoted and
   joined to the value by one newline, byte for byte what ``renderInitialMemoryFile`` writes. A
   value is quoted only where Letta's own reader would get another value back (``|``, ``""``:
-  :func:`memlab.formats.letta_memfs.frontmatter_value`); that is flagged. memlab sanitises a hostile label first (:func:`memlab.migrations._letta.sanitise_label`).
+  :func:`memlab.formats.letta_memfs.frontmatter_value`); that is flagged. memlab sanitises a
+  hostile label first (:func:`memlab.migrations._letta.sanitise_label`).
   Blocks attached to no agent go to ``detached/`` and elfmem's non-core files keep their folders;
   every folder gets a ``MEMORY.md`` index (v2 requires one), so they are projected, not core.
 * **Collisions.** Letta refuses two blocks whose files differ only in case (``Initial memory
@@ -47,18 +48,40 @@ import re
 from typing import Any, Callable
 
 from memlab._escape import commit_line
-from memlab.constants import (DEFAULT_MIGRATION_LAYOUT, MIGRATION_LAYOUTS, ROOT_MEMORY_LABEL,
-                              ROOT_MEMORY_TEXT)
+from memlab._gitobj import Signature
+from memlab.constants import (
+    DEFAULT_MIGRATION_LAYOUT,
+    MIGRATION_LAYOUTS,
+    ROOT_MEMORY_LABEL,
+    ROOT_MEMORY_TEXT,
+)
 from memlab.errors import MigrationError
 from memlab.formats import _json
 from memlab.formats import letta_memfs as fmt
-from memlab._gitobj import Signature
 from memlab.migrations._plan import PlannedCommit, refuse_nul
 
-__all__ = ["check_layout", "section", "section_of", "claim", "take_path", "file_name", "render", "description",
-           "finish_repo", "budget_entry", "constraints", "protect_commit", "index_files",
-           "config_bytes", "check", "quoted_flags", "glob_for", "v2_path_of_elfmem", "read_config",
-           "unquoted"]
+__all__ = [
+    "check_layout",
+    "section",
+    "section_of",
+    "claim",
+    "take_path",
+    "file_name",
+    "render",
+    "description",
+    "finish_repo",
+    "budget_entry",
+    "constraints",
+    "protect_commit",
+    "index_files",
+    "config_bytes",
+    "check",
+    "quoted_flags",
+    "glob_for",
+    "v2_path_of_elfmem",
+    "read_config",
+    "unquoted",
+]
 
 INDEX = fmt.ROOT_INDEX
 FOLDER_INDEX_NOTE = "Memory files memlab migrated into this folder (not core memory):"
@@ -240,7 +263,8 @@ def _cp(data: bytes) -> int:
 
 
 def config_bytes(config: dict[str, Any]) -> bytes:
-    # JSON.stringify(config, null, 2) + "\n", as Letta writes DEFAULT_MEMORY_CONSTRAINTS_CONFIG_CONTENT.
+    # JSON.stringify(config, null, 2) + "\n", as Letta writes
+    # DEFAULT_MEMORY_CONSTRAINTS_CONFIG_CONTENT.
     return (_json.dumps(config, indent=2) + "\n").encode("utf-8")
 
 
@@ -270,9 +294,16 @@ def constraints(files: list[Any], body: list[PlannedCommit], indexes: dict[str, 
         overhead = _cp(final) - len(f.body)
         want, why = budget_entry(f.limit, overhead, max(map(_cp, seen)))
         if why == "limit_not_carried":
-            flags.append({"kind": why, "item": f.item, "path": f.path, "severity": "warning",
-                          "message": f"the value ({len(f.body)} characters) is over its limit of "
-                                     f"{f.limit}; the file's limit is its size, {want} code points"})
+            flags.append(
+                {
+                    "kind": why,
+                    "item": f.item,
+                    "path": f.path,
+                    "severity": "warning",
+                    "message": f"the value ({len(f.body)} characters) is over its limit of "
+                    f"{f.limit}; the file's limit is its size, {want} code points",
+                }
+            )
         elif why == "file_limit_added":
             flags.append({"kind": why, "item": f.item, "path": f.path, "severity": "warning",
                           "message": f"{want} code points, over Letta Code's default of "
@@ -385,7 +416,8 @@ def check(commits: list[PlannedCommit], base: dict[str, bytes] | None = None) ->
         flat = {p: d for p, d in flat.items() if p not in commit.removed}
         flat.update(commit.files)
         tree = [fmt.TreeFile(p, "100644", d) for p, d in sorted(flat.items())]
-        errors = fmt.validator_errors(tree, policy="root-marker", accepted=prev, audit=False,
+        errors: list[str] = []  # validator Findings (str) and frontmatter lines
+        errors += fmt.validator_errors(tree, policy="root-marker", accepted=prev, audit=False,
                                       head_has_root=INDEX in prev_flat, config_approved=True)
         for path in fmt.frontmatter_paths(flat, "root-marker"):
             old = prev_flat.get(path)

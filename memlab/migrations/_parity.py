@@ -30,8 +30,16 @@ PARITY_COLUMNS = {"check": "category", "item": "string", "repo": "string", "path
 def short_text(value: Any, n: int = 120) -> str | None:
     if value is None:
         return None
-    text = value if isinstance(value, str) else json.dumps(_elfmem.value_or_none(value) if not isinstance(
-        value, (list, dict, tuple)) else value, sort_keys=True, default=str, ensure_ascii=False)
+    text = (
+        value
+        if isinstance(value, str)
+        else json.dumps(
+            _elfmem.value_or_none(value) if not isinstance(value, (list, dict, tuple)) else value,
+            sort_keys=True,
+            default=str,
+            ensure_ascii=False,
+        )
+    )
     return text if len(text) <= n else text[: n - 1] + "…"
 
 

@@ -17,9 +17,9 @@ from typing import Any, Iterable, Mapping
 
 import pandas as pd
 
+from memlab._gitobj import Signature, commit_files, object_sha
 from memlab.errors import MigrationError, UnsafePath
 from memlab.formats import letta_memfs as _fmt
-from memlab._gitobj import Signature, commit_files, object_sha
 
 #: Who every migration commit is attributed to. Not an agent and not a human: a memfs audit
 #: tells a migration apart from the memory's own history (author kind ``migration``).
@@ -73,9 +73,12 @@ class Plan:
     notes: list[str] = field(default_factory=list)
     #: A Letta target's memfs layout ("v2" or "v1"); None for other targets.
     layout: str | None = None
+    #: A Letta server plan's selected agent ids (None: every agent), read by its verify.
+    agent_ids: list[str] | None = None
 
-    def expected_heads(self, base: Mapping[str, tuple[str, dict[str, tuple[str, str]]]] | None = None
-                       ) -> dict[str, list[tuple[str, str]]]:
+    def expected_heads(
+        self, base: Mapping[str, tuple[str | None, dict[str, tuple[str, str]]]] | None = None
+    ) -> dict[str, list[tuple[str, str]]]:
         """Per repo subdir, the ``(tree, commit)`` shas each planned commit will have.
 
         ``base`` maps a subdir to ``(parent commit sha, {path: (mode, sha)})`` when committing on
@@ -124,7 +127,11 @@ def safe_relpath(path: str, *, source: Path | str | None = None) -> str:
     if "\\" in path or "\x00" in path:
         raise UnsafePath(f"path {path!r} contains a backslash or NUL", path=source)
     p = PurePosixPath(path)
-    if p.is_absolute() or any(part in ("..", "") for part in path.split("/")) or path.startswith("~"):
+    if (
+        p.is_absolute()
+        or any(part in ("..", "") for part in path.split("/"))
+        or path.startswith("~")
+    ):
         raise UnsafePath(f"path {path!r} is absolute or has an empty or '..' segment", path=source)
     if p.parts and p.parts[0] == ".git":
         raise UnsafePath(f"path {path!r} would write inside .git", path=source)

@@ -19,7 +19,9 @@ __all__ = ["check_target", "natural_target", "plan_migration", "refuse_unread"]
 
 def check_target(to: str | None) -> None:
     if to is not None and to not in kinds.targets():
-        raise MigrationError(f"unknown target {to!r}", hint=f"use one of {', '.join(kinds.targets())}")
+        raise MigrationError(
+            f"unknown target {to!r}", hint=f"use one of {', '.join(kinds.targets())}"
+        )
 
 
 def natural_target(store: Store) -> str | None:
@@ -40,7 +42,6 @@ def plan_migration(src: str | Path, *, to: str | None = None, store: Store | Non
     creates) or ``"v1"`` (the ``system/`` layout, memlab's output before v2).
     """
     from memlab.sources import load
-
     from memlab.sources.letta_server import is_dsn
 
     check_target(to)

@@ -24,7 +24,8 @@ _MAX_FLAG_LINES = 60
 
 
 def _literal(data: bytes) -> str:
-    """A Python expression for ``data``: a triple-quoted string when that is exact, else repr lines."""
+    """A Python expression for ``data``: a triple-quoted string when that is exact, else repr
+    lines."""
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
@@ -60,11 +61,16 @@ def render_script(plan: Plan, dest: Path, *, branch: str, mode: str,
         f"memlab migration plan: {plan.source.name} -> {dest} (target: {plan.target})",
         "",
         f"Source:      {plan.source}",
-        f"Destination: {dest}" + (f"  (new branch {branch!r} of the existing repository)"
-                                  if mode == "branch" else f"  (new repository, branch {branch!r})"),
+        f"Destination: {dest}"
+        + (
+            f"  (new branch {branch!r} of the existing repository)"
+            if mode == "branch"
+            else f"  (new repository, branch {branch!r})"
+        ),
         f"Author:      {plan.signature.name} <{plan.signature.email}>, date fixed at "
         f"{plan.signature.timestamp} (seconds since 1970, UTC) so the commits are reproducible",
-        f"Moves:       {int((moved['kind'] == 'block').sum())} block(s) into {plan.file_count()} file(s) in "
+        f"Moves:       {int((moved['kind'] == 'block').sum())} block(s) "
+        f"into {plan.file_count()} file(s) in "
         f"{sum(len(r.commits) for r in plan.repos)} commit(s)",
     ]
     if len(plan.flags):
@@ -72,7 +78,9 @@ def render_script(plan: Plan, dest: Path, *, branch: str, mode: str,
         for row in plan.flags.head(_MAX_FLAG_LINES).itertuples():
             summary.append(f"  - [{row.kind}] {row.item}: {row.message}")
         if len(plan.flags) > _MAX_FLAG_LINES:
-            summary.append(f"  ... and {len(plan.flags) - _MAX_FLAG_LINES} more (see memlab's flags table)")
+            summary.append(
+                f"  ... and {len(plan.flags) - _MAX_FLAG_LINES} more (see memlab's flags table)"
+            )
     for note in plan.notes:
         summary += [""] + textwrap.wrap(note, 92)
     summary += [
@@ -93,19 +101,29 @@ def render_script(plan: Plan, dest: Path, *, branch: str, mode: str,
     out.append("from __future__ import annotations")
     out.append("")
     out.append(f"DEST = {py_literal(str(dest))}")
-    out.append(f"MODE = {py_literal(mode)}  # 'new': a new repository; 'branch': a new branch of an existing one")
+    out.append(
+        f"MODE = {py_literal(mode)}  "
+        "# 'new': a new repository; 'branch': a new branch of an existing one"
+    )
     out.append(f"BRANCH = {py_literal(branch)}")
-    out.append(f"BASE_HEAD = {py_literal(base_head)}  # branch mode: the HEAD this plan was computed against")
+    out.append(
+        f"BASE_HEAD = {py_literal(base_head)}  "
+        "# branch mode: the HEAD this plan was computed against"
+    )
     out.append(f"AUTHOR_NAME = {py_literal(plan.signature.name)}")
     out.append(f"AUTHOR_EMAIL = {py_literal(plan.signature.email)}")
     out.append(f"TIMESTAMP = {py_literal(plan.signature.timestamp)}")
     out.append("")
-    out.append("# How git is run (the same hardening as memlab._git): no system or global config, and")
+    out.append(
+        "# How git is run (the same hardening as memlab._git): no system or global config, and"
+    )
     out.append("# every program a repository's config could name is switched off.")
     out.append(f"GIT_ENV = {py_literal(dict(_git.ENV_OVERRIDES))}")
     out.append(f"GIT_CONFIG = {py_literal(list(_git.CONFIG_OVERRIDES))}")
     out.append("")
-    out.append("# One entry per repository; each commit lists the files it adds or replaces, with the")
+    out.append(
+        "# One entry per repository; each commit lists the files it adds or replaces, with the"
+    )
     out.append("# commit id memlab computed for it.")
     out.append("REPOS = []")
     for planned in plan.repos:
@@ -119,8 +137,12 @@ def render_script(plan: Plan, dest: Path, *, branch: str, mode: str,
         for commit, (tree, sha) in zip(planned.commits, chain):
             out.append("")
             out.append("# " + "-" * 94)
-            out.append(_comment_block(["Commit: " + line for line in commit.message.rstrip().splitlines()[:1]]
-                                      + ["  " + line for line in commit.message.rstrip().splitlines()[1:]]))
+            out.append(
+                _comment_block(
+                    ["Commit: " + line for line in commit.message.rstrip().splitlines()[:1]]
+                    + ["  " + line for line in commit.message.rstrip().splitlines()[1:]]
+                )
+            )
             if commit.author is not None:
                 out.append(comment(f"# author: {commit.author.name} <{commit.author.email}> at "
                                    f"{commit.author.timestamp}"))
@@ -131,19 +153,26 @@ def render_script(plan: Plan, dest: Path, *, branch: str, mode: str,
                 out.append(f"_files.append(({py_literal(path)}, {_literal(data)}))")
             author = ((commit.author.name, commit.author.email, commit.author.timestamp)
                       if commit.author is not None else None)
-            out.append(f"_commits.append({{'message': {py_literal(commit.message)}, 'files': _files, "
-                       f"'removed': {py_literal(list(commit.removed))}, "
-                       f"'author': {py_literal(author)}, "
-                       f"'tree': {py_literal(tree)}, 'commit': {py_literal(sha)}}})")
-        base = ((str(planned.base_repo), planned.base) if planned.base is not None else None)
-        if base is not None:
-            out.append(comment(f"# On top of the history of {base[0]} at {base[1]} (fetched)"))
+            out.append(
+                f"_commits.append({{'message': {py_literal(commit.message)}, 'files': _files, "
+                f"'removed': {py_literal(list(commit.removed))}, "
+                f"'author': {py_literal(author)}, "
+                f"'tree': {py_literal(tree)}, 'commit': {py_literal(sha)}}})"
+            )
+        fetched = ((str(planned.base_repo), planned.base) if planned.base is not None else None)
+        if fetched is not None:
+            out.append(comment(
+                f"# On top of the history of {fetched[0]} at {fetched[1]} (fetched)"))
         out.append(f"REPOS.append({{'subdir': {py_literal(planned.subdir)}, 'commits': _commits, "
-                   f"'base': {py_literal(base)}}})")
+                   f"'base': {py_literal(fetched)}}})")
     out.append("")
     out.append("# " + "=" * 98)
-    out.append("# The git object and commit writer: memlab/_gitobj.py, embedded as it is when memlab wrote")
-    out.append("# this script (generated from that module; not a copy to edit). Standard library only.")
+    out.append(
+        "# The git object and commit writer: memlab/_gitobj.py, embedded as it is when memlab wrote"
+    )
+    out.append(
+        "# this script (generated from that module; not a copy to edit). Standard library only."
+    )
     out.append("# " + "=" * 98)
     out.append(writer_source())
     out.append(_MACHINERY)
@@ -327,4 +356,4 @@ def main(argv=None):
 
 if __name__ == "__main__":
     main()
-'''
+'''  # noqa: E501 (the script's own text, emitted verbatim)

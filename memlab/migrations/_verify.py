@@ -25,8 +25,7 @@ from memlab import kinds
 from memlab.errors import MigrationError, MissingExtra
 from memlab.formats.blockfile import parse_blockfile, parse_ledger
 from memlab.migrations import _elfmem, _letta
-from memlab.migrations._parity import (ParityRows, checkout_view, normal_value, repos_at,
-                                       side_texts)
+from memlab.migrations._parity import ParityRows, checkout_view, normal_value, repos_at, side_texts
 from memlab.migrations._verify_letta import check_letta
 from memlab.store import Store
 
@@ -47,7 +46,8 @@ def _load_copy(folder: Path) -> Store:
 
 
 def _dest_elfmem_blocks(copy: Store, target: str) -> pd.DataFrame:
-    """Blocks of the copy as one frame: id, path, tags, pinned, relations, body, cue, created, extra."""
+    """Blocks of the copy as one frame: id, path, tags, pinned, relations, body, cue, created,
+    extra."""
     rows: list[dict[str, Any]] = []
     if target == "substrate":
         for r in copy.blocks.itertuples(index=False):
@@ -106,17 +106,29 @@ def _check_elfmem_blocks(rows: ParityRows, src: Store, copy_blocks: pd.DataFrame
         rows.add("created", bid, _elfmem.iso(want_created), _elfmem.iso(have_created),
                  repo=repo, path=want_path)
         if _elfmem.value_or_none(row.status) == "archived":
-            want = {k: v for k, v in (("archive_reason", _elfmem.value_or_none(row.archive_reason)),
-                                      ("superseded_by", _elfmem.value_or_none(getattr(row, "superseded_by", None))))
-                    if v is not None}
+            want = {
+                k: v
+                for k, v in (
+                    ("archive_reason", _elfmem.value_or_none(row.archive_reason)),
+                    ("superseded_by", _elfmem.value_or_none(getattr(row, "superseded_by", None))),
+                )
+                if v is not None
+            }
             have = {k: got["extra"].get(k) for k in ("archive_reason", "superseded_by")
                     if got["extra"].get(k) is not None}
             rows.add("archive", bid, want, have, repo=repo, path=want_path)
     known = set(src.blocks["id"].astype(str))
     for bid, recs in by_id.items():
         if bid not in known:
-            rows.add("unexpected", bid, "not in source", f"{len(recs)} block(s) at {recs[0]['path']}",
-                     ok=False, repo=repo, path=recs[0]["path"])
+            rows.add(
+                "unexpected",
+                bid,
+                "not in source",
+                f"{len(recs)} block(s) at {recs[0]['path']}",
+                ok=False,
+                repo=repo,
+                path=recs[0]["path"],
+            )
 
 
 # --------------------------------------------------------------------------- elfmem side records
@@ -126,10 +138,12 @@ def _reassembled(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Put text carried in ``memlab.text`` chunks back into the event it was cut from."""
     text_kind = _elfmem.MEMLAB_KIND + "text"
     by_s = {e.get("s"): e for e in events if e.get("k") != text_kind}
-    chunks: dict[tuple[Any, str], list[tuple[int, str]]] = {}
+    chunks: dict[tuple[Any, Any], list[tuple[Any, Any]]] = {}
     for e in events:
         if e.get("k") == text_kind:
-            chunks.setdefault((e.get("ref"), e.get("field")), []).append((e.get("part"), e.get("text")))
+            chunks.setdefault((e.get("ref"), e.get("field")), []).append(
+                (e.get("part"), e.get("text"))
+            )
     for (ref, name), parts in chunks.items():
         if ref in by_s:
             by_s[ref][name] = "".join(t for _, t in sorted(parts))
@@ -197,9 +211,14 @@ def _check_side(rows: ParityRows, src: Store, events: list[dict[str, Any]], repo
     edges = _elfmem.frame(src, "edges")
     links = index("link", ("from", "to"))
     for row in edges.itertuples(index=False) if not edges.empty else []:
-        want = {"rel": _elfmem.value_or_none(row.relation_type), "o": _elfmem.value_or_none(row.origin),
-                "w": _elfmem.value_or_none(row.weight), "rc": _elfmem.value_or_none(row.reinforcement_count),
-                "by": _elfmem.value_or_none(getattr(row, "declared_by", None)), "note": _elfmem.value_or_none(row.note)}
+        want = {
+            "rel": _elfmem.value_or_none(row.relation_type),
+            "o": _elfmem.value_or_none(row.origin),
+            "w": _elfmem.value_or_none(row.weight),
+            "rc": _elfmem.value_or_none(row.reinforcement_count),
+            "by": _elfmem.value_or_none(getattr(row, "declared_by", None)),
+            "note": _elfmem.value_or_none(row.note),
+        }
         found = links.get((str(row.from_id), str(row.to_id)), [])
         have = {k: found[0].get(k) for k in want} if len(found) == 1 else f"{len(found)} link(s)"
         rows.add("side:link", f"{row.from_id}->{row.to_id}", want, have, repo=repo)
@@ -215,7 +234,9 @@ def _check_side(rows: ParityRows, src: Store, events: list[dict[str, Any]], repo
             want = {k: _elfmem.value_or_none(rec.get(c)) for k, c in mapping.items() if c in rec}
             key = tuple(normal_value(want.get(k)) for k in keys)
             found = found_index.get(key, [])
-            have = {k: found[0].get(k) for k in want} if len(found) == 1 else f"{len(found)} record(s)"
+            have = (
+                {k: found[0].get(k) for k in want} if len(found) == 1 else f"{len(found)} record(s)"
+            )
             rows.add(f"side:{spec.kind}", "/".join(str(k) for k in key), want, have, repo=repo)
     raw = _elfmem.frame(src, "config_raw")
     cfg = index(_elfmem.MEMLAB_KIND + "config", ("key",))
@@ -273,7 +294,7 @@ def _check_retrieval(rows: ParityRows, queries: list[str], before: dict[str, str
 # --------------------------------------------------------------------------- entry point
 
 
-def verify_paths(src: Path, dest: Path, *, ref: str | None = None, retrieval: bool = True,
+def verify_paths(src: str | Path, dest: Path, *, ref: str | None = None, retrieval: bool = True,
                  queries: list[str] | None = None, k: int = RETRIEVAL_K,
                  store: Store | None = None, plan: Any = None) -> pd.DataFrame:
     """The parity table; ``store``/``plan`` skip reloading and replanning a just-run migration."""
@@ -329,8 +350,11 @@ def verify_paths(src: Path, dest: Path, *, ref: str | None = None, retrieval: bo
                                       layout)
                 store = server_view(store, getattr(plan, "agent_ids", None), [])
             elif check == "upgrade":  # a v1 repository moved to v2, history kept
-                from memlab.migrations._letta_upgrade import (check_upgrade, upgrade_files,
-                                                              upgrade_view)
+                from memlab.migrations._letta_upgrade import (
+                    check_upgrade,
+                    upgrade_files,
+                    upgrade_view,
+                )
 
                 bodies = check_upgrade(rows, store, dest, ref, repo_folders, copies)
                 store = upgrade_view(store, upgrade_files(store, []))
@@ -339,7 +363,7 @@ def verify_paths(src: Path, dest: Path, *, ref: str | None = None, retrieval: bo
             if retrieval:
                 before = {str(r.block_id): ("" if pd.isna(r.value) else str(r.value))
                           for r in store.blocks.itertuples(index=False)}
-                after: dict[str, str] = {}
+                after = {}
                 for per_repo in bodies.values():
                     after.update(per_repo)
                 labels = [str(x).rsplit("/", 1)[-1].replace("_", " ").replace("-", " ")

@@ -18,13 +18,20 @@ from memlab.store import Store
 __all__ = ["check_letta"]
 
 
-def check_letta(rows: ParityRows, src: Store, repo_folders: dict[str, Path], copies: dict[str, Store],
-                 target: str, layout: str = "v1") -> dict[str, dict[str, str]]:
+def check_letta(
+    rows: ParityRows,
+    src: Store,
+    repo_folders: dict[str, Path],
+    copies: dict[str, Store],
+    target: str,
+    layout: str = "v1",
+) -> dict[str, dict[str, str]]:
     """Compare every block of an agent file with its file(s); returns {repo: {block_id: body}}.
 
     In v2 each block is found at the path its side record names (what the migration recorded),
     which must be the path the plan gives it; its value is Letta Code's reading of the file, and
-    read-only and limit are read from ``.memfs.config.json`` (:func:`memlab.migrations._verify_v2.check_letta_v2`)."""
+    read-only and limit are read from ``.memfs.config.json``
+    (:func:`memlab.migrations._verify_v2.check_letta_v2`)."""
     flags: list[dict] = []
     specs = _letta.letta_repos(src, flags, layout)
     bodies: dict[str, dict[str, str]] = {}
@@ -74,8 +81,14 @@ def check_letta(rows: ParityRows, src: Store, repo_folders: dict[str, Path], cop
                 want_desc = f"Memory block {_letta.sanitise_label(src_row.get('label'), f.item)[0]}"
             rows.add("description", f.item, want_desc, _elfmem.value_or_none(got["description"]),
                      repo=spec.subdir, path=f.path)
-            rows.add("read_only", f.item, bool(_elfmem.value_or_none(src_row.get("read_only")) or False),
-                     bool(_elfmem.value_or_none(got["read_only"]) or False), repo=spec.subdir, path=f.path)
+            rows.add(
+                "read_only",
+                f.item,
+                bool(_elfmem.value_or_none(src_row.get("read_only")) or False),
+                bool(_elfmem.value_or_none(got["read_only"]) or False),
+                repo=spec.subdir,
+                path=f.path,
+            )
             lim = _elfmem.value_or_none(src_row.get("limit"))
             rows.add("limit", f.item, int(lim) if lim is not None and int(lim) > 0 else None,
                      _elfmem.value_or_none(got["limit"]), repo=spec.subdir, path=f.path)

@@ -24,8 +24,11 @@ def check_letta_v2(rows: Any, spec: Any, src: Store, texts: dict[str, str], side
     recorded path, content, description, name, read_only, limit, side_record; the root and
     folder indexes; ``unexpected`` for any other memory file."""
     config = _letta_v2.read_config(texts.get(fmt.CONSTRAINTS_CONFIG))
-    limits = {e.get("pattern"): e.get("maxCharacters") for e in config.get("fileCharacterLimits") or []
-              if isinstance(e, dict)}
+    limits = {
+        e.get("pattern"): e.get("maxCharacters")
+        for e in config.get("fileCharacterLimits") or []
+        if isinstance(e, dict)
+    }
     protected = set(config.get("readOnlyFiles") or [])
     src_rows = {str(r["block_id"]): r for r in src.blocks.to_dict("records")}
     repo = spec.subdir
@@ -52,7 +55,8 @@ def check_letta_v2(rows: Any, spec: Any, src: Store, texts: dict[str, str], side
             label = _letta.sanitise_label(src_row.get("label"), f.item)[0]
             want = (_letta_v2.description(raw, label) if raw is not None and str(raw).strip()
                     else f"Memory block {label}")
-            # As Letta Code reads it: the line's text, literally (unquoted only where memlab quoted).
+            # As Letta Code reads it: the line's text, literally (unquoted only where memlab
+            # quoted).
             have = fm.client.description if fm.client else None
             if fmt.frontmatter_value(want) != want:
                 have = _letta_v2.unquoted(have)
@@ -60,9 +64,15 @@ def check_letta_v2(rows: Any, spec: Any, src: Store, texts: dict[str, str], side
             rows.add("name", f.item, _letta_v2.file_name(path),
                      _letta_v2.unquoted(fm.fields.get("name")), repo=repo, path=path)
         pattern = _letta_v2.glob_for(path)[0]
-        rows.add("read_only", f.item, bool(_elfmem.value_or_none(src_row.get("read_only")) or False),
-                 pattern in protected, repo=repo, path=path,
-                 detail=".memfs.config.json readOnlyFiles")
+        rows.add(
+            "read_only",
+            f.item,
+            bool(_elfmem.value_or_none(src_row.get("read_only")) or False),
+            pattern in protected,
+            repo=repo,
+            path=path,
+            detail=".memfs.config.json readOnlyFiles",
+        )
         lim = _elfmem.value_or_none(src_row.get("limit"))
         lim = int(lim) if lim is not None and int(lim) > 0 else None
         entry = limits.get(pattern)

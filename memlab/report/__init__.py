@@ -134,9 +134,17 @@ def execute_notebook(kind_or_name: str, params: dict[str, Any], out_dir: str | P
                          long_after=LONG_CELL_SECONDS if long_cell is None else long_cell)
     try:
         pm.execute_notebook(
-            str(source), str(executed), parameters=parameters, kernel_name="python3", language="python",
-            cwd=str(out), log_output=False, execution_timeout=timeout, progress_bar=False,
-            kernel_manager_class=_kernel_manager_class(), **cells.hooks(),
+            str(source),
+            str(executed),
+            parameters=parameters,
+            kernel_name="python3",
+            language="python",
+            cwd=str(out),
+            log_output=False,
+            execution_timeout=timeout,
+            progress_bar=False,
+            kernel_manager_class=_kernel_manager_class(),
+            **cells.hooks(),
         )
     except pm.PapermillExecutionError as exc:
         raise ReportError(

@@ -14,8 +14,17 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from memlab._escape import html as esc
-from memlab.report._runs import (METRIC_DEFINITIONS, delta_rows, changed_sets, is_number,
-                                 last_good, previous_record, reports_of, run_ok, store_metrics)
+from memlab.report._runs import (
+    METRIC_DEFINITIONS,
+    changed_sets,
+    delta_rows,
+    is_number,
+    last_good,
+    previous_record,
+    reports_of,
+    run_ok,
+    store_metrics,
+)
 
 __all__ = ["run_page", "index_page", "error_page", "fmt", "LISTED"]
 
@@ -113,11 +122,11 @@ def _since_store(name: str, record: Mapping[str, Any], prev: tuple[Path, Mapping
     for key, what, gone in (("choices", "review choices", "resolved"),
                             ("findings", "audit findings", "gone"),
                             ("problems", "load problems", "gone")):
-        change = changed_sets(before_state, state, key)
-        if change is None:
+        sets = changed_sets(before_state, state, key)
+        if sets is None:
             out.append(f'<p class="quiet">{esc(what)}: – (not recorded in both runs)</p>')
             continue
-        new, old = change
+        new, old = sets
         titles = state.get(key) if isinstance(state.get(key), dict) else {}
         old_titles = before_state.get(key) if isinstance(before_state.get(key), dict) else {}
         out.append(_listing(f"{what} appeared", [_titled(k, titles) for k in new],
@@ -173,7 +182,9 @@ def _runs_table(runs: list[tuple[Path, dict[str, Any]]]) -> str:
         latest = ' <strong>latest</strong>' if len(runs) - 1 - n == good else ""
         stores = record.get("stores", {})
         digests = "<br>".join(
-            f"{esc(s)}: <code>{esc((v.get('digest') or '–')[:12])}</code>" for s, v in stores.items())
+            f"{esc(s)}: <code>{esc((v.get('digest') or '–')[:12])}</code>"
+            for s, v in stores.items()
+        )
         duration = record.get("duration_s")
         fired = [a for a in record.get("alerts") or [] if a.get("fired")]
         status = record.get("status") or "–"

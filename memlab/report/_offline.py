@@ -123,8 +123,12 @@ def static_widgets(nb: Any) -> int:
                 continue
             body = body or (
                 "<p><i>An interactive control: open the notebook in JupyterLab to use it.</i></p>")
-            note = ("" if model.get("_model_name") == "OutputModel" else
-                    "<p><i>Interactive in JupyterLab; shown here with the values it ran with.</i></p>")
+            note = (
+                ""
+                if model.get("_model_name") == "OutputModel"
+                else "<p><i>Interactive in JupyterLab; shown here with the values it ran "
+                "with.</i></p>"
+            )
             output["data"] = {"text/html": f'<div class="memlab-static-widget">{note}{body}</div>'}
             done += 1
     nb.metadata.pop("widgets", None)

@@ -37,8 +37,10 @@ def parameters_for(kind: str, paths: list[str | Path], params: dict[str, Any]) -
         out["stores"] = [Path(p) for p in paths]
         return out
     if len(paths) > len(slots):
-        raise ReportError(f"the {kind} report takes {len(slots)} path(s) ({', '.join(slots) or 'none'}), "
-                          f"got {len(paths)}")
+        raise ReportError(
+            f"the {kind} report takes {len(slots)} path(s) ({', '.join(slots) or 'none'}), "
+            f"got {len(paths)}"
+        )
     for name, value in zip(slots, paths):
         out[name] = Path(value)
     return out

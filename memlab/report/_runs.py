@@ -56,7 +56,7 @@ def headline_metrics(kind: str | None, overrides: Mapping[str, list[str]] | None
                      ) -> list[str]:
     """The headline metrics of a store ``kind``: the config's ``metrics:`` list for it when
     there is one, else :data:`HEADLINE_METRICS`'s (none for a kind without defaults)."""
-    if overrides and kind in overrides:
+    if overrides and kind is not None and kind in overrides:
         return list(overrides[kind])
     return list(HEADLINE_METRICS.get(kind or "", ()))
 
@@ -112,7 +112,7 @@ def finding_keys(tables: Mapping[str, Any],
 def problem_keys(problems: Any, root: Path) -> list[str]:
     """One text per load problem: its kind, file and message, paths relative to the store's
     folder (the index shows no machine paths)."""
-    keys = []
+    keys: list[str] = []
     if problems is None or not len(problems):
         return keys
     base = str(root if root.is_dir() else root.parent) + os.sep
@@ -165,7 +165,7 @@ def as_of_warnings(metrics: Mapping[str, Any], as_of: str | None) -> list[str]:
     if not as_of:
         return []
     day = str(as_of)[:10]
-    nested = {k: v for k, v in metrics.items() if isinstance(v, dict)}
+    nested: Mapping[str, Any] = {k: v for k, v in metrics.items() if isinstance(v, dict)}
     out = []
     for name, m in (nested or {"the store": metrics}).items():
         last = m.get("last_activity_at")
@@ -190,7 +190,7 @@ def read_run(folder: Path) -> dict[str, Any] | None:
         return None
     if isinstance(data, list):  # before RUN_FORMAT: the report entries only
         reports = [e for e in data if isinstance(e, dict) and "store" in e]
-        stores = {}
+        stores: dict[str, Any] = {}
         for e in reports:
             stores.setdefault(str(e["store"]), {"kind": e.get("kind")})
         return {"date": folder.name, "reports": reports, "stores": stores, "legacy": True}
@@ -349,7 +349,8 @@ def parse_alerts(value: Any) -> list[AlertRule] | str:
             return f"alert {n} ({item['metric']}) needs exactly one of above, below, change_above"
         unknown = set(item) - {"metric", "store", *_TESTS}
         if unknown:
-            return f"alert {n} ({item['metric']}) has unknown key(s) {', '.join(sorted(map(str, unknown)))}"
+            return (f"alert {n} ({item['metric']}) has unknown key(s) "
+                    f"{', '.join(sorted(map(str, unknown)))}")
         threshold = item[tests[0]]
         if not is_number(threshold):
             return f"alert {n} ({item['metric']}): {tests[0]} must be a number"
@@ -365,7 +366,7 @@ def evaluate_alerts(rules: Iterable[AlertRule], now: Mapping[str, Mapping[str, A
     store -> metrics of this run and of the store's previous run (None when there is none).
     A null value is not checked (listed with its reason), never read as 0; a rule no store
     could be checked on (a misspelt metric) is listed as not checked too."""
-    out = []
+    out: list[Any] = []
     for rule in rules:
         checked = len(out)
         for store, metrics in now.items():
@@ -387,7 +388,9 @@ def evaluate_alerts(rules: Iterable[AlertRule], now: Mapping[str, Mapping[str, A
                     out.append(Alert(rule, store, value, prev,
                                      reason="not recorded in the previous run"))
                     continue
-                out.append(Alert(rule, store, value, prev, fired=abs(value - prev) > rule.threshold))
+                out.append(
+                    Alert(rule, store, value, prev, fired=abs(value - prev) > rule.threshold)
+                )
             else:
                 fired = value > rule.threshold if rule.test == "above" else value < rule.threshold
                 out.append(Alert(rule, store, value, fired=fired))

@@ -116,7 +116,8 @@ def make_schedule(config: str | Path, *, workdir: str | Path | None = None, at: 
         raise InvalidArgument("no such folder for the scheduled runs", path=work,
                               hint="--dir names the folder reports/ is written into")
     exe = python or sys.executable
-    argv = (exe, "-m", "memlab", "-q", "report", "all", "--config", str(config_path))
+    argv: tuple[str, ...] = (exe, "-m", "memlab", "-q", "report", "all", "--config",
+                             str(config_path))
     if fail_on_alert:
         argv += ("--fail-on-alert",)
     for a in (*argv, str(work)):
@@ -174,7 +175,10 @@ def install_systemd(schedule: Schedule, *, folder: Path | None = None,
     unit already there is refused unless ``force``. Returns the two files (enable them with
     ``systemctl --user enable --now memlab-report.timer``)."""
     folder = folder or unit_folder()
-    files = {folder / f"{UNIT}.service": schedule.service(), folder / f"{UNIT}.timer": schedule.timer()}
+    files = {
+        folder / f"{UNIT}.service": schedule.service(),
+        folder / f"{UNIT}.timer": schedule.timer(),
+    }
     for path, text in files.items():
         if path.exists() and not force and path.read_text(encoding="utf-8") != text:
             raise OutputExists("a different unit of this name is already installed", path=path,

@@ -5,7 +5,7 @@ A small YAML file names the stores (see the README's "Scheduled runs" for every 
     as_of: 2026-08-04            # optional; default: each run's own date
     simulation: true             # optional; run the simulation report once (default true)
     keep: 30                     # optional; keep the 30 newest dated runs (default: keep all)
-    metrics:                     # optional; a store kind's headline metrics (default HEADLINE_METRICS)
+    metrics:                     # optional; headline metrics per kind (default HEADLINE_METRICS)
       elfmem_db: [input_per_corpus_token, blocks_active, review.choices]
     alerts:                      # optional
       - metric: input_per_corpus_token
@@ -43,13 +43,27 @@ from typing import Any
 from memlab import kinds
 from memlab.errors import MemlabError, ReportError, StoreNotFound
 from memlab.formats._yaml import read_yaml
-from memlab.report._runs import (DATE_DIR, HEADLINE_METRICS, RUN_FORMAT, Alert, evaluate_alerts,
-                                 finding_keys, headline_metrics, last_good, parse_alerts,
-                                 previous_record, problem_keys, prune_runs, read_runs,
-                                 reports_of, run_ok, store_digest, store_metrics)
-
 from memlab.report._notify import Sent, parse_notify
 from memlab.report._paths import reports_root
+from memlab.report._runs import (
+    DATE_DIR,
+    HEADLINE_METRICS,
+    RUN_FORMAT,
+    Alert,
+    evaluate_alerts,
+    finding_keys,
+    headline_metrics,
+    last_good,
+    parse_alerts,
+    previous_record,
+    problem_keys,
+    prune_runs,
+    read_runs,
+    reports_of,
+    run_ok,
+    store_digest,
+    store_metrics,
+)
 from memlab.report._timer import install_crontab, install_systemd, make_schedule
 
 __all__ = ["report_all", "run_all", "ScheduledRun", "load_config", "REPORTS_BY_KIND",
@@ -192,8 +206,8 @@ def run_all(config_path: str | Path, *, out: str | Path | None = None,
     """Run every report the config asks for; write the run's ``runs.json`` and ``index.html``
     and, for a dated run, the runs folder's; check the config's alerts; apply ``keep:``.
 
-    ``out`` is this run's folder (default ``<reports_root()>/<today UTC>``); its name, when a date, is
-    the run's date. ``as_of`` replaces the config's ``as_of:``. Reports run concurrently,
+    ``out`` is this run's folder (default ``<reports_root()>/<today UTC>``); its name, when a date,
+    is the run's date. ``as_of`` replaces the config's ``as_of:``. Reports run concurrently,
     ``jobs`` at a time (default: the CPU cores this process may use, at most one per report):
     each runs in its own kernel process. Results keep the config's order. A failing report
     does not stop the others: its error is in the record and on the index (see
@@ -262,13 +276,21 @@ def run_all(config_path: str | Path, *, out: str | Path | None = None,
 
     failed = [r for r in reports if r.get("error")]
     record: dict[str, Any] = {
-        "format": RUN_FORMAT, "date": folder.name if dated else today,
-        "started": dt.datetime.fromtimestamp(started, dt.timezone.utc).isoformat(timespec="seconds"),
-        "duration_s": None, "memlab_version": memlab.__version__, "as_of": as_of,
+        "format": RUN_FORMAT,
+        "date": folder.name if dated else today,
+        "started": dt.datetime.fromtimestamp(started, dt.timezone.utc).isoformat(
+            timespec="seconds"
+        ),
+        "duration_s": None,
+        "memlab_version": memlab.__version__,
+        "as_of": as_of,
         "status": "ok" if not failed else f"{len(failed)} of {len(reports)} report(s) failed",
-        "stores": stores, "reports": reports,
-        "alert_rules": [{"metric": r.metric, "test": r.test, "threshold": r.threshold,
-                         "store": r.store} for r in config["alerts"]],
+        "stores": stores,
+        "reports": reports,
+        "alert_rules": [
+            {"metric": r.metric, "test": r.test, "threshold": r.threshold, "store": r.store}
+            for r in config["alerts"]
+        ],
     }
     root = folder.parent if dated else None
     history = [(f, r) for f, r in read_runs(root) if f.name != folder.name] if root else []

@@ -9,7 +9,8 @@
 text. A proposal is a ranked list of choices (keep A / keep B / keep both / merge), the top
 ``TOP_N`` in full and a summary of the rest. ``apply_proposal`` commits to memory repos (Letta
 Code memfs, Souveraine, elfmem substrate) and, for an elfmem database, writes a script that makes
-the ticked changes through elfmem's own API; it never writes the database itself. Pinned, constitutional, read-only and identity
+the ticked changes through elfmem's own API; it never writes the database itself. Pinned,
+constitutional, read-only and identity
 units are never proposed for removal, and apply refuses them even if asked.
 """
 
@@ -17,9 +18,29 @@ from __future__ import annotations
 
 from memlab.reviews._apply import ApplyResult, apply_proposal
 from memlab.reviews._build import review
-from memlab.reviews._proposal import (SECTIONS, TOP_N, Choice, Finding, Item, Proposal,
-                                     read_proposal, ticked_ids)
+from memlab.reviews._proposal import (
+                                     SECTIONS,
+                                     TOP_N,
+                                     Choice,
+                                     Finding,
+                                     Item,
+                                     Proposal,
+                                     read_proposal,
+                                     ticked_ids,
+)
 from memlab.reviews._units import units_of
 
-__all__ = ["review", "Proposal", "Choice", "Item", "Finding", "TOP_N", "apply_proposal", "ApplyResult",
-           "read_proposal", "ticked_ids", "units_of", "SECTIONS"]
+__all__ = [
+    "review",
+    "Proposal",
+    "Choice",
+    "Item",
+    "Finding",
+    "TOP_N",
+    "apply_proposal",
+    "ApplyResult",
+    "read_proposal",
+    "ticked_ids",
+    "units_of",
+    "SECTIONS",
+]

@@ -15,7 +15,8 @@ Order of refusals (each names the file and what to do):
 
 Only then is anything written: blobs, trees and a commit, from Python by memlab's one object and
 commit writer (:mod:`memlab._gitobj`, dated now as ``git commit-tree`` would date it), on top of
-HEAD's tree; no index is used for it. Then ``update-ref`` with the old HEAD as the expected value (the commit point), then the changed
+HEAD's tree; no index is used for it. Then ``update-ref`` with the old HEAD as the expected value
+(the commit point), then the changed
 files of the working tree (written by memlab, each by rename) and their index entries. Every git
 call goes through :mod:`memlab._git`, so no program the repository's config names runs (no
 hooks, fsmonitor, filters); nothing is checked out. SIGINT/SIGTERM are held back from the
@@ -41,21 +42,26 @@ import signal
 import time
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
-from memlab.formats.letta_memfs import REVIEW_EMAIL, REVIEW_NAME
 from memlab import _git as _hardened
-from memlab._gitobj import Signature, commit_files
+from memlab import kinds
 from memlab._files import read_regular
+from memlab._gitobj import Signature, commit_files
 from memlab.errors import ProposalRejected, RepoError, StaleProposal
+from memlab.formats.letta_memfs import REVIEW_EMAIL, REVIEW_NAME
 from memlab.reviews import _repo
-from memlab.reviews._apply_checks import (applied_in, check_fresh, commit_message, refuse_locks,
-                                         check_one_per_choice)
+from memlab.reviews._apply_checks import (
+    applied_in,
+    check_fresh,
+    check_one_per_choice,
+    commit_message,
+    refuse_locks,
+)
 from memlab.reviews._apply_edits import Edits, apply_item
 from memlab.reviews._apply_elfmem import elfmem_script
 from memlab.reviews._apply_result import ApplyResult
 from memlab.reviews._proposal import Item, Proposal, read_proposal
-from memlab import kinds
 
 # Re-exported: memlab.reviews imports ApplyResult from here.
 __all__ = ["ApplyResult", "apply_proposal", "check_one_per_choice"]
@@ -230,7 +236,7 @@ def apply_proposal(path: str | Path, *, repo: str | Path | None = None, branch: 
     md_path = proposal.source or source
     ticked = [it for it in proposal.items if it.id in proposal.ticked]
     kind = proposal.store.get("kind")
-    review = getattr(kinds.lookup(kind), "review", None)
+    review: Any = getattr(kinds.lookup(kind), "review", None)
     how = review.apply if review is not None else None
     check_one_per_choice(proposal, md_path)
     if how == "script":
@@ -238,8 +244,10 @@ def apply_proposal(path: str | Path, *, repo: str | Path | None = None, branch: 
     if how != "commit":
         raise ProposalRejected(
             f"this proposal is for a {kind} store, which memlab does not write",
-            path=md_path, hint="use it as a checklist and make the ticked changes in Letta, or "
-                               "migrate the store (`memlab migrate ... --to letta`) and review that")
+            path=md_path,
+            hint="use it as a checklist and make the ticked changes in Letta, or "
+            "migrate the store (`memlab migrate ... --to letta`) and review that",
+        )
     blocked = [it.id for it in ticked if not it.appliable]
     if blocked:
         raise ProposalRejected(f"ticked item(s) {', '.join(blocked)} are checklist items with no "
@@ -248,16 +256,19 @@ def apply_proposal(path: str | Path, *, repo: str | Path | None = None, branch: 
     from memlab.sources.memfs import is_bundle
 
     if proposal.store.get("bundle") or is_bundle(target):
-        raise ProposalRejected("this proposal was made from a git bundle, which is not a "
-                               "working repository: apply refuses it",
-                               path=proposal.store.get("bundle") or target, hint="clone it (git clone BUNDLE repo), review the clone and apply there")
+        raise ProposalRejected(
+            "this proposal was made from a git bundle, which is not a "
+            "working repository: apply refuses it",
+            path=proposal.store.get("bundle") or target,
+            hint="clone it (git clone BUNDLE repo), review the clone and apply there",
+        )
     git_repo = _repo.open_repo(target)
     root = Path(git_repo.working_tree_dir)
     if not ticked:
         return ApplyResult(md_path, [], [], "", dry_run=dry_run,
                            message="no items ticked; nothing changed")
     head = check_fresh(git_repo, proposal, md_path, ticked)
-    made_from = proposal.fingerprint.get("head_sha")
+    made_from = cast(str, proposal.fingerprint.get("head_sha"))  # a commit kind's proposal has it
     if head != made_from:
         return _finish(git_repo, root, proposal, ticked, md_path, made_from, head, dry_run)
     if branch:
@@ -272,7 +283,7 @@ def apply_proposal(path: str | Path, *, repo: str | Path | None = None, branch: 
                                       "nothing to do"])
     pathspec = None
     if review.project_folder:
-        first = next((it.change.get("file") for it in ticked if it.change.get("file")), "")
+        first: str = next((it.change["file"] for it in ticked if it.change.get("file")), "")
         pathspec = first.split("memory/", 1)[0] or None if "memory/" in first else None
     dirty = _repo.dirty_paths(git_repo, pathspec)
     if dirty:
@@ -287,8 +298,11 @@ def apply_proposal(path: str | Path, *, repo: str | Path | None = None, branch: 
     for p, data in changes.items():
         if data is not None and edits.original[p] is None and ((root / p).exists()
                                                                or (root / p).is_symlink()):
-            raise ProposalRejected(f"{p} is untracked in the working tree and would be overwritten",
-                                   path=root / p, hint="move it away or commit it, then apply again")
+            raise ProposalRejected(
+                f"{p} is untracked in the working tree and would be overwritten",
+                path=root / p,
+                hint="move it away or commit it, then apply again",
+            )
     result = ApplyResult(md_path, [it.id for it in ticked], sorted(changes), diff, dry_run=dry_run,
                          branch=branch or _repo.current_branch(git_repo))
     if dry_run or not changes:

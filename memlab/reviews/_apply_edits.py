@@ -8,15 +8,14 @@ from __future__ import annotations
 import difflib
 import json
 import re
-from typing import Any
+from typing import Any, cast
 
+from memlab.errors import ProposalRejected, StaleProposal
 from memlab.formats._yaml import read_yaml
 from memlab.formats.letta_memfs import yaml_text
-from memlab.errors import ProposalRejected, StaleProposal
 from memlab.reviews import _repo
 from memlab.reviews._proposal import Item
 from memlab.reviews._units import CONSTITUTIONAL_TAG, ROLE_TAG_PREFIX, is_identity_path
-
 
 # ---- file edits ------------------------------------------------------------------------------
 
@@ -85,8 +84,8 @@ def _block_span(text: str, block_id: str, path: str, item: Item) -> tuple[list[s
     lines = text.split("\n")
     for n, b in enumerate(blocks):
         if b.id == block_id:
-            start = b.line - 1
-            end = blocks[n + 1].line - 1 if n + 1 < len(blocks) else len(lines)
+            start = cast(int, b.line) - 1  # parse_blockfile sets every block's line
+            end = cast(int, blocks[n + 1].line) - 1 if n + 1 < len(blocks) else len(lines)
             return lines, start, end, b
     raise StaleProposal(f"item {item.id}: block {block_id} is not in {path} at HEAD", path=path)
 
@@ -162,8 +161,11 @@ class Edits:
         if value is None:
             other = self.owner.get(path)
             if other:
-                raise ProposalRejected(f"items {other} and {item.id} both change {path}, and {other} "
-                                       "removes it", path=path, hint="tick only one of them")
+                raise ProposalRejected(
+                    f"items {other} and {item.id} both change {path}, and {other} removes it",
+                    path=path,
+                    hint="tick only one of them",
+                )
             raise StaleProposal(f"item {item.id}: {path} is not in the commit", path=path)
         return value
 
@@ -172,7 +174,7 @@ class Edits:
                 if t != self.original[p]}
 
     def diff(self) -> str:
-        out = []
+        out: list[str] = []
         for path in sorted(self.text):
             old, new = self.original[path], self.text[path]
             if old == new:
@@ -208,7 +210,7 @@ def apply_item(edits: Edits, item: Item) -> None:
 
 def _apply_step(edits: Edits, item: Item, ch: dict[str, Any]) -> None:
     op = ch.get("op")
-    path = ch.get("file")
+    path: Any = ch.get("file")
     if op == "delete_file":
         text = edits.need(path, item)
         _guard_file(text, path, item, removes=True)
@@ -251,7 +253,9 @@ def _apply_step(edits: Edits, item: Item, ch: dict[str, Any]) -> None:
     elif op == "add_frontmatter":
         text = edits.need(path, item)
         if text.startswith("---"):
-            raise StaleProposal(f"item {item.id}: {path} already starts with frontmatter", path=path)
+            raise StaleProposal(
+                f"item {item.id}: {path} already starts with frontmatter", path=path
+            )
         head = ["---"]
         if ch.get("name"):
             head.append(f"name: {_yaml_scalar(ch['name'])}")

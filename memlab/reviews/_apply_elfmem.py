@@ -15,8 +15,8 @@ def elfmem_script(proposal: Proposal, ticked: list[Item], md_path: Path, *,
                    script: str | Path | None, dry_run: bool) -> ApplyResult:
     """For an elfmem database: write the script that makes the ticked changes through elfmem."""
     from memlab.errors import OutputExists
-    from memlab.reviews._proposal import ELFMEM_APPLY_SCHEMA
     from memlab.reviews._elfmem_script import render_script, script_steps
+    from memlab.reviews._proposal import ELFMEM_APPLY_SCHEMA
 
     schema = proposal.store.get("schema_version")
     if schema is None or int(schema) < ELFMEM_APPLY_SCHEMA:
@@ -42,6 +42,8 @@ def elfmem_script(proposal: Proposal, ticked: list[Item], md_path: Path, *,
                            hint="read it and run it, or move it away and apply again")
     out.write_text(text, encoding="utf-8")
     n = sum(len(s) for _, s in steps)
-    result.notes.append(f"wrote {out}: {n} elfmem call(s); read it, then run it with the Python "
-                        "where your agent's elfmem is installed (memlab did not touch the database)")
+    result.notes.append(
+        f"wrote {out}: {n} elfmem call(s); read it, then run it with the Python "
+        "where your agent's elfmem is installed (memlab did not touch the database)"
+    )
     return result

@@ -24,20 +24,25 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import pandas as pd
 
+from memlab import kinds
 from memlab.constants import CONTRADICTION_MIN, NEAR_DUP_THRESHOLD, STALE_AFTER_DAYS
 from memlab.errors import InvalidArgument
 from memlab.reviews import _repo
 from memlab.reviews._checks import ChecksMixin, archive_path
 from memlab.reviews._polarity import opposite, sentences, topic_share
 from memlab.reviews._proposal import ELFMEM_APPLY_SCHEMA, Choice, Finding, Item, Proposal, item_id
-from memlab.reviews._triage import (RECORDED_CONTRADICTION_CERTAINTY, STALE_CERTAINTY, impact,
-                                   rank, tokens)
-from memlab import kinds
+from memlab.reviews._triage import (
+    RECORDED_CONTRADICTION_CERTAINTY,
+    STALE_CERTAINTY,
+    impact,
+    rank,
+    tokens,
+)
 from memlab.reviews._units import check_reviewable, units_of
 from memlab.store import Store, parse_as_of
 
@@ -50,7 +55,15 @@ SENTENCE_COVERED = 0.75
 TOPIC_OVERLAP = 0.5
 #: A contradiction elfmem recorded (an LLM judged it) still holds while the pair shares a topic.
 RECORDED_TOPIC_MIN = 0.40
-_STATUS_RANK = {"active": 2, "notes": 2, "in_prompt": 2, "file": 1, "block": 1, "inbox": 0, "log": 0}
+_STATUS_RANK = {
+    "active": 2,
+    "notes": 2,
+    "in_prompt": 2,
+    "file": 1,
+    "block": 1,
+    "inbox": 0,
+    "log": 0,
+}
 
 
 def _now() -> pd.Timestamp:
@@ -81,7 +94,8 @@ class _Builder(ChecksMixin):
         self.store = store
         self.kind = store.kind
         #: The kind's review adapter (memlab.kinds.Review): every kind-specific choice below.
-        self.review = kinds.get(store.kind).review
+        # check_reviewable above refused a kind without one
+        self.review = cast(kinds.Review, kinds.get(store.kind).review)
         self.near = float(near_duplicate)
         self.stale_days = float(stale_after_days)
         self.contra_min = float(contradiction_min)
@@ -160,10 +174,17 @@ class _Builder(ChecksMixin):
                steps: list[dict[str, Any]], *, target: dict[str, Any],
                appliable: bool | None = None) -> Item:
         text = "; ".join(s["text"] for s in steps) or "change nothing (dismiss this choice)"
-        return Item(id=item_id(option[:4].replace("_", "") or "opt", self.kind, section, *key, option),
-                    section=section, action=option, option=option, summary=summary,
-                    target=target, evidence={}, change={"steps": steps, "text": text},
-                    appliable=self.appliable if appliable is None else appliable)
+        return Item(
+            id=item_id(option[:4].replace("_", "") or "opt", self.kind, section, *key, option),
+            section=section,
+            action=option,
+            option=option,
+            summary=summary,
+            target=target,
+            evidence={},
+            change={"steps": steps, "text": text},
+            appliable=self.appliable if appliable is None else appliable,
+        )
 
     def keep_all(self, key: tuple, section: str, what: str) -> Item:
         return self.option(key, section, "keep_both" if "both" in what else "keep_all", what, [],
@@ -237,9 +258,12 @@ class _Builder(ChecksMixin):
             a, b = sorted(key)
             ev = {"recorded": row["score"], "recorded_at": _date(row["created"])}
             if not row["live"]:
-                self.stale_evidence(("near_duplicate", a, b),
-                                    f"recorded near-duplicate pair `{a}` ~ `{b}` names a block that "
-                                    "is no longer live; nothing to merge", ev)
+                self.stale_evidence(
+                    ("near_duplicate", a, b),
+                    f"recorded near-duplicate pair `{a}` ~ `{b}` names a block that "
+                    "is no longer live; nothing to merge",
+                    ev,
+                )
                 continue
             now = self._sim(a, b)
             if now < self.near:
@@ -315,7 +339,7 @@ class _Builder(ChecksMixin):
                  recorded: dict[frozenset, dict[str, Any]]) -> None:
         others = sorted((m for m in members if m != survivor), key=self._rank, reverse=True)
         key = tuple(members)
-        pairs = []
+        pairs: list[dict[str, Any]] = []
         for m in others:
             k = frozenset((m, survivor))
             rec = recorded.get(k)
@@ -340,18 +364,35 @@ class _Builder(ChecksMixin):
                 continue
             reason = f" (recommended: {self._why(survivor, others[0])})" if keep == survivor else ""
             steps = [self.removal_step(self.unit(d), reason="superseded") for d in drop]
-            options.append(self.option(
-                key + (keep,), "duplicates", "keep",
-                f"keep {self._describe(self.unit(keep))}{reason}; remove "
-                + ", ".join(f"`{d}`" for d in drop),
-                steps, target={"uid": keep, "keeps": keep, "removes": drop,
-                               "file": None if pd.isna(self.unit(keep)["file"]) else str(self.unit(keep)["file"])}))
+            options.append(
+                self.option(
+                    key + (keep,),
+                    "duplicates",
+                    "keep",
+                    f"keep {self._describe(self.unit(keep))}{reason}; remove "
+                    + ", ".join(f"`{d}`" for d in drop),
+                    steps,
+                    target={
+                        "uid": keep,
+                        "keeps": keep,
+                        "removes": drop,
+                        "file": None
+                        if pd.isna(self.unit(keep)["file"])
+                        else str(self.unit(keep)["file"]),
+                    },
+                )
+            )
         if not options:
-            self.findings.append(Finding(
-                id=item_id("note", "duplicates", *key), section="duplicates",
-                summary=f"{len(members)} units say the same as {self._describe(self.unit(survivor))}, "
-                        "but each is protected or no member stands for all; resolve by hand",
-                evidence={"similarity": best}))
+            self.findings.append(
+                Finding(
+                    id=item_id("note", "duplicates", *key),
+                    section="duplicates",
+                    summary=f"{len(members)} units say the same as "
+                    f"{self._describe(self.unit(survivor))}, "
+                    "but each is protected or no member stands for all; resolve by hand",
+                    evidence={"similarity": best},
+                )
+            )
             return
         drop = [m for m in members if m != survivor]
         mergeable = not exact and not any(bool(self.unit(m)["protected"]) for m in members)
@@ -360,13 +401,25 @@ class _Builder(ChecksMixin):
             merged = str(self.unit(survivor)["text"]).rstrip() + "\n" + " ".join(extra)
             edit = self.edit_step(self.unit(survivor), merged)
             if edit is not None:
-                options.append(self.option(
-                    key + ("merge",), "duplicates", "merge",
-                    f"merge into `{survivor}`: add {len(extra)} sentence(s) only the others hold "
-                    f"(\"{_short(' '.join(extra), 90)}\"), then remove "
-                    + ", ".join(f"`{d}`" for d in drop),
-                    [edit] + [self.removal_step(self.unit(d), reason="superseded") for d in drop],
-                    target={"uid": survivor, "keeps": survivor, "removes": drop, "edits": [survivor]}))
+                options.append(
+                    self.option(
+                        key + ("merge",),
+                        "duplicates",
+                        "merge",
+                        f"merge into `{survivor}`: add {len(extra)} sentence(s) "
+                        "only the others hold "
+                        f'("{_short(" ".join(extra), 90)}"), then remove '
+                        + ", ".join(f"`{d}`" for d in drop),
+                        [edit]
+                        + [self.removal_step(self.unit(d), reason="superseded") for d in drop],
+                        target={
+                            "uid": survivor,
+                            "keeps": survivor,
+                            "removes": drop,
+                            "edits": [survivor],
+                        },
+                    )
+                )
         options.append(self.keep_all(key, "duplicates", "keep all: they are not duplicates"))
         self.removed.update(drop)
         kind = "exact duplicate" if exact else "near duplicate"
@@ -431,18 +484,34 @@ class _Builder(ChecksMixin):
             u = self.unit(drop)
             if bool(u["protected"]) or drop in self.removed:
                 continue
-            options.append(self.option(
-                key + (keep,), "contradictions", "keep",
-                f"keep {self._describe(self.unit(keep))}; remove `{drop}`",
-                [self.removal_step(u, reason="forgotten")],
-                target={"uid": keep, "keeps": keep, "removes": [drop],
-                        "file": None if pd.isna(self.unit(keep)["file"]) else str(self.unit(keep)["file"])}))
+            options.append(
+                self.option(
+                    key + (keep,),
+                    "contradictions",
+                    "keep",
+                    f"keep {self._describe(self.unit(keep))}; remove `{drop}`",
+                    [self.removal_step(u, reason="forgotten")],
+                    target={
+                        "uid": keep,
+                        "keeps": keep,
+                        "removes": [drop],
+                        "file": None
+                        if pd.isna(self.unit(keep)["file"])
+                        else str(self.unit(keep)["file"]),
+                    },
+                )
+            )
         if not options:
-            self.findings.append(Finding(
-                id=item_id("note", "contradiction", a, b), section="contradictions",
-                summary=f"`{a}` and `{b}` may contradict each other, but neither can be proposed "
-                        "for removal (protected, or already in a duplicate choice); resolve by hand",
-                evidence=evidence))
+            self.findings.append(
+                Finding(
+                    id=item_id("note", "contradiction", a, b),
+                    section="contradictions",
+                    summary=f"`{a}` and `{b}` may contradict each other, "
+                    "but neither can be proposed "
+                    "for removal (protected, or already in a duplicate choice); resolve by hand",
+                    evidence=evidence,
+                )
+            )
             return
         options.append(self.keep_all(key, "contradictions", "keep both: they do not contradict"))
         removes = options[0].target["removes"]
@@ -474,7 +543,9 @@ class _Builder(ChecksMixin):
             if pd.isna(last) and pd.notna(u["reinforcement"]) and int(u["reinforcement"]) > 0:
                 continue  # reinforced, but no clock places it: not enough evidence to call it stale
             ev = self._usage(u)
-            ev["days_since_evidence"] = int((self.as_of - (last if pd.notna(last) else created)).days)
+            ev["days_since_evidence"] = int(
+                (self.as_of - (last if pd.notna(last) else created)).days
+            )
             basis = self.review.stale_basis
             option = self.option((uid,), "stale", "remove",
                                  f"remove {self._describe(u)}",
@@ -507,7 +578,10 @@ class _Builder(ChecksMixin):
                     "head_sha": self.store.meta.get("head_sha"),
                     "branch": self.store.meta.get("branch"),
                     "files": {p: blobs.get(p) for p in sorted(self.touched)}}
-        return {"sha256": _file_sha256(Path(self.store.path)), "bytes": _size(Path(self.store.path))}
+        return {
+            "sha256": _file_sha256(Path(self.store.path)),
+            "bytes": _size(Path(self.store.path)),
+        }
 
 
 def _file_sha256(path: Path) -> str | None:
@@ -560,15 +634,17 @@ def review(store: Store | str | Path, *, near_duplicate: float = NEAR_DUP_THRESH
     from memlab.reviews._proposal import TOP_N
 
     if not 0 < near_duplicate <= 1 or not 0 < contradiction_min <= near_duplicate:
-        raise InvalidArgument(f"thresholds must satisfy 0 < contradiction_min <= near_duplicate <= 1 "
-                          f"(got contradiction_min={contradiction_min}, "
-                          f"near_duplicate={near_duplicate})",
-                          hint=f"near_duplicate defaults to {NEAR_DUP_THRESHOLD:.2f}, contradiction_min to "
-                               f"{CONTRADICTION_MIN:.2f}")
+        raise InvalidArgument(
+            f"thresholds must satisfy 0 < contradiction_min <= near_duplicate <= 1 "
+            f"(got contradiction_min={contradiction_min}, "
+            f"near_duplicate={near_duplicate})",
+            hint=f"near_duplicate defaults to {NEAR_DUP_THRESHOLD:.2f}, contradiction_min to "
+            f"{CONTRADICTION_MIN:.2f}",
+        )
     if not isinstance(store, Store):
         import memlab
 
-        store = memlab.load(store)
+        store = cast(Store, memlab.load(store))
     check_reviewable(store)
     if embedder is None:
         from memlab.embed import get_embedder

@@ -9,7 +9,7 @@ it instead of restoring the seed beside it.
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
@@ -38,6 +38,10 @@ class ChecksMixin:
     """Needs the builder's store, review (the kind's memlab.kinds.Review), units, vectors,
     embedder, repo, option() and add_choice()."""
 
+    if TYPE_CHECKING:
+        # The attributes and methods above are _Builder's (memlab.reviews._build); typed there.
+        def __getattr__(self, name: str) -> Any: ...
+
     # ---- constitutional drift ---------------------------------------------------------------
     def drift(self) -> None:
         if self.review.drift == "seeds":
@@ -65,7 +69,9 @@ class ChecksMixin:
             return  # never seeded: a missing constitution is a choice, not drift
         tags = self.store.frames.get("tags")
         all_tags = set(tags["tag"].astype(str)) if tags is not None and not tags.empty else set()
-        release = seeds.seed_release(role_tags=any(t.startswith(seeds.ROLE_TAG_PREFIX) for t in all_tags))
+        release = seeds.seed_release(
+            role_tags=any(t.startswith(seeds.ROLE_TAG_PREFIX) for t in all_tags)
+        )
         blocks = self.store.blocks
         live = self.units
         seed_vecs = self.embedder.encode([s.content for s in release.slots])
@@ -106,9 +112,18 @@ class ChecksMixin:
                       | blocks["content"].map(lambda x, r=slot.role: seeds.match_seed(x) == r)]
         if not gone.empty:
             g = gone.iloc[0]
-            ev.update({"seed_block": str(g["id"]), "status": str(g["status"]),
-                       "archive_reason": None if pd.isna(g["archive_reason"]) else str(g["archive_reason"]),
-                       "superseded_by": None if pd.isna(g.get("superseded_by")) else str(g.get("superseded_by"))})
+            ev.update(
+                {
+                    "seed_block": str(g["id"]),
+                    "status": str(g["status"]),
+                    "archive_reason": None
+                    if pd.isna(g["archive_reason"])
+                    else str(g["archive_reason"]),
+                    "superseded_by": None
+                    if pd.isna(g.get("superseded_by"))
+                    else str(g.get("superseded_by")),
+                }
+            )
         options: list[Item] = []
         paraphrase = None
         if len(self.units):
@@ -116,7 +131,9 @@ class ChecksMixin:
             best = int(sims.argmax())
             if float(sims[best]) >= SEED_PARAPHRASE:
                 paraphrase = str(self.units["uid"].iloc[best])
-                ev.update({"live_paraphrase": paraphrase, "paraphrase_similarity": float(sims[best])})
+                ev.update(
+                    {"live_paraphrase": paraphrase, "paraphrase_similarity": float(sims[best])}
+                )
         tags = list(slot.tags)
         restore = {"op": "remember", "content": slot.content, "tags": tags,
                    "text": f"learn the seed text of `{slot.role}` again, tagged {', '.join(tags)}: "
@@ -125,10 +142,18 @@ class ChecksMixin:
             restore["op"] = "none"
         if paraphrase is not None:
             p = self.unit(paraphrase)
-            options.append(self.option(key, "drift", "keep_paraphrase",
-                                       f"keep the live paraphrase `{paraphrase}` \"{_short(p['text'])}\" "
-                                       "(restoring the seed beside it would duplicate it)", [],
-                                       target={"uid": paraphrase, "removes": []}, appliable=True))
+            options.append(
+                self.option(
+                    key,
+                    "drift",
+                    "keep_paraphrase",
+                    f'keep the live paraphrase `{paraphrase}` "{_short(p["text"])}" '
+                    "(restoring the seed beside it would duplicate it)",
+                    [],
+                    target={"uid": paraphrase, "removes": []},
+                    appliable=True,
+                )
+            )
         options.append(self.option(key, "drift", "restore",
                                    f"restore the seed of `{slot.role}`", [restore],
                                    target={"uid": slot.role_tag or slot.role, "removes": []}))
@@ -161,10 +186,15 @@ class ChecksMixin:
             row = files[files["path"] == path]
             if now_blob is not None and not row.empty and bool(row["read_only"].iloc[0] is True):
                 if now_blob != first_blob:
-                    self.findings.append(Finding(
-                        id=self._id("note", "drift", path), section="drift",
-                        summary=f"{path} changed since its first commit but is read-only; "
-                                "memlab will not edit it", evidence={"first_commit": first_sha[:12]}))
+                    self.findings.append(
+                        Finding(
+                            id=self._id("note", "drift", path),
+                            section="drift",
+                            summary=f"{path} changed since its first commit but is read-only; "
+                            "memlab will not edit it",
+                            evidence={"first_commit": first_sha[:12]},
+                        )
+                    )
                 continue
             if now_blob == first_blob:
                 continue
@@ -223,7 +253,11 @@ class ChecksMixin:
                 ev = {"chars": chars, "limit": None if pd.isna(limit) else int(limit),
                       "over_by": chars - (int(limit) if pd.notna(limit) else fmt.DEFAULT_LIMIT)}
                 if read_only or pd.isna(limit):
-                    why = "read-only" if read_only else f"over the server default of {fmt.DEFAULT_LIMIT} chars"
+                    why = (
+                        "read-only"
+                        if read_only
+                        else f"over the server default of {fmt.DEFAULT_LIMIT} chars"
+                    )
                     self.findings.append(Finding(
                         id=self._id("note", "limit", path), section="limits",
                         summary=f"{path} is over its limit ({why}); trim it by hand", evidence=ev))
@@ -235,12 +269,26 @@ class ChecksMixin:
                             "text": f"set frontmatter limit: {int(limit)} -> {new} in {path} "
                                     "(or trim the body by hand instead of ticking this)"}
                     key = (path, chars, int(limit))
-                    self.add_choice(key, "limits", "over limit",
-                                    f"`{path}` body is {chars} chars, over its limit {int(limit)}",
-                                    [self.option(key, "limits", "raise_limit",
-                                                 f"raise the limit of `{path}` to {new}", [step],
-                                                 target={"uid": path, "file": path, "removes": []})],
-                                    ev, removes=[], certainty=1.0, risk="low")
+                    self.add_choice(
+                        key,
+                        "limits",
+                        "over limit",
+                        f"`{path}` body is {chars} chars, over its limit {int(limit)}",
+                        [
+                            self.option(
+                                key,
+                                "limits",
+                                "raise_limit",
+                                f"raise the limit of `{path}` to {new}",
+                                [step],
+                                target={"uid": path, "file": path, "removes": []},
+                            )
+                        ],
+                        ev,
+                        removes=[],
+                        certainty=1.0,
+                        risk="low",
+                    )
             if read_only:
                 continue
             text = self._text(f)
@@ -276,7 +324,9 @@ class ChecksMixin:
     def _souveraine_rules(path: str, text: str, fmt: Any) -> list[tuple[str, str]]:
         fm = fmt.read_frontmatter(text)
         if not fm.has_frontmatter:
-            return [("missing_frontmatter", "missing frontmatter (Souveraine requires description)")]
+            return [
+                ("missing_frontmatter", "missing frontmatter (Souveraine requires description)")
+            ]
         if not (fm.description or "").strip():
             return [("missing_description", "missing required field 'description'")]
         return []
@@ -291,9 +341,13 @@ class ChecksMixin:
             if key:
                 k = key.group(1)
                 action = "remove_key"
-                change = {"op": "remove_key", "file": path, "key": k,
-                          "text": f"delete the frontmatter key {k} (and its continuation lines) "
-                                  f"from {path}; value was {_short(str(f.get('fm_' + k, '')), 60)!r}"}
+                change = {
+                    "op": "remove_key",
+                    "file": path,
+                    "key": k,
+                    "text": f"delete the frontmatter key {k} (and its continuation lines) "
+                    f"from {path}; value was {_short(str(f.get('fm_' + k, '')), 60)!r}",
+                }
         elif rule in ("missing_description", "empty_description"):
             desc = f"Memory block {label}"
             action = "set_description"
@@ -325,10 +379,10 @@ class ChecksMixin:
                                          summary=f"{path}: {message}; fix by hand", evidence=ev))
             return
         self.touched.add(path)
-        key = (path, rule, message)
-        self.add_choice(key, "rules", "frontmatter rule",
+        choice_key = (path, rule, message)
+        self.add_choice(choice_key, "rules", "frontmatter rule",
                         f"`{path}` breaks the pre-commit rule: {message}",
-                        [self.option(key, "rules", action, change["text"], [change],
+                        [self.option(choice_key, "rules", action, change["text"], [change],
                                      target={"uid": path, "file": path, "removes": []})],
                         ev, removes=[], certainty=1.0, risk="low")
 

@@ -182,8 +182,10 @@ class Proposal:
 
     # ---- views ------------------------------------------------------------------------------
     def __repr__(self) -> str:
-        return (f"<Proposal {self.store.get('kind')} {self.store.get('path')}: "
-                f"{len(self.items)} items, {len(self.findings)} findings, {len(self.ticked)} ticked>")
+        return (
+            f"<Proposal {self.store.get('kind')} {self.store.get('path')}: "
+            f"{len(self.items)} items, {len(self.findings)} findings, {len(self.ticked)} ticked>"
+        )
 
     def item(self, item_id: str) -> Item:
         for it in self.items:
@@ -246,17 +248,21 @@ class Proposal:
     def summary(self) -> str:
         c = self.counts()
         dup_members = sum(len(cl["members"]) for cl in self.clusters)
-        lines = [f"Review of {self.store.get('name')} ({self.store.get('kind')}), as of {self.as_of[:10]}",
-                 f"  {len(self.clusters)} duplicate clusters ({dup_members} units -> {len(self.clusters)}), "
-                 f"{c['duplicates']} duplicate choices",
-                 f"  {c['contradictions']} contradiction choices",
-                 f"  {c['stale']} stale candidates",
-                 f"  {c['drift']} constitutional drifts",
-                 f"  {c['limits'] + c['rules']} limit / frontmatter fixes",
-                 f"  {sum(f.section == 'stale_evidence' for f in self.findings)} recorded relations "
-                 "not confirmed on today's text (stale evidence: proposes nothing as recorded)",
-                 f"  {sum(f.section != 'stale_evidence' for f in self.findings)} findings without an "
-                 "automatic change"]
+        lines = [
+            f"Review of {self.store.get('name')} ({self.store.get('kind')}), "
+            f"as of {self.as_of[:10]}",
+            f"  {len(self.clusters)} duplicate clusters "
+            f"({dup_members} units -> {len(self.clusters)}), "
+            f"{c['duplicates']} duplicate choices",
+            f"  {c['contradictions']} contradiction choices",
+            f"  {c['stale']} stale candidates",
+            f"  {c['drift']} constitutional drifts",
+            f"  {c['limits'] + c['rules']} limit / frontmatter fixes",
+            f"  {sum(f.section == 'stale_evidence' for f in self.findings)} recorded relations "
+            "not confirmed on today's text (stale evidence: proposes nothing as recorded)",
+            f"  {sum(f.section != 'stale_evidence' for f in self.findings)} findings without an "
+            "automatic change",
+        ]
         return terminal_lines(lines)
 
     def tick(self, *ids: str) -> "Proposal":
@@ -330,9 +336,11 @@ class Proposal:
             except (OSError, ValueError):
                 old = None
             if old != data["digest"]:
-                raise OutputExists(f"a different review proposal for {self.made_at[:10]} is already "
-                                   "here", path=json_path,
-                                   hint="apply or remove it first, or pass overwrite=True (memlab review --force)")
+                raise OutputExists(
+                    f"a different review proposal for {self.made_at[:10]} is already here",
+                    path=json_path,
+                    hint="apply or remove it first, or pass overwrite=True (memlab review --force)",
+                )
         json_path.write_text(_json.dumps(data, indent=2) + "\n", encoding="utf-8")
         md_path.write_text(render_markdown(data, self.ticked), encoding="utf-8")
         self.source = md_path
@@ -377,12 +385,15 @@ def apply_note(data: dict[str, Any]) -> list[str]:
         if not fp.get("head_sha"):
             return ["**Apply:** this store is not a git repository, so `memlab apply` refuses it: "
                     "make the ticked changes by hand."]
-        return [f"**Apply:** tick one option per choice, then run `memlab apply {name} --dry-run` "
-                f"in this folder to see the diff, and `memlab apply {name}` to make the ticked "
-                f"changes in `{_inline(fp.get('repo'), None)}` as one commit on branch "
-                f"`{_inline(fp.get('branch') or '(detached)', None)}` (no hooks run; `--branch NAME` commits on a "
-                "new branch instead). Two ticks in one choice, or any edit besides ticking, are "
-                "refused."]
+        return [
+            f"**Apply:** tick one option per choice, then run `memlab apply {name} --dry-run` "
+            f"in this folder to see the diff, and `memlab apply {name}` to make the ticked "
+            f"changes in `{_inline(fp.get('repo'), None)}` as one commit on branch "
+            f"`{_inline(fp.get('branch') or '(detached)', None)}` "
+            "(no hooks run; `--branch NAME` commits on a "
+            "new branch instead). Two ticks in one choice, or any edit besides ticking, are "
+            "refused."
+        ]
     schema = data["store"].get("schema_version")
     if how == "script" and (schema is None or int(schema) < ELFMEM_APPLY_SCHEMA):
         return [f"**Apply:** `memlab apply` refuses this database: it was written by elfmem "
@@ -410,11 +421,18 @@ def _proposal_stem(data: dict[str, Any]) -> str:
 def _choice_lines(n: int, c: dict[str, Any], items: dict[str, dict[str, Any]],
                   ticked: set[str]) -> list[str]:
     how = "tick one option" if len(c["options"]) > 1 else "tick to accept"
-    out = ["", f"### {n}. {_inline(c['kind'], None)}: {_inline(c['title'], 160, code=True)} ({how})", ""]
+    out = [
+        "",
+        f"### {n}. {_inline(c['kind'], None)}: {_inline(c['title'], 160, code=True)} ({how})",
+        "",
+    ]
     im = c["impact"]
-    out.append(f"Impact: {_fmt(im.get('tokens_saved', 0))} tokens saved "
-               f"({100 * float(im.get('share') or 0):.1f}% of {_inline(im.get('share_of', 'the store'), None)}), "
-               f"risk {_inline(im.get('risk'), None)}; choice `{_inline(c['id'], None)}`.")
+    out.append(
+        f"Impact: {_fmt(im.get('tokens_saved', 0))} tokens saved "
+        f"({100 * float(im.get('share') or 0):.1f}% of "
+        f"{_inline(im.get('share_of', 'the store'), None)}), "
+        f"risk {_inline(im.get('risk'), None)}; choice `{_inline(c['id'], None)}`."
+    )
     if c["evidence"]:
         out.append(f"Evidence (measured at review time): {_evidence_line(c['evidence'])}.")
     out.append("")
@@ -440,8 +458,10 @@ def render_markdown(data: dict[str, Any], ticked: set[str] | None = None) -> str
                    f"`{_inline(fp.get('branch') or '(detached)', None)}`")
     elif fp.get("sha256"):
         out.append(f"- made from: file sha256 `{_inline(fp['sha256'], None)}`")
-    out.append(f"- made at: {_inline(data['made_at'], None)}; as of: {_inline(data['as_of'], None)}; "
-               f"proposal digest `{_inline(data['digest'][:16], None)}`")
+    out.append(
+        f"- made at: {_inline(data['made_at'], None)}; as of: {_inline(data['as_of'], None)}; "
+        f"proposal digest `{_inline(data['digest'][:16], None)}`"
+    )
     out.append("- thresholds: " + ", ".join(f"{k} {_fmt(v)}" for k, v in th.items()))
     out.append("")
     what = f"all {len(choices)}" if not rest else f"the top {top} of {len(choices)}"
@@ -451,8 +471,12 @@ def render_markdown(data: dict[str, Any], ticked: set[str] | None = None) -> str
         out.append("| # | kind | what | tokens saved | risk |")
         out.append("|---|---|---|---|---|")
         for n, c in enumerate(shown, start=1):
-            out.append(f"| {n} | {_inline(c['kind'], None)} | {_inline(c['title'], 70).replace('|', '/')} | "
-                       f"{_fmt(c['impact'].get('tokens_saved', 0))} | {_inline(c['impact'].get('risk'), None)} |")
+            out.append(
+                f"| {n} | {_inline(c['kind'], None)} | "
+                f"{_inline(c['title'], 70).replace('|', '/')} | "
+                f"{_fmt(c['impact'].get('tokens_saved', 0))} | "
+                f"{_inline(c['impact'].get('risk'), None)} |"
+            )
     else:
         out.append("Nothing to decide: no duplicates, contradictions, stale units, drift or rule "
                    "breaches were found.")

@@ -29,7 +29,7 @@ _RIGHT = {"duplicates": {"duplicate", "agree"}, "contradictions": {"contradictio
 
 
 def _members(proposal: Proposal, choice: Any) -> list[str]:
-    ids = set()
+    ids: set[str] = set()
     for oid in choice.options:
         it = proposal.item(oid)
         ids.update(it.target.get("removes") or [])
@@ -69,10 +69,12 @@ def evaluate(proposal: Proposal, labels: dict[str, Any]) -> pd.DataFrame:
     for section, wanted in (("duplicates", "duplicate"), ("contradictions", "contradiction")):
         r = rows.setdefault(section, {"kind": section, "proposed": 0, "right": 0})
         for group in ("main", "holdout"):
-            pairs = [p for p in labels["pairs"] if p["label"] == wanted and p.get("set", "main") == group]
-            hit = [p for p in pairs if frozenset((p["a"], p["b"])) in found
+            labelled = [
+                p for p in labels["pairs"] if p["label"] == wanted and p.get("set", "main") == group
+            ]
+            hit = [p for p in labelled if frozenset((p["a"], p["b"])) in found
                    and (section == "duplicates" or _is_contradiction(proposal, p))]
-            r[f"labelled_{group}"] = len(pairs)
+            r[f"labelled_{group}"] = len(labelled)
             r[f"found_{group}"] = len(hit)
     unique = set(labels["unique"])
     removed = {u for c in proposal.choices for o in c.options

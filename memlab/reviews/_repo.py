@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import cast
 
 from memlab import _git
 from memlab.errors import RepoError
@@ -99,8 +100,8 @@ def path_commits(repo: Repo, path: str) -> list[tuple[str, str]]:
     oldest first (no rename following: a renamed identity file starts a new history)."""
     out = _git.run(repo.root, "log", "--no-ext-diff", "--no-textconv", "--format=%H %aI",
                    "--reverse", "HEAD", "--", path, check=False, ceiling=False)
-    return [tuple(line.split(" ", 1)) for line in out.decode("utf-8", "replace").splitlines()
-            if line.strip()]
+    return [cast(tuple[str, str], tuple(line.split(" ", 1)))
+            for line in out.decode("utf-8", "replace").splitlines() if line.strip()]
 
 
 def dirty_paths(repo: Repo, pathspec: str | None = None) -> list[str]:

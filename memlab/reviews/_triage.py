@@ -16,9 +16,9 @@ paraphrase, a stale unit, a restore) or high (a contradiction: one side of a cla
 from __future__ import annotations
 
 import math
+from typing import Any
 
 from memlab.constants import CHARS_PER_TOKEN
-from typing import Any
 
 PRIORITY = {"drift": 200, "contradictions": 100, "limits": 80, "rules": 40, "duplicates": 0,
             "stale": 0}
@@ -27,7 +27,8 @@ RECORDED_CONTRADICTION_CERTAINTY = 0.9
 
 
 def tokens(chars: Any) -> int:
-    """Tokens of a text of ``chars`` characters, by the chars/4 rule of thumb memlab uses (:data:`memlab.constants.CHARS_PER_TOKEN`)."""
+    """Tokens of a text of ``chars`` characters, by the chars/4 rule of thumb memlab uses
+    (:data:`memlab.constants.CHARS_PER_TOKEN`)."""
     try:
         return int(math.ceil(int(chars) / CHARS_PER_TOKEN))
     except (TypeError, ValueError):

@@ -19,7 +19,7 @@ last_used  latest reinforcement / retrieval / outcome / edit evidence (UTC), NaT
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import pandas as pd
@@ -27,7 +27,6 @@ import pandas as pd
 from memlab import kinds
 from memlab.errors import UnsupportedSchema
 from memlab.store import Store
-
 
 CONSTITUTIONAL_TAG = "self/constitutional"
 ROLE_TAG_PREFIX = "self/role/"
@@ -166,24 +165,41 @@ def elfmem_db_units(store: Store) -> pd.DataFrame:
     for idx, b in live.iterrows():
         bid = str(b["id"])
         btags = sorted(tag_map.get(bid, []))
-        evidence = [t for t in (reinforced.loc[idx], out_last.get(bid),
-                                session_time.get(str(b["last_session_id"])) if pd.notna(b["last_session_id"]) else None)
-                    if t is not None and not pd.isna(t)]
+        evidence = [
+            t
+            for t in (
+                reinforced.loc[idx],
+                out_last.get(bid),
+                session_time.get(str(b["last_session_id"]))
+                if pd.notna(b["last_session_id"])
+                else None,
+            )
+            if t is not None and not pd.isna(t)
+        ]
         n_out = int(out_count.get(bid, 0))
         oe = pd.to_numeric(pd.Series([b.get("outcome_evidence")]), errors="coerce").iloc[0]
         if pd.notna(oe) and oe > 0:
             n_out = max(n_out, 1)
-        rows.append({
-            "uid": bid, "unit": "block", "file": None, "title": _title(b["content"]),
-            "text": "" if pd.isna(b["content"]) else str(b["content"]),
-            "status": str(b["status"]), "category": None if pd.isna(b["category"]) else str(b["category"]),
-            "tags": btags,
-            "protected_why": _protection(pinned=b.get("pinned"), tags=btags),
-            "created": b["created_at"], "last_used": max(evidence) if evidence else pd.NaT,
-            "reinforcement": b["reinforcement_count"], "outcomes": n_out,
-            "retrievals": retrievals.get(bid, 0),
-            "chars": len(b["content"]) if isinstance(b["content"], str) else 0, "line": None,
-        })
+        rows.append(
+            {
+                "uid": bid,
+                "unit": "block",
+                "file": None,
+                "title": _title(b["content"]),
+                "text": "" if pd.isna(b["content"]) else str(b["content"]),
+                "status": str(b["status"]),
+                "category": None if pd.isna(b["category"]) else str(b["category"]),
+                "tags": btags,
+                "protected_why": _protection(pinned=b.get("pinned"), tags=btags),
+                "created": b["created_at"],
+                "last_used": max(evidence) if evidence else pd.NaT,
+                "reinforcement": b["reinforcement_count"],
+                "outcomes": n_out,
+                "retrievals": retrievals.get(bid, 0),
+                "chars": len(b["content"]) if isinstance(b["content"], str) else 0,
+                "line": None,
+            }
+        )
     for r in rows:
         r["protected"] = r["protected_why"] is not None
     return _frame(rows)
@@ -283,15 +299,28 @@ def agent_units(store: Store) -> pd.DataFrame:
     for _, b in store.blocks.iterrows():
         value = "" if pd.isna(b["value"]) else str(b["value"])
         label = "" if pd.isna(b["label"]) else str(b["label"])
-        rows.append({
-            "uid": str(b["block_id"]), "unit": "block", "file": None, "title": label or _title(value),
-            "text": value, "status": "block", "category": label.split("/", 1)[0] if label else None,
-            "tags": list(b["tags"]) if isinstance(b.get("tags"), (list, tuple)) else [],
-            "protected_why": _protection(read_only=b.get("read_only"),
-                                         identity=label in ("persona", "system/persona")),
-            "created": pd.NaT, "last_used": pd.NaT, "reinforcement": None, "outcomes": 0,
-            "retrievals": None, "chars": len(value), "line": None,
-        })
+        rows.append(
+            {
+                "uid": str(b["block_id"]),
+                "unit": "block",
+                "file": None,
+                "title": label or _title(value),
+                "text": value,
+                "status": "block",
+                "category": label.split("/", 1)[0] if label else None,
+                "tags": list(b["tags"]) if isinstance(b.get("tags"), (list, tuple)) else [],
+                "protected_why": _protection(
+                    read_only=b.get("read_only"), identity=label in ("persona", "system/persona")
+                ),
+                "created": pd.NaT,
+                "last_used": pd.NaT,
+                "reinforcement": None,
+                "outcomes": 0,
+                "retrievals": None,
+                "chars": len(value),
+                "line": None,
+            }
+        )
     for r in rows:
         r["protected"] = r["protected_why"] is not None
     return _frame(rows)
@@ -302,14 +331,17 @@ def check_reviewable(store: Store) -> None:
     one whose registration in :mod:`memlab.kinds` has no ``review``."""
     kind = kinds.lookup(store.kind)
     if kind is None or kind.review is None:
-        raise UnsupportedSchema(f"review does not cover {store.kind} stores", path=store.path,
-                                      hint="review works on elfmem databases and substrates, Letta memfs "
-                                     "and Souveraine repos and Letta agent files; migrate this store "
-                                     "to one (`memlab migrate SRC DEST`) and review that")
+        raise UnsupportedSchema(
+            f"review does not cover {store.kind} stores",
+            path=store.path,
+            hint="review works on elfmem databases and substrates, Letta memfs "
+            "and Souveraine repos and Letta agent files; migrate this store "
+            "to one (`memlab migrate SRC DEST`) and review that",
+        )
 
 
 def units_of(store: Store) -> pd.DataFrame:
     """The reviewable units of ``store`` (see the module doc for the columns), from its kind's
     ``review.units``."""
     check_reviewable(store)
-    return kinds.get(store.kind).review.units_of(store)
+    return cast(kinds.Review, kinds.get(store.kind).review).units_of(store)  # checked above

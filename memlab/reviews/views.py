@@ -44,7 +44,7 @@ def projection(proposal: Proposal, *, seed: int = 0) -> pd.DataFrame:
             xy = np.hstack([xy, np.zeros((n, 1))])
     cluster_of = {uid: c["id"] for c in proposal.clusters for uid in c["members"]}
     survivors = {c["survivor"] for c in proposal.clusters}
-    acted = {}
+    acted: dict[Any, Any] = {}
     for it in proposal.items:
         acted.setdefault(it.target.get("uid"), it.section)
     uids = units["uid"].astype(str).tolist()
@@ -72,12 +72,16 @@ def cluster_table(proposal: Proposal) -> pd.DataFrame:
         titles = dict(zip(proposal.units["uid"].astype(str), proposal.units["title"].astype(str)))
     for c in proposal.clusters:
         for uid in c["members"]:
-            best = max((p["similarity"] for p in c["pairs"] if uid in (p["a"], p["b"])), default=None)
+            best = max(
+                (p["similarity"] for p in c["pairs"] if uid in (p["a"], p["b"])), default=None
+            )
             rows.append({"cluster": c["id"], "uid": uid, "title": titles.get(uid, ""),
                          "survivor": uid == c["survivor"],
                          "why": c["why"] if uid == c["survivor"] else "",
                          "best_similarity": best})
-    return pd.DataFrame(rows, columns=["cluster", "uid", "title", "survivor", "why", "best_similarity"])
+    return pd.DataFrame(
+        rows, columns=["cluster", "uid", "title", "survivor", "why", "best_similarity"]
+    )
 
 
 def metrics(proposal: Proposal) -> dict[str, Any]:

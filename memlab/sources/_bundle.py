@@ -15,7 +15,6 @@ from pathlib import Path
 
 from memlab.errors import OutputExists, RepoError, StoreNotFound
 
-
 __all__ = ["SAMPLE_BUNDLE", "is_bundle", "private_unpack", "unpack_bundle"]
 
 #: What a git bundle file starts with (``git bundle create`` writes v2, or v3 with options).
@@ -68,8 +67,11 @@ def unpack_bundle(bundle: str | Path, into: str | Path) -> Path:
         try:
             hardened.run(work, "bundle", "unbundle", str(src))
         except RepoError as exc:  # a truncated or damaged pack: named by the bundle
-            raise RepoError(f"git cannot unpack this bundle ({exc.message})", path=src,
-                            hint="the file is damaged or truncated; make the bundle again") from None
+            raise RepoError(
+                f"git cannot unpack this bundle ({exc.message})",
+                path=src,
+                hint="the file is damaged or truncated; make the bundle again",
+            ) from None
         refs = b"".join(b"update %s\0%s\0\0" % (ref.encode(), sha.encode())
                         for ref, sha in heads.items())
         hardened.run(work, "update-ref", "-z", "--stdin", input=refs)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import re
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Sequence
 
 import numpy as np
 import pandas as pd
@@ -19,7 +19,16 @@ import pyarrow.compute as pc
 
 from memlab.formats import _json
 from memlab.sources._elfmem_db_schema import (
-    CONFIG_TYPED, DTYPES, TOKEN_KEYS, BLOB, CAT, FLOAT, FRAME_TABLES, INT, q)
+    BLOB,
+    CAT,
+    CONFIG_TYPED,
+    DTYPES,
+    FLOAT,
+    FRAME_TABLES,
+    INT,
+    TOKEN_KEYS,
+    q,
+)
 from memlab.sources._elfmem_db_values import as_text, int_mapper
 
 if TYPE_CHECKING:
@@ -36,7 +45,7 @@ def _empty_column(kind: str, n: int) -> pd.Series:
 
 
 def rows_frame(reader: Reader, name: str, schema: dict[str, list[str]],
-           extra: list[tuple[str, str]] = ()) -> pd.DataFrame:
+           extra: Sequence[tuple[str, str]] = ()) -> pd.DataFrame:
     table, spec = FRAME_TABLES[name]
     spec = [*spec, *extra]
     present = schema.get(table)
@@ -73,8 +82,8 @@ def decode_embeddings(blobs: pd.Series, reader: Reader, ids: pd.Series) -> pd.Se
             # Rows are views of one float32 matrix: one copy of the data, no object per blob.
             present = np.concatenate([c.is_valid().to_numpy(zero_copy_only=False)
                                       for c in chunks]) if chunks else np.zeros(0, bool)
-            for i, row in zip(np.flatnonzero(present), matrix):
-                out[i] = row
+            for at, row in zip(np.flatnonzero(present), matrix):
+                out[at] = row
             return pd.Series(out, dtype="object")
         values = arr.to_pylist()
     else:
@@ -184,6 +193,7 @@ def _plain_number(kind: str, v: Any) -> pd.Series | None:
     at most 15 digits), made directly; None for anything else, which _type_values decides."""
     if kind not in (INT, FLOAT):
         return None
+    number: int | float | None
     if v is None:
         number = None
     elif type(v) is int and abs(v) < 2 ** 53:

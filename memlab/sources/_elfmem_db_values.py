@@ -20,8 +20,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from memlab.constants import INT64_MAX
-from memlab.sources._elfmem_db_schema import (
-    KNOWN_CATEGORIES, BLOB, BOOL, CAT, FLOAT, INT, STR, UTC)
+from memlab.sources._elfmem_db_schema import BLOB, BOOL, CAT, FLOAT, INT, KNOWN_CATEGORIES, STR, UTC
 from memlab.store import Problems, utc_datetimes
 
 
@@ -49,7 +48,9 @@ class Typer:
                 continue
             except pa.ArrowInvalid:
                 pass
-            fixed, bad, start = [], [], 0
+            fixed: list[Any] = []
+            bad: list[Any] = []
+            start = 0
             for chunk in column.chunks:
                 positions = _bad_utf8(chunk)
                 fixed.append(_repair_utf8(chunk, positions) if positions else chunk)

@@ -29,13 +29,22 @@ from typing import Iterable, Sequence
 import pandas as pd
 
 from memlab import _git as _hardened
-from memlab.constants import MAX_FILE_BYTES
 from memlab._times import out_of_range, seconds, utc_seconds
-from memlab.sources._git_repo import (READ_CONFIG, RepoInfo, TreeEntry, blob_sizes, find_repo,
-                                      ls_tree, read_blobs, resolve_commit, run_git)
-from memlab.sources._git_worktree import git_blob_id, shown_path, working_tree_changes
+from memlab.constants import MAX_FILE_BYTES
 from memlab.formats.letta_memfs import branch_role
 from memlab.sources._git_branches import attribute
+from memlab.sources._git_repo import (
+    READ_CONFIG,
+    RepoInfo,
+    TreeEntry,
+    blob_sizes,
+    find_repo,
+    ls_tree,
+    read_blobs,
+    resolve_commit,
+    run_git,
+)
+from memlab.sources._git_worktree import git_blob_id, shown_path, working_tree_changes
 from memlab.store import categories
 
 __all__ = [
@@ -52,6 +61,8 @@ __all__ = [
     "working_tree_changes",
     "git_blob_id",
     "shown_path",
+    "run_git",
+    "READ_CONFIG",
 ]
 
 _RECORD_START = re.compile(rb"^(?:[0-9a-f]{64}|[0-9a-f]{40})\x1f")
@@ -161,11 +172,21 @@ def _commits(out: Iterable[bytes]):
         if len(parts) < 8:
             continue
         sha, parents, an, ae, at, ct, source, message = parts
-        yield (sha.decode(), parents.decode().split(), an, ae, seconds(at or b"0"), seconds(ct or b"0"),
-               _short_ref(source.decode("utf-8", "replace")), message, diff)
+        yield (
+            sha.decode(),
+            parents.decode().split(),
+            an,
+            ae,
+            seconds(at or b"0"),
+            seconds(ct or b"0"),
+            _short_ref(source.decode("utf-8", "replace")),
+            message,
+            diff,
+        )
 
 
-def log_history(repo: Path, *, classify=None) -> tuple[pd.DataFrame, list[tuple[str, str, str]]]:
+def log_history(repo: Path, *, classify=None
+                ) -> tuple[pd.DataFrame, list[tuple[str | None, str, str]]]:
     """One row per commit × changed file over every branch, remote and tag, from a single
     ``git log --raw --numstat -z`` pass. Merges (whose changes arrived with their second
     parent's commits) and empty commits get one row with ``path`` NA.
@@ -176,7 +197,7 @@ def log_history(repo: Path, *, classify=None) -> tuple[pd.DataFrame, list[tuple[
     """
     out = _run_log(repo, ("--raw", "--numstat"))
     cols: dict[str, list] = {k: [] for k in HISTORY_DTYPES}
-    problems: list[tuple[str, str, str]] = []
+    problems: list[tuple[str | None, str, str]] = []
     binary: dict[str, list[tuple[str, str, str]]] = {}  # path -> (commit, old blob, new blob)
     kinds: list[tuple[str, str, str]] = []  # (name, email, message) per commit, in log order
     rows_per_commit: list[int] = []
@@ -230,8 +251,18 @@ def log_history(repo: Path, *, classify=None) -> tuple[pd.DataFrame, list[tuple[
 
 def _read_commits(out, cols, problems, binary, kinds, rows_per_commit, commits) -> None:
     """The streaming part of :func:`log_history`: one pass over git's output into ``cols``."""
-    c_sha, c_par, c_an, c_ae = cols["sha"], cols["parents"], cols["author_name"], cols["author_email"]
-    c_at, c_ct, c_msg, c_br = cols["authored_at"], cols["committed_at"], cols["message"], cols["branch"]
+    c_sha, c_par, c_an, c_ae = (
+        cols["sha"],
+        cols["parents"],
+        cols["author_name"],
+        cols["author_email"],
+    )
+    c_at, c_ct, c_msg, c_br = (
+        cols["authored_at"],
+        cols["committed_at"],
+        cols["message"],
+        cols["branch"],
+    )
     c_path, c_ct_type = cols["path"], cols["change_type"]
     c_add, c_del = cols["lines_added"], cols["lines_deleted"]
     from memlab.progress import bar
@@ -274,7 +305,8 @@ def _first_rows(rows_per_commit: list[int]):
         start += n
 
 
-def _history_frame(cols: dict[str, list], problems: list[tuple[str, str, str]] | None = None
+def _history_frame(cols: dict[str, list],
+                   problems: list[tuple[str | None, str, str]] | None = None
                    ) -> pd.DataFrame:
     df = pd.DataFrame({k: pd.Series(v, dtype="object") for k, v in cols.items()})
     for name, dtype in HISTORY_DTYPES.items():
@@ -294,9 +326,10 @@ def _history_frame(cols: dict[str, list], problems: list[tuple[str, str, str]] |
 
 
 def _time_problems(shas: list[str], values: list, bad: list[int], column: str
-                   ) -> list[tuple[str, str, str]]:
+                   ) -> list[tuple[str | None, str, str]]:
     """One problem row per commit whose ``column`` time pandas cannot hold (NaT in the frame)."""
-    out, seen = [], set()
+    out: list[tuple[str | None, str, str]] = []
+    seen: set[str] = set()
     for i in bad:
         if shas[i] not in seen:
             seen.add(shas[i])
@@ -324,9 +357,23 @@ def log_changes(repo: Path) -> pd.DataFrame:
                          None if _ZERO.match(old_sha) else old_sha,
                          None if _ZERO.match(new_sha) else new_sha,
                          None if mode == "000000" else mode))
-    df = pd.DataFrame(rows, columns=["sha", "parents", "is_merge", "authored_at", "committed_at",
-                                     "branch", "change_type", "old_path", "path", "old_blob", "new_blob",
-                                     "new_mode"])
+    df = pd.DataFrame(
+        rows,
+        columns=[
+            "sha",
+            "parents",
+            "is_merge",
+            "authored_at",
+            "committed_at",
+            "branch",
+            "change_type",
+            "old_path",
+            "path",
+            "old_blob",
+            "new_blob",
+            "new_mode",
+        ],
+    )
     owner = attribute(repo, graph)  # the branch as log_history attributes it
     df["branch"] = [owner[s][0] if s in owner else b for s, b in zip(df["sha"], df["branch"])]
     for col in ("authored_at", "committed_at"):

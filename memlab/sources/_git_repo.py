@@ -17,7 +17,6 @@ from memlab._files import FileTooLarge, read_text
 from memlab.constants import MAX_FILE_BYTES
 from memlab.errors import RepoError
 
-
 # Settings for reading history; memlab._git adds the hardening (environment and overrides).
 # core.bigFileThreshold: git diffs no blob over memlab's cap (numstat gives "-", as for a binary
 # file, from the object's size alone), so a huge committed file never makes git load it.
@@ -66,7 +65,9 @@ def find_repo(path: str | Path) -> RepoInfo | None:
         workdir = Path(top) if top else None
         if workdir is None or workdir.resolve() != path.resolve():
             return None  # `path` is a folder inside a repo, not the repo itself
-    head = run_git(path, "rev-parse", "-q", "--verify", "HEAD^{commit}", check=False).decode().strip()
+    head = (
+        run_git(path, "rev-parse", "-q", "--verify", "HEAD^{commit}", check=False).decode().strip()
+    )
     ref = run_git(path, "symbolic-ref", "-q", "HEAD", check=False).decode().strip()
     branch = ref[len("refs/heads/"):] if ref.startswith("refs/heads/") else (ref or None)
     boundary: list[str] = []

@@ -69,7 +69,9 @@ class Source:
         return (f"CASE WHEN {self.bytes_sql(column)} {self.greater} {MAX_VALUE_BYTES} "
                 f"THEN NULL ELSE {quote(column)} END")
 
-    def select(self, table: str, spec: list[tuple[str, str, str]]) -> tuple[pd.DataFrame, list[str]]:
+    def select(
+        self, table: str, spec: list[tuple[str, str, str]]
+    ) -> tuple[pd.DataFrame, list[str]]:
         """The spec's columns of ``table`` that exist; the frame column names that do not."""
         have = set(self.columns.get(table, []))
         present = [(db, col, kind) for db, col, kind in spec if db in have]

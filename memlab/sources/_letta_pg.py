@@ -36,14 +36,36 @@ from __future__ import annotations
 
 import os
 import urllib.parse
+from typing import Any
 
-from memlab.constants import (PG_CLIENT_GRACE_MS, PG_CONNECT_TIMEOUT_MS, PG_FIRST_NORMAL_OID,
-                              PG_LOCK_TIMEOUT_MS, PG_STATEMENT_TIMEOUT_MS)
+from memlab.constants import (
+    PG_CLIENT_GRACE_MS,
+    PG_CONNECT_TIMEOUT_MS,
+    PG_FIRST_NORMAL_OID,
+    PG_LOCK_TIMEOUT_MS,
+    PG_STATEMENT_TIMEOUT_MS,
+)
 from memlab.errors import InvalidArgument, MissingExtra, SourceError, UnsafeDatabase
 
-__all__ = ["SCHEMA", "SEARCH_PATH", "DANGEROUS_ROLES", "STATEMENT_TIMEOUT_ENV", "LOCK_TIMEOUT_ENV",
-           "CONNECT_TIMEOUT_ENV", "timeouts", "connect_timeout", "client_deadline", "startup_options", "pin_session", "check_role", "guarded_tables",
-           "qualified", "redact_dsn", "connect", "refusal"]
+__all__ = [
+    "SCHEMA",
+    "SEARCH_PATH",
+    "DANGEROUS_ROLES",
+    "STATEMENT_TIMEOUT_ENV",
+    "LOCK_TIMEOUT_ENV",
+    "CONNECT_TIMEOUT_ENV",
+    "timeouts",
+    "connect_timeout",
+    "client_deadline",
+    "startup_options",
+    "pin_session",
+    "check_role",
+    "guarded_tables",
+    "qualified",
+    "redact_dsn",
+    "connect",
+    "refusal",
+]
 
 #: The schema Letta's alembic migrations create its tables in.
 SCHEMA = "public"
@@ -324,7 +346,7 @@ def _text_loader(psycopg) -> type:
 _CLASSES: dict[int, type] = {}
 
 
-def _deadline_class(psycopg) -> type:
+def _deadline_class(psycopg) -> Any:
     """A ``psycopg.Connection`` whose every wait on the server (each statement, its results,
     commit and rollback) ends after :func:`client_deadline` seconds by memlab's clock: the
     connection is closed and the read stops with one line naming the limit's variable."""

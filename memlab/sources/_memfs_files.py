@@ -9,27 +9,43 @@ from typing import Any
 
 import pandas as pd
 
-from memlab.formats._yaml import read_yaml
-from memlab.errors import UnsafePath
 from memlab._files import FileTooLarge, read_regular
 from memlab.constants import MAX_FILE_BYTES, MAX_FM_COLUMNS
+from memlab.errors import UnsafePath
 from memlab.formats import _json
 from memlab.formats import letta_memfs as fmt
+from memlab.formats._yaml import read_yaml
 from memlab.sources._memfs_locate import LETTA_LAYOUTS, Source
 from memlab.sources._memfs_read import oversized_message
 from memlab.store import Problems, empty_frame, token_estimate
 
-
 #: The files frame without its ``fm_<key>`` columns (they go after ``frontmatter_raw``; at most
 #: ``MAX_FM_COLUMNS`` of them, see :func:`_fm_columns`).
 FILES_COLUMNS: dict[str, str] = {
-    "path": "string", "label": "string", "layout": "category", "domain": "category",
-    "in_prompt": "boolean", "tier": "category", "frontmatter_raw": "string", "description": "string",
-    "read_only": "boolean", "limit": "Int64", "body": "string", "body_chars": "Int64",
-    "body_tokens": "float64", "over_limit": "boolean", "blob_sha": "string",
-    "client_description": "string", "client_read_only": "string", "client_refusal": "string",
-    "server_description": "string", "server_read_only": "string", "server_value_chars": "Int64",
-    "server_whole_file": "boolean", "yaml_ok": "boolean", "readers_agree": "boolean",
+    "path": "string",
+    "label": "string",
+    "layout": "category",
+    "domain": "category",
+    "in_prompt": "boolean",
+    "tier": "category",
+    "frontmatter_raw": "string",
+    "description": "string",
+    "read_only": "boolean",
+    "limit": "Int64",
+    "body": "string",
+    "body_chars": "Int64",
+    "body_tokens": "float64",
+    "over_limit": "boolean",
+    "blob_sha": "string",
+    "client_description": "string",
+    "client_read_only": "string",
+    "client_refusal": "string",
+    "server_description": "string",
+    "server_read_only": "string",
+    "server_value_chars": "Int64",
+    "server_whole_file": "boolean",
+    "yaml_ok": "boolean",
+    "readers_agree": "boolean",
 }
 
 
@@ -45,7 +61,8 @@ def is_memory_path(path: str, layout: str) -> bool:
     Letta layouts (and ``generic_markdown``): a ``.md`` file that maps to a block label (so
     under ``skills/`` only ``SKILL.md``; never under ``palace/``, the Letta dashboard's Memory
     Palace, which is the dashboard's page about the memory, not memory the agent keeps);
-    Souveraine: any ``.md``; an elfmem substrate: ``.md`` under ``memory/``. Never anything under ``.memlab/``, ``.letta/`` or ``.git*``. Images,
+    Souveraine: any ``.md``; an elfmem substrate: ``.md`` under ``memory/``. Never anything under
+    ``.memlab/``, ``.letta/`` or ``.git*``. Images,
     code and JSON are "other files", kept apart in size and churn figures.
     """
     if not path.endswith(".md") or path.startswith((".memlab/", ".letta/", ".git")):
@@ -135,7 +152,9 @@ def _agent(src: Source, texts: dict[str, tuple[str, str]], problems: Problems) -
     return agent
 
 
-def _agent_block_files(agent: dict | None, where: str, paths: set[str], problems: Problems) -> set[str]:
+def _agent_block_files(
+    agent: dict | None, where: str, paths: set[str], problems: Problems
+) -> set[str]:
     """Files agent.yaml's ``blocks`` list loads into context; unsafe or missing ones reported."""
     out: set[str] = set()
     blocks = (agent or {}).get("blocks") or []
@@ -245,7 +264,11 @@ def files_frame(src: Source, texts: dict[str, tuple[str, str]], problems: Proble
         _storable_row(rows[-1], path, problems)
     fm_cols = [f"fm_{k}" for k in sorted(fm_keys)]
     order = list(FILES_COLUMNS)
-    order = order[:order.index("frontmatter_raw") + 1] + fm_cols + order[order.index("frontmatter_raw") + 1:]
+    order = (
+        order[: order.index("frontmatter_raw") + 1]
+        + fm_cols
+        + order[order.index("frontmatter_raw") + 1 :]
+    )
     if not rows:
         df = empty_frame({**FILES_COLUMNS, **{c: "string" for c in fm_cols}})
         return df[order]

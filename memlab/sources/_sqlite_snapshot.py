@@ -43,7 +43,8 @@ source through SQLite's locking layer at all. It takes one of two routes:
     bytes and its folder are not changed.
 
 Either way the caller gets a :class:`Snapshot` with a URI any SQLite client (``sqlite3``,
-``adbc_driver_sqlite``) can open, and the temp folder is removed when the read finishes, when the process gets SIGTERM or SIGINT, or
+``adbc_driver_sqlite``) can open, and the temp folder is removed when the read finishes, when the
+process gets SIGTERM or SIGINT, or
 (after a SIGKILL) by the next memlab run (:mod:`memlab._tmp`).
 
 One race is not detected: a WAL-mode database with no ``-wal`` at all, hot, where a process
@@ -62,7 +63,7 @@ import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, TypeVar
+from typing import Callable, TypeVar, cast
 
 from memlab._files import NotRegularFile, open_regular, sqlite_uri
 from memlab._tmp import private_tempdir
@@ -130,7 +131,8 @@ class Snapshot:
     """One consistent, private view of an SQLite database.
 
     ``uri`` opens it read-only from any SQLite client; ``method`` says which route was taken
-    (``direct``, ``wal-link`` or ``copy``); ``problems`` holds (kind, message) pairs worth reporting, such as
+    (``direct``, ``wal-link`` or ``copy``); ``problems`` holds (kind, message) pairs worth
+    reporting, such as
     a WAL file whose header is invalid.
     """
 
@@ -281,7 +283,11 @@ def _copy_snapshot(path: Path, before: _Signature, tmp: Path, page_size: int
     if before.wal is not None:
         # WAL mode: only a WAL reset (new salts) or the WAL disappearing breaks the copy; the
         # WAL growing or a checkpoint writing the main file does not (see the module doc).
-        if after.wal is None or after.wal.head != before.wal.head or after.wal.ino != before.wal.ino:
+        if (
+            after.wal is None
+            or after.wal.head != before.wal.head
+            or after.wal.ino != before.wal.ino
+        ):
             raise _SourceChanged("the WAL was reset or removed during the copy")
     else:
         if after.main != before.main or (after.journal is None) != (before.journal is None):
@@ -317,6 +323,7 @@ def _link_snapshot(path: Path, real: Path, before: _Signature, tmp: Path, page_s
                    ) -> tuple[bool, T | None]:
     """The wal-link route: (True, result) from a read proven consistent, (False, None) when the
     route is not possible here (the caller copies instead). Raises _SourceChanged to retry."""
+    wal = cast(_FileState, before.wal)  # the caller takes this route only when the WAL has frames
     if not _LINK_LOCK.acquire(blocking=False):
         return False, None
     try:
@@ -335,14 +342,14 @@ def _link_snapshot(path: Path, real: Path, before: _Signature, tmp: Path, page_s
         except FileNotFoundError as exc:
             raise _SourceChanged("the -wal file vanished during the copy") from exc
         with open(f"{dest}-wal", "rb") as fh:
-            if fh.read(_WAL_HEADER) != before.wal.head:  # type: ignore[union-attr]
+            if fh.read(_WAL_HEADER) != wal.head:
                 raise _SourceChanged("the WAL was reset during the copy")
         problems = []
-        problem = _wal_problem(before.wal)  # type: ignore[arg-type]
+        problem = _wal_problem(wal)
         if problem:
             problems.append(("wal", problem))
         snap = Snapshot(path, sqlite_uri(dest, mode="ro"), "wal-link",
-                        before.wal.size, page_size, journal_mode,  # type: ignore[union-attr]
+                        wal.size, page_size, journal_mode,
                         attempt, problems)
         try:
             result = reader(snap)
@@ -353,8 +360,7 @@ def _link_snapshot(path: Path, real: Path, before: _Signature, tmp: Path, page_s
         after = _signature(real)
         if after.main != before.main:
             raise _SourceChanged("a checkpoint wrote the database while it was read")
-        if after.wal is None or after.wal.head != before.wal.head or \
-                after.wal.ino != before.wal.ino:  # type: ignore[union-attr]
+        if after.wal is None or after.wal.head != wal.head or after.wal.ino != wal.ino:
             raise _SourceChanged("the WAL was reset or removed while it was read")
         return True, result
     finally:
@@ -396,10 +402,10 @@ def read_snapshot(path: str | Path, reader: Callable[[Snapshot], T], *, attempts
             if (not hot and _wal_has_frames(before.wal, page_size)
                     and (before.journal is None or before.journal.size == 0)):
                 with private_tempdir("sqlite", tmp_root) as tmp:
-                    done, result = _link_snapshot(path, real, before, Path(tmp), page_size,
+                    done, linked = _link_snapshot(path, real, before, Path(tmp), page_size,
                                                   journal_mode, attempt, reader)
                 if done:
-                    return result  # type: ignore[return-value]
+                    return cast(T, linked)  # done: the read's own result
             # Removed on return, on SIGTERM/SIGINT, and (after a SIGKILL) by the next run.
             with private_tempdir("sqlite", tmp_root) as tmp:
                 try:

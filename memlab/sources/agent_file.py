@@ -35,8 +35,8 @@ from typing import Any
 
 import pandas as pd
 
-from memlab.errors import CorruptStore, StoreNotFound, UnrecognizedStore
 from memlab.constants import INT64_MAX, MAX_VALUE_BYTES
+from memlab.errors import CorruptStore, StoreNotFound, UnrecognizedStore
 from memlab.sources._agent_file_json import Unread, read_json
 from memlab.store import Problems, Store, categories, empty_frame
 
@@ -210,7 +210,9 @@ class _Ctx:
             return value
         if isinstance(value, int) and not isinstance(value, bool):
             return str(value)
-        self.add("missing_id", f"{where} has no usable id ({value!r:.40}); called {fallback!r} here")
+        self.add(
+            "missing_id", f"{where} has no usable id ({value!r:.40}); called {fallback!r} here"
+        )
         return fallback
 
 
@@ -239,7 +241,7 @@ def _block_row(ctx: _Ctx, raw: Any, fallback_id: str, *, legacy: bool) -> dict[s
     block_id = ctx.ident(raw.get("id"), fallback_id, fallback_id) if not legacy or "id" in raw \
         else fallback_id
     label = ctx.text(raw.get("label"), f"block {block_id} label")
-    value = raw.get("value")
+    value: Any = raw.get("value")  # text once read (None only when unread)
     if value is None:
         ctx.add("null_value", f"block {block_id} ({label}) has no value; read as empty")
         value = ""
@@ -263,7 +265,7 @@ def _block_row(ctx: _Ctx, raw: Any, fallback_id: str, *, legacy: bool) -> dict[s
         "hidden": ctx.flag(raw.get("hidden"), f"block {block_id} hidden"),
         "tags": [str(t) for t in ctx.listing(raw.get("tags"), f"block {block_id} tags")],
         "over_limit": None if limit is None else len(value) > limit if not unread
-        else _surely_over(ctx.unread.sizes[raw.get("value")], limit),
+        else _surely_over(ctx.unread.sizes[raw["value"]], limit),
         "extra": {k: v for k, v in raw.items() if k not in _BLOCK_FIELDS},
     }
 
@@ -386,7 +388,7 @@ def _read_v2(doc: dict[str, Any], file: str, problems: Problems, unread: Unread)
 
     skills = [s.get("name") for s in ctx.listing(doc.get("skills"), "top-level skills")
               if isinstance(s, dict)]
-    metadata = doc.get("metadata") if isinstance(doc.get("metadata"), dict) else {}
+    metadata: Any = doc.get("metadata") if isinstance(doc.get("metadata"), dict) else {}
     meta = {"letta_version": None, "revision_id": metadata.get("revision_id"),
             "created_at": doc.get("created_at"), "n_groups": len(groups), "skills": skills}
     frames = _frames(agents, blocks, [{"block_id": b, "agent_id": a} for b, a in pairs], tools,
@@ -420,8 +422,8 @@ def _read_legacy(doc: dict[str, Any], file: str, problems: Problems, unread: Unr
         "tags": [str(t) for t in ctx.listing(doc.get("tags"), "tags")],
     }
     version = doc.get("version") if isinstance(doc.get("version"), str) else None
-    meta = {"letta_version": version, "created_at": doc.get("created_at"), "n_groups": 0,
-            "skills": []}
+    meta: dict[str, Any] = {"letta_version": version, "created_at": doc.get("created_at"),
+                            "n_groups": 0, "skills": []}
     frames = _frames([agent], blocks, [{"block_id": b["block_id"], "agent_id": agent_id}
                                        for b in blocks], tools,
                      _message_counts(agent_id, messages))

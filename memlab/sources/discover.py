@@ -22,7 +22,8 @@ Everything here is read-only: folders are listed with ``os.scandir`` (symlinks n
 below the agent folder; an agent folder or ``memory`` folder that is itself a symlink is listed
 with a problem note naming its target and nothing through it is read or sized; an
 ``agent.yaml``, ``.letta/config.json`` or ``.db`` that is a symlink, FIFO, socket or device is a
-note too, never opened), git is asked only for ``log -1`` and ``config --get user.name``, through the hardened
+note too, never opened), git is asked only for ``log -1`` and ``config --get user.name``, through
+the hardened
 :mod:`memlab._git`, and config
 files are parsed, never touched.
 """
@@ -37,14 +38,14 @@ from typing import Any, Callable, Iterator
 
 import pandas as pd
 
-from memlab.formats import _json
-from memlab.formats._yaml import read_yaml
 from memlab import _git as _hardened
 from memlab import kinds
+from memlab._escape import terminal_line
 from memlab._files import kind_of
 from memlab._times import FIRST_SECOND, LAST_SECOND, out_of_range
-from memlab._escape import terminal_line
 from memlab.errors import MemlabError, StoreNotFound, UnrecognizedStore
+from memlab.formats import _json
+from memlab.formats._yaml import read_yaml
 from memlab.kinds import Search
 from memlab.sources._git import shown_path as _shown_path
 from memlab.sources._memfs_locate import locate, shared_memory_name
@@ -535,7 +536,9 @@ def _last_commit(root: Path, scope: Path | None, problems: list[str]) -> float |
         if _hardened.rev_parse(root, "HEAD") is None:
             problems.append("no commits yet")
             return None
-        out = _hardened.run(root, "log", "-1", "--format=%ct", "HEAD", "--", *([rel] if rel else []))
+        out = _hardened.run(
+            root, "log", "-1", "--format=%ct", "HEAD", "--", *([rel] if rel else [])
+        )
     except MemlabError as exc:
         problems.append(f"unreadable git repository: {terminal_line(exc.message, 120)}")
         return None

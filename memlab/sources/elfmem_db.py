@@ -38,7 +38,7 @@ import os
 import sqlite3
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -47,10 +47,27 @@ import pyarrow.compute as pc
 
 from memlab.errors import UnsupportedSchema
 from memlab.sources._elfmem_db_frames import (
-    char_count, check_clock, config_frame, decode_embeddings, rows_frame)
+    char_count,
+    check_clock,
+    config_frame,
+    decode_embeddings,
+    rows_frame,
+)
 from memlab.sources._elfmem_db_schema import (
-    BLOB, BOOL, CAT, FLOAT, FRAME_TABLES, INT, STR, SUPPORTED_SCHEMA_VERSIONS, UTC,
-    columns_version, q, read_schema_version, release_guess)
+    BLOB,
+    BOOL,
+    CAT,
+    FLOAT,
+    FRAME_TABLES,
+    INT,
+    STR,
+    SUPPORTED_SCHEMA_VERSIONS,
+    UTC,
+    columns_version,
+    q,
+    read_schema_version,
+    release_guess,
+)
 from memlab.sources._elfmem_db_values import Typer
 from memlab.sources._sqlite_snapshot import BadText, Snapshot, decode_text, read_snapshot
 from memlab.store import Problems, Store
@@ -110,7 +127,8 @@ class Reader(Typer):
                 self._arrow[frame] = ImportError("adbc-driver-sqlite not installed")
             return
         tasks: list[tuple[str, str, list[tuple[str, str]], tuple[int, int] | None]] = []
-        rows = 0  # rowid span of every table, None when one cannot be told (WITHOUT ROWID)
+        # rowid span of every table, None when one cannot be told (WITHOUT ROWID)
+        rows: int | None = 0
         for frame, (table, cols) in plan.items():
             ranges, span = self._ranges(table)
             rows = None if rows is None or span is None else rows + span
@@ -393,5 +411,8 @@ def load_elfmem(path: str | Path, *, embeddings: bool = False) -> Store:
         store.blocks.groupby("status", observed=True).content_chars.sum()
     """
     p = Path(path).expanduser()
-    loader: Callable[[Snapshot], Store] = lambda snap: _load(snap, p, embeddings)
+
+    def loader(snap: Snapshot) -> Store:
+        return _load(snap, p, embeddings)
+
     return read_snapshot(p, loader)

@@ -11,6 +11,8 @@ from typing import Any, Mapping
 
 import pandas as pd
 
+from memlab.constants import INT64_MAX
+from memlab.errors import UnsafePath
 from memlab.formats.blockfile import (
     SECTIONS,
     Block,
@@ -18,8 +20,6 @@ from memlab.formats.blockfile import (
     parse_blockfile,
     parse_ledger,
 )
-from memlab.constants import INT64_MAX
-from memlab.errors import UnsafePath
 from memlab.formats.letta_memfs import safe_relative_path
 from memlab.store import Problems, empty_frame, utc_datetimes
 
@@ -146,9 +146,13 @@ def _blocks_frame(rows: list[dict[str, Any]], problems: Problems) -> pd.DataFram
     created = _utc_ns(df["created"])
     bad = df["created"].notna() & created.isna()
     for idx in df.index[bad]:
-        problems.add(df.at[idx, "file"], "bad_created",
-                     f"'{df.at[idx, 'title']}': created {df.at[idx, 'created']!r} is not an "
-                     "ISO-8601 time memlab can place; read as missing", line=int(df.at[idx, "line"]))
+        problems.add(
+            df.at[idx, "file"],
+            "bad_created",
+            f"'{df.at[idx, 'title']}': created {df.at[idx, 'created']!r} is not an "
+            "ISO-8601 time memlab can place; read as missing",
+            line=int(df.at[idx, "line"]),
+        )
     df["created"] = created
     for col, dtype in BLOCK_COLUMNS.items():
         if col == "created":

@@ -51,7 +51,7 @@ Example::
 
     store = memlab.load("postgresql://memlab_ro@db.internal:5432/letta")
     store.blocks.groupby("shared").chars.sum()
-"""
+"""  # noqa: E501 (the frames table above is Markdown: one row a line)
 
 from __future__ import annotations
 
@@ -64,9 +64,9 @@ from typing import Any
 import pandas as pd
 
 from memlab._files import sqlite_uri
-from memlab.constants import INT64_MAX, MAX_VALUE_BYTES
 from memlab._numbers import missing_numbers
-from memlab.errors import SourceError, UnrecognizedStore, UnsupportedSchema
+from memlab.constants import INT64_MAX, MAX_VALUE_BYTES
+from memlab.errors import UnrecognizedStore, UnsupportedSchema
 from memlab.formats import _json
 from memlab.sources._letta_db import PostgresSource, Source, SQLiteSource, quote
 from memlab.sources._letta_pg import connect, redact_dsn, refusal, timeouts
@@ -182,7 +182,9 @@ def _typed(df: pd.DataFrame, spec: list[tuple[str, str, str]], problems: Problem
             if len(s) and any(isinstance(v, str) for v in s.dropna()):
                 out[col] = utc_datetimes(s.astype("string"))
             else:
-                out[col] = pd.to_datetime(s, utc=True, errors="coerce").astype("datetime64[ns, UTC]")
+                out[col] = pd.to_datetime(s, utc=True, errors="coerce").astype(
+                    "datetime64[ns, UTC]"
+                )
         elif kind == "cat":
             out[col] = categories(s)
         elif kind == "json":
@@ -201,7 +203,9 @@ def _text(s: pd.Series, problems: Problems, where: str, what: str, key: str, key
     """A text column's values as ``str`` (or None), whatever SQLite handed back: text that is
     not UTF-8 (a :class:`BadText`) and BLOBs are read as UTF-8 with U+FFFD for the bad bytes
     and reported by row; numbers (SQLite keeps 5 in a JSON column as a number) become text."""
-    out, bad, blobs = [], [], []
+    out: list[Any] = []
+    bad: list[Any] = []
+    blobs: list[Any] = []
     for i, v in enumerate(s.tolist()):
         if v is None or (isinstance(v, float) and math.isnan(v)):
             out.append(None)
@@ -493,9 +497,18 @@ def load_letta_server(dsn_or_path: str | Path) -> Store:
                 parts = urllib.parse.urlsplit(dsn)
                 name = f"{parts.path.lstrip('/') or 'postgres'}@{parts.hostname or 'localhost'}"
                 statement, lock = timeouts()
-                return _load(PostgresSource(conn, shown, list(LETTA_TABLES)), Path(shown), shown,
-                             {"dsn": shown, "name": name, "transaction": "read only, repeatable read",
-                              "statement_timeout_ms": statement, "lock_timeout_ms": lock})
+                return _load(
+                    PostgresSource(conn, shown, list(LETTA_TABLES)),
+                    Path(shown),
+                    shown,
+                    {
+                        "dsn": shown,
+                        "name": name,
+                        "transaction": "read only, repeatable read",
+                        "statement_timeout_ms": statement,
+                        "lock_timeout_ms": lock,
+                    },
+                )
             except psycopg.Error as exc:
                 raise refusal(exc, shown) from exc
         finally:

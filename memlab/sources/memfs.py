@@ -37,17 +37,33 @@ from typing import Any, Iterable
 
 import pandas as pd
 
-from memlab.errors import MemlabError, RepoError, StoreNotFound, UnrecognizedStore
 from memlab.constants import MAX_FILE_BYTES
+from memlab.errors import MemlabError, RepoError, StoreNotFound, UnrecognizedStore
 from memlab.formats import letta_memfs as fmt
 from memlab.sources import _git
 from memlab.sources._bundle import SAMPLE_BUNDLE, is_bundle, unpack_bundle
-from memlab.sources._memfs_files import (FILES_COLUMNS, files_frame, domain_of, in_prompt,
-                                         is_memory_path)
-from memlab.sources._memfs_locate import (KINDS, SOURCE_ATTR, LAYOUTS, LETTA_LAYOUTS,
-                                          agent_memory_folder, classify_author, decode, located_source, locate,
-                                          require_commits, layout_policy_of, letta_evidence,
-                                          shared_memory_name)
+from memlab.sources._memfs_files import (
+    FILES_COLUMNS,
+    domain_of,
+    files_frame,
+    in_prompt,
+    is_memory_path,
+)
+from memlab.sources._memfs_locate import (
+    KINDS,
+    LAYOUTS,
+    LETTA_LAYOUTS,
+    SOURCE_ATTR,
+    agent_memory_folder,
+    classify_author,
+    decode,
+    layout_policy_of,
+    letta_evidence,
+    locate,
+    located_source,
+    require_commits,
+    shared_memory_name,
+)
 from memlab.sources._memfs_read import read_disk, read_tree, substrate_inputs
 from memlab.store import Problems, Store, empty_frame
 
@@ -105,7 +121,9 @@ def load_memfs(path: str | Path, ref: str = "HEAD", *, history: bool = True) -> 
     if info is not None:
         require_commits(info)
         commit = _git.resolve_commit(info.path, ref)
-        meta.update(head_sha=info.head_sha, ref_sha=commit, branch=info.branch, shallow=info.shallow)
+        meta.update(
+            head_sha=info.head_sha, ref_sha=commit, branch=info.branch, shallow=info.shallow
+        )
         if src.layout in LETTA_LAYOUTS:
             shared = shared_memory_name(src.root)
             meta["layout_policy"], meta["layout_policy_basis"] = layout_policy_of(
@@ -114,7 +132,8 @@ def load_memfs(path: str | Path, ref: str = "HEAD", *, history: bool = True) -> 
             meta["shared_memory_repos"] = _shared_siblings(src.root) if shared is None else []
         if info.branch is None:
             problems.add(info.path, "detached_head",
-                         f"HEAD is detached at {info.head_sha[:12]}; Letta Code pulls and pushes "
+                         f"HEAD is detached at {(info.head_sha or '')[:12]}; "
+                         "Letta Code pulls and pushes "
                          "branch main, so this checkout may not be what the agent uses")
         if info.shallow:
             problems.add(info.path, "shallow_clone",
@@ -157,14 +176,15 @@ def load_memfs(path: str | Path, ref: str = "HEAD", *, history: bool = True) -> 
     if src.layout == "elfmem_substrate":
         from memlab.sources.elfmem_substrate import parse_substrate
 
-        blocks, ledger, found = parse_substrate(substrate_inputs(texts))
-        problems.extend(found)
+        blocks, ledger, substrate_problems = parse_substrate(substrate_inputs(texts))
+        problems.extend(substrate_problems)
         frames["blocks"], frames["ledger"] = blocks, ledger
     if meta["name"] is None and isinstance(meta.get("agent"), dict):
         meta["name"] = meta["agent"].get("name")
     meta["name"] = meta["name"] or src.path.name
-    ordered = {k: frames[k] for k in ("files", "blocks", "history", "uncommitted", "ledger")
-               if k in frames}
+    ordered: dict[str, Any] = {
+        k: frames[k] for k in ("files", "blocks", "history", "uncommitted", "ledger")
+        if k in frames}
     store = Store(KINDS[src.layout], src.path, ordered, problems.frame(), meta)
     vars(store)[SOURCE_ATTR] = src  # what located_source(store) reuses: the repository as loaded
     return store
@@ -194,7 +214,7 @@ def repos_in(folder: str | Path) -> pd.DataFrame:
     root = Path(folder).expanduser()
     if not root.is_dir():
         raise StoreNotFound("no such folder", path=root)
-    rows = []
+    rows: list[dict[str, Any]] = []
     for sub in sorted(p for p in root.iterdir()
                       if p.is_dir() and not p.is_symlink() and not p.name.startswith(".")):
         try:
@@ -216,16 +236,23 @@ def repos_in(folder: str | Path) -> pd.DataFrame:
                 if found:
                     migrated = found[0]
                     break
-        rows.append({
-            "repo": sub.name, "path": str(sub), "kind": store.kind, "layout": layout,
-            "name": store.name, "files": len(store.files),
-            "memory_files": int(sum(is_memory_path(p, layout) for p in store.files["path"])),
-            "commits": len(commits),
-            "first_commit": commits["committed_at"].min() if len(commits) else None,
-            "last_commit": commits["committed_at"].max() if len(commits) else None,
-            "migrated_from": migrated, "letta_evidence": len(store.meta.get("letta_evidence") or []),
-            "problems": len(store.problems),
-        })
+        rows.append(
+            {
+                "repo": sub.name,
+                "path": str(sub),
+                "kind": store.kind,
+                "layout": layout,
+                "name": store.name,
+                "files": len(store.files),
+                "memory_files": int(sum(is_memory_path(p, layout) for p in store.files["path"])),
+                "commits": len(commits),
+                "first_commit": commits["committed_at"].min() if len(commits) else None,
+                "last_commit": commits["committed_at"].max() if len(commits) else None,
+                "migrated_from": migrated,
+                "letta_evidence": len(store.meta.get("letta_evidence") or []),
+                "problems": len(store.problems),
+            }
+        )
     df = pd.DataFrame(rows, columns=list(REPOS_COLUMNS))
     for col, dtype in REPOS_COLUMNS.items():
         if dtype.startswith("datetime"):
@@ -279,16 +306,31 @@ def file_versions(store_or_path: Store | str | Path, *, with_text: bool = True) 
     """
     src = located_source(store_or_path)
     if src.repo is None or src.repo.empty:
-        cols = ["sha", "parents", "is_merge", "authored_at", "committed_at", "branch", "change_type",
-                "old_path", "path", "old_blob", "new_blob", "new_mode", "new_bytes", "old_text",
-                "new_text"]
+        cols = [
+            "sha",
+            "parents",
+            "is_merge",
+            "authored_at",
+            "committed_at",
+            "branch",
+            "change_type",
+            "old_path",
+            "path",
+            "old_blob",
+            "new_blob",
+            "new_mode",
+            "new_bytes",
+            "old_text",
+            "new_text",
+        ]
         return pd.DataFrame({c: pd.Series(dtype="object") for c in cols})
     repo = src.repo.path
     df = _git.log_changes(repo)
     blobs = set(df["new_blob"].dropna()) | (set(df["old_blob"].dropna()) if with_text else set())
     sizes = _git.blob_sizes(repo, sorted(blobs))
-    df["new_bytes"] = pd.array([sizes.get(b) if isinstance(b, str) else None for b in df["new_blob"]],
-                               dtype="Int64")
+    df["new_bytes"] = pd.array(
+        [sizes.get(b) if isinstance(b, str) else None for b in df["new_blob"]], dtype="Int64"
+    )
     if with_text:
         md_old = df["old_blob"].where((df["old_path"].fillna(df["path"])).str.endswith(".md"))
         md_new = df["new_blob"].where(df["path"].str.endswith(".md"))

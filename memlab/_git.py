@@ -46,8 +46,8 @@ from typing import BinaryIO, Iterator, Mapping, Sequence
 
 from memlab import _proc
 from memlab._files import FileTooLarge, over_cap, read_head, read_text
-from memlab.constants import MAX_FILE_BYTES
 from memlab._gitobj import Signature, commit_body, write_loose
+from memlab.constants import MAX_FILE_BYTES
 from memlab.errors import RepoError
 
 __all__ = ["ENV_OVERRIDES", "CONFIG_OVERRIDES", "IDENTITY_KEYS", "env", "command", "run", "stream",

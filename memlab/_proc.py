@@ -29,7 +29,7 @@ import subprocess
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Sequence
+from typing import IO, Any, Sequence
 
 from memlab.errors import InvalidArgument, MemlabError
 
@@ -105,7 +105,7 @@ class _DeadlineReader(io.RawIOBase):
     data for at most the time left; when none comes, the process group is killed and the
     owner's error raised."""
 
-    def __init__(self, owner: "Spawned", raw: io.RawIOBase | io.BufferedIOBase) -> None:
+    def __init__(self, owner: "Spawned", raw: IO[bytes]) -> None:
         self._owner, self._raw, self._fd = owner, raw, raw.fileno()
 
     def readable(self) -> bool:
@@ -134,7 +134,8 @@ class Spawned:
 
     def __init__(self, proc: subprocess.Popen, deadline: Deadline, what: str,
                  path: str | Path | None, error: type[MemlabError]) -> None:
-        self.proc, self.deadline, self.what, self.path, self._error = proc, deadline, what, path, error
+        self.proc, self.deadline, self.what = proc, deadline, what
+        self.path, self._error = path, error
         self._left = deadline.seconds
         self.stdout: io.BufferedReader | None = None
         if proc.stdout is not None:

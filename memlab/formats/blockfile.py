@@ -233,13 +233,15 @@ def _fields(body: str) -> list[tuple[int, int, str, str]]:
         start = w.start()
         head = _FIELD_HEAD_RE.match(body, start)
         if head is None or head.end() >= n:
-            pos = _WORD_RUN_RE.match(body, start).end()
+            run = _WORD_RUN_RE.match(body, start)
+            pos = run.end() if run is not None else start + 1  # the search found a word there
             continue
         i = head.end()
         if body[i] == "[" and last_close > i:
             end = body.index("]", i + 1) + 1
         else:
-            end = _NOT_SPACE_RE.match(body, i).end()  # body[i] is not a space: \s*+ ended there
+            stop = _NOT_SPACE_RE.match(body, i)  # body[i] is not a space: \s*+ ended there
+            end = stop.end() if stop is not None else i
         out.append((start, end, head.group("key"), body[i:end]))
         pos = end
     return out
@@ -249,7 +251,7 @@ def _wikilinks(value: str) -> list[tuple[int, int, str]]:
     """``(start, end, target)`` of each match of elfmem's ``\\[\\[(?P<target>[^\\]]+)\\]\\]``, in
     linear time: the target runs to the first ``]`` after the ``[[`` (it cannot hold one), and
     every ``[[`` before that ``]`` shares it, so a failed one fails them all."""
-    out = []
+    out: list[tuple[int, int, str]] = []
     pos = 0
     while True:
         p = value.find("[[", pos)

@@ -69,7 +69,8 @@ is a complete one::
 Every kind is a :class:`KindBase` (``memlab/kinds/_base.py``), the one protocol engines call:
 ``detect(probe)``, ``locate(text)``, ``load(source, **options)``, ``audit(store, *, as_of,
 **options)``, ``plan(store, source, target, *, dest, **options)``, ``find(search)`` and
-``findings()`` (audit table -> the columns identifying a finding), and the attributes above. A ``register(name, ...)`` call makes a :class:`Kind`, a record whose methods
+``findings()`` (audit table -> the columns identifying a finding), and the attributes above.
+A ``register(name, ...)`` call makes a :class:`Kind`, a record whose methods
 are the protocol's defaults (they delegate to its fields); a kind written as a class, one
 package under ``memlab/kinds/`` (``memlab/kinds/letta_blocks/``), overrides the methods it
 implements itself and is registered as an instance, ``register(LettaBlocks())``. The
@@ -81,8 +82,20 @@ from __future__ import annotations
 
 from memlab.kinds._base import HEAD_BYTES, Evidence, KindBase, Probe, Review, Search
 from memlab.kinds._builtin import MEMFS_KINDS
-from memlab.kinds._registry import ENTRY_POINT_GROUP, Kind, by_kind, capable, detect, get, kinds, \
-    lookup, plugin_failures, register, targets, unregister
+from memlab.kinds._registry import (
+           ENTRY_POINT_GROUP,
+           Kind,
+           by_kind,
+           capable,
+           detect,
+           get,
+           kinds,
+           lookup,
+           plugin_failures,
+           register,
+           targets,
+           unregister,
+)
 
 __all__ = ["by_kind", "Kind", "KindBase", "Review", "Evidence", "Probe", "Search", "register",
            "unregister", "get", "lookup", "capable", "kinds", "detect", "targets", "MEMFS_KINDS",

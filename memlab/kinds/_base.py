@@ -18,8 +18,13 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any, Callable, ClassVar, Iterable, Mapping
 
-from memlab.errors import MigrationError, StoreNotFound, UnknownOption, UnrecognizedStore, \
-    UnsupportedSchema
+from memlab.errors import (
+    MigrationError,
+    StoreNotFound,
+    UnknownOption,
+    UnrecognizedStore,
+    UnsupportedSchema,
+)
 
 __all__ = ["KindBase", "Review", "Evidence", "Probe", "Search", "Ref", "HEAD_BYTES", "FIELDS"]
 
@@ -244,7 +249,8 @@ class KindBase:
             raise UnsupportedSchema(f"no audit for a store of kind {self.name!r}",
                                     path=getattr(store, "path", None),
                                     hint="memlab audits " + ", ".join(
-                                        k.display for k in self.registered() if k.audit_ref is not None))
+                                        k.display for k in self.registered()
+                                        if k.audit_ref is not None))
         self._check_options(fn, options, "auditing", getattr(store, "path", None),
                             given=("as_of",))
         return fn(store, as_of=as_of, **options)

@@ -136,8 +136,9 @@ def _plugin_failed(what: str, exc: BaseException) -> None:
 
 
 def register(name: str | KindBase, *, display: str | None = None, load: Ref | None = None,
-             detect: Callable[[Probe], str | None] | None
-             = None, locate: Callable[[str], str | None] | None = None, audit: Ref | None = None, migrations: Mapping[str, Ref] | None = None,
+             detect: Callable[[Probe], str | None] | None = None,
+             locate: Callable[[str], str | None] | None = None, audit: Ref | None = None,
+             migrations: Mapping[str, Ref] | None = None,
              default_target: str | None = None, find: Ref | None = None, priority: int = 0,
              review: Review | None = None, verify: str | None = None,
              capabilities: Iterable[str] = (), reports: Iterable[str] = (),

@@ -78,7 +78,8 @@ def find_repo(path: str | Path) -> RepoInfo | None:
                 text = read_text(shallow_file, max_bytes=MAX_FILE_BYTES)
             except FileTooLarge as exc:
                 raise RepoError(f".git/shallow {exc.reason}", path=path,
-                                hint="git lists one commit a line there; load a full clone") from None
+                                hint="git lists one commit a line there; load a full clone"
+                                ) from None
             except OSError as exc:
                 raise RepoError(f"cannot read .git/shallow: {exc}", path=path) from None
             boundary = [s for s in text.split() if s]

@@ -43,7 +43,7 @@ import time
 import numpy as np
 
 from memlab.embed import NeighborIndex, brute_force_pairs
-from memlab.embed._index import _canonical_pairs
+from memlab.embed._pairs import canonical_pairs
 
 DIM = 384
 
@@ -131,7 +131,7 @@ def main() -> None:
             def pairs(index):
                 lims, d, i = index.range_search(x, args.threshold)
                 a = np.repeat(np.arange(n), np.diff(lims).astype(np.int64))
-                return _canonical_pairs(a, i.astype(np.int64), d, args.threshold)
+                return canonical_pairs(a, i.astype(np.int64), d, args.threshold)
 
             (index, _q), build_s = _timed(build)
             if "nprobe" not in lean_nprobe:  # the oracle: untimed, found once
@@ -154,7 +154,7 @@ def main() -> None:
             index, build_s = _timed(lambda: NeighborIndex(x, kind=kind))
             if kind == "flat":
                 # faiss's own exact range_search (memlab's exact index answers with numpy)
-                found, search_s = _timed(lambda: _canonical_pairs(
+                found, search_s = _timed(lambda: canonical_pairs(
                     *index._pairs_by_range(args.threshold), args.threshold))
             else:
                 found, search_s = _timed(lambda: index.pairs_above(args.threshold))

@@ -49,7 +49,18 @@ import numpy as np
 import pandas as pd
 
 from memlab.constants import NEIGHBOR_MIN_RECALL, NEIGHBOR_NUMPY_BELOW
-from memlab.embed._embedder import unit_rows
+from memlab.embed._pairs import (
+    as_unit_matrix,
+    brute_force_pairs,
+    brute_search,
+    brute_topk,
+    canonical_pairs,
+    nearest_lists,
+    pairs_frame,
+    partitioned_pairs,
+    spherical_kmeans,
+    upper_pairs,
+)
 from memlab.errors import require
 
 _KINDS = ("numpy", "flat", "ivf", "hnsw")
@@ -93,13 +104,6 @@ def _faiss() -> Any:
     return require("faiss", "embeddings", feature="neighbour search", package="faiss-cpu")
 
 
-def _as_unit_matrix(vectors: Any) -> np.ndarray:
-    x = np.ascontiguousarray(np.asarray(vectors, dtype=np.float32))
-    if x.ndim != 2:
-        raise ValueError(f"expected an (n, d) matrix of vectors, got shape {x.shape}")
-    return np.ascontiguousarray(unit_rows(x), dtype=np.float32)
-
-
 class NeighborIndex:
     """k-nearest-neighbour and similarity-threshold search over a fixed set of vectors.
 
@@ -111,7 +115,7 @@ class NeighborIndex:
 
     def __init__(self, vectors: Any, *, exact_below: int | None = None, kind: str | None = None,
                  target_recall: float = NEIGHBOR_MIN_RECALL, seed: int = 0) -> None:
-        self.vectors = _as_unit_matrix(vectors)
+        self.vectors = as_unit_matrix(vectors)
         self.n, self.dim = self.vectors.shape
         if kind is not None and kind not in _KINDS:
             raise ValueError(f"kind must be one of {_KINDS}, not {kind!r}")
@@ -245,7 +249,7 @@ class NeighborIndex:
         work (counted in dot products at that measured rate, a lower bound) is less than exact
         search's for the rest; it is kept only where its recall@10 reaches ``target_recall``.
         """
-        q = _as_unit_matrix(np.atleast_2d(queries))
+        q = as_unit_matrix(np.atleast_2d(queries))
         k = int(k)
         if k <= 0:
             raise ValueError("k must be positive")
@@ -265,7 +269,7 @@ class NeighborIndex:
             self.index = self._build(_faiss())
         for start in range(0, len(q), _QUERY_BATCH):
             if self.kind == "numpy":
-                d, i = _brute_search(self.vectors, q[start:start + _QUERY_BATCH], kk)
+                d, i = brute_search(self.vectors, q[start:start + _QUERY_BATCH], kk)
             else:
                 d, i = self.index.search(q[start:start + _QUERY_BATCH], kk)
             d = np.where(i < 0, -np.inf, d)
@@ -335,7 +339,7 @@ class NeighborIndex:
         rng = np.random.default_rng(self.seed + 1)
         rows = np.sort(rng.choice(self.n, size=count, replace=False))
         queries = self.vectors[rows]
-        truth = _brute_topk(self.vectors, queries, k)
+        truth = brute_topk(self.vectors, queries, k)
         _, found = self._search(queries, k)
         hits = sum(len(set(t.tolist()) & set(f.tolist())) for t, f in zip(truth, found))
         return hits / (count * k)
@@ -369,7 +373,7 @@ class NeighborIndex:
         """
         threshold = float(threshold)
         if self.n < 2:
-            frame = _pairs_frame(np.empty(0, np.int64), np.empty(0, np.int64),
+            frame = pairs_frame(np.empty(0, np.int64), np.empty(0, np.int64),
                                  np.empty(0, np.float32))
             frame.attrs["neighbor_index"] = {**self.choice, "pair_recall": None}
             return frame
@@ -400,7 +404,7 @@ class NeighborIndex:
                 a, b, s = self._pairs_by_range(threshold)
             else:
                 a, b, s = self._pairs_by_growing_k(threshold)
-            frame = _canonical_pairs(a, b, s, threshold)
+            frame = canonical_pairs(a, b, s, threshold)
         frame.attrs["neighbor_index"] = {**self.choice, "pair_recall": pair_recall}
         return frame
 
@@ -443,14 +447,14 @@ class NeighborIndex:
                                              numpy_s, rest, measured, basis)
             if part is not None:
                 a, b, s, recall, nprobe = part
-                frame = _canonical_pairs(np.concatenate([sample_pairs[0], a]),
+                frame = canonical_pairs(np.concatenate([sample_pairs[0], a]),
                                          np.concatenate([sample_pairs[1], b]),
                                          np.concatenate([sample_pairs[2], s]), threshold)
                 answered = {"kind": "ivf-numpy", "exact": False, "pair_recall": recall,
                             "nlist": nlist, "nprobe": nprobe}
                 return frame, {**answered, "reason": why, "measured": measured}
-        a, b, s = _upper_pairs(x[rest], threshold)
-        frame = _canonical_pairs(np.concatenate([sample_pairs[0], rest[a]]),
+        a, b, s = upper_pairs(x[rest], threshold)
+        frame = canonical_pairs(np.concatenate([sample_pairs[0], rest[a]]),
                                  np.concatenate([sample_pairs[1], rest[b]]),
                                  np.concatenate([sample_pairs[2], s]), threshold)
         return frame, {**answered, "reason": why, "measured": measured}
@@ -473,8 +477,8 @@ class NeighborIndex:
         t0 = time.perf_counter()
         widest = max(1, nlist // 4)
         with _one_blas_thread():
-            centres = _spherical_kmeans(x, nlist, train_n, _LEAN_NITER, self.seed)
-        order = _nearest_lists(x, centres, widest)  # lists by closeness
+            centres = spherical_kmeans(x, nlist, train_n, _LEAN_NITER, self.seed)
+        order = nearest_lists(x, centres, widest)  # lists by closeness
         home = order[:, 0]
         build_s = time.perf_counter() - t0
         measured["partition_build_s"] = round(build_s, 4)
@@ -501,7 +505,7 @@ class NeighborIndex:
         if part_s >= numpy_s:
             return f"{where}: exact numpy (faster)", None
         with _one_blas_thread():
-            a, b, s = _partitioned_pairs(x, rest, order[:, :nprobe], home, threshold)
+            a, b, s = partitioned_pairs(x, rest, order[:, :nprobe], home, threshold)
         return (f"{where}: partitioned (pair recall >= {self.target_recall} on the sample, "
                 f"faster)"), (a, b, s, recall, nprobe)
 
@@ -567,138 +571,6 @@ class NeighborIndex:
             pending = pending[full]
             k = min(self.n, k * 4)
         return np.concatenate(parts_a), np.concatenate(parts_b), np.concatenate(parts_s)
-
-
-def _brute_search(vectors: np.ndarray, queries: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
-    """Exact top-k by inner product with numpy: (similarities, indices), best first."""
-    sims_out = np.empty((len(queries), k), dtype=np.float32)
-    ids_out = np.empty((len(queries), k), dtype=np.int64)
-    for start in range(0, len(queries), 512):
-        sims = queries[start:start + 512] @ vectors.T
-        part = np.argpartition(-sims, k - 1, axis=1)[:, :k] if k < sims.shape[1] \
-            else np.broadcast_to(np.arange(sims.shape[1]), sims.shape).copy()
-        vals = np.take_along_axis(sims, part, axis=1)
-        order = np.argsort(-vals, axis=1, kind="stable")
-        ids_out[start:start + len(part)] = np.take_along_axis(part, order, axis=1)
-        sims_out[start:start + len(part)] = np.take_along_axis(vals, order, axis=1)
-    return sims_out, ids_out
-
-
-def _brute_topk(vectors: np.ndarray, queries: np.ndarray, k: int) -> np.ndarray:
-    out = np.empty((len(queries), k), dtype=np.int64)
-    for start in range(0, len(queries), 512):
-        sims = queries[start:start + 512] @ vectors.T
-        part = np.argpartition(-sims, k - 1, axis=1)[:, :k]
-        order = np.take_along_axis(sims, part, axis=1).argsort(axis=1)[:, ::-1]
-        out[start:start + len(part)] = np.take_along_axis(part, order, axis=1)
-    return out
-
-
-def _spherical_kmeans(x: np.ndarray, k: int, train_n: int, iters: int, seed: int) -> np.ndarray:
-    """k unit centres from ``iters`` rounds of spherical k-means on ``train_n`` sampled rows."""
-    rng = np.random.default_rng(seed)
-    train = x[np.sort(rng.choice(len(x), size=train_n, replace=False))]
-    centres = train[rng.choice(train_n, size=k, replace=False)].copy()
-    for _ in range(iters):
-        assign = np.argmax(centres @ train.T, axis=0)  # this orientation: ~10x faster BLAS
-        onehot = np.zeros((k, train_n), np.float32)
-        onehot[assign, np.arange(train_n)] = 1.0
-        sums = onehot @ train
-        norms = np.linalg.norm(sums, axis=1)
-        filled = norms > 0  # an emptied list keeps its old centre
-        centres[filled] = sums[filled] / norms[filled, None]
-    return np.ascontiguousarray(centres, dtype=np.float32)
-
-
-def _nearest_lists(x: np.ndarray, centres: np.ndarray, count: int) -> np.ndarray:
-    """Each row's ``count`` closest centres, closest first: (n, count), in blocks of rows (a
-    partial sort, not a full one: the widest probe count is a quarter of the lists)."""
-    out = np.empty((len(x), count), np.int64)
-    for start in range(0, len(x), 8192):
-        close = x[start:start + 8192] @ centres.T
-        part = np.argpartition(-close, count - 1, axis=1)[:, :count] if count < close.shape[1] \
-            else np.broadcast_to(np.arange(close.shape[1]), close.shape)
-        by = np.argsort(-np.take_along_axis(close, part, axis=1), axis=1, kind="stable")
-        out[start:start + len(close)] = np.take_along_axis(part, by, axis=1)
-    return out
-
-
-def _partitioned_pairs(x: np.ndarray, rest: np.ndarray, probes: np.ndarray, home: np.ndarray,
-                       threshold: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Pairs >= threshold among ``rest`` whose one end's home list is among the other's probes:
-    per list, the product of the rows probing it with the rows living in it."""
-    members: dict[int, list[int]] = {}
-    probing: dict[int, list[int]] = {}
-    for row in rest.tolist():
-        members.setdefault(int(home[row]), []).append(row)
-    rest_probes = probes[rest]
-    for col in range(rest_probes.shape[1]):
-        lists = rest_probes[:, col]
-        by_list = np.argsort(lists, kind="stable")
-        bounds = np.searchsorted(lists[by_list], np.arange(int(home.max()) + 2))
-        for lst in range(len(bounds) - 1):
-            chunk = rest[by_list[bounds[lst]:bounds[lst + 1]]]
-            if len(chunk):
-                probing.setdefault(lst, []).extend(chunk.tolist())
-    parts_a = [np.empty(0, np.int64)]
-    parts_b = [np.empty(0, np.int64)]
-    parts_s = [np.empty(0, np.float32)]
-    for lst, mem in members.items():
-        q = np.asarray(probing.get(lst, ()), np.int64)
-        if len(q) == 0:
-            continue
-        mem_rows = np.asarray(mem, np.int64)
-        sims = x[q] @ x[mem_rows].T
-        r, c = np.nonzero(sims >= threshold)
-        parts_a.append(q[r])
-        parts_b.append(mem_rows[c])
-        parts_s.append(sims[r, c])
-    return np.concatenate(parts_a), np.concatenate(parts_b), np.concatenate(parts_s)
-
-
-def _canonical_pairs(a: np.ndarray, b: np.ndarray, s: np.ndarray, threshold: float) -> pd.DataFrame:
-    mask = (a != b) & (b >= 0) & (s >= threshold)
-    a, b, s = a[mask], b[mask], s[mask]
-    lo, hi = np.minimum(a, b), np.maximum(a, b)
-    frame = pd.DataFrame({"i": lo, "j": hi, "similarity": s})
-    # Each pair is usually found from both ends; an approximate index may find it from one.
-    frame = frame.sort_values("similarity", ascending=False, kind="stable")
-    frame = frame.drop_duplicates(["i", "j"], keep="first")
-    frame = frame.sort_values(["similarity", "i", "j"], ascending=[False, True, True], kind="stable")
-    return _pairs_frame(frame["i"].to_numpy(), frame["j"].to_numpy(), frame["similarity"].to_numpy())
-
-
-def _pairs_frame(i: np.ndarray, j: np.ndarray, s: np.ndarray) -> pd.DataFrame:
-    return pd.DataFrame({"i": np.asarray(i, dtype=np.int64), "j": np.asarray(j, dtype=np.int64),
-                         "similarity": np.asarray(s, dtype=np.float32)}).reset_index(drop=True)
-
-
-def brute_force_pairs(vectors: Any, threshold: float, *, block: int | None = None) -> pd.DataFrame:
-    """Every pair (i < j) with cosine >= threshold, exactly, with numpy alone: blocked matrix
-    products of each block of rows with the rows from it on (the upper triangle: half the
-    products of the full square; a block of similarities stays under ~256 MB)."""
-    x = _as_unit_matrix(vectors)
-    if len(x) == 0:
-        return _pairs_frame(np.empty(0, np.int64), np.empty(0, np.int64), np.empty(0, np.float32))
-    return _canonical_pairs(*_upper_pairs(x, threshold, block), threshold)
-
-
-def _upper_pairs(x: np.ndarray, threshold: float,
-                 block: int | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(i, j, similarity) of every i < j with x[i] . x[j] >= threshold: blocked products."""
-    if block is None:
-        block = max(16, min(2048, (64 << 20) // max(1, len(x))))
-    parts_a = [np.empty(0, np.int64)]
-    parts_b = [np.empty(0, np.int64)]
-    parts_s = [np.empty(0, np.float32)]
-    for start in range(0, len(x), block):
-        sims = x[start:start + block] @ x[start:].T
-        r, c = np.nonzero(sims >= threshold)
-        keep = r < c  # both local to the block's start: j > i
-        parts_a.append(r[keep] + start)
-        parts_b.append(c[keep] + start)
-        parts_s.append(sims[r[keep], c[keep]])
-    return np.concatenate(parts_a), np.concatenate(parts_b), np.concatenate(parts_s)
 
 
 __all__ = ["NeighborIndex", "brute_force_pairs"]

@@ -144,8 +144,10 @@ class NeighborIndex:
         if kind in ("ivf", "hnsw") and self.n < 2 * _RECALL_K:
             kind, reason = "flat", f"{self.n} vectors: too few to train or measure an approximate index"
         self.kind = kind
-        # faiss flat is built when a search needs it (pairs_above answers with numpy)
-        self.index = None if kind in ("numpy", "flat") else self._build(_faiss())
+        # faiss flat memlab chose is built when a search needs it (pairs_above answers with
+        # numpy); asked for, it is built now
+        lazy = kind == "numpy" or (kind == "flat" and not self.forced)
+        self.index = None if lazy else self._build(_faiss())
         #: recall@10 against brute force on a sample; 1.0 for an exact index.
         self.recall: float = 1.0 if self.exact else self._tune()
         if not self.exact:

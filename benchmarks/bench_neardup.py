@@ -6,10 +6,10 @@ topic are), and 2% of them copied with a small perturbation as planted near-dupl
 (cosine >= 0.9). For each size, in one process, it times every pair at or above the
 threshold found by:
 
-- ``memlab``: ``NeighborIndex(x).pairs_above(t)``, what memlab chooses: below 20,000 vectors
-  by measuring (numpy's exact product, or its partitioned search where that finds a sample's
-  pairs at 0.999 and counts less work), from there IVF where its measured recall reaches 0.999;
-  the notes say which and why, with the measured figures;
+- ``memlab``: ``NeighborIndex(x).pairs_above(t)``, what memlab chooses, by measuring at every
+  size (no size cut): numpy's exact product, or its partitioned search where that finds a
+  sample's pairs at 0.999 and counts less work at the rate measured on the sample; the notes
+  say which and why, with the measured figures;
 - ``numpy``: blocked matrix products over the upper triangle (``brute_force_pairs``), the
   reference answer;
 - ``faiss flat``: faiss's own exact ``range_search`` on ``IndexFlatIP``;

@@ -20,10 +20,11 @@ itself, reaches :data:`~memlab.constants.NEIGHBOR_MIN_RECALL` (0.999):
   recall), which predicts what numpy's blocked product costs for the rest. Where a
   partitioned search's build is a small share of that work (counted in dot products, so
   small sets never try it), memlab clusters the vectors (spherical k-means in numpy, about
-  sqrt(n) lists: the IVF idea without faiss's training cost), finds the narrowest ``nprobe``
-  at which the sample's true pairs are found at the bar (by list membership: exact), doubles
-  it as a margin, and answers the rest that way if the dot products it counts, at the
-  measured rate, beat numpy's; else exactly with numpy. faiss flat's range search is not a
+  sqrt(n) lists: the IVF idea without faiss's training cost), finds the narrowest ``nprobe`` at
+  which the sample's true pairs are found at the bar (by list membership: exact), doubles it as
+  a margin (quadruples it where the sample holds fewer than 64 pairs), and answers the rest that
+  way if the dot products it counts, at the measured rate, beat numpy's; else exactly with
+  numpy. faiss flat's range search is not a
   candidate (measured slower than numpy's product) nor faiss IVF as trained by default (its
   training alone costs more than the whole partitioned search: ``benchmarks/bench_neardup.py``).
   On an IVF index a search built, the query measures that index's recall on its own pairs
@@ -85,6 +86,11 @@ _BUILD_OVERHEAD = 2.0
 # Small per-list products run below the big product's measured rate; counted at this factor.
 _PARTITION_OVERHEAD = 2.0
 _TRY_SHARE = 0.5
+# The probe margin: twice the narrowest nprobe that finds the sample's pairs at the bar, four
+# times where the sample holds fewer than _FEW_PAIRS pairs (100k vectors, 14 sampled pairs all
+# found at nprobe 4: at 8, 1,947 of 1,948 true pairs; bench_neardup.py).
+_FEW_PAIRS = 64
+_FEW_MARGIN = 4
 _TRY_MIN_SECONDS = 0.15
 
 
@@ -498,11 +504,14 @@ class NeighborIndex:
                  f"nprobe {nprobe} finds {recall:.4f} of the sample's {len(pu)} pairs")
         if recall < self.target_recall:
             return f"{where} < {self.target_recall} at its widest worth trying: exact numpy", None
-        nprobe = min(widest, 2 * nprobe)
+        # margin: a sample of fewer than _FEW_PAIRS pairs cannot tell 0.999 from ~0.98
+        margin = _FEW_MARGIN if len(pu) < _FEW_PAIRS else 2
+        nprobe = min(widest, margin * nprobe)
         dots = float(sizes[order[rest, :nprobe]].sum())
         part_s = _PARTITION_OVERHEAD * dots / rate
         measured.update(nprobe=nprobe, partition_dots=dots, partition_rest_s=round(part_s, 4))
-        where += (f"; at twice that, nprobe {nprobe} (margin: the sample holds few pairs), it "
+        where += (f"; at {margin}x that, nprobe {nprobe} (margin: the sample holds "
+                  f"{'fewer than ' + str(_FEW_PAIRS) if margin > 2 else 'few'} pairs), it "
                   f"predicts {part_s:.2f} s")
         if part_s >= numpy_s:
             return f"{where}: exact numpy (faster)", None

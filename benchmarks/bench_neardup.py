@@ -6,10 +6,10 @@ topic are), and 2% of them copied with a small perturbation as planted near-dupl
 (cosine >= 0.9). For each size, in one process, it times every pair at or above the
 threshold found by:
 
-- ``memlab``: ``NeighborIndex(x).pairs_above(t)``, what memlab chooses: below 20,000 vectors
-  by measuring (numpy's exact product, or its partitioned search where that finds a sample's
-  pairs at 0.999 and counts less work), from there IVF where its measured recall reaches 0.999;
-  the notes say which and why, with the measured figures;
+- ``memlab``: ``NeighborIndex(x).pairs_above(t)``, what memlab chooses, by measuring at every
+  size (no size cut): numpy's exact product, or its partitioned search where that finds a
+  sample's pairs at 0.999 and counts less work at the rate measured on the sample; the notes
+  say which and why, with the measured figures;
 - ``numpy``: blocked matrix products over the upper triangle (``brute_force_pairs``), the
   reference answer;
 - ``faiss flat``: faiss's own exact ``range_search`` on ``IndexFlatIP``;
@@ -43,7 +43,7 @@ import time
 import numpy as np
 
 from memlab.embed import NeighborIndex, brute_force_pairs
-from memlab.embed._index import _canonical_pairs
+from memlab.embed._pairs import canonical_pairs
 
 DIM = 384
 
@@ -131,7 +131,7 @@ def main() -> None:
             def pairs(index):
                 lims, d, i = index.range_search(x, args.threshold)
                 a = np.repeat(np.arange(n), np.diff(lims).astype(np.int64))
-                return _canonical_pairs(a, i.astype(np.int64), d, args.threshold)
+                return canonical_pairs(a, i.astype(np.int64), d, args.threshold)
 
             (index, _q), build_s = _timed(build)
             if "nprobe" not in lean_nprobe:  # the oracle: untimed, found once
@@ -154,7 +154,7 @@ def main() -> None:
             index, build_s = _timed(lambda: NeighborIndex(x, kind=kind))
             if kind == "flat":
                 # faiss's own exact range_search (memlab's exact index answers with numpy)
-                found, search_s = _timed(lambda: _canonical_pairs(
+                found, search_s = _timed(lambda: canonical_pairs(
                     *index._pairs_by_range(args.threshold), args.threshold))
             else:
                 found, search_s = _timed(lambda: index.pairs_above(args.threshold))

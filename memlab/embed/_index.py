@@ -1,38 +1,42 @@
 """Nearest-neighbour search over unit vectors: exact where it must be, approximate only where
 measured to lose nothing.
 
-Vectors are L2-normalised on the way in, so inner product is cosine. With ``kind=None`` the
-index is chosen by size, and an approximate one is kept only where its recall, measured on
-the data itself, reaches :data:`~memlab.constants.NEIGHBOR_MIN_RECALL` (0.999):
+Vectors are L2-normalised on the way in, so inner product is cosine. With ``kind=None`` no size
+cut chooses an approximate index: the index starts exact (``numpy`` below
+:data:`~memlab.constants.NEIGHBOR_NUMPY_BELOW` vectors, faiss not imported; else faiss
+``IndexFlatIP``, built when a search first needs it), and each query chooses by measuring,
+at any size, with an approximate method kept only where its recall, measured on the data
+itself, reaches :data:`~memlab.constants.NEIGHBOR_MIN_RECALL` (0.999):
 
-* fewer than :data:`~memlab.constants.NEIGHBOR_NUMPY_BELOW` vectors: ``numpy`` (exact, blocked
-  matrix products; faiss is not imported);
-* fewer than :data:`~memlab.constants.NEIGHBOR_APPROX_FROM` (or ``exact_below``): ``flat``,
-  faiss ``IndexFlatIP`` (exact) for :meth:`NeighborIndex.search`. A threshold query
-  (:meth:`NeighborIndex.pairs_above`) on it chooses by measuring, not by size: the product of
-  512 sampled vectors with all of them (timed; also the exact answer for their pairs and the
-  truth for measuring recall) predicts what numpy's blocked product costs for the rest. Where
-  a partitioned search's build is a small share of that work (counted in dot products, so
-  small sets never try it), memlab clusters the vectors (spherical k-means in numpy, the IVF
-  idea without faiss's training cost), finds the narrowest ``nprobe`` at which the sample's
-  true pairs are found at the bar (by list membership: exact), doubles it as a margin, and
-  answers the rest that way if the dot products it counts, at the measured rate, beat numpy's;
-  else exactly with numpy. Every sampled vector's work is part of the answer; faiss flat's
-  range search is not a candidate (measured slower than numpy's product, and faiss IVF's
-  default training alone costs more than the whole partitioned search:
-  ``benchmarks/bench_neardup.py``);
-* from there: IVF-Flat, its ``nprobe`` doubled until recall@10 of a 256-vector sample against
-  brute force reaches the bar, up to a quarter of its lists (wider, it scans as much as it
-  saves); short of the bar it is dropped for ``flat``. A threshold query
-  (:meth:`NeighborIndex.pairs_above`) measures again, on the pairs themselves: of the pairs at
-  or above the threshold of 512 sampled vectors (found by brute force), the share the index
-  finds; short of the bar it widens ``nprobe`` the same way, then answers exactly with numpy.
+* :meth:`NeighborIndex.search` with more than 256 queries answers the first 256 exactly and
+  times them; that rate predicts exact search of the rest, and a lower bound on IVF-Flat's
+  work (faiss's 25 k-means rounds, adding every vector, the recall sample, at least 4 lists
+  per query), counted in dot products at the same rate. Only where IVF predicts less is it
+  built, its ``nprobe`` doubled until recall@10 of a 256-vector sample against brute force
+  reaches the bar, up to a quarter of its lists (wider, it scans as much as it saves); short
+  of the bar, exact again. Exact where exact wins; the measuring is part of the answer.
+* :meth:`NeighborIndex.pairs_above` (a threshold query) multiplies 512 sampled vectors with
+  all of them (timed; also the exact answer for their pairs and the truth for measuring
+  recall), which predicts what numpy's blocked product costs for the rest. Where a
+  partitioned search's build is a small share of that work (counted in dot products, so
+  small sets never try it), memlab clusters the vectors (spherical k-means in numpy, about
+  sqrt(n) lists: the IVF idea without faiss's training cost), finds the narrowest ``nprobe`` at
+  which the sample's true pairs are found at the bar (by list membership: exact), doubles it as
+  a margin (quadruples it where the sample holds fewer than 64 pairs), and answers the rest that
+  way if the dot products it counts, at the measured rate, beat numpy's; else exactly with
+  numpy. faiss flat's range search is not a
+  candidate (measured slower than numpy's product) nor faiss IVF as trained by default (its
+  training alone costs more than the whole partitioned search: ``benchmarks/bench_neardup.py``).
+  On an IVF index a search built, the query measures that index's recall on its own pairs
+  (the pairs of 512 sampled vectors, by brute force), widens it short of the bar, and
+  failing that answers as above.
 
 What was used and why is in :attr:`NeighborIndex.choice` (``kind``, ``exact``, ``recall``,
-``reason``) and in the ``attrs["neighbor_index"]`` of every frame ``pairs_above`` returns (there
-``kind``/``reason`` name what answered that query, with the measured figures in ``measured``).
-``kind="numpy"``, ``"flat"``, ``"ivf"`` or ``"hnsw"`` forces one (a forced approximate index
-is tuned to ``target_recall`` and kept even if it falls short; its measured recall says so).
+``reason``, and ``measured`` once a search measured) and in the ``attrs["neighbor_index"]``
+of every frame ``pairs_above`` returns (there ``kind``/``reason`` name what answered that query,
+with the measured figures in ``measured``). ``kind="numpy"``, ``"flat"``, ``"ivf"`` or
+``"hnsw"`` forces one (a forced approximate index is tuned to ``target_recall`` and kept even if
+it falls short; its measured recall says so).
 """
 
 from __future__ import annotations
@@ -45,19 +49,32 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from memlab.constants import NEIGHBOR_APPROX_FROM, NEIGHBOR_MIN_RECALL, NEIGHBOR_NUMPY_BELOW
-from memlab.embed._embedder import unit_rows
+from memlab.constants import NEIGHBOR_MIN_RECALL, NEIGHBOR_NUMPY_BELOW
+from memlab.embed._pairs import (
+    as_unit_matrix,
+    brute_force_pairs,
+    brute_search,
+    brute_topk,
+    canonical_pairs,
+    nearest_lists,
+    pairs_frame,
+    partitioned_pairs,
+    spherical_kmeans,
+    upper_pairs,
+)
 from memlab.errors import require
 
 _KINDS = ("numpy", "flat", "ivf", "hnsw")
 _RECALL_K = 10
 _RECALL_SAMPLE = 256
 _PAIR_SAMPLE = 512
+# Queries search() answers exactly and times before it predicts the rest (module docstring).
+_SEARCH_SAMPLE = 256
 #: Similarities this close above a threshold count as on its border when recall is measured.
 _BORDER = 1e-5
 # Queries per range_search / search call: bounds the memory of one result batch.
 _QUERY_BATCH = 2048
-# The measured choice of pairs_above on a size-chosen exact index (see the module docstring):
+# The measured choice of pairs_above on an exact index memlab chose (see the module docstring):
 # a partitioned search (about sqrt(n) lists from spherical k-means, _LEAN_NITER rounds on
 # _LEAN_TRAIN points per list: its recall is measured, so its clustering need not be faiss's
 # default 25 rounds on 256 points per list) is tried only where its build, counted in dot
@@ -69,6 +86,11 @@ _BUILD_OVERHEAD = 2.0
 # Small per-list products run below the big product's measured rate; counted at this factor.
 _PARTITION_OVERHEAD = 2.0
 _TRY_SHARE = 0.5
+# The probe margin: twice the narrowest nprobe that finds the sample's pairs at the bar, four
+# times where the sample holds fewer than _FEW_PAIRS pairs (100k vectors, 14 sampled pairs all
+# found at nprobe 4: at 8, 1,947 of 1,948 true pairs; bench_neardup.py).
+_FEW_PAIRS = 64
+_FEW_MARGIN = 4
 _TRY_MIN_SECONDS = 0.15
 
 
@@ -88,25 +110,18 @@ def _faiss() -> Any:
     return require("faiss", "embeddings", feature="neighbour search", package="faiss-cpu")
 
 
-def _as_unit_matrix(vectors: Any) -> np.ndarray:
-    x = np.ascontiguousarray(np.asarray(vectors, dtype=np.float32))
-    if x.ndim != 2:
-        raise ValueError(f"expected an (n, d) matrix of vectors, got shape {x.shape}")
-    return np.ascontiguousarray(unit_rows(x), dtype=np.float32)
-
-
 class NeighborIndex:
     """k-nearest-neighbour and similarity-threshold search over a fixed set of vectors.
 
     ``kind``: None chooses (see the module docstring); ``"numpy"``, ``"flat"``, ``"ivf"`` or
-    ``"hnsw"`` force one. ``exact_below``: the size from which an approximate index is tried
-    (default :data:`~memlab.constants.NEIGHBOR_APPROX_FROM`). ``target_recall``: the recall an
+    ``"hnsw"`` force one. ``exact_below``: below this size search() never tries an approximate
+    index (default None: it measures at any size). ``target_recall``: the recall an
     approximate index must measure (default 0.999).
     """
 
     def __init__(self, vectors: Any, *, exact_below: int | None = None, kind: str | None = None,
                  target_recall: float = NEIGHBOR_MIN_RECALL, seed: int = 0) -> None:
-        self.vectors = _as_unit_matrix(vectors)
+        self.vectors = as_unit_matrix(vectors)
         self.n, self.dim = self.vectors.shape
         if kind is not None and kind not in _KINDS:
             raise ValueError(f"kind must be one of {_KINDS}, not {kind!r}")
@@ -118,35 +133,30 @@ class NeighborIndex:
         self.index: Any = None
         self._range_ok: bool | None = None
         self._pair_recall: dict[float, float | None] = {}
-        approx_from = NEIGHBOR_APPROX_FROM if exact_below is None else int(exact_below)
+        self._exact_below = None if exact_below is None else int(exact_below)
+        #: figures behind a measured choice (search's; pairs_above's are in its frame's attrs)
+        self.measured: dict[str, Any] = {}
         if kind is None:
-            if self.n < NEIGHBOR_NUMPY_BELOW:
-                kind, reason = "numpy", (f"{self.n:,} vectors (< {NEIGHBOR_NUMPY_BELOW:,}): exact "
-                                         "search with numpy")
-            elif self.n < approx_from:
-                kind, reason = "flat", (f"{self.n:,} vectors (< {approx_from:,}): exact faiss "
-                                        "flat index")
-            else:
-                kind, reason = "ivf", ""
+            # exact until a measurement says otherwise: search() and pairs_above() each time
+            # exact work on a sample of their own queries (part of the answer) and try an
+            # approximate index only where it predicts less work (module docstring)
+            kind = "numpy" if self.n < NEIGHBOR_NUMPY_BELOW else "flat"
+            engine = "numpy" if kind == "numpy" else "faiss flat index"
+            reason = (f"{self.n:,} vectors: exact ({engine}) until a query measures that an "
+                      "approximate index costs less at recall >= "
+                      f"{self.target_recall}")
         else:
             reason = f"kind={kind!r} asked for"
         if kind in ("ivf", "hnsw") and self.n < 2 * _RECALL_K:
             kind, reason = "flat", f"{self.n} vectors: too few to train or measure an approximate index"
         self.kind = kind
-        self.index = None if kind == "numpy" else self._build(_faiss())
+        # faiss flat memlab chose is built when a search needs it (pairs_above answers with
+        # numpy); asked for, it is built now
+        lazy = kind == "numpy" or (kind == "flat" and not self.forced)
+        self.index = None if lazy else self._build(_faiss())
         #: recall@10 against brute force on a sample; 1.0 for an exact index.
         self.recall: float = 1.0 if self.exact else self._tune()
-        if not self.exact and not self.forced:
-            where = (f"IVF ({self.index.nlist} lists, nprobe {self.nprobe}): recall@10 "
-                     f"{self.recall:.4f} measured on {min(_RECALL_SAMPLE, self.n)} of the "
-                     f"{self.n:,} vectors")
-            if self.recall >= self.target_recall:
-                reason = f"{where} >= {self.target_recall}"
-            else:
-                reason = (f"{where} < {self.target_recall} at the widest nprobe tried: exact "
-                          f"faiss flat index instead")
-                self._exact_instead()
-        elif not self.exact:
+        if not self.exact:
             reason += f"; recall@10 {self.recall:.4f} measured"
         self.reason = reason
 
@@ -163,6 +173,8 @@ class NeighborIndex:
         1.0 exact), ``reason``, ``n``, ``nlist``/``nprobe`` or ``efSearch`` where they apply."""
         out: dict[str, Any] = {"kind": self.kind, "exact": self.exact, "recall": self.recall,
                                "reason": self.reason, "n": self.n}
+        if self.measured:
+            out["measured"] = dict(self.measured)
         if self.kind == "ivf":
             out.update(nlist=int(self.index.nlist), nprobe=self.nprobe)
         if self.kind == "hnsw":
@@ -177,7 +189,7 @@ class NeighborIndex:
     # ---- building -------------------------------------------------------------------------
     def _exact_instead(self) -> None:
         self.kind, self.nprobe, self.ef_search = "flat", None, None
-        self.index = self._build(_faiss())
+        self.index = None  # built when a search needs it
         self.recall = 1.0
 
     def _build(self, faiss: Any) -> Any:
@@ -240,25 +252,89 @@ class NeighborIndex:
         """Top-k by cosine: (similarities, indices), each (n_queries, k), best first.
 
         When k exceeds the index size the tail is padded with similarity -inf and index -1.
+        On an index memlab chose (``kind=None``) and still exact, each call measures first: its
+        first queries are answered exactly and timed, and an IVF index is built only where its
+        work (counted in dot products at that measured rate, a lower bound) is less than exact
+        search's for the rest; it is kept only where its recall@10 reaches ``target_recall``.
         """
-        q = _as_unit_matrix(np.atleast_2d(queries))
+        q = as_unit_matrix(np.atleast_2d(queries))
         k = int(k)
         if k <= 0:
             raise ValueError("k must be positive")
+        if self.exact and not self.forced and min(k, self.n) > 0 and len(q) > _SEARCH_SAMPLE \
+                and self.n >= 2 * _RECALL_K \
+                and (self._exact_below is None or self.n >= self._exact_below):
+            return self._search_measured(q, k)
+        return self._search(q, k)
+
+    def _search(self, q: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
         sims = np.full((len(q), k), -np.inf, dtype=np.float32)
         ids = np.full((len(q), k), -1, dtype=np.int64)
         kk = min(k, self.n)
         if kk == 0 or len(q) == 0:
             return sims, ids
+        if self.kind == "flat" and self.index is None:
+            self.index = self._build(_faiss())
         for start in range(0, len(q), _QUERY_BATCH):
-            if self.index is None:  # numpy
-                d, i = _brute_search(self.vectors, q[start:start + _QUERY_BATCH], kk)
+            if self.kind == "numpy":
+                d, i = brute_search(self.vectors, q[start:start + _QUERY_BATCH], kk)
             else:
                 d, i = self.index.search(q[start:start + _QUERY_BATCH], kk)
             d = np.where(i < 0, -np.inf, d)
             sims[start:start + len(d), :kk] = d
             ids[start:start + len(d), :kk] = i
         return sims, ids
+
+    def _search_measured(self, q: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+        """search() on an exact index memlab chose: time exact search of the first queries
+        (their answer), predict the rest, and build IVF only where it predicts less work."""
+        n, head = self.n, _SEARCH_SAMPLE
+        if self.kind == "flat" and self.index is None:
+            self.index = self._build(_faiss())  # built before timing: exact's cost is search
+        t0 = time.perf_counter()
+        first = self._search(q[:head], k)
+        sample_s = time.perf_counter() - t0
+        rate = head * n / max(sample_s, 1e-9)  # dot products per second, measured
+        rest = len(q) - head
+        exact_s = rest * n / rate
+        nlist = max(1, min(int(4 * math.sqrt(n)), n // 40))
+        train_n = min(n, nlist * 64)
+        # faiss trains 25 k-means rounds, adds every vector, measures recall on 256 queries by
+        # brute force, then scans at least 4 lists per query: a lower bound on IVF's work
+        ivf_dots = (25 * train_n * nlist + n * nlist + _RECALL_SAMPLE * n
+                    + rest * (nlist + min(nlist, 4) * n / nlist))
+        ivf_s = ivf_dots / rate
+        self.measured = {"search_sample": head, "search_sample_s": round(sample_s, 4),
+                         "search_exact_rest_s": round(exact_s, 4),
+                         "search_ivf_at_least_s": round(ivf_s, 4)}
+        basis = (f"search measured on its first {head} of {len(q):,} queries ({sample_s:.3f} s "
+                 f"exact over {n:,} vectors): exact predicts {exact_s:.2f} s for the rest, IVF "
+                 f"({nlist} lists) at least {ivf_s:.2f} s to build, tune and search")
+        if ivf_s >= exact_s:
+            self.reason = f"{basis}: exact"
+            return self._search_more(first, q[head:], k)
+        exact_kind = self.kind
+        self.kind = "ivf"
+        t0 = time.perf_counter()
+        self.index = self._build(_faiss())
+        self.recall = self._tune()
+        self.measured["search_ivf_s"] = round(time.perf_counter() - t0, 4)
+        where = (f"{basis}; IVF built and tuned in {self.measured['search_ivf_s']:.2f} s: "
+                 f"nprobe {self.nprobe}, recall@10 {self.recall:.4f} measured on "
+                 f"{min(_RECALL_SAMPLE, n)} of the {n:,} vectors")
+        if self.recall < self.target_recall:
+            self.reason = (f"{where} < {self.target_recall} at the widest nprobe tried: exact "
+                           "instead")
+            self._exact_instead()
+            self.kind = exact_kind
+            return self._search_more(first, q[head:], k)
+        self.reason = f"{where} >= {self.target_recall}: IVF"
+        return self._search_more(first, q[head:], k)
+
+    def _search_more(self, first: tuple[np.ndarray, np.ndarray], q: np.ndarray,
+                     k: int) -> tuple[np.ndarray, np.ndarray]:
+        more = self._search(q, k)
+        return np.concatenate([first[0], more[0]]), np.concatenate([first[1], more[1]])
 
     def recall_at(self, k: int = 10, sample: int | float = 256) -> float:
         """Mean fraction of the true top-k (brute force) that ``search`` returns, over ``sample``
@@ -271,8 +347,8 @@ class NeighborIndex:
         rng = np.random.default_rng(self.seed + 1)
         rows = np.sort(rng.choice(self.n, size=count, replace=False))
         queries = self.vectors[rows]
-        truth = _brute_topk(self.vectors, queries, k)
-        _, found = self.search(queries, k)
+        truth = brute_topk(self.vectors, queries, k)
+        _, found = self._search(queries, k)
         hits = sum(len(set(t.tolist()) & set(f.tolist())) for t, f in zip(truth, found))
         return hits / (count * k)
 
@@ -297,15 +373,15 @@ class NeighborIndex:
 
         An approximate index first measures its recall on this query's own pairs (the share of
         the pairs of 512 sampled vectors it finds, against brute force); short of
-        ``target_recall`` it widens its search, and failing that answers exactly (numpy). An
-        exact index chosen by size (``flat``) chooses by measuring between numpy's product and
+        ``target_recall`` it widens its search, and failing that answers as an exact one. An
+        exact index memlab chose (any size) chooses by measuring between numpy's product and
         a partitioned search (module docstring). The frame's ``attrs["neighbor_index"]`` says
         which answered and why (``kind``, ``reason``, ``pair_recall``; ``measured`` holds the
         sample's figures where the choice was measured).
         """
         threshold = float(threshold)
         if self.n < 2:
-            frame = _pairs_frame(np.empty(0, np.int64), np.empty(0, np.int64),
+            frame = pairs_frame(np.empty(0, np.int64), np.empty(0, np.int64),
                                  np.empty(0, np.float32))
             frame.attrs["neighbor_index"] = {**self.choice, "pair_recall": None}
             return frame
@@ -322,8 +398,8 @@ class NeighborIndex:
                                f"{min(_PAIR_SAMPLE, self.n)} sampled vectors, at its widest "
                                f"nprobe: exact faiss flat index instead")
                 self._exact_instead()
-        if self.kind == "flat" and not self.forced:
-            # chosen by size: numpy's exact product or a lean IVF, chosen by measuring
+        if self.exact and not self.forced:
+            # numpy's exact product or a lean IVF, chosen by measuring at any size
             frame, answered = self._pairs_measured(threshold)
             frame.attrs["neighbor_index"] = {**self.choice, **answered}
             return frame
@@ -336,7 +412,7 @@ class NeighborIndex:
                 a, b, s = self._pairs_by_range(threshold)
             else:
                 a, b, s = self._pairs_by_growing_k(threshold)
-            frame = _canonical_pairs(a, b, s, threshold)
+            frame = canonical_pairs(a, b, s, threshold)
         frame.attrs["neighbor_index"] = {**self.choice, "pair_recall": pair_recall}
         return frame
 
@@ -379,14 +455,14 @@ class NeighborIndex:
                                              numpy_s, rest, measured, basis)
             if part is not None:
                 a, b, s, recall, nprobe = part
-                frame = _canonical_pairs(np.concatenate([sample_pairs[0], a]),
+                frame = canonical_pairs(np.concatenate([sample_pairs[0], a]),
                                          np.concatenate([sample_pairs[1], b]),
                                          np.concatenate([sample_pairs[2], s]), threshold)
                 answered = {"kind": "ivf-numpy", "exact": False, "pair_recall": recall,
                             "nlist": nlist, "nprobe": nprobe}
                 return frame, {**answered, "reason": why, "measured": measured}
-        a, b, s = _upper_pairs(x[rest], threshold)
-        frame = _canonical_pairs(np.concatenate([sample_pairs[0], rest[a]]),
+        a, b, s = upper_pairs(x[rest], threshold)
+        frame = canonical_pairs(np.concatenate([sample_pairs[0], rest[a]]),
                                  np.concatenate([sample_pairs[1], rest[b]]),
                                  np.concatenate([sample_pairs[2], s]), threshold)
         return frame, {**answered, "reason": why, "measured": measured}
@@ -409,9 +485,8 @@ class NeighborIndex:
         t0 = time.perf_counter()
         widest = max(1, nlist // 4)
         with _one_blas_thread():
-            centres = _spherical_kmeans(x, nlist, train_n, _LEAN_NITER, self.seed)
-            closeness = (centres @ x.T).T
-        order = np.argsort(-closeness, axis=1)[:, :widest]  # lists by closeness
+            centres = spherical_kmeans(x, nlist, train_n, _LEAN_NITER, self.seed)
+        order = nearest_lists(x, centres, widest)  # lists by closeness
         home = order[:, 0]
         build_s = time.perf_counter() - t0
         measured["partition_build_s"] = round(build_s, 4)
@@ -429,16 +504,19 @@ class NeighborIndex:
                  f"nprobe {nprobe} finds {recall:.4f} of the sample's {len(pu)} pairs")
         if recall < self.target_recall:
             return f"{where} < {self.target_recall} at its widest worth trying: exact numpy", None
-        nprobe = min(widest, 2 * nprobe)
+        # margin: a sample of fewer than _FEW_PAIRS pairs cannot tell 0.999 from ~0.98
+        margin = _FEW_MARGIN if len(pu) < _FEW_PAIRS else 2
+        nprobe = min(widest, margin * nprobe)
         dots = float(sizes[order[rest, :nprobe]].sum())
         part_s = _PARTITION_OVERHEAD * dots / rate
         measured.update(nprobe=nprobe, partition_dots=dots, partition_rest_s=round(part_s, 4))
-        where += (f"; at twice that, nprobe {nprobe} (margin: the sample holds few pairs), it "
+        where += (f"; at {margin}x that, nprobe {nprobe} (margin: the sample holds "
+                  f"{'fewer than ' + str(_FEW_PAIRS) if margin > 2 else 'few'} pairs), it "
                   f"predicts {part_s:.2f} s")
         if part_s >= numpy_s:
             return f"{where}: exact numpy (faster)", None
         with _one_blas_thread():
-            a, b, s = _partitioned_pairs(x, rest, order[:, :nprobe], home, threshold)
+            a, b, s = partitioned_pairs(x, rest, order[:, :nprobe], home, threshold)
         return (f"{where}: partitioned (pair recall >= {self.target_recall} on the sample, "
                 f"faster)"), (a, b, s, recall, nprobe)
 
@@ -465,7 +543,7 @@ class NeighborIndex:
             found = set()
             k = min(self.n, 16)
             while True:
-                s, i = self.search(self.vectors[rows], k)
+                s, i = self._search(self.vectors[rows], k)
                 hit = (s >= threshold) & (i >= 0)
                 found = {(int(rows[x]), int(i[x, y])) for x, y in zip(*np.nonzero(hit))}
                 if k >= self.n or not hit[:, -1].any():
@@ -490,7 +568,7 @@ class NeighborIndex:
         pending = np.arange(self.n)
         k = min(16, self.n)
         while len(pending):
-            sims, ids = self.search(self.vectors[pending], k)
+            sims, ids = self._search(self.vectors[pending], k)
             keep = (sims >= threshold) & (ids >= 0)
             rows = np.repeat(pending, keep.sum(axis=1))
             parts_a.append(rows)
@@ -504,125 +582,6 @@ class NeighborIndex:
             pending = pending[full]
             k = min(self.n, k * 4)
         return np.concatenate(parts_a), np.concatenate(parts_b), np.concatenate(parts_s)
-
-
-def _brute_search(vectors: np.ndarray, queries: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
-    """Exact top-k by inner product with numpy: (similarities, indices), best first."""
-    sims_out = np.empty((len(queries), k), dtype=np.float32)
-    ids_out = np.empty((len(queries), k), dtype=np.int64)
-    for start in range(0, len(queries), 512):
-        sims = queries[start:start + 512] @ vectors.T
-        part = np.argpartition(-sims, k - 1, axis=1)[:, :k] if k < sims.shape[1] \
-            else np.broadcast_to(np.arange(sims.shape[1]), sims.shape).copy()
-        vals = np.take_along_axis(sims, part, axis=1)
-        order = np.argsort(-vals, axis=1, kind="stable")
-        ids_out[start:start + len(part)] = np.take_along_axis(part, order, axis=1)
-        sims_out[start:start + len(part)] = np.take_along_axis(vals, order, axis=1)
-    return sims_out, ids_out
-
-
-def _brute_topk(vectors: np.ndarray, queries: np.ndarray, k: int) -> np.ndarray:
-    out = np.empty((len(queries), k), dtype=np.int64)
-    for start in range(0, len(queries), 512):
-        sims = queries[start:start + 512] @ vectors.T
-        part = np.argpartition(-sims, k - 1, axis=1)[:, :k]
-        order = np.take_along_axis(sims, part, axis=1).argsort(axis=1)[:, ::-1]
-        out[start:start + len(part)] = np.take_along_axis(part, order, axis=1)
-    return out
-
-
-def _spherical_kmeans(x: np.ndarray, k: int, train_n: int, iters: int, seed: int) -> np.ndarray:
-    """k unit centres from ``iters`` rounds of spherical k-means on ``train_n`` sampled rows."""
-    rng = np.random.default_rng(seed)
-    train = x[np.sort(rng.choice(len(x), size=train_n, replace=False))]
-    centres = train[rng.choice(train_n, size=k, replace=False)].copy()
-    for _ in range(iters):
-        assign = np.argmax(centres @ train.T, axis=0)  # this orientation: ~10x faster BLAS
-        onehot = np.zeros((k, train_n), np.float32)
-        onehot[assign, np.arange(train_n)] = 1.0
-        sums = onehot @ train
-        norms = np.linalg.norm(sums, axis=1)
-        filled = norms > 0  # an emptied list keeps its old centre
-        centres[filled] = sums[filled] / norms[filled, None]
-    return np.ascontiguousarray(centres, dtype=np.float32)
-
-
-def _partitioned_pairs(x: np.ndarray, rest: np.ndarray, probes: np.ndarray, home: np.ndarray,
-                       threshold: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Pairs >= threshold among ``rest`` whose one end's home list is among the other's probes:
-    per list, the product of the rows probing it with the rows living in it."""
-    members: dict[int, list[int]] = {}
-    probing: dict[int, list[int]] = {}
-    for row in rest.tolist():
-        members.setdefault(int(home[row]), []).append(row)
-    rest_probes = probes[rest]
-    for col in range(rest_probes.shape[1]):
-        lists = rest_probes[:, col]
-        by_list = np.argsort(lists, kind="stable")
-        bounds = np.searchsorted(lists[by_list], np.arange(int(home.max()) + 2))
-        for lst in range(len(bounds) - 1):
-            chunk = rest[by_list[bounds[lst]:bounds[lst + 1]]]
-            if len(chunk):
-                probing.setdefault(lst, []).extend(chunk.tolist())
-    parts_a = [np.empty(0, np.int64)]
-    parts_b = [np.empty(0, np.int64)]
-    parts_s = [np.empty(0, np.float32)]
-    for lst, mem in members.items():
-        q = np.asarray(probing.get(lst, ()), np.int64)
-        if len(q) == 0:
-            continue
-        mem_rows = np.asarray(mem, np.int64)
-        sims = x[q] @ x[mem_rows].T
-        r, c = np.nonzero(sims >= threshold)
-        parts_a.append(q[r])
-        parts_b.append(mem_rows[c])
-        parts_s.append(sims[r, c])
-    return np.concatenate(parts_a), np.concatenate(parts_b), np.concatenate(parts_s)
-
-
-def _canonical_pairs(a: np.ndarray, b: np.ndarray, s: np.ndarray, threshold: float) -> pd.DataFrame:
-    mask = (a != b) & (b >= 0) & (s >= threshold)
-    a, b, s = a[mask], b[mask], s[mask]
-    lo, hi = np.minimum(a, b), np.maximum(a, b)
-    frame = pd.DataFrame({"i": lo, "j": hi, "similarity": s})
-    # Each pair is usually found from both ends; an approximate index may find it from one.
-    frame = frame.sort_values("similarity", ascending=False, kind="stable")
-    frame = frame.drop_duplicates(["i", "j"], keep="first")
-    frame = frame.sort_values(["similarity", "i", "j"], ascending=[False, True, True], kind="stable")
-    return _pairs_frame(frame["i"].to_numpy(), frame["j"].to_numpy(), frame["similarity"].to_numpy())
-
-
-def _pairs_frame(i: np.ndarray, j: np.ndarray, s: np.ndarray) -> pd.DataFrame:
-    return pd.DataFrame({"i": np.asarray(i, dtype=np.int64), "j": np.asarray(j, dtype=np.int64),
-                         "similarity": np.asarray(s, dtype=np.float32)}).reset_index(drop=True)
-
-
-def brute_force_pairs(vectors: Any, threshold: float, *, block: int | None = None) -> pd.DataFrame:
-    """Every pair (i < j) with cosine >= threshold, exactly, with numpy alone: blocked matrix
-    products of each block of rows with the rows from it on (the upper triangle: half the
-    products of the full square; a block of similarities stays under ~256 MB)."""
-    x = _as_unit_matrix(vectors)
-    if len(x) == 0:
-        return _pairs_frame(np.empty(0, np.int64), np.empty(0, np.int64), np.empty(0, np.float32))
-    return _canonical_pairs(*_upper_pairs(x, threshold, block), threshold)
-
-
-def _upper_pairs(x: np.ndarray, threshold: float,
-                 block: int | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(i, j, similarity) of every i < j with x[i] . x[j] >= threshold: blocked products."""
-    if block is None:
-        block = max(16, min(2048, (64 << 20) // max(1, len(x))))
-    parts_a = [np.empty(0, np.int64)]
-    parts_b = [np.empty(0, np.int64)]
-    parts_s = [np.empty(0, np.float32)]
-    for start in range(0, len(x), block):
-        sims = x[start:start + block] @ x[start:].T
-        r, c = np.nonzero(sims >= threshold)
-        keep = r < c  # both local to the block's start: j > i
-        parts_a.append(r[keep] + start)
-        parts_b.append(c[keep] + start)
-        parts_s.append(sims[r[keep], c[keep]])
-    return np.concatenate(parts_a), np.concatenate(parts_b), np.concatenate(parts_s)
 
 
 __all__ = ["NeighborIndex", "brute_force_pairs"]

@@ -18,7 +18,7 @@ __all__ = [
     "is_penalised", "CHARS_PER_TOKEN", "SECONDS_PER_CALL", "STALE_AFTER_DAYS",
     "CONTRADICTION_MIN", "INT64_MAX", "MAX_FILE_BYTES", "MAX_FOLDER_DEPTH",
     "MAX_VALUE_BYTES", "MAX_YAML_NODES", "MAX_YAML_CHARS", "MAX_FM_COLUMNS", "PG_STATEMENT_TIMEOUT_MS",
-    "PG_LOCK_TIMEOUT_MS", "PG_CONNECT_TIMEOUT_MS", "PG_CLIENT_GRACE_MS", "LAKE_FILE_ROWS", "NEIGHBOR_NUMPY_BELOW", "NEIGHBOR_APPROX_FROM",
+    "PG_LOCK_TIMEOUT_MS", "PG_CONNECT_TIMEOUT_MS", "PG_CLIENT_GRACE_MS", "LAKE_FILE_ROWS", "NEIGHBOR_NUMPY_BELOW",
     "NEIGHBOR_MIN_RECALL", "FLEET_TASK_SECONDS", "FLEET_MAX_BATCH",
     "SIM_RESULTS_FOLDER", "GIT_TIMEOUT_S",
     "DOC_VALUES", "MISSING_TEXT", "LONG_CELL_SECONDS",
@@ -196,8 +196,6 @@ NEAR_DUP_THRESHOLD = 0.90
 
 #: Below this many vectors the index is numpy alone (exact; faiss is not imported).
 NEIGHBOR_NUMPY_BELOW = 2_000
-#: From this many vectors an approximate (IVF) index is tried; below it the index is exact.
-NEIGHBOR_APPROX_FROM = 20_000
 #: An approximate index is used only where its recall measured on the data is at least this
 #: (recall@10 of a sample of the indexed vectors, and of the pairs a threshold query finds).
 NEIGHBOR_MIN_RECALL = 0.999

@@ -116,7 +116,8 @@ def canonical_pairs(a: np.ndarray, b: np.ndarray, s: np.ndarray, threshold: floa
     # Each pair is usually found from both ends; an approximate index may find it from one.
     frame = frame.sort_values("similarity", ascending=False, kind="stable")
     frame = frame.drop_duplicates(["i", "j"], keep="first")
-    frame = frame.sort_values(["similarity", "i", "j"], ascending=[False, True, True], kind="stable")
+    frame = frame.sort_values(["similarity", "i", "j"], ascending=[False, True, True],
+                              kind="stable")
     return pairs_frame(frame["i"].to_numpy(), frame["j"].to_numpy(), frame["similarity"].to_numpy())
 
 

@@ -181,13 +181,13 @@ def _heading_name(source: str) -> str | None:
     found = _HEADING.findall(source)
     if not found:
         return None
-    text = re.sub(r"[`*_]", "", found[-1]).strip()
-    return text[:1].lower() + text[1:] if text[1:2].islower() else text
+    return re.sub(r"[`*_]", "", found[-1]).strip()
 
 
 def name_empty_tables(nb: Any) -> None:
-    """Name each unnamed empty table's line (:func:`memlab.report._tables.empty_line`) after
-    the heading above it: "no constraint violations found", never a bare header row."""
+    """Name each unnamed empty table's line (:func:`memlab.report._tables.empty_line`; a
+    notebook names its tables with :func:`memlab.report.titled`) after the heading above it:
+    "Parity: none found", never a bare header row."""
     heading = None
     for cell in nb.cells:
         if cell.get("cell_type") == "markdown":
@@ -199,7 +199,7 @@ def name_empty_tables(nb: Any) -> None:
             if "text/html" not in data:
                 continue
             text = data["text/html"] if isinstance(data["text/html"], str) else "".join(data["text/html"])
-            line = f"no {esc(heading)} found" if heading else "no rows found"
+            line = f"{esc(heading)}: none found" if heading else "none found"
             data["text/html"] = _UNNAMED.sub(
                 f'<p class="memlab-empty" data-named="heading">{line}</p>', text)
 

@@ -18,7 +18,7 @@ from typing import Any
 from memlab._escape import html as esc
 from memlab.constants import MISSING_TEXT
 
-__all__ = ["frame_html", "escape_tables", "human", "empty_line", "EMPTY_MARK"]
+__all__ = ["frame_html", "escape_tables", "human", "empty_line", "titled", "EMPTY_MARK"]
 
 
 def _cell(value: Any) -> Any:
@@ -137,6 +137,14 @@ def _width() -> int | None:
 
     width = pd.get_option("display.max_colwidth")
     return int(width) if width else None
+
+
+def titled(frame: Any, title: str) -> Any:
+    """``frame`` (a shallow copy) named ``title`` for the report: when it has no rows the page
+    says "no <title> found" (:func:`empty_line`) instead of showing a header alone."""
+    named = frame.copy(deep=False)
+    named.attrs = {**frame.attrs, "title": title}
+    return named
 
 
 def empty_line(frame: Any) -> str:

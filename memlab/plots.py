@@ -35,7 +35,7 @@ from memlab.errors import MemlabError
 __all__ = ["archival_causes", "recency_curves", "reinforcement_lorenz", "token_spend",
            "memfs_sizes", "memfs_churn", "memfs_prompt_size", "memfs_commits", "outcome_map",
            "fitness_profile", "review_items", "cluster_map", "similarity_histogram",
-           "fleet_distributions", "trend_lines", "show"]
+           "fleet_distributions", "trend_lines", "stores", "show"]
 
 _TIER_COLOURS = {"PERMANENT": "#1b4f72", "DURABLE": "#2e86c1", "STANDARD": "#f39c12",
                  "EPHEMERAL": "#c0392b"}
@@ -66,6 +66,41 @@ def _plain_axes(ax: Axes | None, size: tuple[float, float]) -> tuple[Figure, Axe
     return fig, fig.add_subplot()
 
 
+def _whole_counts(axis: Any) -> None:
+    """Ticks at whole numbers only, on an axis of counts (no "2.5 blocks")."""
+    from matplotlib.ticker import MaxNLocator
+
+    axis.set_major_locator(MaxNLocator(integer=True))
+
+
+def stores(draw: Any, sources: list[Any], *, panel_height: float = 1.6,
+           width: float = 7.0) -> Figure:
+    """``draw(source, ax=...)`` for several stores in ONE figure, a panel per store, on one
+    shared x scale (the union of the panels' ranges), so bars of different stores compare by
+    length. ``draw`` is a per-store figure of this module (:func:`archival_causes`,
+    :func:`token_spend`)."""
+    if not sources:
+        raise MemlabError("no store to draw")
+    heights = [panel_height + 0.35 * _bars(s) for s in sources]
+    fig = Figure(figsize=(width, sum(heights) + 0.4), layout="constrained")
+    axes = fig.subplots(len(sources), 1, squeeze=False, height_ratios=heights)[:, 0]
+    for source, ax in zip(sources, axes):
+        draw(source, ax=ax)
+    drawn = [ax for ax in axes if ax.axison]
+    if drawn:
+        lo = min(ax.get_xlim()[0] for ax in drawn)
+        hi = max(ax.get_xlim()[1] for ax in drawn)
+        for ax in drawn:
+            ax.set_xlim(lo, hi)
+    return fig
+
+
+def _bars(source: Any) -> int:
+    tables = source.tables if isinstance(source, Audit) else source
+    reasons = tables.get("archive_reasons") if hasattr(tables, "get") else None
+    return len(reasons) if reasons is not None else 4
+
+
 def _name(source: Any) -> str:
     return f"\n{plot_text(source.store_name)}" if isinstance(source, Audit) else ""
 
@@ -90,6 +125,7 @@ def archival_causes(source: Audit | Mapping[str, pd.DataFrame], *, ax: Axes | No
                                                      bar.get_height() / 2),
                     xytext=(4, 0), textcoords="offset points", va="center")
     ax.set_xlim(0, counts.max() * 1.25)
+    _whole_counts(ax.xaxis)
     ax.set_xlabel("archived blocks")
     ax.set_title(f"Why blocks were archived ({int(total)} in all){_name(source)}", fontsize=10)
     return fig
@@ -261,6 +297,7 @@ def memfs_commits(audit: Audit, *, ax: Axes | None = None) -> Figure:
     from memlab.audits.memfs import commits_by_kind
 
     by_kind = commits_by_kind(audit)
+    by_kind = by_kind.loc[:, by_kind.sum(axis=0) > 0]  # the legend lists only what is drawn
     fig, ax = _plain_axes(ax, (10.0, 3.5))
     if by_kind.empty:
         ax.text(0.5, 0.5, "no commits", ha="center", va="center", transform=ax.transAxes)
@@ -271,6 +308,10 @@ def memfs_commits(audit: Audit, *, ax: Axes | None = None) -> Figure:
     weeks = pd.Index([d.strftime("%Y-%m-%d") for d in by_kind.index], name=by_kind.index.name)
     by_kind.set_axis(weeks).plot.bar(stacked=True, title="Commits per week by author kind", ax=ax)
     ax.set_xticks(range(len(weeks)), weeks, rotation=45, ha="right")
+    ax.set_ylabel("commits")
+    _whole_counts(ax.yaxis)
+    # beside the bars, never over the last one
+    ax.legend(title="author kind", fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0))
     return fig
 
 
@@ -413,6 +454,7 @@ def review_items(proposal: Any, *, ax: Axes | None = None) -> Figure:
                     (left[y], y), xytext=(4, 0), textcoords="offset points", va="center",
                     fontsize=8)
     ax.set_xlim(0, left.max() * 1.45)
+    _whole_counts(ax.xaxis)
     ax.set_xlabel("decisions to make")
     ax.set_title(f"Review: {len(rows)} decision(s) by kind and impact", fontsize=10)
     ax.legend(fontsize=8, loc="lower right")
@@ -507,6 +549,7 @@ def fleet_distributions(metrics: pd.DataFrame, *, mark: Mapping[str, float] | No
             ax.axvline(float(mark[name]), color="#c0392b", lw=2, label=plot_text(mark_label))
             ax.legend(fontsize=8)
         ax.set_ylabel("stores")
+        _whole_counts(ax.yaxis)
     return fig
 
 

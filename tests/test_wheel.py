@@ -107,3 +107,104 @@ def test_an_installed_wheel_renders_the_audit_report_outside_the_checkout(wheel,
         counts = dict(db.execute("SELECT status, count(*) FROM blocks GROUP BY status"))
     assert (metrics["blocks_active"], metrics["blocks_archived"]) == (counts["active"],
                                                                        counts["archived"])
+
+
+# --------------------------------------------------------------------------- issue 39, item 5
+
+_DUMP = """import atexit, os, sys
+def _dump():
+    folder = os.environ.get("MEMLAB_MODULE_DUMP")
+    if folder:
+        with open(os.path.join(folder, f"{os.getpid()}.txt"), "w") as f:
+            f.write("\\n".join(sorted({m.split(".")[0] for m in list(sys.modules)})))
+atexit.register(_dump)
+"""
+
+
+def _base_requirements(wheel: Path) -> list[str]:
+    """The wheel's METADATA Requires-Dist lines that no extra guards."""
+    with zipfile.ZipFile(wheel) as zf:
+        [meta] = [n for n in zf.namelist() if n.endswith(".dist-info/METADATA")]
+        text = zf.read(meta).decode()
+    return [line.split(":", 1)[1].strip() for line in text.splitlines()
+            if line.startswith("Requires-Dist:") and "extra ==" not in line]
+
+
+def _closure(requirements: list[str]) -> set[str]:
+    """Every distribution ``pip install`` of ``requirements`` brings in, as installed here:
+    followed through each installed distribution's own requirements (markers evaluated,
+    extras followed only where a requirement names them)."""
+    from importlib import metadata
+
+    from packaging.requirements import Requirement
+    from packaging.utils import canonicalize_name
+
+    seen: set[str] = set()
+    todo = [(Requirement(r), "") for r in requirements]
+    while todo:
+        req, extra = todo.pop()
+        if req.marker is not None and not req.marker.evaluate({"extra": extra}):
+            continue
+        name = canonicalize_name(req.name)
+        for wanted in [""] + sorted(req.extras):
+            key = f"{name}[{wanted}]"
+            if key in seen:
+                continue
+            seen.add(key)
+            try:
+                reqs = metadata.requires(req.name) or []
+            except metadata.PackageNotFoundError:
+                continue
+            todo += [(Requirement(r), wanted) for r in reqs]
+    return {k.split("[")[0] for k in seen}
+
+
+#: Modules the render imports only when they are installed (each import is guarded by its
+#: importer, which carries on without it): not requirements of the audit report.
+_OPPORTUNISTIC = {
+    # jsonschema's format checkers (nbformat validates the notebook with jsonschema), each
+    # tried in a try/except ImportError, and what they import
+    "arrow", "fqdn", "isoduration", "jsonpointer", "lark", "regex", "rfc3339-validator",
+    "rfc3986-validator", "rfc3987-syntax", "six", "uri-template", "webcolors",
+    "msgpack",  # jupyter_client.session: `try: import msgpack`
+    "cloudpickle",  # pyarrow/__init__.py: `try: import cloudpickle`
+    "setuptools",  # its _distutils_hack, imported by the venv's .pth at startup, not the report
+}
+
+
+@pytest.mark.slow
+def test_the_base_install_covers_every_module_the_audit_report_imports(wheel, tmp_path, data_dir):
+    """`pip install memlab` (no extra) must run `memlab report audit`: every distribution
+    whose modules the CLI process or the notebook's kernel imported while rendering the audit
+    report is among the wheel's base requirements or theirs (issue 39, item 5)."""
+    from importlib import metadata
+
+    from packaging.utils import canonicalize_name
+
+    base = _base_requirements(wheel)
+    assert base, "the wheel declares no base requirements"
+    hook = tmp_path / "hook"
+    hook.mkdir()
+    (hook / "sitecustomize.py").write_text(_DUMP)
+    dump = tmp_path / "dump"
+    dump.mkdir()
+    shutil.copy2(data_dir / "demo" / "elfmem-demo.db", tmp_path / "mine.db")
+    env = {k: v for k, v in os.environ.items() if k != "MEMLAB_REPORTS_DIR"}
+    env["PYTHONPATH"] = os.pathsep.join([str(hook), str(REPO)])
+    env["MEMLAB_MODULE_DUMP"] = str(dump)
+    run = subprocess.run([sys.executable, "-m", "memlab", "-q", "report", "audit",
+                          str(tmp_path / "mine.db"), "--as-of", "2026-08-04", "--out",
+                          str(tmp_path / "out")], cwd=tmp_path, env=env, capture_output=True,
+                         text=True, timeout=900)
+    assert run.returncode == 0, run.stderr[-2000:]
+    dumps = list(dump.glob("*.txt"))
+    assert len(dumps) >= 2, dumps  # the CLI and the notebook's kernel
+    modules = {m for d in dumps for m in d.read_text().split()}
+    assert {"papermill", "nbconvert", "ipykernel", "matplotlib"} <= modules  # the hook saw them
+    owners = metadata.packages_distributions()
+    needed = {canonicalize_name(dist) for m in modules - set(sys.stdlib_module_names)
+              for dist in owners.get(m, ()) if canonicalize_name(dist) != "memlab"}
+    covered = _closure(base)
+    missing = sorted(needed - covered - _OPPORTUNISTIC)
+    assert missing == [], (f"the audit report imports {missing}, which `pip install memlab` "
+                           f"does not install (base requirements: {base})")

@@ -53,6 +53,8 @@ def _shown(value: Any) -> str:
         return ", ".join(_shown(v) for v in value) or "(none)"
     if isinstance(value, str) and ("/" in value or value.endswith((".db", ".af", ".json"))):
         return Path(value).name or value
+    if value is None:  # a parameter left unset: one word, never Python's "None"
+        return "none"
     return repr(value) if isinstance(value, str) else str(value)
 
 

@@ -29,7 +29,7 @@ from memlab.constants import MISSING_TEXT
 from memlab.report._runs import HEADLINE_METRICS
 from memlab.report._tables import human
 
-__all__ = ["present", "headline_panel", "relative_paths", "safe_glyphs", "GLYPHS",
+__all__ = ["present", "name_empty_tables", "headline_panel", "relative_paths", "safe_glyphs", "GLYPHS",
            "REPORT_HEADLINES", "machine_paths"]
 
 #: Emoji (no font for them in a stock Debian Chromium: they draw as empty boxes) -> a shape
@@ -95,6 +95,7 @@ def present(nb: Any, *, kind: str | None, metrics: Mapping[str, Any] | None, fol
             nb.cells.insert(at, cell)
     relative_paths(nb, folder)
     safe_glyphs(nb)
+    name_empty_tables(nb)
 
 
 def _path_repr(output: Mapping[str, Any]) -> bool:
@@ -168,6 +169,39 @@ def headline_panel(kind: str | None, metrics: Mapping[str, Any]) -> str:
             f'</tr></thead><tbody>{"".join(body)}</tbody></table></div>'
             + (f'<p class="memlab-dimensions">{esc("; ".join(notes))}</p>' if notes else "")
             + '</div>')
+
+
+# --------------------------------------------------------------------------- empty tables
+
+_UNNAMED = re.compile(r'<p class="memlab-empty" data-named="no">none found</p>')
+_HEADING = re.compile(r"^#{1,6}\s+(.+?)\s*#*\s*$", re.M)
+
+
+def _heading_name(source: str) -> str | None:
+    found = _HEADING.findall(source)
+    if not found:
+        return None
+    return re.sub(r"[`*_]", "", found[-1]).strip()
+
+
+def name_empty_tables(nb: Any) -> None:
+    """Name each unnamed empty table's line (:func:`memlab.report._tables.empty_line`; a
+    notebook names its tables with :func:`memlab.report.titled`) after the heading above it:
+    "Parity: none found", never a bare header row."""
+    heading = None
+    for cell in nb.cells:
+        if cell.get("cell_type") == "markdown":
+            source = cell.get("source", "")
+            heading = _heading_name(source if isinstance(source, str) else "".join(source)) or heading
+            continue
+        for output in cell.get("outputs", []):
+            data = output.get("data", {})
+            if "text/html" not in data:
+                continue
+            text = data["text/html"] if isinstance(data["text/html"], str) else "".join(data["text/html"])
+            line = f"{esc(heading)}: none found" if heading else "none found"
+            data["text/html"] = _UNNAMED.sub(
+                f'<p class="memlab-empty" data-named="heading">{line}</p>', text)
 
 
 # --------------------------------------------------------------------------- paths and glyphs

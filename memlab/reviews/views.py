@@ -153,8 +153,9 @@ def browse(proposal: Proposal, folder: str | Path) -> Any:
             # Item text is store text: escaped, so markup in it is shown, never rendered.
             evidence = ", ".join(f"{k} {v}" for k, v in it.evidence.items())
             detail = w.HTML(f"<b>{html(it.summary)}</b><br><small>change: "
-                            f"{html(it.change.get('text', ''))}<br>evidence: {html(evidence)}"
-                            "</small>")
+                            f"{html(it.change.get('text', ''))}"
+                            + (f"<br>evidence: {html(evidence)}" if evidence else "")
+                            + "</small>")
             rows.append(w.HBox([cb, detail]))
         box.children = rows or [w.HTML("<i>no items</i>")]
 

@@ -212,21 +212,31 @@ def start(db: str | Path, port: int, host: str = "127.0.0.1", *,
     proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=log, stderr=log)
     url = f"http://{host}:{int(port)}/-/versions.json"
     deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            log.seek(0)
-            lines = log.read().strip().splitlines()
-            raise MemlabError("Datasette did not start: " + (lines[-1] if lines else
-                                                             f"exit status {proc.returncode}"),
-                              path=db)
-        try:
-            with urllib.request.urlopen(url, timeout=2):
-                return proc
-        except (urllib.error.URLError, OSError):
-            time.sleep(0.1)
-    proc.terminate()
-    proc.wait(10)
-    raise MemlabError(f"Datasette did not answer on {host}:{port} within {timeout:.0f} s", path=db)
+    try:
+        while time.monotonic() < deadline:
+            if proc.poll() is not None:
+                log.seek(0)
+                lines = log.read().strip().splitlines()
+                raise MemlabError("Datasette did not start: " + (
+                    lines[-1] if lines else f"exit status {proc.returncode}"), path=db)
+            try:
+                with urllib.request.urlopen(url, timeout=2):
+                    return proc
+            except (urllib.error.URLError, OSError):
+                time.sleep(0.1)
+        raise MemlabError(f"Datasette did not answer on {host}:{port} within {timeout:.0f} s",
+                          path=db)
+    except BaseException:
+        # A failed start, Ctrl-C or SIGTERM while waiting for it: the server never outlives
+        # this call (it was left running, re-parented to init, when a signal came here).
+        if proc.poll() is None:
+            proc.terminate()
+            try:
+                proc.wait(10)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+        raise
 
 
 def serve(db: str | Path, port: int = 8001, host: str = "127.0.0.1") -> int:

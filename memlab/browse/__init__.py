@@ -229,14 +229,19 @@ def start(db: str | Path, port: int, host: str = "127.0.0.1", *,
     except BaseException:
         # A failed start, Ctrl-C or SIGTERM while waiting for it: the server never outlives
         # this call (it was left running, re-parented to init, when a signal came here).
-        if proc.poll() is None:
-            proc.terminate()
-            try:
-                proc.wait(10)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
+        _stop(proc)
         raise
+
+
+def _stop(proc: subprocess.Popen) -> None:
+    """Terminate the server, and kill it if it has not gone within 10 s."""
+    if proc.poll() is None:
+        proc.terminate()
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
 
 
 def serve(db: str | Path, port: int = 8001, host: str = "127.0.0.1") -> int:
@@ -249,10 +254,4 @@ def serve(db: str | Path, port: int = 8001, host: str = "127.0.0.1") -> int:
     except KeyboardInterrupt:
         return 0
     finally:
-        if proc.poll() is None:
-            proc.terminate()
-            try:
-                proc.wait(10)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
+        _stop(proc)

@@ -48,6 +48,7 @@ from memlab.sources._git_worktree import git_blob_id, shown_path, working_tree_c
 from memlab.store import categories
 
 __all__ = [
+    "CHANGES_COLUMNS",
     "RepoInfo",
     "TreeEntry",
     "HISTORY_DTYPES",
@@ -338,6 +339,11 @@ def _time_problems(shas: list[str], values: list, bad: list[int], column: str
     return out
 
 
+#: The columns of :func:`log_changes`, in order.
+CHANGES_COLUMNS = ("sha", "parents", "is_merge", "authored_at", "committed_at", "branch",
+                   "change_type", "old_path", "path", "old_blob", "new_blob", "new_mode")
+
+
 def log_changes(repo: Path) -> pd.DataFrame:
     """Per commit × file: the blob before and after, for reading file versions.
 
@@ -357,23 +363,7 @@ def log_changes(repo: Path) -> pd.DataFrame:
                          None if _ZERO.match(old_sha) else old_sha,
                          None if _ZERO.match(new_sha) else new_sha,
                          None if mode == "000000" else mode))
-    df = pd.DataFrame(
-        rows,
-        columns=[
-            "sha",
-            "parents",
-            "is_merge",
-            "authored_at",
-            "committed_at",
-            "branch",
-            "change_type",
-            "old_path",
-            "path",
-            "old_blob",
-            "new_blob",
-            "new_mode",
-        ],
-    )
+    df = pd.DataFrame(rows, columns=list(CHANGES_COLUMNS))
     owner = attribute(repo, graph)  # the branch as log_history attributes it
     df["branch"] = [owner[s][0] if s in owner else b for s, b in zip(df["sha"], df["branch"])]
     for col in ("authored_at", "committed_at"):

@@ -306,23 +306,7 @@ def file_versions(store_or_path: Store | str | Path, *, with_text: bool = True) 
     """
     src = located_source(store_or_path)
     if src.repo is None or src.repo.empty:
-        cols = [
-            "sha",
-            "parents",
-            "is_merge",
-            "authored_at",
-            "committed_at",
-            "branch",
-            "change_type",
-            "old_path",
-            "path",
-            "old_blob",
-            "new_blob",
-            "new_mode",
-            "new_bytes",
-            "old_text",
-            "new_text",
-        ]
+        cols = [*_git.CHANGES_COLUMNS, "new_bytes", "old_text", "new_text"]
         return pd.DataFrame({c: pd.Series(dtype="object") for c in cols})
     repo = src.repo.path
     df = _git.log_changes(repo)

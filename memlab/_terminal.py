@@ -164,6 +164,7 @@ def wrap_text(text: str, width: int | None = None) -> str:
 
 #: What each migration flag means, in one line (the per-item detail is in ``flags.message``).
 FLAG_MEANINGS = {
+    "time_out_of_range": "a git time outside 1677-2262; the upgrade's commits are dated 2000-01-01",
     "unknown_status": "status not inbox/active/archived; kept in notes/, not lost",
     "dangling_edge": "an edge to a block the database lacks; kept as written",
     "whitespace_trimmed": "leading/trailing whitespace dropped (the format strips it)",

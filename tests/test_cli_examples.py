@@ -197,6 +197,12 @@ CHECKS = {
     "memlab fleet data/samples --out reports/fleet --workers 2": lambda out, cwd: (
         re.search(r"(\d+) audited, \d+ reused .*, 0 failed", out)
         and "lake: reports/fleet" in out and (cwd / "reports/fleet").is_dir()),
+    "memlab browse data/demo/elfmem-demo.db --build-only reports/browse": lambda out, cwd: (
+        (cwd / "reports/browse/memlab.db").is_file()
+        and (cwd / "reports/browse/memlab.metadata.json").is_file()),
+    # run as a server: the test opens the page it names, then stops it as Ctrl-C does
+    "memlab browse data/demo/elfmem-demo.db --port 8001   # then open http://127.0.0.1:8001/memlab":
+        lambda out, cwd: out.startswith("memlab browse: http://127.0.0.1:8001/memlab"),
     "memlab export parquet data/demo/elfmem-demo.db --out reports/lake": lambda out, cwd: (
         "1 audited" in out and "0 failed" in out and "lake: reports/lake" in out
         and any((cwd / "reports/lake").rglob("*.parquet"))),
@@ -230,6 +236,41 @@ def test_readme_example_runs(line, cwd, capsys):
         text = md.read_text(encoding="utf-8")
         if "- [x]" not in text:  # a person ticks one option
             md.write_text(text.replace("- [ ]", "- [x]", 1), encoding="utf-8")
-    code, out, err = run(capsys, *_argv(line))
+    if line.startswith("memlab browse") and "--build-only" not in line:
+        code, out, err = _serve_then_interrupt(_argv(line), cwd, "http://127.0.0.1:8001/memlab")
+    else:
+        code, out, err = run(capsys, *_argv(line))
     assert code == 0, err
     assert CHECKS[line](out, cwd), out
+
+
+def _serve_then_interrupt(argv: list[str], cwd: Path, url: str) -> tuple[int, str, str]:
+    """Run a serving example as a user does: a new process, its page opened once it answers,
+    then Ctrl-C (SIGINT); its exit status and output."""
+    import signal
+    import subprocess
+    import sys
+    import time
+    import urllib.request
+
+    proc = subprocess.Popen([sys.executable, "-m", "memlab", *argv], cwd=cwd,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env={**os.environ, "PYTHONPATH": str(ROOT)})
+    try:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and proc.poll() is None:
+            try:
+                with urllib.request.urlopen(url, timeout=2) as page:
+                    assert page.status == 200
+                    break
+            except OSError:
+                time.sleep(0.2)
+        else:
+            raise AssertionError(f"no page at {url}: {proc.poll()} {proc.communicate()[1][-500:]}")
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+    return proc.returncode, out, err

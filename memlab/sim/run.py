@@ -280,6 +280,8 @@ class SimulationRun:
                "seed": self.seed, "instance": self.instance.name,
                "instance_digest": instance_digest(self.instance),
                "cache_hits": cache.get("hits"), "cache_misses": cache.get("misses"),
+               "model_cache_hits": (self.meta.get("model_cache") or {}).get("hits"),
+               "model_cache_misses": (self.meta.get("model_cache") or {}).get("misses"),
                "cache_folder": cache.get("folder"), "fresh": cache.get("fresh"),
                "params": params, "embedding": self.meta.get("embedding"),
                "seconds": round(float(self.meta.get("seconds", 0.0)), 2)}
@@ -320,7 +322,8 @@ class SimulationRun:
                 res = self.results.get((row, scenario.code))
                 if res is None:
                     continue
-                tag = "modelled"
+                tag = ("modelled, cached" if res.cached else "modelled, computed now"
+                       if res.cached is False else "modelled")
                 if res.basis == "measured":
                     tag = (f"measured, cached from {res.measured_at}" if res.cached
                            else "measured now" if res.cached is False else "measured")
@@ -385,6 +388,14 @@ class SimulationRun:
                            f"{row.why}")
         stats = self.meta.get("embedder")
         out += ["", f"run took {self.meta.get('seconds', 0):.1f} s; embeddings: {stats}"]
+        model = self.meta.get("model_cache")
+        if model:
+            cached = [f"{r} {c}" for (r, c), res in self.results.items()
+                      if res.basis == "modelled" and res.cached]
+            out.append(f"modelled cells: {model['hits']} from the result cache, "
+                       f"{model['misses']} computed{' (--fresh)' if model['fresh'] else ''}"
+                       + (f" (cached: all {len(cached)})" if cached and not model["misses"]
+                          else f" (cached: {', '.join(cached)})" if cached else ""))
         cache = self.meta.get("cache")
         if cache:
             out.append(f"real cells: {cache['hits']} from the result cache, {cache['misses']} "
@@ -429,7 +440,9 @@ def simulate(iterations: Any = None, scenarios: Any = None, *, instance: Any = N
     ctx = Context(inst, seed, book=book, store=store)
     results: dict[tuple[str, str], ScenarioResult] = {}
     started = time.perf_counter()
-    timings = _execute(ctx, scs, its, results)
+    model_cache = _model_cache(cache, fresh)
+    embedding = book.embedder.cache_key if model_cache is not None else None
+    timings = _execute(ctx, scs, its, results, model_cache, embedding)
     sizes: dict[str, dict[str, int]] = {}
     facts: dict[str, dict[str, Any]] = {}
     claims_run: dict[str, Any] = {}
@@ -466,8 +479,23 @@ def simulate(iterations: Any = None, scenarios: Any = None, *, instance: Any = N
             "params_dict": dataclasses.asdict(params) if rels else None,
             "real_seconds": real_seconds if rels else 0.0,
             "cache": store.stats() if rels and store is not None else None,
+            "model_cache": model_cache.stats() if model_cache is not None else None,
             "claims_run": claims_run}
     return SimulationRun(its, scs, inst, seed, results, timings, meta, ctx, rels, sizes, facts)
+
+
+def _model_cache(cache: Any, fresh: bool) -> Any:
+    """The modelled cells' cache: the real cells' folder with its own counts (None when
+    ``cache`` is False)."""
+    if cache is False or cache is None:
+        return None
+    from memlab.sim.cache import ResultCache
+
+    if cache is True:
+        return ResultCache(fresh=fresh)
+    if not isinstance(cache, ResultCache):
+        raise SimulationError(f"cache must be True, False or a ResultCache, not {cache!r}")
+    return ResultCache(cache.folder, fresh=fresh or cache.fresh)
 
 
 def _resolve_releases(releases: Any) -> list[str]:
@@ -503,21 +531,45 @@ def _assumptions(it: Iteration, res: ScenarioResult) -> tuple[str, ...]:
 
 
 def _execute(ctx: Context, scenarios: list[Scenario], iterations: list[Iteration],
-             results: dict[tuple[str, str], ScenarioResult]) -> pd.DataFrame:
-    """Run each scenario under each iteration into ``results``; one timing row per cell."""
+             results: dict[tuple[str, str], ScenarioResult], cache: Any = None,
+             embedding: str | None = None) -> pd.DataFrame:
+    """Run each scenario under each iteration into ``results``; one timing row per cell.
+
+    ``cache``: a :class:`~memlab.sim.cache.ResultCache` for the modelled cells (None: every
+    cell runs), keyed by :func:`~memlab.sim.cache.model_cell_key` (the iteration's every
+    field, the scenario, ``ctx.seed``, the instance digest, ``embedding`` and the source
+    digest); a hit comes back with ``cached=True``, a computed cell ``cached=False``."""
     from memlab.progress import bar
 
+    keys: dict[tuple[str, str], tuple[str, dict[str, Any]]] = {}
+    if cache is not None:
+        from memlab.sim.cache import instance_digest, model_cell_key
+
+        digest = instance_digest(ctx.instance)
+        for scenario in scenarios:
+            for it in iterations:
+                keys[(it.name, scenario.code)] = model_cell_key(
+                    iteration=it, scenario=scenario.code, seed=ctx.seed, instance=digest,
+                    embedding=str(embedding))
     rows = []
     with bar(total=len(scenarios) * len(iterations), desc="simulating", unit="cell") as cells:
         for scenario in scenarios:
             for it in iterations:
                 cells.set_postfix_str(f"{scenario.code} x {it.name}")
                 t0 = time.perf_counter()
-                res = scenario.run(ctx, it)
-                res.basis = "modelled"
-                res.rule = RULES[scenario.code]
-                res.llm = MODELLED_LLM
-                res.assumptions = _assumptions(it, res)
+                key = keys.get((it.name, scenario.code))
+                res = None if key is None else cache.get(key[0])
+                if res is None:
+                    res = scenario.run(ctx, it)
+                    res.basis = "modelled"
+                    res.rule = RULES[scenario.code]
+                    res.llm = MODELLED_LLM
+                    res.assumptions = _assumptions(it, res)
+                    if key is not None:
+                        from memlab.sim.cache import now_utc
+
+                        res.cached, res.measured_at = False, now_utc()
+                        cache.put(*key, res)
                 results[(it.name, scenario.code)] = res
                 rows.append({"scenario": scenario.code, "iteration": it.name,
                              "seconds": time.perf_counter() - t0})

@@ -402,7 +402,8 @@ class SimulationRun:
                     continue
                 out.append(f"  [{row.verdict}] {row.claim}"
                            + (f"  (decided by {row.source})" if isinstance(row.source, str)
-                              else ""))
+                              else f"  (no one line: {row.source_note})"
+                              if isinstance(row.source_note, str) else ""))
                 out.append(f"      {row.release}: {row.evidence}")
                 if row.why:
                     out.append(f"      {'testable' if row.testable else 'untestable'}: "

@@ -40,7 +40,8 @@ def test_a_warm_run_reads_every_modelled_cell_from_the_cache(tmp_path):
         assert a.equals(b)
     assert warm_s < cold_s
     text = warm.render()
-    assert "modelled cells: 4 from the result cache, 0 computed" in text
+    assert "modelled cells: 4 from the result cache, 0 computed; at seed 0: all 4 cached" \
+        in text
     assert text.count("[modelled, cached]") == 4
     doc = warm.as_dict()
     assert doc["run"]["model_cache_hits"] == 4

@@ -432,10 +432,14 @@ class SimulationRun:
         if model:
             cached = [f"{r} {c}" for (r, c), res in self.results.items()
                       if res.basis == "modelled" and res.cached]
+            n_seeds = len(self.meta.get("stability_seeds") or [self.seed])
+            mine = sum(res.basis == "modelled" for res in self.results.values())
             out.append(f"modelled cells: {model['hits']} from the result cache, "
                        f"{model['misses']} computed{' (--fresh)' if model['fresh'] else ''}"
-                       + (f" (cached: all {len(cached)})" if cached and not model["misses"]
-                          else f" (cached: {', '.join(cached)})" if cached else ""))
+                       + (f" over {n_seeds} seeds" if n_seeds > 1 else "")
+                       + (f"; at seed {self.seed}: all {mine} cached" if len(cached) == mine
+                          else f"; at seed {self.seed}, cached: {', '.join(cached)}"
+                          if cached else f"; at seed {self.seed}: none cached"))
         cache = self.meta.get("cache")
         if cache:
             out.append(f"real cells: {cache['hits']} from the result cache, {cache['misses']} "

@@ -179,7 +179,9 @@ def test_s8_the_schedule_not_the_substrate_loses_an_edit(base):
         assert m["write_call"] == call and m["learned_persisted"] == 20 and not m["errors"]
         assert (m["lost_edit_rate_serial"], m["lost_edit_rate_interleaved"]) == (0.0, 0.5)
         assert 0 < m["lost_edit_rate_free"] <= 0.5 and m["free_trials"] == SMALL.s8_trials
-        assert cell(base, rel, "S8").outcome == "partial"
+        # S8 passes when both writers' writes survive somewhere readable: 0.19.2 keeps every
+        # overwritten edit in block_amendments (pass), 0.20.0 keeps none (partial).
+        assert cell(base, rel, "S8").outcome == ("pass" if rel == OLD else "partial")
         # Each writer's edits of its own block all survive; the overwritten same-block edits
         # are kept in 0.19.2's block_amendments (pre_content) and nowhere on 0.20.0.
         assert m["lost_edits_own_block"] == 0 and m["overwritten_edits"] > 0

@@ -210,3 +210,35 @@ def test_discovery_is_safe_from_threads_side_by_side(sources):
     for th in threads:
         th.join(timeout=120)
     assert errors == [] and sorted(found) == [2, 2, 3, 3]
+
+
+def test_every_claim_row_names_its_deciding_line_or_why_none(sources):
+    """Every claim row judged on a cell carries the release file:line that decides it, found
+    in the installed source, or a source_note saying why no one line does."""
+    from memlab.sim.claims import CLAIMS, claims_table
+    from memlab.sim.real import release_row
+    from memlab.sim.release_facts import release_facts
+    from memlab.sim.scenarios import ScenarioResult
+
+    facts = {r: release_facts(f) for r, f in sources.items()}
+    cells = {(release_row(c.release), c.scenario): ScenarioResult(
+        c.scenario, release_row(c.release), "partial", "s", basis="measured", metrics={})
+        for c in CLAIMS}
+    sizes = {r: {"code": 20_000, "lines": 23_000, "files": 90} for r in (OLD, NEW)}
+    table = claims_table(cells, [OLD, NEW], sizes, facts, {"scale": 120, "new_modules": []})
+    judged = table[table["scenario"] != "Simplicity"]
+    assert len(judged) == len(CLAIMS)
+    for row in judged.itertuples():
+        assert isinstance(row.source, str), (row.release, row.scenario, row.why)
+        assert _line_of(sources[row.release], row.source).strip(), row.source
+        assert not isinstance(row.source_note, str)  # a line decides it
+    # The claims that were judged on the cell alone now name the line that decides them.
+    lines = dict(zip(zip(judged["release"], judged["scenario"], judged["claim"]),
+                     judged["source"]))
+    s3 = next(v for (r, c, _), v in lines.items() if (r, c) == (OLD, "S3"))
+    assert "near_dup_near_threshold" in _line_of(sources[OLD], s3)
+    s5 = next(v for (r, c, _), v in lines.items() if (r, c) == (NEW, "S5"))
+    assert "--seed/--no-seed" in _line_of(sources[NEW], s5)
+    # Rows no one line decides say why.
+    sizes_rows = table[table["scenario"] == "Simplicity"]
+    assert sizes_rows["source"].isna().all() and sizes_rows["source_note"].str.len().gt(0).all()

@@ -39,6 +39,10 @@ __all__ = ["cmd_simulate"]
                "takes about 49 times as long as 2,000)")
 @argument("--sweep", help="AXIS=V1,V2,...: run once per value (seeds, scales or "
           "instances) and show which verdicts moved, e.g. seeds=0,1,2")
+@argument("--stability-seeds", type=int, default=3, metavar="N",
+          help="decide each cell at seeds SEED..SEED+N-1 and mark the cells whose verdict "
+               "moves (default 3; modelled cells computed or cached at each, measured cells "
+               "read from the result cache at the extra seeds, never run there)")
 @argument("--fresh", action="store_true",
           help="re-run every real cell instead of reading the result cache "
                "($MEMLAB_CACHE_DIR/sim-results)")
@@ -68,7 +72,7 @@ def cmd_simulate(args: argparse.Namespace) -> int:
         return 0
     run = simulate(iterations, split_list(args.scenarios), instance=args.instance,
                    seed=args.seed, releases=releases, params=RealParams(scale=args.scale),
-                   fresh=args.fresh)
+                   fresh=args.fresh, stability_seeds=args.stability_seeds)
     if args.json:
         from memlab.formats import _json
 

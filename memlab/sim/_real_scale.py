@@ -447,10 +447,17 @@ def s8_concurrent(ctx: RealContext) -> ScenarioResult:
     m["overwritten_kept_in"] = {t: sum(t in where for where in kept.values())
                                 for t in sorted({t for w in kept.values() for t in w})}
     m["overwritten_unrecoverable"] = sum(not where for where in kept.values())
+    unrecoverable = {sched: sum(not kept[marker(k, sched, t).strip()]
+                                for t in range(trials if sched == "free" else 1) for k in (0, 1)
+                                if marker(k, sched, t).strip() in kept)
+                     for sched in S8_SCHEDULES}
+    for sched, n_lost in unrecoverable.items():
+        m[f"unrecoverable_{sched}"] = n_lost
     m.update(race)
     rates = {s: m[f"lost_edit_rate_{s}"] for s in S8_SCHEDULES}
     outcome = grade_s8(rates=rates, blocks_lost=20 - persisted, errors=len(errors),
-                       corrupt=False)
+                       corrupt=False, unrecoverable=unrecoverable,
+                       own_block_lost=m["lost_edits_own_block"])
     facts = release_facts(release_sources(ctx.release))
     m["ledger_off"] = bool(facts["ledger"] and facts["ledger_needs_project"]) and not ctx.project
     summary = (f"read-modify-write via {write}, lost-edit rate: "
@@ -470,4 +477,6 @@ def s8_concurrent(ctx: RealContext) -> ScenarioResult:
                   f"{m['ledger_edit_events']} ledger edit events for the block"
                   if ctx.project else ""))
     return measured_result(ctx, "S8", outcome, summary, m,
-                   unstable=("serial_edit_seconds", "lost_edits_free", "lost_edit_rate_free"))
+                   unstable=("serial_edit_seconds", "lost_edits_free", "lost_edit_rate_free",
+                             "unrecoverable_free", "overwritten_edits", "overwritten_kept_in",
+                             "overwritten_unrecoverable"))

@@ -20,6 +20,12 @@ decides it (:func:`cell_key`):
   ``provenance`` notes) -- :func:`instance_digest`;
 * the embedding model and precision the cosines come from (``Embedder.cache_key``).
 
+A modelled cell (one scenario under one :class:`~memlab.sim.iterations.Iteration`, executed by
+the world model) is cached the same way under :func:`model_cell_key`: every field of the
+iteration, the scenario, the seed, the instance digest, the embedding and the source digest
+(the same files as above); its entry carries ``kind="modelled"`` and is read back only as a
+modelled cell of that iteration.
+
 A replay of a store through a shipped release (``replay(store, release=...)``, measured like a
 real cell) is cached the same way by :func:`cached_replay`, under :func:`replay_key`: the
 release and its venv, the source digest, the store's database bytes (:func:`store_digest`) and
@@ -59,8 +65,9 @@ from memlab.sim.scenarios import OUTCOMES, ScenarioResult
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["ResultCache", "cell_key", "env_digest", "source_digest", "instance_digest",
-           "results_dir", "now_utc", "store_digest", "replay_key", "cached_replay"]
+__all__ = ["ResultCache", "cell_key", "model_cell_key", "env_digest", "source_digest",
+           "instance_digest", "results_dir", "now_utc", "store_digest", "replay_key",
+           "cached_replay"]
 
 #: Bumped when the entry layout changes (old entries then miss).
 _LAYOUT = 1
@@ -211,6 +218,22 @@ def cell_key(*, release: str, env: str, scenario: str, params: Any, seed: int,
     return _sha(parts), parts
 
 
+def model_cell_key(*, iteration: Any, scenario: str, seed: int, instance: str, embedding: str,
+                   source: str | None = None) -> tuple[str, dict[str, Any]]:
+    """The key of one modelled cell and the parts it was made of: every field of the
+    :class:`~memlab.sim.iterations.Iteration` (its name and every design choice), the
+    scenario, the seed, the instance digest, the embedding (model and precision) and the
+    digest of every memlab file a cell reads (``source``: :func:`source_digest` of this
+    package by default; pass another's to key a modified source set). A modelled cell reads no
+    :class:`~memlab.sim.real.RealParams` field (its corpus sizes come from the instance), so
+    ``--scale`` is not part of its key."""
+    parts = {"layout": _LAYOUT, "kind": "modelled",
+             "iteration": _jsonable(_plain(dataclasses.asdict(iteration))),
+             "scenario": str(scenario), "seed": int(seed), "instance": instance,
+             "embedding": embedding, "source": source or source_digest()}
+    return _sha(parts), parts
+
+
 def _plain(value: Any) -> Any:
     """JSON-safe copy: numpy scalars become Python numbers, tuples lists."""
     if isinstance(value, dict):
@@ -354,7 +377,8 @@ def _read_entry(folder: Path, path: Path, key: str) -> dict[str, Any] | None:
 
 def _result(doc: dict[str, Any], key: str) -> ScenarioResult | None:
     """The stored cell when every field has its type and names the cell its key is for (the
-    scenario and release of ``parts``, a measured basis, a known outcome); else None."""
+    scenario and release of ``parts`` with a measured basis, or the scenario and iteration of
+    a modelled key with a modelled basis; a known outcome); else None."""
     from memlab.sim._release_common import release_row
 
     fields = doc.get("result")
@@ -364,13 +388,21 @@ def _result(doc: dict[str, Any], key: str) -> ScenarioResult | None:
     known = {f.name for f in dataclasses.fields(ScenarioResult)}
     if set(fields) - known or not {"scenario", "iteration", "outcome", "summary"} <= set(fields):
         return None
-    try:
-        row = release_row(str(parts.get("release")))
-    except MemlabError:
-        return None
+    modelled = parts.get("kind") == "modelled"
+    if modelled:
+        iteration = parts.get("iteration")
+        row = iteration.get("name") if isinstance(iteration, dict) else None
+        if not isinstance(row, str):
+            return None
+    else:
+        try:
+            row = release_row(str(parts.get("release")))
+        except MemlabError:
+            return None
     checks = [
         fields["scenario"] == parts.get("scenario"), fields["iteration"] == row,
-        isinstance(fields["summary"], str), fields.get("basis") == "measured",
+        isinstance(fields["summary"], str),
+        fields.get("basis") == ("modelled" if modelled else "measured"),
         isinstance(fields.get("metrics", {}), dict)
         and all(isinstance(k, str) for k in fields.get("metrics", {})),
         isinstance(fields.get("events", []), list)
@@ -386,7 +418,10 @@ def _result(doc: dict[str, Any], key: str) -> ScenarioResult | None:
     for name in ("unstable", "assumptions"):
         if name in fields:
             fields[name] = tuple(fields[name])
-    res = ScenarioResult(**fields)
+    try:
+        res = ScenarioResult(**fields)
+    except (TypeError, ValueError):
+        return None
     res.cached = True
     res.measured_at = doc["measured_at"]
     return res

@@ -150,15 +150,22 @@ register_scenario(
           "learns, under schedules serial / interleaved (both read before either writes) / "
           "free (N trials, each read after a random offset in [0, 40 ms], twice the 20 ms a "
           "writer thinks between read and write); lost_edit_rate_<schedule> = edits lost / "
-          "edits made; fail: a learned block lost, a writer error, a corrupt store, or "
-          "lost_edit_rate_serial > 0; partial: lost_edit_rate_free > 0 (uncoordinated "
-          "writers lose edits); pass: lost_edit_rate_free = 0 (interleaved is reported: 0 "
-          "there means the store detects a stale write)"),
+          "edits made (missing from the block's final text); an overwritten edit kept "
+          "somewhere readable (another table such as block_amendments, the git history) "
+          "survives, and where is named; unrecoverable_<schedule> = edits neither in the block "
+          "nor kept; fail: a learned block lost, a writer error, a corrupt store, an edit of a "
+          "writer's own block lost, or an unrecoverable serial edit; partial: an "
+          "unrecoverable interleaved or free edit (uncoordinated writers lose edits); pass: "
+          "both writers' own writes survive under every schedule (in the block, or kept "
+          "readably with where) -- reachable without stale-write detection by a design that "
+          "keeps both writes"),
     flags=("files_authoritative", "learn_append_only"),
     llm=RULE_LLM + "; the writers' edits and learns exercise storage, not the LLM",
     modelled_metrics=("blocks_present", "blocks_written", "free_trials", "lost_blocks",
                       "lost_edit_rate_free", "lost_edit_rate_interleaved", "lost_edit_rate_serial",
-                      "lost_edits_free", "lost_edits_interleaved", "lost_edits_serial", "seconds"),
+                      "lost_edits_free", "lost_edits_interleaved", "lost_edits_serial", "seconds",
+                      "overwritten_edits", "overwritten_kept_in", "unrecoverable_free",
+                      "unrecoverable_interleaved", "unrecoverable_serial"),
     measured_metrics=("errors", "free_trials", "learned_persisted", "ledger_off",
                       "lost_edit_rate_free", "lost_edit_rate_interleaved", "lost_edit_rate_serial",
                       "lost_edits_free", "lost_edits_interleaved", "lost_edits_serial",

@@ -35,12 +35,24 @@ def _always(why: str) -> Testable:
     return lambda facts, run: (True, why)
 
 
+def _line(key: str, why: str) -> Testable:
+    """Testable (the cell measures it), decided by the line ``facts["lines"][key]`` found in
+    the installed source; the reason says so when the line is not there."""
+    def check(facts: Facts, run: Mapping[str, Any]) -> tuple[bool, str]:
+        line = (facts.get("lines") or {}).get(key)
+        return True, (f"{line}: {why}" if line else
+                      f"{why} (its line was not found in the installed source)")
+    return check
+
+
 def _method(name: str, *, absent: bool = False) -> Testable:
     """Testable when MemorySystem has ``name`` (or, ``absent``, always: the claim is that it
     does not; the evidence says which). The reason names the method's line."""
     def check(facts: Facts, run: Mapping[str, Any]) -> tuple[bool, str]:
         has = name in facts.get("methods", ())
-        line = (facts.get("method_lines") or {}).get(name) or "elfmem/api.py"
+        # absent: the class whose methods were read (its line) is what shows the gap
+        line = (facts.get("method_lines") or {}).get(name) or \
+            (facts.get("lines") or {}).get("memory_system") or "elfmem/api.py"
         where = f"{line} MemorySystem.{name}" + ("" if has else " absent")
         return (True, where) if absent else (has, where)
     return check
@@ -117,7 +129,9 @@ def _s11(facts: Facts, run: Mapping[str, Any]) -> tuple[bool, str]:
     if not facts.get("corpus_review"):
         return False, "elfmem/api.py has no MemorySystem.review_corpus"
     if not facts.get("corpus_review_llm"):
-        return False, ("elfmem/operations/corpus_review.py review_corpus: deterministic "
+        where = (facts.get("lines") or {}).get("corpus_review") or \
+            "elfmem/operations/corpus_review.py"
+        return False, (f"{where} review_corpus: deterministic "
                        "staleness plus the pairs consolidation already flagged; no chunking "
                        "and no LLM call (its docstring: the whole-corpus LLM review is not yet "
                        "built), so there are no chunks to hide duplicates")
@@ -191,7 +205,9 @@ CLAIMS: tuple[Claim, ...] = (
           "tier or pin check", "§2.3, §6 Iteration 1, S3",
           lambda o, m: (o == "fail" if NEAR_DUP_THRESHOLD <= m.get("cosine", 0) < EXACT_DUP_THRESHOLD
                         else o != "fail"),
-          "fail inside [0.90, 0.95)"),
+          "fail inside [0.90, 0.95)",
+          _line("near_dup_threshold", "consolidation's near-duplicate band [near, exact) "
+                "archives the older block; the cell measures whether a tier or pin stops it")),
     Claim("0.20.0", "S3", "a pinned constitutional block survives a 0.91-cosine arrival",
           "§6 Iteration 2, S3; §9 step 1", _outcome("pass"), "pass",
           _PINNED),
@@ -203,13 +219,21 @@ CLAIMS: tuple[Claim, ...] = (
           _fact("pairwise_contradiction", "elfmem/operations/consolidate.py calls "
                 "detect_contradiction", "consolidate.py makes no contradiction call")),
     Claim("0.20.0", "S4", "with pairwise contradiction retired, 10 blocks cost ~10 calls",
-          "§6 Iteration 3, S4; §9 step 7b", _outcome("pass"), "pass"),
+          "§6 Iteration 3, S4; §9 step 7b", _outcome("pass"), "pass",
+          _line("consolidate", "consolidate(): the cell counts its LLM calls per learned "
+                "block")),
     Claim("0.19.2", "S5", "init seeds 10 blocks and a local model needs OPENAI_API_KEY",
-          "§6 Iteration 1, S5", _outcome("fail"), "fail"),
+          "§6 Iteration 1, S5", _outcome("fail"), "fail",
+          _line("init_seed", "`elfmem init --seed/--no-seed` decides what init writes; the "
+                "cell counts the blocks and reads which key the adapter asks for")),
     Claim("0.20.0", "S5", "init writes zero blocks and a local endpoint needs no key "
-          "(api_key: none)", "§9 steps 4-5", _outcome("pass"), "pass"),
+          "(api_key: none)", "§9 steps 4-5", _outcome("pass"), "pass",
+          _line("init_seed", "`elfmem init --seed/--no-seed` decides what init writes; the "
+                "cell counts the blocks and reads which key the adapter asks for")),
     Claim("0.19.2", "S6", "with no key the system starts and degrades silently",
-          "§6 Iteration 1, S6; RC4", _outcome("fail"), "fail"),
+          "§6 Iteration 1, S6; RC4", _outcome("fail"), "fail",
+          _line("consolidate", "consolidate() with no key and no reachable LLM: the cell "
+                "records whether it raises or degrades silently")),
     Claim("0.20.0", "S6", "preflight fails loudly when the key is absent", "§9 step 3",
           lambda o, m: bool(m.get("shipped_preflight")) and
           m["shipped_preflight"]["exit_code"] != 0 and
@@ -232,7 +256,9 @@ CLAIMS: tuple[Claim, ...] = (
     Claim("0.20.0", "S9", "changes are auditable (mutation log / supersession audit trail)",
           "§6 Iteration 2, S9", _outcome("pass"), "pass", _ledger),
     Claim("0.19.2", "S10", "the constitution erodes over months of use", "§2.3, §6 Iteration 1, "
-          "S10", _outcome("fail", "partial"), "fail"),
+          "S10", _outcome("fail", "partial"), "fail",
+          _line("near_dup_threshold", "the near-duplicate band through which a restated "
+                "principle supersedes a constitutional block; the cell counts the erosion")),
     Claim("0.20.0", "S10", "the constitution survives (pin guard, no supersession)",
           "§6 Iteration 2, S10", _outcome("pass"), "pass", _PINNED),
     Claim("0.20.0", "S11", "a whole-corpus review at 14k blocks must chunk, and chunks hide "
@@ -265,7 +291,8 @@ def claims_table(results: Mapping[tuple[str, str], Any], releases: list[str],
         if res is None:
             if not project:  # a project-mode row holds only the scenarios it runs
                 rows.append({**base, "measured": None, "testable": None, "why": "",
-                             "verdict": "not run", "evidence": "", "source": None})
+                             "verdict": "not run", "evidence": "", "source": None,
+                             "source_note": "not run"})
             continue
         if setting in facts:
             testable, why = c.testable(facts[setting], {**run, "project_mode": project})
@@ -276,7 +303,9 @@ def claims_table(results: Mapping[tuple[str, str], Any], releases: list[str],
         else:
             verdict = "untestable" if testable is False else "not checked"
         rows.append({**base, "measured": res.outcome, "testable": testable, "why": why,
-                     "verdict": verdict, "evidence": res.summary, "source": _source(why)})
+                     "verdict": verdict, "evidence": res.summary, "source": _source(why),
+                     "source_note": None if _source(why) else
+                     f"no single release line decides it: {why}"})
     sizes = sizes or {}
     if "0.19.2" in sizes:
         code = sizes["0.19.2"]["code"]
@@ -288,7 +317,9 @@ def claims_table(results: Mapping[tuple[str, str], Any], releases: list[str],
                      "verdict": "confirms" if abs(lines - 23_499) / 23_499 < 0.05
                      else "contradicts",
                      "evidence": f"line counter over the installed elfmem 0.19.2 package: "
-                                 f"{lines:,} lines, {code:,} non-blank non-comment"})
+                                 f"{lines:,} lines, {code:,} non-blank non-comment",
+                     "source_note": "the whole installed package (every .py file), no one "
+                                    "line"})
     if "0.19.2" in sizes and "0.20.0" in sizes:
         a, b = sizes["0.19.2"]["code"], sizes["0.20.0"]["code"]
         added = run.get("new_modules") or []
@@ -303,10 +334,12 @@ def claims_table(results: Mapping[tuple[str, str], Any], releases: list[str],
                              + ", ".join(f"elfmem/{p} {n}" for p, n in added[:4])
                              + "), so the size difference cannot isolate the patch"),
                      "verdict": "untestable",
-                     "evidence": f"{a:,} -> {b:,} non-blank non-comment lines"})
+                     "evidence": f"{a:,} -> {b:,} non-blank non-comment lines",
+                     "source_note": "both installed packages, every .py file, no one line"})
     return pd.DataFrame(rows, columns=["release", "scenario", "claim", "where", "doc_says",
                                        "measured", "testable", "why", "verdict", "evidence",
-                                       "source"]).astype({"source": "object"})
+                                       "source", "source_note"]).astype(
+                                           {"source": "object", "source_note": "object"})
 
 
 _SOURCE_LINE = re.compile(r"elfmem/[\w/]{1,200}\.py:\d{1,7}")

@@ -77,7 +77,7 @@ def count_source_lines(folder: str | Path) -> dict[str, int]:
 def run_real(releases: Any = None, scenarios: Any = None, *, instance: Instance | None = None,
              seed: int = 0, params: RealParams | None = None,
              workdir: str | Path | None = None, workers: int | None = None,
-             cache: Any = False, fresh: bool = False
+             cache: Any = False, fresh: bool = False, cached_only: bool = False
              ) -> dict[tuple[str, str], ScenarioResult]:
     """Run the scenario scripts against each release; ``{(row, code): ScenarioResult}``.
 
@@ -100,6 +100,8 @@ def run_real(releases: Any = None, scenarios: Any = None, *, instance: Instance 
     ``measured_at`` of the run that measured it; only the other cells run (a release whose
     cells all hit starts no driver). ``fresh=True`` re-runs every cell and overwrites its
     entry. Every measured result has ``cached`` (True/False) and ``measured_at``.
+    ``cached_only=True`` runs nothing: only the cells found in the cache come back (none
+    without a cache; what the default run's other seeds use).
     """
     rels = all_settings() if releases is None else [check_setting(r) for r in releases]
     from memlab.sim.real_scripts import REAL_SCENARIOS
@@ -138,6 +140,9 @@ def run_real(releases: Any = None, scenarios: Any = None, *, instance: Instance 
     else:
         todo = {rel: list(cells[rel]) for rel in rels}
     todo = {rel: todo[rel] for rel in rels if todo.get(rel)}
+    if cached_only:
+        return {(release_row(rel), code): results[(release_row(rel), code)]
+                for rel in rels for code in cells[rel] if (release_row(rel), code) in results}
     if todo:
         with private_tempdir("real", root=workdir) as tmp:
             contexts = []

@@ -85,6 +85,10 @@ def release_facts(folder: str | Path) -> dict[str, Any]:
                                               "detect_contradiction"),
         "wal": source_line(root, "db/engine.py", "journal_mode"),
         "engine": source_line(root, "db/engine.py", "def create_engine"),
+        "near_dup_threshold": source_line(root, "config.py", "near_dup_near_threshold: float"),
+        "memory_system": source_line(root, "api.py", "class MemorySystem"),
+        "init_seed": source_line(root, "cli.py", '"--seed/--no-seed"'),
+        "consolidate": source_line(root, "operations/consolidate.py", "async def consolidate("),
         "models": source_line(root, "db/models.py", "blocks = Table("),
     }
     return {

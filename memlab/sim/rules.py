@@ -82,10 +82,18 @@ def grade_s7(*, hit_at_5: float, oracle_hit_at_5: float, calls_per_block: float)
 
 
 def grade_s8(*, rates: dict[str, float | None], blocks_lost: int, errors: int,
-             corrupt: bool) -> str:
-    """``rates``: lost_edit_rate per schedule; serial and free must have been run."""
+             corrupt: bool, unrecoverable: dict[str, int] | None = None,
+             own_block_lost: int = 0) -> str:
+    """Both writers' own writes survive: ``rates``: lost_edit_rate per schedule (edits missing
+    from the shared block's final text; serial and free must have been run);
+    ``unrecoverable``: per schedule, the edits missing from the block *and* kept nowhere
+    readable (another table, the git history): an overwritten edit kept somewhere readable
+    survives. None: where they are kept was not checked, so every missing edit is lost.
+    ``own_block_lost``: edits of a writer's own block (different blocks) that did not land."""
     if rates.get("serial") is None or rates.get("free") is None:
         raise ValueError("S8 is graded on the serial and free schedules' rates")
-    if blocks_lost or errors or corrupt or rates["serial"] > 0:
+    lost = ({s: float(v) for s, v in rates.items() if v is not None} if unrecoverable is None
+            else {s: float(v) for s, v in unrecoverable.items()})
+    if blocks_lost or errors or corrupt or own_block_lost or lost.get("serial", 0) > 0:
         return "fail"
-    return "partial" if rates["free"] > 0 else "pass"
+    return "partial" if any(v > 0 for v in lost.values()) else "pass"

@@ -6,7 +6,7 @@ from memlab.errors import SimulationError
 
 import dataclasses
 import time
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
@@ -56,6 +56,10 @@ class SimulationRun:
     #: What each release has, read from its installed source
     #: (``memlab.sim.release_facts.release_facts``); claims are judged on it.
     facts: dict[str, dict[str, Any]] = field(default_factory=dict)
+    #: Each cell's verdict at every seed it was decided at (``stability_seeds``):
+    #: ``{(row, code): {"seeds": {seed: outcome}, "moved": bool | None, "note": str}}``;
+    #: ``moved`` is None where the cell has one seed (``note`` says why).
+    stability: dict[tuple[str, str], dict[str, Any]] = field(default_factory=dict)
 
     @property
     def rows(self) -> list[str]:
@@ -71,6 +75,16 @@ class SimulationRun:
         # object dtype: a cell not run stays None (pandas 3 would read a column of words and
         # None as its string dtype, None becoming NaN)
         return pd.DataFrame(data, index=pd.Index(self.rows, name="iteration"), dtype=object)
+
+    def stability_mark(self, row: str, code: str) -> str:
+        """``*`` when the cell's verdict moves across the run's seeds, ``?`` when it was
+        decided at one seed of several asked, else ``""``."""
+        if len(self.meta.get("stability_seeds") or ()) < 2:
+            return ""
+        st = self.stability.get((row, code))
+        if st is None:
+            return ""
+        return "*" if st["moved"] else "?" if st["moved"] is None else ""
 
     def _outcome(self, row: str, code: str) -> str | None:
         res = self.results.get((row, code))
@@ -232,7 +246,7 @@ class SimulationRun:
                              self.seed, results,
                              pd.concat([self.timings, timings], ignore_index=True),
                              dict(self.meta), self.context, list(self.releases),
-                             dict(self.simplicity), dict(self.facts))
+                             dict(self.simplicity), dict(self.facts), dict(self.stability))
 
     def metrics(self) -> dict[str, Any]:
         """Flat, JSON-safe numbers for a report's metrics.json."""
@@ -272,7 +286,8 @@ class SimulationRun:
 
         cells = [{"iteration": row, "scenario": code, "outcome": res.outcome,
                   "basis": res.basis, "rule": res.rule, "llm": res.llm, "cached": res.cached,
-                  "measured_at": res.measured_at, "summary": res.summary}
+                  "measured_at": res.measured_at, "summary": res.summary,
+                  **_stability_record(self.stability.get((row, code)))}
                  for (row, code), res in self.results.items()]
         cache = self.meta.get("cache") or {}
         params = self.meta.get("params_dict")
@@ -280,8 +295,11 @@ class SimulationRun:
                "seed": self.seed, "instance": self.instance.name,
                "instance_digest": instance_digest(self.instance),
                "cache_hits": cache.get("hits"), "cache_misses": cache.get("misses"),
+               "model_cache_hits": (self.meta.get("model_cache") or {}).get("hits"),
+               "model_cache_misses": (self.meta.get("model_cache") or {}).get("misses"),
                "cache_folder": cache.get("folder"), "fresh": cache.get("fresh"),
                "params": params, "embedding": self.meta.get("embedding"),
+               "stability_seeds": self.meta.get("stability_seeds"),
                "seconds": round(float(self.meta.get("seconds", 0.0)), 2)}
         return {"evidence": records(self.evidence), "cells": cells,
                 "claims": records(self.claims) if self.releases else [],
@@ -309,9 +327,14 @@ class SimulationRun:
         basis = self.basis
         table = self.table.copy()
         for col in table.columns:
-            table[col] = [_cell(o, b) for o, b in zip(table[col], basis[col])]
+            table[col] = [_cell(o, b) + self.stability_mark(r, col)
+                          for r, o, b in zip(table.index, table[col], basis[col])]
+        seeds = self.meta.get("stability_seeds") or [self.seed]
         out += ["Iteration x Scenario   (~x = modelled: the doc's estimate, executed from the "
-                "iteration's design flags; plain = measured on a shipped release)",
+                "iteration's design flags; plain = measured on a shipped release)"
+                + (f"\n  * = the verdict moves across seeds {','.join(map(str, seeds))}; "
+                   f"? = decided at seed {self.seed} only (see Stability)"
+                   if len(seeds) > 1 else ""),
                 table.to_string(), ""]
         out.append("Evidence")
         for scenario in self.scenarios:
@@ -320,10 +343,15 @@ class SimulationRun:
                 res = self.results.get((row, scenario.code))
                 if res is None:
                     continue
-                tag = "modelled"
+                tag = ("modelled, cached" if res.cached else "modelled, computed now"
+                       if res.cached is False else "modelled")
                 if res.basis == "measured":
                     tag = (f"measured, cached from {res.measured_at}" if res.cached
                            else "measured now" if res.cached is False else "measured")
+                st = self.stability.get((row, scenario.code)) or {}
+                if st.get("moved"):
+                    tag += "; MOVES: " + ", ".join(f"seed {k} {_WORD[v]}"
+                                                   for k, v in st["seeds"].items())
                 line = f"    {row[:26]:<26} {_WORD[res.outcome]:<5} [{tag}] {res.summary}"
                 out.append(line if len(line) <= width * 2 else line[:width * 2 - 1] + "…")
             rule = next((self.results[(r, scenario.code)].rule for r in self.rows
@@ -337,6 +365,20 @@ class SimulationRun:
             if llm:
                 out.append(f"      LLM in the measured cells: {llm}")
         out.append("")
+        if len(seeds) > 1 and self.stability:
+            moved = [k for k, v in self.stability.items() if v["moved"]]
+            single = [k for k, v in self.stability.items() if v["moved"] is None]
+            out.append(f"Stability across seeds {','.join(map(str, seeds))}: "
+                       f"{len(moved)} of {len(self.stability)} cells move"
+                       + (f"; {len(single)} decided at seed {self.seed} only" if single else ""))
+            for key in moved:
+                st = self.stability[key]
+                out.append(f"  moves  {key[0][:26]:<26} {key[1]:<4} " + ", ".join(
+                    f"seed {k}: {_WORD[v]}" for k, v in st["seeds"].items()))
+            if single:
+                out.append(f"  seed {self.seed} only: " + ", ".join(f"{r} {c}" for r, c in single))
+                out.append(f"    why: {self.stability[single[0]]['note']}")
+            out.append("")
         if self.iterations:
             fit = self.fitness.copy()
             for col in ("Control", "Integrity", "Cost", "Simplicity", "Scale"):
@@ -360,7 +402,8 @@ class SimulationRun:
                     continue
                 out.append(f"  [{row.verdict}] {row.claim}"
                            + (f"  (decided by {row.source})" if isinstance(row.source, str)
-                              else ""))
+                              else f"  (no one line: {row.source_note})"
+                              if isinstance(row.source_note, str) else ""))
                 out.append(f"      {row.release}: {row.evidence}")
                 if row.why:
                     out.append(f"      {'testable' if row.testable else 'untestable'}: "
@@ -385,6 +428,18 @@ class SimulationRun:
                            f"{row.why}")
         stats = self.meta.get("embedder")
         out += ["", f"run took {self.meta.get('seconds', 0):.1f} s; embeddings: {stats}"]
+        model = self.meta.get("model_cache")
+        if model:
+            cached = [f"{r} {c}" for (r, c), res in self.results.items()
+                      if res.basis == "modelled" and res.cached]
+            n_seeds = len(self.meta.get("stability_seeds") or [self.seed])
+            mine = sum(res.basis == "modelled" for res in self.results.values())
+            out.append(f"modelled cells: {model['hits']} from the result cache, "
+                       f"{model['misses']} computed{' (--fresh)' if model['fresh'] else ''}"
+                       + (f" over {n_seeds} seeds" if n_seeds > 1 else "")
+                       + (f"; at seed {self.seed}: all {mine} cached" if len(cached) == mine
+                          else f"; at seed {self.seed}, cached: {', '.join(cached)}"
+                          if cached else f"; at seed {self.seed}: none cached"))
         cache = self.meta.get("cache")
         if cache:
             out.append(f"real cells: {cache['hits']} from the result cache, {cache['misses']} "
@@ -400,7 +455,8 @@ class SimulationRun:
 
 def simulate(iterations: Any = None, scenarios: Any = None, *, instance: Any = None,
              seed: int = 0, releases: Any = (), params: RealParams | None = None,
-             cache: Any = True, fresh: bool = False) -> SimulationRun:
+             cache: Any = True, fresh: bool = False,
+             stability_seeds: int = 1) -> SimulationRun:
     """Run each scenario under each modelled iteration and against each shipped release.
 
     ``iterations``: None (the doc's six), numbers 1-6, Iteration objects, a mapping of them, or
@@ -416,8 +472,18 @@ def simulate(iterations: Any = None, scenarios: Any = None, *, instance: Any = N
     ``cache``: the real cells' result cache (:mod:`memlab.sim.cache`; True: the one under
     ``$MEMLAB_CACHE_DIR``, False: none, or a ``ResultCache``); each measured cell says whether
     it came from it (``cached``) and when it was measured (``measured_at``); ``fresh=True``
-    re-runs every real cell. ``meta["cache"]`` counts hits and misses.
+    re-runs every real cell. ``meta["cache"]`` counts hits and misses; the modelled cells
+    are cached in the same folder under their own keys (``meta["model_cache"]``).
+    ``stability_seeds``: how many seeds decide each cell's stability (``seed``, ``seed+1``,
+    ...; ``memlab simulate`` uses 3): the modelled cells are computed (or read from the cache)
+    at each, the measured cells read from the result cache at the others and never run there
+    (a cold real cell costs minutes); ``run.stability`` says per cell which seeds decided it
+    and whether its verdict moved.
     """
+    if not isinstance(stability_seeds, int) or isinstance(stability_seeds, bool) \
+            or not 1 <= stability_seeds <= 100:
+        raise SimulationError(f"stability_seeds must be an integer from 1 to 100, not "
+                              f"{stability_seeds!r}")
     its = [] if iterations is not None and not isinstance(iterations, (Iteration, Mapping)) \
         and len(list(iterations)) == 0 else resolve_iterations(iterations)
     scs = resolve_scenarios(scenarios)
@@ -429,7 +495,9 @@ def simulate(iterations: Any = None, scenarios: Any = None, *, instance: Any = N
     ctx = Context(inst, seed, book=book, store=store)
     results: dict[tuple[str, str], ScenarioResult] = {}
     started = time.perf_counter()
-    timings = _execute(ctx, scs, its, results)
+    model_cache = _model_cache(cache, fresh)
+    embedding = book.embedder.cache_key if model_cache is not None else None
+    timings = _execute(ctx, scs, its, results, model_cache, embedding)
     sizes: dict[str, dict[str, int]] = {}
     facts: dict[str, dict[str, Any]] = {}
     claims_run: dict[str, Any] = {}
@@ -455,6 +523,8 @@ def simulate(iterations: Any = None, scenarios: Any = None, *, instance: Any = N
                 for (row, code), res in real.items()]
         timings = pd.concat([timings, pd.DataFrame(rows)], ignore_index=True)
         real_seconds = time.perf_counter() - t0
+    stability = _stability(inst, seed, int(stability_seeds), scs, its, rels, params, results,
+                           book, model_cache, embedding, store, ctx.store)
     seconds = time.perf_counter() - started
     after = book.embedder.stats.as_dict()
     stats = {"hits": after["hits"] - before["hits"], "misses": after["misses"] - before["misses"]}
@@ -466,8 +536,82 @@ def simulate(iterations: Any = None, scenarios: Any = None, *, instance: Any = N
             "params_dict": dataclasses.asdict(params) if rels else None,
             "real_seconds": real_seconds if rels else 0.0,
             "cache": store.stats() if rels and store is not None else None,
+            "model_cache": model_cache.stats() if model_cache is not None else None,
             "claims_run": claims_run}
-    return SimulationRun(its, scs, inst, seed, results, timings, meta, ctx, rels, sizes, facts)
+    meta["stability_seeds"] = [seed + k for k in range(max(1, int(stability_seeds)))]
+    return SimulationRun(its, scs, inst, seed, results, timings, meta, ctx, rels, sizes, facts,
+                         stability)
+
+
+#: The modelled scenarios whose cells grow the corpus to the doc's scale (14,000 notes at
+#: growth 100, embedded anew for each seed: measured >10 min for two extra seeds at load 9):
+#: at a stability seed other than the run's own they are read from the cache, never computed.
+SCALE_SCENARIOS = ("S7", "S11")
+
+
+def _stability(inst: Instance, seed: int, n: int, scs: list[Scenario], its: list[Iteration],
+               rels: list[str], params: RealParams, results: dict[tuple[str, str], Any],
+               book: VectorBook, model_cache: Any, embedding: str | None, real_cache: Any,
+               db: Any) -> dict[tuple[str, str], dict[str, Any]]:
+    """Each cell's outcome at seeds ``seed .. seed+n-1`` (see :func:`simulate`)."""
+    seeds = [seed + k for k in range(max(1, n))]
+    found: dict[tuple[str, str], dict[int, str]] = {
+        key: {seed: res.outcome} for key, res in results.items()}
+    if n <= 1:
+        return {key: {"seeds": out, "moved": None,
+                      "note": "one seed (stability not asked: stability_seeds=1)"}
+                for key, out in found.items()}
+    for other in seeds[1:]:
+        more: dict[tuple[str, str], ScenarioResult] = {}
+        if its:
+            _execute(Context(inst, other, book=book, store=db), scs, its, more, model_cache,
+                     embedding, cached_only=SCALE_SCENARIOS)
+        if rels and real_cache is not None:
+            from memlab.sim.cache import ResultCache
+
+            lookup = ResultCache(real_cache.folder)  # a hit at another seed holds under --fresh
+            more.update(run_real(rels, [s.code for s in scs], instance=inst, seed=other,
+                                 params=params, cache=lookup, cached_only=True))
+        for key, res in more.items():
+            if key in found:
+                found[key][other] = res.outcome
+    out = {}
+    missing = ", ".join(str(s) for s in seeds[1:])
+    for key, outcomes in found.items():
+        measured = results[key].basis == "measured"
+        if len(outcomes) > 1:
+            moved = len(set(outcomes.values())) > 1
+            note = (f"moves across seeds {', '.join(map(str, outcomes))}" if moved
+                    else f"holds at seeds {', '.join(map(str, outcomes))}")
+            if len(outcomes) < len(seeds):
+                note += " (its other seeds are not in the result cache)"
+        elif measured:
+            moved = None
+            note = (f"seed {seed} only: seeds {missing} of this measured cell are not in the "
+                    "result cache, and a cold real cell costs minutes (memlab simulate "
+                    f"--sweep seeds={','.join(map(str, seeds))} measures them)")
+        else:
+            moved = None
+            note = (f"seed {seed} only: {key[1]} grows its corpus to the doc's scale, about "
+                    "14,000 new embeddings per seed (minutes on a CPU), so its other seeds "
+                    "are read from the result cache only and were not there (memlab simulate "
+                    f"--sweep seeds={','.join(map(str, seeds))} computes them)")
+        out[key] = {"seeds": outcomes, "moved": moved, "note": note}
+    return out
+
+
+def _model_cache(cache: Any, fresh: bool) -> Any:
+    """The modelled cells' cache: the real cells' folder with its own counts (None when
+    ``cache`` is False)."""
+    if cache is False or cache is None:
+        return None
+    from memlab.sim.cache import ResultCache
+
+    if cache is True:
+        return ResultCache(fresh=fresh)
+    if not isinstance(cache, ResultCache):
+        raise SimulationError(f"cache must be True, False or a ResultCache, not {cache!r}")
+    return ResultCache(cache.folder, fresh=fresh or cache.fresh)
 
 
 def _resolve_releases(releases: Any) -> list[str]:
@@ -484,6 +628,14 @@ def _params_text(params: RealParams) -> str:
                if getattr(default, k) != v}
     return f"scale={params.scale}" + "".join(f", {k}={v}" for k, v in changed.items()
                                              if k != "scale")
+
+
+def _stability_record(st: dict[str, Any] | None) -> dict[str, Any]:
+    """A cell's stability for JSON: its outcome per seed, moved (None: one seed), why."""
+    if st is None:
+        return {"seeds": None, "moved": None, "stability": None}
+    return {"seeds": {str(k): v for k, v in st["seeds"].items()}, "moved": st["moved"],
+            "stability": st["note"]}
 
 
 def _cell(outcome: str | None, basis: str | None) -> str:
@@ -503,21 +655,51 @@ def _assumptions(it: Iteration, res: ScenarioResult) -> tuple[str, ...]:
 
 
 def _execute(ctx: Context, scenarios: list[Scenario], iterations: list[Iteration],
-             results: dict[tuple[str, str], ScenarioResult]) -> pd.DataFrame:
-    """Run each scenario under each iteration into ``results``; one timing row per cell."""
+             results: dict[tuple[str, str], ScenarioResult], cache: Any = None,
+             embedding: str | None = None, cached_only: Iterable[str] = ()) -> pd.DataFrame:
+    """Run each scenario under each iteration into ``results``; one timing row per cell.
+
+    ``cache``: a :class:`~memlab.sim.cache.ResultCache` for the modelled cells (None: every
+    cell runs), keyed by :func:`~memlab.sim.cache.model_cell_key` (the iteration's every
+    field, the scenario, ``ctx.seed``, the instance digest, ``embedding`` and the source
+    digest); a hit comes back with ``cached=True``, a computed cell ``cached=False``.
+    ``cached_only``: scenario codes read from the cache and never computed (a miss is left
+    out of ``results``)."""
+    cached_only = set(cached_only)
     from memlab.progress import bar
 
+    keys: dict[tuple[str, str], tuple[str, dict[str, Any]]] = {}
+    if cache is not None:
+        from memlab.sim.cache import instance_digest, model_cell_key
+
+        digest = instance_digest(ctx.instance)
+        for scenario in scenarios:
+            for it in iterations:
+                keys[(it.name, scenario.code)] = model_cell_key(
+                    iteration=it, scenario=scenario.code, seed=ctx.seed, instance=digest,
+                    embedding=str(embedding))
     rows = []
     with bar(total=len(scenarios) * len(iterations), desc="simulating", unit="cell") as cells:
         for scenario in scenarios:
             for it in iterations:
                 cells.set_postfix_str(f"{scenario.code} x {it.name}")
                 t0 = time.perf_counter()
-                res = scenario.run(ctx, it)
-                res.basis = "modelled"
-                res.rule = RULES[scenario.code]
-                res.llm = MODELLED_LLM
-                res.assumptions = _assumptions(it, res)
+                key = keys.get((it.name, scenario.code))
+                res = None if key is None else cache.get(key[0])
+                if res is None and scenario.code in cached_only:
+                    cells.update(1)
+                    continue
+                if res is None:
+                    res = scenario.run(ctx, it)
+                    res.basis = "modelled"
+                    res.rule = RULES[scenario.code]
+                    res.llm = MODELLED_LLM
+                    res.assumptions = _assumptions(it, res)
+                    if key is not None:
+                        from memlab.sim.cache import now_utc
+
+                        res.cached, res.measured_at = False, now_utc()
+                        cache.put(*key, res)
                 results[(it.name, scenario.code)] = res
                 rows.append({"scenario": scenario.code, "iteration": it.name,
                              "seconds": time.perf_counter() - t0})

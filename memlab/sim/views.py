@@ -27,7 +27,8 @@ def _colour(value: Any) -> str:
 def outcome_table(run: SimulationRun, *, symbols: bool = False):
     """The table of modelled iterations and real releases, coloured by outcome (a pandas
     Styler). Measured cells are bold; modelled cells (the doc's estimate) are italic grey text
-    in a dashed border, with a leading ``~``."""
+    in a dashed border, with a leading ``~``. A cell whose verdict moves across the run's
+    seeds ends in ``*`` (outlined), one decided at one seed of several in ``?``."""
     table = run.table.copy()
     basis = run.basis.reindex_like(table)
     modelled = basis == "modelled"
@@ -36,7 +37,19 @@ def outcome_table(run: SimulationRun, *, symbols: bool = False):
     css = css.where(modelled, css + "; font-weight: bold")
     shown = table.map(lambda v: f"{SYMBOL.get(v, v)} {v}" if symbols else str(v))
     shown = shown.where(~modelled, "~" + shown)
-    return shown.style.apply(lambda _: css, axis=None)
+    marks = pd.DataFrame({c: [run.stability_mark(r, c) for r in table.index]
+                          for c in table.columns}, index=table.index)
+    shown = shown + marks
+    css = css.where(marks != "*", css + "; outline: 2px solid #c62828")
+    styler = shown.style.apply(lambda _: css, axis=None)
+    seeds = run.meta.get("stability_seeds") or []
+    if len(seeds) > 1:
+        styler = styler.set_caption(
+            f"* (outlined): the verdict moves across seeds {', '.join(map(str, seeds))}; "
+            f"? : decided at seed {run.seed} only (a measured or S7/S11 cell is read from the "
+            "result cache at the other seeds, never run there, and was not in it). "
+            "~ italic: modelled.")
+    return styler
 
 
 def fitness_table(run: SimulationRun):

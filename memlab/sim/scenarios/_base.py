@@ -64,10 +64,11 @@ class ScenarioResult:
     assumptions: tuple[str, ...] = ()
     #: What stood in for the LLM, and what that stand-in cannot do (every cell).
     llm: str | None = None
-    #: Measured cells: True when the result came from the result cache (memlab.sim.cache),
-    #: False when it was run now; None for a modelled cell (no cache applies).
+    #: True when the result came from the result cache (memlab.sim.cache), False when it was
+    #: run or computed now; None when no cache was used.
     cached: bool | None = None
-    #: Measured cells: when the release ran this cell (UTC, ISO 8601); None for modelled.
+    #: When the release ran this cell, or the world model computed it (UTC, ISO 8601); None
+    #: when no cache was used for a modelled cell.
     measured_at: str | None = None
 
     def __post_init__(self) -> None:

@@ -91,6 +91,33 @@ def lost_edit_rates(text: str, trials: int = S8_FREE_TRIALS) -> dict[str, Any]:
     return out
 
 
+def _kept(final: str, places: dict[str, list[str]],
+          trials: int = S8_FREE_TRIALS) -> dict[str, Any]:
+    """Each edit missing from the shared block's ``final`` text, looked for in ``places``
+    (name -> texts): ``overwritten_edits``, ``overwritten_kept_in`` (place -> count) and
+    ``unrecoverable_<schedule>`` (missing and kept nowhere)."""
+    out: dict[str, Any] = {"overwritten_edits": 0, "overwritten_kept_in": {}}
+    for sched in S8_SCHEDULES:
+        n = trials if sched == "free" else 1
+        gone = 0
+        for w in "AB":
+            for t in range(n):
+                mk = f"+ note by {w} {sched}{t}"
+                if mk in final:
+                    continue
+                out["overwritten_edits"] += 1
+                where = [name for name, texts in places.items() if any(mk in x for x in texts)]
+                for name in where:
+                    out["overwritten_kept_in"][name] = out["overwritten_kept_in"].get(name, 0) + 1
+                gone += not where
+        out[f"unrecoverable_{sched}"] = gone
+    return out
+
+
+def _unrecoverable(m: dict[str, Any]) -> dict[str, int]:
+    return {s: m[f"unrecoverable_{s}"] for s in S8_SCHEDULES}
+
+
 def _rates(m: dict[str, Any]) -> dict[str, float]:
     return {s: m[f"lost_edit_rate_{s}"] for s in S8_SCHEDULES}
 
@@ -117,10 +144,13 @@ def _s8_sqlite(n: int, seed: int) -> dict[str, Any]:
         counter = conn.execute("SELECT learned FROM counters").fetchone()[0]
         curated = conn.execute("SELECT content FROM curated").fetchone()[0]
         integrity = conn.execute("PRAGMA integrity_check").fetchone()[0]
+        # Where an overwritten edit could be kept: any other table's text (none keeps one here).
+        elsewhere = [v for t in ("blocks", "counters") for row in conn.execute(
+            f"SELECT * FROM {t}") for v in row if isinstance(v, str)]
         conn.close()
         return {"journal_mode": mode, "blocks_written": 2 * n, "blocks_present": rows,
                 "lost_blocks": 2 * n - rows, "lost_counter_updates": 2 * n - counter,
-                **lost_edit_rates(curated),
+                **lost_edit_rates(curated), **_kept(curated, {"other tables": elsewhere}),
                 "integrity": integrity, "failed_writes": sum(o["errors"] for o in outs),
                 "busy_retries": sum(o["busy_retries"] for o in outs), "seconds": elapsed}
 
@@ -148,12 +178,17 @@ def _s8_files(n: int, append_only: bool, seed: int) -> dict[str, Any]:
                            check=True).stdout.strip()) - 1
         dirty = _git(repo, "status", "--porcelain", "--no-optional-locks", env=env).stdout.strip()
         fsck = _git(repo, "fsck", "--no-progress", env=env).returncode == 0
+        # Every committed version of the shared block: an overwritten edit in one of them is
+        # kept in the git history (readable with git log -p).
+        history = _git(repo, "log", "--format=", "-p", "--", "notes/curated.md",
+                       env=env, check=True).stdout
         clone = _s8_clones(root, n, env)
         return {"substrate": "files in git, one working tree",
                 "learn_path": "append to log (O_APPEND)" if append_only else
                 "rewrite notes file (read, write whole)",
                 "blocks_written": 2 * n, "blocks_present": present, "lost_blocks": 2 * n - present,
-                **lost_edit_rates(curated), "commits": commits, "uncommitted_after": len(dirty.splitlines()) if dirty else 0,
+                **lost_edit_rates(curated), **_kept(curated, {"git history": [history]}),
+                "commits": commits, "uncommitted_after": len(dirty.splitlines()) if dirty else 0,
                 "fsck_ok": fsck, "failed_commits": sum(o["failed_commits"] for o in outs),
                 "commit_retries": sum(o["commit_retries"] for o in outs), "seconds": elapsed,
                 **clone}
@@ -213,22 +248,28 @@ def s8_concurrent(ctx: Context, it: Iteration) -> ScenarioResult:
         m = ctx.memoised(("s8", "sqlite"), lambda: _s8_sqlite(n, ctx.seed))
         lost = m["lost_blocks"] + m["lost_counter_updates"]
         outcome = grade_s8(rates=_rates(m), blocks_lost=lost, errors=m["failed_writes"],
-                           corrupt=m["integrity"] != "ok")
+                           corrupt=m["integrity"] != "ok", unrecoverable=_unrecoverable(m))
         where = f"SQLite ({m['journal_mode']})"
         unstable = ("busy_retries", "seconds")
     else:
         m = ctx.memoised(("s8", "files", it.learn_append_only),
                          lambda: _s8_files(n, it.learn_append_only, ctx.seed))
         outcome = grade_s8(rates=_rates(m), blocks_lost=m["lost_blocks"],
-                           errors=m["failed_commits"], corrupt=not m["fsck_ok"])
+                           errors=m["failed_commits"], corrupt=not m["fsck_ok"],
+                           unrecoverable=_unrecoverable(m))
         where = (f"files in git ({m['learn_path']}); two clones: {m['clones_conflicts']} push "
                  f"conflict(s) ({m['clones_union_conflicts']} with merge=union)")
         unstable = ("commit_retries", "seconds")
     summary = (f"2 processes x {n} blocks on {where}: {m['lost_blocks']} blocks lost; shared "
                "edit lost-edit rate " + ", ".join(f"{s} {m[f'lost_edit_rate_{s}']:.2f}"
                                                   for s in S8_SCHEDULES)
-               + f" ({S8_FREE_TRIALS} free trials)")
+               + f" ({S8_FREE_TRIALS} free trials); {m['overwritten_edits']} overwritten "
+               f"edits, kept in {m['overwritten_kept_in'] or 'nothing'} ("
+               + ", ".join(f"{s} {m[f'unrecoverable_{s}']}" for s in S8_SCHEDULES)
+               + " unrecoverable)")
     # How many free trials lost an edit depends on the scheduler: the rate is measured, not
     # fixed, so it is listed as machine-dependent.
     return ScenarioResult("S8", it.name, outcome, summary, m, [{"op": "writers", "detail": summary}],
-                          unstable=unstable + ("lost_edits_free", "lost_edit_rate_free"))
+                          unstable=unstable + ("lost_edits_free", "lost_edit_rate_free",
+                                               "unrecoverable_free", "overwritten_edits",
+                                               "overwritten_kept_in"))

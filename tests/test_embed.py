@@ -244,7 +244,7 @@ def test_exact_pairs_equal_numpy_brute_force():
     # faiss's own exact range search agrees too (pairs_above uses numpy for the exact index).
     flat = NeighborIndex(x, kind="flat")
     a, b, s = flat._pairs_by_range(0.9)
-    from memlab.embed._index import _canonical_pairs
+    from memlab.embed._pairs import canonical_pairs as _canonical_pairs
 
     assert _pair_set(_canonical_pairs(a, b, s, 0.9), drop_near=0.9) == \
         _pair_set(index.pairs_above(0.9), drop_near=0.9)

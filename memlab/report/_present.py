@@ -174,14 +174,14 @@ def headline_panel(kind: str | None, metrics: Mapping[str, Any]) -> str:
 # --------------------------------------------------------------------------- empty tables
 
 _UNNAMED = re.compile(r'<p class="memlab-empty" data-named="no">none found</p>')
-_HEADING = re.compile(r"^#{1,6}\s+(.+?)\s*#*\s*$", re.M)
+_HEADING = re.compile(r"^#{1,6}[ \t]+([^ \t\n][^\n]*)$", re.M)  # closing #s stripped below
 
 
 def _heading_name(source: str) -> str | None:
     found = _HEADING.findall(source)
     if not found:
         return None
-    return re.sub(r"[`*_]", "", found[-1]).strip()
+    return re.sub(r"[`*_]", "", found[-1].rstrip().rstrip("#")).strip()
 
 
 def name_empty_tables(nb: Any) -> None:

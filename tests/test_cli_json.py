@@ -147,6 +147,6 @@ def test_simulate_json_has_every_cell_and_evidence_row_the_text_shows(capsys, mo
     table = text.split("Iteration x Scenario")[1].split("\n\n")[0]
     shown = re.findall(r"~(?:pass|PART|FAIL)", table)
     assert len(shown) == len(data["cells"]) == 4
-    evidence = re.findall(r"^    \d: .+\[modelled\]", text, re.M)
+    evidence = re.findall(r"^    \d: .+\[modelled(?:, (?:cached|computed now))?\]", text, re.M)
     assert len(evidence) == len({(r["iteration"], r["scenario"]) for r in data["evidence"]})
     assert len(data["fitness"]) == 2 and len(data["journey"]) == 2

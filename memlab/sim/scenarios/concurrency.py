@@ -145,8 +145,8 @@ def _s8_sqlite(n: int, seed: int) -> dict[str, Any]:
         curated = conn.execute("SELECT content FROM curated").fetchone()[0]
         integrity = conn.execute("PRAGMA integrity_check").fetchone()[0]
         # Where an overwritten edit could be kept: any other table's text (none keeps one here).
-        elsewhere = [v for t in ("blocks", "counters") for row in conn.execute(
-            f"SELECT * FROM {t}") for v in row if isinstance(v, str)]
+        elsewhere = [v for sql in ("SELECT * FROM blocks", "SELECT * FROM counters")
+                     for row in conn.execute(sql) for v in row if isinstance(v, str)]
         conn.close()
         return {"journal_mode": mode, "blocks_written": 2 * n, "blocks_present": rows,
                 "lost_blocks": 2 * n - rows, "lost_counter_updates": 2 * n - counter,

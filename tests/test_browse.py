@@ -312,8 +312,12 @@ def test_the_command_serves_until_stopped_and_leaves_nothing(tmp_path, signal_na
                 assert time.monotonic() < deadline
                 time.sleep(0.2)
         assert glob.glob(str(tmp_path / f"memlab-browse-p{proc.pid}-*/memlab.db"))
+        # as a person does: the URL line is on the screen, then Ctrl-C (the page can answer
+        # this test a moment before memlab's own start-up check has, and printed the line)
+        first = proc.stdout.readline()
         proc.send_signal(getattr(signal, signal_name))
         out, err = proc.communicate(timeout=30)
+        out = first + out
     finally:
         if proc.poll() is None:
             proc.kill()

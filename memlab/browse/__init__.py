@@ -247,11 +247,14 @@ def _stop(proc: subprocess.Popen) -> None:
 def serve(db: str | Path, port: int = 8001, host: str = "127.0.0.1") -> int:
     """Run Datasette on ``db`` at ``http://host:port/`` until interrupted (Ctrl-C); its exit
     status. Blocks."""
-    proc = start(db, port, host)
-    print(f"memlab browse: http://{host}:{port}/{Path(db).stem} (Ctrl-C stops it)", flush=True)
+    proc = None
     try:
+        proc = start(db, port, host)  # Ctrl-C while it starts: start() stops the server
+        print(f"memlab browse: http://{host}:{port}/{Path(db).stem} (Ctrl-C stops it)",
+              flush=True)
         return proc.wait()
     except KeyboardInterrupt:
         return 0
     finally:
-        _stop(proc)
+        if proc is not None:
+            _stop(proc)

@@ -35,10 +35,11 @@ test: $(STAMP)
 ## Lint and type-check the package (CI runs this through .ci/run, before the tests);
 ## ruff and mypy are pinned in the dev extra, configured in pyproject.toml.
 lint: $(STAMP)
+	$(BIN)/ruff format --check memlab
 	$(BIN)/ruff check memlab
 	$(BIN)/mypy
 
-## Format the package with ruff (not yet applied: see [tool.ruff.format] in pyproject.toml).
+## Format the package with ruff (`make lint` checks it is formatted).
 fmt: $(STAMP)
 	$(BIN)/ruff format memlab
 

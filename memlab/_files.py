@@ -29,9 +29,21 @@ from typing import BinaryIO, Callable, Iterator
 
 from memlab.constants import MAX_FOLDER_DEPTH
 
-__all__ = ["NotRegularFile", "FileTooLarge", "LineTooLong", "open_regular", "read_regular",
-           "read_head", "read_text", "iter_lines", "over_cap", "is_special", "kind_of", "walk",
-           "sqlite_uri"]
+__all__ = [
+    "NotRegularFile",
+    "FileTooLarge",
+    "LineTooLong",
+    "open_regular",
+    "read_regular",
+    "read_head",
+    "read_text",
+    "iter_lines",
+    "over_cap",
+    "is_special",
+    "kind_of",
+    "walk",
+    "sqlite_uri",
+]
 
 
 class NotRegularFile(OSError):
@@ -146,8 +158,9 @@ def read_text(path: str | Path, *, max_bytes: int, errors: str = "replace") -> s
     return read_regular(path, max_bytes=max_bytes).decode("utf-8", errors)
 
 
-def iter_lines(path: str | Path, *, max_bytes: int, max_line_bytes: int,
-               chunk: int = 1 << 16) -> Iterator[bytes]:
+def iter_lines(
+    path: str | Path, *, max_bytes: int, max_line_bytes: int, chunk: int = 1 << 16
+) -> Iterator[bytes]:
     """The lines of a regular file (without their ``\\n``), read a chunk at a time: memory
     stays within ``max_line_bytes`` plus one chunk however large the file is.
 
@@ -188,9 +201,13 @@ def iter_lines(path: str | Path, *, max_bytes: int, max_line_bytes: int,
             yield bytes(pending)
 
 
-def walk(top: str | Path, *, onerror: Callable[[OSError], None] | None = None,
-         too_deep: Callable[[str], None] | None = None,
-         max_depth: int = MAX_FOLDER_DEPTH) -> Iterator[tuple[str, list[str], list[str]]]:
+def walk(
+    top: str | Path,
+    *,
+    onerror: Callable[[OSError], None] | None = None,
+    too_deep: Callable[[str], None] | None = None,
+    max_depth: int = MAX_FOLDER_DEPTH,
+) -> Iterator[tuple[str, list[str], list[str]]]:
     """``os.walk(top)`` top-down, symlinks not followed, without recursion and at most
     ``max_depth`` folder levels below ``top``.
 

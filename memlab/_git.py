@@ -23,9 +23,9 @@ memlab starts goes through :func:`run` (or :func:`stream`, :func:`pipe`), which
 memlab's own writes never need a checkout filter, and no git process makes an object: a
 migration and review's apply write their blobs, trees and commits from Python through the one
 writer, :mod:`memlab._gitobj` (:func:`write_object`, :func:`hash_object`, :func:`commit_tree`
-here), and move the branch with ``update-ref``; working-tree files are written by memlab itself. The analyst's own ``safe.directory`` entries (global config, which
-is theirs and trusted) are passed through so a repository they allowed stays readable.
-
+here), and move the branch with ``update-ref``; working-tree files are written by memlab itself.
+The analyst's own ``safe.directory`` entries (global config, which is theirs and trusted) are passed
+through so a repository they allowed stays readable.
 :data:`ENV_OVERRIDES` and :data:`CONFIG_OVERRIDES` are plain data so the standalone migration
 plan script embeds exactly the same hardening.
 """
@@ -50,10 +50,32 @@ from memlab._gitobj import Signature, commit_body, write_loose
 from memlab.constants import MAX_FILE_BYTES
 from memlab.errors import RepoError
 
-__all__ = ["ENV_OVERRIDES", "CONFIG_OVERRIDES", "IDENTITY_KEYS", "env", "command", "run", "stream",
-           "check_repo", "find_root", "git_dir", "returncode", "hash_object", "commit_tree", "update_ref",
-           "rev_parse", "read_blob", "tree_entries", "write_object", "flat_tree",
-           "symbolic_branch", "object_format", "common_dir", "deadline", "GIT_TIMEOUT_ENV"]
+__all__ = [
+    "ENV_OVERRIDES",
+    "CONFIG_OVERRIDES",
+    "IDENTITY_KEYS",
+    "env",
+    "command",
+    "run",
+    "stream",
+    "check_repo",
+    "find_root",
+    "git_dir",
+    "returncode",
+    "hash_object",
+    "commit_tree",
+    "update_ref",
+    "rev_parse",
+    "read_blob",
+    "tree_entries",
+    "write_object",
+    "flat_tree",
+    "symbolic_branch",
+    "object_format",
+    "common_dir",
+    "deadline",
+    "GIT_TIMEOUT_ENV",
+]
 
 #: The environment variable that sets how long one git process may run, in seconds (default
 #: :data:`~memlab.constants.GIT_TIMEOUT_S`); past it the process group is killed and the read
@@ -66,6 +88,7 @@ def deadline() -> _proc.Deadline:
     from memlab.constants import GIT_TIMEOUT_S
 
     return _proc.deadline_from_env(GIT_TIMEOUT_ENV, GIT_TIMEOUT_S)
+
 
 #: Environment every git process gets on top of PATH/TMPDIR (nothing else is inherited).
 ENV_OVERRIDES: dict[str, str] = {
@@ -111,12 +134,21 @@ CONFIG_OVERRIDES: tuple[str, ...] = (
 )
 
 #: Environment names that carry a commit's author and committer.
-IDENTITY_KEYS = ("GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL", "GIT_AUTHOR_DATE",
-                 "GIT_COMMITTER_NAME", "GIT_COMMITTER_EMAIL", "GIT_COMMITTER_DATE")
+IDENTITY_KEYS = (
+    "GIT_AUTHOR_NAME",
+    "GIT_AUTHOR_EMAIL",
+    "GIT_AUTHOR_DATE",
+    "GIT_COMMITTER_NAME",
+    "GIT_COMMITTER_EMAIL",
+    "GIT_COMMITTER_DATE",
+)
 
 # Keys whose per-driver subsections name programs: neutralised with an empty value.
-_DRIVER_KEY = re.compile(r"^(filter\.(.+)\.(clean|smudge|process)|diff\.(.+)\.(textconv|command)"
-                         r"|merge\.(.+)\.driver)$", re.IGNORECASE)
+_DRIVER_KEY = re.compile(
+    r"^(filter\.(.+)\.(clean|smudge|process)|diff\.(.+)\.(textconv|command)"
+    r"|merge\.(.+)\.driver)$",
+    re.IGNORECASE,
+)
 _INCLUDE_SECTION = re.compile(r"^\s*\[\s*(include(?:if)?)\b", re.IGNORECASE | re.MULTILINE)
 _INCLUDE_KEY = re.compile(r"^(include(?:if\..*)?)\.path$", re.IGNORECASE)
 
@@ -126,17 +158,26 @@ def _safe_directories() -> tuple[str, ...]:
     """The analyst's own ``safe.directory`` entries (their global config: trusted)."""
     limit = _proc.Deadline(min(10.0, deadline().seconds), GIT_TIMEOUT_ENV)
     try:
-        proc = _proc.run(["git", "config", "--global", "--get-all", "safe.directory"],
-                         deadline=limit, what="git config --global", path=None, error=RepoError,
-                         env={k: v for k, v in os.environ.items()
-                              if k in ("PATH", "HOME", "XDG_CONFIG_HOME", "GIT_CONFIG_GLOBAL")})
+        proc = _proc.run(
+            ["git", "config", "--global", "--get-all", "safe.directory"],
+            deadline=limit,
+            what="git config --global",
+            path=None,
+            error=RepoError,
+            env={
+                k: v
+                for k, v in os.environ.items()
+                if k in ("PATH", "HOME", "XDG_CONFIG_HOME", "GIT_CONFIG_GLOBAL")
+            },
+        )
     except (OSError, RepoError):
         return ()
     return tuple(line for line in proc.stdout.decode("utf-8", "replace").splitlines() if line)
 
 
-def env(repo: Path | None = None, *, ceiling: bool = True,
-        extra: Mapping[str, str] | None = None) -> dict[str, str]:
+def env(
+    repo: Path | None = None, *, ceiling: bool = True, extra: Mapping[str, str] | None = None
+) -> dict[str, str]:
     """The whole environment of a git process. ``ceiling``: only ``repo`` itself may be the
     repository, never one that encloses it. ``extra``: identity or ``GIT_INDEX_FILE``."""
     out = {k: os.environ[k] for k in ("PATH", "TMPDIR", "SYSTEMROOT") if k in os.environ}
@@ -175,7 +216,7 @@ def git_dir(path: Path) -> Path | None:
         except OSError:
             return None
         if head.startswith("gitdir:"):
-            target = Path(head[len("gitdir:"):].split("\n", 1)[0].strip())
+            target = Path(head[len("gitdir:") :].split("\n", 1)[0].strip())
             return target if target.is_absolute() else (path / target)
         return None
     if (path / "HEAD").is_file() and (path / "objects").is_dir():
@@ -206,9 +247,12 @@ def _refuse_special(full: Path, gdir: Path) -> None:
             shown = full.relative_to(gdir)
         except ValueError:
             shown = full
-        raise RepoError(f"the git folder leads to {shown}, which is not a regular file (a FIFO, "
-                        "socket or device); git would block on it", path=gdir,
-                        hint="memlab reads only regular files; remove it")
+        raise RepoError(
+            f"the git folder leads to {shown}, which is not a regular file (a FIFO, "
+            "socket or device); git would block on it",
+            path=gdir,
+            hint="memlab reads only regular files; remove it",
+        )
 
 
 def _walk_for_special(top: Path, gdir: Path, queue: list[Path], budget: list[int] | None) -> None:
@@ -220,19 +264,25 @@ def _walk_for_special(top: Path, gdir: Path, queue: list[Path], budget: list[int
 
     def too_deep(folder: str) -> None:
         # Refused rather than skipped: what lies below (a FIFO, say) would not be checked.
-        raise RepoError(f"the git folder leads to {folder}, more than {MAX_FOLDER_DEPTH} levels "
-                        "deep; memlab does not walk it", path=gdir,
-                        hint="git itself never nests its folder so deep: remove that folder")
+        raise RepoError(
+            f"the git folder leads to {folder}, more than {MAX_FOLDER_DEPTH} levels "
+            "deep; memlab does not walk it",
+            path=gdir,
+            hint="git itself never nests its folder so deep: remove that folder",
+        )
 
     _refuse_special(top, gdir)
     for dirpath, dirnames, filenames in walk(top, too_deep=too_deep):
         if budget is not None:
             budget[0] -= len(dirnames) + len(filenames)
             if budget[0] < 0:
-                raise RepoError(f"a symlink or alternates entry of the git folder leads to {top}, "
-                                f"which holds more than {LINKED_ENTRIES:,} entries; memlab does "
-                                "not walk it", path=gdir,
-                                hint="point it at a real git folder, or load a clone")
+                raise RepoError(
+                    f"a symlink or alternates entry of the git folder leads to {top}, "
+                    f"which holds more than {LINKED_ENTRIES:,} entries; memlab does "
+                    "not walk it",
+                    path=gdir,
+                    hint="point it at a real git folder, or load a clone",
+                )
         for name in filenames + dirnames:
             full = Path(dirpath, name)
             _refuse_special(full, gdir)
@@ -257,8 +307,11 @@ def _alternates(objects: Path, gdir: Path) -> list[Path]:
     try:
         raw = read_regular(path, max_bytes=1 << 20)
     except FileTooLarge as exc:
-        raise RepoError(f"objects/info/alternates {exc.reason}", path=gdir,
-                        hint="git reads a few lines there; remove it or load a clone") from None
+        raise RepoError(
+            f"objects/info/alternates {exc.reason}",
+            path=gdir,
+            hint="git reads a few lines there; remove it or load a clone",
+        ) from None
     except OSError:
         return []  # unreadable or dangling: git skips it too
     out = []
@@ -267,8 +320,9 @@ def _alternates(objects: Path, gdir: Path) -> list[Path]:
         if not line or line.startswith("#"):
             continue
         if line.startswith('"') and line.endswith('"') and len(line) > 1:
-            line = line[1:-1].encode("latin-1", "backslashreplace").decode("unicode_escape",
-                                                                             "replace")
+            line = (
+                line[1:-1].encode("latin-1", "backslashreplace").decode("unicode_escape", "replace")
+            )
         target = Path(line)
         out.append(target if target.is_absolute() else objects / target)
     return out
@@ -328,33 +382,45 @@ def check_repo(path: Path) -> tuple[str, ...]:
         except OSError:
             continue
         if not stat.S_ISREG(st.st_mode):
-            raise RepoError(f"{cfg.name} of the git folder is not a regular file; git would "
-                            "block reading it", path=cfg, hint="memlab reads only regular files")
+            raise RepoError(
+                f"{cfg.name} of the git folder is not a regular file; git would block reading it",
+                path=cfg,
+                hint="memlab reads only regular files",
+            )
         key_parts.append((str(cfg), st.st_mtime_ns, st.st_size, st.st_ino))
         try:
             texts.append((cfg, read_text(cfg, max_bytes=MAX_FILE_BYTES)))
         except FileTooLarge as exc:
-            raise RepoError(f"its git config {exc.reason}", path=cfg,
-                            hint="a git config is a few hundred bytes; load a clone") from None
+            raise RepoError(
+                f"its git config {exc.reason}",
+                path=cfg,
+                hint="a git config is a few hundred bytes; load a clone",
+            ) from None
     key = tuple(key_parts)
     if key in _checked:
         return _checked[key]
     for cfg, text in texts:
         m = _INCLUDE_SECTION.search(text)
         if m:
-            raise RepoError(f"its git config uses {m.group(1)}.path, which would read config from "
-                            "another file; memlab does not follow config includes", path=cfg,
-                            hint="remove the [include]/[includeIf] section, or load a clone")
+            raise RepoError(
+                f"its git config uses {m.group(1)}.path, which would read config from "
+                "another file; memlab does not follow config includes",
+                path=cfg,
+                hint="remove the [include]/[includeIf] section, or load a clone",
+            )
     _scan_git_dir(gdir)
     overrides: list[str] = []
-    if any(("filter" in t.lower() or "diff" in t.lower() or "merge" in t.lower())
-           for _, t in texts):
+    if any(
+        ("filter" in t.lower() or "diff" in t.lower() or "merge" in t.lower()) for _, t in texts
+    ):
         listed = _raw(path, ["config", "--no-includes", "--list", "-z"], check=False)
         for entry in listed.stdout.split(b"\0"):
             name = entry.partition(b"\n")[0].decode("utf-8", "replace")
             if _INCLUDE_KEY.match(name):
-                raise RepoError(f"its git config sets {name}; memlab does not follow config "
-                                "includes", path=gdir / "config")
+                raise RepoError(
+                    f"its git config sets {name}; memlab does not follow config includes",
+                    path=gdir / "config",
+                )
             m = _DRIVER_KEY.match(name)
             if m:
                 overrides += ["-c", f"{name}="]
@@ -374,24 +440,42 @@ def command(*args: str, overrides: Sequence[str] = ()) -> list[str]:
     return [*base, *args]
 
 
-def _raw(repo: Path, args: Sequence[str], *, input: bytes | None = None, check: bool = True,
-         extra_env: Mapping[str, str] | None = None, ceiling: bool = True,
-         overrides: Sequence[str] = ()) -> subprocess.CompletedProcess:
+def _raw(
+    repo: Path,
+    args: Sequence[str],
+    *,
+    input: bytes | None = None,
+    check: bool = True,
+    extra_env: Mapping[str, str] | None = None,
+    ceiling: bool = True,
+    overrides: Sequence[str] = (),
+) -> subprocess.CompletedProcess:
     cmd = command(*args, overrides=overrides)
     try:
-        proc = _proc.run(cmd, deadline=deadline(), what=f"git {args[0]}", path=repo,
-                         error=RepoError, input=input, cwd=repo,
-                         env=env(repo, ceiling=ceiling, extra=extra_env))
+        proc = _proc.run(
+            cmd,
+            deadline=deadline(),
+            what=f"git {args[0]}",
+            path=repo,
+            error=RepoError,
+            input=input,
+            cwd=repo,
+            env=env(repo, ceiling=ceiling, extra=extra_env),
+        )
     except FileNotFoundError as exc:
         if not Path(repo).exists():
             raise RepoError("folder not found", path=repo) from exc
-        raise RepoError("git is not installed or not on PATH", path=repo,
-                        hint="install git 2.32 or newer") from exc
+        raise RepoError(
+            "git is not installed or not on PATH", path=repo, hint="install git 2.32 or newer"
+        ) from exc
     except NotADirectoryError as exc:
         raise RepoError("not a folder", path=repo) from exc
     except PermissionError as exc:
-        raise RepoError(f"cannot run git in this folder: {exc.strerror}", path=repo,
-                        hint="memlab needs read and execute permission on the folder and on git") from exc
+        raise RepoError(
+            f"cannot run git in this folder: {exc.strerror}",
+            path=repo,
+            hint="memlab needs read and execute permission on the folder and on git",
+        ) from exc
     if check and proc.returncode != 0:
         raise _failure(repo, args, proc.returncode, proc.stderr)
     return proc
@@ -402,8 +486,11 @@ def _failure(repo: Path, args: Sequence[str], code: int, stderr: bytes) -> RepoE
 
     err = stderr.decode("utf-8", "replace").strip()
     if "dubious ownership" in err:
-        return RepoError("git refuses to read a repository owned by another user", path=repo,
-                         hint=f"git config --global --add safe.directory {repo}")
+        return RepoError(
+            "git refuses to read a repository owned by another user",
+            path=repo,
+            hint=f"git config --global --add safe.directory {repo}",
+        )
     # git says what is wrong on its error:/fatal: lines, often before a generic last line
     # ("error: invalid path 'system/.git/config'" then "fatal: Could not reset index file").
     lines = [line.strip() for line in err.splitlines() if line.strip()]
@@ -416,26 +503,44 @@ def _config_args(config: Sequence[str]) -> tuple[str, ...]:
     return tuple(a for pair in config for a in ("-c", pair))
 
 
-def run(repo: str | Path, *args: str, input: bytes | None = None, check: bool = True,
-        extra_env: Mapping[str, str] | None = None, ceiling: bool = True,
-        config: Sequence[str] = ()) -> bytes:
+def run(
+    repo: str | Path,
+    *args: str,
+    input: bytes | None = None,
+    check: bool = True,
+    extra_env: Mapping[str, str] | None = None,
+    ceiling: bool = True,
+    config: Sequence[str] = (),
+) -> bytes:
     """Run one hardened git command in ``repo``; its stdout. RepoError on failure (``check``).
 
     ``config``: extra harmless ``key=value`` settings (e.g. ``diff.renameLimit=2000``), applied
     before the overrides so they can never re-enable a program."""
     repo = Path(repo)
     overrides = _config_args(config) + (check_repo(repo) if repo.is_dir() else ())
-    return _raw(repo, args, input=input, check=check, extra_env=extra_env, ceiling=ceiling,
-                overrides=overrides).stdout
+    return _raw(
+        repo,
+        args,
+        input=input,
+        check=check,
+        extra_env=extra_env,
+        ceiling=ceiling,
+        overrides=overrides,
+    ).stdout
 
 
-def returncode(repo: str | Path, *args: str, input: bytes | None = None,
-               extra_env: Mapping[str, str] | None = None) -> int:
+def returncode(
+    repo: str | Path,
+    *args: str,
+    input: bytes | None = None,
+    extra_env: Mapping[str, str] | None = None,
+) -> int:
     """Run one hardened git command for its exit status only."""
     repo = Path(repo)
     overrides = check_repo(repo) if repo.is_dir() else ()
-    return _raw(repo, args, input=input, check=False, extra_env=extra_env,
-                overrides=overrides).returncode
+    return _raw(
+        repo, args, input=input, check=False, extra_env=extra_env, overrides=overrides
+    ).returncode
 
 
 #: How long :func:`stream` waits after a short read so git's output gathers in the pipe. git log
@@ -474,11 +579,20 @@ def stream(repo: str | Path, *args: str, config: Sequence[str] = ()) -> Iterator
 
 def _start(repo: Path, args: Sequence[str], cmd: list[str], **popen) -> _proc.Spawned:
     try:
-        return _proc.spawn(cmd, deadline=deadline(), what=f"git {args[0]}", path=repo,
-                           error=RepoError, cwd=repo, env=env(repo), **popen)
+        return _proc.spawn(
+            cmd,
+            deadline=deadline(),
+            what=f"git {args[0]}",
+            path=repo,
+            error=RepoError,
+            cwd=repo,
+            env=env(repo),
+            **popen,
+        )
     except FileNotFoundError as exc:
-        raise RepoError("git is not installed or not on PATH", path=repo,
-                        hint="install git 2.32 or newer") from exc
+        raise RepoError(
+            "git is not installed or not on PATH", path=repo, hint="install git 2.32 or newer"
+        ) from exc
     except PermissionError as exc:
         raise RepoError(f"cannot run git in this folder: {exc.strerror}", path=repo) from exc
 
@@ -495,7 +609,9 @@ def _enlarge_pipe(fd: int) -> None:
 
 
 @contextmanager
-def pipe(repo: str | Path, *args: str, input: bytes, config: Sequence[str] = ()) -> Iterator[BinaryIO]:
+def pipe(
+    repo: str | Path, *args: str, input: bytes, config: Sequence[str] = ()
+) -> Iterator[BinaryIO]:
     """A hardened git command fed ``input`` (from a thread, so neither side can block the
     other) whose stdout is read incrementally: a batch of large blobs is never held twice."""
     repo = Path(repo)
@@ -536,10 +652,19 @@ def pipe(repo: str | Path, *args: str, input: bytes, config: Sequence[str] = ())
 
 # ---- plumbing used by the writers ------------------------------------------------------------
 
+
 def rev_parse(repo: Path, rev: str) -> str | None:
     """The commit ``rev`` names, or None (``rev`` is never read as an option)."""
-    out = run(repo, "rev-parse", "-q", "--verify", "--end-of-options", f"{rev}^{{commit}}",
-              check=False, ceiling=False)
+    out = run(
+        repo,
+        "rev-parse",
+        "-q",
+        "--verify",
+        "--end-of-options",
+        f"{rev}^{{commit}}",
+        check=False,
+        ceiling=False,
+    )
     return out.decode().strip() or None
 
 
@@ -547,13 +672,15 @@ def read_blob(repo: Path, sha: str) -> bytes | None:
     """A blob's bytes (no filters, no textconv), or None when the repository lacks it."""
     if not re.fullmatch(r"[0-9a-f]{40}|[0-9a-f]{64}", sha or ""):
         return None
-    proc = _raw(repo, ["cat-file", "blob", sha], check=False, ceiling=False,
-                overrides=check_repo(repo))
+    proc = _raw(
+        repo, ["cat-file", "blob", sha], check=False, ceiling=False, overrides=check_repo(repo)
+    )
     return proc.stdout if proc.returncode == 0 else None
 
 
-def tree_entries(repo: Path, commit: str, paths: Sequence[str] = (), *,
-                 recursive: bool = False) -> dict[str, tuple[str, str, str]]:
+def tree_entries(
+    repo: Path, commit: str, paths: Sequence[str] = (), *, recursive: bool = False
+) -> dict[str, tuple[str, str, str]]:
     """``{path: (mode, type, sha)}`` of ``commit``'s tree (only ``paths`` when given)."""
     args = ["ls-tree", "-z", "--full-tree"] + (["-r"] if recursive else []) + [commit]
     if paths:
@@ -582,12 +709,14 @@ def hash_object(repo: Path, data: bytes, kind: str = "blob") -> str:
     return write_object(_repo_git_dir(repo), kind, data)
 
 
-def commit_tree(repo: Path, tree: str, parents: Sequence[str], message: str,
-                signature: Signature) -> str:
+def commit_tree(
+    repo: Path, tree: str, parents: Sequence[str], message: str, signature: Signature
+) -> str:
     """Store a commit of ``tree`` as ``git commit-tree -F`` would (never signed, no hooks),
     written from Python by :mod:`memlab._gitobj`; its id."""
-    return write_object(_repo_git_dir(repo), "commit",
-                        commit_body(tree, parents, signature, message))
+    return write_object(
+        _repo_git_dir(repo), "commit", commit_body(tree, parents, signature, message)
+    )
 
 
 def update_ref(repo: Path, ref: str, new: str, old: str, *, message: str = "memlab") -> bool:
@@ -605,8 +734,11 @@ def common_dir(gdir: Path) -> Path:
         except OSError:
             return gdir
         if len(text) > 4096:  # git reads a path there; this is not one
-            raise RepoError(f"commondir {over_cap(4096)}", path=gdir,
-                            hint="it names the main git folder of a linked worktree")
+            raise RepoError(
+                f"commondir {over_cap(4096)}",
+                path=gdir,
+                hint="it names the main git folder of a linked worktree",
+            )
         target = Path(text.strip())
         return target if target.is_absolute() else (gdir / target)
     return gdir
@@ -632,19 +764,24 @@ def object_format(gdir: Path) -> str:
 
 def write_object(gdir: Path, kind: str, body: bytes) -> str:
     """Store one loose object in the git folder ``gdir`` from Python (no git process, so nothing
-    can run), in the repository's object format; its id. Atomic (:func:`memlab._gitobj.write_loose`)."""
-    return write_loose(common_dir(gdir) / "objects", kind, body,
-                       sha256=object_format(gdir) == "sha256")
+    can run), in the repository's object format; its id. Atomic
+    (:func:`memlab._gitobj.write_loose`)."""
+    return write_loose(
+        common_dir(gdir) / "objects", kind, body, sha256=object_format(gdir) == "sha256"
+    )
 
 
 def flat_tree(repo: Path, commit: str) -> dict[str, tuple[str, str]]:
     """``{path: (mode, sha)}`` of every non-tree entry of ``commit``, recursively."""
-    return {p: (m, s) for p, (m, t, s) in tree_entries(repo, commit, recursive=True).items()
-            if t != "tree"}
+    return {
+        p: (m, s)
+        for p, (m, t, s) in tree_entries(repo, commit, recursive=True).items()
+        if t != "tree"
+    }
 
 
 def symbolic_branch(repo: Path) -> str | None:
     """The branch HEAD names (None when detached)."""
     out = run(repo, "symbolic-ref", "-q", "HEAD", check=False, ceiling=False)
     ref = out.decode("utf-8", "replace").strip()
-    return ref[len("refs/heads/"):] if ref.startswith("refs/heads/") else None
+    return ref[len("refs/heads/") :] if ref.startswith("refs/heads/") else None

@@ -55,8 +55,7 @@ def blob_sha(data: bytes, *, sha256: bool = False) -> str:
     return object_sha("blob", data, sha256=sha256)
 
 
-def write_loose(objects: str | os.PathLike, kind: str, body: bytes, *,
-                sha256: bool = False) -> str:
+def write_loose(objects: str | os.PathLike, kind: str, body: bytes, *, sha256: bool = False) -> str:
     """Store one loose object under the objects folder ``objects``; its id. Atomic: written to
     a temp file beside it, then renamed; an object already there is left alone."""
     raw = object_bytes(kind, body)
@@ -94,8 +93,12 @@ def tree_body(entries: Iterable[tuple[str, str, str]]) -> bytes:
     return bytes(out)
 
 
-def build_trees(flat: Mapping[str, tuple[str, str]],
-                store: Callable[[str, bytes], str] | None = None, *, sha256: bool = False) -> str:
+def build_trees(
+    flat: Mapping[str, tuple[str, str]],
+    store: Callable[[str, bytes], str] | None = None,
+    *,
+    sha256: bool = False,
+) -> str:
     """Hash (and optionally store) the nested trees for ``{path: (mode, blob sha)}``.
 
     ``store(kind, body)`` is called for every tree object, children first, and must return the
@@ -122,8 +125,7 @@ def build_trees(flat: Mapping[str, tuple[str, str]],
             else:
                 entries.append((child[0], name, child[1]))
         body = tree_body(entries)
-        return store("tree", body) if store is not None else object_sha("tree", body,
-                                                                        sha256=sha256)
+        return store("tree", body) if store is not None else object_sha("tree", body, sha256=sha256)
 
     return _emit(root)
 
@@ -160,10 +162,16 @@ def commit_body(tree: str, parents: Iterable[str], signature: Signature, message
     return ("\n".join(lines) + "\n\n" + message).encode("utf-8")
 
 
-def commit_files(store: Callable[[str, bytes], str], flat: dict[str, tuple[str, str]],
-                 files: Iterable[tuple[str, bytes | None]], parent: str | None,
-                 signature: Signature, message: str, *,
-                 modes: Mapping[str, str] | None = None) -> tuple[str, str]:
+def commit_files(
+    store: Callable[[str, bytes], str],
+    flat: dict[str, tuple[str, str]],
+    files: Iterable[tuple[str, bytes | None]],
+    parent: str | None,
+    signature: Signature,
+    message: str,
+    *,
+    modes: Mapping[str, str] | None = None,
+) -> tuple[str, str]:
     """One commit on top of ``parent`` whose tree is ``flat`` (``{path: (mode, sha)}``, the
     parent's, updated in place) with ``files`` written (``(path, bytes)``; bytes None removes
     the path); every blob, tree and the commit go through ``store``. The message is stored
@@ -174,6 +182,8 @@ def commit_files(store: Callable[[str, bytes], str], flat: dict[str, tuple[str, 
         else:
             flat[path] = ((modes or {}).get(path, BLOB_MODE), store("blob", data))
     tree = build_trees(flat, store=store)
-    commit = store("commit", commit_body(tree, [parent] if parent else [], signature,
-                                         normalise_message(message)))
+    commit = store(
+        "commit",
+        commit_body(tree, [parent] if parent else [], signature, normalise_message(message)),
+    )
     return tree, commit

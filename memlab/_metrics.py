@@ -41,14 +41,31 @@ import pandas as pd
 
 from memlab.constants import DOC_VALUES
 
-__all__ = ["Metric", "Ratio", "FirstOf", "METRICS", "FLEET", "FINDINGS", "value", "derive",
-           "column", "definitions", "definition", "doc_value", "group_of", "is_number"]
+__all__ = [
+    "Metric",
+    "Ratio",
+    "FirstOf",
+    "METRICS",
+    "FLEET",
+    "FINDINGS",
+    "value",
+    "derive",
+    "column",
+    "definitions",
+    "definition",
+    "doc_value",
+    "group_of",
+    "is_number",
+]
 
 
 def is_number(v: Any) -> TypeGuard[float]:
     """A finite int or float, numpy's included (not a bool, not None, not NaN)."""
-    return isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(
-        v, (bool, np.bool_)) and math.isfinite(float(v))
+    return (
+        isinstance(v, (int, float, np.integer, np.floating))
+        and not isinstance(v, (bool, np.bool_))
+        and math.isfinite(float(v))
+    )
 
 
 def _numeric(df: pd.DataFrame, name: str) -> pd.Series:
@@ -141,91 +158,257 @@ class Metric:
 
 _RECORDS = (
     # ── elfmem databases: the v2 doc's evidence set ──────────────────────────────────────
-    Metric("llm_calls", "lifetime LLM calls", "calls", "cost",
-           how="system_config lifetime_token_usage.llm_calls"),
-    Metric("live_tokens", "tokens of the live corpus (active blocks)", "tokens", "blocks",
-           how="elfmem's token_count of each active block, chars/4 where it is missing"),
-    Metric("input_per_corpus_token", "amplification: LLM input tokens per token of live corpus",
-           "×", "cost", Ratio("llm_input_tokens", "live_tokens")),
-    Metric("calls_per_surviving_block", "LLM calls per block still active",
-           "calls per active block", "cost", Ratio("llm_calls", "blocks_active")),
-    Metric("input_per_summary_token", "LLM input tokens per token of live summaries", "×",
-           "cost", Ratio("llm_input_tokens", "summary_tokens")),
-    Metric("gpu_hours", "GPU time the lifetime LLM calls took at seconds_per_call each", "hours",
-           "cost", how="llm_calls × seconds_per_call / 3600"),
-    Metric("blocks_active", "blocks with status active", "blocks", "blocks",
-           how="blocks rows with status active"),
-    Metric("supersession_share", "archived blocks archived as superseded, of all archived",
-           "share", "archival", Ratio("archived_superseded", "blocks_archived")),
-    Metric("superseded_of_created", "blocks archived as superseded, of all blocks ever created",
-           "share", "archival", Ratio("archived_superseded", "blocks_ever")),
-    Metric("total_active_hours", "decay clock: active hours summed over sessions", "hours",
-           "decay clock", how="the sum of session durations (elfmem's active-hours clock)"),
-    Metric("min_block_recency", "decay: lowest recency exp(-λ·h) of a live block", "share",
-           "decay clock", how="min over active blocks of exp(-decay_lambda × active hours "
-                              "since last reinforced)"),
-    Metric("role_slots_left", "constitution: seeded role slots still live (of role_slots_seeded)",
-           "slots", "constitution", how="seeded constitutional roles with a live block"),
-    Metric("constitutional_tagged_live", "constitution: live blocks tagged constitutional",
-           "blocks", "constitution", how="active blocks with a self/constitutional tag"),
-    Metric("contradictions_unresolved", "recorded contradictions not resolved", "pairs",
-           "graph and tags", how="contradictions rows without a resolution"),
+    Metric(
+        "llm_calls",
+        "lifetime LLM calls",
+        "calls",
+        "cost",
+        how="system_config lifetime_token_usage.llm_calls",
+    ),
+    Metric(
+        "live_tokens",
+        "tokens of the live corpus (active blocks)",
+        "tokens",
+        "blocks",
+        how="elfmem's token_count of each active block, chars/4 where it is missing",
+    ),
+    Metric(
+        "input_per_corpus_token",
+        "amplification: LLM input tokens per token of live corpus",
+        "×",
+        "cost",
+        Ratio("llm_input_tokens", "live_tokens"),
+    ),
+    Metric(
+        "calls_per_surviving_block",
+        "LLM calls per block still active",
+        "calls per active block",
+        "cost",
+        Ratio("llm_calls", "blocks_active"),
+    ),
+    Metric(
+        "input_per_summary_token",
+        "LLM input tokens per token of live summaries",
+        "×",
+        "cost",
+        Ratio("llm_input_tokens", "summary_tokens"),
+    ),
+    Metric(
+        "gpu_hours",
+        "GPU time the lifetime LLM calls took at seconds_per_call each",
+        "hours",
+        "cost",
+        how="llm_calls × seconds_per_call / 3600",
+    ),
+    Metric(
+        "blocks_active",
+        "blocks with status active",
+        "blocks",
+        "blocks",
+        how="blocks rows with status active",
+    ),
+    Metric(
+        "supersession_share",
+        "archived blocks archived as superseded, of all archived",
+        "share",
+        "archival",
+        Ratio("archived_superseded", "blocks_archived"),
+    ),
+    Metric(
+        "superseded_of_created",
+        "blocks archived as superseded, of all blocks ever created",
+        "share",
+        "archival",
+        Ratio("archived_superseded", "blocks_ever"),
+    ),
+    Metric(
+        "total_active_hours",
+        "decay clock: active hours summed over sessions",
+        "hours",
+        "decay clock",
+        how="the sum of session durations (elfmem's active-hours clock)",
+    ),
+    Metric(
+        "min_block_recency",
+        "decay: lowest recency exp(-λ·h) of a live block",
+        "share",
+        "decay clock",
+        how="min over active blocks of exp(-decay_lambda × active hours since last reinforced)",
+    ),
+    Metric(
+        "role_slots_left",
+        "constitution: seeded role slots still live (of role_slots_seeded)",
+        "slots",
+        "constitution",
+        how="seeded constitutional roles with a live block",
+    ),
+    Metric(
+        "constitutional_tagged_live",
+        "constitution: live blocks tagged constitutional",
+        "blocks",
+        "constitution",
+        how="active blocks with a self/constitutional tag",
+    ),
+    Metric(
+        "contradictions_unresolved",
+        "recorded contradictions not resolved",
+        "pairs",
+        "graph and tags",
+        how="contradictions rows without a resolution",
+    ),
     # ── Letta Agent Files and blocks lists ───────────────────────────────────────────────
-    Metric("max_prompt_tokens_est", "prompt size: largest agent prompt, tokens (chars/4)",
-           "tokens", "prompt", how="max over agents of (system + block chars) / 4"),
-    Metric("max_context_share", "largest agent prompt as a share of its context window",
-           "share", "prompt", how="max over agents of prompt tokens / context window"),
-    Metric("max_over_limit_ratio", "limit ratio: most over-limit block's chars / its limit",
-           "×", "limits", how="max over blocks over their limit of chars / limit"),
-    Metric("n_blocks_over_limit", "blocks over their character limit", "blocks", "limits",
-           how="blocks whose chars exceed their limit"),
-    Metric("n_problems", "problems found while loading", "problems", "problems",
-           how="rows of the store's problems frame"),
+    Metric(
+        "max_prompt_tokens_est",
+        "prompt size: largest agent prompt, tokens (chars/4)",
+        "tokens",
+        "prompt",
+        how="max over agents of (system + block chars) / 4",
+    ),
+    Metric(
+        "max_context_share",
+        "largest agent prompt as a share of its context window",
+        "share",
+        "prompt",
+        how="max over agents of prompt tokens / context window",
+    ),
+    Metric(
+        "max_over_limit_ratio",
+        "limit ratio: most over-limit block's chars / its limit",
+        "×",
+        "limits",
+        how="max over blocks over their limit of chars / limit",
+    ),
+    Metric(
+        "n_blocks_over_limit",
+        "blocks over their character limit",
+        "blocks",
+        "limits",
+        how="blocks whose chars exceed their limit",
+    ),
+    Metric(
+        "n_problems",
+        "problems found while loading",
+        "problems",
+        "problems",
+        how="rows of the store's problems frame",
+    ),
     # ── memfs repositories ───────────────────────────────────────────────────────────────
-    Metric("prompt_tokens", "prompt size: tokens of what reaches the prompt at the ref",
-           "tokens", "prompt", how="the prompt files' tokens at the ref"),
-    Metric("max_limit_ratio", "limit ratio: most over-limit file's chars / its limit", "×",
-           "limits", how="max over files with a limit of chars / limit"),
-    Metric("findings", "constraint findings that need a person (hook bypasses, guarded edits, "
-                       "limit breaches, reader disagreements, copied trees, problems)",
-           "findings", "findings", how="rows of the constraints table"),
-    Metric("hook_violations", "commits breaking a pre-commit hook rule (in history)", "rows",
-           "findings", how="rows of the hook_violations table"),
-    Metric("no_verify_commits", "commits that must have bypassed the hook", "commits",
-           "findings", how="rows of the no_verify_commits table"),
-    Metric("over_limit_files", "files over their limit now", "files", "limits",
-           how="rows of the over_limit table"),
-    Metric("problems", "problems found while loading", "problems", "problems",
-           how="rows of the store's problems frame"),
-    Metric("prompt_chars", "characters in the system prompt (memfs: prompt_chars, at the ref; "
-                           "agent file: max_prompt_chars, its largest agent's)", "chars",
-           "prompt", FirstOf(("prompt_chars", "max_prompt_chars"))),
+    Metric(
+        "prompt_tokens",
+        "prompt size: tokens of what reaches the prompt at the ref",
+        "tokens",
+        "prompt",
+        how="the prompt files' tokens at the ref",
+    ),
+    Metric(
+        "max_limit_ratio",
+        "limit ratio: most over-limit file's chars / its limit",
+        "×",
+        "limits",
+        how="max over files with a limit of chars / limit",
+    ),
+    Metric(
+        "findings",
+        "constraint findings that need a person (hook bypasses, guarded edits, "
+        "limit breaches, reader disagreements, copied trees, problems)",
+        "findings",
+        "findings",
+        how="rows of the constraints table",
+    ),
+    Metric(
+        "hook_violations",
+        "commits breaking a pre-commit hook rule (in history)",
+        "rows",
+        "findings",
+        how="rows of the hook_violations table",
+    ),
+    Metric(
+        "no_verify_commits",
+        "commits that must have bypassed the hook",
+        "commits",
+        "findings",
+        how="rows of the no_verify_commits table",
+    ),
+    Metric(
+        "over_limit_files",
+        "files over their limit now",
+        "files",
+        "limits",
+        how="rows of the over_limit table",
+    ),
+    Metric(
+        "problems",
+        "problems found while loading",
+        "problems",
+        "problems",
+        how="rows of the store's problems frame",
+    ),
+    Metric(
+        "prompt_chars",
+        "characters in the system prompt (memfs: prompt_chars, at the ref; "
+        "agent file: max_prompt_chars, its largest agent's)",
+        "chars",
+        "prompt",
+        FirstOf(("prompt_chars", "max_prompt_chars")),
+    ),
     # ── both git-backed and server stores ────────────────────────────────────────────────
-    Metric("integrity_findings", "history only a rewrite or a direct write leaves (memfs: "
-                                 "reflogs and refs; Letta server: block_history chains); null "
-                                 "when not checked, with integrity_reason saying why",
-           "findings", "findings", how="rows of the integrity table; None when the evidence "
-                                       "is gone (integrity_reason, null when checked)"),
+    Metric(
+        "integrity_findings",
+        "history only a rewrite or a direct write leaves (memfs: "
+        "reflogs and refs; Letta server: block_history chains); null "
+        "when not checked, with integrity_reason saying why",
+        "findings",
+        "findings",
+        how="rows of the integrity table; None when the evidence "
+        "is gone (integrity_reason, null when checked)",
+    ),
     # ── the review report ────────────────────────────────────────────────────────────────
-    Metric("review.choices", "review choices a person would decide", "choices", "review",
-           how="choices in the review report's proposal"),
+    Metric(
+        "review.choices",
+        "review choices a person would decide",
+        "choices",
+        "review",
+        how="choices in the review report's proposal",
+    ),
     # ── fleet figures: one name across store kinds ───────────────────────────────────────
-    Metric("amplification", "LLM input tokens per live corpus token (elfmem: "
-                            "input_per_corpus_token under its fleet name)", "×", "cost",
-           FirstOf(("input_per_corpus_token",))),
-    Metric("limit_ratio", "largest value/limit ratio of any block or file (memfs: "
-                          "max_limit_ratio; agent file: max_over_limit_ratio)", "×", "limits",
-           FirstOf(("max_limit_ratio", "max_over_limit_ratio"))),
-    Metric("churn_lines", "lines changed over the repo's history (memfs: lines_changed)",
-           "lines", "activity", FirstOf(("lines_changed",))),
+    Metric(
+        "amplification",
+        "LLM input tokens per live corpus token (elfmem: "
+        "input_per_corpus_token under its fleet name)",
+        "×",
+        "cost",
+        FirstOf(("input_per_corpus_token",)),
+    ),
+    Metric(
+        "limit_ratio",
+        "largest value/limit ratio of any block or file (memfs: "
+        "max_limit_ratio; agent file: max_over_limit_ratio)",
+        "×",
+        "limits",
+        FirstOf(("max_limit_ratio", "max_over_limit_ratio")),
+    ),
+    Metric(
+        "churn_lines",
+        "lines changed over the repo's history (memfs: lines_changed)",
+        "lines",
+        "activity",
+        FirstOf(("lines_changed",)),
+    ),
 )
 
 #: name -> :class:`Metric`, every headline metric memlab defines.
 METRICS: dict[str, Metric] = {m.name: m for m in _RECORDS}
 
 #: The fleet lake's figures, in the order its summary, notebook and plots show them.
-FLEET: tuple[str, ...] = ("amplification", "calls_per_surviving_block", "supersession_share",
-                          "superseded_of_created", "prompt_chars", "limit_ratio", "churn_lines")
+FLEET: tuple[str, ...] = (
+    "amplification",
+    "calls_per_surviving_block",
+    "supersession_share",
+    "superseded_of_created",
+    "prompt_chars",
+    "limit_ratio",
+    "churn_lines",
+)
 
 
 #: Every kind of finding an audit reports, one list: audit table -> the columns that identify one
@@ -286,8 +469,11 @@ def derive(fields: Mapping[str, Any]) -> dict[str, Any]:
     same formula). Cross-kind figures (:class:`FirstOf`) are not added to a store's fields."""
     out = dict(fields)
     for name, m in METRICS.items():
-        if isinstance(m.formula, Ratio) and name not in out and all(
-                i in out for i in m.formula.inputs):
+        if (
+            isinstance(m.formula, Ratio)
+            and name not in out
+            and all(i in out for i in m.formula.inputs)
+        ):
             out[name] = m.formula.value(out)
     return out
 
@@ -302,6 +488,9 @@ def column(name: str, headline: pd.DataFrame) -> pd.Series:
         return own
     if isinstance(m.formula, FirstOf) and m.formula.names[0] == name:
         return m.formula.column(headline)
-    recorded = headline[name].notna() if name in headline.columns else \
-        pd.Series(False, index=headline.index)
+    recorded = (
+        headline[name].notna()
+        if name in headline.columns
+        else pd.Series(False, index=headline.index)
+    )
     return own.where(recorded, m.formula.column(headline))

@@ -15,8 +15,9 @@ from typing import Iterable
 __all__ = ["missing_numbers", "repeated_numbers"]
 
 
-def missing_numbers(values: Iterable[int], *, first: int = 1, show: int = 10
-                    ) -> tuple[list[int], int]:
+def missing_numbers(
+    values: Iterable[int], *, first: int = 1, show: int = 10
+) -> tuple[list[int], int]:
     """The first ``show`` integers of ``first..max(values)`` that ``values`` lacks, and how
     many it lacks in all (0 when nothing is missing or ``values`` is empty). Values below
     ``first`` are not counted as filling anything."""

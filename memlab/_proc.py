@@ -43,12 +43,16 @@ class Deadline:
     seconds: float
     variable: str
 
-    def error(self, what: str, *, path: str | Path | None,
-              error: type[MemlabError] = MemlabError) -> MemlabError:
-        return error(f"{what} did not finish within {self.seconds:g} s and was stopped "
-                     f"(the limit is {self.variable})", path=path,
-                     hint=f"if the store is only large, set {self.variable} to more seconds; "
-                          "otherwise look for a FIFO or device it leads to")
+    def error(
+        self, what: str, *, path: str | Path | None, error: type[MemlabError] = MemlabError
+    ) -> MemlabError:
+        return error(
+            f"{what} did not finish within {self.seconds:g} s and was stopped "
+            f"(the limit is {self.variable})",
+            path=path,
+            hint=f"if the store is only large, set {self.variable} to more seconds; "
+            "otherwise look for a FIFO or device it leads to",
+        )
 
 
 def deadline_from_env(variable: str, default: float) -> Deadline:
@@ -62,8 +66,10 @@ def deadline_from_env(variable: str, default: float) -> Deadline:
     except ValueError:
         value = float("nan")
     if not (0 < value <= 86_400 * 7):  # nan fails too
-        raise InvalidArgument(f"{variable}={raw!r} is not a number of seconds between 0 and "
-                              "604800", hint=f"unset {variable} for the default ({default:g} s)")
+        raise InvalidArgument(
+            f"{variable}={raw!r} is not a number of seconds between 0 and 604800",
+            hint=f"unset {variable} for the default ({default:g} s)",
+        )
     return Deadline(value, variable)
 
 
@@ -77,16 +83,24 @@ def _kill_group(proc: subprocess.Popen) -> None:
             pass
 
 
-def run(cmd: Sequence[str], *, deadline: Deadline, what: str, path: str | Path | None,
-        error: type[MemlabError] = MemlabError, input: bytes | str | None = None,
-        **popen: Any) -> subprocess.CompletedProcess:
+def run(
+    cmd: Sequence[str],
+    *,
+    deadline: Deadline,
+    what: str,
+    path: str | Path | None,
+    error: type[MemlabError] = MemlabError,
+    input: bytes | str | None = None,
+    **popen: Any,
+) -> subprocess.CompletedProcess:
     """Run ``cmd`` to the end with its output collected (``capture_output``); at the deadline
     its process group is killed and ``error`` raised, naming ``path`` and the deadline's
     variable. ``what`` says what ran ("git log"). Other keywords go to :class:`subprocess.Popen`
     (``cwd``, ``env``, ``text``...); stdin is closed unless ``input`` is given."""
     popen.setdefault("stdin", subprocess.PIPE if input is not None else subprocess.DEVNULL)
-    proc = subprocess.Popen(list(cmd), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            start_new_session=True, **popen)
+    proc = subprocess.Popen(
+        list(cmd), stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True, **popen
+    )
     try:
         out, err = proc.communicate(input, timeout=deadline.seconds)
     except subprocess.TimeoutExpired:
@@ -117,7 +131,7 @@ class _DeadlineReader(io.RawIOBase):
     def readinto(self, buffer) -> int:  # type: ignore[override]
         self._owner.wait_readable(self._fd)
         data = os.read(self._fd, len(buffer))
-        buffer[:len(data)] = data
+        buffer[: len(data)] = data
         return len(data)
 
     def close(self) -> None:
@@ -132,8 +146,14 @@ class Spawned:
     """A process started by :func:`spawn`: ``stdout`` reads (and :meth:`wait` waits) within
     its budget; :meth:`stop` kills its group."""
 
-    def __init__(self, proc: subprocess.Popen, deadline: Deadline, what: str,
-                 path: str | Path | None, error: type[MemlabError]) -> None:
+    def __init__(
+        self,
+        proc: subprocess.Popen,
+        deadline: Deadline,
+        what: str,
+        path: str | Path | None,
+        error: type[MemlabError],
+    ) -> None:
         self.proc, self.deadline, self.what = proc, deadline, what
         self.path, self._error = path, error
         self._left = deadline.seconds
@@ -194,11 +214,19 @@ class Spawned:
             self.stop()
 
 
-def spawn(cmd: Sequence[str], *, deadline: Deadline, what: str, path: str | Path | None,
-          error: type[MemlabError] = MemlabError, stdin: Any = subprocess.DEVNULL,
-          **popen: Any) -> Spawned:
+def spawn(
+    cmd: Sequence[str],
+    *,
+    deadline: Deadline,
+    what: str,
+    path: str | Path | None,
+    error: type[MemlabError] = MemlabError,
+    stdin: Any = subprocess.DEVNULL,
+    **popen: Any,
+) -> Spawned:
     """Start ``cmd`` with stdout a pipe read through its deadline (:class:`Spawned`). The
     caller closes it (``close()``) when done: a process still running then is killed."""
-    proc = subprocess.Popen(list(cmd), stdout=subprocess.PIPE, stdin=stdin, bufsize=0,
-                            start_new_session=True, **popen)
+    proc = subprocess.Popen(
+        list(cmd), stdout=subprocess.PIPE, stdin=stdin, bufsize=0, start_new_session=True, **popen
+    )
     return Spawned(proc, deadline, what, path, error)

@@ -15,8 +15,12 @@ class RegistryView(Mapping):
     """``name -> value(record)`` over the records of ``records()`` (name -> record, in
     registration order) that ``keep`` accepts (all when it is None)."""
 
-    def __init__(self, records: Callable[[], Mapping[str, Any]], value: Callable[[Any], Any],
-                 keep: Callable[[Any], bool] | None = None) -> None:
+    def __init__(
+        self,
+        records: Callable[[], Mapping[str, Any]],
+        value: Callable[[Any], Any],
+        keep: Callable[[Any], bool] | None = None,
+    ) -> None:
         self._records = records
         self._value = value
         self._keep = keep

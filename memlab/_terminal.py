@@ -20,8 +20,14 @@ import pandas as pd
 from memlab._escape import terminal_line
 from memlab._metrics import group_of
 
-__all__ = ["terminal_width", "comparison_text", "wrap_text", "table_text", "FLAG_MEANINGS",
-           "flag_lines"]
+__all__ = [
+    "terminal_width",
+    "comparison_text",
+    "wrap_text",
+    "table_text",
+    "FLAG_MEANINGS",
+    "flag_lines",
+]
 
 DEFAULT_WIDTH = 100
 _LABEL_MAX = 30
@@ -34,12 +40,16 @@ GROUPS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("cost", ("llm_", "embedding_", "calls_per_", "input_per_", "gpu_hours", "seconds_per_call")),
     ("blocks", ("blocks_", "live_", "summary_", "mind_blocks")),
     ("archival", ("archived_", "supersession_", "superseded_", "protected_")),
-    ("decay clock", ("total_active_hours", "sessions", "mean_session_s", "recency_",
-                     "min_block_recency")),
+    (
+        "decay clock",
+        ("total_active_hours", "sessions", "mean_session_s", "recency_", "min_block_recency"),
+    ),
     ("constitution", ("seed_releases", "role_slots_", "constitutional_")),
     ("reinforcement", ("reinforcement_",)),
-    ("graph and tags", ("tags_", "edges", "contradictions", "near_duplicates", "outcomes",
-                        "amendments")),
+    (
+        "graph and tags",
+        ("tags_", "edges", "contradictions", "near_duplicates", "outcomes", "amendments"),
+    ),
     ("activity", ("last_", "consolidation_", "inbox_")),
     # groups only metric records name (memlab._metrics): memfs and agent-file headlines
     ("prompt", ()),
@@ -66,8 +76,12 @@ def _group(metric: str) -> str:
     if recorded is not None:
         return recorded
     for name, keys in GROUPS:
-        if any(metric == k or (k.endswith("_") and metric.startswith(k)) or
-               (not k.endswith("_") and metric.startswith(k + "_")) for k in keys):
+        if any(
+            metric == k
+            or (k.endswith("_") and metric.startswith(k))
+            or (not k.endswith("_") and metric.startswith(k + "_"))
+            for k in keys
+        ):
             return name
     return "other"
 
@@ -82,8 +96,9 @@ def _fmt(value: Any) -> str:
         pass
     if isinstance(value, bool):
         return "yes" if value else "no"
-    if isinstance(value, int) or (isinstance(value, float) and value.is_integer()
-                                  and abs(value) < 1e15):
+    if isinstance(value, int) or (
+        isinstance(value, float) and value.is_integer() and abs(value) < 1e15
+    ):
         return f"{int(value):,}"
     if isinstance(value, float):
         return f"{value:,.3g}" if abs(value) < 1000 else f"{value:,.0f}"
@@ -100,7 +115,7 @@ def _fmt(value: Any) -> str:
 def _cut(text: str, width: int, *, left: bool = False) -> str:
     if len(text) <= width:
         return text
-    return ("…" + text[-(width - 1):]) if left else (text[:width - 1] + "…")
+    return ("…" + text[-(width - 1) :]) if left else (text[: width - 1] + "…")
 
 
 def comparison_text(frame: pd.DataFrame, *, width: int | None = None) -> str:
@@ -117,8 +132,9 @@ def comparison_text(frame: pd.DataFrame, *, width: int | None = None) -> str:
     label_w = min(_LABEL_MAX, max([len(m) for m in metrics] + [6]) + 2)
     cells = {m: [_fmt(v) for v in frame[m].tolist()] for m in metrics}
     per_block = max(1, (width - label_w) // (_MIN_COLUMN + 1))
-    blocks = [list(range(i, min(i + per_block, len(stores))))
-              for i in range(0, len(stores), per_block)]
+    blocks = [
+        list(range(i, min(i + per_block, len(stores)))) for i in range(0, len(stores), per_block)
+    ]
     out: list[str] = []
     for block in blocks:
         col_w = min(28, (width - label_w) // len(block) - 1)
@@ -126,8 +142,12 @@ def comparison_text(frame: pd.DataFrame, *, width: int | None = None) -> str:
         head = " " * label_w + " ".join(_cut(stores[j], col_w).rjust(col_w) for j in block)
         out.append(head.rstrip())
         if "path" in frame.columns:
-            out.append("path".ljust(label_w) + " ".join(
-                _cut(_fmt(frame["path"].iloc[j]), col_w, left=True).rjust(col_w) for j in block))
+            out.append(
+                "path".ljust(label_w)
+                + " ".join(
+                    _cut(_fmt(frame["path"].iloc[j]), col_w, left=True).rjust(col_w) for j in block
+                )
+            )
         for group in order:
             names = by_group.get(group)
             if not names:
@@ -155,10 +175,18 @@ def wrap_text(text: str, width: int | None = None) -> str:
         if len(line) <= width:
             out.append(line)
             continue
-        indent = line[:len(line) - len(line.lstrip())]
-        out.extend(textwrap.wrap(line.strip(), width, initial_indent=indent,
-                                 subsequent_indent=indent + "    ", break_long_words=False,
-                                 break_on_hyphens=False) or [line])
+        indent = line[: len(line) - len(line.lstrip())]
+        out.extend(
+            textwrap.wrap(
+                line.strip(),
+                width,
+                initial_indent=indent,
+                subsequent_indent=indent + "    ",
+                break_long_words=False,
+                break_on_hyphens=False,
+            )
+            or [line]
+        )
     return "\n".join(out) + ("\n" if text.endswith("\n") else "")
 
 
@@ -218,8 +246,13 @@ def flag_lines(flags: pd.DataFrame, *, indent: str = "    ") -> list[str]:
     return lines
 
 
-def table_text(frame: pd.DataFrame, *, width: int | None = None,
-               left_cut: tuple[str, ...] = ("path",), max_column: int = 40) -> str:
+def table_text(
+    frame: pd.DataFrame,
+    *,
+    width: int | None = None,
+    left_cut: tuple[str, ...] = ("path",),
+    max_column: int = 40,
+) -> str:
     """``frame`` as a table a person reads in a terminal: one line per row, columns aligned,
     each cell as :func:`_fmt` shows it (numbers with separators, times to the minute, missing
     as "–", text a :func:`memlab._escape.terminal_line`), a cell longer than ``max_column`` cut
@@ -232,13 +265,21 @@ def table_text(frame: pd.DataFrame, *, width: int | None = None,
     rows = [[_cut(v, max_column, left=cut[i]) for i, v in enumerate(r)] for r in full]
     widths = [max([len(columns[i])] + [len(r[i]) for r in rows]) for i in range(len(columns))]
     if sum(widths) + 2 * (len(widths) - 1) <= width:
+
         def line(cells: list[str]) -> str:
             return "  ".join(c.ljust(w) for c, w in zip(cells, widths)).rstrip()
-        return "\n".join([line(columns), line(["─" * w for w in widths])]
-                         + [line(r) for r in rows]) + "\n"
+
+        return (
+            "\n".join([line(columns), line(["─" * w for w in widths])] + [line(r) for r in rows])
+            + "\n"
+        )
     label = max(len(c) for c in columns) if columns else 0
     blocks = []
     for r in full:
-        blocks.append("\n".join(f"{c.ljust(label)}  {_cut(v, max(10, width - label - 2), left=k)}"
-                                for c, v, k in zip(columns, r, cut)))
+        blocks.append(
+            "\n".join(
+                f"{c.ljust(label)}  {_cut(v, max(10, width - label - 2), left=k)}"
+                for c, v, k in zip(columns, r, cut)
+            )
+        )
     return "\n\n".join(blocks) + "\n"

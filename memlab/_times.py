@@ -15,8 +15,7 @@ from typing import Any, Sequence
 import numpy as np
 import pandas as pd
 
-__all__ = ["FIRST_SECOND", "LAST_SECOND", "seconds", "utc_seconds", "utc_second",
-           "out_of_range"]
+__all__ = ["FIRST_SECOND", "LAST_SECOND", "seconds", "utc_seconds", "utc_second", "out_of_range"]
 
 #: The first and last whole Unix seconds pandas' ``datetime64[ns]`` holds.
 FIRST_SECOND = -(-pd.Timestamp.min.value // 1_000_000_000)
@@ -66,8 +65,9 @@ def utc_seconds(values: Sequence[Any]) -> tuple[pd.Series, list[int]]:
     except (OverflowError, ValueError, TypeError):
         parsed = [seconds(v) for v in values]
         given = np.array([v is not None for v in values], dtype=bool)
-        fits = np.array([p is not None and FIRST_SECOND <= p <= LAST_SECOND for p in parsed],
-                        dtype=bool)
+        fits = np.array(
+            [p is not None and FIRST_SECOND <= p <= LAST_SECOND for p in parsed], dtype=bool
+        )
         arr = np.array([p if ok else 0 for p, ok in zip(parsed, fits)], dtype="int64")
         ok = fits
     else:
@@ -84,5 +84,7 @@ def out_of_range(value: Any) -> str:
     shown = str(value)[:40] if s is None else (str(s) if len(str(s)) <= 40 else f"{str(s)[:37]}...")
     if s is None:
         return f"time {shown!r} is not a whole number of seconds; left empty (NaT)"
-    return (f"time {shown} s since 1970 is outside what pandas holds (1677-09-21 to "
-            f"2262-04-11); left empty (NaT)")
+    return (
+        f"time {shown} s since 1970 is outside what pandas holds (1677-09-21 to "
+        f"2262-04-11); left empty (NaT)"
+    )

@@ -98,8 +98,11 @@ def private_tempdir(purpose: str, root: str | Path | None = None) -> Iterator[Pa
     """A private folder ``memlab-<purpose>-p<pid>-*`` removed on exit, SIGTERM and SIGINT."""
     sweep_stale(root)
     with sigterm_as_exit():
-        path = Path(tempfile.mkdtemp(prefix=f"{PREFIX}{purpose}-p{os.getpid()}-",
-                                     dir=None if root is None else str(root)))
+        path = Path(
+            tempfile.mkdtemp(
+                prefix=f"{PREFIX}{purpose}-p{os.getpid()}-", dir=None if root is None else str(root)
+            )
+        )
         try:
             yield path
         finally:

@@ -13,17 +13,47 @@ import math
 from typing import Any
 
 __all__ = [
-    "DECAY_LAMBDA", "DECAY_TIERS", "PENALTY_FACTOR", "LAMBDA_CEILING", "PROTECTED_MAX_LAMBDA",
-    "PRUNE_THRESHOLD", "NEAR_DUP_THRESHOLD", "EXACT_DUP_THRESHOLD", "tier_of_lambda",
-    "is_penalised", "CHARS_PER_TOKEN", "SECONDS_PER_CALL", "STALE_AFTER_DAYS",
-    "CONTRADICTION_MIN", "INT64_MAX", "MAX_FILE_BYTES", "MAX_FOLDER_DEPTH",
-    "MAX_VALUE_BYTES", "MAX_YAML_NODES", "MAX_YAML_CHARS", "MAX_FM_COLUMNS", "PG_STATEMENT_TIMEOUT_MS",
-    "PG_LOCK_TIMEOUT_MS", "PG_CONNECT_TIMEOUT_MS", "PG_CLIENT_GRACE_MS", "LAKE_FILE_ROWS", "NEIGHBOR_NUMPY_BELOW",
-    "NEIGHBOR_MIN_RECALL", "FLEET_TASK_SECONDS", "FLEET_MAX_BATCH",
-    "SIM_RESULTS_FOLDER", "GIT_TIMEOUT_S",
-    "DOC_VALUES", "MISSING_TEXT", "LONG_CELL_SECONDS",
-    "LETTA_BYTES_PER_TOKEN", "MAX_POLICY_BYTES",
-    "MIGRATION_LAYOUTS", "DEFAULT_MIGRATION_LAYOUT", "ROOT_MEMORY_LABEL", "ROOT_MEMORY_TEXT",
+    "DECAY_LAMBDA",
+    "DECAY_TIERS",
+    "PENALTY_FACTOR",
+    "LAMBDA_CEILING",
+    "PROTECTED_MAX_LAMBDA",
+    "PRUNE_THRESHOLD",
+    "NEAR_DUP_THRESHOLD",
+    "EXACT_DUP_THRESHOLD",
+    "tier_of_lambda",
+    "is_penalised",
+    "CHARS_PER_TOKEN",
+    "SECONDS_PER_CALL",
+    "STALE_AFTER_DAYS",
+    "CONTRADICTION_MIN",
+    "INT64_MAX",
+    "MAX_FILE_BYTES",
+    "MAX_FOLDER_DEPTH",
+    "MAX_VALUE_BYTES",
+    "MAX_YAML_NODES",
+    "MAX_YAML_CHARS",
+    "MAX_FM_COLUMNS",
+    "PG_STATEMENT_TIMEOUT_MS",
+    "PG_LOCK_TIMEOUT_MS",
+    "PG_CONNECT_TIMEOUT_MS",
+    "PG_CLIENT_GRACE_MS",
+    "LAKE_FILE_ROWS",
+    "NEIGHBOR_NUMPY_BELOW",
+    "NEIGHBOR_MIN_RECALL",
+    "FLEET_TASK_SECONDS",
+    "FLEET_MAX_BATCH",
+    "SIM_RESULTS_FOLDER",
+    "GIT_TIMEOUT_S",
+    "DOC_VALUES",
+    "MISSING_TEXT",
+    "LONG_CELL_SECONDS",
+    "LETTA_BYTES_PER_TOKEN",
+    "MAX_POLICY_BYTES",
+    "MIGRATION_LAYOUTS",
+    "DEFAULT_MIGRATION_LAYOUT",
+    "ROOT_MEMORY_LABEL",
+    "ROOT_MEMORY_TEXT",
 ]
 
 # --- storage ----------------------------------------------------------------------------------
@@ -128,7 +158,8 @@ DEFAULT_MIGRATION_LAYOUT = "v2"
 
 #: Letta Code 0.34.12's root memory block (``DEFAULT_ROOT_MEMORY_BLOCK`` in ``letta.js``): a block
 #: labelled ``MEMORY`` becomes the root ``MEMORY.md`` with its value as the whole file, and an
-#: agent without one gets this value (``ensureRootMemoryBlock``, ``initialMemoryFilesFromCreateBody``).
+#: agent without one gets this value (``ensureRootMemoryBlock``,
+#: ``initialMemoryFilesFromCreateBody``).
 ROOT_MEMORY_LABEL = "MEMORY"
 ROOT_MEMORY_TEXT = "# Memory\n"
 
@@ -136,8 +167,12 @@ ROOT_MEMORY_TEXT = "# Memory\n"
 
 #: Decay rate per active hour of each tier; recency = exp(-lambda * hours since reinforced).
 #: elfmem ``scoring.py`` ``LAMBDA`` (``types.DecayTier``).
-DECAY_LAMBDA: dict[str, float] = {"PERMANENT": 0.00001, "DURABLE": 0.001, "STANDARD": 0.010,
-                                  "EPHEMERAL": 0.050}
+DECAY_LAMBDA: dict[str, float] = {
+    "PERMANENT": 0.00001,
+    "DURABLE": 0.001,
+    "STANDARD": 0.010,
+    "EPHEMERAL": 0.050,
+}
 DECAY_TIERS: tuple[str, ...] = tuple(DECAY_LAMBDA)
 
 #: A negative outcome multiplies a block's stored lambda by this, capped at

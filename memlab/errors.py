@@ -64,8 +64,14 @@ class MemlabError(Exception):
 
     hint: str | None = None
 
-    def __init__(self, message: str, *, path: str | Path | None = None, hint: str | None = None,
-                 **context: Any) -> None:
+    def __init__(
+        self,
+        message: str,
+        *,
+        path: str | Path | None = None,
+        hint: str | None = None,
+        **context: Any,
+    ) -> None:
         super().__init__(message)
         self.message = message
         self.path = Path(path) if path is not None else None
@@ -93,8 +99,10 @@ class StoreNotFound(SourceError):
 
 
 class UnrecognizedStore(SourceError):
-    hint = ("expected an elfmem SQLite database, a Letta/Souveraine memory repo, "
-            "an .elfmem folder, a Letta Agent File (.af) or a blocks JSON list")
+    hint = (
+        "expected an elfmem SQLite database, a Letta/Souveraine memory repo, "
+        "an .elfmem folder, a Letta Agent File (.af) or a blocks JSON list"
+    )
 
 
 class CorruptStore(SourceError):

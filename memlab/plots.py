@@ -32,21 +32,42 @@ from memlab._escape import plot_text
 from memlab.audits._base import Audit
 from memlab.errors import MemlabError
 
-__all__ = ["archival_causes", "recency_curves", "reinforcement_lorenz", "token_spend",
-           "memfs_sizes", "memfs_churn", "memfs_prompt_size", "memfs_commits", "outcome_map",
-           "fitness_profile", "review_items", "cluster_map", "similarity_histogram",
-           "fleet_distributions", "trend_lines", "stores", "show"]
+__all__ = [
+    "archival_causes",
+    "recency_curves",
+    "reinforcement_lorenz",
+    "token_spend",
+    "memfs_sizes",
+    "memfs_churn",
+    "memfs_prompt_size",
+    "memfs_commits",
+    "outcome_map",
+    "fitness_profile",
+    "review_items",
+    "cluster_map",
+    "similarity_histogram",
+    "fleet_distributions",
+    "trend_lines",
+    "stores",
+    "show",
+]
 
-_TIER_COLOURS = {"PERMANENT": "#1b4f72", "DURABLE": "#2e86c1", "STANDARD": "#f39c12",
-                 "EPHEMERAL": "#c0392b"}
+_TIER_COLOURS = {
+    "PERMANENT": "#1b4f72",
+    "DURABLE": "#2e86c1",
+    "STANDARD": "#f39c12",
+    "EPHEMERAL": "#c0392b",
+}
 
 
 def _tables(source: Audit | Mapping[str, pd.DataFrame], *names: str) -> list[pd.DataFrame]:
     tables = source.tables if isinstance(source, Audit) else source
     missing = [n for n in names if n not in tables]
     if missing:
-        raise MemlabError(f"this figure needs the audit table(s) {', '.join(missing)}",
-                          hint="pass the Audit of an elfmem database (memlab.audit(path))")
+        raise MemlabError(
+            f"this figure needs the audit table(s) {', '.join(missing)}",
+            hint="pass the Audit of an elfmem database (memlab.audit(path))",
+        )
     return [tables[n] for n in names]
 
 
@@ -73,8 +94,9 @@ def _whole_counts(axis: Any) -> None:
     axis.set_major_locator(MaxNLocator(integer=True))
 
 
-def stores(draw: Any, sources: list[Any], *, panel_height: float = 1.6,
-           width: float = 7.0) -> Figure:
+def stores(
+    draw: Any, sources: list[Any], *, panel_height: float = 1.6, width: float = 7.0
+) -> Figure:
     """``draw(source, ax=...)`` for several stores in ONE figure, a panel per store, on one
     shared x scale (the union of the panels' ranges), so bars of different stores compare by
     length. ``draw`` is a per-store figure of this module (:func:`archival_causes`,
@@ -105,8 +127,9 @@ def _name(source: Any) -> str:
     return f"\n{plot_text(source.store_name)}" if isinstance(source, Audit) else ""
 
 
-def archival_causes(source: Audit | Mapping[str, pd.DataFrame], *, ax: Axes | None = None
-                    ) -> Figure:
+def archival_causes(
+    source: Audit | Mapping[str, pd.DataFrame], *, ax: Axes | None = None
+) -> Figure:
     """Horizontal bars: archived blocks per ``archive_reason`` (doc §2.2)."""
     (reasons,) = _tables(source, "archive_reasons")
     fig, ax = _axes(ax, (6.0, 0.6 * max(2, len(reasons)) + 1.2))
@@ -117,13 +140,20 @@ def archival_causes(source: Audit | Mapping[str, pd.DataFrame], *, ax: Axes | No
     data = reasons.sort_values("count")
     counts = data["count"].astype("float64").to_numpy()
     reasons = data["archive_reason"].astype(str).to_list()
-    bars = ax.barh([plot_text(r) for r in reasons], counts,
-                   color=["#c0392b" if r == "superseded" else "#7f8c8d" for r in reasons])
+    bars = ax.barh(
+        [plot_text(r) for r in reasons],
+        counts,
+        color=["#c0392b" if r == "superseded" else "#7f8c8d" for r in reasons],
+    )
     total = counts.sum()
     for bar, n in zip(bars, counts):
-        ax.annotate(f"{int(n)} ({n / total:.0%})", (bar.get_width(), bar.get_y() +
-                                                     bar.get_height() / 2),
-                    xytext=(4, 0), textcoords="offset points", va="center")
+        ax.annotate(
+            f"{int(n)} ({n / total:.0%})",
+            (bar.get_width(), bar.get_y() + bar.get_height() / 2),
+            xytext=(4, 0),
+            textcoords="offset points",
+            va="center",
+        )
     ax.set_xlim(0, counts.max() * 1.25)
     _whole_counts(ax.xaxis)
     ax.set_xlabel("archived blocks")
@@ -131,8 +161,9 @@ def archival_causes(source: Audit | Mapping[str, pd.DataFrame], *, ax: Axes | No
     return fig
 
 
-def recency_curves(source: Audit | Mapping[str, pd.DataFrame], *, ax: Axes | None = None,
-                   blocks: bool = True) -> Figure:
+def recency_curves(
+    source: Audit | Mapping[str, pd.DataFrame], *, ax: Axes | None = None, blocks: bool = True
+) -> Figure:
     """Recency exp(−λ·h) per decay tier against active hours, with this instance's clock.
 
     The vertical line is the instance's whole lifetime on the session clock; the dashed line
@@ -147,23 +178,45 @@ def recency_curves(source: Audit | Mapping[str, pd.DataFrame], *, ax: Axes | Non
     lo = min(0.01, hours / 10) if hours > 0 else 0.01
     x = np.logspace(math.log10(lo), math.log10(longest * 3), 400)
     for tier, lam in zip(tiers["tier"].astype(str), tiers["decay_lambda"].astype(float)):
-        ax.plot(x, np.exp(-lam * x), color=_TIER_COLOURS.get(tier, "#555"),
-                label=f"{tier} (λ={lam:g})")
+        ax.plot(
+            x, np.exp(-lam * x), color=_TIER_COLOURS.get(tier, "#555"), label=f"{tier} (λ={lam:g})"
+        )
         if math.isfinite(hours) and hours > 0:
             ax.plot([hours], [math.exp(-lam * hours)], "o", color=_TIER_COLOURS.get(tier, "#555"))
     if blocks and "recency_blocks" in (source.tables if isinstance(source, Audit) else source):
         (per_block,) = _tables(source, "recency_blocks")
         pts = per_block[per_block["hours_since"] > 0]
         if len(pts):
-            ax.scatter(pts["hours_since"], pts["recency"], s=8, color="#555", alpha=0.35,
-                       label="live blocks now", zorder=3)
+            ax.scatter(
+                pts["hours_since"],
+                pts["recency"],
+                s=8,
+                color="#555",
+                alpha=0.35,
+                label="live blocks now",
+                zorder=3,
+            )
     ax.axhline(prune, color="#7f8c8d", linestyle="--", linewidth=1)
-    ax.annotate(f"prune threshold {prune:g}", (x[-1], prune), xytext=(-2, 3),
-                textcoords="offset points", color="#7f8c8d", fontsize=8, ha="right")
+    ax.annotate(
+        f"prune threshold {prune:g}",
+        (x[-1], prune),
+        xytext=(-2, 3),
+        textcoords="offset points",
+        color="#7f8c8d",
+        fontsize=8,
+        ha="right",
+    )
     if math.isfinite(hours) and hours > 0:
         ax.axvline(hours, color="black", linewidth=1)
-        ax.annotate(f"this instance: {hours:.2f} active h", (hours, 0.02), xytext=(4, 0),
-                    textcoords="offset points", fontsize=8, rotation=90, va="bottom")
+        ax.annotate(
+            f"this instance: {hours:.2f} active h",
+            (hours, 0.02),
+            xytext=(4, 0),
+            textcoords="offset points",
+            fontsize=8,
+            rotation=90,
+            va="bottom",
+        )
     ax.set_xscale("log")
     ax.set_ylim(0, 1.05)
     ax.set_xlabel("active hours since last reinforcement (session clock)")
@@ -173,8 +226,9 @@ def recency_curves(source: Audit | Mapping[str, pd.DataFrame], *, ax: Axes | Non
     return fig
 
 
-def reinforcement_lorenz(source: Audit | Mapping[str, pd.DataFrame], *,
-                         ax: Axes | None = None) -> Figure:
+def reinforcement_lorenz(
+    source: Audit | Mapping[str, pd.DataFrame], *, ax: Axes | None = None
+) -> Figure:
     """Lorenz curve of reinforcement counts over live blocks, with its Gini (doc §2.5)."""
     (curve,) = _tables(source, "lorenz")
     fig, ax = _axes(ax, (5.0, 5.0))
@@ -194,27 +248,35 @@ def reinforcement_lorenz(source: Audit | Mapping[str, pd.DataFrame], *,
     return fig
 
 
-def token_spend(source: Audit | Mapping[str, pd.DataFrame], *, ax: Axes | None = None
-                ) -> Figure:
+def token_spend(source: Audit | Mapping[str, pd.DataFrame], *, ax: Axes | None = None) -> Figure:
     """LLM tokens spent against the size of what they maintain (log scale; doc §2.1)."""
     (cost,) = _tables(source, "cost")
     values = dict(zip(cost["metric"].astype(str), cost["value"].astype(float)))
-    bars = [("LLM input tokens", values.get("llm_input_tokens"), "#c0392b"),
-            ("LLM output tokens", values.get("llm_output_tokens"), "#e67e22"),
-            ("live corpus tokens", values.get("live_tokens"), "#2e86c1"),
-            ("live summary tokens", values.get("summary_tokens"), "#5dade2")]
+    bars = [
+        ("LLM input tokens", values.get("llm_input_tokens"), "#c0392b"),
+        ("LLM output tokens", values.get("llm_output_tokens"), "#e67e22"),
+        ("live corpus tokens", values.get("live_tokens"), "#2e86c1"),
+        ("live summary tokens", values.get("summary_tokens"), "#5dade2"),
+    ]
     bars = [(label, v, c) for label, v, c in bars if v is not None and math.isfinite(v) and v > 0]
     fig, ax = _axes(ax, (7.0, 3.2))
     if not bars:
-        ax.text(0.5, 0.5, "no token usage recorded", ha="center", va="center",
-                transform=ax.transAxes)
+        ax.text(
+            0.5, 0.5, "no token usage recorded", ha="center", va="center", transform=ax.transAxes
+        )
         ax.set_axis_off()
         return fig
     labels, vals, colours = zip(*bars)
     drawn = ax.barh(list(labels)[::-1], list(vals)[::-1], color=list(colours)[::-1])
     for bar, v in zip(drawn, list(vals)[::-1]):
-        ax.annotate(f"{v:,.0f}", (bar.get_width(), bar.get_y() + bar.get_height() / 2),
-                    xytext=(4, 0), textcoords="offset points", va="center", fontsize=8)
+        ax.annotate(
+            f"{v:,.0f}",
+            (bar.get_width(), bar.get_y() + bar.get_height() / 2),
+            xytext=(4, 0),
+            textcoords="offset points",
+            va="center",
+            fontsize=8,
+        )
     ax.set_xscale("log")
     # log bars need a fixed origin: a decade below the smallest, so lengths compare honestly
     ax.set_xlim(10 ** math.floor(math.log10(min(vals)) - 1), max(vals) * 8)
@@ -226,8 +288,10 @@ def token_spend(source: Audit | Mapping[str, pd.DataFrame], *, ax: Axes | None =
         extra.append(f"{ratio:.1f}× input per corpus token")
     if calls is not None and math.isfinite(calls):
         extra.append(f"{calls:,.0f} calls")
-    ax.set_title("Token spend vs live text" + (f": {', '.join(extra)}" if extra else "")
-                 + _name(source), fontsize=10)
+    ax.set_title(
+        "Token spend vs live text" + (f": {', '.join(extra)}" if extra else "") + _name(source),
+        fontsize=10,
+    )
     return fig
 
 
@@ -240,8 +304,7 @@ def memfs_sizes(audit: Audit, *, memory: bool = True, ax: Axes | None = None) ->
     fig, ax = _axes(ax, (10.0, 4.0 if memory else 2.5))
     what = "Memory files" if memory else "Other files (not memory)"
     if sizes.empty:
-        ax.text(0.5, 0.5, f"{what.lower()}: none", ha="center", va="center",
-                transform=ax.transAxes)
+        ax.text(0.5, 0.5, f"{what.lower()}: none", ha="center", va="center", transform=ax.transAxes)
         ax.set_axis_off()
         return fig
     labels = [plot_text(c) for c in sizes.columns]
@@ -286,8 +349,14 @@ def memfs_prompt_size(audit: Audit, *, ax: Axes | None = None) -> Figure:
         ax.text(0.5, 0.5, "no prompt history", ha="center", va="center", transform=ax.transAxes)
         ax.set_axis_off()
         return fig
-    history.plot(x="committed_at", y="prompt_chars", drawstyle="steps-post", legend=False,
-                 title="Prompt size (chars) over commits", ax=ax)
+    history.plot(
+        x="committed_at",
+        y="prompt_chars",
+        drawstyle="steps-post",
+        legend=False,
+        title="Prompt size (chars) over commits",
+        ax=ax,
+    )
     ax.set_xlabel("commit time")
     return fig
 
@@ -316,8 +385,14 @@ def memfs_commits(audit: Audit, *, ax: Axes | None = None) -> Figure:
 
 
 #: verdict -> colour, shared by the simulation figures (a fitness level maps onto the same).
-VERDICT_COLOURS = {"pass": "#27ae60", "partial": "#f39c12", "fail": "#c0392b",
-                   "green": "#27ae60", "amber": "#f39c12", "red": "#c0392b"}
+VERDICT_COLOURS = {
+    "pass": "#27ae60",
+    "partial": "#f39c12",
+    "fail": "#c0392b",
+    "green": "#27ae60",
+    "amber": "#f39c12",
+    "red": "#c0392b",
+}
 _NO_VERDICT = "#d5d8dc"
 _LEVEL = {"red": 0, "fail": 0, "amber": 1, "partial": 1, "green": 2, "pass": 2}
 
@@ -348,17 +423,29 @@ def outcome_map(run: Any, *, ax: Axes | None = None) -> Figure:
     for i, it in enumerate(rows):
         for j, code in enumerate(cols):
             verdict = table.loc[it, code]
-            verdict = None if verdict is None or (isinstance(verdict, float) and math.isnan(verdict)) else str(verdict)
+            verdict = (
+                None
+                if verdict is None or (isinstance(verdict, float) and math.isnan(verdict))
+                else str(verdict)
+            )
             modelled = basis.loc[it, code] == "modelled"
             colour = VERDICT_COLOURS.get(verdict, _NO_VERDICT)
             ax.add_patch(_rect(j, i, colour, hatch="////" if modelled else None))
             word = {"fail": "FAIL"}.get(verdict, verdict or "n/a")
             # on a hatched cell the word sits on a patch of the cell's own colour: white hatch
             # lines never run through white letters
-            ax.text(j + 0.5, i + 0.5, ("~" if modelled else "") + word, ha="center", va="center",
-                    fontsize=9, color="white" if verdict in ("pass", "fail") else "black",
-                    bbox=dict(boxstyle="round,pad=0.25", facecolor=colour, edgecolor="none")
-                    if modelled else None)
+            ax.text(
+                j + 0.5,
+                i + 0.5,
+                ("~" if modelled else "") + word,
+                ha="center",
+                va="center",
+                fontsize=9,
+                color="white" if verdict in ("pass", "fail") else "black",
+                bbox=dict(boxstyle="round,pad=0.25", facecolor=colour, edgecolor="none")
+                if modelled
+                else None,
+            )
     ax.set_xlim(0, len(cols))
     ax.set_ylim(len(rows), 0)
     ax.set_xticks([j + 0.5 for j in range(len(cols))], [plot_text(c) for c in cols])
@@ -369,16 +456,26 @@ def outcome_map(run: Any, *, ax: Axes | None = None) -> Figure:
         side.set_visible(False)
     n_modelled = int((basis == "modelled").to_numpy().sum())
     ax.set_title("Outcome per system and scenario", fontsize=10, pad=22)
-    ax.set_xlabel(f"green pass · amber partial · red FAIL\nhatched '~': modelled "
-                  f"({n_modelled} of {table.size}); solid: measured", fontsize=8)
+    ax.set_xlabel(
+        f"green pass · amber partial · red FAIL\nhatched '~': modelled "
+        f"({n_modelled} of {table.size}); solid: measured",
+        fontsize=8,
+    )
     return fig
 
 
 def _rect(x: float, y: float, colour: str, *, hatch: str | None = None):
     from matplotlib.patches import Rectangle
 
-    return Rectangle((x + 0.03, y + 0.05), 0.94, 0.9, facecolor=colour, edgecolor="white",
-                     hatch=hatch, linewidth=0.5)
+    return Rectangle(
+        (x + 0.03, y + 0.05),
+        0.94,
+        0.9,
+        facecolor=colour,
+        edgecolor="white",
+        hatch=hatch,
+        linewidth=0.5,
+    )
 
 
 def fitness_profile(run: Any, *, ax: Axes | None = None) -> Figure:
@@ -392,8 +489,14 @@ def fitness_profile(run: Any, *, ax: Axes | None = None) -> Figure:
     for k, (it, row) in enumerate(fitness.iterrows()):
         offset = (k - (n - 1) / 2) * (0.12 / max(1, n - 1)) * 2 if n > 1 else 0.0
         levels = [_LEVEL.get(str(row[d]), np.nan) for d in dims]
-        ax.plot(range(len(dims)), [v + offset if v == v else v for v in levels], marker="o",
-                color=cmap(k % 10), label=plot_text(it), linewidth=1.5)
+        ax.plot(
+            range(len(dims)),
+            [v + offset if v == v else v for v in levels],
+            marker="o",
+            color=cmap(k % 10),
+            label=plot_text(it),
+            linewidth=1.5,
+        )
     for level, colour in ((0, "#c0392b"), (1, "#f39c12"), (2, "#27ae60")):
         ax.axhspan(level - 0.35, level + 0.35, color=colour, alpha=0.10, linewidth=0)
     ax.set_xticks(range(len(dims)), dims)
@@ -414,13 +517,17 @@ def _review_rows(proposal: Any) -> pd.DataFrame:
     if callable(frame):
         df = frame()
         if len(df):
-            return pd.DataFrame({"section": df["section"].astype(str),
-                                 "risk": df["risk"].fillna("unrated").astype(str),
-                                 "tokens_saved": pd.to_numeric(df["tokens_saved"],
-                                                               errors="coerce").fillna(0)})
+            return pd.DataFrame(
+                {
+                    "section": df["section"].astype(str),
+                    "risk": df["risk"].fillna("unrated").astype(str),
+                    "tokens_saved": pd.to_numeric(df["tokens_saved"], errors="coerce").fillna(0),
+                }
+            )
     items = proposal.items_frame()
-    return pd.DataFrame({"section": items["section"].astype(str), "risk": "unrated",
-                         "tokens_saved": 0.0})
+    return pd.DataFrame(
+        {"section": items["section"].astype(str), "risk": "unrated", "tokens_saved": 0.0}
+    )
 
 
 def review_items(proposal: Any, *, ax: Axes | None = None) -> Figure:
@@ -430,29 +537,41 @@ def review_items(proposal: Any, *, ax: Axes | None = None) -> Figure:
     if ax is not None:
         fig = ax.figure
     else:
-        fig = Figure(figsize=(7.5, 0.55 * max(3, rows["section"].nunique()) + 1.4),
-                     layout="constrained")
+        fig = Figure(
+            figsize=(7.5, 0.55 * max(3, rows["section"].nunique()) + 1.4), layout="constrained"
+        )
         ax = fig.add_subplot()
     if rows.empty:
         ax.text(0.5, 0.5, "nothing to review", ha="center", va="center", transform=ax.transAxes)
         ax.set_axis_off()
         return fig
-    counts = rows.pivot_table(index="section", columns="risk", values="tokens_saved",
-                              aggfunc="size", fill_value=0)
+    counts = rows.pivot_table(
+        index="section", columns="risk", values="tokens_saved", aggfunc="size", fill_value=0
+    )
     order = [r for r in ("high", "medium", "low", "unrated") if r in counts.columns]
     counts = counts[order].loc[counts.sum(axis=1).sort_values().index]
     left = np.zeros(len(counts))
     for risk in order:
         vals = counts[risk].to_numpy(dtype=float)
-        ax.barh([plot_text(s) for s in counts.index], vals, left=left, color=_RISK_COLOURS[risk],
-                label=f"{risk} risk" if risk != "unrated" else "not rated")
+        ax.barh(
+            [plot_text(s) for s in counts.index],
+            vals,
+            left=left,
+            color=_RISK_COLOURS[risk],
+            label=f"{risk} risk" if risk != "unrated" else "not rated",
+        )
         left += vals
     saved = rows.groupby("section")["tokens_saved"].sum()
     for y, section in enumerate(counts.index):
         tok = saved.get(section, 0)
-        ax.annotate(f"{int(left[y])}" + (f" · frees ~{tok:,.0f} tokens" if tok else ""),
-                    (left[y], y), xytext=(4, 0), textcoords="offset points", va="center",
-                    fontsize=8)
+        ax.annotate(
+            f"{int(left[y])}" + (f" · frees ~{tok:,.0f} tokens" if tok else ""),
+            (left[y], y),
+            xytext=(4, 0),
+            textcoords="offset points",
+            va="center",
+            fontsize=8,
+        )
     ax.set_xlim(0, left.max() * 1.45)
     _whole_counts(ax.xaxis)
     ax.set_xlabel("decisions to make")
@@ -473,8 +592,15 @@ def cluster_map(proposal: Any, *, ax: Axes | None = None, label_clusters: bool =
     fig, ax = _plain_axes(ax, (9.0, 6.0))
     ax.scatter(df["x"], df["y"], s=18, c="#c8c8c8", label="unit", zorder=1)
     prot = df[df["protected"]]
-    ax.scatter(prot["x"], prot["y"], s=70, facecolors="none", edgecolors="#1f77b4",
-               label="protected (pinned / constitutional / read-only)", zorder=2)
+    ax.scatter(
+        prot["x"],
+        prot["y"],
+        s=70,
+        facecolors="none",
+        edgecolors="#1f77b4",
+        label="protected (pinned / constitutional / read-only)",
+        zorder=2,
+    )
     cmap = colormaps["tab10"]
     pos = df.set_index("uid")
     for n, c in enumerate(proposal.clusters):
@@ -482,23 +608,44 @@ def cluster_map(proposal: Any, *, ax: Axes | None = None, label_clusters: bool =
         members = pos.loc[[m for m in c["members"] if m in pos.index]]
         for p in c["pairs"]:
             if p["a"] in pos.index and p["b"] in pos.index:
-                ax.plot([pos.at[p["a"], "x"], pos.at[p["b"], "x"]],
-                        [pos.at[p["a"], "y"], pos.at[p["b"], "y"]], color=colour, lw=1, zorder=3)
+                ax.plot(
+                    [pos.at[p["a"], "x"], pos.at[p["b"], "x"]],
+                    [pos.at[p["a"], "y"], pos.at[p["b"], "y"]],
+                    color=colour,
+                    lw=1,
+                    zorder=3,
+                )
         ax.scatter(members["x"], members["y"], s=40, color=colour, zorder=4)
         s = c["survivor"]
         if s in pos.index:
-            ax.scatter([pos.at[s, "x"]], [pos.at[s, "y"]], s=220, marker="*", color=colour,
-                       edgecolors="black", zorder=5)
+            ax.scatter(
+                [pos.at[s, "x"]],
+                [pos.at[s, "y"]],
+                s=220,
+                marker="*",
+                color=colour,
+                edgecolors="black",
+                zorder=5,
+            )
             if label_clusters:
-                ax.annotate(plot_text(str(c["survivor_title"])[:28]),
-                            (pos.at[s, "x"], pos.at[s, "y"]), textcoords="offset points",
-                            xytext=(6, 6), fontsize=8)
+                ax.annotate(
+                    plot_text(str(c["survivor_title"])[:28]),
+                    (pos.at[s, "x"], pos.at[s, "y"]),
+                    textcoords="offset points",
+                    xytext=(6, 6),
+                    fontsize=8,
+                )
     stale = df[df["proposed"] == "stale"]
-    ax.scatter(stale["x"], stale["y"], s=30, marker="x", color="#d62728", label="stale candidate",
-               zorder=4)
-    ax.scatter([], [], s=160, marker="*", color="grey", edgecolors="black", label="cluster survivor")
-    ax.set_title(f"{plot_text(proposal.store.get('name'))}: {len(df)} units, "
-                 f"{len(proposal.clusters)} duplicate clusters (PCA of embeddings)")
+    ax.scatter(
+        stale["x"], stale["y"], s=30, marker="x", color="#d62728", label="stale candidate", zorder=4
+    )
+    ax.scatter(
+        [], [], s=160, marker="*", color="grey", edgecolors="black", label="cluster survivor"
+    )
+    ax.set_title(
+        f"{plot_text(proposal.store.get('name'))}: {len(df)} units, "
+        f"{len(proposal.clusters)} duplicate clusters (PCA of embeddings)"
+    )
     ax.set_xlabel("PC 1")
     ax.set_ylabel("PC 2")
     ax.legend(loc="best", fontsize=8)
@@ -516,7 +663,9 @@ def similarity_histogram(proposal: Any, *, ax: Axes | None = None, bins: int = 6
     low = proposal.thresholds.get("contradiction_min")
     if near is not None:
         above = int((sims >= near).sum())
-        ax.axvline(near, color="#d62728", lw=2, label=f"near_duplicate {near:.2f} ({above} pairs above)")
+        ax.axvline(
+            near, color="#d62728", lw=2, label=f"near_duplicate {near:.2f} ({above} pairs above)"
+        )
     if low is not None:
         ax.axvline(low, color="#ff7f0e", lw=1, ls="--", label=f"contradiction_min {low:.2f}")
     ax.set_xlabel("cosine similarity between two units")
@@ -526,8 +675,9 @@ def similarity_histogram(proposal: Any, *, ax: Axes | None = None, bins: int = 6
     return fig
 
 
-def fleet_distributions(metrics: pd.DataFrame, *, mark: Mapping[str, float] | None = None,
-                        mark_label: str = "reference") -> Figure:
+def fleet_distributions(
+    metrics: pd.DataFrame, *, mark: Mapping[str, float] | None = None, mark_label: str = "reference"
+) -> Figure:
     """One histogram per fleet figure (:func:`memlab.lake.fleet_metrics`), the highest store
     named; ``mark`` draws one store's value (e.g. the doc's instance) as a line on each."""
     from memlab.lake import FLEET_METRICS
@@ -543,8 +693,9 @@ def fleet_distributions(metrics: pd.DataFrame, *, mark: Mapping[str, float] | No
         values = metrics[name].dropna()
         ax.hist(values, bins=min(20, max(5, len(values))), color="#2e86c1", alpha=0.85)
         top = metrics.loc[values.idxmax()]
-        ax.set_title(f"{name}\n(n={len(values)}; highest: {plot_text(str(top['store'])[:28])})",
-                     fontsize=9)
+        ax.set_title(
+            f"{name}\n(n={len(values)}; highest: {plot_text(str(top['store'])[:28])})", fontsize=9
+        )
         if mark is not None and pd.notna(mark.get(name, np.nan)):
             ax.axvline(float(mark[name]), color="#c0392b", lw=2, label=plot_text(mark_label))
             ax.legend(fontsize=8)
@@ -553,8 +704,13 @@ def fleet_distributions(metrics: pd.DataFrame, *, mark: Mapping[str, float] | No
     return fig
 
 
-def trend_lines(series: Mapping[str, Mapping[str, Any]], metrics: list[str], *,
-                title: str | None = None, cols: int = 3) -> Figure:
+def trend_lines(
+    series: Mapping[str, Mapping[str, Any]],
+    metrics: list[str],
+    *,
+    title: str | None = None,
+    cols: int = 3,
+) -> Figure:
     """Small multiples, one per metric: its value at each dated run (``series`` is run date ->
     metric -> value). A run without a number for a metric (null: not recorded) leaves a gap
     and an '–' at the foot of the panel, never a 0; a metric no run has is not drawn."""
@@ -566,28 +722,55 @@ def trend_lines(series: Mapping[str, Mapping[str, Any]], metrics: list[str], *,
     rows = math.ceil(len(metrics) / cols)
     fig = Figure(figsize=(4.3 * cols, 2.9 * rows), layout="constrained")
     x = np.arange(len(dates))
-    labels = [plot_text(d[5:] if len(dates) > 1 and len({d[:4] for d in dates}) == 1 else d)
-              for d in dates]
+    labels = [
+        plot_text(d[5:] if len(dates) > 1 and len({d[:4] for d in dates}) == 1 else d)
+        for d in dates
+    ]
     for i, metric in enumerate(metrics):
         ax = fig.add_subplot(rows, cols, i + 1)
         values = [series[d].get(metric) for d in dates]
-        y = np.array([float(v) if isinstance(v, (int, float)) and not isinstance(v, bool)
-                      else np.nan for v in values])
+        y = np.array(
+            [
+                float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else np.nan
+                for v in values
+            ]
+        )
         ax.plot(x, y, marker="o", color="#2e86c1", linewidth=1.8)
         finite = np.isfinite(y)
         if not finite.any():
-            ax.text(0.5, 0.5, "– not recorded\nin any run", ha="center", va="center",
-                    transform=ax.transAxes, color="#7f8c8d", fontsize=10)
+            ax.text(
+                0.5,
+                0.5,
+                "– not recorded\nin any run",
+                ha="center",
+                va="center",
+                transform=ax.transAxes,
+                color="#7f8c8d",
+                fontsize=10,
+            )
             ax.set_yticks([])
         for xi, missing in zip(x, ~finite if finite.any() else np.zeros(len(x), bool)):
             if missing:
-                ax.annotate("–", (xi, 0), xycoords=("data", "axes fraction"), xytext=(0, 3),
-                            textcoords="offset points", ha="center", color="#7f8c8d",
-                            fontsize=11)
+                ax.annotate(
+                    "–",
+                    (xi, 0),
+                    xycoords=("data", "axes fraction"),
+                    xytext=(0, 3),
+                    textcoords="offset points",
+                    ha="center",
+                    color="#7f8c8d",
+                    fontsize=11,
+                )
         if finite.any():
             last = int(np.flatnonzero(finite)[-1])
-            ax.annotate(f"{y[last]:,.4g}", (x[last], y[last]), xytext=(0, 6),
-                        textcoords="offset points", ha="center", fontsize=9)
+            ax.annotate(
+                f"{y[last]:,.4g}",
+                (x[last], y[last]),
+                xytext=(0, 6),
+                textcoords="offset points",
+                ha="center",
+                fontsize=9,
+            )
             lo, hi = float(np.nanmin(y)), float(np.nanmax(y))
             pad = (hi - lo) * 0.25 or (abs(hi) * 0.1 or 1.0)
             ax.set_ylim(lo - pad, hi + pad)

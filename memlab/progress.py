@@ -79,8 +79,15 @@ def enabled() -> bool:
         return False
 
 
-def bar(iterable: Iterable[Any] | None = None, *, total: int | None = None, desc: str = "",
-        unit: str = "it", leave: bool = False, **kwargs: Any):
+def bar(
+    iterable: Iterable[Any] | None = None,
+    *,
+    total: int | None = None,
+    desc: str = "",
+    unit: str = "it",
+    leave: bool = False,
+    **kwargs: Any,
+):
     """A tqdm bar on stderr (a widget in Jupyter), disabled when progress is off.
 
     Use it like ``tqdm``: iterate over it, or ``update(n)`` it inside a ``with`` block;
@@ -104,8 +111,9 @@ def bar(iterable: Iterable[Any] | None = None, *, total: int | None = None, desc
     # A pty that reports no width (some CI shells) would draw an empty bar: use 100 columns.
     options.update({"dynamic_ncols": True} if columns else {"ncols": 100})
     options.update(kwargs)
-    return cls(iterable, total=total, desc=desc, unit=unit, leave=leave, disable=not show,
-               **options)
+    return cls(
+        iterable, total=total, desc=desc, unit=unit, leave=leave, disable=not show, **options
+    )
 
 
 def note(message: str) -> None:

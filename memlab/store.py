@@ -18,8 +18,15 @@ from typing import Any, Iterable
 import numpy as np
 import pandas as pd
 
-__all__ = ["Store", "Problems", "PROBLEM_COLUMNS", "utc_datetimes", "categories", "empty_frame",
-           "parse_as_of"]
+__all__ = [
+    "Store",
+    "Problems",
+    "PROBLEM_COLUMNS",
+    "utc_datetimes",
+    "categories",
+    "empty_frame",
+    "parse_as_of",
+]
 
 PROBLEM_COLUMNS = ["file", "line", "kind", "message"]
 
@@ -48,8 +55,14 @@ class Problems:
     def add(
         self, file: str | Path | None, kind: str, message: str, line: int | None = None
     ) -> None:
-        self._rows.append({"file": None if file is None else _storable(str(file)), "line": line,
-                           "kind": kind, "message": _storable(message)})
+        self._rows.append(
+            {
+                "file": None if file is None else _storable(str(file)),
+                "line": line,
+                "kind": kind,
+                "message": _storable(message),
+            }
+        )
 
     def extend(self, other: "Problems | pd.DataFrame") -> None:
         rows = other._rows if isinstance(other, Problems) else other.to_dict("records")
@@ -82,8 +95,10 @@ class Store:
         frames = self.__dict__.get("frames", {})
         if name in frames:
             return frames[name]
-        raise AttributeError(f"{type(self).__name__} of kind {self.__dict__.get('kind')!r} "
-                             f"has no frame {name!r}; frames: {sorted(frames)}")
+        raise AttributeError(
+            f"{type(self).__name__} of kind {self.__dict__.get('kind')!r} "
+            f"has no frame {name!r}; frames: {sorted(frames)}"
+        )
 
     def __dir__(self) -> Iterable[str]:
         return [*super().__dir__(), *self.frames]
@@ -134,13 +149,17 @@ def parse_as_of(as_of: Any) -> pd.Timestamp:
         return pd.Timestamp.now(tz="UTC").floor("s")
     if isinstance(as_of, str) and _NUMERIC_DATE.match(as_of):
         # 08/04/2026 is 4 August to some readers and 8 April to others: never guess
-        raise InvalidArgument(f"as_of {as_of!r} is ambiguous (day and month could be either "
-                              "way round)", hint="give the date as YYYY-MM-DD, e.g. 2026-08-04")
+        raise InvalidArgument(
+            f"as_of {as_of!r} is ambiguous (day and month could be either way round)",
+            hint="give the date as YYYY-MM-DD, e.g. 2026-08-04",
+        )
     try:
         ts = pd.Timestamp(as_of)
     except (ValueError, TypeError, OverflowError) as exc:
-        raise InvalidArgument(f"as_of {as_of!r} is not a date",
-                              hint="give a date such as 2026-08-04 or an ISO timestamp") from exc
+        raise InvalidArgument(
+            f"as_of {as_of!r} is not a date",
+            hint="give a date such as 2026-08-04 or an ISO timestamp",
+        ) from exc
     if pd.isna(ts):
         raise InvalidArgument(
             f"as_of {as_of!r} is not a date", hint="give a date such as 2026-08-04"

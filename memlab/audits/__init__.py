@@ -33,8 +33,9 @@ def _as_store(store_or_path: Store | str | Path) -> Store:
     return load(store_or_path)
 
 
-def audit(store_or_path: Store | str | Path, *, as_of: Any = None,
-          seconds_per_call: float | None = None) -> Audit:
+def audit(
+    store_or_path: Store | str | Path, *, as_of: Any = None, seconds_per_call: float | None = None
+) -> Audit:
     """Audit one store (or the store at a path) with the audit for its kind.
 
     ``as_of`` is the date staleness is measured against (default: now, UTC);
@@ -65,8 +66,11 @@ def compare(stores_or_paths: Iterable[Store | str | Path], *, as_of: Any = None)
                         "elfmem-0.20.0-schema9.db"], as_of="2026-08-04")[
             ["archived_superseded", "archived_decayed", "llm_calls"]]
     """
-    items = list(stores_or_paths) if not isinstance(stores_or_paths, (str, Path, Store)) \
+    items = (
+        list(stores_or_paths)
+        if not isinstance(stores_or_paths, (str, Path, Store))
         else [stores_or_paths]
+    )
     rows: list[dict[str, Any]] = []
     names: list[str] = []
     for item in items:

@@ -36,9 +36,11 @@ class Audit:
         return self.summary_text
 
     def __repr__(self) -> str:
-        return (f"<Audit {self.kind} {self.store_name}: {len(self.tables)} tables "
-                f"({', '.join(list(self.tables)[:4])}{', ...' if len(self.tables) > 4 else ''}), "
-                f"{len(self.headline)} headline metrics, {len(self.notes)} notes>")
+        return (
+            f"<Audit {self.kind} {self.store_name}: {len(self.tables)} tables "
+            f"({', '.join(list(self.tables)[:4])}{', ...' if len(self.tables) > 4 else ''}), "
+            f"{len(self.headline)} headline metrics, {len(self.notes)} notes>"
+        )
 
     def __getitem__(self, name: str) -> pd.DataFrame:
         return self.tables[name]
@@ -47,8 +49,12 @@ class Audit:
         """The headline and notes as JSON; ``tables=True`` adds every evidence table, each a
         list of row objects (what ``memlab audit --json`` prints: every row its text lists,
         the problems, constraint and integrity rows included)."""
-        data = {"store": self.store_name, "kind": self.kind,
-                "headline": json_safe(self.headline), "notes": self.notes}
+        data = {
+            "store": self.store_name,
+            "kind": self.kind,
+            "headline": json_safe(self.headline),
+            "notes": self.notes,
+        }
         if tables:
             data["tables"] = {name: frame_records(df) for name, df in self.tables.items()}
         return json.dumps(data, indent=2, sort_keys=True, allow_nan=False)
@@ -57,8 +63,11 @@ class Audit:
 def frame_records(df: pd.DataFrame) -> list[dict[str, Any]]:
     """A DataFrame as JSON-safe row objects: a named or non-default index becomes columns,
     missing values are null, timestamps ISO text, anything else JSON cannot hold its text."""
-    if df.index.name is not None or not isinstance(df.index, pd.RangeIndex) \
-            or isinstance(df.index, pd.MultiIndex):
+    if (
+        df.index.name is not None
+        or not isinstance(df.index, pd.RangeIndex)
+        or isinstance(df.index, pd.MultiIndex)
+    ):
         df = df.reset_index()
     df = df.loc[:, ~df.columns.duplicated()]
 
@@ -66,8 +75,11 @@ def frame_records(df: pd.DataFrame) -> list[dict[str, Any]]:
         if not isinstance(value, (list, tuple, dict, np.ndarray)) and pd.isna(value):
             return None
         value = json_safe(value.tolist() if isinstance(value, np.ndarray) else value)
-        return value if isinstance(value, (str, int, float, bool, list, dict, type(None))) \
+        return (
+            value
+            if isinstance(value, (str, int, float, bool, list, dict, type(None)))
             else str(value)
+        )
 
     return [{str(k): cell(v) for k, v in row.items()} for row in df.to_dict(orient="records")]
 

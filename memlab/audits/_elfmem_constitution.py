@@ -19,13 +19,13 @@ from memlab.audits._elfmem_context import Context, isna, strings
 
 # ── §2.3 constitution ─────────────────────────────────────────────────────────────────────
 
+
 class _Records:
     """``frame[columns].to_dict("records")`` keyed by block id (``position``: id -> row),
     each row made only when first asked for, with the values ``to_dict`` gives: the
     constitution looks up a few ids, not every block."""
 
-    def __init__(self, frame: pd.DataFrame, columns: list[str], position: dict[str, int]
-                 ) -> None:
+    def __init__(self, frame: pd.DataFrame, columns: list[str], position: dict[str, int]) -> None:
         from pandas.core.dtypes.cast import maybe_box_native  # what to_dict boxes with
 
         self._box = maybe_box_native
@@ -36,10 +36,14 @@ class _Records:
         self._columns = []
         for c in columns:
             dtype = frame[c].dtype
-            how = ("item" if isinstance(dtype, np.dtype) and dtype != np.dtype(object) else
-                   "iterate" if isinstance(dtype, pd.CategoricalDtype) else "index")
-            self._columns.append((c, frame[c].to_numpy() if how == "item" else frame[c].array,
-                                  how))
+            how = (
+                "item"
+                if isinstance(dtype, np.dtype) and dtype != np.dtype(object)
+                else "iterate"
+                if isinstance(dtype, pd.CategoricalDtype)
+                else "index"
+            )
+            self._columns.append((c, frame[c].to_numpy() if how == "item" else frame[c].array, how))
         self._position = position
         self._rows: dict[str, dict[str, Any]] = {}
 
@@ -53,9 +57,14 @@ class _Records:
         row = self._rows.get(block_id)
         if row is None:
             p = self._position[block_id]
-            row = {c: (values.item(p) if how == "item" else self._box(
-                       values[p] if how == "index" else next(iter(values[p:p + 1]))))
-                   for c, values, how in self._columns}
+            row = {
+                c: (
+                    values.item(p)
+                    if how == "item"
+                    else self._box(values[p] if how == "index" else next(iter(values[p : p + 1])))
+                )
+                for c, values, how in self._columns
+            }
             self._rows[block_id] = row
         return row
 
@@ -74,8 +83,15 @@ def constitution_section(ctx: Context, tables: dict, headline: dict) -> None:
     release = _seeds.seed_release(role_tags=role_era)
     # Plain-Python lookups: ten slots against every block would otherwise mean ten full-frame
     # boolean filters per question.
-    cols = ["id", "status", "archive_reason", "superseded_by", "decay_lambda",
-            "confidence", "created_at"]
+    cols = [
+        "id",
+        "status",
+        "archive_reason",
+        "superseded_by",
+        "decay_lambda",
+        "confidence",
+        "created_at",
+    ]
     # Content is read one block at a time and only ever compared with a seeded text: a block's
     # form is built no longer than the longest seed (+1), so a huge block is never held twice.
     limit = max(
@@ -111,13 +127,15 @@ def constitution_section(ctx: Context, tables: dict, headline: dict) -> None:
     amendments = ctx.frame("amendments")
     amended_from: dict[str, str] = {}
     if len(amendments):
-        for block_id, pre in zip(amendments["block_id"].astype("string"),
-                                 amendments["pre_content"]):
+        for block_id, pre in zip(
+            amendments["block_id"].astype("string"), amendments["pre_content"]
+        ):
             if not isna(pre) and block_id in records:
                 amended_from.setdefault(_seeds.normalise(pre, limit), block_id)
     holders_by_tag: dict[str | None, list[str]] = {}
-    for block_id, tag in zip(role_rows["block_id"].astype("string"),
-                             role_rows["tag"].astype("string")):
+    for block_id, tag in zip(
+        role_rows["block_id"].astype("string"), role_rows["tag"].astype("string")
+    ):
         if block_id in live_ids:
             holders_by_tag.setdefault(tag, []).append(block_id)
 
@@ -141,28 +159,50 @@ def constitution_section(ctx: Context, tables: dict, headline: dict) -> None:
         holder_ids = sorted(holder_ids, key=lambda i: (records[i]["created_at"], i))
         unchanged = any(norm.get(i) == seed_norm for i in holder_ids)
         seeded = original is not None or bool(holder_ids)
-        state = ("not seeded" if not seeded else "lost" if not holder_ids
-                 else "unchanged" if unchanged else "changed")
+        state = (
+            "not seeded"
+            if not seeded
+            else "lost"
+            if not holder_ids
+            else "unchanged"
+            if unchanged
+            else "changed"
+        )
         first = records[holder_ids[0]] if holder_ids else None
-        rows.append({
-            "role": slot.role, "role_tag": slot.role_tag or _seeds.CONSTITUTIONAL_TAG,
-            "seeded_text": slot.content, "state": state, "live_blocks": len(holder_ids),
-            "live_block_id": None if first is None else first["id"],
-            "live_content": None if first is None else content_of(str(first["id"])),
-            "live_created_at": pd.NaT if first is None else first["created_at"],
-            "original_id": None if original is None else original["id"],
-            "original_status": None if original is None else original["status"],
-            "original_archive_reason": None if original is None else original["archive_reason"],
-            "original_superseded_by": None if original is None else original["superseded_by"],
-            "original_decay_lambda": np.nan if original is None else original["decay_lambda"],
-            "original_confidence": np.nan if original is None else original["confidence"],
-            "original_content_changed": (None if original is None else
-                                         norm.get(str(original["id"])) != seed_norm),
-        })
+        rows.append(
+            {
+                "role": slot.role,
+                "role_tag": slot.role_tag or _seeds.CONSTITUTIONAL_TAG,
+                "seeded_text": slot.content,
+                "state": state,
+                "live_blocks": len(holder_ids),
+                "live_block_id": None if first is None else first["id"],
+                "live_content": None if first is None else content_of(str(first["id"])),
+                "live_created_at": pd.NaT if first is None else first["created_at"],
+                "original_id": None if original is None else original["id"],
+                "original_status": None if original is None else original["status"],
+                "original_archive_reason": None if original is None else original["archive_reason"],
+                "original_superseded_by": None if original is None else original["superseded_by"],
+                "original_decay_lambda": np.nan if original is None else original["decay_lambda"],
+                "original_confidence": np.nan if original is None else original["confidence"],
+                "original_content_changed": (
+                    None if original is None else norm.get(str(original["id"])) != seed_norm
+                ),
+            }
+        )
     cons = pd.DataFrame(rows)
-    for col in ("role", "role_tag", "seeded_text", "state", "live_block_id", "live_content",
-                "original_id", "original_status", "original_archive_reason",
-                "original_superseded_by"):
+    for col in (
+        "role",
+        "role_tag",
+        "seeded_text",
+        "state",
+        "live_block_id",
+        "live_content",
+        "original_id",
+        "original_status",
+        "original_archive_reason",
+        "original_superseded_by",
+    ):
         cons[col] = strings(cons, col, rows)
     cons["live_blocks"] = cons["live_blocks"].astype("Int64")
     cons["live_created_at"] = pd.to_datetime(cons["live_created_at"], utc=True)
@@ -178,8 +218,10 @@ def constitution_section(ctx: Context, tables: dict, headline: dict) -> None:
     headline["role_slots_changed"] = states.count("changed")
     headline["role_slots_lost"] = states.count("lost")
     if not role_era:
-        ctx.notes.append(f"seeded by elfmem {release.label} (no self/role/* tags): slots are "
-                         "recognised by their seeded text only, so a rewritten slot counts as lost")
+        ctx.notes.append(
+            f"seeded by elfmem {release.label} (no self/role/* tags): slots are "
+            "recognised by their seeded text only, so a rewritten slot counts as lost"
+        )
     if not n_seeded:
         ctx.notes.append("no constitutional seed found (setup() ran without seed=True)")
 
@@ -188,19 +230,32 @@ def constitution_section(ctx: Context, tables: dict, headline: dict) -> None:
     permanent = arch["tier"].eq("PERMANENT").fillna(False).to_numpy(dtype=bool)
     pinned = arch["pinned"].astype("boolean").fillna(False).to_numpy(dtype=bool)
     certain = (arch["confidence"] >= 1.0).fillna(False).to_numpy(dtype=bool)
-    constitutional_ids = set(tags.loc[tag_text.eq(_seeds.CONSTITUTIONAL_TAG).fillna(False)
-                                      .to_numpy(), "block_id"].astype("string"))
+    constitutional_ids = set(
+        tags.loc[
+            tag_text.eq(_seeds.CONSTITUTIONAL_TAG).fillna(False).to_numpy(), "block_id"
+        ].astype("string")
+    )
     chosen = permanent | pinned | certain
-    why = [", ".join(w for w, flag in (
-        ("PERMANENT", p), ("pinned", q), ("confidence 1.0", c)) if flag)
-        for p, q, c in zip(permanent[chosen], pinned[chosen], certain[chosen])]
+    why = [
+        ", ".join(w for w, flag in (("PERMANENT", p), ("pinned", q), ("confidence 1.0", c)) if flag)
+        for p, q, c in zip(permanent[chosen], pinned[chosen], certain[chosen])
+    ]
     # only the columns the table shows are filtered; "why" goes in third
-    prot = arch.loc[chosen, ["id", "archive_reason", "decay_lambda", "confidence", "seed_role",
-                             "superseded_by", "content"]]
+    prot = arch.loc[
+        chosen,
+        [
+            "id",
+            "archive_reason",
+            "decay_lambda",
+            "confidence",
+            "seed_role",
+            "superseded_by",
+            "content",
+        ],
+    ]
     prot.insert(2, "why", pd.array(why, dtype="string"))
     prot = prot.reset_index(drop=True)
     tables["protected_superseded"] = prot
     headline["protected_archived"] = len(prot)
     headline["protected_superseded"] = int(prot["archive_reason"].eq("superseded").sum())
     headline["constitutional_tagged_live"] = len(constitutional_ids & live_ids)
-

@@ -15,18 +15,32 @@ import pandas as pd
 
 from memlab.store import Store
 
-CAVEAT = ("elfmem's update_block_status() deletes an archived block's tags, edges and "
-           "contradiction rows, so few tags on archived blocks is mostly an artefact of "
-           "archival, not evidence that they lacked standing")
+CAVEAT = (
+    "elfmem's update_block_status() deletes an archived block's tags, edges and "
+    "contradiction rows, so few tags on archived blocks is mostly an artefact of "
+    "archival, not evidence that they lacked standing"
+)
 
 
 #: Block columns that can hold a store's largest values.
 _HEAVY = ("content", "summary", "envelope_json", "embedding")
 #: The block columns the sections read from the status subsets (``ctx.active``, ...): only
 #: these are filtered into them. A section that needs another reads it through heavy().
-_SUBSET = ("id", "status", "category", "created_at", "archive_reason", "pinned",
-           "superseded_by", "confidence", "reinforcement_count", "decay_lambda",
-           "last_reinforced_at", "content_chars", "summary_chars")
+_SUBSET = (
+    "id",
+    "status",
+    "category",
+    "created_at",
+    "archive_reason",
+    "pinned",
+    "superseded_by",
+    "confidence",
+    "reinforcement_count",
+    "decay_lambda",
+    "last_reinforced_at",
+    "content_chars",
+    "summary_chars",
+)
 
 
 class Context:
@@ -46,8 +60,7 @@ class Context:
         # The status subsets hold the columns sections read (:data:`_SUBSET`): never the text
         # columns, as filtering would copy every value in them (a 1 GB block twice more), and
         # nothing else, as each column costs a copy per subset. Text comes through heavy().
-        light = self.blocks[[c for c in _SUBSET if c in self.blocks.columns
-                             and c not in _HEAVY]]
+        light = self.blocks[[c for c in _SUBSET if c in self.blocks.columns and c not in _HEAVY]]
         # The masks from one array of the status text (NA is None: in no subset), not four
         # pandas comparisons.
         status = self.status.to_numpy(dtype=object, na_value=None)

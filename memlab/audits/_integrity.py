@@ -45,10 +45,17 @@ from memlab.store import Store, empty_frame
 
 __all__ = ["INTEGRITY_COLUMNS", "memfs_integrity", "letta_server_integrity"]
 
-INTEGRITY_COLUMNS = {"kind": "category", "ref": "string", "sha": "string",
-                     "when": "datetime64[ns, UTC]", "detail": "string", "produced_by": "category",
-                     "lost": "Int64", "reapplied": "Int64", "evidence": "string"}
-
+INTEGRITY_COLUMNS = {
+    "kind": "category",
+    "ref": "string",
+    "sha": "string",
+    "when": "datetime64[ns, UTC]",
+    "detail": "string",
+    "produced_by": "category",
+    "lost": "Int64",
+    "reapplied": "Int64",
+    "evidence": "string",
+}
 
 
 def _frame(rows: list[dict], *, checked: bool = True, reason: str | None = None) -> pd.DataFrame:
@@ -64,6 +71,7 @@ def _frame(rows: list[dict], *, checked: bool = True, reason: str | None = None)
 
 # --------------------------------------------------------------------------- memfs
 
+
 def memfs_integrity(store: Store) -> pd.DataFrame:
     """The ``integrity`` rows of a memory repository, found from its reflogs and object store
     (:mod:`memlab.audits._integrity_memfs`). ``attrs["checked"]`` is False, with
@@ -75,11 +83,15 @@ def memfs_integrity(store: Store) -> pd.DataFrame:
     verdict = memfs_rows(Path(root))
     return _frame(verdict.rows, checked=verdict.checked, reason=verdict.reason)
 
+
 # --------------------------------------------------------------------------- Letta server
 
+
 def _same(a: Any, b: Any) -> bool:
-    na, nb = a is None or (not isinstance(a, str) and pd.isna(a)), \
-        b is None or (not isinstance(b, str) and pd.isna(b))
+    na, nb = (
+        a is None or (not isinstance(a, str) and pd.isna(a)),
+        b is None or (not isinstance(b, str) and pd.isna(b)),
+    )
     return (na and nb) or (not na and not nb and str(a) == str(b))
 
 
@@ -92,8 +104,10 @@ def letta_server_integrity(store: Store) -> pd.DataFrame:
         history = history[~history["is_deleted"].fillna(False).astype(bool)]
     rows: list[dict] = []
     owner = dict(zip(history["history_id"].astype(str), history["block_id"].astype(str)))
-    by_block = {b: g.sort_values("sequence_number", kind="stable")
-                for b, g in history.groupby("block_id", sort=True)}
+    by_block = {
+        b: g.sort_values("sequence_number", kind="stable")
+        for b, g in history.groupby("block_id", sort=True)
+    }
     for block in blocks.itertuples(index=False):
         bid = str(block.block_id)
         ref = f"{bid} ({block.label})"
@@ -104,60 +118,138 @@ def letta_server_integrity(store: Store) -> pd.DataFrame:
         dupes, n_dupes = repeated_numbers(seqs)
         if n_dupes:
             more = f" ({n_dupes:,} in all)" if n_dupes > len(dupes) else ""
-            rows.append(_row("sequence_duplicate", ref, None, None,
-                             f"sequence numbers {dupes} appear more than once{more}",
-                             "direct_write"))
+            rows.append(
+                _row(
+                    "sequence_duplicate",
+                    ref,
+                    None,
+                    None,
+                    f"sequence numbers {dupes} appear more than once{more}",
+                    "direct_write",
+                )
+            )
         missing, n_missing = missing_numbers(seqs)
         if n_missing:
             more = f" ({n_missing:,} in all)" if n_missing > len(missing) else ""
-            rows.append(_row("sequence_gap", ref, None, None,
-                             f"sequence numbers {missing} are missing from 1..{max(seqs)}{more}",
-                             "direct_write"))
+            rows.append(
+                _row(
+                    "sequence_gap",
+                    ref,
+                    None,
+                    None,
+                    f"sequence numbers {missing} are missing from 1..{max(seqs)}{more}",
+                    "direct_write",
+                )
+            )
         current = block.current_history_entry_id
         has_current = isinstance(current, str) and current != ""
         if has_current and str(current) not in owner:
-            rows.append(_row("dangling_current", ref, str(current), None,
-                             f"current_history_entry_id {current} is no entry of block_history",
-                             "direct_write"))
+            rows.append(
+                _row(
+                    "dangling_current",
+                    ref,
+                    str(current),
+                    None,
+                    f"current_history_entry_id {current} is no entry of block_history",
+                    "direct_write",
+                )
+            )
         elif has_current and owner[str(current)] != bid:
-            rows.append(_row("foreign_current", ref, str(current), None,
-                             f"current_history_entry_id {current} is an entry of block "
-                             f"{owner[str(current)]}, not of this block", "direct_write"))
+            rows.append(
+                _row(
+                    "foreign_current",
+                    ref,
+                    str(current),
+                    None,
+                    f"current_history_entry_id {current} is an entry of block "
+                    f"{owner[str(current)]}, not of this block",
+                    "direct_write",
+                )
+            )
         if chain is None or chain.empty:
             continue
         for entry in chain.itertuples(index=False):
             if not _same(entry.label, block.label):
-                rows.append(_row("label_mismatch", ref, str(entry.history_id), entry.created_at,
-                                 f"checkpoint {entry.sequence_number} has label {entry.label!r}, "
-                                 f"the block {block.label!r}", "direct_write"))
-            if "organization_id" in chain and not _same(entry.organization_id,
-                                                        block.organization_id):
-                rows.append(_row("organization_mismatch", ref, str(entry.history_id),
-                                 entry.created_at, f"checkpoint {entry.sequence_number} belongs to "
-                                 f"organisation {entry.organization_id}, the block to "
-                                 f"{block.organization_id}", "direct_write"))
+                rows.append(
+                    _row(
+                        "label_mismatch",
+                        ref,
+                        str(entry.history_id),
+                        entry.created_at,
+                        f"checkpoint {entry.sequence_number} has label {entry.label!r}, "
+                        f"the block {block.label!r}",
+                        "direct_write",
+                    )
+                )
+            if "organization_id" in chain and not _same(
+                entry.organization_id, block.organization_id
+            ):
+                rows.append(
+                    _row(
+                        "organization_mismatch",
+                        ref,
+                        str(entry.history_id),
+                        entry.created_at,
+                        f"checkpoint {entry.sequence_number} belongs to "
+                        f"organisation {entry.organization_id}, the block to "
+                        f"{block.organization_id}",
+                        "direct_write",
+                    )
+                )
         times = list(zip(chain["sequence_number"], chain["created_at"], chain["history_id"]))
         for (s0, t0, _), (s1, t1, h1) in zip(times, times[1:]):
             if pd.notna(t0) and pd.notna(t1) and t1 < t0:
-                rows.append(_row("time_backwards", ref, str(h1), t1,
-                                 f"checkpoint {s1} was created at {t1}, before checkpoint {s0} "
-                                 f"({t0})", "direct_write"))
+                rows.append(
+                    _row(
+                        "time_backwards",
+                        ref,
+                        str(h1),
+                        t1,
+                        f"checkpoint {s1} was created at {t1}, before checkpoint {s0} ({t0})",
+                        "direct_write",
+                    )
+                )
         values = set(chain["value"].dropna().astype(str))
-        if isinstance(block.value, str) and block.value not in values and has_current \
-                and str(current) in owner and owner[str(current)] == bid:
+        if (
+            isinstance(block.value, str)
+            and block.value not in values
+            and has_current
+            and str(current) in owner
+            and owner[str(current)] == bid
+        ):
             cur = chain[chain["history_id"].astype(str) == str(current)].iloc[0]
-            after = pd.notna(block.updated_at) and pd.notna(cur["created_at"]) and \
-                block.updated_at > cur["created_at"]
+            after = (
+                pd.notna(block.updated_at)
+                and pd.notna(cur["created_at"])
+                and block.updated_at > cur["created_at"]
+            )
             # Written after the current checkpoint: an edit without a checkpoint, which the
             # server makes itself (the edit_history table's edited_after_checkpoint), not a row.
             if not after:
-                rows.append(_row("value_tampered", ref, str(current), block.updated_at,
-                                 "the value matches no checkpoint, yet updated_at is not after "
-                                 "the current checkpoint: only a direct write to the table does "
-                                 "this", "direct_write"))
+                rows.append(
+                    _row(
+                        "value_tampered",
+                        ref,
+                        str(current),
+                        block.updated_at,
+                        "the value matches no checkpoint, yet updated_at is not after "
+                        "the current checkpoint: only a direct write to the table does "
+                        "this",
+                        "direct_write",
+                    )
+                )
     return _frame(rows)
 
 
 def _row(kind: str, ref: str, sha: str | None, when: Any, detail: str, produced_by: str) -> dict:
-    return {"kind": kind, "ref": ref, "sha": sha, "when": when, "detail": detail,
-            "produced_by": produced_by, "lost": None, "reapplied": None, "evidence": None}
+    return {
+        "kind": kind,
+        "ref": ref,
+        "sha": sha,
+        "when": when,
+        "detail": detail,
+        "produced_by": produced_by,
+        "lost": None,
+        "reapplied": None,
+        "evidence": None,
+    }

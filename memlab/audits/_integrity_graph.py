@@ -41,7 +41,7 @@ class Graph:
     def __init__(self, repo: Path, shallow: Iterable[str] = ()) -> None:
         self.repo = repo
         self.shallow = frozenset(shallow)
-        self.refs: dict[str, str] = {}   # ref name -> commit it holds (tags peeled)
+        self.refs: dict[str, str] = {}  # ref name -> commit it holds (tags peeled)
         self._read_refs()
         self.parents: dict[str, tuple[str, ...]] = {}
         self.subjects: dict[str, str] = {}
@@ -53,9 +53,12 @@ class Graph:
     # ---- git ---------------------------------------------------------------------------------
 
     def _read_refs(self) -> None:
-        out = run_git(self.repo, "for-each-ref",
-                      "--format=%(objectname) %(objecttype) %(*objectname) %(*objecttype) "
-                      "%(refname)", check=False).decode("utf-8", "replace")
+        out = run_git(
+            self.repo,
+            "for-each-ref",
+            "--format=%(objectname) %(objecttype) %(*objectname) %(*objecttype) %(refname)",
+            check=False,
+        ).decode("utf-8", "replace")
         for line in out.splitlines():
             parts = line.split(" ", 4)
             if len(parts) != 5:
@@ -67,15 +70,27 @@ class Graph:
                 self.refs[name] = peeled
 
     def _read_commits(self) -> None:
-        listing = run_git(self.repo, "cat-file", "--batch-all-objects", "--unordered",
-                          "--batch-check=%(objecttype) %(objectname)", check=False)
-        shas = [line[7:] for line in listing.decode("ascii", "replace").splitlines()
-                if line.startswith("commit ") and _SHA.fullmatch(line[7:])]
+        listing = run_git(
+            self.repo,
+            "cat-file",
+            "--batch-all-objects",
+            "--unordered",
+            "--batch-check=%(objecttype) %(objectname)",
+            check=False,
+        )
+        shas = [
+            line[7:]
+            for line in listing.decode("ascii", "replace").splitlines()
+            if line.startswith("commit ") and _SHA.fullmatch(line[7:])
+        ]
         bodies = read_blobs(self.repo, shas, max_bytes=MAX_FILE_BYTES) if shas else {}
         for sha, body in bodies.items():
             head, _, message = body.partition(b"\n\n")
-            parents = tuple(line[7:].decode("ascii", "replace")
-                            for line in head.split(b"\n") if line.startswith(b"parent "))
+            parents = tuple(
+                line[7:].decode("ascii", "replace")
+                for line in head.split(b"\n")
+                if line.startswith(b"parent ")
+            )
             self.parents[sha] = parents if sha not in self.shallow else ()
             self.subjects[sha] = message.split(b"\n", 1)[0].decode("utf-8", "replace")[:200]
 
@@ -86,9 +101,21 @@ class Graph:
         wanted = [s for s in dict.fromkeys(shas) if s in self.parents][:MAX_PATCH_COMMITS]
         if not wanted:
             return {}
-        diff = run_git(self.repo, "diff-tree", "--stdin", "-p", "-r", "--root", "--no-color",
-                       "--full-index", "--no-renames", "--no-ext-diff", "--no-textconv",
-                       input=("\n".join(wanted) + "\n").encode(), check=False)
+        diff = run_git(
+            self.repo,
+            "diff-tree",
+            "--stdin",
+            "-p",
+            "-r",
+            "--root",
+            "--no-color",
+            "--full-index",
+            "--no-renames",
+            "--no-ext-diff",
+            "--no-textconv",
+            input=("\n".join(wanted) + "\n").encode(),
+            check=False,
+        )
         stats: dict[str, list[int]] = {}
         files: set[bytes] = set()
         current: str | None = None
@@ -105,8 +132,9 @@ class Graph:
                     stats[current][1] += 1
         ids: dict[str, str] = {}
         if stats:
-            out = _hardened.run(self.repo, "patch-id", "--stable", input=diff, check=False,
-                                config=READ_CONFIG)
+            out = _hardened.run(
+                self.repo, "patch-id", "--stable", input=diff, check=False, config=READ_CONFIG
+            )
             for text in out.decode("ascii", "replace").splitlines():
                 parts = text.split()
                 if len(parts) == 2:

@@ -120,8 +120,10 @@ def _backfill_note(graph: Graph, tip: str) -> str:
     roots = [c for c in history if not graph.parents[c]]
     backfills = sum(1 for c in history if graph.subjects.get(c, "").startswith("Backfill "))
     if backfills and any(graph.subjects.get(r, "").startswith("Initial commit") for r in roots):
-        return (f", a history a Letta server re-created ('Initial commit' and {backfills} "
-                "'Backfill …' commit(s): letta-ai/letta-code#2203)")
+        return (
+            f", a history a Letta server re-created ('Initial commit' and {backfills} "
+            "'Backfill …' commit(s): letta-ai/letta-code#2203)"
+        )
     return ""
 
 
@@ -180,58 +182,91 @@ def _rewrites(graph: Graph, logs: Reflogs, held: set[str]) -> tuple[list[dict], 
         unknown = [c for c in lost if c not in patches]
         files = sum(patches[c][1] for c in lost if c in patches)
         added = sum(patches[c][2] for c in lost if c in patches)
-        before = [f"{p.ref} {p.message[:80]!r}" for p, dropped in events[:i]
-                  if not dropped.isdisjoint(lost)][-3:]
+        before = [
+            f"{p.ref} {p.message[:80]!r}"
+            for p, dropped in events[:i]
+            if not dropped.isdisjoint(lost)
+        ][-3:]
         unrelated = not graph.related(e.old, e.new)
-        where = (f"to {e.new[:12]}, an unrelated history (no commit in common)"
-                 + _backfill_note(graph, e.new)) if unrelated else f"to {e.new[:12]}"
-        detail = (f"{e.ref}: {e.message[:120]!r} moved it from {e.old[:12]} {where}. "
-                  f"{len(lost)} commit(s) lost (no ref holds them and their change was not "
-                  f"re-applied: {files} file(s), {added} line(s) added"
-                  + (f"; {len(unknown)} not compared, over memlab's patch cap" if unknown else "")
-                  + f"), {len(reapplied)} re-applied, {len(mine) - len(free)} still on other "
-                  f"refs"
-                  + (f"; they had already left {'; '.join(before)}" if before else "")
-                  + f". Still in the object store: git branch recovered-{e.old[:12]} {e.old}")
-        rows.append({"kind": _kind(e.message), "ref": e.ref, "sha": e.old, "when": _when(e),
-                     "detail": detail, "produced_by": "git", "lost": len(lost),
-                     "reapplied": len(reapplied), "evidence": f"reflog of {e.ref}, line {e.line}: "
-                     f"{e.old[:12]} -> {e.new[:12]} {e.message[:160]!r}"})
+        where = (
+            (
+                f"to {e.new[:12]}, an unrelated history (no commit in common)"
+                + _backfill_note(graph, e.new)
+            )
+            if unrelated
+            else f"to {e.new[:12]}"
+        )
+        detail = (
+            f"{e.ref}: {e.message[:120]!r} moved it from {e.old[:12]} {where}. "
+            f"{len(lost)} commit(s) lost (no ref holds them and their change was not "
+            f"re-applied: {files} file(s), {added} line(s) added"
+            + (f"; {len(unknown)} not compared, over memlab's patch cap" if unknown else "")
+            + f"), {len(reapplied)} re-applied, {len(mine) - len(free)} still on other "
+            f"refs"
+            + (f"; they had already left {'; '.join(before)}" if before else "")
+            + f". Still in the object store: git branch recovered-{e.old[:12]} {e.old}"
+        )
+        rows.append(
+            {
+                "kind": _kind(e.message),
+                "ref": e.ref,
+                "sha": e.old,
+                "when": _when(e),
+                "detail": detail,
+                "produced_by": "git",
+                "lost": len(lost),
+                "reapplied": len(reapplied),
+                "evidence": f"reflog of {e.ref}, line {e.line}: "
+                f"{e.old[:12]} -> {e.new[:12]} {e.message[:160]!r}",
+            }
+        )
     return rows, gone, skipped
 
 
 def _upstreams(graph: Graph, logs: Reflogs) -> list[dict]:
     rows = []
-    heads = {n[len("refs/heads/"):]: s for n, s in graph.refs.items()
-             if n.startswith("refs/heads/")}
+    heads = {
+        n[len("refs/heads/") :]: s for n, s in graph.refs.items() if n.startswith("refs/heads/")
+    }
     for rname, rsha in sorted(graph.refs.items()):
         if not rname.startswith("refs/remotes/") or rname.endswith("/HEAD"):
             continue
-        branch = rname[len("refs/remotes/"):].partition("/")[2]
+        branch = rname[len("refs/remotes/") :].partition("/")[2]
         sha = heads.get(branch)
         if sha is None or sha == rsha or graph.related(sha, rsha):
             continue
         before = None
         for ref, other in ((rname, sha), (f"refs/heads/{branch}", rsha)):
             for e in reversed(logs.entries.get(ref, [])):
-                if e.old and graph.has(e.old) and graph.related(e.old, other) and not (
-                        e.new and graph.has(e.new) and graph.related(e.new, other)):
+                if (
+                    e.old
+                    and graph.has(e.old)
+                    and graph.related(e.old, other)
+                    and not (e.new and graph.has(e.new) and graph.related(e.new, other))
+                ):
                     before = e
                     break
             if before:
                 break
         if before is None:
             continue  # never shared a history, as far as the reflogs tell (a second root)
-        rows.append({"kind": "unrelated_upstream", "ref": f"refs/heads/{branch}", "sha": rsha,
-                     "when": _when(before),
-                     "detail": f"{branch} ({sha[:12]}) and {rname[len('refs/'):]} ({rsha[:12]}) "
-                               f"share no commit, yet did until {before.message[:120]!r} moved "
-                               f"{before.ref} to {before.new[:12] if before.new else 'nothing'}"
-                               + _backfill_note(graph, rsha)
-                               + ": one history replaced the other; the branch has not followed",
-                     "produced_by": "git", "lost": None, "reapplied": None,
-                     "evidence": f"reflog of {before.ref}, line {before.line}: "
-                                 f"{before.message[:160]!r}"})
+        rows.append(
+            {
+                "kind": "unrelated_upstream",
+                "ref": f"refs/heads/{branch}",
+                "sha": rsha,
+                "when": _when(before),
+                "detail": f"{branch} ({sha[:12]}) and {rname[len('refs/') :]} ({rsha[:12]}) "
+                f"share no commit, yet did until {before.message[:120]!r} moved "
+                f"{before.ref} to {before.new[:12] if before.new else 'nothing'}"
+                + _backfill_note(graph, rsha)
+                + ": one history replaced the other; the branch has not followed",
+                "produced_by": "git",
+                "lost": None,
+                "reapplied": None,
+                "evidence": f"reflog of {before.ref}, line {before.line}: {before.message[:160]!r}",
+            }
+        )
     return rows
 
 
@@ -252,13 +287,22 @@ def _unreachable(graph: Graph, logs: Reflogs, held: set[str]) -> list[dict]:
     inner = {p for c in loose for p in graph.parents[c]}
     tips = sorted(c for c in loose if c not in inner)
     shown = ", ".join(t[:12] for t in tips[:5]) + (" …" if len(tips) > 5 else "")
-    return [{"kind": "unreachable_commits", "ref": None, "sha": tips[0], "when": None,
-             "detail": f"{len(loose)} commit(s) in the object store that no ref and no reflog "
-                       f"reaches, in {len(tips)} line(s) of history ending at {shown}: a branch "
-                       "deleted or a history rewritten, and the reflog that said how is gone. "
-                       f"Recover one with: git branch recovered-{tips[0][:12]} {tips[0]}",
-             "produced_by": "git", "lost": len(loose), "reapplied": None,
-             "evidence": "git cat-file --batch-all-objects: commits no ref or reflog reaches"}]
+    return [
+        {
+            "kind": "unreachable_commits",
+            "ref": None,
+            "sha": tips[0],
+            "when": None,
+            "detail": f"{len(loose)} commit(s) in the object store that no ref and no reflog "
+            f"reaches, in {len(tips)} line(s) of history ending at {shown}: a branch "
+            "deleted or a history rewritten, and the reflog that said how is gone. "
+            f"Recover one with: git branch recovered-{tips[0][:12]} {tips[0]}",
+            "produced_by": "git",
+            "lost": len(loose),
+            "reapplied": None,
+            "evidence": "git cat-file --batch-all-objects: commits no ref or reflog reaches",
+        }
+    ]
 
 
 def memfs_rows(repo: Path) -> Verdict:
@@ -275,11 +319,19 @@ def memfs_rows(repo: Path) -> Verdict:
     reasons = list(logs.unread)
     if not logs.lines:
         bare = not os.path.isdir(repo / ".git") and gdir == repo
-        reasons.insert(0, "no reflog entries: " + (
-            "the reflogs are empty (expired, e.g. git reflog expire --expire=now --all, or "
-            "cleared)" if logs.files else
-            "this repository keeps none (a bare repository or mirror does not, unless "
-            "core.logAllRefUpdates is set)" if bare else "no reflog files"))
+        reasons.insert(
+            0,
+            "no reflog entries: "
+            + (
+                "the reflogs are empty (expired, e.g. git reflog expire --expire=now --all, or "
+                "cleared)"
+                if logs.files
+                else "this repository keeps none (a bare repository or mirror does not, unless "
+                "core.logAllRefUpdates is set)"
+                if bare
+                else "no reflog files"
+            ),
+        )
     if skipped:
         reasons.append(f"{skipped} older rewrite(s) not judged (over {MAX_REWRITES})")
     checked = not reasons
@@ -287,6 +339,8 @@ def memfs_rows(repo: Path) -> Verdict:
         # the reflogs cannot say what happened: what the object store still holds can
         rows += _unreachable(graph, logs, held)
     if gone:
-        reasons.append(f"{gone} reflog entr(ies) name commits the object store no longer holds "
-                       "(pruned): those moves were not judged")
+        reasons.append(
+            f"{gone} reflog entr(ies) name commits the object store no longer holds "
+            "(pruned): those moves were not judged"
+        )
     return Verdict(rows, checked, "; ".join(reasons) or None)

@@ -23,8 +23,17 @@ from pathlib import Path
 
 from memlab._files import NotRegularFile, open_regular
 
-__all__ = ["Entry", "Reflogs", "read_reflogs", "action", "MAX_REFLOG_BYTES", "MAX_LINE_BYTES",
-           "MAX_REFLOG_LINES", "worktree_heads", "worktree_gitdirs"]
+__all__ = [
+    "Entry",
+    "Reflogs",
+    "read_reflogs",
+    "action",
+    "MAX_REFLOG_BYTES",
+    "MAX_LINE_BYTES",
+    "MAX_REFLOG_LINES",
+    "worktree_heads",
+    "worktree_gitdirs",
+]
 
 #: A reflog larger than this is not read (a busy branch's reflog is a few hundred KB).
 MAX_REFLOG_BYTES = 64 << 20
@@ -82,8 +91,14 @@ def _parse(ref: str, raw: bytes, number: int) -> Entry | None:
     if len(tail) == 3 and tail[1].isdigit() and len(tail[1]) <= 11:  # up to year ~5000
         when = int(tail[1])
     old, new = parts[0].decode(), parts[1].decode()
-    return Entry(ref, None if old in _ZERO else old, None if new in _ZERO else new, when,
-                 msg.decode("utf-8", "replace")[:300], number)
+    return Entry(
+        ref,
+        None if old in _ZERO else old,
+        None if new in _ZERO else new,
+        when,
+        msg.decode("utf-8", "replace")[:300],
+        number,
+    )
 
 
 def _read_one(ref: str, path: Path, out: Reflogs) -> None:
@@ -99,8 +114,9 @@ def _read_one(ref: str, path: Path, out: Reflogs) -> None:
         size = os.fstat(fh.fileno()).st_size
         out.files += 1
         if size > MAX_REFLOG_BYTES:
-            out.unread.append(f"reflog of {ref}: not read: over {MAX_REFLOG_BYTES} bytes "
-                              f"({size} bytes)")
+            out.unread.append(
+                f"reflog of {ref}: not read: over {MAX_REFLOG_BYTES} bytes ({size} bytes)"
+            )
             return
         kept: deque[Entry] = deque(maxlen=MAX_REFLOG_LINES)
         number, budget = 0, MAX_REFLOG_BYTES + 1

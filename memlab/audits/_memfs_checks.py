@@ -25,6 +25,7 @@ HOOKED_KINDS = ("agent", "reflection_subagent", "memory_worker", "harness")
 
 # --------------------------------------------------------------------------- commit table
 
+
 @dataclass(frozen=True)
 class _Commit:
     author_name: str
@@ -39,9 +40,21 @@ class _Commit:
 def _commits(history: pd.DataFrame) -> dict[str, _Commit]:
     """sha -> commit facts; a dict, since the checks below look commits up row by row."""
     first = history.drop_duplicates("sha")
-    return {row[0]: _Commit(*row[1:]) for row in first[[
-        "sha", "author_name", "author_email", "author_kind", "authored_at", "committed_at",
-        "message", "branch"]].itertuples(index=False, name=None)}
+    return {
+        row[0]: _Commit(*row[1:])
+        for row in first[
+            [
+                "sha",
+                "author_name",
+                "author_email",
+                "author_kind",
+                "authored_at",
+                "committed_at",
+                "message",
+                "branch",
+            ]
+        ].itertuples(index=False, name=None)
+    }
 
 
 def parse_cache():
@@ -109,21 +122,40 @@ def hook_violations(store: Store, versions: pd.DataFrame | None = None) -> pd.Da
             continue
         new_text = v.new_text if isinstance(v.new_text, str) else as_read.get(v.new_blob)
         head_text = v.old_text if isinstance(v.old_text, str) else as_read.get(v.old_blob)
-        found = fmt.check_precommit(str(v.path), new_text, head_text, variant=variant,
-                                    change=str(v.change_type),
-                                    staged_paths=indexes if variant == "v2" else None)
+        found = fmt.check_precommit(
+            str(v.path),
+            new_text,
+            head_text,
+            variant=variant,
+            change=str(v.change_type),
+            staged_paths=indexes if variant == "v2" else None,
+        )
         if not found:
             continue
         applies, basis = hook_basis(c.author_kind, installed)
         reason = fmt.hook_variant_reason(when, layout=at_layout)
         for viol in found:
-            rows.append({"sha": v.sha, "authored_at": c.authored_at, "committed_at": c.committed_at,
-                         "author_name": c.author_name, "author_email": c.author_email,
-                         "author_kind": c.author_kind, "branch": c.branch, "message": c.message,
-                         "path": viol.path, "change_type": v.change_type, "variant": variant,
-                         "rule": viol.rule, "detail": viol.message, "variant_reason": reason,
-                         "hook_applies": applies, "hook_basis": basis,
-                         "no_verify_suspect": applies})
+            rows.append(
+                {
+                    "sha": v.sha,
+                    "authored_at": c.authored_at,
+                    "committed_at": c.committed_at,
+                    "author_name": c.author_name,
+                    "author_email": c.author_email,
+                    "author_kind": c.author_kind,
+                    "branch": c.branch,
+                    "message": c.message,
+                    "path": viol.path,
+                    "change_type": v.change_type,
+                    "variant": variant,
+                    "rule": viol.rule,
+                    "detail": viol.message,
+                    "variant_reason": reason,
+                    "hook_applies": applies,
+                    "hook_basis": basis,
+                    "no_verify_suspect": applies,
+                }
+            )
     return violations_frame(rows)
 
 
@@ -134,12 +166,19 @@ def _hook_texts(store: Store, versions: pd.DataFrame) -> dict[str, str]:
     empty would call an accepted commit a ``--no-verify`` bypass. Over-cap blobs stay unread."""
     wanted: set[str] = set()
     for v in versions.itertuples(index=False):
-        if str(v.path).endswith(".md") and not isinstance(v.new_text, str) \
-                and isinstance(v.new_blob, str) and not _unread(v):
+        if (
+            str(v.path).endswith(".md")
+            and not isinstance(v.new_text, str)
+            and isinstance(v.new_blob, str)
+            and not _unread(v)
+        ):
             wanted.add(v.new_blob)
         old = v.old_path if isinstance(v.old_path, str) else v.path
-        if str(old).endswith(".md") and not isinstance(v.old_text, str) \
-                and isinstance(v.old_blob, str):
+        if (
+            str(old).endswith(".md")
+            and not isinstance(v.old_text, str)
+            and isinstance(v.old_blob, str)
+        ):
             wanted.add(v.old_blob)
     if not wanted:
         return {}
@@ -195,16 +234,19 @@ def topo_order(parents: dict[str, list[str]], times: dict[str, int]) -> list[str
     return out
 
 
-def _index_states(ordered: pd.DataFrame, parents: dict[str, list[str]], order: list[str]
-                  ) -> dict[str, tuple[bool, frozenset[str]]]:
+def _index_states(
+    ordered: pd.DataFrame, parents: dict[str, list[str]], order: list[str]
+) -> dict[str, tuple[bool, frozenset[str]]]:
     """sha -> (root MEMORY.md present, MEMORY.md paths present) after the commit, each from
     its first parent's state and its own rows (in ``ordered``, parents first)."""
     changes: dict[str, list[tuple[str, str | None, str]]] = {}
-    for sha, path, old, ct in zip(ordered["sha"], ordered["path"], ordered["old_path"],
-                                  ordered["change_type"]):
+    for sha, path, old, ct in zip(
+        ordered["sha"], ordered["path"], ordered["old_path"], ordered["change_type"]
+    ):
         if str(path).endswith(fmt.ROOT_INDEX) or str(old).endswith(fmt.ROOT_INDEX):
             changes.setdefault(sha, []).append(
-                (str(path), None if pd.isna(old) else str(old), str(ct)))
+                (str(path), None if pd.isna(old) else str(old), str(ct))
+            )
     states: dict[str, tuple[bool, frozenset[str]]] = {}
     empty: tuple[bool, frozenset[str]] = (False, frozenset())
     for sha in order:
@@ -249,26 +291,40 @@ _VIOLATION_COLUMNS = {
 def hook_basis(author_kind: str, installed: str | None) -> tuple[bool, str]:
     """``(the hook ran on this commit, why memlab believes so)`` for a Letta repo's commit."""
     if author_kind == "agent":
-        return True, ("an agent identity commits through Letta Code, which installs the hook on "
-                      "every clone, pull and init of the memory repository")
+        return True, (
+            "an agent identity commits through Letta Code, which installs the hook on "
+            "every clone, pull and init of the memory repository"
+        )
     if author_kind in ("reflection_subagent", "memory_worker"):
-        return True, (f"a {author_kind.replace('_', ' ')} commits in a Letta Code worktree of "
-                      "the memory repository, which shares its hooks")
+        return True, (
+            f"a {author_kind.replace('_', ' ')} commits in a Letta Code worktree of "
+            "the memory repository, which shares its hooks"
+        )
     if author_kind == "harness":
-        return True, ("Letta Code's own identity commits in the memory repository, where Letta "
-                      "Code installs the hook")
+        return True, (
+            "Letta Code's own identity commits in the memory repository, where Letta "
+            "Code installs the hook"
+        )
     if author_kind == "human":
         if installed:
-            return True, (f"this checkout has Letta Code's pre-commit hook installed ({installed} "
-                          "version), so a commit made here ran it")
-        return False, ("a human's commit; this checkout has no Letta Code hook, so the human's "
-                       "clone may not have had one either: not counted as a bypass")
+            return True, (
+                f"this checkout has Letta Code's pre-commit hook installed ({installed} "
+                "version), so a commit made here ran it"
+            )
+        return False, (
+            "a human's commit; this checkout has no Letta Code hook, so the human's "
+            "clone may not have had one either: not counted as a bypass"
+        )
     if author_kind == "migration":
-        return False, ("memlab's migration writes its commits with git plumbing, as the Letta "
-                       "server does: no hook runs")
+        return False, (
+            "memlab's migration writes its commits with git plumbing, as the Letta "
+            "server does: no hook runs"
+        )
     if author_kind == "review":
-        return False, ("`memlab apply` writes a ticked review proposal's commit with git "
-                       "plumbing: no hook runs")
+        return False, (
+            "`memlab apply` writes a ticked review proposal's commit with git "
+            "plumbing: no hook runs"
+        )
     return False, "the Letta server writes through its own git service and runs no hook"
 
 
@@ -319,23 +375,37 @@ def no_verify_table(suspects: pd.DataFrame) -> pd.DataFrame:
             ]
         )
     grouped = suspects.groupby("sha", sort=False, observed=True)
-    out = grouped.agg(authored_at=("authored_at", "first"), author_name=("author_name", "first"),
-                      author_email=("author_email", "first"), author_kind=("author_kind", "first"),
-                      branch=("branch", "first"), message=("message", "first"),
-                      paths=("path", lambda s: ", ".join(sorted(set(s)))),
-                      rules=("rule", lambda s: ", ".join(sorted(set(map(str, s))))),
-                      n_violations=("rule", "size"), variant=("variant", "first"),
-                      variant_reason=("variant_reason", "first"),
-                      hook_basis=("hook_basis", "first")).reset_index()
+    out = grouped.agg(
+        authored_at=("authored_at", "first"),
+        author_name=("author_name", "first"),
+        author_email=("author_email", "first"),
+        author_kind=("author_kind", "first"),
+        branch=("branch", "first"),
+        message=("message", "first"),
+        paths=("path", lambda s: ", ".join(sorted(set(s)))),
+        rules=("rule", lambda s: ", ".join(sorted(set(map(str, s))))),
+        n_violations=("rule", "size"),
+        variant=("variant", "first"),
+        variant_reason=("variant_reason", "first"),
+        hook_basis=("hook_basis", "first"),
+    ).reset_index()
     return out.sort_values("authored_at").reset_index(drop=True)
 
 
 # --------------------------------------------------------------------------- read_only and limit
 
+
 def read_only_changes(versions, hist, parse) -> pd.DataFrame:
-    cols = {"sha": "string", "authored_at": "datetime64[ns, UTC]", "author_name": "string",
-            "author_kind": "category", "path": "string", "change": "category",
-            "hook_blocks": "boolean", "message": "string"}
+    cols = {
+        "sha": "string",
+        "authored_at": "datetime64[ns, UTC]",
+        "author_name": "string",
+        "author_kind": "category",
+        "path": "string",
+        "change": "category",
+        "hook_blocks": "boolean",
+        "message": "string",
+    }
     rows = []
     if versions is not None and not versions.empty:
         commits = _commits(hist)
@@ -356,9 +426,18 @@ def read_only_changes(versions, hist, parse) -> pd.DataFrame:
                 change, blocks = "flag_removed", True
             else:
                 change, blocks = "edited", True
-            rows.append({"sha": v.sha, "authored_at": c.authored_at, "author_name": c.author_name,
-                         "author_kind": c.author_kind, "path": v.path, "change": change,
-                         "hook_blocks": blocks, "message": c.message})
+            rows.append(
+                {
+                    "sha": v.sha,
+                    "authored_at": c.authored_at,
+                    "author_name": c.author_name,
+                    "author_kind": c.author_kind,
+                    "path": v.path,
+                    "change": change,
+                    "hook_blocks": blocks,
+                    "message": c.message,
+                }
+            )
     return _typed(rows, cols)
 
 
@@ -369,9 +448,17 @@ def _effective_limit(fm: fmt.Frontmatter, layout: str) -> int | None:
 
 
 def limit_breach_table(versions, hist, parse, layout) -> pd.DataFrame:
-    cols = {"sha": "string", "authored_at": "datetime64[ns, UTC]", "author_kind": "category",
-            "path": "string", "limit": "Int64", "body_chars": "Int64", "over_by": "Int64",
-            "declared": "boolean", "message": "string"}
+    cols = {
+        "sha": "string",
+        "authored_at": "datetime64[ns, UTC]",
+        "author_kind": "category",
+        "path": "string",
+        "limit": "Int64",
+        "body_chars": "Int64",
+        "over_by": "Int64",
+        "declared": "boolean",
+        "message": "string",
+    }
     rows = []
     if versions is not None and not versions.empty:
         commits = _commits(hist)

@@ -48,8 +48,14 @@ def churn_table(hist: pd.DataFrame, layout: str) -> pd.DataFrame:
         authors=("author_email", "nunique"),
     ).reset_index()
     out["churn"] = (out["lines_added"] + out["lines_deleted"]).astype("Int64")
-    kinds = rows.pivot_table(index="path", columns="author_kind", values="sha", aggfunc="nunique",
-                             observed=True, fill_value=0)
+    kinds = rows.pivot_table(
+        index="path",
+        columns="author_kind",
+        values="sha",
+        aggfunc="nunique",
+        observed=True,
+        fill_value=0,
+    )
     kinds.columns = [f"commits_{c}" for c in kinds.columns]
     out = out.merge(kinds.reset_index(), on="path", how="left")
     out.insert(1, "domain", [domain_of(p, layout) for p in out["path"]])
@@ -72,8 +78,11 @@ def churn_weekly_table(hist: pd.DataFrame, layout: str) -> pd.DataFrame:
     )
     churn = (rows["lines_added"].fillna(0) + rows["lines_deleted"].fillna(0)).astype("int64")
     frame = pd.DataFrame({"week": week, "path": rows["path"], "sha": rows["sha"], "churn": churn})
-    out = frame.groupby(["week", "path"], observed=True).agg(commits=("sha", "nunique"),
-                                                              churn=("churn", "sum")).reset_index()
+    out = (
+        frame.groupby(["week", "path"], observed=True)
+        .agg(commits=("sha", "nunique"), churn=("churn", "sum"))
+        .reset_index()
+    )
     out.insert(2, "domain", [domain_of(p, layout) for p in out["path"]])
     out.insert(
         3, "memory", pd.array([is_memory_path(p, layout) for p in out["path"]], dtype="boolean")
@@ -83,30 +92,64 @@ def churn_weekly_table(hist: pd.DataFrame, layout: str) -> pd.DataFrame:
 
 def author_kind_table(hist: pd.DataFrame) -> pd.DataFrame:
     if hist.empty:
-        return pd.DataFrame(columns=["author_kind", "commits", "authors", "files", "lines_added",
-                                     "lines_deleted", "first", "last"])
+        return pd.DataFrame(
+            columns=[
+                "author_kind",
+                "commits",
+                "authors",
+                "files",
+                "lines_added",
+                "lines_deleted",
+                "first",
+                "last",
+            ]
+        )
     g = hist.groupby("author_kind", observed=True)
-    out = g.agg(commits=("sha", "nunique"), authors=("author_email", "nunique"),
-                files=("path", "nunique"), lines_added=("lines_added", "sum"),
-                lines_deleted=("lines_deleted", "sum"), first=("authored_at", "min"),
-                last=("authored_at", "max")).reset_index()
+    out = g.agg(
+        commits=("sha", "nunique"),
+        authors=("author_email", "nunique"),
+        files=("path", "nunique"),
+        lines_added=("lines_added", "sum"),
+        lines_deleted=("lines_deleted", "sum"),
+        first=("authored_at", "min"),
+        last=("authored_at", "max"),
+    ).reset_index()
     out["author_kind"] = out["author_kind"].astype("string")
     return out.sort_values("commits", ascending=False).reset_index(drop=True)
 
 
 def commit_table(hist: pd.DataFrame) -> pd.DataFrame:
     """One row per commit: who, when, where, how much, and whether it bypassed the hook."""
-    cols = ["sha", "authored_at", "author_name", "author_email", "author_kind", "branch", "message",
-            "merge", "files", "lines_added", "lines_deleted", "no_verify_suspect"]
+    cols = [
+        "sha",
+        "authored_at",
+        "author_name",
+        "author_email",
+        "author_kind",
+        "branch",
+        "message",
+        "merge",
+        "files",
+        "lines_added",
+        "lines_deleted",
+        "no_verify_suspect",
+    ]
     if hist.empty:
         return pd.DataFrame(columns=cols)
     g = hist.groupby("sha", sort=False, observed=True)
-    out = g.agg(authored_at=("authored_at", "first"), author_name=("author_name", "first"),
-                author_email=("author_email", "first"), author_kind=("author_kind", "first"),
-                branch=("branch", "first"), message=("message", "first"),
-                merge=("parents", lambda p: len(p.iloc[0]) > 1), files=("path", "count"),
-                lines_added=("lines_added", "sum"), lines_deleted=("lines_deleted", "sum"),
-                no_verify_suspect=("no_verify_suspect", lambda v: bool(v.fillna(False).any())))
+    out = g.agg(
+        authored_at=("authored_at", "first"),
+        author_name=("author_name", "first"),
+        author_email=("author_email", "first"),
+        author_kind=("author_kind", "first"),
+        branch=("branch", "first"),
+        message=("message", "first"),
+        merge=("parents", lambda p: len(p.iloc[0]) > 1),
+        files=("path", "count"),
+        lines_added=("lines_added", "sum"),
+        lines_deleted=("lines_deleted", "sum"),
+        no_verify_suspect=("no_verify_suspect", lambda v: bool(v.fillna(False).any())),
+    )
     out = out.reset_index()[cols].sort_values("authored_at").reset_index(drop=True)
     out["merge"] = out["merge"].astype("boolean")
     out["no_verify_suspect"] = out["no_verify_suspect"].astype("boolean")
@@ -140,12 +183,19 @@ def growth_tables(versions, chain, hist, parse, layout, agent) -> tuple[pd.DataF
     """Bytes per domain (memory files apart from other files) and the prompt size at every
     commit of the chain, by replaying its diffs; the prompt size adds :func:`prompt_share`."""
     size_cols = ["sha", "committed_at", "domain", "memory", "bytes", "files"]
-    prompt_cols = ["sha", "committed_at", "prompt_files", "prompt_listed", "prompt_chars",
-                   "prompt_tokens"]
+    prompt_cols = [
+        "sha",
+        "committed_at",
+        "prompt_files",
+        "prompt_listed",
+        "prompt_chars",
+        "prompt_tokens",
+    ]
     if versions is None or versions.empty or not chain:
         return _empty(size_cols), _empty(prompt_cols)
-    agent_files: set[Any] = {b.get("file") for b in (agent or {}).get("blocks") or []
-                             if isinstance(b, dict)}
+    agent_files: set[Any] = {
+        b.get("file") for b in (agent or {}).get("blocks") or [] if isinstance(b, dict)
+    }
     when = dict(zip(hist["sha"], hist["committed_at"]))
     by_sha = {sha: g for sha, g in versions.groupby("sha", sort=False)}
     # path -> ((domain, memory), bytes, prompt kind, prompt chars)
@@ -168,7 +218,7 @@ def growth_tables(versions, chain, hist, parse, layout, agent) -> tuple[pd.DataF
             prompt_chars -= old[3]
 
     for sha in chain:
-        for v in (by_sha[sha].itertuples(index=False) if sha in by_sha else ()):
+        for v in by_sha[sha].itertuples(index=False) if sha in by_sha else ():
             if isinstance(v.old_path, str):
                 drop(v.old_path)
             drop(v.path)
@@ -211,6 +261,7 @@ def _empty(cols: list[str]) -> pd.DataFrame:
 
 # --------------------------------------------------------------------------- figure data
 
+
 def size_over_time(audit: Audit, *, memory: bool | None = True) -> pd.DataFrame:
     """Bytes per domain (columns) at each commit of the ref's first-parent chain (index: time).
 
@@ -223,8 +274,14 @@ def size_over_time(audit: Audit, *, memory: bool | None = True) -> pd.DataFrame:
     if sizes.empty:
         return pd.DataFrame()
     # A domain with no row at a commit had no files then: 0 bytes, not "unchanged".
-    table = sizes.pivot_table(index=["committed_at", "sha"], columns="domain", values="bytes",
-                              aggfunc="sum", observed=True, sort=False).fillna(0)
+    table = sizes.pivot_table(
+        index=["committed_at", "sha"],
+        columns="domain",
+        values="bytes",
+        aggfunc="sum",
+        observed=True,
+        sort=False,
+    ).fillna(0)
     table = table.droplevel("sha")
     return table.groupby(level=0, sort=True).last()
 
@@ -249,8 +306,8 @@ def churn_matrix(audit: Audit, top: int = 25, *, memory: bool | None = True) -> 
     if weekly.empty or churn.empty:
         return pd.DataFrame()
     keep = churn["path"].head(top).tolist()
-    table = weekly[weekly["path"].isin(keep)].pivot_table(index="path", columns="week",
-                                                           values="churn", aggfunc="sum",
-                                                           fill_value=0)
+    table = weekly[weekly["path"].isin(keep)].pivot_table(
+        index="path", columns="week", values="churn", aggfunc="sum", fill_value=0
+    )
     table.columns = [c.strftime("%Y-%m-%d") for c in table.columns]
     return table.reindex(keep).fillna(0).astype("int64")

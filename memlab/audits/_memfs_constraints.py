@@ -24,16 +24,34 @@ from memlab.sources import _git
 from memlab.sources.memfs import LETTA_LAYOUTS
 from memlab.store import Store, empty_frame
 
-__all__ = ["constraints_table", "constraint_history", "CONSTRAINT_COLUMNS",
-           "CONSTRAINT_HISTORY_COLUMNS", "constraints_apply"]
+__all__ = [
+    "constraints_table",
+    "constraint_history",
+    "CONSTRAINT_COLUMNS",
+    "CONSTRAINT_HISTORY_COLUMNS",
+    "constraints_apply",
+]
 
-CONSTRAINT_COLUMNS = {"path": "string", "rule": "category", "check": "category",
-                      "message": "string", "policy": "category"}
+CONSTRAINT_COLUMNS = {
+    "path": "string",
+    "rule": "category",
+    "check": "category",
+    "message": "string",
+    "policy": "category",
+}
 CONSTRAINT_HISTORY_COLUMNS = {
-    "path": "string", "rule": "category", "first_sha": "string",
-    "first_at": "datetime64[ns, UTC]", "author_name": "string", "author_kind": "category",
-    "message": "string", "commits": "Int64", "fixed_sha": "string",
-    "fixed_at": "datetime64[ns, UTC]", "at_ref": "boolean"}
+    "path": "string",
+    "rule": "category",
+    "first_sha": "string",
+    "first_at": "datetime64[ns, UTC]",
+    "author_name": "string",
+    "author_kind": "category",
+    "message": "string",
+    "commits": "Int64",
+    "fixed_sha": "string",
+    "fixed_at": "datetime64[ns, UTC]",
+    "at_ref": "boolean",
+}
 
 
 def constraints_apply(store: Store) -> bool:
@@ -47,8 +65,13 @@ def _tree(repo, commit: str, uncounted: list[str]) -> list[fmt.TreeFile]:
     """The commit's tree as the validator reads it: every entry with its mode and blob id, the
     bytes of ``.md`` files and of the config (up to memlab's read cap)."""
     entries = _git.ls_tree(repo, commit)
-    wanted = {e.sha for e in entries if e.type == "blob" and (e.size or 0) <= MAX_FILE_BYTES
-              and (e.path.endswith(".md") or e.path == fmt.CONSTRAINTS_CONFIG)}
+    wanted = {
+        e.sha
+        for e in entries
+        if e.type == "blob"
+        and (e.size or 0) <= MAX_FILE_BYTES
+        and (e.path.endswith(".md") or e.path == fmt.CONSTRAINTS_CONFIG)
+    }
     data = _git.read_blobs(repo, wanted, max_bytes=MAX_FILE_BYTES)
     out = []
     for e in entries:
@@ -76,8 +99,9 @@ def constraints_table(store: Store, commit: str | None) -> tuple[pd.DataFrame, l
     uncounted: list[str] = []
     files = _tree(repo, commit, uncounted)
     rows = []
-    for line in fmt.validator_errors(files, policy=policy, accepted=None, audit=True,
-                                     uncounted=uncounted):
+    for line in fmt.validator_errors(
+        files, policy=policy, accepted=None, audit=True, uncounted=uncounted
+    ):
         rows.append(
             {
                 "path": line.path,
@@ -87,8 +111,9 @@ def constraints_table(store: Store, commit: str | None) -> tuple[pd.DataFrame, l
                 "policy": policy,
             }
         )
-    v2 = policy == "shared-memory" or (policy == "root-marker"
-                                       and any(f.path == fmt.ROOT_INDEX for f in files))
+    v2 = policy == "shared-memory" or (
+        policy == "root-marker" and any(f.path == fmt.ROOT_INDEX for f in files)
+    )
     if v2:
         texts = {f.path: f.data for f in files if f.path.endswith(".md")}
         for path in fmt.frontmatter_paths(texts, policy):
@@ -96,8 +121,9 @@ def constraints_table(store: Store, commit: str | None) -> tuple[pd.DataFrame, l
             if data is None:
                 uncounted.append(path)
                 continue
-            for text in fmt.frontmatter_errors(path, data.decode("utf-8", "replace"), None,
-                                               fmt="memfs-v2"):
+            for text in fmt.frontmatter_errors(
+                path, data.decode("utf-8", "replace"), None, fmt="memfs-v2"
+            ):
                 rows.append(
                     {
                         "path": path,
@@ -112,8 +138,9 @@ def constraints_table(store: Store, commit: str | None) -> tuple[pd.DataFrame, l
     return out, sorted(set(uncounted))
 
 
-def constraint_history(store: Store, versions: pd.DataFrame | None,
-                       chain: list[str]) -> pd.DataFrame:
+def constraint_history(
+    store: Store, versions: pd.DataFrame | None, chain: list[str]
+) -> pd.DataFrame:
     """The validator over each commit of ``chain`` (the ref's first-parent chain, oldest
     first), each against its parent, under the checkout's policy: one row per (path, rule)
     with the commit that first broke it and the one that fixed it.
@@ -129,7 +156,8 @@ def constraint_history(store: Store, versions: pd.DataFrame | None,
     rows = versions[versions["sha"].isin(on_chain)]
     by_commit: dict[str, list] = {}
     for r in rows[["sha", "change_type", "old_path", "path", "new_blob", "new_mode"]].itertuples(
-            index=False, name=None):
+        index=False, name=None
+    ):
         by_commit.setdefault(r[0], []).append(r[1:])
     wanted = set()
     for changes in by_commit.values():
@@ -137,8 +165,9 @@ def constraint_history(store: Store, versions: pd.DataFrame | None,
             if isinstance(blob, str) and (path.endswith(".md") or path == fmt.CONSTRAINTS_CONFIG):
                 wanted.add(blob)
     sizes = _git.blob_sizes(repo, sorted(wanted))
-    data = _git.read_blobs(repo, [b for b in wanted if sizes.get(b, 0) <= MAX_FILE_BYTES],
-                           max_bytes=MAX_FILE_BYTES)
+    data = _git.read_blobs(
+        repo, [b for b in wanted if sizes.get(b, 0) <= MAX_FILE_BYTES], max_bytes=MAX_FILE_BYTES
+    )
     chars = {sha: fmt.code_points(raw) for sha, raw in data.items()}
     commits = store.history.drop_duplicates("sha").set_index("sha")
     tree: dict[str, fmt.TreeFile] = {}
@@ -156,10 +185,21 @@ def constraint_history(store: Store, versions: pd.DataFrame | None,
             if not isinstance(blob, str):
                 continue
             raw = data.get(blob) if path == fmt.CONSTRAINTS_CONFIG else None
-            tree[path] = fmt.TreeFile(path, str(mode) if isinstance(mode, str) else "100644",
-                                      raw, chars.get(blob), sha=blob)
-        lines = fmt.validator_errors(list(tree.values()), policy=policy, accepted=parent,
-                                     audit=False, head_has_root=had_root, config_approved=True)
+            tree[path] = fmt.TreeFile(
+                path,
+                str(mode) if isinstance(mode, str) else "100644",
+                raw,
+                chars.get(blob),
+                sha=blob,
+            )
+        lines = fmt.validator_errors(
+            list(tree.values()),
+            policy=policy,
+            accepted=parent,
+            audit=False,
+            head_has_root=had_root,
+            config_approved=True,
+        )
         seen = set()
         for line in lines:
             key = (line.path, line.rule)
@@ -168,21 +208,31 @@ def constraint_history(store: Store, versions: pd.DataFrame | None,
                 open_[key]["commits"] += 1
                 continue
             who = commits.loc[sha] if sha in commits.index else None
-            open_[key] = {"path": key[0], "rule": key[1], "first_sha": sha,
-                          "first_at": None if who is None else who["committed_at"],
-                          "author_name": None if who is None else who["author_name"],
-                          "author_kind": None if who is None else who["author_kind"],
-                          "message": line, "commits": 1, "fixed_sha": None, "fixed_at": None,
-                          "at_ref": True}
+            open_[key] = {
+                "path": key[0],
+                "rule": key[1],
+                "first_sha": sha,
+                "first_at": None if who is None else who["committed_at"],
+                "author_name": None if who is None else who["author_name"],
+                "author_kind": None if who is None else who["author_kind"],
+                "message": line,
+                "commits": 1,
+                "fixed_sha": None,
+                "fixed_at": None,
+                "at_ref": True,
+            }
         for key in [k for k in open_ if k not in seen]:
             row = open_.pop(key)
             who = commits.loc[sha] if sha in commits.index else None
-            row.update(fixed_sha=sha, fixed_at=None if who is None else who["committed_at"],
-                       at_ref=False)
+            row.update(
+                fixed_sha=sha, fixed_at=None if who is None else who["committed_at"], at_ref=False
+            )
             out.append(row)
     out.extend(open_.values())
-    df = _frame(out, {k: ("object" if "datetime" in v else v)
-                      for k, v in CONSTRAINT_HISTORY_COLUMNS.items()})
+    df = _frame(
+        out,
+        {k: ("object" if "datetime" in v else v) for k, v in CONSTRAINT_HISTORY_COLUMNS.items()},
+    )
     for col in ("first_at", "fixed_at"):
         df[col] = pd.to_datetime(df[col], utc=True)
     return df.sort_values(["first_at", "path"], kind="stable").reset_index(drop=True)

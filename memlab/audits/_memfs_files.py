@@ -10,8 +10,16 @@ from memlab.formats import letta_memfs as fmt
 
 def readers(files: pd.DataFrame) -> pd.DataFrame:
     """Files Letta Code and the Letta server read differently (one row per file)."""
-    cols = ["path", "description", "client_description", "server_description", "yaml_ok",
-            "server_whole_file", "server_value_chars", "body_chars"]
+    cols = [
+        "path",
+        "description",
+        "client_description",
+        "server_description",
+        "yaml_ok",
+        "server_whole_file",
+        "server_value_chars",
+        "body_chars",
+    ]
     if files.empty or "readers_agree" not in files:
         return pd.DataFrame(columns=cols)
     return files.loc[~files["readers_agree"].fillna(True), cols].reset_index(drop=True)
@@ -31,8 +39,9 @@ def over_limit_table(files: pd.DataFrame) -> pd.DataFrame:
     ).reset_index(drop=True)
     out["over_by"] = (out["body_chars"] - out["limit"]).astype("Int64")
     # ``limit: 0`` is a bad_limit problem row; nothing fits it, but a ratio to it means nothing.
-    out["ratio"] = (out["body_chars"].astype("float64")
-                    / out["limit"].astype("float64").where(out["limit"] > 0))
+    out["ratio"] = out["body_chars"].astype("float64") / out["limit"].astype("float64").where(
+        out["limit"] > 0
+    )
     return out.sort_values("ratio", ascending=False).reset_index(drop=True)
 
 
@@ -52,7 +61,7 @@ def duplicate_trees(files: pd.DataFrame, *, min_files: int = 2) -> pd.DataFrame:
     for _, group in files.groupby("blob_sha", observed=True):
         same = sorted(group["path"].astype(str))
         for i, a in enumerate(same):
-            for b in same[i + 1:]:
+            for b in same[i + 1 :]:
                 pa, pb = a.split("/"), b.split("/")
                 n = 0
                 while n < min(len(pa), len(pb)) and pa[-1 - n] == pb[-1 - n]:
@@ -71,9 +80,15 @@ def duplicate_trees(files: pd.DataFrame, *, min_files: int = 2) -> pd.DataFrame:
         if len(set(rels)) < min_files:
             continue
         in_tree = sum(1 for p in paths if p.startswith(tree)) if tree else len(paths)
-        rows.append({"tree": tree or "(root)", "copy_of": orig or "(root)",
-                     "identical_files": len(set(rels)), "files_in_tree": in_tree,
-                     "share": len(set(rels)) / in_tree if in_tree else 0.0,
-                     "examples": ", ".join(sorted(set(rels))[:3])})
+        rows.append(
+            {
+                "tree": tree or "(root)",
+                "copy_of": orig or "(root)",
+                "identical_files": len(set(rels)),
+                "files_in_tree": in_tree,
+                "share": len(set(rels)) / in_tree if in_tree else 0.0,
+                "examples": ", ".join(sorted(set(rels))[:3]),
+            }
+        )
     out = pd.DataFrame(rows, columns=cols)
     return out.sort_values("identical_files", ascending=False).reset_index(drop=True)

@@ -73,9 +73,15 @@ def _listed(path: str, layout: str) -> bool:
     return rel.endswith(".md") and not rel.startswith("skills/") and not in_prompt(path, layout)
 
 
-def prompt_share(path: str, layout: str, body_chars: int | None, description: str | None, *,
-                 agent_files: set[str] | None = None, listed: bool | None = None
-                 ) -> tuple[str | None, int]:
+def prompt_share(
+    path: str,
+    layout: str,
+    body_chars: int | None,
+    description: str | None,
+    *,
+    agent_files: set[str] | None = None,
+    listed: bool | None = None,
+) -> tuple[str | None, int]:
     """How one file reaches the system prompt, and how many characters it adds there.
 
     ``("full", body + description chars)`` for a file rendered in full, ``("listed", len(path)
@@ -97,15 +103,20 @@ def rendered_chars(body_chars: Any, description: Any) -> int:
 
 def _letta_attribute(value: str) -> str:
     """Letta Code's ``escapeXmlAttribute`` (the prompt's own escaping, measured, not output)."""
-    for raw, entity in (("&", "&amp;"), ('"', "&quot;"), ("'", "&#x27;"), ("<", "&lt;"),
-                        (">", "&gt;")):
+    for raw, entity in (
+        ("&", "&amp;"),
+        ('"', "&quot;"),
+        ("'", "&#x27;"),
+        ("<", "&lt;"),
+        (">", "&gt;"),
+    ):
         value = value.replace(raw, entity)
     return value
 
 
 def _listed_chars(path: str, layout: str | None = None) -> int:
     if layout == "letta_v2":  # one <directory .../> line, the folder name escaped as Letta does
-        folder = _letta_attribute(path[:-len("/MEMORY.md")])
+        folder = _letta_attribute(path[: -len("/MEMORY.md")])
         return len(f'<directory path="{folder}/" index="{folder}/MEMORY.md" />') + 1
     return len(path) + 1  # one line of the path tree
 
@@ -121,12 +132,19 @@ def prompt_at(store_or_path: Store | str | Path, sha: str) -> PromptSnapshot:
     layout = store.meta["layout"]
     shown = files[files["in_prompt"].fillna(False)]
     desc_chars = shown["description"].fillna("").str.len().astype("Int64")
-    snapshot = pd.DataFrame({
-        "path": shown["path"], "label": shown["label"], "description": shown["description"],
-        "body_chars": shown["body_chars"], "description_chars": desc_chars,
-    }).reset_index(drop=True)
-    snapshot["chars"] = pd.array([rendered_chars(b, d) for b, d in
-                                  zip(shown["body_chars"], shown["description"])], dtype="Int64")
+    snapshot = pd.DataFrame(
+        {
+            "path": shown["path"],
+            "label": shown["label"],
+            "description": shown["description"],
+            "body_chars": shown["body_chars"],
+            "description_chars": desc_chars,
+        }
+    ).reset_index(drop=True)
+    snapshot["chars"] = pd.array(
+        [rendered_chars(b, d) for b, d in zip(shown["body_chars"], shown["description"])],
+        dtype="Int64",
+    )
     snapshot["tokens"] = snapshot["chars"].astype("float64") / CHARS_PER_TOKEN
     tree = _tree_listing(files["path"].tolist(), layout)
     return PromptSnapshot(resolve_ref(store, sha), layout, snapshot, tree)
@@ -151,12 +169,22 @@ def letta_token_estimate(store: Store, sha: str) -> pd.DataFrame:
             return False
         return len(parts) == 1 if v2 else (parts[0] == "system" and len(parts) > 1)
 
-    wanted = {e.path: e.sha for e in entries
-              if e.type == "blob" and e.mode in ("100644", "100755") and counted(e.path)}
+    wanted = {
+        e.path: e.sha
+        for e in entries
+        if e.type == "blob" and e.mode in ("100644", "100755") and counted(e.path)
+    }
     data = _git.read_blobs(Path(store.meta["repo"]), wanted.values())
-    rows = [(path, -(-len(data.get(blob, b"").decode("utf-8", "replace").encode("utf-8"))
-                     // LETTA_BYTES_PER_TOKEN))
-            for path, blob in sorted(wanted.items())]
+    rows = [
+        (
+            path,
+            -(
+                -len(data.get(blob, b"").decode("utf-8", "replace").encode("utf-8"))
+                // LETTA_BYTES_PER_TOKEN
+            ),
+        )
+        for path, blob in sorted(wanted.items())
+    ]
     return pd.DataFrame(rows, columns=["path", "tokens"]).astype(
         {"path": "string", "tokens": "int64"}
     )

@@ -18,8 +18,14 @@ def _iso(ts: Any) -> str | None:
     return None if ts is None or pd.isna(ts) else pd.Timestamp(ts).isoformat()
 
 
-def headline_figures(store: Store, hist: pd.DataFrame, tables: dict[str, pd.DataFrame],
-              snapshot: PromptSnapshot | None, files: pd.DataFrame, cutoff) -> dict[str, Any]:
+def headline_figures(
+    store: Store,
+    hist: pd.DataFrame,
+    tables: dict[str, pd.DataFrame],
+    snapshot: PromptSnapshot | None,
+    files: pd.DataFrame,
+    cutoff,
+) -> dict[str, Any]:
     commits = hist.drop_duplicates("sha")
     kinds = commits["author_kind"].astype("string").value_counts()
     ro = tables["read_only"]
@@ -28,8 +34,11 @@ def headline_figures(store: Store, hist: pd.DataFrame, tables: dict[str, pd.Data
     memory = churn["memory"].fillna(False).astype(bool) if len(churn) else pd.Series(dtype=bool)
     mem_churn, other_churn = churn[memory], churn[~memory]
     sizes = tables["size_by_domain"]
-    last_sizes = sizes[sizes["sha"] == sizes["sha"].iloc[-1]] if len(sizes) else \
-        pd.DataFrame({"memory": pd.Series(dtype=bool), "bytes": pd.Series(dtype="int64")})
+    last_sizes = (
+        sizes[sizes["sha"] == sizes["sha"].iloc[-1]]
+        if len(sizes)
+        else pd.DataFrame({"memory": pd.Series(dtype=bool), "bytes": pd.Series(dtype="int64")})
+    )
     # None, never 0, for what was not checked: history checks need a commit to walk from; the
     # hook guards Letta layouts only; read_only is a Letta and Souveraine rule
     history = bool(store.meta.get("ref_sha"))
@@ -40,7 +49,8 @@ def headline_figures(store: Store, hist: pd.DataFrame, tables: dict[str, pd.Data
         return value if flag else None
 
     head: dict[str, Any] = {
-        "kind": store.kind, "layout": store.meta["layout"],
+        "kind": store.kind,
+        "layout": store.meta["layout"],
         "as_of": _iso(cutoff),
         "files": int(len(files)),
         "prompt_files": int(len(snapshot.files)) if snapshot else None,
@@ -67,28 +77,38 @@ def headline_figures(store: Store, hist: pd.DataFrame, tables: dict[str, pd.Data
         "top_churn_file": str(mem_churn["path"].iloc[0]) if len(mem_churn) else None,
         "top_churn_other_file": str(other_churn["path"].iloc[0]) if len(other_churn) else None,
         "memory_files": int(files["path"].map(lambda p: is_memory_path(str(p), layout)).sum())
-        if len(files) else 0,
+        if len(files)
+        else 0,
         "memory_bytes": int(last_sizes.loc[last_sizes["memory"] == True, "bytes"].sum()),  # noqa: E712
         "other_bytes": int(last_sizes.loc[last_sizes["memory"] == False, "bytes"].sum()),  # noqa: E712
         "duplicated_trees": int(len(tables["duplicate_trees"])),
         "readers_disagree_files": int(len(tables["readers"])),
         "layout_policy": store.meta.get("layout_policy"),
         # `letta memory tokens`: Letta Code's own estimate (None: not a Letta layout)
-        "letta_prompt_tokens": (int(tables["letta_tokens"]["tokens"].sum())
-                                if "letta_tokens" in tables else None),
+        "letta_prompt_tokens": (
+            int(tables["letta_tokens"]["tokens"].sum()) if "letta_tokens" in tables else None
+        ),
         # rewrites and lost commits the reflogs and refs show (memlab.audits._integrity); None
         # when the evidence is gone (no reflogs, expired, not read), with integrity_reason
-        "integrity_findings": (int(len(tables["integrity"]))
-                               if tables["integrity"].attrs.get("checked", True) else None),
+        "integrity_findings": (
+            int(len(tables["integrity"]))
+            if tables["integrity"].attrs.get("checked", True)
+            else None
+        ),
         "integrity_reason": tables["integrity"].attrs.get("reason"),
         "palace_files": (int(files["path"].str.startswith("palace/").sum()) if len(files) else 0)
-        if layout in LETTA_LAYOUTS else None,
+        if layout in LETTA_LAYOUTS
+        else None,
         # Letta Code 0.34.12's validator on the audited tree; None: not checked (not a Letta
         # layout, or no commit to validate)
-        "constraint_errors": (int(len(tables["constraints"]))
-                              if tables["constraints"].attrs.get("checked") else None),
-        "constraint_paths": (int(tables["constraints"]["path"].nunique())
-                             if tables["constraints"].attrs.get("checked") else None),
+        "constraint_errors": (
+            int(len(tables["constraints"])) if tables["constraints"].attrs.get("checked") else None
+        ),
+        "constraint_paths": (
+            int(tables["constraints"]["path"].nunique())
+            if tables["constraints"].attrs.get("checked")
+            else None
+        ),
         "letta_evidence": len(store.meta.get("letta_evidence") or []),
         "first_commit": _iso(commits["authored_at"].min()) if len(commits) else None,
         "last_commit": _iso(commits["authored_at"].max()) if len(commits) else None,
@@ -131,14 +151,16 @@ def finding_counts(head: dict[str, Any], tables: dict[str, pd.DataFrame]) -> dic
     guarded = ro[ro["author_kind"].astype("string").isin([*HOOKED_KINDS, "human"])]
     breaches = tables["limit_breaches"]
     breaches = breaches[breaches["author_kind"].astype("string") != "migration"]
-    return {"no_verify_commits": int(head["no_verify_commits"] or 0),
-            "read_only": int(len(guarded)),
-            "limit_breaches": int(breaches["sha"].nunique()),
-            "readers": int(head["readers_disagree_files"]),
-            "duplicate_trees": int(head["duplicated_trees"]),
-            "problems": int(head["problems"]),
-            "constraints": int(head["constraint_errors"] or 0),
-            "integrity": int(head["integrity_findings"] or 0)}
+    return {
+        "no_verify_commits": int(head["no_verify_commits"] or 0),
+        "read_only": int(len(guarded)),
+        "limit_breaches": int(breaches["sha"].nunique()),
+        "readers": int(head["readers_disagree_files"]),
+        "duplicate_trees": int(head["duplicated_trees"]),
+        "problems": int(head["problems"]),
+        "constraints": int(head["constraint_errors"] or 0),
+        "integrity": int(head["integrity_findings"] or 0),
+    }
 
 
 def layout_notes(store: Store, layout: str) -> list[str]:
@@ -146,9 +168,11 @@ def layout_notes(store: Store, layout: str) -> list[str]:
     if layout in ("souveraine", "elfmem_substrate"):
         notes.append(f"{layout}: commits run no Letta hook, so hook checks do not apply")
     if layout == "generic_markdown":
-        notes.append("generic_markdown: a memfs-like tree with no sign that Letta made or uses it "
-                     "(no .letta/config.json, Letta hook, agent or server commits): audited for "
-                     "size and churn only, never against Letta's hook")
+        notes.append(
+            "generic_markdown: a memfs-like tree with no sign that Letta made or uses it "
+            "(no .letta/config.json, Letta hook, agent or server commits): audited for "
+            "size and churn only, never against Letta's hook"
+        )
     elif layout in LETTA_LAYOUTS and store.meta.get("letta_evidence"):
         notes.append("Letta layout because: " + "; ".join(store.meta["letta_evidence"]))
     if store.meta.get("shallow"):
@@ -159,8 +183,11 @@ def layout_notes(store: Store, layout: str) -> list[str]:
 
 
 def summary_text(store: Store, h: dict[str, Any], tables: dict[str, pd.DataFrame]) -> str:
-    prompt = (f"{h['prompt_files']} files, {h['prompt_chars']} chars (~{h['prompt_tokens']:.0f} "
-              "tokens)" if h["prompt_files"] is not None else "– (no commit to read it at)")
+    prompt = (
+        f"{h['prompt_files']} files, {h['prompt_chars']} chars (~{h['prompt_tokens']:.0f} tokens)"
+        if h["prompt_files"] is not None
+        else "– (no commit to read it at)"
+    )
     lines = [
         f"memfs audit of {store.name} "
         f"({h['layout']}{', as of ' + h['as_of'] if h['as_of'] else ''})",
@@ -184,37 +211,59 @@ def summary_text(store: Store, h: dict[str, Any], tables: dict[str, pd.DataFrame
             f"in {row.paths} ({row.variant} hook: {row.hook_basis})"
         )
     if h["constraint_errors"] is None:
-        lines.append("  constraints: not checked (Letta Code validates Letta memory repositories' "
-                     "commits only)")
+        lines.append(
+            "  constraints: not checked (Letta Code validates Letta memory repositories' "
+            "commits only)"
+        )
     else:
-        lines.append(f"  constraints (Letta Code 0.34.12, {h['layout_policy']} policy): "
-                     f"{h['constraint_errors']} error(s) on {h['constraint_paths']} path(s)")
+        lines.append(
+            f"  constraints (Letta Code 0.34.12, {h['layout_policy']} policy): "
+            f"{h['constraint_errors']} error(s) on {h['constraint_paths']} path(s)"
+        )
         for row in tables["constraints"].head(10).itertuples(index=False):
             lines.append(f"    {row.message}")
     if h["integrity_findings"] is None:
-        lines.append(f"  integrity: not checked ({h['integrity_reason']})"
-                     + (f"; {len(tables['integrity'])} row(s) in tables['integrity']"
-                        if len(tables["integrity"]) else ""))
+        lines.append(
+            f"  integrity: not checked ({h['integrity_reason']})"
+            + (
+                f"; {len(tables['integrity'])} row(s) in tables['integrity']"
+                if len(tables["integrity"])
+                else ""
+            )
+        )
     else:
-        lines.append(f"  integrity: {h['integrity_findings']} finding(s) in the reflogs and refs"
-                     + ("; see tables['integrity']" if h["integrity_findings"] else "")
-                     + (f" ({h['integrity_reason']})" if h["integrity_reason"] else ""))
+        lines.append(
+            f"  integrity: {h['integrity_findings']} finding(s) in the reflogs and refs"
+            + ("; see tables['integrity']" if h["integrity_findings"] else "")
+            + (f" ({h['integrity_reason']})" if h["integrity_reason"] else "")
+        )
     for row in tables["integrity"].head(8).itertuples(index=False):
         lines.append(f"    {row.kind}: {row.detail}")
-    lines.append(f"  limit: {h['over_limit_files']} file(s) over their limit now; "
-                 + (f"{h['limit_breach_commits']} commit(s) wrote over a limit (letta#3241)"
-                    if h["limit_breach_commits"] is not None else
-                    "commits: not checked (no commit history)"))
+    lines.append(
+        f"  limit: {h['over_limit_files']} file(s) over their limit now; "
+        + (
+            f"{h['limit_breach_commits']} commit(s) wrote over a limit (letta#3241)"
+            if h["limit_breach_commits"] is not None
+            else "commits: not checked (no commit history)"
+        )
+    )
     for row in tables["over_limit"].head(5).itertuples(index=False):
         ratio = f"{row.ratio:.2f}x" if pd.notna(row.ratio) else "limit not positive"
         lines.append(f"    {row.path}: {row.body_chars}/{row.limit} chars ({ratio})")
     if h["read_only_edits"] is None:
-        lines.append("  read_only: not checked ("
-                     + ("generic_markdown: no Letta rule protects these files)"
-                        if h["layout"] == "generic_markdown" else "no commit history)"))
+        lines.append(
+            "  read_only: not checked ("
+            + (
+                "generic_markdown: no Letta rule protects these files)"
+                if h["layout"] == "generic_markdown"
+                else "no commit history)"
+            )
+        )
     else:
-        lines.append(f"  read_only: {h['read_only_edits']} edit(s), {h['read_only_flag_removals']} "
-                     f"flag removal(s), {h['read_only_deletions']} deletion(s)")
+        lines.append(
+            f"  read_only: {h['read_only_edits']} edit(s), {h['read_only_flag_removals']} "
+            f"flag removal(s), {h['read_only_deletions']} deletion(s)"
+        )
     if h["top_churn_file"]:
         lines.append(
             f"  churn: {h['lines_changed']} lines changed; most churned: {h['top_churn_file']}"

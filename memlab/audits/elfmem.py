@@ -84,21 +84,26 @@ def audit_elfmem(
         a["archive_reasons"]
     """
     if not kinds.capable(store.kind, "elfmem_tables"):
-        raise UnsupportedSchema(f"audit_elfmem needs an elfmem database, got a {store.kind!r} "
-                                "store", path=store.path,
-                                hint="use memlab.audits.audit(), which picks the right audit")
+        raise UnsupportedSchema(
+            f"audit_elfmem needs an elfmem database, got a {store.kind!r} store",
+            path=store.path,
+            hint="use memlab.audits.audit(), which picks the right audit",
+        )
     try:
         spc = float(seconds_per_call)
     except (TypeError, ValueError):
         spc = float("nan")
     if not math.isfinite(spc) or spc <= 0:
-        raise InvalidArgument(f"seconds_per_call must be a positive number of seconds, got "
-                          f"{seconds_per_call!r}", hint="the doc's figure is 14")
+        raise InvalidArgument(
+            f"seconds_per_call must be a positive number of seconds, got {seconds_per_call!r}",
+            hint="the doc's figure is 14",
+        )
     when = parse_as_of(as_of)
     ctx = Context(store, when, spc)
     tables: dict[str, pd.DataFrame] = {}
     headline: dict[str, Any] = {
-        "store": store.name, "kind": store.kind,
+        "store": store.name,
+        "kind": store.kind,
         "schema_version": store.meta.get("schema_version"),
         "elfmem_release": store.meta.get("elfmem_release"),
         "as_of": when.isoformat(),
@@ -115,5 +120,11 @@ def audit_elfmem(
     ):
         section(ctx, tables, headline)
     headline = json_safe(headline)
-    return Audit(kind=store.kind, store_name=store.name, tables=tables, headline=headline,
-                 summary_text=summary_text(ctx, tables, headline), notes=ctx.notes)
+    return Audit(
+        kind=store.kind,
+        store_name=store.name,
+        tables=tables,
+        headline=headline,
+        summary_text=summary_text(ctx, tables, headline),
+        notes=ctx.notes,
+    )

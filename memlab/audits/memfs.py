@@ -62,9 +62,19 @@ from memlab.audits._memfs_report import headline_figures, layout_notes, summary_
 from memlab.sources.memfs import LETTA_LAYOUTS, file_versions, files_at
 from memlab.store import Problems, Store, parse_as_of
 
-__all__ = ["audit_memfs", "prompt_at", "prompt_share", "PromptSnapshot", "hook_violations",
-           "hook_basis", "duplicate_trees", "size_over_time", "commits_by_kind", "churn_matrix",
-           "MEMFS_KINDS"]
+__all__ = [
+    "audit_memfs",
+    "prompt_at",
+    "prompt_share",
+    "PromptSnapshot",
+    "hook_violations",
+    "hook_basis",
+    "duplicate_trees",
+    "size_over_time",
+    "commits_by_kind",
+    "churn_matrix",
+    "MEMFS_KINDS",
+]
 
 
 def audit_memfs(store: Store | str | Path, *, as_of: Any = None, **_: Any) -> Audit:
@@ -101,8 +111,11 @@ def audit_memfs(store: Store | str | Path, *, as_of: Any = None, **_: Any) -> Au
             versions = versions[versions["committed_at"] <= cutoff]
     tables: dict[str, pd.DataFrame] = {}
 
-    viol = hook_violations(Store(store.kind, store.path, {"history": hist}, meta=store.meta),
-                           versions) if versions is not None else violations_frame([])
+    viol = (
+        hook_violations(Store(store.kind, store.path, {"history": hist}, meta=store.meta), versions)
+        if versions is not None
+        else violations_frame([])
+    )
     tables["hook_violations"] = viol
     suspects = viol[viol["no_verify_suspect"].fillna(False)]
     fill_suspects(store, suspects)
@@ -110,8 +123,9 @@ def audit_memfs(store: Store | str | Path, *, as_of: Any = None, **_: Any) -> Au
 
     parse = parse_cache()
     # read_only is a Letta (and Souveraine) protection; a generic tree has no such rule.
-    tables["read_only"] = read_only_changes(None if layout == "generic_markdown" else versions,
-                                             hist, parse)
+    tables["read_only"] = read_only_changes(
+        None if layout == "generic_markdown" else versions, hist, parse
+    )
     tables["limit_breaches"] = limit_breach_table(versions, hist, parse, layout)
     tables["churn"] = churn_table(hist, layout)
     tables["churn_weekly"] = churn_weekly_table(hist, layout)
@@ -144,8 +158,12 @@ def audit_memfs(store: Store | str | Path, *, as_of: Any = None, **_: Any) -> Au
     problems = Problems()
     problems.extend(store.problems)
     for path in unjudged:
-        problems.add(path, "not_checked", "over memlab's read cap: Letta Code's character "
-                     "limits and frontmatter rules were not judged for this file")
+        problems.add(
+            path,
+            "not_checked",
+            "over memlab's read cap: Letta Code's character "
+            "limits and frontmatter rules were not judged for this file",
+        )
     tables["problems"] = problems.frame()
     headline = headline_figures(store, hist, tables, snapshot, files_now, cutoff)
     notes = layout_notes(store, layout)

@@ -66,11 +66,17 @@ def _check_out(out: Path, inputs: list[Path]) -> Path:
     write under the names it writes."""
     for src in inputs:
         if src.is_dir() and _inside(out, src):
-            raise OutputExists("the browse database cannot go inside a path it reads", path=out,
-                               hint=f"choose a --build-only folder outside {src}")
+            raise OutputExists(
+                "the browse database cannot go inside a path it reads",
+                path=out,
+                hint=f"choose a --build-only folder outside {src}",
+            )
         if src in (out / DB_NAME, metadata_path(out / DB_NAME)):
-            raise OutputExists("the browse database would replace a path it reads", path=out,
-                               hint="choose another --build-only folder")
+            raise OutputExists(
+                "the browse database would replace a path it reads",
+                path=out,
+                hint="choose another --build-only folder",
+            )
     if out.exists() and not out.is_dir():
         raise OutputExists("not a folder", path=out, hint="give a folder for the database")
     db, meta = out / DB_NAME, metadata_path(out / DB_NAME)
@@ -97,8 +103,9 @@ def build(paths: Iterable[str | Path] | str | Path, out: str | Path) -> Path:
     if not sources:
         raise InvalidArgument("memlab browse needs at least one store, report run or lake")
     inputs = [p for p in sources if isinstance(p, Path)]
-    shown = ", ".join(p.name if isinstance(p, Path) else "a PostgreSQL database"
-                      for p in sources)  # never a DSN: it may hold a password
+    shown = ", ".join(
+        p.name if isinstance(p, Path) else "a PostgreSQL database" for p in sources
+    )  # never a DSN: it may hold a password
     folder = Path(out).expanduser().resolve()
     db = _check_out(folder, inputs)
     frames, bases, notes = collect(sources)
@@ -115,14 +122,15 @@ def build(paths: Iterable[str | Path] | str | Path, out: str | Path) -> Path:
             "memlab": FORMAT,
             "title": "memlab browse: " + shown,
             "description": "Read-only rows of " + shown + ", as "
-                           "memlab reads them. Every table exports as CSV or JSON.",
+            "memlab reads them. Every table exports as CSV or JSON.",
             "databases": {db.stem: tables_meta},
         }
         os.replace(tmp, db)
     finally:
         tmp.unlink(missing_ok=True)
-    metadata_path(db).write_text(json.dumps(metadata, indent=1, ensure_ascii=False),
-                                 encoding="utf-8")
+    metadata_path(db).write_text(
+        json.dumps(metadata, indent=1, ensure_ascii=False), encoding="utf-8"
+    )
     return db
 
 
@@ -143,19 +151,24 @@ def _write(path: Path, frames: dict, bases: dict) -> dict:
     con = sqlite3.connect(path)
     try:
         for name, df in named.items():
-            columns = create_table(con, name, df, primary_key=keys.get(name),
-                                   foreign_keys=fks.get(name))
+            columns = create_table(
+                con, name, df, primary_key=keys.get(name), foreign_keys=fks.get(name)
+            )
             searched = searched_columns(columns)
             fts = fts_names[name] if searched else None
             if fts:
                 add_search(con, name, searched, fts)
                 meta["tables"][fts] = {"hidden": True}
-            stores = sorted({str(s) for s in df["store"].dropna()}) if "store" in df.columns \
-                and name not in ("headline", "metrics") else []
+            stores = (
+                sorted({str(s) for s in df["store"].dropna()})
+                if "store" in df.columns and name not in ("headline", "metrics")
+                else []
+            )
             base, kind = named_bases[name]
             split = sum(1 for b, _ in named_bases.values() if b == base) > 1
-            meta["tables"][name] = table_metadata(name, base, kind, [c for c, _ in columns], df,
-                                                  stores[:5], fts, split)
+            meta["tables"][name] = table_metadata(
+                name, base, kind, [c for c, _ in columns], df, stores[:5], fts, split
+            )
         con.commit()
         if queries := canned_queries(con, named_bases):
             meta["queries"] = queries
@@ -170,8 +183,9 @@ def _loopback(host: str) -> None:
     except ValueError:
         ok = False
     if not ok:
-        raise InvalidArgument(f"memlab browse serves on this machine only, not on {host!r}",
-                              hint="use 127.0.0.1")
+        raise InvalidArgument(
+            f"memlab browse serves on this machine only, not on {host!r}", hint="use 127.0.0.1"
+        )
 
 
 def check_port(port: int, host: str = "127.0.0.1") -> int:
@@ -188,13 +202,16 @@ def check_port(port: int, host: str = "127.0.0.1") -> int:
         try:
             sock.bind((host, port))
         except OSError as exc:
-            raise InvalidArgument(f"cannot listen on {host}:{port}: {exc.strerror or exc}",
-                                  hint="choose another --port") from exc
+            raise InvalidArgument(
+                f"cannot listen on {host}:{port}: {exc.strerror or exc}",
+                hint="choose another --port",
+            ) from exc
     return port
 
 
-def start(db: str | Path, port: int, host: str = "127.0.0.1", *,
-          timeout: float = 60.0) -> subprocess.Popen:
+def start(
+    db: str | Path, port: int, host: str = "127.0.0.1", *, timeout: float = 60.0
+) -> subprocess.Popen:
     """Start Datasette on ``db`` (immutable, with its metadata) at ``http://host:port/`` and
     return its process once it answers; stop it with ``terminate()``. ``host`` must be a
     loopback address."""
@@ -203,8 +220,21 @@ def start(db: str | Path, port: int, host: str = "127.0.0.1", *,
     db = Path(db)
     if not db.is_file():
         raise MemlabError("no browse database here", path=db, hint="run memlab browse first")
-    argv = [sys.executable, "-m", "datasette", "serve", "--immutable", str(db),
-            "--host", host, "--port", str(int(port)), "--setting", "truncate_cells_html", "400"]
+    argv = [
+        sys.executable,
+        "-m",
+        "datasette",
+        "serve",
+        "--immutable",
+        str(db),
+        "--host",
+        host,
+        "--port",
+        str(int(port)),
+        "--setting",
+        "truncate_cells_html",
+        "400",
+    ]
     if metadata_path(db).is_file():
         argv += ["--metadata", str(metadata_path(db))]
     # its log goes to a file, never a pipe nobody reads (a full pipe would stall the server)
@@ -217,15 +247,19 @@ def start(db: str | Path, port: int, host: str = "127.0.0.1", *,
             if proc.poll() is not None:
                 log.seek(0)
                 lines = log.read().strip().splitlines()
-                raise MemlabError("Datasette did not start: " + (
-                    lines[-1] if lines else f"exit status {proc.returncode}"), path=db)
+                raise MemlabError(
+                    "Datasette did not start: "
+                    + (lines[-1] if lines else f"exit status {proc.returncode}"),
+                    path=db,
+                )
             try:
                 with urllib.request.urlopen(url, timeout=2):
                     return proc
             except (urllib.error.URLError, OSError):
                 time.sleep(0.1)
-        raise MemlabError(f"Datasette did not answer on {host}:{port} within {timeout:.0f} s",
-                          path=db)
+        raise MemlabError(
+            f"Datasette did not answer on {host}:{port} within {timeout:.0f} s", path=db
+        )
     except BaseException:
         # A failed start, Ctrl-C or SIGTERM while waiting for it: the server never outlives
         # this call (it was left running, re-parented to init, when a signal came here).
@@ -250,8 +284,7 @@ def serve(db: str | Path, port: int = 8001, host: str = "127.0.0.1") -> int:
     proc = None
     try:
         proc = start(db, port, host)  # Ctrl-C while it starts: start() stops the server
-        print(f"memlab browse: http://{host}:{port}/{Path(db).stem} (Ctrl-C stops it)",
-              flush=True)
+        print(f"memlab browse: http://{host}:{port}/{Path(db).stem} (Ctrl-C stops it)", flush=True)
         return proc.wait()
     except KeyboardInterrupt:
         return 0

@@ -21,9 +21,22 @@ import pandas as pd
 from memlab._metrics import METRICS
 from memlab.browse._sqlite import quote
 
-__all__ = ["LINKS", "FACETS", "SEARCHED", "LABELS", "QUERIES", "links", "facets",
-           "searched_columns", "description", "title", "canned_queries", "column_descriptions",
-           "add_search", "table_metadata"]
+__all__ = [
+    "LINKS",
+    "FACETS",
+    "SEARCHED",
+    "LABELS",
+    "QUERIES",
+    "links",
+    "facets",
+    "searched_columns",
+    "description",
+    "title",
+    "canned_queries",
+    "column_descriptions",
+    "add_search",
+    "table_metadata",
+]
 
 _COMMIT, _FILE, _BLOCK = ("audit_commits", "sha"), ("files", "path"), ("blocks", "id")
 _LETTA_BLOCK, _AGENT = ("blocks", "block_id"), ("agents", "agent_id")
@@ -31,68 +44,185 @@ _LETTA_BLOCK, _AGENT = ("blocks", "block_id"), ("agents", "agent_id")
 #: (table, column) -> (target table, target column): each value links to the row it names.
 LINKS: dict[tuple[str, str], tuple[str, str]] = {
     # elfmem: every reference to a block
-    **{(t, c): _BLOCK for t, c in (
-        ("tags", "block_id"), ("edges", "from_id"), ("edges", "to_id"),
-        ("contradictions", "block_a_id"), ("contradictions", "block_b_id"),
-        ("outcomes", "block_id"), ("amendments", "block_id"), ("blocks", "superseded_by"),
-        ("co_retrieval", "from_id"), ("co_retrieval", "to_id"), ("audit_archived", "id"),
-        ("audit_archived", "superseded_by"), ("audit_inbox", "id"),
-        ("audit_recency_blocks", "id"), ("audit_reinforcement_top", "id"),
-        ("audit_protected_superseded", "id"), ("audit_constitution", "live_block_id"),
-        ("audit_constitution", "original_id"))},
+    **{
+        (t, c): _BLOCK
+        for t, c in (
+            ("tags", "block_id"),
+            ("edges", "from_id"),
+            ("edges", "to_id"),
+            ("contradictions", "block_a_id"),
+            ("contradictions", "block_b_id"),
+            ("outcomes", "block_id"),
+            ("amendments", "block_id"),
+            ("blocks", "superseded_by"),
+            ("co_retrieval", "from_id"),
+            ("co_retrieval", "to_id"),
+            ("audit_archived", "id"),
+            ("audit_archived", "superseded_by"),
+            ("audit_inbox", "id"),
+            ("audit_recency_blocks", "id"),
+            ("audit_reinforcement_top", "id"),
+            ("audit_protected_superseded", "id"),
+            ("audit_constitution", "live_block_id"),
+            ("audit_constitution", "original_id"),
+        )
+    },
     # memory repositories: a finding to its commit and its file
-    **{(t, c): _COMMIT for t, c in (
-        ("history", "sha"), ("audit_hook_violations", "sha"), ("audit_no_verify_commits", "sha"),
-        ("audit_read_only", "sha"), ("audit_limit_breaches", "sha"), ("audit_integrity", "sha"),
-        ("audit_constraint_history", "first_sha"), ("audit_constraint_history", "fixed_sha"))},
-    **{(t, "path"): _FILE for t in (
-        "history", "audit_hook_violations", "audit_read_only", "audit_limit_breaches",
-        "audit_constraints", "audit_constraint_history", "audit_over_limit", "audit_readers",
-        "audit_prompt", "audit_churn", "audit_letta_tokens")},
+    **{
+        (t, c): _COMMIT
+        for t, c in (
+            ("history", "sha"),
+            ("audit_hook_violations", "sha"),
+            ("audit_no_verify_commits", "sha"),
+            ("audit_read_only", "sha"),
+            ("audit_limit_breaches", "sha"),
+            ("audit_integrity", "sha"),
+            ("audit_constraint_history", "first_sha"),
+            ("audit_constraint_history", "fixed_sha"),
+        )
+    },
+    **{
+        (t, "path"): _FILE
+        for t in (
+            "history",
+            "audit_hook_violations",
+            "audit_read_only",
+            "audit_limit_breaches",
+            "audit_constraints",
+            "audit_constraint_history",
+            "audit_over_limit",
+            "audit_readers",
+            "audit_prompt",
+            "audit_churn",
+            "audit_letta_tokens",
+        )
+    },
     # Letta Agent Files and server databases
-    **{(t, "block_id"): _LETTA_BLOCK for t in (
-        "block_agents", "block_history", "block_tags", "audit_blocks_over_limit",
-        "audit_orphan_blocks", "audit_deleted_blocks", "audit_edit_history",
-        "audit_read_only_edited", "audit_shared_blocks", "audit_stale_blocks",
-        "audit_undo_redo")},
+    **{
+        (t, "block_id"): _LETTA_BLOCK
+        for t in (
+            "block_agents",
+            "block_history",
+            "block_tags",
+            "audit_blocks_over_limit",
+            "audit_orphan_blocks",
+            "audit_deleted_blocks",
+            "audit_edit_history",
+            "audit_read_only_edited",
+            "audit_shared_blocks",
+            "audit_stale_blocks",
+            "audit_undo_redo",
+        )
+    },
     ("block_agents", "agent_id"): _AGENT,
     ("audit_core_memory", "agent_id"): _AGENT,
     ("blocks", "current_history_entry_id"): ("block_history", "history_id"),
-    **{(t, "organization_id"): ("organizations", "organization_id") for t in (
-        "users", "agents", "blocks", "block_history")},
+    **{
+        (t, "organization_id"): ("organizations", "organization_id")
+        for t in ("users", "agents", "blocks", "block_history")
+    },
     # report runs: each row to its run
-    **{(t, "run_date"): ("runs", "date") for t in (
-        "run_stores", "run_reports", "run_metrics", "run_findings", "run_problems",
-        "run_alerts")},
+    **{
+        (t, "run_date"): ("runs", "date")
+        for t in (
+            "run_stores",
+            "run_reports",
+            "run_metrics",
+            "run_findings",
+            "run_problems",
+            "run_alerts",
+        )
+    },
 }
 
 #: Columns offered as facets wherever a table has them (kinds, authors, statuses, rules).
-FACETS = ("store", "store_kind", "kind", "status", "author_kind", "author_name", "rule", "rules",
-          "check", "category", "archive_reason", "change_type", "branch_role", "domain", "tier",
-          "layout", "variant", "relation_type", "origin", "actor_kind", "role", "agent_type",
-          "produced_by", "report", "table", "group", "unit", "error_class", "run_date", "label",
-          "in_prompt", "read_only", "over_limit", "pinned", "resolved")
+FACETS = (
+    "store",
+    "store_kind",
+    "kind",
+    "status",
+    "author_kind",
+    "author_name",
+    "rule",
+    "rules",
+    "check",
+    "category",
+    "archive_reason",
+    "change_type",
+    "branch_role",
+    "domain",
+    "tier",
+    "layout",
+    "variant",
+    "relation_type",
+    "origin",
+    "actor_kind",
+    "role",
+    "agent_type",
+    "produced_by",
+    "report",
+    "table",
+    "group",
+    "unit",
+    "error_class",
+    "run_date",
+    "label",
+    "in_prompt",
+    "read_only",
+    "over_limit",
+    "pinned",
+    "resolved",
+)
 
 #: Text columns of store content that full-text search covers, wherever a table has them.
-SEARCHED = ("content", "summary", "body", "value", "message", "detail", "description", "note",
-            "rationale", "pre_content", "post_content", "seeded_text", "live_content", "cue",
-            "finding", "problem", "evidence", "definition", "text", "title")
+SEARCHED = (
+    "content",
+    "summary",
+    "body",
+    "value",
+    "message",
+    "detail",
+    "description",
+    "note",
+    "rationale",
+    "pre_content",
+    "post_content",
+    "seeded_text",
+    "live_content",
+    "cue",
+    "finding",
+    "problem",
+    "evidence",
+    "definition",
+    "text",
+    "title",
+)
 
 #: table -> the column Datasette shows beside a link to one of its rows.
-LABELS = {"files": "label", "agents": "name", "metrics": "definition",
-          "runs": "status"}
+LABELS = {"files": "label", "agents": "name", "metrics": "definition", "runs": "status"}
 
 _TITLES = {
-    "blocks": "Blocks", "tags": "Tags of blocks", "edges": "Edges between blocks",
-    "contradictions": "Contradictions between blocks", "outcomes": "Outcome signals",
-    "amendments": "Amendments", "sessions": "Sessions", "files": "Files of the memory repository",
-    "history": "History: one row per commit and file", "problems": "Problems found while loading",
-    "headline": "Headline metrics, one row per store", "metrics": "Metric records",
-    "audit_commits": "Commits", "audit_integrity": "Integrity findings",
+    "blocks": "Blocks",
+    "tags": "Tags of blocks",
+    "edges": "Edges between blocks",
+    "contradictions": "Contradictions between blocks",
+    "outcomes": "Outcome signals",
+    "amendments": "Amendments",
+    "sessions": "Sessions",
+    "files": "Files of the memory repository",
+    "history": "History: one row per commit and file",
+    "problems": "Problems found while loading",
+    "headline": "Headline metrics, one row per store",
+    "metrics": "Metric records",
+    "audit_commits": "Commits",
+    "audit_integrity": "Integrity findings",
     "audit_constraints": "Letta Code constraint errors at the audited commit",
-    "audit_hook_violations": "Pre-commit hook violations", "runs": "Report runs",
-    "run_metrics": "Metrics per run and store", "run_findings": "Findings per run and store",
-    "run_alerts": "Alerts fired", "failures": "Stores the fleet run could not read",
+    "audit_hook_violations": "Pre-commit hook violations",
+    "runs": "Report runs",
+    "run_metrics": "Metrics per run and store",
+    "run_findings": "Findings per run and store",
+    "run_alerts": "Alerts fired",
+    "failures": "Stores the fleet run could not read",
     "browse_notes": "Notes from building this database",
 }
 
@@ -100,8 +230,10 @@ _TITLES = {
 def description(table: str, stores: list[str]) -> str:
     """A table's description: where its rows come from."""
     if table == "metrics":
-        return ("Every headline metric memlab defines (memlab/_metrics.py): what it is, its "
-                "unit, its group and how it is computed.")
+        return (
+            "Every headline metric memlab defines (memlab/_metrics.py): what it is, its "
+            "unit, its group and how it is computed."
+        )
     if table == "headline":
         return "Each store's audit headline; column descriptions give each metric's definition."
     if table.startswith("audit_"):
@@ -124,8 +256,9 @@ def column_descriptions(columns: list[str]) -> dict[str, str]:
     return {c: f"{METRICS[c].definition} ({METRICS[c].unit})" for c in columns if c in METRICS}
 
 
-def links(frames: dict[str, pd.DataFrame], bases: dict[str, tuple[str, str | None]]
-          ) -> tuple[dict[str, str], dict[str, dict[str, tuple]]]:
+def links(
+    frames: dict[str, pd.DataFrame], bases: dict[str, tuple[str, str | None]]
+) -> tuple[dict[str, str], dict[str, dict[str, tuple]]]:
     """(table -> primary key column, table -> {column: (target table, target column)}) for the
     links of :data:`LINKS` that hold in ``frames`` (SQLite names; ``bases`` gives each table's
     frame name and store kind: a link goes to the target of the same kind, or to the one
@@ -147,8 +280,11 @@ def links(frames: dict[str, pd.DataFrame], bases: dict[str, tuple[str, str | Non
             if key not in frames[target].columns or keys.get(target, key) != key:
                 continue
             target_values = frames[target][key].astype(object)
-            if not len(target_values) or target_values.isna().any() or \
-                    target_values.astype(str).duplicated().any():
+            if (
+                not len(target_values)
+                or target_values.isna().any()
+                or target_values.astype(str).duplicated().any()
+            ):
                 continue
             keys[target] = key
             fks.setdefault(table, {})[column] = (target, key)
@@ -179,8 +315,10 @@ def searched_columns(columns: list[tuple[str, str]]) -> list[str]:
 def add_search(con: sqlite3.Connection, table: str, columns: list[str], fts: str) -> None:
     """An external-content FTS5 table ``fts`` over ``columns`` of ``table``, filled."""
     cols = ", ".join(quote(c) for c in columns)
-    con.execute(f"CREATE VIRTUAL TABLE {quote(fts)} USING fts5({cols}, content={quote(table)}, "
-                "content_rowid='rowid')")
+    con.execute(
+        f"CREATE VIRTUAL TABLE {quote(fts)} USING fts5({cols}, content={quote(table)}, "
+        "content_rowid='rowid')"
+    )
     con.execute(f"INSERT INTO {quote(fts)}({quote(fts)}) VALUES ('rebuild')")
 
 
@@ -272,8 +410,9 @@ QUERIES: dict[str, dict[str, str]] = {
 }
 
 
-def canned_queries(con: sqlite3.Connection, bases: dict[str, tuple[str, str | None]]
-                   ) -> dict[str, dict[str, str]]:
+def canned_queries(
+    con: sqlite3.Connection, bases: dict[str, tuple[str, str | None]]
+) -> dict[str, dict[str, str]]:
     """The queries of :data:`QUERIES` whose SQL prepares against ``con``'s tables. A query's
     ``{frame}`` is that frame's table; where a frame is one table per store kind, the query is
     offered once per kind that has its tables."""
@@ -284,8 +423,10 @@ def canned_queries(con: sqlite3.Connection, bases: dict[str, tuple[str, str | No
         found = {base: [t for t, (b, _) in bases.items() if b == base] for base in needed}
         split = any(len(tables) > 1 for tables in found.values())
         for kind in kinds if split else [None]:
-            picked = {base: tables if len(tables) == 1 else
-                      [t for t in tables if bases[t][1] == kind] for base, tables in found.items()}
+            picked = {
+                base: tables if len(tables) == 1 else [t for t in tables if bases[t][1] == kind]
+                for base, tables in found.items()
+            }
             if any(len(tables) != 1 for tables in picked.values()):
                 continue
             sql = query["sql"].format(**{b: quote(t[0]) for b, t in picked.items()})
@@ -294,18 +435,30 @@ def canned_queries(con: sqlite3.Connection, bases: dict[str, tuple[str, str | No
             except sqlite3.Error:
                 continue
             key = f"{name}_{kind}" if kind else name
-            out[key] = {**query, "sql": sql,
-                        "title": query["title"] + (f" ({kind})" if kind else "")}
+            out[key] = {
+                **query,
+                "sql": sql,
+                "title": query["title"] + (f" ({kind})" if kind else ""),
+            }
     return out
 
 
-def table_metadata(name: str, base: str, kind: str | None, columns: list[str], df: pd.DataFrame,
-                   stores: list[str], fts: str | None, split: bool) -> dict[str, Any]:
+def table_metadata(
+    name: str,
+    base: str,
+    kind: str | None,
+    columns: list[str],
+    df: pd.DataFrame,
+    stores: list[str],
+    fts: str | None,
+    split: bool,
+) -> dict[str, Any]:
     """Datasette's metadata of table ``name`` (frame ``base``; one of several tables of that
     frame, one per store ``kind``, when ``split``)."""
     meta: dict[str, Any] = {
         "title": title(base) + (f" ({kind})" if split else ""),
-        "description": description(base, stores) + (f"; the {kind} stores' rows" if split else "")}
+        "description": description(base, stores) + (f"; the {kind} stores' rows" if split else ""),
+    }
     if f := facets(df):
         meta["facets"] = f
     if fts:

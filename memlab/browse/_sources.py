@@ -43,8 +43,14 @@ def run_folders(path: Path) -> list[Path]:
         return [path]
     if not path.is_dir():
         return []
-    return sorted(p for p in path.iterdir() if DATE_DIR.match(p.name) and p.is_dir()
-                  and not p.is_symlink() and (p / "runs.json").is_file())
+    return sorted(
+        p
+        for p in path.iterdir()
+        if DATE_DIR.match(p.name)
+        and p.is_dir()
+        and not p.is_symlink()
+        and (p / "runs.json").is_file()
+    )
 
 
 def _stamp(df: pd.DataFrame, store: str, kind: str) -> pd.DataFrame:
@@ -88,8 +94,12 @@ def _store(path: Path | str, tables: Tables, notes: list[dict], names: set[str])
         _add(tables, f"audit_{table}", _stamp(df, name, kind), kind)
     row = {k: v for k, v in result.headline.items() if k not in ("store", "store_kind")}
     # object columns: a metric one store lacks stays an integer in the others
-    _add(tables, "headline", pd.DataFrame([{"store": name, "store_kind": kind, **row}],
-                                          dtype=object), kind)
+    _add(
+        tables,
+        "headline",
+        pd.DataFrame([{"store": name, "store_kind": kind, **row}], dtype=object),
+        kind,
+    )
 
 
 def _lake(path: Path, tables: Tables) -> None:
@@ -104,8 +114,18 @@ def _lake(path: Path, tables: Tables) -> None:
             continue
         for kind in kinds:  # the lake's union of every kind's columns, split back by kind
             part = df[df["store_kind"] == kind]
-            _add(tables, name, part.loc[:, part.notna().any() | part.columns.isin(
-                ["store", "store_kind", "store_id", "store_path", "run_date"])], str(kind))
+            _add(
+                tables,
+                name,
+                part.loc[
+                    :,
+                    part.notna().any()
+                    | part.columns.isin(
+                        ["store", "store_kind", "store_id", "store_path", "run_date"]
+                    ),
+                ],
+                str(kind),
+            )
 
 
 def _count(value: Any) -> int | None:
@@ -115,9 +135,18 @@ def _count(value: Any) -> int | None:
 def _runs(folders: list[Path], tables: Tables, notes: list[dict]) -> None:
     from memlab.report._runs import read_run, reports_of, store_metrics
 
-    rows: dict[str, list[dict]] = {k: [] for k in (
-        "runs", "run_stores", "run_reports", "run_metrics", "run_findings", "run_problems",
-        "run_alerts")}
+    rows: dict[str, list[dict]] = {
+        k: []
+        for k in (
+            "runs",
+            "run_stores",
+            "run_reports",
+            "run_metrics",
+            "run_findings",
+            "run_problems",
+            "run_alerts",
+        )
+    }
     for folder in folders:
         record = read_run(folder)
         if record is None:
@@ -127,35 +156,61 @@ def _runs(folders: list[Path], tables: Tables, notes: list[dict]) -> None:
         stores: Any = record.get("stores") if isinstance(record.get("stores"), dict) else {}
         reports = [r for r in record.get("reports") or [] if isinstance(r, dict)]
         alerts = [a for a in record.get("alerts") or [] if isinstance(a, dict)]
-        rows["runs"].append({
-            "date": date, "started": record.get("started"), "duration_s": record.get("duration_s"),
-            "memlab_version": record.get("memlab_version"), "as_of": record.get("as_of"),
-            "status": record.get("status"), "stores": len(stores), "reports": len(reports),
-            "failed_reports": sum(1 for r in reports if r.get("error")), "alerts": len(alerts)})
+        rows["runs"].append(
+            {
+                "date": date,
+                "started": record.get("started"),
+                "duration_s": record.get("duration_s"),
+                "memlab_version": record.get("memlab_version"),
+                "as_of": record.get("as_of"),
+                "status": record.get("status"),
+                "stores": len(stores),
+                "reports": len(reports),
+                "failed_reports": sum(1 for r in reports if r.get("error")),
+                "alerts": len(alerts),
+            }
+        )
         for store, state in stores.items():
             state = state if isinstance(state, dict) else {}
-            rows["run_stores"].append({
-                "run_date": date, "store": str(store), "kind": state.get("kind"),
-                "digest": state.get("digest"), "problems": _count(state.get("problems")),
-                # None: not checked (the audit failed or the run did not record it), never 0
-                "findings": _count(state.get("findings")),
-                "review_choices": _count(state.get("choices")),
-                "error": state.get("error") or state.get("audit_error")})
+            rows["run_stores"].append(
+                {
+                    "run_date": date,
+                    "store": str(store),
+                    "kind": state.get("kind"),
+                    "digest": state.get("digest"),
+                    "problems": _count(state.get("problems")),
+                    # None: not checked (the audit failed or the run did not record it), never 0
+                    "findings": _count(state.get("findings")),
+                    "review_choices": _count(state.get("choices")),
+                    "error": state.get("error") or state.get("audit_error"),
+                }
+            )
             for key in state.get("findings") or []:
                 table, _, finding = str(key).partition(": ")
-                rows["run_findings"].append({"run_date": date, "store": str(store),
-                                             "table": table, "finding": finding})
+                rows["run_findings"].append(
+                    {"run_date": date, "store": str(store), "table": table, "finding": finding}
+                )
             for key in state.get("problems") or []:
-                rows["run_problems"].append({"run_date": date, "store": str(store),
-                                             "problem": str(key)})
+                rows["run_problems"].append(
+                    {"run_date": date, "store": str(store), "problem": str(key)}
+                )
             for metric, value in store_metrics(reports_of(record, store)).items():
                 m = METRICS.get(metric)
-                rows["run_metrics"].append({
-                    "run_date": date, "store": str(store), "metric": metric, "value": value,
-                    "unit": m.unit if m else None, "definition": m.definition if m else None})
+                rows["run_metrics"].append(
+                    {
+                        "run_date": date,
+                        "store": str(store),
+                        "metric": metric,
+                        "value": value,
+                        "unit": m.unit if m else None,
+                        "definition": m.definition if m else None,
+                    }
+                )
         for r in reports:
-            rows["run_reports"].append({k: r.get(k) for k in (
-                "store", "kind", "report", "html", "error")} | {"run_date": date})
+            rows["run_reports"].append(
+                {k: r.get(k) for k in ("store", "kind", "report", "html", "error")}
+                | {"run_date": date}
+            )
         for a in alerts:
             rows["run_alerts"].append({"run_date": date, **a})
     for table, found in rows.items():
@@ -179,8 +234,9 @@ def _stack(frames: list[pd.DataFrame]) -> pd.DataFrame:
     return out
 
 
-def collect(paths: Iterable[str | Path]
-            ) -> tuple[dict[str, pd.DataFrame], dict[str, tuple[str, str | None]], list[dict]]:
+def collect(
+    paths: Iterable[str | Path],
+) -> tuple[dict[str, pd.DataFrame], dict[str, tuple[str, str | None]], list[dict]]:
     """(table name -> frame, table name -> (frame name, store kind), notes) for ``paths``, each
     a store, a fleet lake or a report run. A frame whose stores are of one kind is one table
     under its own name; frames of one name from stores of several kinds (an elfmem database's
@@ -210,16 +266,28 @@ def collect(paths: Iterable[str | Path]
         warnings.simplefilter("ignore", FutureWarning)
         for name, pairs in tables.items():
             kinds = sorted({k for k, _ in pairs if k is not None})
-            groups = [(kinds[0] if len(kinds) == 1 else None, [f for _, f in pairs])] \
-                if name in UNSPLIT or len(kinds) < 2 else \
-                [(k, [f for kk, f in pairs if kk == k]) for k in kinds]
+            groups = (
+                [(kinds[0] if len(kinds) == 1 else None, [f for _, f in pairs])]
+                if name in UNSPLIT or len(kinds) < 2
+                else [(k, [f for kk, f in pairs if kk == k]) for k in kinds]
+            )
             for kind, frames in groups:
                 table = name if len(groups) == 1 else f"{kind}_{name}"
                 frames = [f.reset_index(drop=True) for f in frames]
                 out[table] = frames[0] if len(frames) == 1 else _stack(frames)
                 bases[table] = (name, kind)
-    metrics = pd.DataFrame([{
-        "name": m.name, "definition": m.definition, "unit": m.unit, "group": m.group,
-        "computed": m.computed, "doc_value": m.doc_value} for m in METRICS.values()])
+    metrics = pd.DataFrame(
+        [
+            {
+                "name": m.name,
+                "definition": m.definition,
+                "unit": m.unit,
+                "group": m.group,
+                "computed": m.computed,
+                "doc_value": m.doc_value,
+            }
+            for m in METRICS.values()
+        ]
+    )
     out["metrics"], bases["metrics"] = metrics, ("metrics", None)
     return out, bases, notes

@@ -97,7 +97,7 @@ def _text(v: Any) -> str:
 
 def _int(v: Any) -> int | str:
     i = int(v)
-    return i if -2**63 <= i < 2**63 else str(i)  # past SQLite's 64 bits: the digits as text
+    return i if -(2**63) <= i < 2**63 else str(i)  # past SQLite's 64 bits: the digits as text
 
 
 def sqlite_column(s: pd.Series) -> tuple[str, list[Any]]:
@@ -121,18 +121,26 @@ def sqlite_column(s: pd.Series) -> tuple[str, list[Any]]:
     present = [v for v in values if not _missing(v)]
     if present and all(isinstance(v, (bool, np.bool_)) for v in present):
         return "INTEGER", [None if _missing(v) else int(bool(v)) for v in values]
-    if present and all(isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_))
-                       for v in present):
+    if present and all(
+        isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_)) for v in present
+    ):
         return "INTEGER", [None if _missing(v) else _int(v) for v in values]
-    if present and all(isinstance(v, (int, float, np.integer, np.floating))
-                       and not isinstance(v, (bool, np.bool_)) for v in present):
+    if present and all(
+        isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, (bool, np.bool_))
+        for v in present
+    ):
         return "REAL", [None if _missing(v) else float(v) for v in values]
     return "TEXT", [None if _missing(v) else _text(v) for v in values]
 
 
-def create_table(con: sqlite3.Connection, name: str, df: pd.DataFrame, *,
-                 primary_key: str | None = None,
-                 foreign_keys: dict[str, tuple[str, str]] | None = None) -> list[tuple[str, str]]:
+def create_table(
+    con: sqlite3.Connection,
+    name: str,
+    df: pd.DataFrame,
+    *,
+    primary_key: str | None = None,
+    foreign_keys: dict[str, tuple[str, str]] | None = None,
+) -> list[tuple[str, str]]:
     """Create table ``name`` holding ``df`` (its columns renamed by :func:`column_names`);
     ``primary_key`` / ``foreign_keys`` name SQLite columns. Returns [(column, type)]."""
     cols = column_names(list(df.columns))
@@ -148,6 +156,7 @@ def create_table(con: sqlite3.Connection, name: str, df: pd.DataFrame, *,
     con.execute(f"CREATE TABLE {quote(name)} ({', '.join(defs) or '_empty INTEGER'})")
     if cols and len(df):
         marks = ", ".join("?" * len(cols))
-        con.executemany(f"INSERT INTO {quote(name)} VALUES ({marks})",
-                        zip(*(values for _, values in converted)))
+        con.executemany(
+            f"INSERT INTO {quote(name)} VALUES ({marks})", zip(*(values for _, values in converted))
+        )
     return [(col, kind) for col, (kind, _) in zip(cols, converted)]

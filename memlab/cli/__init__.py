@@ -28,8 +28,20 @@ __all__ = ["main", "build_parser", "COMMANDS", "parse_params"]
 #: the name tests and scripts used before the split (one function, not a copy)
 _parse_params = parse_params
 
-_ORDER = ("inspect", "audit", "discover", "simulate", "review", "apply", "migrate", "report",
-          "schedule", "fleet", "export", "browse")
+_ORDER = (
+    "inspect",
+    "audit",
+    "discover",
+    "simulate",
+    "review",
+    "apply",
+    "migrate",
+    "report",
+    "schedule",
+    "fleet",
+    "export",
+    "browse",
+)
 
 
 class _Parser(argparse.ArgumentParser):
@@ -41,20 +53,27 @@ class _Parser(argparse.ArgumentParser):
 
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
-        prog="memlab", description="A research workbench for agent memory.",
-        epilog="Every command reads stores read-only. Errors exit with status 2.")
+        prog="memlab",
+        description="A research workbench for agent memory.",
+        epilog="Every command reads stores read-only. Errors exit with status 2.",
+    )
     quiet = SHARED["quiet"]()
     quiet.add_to(parser)
     from memlab import __version__
 
     parser.add_argument("--version", action="version", version=f"memlab {__version__}")
-    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND",
-                                parser_class=_Parser)
+    sub = parser.add_subparsers(
+        dest="command", required=True, metavar="COMMAND", parser_class=_Parser
+    )
     for name in _ORDER:
         cmd = COMMANDS[name]
-        p = sub.add_parser(name, help=cmd.help, description=cmd.help,
-                           epilog=f"Example:\n  {cmd.example}",
-                           formatter_class=argparse.RawDescriptionHelpFormatter)
+        p = sub.add_parser(
+            name,
+            help=cmd.help,
+            description=cmd.help,
+            epilog=f"Example:\n  {cmd.example}",
+            formatter_class=argparse.RawDescriptionHelpFormatter,
+        )
         p.set_defaults(handler=cmd.handler)
         quiet.add_to(p, default=argparse.SUPPRESS)  # `memlab audit -q` as `memlab -q audit`
         for arg in cmd.arguments:

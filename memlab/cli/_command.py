@@ -93,13 +93,20 @@ def _as_of(default: str = "today, UTC") -> Argument:
     )
 
 
-def _out(what: str, default: str | None = None, *, value: str | None = None,
-         **kwargs: Any) -> Argument:
+def _out(
+    what: str, default: str | None = None, *, value: str | None = None, **kwargs: Any
+) -> Argument:
     """``--out``: ``default`` is what the help says it is; ``value`` is the folder argparse
     gives when it is left out (None: the library picks, as the help describes)."""
     shown = f"; default {default}" if default else ""
-    return Argument(("--out",), {"help": f"the folder for {what} (created if absent{shown})",
-                                 **({"default": value} if value is not None else {}), **kwargs})
+    return Argument(
+        ("--out",),
+        {
+            "help": f"the folder for {what} (created if absent{shown})",
+            **({"default": value} if value is not None else {}),
+            **kwargs,
+        },
+    )
 
 
 def _json() -> Argument:
@@ -107,23 +114,36 @@ def _json() -> Argument:
 
 
 def _quiet() -> Argument:
-    return Argument(("-q", "--quiet"), {
-        "action": "store_true",
-        "help": "no progress bars or notes on stderr (they also stay off when stderr is not a "
-                "terminal)"})
+    return Argument(
+        ("-q", "--quiet"),
+        {
+            "action": "store_true",
+            "help": "no progress bars or notes on stderr (they also stay off when stderr is not a "
+            "terminal)",
+        },
+    )
 
 
 def _config() -> Argument:
-    return Argument(("--config",), {
-        "default": "data/reports.yaml",
-        "help": "the YAML naming the stores `memlab report all` renders "
-                "(default data/reports.yaml)"})
+    return Argument(
+        ("--config",),
+        {
+            "default": "data/reports.yaml",
+            "help": "the YAML naming the stores `memlab report all` renders "
+            "(default data/reports.yaml)",
+        },
+    )
 
 
 def _fail_on_alert() -> Argument:
-    return Argument(("--fail-on-alert",), {
-        "action": "store_true",
-        "help": "`memlab report all` exits 3 when an alert of the config fires (for cron and CI)"})
+    return Argument(
+        ("--fail-on-alert",),
+        {
+            "action": "store_true",
+            "help": "`memlab report all` exits 3 when an alert of the config fires "
+            "(for cron and CI)",
+        },
+    )
 
 
 def _force(what: str) -> Argument:
@@ -136,8 +156,14 @@ def _branch(where: str = "") -> Argument:
 
 #: The options several commands take, by name: each defined once, here.
 SHARED: dict[str, Callable[..., Argument]] = {
-    "quiet": _quiet, "as_of": _as_of, "json": _json, "out": _out, "config": _config,
-    "fail_on_alert": _fail_on_alert, "force": _force, "branch": _branch,
+    "quiet": _quiet,
+    "as_of": _as_of,
+    "json": _json,
+    "out": _out,
+    "config": _config,
+    "fail_on_alert": _fail_on_alert,
+    "force": _force,
+    "branch": _branch,
 }
 
 

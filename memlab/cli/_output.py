@@ -6,8 +6,14 @@ import json
 
 from memlab.errors import InvalidArgument
 
-__all__ = ["jsonable", "output_folder", "parse_params", "print_frame", "split_list",
-           "visible_cells"]
+__all__ = [
+    "jsonable",
+    "output_folder",
+    "parse_params",
+    "print_frame",
+    "split_list",
+    "visible_cells",
+]
 
 
 def output_folder(path, *, option: str = "the output folder"):
@@ -22,17 +28,26 @@ def output_folder(path, *, option: str = "the output folder"):
 
     folder = Path(path).expanduser()
     if os.path.lexists(folder) and not folder.is_dir():
-        raise InvalidArgument(f"{option} must be a folder; this is a file", path=folder,
-                              hint="name a folder; it is created if absent")
+        raise InvalidArgument(
+            f"{option} must be a folder; this is a file",
+            path=folder,
+            hint="name a folder; it is created if absent",
+        )
     probe = folder.absolute()
     while not os.path.lexists(probe) and probe != probe.parent:
         probe = probe.parent
     if not probe.is_dir():
-        raise InvalidArgument(f"{option} cannot be created: {probe} is not a folder", path=folder,
-                              hint="name a folder; it is created if absent")
+        raise InvalidArgument(
+            f"{option} cannot be created: {probe} is not a folder",
+            path=folder,
+            hint="name a folder; it is created if absent",
+        )
     if not os.access(probe, os.W_OK | os.X_OK):
-        raise InvalidArgument(f"{option} cannot be written: permission denied on {probe}",
-                              path=folder, hint="name a folder you can write")
+        raise InvalidArgument(
+            f"{option} cannot be written: permission denied on {probe}",
+            path=folder,
+            hint="name a folder you can write",
+        )
     return folder
 
 
@@ -55,8 +70,9 @@ def print_frame(df, as_json: bool) -> None:
         if len(df):
             df = df.loc[:, [c for c in df.columns if df[c].notna().any()]]
         df = visible_cells(df)
-        with pd.option_context("display.max_rows", 200, "display.max_columns", 50,
-                               "display.max_colwidth", 48):
+        with pd.option_context(
+            "display.max_rows", 200, "display.max_columns", 50, "display.max_colwidth", 48
+        ):
             print(df.to_string(line_width=terminal_width(), max_colwidth=48))
 
 
@@ -100,8 +116,10 @@ def parse_params(pairs: list[str]) -> dict:
             raise InvalidArgument(f"parameter {pair!r} is not NAME=VALUE")
         read = read_yaml(value)
         if not read.ok:
-            raise InvalidArgument(f"parameter {name!r}: {value!r} is not a YAML value "
-                                  f"({read.problem})", hint="quote text: -p 'name=\"text\"'")
+            raise InvalidArgument(
+                f"parameter {name!r}: {value!r} is not a YAML value ({read.problem})",
+                hint="quote text: -p 'name=\"text\"'",
+            )
         parsed = read.value
         params[name] = value.strip() if isinstance(parsed, (dt.date, dt.datetime)) else parsed
     return params

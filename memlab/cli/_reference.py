@@ -17,8 +17,10 @@ from typing import Any
 
 __all__ = ["BEGIN", "END", "reference", "readme_section", "with_reference"]
 
-BEGIN = ("<!-- cli-reference: generated from the parser by `python -m memlab.cli._reference`; "
-         "edit memlab/cli/, not this section -->")
+BEGIN = (
+    "<!-- cli-reference: generated from the parser by `python -m memlab.cli._reference`; "
+    "edit memlab/cli/, not this section -->"
+)
 END = "<!-- /cli-reference -->"
 
 #: the width usage lines are wrapped at (fixed, so the README does not depend on the terminal)
@@ -71,9 +73,12 @@ def _what(action: argparse.Action) -> str:
 
 
 def _arguments(parser: argparse.ArgumentParser, *, skip: frozenset[str] = frozenset()) -> list[str]:
-    rows = [f"| `{_name(a)}` | {_what(a)} |" for a in parser._actions
-            if not isinstance(a, (argparse._HelpAction, argparse._SubParsersAction))
-            and a.dest not in skip]
+    rows = [
+        f"| `{_name(a)}` | {_what(a)} |"
+        for a in parser._actions
+        if not isinstance(a, (argparse._HelpAction, argparse._SubParsersAction))
+        and a.dest not in skip
+    ]
     return ["| argument | what it is |", "|---|---|", *rows, ""] if rows else []
 
 
@@ -84,11 +89,31 @@ def reference() -> str:
     from memlab.cli import build_parser
 
     parser = build_parser()
-    out = ["#### `memlab`", "", _cell(parser.description or ""), "", "```text", _usage(parser),
-           "```", "", *_arguments(parser), _cell(parser.epilog or ""), ""]
+    out = [
+        "#### `memlab`",
+        "",
+        _cell(parser.description or ""),
+        "",
+        "```text",
+        _usage(parser),
+        "```",
+        "",
+        *_arguments(parser),
+        _cell(parser.epilog or ""),
+        "",
+    ]
     for name, sub in _subparsers(parser).items():
-        out += [f"#### `memlab {name}`", "", _cell(sub.description or ""), "", "```text",
-                _usage(sub), "```", "", *_arguments(sub, skip=frozenset({"quiet"}))]
+        out += [
+            f"#### `memlab {name}`",
+            "",
+            _cell(sub.description or ""),
+            "",
+            "```text",
+            _usage(sub),
+            "```",
+            "",
+            *_arguments(sub, skip=frozenset({"quiet"})),
+        ]
         if sub.epilog:
             out += ["```text", sub.epilog.strip(), "```", ""]
     return "\n".join(out)
@@ -99,7 +124,7 @@ def readme_section(readme: str) -> str | None:
     start, end = readme.find(BEGIN), readme.find(END)
     if start < 0 or end < start:
         return None
-    return readme[start + len(BEGIN):end]
+    return readme[start + len(BEGIN) : end]
 
 
 def with_reference(readme: str) -> str:
@@ -119,8 +144,11 @@ def main(argv: list[str] | None = None) -> int:
     current = path.read_text(encoding="utf-8")
     wanted = with_reference(current)
     if "--check" in args:
-        print("README.md: CLI reference is current" if wanted == current
-              else "README.md: CLI reference is out of date (python -m memlab.cli._reference)")
+        print(
+            "README.md: CLI reference is current"
+            if wanted == current
+            else "README.md: CLI reference is out of date (python -m memlab.cli._reference)"
+        )
         return 0 if wanted == current else 1
     if wanted != current:
         path.write_text(wanted, encoding="utf-8")

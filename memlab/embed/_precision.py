@@ -140,21 +140,24 @@ class PrecisionChoice:
         """A few words for a report header: the precision and its measured fidelity."""
         if self.min_cosine is None:
             return f"{self.precision} ({self.reason})"
-        return (f"{self.precision} (bf16 vs fp32 cosine min {self.min_cosine:.5f}, mean "
-                f"{self.mean_cosine:.5f} over {self.probe_texts} probes)")
+        return (
+            f"{self.precision} (bf16 vs fp32 cosine min {self.min_cosine:.5f}, mean "
+            f"{self.mean_cosine:.5f} over {self.probe_texts} probes)"
+        )
 
     def describe(self) -> str:
         """One line for a report: the precision and the fidelity it was measured at."""
         if self.min_cosine is None:
             return f"{self.precision} ({self.reason})"
         speed = f", {self.speedup:.2f}x the fp32 speed" if self.speedup else ""
-        return (f"{self.precision}: bf16 vs fp32 cosine min {self.min_cosine:.6f}, mean "
-                f"{self.mean_cosine:.6f} over {self.probe_texts} probe texts{speed} "
-                f"(measured {self.measured_at}; {self.reason})")
+        return (
+            f"{self.precision}: bf16 vs fp32 cosine min {self.min_cosine:.6f}, mean "
+            f"{self.mean_cosine:.6f} over {self.probe_texts} probe texts{speed} "
+            f"(measured {self.measured_at}; {self.reason})"
+        )
 
 
-def decide(min_cosine: float, fp32_texts_per_s: float, bf16_texts_per_s: float
-           ) -> tuple[str, str]:
+def decide(min_cosine: float, fp32_texts_per_s: float, bf16_texts_per_s: float) -> tuple[str, str]:
     """The gate's rule on measured figures: (precision, reason)."""
     speedup = bf16_texts_per_s / fp32_texts_per_s if fp32_texts_per_s > 0 else 0.0
     if not np.isfinite(min_cosine) or min_cosine < MIN_COSINE:
@@ -225,8 +228,10 @@ def native_bf16(cpuinfo: str = "/proc/cpuinfo", *, ask_torch: bool = True) -> tu
         try:
             import torch.cpu as tcpu
 
-            checks = {name: getattr(tcpu, f"_is_{name}_supported", None)
-                      for name in ("avx512_bf16", "amx_tile")}
+            checks = {
+                name: getattr(tcpu, f"_is_{name}_supported", None)
+                for name in ("avx512_bf16", "amx_tile")
+            }
             answers = {name: bool(fn()) for name, fn in checks.items() if callable(fn)}
         except Exception as exc:  # torch missing or broken: the CPU flags stand alone
             return True, f"CPU flags {', '.join(found)} (torch not asked: {type(exc).__name__})"
@@ -269,21 +274,28 @@ def cache_model_key(model: str, precision: str) -> str:
 
 
 def requested_precision(explicit: str | None = None) -> str:
-    """"fp32" or "auto" from the argument, else from $MEMLAB_EMBED_PRECISION (default auto)."""
+    """ "fp32" or "auto" from the argument, else from $MEMLAB_EMBED_PRECISION (default auto)."""
     value = (explicit or os.environ.get(ENV) or "auto").strip().lower()
     if value not in ("auto", "fp32"):
         from memlab.errors import InvalidArgument
 
-        raise InvalidArgument(f"embedding precision must be 'auto' or 'fp32', not {value!r} "
-                              f"(from {'the argument' if explicit else ENV})")
+        raise InvalidArgument(
+            f"embedding precision must be 'auto' or 'fp32', not {value!r} "
+            f"(from {'the argument' if explicit else ENV})"
+        )
     return value
 
 
-def measure(encode_fp32: Callable[[Sequence[str]], np.ndarray],
-            encode_bf16: Callable[[Sequence[str]], np.ndarray],
-            texts: Sequence[str] = PROBE_TEXTS, *, rounds: int = TIMED_ROUNDS,
-            machine: str | None = None, budget_s: float | None = None,
-            clock: Callable[[], float] = time.perf_counter) -> PrecisionChoice:
+def measure(
+    encode_fp32: Callable[[Sequence[str]], np.ndarray],
+    encode_bf16: Callable[[Sequence[str]], np.ndarray],
+    texts: Sequence[str] = PROBE_TEXTS,
+    *,
+    rounds: int = TIMED_ROUNDS,
+    machine: str | None = None,
+    budget_s: float | None = None,
+    clock: Callable[[], float] = time.perf_counter,
+) -> PrecisionChoice:
     """Embed ``texts`` with both encoders (unit-length float32 rows), time them, and decide.
 
     Up to ``rounds`` interleaved timed rounds after a warm-up; after the first, no further round
@@ -314,19 +326,27 @@ def measure(encode_fp32: Callable[[Sequence[str]], np.ndarray],
     fp32_rate, bf16_rate = len(texts) / best["fp32"], len(texts) / best["bf16"]
     precision, reason = decide(float(cos.min()), fp32_rate, bf16_rate)
     return PrecisionChoice(
-        precision=precision, reason=reason, min_cosine=float(cos.min()),
-        mean_cosine=float(cos.mean()), fp32_texts_per_s=fp32_rate, bf16_texts_per_s=bf16_rate,
+        precision=precision,
+        reason=reason,
+        min_cosine=float(cos.min()),
+        mean_cosine=float(cos.mean()),
+        fp32_texts_per_s=fp32_rate,
+        bf16_texts_per_s=bf16_rate,
         probe_texts=len(texts),
         measured_at=dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
-        machine=machine, timed_rounds=done)
+        machine=machine,
+        timed_rounds=done,
+    )
 
 
 def without_native_bf16(basis: str, machine: str | None = None) -> PrecisionChoice:
     """The choice where the CPU has no bf16 unit: fp32, nothing timed, the basis said."""
     return PrecisionChoice(
-        precision="fp32", reason=f"{basis}: fp32 without timing",
+        precision="fp32",
+        reason=f"{basis}: fp32 without timing",
         measured_at=dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
-        machine=machine)
+        machine=machine,
+    )
 
 
 def dumps(choice: PrecisionChoice) -> str:

@@ -36,8 +36,16 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-__all__ = ["ShippedVectors", "Verification", "shipped_packs", "write_pack", "corpus_sha256",
-           "DATA_DIR", "MIN_COSINE", "VERIFY_SAMPLE"]
+__all__ = [
+    "ShippedVectors",
+    "Verification",
+    "shipped_packs",
+    "write_pack",
+    "corpus_sha256",
+    "DATA_DIR",
+    "MIN_COSINE",
+    "VERIFY_SAMPLE",
+]
 
 DATA_DIR = Path(__file__).resolve().parent / "data"
 #: A shipped vector whose cosine to a fresh one is below this refuses its whole pack.
@@ -63,25 +71,35 @@ def pack_name(model: str, corpus_hash: str) -> str:
     return f"{_slug(model)}-{corpus_hash[:12]}.npz"
 
 
-def write_pack(path: str | Path, model: str, texts: Sequence[str], vectors: np.ndarray,
-               **manifest: Any) -> Path:
+def write_pack(
+    path: str | Path, model: str, texts: Sequence[str], vectors: np.ndarray, **manifest: Any
+) -> Path:
     """Store ``vectors`` (one unit row per text) as float16 with the texts and a manifest."""
     texts = list(texts)
     vectors = np.asarray(vectors, dtype=np.float32)
     if vectors.shape[0] != len(texts):
         raise ValueError(f"{len(texts)} texts but {vectors.shape[0]} vectors")
-    meta = {"format": PACK_FORMAT, "model": model, "corpus_sha256": corpus_sha256(texts),
-            "count": len(texts), "dimension": int(vectors.shape[1]), "dtype": "float16",
-            "created_at": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
-            **manifest}
+    meta = {
+        "format": PACK_FORMAT,
+        "model": model,
+        "corpus_sha256": corpus_sha256(texts),
+        "count": len(texts),
+        "dimension": int(vectors.shape[1]),
+        "dtype": "float16",
+        "created_at": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
+        **manifest,
+    }
     blob = "\x00".join(texts).encode("utf-8")
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     with path.open("wb") as fh:
         # Compressed: the texts shrink to a quarter; float16 vectors hardly compress.
-        np.savez_compressed(fh, vectors=vectors.astype(np.float16),
-                 texts=np.frombuffer(blob, dtype=np.uint8),
-                 manifest=np.frombuffer(json.dumps(meta, sort_keys=True).encode(), np.uint8))
+        np.savez_compressed(
+            fh,
+            vectors=vectors.astype(np.float16),
+            texts=np.frombuffer(blob, dtype=np.uint8),
+            manifest=np.frombuffer(json.dumps(meta, sort_keys=True).encode(), np.uint8),
+        )
     return path
 
 
@@ -93,8 +111,12 @@ class Verification:
     reason: str
 
     def as_dict(self) -> dict[str, Any]:
-        return {"ok": self.ok, "min_cosine": self.min_cosine, "sample": self.sample,
-                "reason": self.reason}
+        return {
+            "ok": self.ok,
+            "min_cosine": self.min_cosine,
+            "sample": self.sample,
+            "reason": self.reason,
+        }
 
 
 class ShippedVectors:
@@ -110,8 +132,7 @@ class ShippedVectors:
 
         try:
             with np.load(io.BytesIO(raw), allow_pickle=False) as z:
-                self.manifest: dict[str, Any] = json.loads(
-                    z["manifest"].tobytes().decode("utf-8"))
+                self.manifest: dict[str, Any] = json.loads(z["manifest"].tobytes().decode("utf-8"))
                 vectors = z["vectors"]
                 texts = z["texts"].tobytes().decode("utf-8").split("\x00")
         except (zipfile.BadZipFile, KeyError, UnicodeDecodeError) as exc:
@@ -156,8 +177,13 @@ class ShippedVectors:
         keys = [k for k, h in zip(hex_keys, hit) if h]
         return dict(zip(keys, rows))
 
-    def verify(self, encode: Callable[[list[str]], np.ndarray], *, sample: int = VERIFY_SAMPLE,
-               rng: np.random.Generator | None = None) -> Verification:
+    def verify(
+        self,
+        encode: Callable[[list[str]], np.ndarray],
+        *,
+        sample: int = VERIFY_SAMPLE,
+        rng: np.random.Generator | None = None,
+    ) -> Verification:
         """Embed a random sample of the pack's texts with ``encode`` (unit rows) and compare."""
         rng = rng if rng is not None else np.random.default_rng()
         idx = rng.choice(len(self), size=min(sample, len(self)), replace=False)
@@ -167,9 +193,12 @@ class ShippedVectors:
         cos = np.einsum("ij,ij->i", fresh, shipped)
         low = float(cos.min()) if len(cos) else float("nan")
         if not np.isfinite(low) or low < MIN_COSINE:
-            return Verification(False, low, len(idx),
-                                f"a shipped vector's cosine to the fresh one is {low:.6f} "
-                                f"< {MIN_COSINE}")
+            return Verification(
+                False,
+                low,
+                len(idx),
+                f"a shipped vector's cosine to the fresh one is {low:.6f} < {MIN_COSINE}",
+            )
         return Verification(True, low, len(idx), "sample agrees with the model")
 
 

@@ -37,8 +37,11 @@ def dumps(value: Any, **kwargs: Any) -> str:
     ``json.dumps`` leaves raw and UTF-8 cannot encode; the text reads back as the same value,
     and text without one is exactly ``json.dumps``'s."""
     text = json.dumps(value, ensure_ascii=False, **kwargs)
-    return _SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text) if _SURROGATE.search(text) \
+    return (
+        _SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+        if _SURROGATE.search(text)
         else text
+    )
 
 
 def clean_text(value: str) -> str:
@@ -75,8 +78,13 @@ def _where(path: tuple[Any, ...], root: str) -> str:
     return out
 
 
-def loads(text: str, *, reader: str = "Python's json module", root: str = "the top-level value",
-          parse_constant: Any = None) -> tuple[Any, list[tuple[str, str]]]:
+def loads(
+    text: str,
+    *,
+    reader: str = "Python's json module",
+    root: str = "the top-level value",
+    parse_constant: Any = None,
+) -> tuple[Any, list[tuple[str, str]]]:
     """``json.loads(text)`` with lone surrogates replaced and repeated keys reported.
 
     Returns ``(document, issues)``; each issue is ``(kind, message)`` with kind ``bad_text`` or
@@ -117,8 +125,9 @@ def clean(doc: Any, *, root: str = "the top-level value") -> list[tuple[str, str
     return _walk(doc, root, "", {})
 
 
-def _walk(doc: Any, root: str, reader: str, dup_keys: dict[int, list[str]]
-          ) -> list[tuple[str, str]]:
+def _walk(
+    doc: Any, root: str, reader: str, dup_keys: dict[int, list[str]]
+) -> list[tuple[str, str]]:
     issues: list[tuple[str, str]] = []
     extra: dict[str, int] = {}
 
@@ -131,10 +140,12 @@ def _walk(doc: Any, root: str, reader: str, dup_keys: dict[int, list[str]]
     def bad(path: tuple[Any, ...], what: str, raw: str) -> None:
         found = _SURROGATE.findall(raw)
         first = f"\\u{ord(found[0]):04x}"
-        said = (f"a lone surrogate ({first}), which is not a character; read with U+FFFD in its "
-                "place" if len(found) == 1 else
-                f"{len(found)} lone surrogates (the first {first}), which are not characters; "
-                "read with U+FFFD in their place")
+        said = (
+            f"a lone surrogate ({first}), which is not a character; read with U+FFFD in its place"
+            if len(found) == 1
+            else f"{len(found)} lone surrogates (the first {first}), which are not characters; "
+            "read with U+FFFD in their place"
+        )
         add("bad_text", f"{_where(path, root)} {what} {said}")
 
     def twice(path: tuple[Any, ...], key: str, why: str) -> None:

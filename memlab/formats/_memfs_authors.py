@@ -5,8 +5,17 @@ which re-exports the public names.
 
 from __future__ import annotations
 
-AUTHOR_KINDS = ("agent", "server_user", "human", "reflection_subagent", "memory_worker", "harness",
-                "system", "migration", "review")
+AUTHOR_KINDS = (
+    "agent",
+    "server_user",
+    "human",
+    "reflection_subagent",
+    "memory_worker",
+    "harness",
+    "system",
+    "migration",
+    "review",
+)
 #: Letta Code's own identity for commits it makes itself (merges of memory-worker branches,
 #: the dashboard's Memory Palace): ``Letta Code <noreply@letta.com>`` (0.34, memory-worktree.ts).
 HARNESS_EMAIL = "noreply@letta.com"
@@ -28,8 +37,10 @@ REVIEW_EMAIL = "memlab@localhost"
 
 # --------------------------------------------------------------------------- authors
 
-def classify_author(name: str | None, email: str | None, *, message: str | None = None,
-                    branch: str | None = None) -> str:
+
+def classify_author(
+    name: str | None, email: str | None, *, message: str | None = None, branch: str | None = None
+) -> str:
     """One of :data:`AUTHOR_KINDS` for a commit author (formats-letta.md §1.5).
 
     ``agent-…@letta.com`` is an agent (also the hand-typed truncated ids); reflection subagents
@@ -59,9 +70,11 @@ def classify_author(name: str | None, email: str | None, *, message: str | None 
         domain == "letta.com" and local.startswith("agent-")
     ) or domain == "souveraine.local"
     if is_agent:
-        reflective = ("reflection" in name.lower()
-                      or (message is not None and "\U0001f52e" in message)
-                      or (branch is not None and "letta/reflection/" in branch))
+        reflective = (
+            "reflection" in name.lower()
+            or (message is not None and "\U0001f52e" in message)
+            or (branch is not None and "letta/reflection/" in branch)
+        )
         if reflective:
             return "reflection_subagent"
         if branch is not None and "letta/memory-worker/" in branch:

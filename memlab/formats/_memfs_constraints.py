@@ -35,18 +35,35 @@ from typing import Any, Iterable, Mapping, Sequence
 from memlab.formats import _json
 from memlab.formats._memfs_paths import JS_TRIM
 
-__all__ = ["CONSTRAINTS_CONFIG", "CONSTRAINTS_DEFAULTS", "LAYOUT_POLICIES", "LAYOUT_POLICY_FILE",
-           "CONSTRAINTS_VALIDATOR", "CORE_MEMORY_PATH", "TreeFile", "Finding",
-           "parse_constraints_config", "tree_errors", "validator_errors", "frontmatter_errors",
-           "frontmatter_paths", "layout_policy", "frontmatter_rule",
-           "code_points"]
+__all__ = [
+    "CONSTRAINTS_CONFIG",
+    "CONSTRAINTS_DEFAULTS",
+    "LAYOUT_POLICIES",
+    "LAYOUT_POLICY_FILE",
+    "CONSTRAINTS_VALIDATOR",
+    "CORE_MEMORY_PATH",
+    "TreeFile",
+    "Finding",
+    "parse_constraints_config",
+    "tree_errors",
+    "validator_errors",
+    "frontmatter_errors",
+    "frontmatter_paths",
+    "layout_policy",
+    "frontmatter_rule",
+    "code_points",
+]
 
 #: The tracked policy file (``MEMORY_CONSTRAINTS_CONFIG_PATH``).
 CONSTRAINTS_CONFIG = ".memfs.config.json"
 #: ``DEFAULT_MEMORY_CONSTRAINTS_CONFIG``: what a ``root-marker`` checkout gets when the config
 #: leaves a key out (``legacy-only`` uses a config exactly as written, and none without one).
-CONSTRAINTS_DEFAULTS: Mapping[str, int] = {"version": 1, "maxDepth": 2, "maxFileCharacters": 20_000,
-                                           "maxCoreMemoryCharacters": 65_536}
+CONSTRAINTS_DEFAULTS: Mapping[str, int] = {
+    "version": 1,
+    "maxDepth": 2,
+    "maxFileCharacters": 20_000,
+    "maxCoreMemoryCharacters": 65_536,
+}
 #: What ``.git/letta-memory-layout-policy`` may say (``installPreCommitHookWithPolicy``).
 LAYOUT_POLICIES = ("legacy-only", "root-marker", "shared-memory")
 LAYOUT_POLICY_FILE = "letta-memory-layout-policy"
@@ -55,8 +72,14 @@ CONSTRAINTS_VALIDATOR = "hooks/letta-memory-constraints.cjs"
 #: The path the validator's tree-wide error (the core-memory total) is reported under.
 CORE_MEMORY_PATH = "core memory"
 
-_KEYS = ("version", "maxDepth", "maxFileCharacters", "maxCoreMemoryCharacters",
-         "fileCharacterLimits", "readOnlyFiles")
+_KEYS = (
+    "version",
+    "maxDepth",
+    "maxFileCharacters",
+    "maxCoreMemoryCharacters",
+    "fileCharacterLimits",
+    "readOnlyFiles",
+)
 _SAFE = 2**53 - 1
 # JavaScript's `.` (and so its `.*`) stops at these; Python's stops at "\n" only.
 _JS_DOT = "[^\n\r\u2028\u2029]"
@@ -80,13 +103,14 @@ class TreeFile:
 
 # --------------------------------------------------------------------------- JavaScript values
 
+
 def _utf16(text: str) -> str:
     """``text`` as a string of UTF-16 code units (an astral character becomes its surrogate
     pair), so a regex steps through it as JavaScript's does."""
     if all(ord(c) < 0x10000 for c in text):
         return text
     data = text.encode("utf-16-le", "surrogatepass")
-    return "".join(chr(int.from_bytes(data[i:i + 2], "little")) for i in range(0, len(data), 2))
+    return "".join(chr(int.from_bytes(data[i : i + 2], "little")) for i in range(0, len(data), 2))
 
 
 def _safe_integer(value: Any) -> bool:
@@ -105,11 +129,13 @@ def _js_number(value: Any) -> Any:
 
 def _object_keys(obj: Mapping[str, Any]) -> list[str]:
     """``Object.keys`` order: array-index keys ascending, then the rest as inserted."""
+
     def index(key: str) -> int | None:
         if key == "0" or (key[:1] in "123456789" and key.isdigit() and key.isascii()):
             n = int(key)
             return n if n < 2**32 - 1 else None
         return None
+
     numeric = sorted((index(k), k) for k in obj if index(k) is not None)
     return [k for _, k in numeric] + [k for k in obj if index(k) is None]
 
@@ -122,9 +148,15 @@ def code_points(data: bytes) -> int:
 
 # --------------------------------------------------------------------------- the config
 
+
 def _pattern_errors(pattern: Any, label: str) -> list[str]:
-    if (not isinstance(pattern, str) or not pattern or pattern.startswith("/") or "\\" in pattern
-            or ".." in pattern.split("/")):
+    if (
+        not isinstance(pattern, str)
+        or not pattern
+        or pattern.startswith("/")
+        or "\\" in pattern
+        or ".." in pattern.split("/")
+    ):
         return [f"{label}: pattern must be a non-empty repo-relative glob using '/'"]
     if any("**" in segment and segment != "**" for segment in pattern.split("/")):
         return [f"{label}: '**' must be a complete path segment"]
@@ -181,15 +213,17 @@ def parse_constraints_config(text: str) -> tuple[dict[str, Any] | None, list[str
                     errors.append(f"{label}: unknown field '{_json.clean_text(key)}'")
             errors += _pattern_errors(item.get("pattern"), label)
             limit = item.get("maxCharacters")
-            if not ("maxCharacters" in item and limit is None) and \
-                    not (_safe_integer(limit) and limit > 0):
+            if not ("maxCharacters" in item and limit is None) and not (
+                _safe_integer(limit) and limit > 0
+            ):
                 errors.append(f"{label}: maxCharacters must be a positive integer or null")
     if errors:
         return None, errors
     config = {k: _js_number(v) for k, v in value.items()}
     if isinstance(overrides, list):
-        config["fileCharacterLimits"] = [{**o, "maxCharacters": _js_number(o.get("maxCharacters"))}
-                                         for o in overrides]
+        config["fileCharacterLimits"] = [
+            {**o, "maxCharacters": _js_number(o.get("maxCharacters"))} for o in overrides
+        ]
     return config, []
 
 
@@ -225,8 +259,8 @@ def _glob_tokens(units: str) -> list[tuple[int, str]]:
     while i < len(units):
         c = units[i]
         if c == "*":
-            if units[i + 1:i + 2] == "*":
-                if units[i + 2:i + 3] == "/":
+            if units[i + 1 : i + 2] == "*":
+                if units[i + 2 : i + 3] == "/":
                     out.append((_DIRS, ""))
                     i += 2
                 else:
@@ -245,8 +279,11 @@ def _glob_tokens(units: str) -> list[tuple[int, str]]:
 def _glob_regex(tokens: Sequence[tuple[int, str]]) -> re.Pattern[str]:
     """The regular expression Letta Code compiles for the pattern (``compilePattern``), for a
     pattern with at most one unbounded part: then a backtracking match is linear."""
-    source = "^" + "".join({_DIRS: f"(?:{_JS_DOT}*/)?", _ANY: f"{_JS_DOT}*", _STAR: "[^/]*",
-                            _ONE: "[^/]"}.get(kind) or re.escape(c) for kind, c in tokens)
+    source = "^" + "".join(
+        {_DIRS: f"(?:{_JS_DOT}*/)?", _ANY: f"{_JS_DOT}*", _STAR: "[^/]*", _ONE: "[^/]"}.get(kind)
+        or re.escape(c)
+        for kind, c in tokens
+    )
     return re.compile(source + r"\Z", re.DOTALL)
 
 
@@ -351,8 +388,9 @@ class _Rules:
             if len(self._override) >= self._MAX_PATHS:
                 self._override.clear()
             units = _utf16(path)
-            self._override[path] = next((i for i, rx in enumerate(self.overrides)
-                                         if rx.match(units)), None)
+            self._override[path] = next(
+                (i for i, rx in enumerate(self.overrides) if rx.match(units)), None
+            )
         return self._override[path]
 
     def is_protected(self, path: str) -> bool:
@@ -388,9 +426,15 @@ class Finding(str):
         return self
 
 
-def tree_errors(files: Sequence[TreeFile], *, config: Mapping[str, Any], layout: str,
-                require_root_marker: bool, accepted: Sequence[TreeFile] | None = None,
-                uncounted: list[str] | None = None) -> list[Finding]:
+def tree_errors(
+    files: Sequence[TreeFile],
+    *,
+    config: Mapping[str, Any],
+    layout: str,
+    require_root_marker: bool,
+    accepted: Sequence[TreeFile] | None = None,
+    uncounted: list[str] | None = None,
+) -> list[Finding]:
     """``validateMemoryTreeConstraints`` over a whole tree: error lines, in the release's order.
 
     ``accepted`` is the trusted tree before the change (the parent commit); it is needed only
@@ -403,18 +447,32 @@ def tree_errors(files: Sequence[TreeFile], *, config: Mapping[str, Any], layout:
     paths = {f.path for f in md}
     v2 = layout == "root-marker" and (require_root_marker or "MEMORY.md" in paths)
     if v2 and "MEMORY.md" not in paths:
-        errors.append(Finding("MEMORY.md: root memory index is required for MemFS v2", "MEMORY.md",
-                              "root_index_required"))
-    memory = [f for f in md if not f.path.startswith("skills/")
-              and (v2 or layout == "shared-memory" or _LEGACY_RE.match(_utf16(f.path)))]
+        errors.append(
+            Finding(
+                "MEMORY.md: root memory index is required for MemFS v2",
+                "MEMORY.md",
+                "root_index_required",
+            )
+        )
+    memory = [
+        f
+        for f in md
+        if not f.path.startswith("skills/")
+        and (v2 or layout == "shared-memory" or _LEGACY_RE.match(_utf16(f.path)))
+    ]
     if v2:
         for f in memory:
             current = ""
             for folder in f.path.split("/")[:-1]:
                 current = f"{current}/{folder}" if current else folder
                 if f"{current}/MEMORY.md" not in paths:
-                    errors.append(Finding(f"{f.path}: missing required index {current}/MEMORY.md",
-                                          f.path, "missing_index"))
+                    errors.append(
+                        Finding(
+                            f"{f.path}: missing required index {current}/MEMORY.md",
+                            f.path,
+                            "missing_index",
+                        )
+                    )
                     break
     limits = list(config.get("fileCharacterLimits") or [])
     protected = tuple(config.get("readOnlyFiles") or [])
@@ -428,24 +486,40 @@ def tree_errors(files: Sequence[TreeFile], *, config: Mapping[str, Any], layout:
             if not rules.is_protected(path):
                 continue
             old, new = before.get(path), after.get(path)
-            changed = (old is None) != (new is None) or (old is not None and new is not None and (
-                old.mode != new.mode or (old.sha != new.sha if old.sha and new.sha
-                                         else old.data != new.data)))
+            changed = (old is None) != (new is None) or (
+                old is not None
+                and new is not None
+                and (
+                    old.mode != new.mode
+                    or (old.sha != new.sha if old.sha and new.sha else old.data != new.data)
+                )
+            )
             if changed:
-                errors.append(Finding(f"{path}: read-only file cannot be created, changed or removed",
-                                      path, "read_only_file"))
+                errors.append(
+                    Finding(
+                        f"{path}: read-only file cannot be created, changed or removed",
+                        path,
+                        "read_only_file",
+                    )
+                )
     core = 0
     max_depth = config.get("maxDepth")
     max_core = config.get("maxCoreMemoryCharacters")
     for f in memory:
         if not f.mode.startswith("100"):
-            errors.append(Finding(f"{f.path}: memory Markdown must be a regular file", f.path,
-                                  "not_regular_file"))
+            errors.append(
+                Finding(
+                    f"{f.path}: memory Markdown must be a regular file", f.path, "not_regular_file"
+                )
+            )
             continue
         depth = f.path.count("/")
         if max_depth is not None and depth > max_depth:
-            errors.append(Finding(f"{f.path}: depth {depth} exceeds maxDepth {max_depth}", f.path,
-                                  "max_depth"))
+            errors.append(
+                Finding(
+                    f"{f.path}: depth {depth} exceeds maxDepth {max_depth}", f.path, "max_depth"
+                )
+            )
         found = rules.override(f.path)
         override = None if found is None else limits[found]
         limit = override.get("maxCharacters") if override else config.get("maxFileCharacters")
@@ -461,18 +535,35 @@ def tree_errors(files: Sequence[TreeFile], *, config: Mapping[str, Any], layout:
         if count_core:
             core += chars
         if limit is not None and chars > limit:
-            errors.append(Finding(f"{f.path}: {chars} characters exceeds {limit} from {source}", f.path,
-                                  "glob_characters" if override else "file_characters"))
+            errors.append(
+                Finding(
+                    f"{f.path}: {chars} characters exceeds {limit} from {source}",
+                    f.path,
+                    "glob_characters" if override else "file_characters",
+                )
+            )
     if layout == "root-marker" and max_core is not None and core > max_core:
-        errors.append(Finding(f"{CORE_MEMORY_PATH}: {core} characters exceeds {max_core} from "
-                              "maxCoreMemoryCharacters", CORE_MEMORY_PATH, "core_characters"))
+        errors.append(
+            Finding(
+                f"{CORE_MEMORY_PATH}: {core} characters exceeds {max_core} from "
+                "maxCoreMemoryCharacters",
+                CORE_MEMORY_PATH,
+                "core_characters",
+            )
+        )
     return errors
 
 
-def validator_errors(files: Sequence[TreeFile], *, policy: str, accepted: Sequence[TreeFile] | None,
-                     audit: bool = True, head_has_root: bool | None = None,
-                     config_approved: bool = False, uncounted: list[str] | None = None
-                     ) -> list[Finding]:
+def validator_errors(
+    files: Sequence[TreeFile],
+    *,
+    policy: str,
+    accepted: Sequence[TreeFile] | None,
+    audit: bool = True,
+    head_has_root: bool | None = None,
+    config_approved: bool = False,
+    uncounted: list[str] | None = None,
+) -> list[Finding]:
     """What ``letta-memory-constraints.cjs`` prints for a tree (its ``main()``), one
     :class:`Finding` a line.
 
@@ -489,10 +580,18 @@ def validator_errors(files: Sequence[TreeFile], *, policy: str, accepted: Sequen
     old = {f.path: f for f in accepted or []}
     if not audit and not config_approved:
         a, b = by_path.get(CONSTRAINTS_CONFIG), old.get(CONSTRAINTS_CONFIG)
-        if (a is None) != (b is None) or (a and b and (
-                a.mode != b.mode or (a.sha != b.sha if a.sha and b.sha else a.data != b.data))):
-            errors.append(Finding(f"{CONSTRAINTS_CONFIG} is protected and requires human approval to "
-                                  "change", CONSTRAINTS_CONFIG, "config_changed"))
+        if (a is None) != (b is None) or (
+            a
+            and b
+            and (a.mode != b.mode or (a.sha != b.sha if a.sha and b.sha else a.data != b.data))
+        ):
+            errors.append(
+                Finding(
+                    f"{CONSTRAINTS_CONFIG} is protected and requires human approval to change",
+                    CONSTRAINTS_CONFIG,
+                    "config_changed",
+                )
+            )
     has_config = CONSTRAINTS_CONFIG in by_path
     parent_root = bool(head_has_root) if head_has_root is not None else "MEMORY.md" in old
     has_v2_root = policy == "root-marker" and (audit or "MEMORY.md" in by_path or parent_root)
@@ -502,30 +601,56 @@ def validator_errors(files: Sequence[TreeFile], *, policy: str, accepted: Sequen
     if has_config:
         entry = by_path[CONSTRAINTS_CONFIG]
         if not entry.mode.startswith("100"):
-            return [*errors, Finding(f"{CONSTRAINTS_CONFIG}: constraint config must be a regular file",
-                                     CONSTRAINTS_CONFIG, "config_not_regular")]
+            return [
+                *errors,
+                Finding(
+                    f"{CONSTRAINTS_CONFIG}: constraint config must be a regular file",
+                    CONSTRAINTS_CONFIG,
+                    "config_not_regular",
+                ),
+            ]
         if entry.data is None:
             # Not read (over memlab's read cap): say so, and run what does not depend on the
             # config (the indexes, regular files) rather than calling its JSON invalid.
             from memlab.constants import MAX_FILE_BYTES
 
-            errors.append(Finding(f"{CONSTRAINTS_CONFIG}: not read: over {MAX_FILE_BYTES:,} "
-                                  "bytes", CONSTRAINTS_CONFIG, "config_not_read"))
-            return [*errors, *tree_errors(files, config={}, layout=policy,
-                                          require_root_marker=audit or parent_root,
-                                          accepted=accepted if accepted is not None else [],
-                                          uncounted=uncounted)]
+            errors.append(
+                Finding(
+                    f"{CONSTRAINTS_CONFIG}: not read: over {MAX_FILE_BYTES:,} bytes",
+                    CONSTRAINTS_CONFIG,
+                    "config_not_read",
+                )
+            )
+            return [
+                *errors,
+                *tree_errors(
+                    files,
+                    config={},
+                    layout=policy,
+                    require_root_marker=audit or parent_root,
+                    accepted=accepted if accepted is not None else [],
+                    uncounted=uncounted,
+                ),
+            ]
         parsed, problems = _parsed_config(entry.sha, entry.data)
         if parsed is None or errors:
             return [*errors, *(Finding(p, CONSTRAINTS_CONFIG, "config_invalid") for p in problems)]
         config = {**CONSTRAINTS_DEFAULTS, **parsed} if policy == "root-marker" else parsed
-    return [*errors, *tree_errors(files, config=config, layout=policy,
-                                  require_root_marker=audit or parent_root,
-                                  accepted=accepted if accepted is not None else [],
-                                  uncounted=uncounted)]
+    return [
+        *errors,
+        *tree_errors(
+            files,
+            config=config,
+            layout=policy,
+            require_root_marker=audit or parent_root,
+            accepted=accepted if accepted is not None else [],
+            uncounted=uncounted,
+        ),
+    ]
 
 
 # --------------------------------------------------------------------------- frontmatter
+
 
 def _spaces(text: str) -> str:
     return text.strip(" ")
@@ -537,8 +662,9 @@ def _legacy_value(text: str | None, key: str) -> str:
         end = lines.index("---", 1)
     except ValueError:
         return ""
-    return "\n".join(_spaces(line[len(key) + 1:]) for line in lines[1:end]
-                     if line.startswith(f"{key}:"))
+    return "\n".join(
+        _spaces(line[len(key) + 1 :]) for line in lines[1:end] if line.startswith(f"{key}:")
+    )
 
 
 def frontmatter_errors(path: str, content: str, previous: str | None, *, fmt: str) -> list[str]:
@@ -567,7 +693,7 @@ def frontmatter_errors(path: str, content: str, previous: str | None, *, fmt: st
         separator = line.find(":")
         raw_key = line if separator < 0 else line[:separator]
         key = _spaces(raw_key) if v2 else raw_key.replace(" ", "")
-        value = _spaces(line if separator < 0 else line[separator + 1:])
+        value = _spaces(line if separator < 0 else line[separator + 1 :])
         if key not in allowed:
             errors.append(f"{path}: unknown frontmatter key '{key}' (allowed: {' '.join(allowed)})")
             continue
@@ -576,17 +702,22 @@ def frontmatter_errors(path: str, content: str, previous: str | None, *, fmt: st
         seen.add(key)
         if key == "read_only":
             if not previous:
-                errors.append(f"{path}: 'read_only' is a protected field and cannot be set by the agent")
+                errors.append(
+                    f"{path}: 'read_only' is a protected field and cannot be set by the agent"
+                )
             elif value != _legacy_value(previous, key):
-                errors.append(f"{path}: 'read_only' is a protected field and cannot be changed by "
-                              "the agent")
+                errors.append(
+                    f"{path}: 'read_only' is a protected field and cannot be changed by the agent"
+                )
         if (v2 or key == "description") and (not value or (v2 and value in ('""', "''"))):
             errors.append(f"{path}: '{key}' must not be empty")
-    for key in (["name", "description"] if v2 else ["description"]):
+    for key in ["name", "description"] if v2 else ["description"]:
         if key not in seen:
             errors.append(f"{path}: missing required field '{key}'")
     if not v2 and _legacy_value(previous, "read_only") and not _legacy_value(content, "read_only"):
-        errors.append(f"{path}: 'read_only' is a protected field and cannot be removed by the agent")
+        errors.append(
+            f"{path}: 'read_only' is a protected field and cannot be removed by the agent"
+        )
     return errors
 
 
@@ -602,7 +733,9 @@ def frontmatter_paths(paths: Iterable[str], policy: str) -> list[str]:
             continue
         if policy == "root-marker":
             parts = path.split("/")[:-1]
-            if any("/".join(parts[:i + 1]) + "/MEMORY.md" not in present for i in range(len(parts))):
+            if any(
+                "/".join(parts[: i + 1]) + "/MEMORY.md" not in present for i in range(len(parts))
+            ):
                 continue
         out.append(path)
     return out
@@ -610,8 +743,10 @@ def frontmatter_paths(paths: Iterable[str], policy: str) -> list[str]:
 
 # --------------------------------------------------------------------------- policy and rules
 
-def layout_policy(policy_file: str | None, *, memory_md_ever: bool, head_has_root: bool
-                  ) -> tuple[str, str]:
+
+def layout_policy(
+    policy_file: str | None, *, memory_md_ever: bool, head_has_root: bool
+) -> tuple[str, str]:
     """``memoryLayoutPolicy``: the policy ``--audit`` runs under, and why.
 
     ``policy_file`` is the text of ``.git/letta-memory-layout-policy`` (None: absent);
@@ -624,33 +759,40 @@ def layout_policy(policy_file: str | None, *, memory_md_ever: bool, head_has_roo
     if policy_file is not None and word == "root-marker":
         if memory_md_ever:
             return word, f".git/{LAYOUT_POLICY_FILE} says root-marker and MEMORY.md is in history"
-        return "legacy-only", (f".git/{LAYOUT_POLICY_FILE} says root-marker, but no commit has "
-                               "MEMORY.md yet, so Letta Code validates as legacy-only")
-    why = ("no policy file" if policy_file is None else
-           f".git/{LAYOUT_POLICY_FILE} holds {word[:40]!r}, not a policy Letta Code knows")
+        return "legacy-only", (
+            f".git/{LAYOUT_POLICY_FILE} says root-marker, but no commit has "
+            "MEMORY.md yet, so Letta Code validates as legacy-only"
+        )
+    why = (
+        "no policy file"
+        if policy_file is None
+        else f".git/{LAYOUT_POLICY_FILE} holds {word[:40]!r}, not a policy Letta Code knows"
+    )
     if head_has_root:
         return "root-marker", f"{why}; HEAD has a root MEMORY.md"
     return "legacy-only", f"{why}; HEAD has no root MEMORY.md"
 
 
-_FM_RULES = (("MEMORY.md must not have frontmatter", "index_frontmatter"),
-             ("missing frontmatter (must start with ---)", "missing_frontmatter"),
-             ("frontmatter opened but never closed", "unclosed_frontmatter"),
-             ("file is read_only and cannot be modified", "read_only_modified"),
-             ("is a protected field and cannot be set", "protected_set"),
-             ("is a protected field and cannot be changed", "protected_changed"),
-             ("is a protected field and cannot be removed", "protected_removed"),
-             ("unknown frontmatter key", "unknown_key"),
-             ("duplicate frontmatter key", "duplicate_key"),
-             ("must not be empty", "empty_value"),
-             ("missing required field 'name'", "missing_name"),
-             ("missing required field 'description'", "missing_description"))
+_FM_RULES = (
+    ("MEMORY.md must not have frontmatter", "index_frontmatter"),
+    ("missing frontmatter (must start with ---)", "missing_frontmatter"),
+    ("frontmatter opened but never closed", "unclosed_frontmatter"),
+    ("file is read_only and cannot be modified", "read_only_modified"),
+    ("is a protected field and cannot be set", "protected_set"),
+    ("is a protected field and cannot be changed", "protected_changed"),
+    ("is a protected field and cannot be removed", "protected_removed"),
+    ("unknown frontmatter key", "unknown_key"),
+    ("duplicate frontmatter key", "duplicate_key"),
+    ("must not be empty", "empty_value"),
+    ("missing required field 'name'", "missing_name"),
+    ("missing required field 'description'", "missing_description"),
+)
 
 
 def frontmatter_rule(message: str, path: str | None = None) -> str:
     """The rule name of one :func:`frontmatter_errors` line for ``path`` (the hook port's
     names); the path's own text is not searched."""
-    tail = message[len(path) + 2:] if path and message.startswith(f"{path}: ") else message
+    tail = message[len(path) + 2 :] if path and message.startswith(f"{path}: ") else message
     for text, rule in _FM_RULES:
         if text in tail:
             return rule

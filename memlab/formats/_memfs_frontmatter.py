@@ -21,6 +21,7 @@ DIGITS_RE = re.compile(r"^[0-9]+$")
 
 # --------------------------------------------------------------------------- frontmatter
 
+
 @dataclass
 class Frontmatter:
     """A memory file split into frontmatter and body, with each key kept exactly as written.
@@ -63,7 +64,7 @@ def split_frontmatter(text: str) -> tuple[str | None, str, int]:
         if lines[i].rstrip("\r") == "---":
             fm = "\n".join(lines[1:i])
             fm = fm + "\n" if i > 1 else ""
-            rest = lines[i + 1:]
+            rest = lines[i + 1 :]
             body_line = i + 2
             if rest and rest[0].strip() == "" and len(rest) > 1:
                 rest = rest[1:]
@@ -130,14 +131,15 @@ class ClientReading:
 def read_as_client(text: str) -> ClientReading:
     m = _CLIENT_RE.match(text)
     if m is None:
-        return ClientReading(False, None, None, text,
-                             "memory: target file is missing required frontmatter")
+        return ClientReading(
+            False, None, None, text, "memory: target file is missing required frontmatter"
+        )
     description = read_only = None
     for line in re.split(r"\r?\n", m.group(1)):
         idx = line.find(":")
         if idx <= 0:
             continue
-        key, value = line[:idx].strip(), line[idx + 1:].strip()
+        key, value = line[:idx].strip(), line[idx + 1 :].strip()
         if key == "description":
             description = value
         elif key == "read_only":
@@ -219,13 +221,19 @@ def read_as_server(text: str) -> ServerReading:
     if read.failure == "value":  # parse_block_markdown catches only yaml.YAMLError
         return ServerReading("", raises=read.problem)
     if not read.ok:
-        return ServerReading(text, whole_file_reason="the frontmatter is not valid YAML "
-                                                     f"({_yaml_error(read)})")
+        return ServerReading(
+            text, whole_file_reason=f"the frontmatter is not valid YAML ({_yaml_error(read)})"
+        )
     front = read.value
     if not isinstance(front, dict):
         return ServerReading(text, whole_file_reason="the frontmatter is not a YAML mapping")
-    return ServerReading(text[end + 5:], front.get("description"), front.get("read_only"),
-                         front.get("limit"), tuple(str(k) for k in front))
+    return ServerReading(
+        text[end + 5 :],
+        front.get("description"),
+        front.get("read_only"),
+        front.get("limit"),
+        tuple(str(k) for k in front),
+    )
 
 
 def strict_yaml(fm_text: str) -> tuple[bool, object, str | None]:
@@ -257,42 +265,60 @@ def _unquoted(value: str | None) -> str | None:
 
 def _short(value: object, n: int = 60) -> str:
     text = repr(value)
-    return text if len(text) <= n else text[:n - 1] + "…"
+    return text if len(text) <= n else text[: n - 1] + "…"
 
 
-def _disagreements(client: ClientReading, server: ServerReading, *,
-                   has_frontmatter: bool) -> list[str]:
+def _disagreements(
+    client: ClientReading, server: ServerReading, *, has_frontmatter: bool
+) -> list[str]:
     """Where Letta Code and the Letta server read a file differently, each with its consequence."""
     if (not has_frontmatter and not client.has_frontmatter) or server.unread is not None:
         return []
     out: list[str] = []
     if server.raises is not None:
-        out.append(f"the Letta server's parser raises on this frontmatter ({server.raises}), "
-                   "so the server cannot sync the file, while Letta Code reads description "
-                   f"{_short(client.description)}")
+        out.append(
+            f"the Letta server's parser raises on this frontmatter ({server.raises}), "
+            "so the server cannot sync the file, while Letta Code reads description "
+            f"{_short(client.description)}"
+        )
         return out
     if server.whole_file and client.has_frontmatter:
-        out.append(f"the Letta server does not read this frontmatter ({server.whole_file_reason}): "
-                   f"it syncs the whole file, frontmatter included, as the block's value "
-                   f"({len(server.value)} chars, not {len(client.body)}) with no description, "
-                   f"while Letta Code reads description {_short(client.description)}")
+        out.append(
+            f"the Letta server does not read this frontmatter ({server.whole_file_reason}): "
+            f"it syncs the whole file, frontmatter included, as the block's value "
+            f"({len(server.value)} chars, not {len(client.body)}) with no description, "
+            f"while Letta Code reads description {_short(client.description)}"
+        )
         return out
     if not client.has_frontmatter:
-        out.append("Letta Code's memory tool finds no frontmatter (it refuses to edit the file), "
-                   "while the Letta server reads description "
-                   f"{_short(server.description)}")
+        out.append(
+            "Letta Code's memory tool finds no frontmatter (it refuses to edit the file), "
+            "while the Letta server reads description "
+            f"{_short(server.description)}"
+        )
         return out
-    server_desc = server.description if isinstance(server.description, str) else (
-        None if server.description is None else str(server.description))
+    server_desc = (
+        server.description
+        if isinstance(server.description, str)
+        else (None if server.description is None else str(server.description))
+    )
     if _unquoted(client.description) != server_desc:
-        first_line_only = (server_desc is not None and client.description is not None
-                           and server_desc.startswith(client.description or "")
-                           and server_desc != client.description)
-        consequence = ("the next memory tool edit rewrites the frontmatter with Letta Code's "
-                       "reading, so the rest is lost" if first_line_only else
-                       "the agent and the server see different descriptions")
-        out.append(f"description: Letta Code reads {_short(client.description)}, the Letta server "
-                   f"reads {_short(server.description)}; {consequence}")
+        first_line_only = (
+            server_desc is not None
+            and client.description is not None
+            and server_desc.startswith(client.description or "")
+            and server_desc != client.description
+        )
+        consequence = (
+            "the next memory tool edit rewrites the frontmatter with Letta Code's "
+            "reading, so the rest is lost"
+            if first_line_only
+            else "the agent and the server see different descriptions"
+        )
+        out.append(
+            f"description: Letta Code reads {_short(client.description)}, the Letta server "
+            f"reads {_short(server.description)}; {consequence}"
+        )
     # read_only disagreements are the ambiguous_read_only problem (read_frontmatter).
     if client.body != server.value:
         out.append(
@@ -316,8 +342,16 @@ def read_frontmatter(text: str) -> Frontmatter:
     client = read_as_client(text)
     server = read_as_server(text)
     if fm_text is None:
-        fm = Frontmatter(False, None, {}, body, read_only=False, body_line=body_line,
-                         client=client, server=server)
+        fm = Frontmatter(
+            False,
+            None,
+            {},
+            body,
+            read_only=False,
+            body_line=body_line,
+            client=client,
+            server=server,
+        )
         if text.startswith("---"):
             fm.problems.append(
                 (
@@ -328,8 +362,16 @@ def read_frontmatter(text: str) -> Frontmatter:
             )
         return fm
     fields, problems = _raw_fields(fm_text)
-    fm = Frontmatter(True, fm_text, fields, body, problems=problems, body_line=body_line,
-                     client=client, server=server)
+    fm = Frontmatter(
+        True,
+        fm_text,
+        fields,
+        body,
+        problems=problems,
+        body_line=body_line,
+        client=client,
+        server=server,
+    )
     read = _frontmatter_yaml(fm_text)
     loaded = read.value
     fm.yaml_ok = read.ok
@@ -339,14 +381,21 @@ def read_frontmatter(text: str) -> Frontmatter:
         elif read.failure == "size":
             fm.problems.append(("malformed_yaml", f"frontmatter is not read: {read.problem}", 2))
         elif read.failure == "value":
-            fm.problems.append(("malformed_yaml", f"frontmatter has {read.problem}: the Letta "
-                                "server's parser raises on it instead of reading the file", 2))
+            fm.problems.append(
+                (
+                    "malformed_yaml",
+                    f"frontmatter has {read.problem}: the Letta "
+                    "server's parser raises on it instead of reading the file",
+                    2,
+                )
+            )
         else:
             # Where the broken construct starts says more than where YAML gave up (often the
             # end); the frontmatter starts on line 2.
             line = read.line + 2 if read.line is not None else None
-            fm.problems.append(("malformed_yaml",
-                                f"frontmatter is not valid YAML: {read.problem}", line))
+            fm.problems.append(
+                ("malformed_yaml", f"frontmatter is not valid YAML: {read.problem}", line)
+            )
     elif loaded is not None and not isinstance(loaded, dict):
         fm.problems.append(("malformed_yaml", "frontmatter is not a mapping of keys to values", 2))
     for message in _disagreements(client, server, has_frontmatter=True):
@@ -363,10 +412,15 @@ def read_frontmatter(text: str) -> Frontmatter:
         fm.read_only = True
     else:
         fm.read_only = None
-        fm.problems.append(("ambiguous_read_only",
-                            f"read_only value {ro!r} is not 'true' or 'false': Letta Code and its "
-                            "hook treat it as not read-only (they compare the text with 'true'), "
-                            f"the Letta server reads {_short(server.read_only)}", None))
+        fm.problems.append(
+            (
+                "ambiguous_read_only",
+                f"read_only value {ro!r} is not 'true' or 'false': Letta Code and its "
+                "hook treat it as not read-only (they compare the text with 'true'), "
+                f"the Letta server reads {_short(server.read_only)}",
+                None,
+            )
+        )
     base = read_yaml(fm_text, base=True).value if fm_text.strip() else {}
     if isinstance(base, dict):
         name = base.get("name")
@@ -379,12 +433,29 @@ def read_frontmatter(text: str) -> Frontmatter:
             fm.limit = int(lim.strip(), 10)
             if fm.limit > INT64_MAX:
                 fm.limit = None
-                fm.problems.append(("bad_limit", f"limit {lim.strip()[:40]!r} is too large to "
-                                    "be a number of characters; read as missing", None))
+                fm.problems.append(
+                    (
+                        "bad_limit",
+                        f"limit {lim.strip()[:40]!r} is too large to "
+                        "be a number of characters; read as missing",
+                        None,
+                    )
+                )
             elif fm.limit == 0:
-                fm.problems.append(("bad_limit", "limit 0: no body can fit it (Letta Code's hook "
-                                    "requires a positive integer)", None))
+                fm.problems.append(
+                    (
+                        "bad_limit",
+                        "limit 0: no body can fit it (Letta Code's hook "
+                        "requires a positive integer)",
+                        None,
+                    )
+                )
         else:
-            fm.problems.append(("bad_limit", f"limit {fields.get('limit', lim)!r} is not a "
-                                "whole number of characters", None))
+            fm.problems.append(
+                (
+                    "bad_limit",
+                    f"limit {fields.get('limit', lim)!r} is not a whole number of characters",
+                    None,
+                )
+            )
     return fm

@@ -31,6 +31,7 @@ HOOK_LIMIT_TOLERATED = dt.datetime(2026, 3, 22, tzinfo=dt.timezone.utc)
 
 # --------------------------------------------------------------------------- the pre-commit hook
 
+
 @dataclass(frozen=True)
 class Violation:
     """One error the Letta Code pre-commit hook would print for a staged file."""
@@ -64,14 +65,20 @@ def hook_variant_reason(when: dt.datetime | None, *, layout: str | None = None) 
     day = when.date().isoformat()
     variant = hook_variant_at(when, layout=layout)
     if variant is None:
-        return (f"committed {day}, before Letta Code first installed the pre-commit hook "
-                f"(letta-code #905, {HOOK_INSTALLED.date()}): no hook ran")
+        return (
+            f"committed {day}, before Letta Code first installed the pre-commit hook "
+            f"(letta-code #905, {HOOK_INSTALLED.date()}): no hook ran"
+        )
     if variant == "2026-02":
-        return (f"committed {day}: the hook as first installed (letta-code #905, "
-                f"{HOOK_INSTALLED.date()}), which required limit until d557d47e "
-                f"({HOOK_LIMIT_TOLERATED.date()})")
-    return (f"committed {day}, after letta-code d557d47e ({HOOK_LIMIT_TOLERATED.date()}) made "
-            "limit a tolerated legacy key: the current hook")
+        return (
+            f"committed {day}: the hook as first installed (letta-code #905, "
+            f"{HOOK_INSTALLED.date()}), which required limit until d557d47e "
+            f"({HOOK_LIMIT_TOLERATED.date()})"
+        )
+    return (
+        f"committed {day}, after letta-code d557d47e ({HOOK_LIMIT_TOLERATED.date()}) made "
+        "limit a tolerated legacy key: the current hook"
+    )
 
 
 def hook_text(data: bytes) -> str:
@@ -99,8 +106,11 @@ def _closing_line(lines: list[str]) -> int | None:
 
 
 def _flat_skill(path: str) -> Violation:
-    return Violation(path, "flat_skill",
-                     "invalid skill path (skills must be folders). Use skills/<name>/SKILL.md")
+    return Violation(
+        path,
+        "flat_skill",
+        "invalid skill path (skills must be folders). Use skills/<name>/SKILL.md",
+    )
 
 
 def _frontmatter_close(path: str, lines: list[str]) -> tuple[int | None, Violation | None]:
@@ -111,8 +121,11 @@ def _frontmatter_close(path: str, lines: list[str]) -> tuple[int | None, Violati
         )
     close = _closing_line(lines)
     if close is None:
-        return None, Violation(path, "unclosed_frontmatter",
-                               "frontmatter opened but never closed (missing closing ---)")
+        return None, Violation(
+            path,
+            "unclosed_frontmatter",
+            "frontmatter opened but never closed (missing closing ---)",
+        )
     return close, None
 
 
@@ -148,9 +161,15 @@ def _cut_value(line: str) -> str:
     return line.split(":", 1)[1] if ":" in line else line
 
 
-def check_precommit(path: str, new_text: str | None, head_text: str | None = None, *,
-                    variant: str = "current", change: str = "M",
-                    staged_paths: Iterable[str] | None = None) -> list[Violation]:
+def check_precommit(
+    path: str,
+    new_text: str | None,
+    head_text: str | None = None,
+    *,
+    variant: str = "current",
+    change: str = "M",
+    staged_paths: Iterable[str] | None = None,
+) -> list[Violation]:
     """The errors Letta Code's pre-commit hook prints for one staged file (empty: accepted).
 
     A rule-by-rule port of the bash hook in ``memory-git-hooks.ts``:
@@ -180,10 +199,14 @@ def check_precommit(path: str, new_text: str | None, head_text: str | None = Non
         for word in words:
             if variant == "v2":
                 continue
-            if (variant != "2026-02" and change in "ACMR" and FLAT_SKILL_RE.match(word)) \
-                    or (change in "ACM" and VALIDATED_RE.match(word)):
-                out.append(Violation(word, "missing_frontmatter",
-                                     "missing frontmatter (must start with ---)"))
+            if (variant != "2026-02" and change in "ACMR" and FLAT_SKILL_RE.match(word)) or (
+                change in "ACM" and VALIDATED_RE.match(word)
+            ):
+                out.append(
+                    Violation(
+                        word, "missing_frontmatter", "missing frontmatter (must start with ---)"
+                    )
+                )
         return out
     if variant == "v2":
         return _check_v2(path, new_text, change, staged_paths)
@@ -217,8 +240,11 @@ def check_precommit(path: str, new_text: str | None, head_text: str | None = Non
         key = _cut_key(line).replace(" ", "")
         value = _trim_spaces(_cut_value(line))
         if key not in ALLOWED_KEYS:
-            out.append(Violation(path, "unknown_key",
-                                 f"unknown frontmatter key '{key}' (allowed: {allowed})"))
+            out.append(
+                Violation(
+                    path, "unknown_key", f"unknown frontmatter key '{key}' (allowed: {allowed})"
+                )
+            )
             continue
         if key in PROTECTED_KEYS:
             if head:
@@ -277,8 +303,9 @@ def _v2_projected(path: str, staged_paths: Iterable[str] | None) -> bool:
     return True
 
 
-def _check_v2(path: str, new_text: str | None, change: str,
-              staged_paths: Iterable[str] | None) -> list[Violation]:
+def _check_v2(
+    path: str, new_text: str | None, change: str, staged_paths: Iterable[str] | None
+) -> list[Violation]:
     out: list[Violation] = []
     if change in "ACMR" and V2_FLAT_SKILL_RE.match(path):
         out.append(_flat_skill(path))
@@ -292,5 +319,5 @@ def _check_v2(path: str, new_text: str | None, change: str,
     # Letta Code 0.34.12's v2 hook reads each file whole (no shell stripping) and checks it
     # with validateMemoryFileFrontmatter, ported once in _memfs_constraints.
     for line in frontmatter_errors(path, new_text or "", None, fmt="memfs-v2"):
-        out.append(Violation(path, frontmatter_rule(line, path), line[len(path) + 2:]))
+        out.append(Violation(path, frontmatter_rule(line, path), line[len(path) + 2 :]))
     return out

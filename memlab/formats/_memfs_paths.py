@@ -31,7 +31,7 @@ def is_git_name(segment: str) -> bool:
     with trailing dots or spaces or an ``::$stream``, HFS+ ``.git`` with ignorable code points).
     """
     bare = _HFS_IGNORED.sub("", segment).casefold()
-    return (bare.rstrip(". ") == ".git" or bare.startswith(".git::") or bare == "git~1")
+    return bare.rstrip(". ") == ".git" or bare.startswith(".git::") or bare == "git~1"
 
 
 def safe_relative_path(path: str) -> str:
@@ -52,8 +52,10 @@ def safe_relative_path(path: str) -> str:
     if any(p in ("", ".", "..") for p in parts):
         raise UnsafePath(f"path {path!r} has an empty, '.' or '..' segment")
     if any(is_git_name(p) for p in parts):
-        raise UnsafePath(f"path {path!r} has a .git segment (a git folder's name, which git "
-                         "refuses to check out)")
+        raise UnsafePath(
+            f"path {path!r} has a .git segment (a git folder's name, which git "
+            "refuses to check out)"
+        )
     return path
 
 
@@ -64,7 +66,7 @@ def label_from_relative_path(relative_path: str) -> str:
 
 def strip_memory_prefix(path: str) -> str:
     """Repos from before 2026-02-09 (letta #9395) kept files under ``memory/``."""
-    return path[len("memory/"):] if path.startswith("memory/") else path
+    return path[len("memory/") :] if path.startswith("memory/") else path
 
 
 def label_for_path(path: str, *, memory_prefix: bool = False) -> str | None:
@@ -107,7 +109,7 @@ def root_memory_path_from_legacy_label(label: str) -> str:
     """memfs v2 ``rootMemoryPathFromLegacyLabel``: ``system/a/b`` becomes ``a-b.md``."""
     label = strip_memory_prefix(label)
     if label.startswith("system/"):
-        label = label[len("system/"):]
+        label = label[len("system/") :]
     safe_relative_path(label)
     return label.replace("/", "-") + ".md"
 
@@ -116,8 +118,10 @@ def root_memory_path_from_legacy_label(label: str) -> str:
 # goes when an agent is created with memfs v2, and the ``name`` it gets.
 #: What JavaScript's ``String.prototype.trim`` removes (WhiteSpace and LineTerminator): Letta
 #: Code trims labels, frontmatter values, policy words and memory bodies with it.
-JS_TRIM = "\t\n\v\f\r \u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008" \
-           "\u2009\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
+JS_TRIM = (
+    "\t\n\v\f\r \u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008"
+    "\u2009\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
+)
 
 
 def root_memory_block_path(label: str) -> str:
@@ -126,7 +130,7 @@ def root_memory_block_path(label: str) -> str:
     ``.md`` added: ``system/human/prefs`` becomes ``human_prefs.md``. Always a root file."""
     normalized = re.sub(r"\.md$", "", label.strip(JS_TRIM).replace("\\", "/"))
     if normalized.startswith("system/"):
-        normalized = normalized[len("system/"):]
+        normalized = normalized[len("system/") :]
     return normalized.replace("/", "_") + ".md"
 
 

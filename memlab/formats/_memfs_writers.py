@@ -12,6 +12,7 @@ from memlab.formats._yaml import read_yaml
 
 # --------------------------------------------------------------------------- writers
 
+
 def _one_line(description: str) -> str:
     # The client memory tool reads frontmatter line by line and keeps only the first line of a
     # wrapped value, so a description must stay on one line to survive the next tool edit.
@@ -21,21 +22,24 @@ def _one_line(description: str) -> str:
 def _json_quoted(value: str) -> str:
     """``value`` JSON-quoted, with each character YAML refuses raw even inside double quotes
     (DEL, C1 controls; JSON leaves them raw) and every other non-printable one escaped."""
-    return "".join(c if c.isprintable() else
-                   (f"\\u{ord(c):04x}" if ord(c) < 0x10000 else f"\\U{ord(c):08x}")
-                   for c in json.dumps(value, ensure_ascii=False))
+    return "".join(
+        c if c.isprintable() else (f"\\u{ord(c):04x}" if ord(c) < 0x10000 else f"\\U{ord(c):08x}")
+        for c in json.dumps(value, ensure_ascii=False)
+    )
 
 
 def yaml_text(value: str) -> str:
     """``value`` as one YAML scalar: plain when every YAML reader gets the same text back,
     JSON-quoted (:func:`_json_quoted`) otherwise."""
-    plain_ok = (read_yaml(f"k: {value}").value == {"k": value}
-                and read_yaml(f"k: {value}", base=True).value == {"k": value})
+    plain_ok = read_yaml(f"k: {value}").value == {"k": value} and read_yaml(
+        f"k: {value}", base=True
+    ).value == {"k": value}
     return value if plain_ok else _json_quoted(value)
 
 
-def render_memfs_file(description: str, body: str, *, read_only: bool = False,
-                      limit: int | None = None) -> str:
+def render_memfs_file(
+    description: str, body: str, *, read_only: bool = False, limit: int | None = None
+) -> str:
     """A v1 memory file (``system/…`` or ``reference/…``) the current hook accepts.
 
     The description is flattened to one non-empty line, written plain when YAML reads it back
@@ -102,5 +106,12 @@ def render_initial_memory_file(name: str, description: str, body: str) -> str:
     for key, value in (("name", name), ("description", description)):
         if not value.strip() or "\n" in value or "\r" in value:
             raise ValueError(f"a memfs v2 {key} must be one non-empty line, not {value!r}")
-    return "\n".join(["---", f"name: {frontmatter_value(name)}",
-                      f"description: {frontmatter_value(description)}", "---", body])
+    return "\n".join(
+        [
+            "---",
+            f"name: {frontmatter_value(name)}",
+            f"description: {frontmatter_value(description)}",
+            "---",
+            body,
+        ]
+    )

@@ -89,8 +89,10 @@ def _check_size(root: yaml.Node, text_chars: int) -> None:
         elif key in sizes:
             continue
         elif key in open_nodes:  # every open node is an ancestor of the one popped
-            raise _TooBig("an alias refers to the node that contains it, so the value would "
-                          "contain itself without end (a recursive alias)")
+            raise _TooBig(
+                "an alias refers to the node that contains it, so the value would "
+                "contain itself without end (a recursive alias)"
+            )
         elif isinstance(node, yaml.ScalarNode):
             nodes, chars = 1, len(node.value)
         else:
@@ -99,8 +101,10 @@ def _check_size(root: yaml.Node, text_chars: int) -> None:
             stack.extend((child, False) for child in _children(node))
             continue
         if nodes > max_nodes or chars > max_chars:
-            raise _TooBig(f"its aliases expand it past {max_nodes:,} values or {max_chars:,} "
-                          "characters (an alias bomb)")
+            raise _TooBig(
+                f"its aliases expand it past {max_nodes:,} values or {max_chars:,} "
+                "characters (an alias bomb)"
+            )
         sizes[key] = (nodes, chars)
 
 
@@ -125,13 +129,20 @@ def _parse(text: str, base: bool) -> YamlRead:
         return YamlRead(False, problem=str(exc), failure="size")
     except yaml.reader.ReaderError as exc:  # a character YAML refuses; its str() is two lines
         # ``read_yaml`` reads text: the reader gives the refused character's code point.
-        return YamlRead(False, problem=f"unacceptable character #x{exc.character:04x}: "
-                                       f"{exc.reason}",
-                        line=text.count("\n", 0, exc.position), failure="syntax")
+        return YamlRead(
+            False,
+            problem=f"unacceptable character #x{exc.character:04x}: {exc.reason}",
+            line=text.count("\n", 0, exc.position),
+            failure="syntax",
+        )
     except yaml.YAMLError as exc:
         mark = getattr(exc, "context_mark", None) or getattr(exc, "problem_mark", None)
-        return YamlRead(False, problem=str(getattr(exc, "problem", None) or exc),
-                        line=None if mark is None else mark.line, failure="syntax")
+        return YamlRead(
+            False,
+            problem=str(getattr(exc, "problem", None) or exc),
+            line=None if mark is None else mark.line,
+            failure="syntax",
+        )
     except RecursionError:
         return YamlRead(False, problem="nests too deeply", failure="depth")
     except (ValueError, OverflowError) as exc:  # a value matched a YAML type and would not build

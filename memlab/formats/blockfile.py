@@ -71,7 +71,12 @@ __all__ = [
 # --- format constants (elfmem 0.20.0, memory/blockfile.py and memory/ledger.py) -------------
 
 LINK_RELATIONS: tuple[str, ...] = (
-    "supports", "contradicts", "refines", "derived-from", "requires", "supersedes",
+    "supports",
+    "contradicts",
+    "refines",
+    "derived-from",
+    "requires",
+    "supersedes",
 )
 SYSTEM_RELATIONS: tuple[str, ...] = ("replies_to", "predicts")
 ALL_RELATIONS: frozenset[str] = frozenset(LINK_RELATIONS + SYSTEM_RELATIONS)
@@ -261,7 +266,7 @@ def _wikilinks(value: str) -> list[tuple[int, int, str]]:
         if q < 0:
             return out
         if q > p + 2 and value.startswith("]]", q):
-            out.append((p, q + 2, value[p + 2:q]))
+            out.append((p, q + 2, value[p + 2 : q]))
             pos = q + 2
         else:
             pos = q + 1
@@ -323,16 +328,25 @@ def parse_blockfile(text: str, *, file: str | None = None) -> tuple[list[Block],
         problems.add(file, "not_text", f"expected text, got {type(text).__name__}; nothing read")
         return [], problems
     if "\r\n" in text or "\r" in text:
-        problems.add(file, "crlf", "carriage returns in the file: elfmem keeps a trailing '\\r' "
-                     "in every title; save the file with '\\n' line endings", line=None)
+        problems.add(
+            file,
+            "crlf",
+            "carriage returns in the file: elfmem keeps a trailing '\\r' "
+            "in every title; save the file with '\\n' line endings",
+            line=None,
+        )
     lines = _Lines(text)
     headings = _headings(text)
 
     preamble = text[: headings[0].start()] if headings else text
     if preamble.strip():
         what = "text before the first '## ' heading" if headings else "no '## ' heading at all"
-        problems.add(file, "preamble_ignored",
-                     f"{what}: elfmem ignores {len(preamble.strip())} characters of it", line=1)
+        problems.add(
+            file,
+            "preamble_ignored",
+            f"{what}: elfmem ignores {len(preamble.strip())} characters of it",
+            line=1,
+        )
 
     def is_frontmatter_next(pos: int) -> bool:
         nxt = lines.next_nonblank(pos)
@@ -351,13 +365,17 @@ def parse_blockfile(text: str, *, file: str | None = None) -> tuple[list[Block],
                 break
             j += 1
         end_pos = headings[j].start() if j < len(headings) else len(text)
-        for absorbed in headings[i + 1:j]:
-            problems.add(file, "absorbed_heading",
-                         f"'## {absorbed.group('title')}' is read as body text of "
-                         f"'{title}' (no <!-- --> comment follows it); add one if it is meant "
-                         "to be a block of its own", line=lines.line_of(absorbed.start()))
+        for absorbed in headings[i + 1 : j]:
+            problems.add(
+                file,
+                "absorbed_heading",
+                f"'## {absorbed.group('title')}' is read as body text of "
+                f"'{title}' (no <!-- --> comment follows it); add one if it is meant "
+                "to be a block of its own",
+                line=lines.line_of(absorbed.start()),
+            )
 
-        remainder = text[start.end():end_pos]
+        remainder = text[start.end() : end_pos]
         rlines = remainder.splitlines(keepends=True)
         idx = 0
         while idx < len(rlines) and rlines[idx].strip() == "":
@@ -367,8 +385,9 @@ def parse_blockfile(text: str, *, file: str | None = None) -> tuple[list[Block],
             fm = _FRONTMATTER_RE.match(rlines[idx].strip())
             if fm:
                 fm_line = lines.line_of(start.end() + sum(len(x) for x in rlines[:idx]))
-                raw_fields = _read_frontmatter(fm.group("body").strip(), title, file, fm_line,
-                                               problems)
+                raw_fields = _read_frontmatter(
+                    fm.group("body").strip(), title, file, fm_line, problems
+                )
                 idx += 1
         content = "".join(rlines[idx:]).strip()
         block = _build_block(title, raw_fields, content, file, heading_line, problems)
@@ -379,12 +398,17 @@ def parse_blockfile(text: str, *, file: str | None = None) -> tuple[list[Block],
     return blocks, problems
 
 
-def _read_frontmatter(body: str, title: str, file: str | None, line: int,
-                      problems: Problems) -> dict[str, str]:
+def _read_frontmatter(
+    body: str, title: str, file: str | None, line: int, problems: Problems
+) -> dict[str, str]:
     if "[" in body and body.count("[") != body.count("]"):
-        problems.add(file, "bad_frontmatter",
-                     f"'{title}': unbalanced '[' / ']' in the <!-- --> comment; elfmem drops "
-                     "all of its fields (id, tags, pinned...)", line=line)
+        problems.add(
+            file,
+            "bad_frontmatter",
+            f"'{title}': unbalanced '[' / ']' in the <!-- --> comment; elfmem drops "
+            "all of its fields (id, tags, pinned...)",
+            line=line,
+        )
         return {}
     found: dict[str, str] = {}
     leftover: list[str] = []
@@ -393,40 +417,68 @@ def _read_frontmatter(body: str, title: str, file: str | None, line: int,
         leftover.append(body[pos:start])
         pos = end
         if key in found:
-            problems.add(file, "duplicate_field",
-                         f"'{title}': field '{key}' appears twice; the last value wins", line=line)
+            problems.add(
+                file,
+                "duplicate_field",
+                f"'{title}': field '{key}' appears twice; the last value wins",
+                line=line,
+            )
         found[key] = value
     leftover.append(body[pos:])
     if not found and ":" in body:
-        problems.add(file, "bad_frontmatter",
-                     f"'{title}': no valid 'key: value' pair in the <!-- --> comment", line=line)
+        problems.add(
+            file,
+            "bad_frontmatter",
+            f"'{title}': no valid 'key: value' pair in the <!-- --> comment",
+            line=line,
+        )
         return {}
     ignored = " ".join("".join(leftover).split())
     if ignored:
-        problems.add(file, "frontmatter_text_ignored",
-                     f"'{title}': text in the <!-- --> comment that is not a 'key: value' pair is "
-                     f"ignored: {ignored[:120]!r}", line=line)
+        problems.add(
+            file,
+            "frontmatter_text_ignored",
+            f"'{title}': text in the <!-- --> comment that is not a 'key: value' pair is "
+            f"ignored: {ignored[:120]!r}",
+            line=line,
+        )
     return found
 
 
-def _build_block(title: str, raw: dict[str, str], content: str, file: str | None,
-                 line: int, problems: Problems) -> Block:
+def _build_block(
+    title: str, raw: dict[str, str], content: str, file: str | None, line: int, problems: Problems
+) -> Block:
     tags_raw = raw.get("tags", "")
     tags = [t.strip() for t in tags_raw.strip("[]").split(",") if t.strip()] if tags_raw else []
     pinned_raw = raw.get("pinned", "false").strip().lower()
     if pinned_raw not in ("true", "false"):
-        problems.add(file, "bad_pinned",
-                     f"'{title}': pinned is {raw.get('pinned')!r}; only 'true' pins a block, so "
-                     "it is read as not pinned", line=line)
+        problems.add(
+            file,
+            "bad_pinned",
+            f"'{title}': pinned is {raw.get('pinned')!r}; only 'true' pins a block, so "
+            "it is read as not pinned",
+            line=line,
+        )
     extra = {k: v for k, v in raw.items() if k not in KNOWN_FIELDS}
     cue, relations, body = _split_inline_fields(content, title, file, line, problems)
-    return Block(title=title, body=body, id=raw.get("id"), tags=tags,
-                 pinned=pinned_raw == "true", created=raw.get("created"), cls=raw.get("cls"),
-                 cue=cue, relations=relations, extra=extra, line=line)
+    return Block(
+        title=title,
+        body=body,
+        id=raw.get("id"),
+        tags=tags,
+        pinned=pinned_raw == "true",
+        created=raw.get("created"),
+        cls=raw.get("cls"),
+        cue=cue,
+        relations=relations,
+        extra=extra,
+        line=line,
+    )
 
 
-def _split_inline_fields(content: str, title: str, file: str | None, line: int,
-                         problems: Problems) -> tuple[str | None, list[tuple[str, str]], str]:
+def _split_inline_fields(
+    content: str, title: str, file: str | None, line: int, problems: Problems
+) -> tuple[str | None, list[tuple[str, str]], str]:
     """Peel the ``key:: value`` run off the front of a block body (elfmem's rule)."""
     lines = content.splitlines(keepends=True)
     cue: str | None = None
@@ -441,8 +493,12 @@ def _split_inline_fields(content: str, title: str, file: str | None, line: int,
         value = m.group("value").strip()
         if key == _CUE:
             if seen_cue:
-                problems.add(file, "duplicate_cue",
-                             f"'{title}': more than one cue:: line; the last one wins", line=line)
+                problems.add(
+                    file,
+                    "duplicate_cue",
+                    f"'{title}': more than one cue:: line; the last one wins",
+                    line=line,
+                )
             seen_cue = True
             cue = value or None
         elif key in ALL_RELATIONS:
@@ -451,15 +507,21 @@ def _split_inline_fields(content: str, title: str, file: str | None, line: int,
             if targets:
                 rest = _without(value, links).replace(",", " ").strip()
                 if rest:
-                    problems.add(file, "relation_text_dropped",
-                                 f"'{title}': text after {key}:: links is not kept: "
-                                 f"{rest[:80]!r}", line=line)
+                    problems.add(
+                        file,
+                        "relation_text_dropped",
+                        f"'{title}': text after {key}:: links is not kept: {rest[:80]!r}",
+                        line=line,
+                    )
             elif value:
                 targets = [t.strip() for t in value.split(",") if t.strip()]
             if not targets:
-                problems.add(file, "empty_relation",
-                             f"'{title}': '{key}::' names no target; the line is dropped",
-                             line=line)
+                problems.add(
+                    file,
+                    "empty_relation",
+                    f"'{title}': '{key}::' names no target; the line is dropped",
+                    line=line,
+                )
             relations.extend((key, t.strip()) for t in targets)
         elif links := _wikilinks(value):
             # elfmem keeps only the name of a relation outside its vocabulary; memlab keeps the
@@ -467,9 +529,12 @@ def _split_inline_fields(content: str, title: str, file: str | None, line: int,
             targets = [t for _, _, t in links]
             rest = _without(value, links).replace(",", " ").strip()
             if rest:
-                problems.add(file, "relation_text_dropped",
-                             f"'{title}': text after {key}:: links is not kept: {rest[:80]!r}",
-                             line=line)
+                problems.add(
+                    file,
+                    "relation_text_dropped",
+                    f"'{title}': text after {key}:: links is not kept: {rest[:80]!r}",
+                    line=line,
+                )
             relations.extend((key, t.strip()) for t in targets)
         else:
             break
@@ -485,24 +550,29 @@ def _report_duplicates(blocks: list[Block], file: str | None, problems: Problems
     for block_id, same in sorted(by_id.items()):
         if len(same) > 1:
             where = ", ".join(str(b.line) for b in same)
-            problems.add(file, "duplicate_id",
-                         f"id {block_id!r} is used by {len(same)} blocks (lines {where}); elfmem "
-                         "refuses the whole file: give one of them a new id",
-                         line=same[1].line)
+            problems.add(
+                file,
+                "duplicate_id",
+                f"id {block_id!r} is used by {len(same)} blocks (lines {where}); elfmem "
+                "refuses the whole file: give one of them a new id",
+                line=same[1].line,
+            )
 
 
 # --- writing ------------------------------------------------------------------------------
 
 
 def _check_scalar(block: Block, key: str, value: str) -> None:
-    if not isinstance(value, str) or not (_SCALAR_VALUE_RE.fullmatch(value)
-                                          or _LIST_VALUE_RE.fullmatch(value)) \
-            or "-->" in value:
+    if (
+        not isinstance(value, str)
+        or not (_SCALAR_VALUE_RE.fullmatch(value) or _LIST_VALUE_RE.fullmatch(value))
+        or "-->" in value
+    ):
         raise MigrationError(
             f"block {block.id!r} ({block.title[:60]!r}): field {key}={value!r} cannot be written "
             "in an elfmem <!-- --> comment",
-            hint="field values must be one word with no spaces, brackets or '-->' "
-                 "(or a [list])")
+            hint="field values must be one word with no spaces, brackets or '-->' (or a [list])",
+        )
 
 
 def _normalised(block: Block) -> Block:
@@ -513,7 +583,8 @@ def _normalised(block: Block) -> Block:
     if not title or _has_line_break(title):
         raise MigrationError(
             f"block {block.id!r}: title {block.title!r} cannot be a '## ' heading",
-            hint="titles must be non-empty and on one line")
+            hint="titles must be non-empty and on one line",
+        )
     body = block.body.strip() if isinstance(block.body, str) else None
     if body is None:
         raise MigrationError(f"block {block.id!r} ({title[:60]!r}): body is not text")
@@ -524,38 +595,68 @@ def _normalised(block: Block) -> Block:
         if value is not None:
             _check_scalar(probe, key, value)
     for key, value in block.extra.items():
-        if not isinstance(key, str) or not _FIELD_KEY_RE.fullmatch(key) or key in KNOWN_FIELDS \
-                or key == _CUE:
+        if (
+            not isinstance(key, str)
+            or not _FIELD_KEY_RE.fullmatch(key)
+            or key in KNOWN_FIELDS
+            or key == _CUE
+        ):
             raise MigrationError(
                 f"block {block_id!r} ({title[:60]!r}): extra field name {key!r} cannot be written",
                 hint="extra field names are identifiers ([A-Za-z_][A-Za-z0-9_]*) other than "
-                     "id, tags, pinned, created, cls")
+                "id, tags, pinned, created, cls",
+            )
         _check_scalar(probe, key, value)
     for tag in block.tags:
-        if not isinstance(tag, str) or not tag or tag != tag.strip() or _has_line_break(tag) \
-                or any(c in tag for c in ",[]") or "-->" in tag:
+        if (
+            not isinstance(tag, str)
+            or not tag
+            or tag != tag.strip()
+            or _has_line_break(tag)
+            or any(c in tag for c in ",[]")
+            or "-->" in tag
+        ):
             raise MigrationError(
                 f"block {block_id!r} ({title[:60]!r}): tag {tag!r} cannot be written",
                 hint="tags must be non-empty, without surrounding spaces, commas, brackets, "
-                     "line breaks or '-->'")
+                "line breaks or '-->'",
+            )
     cue = block.cue.strip() if isinstance(block.cue, str) else None
     if cue is not None and _has_line_break(cue):
-        raise MigrationError(f"block {block_id!r} ({title[:60]!r}): cue must be one line",
-                             hint="join the cue onto one line")
+        raise MigrationError(
+            f"block {block_id!r} ({title[:60]!r}): cue must be one line",
+            hint="join the cue onto one line",
+        )
     for rel, target in block.relations:
         if not _RELATION_KEY_RE.fullmatch(rel) or rel == _CUE:
             raise MigrationError(
                 f"block {block_id!r} ({title[:60]!r}): relation name {rel!r} cannot be written",
-                hint="relation names are [A-Za-z][A-Za-z0-9_-]* and not 'cue'")
-        if not target or target != target.strip() or _has_line_break(target) \
-                or "[" in target or "]" in target:
+                hint="relation names are [A-Za-z][A-Za-z0-9_-]* and not 'cue'",
+            )
+        if (
+            not target
+            or target != target.strip()
+            or _has_line_break(target)
+            or "[" in target
+            or "]" in target
+        ):
             raise MigrationError(
                 f"block {block_id!r} ({title[:60]!r}): {rel} target {target!r} cannot be "
                 "written as a [[wikilink]]",
-                hint="link targets are block ids: non-empty, one line, no brackets")
-    return Block(title=title, body=body, id=block_id, tags=list(block.tags),
-                 pinned=bool(block.pinned), created=block.created, cls=block.cls,
-                 cue=cue or None, relations=block.relations, extra=dict(block.extra))
+                hint="link targets are block ids: non-empty, one line, no brackets",
+            )
+    return Block(
+        title=title,
+        body=body,
+        id=block_id,
+        tags=list(block.tags),
+        pinned=bool(block.pinned),
+        created=block.created,
+        cls=block.cls,
+        cue=cue or None,
+        relations=block.relations,
+        extra=dict(block.extra),
+    )
 
 
 def _render(b: Block) -> str:
@@ -574,8 +675,9 @@ def _render(b: Block) -> str:
     grouped: dict[str, list[str]] = {}
     for rel, target in b.relations:  # already canonical, so dict order is the file order
         grouped.setdefault(rel, []).append(target)
-    head.extend(f"{rel}:: {', '.join(f'[[{t}]]' for t in targets)}"
-                for rel, targets in grouped.items())
+    head.extend(
+        f"{rel}:: {', '.join(f'[[{t}]]' for t in targets)}" for rel, targets in grouped.items()
+    )
     return "\n".join(head) + f"\n\n{b.body}\n"
 
 
@@ -594,7 +696,8 @@ def _verify(expected: list[Block], text: str) -> None:
             f"block {want.id!r} ({want.title[:60]!r}) would read back as {len(got)} blocks "
             f"instead of {len(expected)}",
             hint="its body has a '## ' line followed by an HTML comment, which elfmem reads as "
-                 "a new block; change that heading level or the comment")
+            "a new block; change that heading level or the comment",
+        )
     for want, have in zip(expected, got):
         for name in _COMPARED:
             if getattr(want, name) != getattr(have, name):
@@ -602,7 +705,8 @@ def _verify(expected: list[Block], text: str) -> None:
                     f"block {want.id!r} ({want.title[:60]!r}) would not read back unchanged: "
                     f"{name} {getattr(want, name)!r} -> {getattr(have, name)!r}",
                     hint="a body that starts with a 'key:: value' line is read as a field "
-                         "unless the block has a cue or relation line before it")
+                    "unless the block has a cue or relation line before it",
+                )
 
 
 def format_block(block: Block) -> str:
@@ -632,7 +736,8 @@ def format_blockfile(blocks: Iterable[Block]) -> str:
             raise MigrationError(
                 f"id {b.id!r} is used by two blocks ({seen[b.id].title[:60]!r} and "
                 f"{b.title[:60]!r}); elfmem refuses a file with a duplicate id",
-                hint="give one of them a new id or merge them")
+                hint="give one of them a new id or merge them",
+            )
         seen[b.id] = b  # type: ignore[index]
     text = "\n".join(_render(b) for b in normal)
     _verify(normal, text)
@@ -646,16 +751,26 @@ def substrate_path(section: str, category: str) -> str:
     Categories may nest (``pattern/strategy``), as elfmem's export writes them.
     """
     if section not in SECTIONS:
-        raise MigrationError(f"unknown substrate section {section!r}",
-                             hint=f"use one of {', '.join(SECTIONS)}")
+        raise MigrationError(
+            f"unknown substrate section {section!r}", hint=f"use one of {', '.join(SECTIONS)}"
+        )
     parts = category.split("/") if isinstance(category, str) else [""]
-    bad = (not category or "\\" in category or "\x00" in category or category.startswith("/")
-           or any(p in ("", ".", "..") or p != p.strip() or _has_line_break(p) or is_git_name(p)
-                  for p in parts)
-           or re.match(r"^[A-Za-z]:", category))
+    bad = (
+        not category
+        or "\\" in category
+        or "\x00" in category
+        or category.startswith("/")
+        or any(
+            p in ("", ".", "..") or p != p.strip() or _has_line_break(p) or is_git_name(p)
+            for p in parts
+        )
+        or re.match(r"^[A-Za-z]:", category)
+    )
     if bad:
-        raise UnsafePath(f"category {category!r} cannot be a file under .elfmem/memory/{section}/",
-                         path=f"{MEMORY_DIR}/{section}")
+        raise UnsafePath(
+            f"category {category!r} cannot be a file under .elfmem/memory/{section}/",
+            path=f"{MEMORY_DIR}/{section}",
+        )
     return f"{MEMORY_DIR}/{section}/{category}.md"
 
 
@@ -680,25 +795,39 @@ def parse_ledger(text: str, *, file: str | None = None) -> tuple[list[dict[str, 
             continue
         size = len(raw.encode("utf-8", "surrogatepass"))
         if size >= MAX_LEDGER_LINE_BYTES:
-            problems.add(file, "ledger_line_too_long",
-                         f"{size} bytes; elfmem keeps ledger lines under "
-                         f"{MAX_LEDGER_LINE_BYTES} so appends stay atomic", line=n)
+            problems.add(
+                file,
+                "ledger_line_too_long",
+                f"{size} bytes; elfmem keeps ledger lines under "
+                f"{MAX_LEDGER_LINE_BYTES} so appends stay atomic",
+                line=n,
+            )
         try:
-            event, issues = _json.loads(raw, reader="elfmem (Python's json)",
-                                         root="the event")
+            event, issues = _json.loads(raw, reader="elfmem (Python's json)", root="the event")
         except (json.JSONDecodeError, RecursionError) as exc:
-            problems.add(file, "ledger_bad_json",
-                         f"not JSON ({exc.__class__.__name__}: {str(exc)[:80]}); elfmem skips it",
-                         line=n)
+            problems.add(
+                file,
+                "ledger_bad_json",
+                f"not JSON ({exc.__class__.__name__}: {str(exc)[:80]}); elfmem skips it",
+                line=n,
+            )
             continue
         if not isinstance(event, dict) or "k" not in event:
-            problems.add(file, "ledger_bad_event",
-                         "not an object with a 'k' (kind) key; elfmem skips it", line=n)
+            problems.add(
+                file,
+                "ledger_bad_event",
+                "not an object with a 'k' (kind) key; elfmem skips it",
+                line=n,
+            )
             continue
         if any(c in raw for c in _SPLITLINES_ONLY):
-            problems.add(file, "ledger_line_split",
-                         "holds a raw character that str.splitlines() breaks on (e.g. U+2028); "
-                         "elfmem splits the line there and skips the event", line=n)
+            problems.add(
+                file,
+                "ledger_line_split",
+                "holds a raw character that str.splitlines() breaks on (e.g. U+2028); "
+                "elfmem splits the line there and skips the event",
+                line=n,
+            )
         for kind, message in issues:
             problems.add(file, kind, message, line=n)
         event["line"] = n
@@ -721,19 +850,24 @@ def format_ledger_line(event: Mapping[str, Any]) -> str:
     """
     missing = [k for k in ("t", "s", "ah", "k") if k not in event]
     if missing:
-        raise MigrationError(f"ledger event lacks {', '.join(missing)}: {dict(event)!r:.200}",
-                             hint="every ledger event needs t (ISO time), s, ah and k")
+        raise MigrationError(
+            f"ledger event lacks {', '.join(missing)}: {dict(event)!r:.200}",
+            hint="every ledger event needs t (ISO time), s, ah and k",
+        )
     try:
         line = _ledger_json(event)
     except (TypeError, ValueError) as exc:
-        raise MigrationError(f"ledger event of kind {event.get('k')!r} is not plain JSON: {exc}",
-                             hint="use str/int/float/bool/None/list/dict values, no NaN") from exc
+        raise MigrationError(
+            f"ledger event of kind {event.get('k')!r} is not plain JSON: {exc}",
+            hint="use str/int/float/bool/None/list/dict values, no NaN",
+        ) from exc
     size = len((line + "\n").encode("utf-8", "surrogatepass"))
     if size > MAX_LEDGER_LINE_BYTES:
         raise MigrationError(
             f"ledger event of kind {event.get('k')!r} is {size} bytes with its newline, over "
             f"{MAX_LEDGER_LINE_BYTES}",
-            hint="use fit_ledger_event() to drop the largest free-text field, as elfmem does")
+            hint="use fit_ledger_event() to drop the largest free-text field, as elfmem does",
+        )
     return line
 
 
@@ -745,15 +879,20 @@ def fit_ledger_event(event: Mapping[str, Any]) -> tuple[dict[str, Any], list[str
     """
     record = {k: v for k, v in event.items() if k != "line"}
     dropped: list[str] = []
-    while len((_ledger_json(record) + "\n").encode("utf-8", "surrogatepass")) \
-            > MAX_LEDGER_LINE_BYTES:
-        texts = {k: v for k, v in record.items()
-                 if isinstance(v, str) and k not in LEDGER_REQUIRED_FIELDS}
+    while (
+        len((_ledger_json(record) + "\n").encode("utf-8", "surrogatepass")) > MAX_LEDGER_LINE_BYTES
+    ):
+        texts = {
+            k: v
+            for k, v in record.items()
+            if isinstance(v, str) and k not in LEDGER_REQUIRED_FIELDS
+        }
         if not texts:
             raise MigrationError(
                 f"ledger event of kind {record.get('k')!r} is over {MAX_LEDGER_LINE_BYTES} bytes "
                 "with no droppable text field",
-                hint="split the event (elfmem chunks long id lists at 64 per line)")
+                hint="split the event (elfmem chunks long id lists at 64 per line)",
+            )
         biggest = max(texts, key=lambda k: len(texts[k]))
         record.pop(biggest)
         dropped.append(biggest)
@@ -766,9 +905,11 @@ def format_ledger(events: Iterable[Mapping[str, Any]]) -> str:
 
 
 def ledger_path(t: str) -> str:
-    """The monthly file elfmem appends an event stamped ``t`` to: ``.elfmem/ledger/YYYY-MM.jsonl``."""
+    """The monthly file elfmem appends an event stamped ``t`` to:
+    ``.elfmem/ledger/YYYY-MM.jsonl``."""
     if not isinstance(t, str) or not re.match(r"^\d{4}-\d{2}", t):
-        raise MigrationError(f"ledger time {t!r} is not ISO-8601",
-                             hint="stamp events with datetime.isoformat() in UTC")
+        raise MigrationError(
+            f"ledger time {t!r} is not ISO-8601",
+            hint="stamp events with datetime.isoformat() in UTC",
+        )
     return f"{LEDGER_DIR}/{t[:7]}.jsonl"
-

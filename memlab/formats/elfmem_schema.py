@@ -46,8 +46,17 @@ from __future__ import annotations
 import sqlite3
 from typing import Any
 
-__all__ = ["RELEASE_FOR_VERSION", "MIGRATING_RELEASE", "MIGRATIONS", "release_ddl", "columns_of",
-           "table_names", "create_all", "apply_migrations", "create_fresh"]
+__all__ = [
+    "RELEASE_FOR_VERSION",
+    "MIGRATING_RELEASE",
+    "MIGRATIONS",
+    "release_ddl",
+    "columns_of",
+    "table_names",
+    "create_all",
+    "apply_migrations",
+    "create_fresh",
+]
 
 _BLOCKS_0_1_0 = """\
 CREATE TABLE blocks (
@@ -535,13 +544,29 @@ _RELEASE_DDL: dict[str, list[str]] = {
 }
 
 #: The wheel whose models.py defines a fresh database of each schema version.
-RELEASE_FOR_VERSION: dict[int, str] = {1: "0.8.0", 2: "0.9.1", 3: "0.13.3", 4: "0.17.0",
-                                       5: "0.19.2", 6: "0.19.2", 7: "0.19.2", 8: "0.19.2",
-                                       9: "0.20.0"}
+RELEASE_FOR_VERSION: dict[int, str] = {
+    1: "0.8.0",
+    2: "0.9.1",
+    3: "0.13.3",
+    4: "0.17.0",
+    5: "0.19.2",
+    6: "0.19.2",
+    7: "0.19.2",
+    8: "0.19.2",
+    9: "0.20.0",
+}
 
 #: The release that runs the migration to each version (its create_all runs first).
-MIGRATING_RELEASE: dict[int, str] = {2: "0.9.1", 3: "0.13.3", 4: "0.17.0", 5: "0.19.2",
-                                      6: "0.20.0", 7: "0.20.0", 8: "0.20.0", 9: "0.20.0"}
+MIGRATING_RELEASE: dict[int, str] = {
+    2: "0.9.1",
+    3: "0.13.3",
+    4: "0.17.0",
+    5: "0.19.2",
+    6: "0.20.0",
+    7: "0.20.0",
+    8: "0.20.0",
+    9: "0.20.0",
+}
 
 _AMENDMENTS_V5 = """
         CREATE TABLE IF NOT EXISTS block_amendments (
@@ -562,32 +587,46 @@ _AMENDMENTS_V5 = """
 #: elfmem 0.20.0 db/migrate.py, one list per target version, in the order it runs them.
 #: ``("add", table, column, type)`` is ``_add_column`` (duplicate-column errors ignored).
 MIGRATIONS: dict[int, list[Any]] = {
-    2: [("add", "blocks", "source_peer", "TEXT"),
+    2: [
+        ("add", "blocks", "source_peer", "TEXT"),
         ("add", "blocks", "share", "TEXT DEFAULT 'private'"),
         ("add", "blocks", "envelope_json", "TEXT"),
         ("add", "peer_roster", "delivery_path", "TEXT"),
-        "CREATE INDEX IF NOT EXISTS idx_blocks_source_peer ON blocks(source_peer)"],
-    3: [("add", "blocks", "last_scored_at", "TEXT"),
+        "CREATE INDEX IF NOT EXISTS idx_blocks_source_peer ON blocks(source_peer)",
+    ],
+    3: [
+        ("add", "blocks", "last_scored_at", "TEXT"),
         "UPDATE blocks SET last_scored_at = created_at WHERE last_scored_at IS NULL",
-        "CREATE INDEX IF NOT EXISTS idx_blocks_last_scored_at ON blocks(last_scored_at)"],
-    4: [("add", "blocks", "success_count", "REAL NOT NULL DEFAULT 0.5"),
+        "CREATE INDEX IF NOT EXISTS idx_blocks_last_scored_at ON blocks(last_scored_at)",
+    ],
+    4: [
+        ("add", "blocks", "success_count", "REAL NOT NULL DEFAULT 0.5"),
         ("add", "blocks", "failure_count", "REAL NOT NULL DEFAULT 0.5"),
         "UPDATE blocks "
         "SET success_count = confidence * (1.0 + outcome_evidence), "
         "    failure_count = (1.0 - confidence) * (1.0 + outcome_evidence) "
-        "WHERE success_count = 0.5 AND failure_count = 0.5"],
-    5: [_AMENDMENTS_V5,
+        "WHERE success_count = 0.5 AND failure_count = 0.5",
+    ],
+    5: [
+        _AMENDMENTS_V5,
         "CREATE INDEX IF NOT EXISTS idx_block_amendments_block_id ON block_amendments(block_id)",
-        "CREATE INDEX IF NOT EXISTS idx_block_amendments_timestamp ON block_amendments(timestamp)"],
+        "CREATE INDEX IF NOT EXISTS idx_block_amendments_timestamp ON block_amendments(timestamp)",
+    ],
     6: [("add", "blocks", "superseded_by", "TEXT")],
-    7: [("add", "blocks", "pinned", "INTEGER NOT NULL DEFAULT 0"),
+    7: [
+        ("add", "blocks", "pinned", "INTEGER NOT NULL DEFAULT 0"),
         "UPDATE blocks SET pinned = 1 WHERE id IN ("
-        "  SELECT block_id FROM block_tags WHERE tag = 'self/constitutional')"],
-    8: [("add", "blocks", "cue", "TEXT"),
+        "  SELECT block_id FROM block_tags WHERE tag = 'self/constitutional')",
+    ],
+    8: [
+        ("add", "blocks", "cue", "TEXT"),
         ("add", "blocks", "volatility_class", "TEXT"),
-        ("add", "edges", "declared_by", "TEXT")],
-    9: [("add", "contradictions", "kind", "TEXT NOT NULL DEFAULT 'contradiction'"),
-        ("add", "contradictions", "cue_similarity", "FLOAT")],
+        ("add", "edges", "declared_by", "TEXT"),
+    ],
+    9: [
+        ("add", "contradictions", "kind", "TEXT NOT NULL DEFAULT 'contradiction'"),
+        ("add", "contradictions", "cue_similarity", "FLOAT"),
+    ],
 }
 
 
@@ -632,8 +671,11 @@ def apply_migrations(conn: sqlite3.Connection, start: int, target: int) -> None:
                     pass  # elfmem's _add_column suppresses this (column already there)
             else:
                 conn.execute(step)
-        conn.execute("INSERT INTO system_config (key, value) VALUES ('schema_version', ?) "
-                     "ON CONFLICT(key) DO UPDATE SET value = excluded.value", (str(version),))
+        conn.execute(
+            "INSERT INTO system_config (key, value) VALUES ('schema_version', ?) "
+            "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+            (str(version),),
+        )
 
 
 def create_fresh(conn: sqlite3.Connection, release: str) -> int:
@@ -646,8 +688,11 @@ def create_fresh(conn: sqlite3.Connection, release: str) -> int:
     for stmt in _RELEASE_DDL[release]:
         conn.execute(stmt)
     # 0.19.2 is also the base for the never-released versions 6-8: its own version is the lowest.
-    version = min(v for v, r in RELEASE_FOR_VERSION.items() if r == release) \
-        if release in RELEASE_FOR_VERSION.values() else 1
+    version = (
+        min(v for v, r in RELEASE_FOR_VERSION.items() if r == release)
+        if release in RELEASE_FOR_VERSION.values()
+        else 1
+    )
     if version > 1:
         apply_migrations(conn, 1, version)
     return version

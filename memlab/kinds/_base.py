@@ -149,13 +149,26 @@ class Review:
         return _resolve(self.units)(store)
 
 
-
-
 #: What a store kind declares, by name (the fields of :class:`memlab.kinds.Kind`, the attributes
 #: of a :class:`KindBase`): :func:`memlab.kinds.by_kind` reads one of them across the kinds.
-FIELDS = ("name", "display", "load_ref", "detect", "locate", "audit_ref", "migrations",
-          "default_target", "find_ref", "priority", "review", "verify", "capabilities",
-          "reports", "headline", "copy_of")
+FIELDS = (
+    "name",
+    "display",
+    "load_ref",
+    "detect",
+    "locate",
+    "audit_ref",
+    "migrations",
+    "default_target",
+    "find_ref",
+    "priority",
+    "review",
+    "verify",
+    "capabilities",
+    "reports",
+    "headline",
+    "copy_of",
+)
 
 
 class KindBase:
@@ -197,7 +210,6 @@ class KindBase:
             if callable(own) and not getattr(own, "options_checked", False):
                 setattr(cls, method, _options_checked(own, what, given))
 
-
     def detect(self, probe: Probe) -> str | None:
         """What this kind saw in ``probe`` (a short phrase), or None when it is not this kind."""
         return None
@@ -222,61 +234,88 @@ class KindBase:
         self._check_options(fn, kwargs, "loading", source)
         return fn(source, **kwargs)
 
-    def _check_options(self, fn: Callable[..., Any], options: Mapping[str, Any], what: str,
-                       where: Any, *, given: tuple[str, ...] = ()) -> None:
+    def _check_options(
+        self,
+        fn: Callable[..., Any],
+        options: Mapping[str, Any],
+        what: str,
+        where: Any,
+        *,
+        given: tuple[str, ...] = (),
+    ) -> None:
         """Raise UnknownOption for any of ``options`` that ``fn`` does not name as a parameter
         (after its first, the source or store). A ``**kwargs`` catch-all names nothing, so a
         misspelt option is an error rather than silently dropped. ``given`` are the options
         memlab itself always passes (an audit's ``as_of``), not listed in the hint."""
         import inspect
 
-        named = [n for i, (n, p) in enumerate(inspect.signature(fn).parameters.items())
-                 if i > 0 and n not in given
-                 and p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
+        named = [
+            n
+            for i, (n, p) in enumerate(inspect.signature(fn).parameters.items())
+            if i > 0 and n not in given and p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)
+        ]
         unknown = sorted(k for k in options if k not in named)
         if unknown:
-            raise UnknownOption(f"{what} a store of kind {self.name!r} ({self.display}) takes no "
-                                + ", ".join(unknown) + " option",
-                                path=where if isinstance(where, Path) else None,
-                                hint="its options: " + ", ".join(named) if named
-                                else "it takes none")
+            raise UnknownOption(
+                f"{what} a store of kind {self.name!r} ({self.display}) takes no "
+                + ", ".join(unknown)
+                + " option",
+                path=where if isinstance(where, Path) else None,
+                hint="its options: " + ", ".join(named) if named else "it takes none",
+            )
 
     def audit(self, store: Any, *, as_of: Any = None, **options: Any) -> Any:
         """Audit ``store`` with this kind's audit; an option the audit does not name is an
         :class:`~memlab.errors.UnknownOption` naming the kind and the option."""
         fn = _resolve(self.audit_ref)
         if fn is None:
-            raise UnsupportedSchema(f"no audit for a store of kind {self.name!r}",
-                                    path=getattr(store, "path", None),
-                                    hint="memlab audits " + ", ".join(
-                                        k.display for k in self.registered()
-                                        if k.audit_ref is not None))
-        self._check_options(fn, options, "auditing", getattr(store, "path", None),
-                            given=("as_of",))
+            raise UnsupportedSchema(
+                f"no audit for a store of kind {self.name!r}",
+                path=getattr(store, "path", None),
+                hint="memlab audits "
+                + ", ".join(k.display for k in self.registered() if k.audit_ref is not None),
+            )
+        self._check_options(fn, options, "auditing", getattr(store, "path", None), given=("as_of",))
         return fn(store, as_of=as_of, **options)
 
-    def plan(self, store: Any, source: Path, target: str | None = None, *,
-             dest: str | Path | None = None, **options: Any) -> Any:
+    def plan(
+        self,
+        store: Any,
+        source: Path,
+        target: str | None = None,
+        *,
+        dest: str | Path | None = None,
+        **options: Any,
+    ) -> Any:
         """The migration plan of ``store`` (read from ``source``) to ``target`` (default:
         :attr:`default_target`) into ``dest``. ``options`` (a Letta server's ``agents``) go to
         a planner that takes them; one it does not take is a MigrationError."""
         target = target or self.default_target
         if target not in self.migrations:
             if not self.migrations:
-                raise MigrationError(f"memlab does not migrate from this {self.display}",
-                                     path=source, hint="memlab migrates from: " + ", ".join(
-                                         k.display for k in self.registered() if k.migrations))
-            raise MigrationError(f"a {self.display} does not migrate to {target!r}", path=source,
-                                 hint=f"use one of {', '.join(self.migrations)}")
+                raise MigrationError(
+                    f"memlab does not migrate from this {self.display}",
+                    path=source,
+                    hint="memlab migrates from: "
+                    + ", ".join(k.display for k in self.registered() if k.migrations),
+                )
+            raise MigrationError(
+                f"a {self.display} does not migrate to {target!r}",
+                path=source,
+                hint=f"use one of {', '.join(self.migrations)}",
+            )
         fn = _resolve(self.migrations[target])
         import inspect
 
         accepted = inspect.signature(fn).parameters
         unknown = sorted(k for k in options if k not in accepted)
         if unknown:
-            raise MigrationError(f"a {self.display} takes no {', '.join(unknown)} option",
-                                 path=source, hint="--agent selects agents of a Letta server "
-                                                   "database; leave it out for this source")
+            raise MigrationError(
+                f"a {self.display} takes no {', '.join(unknown)} option",
+                path=source,
+                hint="--agent selects agents of a Letta server "
+                "database; leave it out for this source",
+            )
         return fn(store, source, target=target, dest=dest, **options)
 
     def find(self, search: Search) -> Iterable[dict[str, Any]]:
@@ -286,16 +325,21 @@ class KindBase:
         return () if fn is None else fn(search)
 
 
-def _options_checked(method: Callable[..., Any], what: str,
-                     given: tuple[str, ...]) -> Callable[..., Any]:
+def _options_checked(
+    method: Callable[..., Any], what: str, given: tuple[str, ...]
+) -> Callable[..., Any]:
     """``method`` (a kind class's own load or audit), refusing an option it does not name."""
 
     @wraps(method)
     def checked(self: KindBase, first: Any, **options: Any) -> Any:
         where = first if what == "loading" else getattr(first, "path", None)
-        self._check_options(method.__get__(self), {k: v for k, v in options.items()
-                                                   if k not in given}, what, where,
-                            given=given)
+        self._check_options(
+            method.__get__(self),
+            {k: v for k, v in options.items() if k not in given},
+            what,
+            where,
+            given=given,
+        )
         return method(self, first, **options)
 
     checked.options_checked = True  # type: ignore[attr-defined]

@@ -17,7 +17,6 @@ __all__ = ["MEMFS_KINDS"]
 _SQLITE_MAGIC = b"SQLite format 3\x00"
 
 
-
 def _sqlite(probe: Probe) -> str | None:
     if probe.is_dir:
         return None
@@ -78,67 +77,159 @@ def _letta_memfs(probe: Probe) -> str | None:
     if found:
         return f"holds {found}"
     # a bare repository (a server-side copy, a mirror): its tree is checked when it is located
-    if probe.is_dir and (probe.path / "HEAD").is_file() and (probe.path / "objects").is_dir() \
-            and (probe.path / "refs").is_dir():
+    if (
+        probe.is_dir
+        and (probe.path / "HEAD").is_file()
+        and (probe.path / "objects").is_dir()
+        and (probe.path / "refs").is_dir()
+    ):
         return "a bare git repository"
     return None
 
 
 # --------------------------------------------------------------------------- the kinds
 
-_SRC, _AUD, _MIG, _DISC = "memlab.sources", "memlab.audits", "memlab.migrations", \
-    "memlab.sources.discover"
+_SRC, _AUD, _MIG, _DISC = (
+    "memlab.sources",
+    "memlab.audits",
+    "memlab.migrations",
+    "memlab.sources.discover",
+)
 _UNITS = "memlab.reviews._units"
-_MEMFS_FILES = dict(units=f"{_UNITS}:memfs_file_units", share_of="all memory files",
-                    removal="delete_file", edit="set_body", apply="commit", prompt_files=True,
-                    drift="files")
+_MEMFS_FILES = dict(
+    units=f"{_UNITS}:memfs_file_units",
+    share_of="all memory files",
+    removal="delete_file",
+    edit="set_body",
+    apply="commit",
+    prompt_files=True,
+    drift="files",
+)
 
-_MEMFS_HEADLINE = ("prompt_tokens", "max_limit_ratio", "findings", "hook_violations",
-                   "no_verify_commits", "over_limit_files", "problems", "review.choices")
+_MEMFS_HEADLINE = (
+    "prompt_tokens",
+    "max_limit_ratio",
+    "findings",
+    "hook_violations",
+    "no_verify_commits",
+    "over_limit_files",
+    "problems",
+    "review.choices",
+)
 
-register("elfmem_db", display="elfmem database", detect=_sqlite, priority=-10,
-         load=f"{_SRC}.elfmem_db:load_elfmem", audit=f"{_AUD}.elfmem:audit_elfmem",
-         migrations={"substrate": f"{_MIG}._elfmem:plan_substrate", **_TO_MEMFS},
-         find=f"{_DISC}:find_elfmem_databases", verify="elfmem", capabilities={"elfmem_tables"},
-         reports=("audit", "review"),
-         headline=("input_per_corpus_token", "calls_per_surviving_block", "supersession_share",
-                   "min_block_recency", "role_slots_left", "constitutional_tagged_live",
-                   "blocks_active", "contradictions_unresolved", "review.choices"),
-         review=Review(units=f"{_UNITS}:elfmem_db_units", share_of="all live blocks",
-                       removal="forget", edit="edit", apply="script",
-                       stale_basis="no reinforcement, session or outcome", drift="seeds",
-                       recorded_contradictions=True, remember=True))
-register("letta_server", display="Letta server database", detect=_letta_sqlite,
-         locate=_letta_dsn, load=f"{_SRC}.letta_server:load_letta_server",
-         audit=f"{_AUD}.letta_server:audit_letta_server",
-         find=f"{_SRC}.letta_server:find_letta_server",
-         migrations={"letta": f"{_MIG}._letta_server:plan_letta_server"}, verify="server")
+register(
+    "elfmem_db",
+    display="elfmem database",
+    detect=_sqlite,
+    priority=-10,
+    load=f"{_SRC}.elfmem_db:load_elfmem",
+    audit=f"{_AUD}.elfmem:audit_elfmem",
+    migrations={"substrate": f"{_MIG}._elfmem:plan_substrate", **_TO_MEMFS},
+    find=f"{_DISC}:find_elfmem_databases",
+    verify="elfmem",
+    capabilities={"elfmem_tables"},
+    reports=("audit", "review"),
+    headline=(
+        "input_per_corpus_token",
+        "calls_per_surviving_block",
+        "supersession_share",
+        "min_block_recency",
+        "role_slots_left",
+        "constitutional_tagged_live",
+        "blocks_active",
+        "contradictions_unresolved",
+        "review.choices",
+    ),
+    review=Review(
+        units=f"{_UNITS}:elfmem_db_units",
+        share_of="all live blocks",
+        removal="forget",
+        edit="edit",
+        apply="script",
+        stale_basis="no reinforcement, session or outcome",
+        drift="seeds",
+        recorded_contradictions=True,
+        remember=True,
+    ),
+)
+register(
+    "letta_server",
+    display="Letta server database",
+    detect=_letta_sqlite,
+    locate=_letta_dsn,
+    load=f"{_SRC}.letta_server:load_letta_server",
+    audit=f"{_AUD}.letta_server:audit_letta_server",
+    find=f"{_SRC}.letta_server:find_letta_server",
+    migrations={"letta": f"{_MIG}._letta_server:plan_letta_server"},
+    verify="server",
+)
 #: The kinds stored as markdown files in a git repo, loaded by :mod:`memlab.sources.memfs` and
 #: audited by :mod:`memlab.audits.memfs`; review edits them with a commit.
 MEMFS_KINDS = ("letta_memfs", "souveraine", "elfmem_substrate")
-register("elfmem_substrate", display="elfmem markdown substrate", detect=_substrate,
-         priority=20, load=f"{_SRC}.memfs:load_memfs", audit=f"{_AUD}.memfs:audit_memfs",
-         find=f"{_DISC}:find_elfmem_substrates",
-         review=Review(units=f"{_UNITS}:substrate_units", share_of="all notes and log blocks",
-                       removal="archive_block", apply="commit",
-                       stale_basis="no use/out/edit ledger event", drift="files",
-                       describe_file=True, project_folder=True),
-         capabilities={"memfs_layout"},
-         reports=("memfs", "review"), headline=_MEMFS_HEADLINE, copy_of="substrate")
-register("souveraine", display="Souveraine agent dir", detect=_souveraine, priority=10,
-         load=f"{_SRC}.memfs:load_memfs", audit=f"{_AUD}.memfs:audit_memfs",
-         find=f"{_DISC}:find_souveraine", review=Review(**_MEMFS_FILES, rules="souveraine"),
-         capabilities={"uuid_folder", "memfs_layout"},
-         reports=("memfs", "review"), headline=_MEMFS_HEADLINE, copy_of="souveraine")
-register("letta_memfs", display="Letta Code memfs repo", detect=_letta_memfs,
-         load=f"{_SRC}.memfs:load_memfs", audit=f"{_AUD}.memfs:audit_memfs",
-         find=f"{_DISC}:find_letta_memfs", review=Review(**_MEMFS_FILES, rules="letta"),
-         verify="upgrade", reports=("memfs", "review"), headline=_MEMFS_HEADLINE, copy_of="letta",
-         capabilities={"memfs_v1_upgrade", "memfs_layout"},
-         migrations={"letta": f"{_MIG}._letta_upgrade:plan_upgrade"})  # memfs v1 -> v2
-register("agent_file", display="Letta Agent File", detect=_agent_file, priority=-10,
-         load=f"{_SRC}.agent_file:load_agent_file", audit=f"{_AUD}.agent_file:audit_agent_file",
-         migrations=_TO_MEMFS, review=_AGENT_BLOCKS, verify="blocks",
-         capabilities={"json_file", "agents"}, reports=("audit", "review"),
-         headline=_AGENT_FILE_HEADLINE)
+register(
+    "elfmem_substrate",
+    display="elfmem markdown substrate",
+    detect=_substrate,
+    priority=20,
+    load=f"{_SRC}.memfs:load_memfs",
+    audit=f"{_AUD}.memfs:audit_memfs",
+    find=f"{_DISC}:find_elfmem_substrates",
+    review=Review(
+        units=f"{_UNITS}:substrate_units",
+        share_of="all notes and log blocks",
+        removal="archive_block",
+        apply="commit",
+        stale_basis="no use/out/edit ledger event",
+        drift="files",
+        describe_file=True,
+        project_folder=True,
+    ),
+    capabilities={"memfs_layout"},
+    reports=("memfs", "review"),
+    headline=_MEMFS_HEADLINE,
+    copy_of="substrate",
+)
+register(
+    "souveraine",
+    display="Souveraine agent dir",
+    detect=_souveraine,
+    priority=10,
+    load=f"{_SRC}.memfs:load_memfs",
+    audit=f"{_AUD}.memfs:audit_memfs",
+    find=f"{_DISC}:find_souveraine",
+    review=Review(**_MEMFS_FILES, rules="souveraine"),
+    capabilities={"uuid_folder", "memfs_layout"},
+    reports=("memfs", "review"),
+    headline=_MEMFS_HEADLINE,
+    copy_of="souveraine",
+)
+register(
+    "letta_memfs",
+    display="Letta Code memfs repo",
+    detect=_letta_memfs,
+    load=f"{_SRC}.memfs:load_memfs",
+    audit=f"{_AUD}.memfs:audit_memfs",
+    find=f"{_DISC}:find_letta_memfs",
+    review=Review(**_MEMFS_FILES, rules="letta"),
+    verify="upgrade",
+    reports=("memfs", "review"),
+    headline=_MEMFS_HEADLINE,
+    copy_of="letta",
+    capabilities={"memfs_v1_upgrade", "memfs_layout"},
+    migrations={"letta": f"{_MIG}._letta_upgrade:plan_upgrade"},
+)  # memfs v1 -> v2
+register(
+    "agent_file",
+    display="Letta Agent File",
+    detect=_agent_file,
+    priority=-10,
+    load=f"{_SRC}.agent_file:load_agent_file",
+    audit=f"{_AUD}.agent_file:audit_agent_file",
+    migrations=_TO_MEMFS,
+    review=_AGENT_BLOCKS,
+    verify="blocks",
+    capabilities={"json_file", "agents"},
+    reports=("audit", "review"),
+    headline=_AGENT_FILE_HEADLINE,
+)
 register(LettaBlocks())

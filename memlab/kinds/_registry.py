@@ -12,8 +12,20 @@ from memlab._registry import RegistryView
 from memlab.errors import SourceError, StoreNotFound, UnrecognizedStore, UnsupportedSchema
 from memlab.kinds._base import FIELDS, Evidence, KindBase, Probe, Ref, Review
 
-__all__ = ["by_kind", "Kind", "register", "unregister", "get", "lookup", "capable", "kinds",
-           "detect", "targets", "ENTRY_POINT_GROUP", "plugin_failures"]
+__all__ = [
+    "by_kind",
+    "Kind",
+    "register",
+    "unregister",
+    "get",
+    "lookup",
+    "capable",
+    "kinds",
+    "detect",
+    "targets",
+    "ENTRY_POINT_GROUP",
+    "plugin_failures",
+]
 
 
 @dataclass(frozen=True)
@@ -37,7 +49,6 @@ class Kind(KindBase):
     reports: tuple[str, ...] = ()
     headline: tuple[str, ...] = ()
     copy_of: str | None = None
-
 
 
 _REGISTRY: dict[str, KindBase] = {}
@@ -73,8 +84,11 @@ def _load_plugins() -> None:
             ep.load()()
         except (Exception, SystemExit) as exc:  # the plugin's code: anything it raises
             dist = getattr(getattr(ep, "dist", None), "name", None)
-            _plugin_failed(f"the store kind plugin {ep.name} = {ep.value}"
-                           + (f" (distribution {dist})" if dist else ""), exc)
+            _plugin_failed(
+                f"the store kind plugin {ep.name} = {ep.value}"
+                + (f" (distribution {dist})" if dist else ""),
+                exc,
+            )
 
 
 def _plugins_may_exist() -> bool:
@@ -88,8 +102,10 @@ def _plugins_may_exist() -> bool:
     import sys
     from importlib.machinery import PathFinder
 
-    if any(f is not PathFinder and getattr(f, "find_distributions", None) is not None
-           for f in sys.meta_path):
+    if any(
+        f is not PathFinder and getattr(f, "find_distributions", None) is not None
+        for f in sys.meta_path
+    ):
         return True
     needle = ENTRY_POINT_GROUP.encode()
     for entry in sys.path:
@@ -129,37 +145,65 @@ def _plugin_failed(what: str, exc: BaseException) -> None:
 
     from memlab._escape import terminal_line
 
-    line = terminal_line(f"{what} failed and was skipped: {type(exc).__name__}: {exc}; fix or "
-                         f"uninstall it", 400)
+    line = terminal_line(
+        f"{what} failed and was skipped: {type(exc).__name__}: {exc}; fix or uninstall it", 400
+    )
     plugin_failures.append(line)
     print(f"memlab: warning: {line}", file=sys.stderr, flush=True)
 
 
-def register(name: str | KindBase, *, display: str | None = None, load: Ref | None = None,
-             detect: Callable[[Probe], str | None] | None = None,
-             locate: Callable[[str], str | None] | None = None, audit: Ref | None = None,
-             migrations: Mapping[str, Ref] | None = None,
-             default_target: str | None = None, find: Ref | None = None, priority: int = 0,
-             review: Review | None = None, verify: str | None = None,
-             capabilities: Iterable[str] = (), reports: Iterable[str] = (),
-             headline: Iterable[str] = (), copy_of: str | None = None,
-             replace: bool = False) -> KindBase:
+def register(
+    name: str | KindBase,
+    *,
+    display: str | None = None,
+    load: Ref | None = None,
+    detect: Callable[[Probe], str | None] | None = None,
+    locate: Callable[[str], str | None] | None = None,
+    audit: Ref | None = None,
+    migrations: Mapping[str, Ref] | None = None,
+    default_target: str | None = None,
+    find: Ref | None = None,
+    priority: int = 0,
+    review: Review | None = None,
+    verify: str | None = None,
+    capabilities: Iterable[str] = (),
+    reports: Iterable[str] = (),
+    headline: Iterable[str] = (),
+    copy_of: str | None = None,
+    replace: bool = False,
+) -> KindBase:
     """Add a store kind (see :mod:`memlab.kinds`); returns it. ``name`` is the kind's name with
     its fields as keywords (``display`` and ``load`` required), or a :class:`KindBase` instance
     (a kind written as a class), given alone. Re-registering a name needs ``replace=True``."""
     if isinstance(name, KindBase):
-        given = [k for k, v in dict(display=display, load=load, detect=detect, locate=locate,
-                                    audit=audit, migrations=migrations,
-                                    default_target=default_target, find=find, review=review,
-                                    verify=verify, copy_of=copy_of).items() if v is not None]
+        given = [
+            k
+            for k, v in dict(
+                display=display,
+                load=load,
+                detect=detect,
+                locate=locate,
+                audit=audit,
+                migrations=migrations,
+                default_target=default_target,
+                find=find,
+                review=review,
+                verify=verify,
+                copy_of=copy_of,
+            ).items()
+            if v is not None
+        ]
         if given or priority or capabilities or reports or headline:
-            raise TypeError("a kind given as a KindBase instance declares its own fields; "
-                            "pass it alone (and replace=)")
+            raise TypeError(
+                "a kind given as a KindBase instance declares its own fields; "
+                "pass it alone (and replace=)"
+            )
         if name.name in _REGISTRY and not replace:
             raise ValueError(f"store kind {name.name!r} is already registered; pass replace=True")
         if name.default_target is not None and name.default_target not in name.migrations:
-            raise ValueError(f"default_target {name.default_target!r} is not one of "
-                             f"{name.name}'s migrations")
+            raise ValueError(
+                f"default_target {name.default_target!r} is not one of {name.name}'s migrations"
+            )
         _REGISTRY[name.name] = name
         return name
     if display is None or load is None:
@@ -169,9 +213,24 @@ def register(name: str | KindBase, *, display: str | None = None, load: Ref | No
     migrations = dict(migrations or {})
     if default_target is not None and default_target not in migrations:
         raise ValueError(f"default_target {default_target!r} is not one of {name}'s migrations")
-    kind = Kind(name, display, load, detect, locate, audit, migrations,
-                default_target or next(iter(migrations), None), find, priority, review, verify,
-                frozenset(capabilities), tuple(reports), tuple(headline), copy_of)
+    kind = Kind(
+        name,
+        display,
+        load,
+        detect,
+        locate,
+        audit,
+        migrations,
+        default_target or next(iter(migrations), None),
+        find,
+        priority,
+        review,
+        verify,
+        frozenset(capabilities),
+        tuple(reports),
+        tuple(headline),
+        copy_of,
+    )
     _REGISTRY[name] = kind
     return kind
 
@@ -187,8 +246,9 @@ def get(name: str) -> KindBase:
     try:
         return _REGISTRY[name]
     except KeyError:
-        raise UnsupportedSchema(f"no store kind named {name!r}",
-                                hint=f"memlab knows {', '.join(_REGISTRY)}") from None
+        raise UnsupportedSchema(
+            f"no store kind named {name!r}", hint=f"memlab knows {', '.join(_REGISTRY)}"
+        ) from None
 
 
 def lookup(name: str | None) -> KindBase | None:
@@ -204,8 +264,9 @@ def by_kind(attr: str) -> Mapping[str, Any]:
     none; plugins' kinds included."""
     if attr not in FIELDS:
         raise ValueError(f"a kind has no field {attr!r}")
-    return RegistryView(_registered, lambda kind: getattr(kind, attr),
-                        lambda kind: bool(getattr(kind, attr)))
+    return RegistryView(
+        _registered, lambda kind: getattr(kind, attr), lambda kind: bool(getattr(kind, attr))
+    )
 
 
 def _registered() -> Mapping[str, KindBase]:
@@ -256,8 +317,11 @@ def detect(path: str | Path) -> Evidence:
         raise StoreNotFound("no such file or folder", path=p)
     probe = Probe(p)
     if probe.is_dir and not os.access(p, os.R_OK | os.X_OK):
-        raise SourceError("cannot read this folder (permission denied)", path=p,
-                          hint="memlab needs read and execute permission on it")
+        raise SourceError(
+            "cannot read this folder (permission denied)",
+            path=p,
+            hint="memlab needs read and execute permission on it",
+        )
     if not probe.is_dir:
         probe.head  # noqa: B018 - an unreadable file is StoreNotFound before any detector runs
     for kind in kinds():
@@ -267,9 +331,11 @@ def detect(path: str | Path) -> Evidence:
         if reason:
             return Evidence(kind.name, p, reason)
     what = "folder" if probe.is_dir else "file"
-    raise UnrecognizedStore(f"not a store memlab knows; this {what} is none of: "
-                            + ", ".join(k.display for k in kinds() if k.detect is not None),
-                            path=p)
+    raise UnrecognizedStore(
+        f"not a store memlab knows; this {what} is none of: "
+        + ", ".join(k.display for k in kinds() if k.detect is not None),
+        path=p,
+    )
 
 
 KindBase.registered = staticmethod(kinds)

@@ -19,8 +19,14 @@ AGENT_BLOCKS = Review(units=f"{_UNITS}:agent_units", dated=False, rules="agent_l
 
 #: The headline metrics a scheduled run's index charts and compares by default (names of the
 #: audit report's ``metrics.json``; ``review.<name>`` from the review report's).
-AGENT_FILE_HEADLINE = ("max_prompt_tokens_est", "max_context_share", "max_over_limit_ratio",
-                        "n_blocks_over_limit", "n_problems", "review.choices")
+AGENT_FILE_HEADLINE = (
+    "max_prompt_tokens_est",
+    "max_context_share",
+    "max_over_limit_ratio",
+    "n_blocks_over_limit",
+    "n_problems",
+    "review.choices",
+)
 
 
 def json_text(probe: Probe) -> bytes:

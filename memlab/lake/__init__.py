@@ -85,8 +85,12 @@ __all__ = [
 # --------------------------------------------------------------------------- finding stores
 
 
-def scan(roots: Iterable[str | Path] | str | Path | None = None, *,
-         manifest: str | Path | None = None, max_depth: int = STORE_WALK_DEPTH) -> pd.DataFrame:
+def scan(
+    roots: Iterable[str | Path] | str | Path | None = None,
+    *,
+    manifest: str | Path | None = None,
+    max_depth: int = STORE_WALK_DEPTH,
+) -> pd.DataFrame:
     """The stores a fleet run will process: columns ``path``, ``label``, ``store_id``.
 
     Under each root, every store some registered kind detects is one row
@@ -99,8 +103,9 @@ def scan(roots: Iterable[str | Path] | str | Path | None = None, *,
     return _scan(roots, manifest=manifest, max_depth=max_depth)[0]
 
 
-def skipped_entries(roots: Iterable[str | Path] | str | Path | None, *,
-                    max_depth: int = STORE_WALK_DEPTH) -> pd.DataFrame:
+def skipped_entries(
+    roots: Iterable[str | Path] | str | Path | None, *, max_depth: int = STORE_WALK_DEPTH
+) -> pd.DataFrame:
     """What the folder walk of :func:`scan` passes over without opening: columns ``path``,
     ``reason``, ``store_id``.
 
@@ -112,8 +117,9 @@ def skipped_entries(roots: Iterable[str | Path] | str | Path | None, *,
     return _scan(roots, manifest=None, max_depth=max_depth, need_stores=False)[1]
 
 
-def _scan(roots, *, manifest, max_depth: int,
-          need_stores: bool = True) -> tuple[pd.DataFrame, pd.DataFrame]:
+def _scan(
+    roots, *, manifest, max_depth: int, need_stores: bool = True
+) -> tuple[pd.DataFrame, pd.DataFrame]:
     """One walk of the roots: (the stores, as :func:`scan`; the entries passed over, as
     :func:`skipped_entries`)."""
     rows: list[dict[str, Any]] = []
@@ -135,13 +141,17 @@ def _scan(roots, *, manifest, max_depth: int,
         except MemlabError:
             if not r.is_dir():
                 raise
-        rows.extend({"path": str(e.source), "label": None}
-                    for e in walk_stores(r, max_depth=max_depth, on_skip=on_skip))
+        rows.extend(
+            {"path": str(e.source), "label": None}
+            for e in walk_stores(r, max_depth=max_depth, on_skip=on_skip)
+        )
     if manifest is not None:
         rows.extend(_read_manifest(Path(manifest).expanduser()))
     if not rows and need_stores:
-        raise FleetError("no stores to process", hint="give a folder that holds stores, "
-                         "or a manifest with a 'path' column")
+        raise FleetError(
+            "no stores to process",
+            hint="give a folder that holds stores, or a manifest with a 'path' column",
+        )
     df = pd.DataFrame(rows, columns=["path", "label"]).drop_duplicates("path")
     df = df.reset_index(drop=True).astype({"path": "string", "label": "string"})
     df["store_id"] = pd.array([store_id(p) for p in df["path"]], dtype="string")
@@ -160,11 +170,15 @@ def _read_manifest(path: Path) -> list[dict[str, Any]]:
     except FileNotFoundError as exc:
         raise StoreNotFound("no such manifest", path=path) from exc
     except Exception as exc:  # pandas/pyarrow raise many kinds for a malformed file
-        raise FleetError(f"cannot read the manifest: {terminal_line(exc, MESSAGE_CHARS)}",
-                         path=path) from exc
+        raise FleetError(
+            f"cannot read the manifest: {terminal_line(exc, MESSAGE_CHARS)}", path=path
+        ) from exc
     if "path" not in df.columns:
-        raise FleetError("the manifest has no 'path' column", path=path,
-                         hint="a CSV or Parquet file with columns path[,label]")
+        raise FleetError(
+            "the manifest has no 'path' column",
+            path=path,
+            hint="a CSV or Parquet file with columns path[,label]",
+        )
     rows = []
     for i, rec in enumerate(df.to_dict("records")):
         value = rec.get("path")
@@ -193,15 +207,27 @@ class FleetResult:
     notes: list[str] = field(default_factory=list)
     #: Entries the folder walk did not open (symlinks, FIFOs, ...): ``path``, ``reason``,
     #: ``store_id``; each is also a ``failures`` row with ``error_class`` ``"Skipped"``.
-    skipped: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(
-        {"path": pd.Series(dtype="string"), "reason": pd.Series(dtype="string"),
-         "store_id": pd.Series(dtype="string")}))
+    skipped: pd.DataFrame = field(
+        default_factory=lambda: pd.DataFrame(
+            {
+                "path": pd.Series(dtype="string"),
+                "reason": pd.Series(dtype="string"),
+                "store_id": pd.Series(dtype="string"),
+            }
+        )
+    )
     #: Stores an earlier run on the same date wrote and this run does not list, whose rows
     #: this run removed from the date's partitions: ``store_id``, ``store_path``, ``tables``
     #: (how many tables held rows of the store).
-    superseded: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(
-        {"store_id": pd.Series(dtype="string"), "store_path": pd.Series(dtype="string"),
-         "tables": pd.Series(dtype="int64")}))
+    superseded: pd.DataFrame = field(
+        default_factory=lambda: pd.DataFrame(
+            {
+                "store_id": pd.Series(dtype="string"),
+                "store_path": pd.Series(dtype="string"),
+                "tables": pd.Series(dtype="int64"),
+            }
+        )
+    )
     #: This run's id (``part-<run id>-<n>.parquet``; the manifest's ``run_id``).
     run_id: str | None = None
     #: The Parquet files this run wrote, relative to the lake folder.
@@ -230,8 +256,10 @@ class FleetResult:
 
     def __repr__(self) -> str:
         c = self.counts
-        return (f"<FleetResult {len(self.stores)} stores: {c['ok']} ok, {c['reused']} reused, "
-                f"{c['failed']} failed; lake {self.out} run {self.run_date}>")
+        return (
+            f"<FleetResult {len(self.stores)} stores: {c['ok']} ok, {c['reused']} reused, "
+            f"{c['failed']} failed; lake {self.out} run {self.run_date}>"
+        )
 
 
 def _progress(total: int, enabled: bool | None):
@@ -256,8 +284,9 @@ def _prepare(out: str | Path, run_date: str | None, as_of: Any) -> tuple[Path, s
 
 
 def _frame(rows: list[dict[str, Any]]) -> pd.DataFrame:
-    df = pd.DataFrame(rows, columns=["store_id", "path", "kind", "status", "error_class",
-                                     "message", "seconds"])
+    df = pd.DataFrame(
+        rows, columns=["store_id", "path", "kind", "status", "error_class", "message", "seconds"]
+    )
     for col in ("store_id", "path", "kind", "error_class", "message"):
         df[col] = df[col].astype("string")
     df["status"] = df["status"].astype("category")
@@ -271,8 +300,12 @@ def is_lake(path: str | Path) -> bool:
     root = Path(path).expanduser()
     headline = root / "headline"
     # a symlinked headline folder (or a link to a Parquet file) is no table a run wrote
-    return root.is_dir() and headline.is_dir() and not headline.is_symlink() \
+    return (
+        root.is_dir()
+        and headline.is_dir()
+        and not headline.is_symlink()
         and bool(regular_files(headline, ".parquet"))
+    )
 
 
 def read_fleet(lake: str | Path, *, run_date: str | None = None) -> FleetResult:
@@ -289,36 +322,69 @@ def read_fleet(lake: str | Path, *, run_date: str | None = None) -> FleetResult:
     if root.is_dir():
         check_lake(root, reading=True)  # a symlinked folder: one line naming it
     if not is_lake(root):
-        raise FleetError("not a fleet lake: no headline table of Parquet files", path=root,
-                         hint="point at the --out folder of `memlab fleet`")
+        raise FleetError(
+            "not a fleet lake: no headline table of Parquet files",
+            path=root,
+            hint="point at the --out folder of `memlab fleet`",
+        )
     headline = read_lake(root, "headline")
     failures = read_lake(root, "failures")
-    found = set(headline["run_date"].dropna()) | set(failures.get(
-        "run_date", pd.Series(dtype="string")).dropna())
+    found = set(headline["run_date"].dropna()) | set(
+        failures.get("run_date", pd.Series(dtype="string")).dropna()
+    )
     # A partition folder's name is lake text: only a run date that is a date is one (it goes
     # on to notebooks and queries), and the others are named, not dropped silently.
     dates = sorted(d for d in found if _is_date(d))
-    notes = [f"ignored partition folders run_date={terminal_line(d, MESSAGE_CHARS)}: "
-             "not a YYYY-MM-DD date" for d in sorted(found - set(dates))]
+    notes = [
+        f"ignored partition folders run_date={terminal_line(d, MESSAGE_CHARS)}: "
+        "not a YYYY-MM-DD date"
+        for d in sorted(found - set(dates))
+    ]
     if run_date is not None and not _is_date(run_date):
         raise FleetError(f"run_date {terminal_line(run_date, MESSAGE_CHARS)} is not YYYY-MM-DD")
     if not dates:
-        raise FleetError("the lake has no run with a YYYY-MM-DD run date", path=root,
-                         hint="; ".join(notes))
+        raise FleetError(
+            "the lake has no run with a YYYY-MM-DD run date", path=root, hint="; ".join(notes)
+        )
     date = run_date or dates[-1]
     if date not in dates:
-        raise FleetError(f"the lake has no run on {date}", path=root,
-                         hint="its runs: " + ", ".join(dates))
+        raise FleetError(
+            f"the lake has no run on {date}", path=root, hint="its runs: " + ", ".join(dates)
+        )
     h = headline[headline["run_date"] == date]
     f = failures[failures["run_date"] == date] if len(failures) else failures
-    rows = [{"store_id": r.store_id, "path": r.store_path, "kind": r.store_kind,
-             "status": "ok", "error_class": None, "message": None, "seconds": float("nan")}
-            for r in h.itertuples(index=False)]
-    rows += [{"store_id": r.store_id, "path": r.store_path, "kind": r.kind,
-              "status": "failed", "error_class": r.error_class, "message": r.message,
-              "seconds": float("nan")} for r in f.itertuples(index=False)]
-    return FleetResult(out=root, run_date=date, stores=_frame(rows), seconds=float("nan"),
-                       workers="none (read back from the lake)", notes=notes)
+    rows = [
+        {
+            "store_id": r.store_id,
+            "path": r.store_path,
+            "kind": r.store_kind,
+            "status": "ok",
+            "error_class": None,
+            "message": None,
+            "seconds": float("nan"),
+        }
+        for r in h.itertuples(index=False)
+    ]
+    rows += [
+        {
+            "store_id": r.store_id,
+            "path": r.store_path,
+            "kind": r.kind,
+            "status": "failed",
+            "error_class": r.error_class,
+            "message": r.message,
+            "seconds": float("nan"),
+        }
+        for r in f.itertuples(index=False)
+    ]
+    return FleetResult(
+        out=root,
+        run_date=date,
+        stores=_frame(rows),
+        seconds=float("nan"),
+        workers="none (read back from the lake)",
+        notes=notes,
+    )
 
 
 def _is_date(text: Any) -> bool:
@@ -332,10 +398,18 @@ def _is_date(text: Any) -> bool:
     return True
 
 
-def fleet(roots: Iterable[str | Path] | str | Path | None = None, *, out: str | Path,
-          manifest: str | Path | None = None, scheduler: str | None = None,
-          workers: int | None = None, as_of: Any = None, run_date: str | None = None,
-          reuse: bool = True, progress: bool | None = None) -> FleetResult:
+def fleet(
+    roots: Iterable[str | Path] | str | Path | None = None,
+    *,
+    out: str | Path,
+    manifest: str | Path | None = None,
+    scheduler: str | None = None,
+    workers: int | None = None,
+    as_of: Any = None,
+    run_date: str | None = None,
+    reuse: bool = True,
+    progress: bool | None = None,
+) -> FleetResult:
     """Audit every store under ``roots`` (and/or in ``manifest``) into the lake at ``out``.
 
     ``workers``: processes of the local Dask cluster (default: the machine's cores);
@@ -349,12 +423,23 @@ def fleet(roots: Iterable[str | Path] | str | Path | None = None, *, out: str | 
         r = memlab.fleet(["~/agents"], out="reports/fleet", workers=2)
         r.headline().sort_values("max_limit_ratio").tail()
     """
-    return _run(roots, out=out, manifest=manifest, scheduler=scheduler, workers=workers,
-                as_of=as_of, run_date=run_date, reuse=reuse, progress=progress, replace_day=True)
+    return _run(
+        roots,
+        out=out,
+        manifest=manifest,
+        scheduler=scheduler,
+        workers=workers,
+        as_of=as_of,
+        run_date=run_date,
+        reuse=reuse,
+        progress=progress,
+        replace_day=True,
+    )
 
 
-def _run(roots, *, out, manifest, scheduler, workers, as_of, run_date, reuse, progress,
-         replace_day: bool) -> FleetResult:
+def _run(
+    roots, *, out, manifest, scheduler, workers, as_of, run_date, reuse, progress, replace_day: bool
+) -> FleetResult:
     import shutil
     import time
 
@@ -367,10 +452,15 @@ def _run(roots, *, out, manifest, scheduler, workers, as_of, run_date, reuse, pr
     staging = staging_dir(lake, run_id)
     staging.mkdir()
     previous = latest_manifest(lake) if reuse else None
-    prev_keys = {} if previous is None else {
-        sid: e.get("key") for sid, e in previous["stores"].items() if e.get("status") == "ok"}
-    args = [(str(p), None if pd.isna(lbl) else str(lbl), prev_keys.get(sid)) for p, lbl, sid in
-            zip(stores["path"], stores["label"], stores["store_id"])]
+    prev_keys = (
+        {}
+        if previous is None
+        else {sid: e.get("key") for sid, e in previous["stores"].items() if e.get("status") == "ok"}
+    )
+    args = [
+        (str(p), None if pd.isna(lbl) else str(lbl), prev_keys.get(sid))
+        for p, lbl, sid in zip(stores["path"], stores["label"], stores["store_id"])
+    ]
     rows: list[dict[str, Any]] = []
     sizes: list[int] = []
     bar = _progress(len(args), progress)
@@ -378,42 +468,76 @@ def _run(roots, *, out, manifest, scheduler, workers, as_of, run_date, reuse, pr
         if workers == 0 and scheduler is None:
             used: int | str = "serial"
             for start in range(0, len(args), FLEET_MAX_BATCH):
-                chunk = args[start:start + FLEET_MAX_BATCH]
+                chunk = args[start : start + FLEET_MAX_BATCH]
                 sizes.append(len(chunk))
                 for row in run_batch(chunk, str(staging), date, as_of_text, f"s{start}"):
                     rows.append(row)
                 bar.update(len(chunk))
         else:
-            used = _run_dask(args, staging, date, as_of_text, scheduler, workers, rows, bar,
-                             sizes)
+            used = _run_dask(args, staging, date, as_of_text, scheduler, workers, rows, bar, sizes)
         bar.close()
         for row in rows:  # a reused store's kind is the one the last run recorded
             if row["status"] == "reused":
                 row["kind"] = cast(dict, previous)["stores"][row["store_id"]].get("kind")
         entries = list(rows)
         for rec in skipped.itertuples():
-            f = write_failure(staging, date, sid=rec.store_id, path=rec.path, kind=None,
-                              error_class="Skipped",
-                              message=terminal_line(rec.reason, MESSAGE_CHARS))
-            entries.append({"store_id": rec.store_id, "path": rec.path, "status": "skipped",
-                            "error_class": "Skipped", "tables": [str(Path(f).parent)]})
-        info = {"started_at": started_at, "as_of": as_of_text, "versions": versions(),
-                "reuse": bool(reuse), "workers": str(used), "batches": sizes}
-        files, gone = compact(lake, date, run_id, stores=entries, previous=previous,
-                              keep_others=not replace_day, info=info)
+            f = write_failure(
+                staging,
+                date,
+                sid=rec.store_id,
+                path=rec.path,
+                kind=None,
+                error_class="Skipped",
+                message=terminal_line(rec.reason, MESSAGE_CHARS),
+            )
+            entries.append(
+                {
+                    "store_id": rec.store_id,
+                    "path": rec.path,
+                    "status": "skipped",
+                    "error_class": "Skipped",
+                    "tables": [str(Path(f).parent)],
+                }
+            )
+        info = {
+            "started_at": started_at,
+            "as_of": as_of_text,
+            "versions": versions(),
+            "reuse": bool(reuse),
+            "workers": str(used),
+            "batches": sizes,
+        }
+        files, gone = compact(
+            lake,
+            date,
+            run_id,
+            stores=entries,
+            previous=previous,
+            keep_others=not replace_day,
+            info=info,
+        )
     finally:
         bar.close()
         shutil.rmtree(staging, ignore_errors=True)
-    result = FleetResult(out=lake, run_date=date, stores=_frame(rows),
-                         seconds=time.perf_counter() - started, workers=used, skipped=skipped,
-                         run_id=run_id, files=files, batches=sizes)
+    result = FleetResult(
+        out=lake,
+        run_date=date,
+        stores=_frame(rows),
+        seconds=time.perf_counter() - started,
+        workers=used,
+        skipped=skipped,
+        run_id=run_id,
+        files=files,
+        batches=sizes,
+    )
     if replace_day:
         result.superseded = gone
     return result
 
 
-def _run_dask(args, staging, date, as_of_text, scheduler, workers, rows, bar,
-              sizes: list[int]) -> int | str:
+def _run_dask(
+    args, staging, date, as_of_text, scheduler, workers, rows, bar, sizes: list[int]
+) -> int | str:
     import logging
 
     from memlab.errors import require
@@ -428,8 +552,10 @@ def _run_dask(args, staging, date, as_of_text, scheduler, workers, rows, bar,
             try:
                 client = Client(scheduler, timeout="10s")
             except (OSError, TimeoutError) as exc:
-                raise FleetError(f"cannot reach the Dask scheduler at {scheduler}: "
-                                 f"{terminal_line(exc, MESSAGE_CHARS)}") from exc
+                raise FleetError(
+                    f"cannot reach the Dask scheduler at {scheduler}: "
+                    f"{terminal_line(exc, MESSAGE_CHARS)}"
+                ) from exc
             used: int | str = scheduler
         else:
             import dask
@@ -439,19 +565,33 @@ def _run_dask(args, staging, date, as_of_text, scheduler, workers, rows, bar,
             # dashboard (which a fleet run does not serve); measured here it cost a worker ~5%.
             try:
                 with dask.config.set({"distributed.worker.profile.enabled": False}):
-                    cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True,
-                                           dashboard_address=None, silence_logs=logging.ERROR)
+                    cluster = LocalCluster(
+                        n_workers=n,
+                        threads_per_worker=1,
+                        processes=True,
+                        dashboard_address=None,
+                        silence_logs=logging.ERROR,
+                    )
             except RuntimeError as exc:  # "Nanny failed to start": the workers never came up
                 raise FleetError(
                     "the local Dask cluster's worker processes did not start",
                     hint="from a script, call memlab.fleet under `if __name__ == '__main__':` "
-                         "(each worker process imports the script first)") from exc
+                    "(each worker process imports the script first)",
+                ) from exc
             client = Client(cluster)
             used = n
         with client:
-            _submit_batches(client, args, staging, date, as_of_text, rows, bar,
-                            workers=len(client.scheduler_info().get("workers", {})) or n_default,
-                            sizes=sizes)
+            _submit_batches(
+                client,
+                args,
+                staging,
+                date,
+                as_of_text,
+                rows,
+                bar,
+                workers=len(client.scheduler_info().get("workers", {})) or n_default,
+                sizes=sizes,
+            )
     finally:
         if cluster is not None:
             cluster.close()
@@ -467,8 +607,9 @@ def batch_size(seconds_per_store: float | None) -> int:
     return max(1, min(FLEET_MAX_BATCH, round(FLEET_TASK_SECONDS / seconds_per_store)))
 
 
-def _submit_batches(client, args, staging, date, as_of_text, rows, bar, *, workers: int,
-                    sizes: list[int]) -> None:
+def _submit_batches(
+    client, args, staging, date, as_of_text, rows, bar, *, workers: int, sizes: list[int]
+) -> None:
     """Keep two tasks per worker in flight; each new task is a batch sized by the per-store
     seconds measured on the stores done so far. Each task's rows are written by the worker
     into the staging folder; only a few scalars per store come back."""
@@ -485,8 +626,9 @@ def _submit_batches(client, args, staging, date, as_of_text, rows, bar, *, worke
         del pending[:size]
         sizes.append(len(chunk))
         counter += 1
-        fut = client.submit(run_batch, chunk, str(staging), date, as_of_text, f"t{counter}",
-                            pure=False)
+        fut = client.submit(
+            run_batch, chunk, str(staging), date, as_of_text, f"t{counter}", pure=False
+        )
         batches[fut.key] = chunk
         return fut
 
@@ -503,11 +645,27 @@ def _submit_batches(client, args, staging, date, as_of_text, rows, bar, *, worke
                 sid = store_id(path)
                 for old in staging.glob(f"**/{sid}.parquet"):  # what it staged before dying
                     old.unlink(missing_ok=True)
-                f = write_failure(staging, date, sid=sid, path=path, kind=None,
-                                  error_class=type(exc).__name__, message=message)
-                got.append({"store_id": sid, "path": path, "kind": None, "status": "failed",
-                            "error_class": type(exc).__name__, "message": message,
-                            "seconds": None, "tables": [str(Path(f).parent)]})
+                f = write_failure(
+                    staging,
+                    date,
+                    sid=sid,
+                    path=path,
+                    kind=None,
+                    error_class=type(exc).__name__,
+                    message=message,
+                )
+                got.append(
+                    {
+                        "store_id": sid,
+                        "path": path,
+                        "kind": None,
+                        "status": "failed",
+                        "error_class": type(exc).__name__,
+                        "message": message,
+                        "seconds": None,
+                        "tables": [str(Path(f).parent)],
+                    }
+                )
         fut.release()
         rows.extend(got)
         measured = [r["seconds"] for r in got if r.get("seconds") is not None]
@@ -518,9 +676,14 @@ def _submit_batches(client, args, staging, date, as_of_text, rows, bar, *, worke
             ac.add(submit(batch_size(done_seconds / done_stores if done_stores else None)))
 
 
-def export_parquet(paths: Iterable[str | Path] | str | Path, *, out: str | Path,
-                   as_of: Any = None, run_date: str | None = None,
-                   reuse: bool = True) -> FleetResult:
+def export_parquet(
+    paths: Iterable[str | Path] | str | Path,
+    *,
+    out: str | Path,
+    as_of: Any = None,
+    run_date: str | None = None,
+    reuse: bool = True,
+) -> FleetResult:
     """Write every frame, the audit headline and the problems of each store to a Parquet lake,
     in this process (no Dask). Same layout as :func:`fleet`. It adds (or replaces) the given
     stores' files in the run date's partitions and removes no other store's.
@@ -529,5 +692,15 @@ def export_parquet(paths: Iterable[str | Path] | str | Path, *, out: str | Path,
 
         memlab.export_parquet(["data/demo/elfmem-demo.db"], out="reports/lake")
     """
-    return _run(paths, out=out, manifest=None, scheduler=None, workers=0, as_of=as_of,
-                run_date=run_date, reuse=reuse, progress=False, replace_day=False)
+    return _run(
+        paths,
+        out=out,
+        manifest=None,
+        scheduler=None,
+        workers=0,
+        as_of=as_of,
+        run_date=run_date,
+        reuse=reuse,
+        progress=False,
+        replace_day=False,
+    )

@@ -36,8 +36,15 @@ import pandas as pd
 from memlab.lake._layout import written_as
 from memlab.lake._paths import check_lake, regular_files
 
-__all__ = ["TABLES", "store_id", "write_store", "write_failure", "read_lake", "lake_tables",
-           "partition"]
+__all__ = [
+    "TABLES",
+    "store_id",
+    "write_store",
+    "write_failure",
+    "read_lake",
+    "lake_tables",
+    "partition",
+]
 
 #: The tables of a lake besides ``frames/<name>``.
 TABLES = ("headline", "problems", "failures")
@@ -82,8 +89,13 @@ def _is_mapping_column(values: pd.Series) -> bool:
 
 
 def _as_json_text(values: pd.Series) -> pd.Series:
-    return pd.Series(pd.array([None if v is None else json.dumps(v, default=str, sort_keys=True)
-                               for v in values], dtype="string"), index=values.index)
+    return pd.Series(
+        pd.array(
+            [None if v is None else json.dumps(v, default=str, sort_keys=True) for v in values],
+            dtype="string",
+        ),
+        index=values.index,
+    )
 
 
 def _arrow_ready(df: pd.DataFrame) -> tuple[pd.DataFrame, list[str]]:
@@ -129,8 +141,9 @@ def _case_unique(df: pd.DataFrame) -> tuple[pd.DataFrame, list[tuple[str, str, s
     for group in groups.values():
         if len(group) < 2:
             continue
-        ordered = sorted(group, key=lambda n: (n not in ("store_id", "store", "store_path"),
-                                               n != n.lower(), n))
+        ordered = sorted(
+            group, key=lambda n: (n not in ("store_id", "store", "store_path"), n != n.lower(), n)
+        )
         for name in ordered[1:]:
             i = 2
             while f"{name}__{i}".lower() in taken:
@@ -170,29 +183,51 @@ def headline_frame(headline: dict[str, Any], extra: dict[str, Any]) -> pd.DataFr
         elif value is None:
             columns[key] = pd.Series([None], dtype=object)  # Arrow null: unifies with any type
         else:
-            columns[key] = pd.array([value if isinstance(value, str) else json.dumps(value)],
-                                    dtype="string")
+            columns[key] = pd.array(
+                [value if isinstance(value, str) else json.dumps(value)], dtype="string"
+            )
     return pd.DataFrame(columns)
 
 
-def write_store(lake: Path, run_date: str, *, sid: str, name: str, path: str, kind: str,
-                frames: dict[str, pd.DataFrame], problems: pd.DataFrame,
-                headline: dict[str, Any] | None) -> list[str]:
+def write_store(
+    lake: Path,
+    run_date: str,
+    *,
+    sid: str,
+    name: str,
+    path: str,
+    kind: str,
+    frames: dict[str, pd.DataFrame],
+    problems: pd.DataFrame,
+    headline: dict[str, Any] | None,
+) -> list[str]:
     """Write one store's frames, problems and headline row; return the files written (relative)."""
     written: list[str] = []
     notes: list[dict[str, Any]] = []
     for frame_name, df in frames.items():
         ready, changed = _arrow_ready(df)
         for col in changed:
-            notes.append({"file": None, "line": None, "kind": "lake_json_column",
-                          "message": f"frame {frame_name!r} column {col!r} holds mixed Python "
-                                     f"objects; stored as JSON text"})
+            notes.append(
+                {
+                    "file": None,
+                    "line": None,
+                    "kind": "lake_json_column",
+                    "message": f"frame {frame_name!r} column {col!r} holds mixed Python "
+                    f"objects; stored as JSON text",
+                }
+            )
         ready, renamed = _case_unique(_with_store_columns(ready, sid, name, path))
         for kept, original, stored in renamed:
-            notes.append({"file": None, "line": None, "kind": "lake_renamed_column",
-                          "message": f"frame {frame_name!r} column {original!r} differs from "
-                                     f"{kept!r} only in case (SQL names are case-insensitive); "
-                                     f"stored in the lake as {stored!r}"})
+            notes.append(
+                {
+                    "file": None,
+                    "line": None,
+                    "kind": "lake_renamed_column",
+                    "message": f"frame {frame_name!r} column {original!r} differs from "
+                    f"{kept!r} only in case (SQL names are case-insensitive); "
+                    f"stored in the lake as {stored!r}",
+                }
+            )
         target = partition(lake, f"frames/{frame_name}", kind, run_date) / f"{sid}.parquet"
         _write(ready, target)
         written.append(str(target.relative_to(lake)))
@@ -219,16 +254,26 @@ def write_store(lake: Path, run_date: str, *, sid: str, name: str, path: str, ki
     return written
 
 
-def write_failure(lake: Path, run_date: str, *, sid: str, path: str, kind: str | None,
-                  error_class: str, message: str) -> str:
+def write_failure(
+    lake: Path,
+    run_date: str,
+    *,
+    sid: str,
+    path: str,
+    kind: str | None,
+    error_class: str,
+    message: str,
+) -> str:
     """One row naming a store that could not be loaded or audited, and why."""
-    df = pd.DataFrame({
-        "store_id": pd.array([sid], dtype="string"),
-        "store_path": pd.array([path], dtype="string"),
-        "kind": pd.array([kind], dtype="string"),
-        "error_class": pd.array([error_class], dtype="string"),
-        "message": pd.array([message], dtype="string"),
-    })
+    df = pd.DataFrame(
+        {
+            "store_id": pd.array([sid], dtype="string"),
+            "store_path": pd.array([path], dtype="string"),
+            "kind": pd.array([kind], dtype="string"),
+            "error_class": pd.array([error_class], dtype="string"),
+            "message": pd.array([message], dtype="string"),
+        }
+    )
     target = partition(lake, "failures", None, run_date) / f"{sid}.parquet"
     _write(df, target)
     return str(target.relative_to(lake))
@@ -253,9 +298,13 @@ def _nullable(arrow_type: Any) -> Any:
         return pd.BooleanDtype()
     if pa.types.is_integer(arrow_type):
         return pd.api.types.pandas_dtype(
-            f"{'U' if pa.types.is_unsigned_integer(arrow_type) else ''}Int{arrow_type.bit_width}")
-    if pa.types.is_string(arrow_type) or pa.types.is_large_string(arrow_type) \
-            or pa.types.is_string_view(arrow_type):
+            f"{'U' if pa.types.is_unsigned_integer(arrow_type) else ''}Int{arrow_type.bit_width}"
+        )
+    if (
+        pa.types.is_string(arrow_type)
+        or pa.types.is_large_string(arrow_type)
+        or pa.types.is_string_view(arrow_type)
+    ):
         return pd.StringDtype()
     return None
 
@@ -310,15 +359,19 @@ def read_lake(lake: str | Path, table: str, *, run_date: str | None = None) -> p
         return pd.DataFrame()
     schemas = [pq.read_schema(f) for f in files]
     try:
-        unified = pa.unify_schemas([s.remove_metadata() for s in schemas],
-                                   promote_options="permissive")
+        unified = pa.unify_schemas(
+            [s.remove_metadata() for s in schemas], promote_options="permissive"
+        )
     except (pa.ArrowInvalid, pa.ArrowTypeError) as exc:
-        raise MemlabError(f"the files of table {table!r} disagree on a column's type: "
-                          f"{str(exc).splitlines()[0]}", path=root) from exc
+        raise MemlabError(
+            f"the files of table {table!r} disagree on a column's type: {str(exc).splitlines()[0]}",
+            path=root,
+        ) from exc
     keys = [k.split("=", 1)[0] for k in Path(files[0]).relative_to(root).parts[:-1] if "=" in k]
     unified = pa.unify_schemas([unified, pa.schema([(k, pa.string()) for k in keys])])
-    dataset = ds.dataset(files, schema=unified, format="parquet", partitioning="hive",
-                         partition_base_dir=str(root))
+    dataset = ds.dataset(
+        files, schema=unified, format="parquet", partitioning="hive", partition_base_dir=str(root)
+    )
     # No file's pandas metadata is applied: it describes that file's columns only, and applying
     # one file's to all of them turned integers into floats and booleans into objects.
     df = dataset.to_table().to_pandas(types_mapper=_nullable)
@@ -331,7 +384,10 @@ def read_lake(lake: str | Path, table: str, *, run_date: str | None = None) -> p
             df[col] = df[col].astype("Float64")
     for col in df.columns:  # text categories as the loaders make them: categories of ``string``
         dtype = df[col].dtype
-        if isinstance(dtype, pd.CategoricalDtype) and dtype.categories.dtype != pd.StringDtype() \
-                and pd.api.types.is_string_dtype(dtype.categories.dtype):
+        if (
+            isinstance(dtype, pd.CategoricalDtype)
+            and dtype.categories.dtype != pd.StringDtype()
+            and pd.api.types.is_string_dtype(dtype.categories.dtype)
+        ):
             df[col] = df[col].cat.set_categories(dtype.categories.astype(pd.StringDtype()))
     return df

@@ -53,9 +53,20 @@ import pandas as pd
 from memlab.constants import LAKE_FILE_ROWS
 from memlab.lake._paths import check_lake, new_file, real_folder, remove_inside
 
-__all__ = ["new_run_id", "staging_dir", "read_manifest", "latest_manifest", "compact",
-           "MANIFEST_DIR", "written_as_key", "written_as", "versions", "source_version",
-           "table_dirs", "merge_staged"]
+__all__ = [
+    "new_run_id",
+    "staging_dir",
+    "read_manifest",
+    "latest_manifest",
+    "compact",
+    "MANIFEST_DIR",
+    "written_as_key",
+    "written_as",
+    "versions",
+    "source_version",
+    "table_dirs",
+    "merge_staged",
+]
 
 #: Folder of the manifests, one JSON file per run date.
 MANIFEST_DIR = "_manifests"
@@ -110,7 +121,7 @@ def latest_manifest(lake: Path) -> dict[str, Any] | None:
         return None
     found = []
     for p in folder.glob("run_date=*.json"):
-        doc = read_manifest(lake, p.name[len("run_date="):-len(".json")])
+        doc = read_manifest(lake, p.name[len("run_date=") : -len(".json")])
         if doc is not None:
             found.append(doc)
     for doc in sorted(found, key=lambda d: str(d.get("finished_at")), reverse=True):
@@ -139,7 +150,7 @@ def _partitions(root: Path) -> dict[str, list[Path]]:
 def _date_of(rel: str) -> str | None:
     for part in Path(rel).parts:
         if part.startswith("run_date="):
-            return part[len("run_date="):]
+            return part[len("run_date=") :]
     return None
 
 
@@ -173,8 +184,7 @@ def _conform(table: Any, schema: Any) -> Any:
         if f.name in names:
             col = table.column(f.name)
             if col.type != f.type:
-                col = pa.nulls(len(col), f.type) if col.null_count == len(col) \
-                    else col.cast(f.type)
+                col = pa.nulls(len(col), f.type) if col.null_count == len(col) else col.cast(f.type)
         else:
             col = pa.nulls(len(table), f.type)
         cols.append(col)
@@ -251,8 +261,10 @@ def _groups(part: _Partition) -> list[tuple[Any, list[tuple[str, Any]], dict[str
         del table
     out = []
     for g in groups:
-        fields = [pa.field(f.name, g["concrete"].get(f.name, f.type)) if pa.types.is_null(f.type)
-                  else f for f in g["schema"]]
+        fields = [
+            pa.field(f.name, g["concrete"].get(f.name, f.type)) if pa.types.is_null(f.type) else f
+            for f in g["schema"]
+        ]
         out.append((pa.schema(fields), g["sources"], g["written"]))
     return out
 
@@ -269,8 +281,9 @@ def merge_staged(src: Path, dst: Path, name: str) -> list[str]:
     return written
 
 
-def _write_partition(lake: Path, rel: str, part: _Partition, run_id: str, *,
-                     prefix: str = "part") -> list[str]:
+def _write_partition(
+    lake: Path, rel: str, part: _Partition, run_id: str, *, prefix: str = "part"
+) -> list[str]:
     import pyarrow.parquet as pq
 
     folder = real_folder(lake, lake / rel)  # no symlinked folder on the way (_paths)
@@ -338,9 +351,16 @@ def _legacy_path(files: list[Path]) -> str | None:
     return None
 
 
-def compact(lake: Path, run_date: str, run_id: str, *, stores: list[dict[str, Any]],
-            previous: dict[str, Any] | None, keep_others: bool,
-            info: dict[str, Any]) -> tuple[list[str], pd.DataFrame]:
+def compact(
+    lake: Path,
+    run_date: str,
+    run_id: str,
+    *,
+    stores: list[dict[str, Any]],
+    previous: dict[str, Any] | None,
+    keep_others: bool,
+    info: dict[str, Any],
+) -> tuple[list[str], pd.DataFrame]:
     """Write ``run_date``'s partitions from the staging folder and the carried rows, write the
     date's manifest, remove the date's other files and the staging folder.
 
@@ -369,14 +389,29 @@ def compact(lake: Path, run_date: str, run_id: str, *, stores: list[dict[str, An
 
     for s in stores:
         sid = s["store_id"]
-        entry = {k: s.get(k) for k in ("path", "label", "kind", "status", "key", "digest",
-                                        "source_version", "tables", "error_class")}
+        entry = {
+            k: s.get(k)
+            for k in (
+                "path",
+                "label",
+                "kind",
+                "status",
+                "key",
+                "digest",
+                "source_version",
+                "tables",
+                "error_class",
+            )
+        }
         if s["status"] == "reused" and previous is not None and sid in previous["stores"]:
             prev = previous["stores"][sid]
             carry_from(previous, sid)
-            entry.update(tables=[_with_date(t, run_date) for t in prev.get("tables", [])],
-                         source_version=prev.get("source_version"), digest=prev.get("digest"),
-                         carried_from=previous.get("run_date"))
+            entry.update(
+                tables=[_with_date(t, run_date) for t in prev.get("tables", [])],
+                source_version=prev.get("source_version"),
+                digest=prev.get("digest"),
+                carried_from=previous.get("run_date"),
+            )
         entries[sid] = entry
     legacy = _legacy_stores(lake, run_date)
     removed: list[dict[str, Any]] = []
@@ -387,8 +422,13 @@ def compact(lake: Path, run_date: str, run_id: str, *, stores: list[dict[str, An
             carry_from(current, sid)
             entries[sid] = {**entry, "carried_from": run_date}
         else:
-            removed.append({"store_id": sid, "store_path": entry.get("path"),
-                            "tables": len(entry.get("tables", []))})
+            removed.append(
+                {
+                    "store_id": sid,
+                    "store_path": entry.get("path"),
+                    "tables": len(entry.get("tables", [])),
+                }
+            )
     for sid, files in legacy.items():
         if sid in listed or sid in current["stores"]:
             continue
@@ -396,12 +436,16 @@ def compact(lake: Path, run_date: str, run_id: str, *, stores: list[dict[str, An
             for f in files:
                 rel = str(f.parent.relative_to(lake))
                 parts.setdefault(rel, _Partition()).sources.append(("carry", (f, None)))
-            entries[sid] = {"path": _legacy_path(files), "status": "carried",
-                            "tables": sorted({str(f.parent.relative_to(lake)) for f in files}),
-                            "carried_from": run_date}
+            entries[sid] = {
+                "path": _legacy_path(files),
+                "status": "carried",
+                "tables": sorted({str(f.parent.relative_to(lake)) for f in files}),
+                "carried_from": run_date,
+            }
         else:
-            removed.append({"store_id": sid, "store_path": _legacy_path(files),
-                            "tables": len(files)})
+            removed.append(
+                {"store_id": sid, "store_path": _legacy_path(files), "tables": len(files)}
+            )
     lake_parts = _partitions(lake)
     for (src, dst), ids in sorted(carry.items()):
         for f in lake_parts.get(src, []):
@@ -412,11 +456,20 @@ def compact(lake: Path, run_date: str, run_id: str, *, stores: list[dict[str, An
         written.extend(_write_partition(lake, rel, parts[rel], run_id))
     names = sorted({t for e in entries.values() for t in e.get("tables") or []})
     place = {t: i for i, t in enumerate(names)}
-    stored = {sid: {**e, "tables": [place[t] for t in e.get("tables") or []]}
-              for sid, e in entries.items()}
-    manifest = {"format": _MANIFEST_FORMAT, "run_id": run_id, "run_date": run_date,
-                **info, "finished_at": _dt.datetime.now(_dt.timezone.utc).isoformat(),
-                "files": written, "partitions": names, "stores": stored}
+    stored = {
+        sid: {**e, "tables": [place[t] for t in e.get("tables") or []]}
+        for sid, e in entries.items()
+    }
+    manifest = {
+        "format": _MANIFEST_FORMAT,
+        "run_id": run_id,
+        "run_date": run_date,
+        **info,
+        "finished_at": _dt.datetime.now(_dt.timezone.utc).isoformat(),
+        "files": written,
+        "partitions": names,
+        "stores": stored,
+    }
     target = _manifest_path(lake, run_date)
     real_folder(lake, target.parent)
     tmp = target.with_name(f".{target.name}.tmp-{os.getpid()}-{secrets.token_hex(4)}")
@@ -431,8 +484,7 @@ def compact(lake: Path, run_date: str, run_id: str, *, stores: list[dict[str, An
                     remove_inside(lake, f)  # a regular file in real folders of the lake only
     shutil.rmtree(staging, ignore_errors=True)
     gone = pd.DataFrame(removed, columns=["store_id", "store_path", "tables"])
-    return written, gone.astype({"store_id": "string", "store_path": "string",
-                                 "tables": "int64"})
+    return written, gone.astype({"store_id": "string", "store_path": "string", "tables": "int64"})
 
 
 def versions() -> dict[str, str]:
@@ -443,16 +495,23 @@ def versions() -> dict[str, str]:
 
     from memlab import __version__
 
-    return {"memlab": __version__, "python": platform.python_version(),
-            "pandas": pd.__version__, "pyarrow": pyarrow.__version__}
+    return {
+        "memlab": __version__,
+        "python": platform.python_version(),
+        "pandas": pd.__version__,
+        "pyarrow": pyarrow.__version__,
+    }
 
 
 def source_version(meta: dict[str, Any]) -> dict[str, Any]:
     """The version facts a loader recorded about its store (schema version, release, revision,
     layout): the scalar ``meta`` entries whose name says so."""
     words = ("version", "release", "revision", "schema", "layout", "flavour")
-    return {k: v for k, v in sorted(meta.items())
-            if any(w in k for w in words) and (v is None or isinstance(v, (str, int, float, bool)))}
+    return {
+        k: v
+        for k, v in sorted(meta.items())
+        if any(w in k for w in words) and (v is None or isinstance(v, (str, int, float, bool)))
+    }
 
 
 def table_dirs(lake: Path, files: Iterable[str]) -> list[str]:

@@ -23,22 +23,33 @@ from typing import IO
 
 from memlab.errors import FleetError
 
-__all__ = ["check_lake", "regular_files", "real_folder", "new_file", "remove_inside",
-           "LAKE_FOLDERS"]
+__all__ = [
+    "check_lake",
+    "regular_files",
+    "real_folder",
+    "new_file",
+    "remove_inside",
+    "LAKE_FOLDERS",
+]
 
 #: The lake's own top-level folders (tables and manifests).
 LAKE_FOLDERS = ("frames", "headline", "problems", "failures", "_manifests")
-_HINT = "memlab writes and deletes only in real folders inside the lake: replace the link with " \
-        "a folder, or give --out a new folder"
+_HINT = (
+    "memlab writes and deletes only in real folders inside the lake: replace the link with "
+    "a folder, or give --out a new folder"
+)
 
 
-_READ_HINT = "memlab reads a lake only through real folders inside it (a link could pull " \
-             "data from outside into a report): replace the link with a folder"
+_READ_HINT = (
+    "memlab reads a lake only through real folders inside it (a link could pull "
+    "data from outside into a report): replace the link with a folder"
+)
 
 
 def _refuse(lake: Path, path: Path, what: str, hint: str = _HINT) -> FleetError:
-    return FleetError(f"{path.relative_to(lake).as_posix()} inside the lake is {what}",
-                      path=lake, hint=hint)
+    return FleetError(
+        f"{path.relative_to(lake).as_posix()} inside the lake is {what}", path=lake, hint=hint
+    )
 
 
 def _kind(mode: int) -> str | None:

@@ -35,8 +35,9 @@ def fingerprint(path: Path) -> str:
 
     h = hashlib.sha256()
     if not path.exists():
-        raise StoreNotFound("no such file or folder (listed for this run, gone when its turn came)",
-                            path=path)
+        raise StoreNotFound(
+            "no such file or folder (listed for this run, gone when its turn came)", path=path
+        )
     if path.is_dir():
         from memlab._files import walk
 
@@ -76,8 +77,14 @@ def _clear(staging: Path, sid: str) -> None:
         old.unlink(missing_ok=True)
 
 
-def run_one(path: str, label: str | None, staging: str, run_date: str, as_of: str | None,
-            previous_key: str | None = None) -> dict[str, Any]:
+def run_one(
+    path: str,
+    label: str | None,
+    staging: str,
+    run_date: str,
+    as_of: str | None,
+    previous_key: str | None = None,
+) -> dict[str, Any]:
     """Load and audit the store at ``path`` and stage its tables under ``staging``; never raises.
 
     ``previous_key``: the store's reuse key in the last run's manifest (None: read it in any
@@ -93,9 +100,19 @@ def run_one(path: str, label: str | None, staging: str, run_date: str, as_of: st
     stage_dir = Path(staging)
     p = Path(path)
     sid = _lake.store_id(p)
-    out: dict[str, Any] = {"store_id": sid, "path": str(p), "label": label, "kind": None,
-                           "status": "failed", "error_class": None, "message": None,
-                           "key": None, "digest": None, "source_version": None, "tables": []}
+    out: dict[str, Any] = {
+        "store_id": sid,
+        "path": str(p),
+        "label": label,
+        "kind": None,
+        "status": "failed",
+        "error_class": None,
+        "message": None,
+        "key": None,
+        "digest": None,
+        "source_version": None,
+        "tables": [],
+    }
     stage = "load"
     try:
         digest = fingerprint(p)
@@ -114,21 +131,42 @@ def run_one(path: str, label: str | None, staging: str, run_date: str, as_of: st
             result = audit(store, as_of=as_of)
             stage = "write"
             name = label or store.name
-            files = _lake.write_store(stage_dir, run_date, sid=sid, name=name, path=str(p),
-                                      kind=store.kind, frames=store.frames,
-                                      problems=store.problems, headline=result.headline)
+            files = _lake.write_store(
+                stage_dir,
+                run_date,
+                sid=sid,
+                name=name,
+                path=str(p),
+                kind=store.kind,
+                frames=store.frames,
+                problems=store.problems,
+                headline=result.headline,
+            )
             out.update(status="ok", tables=_layout.table_dirs(stage_dir, files))
     except Exception as exc:  # a failure is a row, never an aborted run
         # The path is the row's store_path; the message says what went wrong and what to do.
-        message = (exc.message + (f" ({exc.hint})" if exc.hint else "")) \
-            if isinstance(exc, MemlabError) \
+        message = (
+            (exc.message + (f" ({exc.hint})" if exc.hint else ""))
+            if isinstance(exc, MemlabError)
             else f"{stage} failed: {exc}"
-        out.update(status="failed", error_class=type(exc).__name__, key=None,
-                   message=terminal_line(message, MESSAGE_CHARS))
+        )
+        out.update(
+            status="failed",
+            error_class=type(exc).__name__,
+            key=None,
+            message=terminal_line(message, MESSAGE_CHARS),
+        )
         try:
             _clear(stage_dir, sid)
-            f = _lake.write_failure(stage_dir, run_date, sid=sid, path=str(p), kind=out["kind"],
-                                    error_class=out["error_class"], message=out["message"])
+            f = _lake.write_failure(
+                stage_dir,
+                run_date,
+                sid=sid,
+                path=str(p),
+                kind=out["kind"],
+                error_class=out["error_class"],
+                message=out["message"],
+            )
             out["tables"] = _layout.table_dirs(stage_dir, [f])
         except OSError as write_exc:
             out["message"] += f" (and the failure row could not be written: {write_exc.strerror})"
@@ -136,8 +174,13 @@ def run_one(path: str, label: str | None, staging: str, run_date: str, as_of: st
     return out
 
 
-def run_batch(stores: list[tuple[str, str | None, str | None]], staging: str, run_date: str,
-              as_of: str | None, name: str) -> list[dict[str, Any]]:
+def run_batch(
+    stores: list[tuple[str, str | None, str | None]],
+    staging: str,
+    run_date: str,
+    as_of: str | None,
+    name: str,
+) -> list[dict[str, Any]]:
     """:func:`run_one` for each ``(path, label, previous_key)``, staged in a folder of this
     batch's own, then merged into one file per table and partition in ``staging``
     (:func:`memlab.lake._layout.merge_staged`); never raises. One row per store, as
@@ -152,12 +195,23 @@ def run_batch(stores: list[tuple[str, str | None, str | None]], staging: str, ru
         message = terminal_line(f"write failed: {exc}", MESSAGE_CHARS)
         for row in rows:
             if row["status"] == "ok":
-                row.update(status="failed", error_class=type(exc).__name__, message=message,
-                           key=None, tables=[])
+                row.update(
+                    status="failed",
+                    error_class=type(exc).__name__,
+                    message=message,
+                    key=None,
+                    tables=[],
+                )
                 try:
-                    f = _lake.write_failure(Path(staging), run_date, sid=row["store_id"],
-                                            path=row["path"], kind=row["kind"],
-                                            error_class=row["error_class"], message=message)
+                    f = _lake.write_failure(
+                        Path(staging),
+                        run_date,
+                        sid=row["store_id"],
+                        path=row["path"],
+                        kind=row["kind"],
+                        error_class=row["error_class"],
+                        message=message,
+                    )
                     row["tables"] = _layout.table_dirs(Path(staging), [f])
                 except OSError:
                     pass

@@ -43,16 +43,19 @@ def _elfmem_db(src: Path, dest: Path, rng: random.Random) -> None:
         ids = [r[0] for r in conn.execute("SELECT id FROM blocks ORDER BY id")]
         drop = rng.sample(ids, int(len(ids) * rng.uniform(0.0, 0.6)))
         conn.executemany("DELETE FROM blocks WHERE id = ?", [(i,) for i in drop])
-        row = conn.execute("SELECT value FROM system_config WHERE key = 'lifetime_token_usage'"
-                           ).fetchone()
+        row = conn.execute(
+            "SELECT value FROM system_config WHERE key = 'lifetime_token_usage'"
+        ).fetchone()
         if row:
             usage = json.loads(row[0])
             factor = rng.uniform(0.3, 3.0)
             for key in ("llm_input_tokens", "llm_output_tokens", "llm_calls"):
                 if key in usage:
                     usage[key] = int(usage[key] * factor)
-            conn.execute("UPDATE system_config SET value = ? WHERE key = 'lifetime_token_usage'",
-                         (json.dumps(usage),))
+            conn.execute(
+                "UPDATE system_config SET value = ? WHERE key = 'lifetime_token_usage'",
+                (json.dumps(usage),),
+            )
         conn.commit()
         conn.execute("VACUUM")
     finally:
@@ -79,9 +82,14 @@ def _agent_file(src: Path, dest: Path, rng: random.Random) -> None:
 def _git(repo: Path, *args: str, date: str) -> None:
     from memlab import _git as git
 
-    ident = {"GIT_AUTHOR_NAME": "Fleet Sample", "GIT_AUTHOR_EMAIL": "sample@memlab.invalid",
-             "GIT_COMMITTER_NAME": "Fleet Sample", "GIT_COMMITTER_EMAIL": "sample@memlab.invalid",
-             "GIT_AUTHOR_DATE": date, "GIT_COMMITTER_DATE": date}
+    ident = {
+        "GIT_AUTHOR_NAME": "Fleet Sample",
+        "GIT_AUTHOR_EMAIL": "sample@memlab.invalid",
+        "GIT_COMMITTER_NAME": "Fleet Sample",
+        "GIT_COMMITTER_EMAIL": "sample@memlab.invalid",
+        "GIT_AUTHOR_DATE": date,
+        "GIT_COMMITTER_DATE": date,
+    }
     git.run(repo, *args, extra_env=ident)
 
 
@@ -90,17 +98,34 @@ def _edit_commits(repo: Path, rng: random.Random, n: int) -> None:
     for i in range(n):
         target = rng.choice(files)
         with target.open("a", encoding="utf-8") as fh:
-            fh.write(f"\n- note {i}: {rng.choice(['prefers', 'asked about', 'corrected'])} "
-                     f"item {rng.randrange(1000)}\n")
+            fh.write(
+                f"\n- note {i}: {rng.choice(['prefers', 'asked about', 'corrected'])} "
+                f"item {rng.randrange(1000)}\n"
+            )
         rel = str(target.relative_to(repo))
         _git(repo, "add", "--", rel, date=f"2026-0{1 + i % 9}-1{i % 10}T10:00:00+00:00")
-        _git(repo, "commit", "-q", "--no-verify", "-m", f"update {rel}",
-             date=f"2026-0{1 + i % 9}-1{i % 10}T10:00:00+00:00")
+        _git(
+            repo,
+            "commit",
+            "-q",
+            "--no-verify",
+            "-m",
+            f"update {rel}",
+            date=f"2026-0{1 + i % 9}-1{i % 10}T10:00:00+00:00",
+        )
 
 
-def make_sample_fleet(dest: str | Path, *, n_db: int = 8, n_af: int = 6, n_memfs: int = 4,
-                      n_substrate: int = 2, corrupt: bool = True, seed: int = 0,
-                      force: bool = False) -> Path:
+def make_sample_fleet(
+    dest: str | Path,
+    *,
+    n_db: int = 8,
+    n_af: int = 6,
+    n_memfs: int = 4,
+    n_substrate: int = 2,
+    corrupt: bool = True,
+    seed: int = 0,
+    force: bool = False,
+) -> Path:
     """Write a fleet of small stores under ``dest`` (see the module docstring); return ``dest``.
 
     Example::
@@ -135,8 +160,12 @@ def make_sample_fleet(dest: str | Path, *, n_db: int = 8, n_af: int = 6, n_memfs
         migrate(made_afs[i % len(made_afs)], repo, to="letta", retrieval=False)
         _edit_commits(repo, rng, rng.randint(2, 12))
     for i in range(n_substrate):
-        migrate(made_dbs[i % len(made_dbs)], out / "substrate" / f"agent-{i:03d}", to="substrate",
-                retrieval=False)
+        migrate(
+            made_dbs[i % len(made_dbs)],
+            out / "substrate" / f"agent-{i:03d}",
+            to="substrate",
+            retrieval=False,
+        )
     if corrupt:
         bad = out / "elfmem" / "corrupt.db"
         bad.write_bytes(made_dbs[0].read_bytes()[:3000])

@@ -54,8 +54,16 @@ from memlab.migrations._plan import Plan
 from memlab.migrations._planning import check_target, natural_target, plan_migration
 from memlab.store import Store
 
-__all__ = ["migrate", "verify", "plan_migration", "natural_target", "MigrationResult", "Plan",
-           "script_path", "check_branch_name"]
+__all__ = [
+    "migrate",
+    "verify",
+    "plan_migration",
+    "natural_target",
+    "MigrationResult",
+    "Plan",
+    "script_path",
+    "check_branch_name",
+]
 
 DEFAULT_BRANCH = "main"
 
@@ -99,10 +107,14 @@ class MigrationResult:
         """Flat JSON-safe numbers for a report's metrics.json."""
         blocks = self.moved[self.moved["kind"] == "block"]
         out: dict[str, Any] = {
-            "target": self.target, "mode": self.mode, "source": self.source.name,
-            "blocks_moved": int(len(blocks)), "files_written": _files_written(blocks),
+            "target": self.target,
+            "mode": self.mode,
+            "source": self.source.name,
+            "blocks_moved": int(len(blocks)),
+            "files_written": _files_written(blocks),
             "repositories": int(self.commits["repo"].nunique()) if len(self.commits) else 0,
-            "commits": int(len(self.commits)), "flags": int(len(self.flags)),
+            "commits": int(len(self.commits)),
+            "flags": int(len(self.flags)),
         }
         for kind, n in self.flags["kind"].astype(str).value_counts().items():
             out[f"flags_{kind}"] = int(n)
@@ -125,9 +137,15 @@ class MigrationResult:
             folder = self.dest / repo_name if repo_name else self.dest
             for sha in group["sha"]:
                 # Hardened (memlab._git): no external diff, textconv or pager the repo names runs.
-                args = ["show", "--no-ext-diff", "--no-textconv", "--no-color",
-                        "--stat" if stat else "--patch", "--format=commit %H%nAuthor: %an <%ae>"
-                        "%nDate:   %aI%n%n%w(0,4,4)%B", sha]
+                args = [
+                    "show",
+                    "--no-ext-diff",
+                    "--no-textconv",
+                    "--no-color",
+                    "--stat" if stat else "--patch",
+                    "--format=commit %H%nAuthor: %an <%ae>%nDate:   %aI%n%n%w(0,4,4)%B",
+                    sha,
+                ]
                 if paths:
                     args += ["--", *paths]
                 text = _git.run(folder, *args).decode("utf-8", "replace").rstrip("\n")
@@ -136,16 +154,26 @@ class MigrationResult:
 
     def __repr__(self) -> str:
         blocks = int((self.moved["kind"] == "block").sum()) if len(self.moved) else 0
-        parity = ("not verified" if self.parity is None else
-                  "parity ok" if self.ok else f"{len(self.differences)} parity difference(s)")
-        return (f"<MigrationResult {self.source.name} -> {self.dest} ({self.target}, {self.mode}): "
-                f"{blocks} blocks, {len(self.commits)} commits, {len(self.flags)} flags, {parity}>")
+        parity = (
+            "not verified"
+            if self.parity is None
+            else "parity ok"
+            if self.ok
+            else f"{len(self.differences)} parity difference(s)"
+        )
+        return (
+            f"<MigrationResult {self.source.name} -> {self.dest} ({self.target}, {self.mode}): "
+            f"{blocks} blocks, {len(self.commits)} commits, {len(self.flags)} flags, {parity}>"
+        )
 
     def __str__(self) -> str:
-        where = {"created": "new repository", "replaced": "replaced the destination (force)",
-                 "unchanged": "already migrated; nothing changed",
-                 "branch": f"new branch {self.branch!r}",
-                 "planned": "plan script written; nothing applied"}.get(self.mode, self.mode)
+        where = {
+            "created": "new repository",
+            "replaced": "replaced the destination (force)",
+            "unchanged": "already migrated; nothing changed",
+            "branch": f"new branch {self.branch!r}",
+            "planned": "plan script written; nothing applied",
+        }.get(self.mode, self.mode)
         lines = [f"{self.source.name} -> {self.dest} ({self.target}): {where}"]
         blocks = self.moved[self.moved["kind"] == "block"]
         files = _files_written(blocks)
@@ -159,19 +187,24 @@ class MigrationResult:
             else ""
         )
         across = f" across {repos} repositories" if repos > 1 else ""
-        lines.append(f"  {len(blocks)} block(s) into {files} file(s){across}; "
-                     f"{len(self.commits)} commit(s)" + (f"; heads {heads}" if heads else ""))
+        lines.append(
+            f"  {len(blocks)} block(s) into {files} file(s){across}; "
+            f"{len(self.commits)} commit(s)" + (f"; heads {heads}" if heads else "")
+        )
         if self.script is not None:
             # the full path: the command runs from any folder (the script names DEST itself)
             lines.append(f"  script: {self.script}")
-            lines.append(f"  review it, then run: python3 "
-                         f"{shlex.quote(str(Path(self.script).resolve()))}")
+            lines.append(
+                f"  review it, then run: python3 {shlex.quote(str(Path(self.script).resolve()))}"
+            )
         if len(self.flags):
             from memlab._terminal import flag_lines
 
-            lines.append(f"  flagged {len(self.flags)} item(s) for a look (each one is a row of "
-                         "the flags table: MigrationResult.flags in Python, or the report of "
-                         "`memlab report migration`):")
+            lines.append(
+                f"  flagged {len(self.flags)} item(s) for a look (each one is a row of "
+                "the flags table: MigrationResult.flags in Python, or the report of "
+                "`memlab report migration`):"
+            )
             lines.extend(flag_lines(self.flags))
         if self.parity is not None:
             diff = self.differences
@@ -199,21 +232,35 @@ def _resolve(src: str | Path, dest: str | Path) -> tuple[str | Path, Path]:
         return str(src).strip(), d
     s = Path(src).expanduser().resolve()
     if d == s or s.is_relative_to(d.resolve() if d.exists() else d):
-        raise UnsafePath("the destination is the source or contains it; a migration never "
-                         "writes over its source", path=d, hint="choose a destination outside "
-                         f"{s.parent if s.is_file() else s}")
+        raise UnsafePath(
+            "the destination is the source or contains it; a migration never "
+            "writes over its source",
+            path=d,
+            hint=f"choose a destination outside {s.parent if s.is_file() else s}",
+        )
     return s, d
 
 
-def _plan_memfs(store: Store, source: Path, *, target: str, dest: str | Path | None = None,
-                layout: str | None = None) -> Plan:
+def _plan_memfs(
+    store: Store,
+    source: Path,
+    *,
+    target: str,
+    dest: str | Path | None = None,
+    layout: str | None = None,
+) -> Plan:
     """The Letta/Souveraine planner as :mod:`memlab.kinds` calls it: commits dated at memlab's
     earlier migration of the same source into ``dest``, or now."""
     from memlab.migrations._letta import file_sha, plan_memfs, previous_migration_time
 
-    when = (previous_migration_time(Path(os.path.abspath(Path(dest).expanduser())),
-                                    file_sha(source) if source.is_file() else "")
-            if dest is not None else None)
+    when = (
+        previous_migration_time(
+            Path(os.path.abspath(Path(dest).expanduser())),
+            file_sha(source) if source.is_file() else "",
+        )
+        if dest is not None
+        else None
+    )
     return plan_memfs(store, source, target=target, when=when, layout=layout)
 
 
@@ -227,8 +274,16 @@ def _commit_table(plan: Plan, heads: dict[str, list[tuple[str, str]]]) -> pd.Dat
     rows = []
     for repo in plan.repos:
         for n, (commit, (tree, sha)) in enumerate(zip(repo.commits, heads.get(repo.subdir, []))):
-            rows.append({"repo": repo.subdir, "n": n, "sha": sha, "tree": tree,
-                         "message": commit.message.splitlines()[0], "files": len(commit.files)})
+            rows.append(
+                {
+                    "repo": repo.subdir,
+                    "n": n,
+                    "sha": sha,
+                    "tree": tree,
+                    "message": commit.message.splitlines()[0],
+                    "files": len(commit.files),
+                }
+            )
     df = pd.DataFrame(rows, columns=["repo", "n", "sha", "tree", "message", "files"])
     for col in ("repo", "sha", "tree", "message"):
         df[col] = df[col].astype("string")
@@ -277,10 +332,19 @@ def _write_script(path: Path, text: str, *, force: bool) -> None:
         raise
 
 
-def migrate(src: str | Path, dest: str | Path, *, to: str | None = None, plan: bool = False,
-            force: bool = False, branch: str | None = None, verify: bool = False,
-            retrieval: bool = True, agent: str | list[str] | None = None,
-            layout: str | None = None) -> MigrationResult:
+def migrate(
+    src: str | Path,
+    dest: str | Path,
+    *,
+    to: str | None = None,
+    plan: bool = False,
+    force: bool = False,
+    branch: str | None = None,
+    verify: bool = False,
+    retrieval: bool = True,
+    agent: str | list[str] | None = None,
+    layout: str | None = None,
+) -> MigrationResult:
     """Migrate ``src`` into ``dest`` (see the module docstring); returns a :class:`MigrationResult`.
 
     ``to=None`` picks :func:`natural_target` (substrate for an elfmem database, Letta memfs for
@@ -302,10 +366,13 @@ def migrate(src: str | Path, dest: str | Path, *, to: str | None = None, plan: b
     name = check_branch_name(branch or DEFAULT_BRANCH)
     check_target(to)  # before loading the source: a typo costs no load
     if plan and not isinstance(s, str) and is_bundle(s):
-        raise MigrationError("a plan script cannot be written for a git bundle: it would read "
-                             "the temporary folder the bundle is unpacked into", path=s,
-                             hint="clone it (git clone BUNDLE repo) and plan from the clone, or "
-                                  "migrate without --plan")
+        raise MigrationError(
+            "a plan script cannot be written for a git bundle: it would read "
+            "the temporary folder the bundle is unpacked into",
+            path=s,
+            hint="clone it (git clone BUNDLE repo) and plan from the clone, or "
+            "migrate without --plan",
+        )
     # A step bar (closed on return; on an error it closes as it is dropped).
     steps = bar(total=3 if plan else 4, desc="migrating", unit="step")
     steps.set_postfix_str("loading the source")
@@ -319,9 +386,12 @@ def migrate(src: str | Path, dest: str | Path, *, to: str | None = None, plan: b
     steps.set_postfix_str("writing the plan script" if plan else "writing commits")
     branch_mode = branch is not None and _apply.is_git_repo(d)
     if branch_mode and any(r.base is not None for r in the_plan.repos):
-        raise MigrationError("moving a memfs repository to v2 makes a new repository with its "
-                             "history; it does not go on a branch", path=d,
-                             hint="migrate into a new folder (omit --branch)")
+        raise MigrationError(
+            "moving a memfs repository to v2 makes a new repository with its "
+            "history; it does not go on a branch",
+            path=d,
+            hint="migrate into a new folder (omit --branch)",
+        )
     if plan:
         base_head, base_flat = (None, None)
         if branch_mode:
@@ -342,12 +412,26 @@ def migrate(src: str | Path, dest: str | Path, *, to: str | None = None, plan: b
         try:
             _write_script(out, text, force=force)
         except OSError as exc:
-            raise MigrationError(f"could not write the plan script: {exc.strerror}", path=out,
-                                 hint="check the folder's permissions and free space") from exc
+            raise MigrationError(
+                f"could not write the plan script: {exc.strerror}",
+                path=out,
+                hint="check the folder's permissions and free space",
+            ) from exc
         heads = the_plan.expected_heads({"": (base_head, base_flat or {})} if branch_mode else None)
         steps.close()
-        return MigrationResult(s, d, to, "planned", name, _commit_table(the_plan, heads),
-                               the_plan.moved, the_plan.flags, None, out, the_plan.notes)
+        return MigrationResult(
+            s,
+            d,
+            to,
+            "planned",
+            name,
+            _commit_table(the_plan, heads),
+            the_plan.moved,
+            the_plan.flags,
+            None,
+            out,
+            the_plan.notes,
+        )
     try:
         if branch_mode:
             applied = _apply.apply_branch(the_plan, d, branch=name, force=force)
@@ -356,31 +440,55 @@ def migrate(src: str | Path, dest: str | Path, *, to: str | None = None, plan: b
     except MemlabError:
         raise
     except Exception as exc:  # OSError, git errors: say where, not a traceback
-        raise MigrationError(f"could not write the migration: {exc}", path=d,
-                             hint="check the destination's permissions and free space; the "
-                                  "source was not touched and no partial destination was left"
-                             ) from exc
+        raise MigrationError(
+            f"could not write the migration: {exc}",
+            path=d,
+            hint="check the destination's permissions and free space; the "
+            "source was not touched and no partial destination was left",
+        ) from exc
     steps.update(1)
     steps.set_postfix_str("verifying parity" + (" and retrieval" if retrieval else ""))
-    parity = verify_paths(s, d, ref=name if branch_mode else None, retrieval=retrieval,
-                          store=store, plan=the_plan)
+    parity = verify_paths(
+        s, d, ref=name if branch_mode else None, retrieval=retrieval, store=store, plan=the_plan
+    )
     steps.update(1)
     steps.close()
-    result = MigrationResult(s, d, to, applied.mode, name, _commit_table(the_plan, applied.heads),
-                             the_plan.moved, the_plan.flags, parity, None, the_plan.notes)
+    result = MigrationResult(
+        s,
+        d,
+        to,
+        applied.mode,
+        name,
+        _commit_table(the_plan, applied.heads),
+        the_plan.moved,
+        the_plan.flags,
+        parity,
+        None,
+        the_plan.notes,
+    )
     if verify:
         diff = differences(parity)
         if len(diff):
             shown = "; ".join(f"{r.check} {r.item}" for r in diff.head(5).itertuples(index=False))
-            raise ParityError(f"{len(diff)} parity difference(s) after migration: {shown}", path=d,
-                              hint="see MigrationResult.parity (memlab.verify(src, dest))",
-                              differences=diff)
+            raise ParityError(
+                f"{len(diff)} parity difference(s) after migration: {shown}",
+                path=d,
+                hint="see MigrationResult.parity (memlab.verify(src, dest))",
+                differences=diff,
+            )
     return result
 
 
-def verify(src: str | Path, dest: str | Path, *, ref: str | None = None, retrieval: bool = True,
-           queries: list[str] | None = None, k: int = 5,
-           agent: str | list[str] | None = None) -> pd.DataFrame:
+def verify(
+    src: str | Path,
+    dest: str | Path,
+    *,
+    ref: str | None = None,
+    retrieval: bool = True,
+    queries: list[str] | None = None,
+    k: int = 5,
+    agent: str | list[str] | None = None,
+) -> pd.DataFrame:
     """Load ``dest`` with memlab's loaders and compare it with ``src``, one row per check.
 
     Columns: check, item, repo, path, expected, actual, ok, detail. ``ok`` is NA for a check
@@ -399,6 +507,7 @@ def verify(src: str | Path, dest: str | Path, *, ref: str | None = None, retriev
 
         store = load(s)
         plan = plan_migration(s, store=store, agent=agent)
-        return verify_paths(s, d, ref=ref, retrieval=retrieval, queries=queries, k=k,
-                            store=store, plan=plan)
+        return verify_paths(
+            s, d, ref=ref, retrieval=retrieval, queries=queries, k=k, store=store, plan=plan
+        )
     return verify_paths(s, d, ref=ref, retrieval=retrieval, queries=queries, k=k)

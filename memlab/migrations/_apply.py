@@ -62,8 +62,14 @@ def _store(gdir: Path, kind: str, body: bytes) -> str:
     return _git.write_object(gdir, kind, body)
 
 
-def _write_commits(root: Path, planned: PlannedRepo, plan: Plan, parent: str | None,
-                   flat: dict[str, tuple[str, str]], expected: list[tuple[str, str]]) -> str | None:
+def _write_commits(
+    root: Path,
+    planned: PlannedRepo,
+    plan: Plan,
+    parent: str | None,
+    flat: dict[str, tuple[str, str]],
+    expected: list[tuple[str, str]],
+) -> str | None:
     gdir = _git.git_dir(root)
     if gdir is None:  # pragma: no cover - checked by the callers
         raise MigrationError("not a git repository", path=root)
@@ -73,18 +79,22 @@ def _write_commits(root: Path, planned: PlannedRepo, plan: Plan, parent: str | N
 
     for commit, (want_tree, want_sha) in zip(planned.commits, expected):
         files = [*((path, None) for path in commit.removed), *commit.files]
-        tree, sha = commit_files(store, flat, files, parent, commit.author or plan.signature,
-                                 commit.message)
+        tree, sha = commit_files(
+            store, flat, files, parent, commit.author or plan.signature, commit.message
+        )
         if (tree, sha) != (want_tree, want_sha):  # pragma: no cover - would be a framing bug
             raise MigrationError(
                 f"commit {commit.message.splitlines()[0]!r} came out as {sha}, planned {want_sha}",
-                path=root, hint="report this as a memlab bug")
+                path=root,
+                hint="report this as a memlab bug",
+            )
         parent = sha
     return parent
 
 
-def _build_new_repo(path: Path, planned: PlannedRepo, plan: Plan, branch: str,
-                    expected: list[tuple[str, str]]) -> None:
+def _build_new_repo(
+    path: Path, planned: PlannedRepo, plan: Plan, branch: str, expected: list[tuple[str, str]]
+) -> None:
     path.mkdir(parents=True, exist_ok=True)
     _git.run(path, "init", "-q", f"--initial-branch={branch}", ".")
     parent, flat = None, {}
@@ -106,13 +116,24 @@ def _fetch_base(path: Path, planned: PlannedRepo) -> str:
     _git.check_repo(planned.base_repo)  # refused if its config includes files or its .git is odd
     # A local path is git's "file" transport, which memlab._git otherwise turns off
     # (protocol.allow=never); only for this one fetch from the folder the plan names.
-    _git.run(path, "fetch", "-q", "--no-tags", "--no-write-fetch-head", str(planned.base_repo),
-             f"+HEAD:{BASE_REF}", config=["protocol.file.allow=always"])
+    _git.run(
+        path,
+        "fetch",
+        "-q",
+        "--no-tags",
+        "--no-write-fetch-head",
+        str(planned.base_repo),
+        f"+HEAD:{BASE_REF}",
+        config=["protocol.file.allow=always"],
+    )
     got = _git.rev_parse(path, BASE_REF)
     _git.run(path, "update-ref", "-d", BASE_REF)
     if got != planned.base:
-        raise MigrationError(f"the source's HEAD is {got}, not {planned.base} as planned",
-                             path=planned.base_repo, hint="run the migration again")
+        raise MigrationError(
+            f"the source's HEAD is {got}, not {planned.base} as planned",
+            path=planned.base_repo,
+            hint="run the migration again",
+        )
     return planned.base
 
 
@@ -187,15 +208,26 @@ def apply_new(plan: Plan, dest: Path, *, branch: str, force: bool) -> Applied:
         return _apply_new(plan, dest, branch=branch, existed=existed, expected=expected)
 
 
-def _apply_new(plan: Plan, dest: Path, *, branch: str, existed: bool,
-               expected: dict[str, list[tuple[str, str]]]) -> Applied:
+def _apply_new(
+    plan: Plan,
+    dest: Path,
+    *,
+    branch: str,
+    existed: bool,
+    expected: dict[str, list[tuple[str, str]]],
+) -> Applied:
     tmp = tmp_sibling(dest)
     old: Path | None = None
     try:
         tmp.mkdir()
         for planned in plan.repos:
-            _build_new_repo(tmp / planned.subdir if planned.subdir else tmp, planned, plan, branch,
-                            expected[planned.subdir])
+            _build_new_repo(
+                tmp / planned.subdir if planned.subdir else tmp,
+                planned,
+                plan,
+                branch,
+                expected[planned.subdir],
+            )
         if existed or dest.exists() or dest.is_symlink():
             # Two renames, never a copy: at every instant the destination is the old tree, absent,
             # or the new tree.
@@ -204,8 +236,11 @@ def _apply_new(plan: Plan, dest: Path, *, branch: str, existed: bool,
         os.rename(tmp, dest)
     except BaseException:
         _remove(tmp)
-        if old is not None and (old.exists() or old.is_symlink()) and not (dest.exists()
-                                                                           or dest.is_symlink()):
+        if (
+            old is not None
+            and (old.exists() or old.is_symlink())
+            and not (dest.exists() or dest.is_symlink())
+        ):
             os.rename(old, dest)
         raise
     if old is not None:
@@ -221,8 +256,9 @@ def branch_base(dest: Path) -> tuple[str | None, dict[str, tuple[str, str]]]:
     return head, _git.flat_tree(dest, head)
 
 
-def check_branch(plan: Plan, dest: Path, branch: str, *, force: bool
-                 ) -> tuple[str, str | None, dict[str, tuple[str, str]], str | None]:
+def check_branch(
+    plan: Plan, dest: Path, branch: str, *, force: bool
+) -> tuple[str, str | None, dict[str, tuple[str, str]], str | None]:
     """Decide a branch-mode apply: ("unchanged"|"create", parent, base tree, current branch sha)."""
     if len(plan.repos) != 1 or plan.repos[0].subdir:
         raise MigrationError(
@@ -232,9 +268,11 @@ def check_branch(plan: Plan, dest: Path, branch: str, *, force: bool
         )
     gdir = _git.git_dir(dest)
     if gdir is not None and _git.object_format(gdir) != "sha1":
-        raise MigrationError("the repository uses SHA-256 object ids; a migration's planned "
-                             "commits are SHA-1", path=dest,
-                             hint="migrate into a new folder instead (omit branch=)")
+        raise MigrationError(
+            "the repository uses SHA-256 object ids; a migration's planned commits are SHA-1",
+            path=dest,
+            hint="migrate into a new folder instead (omit branch=)",
+        )
     parent, flat = branch_base(dest)
     current = branch_sha(dest, branch)
     if current is not None:
@@ -246,15 +284,25 @@ def check_branch(plan: Plan, dest: Path, branch: str, *, force: bool
             if expected[""] and expected[""][-1][1] == current:
                 return "unchanged", base_parent, base_flat, current
         if not force:
-            raise OutputExists(f"branch {branch!r} already exists", path=dest,
-                               hint="choose another branch name, or pass force=True to move it")
+            raise OutputExists(
+                f"branch {branch!r} already exists",
+                path=dest,
+                hint="choose another branch name, or pass force=True to move it",
+            )
         checked_out = _checked_out_branch(dest)
         if checked_out == branch:
-            raise MigrationError(f"branch {branch!r} is checked out; moving it would change the "
-                                 "working tree under you", path=dest,
-                                 hint="check out another branch first, or use another branch name")
-    clashes = [path for commit in plan.repos[0].commits for path, data in commit.files
-               if path in flat and flat[path][1] != blob_sha(data)]
+            raise MigrationError(
+                f"branch {branch!r} is checked out; moving it would change the "
+                "working tree under you",
+                path=dest,
+                hint="check out another branch first, or use another branch name",
+            )
+    clashes = [
+        path
+        for commit in plan.repos[0].commits
+        for path, data in commit.files
+        if path in flat and flat[path][1] != blob_sha(data)
+    ]
     if clashes and not force:
         shown = ", ".join(sorted(set(clashes))[:5])
         raise OutputExists(
@@ -269,12 +317,21 @@ def _checked_out_branch(dest: Path) -> str | None:
     return _git.symbolic_branch(dest)
 
 
-def _branch_fork_point(dest: Path, branch: str, sha: str, n: int
-                       ) -> tuple[str | None, dict[str, tuple[str, str]]] | None:
+def _branch_fork_point(
+    dest: Path, branch: str, sha: str, n: int
+) -> tuple[str | None, dict[str, tuple[str, str]]] | None:
     """The commit ``n`` commits below the branch tip and its tree (where a run would have
     forked)."""
-    out = _git.run(dest, "rev-list", "--first-parent", f"--max-count={n + 1}", sha, "--",
-                   check=False, ceiling=False)
+    out = _git.run(
+        dest,
+        "rev-list",
+        "--first-parent",
+        f"--max-count={n + 1}",
+        sha,
+        "--",
+        check=False,
+        ceiling=False,
+    )
     chain = out.decode().split()
     if len(chain) == n:
         return None, {}  # the branch starts at its root: the run forked from an unborn HEAD
@@ -292,8 +349,10 @@ def apply_branch(plan: Plan, dest: Path, *, branch: str, force: bool) -> Applied
     head = _write_commits(dest, plan.repos[0], plan, parent, dict(flat), expected[""])
     if head is not None:
         # Compare-and-swap: fails instead of clobbering a branch someone made meanwhile.
-        if not _git.update_ref(dest, f"refs/heads/{branch}", head, current or _ZERO,
-                               message="memlab migrate"):
-            raise OutputExists(f"branch {branch!r} moved while migrating; nothing was changed",
-                               path=dest)
+        if not _git.update_ref(
+            dest, f"refs/heads/{branch}", head, current or _ZERO, message="memlab migrate"
+        ):
+            raise OutputExists(
+                f"branch {branch!r} moved while migrating; nothing was changed", path=dest
+            )
     return Applied("branch", expected)

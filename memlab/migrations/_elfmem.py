@@ -70,11 +70,22 @@ TEXT_CHUNK = 500
 
 #: Per-block fields carried in a ``memlab.block`` event: column -> ledger key.
 BLOCK_SIDE_FIELDS = {
-    "confidence": "conf", "self_alignment": "sa", "source": "src", "token_count": "tc",
-    "embedding_model": "em", "last_session_id": "sid", "outcome_evidence": "oe",
-    "source_peer": "peer", "share": "share", "envelope_json": "env",
-    "last_scored_at": "ls", "volatility_class": "vol", "status": "status",
-    "archive_reason": "reason", "superseded_by": "sup", "pinned": "pin_col",
+    "confidence": "conf",
+    "self_alignment": "sa",
+    "source": "src",
+    "token_count": "tc",
+    "embedding_model": "em",
+    "last_session_id": "sid",
+    "outcome_evidence": "oe",
+    "source_peer": "peer",
+    "share": "share",
+    "envelope_json": "env",
+    "last_scored_at": "ls",
+    "volatility_class": "vol",
+    "status": "status",
+    "archive_reason": "reason",
+    "superseded_by": "sup",
+    "pinned": "pin_col",
 }
 
 
@@ -90,25 +101,88 @@ class SideTable:
 
 
 SIDE_TABLES: tuple[SideTable, ...] = (
-    SideTable("outcomes", "outcome", ("created_at", "id"), ("oid",), {
-        "id": "block_id", "oid": "id", "sig": "signal", "w": "weight", "src": "source",
-        "cb": "confidence_before", "ca": "confidence_after", "at": "created_at"}),
-    SideTable("amendments", "amend", ("id",), ("aid",), {
-        "id": "block_id", "aid": "id", "at": "timestamp", "drift": "drift_score",
-        "by": "acceptor", "why": "rationale", "reverted": "reverted_at",
-        "pre": "pre_content", "post": "post_content", "pre_sum": "pre_summary",
-        "post_sum": "post_summary"}),
-    SideTable("contradictions", "contra", ("block_a_id", "block_b_id"), ("a", "b"), {
-        "a": "block_a_id", "b": "block_b_id", "score": "score", "resolved": "resolved",
-        "at": "created_at", "kind": "kind", "cue_sim": "cue_similarity"}),
+    SideTable(
+        "outcomes",
+        "outcome",
+        ("created_at", "id"),
+        ("oid",),
+        {
+            "id": "block_id",
+            "oid": "id",
+            "sig": "signal",
+            "w": "weight",
+            "src": "source",
+            "cb": "confidence_before",
+            "ca": "confidence_after",
+            "at": "created_at",
+        },
+    ),
+    SideTable(
+        "amendments",
+        "amend",
+        ("id",),
+        ("aid",),
+        {
+            "id": "block_id",
+            "aid": "id",
+            "at": "timestamp",
+            "drift": "drift_score",
+            "by": "acceptor",
+            "why": "rationale",
+            "reverted": "reverted_at",
+            "pre": "pre_content",
+            "post": "post_content",
+            "pre_sum": "pre_summary",
+            "post_sum": "post_summary",
+        },
+    ),
+    SideTable(
+        "contradictions",
+        "contra",
+        ("block_a_id", "block_b_id"),
+        ("a", "b"),
+        {
+            "a": "block_a_id",
+            "b": "block_b_id",
+            "score": "score",
+            "resolved": "resolved",
+            "at": "created_at",
+            "kind": "kind",
+            "cue_sim": "cue_similarity",
+        },
+    ),
     SideTable("co_retrieval", "corel", ("from_id", "to_id"), ("from_id", "to_id"), None),
-    SideTable("sessions", "session", ("started_at", "id"), ("sid",), {
-        "sid": "id", "task": "task_type", "start": "started_at", "end": "ended_at",
-        "sah": "start_active_hours", "dur": "duration_s"}),
-    SideTable("frames", "frame", ("name",), ("name",), {
-        "name": "name", "weights": "weights_json", "filters": "filters_json",
-        "guarantees": "guarantees_json", "template": "template", "budget": "token_budget",
-        "cache": "cache_json", "src": "source", "at": "created_at"}),
+    SideTable(
+        "sessions",
+        "session",
+        ("started_at", "id"),
+        ("sid",),
+        {
+            "sid": "id",
+            "task": "task_type",
+            "start": "started_at",
+            "end": "ended_at",
+            "sah": "start_active_hours",
+            "dur": "duration_s",
+        },
+    ),
+    SideTable(
+        "frames",
+        "frame",
+        ("name",),
+        ("name",),
+        {
+            "name": "name",
+            "weights": "weights_json",
+            "filters": "filters_json",
+            "guarantees": "guarantees_json",
+            "template": "template",
+            "budget": "token_budget",
+            "cache": "cache_json",
+            "src": "source",
+            "at": "created_at",
+        },
+    ),
     SideTable("peers", "peer", (), (), None),
 )
 
@@ -198,8 +272,11 @@ def title_for(content: str) -> str:
 
 
 def _created_order(df: pd.DataFrame) -> pd.DataFrame:
-    return df.assign(_c=df["created_at"]).sort_values(["_c", "id"], kind="stable",
-                                                      na_position="last").drop(columns="_c")
+    return (
+        df.assign(_c=df["created_at"])
+        .sort_values(["_c", "id"], kind="stable", na_position="last")
+        .drop(columns="_c")
+    )
 
 
 def to_block(row: Any, tags: list[str], relations: list[tuple[str, str]], pinned: bool) -> Block:
@@ -213,10 +290,18 @@ def to_block(row: Any, tags: list[str], relations: list[tuple[str, str]], pinned
             extra["superseded_by"] = str(sup)
     cue = value_or_none(getattr(row, "cue", None))
     vol = value_or_none(getattr(row, "volatility_class", None))
-    return Block(title=title_for(row.content), body=str(row.content), id=str(row.id),
-                 tags=list(tags), pinned=bool(pinned), created=iso(row.created_at),
-                 cls=None if vol is None else str(vol), cue=None if cue is None else str(cue),
-                 relations=list(relations), extra=extra)
+    return Block(
+        title=title_for(row.content),
+        body=str(row.content),
+        id=str(row.id),
+        tags=list(tags),
+        pinned=bool(pinned),
+        created=iso(row.created_at),
+        cls=None if vol is None else str(vol),
+        cue=None if cue is None else str(cue),
+        relations=list(relations),
+        extra=extra,
+    )
 
 
 def layout_blocks(store: Store) -> tuple[dict[str, list[Block]], list[dict], list[dict]]:
@@ -239,10 +324,16 @@ def layout_blocks(store: Store) -> tuple[dict[str, list[Block]], list[dict], lis
         status = value_or_none(row.status)
         block_tags = tags.get(block_id, [])
         if status not in STATUS_SECTION:
-            flags.append({"kind": "unknown_status", "item": block_id, "path": None,
-                          "severity": "error",
-                          "message": f"status {status!r} is not inbox/active/archived; kept in "
-                                     "notes/ so it is not lost"})
+            flags.append(
+                {
+                    "kind": "unknown_status",
+                    "item": block_id,
+                    "path": None,
+                    "severity": "error",
+                    "message": f"status {status!r} is not inbox/active/archived; kept in "
+                    "notes/ so it is not lost",
+                }
+            )
             status = "active"
         constitutional = CONSTITUTION_TAG in block_tags and status != "archived"
         category = str(value_or_none(row.category) or "uncategorised")
@@ -250,20 +341,40 @@ def layout_blocks(store: Store) -> tuple[dict[str, list[Block]], list[dict], lis
         rels = relations.get(block_id, [])
         for rel, target in rels:
             if target not in known:
-                flags.append({"kind": "dangling_edge", "item": block_id, "path": path,
-                              "severity": "warning",
-                              "message": f"{rel} edge to {target}, which is not in the database"})
+                flags.append(
+                    {
+                        "kind": "dangling_edge",
+                        "item": block_id,
+                        "path": path,
+                        "severity": "warning",
+                        "message": f"{rel} edge to {target}, which is not in the database",
+                    }
+                )
         content = str(row.content)
         if content != content.strip():
-            flags.append({"kind": "whitespace_trimmed", "item": block_id, "path": path,
-                          "severity": "info",
-                          "message": "content had leading/trailing whitespace; the block format "
-                                     "strips it (parity compares stripped content)"})
+            flags.append(
+                {
+                    "kind": "whitespace_trimmed",
+                    "item": block_id,
+                    "path": path,
+                    "severity": "info",
+                    "message": "content had leading/trailing whitespace; the block format "
+                    "strips it (parity compares stripped content)",
+                }
+            )
         files.setdefault(path, []).append(to_block(row, block_tags, rels, bool(pinned)))
-        moved.append({"kind": "block", "item": block_id, "label": title_for(content),
-                      "repo": "", "path": path,
-                      "section": "self" if constitutional else STATUS_SECTION[status],
-                      "chars": len(content), "note": None})
+        moved.append(
+            {
+                "kind": "block",
+                "item": block_id,
+                "label": title_for(content),
+                "repo": "",
+                "path": path,
+                "section": "self" if constitutional else STATUS_SECTION[status],
+                "chars": len(content),
+                "note": None,
+            }
+        )
     return files, moved, flags
 
 
@@ -289,11 +400,17 @@ def render_blocks(path: str, blocks: list[Block], flags: list[dict]) -> str:
         if row.kind != "absorbed_heading":
             continue
         owner = [bid for line, bid in starts if line <= (row.line or 0)]
-        flags.append({"kind": "absorbed_heading", "item": owner[-1] if owner else None,
-                      "path": path, "severity": "info",
-                      "message": f"{row.message.split(' is read as')[0]} in the body is read as "
-                                 "body text, as intended; `elfmem index check` lists it as an "
-                                 "absorbed heading"})
+        flags.append(
+            {
+                "kind": "absorbed_heading",
+                "item": owner[-1] if owner else None,
+                "path": path,
+                "severity": "info",
+                "message": f"{row.message.split(' is read as')[0]} in the body is read as "
+                "body text, as intended; `elfmem index check` lists it as an "
+                "absorbed heading",
+            }
+        )
     return text
 
 
@@ -310,8 +427,13 @@ class _Ledger:
 
     def add(self, kind: str, ah: float | None, /, **payload: Any) -> None:
         payload = {k: value_or_none(v) for k, v in payload.items()}
-        event = {"t": self.when, "s": len(self.events), "ah": round(float(ah or 0.0), 6),
-                 "k": kind, **payload}
+        event = {
+            "t": self.when,
+            "s": len(self.events),
+            "ah": round(float(ah or 0.0), 6),
+            "k": kind,
+            **payload,
+        }
         try:
             format_ledger_line(event)
             self.events.append(event)
@@ -325,17 +447,35 @@ class _Ledger:
         )
         for name in dropped:
             text = str(event[name])
-            parts = [text[i:i + TEXT_CHUNK] for i in range(0, len(text), TEXT_CHUNK)]
+            parts = [text[i : i + TEXT_CHUNK] for i in range(0, len(text), TEXT_CHUNK)]
             for n, part in enumerate(parts):
-                self.events.append({"t": self.when, "s": len(self.events), "ah": event["ah"],
-                                    "k": MEMLAB_KIND + "text", "of": kind, "ref": fitted["s"],
-                                    "key": key, "field": name, "part": n, "parts": len(parts),
-                                    "text": part})
-            self.flags.append({
-                "kind": "ledger_text_split", "item": str(key), "path": None, "severity": "info",
-                "message": f"{kind}.{name} ({len(text)} chars) is over elfmem's 4000-byte ledger "
-                           f"line; carried in {len(parts)} memlab.text event(s). elfmem's replay "
-                           "does not read those, so its rebuilt index lacks this field"})
+                self.events.append(
+                    {
+                        "t": self.when,
+                        "s": len(self.events),
+                        "ah": event["ah"],
+                        "k": MEMLAB_KIND + "text",
+                        "of": kind,
+                        "ref": fitted["s"],
+                        "key": key,
+                        "field": name,
+                        "part": n,
+                        "parts": len(parts),
+                        "text": part,
+                    }
+                )
+            self.flags.append(
+                {
+                    "kind": "ledger_text_split",
+                    "item": str(key),
+                    "path": None,
+                    "severity": "info",
+                    "message": f"{kind}.{name} ({len(text)} chars) is over elfmem's 4000-byte "
+                    "ledger "
+                    f"line; carried in {len(parts)} memlab.text event(s). elfmem's replay "
+                    "does not read those, so its rebuilt index lacks this field",
+                }
+            )
 
     def files(self) -> dict[str, bytes]:
         by_file: dict[str, list[dict]] = {}
@@ -367,11 +507,15 @@ def ledger_events(store: Store, when: str) -> _Ledger:
     blocks = store.blocks
     for row in blocks.sort_values("id", kind="stable").itertuples(index=False):
         lah = number_or(getattr(row, "last_reinforced_at", None), 0.0)
-        seed = {"id": str(row.id), "created": iso(row.created_at),
-                "n": int(number_or(getattr(row, "reinforcement_count", None), 0.0)), "lah": lah,
-                "a": number_or(getattr(row, "success_count", None), 0.5),
-                "b": number_or(getattr(row, "failure_count", None), 0.5),
-                "lam": number_or(getattr(row, "decay_lambda", None), 0.01)}
+        seed = {
+            "id": str(row.id),
+            "created": iso(row.created_at),
+            "n": int(number_or(getattr(row, "reinforcement_count", None), 0.0)),
+            "lah": lah,
+            "a": number_or(getattr(row, "success_count", None), 0.5),
+            "b": number_or(getattr(row, "failure_count", None), 0.5),
+            "lam": number_or(getattr(row, "decay_lambda", None), 0.01),
+        }
         summary = value_or_none(getattr(row, "summary", None))
         if summary:
             seed["sum"] = summary
@@ -384,8 +528,12 @@ def ledger_events(store: Store, when: str) -> _Ledger:
         # A seed cannot say "no α/β recorded" (schema < 4); keep that distinction here.
         side["a_raw"] = value_or_none(getattr(row, "success_count", None))
         side["b_raw"] = value_or_none(getattr(row, "failure_count", None))
-        led.add(MEMLAB_KIND + "block", clock, id=str(row.id),
-                **{k: v for k, v in side.items() if v is not None})
+        led.add(
+            MEMLAB_KIND + "block",
+            clock,
+            id=str(row.id),
+            **{k: v for k, v in side.items() if v is not None},
+        )
 
     edges = frame(store, "edges")
     if not edges.empty:
@@ -412,18 +560,26 @@ def ledger_events(store: Store, when: str) -> _Ledger:
         present = [c for c in spec.order if c in df.columns]
         df = df.sort_values(present, kind="stable") if present else df
         for rec in df.to_dict("records"):
-            led.add(MEMLAB_KIND + spec.kind, clock,
-                    **{key: rec.get(col) for key, col in mapping.items() if col in rec})
+            led.add(
+                MEMLAB_KIND + spec.kind,
+                clock,
+                **{key: rec.get(col) for key, col in mapping.items() if col in rec},
+            )
     return led
 
 
 def source_time(store: Store) -> pd.Timestamp | None:
     """The latest timestamp anywhere in the DB: the migration's fixed commit date."""
     stamps: list[pd.Timestamp] = []
-    for name, cols in (("blocks", ["created_at", "last_scored_at"]), ("edges", ["created_at"]),
-                       ("outcomes", ["created_at"]), ("amendments", ["timestamp", "reverted_at"]),
-                       ("contradictions", ["created_at"]), ("sessions", ["started_at", "ended_at"]),
-                       ("config", ["last_consolidated_at"])):
+    for name, cols in (
+        ("blocks", ["created_at", "last_scored_at"]),
+        ("edges", ["created_at"]),
+        ("outcomes", ["created_at"]),
+        ("amendments", ["timestamp", "reverted_at"]),
+        ("contradictions", ["created_at"]),
+        ("sessions", ["started_at", "ended_at"]),
+        ("config", ["last_consolidated_at"]),
+    ):
         df = frame(store, name)
         for col in cols:
             if not df.empty and col in df:
@@ -433,8 +589,9 @@ def source_time(store: Store) -> pd.Timestamp | None:
     return max(stamps) if stamps else None
 
 
-def plan_substrate(store: Store, source: Path, *, target: str = "substrate",
-                   dest: Path | None = None) -> Plan:
+def plan_substrate(
+    store: Store, source: Path, *, target: str = "substrate", dest: Path | None = None
+) -> Plan:
     """The substrate migration of one elfmem DB: two commits, blocks then ledger.
 
     ``target`` is always ``"substrate"`` and ``dest`` is not needed (commits are dated at the
@@ -460,9 +617,11 @@ def plan_substrate(store: Store, source: Path, *, target: str = "substrate",
         "archived.\nEvery block keeps its database id, tags, pin, cue and declared relations."
     )
     kinds = pd.Series([e["k"] for e in led.events]).value_counts().sort_index()
-    msg2 = (f"migrate(elfmem): ledger of {name}\n\n"
-            + "\n".join(f"{k}: {v}" for k, v in kinds.items())
-            + "\n\nelfmem replays seed/link/instance; memlab.* events carry the rest.")
+    msg2 = (
+        f"migrate(elfmem): ledger of {name}\n\n"
+        + "\n".join(f"{k}: {v}" for k, v in kinds.items())
+        + "\n\nelfmem replays seed/link/instance; memlab.* events carry the rest."
+    )
     commits = [PlannedCommit(msg1, tuple(sorted(block_files.items())))]
     ledger_files = led.files()
     if ledger_files:
@@ -486,6 +645,12 @@ def plan_substrate(store: Store, source: Path, *, target: str = "substrate",
         "no longer retrieved as blocks (the v2 design), but they stay in self.md with their ids.",
         "pinned = the pinned column or the self/constitutional tag (elfmem's export rule).",
     ]
-    return Plan("substrate", source, [PlannedRepo("", tuple(commits), title=name)], signature,
-                moved_frame(moved + side_rows), flags_frame(flags), notes)
-
+    return Plan(
+        "substrate",
+        source,
+        [PlannedRepo("", tuple(commits), title=name)],
+        signature,
+        moved_frame(moved + side_rows),
+        flags_frame(flags),
+        notes,
+    )

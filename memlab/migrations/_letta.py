@@ -141,9 +141,11 @@ def sanitise_label(label: Any, block_id: str) -> tuple[str, list[str]]:
         q = q or "_"
         short = fit_name(q, reserve=len(".md"))
         if short != q:
-            reasons.append(f"segment of {len(q.encode('utf-8'))} bytes shortened to {short!r} "
-                           "(file names are limited to 255 bytes; the suffix is a hash of the "
-                           "whole segment, so it is stable and distinct)")
+            reasons.append(
+                f"segment of {len(q.encode('utf-8'))} bytes shortened to {short!r} "
+                "(file names are limited to 255 bytes; the suffix is a hash of the "
+                "whole segment, so it is stable and distinct)"
+            )
         fixed.append(short)
     if not fixed:
         reasons.append("nothing usable left of the label")
@@ -159,6 +161,7 @@ def path_for(label: str) -> str:
 
 def _claim(path: str, taken: set[str], dirs: set[str]) -> str:
     """``path``, or ``path`` with ``-2``, ``-3``… before ``.md`` if a file or folder holds it."""
+
     def clashes(p: str) -> bool:
         parents = {"/".join(p.split("/")[:i]) for i in range(1, p.count("/") + 1)}
         return p in taken or p in dirs or bool(parents & taken)
@@ -193,8 +196,9 @@ def render(f: MemFile, layout: str = "v1") -> bytes:
     if layout == "v2":
         return _letta_v2.render(f)
     refuse_nul(f.path, f.body, f.item)
-    return fmt.render_memfs_file(f.description, f.body, read_only=f.read_only,
-                                 limit=f.limit).encode("utf-8")
+    return fmt.render_memfs_file(
+        f.description, f.body, read_only=f.read_only, limit=f.limit
+    ).encode("utf-8")
 
 
 def check_hook(files: list[MemFile], rendered: dict[str, bytes]) -> list[dict]:
@@ -205,18 +209,26 @@ def check_hook(files: list[MemFile], rendered: dict[str, bytes]) -> list[dict]:
     flags: list[dict] = []
     for f in files:
         violations = fmt.check_precommit(f.path, rendered[f.path].decode("utf-8"), None, change="A")
-        unexpected = [v for v in violations
-                      if not (f.read_only and v.rule == "protected_set")]
+        unexpected = [v for v in violations if not (f.read_only and v.rule == "protected_set")]
         if unexpected:
             shown = "; ".join(f"{v.rule}: {v.message}" for v in unexpected)
-            raise MigrationError(f"{f.path} would fail Letta Code's pre-commit hook: {shown}",
-                                 path=f.path, hint="report this as a memlab bug")
+            raise MigrationError(
+                f"{f.path} would fail Letta Code's pre-commit hook: {shown}",
+                path=f.path,
+                hint="report this as a memlab bug",
+            )
         if f.read_only:
-            flags.append({"kind": "read_only_by_migration", "item": f.item, "path": f.path,
-                          "severity": "info",
-                          "message": "read_only: true is set by the migration, as Letta's server "
-                                     "does when it creates a memfs repo; Letta Code's hook forbids "
-                                     "agents to set it, and from now on protects the file"})
+            flags.append(
+                {
+                    "kind": "read_only_by_migration",
+                    "item": f.item,
+                    "path": f.path,
+                    "severity": "info",
+                    "message": "read_only: true is set by the migration, as Letta's server "
+                    "does when it creates a memfs repo; Letta Code's hook forbids "
+                    "agents to set it, and from now on protects the file",
+                }
+            )
     return flags
 
 
@@ -238,8 +250,15 @@ def _block_links(store: Store) -> dict[str, list[str]]:
     return {k: sorted(set(v)) for k, v in out.items()}
 
 
-def _letta_file(row: Any, columns: list[str], path_prefix: str, spec: "RepoSpec",
-                flags: list[dict], shared_with: list[str], layout: str = "v1") -> MemFile:
+def _letta_file(
+    row: Any,
+    columns: list[str],
+    path_prefix: str,
+    spec: "RepoSpec",
+    flags: list[dict],
+    shared_with: list[str],
+    layout: str = "v1",
+) -> MemFile:
     block_id = str(value_or_none(row["block_id"]))
     original = value_or_none(row["label"])
     label, reasons = sanitise_label(original, block_id)
@@ -255,16 +274,28 @@ def _letta_file(row: Any, columns: list[str], path_prefix: str, spec: "RepoSpec"
     if other != path:
         # Letta's labels are case-sensitive, so both are kept as named; only the filesystem
         # the repository is cloned onto can make them one file.
-        flags.append({"kind": "case_collision", "item": block_id, "path": path,
-                      "severity": "warning",
-                      "message": f"{path} and {other} differ only in letter case: on a "
-                                 "case-insensitive filesystem (macOS, Windows) they are one "
-                                 "file and a clone keeps only one of them"})
+        flags.append(
+            {
+                "kind": "case_collision",
+                "item": block_id,
+                "path": path,
+                "severity": "warning",
+                "message": f"{path} and {other} differ only in letter case: on a "
+                "case-insensitive filesystem (macOS, Windows) they are one "
+                "file and a clone keeps only one of them",
+            }
+        )
     final_label = fmt.label_for_path(path) or label
     if reasons:
-        flags.append({"kind": "label_sanitised", "item": block_id, "path": path,
-                      "severity": "warning",
-                      "message": f"label {original!r} → {label!r}: {'; '.join(reasons)}"})
+        flags.append(
+            {
+                "kind": "label_sanitised",
+                "item": block_id,
+                "path": path,
+                "severity": "warning",
+                "message": f"label {original!r} → {label!r}: {'; '.join(reasons)}",
+            }
+        )
     if path != wanted:
         flags.append(
             {
@@ -276,9 +307,16 @@ def _letta_file(row: Any, columns: list[str], path_prefix: str, spec: "RepoSpec"
             }
         )
     if path.endswith(f"/{fmt.SKILL_FILE}"):
-        flags.append({"kind": "skill_block", "item": block_id, "path": path, "severity": "warning",
-                      "message": "a skills/<name> label becomes a SKILL.md, which Letta Code reads "
-                                 "with Agent Skills frontmatter (name, description); check it"})
+        flags.append(
+            {
+                "kind": "skill_block",
+                "item": block_id,
+                "path": path,
+                "severity": "warning",
+                "message": "a skills/<name> label becomes a SKILL.md, which Letta Code reads "
+                "with Agent Skills frontmatter (name, description); check it",
+            }
+        )
     raw_desc = value_or_none(row.get("description"))
     desc = " ".join(str(raw_desc).split()) if raw_desc is not None else ""
     if layout == "v2":
@@ -287,27 +325,53 @@ def _letta_file(row: Any, columns: list[str], path_prefix: str, spec: "RepoSpec"
             desc = ""  # the fallback below, flagged as in v1
     if not desc:
         desc = f"Memory block {label}"
-        flags.append({"kind": "description_fallback", "item": block_id, "path": path,
-                      "severity": "info",
-                      "message": f"no description; Letta's fallback {desc!r} is used"})
+        flags.append(
+            {
+                "kind": "description_fallback",
+                "item": block_id,
+                "path": path,
+                "severity": "info",
+                "message": f"no description; Letta's fallback {desc!r} is used",
+            }
+        )
     elif desc != raw_desc:
-        flags.append({"kind": "description_flattened", "item": block_id, "path": path,
-                      "severity": "info",
-                      "message": "multi-line description put on one line (the original is in "
-                                 "the side file)"})
+        flags.append(
+            {
+                "kind": "description_flattened",
+                "item": block_id,
+                "path": path,
+                "severity": "info",
+                "message": "multi-line description put on one line (the original is in "
+                "the side file)",
+            }
+        )
     limit = value_or_none(row.get("limit"))
     limit = int(limit) if limit is not None and int(limit) > 0 else None
     if limit is not None and len(value) > limit:
-        flags.append({"kind": "over_limit", "item": block_id, "path": path, "severity": "warning",
-                      "message": f"{len(value)} characters against a limit of {limit}; kept "
-                                 "whole, not truncated"})
+        flags.append(
+            {
+                "kind": "over_limit",
+                "item": block_id,
+                "path": path,
+                "severity": "warning",
+                "message": f"{len(value)} characters against a limit of {limit}; kept "
+                "whole, not truncated",
+            }
+        )
     side = {c: json_safe(row.get(c)) for c in columns if c not in DERIVED_COLUMNS}
     side.update(path=path, value_sha256=sha256(value), value_chars=len(value))
     if shared_with:
         side["shared_with"] = shared_with
-    return MemFile(path=path, description=desc, body=value,
-                   read_only=bool(value_or_none(row.get("read_only")) or False), limit=limit,
-                   item=block_id, label=final_label, side=side)
+    return MemFile(
+        path=path,
+        description=desc,
+        body=value,
+        read_only=bool(value_or_none(row.get("read_only")) or False),
+        limit=limit,
+        item=block_id,
+        label=final_label,
+        side=side,
+    )
 
 
 @dataclass
@@ -356,8 +420,9 @@ def letta_repos(store: Store, flags: list[dict], layout: str = "v1") -> list[Rep
         if agent_id is not None:
             row = agents[agents["agent_id"].astype(str) == agent_id].iloc[0]
             agent = {c: json_safe(row[c]) for c in agents.columns}
-        specs[key] = RepoSpec(subdir, names.get(agent_id or "", None) or (agent_id or "detached"),
-                              agent, [])
+        specs[key] = RepoSpec(
+            subdir, names.get(agent_id or "", None) or (agent_id or "detached"), agent, []
+        )
         return specs[key]
 
     aid: str | None
@@ -400,10 +465,16 @@ def letta_repos(store: Store, flags: list[dict], layout: str = "v1") -> list[Rep
             spec = spec_for(aid)
             f = _letta_file(row, columns, prefix, spec, flags, shared_with, layout)
             if shared_with:
-                flags.append({"kind": "shared_block", "item": block_id, "path": f.path,
-                              "severity": "info",
-                              "message": f"shared by {', '.join(shared_with)}: copied into each "
-                                         "agent's repository (memfs has no shared primitive)"})
+                flags.append(
+                    {
+                        "kind": "shared_block",
+                        "item": block_id,
+                        "path": f.path,
+                        "severity": "info",
+                        "message": f"shared by {', '.join(shared_with)}: copied into each "
+                        "agent's repository (memfs has no shared primitive)",
+                    }
+                )
             spec.files.append(f)
     return [s for s in specs.values() if s.files or s.agent is not None]
 
@@ -444,16 +515,32 @@ def elfmem_repo(store: Store, flags: list[dict], moved: list[dict], layout: str 
         body = _elfmem.render_blocks(path, blocks, flags)
         titles = {"Constitution": "persona.md", "Pinned blocks": "pinned.md"}
         what = next((k for k, v in titles.items() if path in (v, f"system/{v}")), None)
-        desc = (f"{what} migrated from elfmem ({len(blocks)} blocks, elfmem block format)" if what
-                else f"elfmem blocks from {path[:-3]} ({len(blocks)} blocks, elfmem block format)")
+        desc = (
+            f"{what} migrated from elfmem ({len(blocks)} blocks, elfmem block format)"
+            if what
+            else f"elfmem blocks from {path[:-3]} ({len(blocks)} blocks, elfmem block format)"
+        )
         if len(body) > fmt.DEFAULT_LIMIT:
-            flags.append({"kind": "over_default_limit", "item": path, "path": path,
-                          "severity": "warning",
-                          "message": f"{len(body)} characters, over the Letta server's default "
-                                     f"block limit of {fmt.DEFAULT_LIMIT}"})
-        out.append(MemFile(path=path, description=desc, body=body, item=path,
-                           label=fmt.label_for_path(path) or path,
-                           side={"block_ids": [b.id for b in blocks]}))
+            flags.append(
+                {
+                    "kind": "over_default_limit",
+                    "item": path,
+                    "path": path,
+                    "severity": "warning",
+                    "message": f"{len(body)} characters, over the Letta server's default "
+                    f"block limit of {fmt.DEFAULT_LIMIT}",
+                }
+            )
+        out.append(
+            MemFile(
+                path=path,
+                description=desc,
+                body=body,
+                item=path,
+                label=fmt.label_for_path(path) or path,
+                side={"block_ids": [b.id for b in blocks]},
+            )
+        )
     return RepoSpec("", store.path.name, None, out)
 
 
@@ -472,11 +559,16 @@ def _agent_yaml(spec: RepoSpec, source_sha: str, when: str, files: list[MemFile]
         "model": agent.get("model"),
         "created_at": when,
         "updated_at": when,
-        "memory": {"git_remote": None, "auto_commit": True, "auto_push": False,
-                   "sync_on_startup": True},
+        "memory": {
+            "git_remote": None,
+            "auto_commit": True,
+            "auto_push": False,
+            "sync_on_startup": True,
+        },
         # What Souveraine loads into context: system/ files, as Letta renders only system/.
-        "blocks": [{"label": f.label, "file": f.path} for f in files
-                   if f.path.startswith("system/")],
+        "blocks": [
+            {"label": f.label, "file": f.path} for f in files if f.path.startswith("system/")
+        ],
         "tags": list(agent.get("tags") or []),
     }
     text = yaml.safe_dump(doc, sort_keys=False, allow_unicode=True, width=100)
@@ -487,13 +579,20 @@ def _agent_yaml(spec: RepoSpec, source_sha: str, when: str, files: list[MemFile]
     return text.encode("utf-8")
 
 
-def side_file(spec: RepoSpec, source: Path, source_sha: str, target: str,
-               times: dict[str, str | None], layout: str = "v1") -> bytes:
+def side_file(
+    spec: RepoSpec,
+    source: Path,
+    source_sha: str,
+    target: str,
+    times: dict[str, str | None],
+    layout: str = "v1",
+) -> bytes:
     # v2 records its layout; each block's record holds the path it went to (what --verify reads).
-    doc = {**({"layout": layout} if layout != "v1" else {}),
+    doc = {
+        **({"layout": layout} if layout != "v1" else {}),
         **times,
         "about": "Fields of the migrated blocks that a memory file's frontmatter cannot hold; "
-                 "written by memlab so nothing is lost. Not a memory block.",
+        "written by memlab so nothing is lost. Not a memory block.",
         "version": 1,
         "target": target,
         "source": source.name,
@@ -536,9 +635,21 @@ def previous_migration_time(dest: Path, source_sha: str) -> pd.Timestamp | None:
     for folder in candidates:
         if _git.find_repo(folder) is None:
             continue
-        out = _git.run_git(folder, "log", "--all", "-1", "--format=%at %H", "--fixed-strings",
-                           f"--author={fmt.MIGRATION_EMAIL}",
-                           f"--grep={TRAILER_SHA}: {source_sha}", check=False).decode().strip()
+        out = (
+            _git.run_git(
+                folder,
+                "log",
+                "--all",
+                "-1",
+                "--format=%at %H",
+                "--fixed-strings",
+                f"--author={fmt.MIGRATION_EMAIL}",
+                f"--grep={TRAILER_SHA}: {source_sha}",
+                check=False,
+            )
+            .decode()
+            .strip()
+        )
         stamp, _, sha = out.partition(" ")
         if stamp.isdigit():
             # a commit can carry any time (year 3000, 20 digits); pandas holds 1677..2262
@@ -547,8 +658,10 @@ def previous_migration_time(dest: Path, source_sha: str) -> pd.Timestamp | None:
                 raise MigrationError(
                     f"memlab's earlier migration commit {sha[:12]} is dated {stamp} (Unix "
                     "seconds), outside the times memlab holds (1677-2262); a re-run is dated "
-                    "at the earlier run's time", path=folder,
-                    hint="migrate into a new destination")
+                    "at the earlier run's time",
+                    path=folder,
+                    hint="migrate into a new destination",
+                )
             return when
     return None
 
@@ -560,8 +673,14 @@ def _trailers(source: Path, source_sha: str, source_created: str | None) -> str:
     )
 
 
-def plan_memfs(store: Store, source: Path, *, target: str, when: pd.Timestamp | None = None,
-               layout: str | None = None) -> Plan:
+def plan_memfs(
+    store: Store,
+    source: Path,
+    *,
+    target: str,
+    when: pd.Timestamp | None = None,
+    layout: str | None = None,
+) -> Plan:
     """Letta memfs (``target="letta"``) or Souveraine (``"souveraine"``) from any block source.
 
     Commits are dated ``when`` (default: now, to the second); see "Dates" above. ``layout`` is
@@ -583,8 +702,11 @@ def plan_memfs(store: Store, source: Path, *, target: str, when: pd.Timestamp | 
     led = None
     signature = signature_at(when if when is not None else pd.Timestamp.now(tz="UTC"))
     when = cast(str, _elfmem.iso(pd.Timestamp(signature.timestamp, unit="s", tz="UTC")))
-    source_created = None if source_ts is None or pd.isna(source_ts) else _elfmem.iso(
-        pd.Timestamp(source_ts).floor("s"))
+    source_created = (
+        None
+        if source_ts is None or pd.isna(source_ts)
+        else _elfmem.iso(pd.Timestamp(source_ts).floor("s"))
+    )
     trailers = _trailers(source, source_sha, source_created)
     times = {"migrated_at": when, "source_created_at": source_created}
     if from_elfmem:
@@ -598,23 +720,33 @@ def plan_memfs(store: Store, source: Path, *, target: str, when: pd.Timestamp | 
         commits: list[PlannedCommit] = []
         n = len(spec.files)
         if layout == "v2":
-            commits.append(PlannedCommit(
-                f"migrate: {n} memory block(s) from {commit_line(source.name)}"
-                + (f" for agent {commit_line(spec.title)}" if spec.agent else "")
-                + "\n\nOne file per block, as Letta Code 0.34.12 creates them "
-                "(renderInitialMemoryFile); limits and read-only blocks in .memfs.config.json."
-                + trailers, tuple(sorted(md.items()))))
+            commits.append(
+                PlannedCommit(
+                    f"migrate: {n} memory block(s) from {commit_line(source.name)}"
+                    + (f" for agent {commit_line(spec.title)}" if spec.agent else "")
+                    + "\n\nOne file per block, as Letta Code 0.34.12 creates them "
+                    "(renderInitialMemoryFile); limits and read-only blocks in .memfs.config.json."
+                    + trailers,
+                    tuple(sorted(md.items())),
+                )
+            )
         elif target == "letta":
-            commits.append(PlannedCommit(
-                "chore: initialize memory\n\nAs the Letta server creates a memory repository."
-                + trailers,
-                ((fmt.CONFIG_PATH, b'{"version": 1}\n'),)))
-            commits.append(PlannedCommit(
-                f"migrate: {n} memory block(s) from {commit_line(source.name)}"
-                + (f" for agent {commit_line(spec.title)}" if spec.agent else "")
-                + "\n\nOne file per block; description, read_only and limit in frontmatter."
-                + trailers,
-                tuple(sorted(md.items()))))
+            commits.append(
+                PlannedCommit(
+                    "chore: initialize memory\n\nAs the Letta server creates a memory repository."
+                    + trailers,
+                    ((fmt.CONFIG_PATH, b'{"version": 1}\n'),),
+                )
+            )
+            commits.append(
+                PlannedCommit(
+                    f"migrate: {n} memory block(s) from {commit_line(source.name)}"
+                    + (f" for agent {commit_line(spec.title)}" if spec.agent else "")
+                    + "\n\nOne file per block; description, read_only and limit in frontmatter."
+                    + trailers,
+                    tuple(sorted(md.items())),
+                )
+            )
         else:
             files = dict(md)
             files[AGENT_YAML] = _agent_yaml(spec, source_sha, when, spec.files)
@@ -628,37 +760,75 @@ def plan_memfs(store: Store, source: Path, *, target: str, when: pd.Timestamp | 
             )
         side = {SIDE_FILE: side_file(spec, source, source_sha, target, times, layout)}
         if led is not None:  # from an elfmem DB: the ledger goes beside the side file
-            side.update({LEDGER_PREFIX + p.rsplit("/", 1)[1]: data
-                         for p, data in led.files().items()})
-        commits.append(PlannedCommit(
-            "chore(memlab): keep what memory files cannot hold\n\n"
-            + ("Block ids, metadata, template fields and original labels/descriptions."
-               if not from_elfmem else
-               "The elfmem ledger: reinforcement, clock, edges, outcomes, amendments, "
-               "contradictions.") + trailers, tuple(sorted(side.items()))))
+            side.update(
+                {LEDGER_PREFIX + p.rsplit("/", 1)[1]: data for p, data in led.files().items()}
+            )
+        commits.append(
+            PlannedCommit(
+                "chore(memlab): keep what memory files cannot hold\n\n"
+                + (
+                    "Block ids, metadata, template fields and original labels/descriptions."
+                    if not from_elfmem
+                    else "The elfmem ledger: reinforcement, clock, edges, outcomes, amendments, "
+                    "contradictions."
+                )
+                + trailers,
+                tuple(sorted(side.items())),
+            )
+        )
         if layout == "v2":
             commits = _letta_v2.finish_repo(
-                spec.files, commits[:-1], commits[-1], flags,
+                spec.files,
+                commits[:-1],
+                commits[-1],
+                flags,
                 init_message="chore: initialize memory\n\nA memfs v2 repository as Letta Code "
-                             "0.34.12 creates one: a root MEMORY.md, an index in every folder and "
-                             ".memfs.config.json." + trailers,
-                protect_message=_letta_v2.protect_message(source.name, trailers))
+                "0.34.12 creates one: a root MEMORY.md, an index in every folder and "
+                ".memfs.config.json." + trailers,
+                protect_message=_letta_v2.protect_message(source.name, trailers),
+            )
         repos.append(PlannedRepo(spec.subdir, tuple(commits), title=spec.title))
         if not from_elfmem:
             for f in spec.files:
-                moved.append({"kind": "block", "item": f.item, "label": f.label,
-                              "repo": spec.subdir, "path": f.path,
-                              "section": _letta_v2.section(f.path, layout),
-                              "chars": len(f.body),
-                              "note": None})
+                moved.append(
+                    {
+                        "kind": "block",
+                        "item": f.item,
+                        "label": f.label,
+                        "repo": spec.subdir,
+                        "path": f.path,
+                        "section": _letta_v2.section(f.path, layout),
+                        "chars": len(f.body),
+                        "note": None,
+                    }
+                )
     for spec in specs:
-        moved.append({"kind": "side_file", "item": SIDE_FILE, "label": None, "repo": spec.subdir,
-                      "path": SIDE_FILE, "section": ".memlab", "chars": None,
-                      "note": "fields frontmatter cannot hold"})
+        moved.append(
+            {
+                "kind": "side_file",
+                "item": SIDE_FILE,
+                "label": None,
+                "repo": spec.subdir,
+                "path": SIDE_FILE,
+                "section": ".memlab",
+                "chars": None,
+                "note": "fields frontmatter cannot hold",
+            }
+        )
     notes = []
     if not from_elfmem:
         agents = _agent_rows(store)
-        notes.append(f"Only memory blocks move: {len(agents)} agent(s)' system prompts, tools and "
-                     "messages are not memory and are not migrated.")
-    return Plan(target, source, repos, signature, moved_frame(moved), flags_frame(flags), notes,
-                layout=layout if target == "letta" else None)
+        notes.append(
+            f"Only memory blocks move: {len(agents)} agent(s)' system prompts, tools and "
+            "messages are not memory and are not migrated."
+        )
+    return Plan(
+        target,
+        source,
+        repos,
+        signature,
+        moved_frame(moved),
+        flags_frame(flags),
+        notes,
+        layout=layout if target == "letta" else None,
+    )

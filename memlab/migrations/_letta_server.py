@@ -68,8 +68,14 @@ from memlab.migrations._plan import (
 )
 from memlab.store import Store
 
-__all__ = ["plan_letta_server", "select_agents", "server_view", "history_trailers",
-           "TRAILER_BLOCK", "TRAILER_SEQUENCE"]
+__all__ = [
+    "plan_letta_server",
+    "select_agents",
+    "server_view",
+    "history_trailers",
+    "TRAILER_BLOCK",
+    "TRAILER_SEQUENCE",
+]
 
 TRAILER_BLOCK = "Letta-Block"
 TRAILER_HISTORY = "Letta-History-Id"
@@ -106,8 +112,9 @@ def select_agents(store: Store, agents: str | list[str] | None) -> list[str] | N
         hit = frame[(frame["agent_id"].astype(str) == w) | (frame["name"].astype(str) == w)]
         if hit.empty:
             names = ", ".join(sorted(frame["name"].dropna().astype(str)))[:300]
-            raise MigrationError(f"no agent named or with id {w!r} on this server",
-                                 hint=f"agents: {names}")
+            raise MigrationError(
+                f"no agent named or with id {w!r} on this server", hint=f"agents: {names}"
+            )
         if len(hit) > 1:
             raise MigrationError(f"{len(hit)} agents are named {w!r}", hint="pass the agent id")
         out.append(str(hit["agent_id"].iloc[0]))
@@ -119,10 +126,16 @@ def server_view(store: Store, agent_ids: list[str] | None, flags: list[dict]) ->
     blocks = store.blocks
     deleted = blocks[blocks["is_deleted"].fillna(False).astype(bool)]
     for row in deleted.itertuples(index=False):
-        flags.append({"kind": "deleted_block", "item": str(row.block_id), "path": None,
-                      "severity": "info",
-                      "message": f"label {row.label!r} is deleted on the server (is_deleted); "
-                                 "not migrated"})
+        flags.append(
+            {
+                "kind": "deleted_block",
+                "item": str(row.block_id),
+                "path": None,
+                "severity": "info",
+                "message": f"label {row.label!r} is deleted on the server (is_deleted); "
+                "not migrated",
+            }
+        )
     live = blocks[~blocks["is_deleted"].fillna(False).astype(bool)]
     links = store.block_agents[store.block_agents["block_id"].isin(live["block_id"])]
     agents = store.agents[~store.agents["is_deleted"].fillna(False).astype(bool)]
@@ -130,8 +143,11 @@ def server_view(store: Store, agent_ids: list[str] | None, flags: list[dict]) ->
         agents = agents[agents["agent_id"].astype(str).isin(agent_ids)]
         links = links[links["agent_id"].astype(str).isin(agent_ids)]
         live = live[live["block_id"].isin(links["block_id"])]
-    frames = {"agents": agents.reset_index(drop=True), "blocks": live.reset_index(drop=True),
-              "block_agents": links.reset_index(drop=True)}
+    frames = {
+        "agents": agents.reset_index(drop=True),
+        "blocks": live.reset_index(drop=True),
+        "block_agents": links.reset_index(drop=True),
+    }
     return Store(kind="letta_blocks", path=store.path, frames=frames, meta=dict(store.meta))
 
 
@@ -178,14 +194,22 @@ def history_trailers(message: str) -> dict[str, str]:
     return out
 
 
-def plan_letta_server(store: Store, source: Path, *, target: str = "letta",
-                      dest: str | Path | None = None,
-                      agents: str | list[str] | None = None, layout: str | None = None) -> Plan:
+def plan_letta_server(
+    store: Store,
+    source: Path,
+    *,
+    target: str = "letta",
+    dest: str | Path | None = None,
+    agents: str | list[str] | None = None,
+    layout: str | None = None,
+) -> Plan:
     """The whole-server migration plan (see the module docstring); ``layout`` as for an Agent
     File (v2 by default: :mod:`memlab.migrations._letta_v2`)."""
     if target != "letta":
-        raise MigrationError(f"a Letta server database migrates to Letta Code memfs, not to "
-                             f"{target!r}", hint="use --to letta (the default for this source)")
+        raise MigrationError(
+            f"a Letta server database migrates to Letta Code memfs, not to {target!r}",
+            hint="use --to letta (the default for this source)",
+        )
     layout = _letta_v2.check_layout(layout, target)
     flags: list[dict] = []
     moved: list[dict] = []
@@ -194,24 +218,42 @@ def plan_letta_server(store: Store, source: Path, *, target: str = "letta",
         raise MigrationError("no agent to migrate on this server", hint="check --agent")
     specs = _letta.letta_repos(view, flags, layout)
     history = store.block_history
-    by_block = {str(b): g.sort_values("sequence_number", kind="stable").to_dict("records")
-                for b, g in history.groupby("block_id", sort=False)} if len(history) else {}
+    by_block = (
+        {
+            str(b): g.sort_values("sequence_number", kind="stable").to_dict("records")
+            for b, g in history.groupby("block_id", sort=False)
+        }
+        if len(history)
+        else {}
+    )
     # A checkpoint chain only a direct write could make is not replayed: the block moves in
     # its final state, and a flag names what was not replayed and why.
     for block_id, reasons in unreplayable_blocks(store).items():
         dropped = by_block.pop(block_id, None)
         for reason in reasons:
-            flags.append({"kind": "integrity", "item": block_id, "path": None,
-                          "severity": "warning",
-                          "message": f"{reason}; " + (
-                              f"its {len(dropped)} checkpoint(s) are not replayed, the block "
-                              "moves in its final state" if dropped else
-                              "it has no checkpoint to replay")})
+            flags.append(
+                {
+                    "kind": "integrity",
+                    "item": block_id,
+                    "path": None,
+                    "severity": "warning",
+                    "message": f"{reason}; "
+                    + (
+                        f"its {len(dropped)} checkpoint(s) are not replayed, the block "
+                        "moves in its final state"
+                        if dropped
+                        else "it has no checkpoint to replay"
+                    ),
+                }
+            )
     names = dict(zip(store.agents["agent_id"].astype(str), store.agents["name"]))
     created = dict(zip(store.agents["agent_id"].astype(str), store.agents["created_at"]))
     block_rows = {str(r["block_id"]): r for r in view.blocks.to_dict("records")}
-    all_times = [s for s in map(_seconds, list(view.blocks["updated_at"])
-                                + list(history["created_at"])) if s is not None]
+    all_times = [
+        s
+        for s in map(_seconds, list(view.blocks["updated_at"]) + list(history["created_at"]))
+        if s is not None
+    ]
     end = max(all_times, default=FALLBACK_EPOCH)
     signature = Signature(fmt.MIGRATION_NAME, fmt.MIGRATION_EMAIL, end)
     source_name = source.name
@@ -228,14 +270,23 @@ def plan_letta_server(store: Store, source: Path, *, target: str = "letta",
                 sec = _seconds(row.get("created_at"))
                 if sec is None:
                     sec = _seconds(block_rows[f.item].get("updated_at")) or end
-                    flags.append({"kind": "history_undated", "item": f.item, "path": f.path,
-                                  "severity": "warning",
-                                  "message": f"history row {row['history_id']} has no created_at; "
-                                             "dated at the block's updated_at"})
+                    flags.append(
+                        {
+                            "kind": "history_undated",
+                            "item": f.item,
+                            "path": f.path,
+                            "severity": "warning",
+                            "message": f"history row {row['history_id']} has no created_at; "
+                            "dated at the block's updated_at",
+                        }
+                    )
                 events.append(_Event(sec, f.path, int(row["sequence_number"]), f, row))
         events = _interleave(events)
-        starts = [s for s in [_seconds(created.get(agent_id))] + [e.seconds for e in events[:1]]
-                  if s is not None]
+        starts = [
+            s
+            for s in [_seconds(created.get(agent_id))] + [e.seconds for e in events[:1]]
+            if s is not None
+        ]
         t0 = min(starts, default=end)
         commits = [
             PlannedCommit(
@@ -257,45 +308,96 @@ def plan_letta_server(store: Store, source: Path, *, target: str = "letta",
             if head.get(f.path) == data:
                 continue
             final[f.path] = data
-            commit_reasons.append(commit_line(f"{f.path}: " + _why(f, block_rows[f.item],
-                                                            by_block.get(f.item, []), flags,
-                                                            layout)))
+            commit_reasons.append(
+                commit_line(
+                    f"{f.path}: "
+                    + _why(f, block_rows[f.item], by_block.get(f.item, []), flags, layout)
+                )
+            )
         if final:
-            last_update = max([s for s in (_seconds(block_rows[f.item].get("updated_at"))
-                                           for f in spec.files) if s is not None]
-                              + [e.seconds for e in events[-1:]] + [t0])
-            commits.append(PlannedCommit(
-                f"migrate: final state of {len(final)} memory block(s)"
-                + (f" for agent {commit_line(spec.title)}" if spec.agent else "")
-                + "\n\n" + "\n".join(commit_reasons)
-                + f"\n\nMemlab-Source: {commit_line(source_name)}",
-                tuple(sorted(final.items())),
-                author=Signature(fmt.MIGRATION_NAME, fmt.MIGRATION_EMAIL, max(last_update, t0))))
+            last_update = max(
+                [
+                    s
+                    for s in (_seconds(block_rows[f.item].get("updated_at")) for f in spec.files)
+                    if s is not None
+                ]
+                + [e.seconds for e in events[-1:]]
+                + [t0]
+            )
+            commits.append(
+                PlannedCommit(
+                    f"migrate: final state of {len(final)} memory block(s)"
+                    + (f" for agent {commit_line(spec.title)}" if spec.agent else "")
+                    + "\n\n"
+                    + "\n".join(commit_reasons)
+                    + f"\n\nMemlab-Source: {commit_line(source_name)}",
+                    tuple(sorted(final.items())),
+                    author=Signature(fmt.MIGRATION_NAME, fmt.MIGRATION_EMAIL, max(last_update, t0)),
+                )
+            )
         times: dict[str, str | None] = {"migrated_at": None, "source_created_at": None}
         side = _letta.side_file(spec, source, "", "letta", times, layout)
-        commits.append(PlannedCommit(
-            "chore(memlab): keep what memory files cannot hold\n\nBlock ids, metadata, template "
-            "fields, created_at/updated_at/_last_updated_by_id and original labels/descriptions."
-            f"\n\nMemlab-Source: {commit_line(source_name)}", ((_letta.SIDE_FILE, side),),
-            author=Signature(fmt.MIGRATION_NAME, fmt.MIGRATION_EMAIL,
-                             max(cast(Signature, commits[-1].author).timestamp, t0))))
+        commits.append(
+            PlannedCommit(
+                "chore(memlab): keep what memory files cannot hold\n\nBlock ids, metadata, "
+                "template fields, created_at/updated_at/_last_updated_by_id and original "
+                "labels/descriptions."
+                f"\n\nMemlab-Source: {commit_line(source_name)}",
+                ((_letta.SIDE_FILE, side),),
+                author=Signature(
+                    fmt.MIGRATION_NAME,
+                    fmt.MIGRATION_EMAIL,
+                    max(cast(Signature, commits[-1].author).timestamp, t0),
+                ),
+            )
+        )
         if layout == "v2":  # MEMORY.md, indexes and limits first; read-only list last
             commits = _letta_v2.finish_repo(
-                spec.files, commits[1:-1], commits[-1], flags, init_message=commits[0].message,
+                spec.files,
+                commits[1:-1],
+                commits[-1],
+                flags,
+                init_message=commits[0].message,
                 init_author=commits[0].author,
-                protect_message=_letta_v2.protect_message(source_name))
+                protect_message=_letta_v2.protect_message(source_name),
+            )
         repos.append(PlannedRepo(spec.subdir, tuple(commits), title=spec.title))
         for f in spec.files:
             n = n_of[f.item]
-            moved.append({"kind": "block", "item": f.item, "label": f.label, "repo": spec.subdir,
-                          "path": f.path, "section": _letta_v2.section(f.path, layout),
-                          "chars": len(f.body),
-                          "note": f"{n} history commit(s)" if n else "no history: final state"})
-        moved.append({"kind": "side_file", "item": _letta.SIDE_FILE, "label": None,
-                      "repo": spec.subdir, "path": _letta.SIDE_FILE, "section": ".memlab",
-                      "chars": None, "note": "fields frontmatter cannot hold"})
-    plan = Plan("letta", source, repos, signature, moved_frame(moved), flags_frame(flags),
-                _notes(store, view, replayed_blocks), layout=layout)
+            moved.append(
+                {
+                    "kind": "block",
+                    "item": f.item,
+                    "label": f.label,
+                    "repo": spec.subdir,
+                    "path": f.path,
+                    "section": _letta_v2.section(f.path, layout),
+                    "chars": len(f.body),
+                    "note": f"{n} history commit(s)" if n else "no history: final state",
+                }
+            )
+        moved.append(
+            {
+                "kind": "side_file",
+                "item": _letta.SIDE_FILE,
+                "label": None,
+                "repo": spec.subdir,
+                "path": _letta.SIDE_FILE,
+                "section": ".memlab",
+                "chars": None,
+                "note": "fields frontmatter cannot hold",
+            }
+        )
+    plan = Plan(
+        "letta",
+        source,
+        repos,
+        signature,
+        moved_frame(moved),
+        flags_frame(flags),
+        _notes(store, view, replayed_blocks),
+        layout=layout,
+    )
     plan.agent_ids = select_agents(store, agents)  # for verify
     return plan
 
@@ -318,8 +420,14 @@ def _interleave(events: list[_Event]) -> list[_Event]:
     return out
 
 
-def _history_commit(ev: _Event, n: int, head: dict[str, bytes], names: dict[str, Any],
-                    flags: list[dict], layout: str = "v1") -> PlannedCommit:
+def _history_commit(
+    ev: _Event,
+    n: int,
+    head: dict[str, bytes],
+    names: dict[str, Any],
+    flags: list[dict],
+    layout: str = "v1",
+) -> PlannedCommit:
     row, f = ev.row, ev.file
     label = f.path[:-3] if f.path.endswith(".md") else f.path
     snapshot = _letta.MemFile(
@@ -332,47 +440,74 @@ def _history_commit(ev: _Event, n: int, head: dict[str, bytes], names: dict[str,
     )
     data = _letta.render(snapshot, layout)
     # v2 commits are checked together, tree-wide, by _letta_v2.finish_repo.
-    violations = [] if layout == "v2" else fmt.check_precommit(
-        f.path, data.decode("utf-8"), head[f.path].decode("utf-8") if f.path in head else None,
-        change="M" if f.path in head else "A")
+    violations = (
+        []
+        if layout == "v2"
+        else fmt.check_precommit(
+            f.path,
+            data.decode("utf-8"),
+            head[f.path].decode("utf-8") if f.path in head else None,
+            change="M" if f.path in head else "A",
+        )
+    )
     if violations:
         shown = "; ".join(f"{v.rule}: {v.message}" for v in violations)
-        raise MigrationError(f"{f.path} checkpoint {ev.seq} would fail Letta Code's pre-commit "
-                             f"hook: {shown}", hint="report this as a memlab bug")
+        raise MigrationError(
+            f"{f.path} checkpoint {ev.seq} would fail Letta Code's pre-commit hook: {shown}",
+            hint="report this as a memlab bug",
+        )
     hist_label = _letta.value_or_none(row.get("label"))
     if hist_label is not None and str(hist_label) != str(f.side.get("label")):
-        flags.append({"kind": "label_changed_in_history", "item": f.item, "path": f.path,
-                      "severity": "info",
-                      "message": f"checkpoint {ev.seq} has label {hist_label!r}; every "
-                                 "checkpoint is replayed at the block's current path"})
+        flags.append(
+            {
+                "kind": "label_changed_in_history",
+                "item": f.item,
+                "path": f.path,
+                "severity": "info",
+                "message": f"checkpoint {ev.seq} has label {hist_label!r}; every "
+                "checkpoint is replayed at the block's current path",
+            }
+        )
     kind = str(_letta.value_or_none(row.get("actor_type")) or "")
     actor = str(_letta.value_or_none(row.get("actor_id")) or "")
     if kind == "letta_agent" and actor:
         email = _ident(f"{actor}@letta.com", "agent@letta.ai")
         who = Signature(_ident(names.get(actor), _ident(actor, "Letta Agent")), email, ev.seconds)
     elif kind == "letta_user" and actor:
-        who = Signature(_ident(f"User {actor}", "Letta User"),
-                        _ident(f"{actor}@letta.ai", "system@letta.ai"), ev.seconds)
+        who = Signature(
+            _ident(f"User {actor}", "Letta User"),
+            _ident(f"{actor}@letta.ai", "system@letta.ai"),
+            ev.seconds,
+        )
     else:
         who = Signature("Letta System", "system@letta.ai", ev.seconds)
-        flags.append({"kind": "unknown_actor", "item": f.item, "path": f.path,
-                      "severity": "warning",
-                      "message": f"checkpoint {ev.seq}: actor_type {kind or None!r} names no agent "
-                                 "or user; committed as the server's system identity"})
+        flags.append(
+            {
+                "kind": "unknown_actor",
+                "item": f.item,
+                "path": f.path,
+                "severity": "warning",
+                "message": f"checkpoint {ev.seq}: actor_type {kind or None!r} names no agent "
+                "or user; committed as the server's system identity",
+            }
+        )
     verb = "Create" if f.path not in head else "Update"
     head[f.path] = data
     # Every store string through the commit-line rule: none can end its line or add a trailer.
-    message = (f"{verb} {commit_line(label)} block\n\nCheckpoint {ev.seq} of {n} from the Letta "
-               f"server's block_history ({commit_line(kind or 'unknown actor')} "
-               f"{commit_line(actor or '?')}).\n\n"
-               f"{TRAILER_BLOCK}: {commit_line(f.item)}\n"
-               f"{TRAILER_HISTORY}: {commit_line(row['history_id'])}\n"
-               f"{TRAILER_SEQUENCE}: {ev.seq}")
+    message = (
+        f"{verb} {commit_line(label)} block\n\nCheckpoint {ev.seq} of {n} from the Letta "
+        f"server's block_history ({commit_line(kind or 'unknown actor')} "
+        f"{commit_line(actor or '?')}).\n\n"
+        f"{TRAILER_BLOCK}: {commit_line(f.item)}\n"
+        f"{TRAILER_HISTORY}: {commit_line(row['history_id'])}\n"
+        f"{TRAILER_SEQUENCE}: {ev.seq}"
+    )
     return PlannedCommit(message, ((f.path, data),), author=who)
 
 
-def _why(f: _letta.MemFile, block: dict, rows: list[dict], flags: list[dict],
-         layout: str = "v1") -> str:
+def _why(
+    f: _letta.MemFile, block: dict, rows: list[dict], flags: list[dict], layout: str = "v1"
+) -> str:
     """Why a block's final state differs from its last replayed checkpoint (flags it too)."""
     n = len(rows)
     if n == 0:
@@ -385,21 +520,35 @@ def _why(f: _letta.MemFile, block: dict, rows: list[dict], flags: list[dict],
     parts = []
     if current is not None and int(current) < int(rows[-1]["sequence_number"]):
         parts.append(f"undone to checkpoint {int(current)} of {n}")
-        flags.append({"kind": "undone_block", "item": f.item, "path": f.path,
-                      "severity": "warning",
-                      "message": f"the server's current state is checkpoint {int(current)} of {n} "
-                                 "(undone); every checkpoint is replayed, then the final commit "
-                                 "restores the current state"})
-    same = (str(_letta.value_or_none(at.get("value")) or "") == f.body
-            and _limit(at.get("limit")) == f.limit
-            and _description(at.get("description"), f.label, layout) == f.description)
+        flags.append(
+            {
+                "kind": "undone_block",
+                "item": f.item,
+                "path": f.path,
+                "severity": "warning",
+                "message": f"the server's current state is checkpoint {int(current)} of {n} "
+                "(undone); every checkpoint is replayed, then the final commit "
+                "restores the current state",
+            }
+        )
+    same = (
+        str(_letta.value_or_none(at.get("value")) or "") == f.body
+        and _limit(at.get("limit")) == f.limit
+        and _description(at.get("description"), f.label, layout) == f.description
+    )
     if not same:
         parts.append("edited after its " + ("current" if parts else "last") + " checkpoint")
-        flags.append({"kind": "edited_after_checkpoint", "item": f.item, "path": f.path,
-                      "severity": "info",
-                      "message": "the block changed after its checkpoint; that change is in the "
-                                 "final commit, by the migration (the block's "
-                                 "_last_updated_by_id is in the side file)"})
+        flags.append(
+            {
+                "kind": "edited_after_checkpoint",
+                "item": f.item,
+                "path": f.path,
+                "severity": "info",
+                "message": "the block changed after its checkpoint; that change is in the "
+                "final commit, by the migration (the block's "
+                "_last_updated_by_id is in the side file)",
+            }
+        )
     if f.read_only and layout == "v1":
         parts.append("read_only set by the migration")
     return "; ".join(parts) or "frontmatter differs from the checkpoint"
@@ -408,18 +557,24 @@ def _why(f: _letta.MemFile, block: dict, rows: list[dict], flags: list[dict],
 def _notes(store: Store, view: Store, replayed: set[str]) -> list[str]:
     n_blocks = len(view.blocks)
     rows = store.block_history[store.block_history["block_id"].astype(str).isin(replayed)]
-    notes = [f"Only memory blocks move: {len(view.agents)} agent(s)' system prompts, tools and "
-             "messages are not memory and are not migrated."]
+    notes = [
+        f"Only memory blocks move: {len(view.agents)} agent(s)' system prompts, tools and "
+        "messages are not memory and are not migrated."
+    ]
     if store.block_history.empty:
-        notes.append("No block history existed: this server never checkpointed a block "
-                     "(block_history is empty, as on most real servers), so each agent's "
-                     "repository has one commit with its blocks' final state; created_at, "
-                     "updated_at and _last_updated_by_id are kept in .memlab/letta-blocks.json.")
+        notes.append(
+            "No block history existed: this server never checkpointed a block "
+            "(block_history is empty, as on most real servers), so each agent's "
+            "repository has one commit with its blocks' final state; created_at, "
+            "updated_at and _last_updated_by_id are kept in .memlab/letta-blocks.json."
+        )
     else:
-        notes.append(f"History: {len(replayed)} of {n_blocks} block(s) had block_history; its "
-                     f"{len(rows)} row(s) are replayed as commits by the agents and users they "
-                     f"name; {n_blocks - len(replayed)} block(s) had none and appear in their "
-                     "final state.")
+        notes.append(
+            f"History: {len(replayed)} of {n_blocks} block(s) had block_history; its "
+            f"{len(rows)} row(s) are replayed as commits by the agents and users they "
+            f"name; {n_blocks - len(replayed)} block(s) had none and appear in their "
+            "final state."
+        )
     return notes
 
 
@@ -437,9 +592,17 @@ def unreplayable_blocks(store: Store) -> dict[str, list[str]]:
     return out
 
 
-def check_server(rows: Any, store: Store, dest: Path, ref: str | None,
-                 repo_folders: dict[str, Path], copies: dict[str, Store], target: str,
-                 plan: Plan | None, layout: str = "v1") -> dict[str, dict[str, str]]:
+def check_server(
+    rows: Any,
+    store: Store,
+    dest: Path,
+    ref: str | None,
+    repo_folders: dict[str, Path],
+    copies: dict[str, Store],
+    target: str,
+    plan: Plan | None,
+    layout: str = "v1",
+) -> dict[str, dict[str, str]]:
     """Parity of a migrated server: the Agent File checks (final value, description, read_only,
     limit, side record per block and repository) plus ``history``: per block and repository,
     the sequence numbers of the commits carrying its ``Letta-Block`` trailer must be exactly its
@@ -452,9 +615,14 @@ def check_server(rows: Any, store: Store, dest: Path, ref: str | None,
     agent_ids = getattr(plan, "agent_ids", None) if plan is not None else None
     view = server_view(store, agent_ids, [])
     bodies = check_letta(rows, view, repo_folders, copies, target, layout)
-    expected = {str(b): [int(s) for s in g.sort_values("sequence_number")["sequence_number"]]
-                for b, g in store.block_history.groupby("block_id")} \
-        if len(store.block_history) else {}
+    expected = (
+        {
+            str(b): [int(s) for s in g.sort_values("sequence_number")["sequence_number"]]
+            for b, g in store.block_history.groupby("block_id")
+        }
+        if len(store.block_history)
+        else {}
+    )
     for block_id in unreplayable_blocks(store):  # moved in their final state only
         expected[block_id] = []
     real = dict(repos_at(dest))

@@ -80,11 +80,17 @@ def upgrade_files(store: Store, flags: list[dict]) -> list[_letta.MemFile]:
     v1 path; ``side`` its v1 frontmatter and the v2 path)."""
     layout = store.meta.get("layout")
     if layout == "letta_v2":
-        raise MigrationError("this repository is memfs v2 already", path=store.path,
-                             hint="nothing to migrate; use --layout v1 for the other way")
+        raise MigrationError(
+            "this repository is memfs v2 already",
+            path=store.path,
+            hint="nothing to migrate; use --layout v1 for the other way",
+        )
     if layout not in _V1_LAYOUTS:
-        raise MigrationError(f"a {layout} tree has no Letta evidence; memlab moves only Letta "
-                             "Code memfs v1 repositories to v2", path=store.path)
+        raise MigrationError(
+            f"a {layout} tree has no Letta evidence; memlab moves only Letta "
+            "Code memfs v1 repositories to v2",
+            path=store.path,
+        )
     prefix = layout == "letta_v1_memory_prefix"
     spec = _Spec()
     out: list[_letta.MemFile] = []
@@ -102,56 +108,109 @@ def upgrade_files(store: Store, flags: list[dict]) -> list[_letta.MemFile]:
         else:
             new, wanted = _claim_nested(rel, spec)
         if "/" not in rel:
-            flags.append({"kind": "now_core", "item": path, "path": new, "severity": "info",
-                              "message": "a root file outside system/ was not in v1's prompt; "
-                                         "every root file is core memory in v2"})
+            flags.append(
+                {
+                    "kind": "now_core",
+                    "item": path,
+                    "path": new,
+                    "severity": "info",
+                    "message": "a root file outside system/ was not in v1's prompt; "
+                    "every root file is core memory in v2",
+                }
+            )
         if new != wanted:
-            flags.append({"kind": "path_collision", "item": path, "path": new,
-                          "severity": "warning",
-                          "message": f"{wanted} is taken (Letta Code's paths are one file in any "
-                                     f"letter case); written as {new}"})
+            flags.append(
+                {
+                    "kind": "path_collision",
+                    "item": path,
+                    "path": new,
+                    "severity": "warning",
+                    "message": f"{wanted} is taken (Letta Code's paths are one file in any "
+                    f"letter case); written as {new}",
+                }
+            )
         # the fallback names the label as the Agent File migration does (sanitised)
         desc = _letta_v2.description(raw_desc, _letta.sanitise_label(label, path)[0])
         if raw_desc is None or not raw_desc.strip():
-            flags.append({"kind": "description_fallback", "item": path, "path": new,
-                          "severity": "info",
-                          "message": f"no description; Letta's fallback {desc!r} is used"})
+            flags.append(
+                {
+                    "kind": "description_fallback",
+                    "item": path,
+                    "path": new,
+                    "severity": "info",
+                    "message": f"no description; Letta's fallback {desc!r} is used",
+                }
+            )
         limit = None if pd.isna(row["limit"]) else int(row["limit"])
         limit = limit if limit is not None and limit > 0 else None
         read_only = bool(row["read_only"]) if not pd.isna(row["read_only"]) else False
-        side = {"block_id": path, "label": label, "description": raw_desc,
-                "read_only": read_only, "limit": limit, "path": new}
-        out.append(_letta.MemFile(path=new, description=desc, body=body, read_only=read_only,
-                                  limit=limit, item=path, label=fmt.label_for_path(new) or new,
-                                  side=side))
+        side = {
+            "block_id": path,
+            "label": label,
+            "description": raw_desc,
+            "read_only": read_only,
+            "limit": limit,
+            "path": new,
+        }
+        out.append(
+            _letta.MemFile(
+                path=new,
+                description=desc,
+                body=body,
+                read_only=read_only,
+                limit=limit,
+                item=path,
+                label=fmt.label_for_path(new) or new,
+                side=side,
+            )
+        )
     return out
 
 
 def _claim_nested(rel: str, spec: _Spec) -> tuple[str, str]:
     """A nested v1 file keeps its path (with ``-2``… on a case-insensitive clash)."""
     folded = {p.casefold() for p in spec.taken}
-    return _letta_v2.take_path(rel, spec, folded,
-                               lambda c: c.rsplit("/", 1)[-1] == fmt.ROOT_INDEX), rel
+    return _letta_v2.take_path(
+        rel, spec, folded, lambda c: c.rsplit("/", 1)[-1] == fmt.ROOT_INDEX
+    ), rel
 
 
 def upgrade_view(store: Store, files: list[_letta.MemFile]) -> Store:
     """The v1 files as a blocks frame (block_id = v1 path), as :mod:`memlab.migrations._verify`
     compares Letta blocks with their files."""
-    rows = [{"block_id": f.item, "label": f.side["label"], "value": f.body,
-             "description": f.side["description"], "read_only": f.side["read_only"],
-             "limit": f.side["limit"]} for f in files]
-    blocks = pd.DataFrame(rows, columns=["block_id", "label", "value", "description",
-                                         "read_only", "limit"])
+    rows = [
+        {
+            "block_id": f.item,
+            "label": f.side["label"],
+            "value": f.body,
+            "description": f.side["description"],
+            "read_only": f.side["read_only"],
+            "limit": f.side["limit"],
+        }
+        for f in files
+    ]
+    blocks = pd.DataFrame(
+        rows, columns=["block_id", "label", "value", "description", "read_only", "limit"]
+    )
     return Store(kind="letta_blocks", path=store.path, frames={"blocks": blocks}, meta={})
 
 
-def plan_upgrade(store: Store, source: Path, *, target: str = "letta",
-                 dest: str | Path | None = None, layout: str | None = None) -> Plan:
+def plan_upgrade(
+    store: Store,
+    source: Path,
+    *,
+    target: str = "letta",
+    dest: str | Path | None = None,
+    layout: str | None = None,
+) -> Plan:
     """The v1 → v2 plan of the memfs repository ``store`` (see the module docstring)."""
     layout = _letta_v2.check_layout(layout, target)
     if target != "letta" or layout != "v2":
-        raise MigrationError("a Letta Code memfs repository migrates to memfs v2 only",
-                             path=source, hint="use --to letta --layout v2 (the default)")
+        raise MigrationError(
+            "a Letta Code memfs repository migrates to memfs v2 only",
+            path=source,
+            hint="use --to letta --layout v2 (the default)",
+        )
     repo = _repo(store)
     head = store.meta.get("head_sha")
     if not head:
@@ -163,8 +222,11 @@ def plan_upgrade(store: Store, source: Path, *, target: str = "letta",
     indexes = _letta_v2.index_files(files)
     clash = sorted(p for p in indexes if p in base_flat and p not in {f.item for f in files})
     if clash:
-        raise MigrationError(f"{clash[0]} exists and is not a v1 memory file", path=repo,
-                             hint="move it aside, then migrate again")
+        raise MigrationError(
+            f"{clash[0]} exists and is not a v1 memory file",
+            path=repo,
+            hint="move it aside, then migrate again",
+        )
     body = PlannedCommit("", tuple(sorted(md.items())))
     config = _letta_v2.constraints(files, [body], indexes, flags)
     # the upgrade is dated at the head's commit time; a time pandas cannot hold (year 3000,
@@ -172,53 +234,109 @@ def plan_upgrade(store: Store, source: Path, *, target: str = "letta",
     head_time = _git.run(repo, "log", "-1", "--format=%ct", head).decode().strip() or "0"
     stamp = utc_second(head_time)
     if stamp is None:
-        flags.append({"kind": "time_out_of_range", "item": head, "path": None,
-                      "severity": "warning",
-                      "message": f"the head commit {head[:12]} is dated {head_time[:40]} (Unix "
-                                 "seconds), outside 1677-2262; the upgrade commits are dated "
-                                 "2000-01-01, memlab's date for a source with no time"})
+        flags.append(
+            {
+                "kind": "time_out_of_range",
+                "item": head,
+                "path": None,
+                "severity": "warning",
+                "message": f"the head commit {head[:12]} is dated {head_time[:40]} (Unix "
+                "seconds), outside 1677-2262; the upgrade commits are dated "
+                "2000-01-01, memlab's date for a source with no time",
+            }
+        )
     when = signature_at(stamp)
-    record = {"about": "Where each memory file of the memfs v1 repository went in v2, and its "
-                       "v1 frontmatter; written by memlab. Not a memory file.",
-              "version": 1, "layout": "v2", "source": Path(repo).name, "source_head": head,
-              "blocks": [f.side for f in sorted(files, key=lambda f: f.path)]}
+    record = {
+        "about": "Where each memory file of the memfs v1 repository went in v2, and its "
+        "v1 frontmatter; written by memlab. Not a memory file.",
+        "version": 1,
+        "layout": "v2",
+        "source": Path(repo).name,
+        "source_head": head,
+        "blocks": [f.side for f in sorted(files, key=lambda f: f.path)],
+    }
     moved = {f.item for f in files if f.item != f.path}
-    added = {**indexes, **md, fmt.CONSTRAINTS_CONFIG: _letta_v2.config_bytes(config),
-             UPGRADE_FILE: (_json.dumps(record, indent=2, sort_keys=True) + "\n").encode("utf-8")}
+    added = {
+        **indexes,
+        **md,
+        fmt.CONSTRAINTS_CONFIG: _letta_v2.config_bytes(config),
+        UPGRADE_FILE: (_json.dumps(record, indent=2, sort_keys=True) + "\n").encode("utf-8"),
+    }
     side = _moved_side_file(repo, base_flat, {f.item: f.path for f in files})
     if side is not None:  # memlab's own v1 output: its block records follow their files
         added[_letta.SIDE_FILE] = side
     trailer = f"\n\nMemlab-Source: {commit_line(Path(repo).name)}\nMemlab-Source-Head: {head}"
-    commits = [PlannedCommit(
-        f"migrate: memfs v1 to v2 ({len(files)} memory file(s), {len(moved)} moved)\n\n"
-        "system/ files become root (core) files by Letta Code 0.34.12's mapping "
-        "(rootMemoryBlockPath); other memory files keep their paths behind a MEMORY.md in each "
-        "folder; frontmatter is name and description; limits go to .memfs.config.json."
-        + trailer, tuple(sorted(added.items())), removed=tuple(sorted(moved)))]
+    commits = [
+        PlannedCommit(
+            f"migrate: memfs v1 to v2 ({len(files)} memory file(s), {len(moved)} moved)\n\n"
+            "system/ files become root (core) files by Letta Code 0.34.12's mapping "
+            "(rootMemoryBlockPath); other memory files keep their paths behind a MEMORY.md in each "
+            "folder; frontmatter is name and description; limits go to .memfs.config.json."
+            + trailer,
+            tuple(sorted(added.items())),
+            removed=tuple(sorted(moved)),
+        )
+    ]
     protect = _letta_v2.protect_commit(
-        files, config, flags, f"chore: protect {sum(f.read_only for f in files)} read-only "
+        files,
+        config,
+        flags,
+        f"chore: protect {sum(f.read_only for f in files)} read-only "
         "memory file(s)\n\nread_only: true in v1 frontmatter, listed in .memfs.config.json "
-        "readOnlyFiles (memfs v2 has no read_only frontmatter)." + trailer, None)
+        "readOnlyFiles (memfs v2 has no read_only frontmatter)." + trailer,
+        None,
+    )
     commits += [protect] if protect is not None else []
     flags.extend(_letta_v2.quoted_flags(files))
     base_bytes = _base_bytes(repo, base_flat)
     _letta_v2.check(commits, base_bytes)
-    planned = PlannedRepo("", tuple(commits), title=Path(repo).name, base_repo=repo, base=head,
-                          base_flat=base_flat)
-    rows = [{"kind": "block", "item": f.item, "label": f.label, "repo": "", "path": f.path,
-             "section": _letta_v2.section(f.path, "v2"), "chars": len(f.body),
-             "note": None if f.item == f.path else f"from {f.item}"} for f in files]
-    rows.append({"kind": "side_file", "item": UPGRADE_FILE, "label": None, "repo": "",
-                 "path": UPGRADE_FILE, "section": ".memlab", "chars": None,
-                 "note": "where each v1 file went"})
-    notes = [f"History kept: the new repository holds {Path(repo).name}'s HEAD ({head[:12]}) and "
-             "its ancestors, with the move to v2 on top; other branches stay in the source."]
-    return Plan("letta", Path(repo), [planned], when, moved_frame(rows), flags_frame(flags),
-                notes, layout="v2")
+    planned = PlannedRepo(
+        "", tuple(commits), title=Path(repo).name, base_repo=repo, base=head, base_flat=base_flat
+    )
+    rows = [
+        {
+            "kind": "block",
+            "item": f.item,
+            "label": f.label,
+            "repo": "",
+            "path": f.path,
+            "section": _letta_v2.section(f.path, "v2"),
+            "chars": len(f.body),
+            "note": None if f.item == f.path else f"from {f.item}",
+        }
+        for f in files
+    ]
+    rows.append(
+        {
+            "kind": "side_file",
+            "item": UPGRADE_FILE,
+            "label": None,
+            "repo": "",
+            "path": UPGRADE_FILE,
+            "section": ".memlab",
+            "chars": None,
+            "note": "where each v1 file went",
+        }
+    )
+    notes = [
+        f"History kept: the new repository holds {Path(repo).name}'s HEAD ({head[:12]}) and "
+        "its ancestors, with the move to v2 on top; other branches stay in the source."
+    ]
+    return Plan(
+        "letta",
+        Path(repo),
+        [planned],
+        when,
+        moved_frame(rows),
+        flags_frame(flags),
+        notes,
+        layout="v2",
+    )
 
 
-def _moved_side_file(repo: Path, flat: dict[str, tuple[str, str]],
-                     where: dict[str, str]) -> bytes | None:
+def _moved_side_file(
+    repo: Path, flat: dict[str, tuple[str, str]], where: dict[str, str]
+) -> bytes | None:
     """``.memlab/letta-blocks.json`` of a repository memlab migrated, with each block's
     ``path`` moved to its v2 file and ``layout: v2`` (None when there is none to update)."""
     entry = flat.get(_letta.SIDE_FILE)
@@ -272,8 +390,13 @@ def check_upgrade(
         side = {b.get("block_id"): b for b in doc.get("blocks", []) if isinstance(b, dict)}
     except (ValueError, RecursionError, AttributeError):
         side = {}
-    rows.add("side_file", UPGRADE_FILE, "present", "present" if side else "missing or unreadable",
-             path=UPGRADE_FILE)
+    rows.add(
+        "side_file",
+        UPGRADE_FILE,
+        "present",
+        "present" if side else "missing or unreadable",
+        path=UPGRADE_FILE,
+    )
     spec = _Spec()
     spec.subdir, spec.files = "", files  # type: ignore[attr-defined]
     bodies: dict[str, str] = {}
@@ -283,6 +406,12 @@ def check_upgrade(
     kept = bool(
         head and top and _git.returncode(dest, "merge-base", "--is-ancestor", head, top) == 0
     )
-    rows.add("history", "HEAD", f"{head} and its ancestors", "kept" if kept else "missing",
-             ok=kept, detail="the source's HEAD is an ancestor of the copy's")
+    rows.add(
+        "history",
+        "HEAD",
+        f"{head} and its ancestors",
+        "kept" if kept else "missing",
+        ok=kept,
+        detail="the source's HEAD is an ancestor of the copy's",
+    )
     return {"": bodies}

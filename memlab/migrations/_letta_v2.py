@@ -95,11 +95,14 @@ def check_layout(layout: str | None, target: str) -> str:
     if layout is None:
         return DEFAULT_MIGRATION_LAYOUT if target == "letta" else "v1"
     if layout not in MIGRATION_LAYOUTS:
-        raise MigrationError(f"unknown memfs layout {layout!r}",
-                             hint=f"use one of {', '.join(MIGRATION_LAYOUTS)}")
+        raise MigrationError(
+            f"unknown memfs layout {layout!r}", hint=f"use one of {', '.join(MIGRATION_LAYOUTS)}"
+        )
     if target != "letta" and layout != "v1":
-        raise MigrationError(f"--layout {layout} is for Letta Code targets; a {target} "
-                             "migration has one layout", hint="leave --layout out")
+        raise MigrationError(
+            f"--layout {layout} is for Letta Code targets; a {target} migration has one layout",
+            hint="leave --layout out",
+        )
     return layout
 
 
@@ -174,34 +177,52 @@ def quoted_flags(files: list[Any]) -> list[dict]:
     for f in files:
         seen = fmt.agent_view(render(f).decode("utf-8"))
         if seen not in (f.body, f.body.strip(fmt.JS_TRIM)):
-            out.append({"kind": "agent_view_differs", "item": f.item, "path": f.path,
-                        "severity": "warning",
-                        "message": "Letta Code shows the agent this value otherwise than the "
-                                   "source has it (parseFrontmatter reads CR LF and CR as LF, "
-                                   "drops a leading BOM and reads a leading '---' block as "
-                                   "frontmatter); the file keeps the source's bytes"})
+            out.append(
+                {
+                    "kind": "agent_view_differs",
+                    "item": f.item,
+                    "path": f.path,
+                    "severity": "warning",
+                    "message": "Letta Code shows the agent this value otherwise than the "
+                    "source has it (parseFrontmatter reads CR LF and CR as LF, "
+                    "drops a leading BOM and reads a leading '---' block as "
+                    "frontmatter); the file keeps the source's bytes",
+                }
+            )
         if f.path == INDEX:
             continue
         name = file_name(f.path)
         if not fmt.memory_name_from_path(f.path.rsplit("/", 1)[-1]):
-            out.append({"kind": "name_fallback", "item": f.item, "path": f.path,
-                        "severity": "info",
-                        "message": "Letta's name for this file is empty (memoryNameFromPath), "
-                                   "which its own validator refuses; written as 'Memory'"})
+            out.append(
+                {
+                    "kind": "name_fallback",
+                    "item": f.item,
+                    "path": f.path,
+                    "severity": "info",
+                    "message": "Letta's name for this file is empty (memoryNameFromPath), "
+                    "which its own validator refuses; written as 'Memory'",
+                }
+            )
         for key, value in (("name", name), ("description", f.description)):
             if fmt.frontmatter_value(value) != value:
-                out.append({"kind": f"{key}_quoted", "item": f.item, "path": f.path,
-                            "severity": "info",
-                            "message": f"{key} written JSON-quoted (unquoted, Letta Code would "
-                                       "read another value or none); Letta Code shows the quotes "
-                                       "literally"})
+                out.append(
+                    {
+                        "kind": f"{key}_quoted",
+                        "item": f.item,
+                        "path": f.path,
+                        "severity": "info",
+                        "message": f"{key} written JSON-quoted (unquoted, Letta Code would "
+                        "read another value or none); Letta Code shows the quotes "
+                        "literally",
+                    }
+                )
     return out
 
 
 def v2_path_of_elfmem(path: str) -> str:
     """An elfmem file's v2 path: ``system/persona.md`` is core (``persona.md``); reference,
     inbox and archive files keep their folders, which get indexes."""
-    return path[len("system/"):] if path.startswith("system/") else path
+    return path[len("system/") :] if path.startswith("system/") else path
 
 
 def unquoted(value: str | None) -> str | None:
@@ -248,11 +269,14 @@ def index_files(files: list[Any]) -> dict[str, bytes]:
         if len(parts) > 1:
             folders["/".join(parts[:-1])].append(f)
     for folder, inside in sorted(folders.items()):
-        subs = sorted({p[len(folder) + 1:].split("/", 1)[0] for p in folders
-                       if p.startswith(folder + "/")})
+        subs = sorted(
+            {p[len(folder) + 1 :].split("/", 1)[0] for p in folders if p.startswith(folder + "/")}
+        )
         lines = [f"# {folder}", "", FOLDER_INDEX_NOTE, ""]
-        lines += [f"- {f.path.rsplit('/', 1)[-1]}: {f.description}"
-                  for f in sorted(inside, key=lambda f: f.path)]
+        lines += [
+            f"- {f.path.rsplit('/', 1)[-1]}: {f.description}"
+            for f in sorted(inside, key=lambda f: f.path)
+        ]
         lines += [f"- {s}/ (see {s}/{INDEX})" for s in subs]
         out[f"{folder}/{INDEX}"] = ("\n".join(lines) + "\n").encode("utf-8")
     return out
@@ -276,8 +300,9 @@ def read_config(text: str | None) -> dict[str, Any]:
     return dict(parsed or {})
 
 
-def constraints(files: list[Any], body: list[PlannedCommit], indexes: dict[str, bytes],
-                flags: list[dict]) -> dict[str, Any]:
+def constraints(
+    files: list[Any], body: list[PlannedCommit], indexes: dict[str, bytes], flags: list[dict]
+) -> dict[str, Any]:
     """The ``.memfs.config.json`` for ``files`` (committed by ``body``, beside ``indexes``):
     limits per file, and the core total and depth only where the defaults would not hold, each
     flagged (see the module docstring). Without ``readOnlyFiles``."""
@@ -305,91 +330,152 @@ def constraints(files: list[Any], body: list[PlannedCommit], indexes: dict[str, 
                 }
             )
         elif why == "file_limit_added":
-            flags.append({"kind": why, "item": f.item, "path": f.path, "severity": "warning",
-                          "message": f"{want} code points, over Letta Code's default of "
-                                     f"{fmt.CONSTRAINTS_DEFAULTS['maxFileCharacters']} per file; "
-                                     "a fileCharacterLimits entry of its size keeps it valid"})
+            flags.append(
+                {
+                    "kind": why,
+                    "item": f.item,
+                    "path": f.path,
+                    "severity": "warning",
+                    "message": f"{want} code points, over Letta Code's default of "
+                    f"{fmt.CONSTRAINTS_DEFAULTS['maxFileCharacters']} per file; "
+                    "a fileCharacterLimits entry of its size keeps it valid",
+                }
+            )
         if want is None:
             continue
         pattern, exact = glob_for(f.path)
         if not exact:
-            flags.append({"kind": "glob_inexact", "item": f.item, "path": f.path,
-                          "severity": "info",
-                          "message": f"Letta's globs cannot name {f.path!r} exactly; written as "
-                                     f"{pattern!r}, which also matches same-length names"})
+            flags.append(
+                {
+                    "kind": "glob_inexact",
+                    "item": f.item,
+                    "path": f.path,
+                    "severity": "info",
+                    "message": f"Letta's globs cannot name {f.path!r} exactly; written as "
+                    f"{pattern!r}, which also matches same-length names",
+                }
+            )
         entries.append((not exact, pattern, want))
         if "/" not in f.path:
             root_limits += want
     depth = max((f.path.count("/") for f in files), default=0)
     if depth > fmt.CONSTRAINTS_DEFAULTS["maxDepth"]:
         config["maxDepth"] = depth
-        flags.append({"kind": "depth_raised", "item": None, "path": None, "severity": "warning",
-                      "message": f"memory files {depth} folders deep, past Letta Code's maxDepth "
-                                 f"of {fmt.CONSTRAINTS_DEFAULTS['maxDepth']}: maxDepth is set to "
-                                 f"{depth} so the repository is valid"})
+        flags.append(
+            {
+                "kind": "depth_raised",
+                "item": None,
+                "path": None,
+                "severity": "warning",
+                "message": f"memory files {depth} folders deep, past Letta Code's maxDepth "
+                f"of {fmt.CONSTRAINTS_DEFAULTS['maxDepth']}: maxDepth is set to "
+                f"{depth} so the repository is valid",
+            }
+        )
     # Core memory: every root .md at every commit of the plan.
     flat = dict(indexes)
     core_max = sum(_cp(d) for p, d in indexes.items() if "/" not in p)
     for commit in body:
         flat.update(commit.files)
-        core_max = max(core_max, sum(_cp(d) for p, d in flat.items()
-                                     if "/" not in p and p.endswith(".md")))
+        core_max = max(
+            core_max, sum(_cp(d) for p, d in flat.items() if "/" not in p and p.endswith(".md"))
+        )
     core_limit = fmt.CONSTRAINTS_DEFAULTS["maxCoreMemoryCharacters"]
     if core_max > core_limit:
         config["maxCoreMemoryCharacters"] = core_max
-        flags.append({"kind": "core_total_raised", "item": None, "path": fmt.CORE_MEMORY_PATH,
-                      "severity": "warning",
-                      "message": f"the root files hold {core_max} code points, over Letta Code's "
-                                 f"core memory total of {core_limit}: maxCoreMemoryCharacters is "
-                                 f"set to {core_max} so the repository is valid; move detail into "
-                                 "folders behind MEMORY.md indexes to bring it down"})
+        flags.append(
+            {
+                "kind": "core_total_raised",
+                "item": None,
+                "path": fmt.CORE_MEMORY_PATH,
+                "severity": "warning",
+                "message": f"the root files hold {core_max} code points, over Letta Code's "
+                f"core memory total of {core_limit}: maxCoreMemoryCharacters is "
+                f"set to {core_max} so the repository is valid; move detail into "
+                "folders behind MEMORY.md indexes to bring it down",
+            }
+        )
         core_limit = core_max
     if root_limits > core_limit:
-        flags.append({"kind": "core_limits_exceed_total", "item": None,
-                      "path": fmt.CORE_MEMORY_PATH, "severity": "info",
-                      "message": f"the root blocks' limits add up to {root_limits} code points, "
-                                 f"more than the core total of {core_limit}: they cannot all be "
-                                 "filled to their limits"})
+        flags.append(
+            {
+                "kind": "core_limits_exceed_total",
+                "item": None,
+                "path": fmt.CORE_MEMORY_PATH,
+                "severity": "info",
+                "message": f"the root blocks' limits add up to {root_limits} code points, "
+                f"more than the core total of {core_limit}: they cannot all be "
+                "filled to their limits",
+            }
+        )
     if entries:
-        config["fileCharacterLimits"] = [{"pattern": p, "maxCharacters": n}
-                                         for _, p, n in sorted(entries)]
+        config["fileCharacterLimits"] = [
+            {"pattern": p, "maxCharacters": n} for _, p, n in sorted(entries)
+        ]
     return config
 
 
-def protect_commit(files: list[Any], config: dict[str, Any], flags: list[dict], message: str,
-                   author: Signature | None) -> PlannedCommit | None:
+def protect_commit(
+    files: list[Any],
+    config: dict[str, Any],
+    flags: list[dict],
+    message: str,
+    author: Signature | None,
+) -> PlannedCommit | None:
     """The commit adding ``readOnlyFiles`` for the read-only ``files`` (None when none is)."""
     protected = sorted(glob_for(f.path)[0] for f in files if f.read_only)
     if not protected:
         return None
     for f in files:
         if f.read_only:
-            flags.append({"kind": "read_only_by_migration", "item": f.item, "path": f.path,
-                          "severity": "info",
-                          "message": "listed in .memfs.config.json readOnlyFiles by the "
-                                     "migration (v2 has no read_only frontmatter); Letta "
-                                     "Code's hook now refuses any change to the file"})
-    return PlannedCommit(message, ((fmt.CONSTRAINTS_CONFIG,
-                                    config_bytes({**config, "readOnlyFiles": protected})),),
-                         author=author)
+            flags.append(
+                {
+                    "kind": "read_only_by_migration",
+                    "item": f.item,
+                    "path": f.path,
+                    "severity": "info",
+                    "message": "listed in .memfs.config.json readOnlyFiles by the "
+                    "migration (v2 has no read_only frontmatter); Letta "
+                    "Code's hook now refuses any change to the file",
+                }
+            )
+    return PlannedCommit(
+        message,
+        ((fmt.CONSTRAINTS_CONFIG, config_bytes({**config, "readOnlyFiles": protected})),),
+        author=author,
+    )
 
 
-def finish_repo(files: list[Any], body: list[PlannedCommit], side: PlannedCommit, flags: list[dict],
-                *, init_message: str, protect_message: Callable[[int], str],
-                init_author: Signature | None = None) -> list[PlannedCommit]:
+def finish_repo(
+    files: list[Any],
+    body: list[PlannedCommit],
+    side: PlannedCommit,
+    flags: list[dict],
+    *,
+    init_message: str,
+    protect_message: Callable[[int], str],
+    init_author: Signature | None = None,
+) -> list[PlannedCommit]:
     """The commits of one v2 repository: init (``MEMORY.md``, folder indexes and the
     constraints config with its limits), ``body`` (the memory files), a commit adding
     ``readOnlyFiles`` when a block is read-only, and ``side``; checked with Letta's rules."""
     indexes = index_files(files)
     config = constraints(files, body, indexes, flags)
     init_files = {**indexes, fmt.CONSTRAINTS_CONFIG: config_bytes(config)}
-    commits = [PlannedCommit(init_message, tuple(sorted(init_files.items())), author=init_author),
-               *body]
+    commits = [
+        PlannedCommit(init_message, tuple(sorted(init_files.items())), author=init_author),
+        *body,
+    ]
     last = commits[-1].author
-    protect = protect_commit(files, config, flags, protect_message(sum(f.read_only for f in files)),
-                             None if last is None else Signature(fmt.MIGRATION_NAME,
-                                                                 fmt.MIGRATION_EMAIL,
-                                                                 last.timestamp))
+    protect = protect_commit(
+        files,
+        config,
+        flags,
+        protect_message(sum(f.read_only for f in files)),
+        None
+        if last is None
+        else Signature(fmt.MIGRATION_NAME, fmt.MIGRATION_EMAIL, last.timestamp),
+    )
     commits += [protect] if protect is not None else []
     commits.append(side)
     flags.extend(quoted_flags(files))
@@ -399,9 +485,11 @@ def finish_repo(files: list[Any], body: list[PlannedCommit], side: PlannedCommit
 
 def protect_message(source_name: str, trailers: str = "") -> Callable[[int], str]:
     """The read-only commit's message (the source name is store text: one safe line)."""
-    return lambda n: (f"chore: protect {n} read-only memory file(s)\n\nBlocks read_only in "
-                      f"{commit_line(source_name)}, listed in .memfs.config.json readOnlyFiles "
-                      "(memfs v2 has no read_only frontmatter)." + trailers)
+    return lambda n: (
+        f"chore: protect {n} read-only memory file(s)\n\nBlocks read_only in "
+        f"{commit_line(source_name)}, listed in .memfs.config.json readOnlyFiles "
+        "(memfs v2 has no read_only frontmatter)." + trailers
+    )
 
 
 def check(commits: list[PlannedCommit], base: dict[str, bytes] | None = None) -> None:
@@ -409,26 +497,41 @@ def check(commits: list[PlannedCommit], base: dict[str, bytes] | None = None) ->
     the final tree its ``--audit``: memlab's port of the 0.34.12 validator and frontmatter rule.
     ``base`` is the tree the commits go on top of (``{path: bytes}``), if any."""
     flat: dict[str, bytes] = dict(base or {})
-    prev: list[Any] | None = ([fmt.TreeFile(p, "100644", d) for p, d in sorted(flat.items())]
-                              if base else None)
+    prev: list[Any] | None = (
+        [fmt.TreeFile(p, "100644", d) for p, d in sorted(flat.items())] if base else None
+    )
     prev_flat: dict[str, bytes] = dict(flat)
     for n, commit in enumerate(commits):
         flat = {p: d for p, d in flat.items() if p not in commit.removed}
         flat.update(commit.files)
         tree = [fmt.TreeFile(p, "100644", d) for p, d in sorted(flat.items())]
         errors: list[str] = []  # validator Findings (str) and frontmatter lines
-        errors += fmt.validator_errors(tree, policy="root-marker", accepted=prev, audit=False,
-                                      head_has_root=INDEX in prev_flat, config_approved=True)
+        errors += fmt.validator_errors(
+            tree,
+            policy="root-marker",
+            accepted=prev,
+            audit=False,
+            head_has_root=INDEX in prev_flat,
+            config_approved=True,
+        )
         for path in fmt.frontmatter_paths(flat, "root-marker"):
             old = prev_flat.get(path)
-            errors += fmt.frontmatter_errors(path, flat[path].decode("utf-8"),
-                                             None if old is None else old.decode("utf-8"),
-                                             fmt="memfs-v2")
+            errors += fmt.frontmatter_errors(
+                path,
+                flat[path].decode("utf-8"),
+                None if old is None else old.decode("utf-8"),
+                fmt="memfs-v2",
+            )
         if errors:
-            raise MigrationError(f"commit {n + 1} of the plan would fail Letta Code's validator: "
-                                 + "; ".join(errors[:3]), hint="report this as a memlab bug")
+            raise MigrationError(
+                f"commit {n + 1} of the plan would fail Letta Code's validator: "
+                + "; ".join(errors[:3]),
+                hint="report this as a memlab bug",
+            )
         prev, prev_flat = tree, flat
     final = fmt.validator_errors(prev or [], policy="root-marker", accepted=None, audit=True)
     if final:
-        raise MigrationError("the migrated tree would fail Letta Code's audit: "
-                             + "; ".join(final[:3]), hint="report this as a memlab bug")
+        raise MigrationError(
+            "the migrated tree would fail Letta Code's audit: " + "; ".join(final[:3]),
+            hint="report this as a memlab bug",
+        )

@@ -20,11 +20,27 @@ from memlab.migrations._apply import is_git_repo
 from memlab.sources._git import read_blobs
 from memlab.store import Store
 
-__all__ = ["PARITY_COLUMNS", "ParityRows", "short_text", "repos_at", "checkout_view",
-           "side_record_row", "side_texts", "normal_value"]
+__all__ = [
+    "PARITY_COLUMNS",
+    "ParityRows",
+    "short_text",
+    "repos_at",
+    "checkout_view",
+    "side_record_row",
+    "side_texts",
+    "normal_value",
+]
 
-PARITY_COLUMNS = {"check": "category", "item": "string", "repo": "string", "path": "string",
-                  "expected": "string", "actual": "string", "ok": "boolean", "detail": "string"}
+PARITY_COLUMNS = {
+    "check": "category",
+    "item": "string",
+    "repo": "string",
+    "path": "string",
+    "expected": "string",
+    "actual": "string",
+    "ok": "boolean",
+    "detail": "string",
+}
 
 
 def short_text(value: Any, n: int = 120) -> str | None:
@@ -47,19 +63,41 @@ class ParityRows:
     def __init__(self) -> None:
         self.rows: list[dict[str, Any]] = []
 
-    def add(self, check: str, item: Any, expected: Any, actual: Any, *, ok: bool | None = None,
-            repo: str = "", path: str | None = None, detail: str | None = None) -> None:
+    def add(
+        self,
+        check: str,
+        item: Any,
+        expected: Any,
+        actual: Any,
+        *,
+        ok: bool | None = None,
+        repo: str = "",
+        path: str | None = None,
+        detail: str | None = None,
+    ) -> None:
         if ok is None:
             ok = _same(expected, actual)
-        self.rows.append({"check": check, "item": None if item is None else str(item),
-                          "repo": repo, "path": path, "expected": short_text(expected),
-                          "actual": short_text(actual), "ok": ok, "detail": detail})
+        self.rows.append(
+            {
+                "check": check,
+                "item": None if item is None else str(item),
+                "repo": repo,
+                "path": path,
+                "expected": short_text(expected),
+                "actual": short_text(actual),
+                "ok": ok,
+                "detail": detail,
+            }
+        )
 
     def frame(self) -> pd.DataFrame:
         df = pd.DataFrame(self.rows, columns=list(PARITY_COLUMNS))
         for col, dtype in PARITY_COLUMNS.items():
-            df[col] = df[col].astype("string").astype("category") if dtype == "category" \
+            df[col] = (
+                df[col].astype("string").astype("category")
+                if dtype == "category"
                 else df[col].astype(dtype)
+            )
         return df
 
 
@@ -112,8 +150,11 @@ def checkout_view(repo: Path, ref: str | None) -> Iterator[Path]:
         commit = _git.rev_parse(repo, ref)
         if commit is None:
             raise MigrationError(f"unknown ref {ref!r}", path=repo)
-        files = {p: sha for p, (mode, sha) in _git.flat_tree(repo, commit).items()
-                 if mode in ("100644", "100755")}  # symlinks, submodules: not memory files
+        files = {
+            p: sha
+            for p, (mode, sha) in _git.flat_tree(repo, commit).items()
+            if mode in ("100644", "100755")
+        }  # symlinks, submodules: not memory files
         blobs = read_blobs(repo, files.values())
         for path, sha in files.items():
             target = tmp / path
@@ -124,12 +165,16 @@ def checkout_view(repo: Path, ref: str | None) -> Iterator[Path]:
         yield tmp
 
 
-def side_record_row(rows: ParityRows, src: Store, src_row: dict, rec: dict | None, item: str,
-                    repo: str, path: str) -> None:
+def side_record_row(
+    rows: ParityRows, src: Store, src_row: dict, rec: dict | None, item: str, repo: str, path: str
+) -> None:
     """The ``side_record`` row of one block: every source column a file cannot hold, as the
     side file keeps it."""
-    want_side = {c: _letta.json_safe(src_row.get(c)) for c in src.blocks.columns
-                 if c not in _letta.DERIVED_COLUMNS}
+    want_side = {
+        c: _letta.json_safe(src_row.get(c))
+        for c in src.blocks.columns
+        if c not in _letta.DERIVED_COLUMNS
+    }
     have_side = {c: rec.get(c) for c in want_side} if rec else "missing"
     rows.add("side_record", item, want_side, have_side, repo=repo, path=path)
 
@@ -143,8 +188,11 @@ def side_texts(folder: Path, prefix: str) -> dict[str, str]:
         head = _git.rev_parse(folder, "HEAD")
         if head is None:
             return out
-        files = {p: sha for p, (mode, sha) in _git.flat_tree(folder, head).items()
-                 if mode in ("100644", "100755") and p.startswith(prefix)}
+        files = {
+            p: sha
+            for p, (mode, sha) in _git.flat_tree(folder, head).items()
+            if mode in ("100644", "100755") and p.startswith(prefix)
+        }
         blobs = read_blobs(folder, files.values())
         for path, sha in files.items():
             # A damaged (non-UTF-8) side file must show as a difference, not crash verify.
@@ -156,6 +204,7 @@ def side_texts(folder: Path, prefix: str) -> dict[str, str]:
     if base.is_dir():
         for p in sorted(base.rglob("*")):
             if p.is_file():
-                out[p.relative_to(folder).as_posix()] = p.read_text(encoding="utf-8",
-                                                                    errors="replace")
+                out[p.relative_to(folder).as_posix()] = p.read_text(
+                    encoding="utf-8", errors="replace"
+                )
     return out

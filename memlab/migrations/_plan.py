@@ -93,8 +93,9 @@ class Plan:
             for commit in repo.commits:
                 # The writer's own loop, hashing only (object_sha stores nothing).
                 files = [*((path, None) for path in commit.removed), *commit.files]
-                tree, parent = commit_files(object_sha, flat, files, parent,
-                                            commit.author or self.signature, commit.message)
+                tree, parent = commit_files(
+                    object_sha, flat, files, parent, commit.author or self.signature, commit.message
+                )
                 chain.append((tree, parent))
             out[repo.subdir] = chain
         return out
@@ -143,10 +144,13 @@ def refuse_nul(path: str, text: str, item: str | None) -> None:
     a NUL character: git and memlab's loaders read such a file as binary, so none of its blocks
     would load back (the Letta server's PostgreSQL refuses NUL in text, too)."""
     if "\x00" in text:
-        raise MigrationError(f"block {item!r} holds a NUL character, which a memory file cannot "
-                             "hold: git and memlab read the file as binary, so it would not load "
-                             "back", path=path,
-                             hint="remove the NUL characters from the block, then migrate again")
+        raise MigrationError(
+            f"block {item!r} holds a NUL character, which a memory file cannot "
+            "hold: git and memlab read the file as binary, so it would not load "
+            "back",
+            path=path,
+            hint="remove the NUL characters from the block, then migrate again",
+        )
 
 
 def slug(text: str, *, fallback: str) -> str:

@@ -31,9 +31,15 @@ def natural_target(store: Store) -> str | None:
     return kinds.get(store.kind).default_target
 
 
-def plan_migration(src: str | Path, *, to: str | None = None, store: Store | None = None,
-                   dest: str | Path | None = None, agent: str | list[str] | None = None,
-                   layout: str | None = None) -> Plan:
+def plan_migration(
+    src: str | Path,
+    *,
+    to: str | None = None,
+    store: Store | None = None,
+    dest: str | Path | None = None,
+    agent: str | list[str] | None = None,
+    layout: str | None = None,
+) -> Plan:
     """Decide the whole migration (files, commits, flags) without writing anything.
 
     ``to=None`` picks :func:`natural_target` for the source. Letta and Souveraine commits are
@@ -65,9 +71,11 @@ def refuse_unread(store: Store) -> None:
     if unread:
         first = unread[0]
         what = first.get("where") or f"{first.get('table')}.value of id {first.get('id')!r}"
-        raise MigrationError(f"{len(unread)} value(s) past memlab's {MAX_VALUE_BYTES:,}-byte cap "
-                             f"were not read ({terminal_line(what)}: {first['bytes']:,} bytes); "
-                             "memlab will not migrate a value it has not read",
-                             path=None if isinstance(store.path, str) else store.path,
-                             hint="shorten the value at its source (a block that large is no "
-                                  "core memory) and migrate again")
+        raise MigrationError(
+            f"{len(unread)} value(s) past memlab's {MAX_VALUE_BYTES:,}-byte cap "
+            f"were not read ({terminal_line(what)}: {first['bytes']:,} bytes); "
+            "memlab will not migrate a value it has not read",
+            path=None if isinstance(store.path, str) else store.path,
+            hint="shorten the value at its source (a block that large is no "
+            "core memory) and migrate again",
+        )

@@ -30,13 +30,17 @@ def _literal(data: bytes) -> str:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
         return f"bytes.fromhex({data.hex()!r})"
-    plain = ("\\" not in text and '"""' not in text and not text.endswith('"')
-             and all(ch.isprintable() or ch in "\n\t" for ch in text))
+    plain = (
+        "\\" not in text
+        and '"""' not in text
+        and not text.endswith('"')
+        and all(ch.isprintable() or ch in "\n\t" for ch in text)
+    )
     if plain:
         return f'"""\\\n{text}""".encode("utf-8")'
     lines = text.splitlines(keepends=True) or [""]
     body = "\n".join(f"    {py_literal(line)}" for line in lines)
-    return f"(\n{body}\n).encode(\"utf-8\")"
+    return f'(\n{body}\n).encode("utf-8")'
 
 
 def writer_source() -> str:
@@ -50,8 +54,15 @@ def _comment_block(lines: list[str]) -> str:
     return "\n".join(comment(f"# {line}").rstrip() for line in lines)
 
 
-def render_script(plan: Plan, dest: Path, *, branch: str, mode: str,
-                  base_head: str | None = None, base_flat: dict | None = None) -> str:
+def render_script(
+    plan: Plan,
+    dest: Path,
+    *,
+    branch: str,
+    mode: str,
+    base_head: str | None = None,
+    base_flat: dict | None = None,
+) -> str:
     """The full text of the plan script. ``mode`` is "new" (a new repo) or "branch"."""
     base = {"": (base_head, base_flat or {})} if mode == "branch" else None
     expected = plan.expected_heads(base)
@@ -95,8 +106,9 @@ def render_script(plan: Plan, dest: Path, *, branch: str, mode: str,
     out.append("#!/usr/bin/env python3")
     # Store text (names, flags, notes) reaches the docstring only as comment() lines: printable,
     # no line break Python's tokenizer honours, no closing quotes; raw, so escapes stay text.
-    out.append('r"""' + "\n".join(comment(line).replace('"""', "'''") for line in summary)
-               + '\n"""')
+    out.append(
+        'r"""' + "\n".join(comment(line).replace('"""', "'''") for line in summary) + '\n"""'
+    )
     out.append("")
     out.append("from __future__ import annotations")
     out.append("")
@@ -130,8 +142,12 @@ def render_script(plan: Plan, dest: Path, *, branch: str, mode: str,
         chain = expected[planned.subdir]
         out.append("")
         out.append("# " + "=" * 94)
-        out.append(comment(f"# Repository: {planned.subdir or '(the destination itself)'}"
-                           + (f"  [{planned.title}]" if planned.title else "")))
+        out.append(
+            comment(
+                f"# Repository: {planned.subdir or '(the destination itself)'}"
+                + (f"  [{planned.title}]" if planned.title else "")
+            )
+        )
         out.append("# " + "=" * 94)
         out.append("_commits = []")
         for commit, (tree, sha) in zip(planned.commits, chain):
@@ -144,27 +160,37 @@ def render_script(plan: Plan, dest: Path, *, branch: str, mode: str,
                 )
             )
             if commit.author is not None:
-                out.append(comment(f"# author: {commit.author.name} <{commit.author.email}> at "
-                                   f"{commit.author.timestamp}"))
+                out.append(
+                    comment(
+                        f"# author: {commit.author.name} <{commit.author.email}> at "
+                        f"{commit.author.timestamp}"
+                    )
+                )
             out.append(f"# files: {len(commit.files)}; expected tree {tree}, commit {sha}")
             out.append("# " + "-" * 94)
             out.append("_files = []")
             for path, data in commit.files:
                 out.append(f"_files.append(({py_literal(path)}, {_literal(data)}))")
-            author = ((commit.author.name, commit.author.email, commit.author.timestamp)
-                      if commit.author is not None else None)
+            author = (
+                (commit.author.name, commit.author.email, commit.author.timestamp)
+                if commit.author is not None
+                else None
+            )
             out.append(
                 f"_commits.append({{'message': {py_literal(commit.message)}, 'files': _files, "
                 f"'removed': {py_literal(list(commit.removed))}, "
                 f"'author': {py_literal(author)}, "
                 f"'tree': {py_literal(tree)}, 'commit': {py_literal(sha)}}})"
             )
-        fetched = ((str(planned.base_repo), planned.base) if planned.base is not None else None)
+        fetched = (str(planned.base_repo), planned.base) if planned.base is not None else None
         if fetched is not None:
-            out.append(comment(
-                f"# On top of the history of {fetched[0]} at {fetched[1]} (fetched)"))
-        out.append(f"REPOS.append({{'subdir': {py_literal(planned.subdir)}, 'commits': _commits, "
-                   f"'base': {py_literal(fetched)}}})")
+            out.append(
+                comment(f"# On top of the history of {fetched[0]} at {fetched[1]} (fetched)")
+            )
+        out.append(
+            f"REPOS.append({{'subdir': {py_literal(planned.subdir)}, 'commits': _commits, "
+            f"'base': {py_literal(fetched)}}})"
+        )
     out.append("")
     out.append("# " + "=" * 98)
     out.append(

@@ -54,28 +54,54 @@ def _dest_elfmem_blocks(copy: Store, target: str) -> pd.DataFrame:
             if r.section == "self":
                 rows.extend(_parsed(r.body, str(r.file)))
             else:
-                rows.append({"id": r.id, "path": str(r.file), "tags": list(r.tags),
-                             "pinned": bool(r.pinned), "relations": list(r.relations),
-                             "body": str(r.body), "cue": None if pd.isna(r.cue) else str(r.cue),
-                             "created": r.created, "extra": dict(r.extra)})
+                rows.append(
+                    {
+                        "id": r.id,
+                        "path": str(r.file),
+                        "tags": list(r.tags),
+                        "pinned": bool(r.pinned),
+                        "relations": list(r.relations),
+                        "body": str(r.body),
+                        "cue": None if pd.isna(r.cue) else str(r.cue),
+                        "created": r.created,
+                        "extra": dict(r.extra),
+                    }
+                )
     else:
         for r in copy.files.itertuples(index=False):
             if str(r.path).endswith(".md"):
                 rows.extend(_parsed(str(r.body), str(r.path)))
-    return pd.DataFrame(rows, columns=["id", "path", "tags", "pinned", "relations", "body",
-                                       "cue", "created", "extra"])
+    return pd.DataFrame(
+        rows,
+        columns=["id", "path", "tags", "pinned", "relations", "body", "cue", "created", "extra"],
+    )
 
 
 def _parsed(text: str, path: str) -> list[dict[str, Any]]:
     blocks, _ = parse_blockfile(text, file=path)
-    return [{"id": b.id, "path": path, "tags": list(b.tags), "pinned": b.pinned,
-             "relations": list(b.relations), "body": b.body, "cue": b.cue,
-             "created": pd.to_datetime(b.created, utc=True, errors="coerce"),
-             "extra": dict(b.extra)} for b in blocks]
+    return [
+        {
+            "id": b.id,
+            "path": path,
+            "tags": list(b.tags),
+            "pinned": b.pinned,
+            "relations": list(b.relations),
+            "body": b.body,
+            "cue": b.cue,
+            "created": pd.to_datetime(b.created, utc=True, errors="coerce"),
+            "extra": dict(b.extra),
+        }
+        for b in blocks
+    ]
 
 
-def _check_elfmem_blocks(rows: ParityRows, src: Store, copy_blocks: pd.DataFrame,
-                         expected_path: dict[str, str], repo: str) -> None:
+def _check_elfmem_blocks(
+    rows: ParityRows,
+    src: Store,
+    copy_blocks: pd.DataFrame,
+    expected_path: dict[str, str],
+    repo: str,
+) -> None:
     tags = _elfmem.tags_by_block(src)
     pins = dict(zip(src.blocks["id"].astype(str), _elfmem.effective_pinned(src.blocks, tags)))
     rels = _elfmem.declared_relations(src)
@@ -86,25 +112,55 @@ def _check_elfmem_blocks(rows: ParityRows, src: Store, copy_blocks: pd.DataFrame
         bid = str(row.id)
         found = by_id.get(bid, [])
         want_path = expected_path.get(bid)
-        rows.add("presence", bid, f"1 block at {want_path}",
-                 f"{len(found)} block(s)" + (f" at {found[0]['path']}" if found else ""),
-                 ok=len(found) == 1 and found[0]["path"] == want_path, repo=repo, path=want_path)
+        rows.add(
+            "presence",
+            bid,
+            f"1 block at {want_path}",
+            f"{len(found)} block(s)" + (f" at {found[0]['path']}" if found else ""),
+            ok=len(found) == 1 and found[0]["path"] == want_path,
+            repo=repo,
+            path=want_path,
+        )
         if len(found) != 1:
             continue
         got = found[0]
-        rows.add("content", bid, _elfmem.content_sha(row.content), _elfmem.content_sha(got["body"]),
-                 repo=repo, path=want_path)
+        rows.add(
+            "content",
+            bid,
+            _elfmem.content_sha(row.content),
+            _elfmem.content_sha(got["body"]),
+            repo=repo,
+            path=want_path,
+        )
         rows.add("tags", bid, tags.get(bid, []), sorted(got["tags"]), repo=repo, path=want_path)
         rows.add("pinned", bid, bool(pins[bid]), bool(got["pinned"]), repo=repo, path=want_path)
-        rows.add("relations", bid, sorted(rels.get(bid, [])), sorted(map(tuple, got["relations"])),
-                 repo=repo, path=want_path)
+        rows.add(
+            "relations",
+            bid,
+            sorted(rels.get(bid, [])),
+            sorted(map(tuple, got["relations"])),
+            repo=repo,
+            path=want_path,
+        )
         cue = _elfmem.value_or_none(getattr(row, "cue", None))
-        rows.add("cue", bid, None if cue is None else str(cue).strip() or None, got["cue"],
-                 repo=repo, path=want_path)
+        rows.add(
+            "cue",
+            bid,
+            None if cue is None else str(cue).strip() or None,
+            got["cue"],
+            repo=repo,
+            path=want_path,
+        )
         want_created = pd.Timestamp(row.created_at) if not pd.isna(row.created_at) else None
         have_created = got["created"] if not pd.isna(got["created"]) else None
-        rows.add("created", bid, _elfmem.iso(want_created), _elfmem.iso(have_created),
-                 repo=repo, path=want_path)
+        rows.add(
+            "created",
+            bid,
+            _elfmem.iso(want_created),
+            _elfmem.iso(have_created),
+            repo=repo,
+            path=want_path,
+        )
         if _elfmem.value_or_none(row.status) == "archived":
             want = {
                 k: v
@@ -114,8 +170,11 @@ def _check_elfmem_blocks(rows: ParityRows, src: Store, copy_blocks: pd.DataFrame
                 )
                 if v is not None
             }
-            have = {k: got["extra"].get(k) for k in ("archive_reason", "superseded_by")
-                    if got["extra"].get(k) is not None}
+            have = {
+                k: got["extra"].get(k)
+                for k in ("archive_reason", "superseded_by")
+                if got["extra"].get(k) is not None
+            }
             rows.add("archive", bid, want, have, repo=repo, path=want_path)
     known = set(src.blocks["id"].astype(str))
     for bid, recs in by_id.items():
@@ -164,8 +223,18 @@ def _ledger_events_from_store(copy: Store) -> list[dict[str, Any]]:
     led = copy.frames.get("ledger")
     if led is None or led.empty:
         return []
-    return _reassembled([{"t": r.t, "s": None if pd.isna(r.s) else int(r.s), "ah": r.ah,
-                          "k": str(r.k), **dict(r.payload)} for r in led.itertuples(index=False)])
+    return _reassembled(
+        [
+            {
+                "t": r.t,
+                "s": None if pd.isna(r.s) else int(r.s),
+                "ah": r.ah,
+                "k": str(r.k),
+                **dict(r.payload),
+            }
+            for r in led.itertuples(index=False)
+        ]
+    )
 
 
 def _check_side(rows: ParityRows, src: Store, events: list[dict[str, Any]], repo: str) -> None:
@@ -183,30 +252,46 @@ def _check_side(rows: ParityRows, src: Store, events: list[dict[str, Any]], repo
     seeds = index("seed", ("id",))
     block_side = index(_elfmem.MEMLAB_KIND + "block", ("id",))
     for row in src.blocks.itertuples(index=False):
-        want = {"n": int(_elfmem.number_or(getattr(row, "reinforcement_count", None), 0.0)),
-                "lah": _elfmem.number_or(getattr(row, "last_reinforced_at", None), 0.0),
-                "a": _elfmem.number_or(getattr(row, "success_count", None), 0.5),
-                "b": _elfmem.number_or(getattr(row, "failure_count", None), 0.5),
-                "lam": _elfmem.number_or(getattr(row, "decay_lambda", None), 0.01),
-                "sum": _elfmem.value_or_none(getattr(row, "summary", None)) or None}
+        want = {
+            "n": int(_elfmem.number_or(getattr(row, "reinforcement_count", None), 0.0)),
+            "lah": _elfmem.number_or(getattr(row, "last_reinforced_at", None), 0.0),
+            "a": _elfmem.number_or(getattr(row, "success_count", None), 0.5),
+            "b": _elfmem.number_or(getattr(row, "failure_count", None), 0.5),
+            "lam": _elfmem.number_or(getattr(row, "decay_lambda", None), 0.01),
+            "sum": _elfmem.value_or_none(getattr(row, "summary", None)) or None,
+        }
         found = seeds.get((str(row.id),), [])
         have = {k: found[0].get(k) for k in want} if len(found) == 1 else f"{len(found)} seed(s)"
         rows.add("side:seed", row.id, want, have, repo=repo)
         found = block_side.get((str(row.id),), [])
-        want_side = {key: _elfmem.value_or_none(getattr(row, col, None))
-                     for col, key in _elfmem.BLOCK_SIDE_FIELDS.items() if hasattr(row, col)}
+        want_side = {
+            key: _elfmem.value_or_none(getattr(row, col, None))
+            for col, key in _elfmem.BLOCK_SIDE_FIELDS.items()
+            if hasattr(row, col)
+        }
         want_side = {k: v for k, v in want_side.items() if v is not None}
-        have_side = ({k: found[0].get(k) for k in want_side} if len(found) == 1
-                     else f"{len(found)} record(s)")
+        have_side = (
+            {k: found[0].get(k) for k in want_side}
+            if len(found) == 1
+            else f"{len(found)} record(s)"
+        )
         rows.add("side:block", row.id, want_side, have_side, repo=repo)
 
     config = _elfmem.frame(src, "config")
-    clock = _elfmem.value_or_none(config["total_active_hours"].iloc[0]) if not config.empty \
-        and "total_active_hours" in config else None
+    clock = (
+        _elfmem.value_or_none(config["total_active_hours"].iloc[0])
+        if not config.empty and "total_active_hours" in config
+        else None
+    )
     if clock is not None:
         inst = by_kind.get("instance", [])
-        rows.add("side:clock", "total_active_hours", float(clock),
-                 inst[-1].get("total_ah") if inst else None, repo=repo)
+        rows.add(
+            "side:clock",
+            "total_active_hours",
+            float(clock),
+            inst[-1].get("total_ah") if inst else None,
+            repo=repo,
+        )
 
     edges = _elfmem.frame(src, "edges")
     links = index("link", ("from", "to"))
@@ -242,8 +327,13 @@ def _check_side(rows: ParityRows, src: Store, events: list[dict[str, Any]], repo
     cfg = index(_elfmem.MEMLAB_KIND + "config", ("key",))
     for rec in raw.to_dict("records") if not raw.empty else []:
         found = cfg.get((str(rec["key"]),), [])
-        rows.add("side:config", rec["key"], _elfmem.value_or_none(rec["value"]),
-                 found[0].get("value") if len(found) == 1 else f"{len(found)} record(s)", repo=repo)
+        rows.add(
+            "side:config",
+            rec["key"],
+            _elfmem.value_or_none(rec["value"]),
+            found[0].get("value") if len(found) == 1 else f"{len(found)} record(s)",
+            repo=repo,
+        )
 
 
 # --------------------------------------------------------------------------- retrieval
@@ -269,8 +359,14 @@ def _top_k(ids: list[str], docs: np.ndarray, qs: np.ndarray, k: int) -> list[lis
     return out
 
 
-def _check_retrieval(rows: ParityRows, queries: list[str], before: dict[str, str],
-                     after: dict[str, str], k: int, repo: str = "") -> None:
+def _check_retrieval(
+    rows: ParityRows,
+    queries: list[str],
+    before: dict[str, str],
+    after: dict[str, str],
+    k: int,
+    repo: str = "",
+) -> None:
     if not before or not queries:
         return
     try:
@@ -281,11 +377,21 @@ def _check_retrieval(rows: ParityRows, queries: list[str], before: dict[str, str
         ids_b = sorted(before)
         ids_a = sorted(after)
         top_b = _top_k(ids_b, emb.encode([before[i] for i in ids_b]), qs, k)
-        top_a = (_top_k(ids_a, emb.encode([after[i] for i in ids_a]), qs, k) if ids_a
-                 else [[] for _ in queries])
+        top_a = (
+            _top_k(ids_a, emb.encode([after[i] for i in ids_a]), qs, k)
+            if ids_a
+            else [[] for _ in queries]
+        )
     except MissingExtra as exc:
-        rows.add("retrieval", "(all queries)", f"top-{k}", "not computed", ok=None, repo=repo,
-                 detail=str(exc))
+        rows.add(
+            "retrieval",
+            "(all queries)",
+            f"top-{k}",
+            "not computed",
+            ok=None,
+            repo=repo,
+            detail=str(exc),
+        )
         return
     for q, b, a in zip(queries, top_b, top_a):
         rows.add("retrieval", q, b, a, repo=repo, detail=f"top-{k} block ids for this query")
@@ -294,16 +400,27 @@ def _check_retrieval(rows: ParityRows, queries: list[str], before: dict[str, str
 # --------------------------------------------------------------------------- entry point
 
 
-def verify_paths(src: str | Path, dest: Path, *, ref: str | None = None, retrieval: bool = True,
-                 queries: list[str] | None = None, k: int = RETRIEVAL_K,
-                 store: Store | None = None, plan: Any = None) -> pd.DataFrame:
+def verify_paths(
+    src: str | Path,
+    dest: Path,
+    *,
+    ref: str | None = None,
+    retrieval: bool = True,
+    queries: list[str] | None = None,
+    k: int = RETRIEVAL_K,
+    store: Store | None = None,
+    plan: Any = None,
+) -> pd.DataFrame:
     """The parity table; ``store``/``plan`` skip reloading and replanning a just-run migration."""
     from memlab.migrations._planning import plan_migration
     from memlab.sources import load
 
     if not dest.exists():
-        raise MigrationError("nothing to verify: the destination does not exist", path=dest,
-                             hint="run the migration (or its plan script) first")
+        raise MigrationError(
+            "nothing to verify: the destination does not exist",
+            path=dest,
+            hint="run the migration (or its plan script) first",
+        )
     store = store if store is not None else load(src)
     rows = ParityRows()
     repo_folders: dict[str, Path] = {}
@@ -318,10 +435,14 @@ def verify_paths(src: str | Path, dest: Path, *, ref: str | None = None, retriev
         check = getattr(kinds.lookup(store.kind), "verify", None)
         if check == "elfmem":
             if plan is None or plan.target != target or getattr(plan, "layout", layout) != layout:
-                plan = plan_migration(src, to=target, store=store,
-                                      layout=layout if target == "letta" else None)
-            expected_path = {str(r.item): str(r.path) for r in plan.moved.itertuples(index=False)
-                             if r.kind == "block"}
+                plan = plan_migration(
+                    src, to=target, store=store, layout=layout if target == "letta" else None
+                )
+            expected_path = {
+                str(r.item): str(r.path)
+                for r in plan.moved.itertuples(index=False)
+                if r.kind == "block"
+            }
             copy = copies[""] if "" in copies else next(iter(copies.values()))
             folder = repo_folders.get("", next(iter(repo_folders.values())))
             copy_blocks = _dest_elfmem_blocks(copy, target)
@@ -334,20 +455,29 @@ def verify_paths(src: str | Path, dest: Path, *, ref: str | None = None, retriev
             if retrieval:
                 live = store.blocks[store.blocks["status"].astype("string") != "archived"]
                 before = {str(i): str(c).strip() for i, c in zip(live["id"], live["content"])}
-                after = {str(r["id"]): str(r["body"]) for r in copy_blocks.to_dict("records")
-                         if str(r["id"]) in before}
+                after = {
+                    str(r["id"]): str(r["body"])
+                    for r in copy_blocks.to_dict("records")
+                    if str(r["id"]) in before
+                }
                 tag_counts = _elfmem.frame(store, "tags")
-                tag_q = ([t.replace("/", " ").replace("-", " ") for t in
-                          tag_counts["tag"].astype(str).value_counts().index]
-                         if not tag_counts.empty else [])
+                tag_q = (
+                    [
+                        t.replace("/", " ").replace("-", " ")
+                        for t in tag_counts["tag"].astype(str).value_counts().index
+                    ]
+                    if not tag_counts.empty
+                    else []
+                )
                 qs = queries or _queries(tag_q, [_elfmem.title_for(c) for c in live["content"]])
                 _check_retrieval(rows, qs, before, after, k)
         elif check in ("blocks", "server", "upgrade"):
             if check == "server":  # with its history, per block and repository
                 from memlab.migrations._letta_server import check_server, server_view
 
-                bodies = check_server(rows, store, dest, ref, repo_folders, copies, target, plan,
-                                      layout)
+                bodies = check_server(
+                    rows, store, dest, ref, repo_folders, copies, target, plan, layout
+                )
                 store = server_view(store, getattr(plan, "agent_ids", None), [])
             elif check == "upgrade":  # a v1 repository moved to v2, history kept
                 from memlab.migrations._letta_upgrade import (
@@ -361,19 +491,26 @@ def verify_paths(src: str | Path, dest: Path, *, ref: str | None = None, retriev
             else:
                 bodies = check_letta(rows, store, repo_folders, copies, target, layout)
             if retrieval:
-                before = {str(r.block_id): ("" if pd.isna(r.value) else str(r.value))
-                          for r in store.blocks.itertuples(index=False)}
+                before = {
+                    str(r.block_id): ("" if pd.isna(r.value) else str(r.value))
+                    for r in store.blocks.itertuples(index=False)
+                }
                 after = {}
                 for per_repo in bodies.values():
                     after.update(per_repo)
-                labels = [str(x).rsplit("/", 1)[-1].replace("_", " ").replace("-", " ")
-                          for x in store.blocks["label"].dropna()]
+                labels = [
+                    str(x).rsplit("/", 1)[-1].replace("_", " ").replace("-", " ")
+                    for x in store.blocks["label"].dropna()
+                ]
                 qs = queries or _queries(labels, [])
                 nonempty = {i: t for i, t in before.items() if t.strip()}
                 _check_retrieval(rows, qs, nonempty, {i: after.get(i, "") for i in nonempty}, k)
         else:
-            raise MigrationError(f"cannot verify a {store.kind} source", path=src,
-                                 hint="memlab migrates elfmem databases and Letta agent files")
+            raise MigrationError(
+                f"cannot verify a {store.kind} source",
+                path=src,
+                hint="memlab migrates elfmem databases and Letta agent files",
+            )
     return rows.frame()
 
 
@@ -385,4 +522,3 @@ def _views(repos: list[tuple[str, Path]], ref: str | None) -> Iterator[list[tupl
 
 def differences(parity: pd.DataFrame) -> pd.DataFrame:
     return parity[parity["ok"].fillna(True) == False]  # noqa: E712 - NA means "not computed"
-

@@ -18,8 +18,9 @@ from memlab.store import Store
 __all__ = ["check_letta_v2"]
 
 
-def check_letta_v2(rows: Any, spec: Any, src: Store, texts: dict[str, str], side: dict,
-                   bodies: dict[str, str]) -> None:
+def check_letta_v2(
+    rows: Any, spec: Any, src: Store, texts: dict[str, str], side: dict, bodies: dict[str, str]
+) -> None:
     """The v2 checks of one repository (``texts``: its committed files): presence at the
     recorded path, content, description, name, read_only, limit, side_record; the root and
     folder indexes; ``unexpected`` for any other memory file."""
@@ -40,8 +41,14 @@ def check_letta_v2(rows: Any, spec: Any, src: Store, texts: dict[str, str], side
         path = recorded if isinstance(recorded, str) else f.path
         expected.add(path)
         text = texts.get(path)
-        rows.add("presence", f.item, f.path, path if text is not None else "missing",
-                 repo=repo, path=f.path)
+        rows.add(
+            "presence",
+            f.item,
+            f.path,
+            path if text is not None else "missing",
+            repo=repo,
+            path=f.path,
+        )
         if text is None:
             continue
         is_index = path == fmt.ROOT_INDEX
@@ -53,16 +60,25 @@ def check_letta_v2(rows: Any, spec: Any, src: Store, texts: dict[str, str], side
             fm = fmt.read_frontmatter(text)
             raw = _elfmem.value_or_none(src_row.get("description"))
             label = _letta.sanitise_label(src_row.get("label"), f.item)[0]
-            want = (_letta_v2.description(raw, label) if raw is not None and str(raw).strip()
-                    else f"Memory block {label}")
+            want = (
+                _letta_v2.description(raw, label)
+                if raw is not None and str(raw).strip()
+                else f"Memory block {label}"
+            )
             # As Letta Code reads it: the line's text, literally (unquoted only where memlab
             # quoted).
             have = fm.client.description if fm.client else None
             if fmt.frontmatter_value(want) != want:
                 have = _letta_v2.unquoted(have)
             rows.add("description", f.item, want, have, repo=repo, path=path)
-            rows.add("name", f.item, _letta_v2.file_name(path),
-                     _letta_v2.unquoted(fm.fields.get("name")), repo=repo, path=path)
+            rows.add(
+                "name",
+                f.item,
+                _letta_v2.file_name(path),
+                _letta_v2.unquoted(fm.fields.get("name")),
+                repo=repo,
+                path=path,
+            )
         pattern = _letta_v2.glob_for(path)[0]
         rows.add(
             "read_only",
@@ -79,25 +95,56 @@ def check_letta_v2(rows: Any, spec: Any, src: Store, texts: dict[str, str], side
         size = len(text)
         overhead = size - len(body)
         if lim is not None and len(value) <= lim:
-            rows.add("limit", f.item, lim, None if entry is None else entry - overhead, repo=repo,
-                     path=path, detail="value budget: the file's limit less its frontmatter")
+            rows.add(
+                "limit",
+                f.item,
+                lim,
+                None if entry is None else entry - overhead,
+                repo=repo,
+                path=path,
+                detail="value budget: the file's limit less its frontmatter",
+            )
         else:  # no limit, or a value over it: the entry, if any, only has to fit the file
-            rows.add("limit", f.item, f"none, or at least {size}", entry,
-                     ok=entry is None and size <= fmt.CONSTRAINTS_DEFAULTS["maxFileCharacters"]
-                     or (entry is not None and entry >= size), repo=repo, path=path,
-                     detail="no limit, or a value over its limit: the file's size")
+            rows.add(
+                "limit",
+                f.item,
+                f"none, or at least {size}",
+                entry,
+                ok=entry is None
+                and size <= fmt.CONSTRAINTS_DEFAULTS["maxFileCharacters"]
+                or (entry is not None and entry >= size),
+                repo=repo,
+                path=path,
+                detail="no limit, or a value over its limit: the file's size",
+            )
         side_record_row(rows, src, src_row, rec, f.item, repo, path)
     folders = {"/".join(p.split("/")[:i]) for p in expected for i in range(1, p.count("/") + 1)}
     indexes = {f"{d}/{fmt.ROOT_INDEX}" for d in folders}
     if fmt.ROOT_INDEX not in expected:
         indexes.add(fmt.ROOT_INDEX)
-        rows.add("index", fmt.ROOT_INDEX, ROOT_MEMORY_TEXT, texts.get(fmt.ROOT_INDEX, "missing"),
-                 repo=repo, path=fmt.ROOT_INDEX)
+        rows.add(
+            "index",
+            fmt.ROOT_INDEX,
+            ROOT_MEMORY_TEXT,
+            texts.get(fmt.ROOT_INDEX, "missing"),
+            repo=repo,
+            path=fmt.ROOT_INDEX,
+        )
     for index in sorted(indexes - {fmt.ROOT_INDEX}):
-        rows.add("index", index, "present", "present" if index in texts else "missing",
-                 repo=repo, path=index)
+        rows.add(
+            "index",
+            index,
+            "present",
+            "present" if index in texts else "missing",
+            repo=repo,
+            path=index,
+        )
     for path in sorted(texts):
-        if path.endswith(".md") and path not in expected | indexes and not path.startswith(
-                (".memlab/", "skills/")):
-            rows.add("unexpected", path, "not from the source", "present", ok=False,
-                     repo=repo, path=path)
+        if (
+            path.endswith(".md")
+            and path not in expected | indexes
+            and not path.startswith((".memlab/", "skills/"))
+        ):
+            rows.add(
+                "unexpected", path, "not from the source", "present", ok=False, repo=repo, path=path
+            )

@@ -91,22 +91,34 @@ def _kernel_manager_class():
 
         async def _async_pre_start_kernel(self, **kw):
             # No progress bars inside a report's kernel: the HTML would keep them as output.
-            kw["env"] = {**(kw.get("env") or os.environ), "MEMLAB_QUIET": "1",
-                         "TQDM_DISABLE": "1", "HF_HUB_DISABLE_PROGRESS_BARS": "1",
-                         "TRANSFORMERS_VERBOSITY": "error"}
+            kw["env"] = {
+                **(kw.get("env") or os.environ),
+                "MEMLAB_QUIET": "1",
+                "TQDM_DISABLE": "1",
+                "HF_HUB_DISABLE_PROGRESS_BARS": "1",
+                "TRANSFORMERS_VERBOSITY": "error",
+            }
             # Every table a report shows goes through memlab's escaper, complete and
             # formatted for people (escape_tables), whatever the notebook itself calls.
-            kw["extra_arguments"] = [*(kw.get("extra_arguments") or []),
-                                     "--IPKernelApp.exec_lines=from memlab.report import "
-                                     "escape_tables as _memlab_tables; _memlab_tables()"]
+            kw["extra_arguments"] = [
+                *(kw.get("extra_arguments") or []),
+                "--IPKernelApp.exec_lines=from memlab.report import "
+                "escape_tables as _memlab_tables; _memlab_tables()",
+            ]
             return await super()._async_pre_start_kernel(**kw)
 
     return IPCKernelManager
 
 
-def execute_notebook(kind_or_name: str, params: dict[str, Any], out_dir: str | Path,
-                     *, timeout: int = 1800, show_code: bool = False,
-                     long_cell: float | None = None) -> ExecutedReport:
+def execute_notebook(
+    kind_or_name: str,
+    params: dict[str, Any],
+    out_dir: str | Path,
+    *,
+    timeout: int = 1800,
+    show_code: bool = False,
+    long_cell: float | None = None,
+) -> ExecutedReport:
     """Execute one notebook with ``params`` into ``out_dir``; render HTML; read metrics.json.
 
     ``params`` values that are :class:`pathlib.Path` are made absolute. ``output_dir`` is always
@@ -131,8 +143,11 @@ def execute_notebook(kind_or_name: str, params: dict[str, Any], out_dir: str | P
     from memlab.constants import LONG_CELL_SECONDS
     from memlab.report._cells import CellProgress
 
-    cells = CellProgress(source.stem, _code_cells(source) + 1,  # + papermill's parameters
-                         long_after=LONG_CELL_SECONDS if long_cell is None else long_cell)
+    cells = CellProgress(
+        source.stem,
+        _code_cells(source) + 1,  # + papermill's parameters
+        long_after=LONG_CELL_SECONDS if long_cell is None else long_cell,
+    )
     try:
         pm.execute_notebook(
             str(source),
@@ -150,8 +165,11 @@ def execute_notebook(kind_or_name: str, params: dict[str, Any], out_dir: str | P
     except pm.PapermillExecutionError as exc:
         raise ReportError(
             f"cell {exc.cell_index} failed with {exc.ename}: {exc.evalue}",
-            path=executed, hint="open the executed notebook to see the failing cell",
-            cell_index=exc.cell_index, ename=exc.ename, evalue=exc.evalue,
+            path=executed,
+            hint="open the executed notebook to see the failing cell",
+            cell_index=exc.cell_index,
+            ename=exc.ename,
+            evalue=exc.evalue,
         ) from exc
     except MemlabError:
         raise
@@ -161,8 +179,12 @@ def execute_notebook(kind_or_name: str, params: dict[str, Any], out_dir: str | P
         cells.close()
     metrics_file = out / "metrics.json"
     metrics = json.loads(metrics_file.read_text()) if metrics_file.exists() else {}
-    html = _render_html(executed, kind=kind_or_name if kind_or_name in NOTEBOOKS else None,
-                        metrics=metrics, show_code=show_code)
+    html = _render_html(
+        executed,
+        kind=kind_or_name if kind_or_name in NOTEBOOKS else None,
+        metrics=metrics,
+        show_code=show_code,
+    )
     return ExecutedReport(kind_or_name, executed, html, metrics)
 
 
@@ -172,8 +194,13 @@ def _code_cells(notebook: Path) -> int:
         cells = json.loads(notebook.read_text(encoding="utf-8")).get("cells", [])
     except (OSError, ValueError, AttributeError):
         return 0
-    return sum(1 for c in cells if isinstance(c, dict) and c.get("cell_type") == "code"
-               and "".join(c.get("source") or "").strip())
+    return sum(
+        1
+        for c in cells
+        if isinstance(c, dict)
+        and c.get("cell_type") == "code"
+        and "".join(c.get("source") or "").strip()
+    )
 
 
 def _render_html(executed: Path, **how: Any) -> Path:
@@ -193,8 +220,14 @@ def write_metrics(output_dir: str | Path, metrics: dict[str, Any]) -> Path:
     return path
 
 
-def report(kind: str, paths: Sequence[str | Path] = (), *, out: str | Path | None = None,
-           show_code: bool = False, **params: Any) -> ExecutedReport:
+def report(
+    kind: str,
+    paths: Sequence[str | Path] = (),
+    *,
+    out: str | Path | None = None,
+    show_code: bool = False,
+    **params: Any,
+) -> ExecutedReport:
     """Render the ``kind`` report for ``paths`` into ``out`` (default
     ``<reports_root()>/<today UTC>/<store>-<kind>``, :func:`memlab.report._paths.report_folder`;
     the root is ``$MEMLAB_REPORTS_DIR``, else the checkout's ``reports/`` when the working
@@ -209,10 +242,17 @@ def report(kind: str, paths: Sequence[str | Path] = (), *, out: str | Path | Non
     if out is not None:
         folder = Path(out)
     else:  # reports/<date>/<store>-<kind>: two stores, or two days, never share a folder
-        named = list(paths) or [params[k] for k in ("stores", "store", "repo", "source")
-                                if params.get(k) is not None][:1]
+        named = (
+            list(paths)
+            or [
+                params[k]
+                for k in ("stores", "store", "repo", "source")
+                if params.get(k) is not None
+            ][:1]
+        )
         if len(named) == 1 and isinstance(named[0], (list, tuple)):
             named = list(named[0])
         folder = report_folder(kind, named)
-    return execute_notebook(kind, parameters_for(kind, list(paths), params), folder,
-                            show_code=show_code)
+    return execute_notebook(
+        kind, parameters_for(kind, list(paths), params), folder, show_code=show_code
+    )

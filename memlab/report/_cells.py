@@ -26,7 +26,7 @@ def cell_label(source: str, width: int = 48) -> str:
         text = line.strip().lstrip("#").strip()
         if text:
             text = terminal_line(text)
-            return text if len(text) <= width else text[:width - 1] + "…"
+            return text if len(text) <= width else text[: width - 1] + "…"
     return "(empty)"
 
 
@@ -48,8 +48,11 @@ class CellProgress:
 
     def started(self, cell: Any, cell_index: int, **_: Any) -> None:
         tags = (cell.get("metadata") or {}).get("tags") or []
-        label = ("the report's parameters" if "injected-parameters" in tags
-                 else cell_label(str(cell.get("source", ""))))
+        label = (
+            "the report's parameters"
+            if "injected-parameters" in tags
+            else cell_label(str(cell.get("source", "")))
+        )
         self.bar.set_postfix_str(f"cell {self.done + 1}: {label}", refresh=True)
         self._started = time.monotonic()
         self._cancel()
@@ -76,6 +79,8 @@ class CellProgress:
 
         took = duration(time.monotonic() - self._started)
         total = self.bar.total
-        note(f"{self.desc}: cell {number}{f'/{total}' if total else ''} has been running for "
-             f"{took} ({label}); a long step (a simulation, a model load): the bar moves on "
-             "when it ends")
+        note(
+            f"{self.desc}: cell {number}{f'/{total}' if total else ''} has been running for "
+            f"{took} ({label}); a long step (a simulation, a model load): the bar moves on "
+            "when it ends"
+        )

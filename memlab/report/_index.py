@@ -56,8 +56,10 @@ def _signed(value: float) -> str:
 
 
 def _page(title: str, body: str) -> str:
-    return (f'<!doctype html><html lang="en"><head><meta charset="utf-8"><title>{esc(title)}'
-            f"</title><style>{_CSS}</style></head><body>{body}</body></html>\n")
+    return (
+        f'<!doctype html><html lang="en"><head><meta charset="utf-8"><title>{esc(title)}'
+        f"</title><style>{_CSS}</style></head><body>{body}</body></html>\n"
+    )
 
 
 def _alerts_section(record: Mapping[str, Any]) -> str:
@@ -70,13 +72,18 @@ def _alerts_section(record: Mapping[str, Any]) -> str:
     if not rules:
         text = '<p class="quiet">No alert rules in the config (<code>alerts:</code>).</p>'
     elif not fired:
-        text = (f'<p>No alert fired ({len(rules)} rule(s), {len(alerts) - len(unchecked)} '
-                "check(s)).</p>")
+        text = (
+            f"<p>No alert fired ({len(rules)} rule(s), {len(alerts) - len(unchecked)} "
+            "check(s)).</p>"
+        )
     else:
         text = "".join(f'<div class="alert">{esc(a["text"])}</div>' for a in fired)
     if unchecked:
-        text += "<ul class=\"quiet\">" + "".join(f"<li>{esc(a['text'])}</li>"
-                                                 for a in unchecked) + "</ul>"
+        text += (
+            '<ul class="quiet">'
+            + "".join(f"<li>{esc(a['text'])}</li>" for a in unchecked)
+            + "</ul>"
+        )
     return f'<section id="alerts"><h2>Alerts · {esc(record.get("date", ""))}</h2>{text}</section>'
 
 
@@ -88,10 +95,11 @@ def _listing(title: str, texts: list[str], css: str = "") -> str:
     return f'<p class="{css}">{esc(title)}: {len(texts)}{more}</p><ul>{items}</ul>'
 
 
-def _since_store(name: str, record: Mapping[str, Any], prev: tuple[Path, Mapping[str, Any]] | None
-                 ) -> str:
+def _since_store(
+    name: str, record: Mapping[str, Any], prev: tuple[Path, Mapping[str, Any]] | None
+) -> str:
     state = record["stores"][name]
-    head = f"<h3>{esc(name)} <span class=\"quiet\">({esc(state.get('kind') or '?')})</span></h3>"
+    head = f'<h3>{esc(name)} <span class="quiet">({esc(state.get("kind") or "?")})</span></h3>'
     if state.get("error"):
         head += f'<p class="err">Not read in this run: {esc(state["error"])}</p>'
     if prev is None:
@@ -108,20 +116,31 @@ def _since_store(name: str, record: Mapping[str, Any], prev: tuple[Path, Mapping
         else:
             css = "up" if d.change > 0 else "down" if d.change < 0 else "quiet"
             change = f'<span class="{css}">{esc(_signed(d.change))}</span>'
-        rows.append(f'<tr><td title="{esc(METRIC_DEFINITIONS.get(d.metric, ""))}">'
-                    f"{esc(d.metric)}</td><td class=\"n\">{fmt(d.before)}</td>"
-                    f'<td class="n">{fmt(d.after)}</td><td class="n">{change}</td></tr>')
+        rows.append(
+            f'<tr><td title="{esc(METRIC_DEFINITIONS.get(d.metric, ""))}">'
+            f'{esc(d.metric)}</td><td class="n">{fmt(d.before)}</td>'
+            f'<td class="n">{fmt(d.after)}</td><td class="n">{change}</td></tr>'
+        )
     digest_a, digest_b = before_state.get("digest"), state.get("digest")
-    same = ("store unchanged (same digest)" if digest_a and digest_a == digest_b else
-            "store changed (new digest)" if digest_a and digest_b else "digest not recorded")
+    same = (
+        "store unchanged (same digest)"
+        if digest_a and digest_a == digest_b
+        else "store changed (new digest)"
+        if digest_a and digest_b
+        else "digest not recorded"
+    )
     out = [head, f"<p>Since {esc(prev_date)}: {esc(same)}.</p>"]
     if rows:
-        out.append(f'<div class="scroll"><table><tr><th>metric</th><th>{esc(prev_date)}</th>'
-                   f"<th>{esc(record.get('date', 'now'))}</th><th>change</th></tr>"
-                   f"{''.join(rows)}</table></div>")
-    for key, what, gone in (("choices", "review choices", "resolved"),
-                            ("findings", "audit findings", "gone"),
-                            ("problems", "load problems", "gone")):
+        out.append(
+            f'<div class="scroll"><table><tr><th>metric</th><th>{esc(prev_date)}</th>'
+            f"<th>{esc(record.get('date', 'now'))}</th><th>change</th></tr>"
+            f"{''.join(rows)}</table></div>"
+        )
+    for key, what, gone in (
+        ("choices", "review choices", "resolved"),
+        ("findings", "audit findings", "gone"),
+        ("problems", "load problems", "gone"),
+    ):
         sets = changed_sets(before_state, state, key)
         if sets is None:
             out.append(f'<p class="quiet">{esc(what)}: – (not recorded in both runs)</p>')
@@ -129,12 +148,14 @@ def _since_store(name: str, record: Mapping[str, Any], prev: tuple[Path, Mapping
         new, old = sets
         titles = state.get(key) if isinstance(state.get(key), dict) else {}
         old_titles = before_state.get(key) if isinstance(before_state.get(key), dict) else {}
-        out.append(_listing(f"{what} appeared", [_titled(k, titles) for k in new],
-                            "up" if new else ""))
+        out.append(
+            _listing(f"{what} appeared", [_titled(k, titles) for k in new], "up" if new else "")
+        )
         out.append(_listing(f"{what} {gone}", [_titled(k, old_titles) for k in old]))
         if not new and not old:
-            out.append(f'<p class="quiet">{esc(what)}: no change ({len(state.get(key) or ())} '
-                       "now)</p>")
+            out.append(
+                f'<p class="quiet">{esc(what)}: no change ({len(state.get(key) or ())} now)</p>'
+            )
     return "".join(out)
 
 
@@ -145,33 +166,46 @@ def _titled(key: str, titles: Mapping[str, Any]) -> str:
 
 def _since_section(runs: list[tuple[Path, dict[str, Any]]], at: int) -> str:
     folder, record = runs[at]
-    parts = [_since_store(name, record, previous_record(runs, at, name))
-             for name in record.get("stores", {})]
-    return (f'<section id="since"><h2>Since the last run · {esc(folder.name)}</h2>'
-            f"{''.join(parts) or '<p>No stores.</p>'}</section>")
+    parts = [
+        _since_store(name, record, previous_record(runs, at, name))
+        for name in record.get("stores", {})
+    ]
+    return (
+        f'<section id="since"><h2>Since the last run · {esc(folder.name)}</h2>'
+        f"{''.join(parts) or '<p>No stores.</p>'}</section>"
+    )
 
 
 def _reports_table(record: Mapping[str, Any]) -> str:
     rows = []
     for r in record.get("reports", []):
         page = r.get("html") or r.get("error_page")
-        link = (f'<a href="{esc(page)}">{esc(r["report"])}</a>' if page
-                else esc(r.get("report", "")))
-        status = (f'<span class="err"><strong>failed</strong> ({esc(r.get("step") or r["report"])})'
-                  f': {esc(r["error"])}</span>' if r.get("error") else "ok")
-        rows.append(f"<tr><td>{esc(r.get('store', ''))}</td><td>{esc(r.get('kind', ''))}</td>"
-                    f"<td>{link}</td><td>{status}</td></tr>")
-    return ('<section id="reports"><h2>Reports</h2><div class="scroll"><table><tr><th>store</th>'
-            f"<th>kind</th><th>report</th><th>status</th></tr>{''.join(rows)}</table></div>"
-            "</section>")
+        link = f'<a href="{esc(page)}">{esc(r["report"])}</a>' if page else esc(r.get("report", ""))
+        status = (
+            f'<span class="err"><strong>failed</strong> ({esc(r.get("step") or r["report"])})'
+            f": {esc(r['error'])}</span>"
+            if r.get("error")
+            else "ok"
+        )
+        rows.append(
+            f"<tr><td>{esc(r.get('store', ''))}</td><td>{esc(r.get('kind', ''))}</td>"
+            f"<td>{link}</td><td>{status}</td></tr>"
+        )
+    return (
+        '<section id="reports"><h2>Reports</h2><div class="scroll"><table><tr><th>store</th>'
+        f"<th>kind</th><th>report</th><th>status</th></tr>{''.join(rows)}</table></div>"
+        "</section>"
+    )
 
 
 def run_page(runs: list[tuple[Path, dict[str, Any]]], at: int, *, root_index: bool) -> str:
     """One run's page: its alerts, its reports, what changed since each store's previous run."""
     folder, record = runs[at]
-    up = ('<p><a href="../index.html">All runs and trends</a></p>' if root_index else "")
-    body = (f"<h1>memlab reports · {esc(folder.name)}</h1>{up}{_alerts_section(record)}"
-            f"{_reports_table(record)}{_since_section(runs, at)}")
+    up = '<p><a href="../index.html">All runs and trends</a></p>' if root_index else ""
+    body = (
+        f"<h1>memlab reports · {esc(folder.name)}</h1>{up}{_alerts_section(record)}"
+        f"{_reports_table(record)}{_since_section(runs, at)}"
+    )
     return _page(f"memlab reports {folder.name}", body)
 
 
@@ -179,7 +213,7 @@ def _runs_table(runs: list[tuple[Path, dict[str, Any]]]) -> str:
     rows = []
     good = last_good(runs)
     for n, (folder, record) in enumerate(reversed(runs)):
-        latest = ' <strong>latest</strong>' if len(runs) - 1 - n == good else ""
+        latest = " <strong>latest</strong>" if len(runs) - 1 - n == good else ""
         stores = record.get("stores", {})
         digests = "<br>".join(
             f"{esc(s)}: <code>{esc((v.get('digest') or '–')[:12])}</code>"
@@ -189,18 +223,24 @@ def _runs_table(runs: list[tuple[Path, dict[str, Any]]]) -> str:
         fired = [a for a in record.get("alerts") or [] if a.get("fired")]
         status = record.get("status") or "–"
         css = "" if run_ok(record) else "err"
-        link = (f'<a href="{esc(folder.name)}/index.html">{esc(folder.name)}</a>'
-                if (folder / "index.html").is_file() else esc(folder.name))
+        link = (
+            f'<a href="{esc(folder.name)}/index.html">{esc(folder.name)}</a>'
+            if (folder / "index.html").is_file()
+            else esc(folder.name)
+        )
         rows.append(
             f"<tr><td>{link}{latest}</td><td>{esc(', '.join(stores)) or '–'}</td>"
             f'<td class="{css}">{esc(status)}</td>'
             f'<td class="n">{fmt(round(duration, 1)) + " s" if is_number(duration) else "–"}</td>'
             f"<td>{esc(record.get('memlab_version') or '–')}</td><td>{digests or '–'}</td>"
-            f'<td class="n">{len(fired) if record.get("alerts") is not None else "–"}</td></tr>')
-    return ('<section id="runs"><h2>Runs</h2><div class="scroll"><table><tr><th>date</th>'
-            "<th>stores</th><th>status</th><th>duration</th><th>memlab</th><th>store digest</th>"
-            f"<th>alerts fired</th></tr>{''.join(rows)}</table></div>"
-            '<p class="quiet">"–": not recorded (runs before memlab recorded it).</p></section>')
+            f'<td class="n">{len(fired) if record.get("alerts") is not None else "–"}</td></tr>'
+        )
+    return (
+        '<section id="runs"><h2>Runs</h2><div class="scroll"><table><tr><th>date</th>'
+        "<th>stores</th><th>status</th><th>duration</th><th>memlab</th><th>store digest</th>"
+        f"<th>alerts fired</th></tr>{''.join(rows)}</table></div>"
+        '<p class="quiet">"–": not recorded (runs before memlab recorded it).</p></section>'
+    )
 
 
 def _trends_section(runs: list[tuple[Path, dict[str, Any]]]) -> str:
@@ -222,27 +262,41 @@ def _trends_section(runs: list[tuple[Path, dict[str, Any]]]) -> str:
         absent = [m for m in headline.get(name, []) if m not in chosen]
         # A headline metric no run has (a misspelt `metrics:` name, or one this kind of store
         # lacks) is named, not dropped in silence.
-        note = (f'<p class="quiet">No run has {esc(", ".join(absent))}: not charted.</p>'
-                if absent else "")
+        note = (
+            f'<p class="quiet">No run has {esc(", ".join(absent))}: not charted.</p>'
+            if absent
+            else ""
+        )
         if not chosen:
-            parts.append(f"<h3>{esc(name)}</h3><p class=\"quiet\">None of its headline metrics "
-                         f"was recorded.</p>{note}")
+            parts.append(
+                f'<h3>{esc(name)}</h3><p class="quiet">None of its headline metrics '
+                f"was recorded.</p>{note}"
+            )
             continue
         head = "".join(f"<th>{esc(d)}</th>" for d in dates)
-        body = "".join(f"<tr><td><code>{esc(m)}</code></td><td class=\"why\">"
-                       f"{esc(METRIC_DEFINITIONS.get(m, ''))}</td>" + "".join(
-                           f'<td class="n">{_cell(series[d], m)}</td>' for d in dates) + "</tr>"
-                       for m in chosen)
+        body = "".join(
+            f'<tr><td><code>{esc(m)}</code></td><td class="why">'
+            f"{esc(METRIC_DEFINITIONS.get(m, ''))}</td>"
+            + "".join(f'<td class="n">{_cell(series[d], m)}</td>' for d in dates)
+            + "</tr>"
+            for m in chosen
+        )
         if len(dates) > 1:
             fig = plots.trend_lines(series, chosen, title=f"{name}: headline metrics by run")
-            img = (f'<img alt="{esc(name)}: trend of {esc(", ".join(chosen))}" '
-                   f'src="data:image/png;base64,{_png(fig)}">')
+            img = (
+                f'<img alt="{esc(name)}: trend of {esc(", ".join(chosen))}" '
+                f'src="data:image/png;base64,{_png(fig)}">'
+            )
         else:
             img = '<p class="quiet">One dated run so far: the chart appears from the second.</p>'
-        parts.append(f"<h3>{esc(name)}</h3>{img}<div class=\"scroll\"><table><tr><th>metric</th>"
-                     f"<th>what it is</th>{head}</tr>{body}</table></div>{note}")
-    return (f'<section id="trends"><h2>Trends</h2>{"".join(parts) or "<p>No metrics yet.</p>"}'
-            "</section>")
+        parts.append(
+            f'<h3>{esc(name)}</h3>{img}<div class="scroll"><table><tr><th>metric</th>'
+            f"<th>what it is</th>{head}</tr>{body}</table></div>{note}"
+        )
+    return (
+        f'<section id="trends"><h2>Trends</h2>{"".join(parts) or "<p>No metrics yet.</p>"}'
+        "</section>"
+    )
 
 
 def _cell(metrics: Mapping[str, Any], m: str) -> str:
@@ -265,58 +319,95 @@ def index_page(runs: list[tuple[Path, dict[str, Any]]]) -> str:
     if not runs:
         return _page("memlab report runs", "<h1>memlab report runs</h1><p>No runs yet.</p>")
     good = last_good(runs)
-    newer = runs[0 if good is None else good + 1:]  # runs after the latest good one
+    newer = runs[0 if good is None else good + 1 :]  # runs after the latest good one
     failed = "".join(_failed_run(folder, record) for folder, record in reversed(newer))
     if good is None:
-        head = (f"<p>{len(runs)} run(s); none wrote every report: no good run yet.</p>"
-                f"{failed}")
-        return _page("memlab report runs", f"<h1>memlab report runs</h1>{head}"
-                     f"{_runs_table(runs)}{_trends_section(runs)}")
+        head = f"<p>{len(runs)} run(s); none wrote every report: no good run yet.</p>{failed}"
+        return _page(
+            "memlab report runs",
+            f"<h1>memlab report runs</h1>{head}{_runs_table(runs)}{_trends_section(runs)}",
+        )
     latest_folder, latest = runs[good]
-    body = (f"<h1>memlab report runs</h1>{failed}<p>{len(runs)} run(s); latest good run: "
-            f'<a href="{esc(latest_folder.name)}/index.html">{esc(latest_folder.name)}</a>'
-            f" ({esc(latest.get('status') or '–')}).</p>"
-            f"{_alerts_section(latest)}{_since_section(runs, good)}"
-            f"{_runs_table(runs)}{_trends_section(runs)}")
+    body = (
+        f"<h1>memlab report runs</h1>{failed}<p>{len(runs)} run(s); latest good run: "
+        f'<a href="{esc(latest_folder.name)}/index.html">{esc(latest_folder.name)}</a>'
+        f" ({esc(latest.get('status') or '–')}).</p>"
+        f"{_alerts_section(latest)}{_since_section(runs, good)}"
+        f"{_runs_table(runs)}{_trends_section(runs)}"
+    )
     return _page("memlab report runs", body)
 
 
 def _failed_run(folder: Path, record: Mapping[str, Any]) -> str:
     """A run newer than the latest good one, on top: what failed in it, each with its page."""
     items = "".join(
-        f'<li>{esc(r.get("store", ""))} · {esc(r.get("step") or r.get("report", ""))}: '
-        + (f'<a href="{esc(folder.name)}/{esc(r["error_page"])}">{esc(r["error"])}</a>'
-           if r.get("error_page") else esc(r["error"])) + "</li>"
-        for r in record.get("reports", []) if r.get("error"))
-    return (f'<div class="alert failed-run"><strong>Run <a href="{esc(folder.name)}/index.html">'
-            f"{esc(folder.name)}</a> failed</strong>: {esc(record.get('status') or '')}. "
-            f"The reports below are from the latest good run.<ul>{items}</ul></div>")
+        f"<li>{esc(r.get('store', ''))} · {esc(r.get('step') or r.get('report', ''))}: "
+        + (
+            f'<a href="{esc(folder.name)}/{esc(r["error_page"])}">{esc(r["error"])}</a>'
+            if r.get("error_page")
+            else esc(r["error"])
+        )
+        + "</li>"
+        for r in record.get("reports", [])
+        if r.get("error")
+    )
+    return (
+        f'<div class="alert failed-run"><strong>Run <a href="{esc(folder.name)}/index.html">'
+        f"{esc(folder.name)}</a> failed</strong>: {esc(record.get('status') or '')}. "
+        f"The reports below are from the latest good run.<ul>{items}</ul></div>"
+    )
 
 
-def error_page(entry: Mapping[str, Any], record: Mapping[str, Any], *,
-               last_good: tuple[str, str] | None, notebook: str | None) -> str:
+def error_page(
+    entry: Mapping[str, Any],
+    record: Mapping[str, Any],
+    *,
+    last_good: tuple[str, str] | None,
+    notebook: str | None,
+) -> str:
     """A failed report's page (``error.html`` where its report would be): the store, the step
     and the one-line error first, then the run's parameters, a link to the store's last good
     report (``(date, relative href)``) and to the executed notebook up to the failing cell."""
     store, step = entry.get("store", ""), entry.get("step") or entry.get("report", "")
     up = "../" * (len(Path(str(entry.get("error_page", ""))).parts) - 1)
-    rows = [("store", store), ("store file", entry.get("store_file") or "–"),
-            ("report", entry.get("report", "")), ("step", step),
-            ("run", record.get("date", "")), ("memlab", record.get("memlab_version", "")),
-            ("as of", record.get("as_of") or "the day of the run (UTC)")]
+    rows = [
+        ("store", store),
+        ("store file", entry.get("store_file") or "–"),
+        ("report", entry.get("report", "")),
+        ("step", step),
+        ("run", record.get("date", "")),
+        ("memlab", record.get("memlab_version", "")),
+        ("as of", record.get("as_of") or "the day of the run (UTC)"),
+    ]
     rules = record.get("alert_rules") or []
     if rules:
-        rows.append(("alert rules", "; ".join(
-            f"{r.get('metric')} {r.get('test')} {r.get('threshold')}"
-            + (f" (store {r.get('store')})" if r.get("store") else "") for r in rules)))
+        rows.append(
+            (
+                "alert rules",
+                "; ".join(
+                    f"{r.get('metric')} {r.get('test')} {r.get('threshold')}"
+                    + (f" (store {r.get('store')})" if r.get("store") else "")
+                    for r in rules
+                ),
+            )
+        )
     table = "".join(f"<tr><th>{esc(k)}</th><td>{esc(v)}</td></tr>" for k, v in rows)
-    good = (f'<p>Last good report of this store: <a href="{esc(last_good[1])}">'
-            f"{esc(last_good[0])}</a>.</p>" if last_good else
-            '<p class="quiet">No earlier good report of this store in this runs folder.</p>')
-    nb = (f'<p>The executed notebook, up to the failing cell: <a href="{esc(notebook)}">'
-          f"{esc(notebook)}</a>.</p>" if notebook else "")
-    body = (f'<h1>Failed: {esc(store)} · {esc(step)}</h1><p class="err error-line">'
-            f'{esc(entry.get("error", ""))}</p>{good}{nb}'
-            f'<section id="parameters"><h2>Parameters</h2><table>{table}</table></section>'
-            f'<p><a href="{up}index.html">This run\'s reports</a></p>')
+    good = (
+        f'<p>Last good report of this store: <a href="{esc(last_good[1])}">'
+        f"{esc(last_good[0])}</a>.</p>"
+        if last_good
+        else '<p class="quiet">No earlier good report of this store in this runs folder.</p>'
+    )
+    nb = (
+        f'<p>The executed notebook, up to the failing cell: <a href="{esc(notebook)}">'
+        f"{esc(notebook)}</a>.</p>"
+        if notebook
+        else ""
+    )
+    body = (
+        f'<h1>Failed: {esc(store)} · {esc(step)}</h1><p class="err error-line">'
+        f"{esc(entry.get('error', ''))}</p>{good}{nb}"
+        f'<section id="parameters"><h2>Parameters</h2><table>{table}</table></section>'
+        f'<p><a href="{up}index.html">This run\'s reports</a></p>'
+    )
     return _page(f"memlab report failed: {store} {step}", body)

@@ -26,8 +26,16 @@ from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 from urllib.parse import urlsplit
 
-__all__ = ["NOTIFY_FORMAT", "EVENTS", "NotifyTarget", "Sent", "parse_notify", "payload",
-           "encode", "send"]
+__all__ = [
+    "NOTIFY_FORMAT",
+    "EVENTS",
+    "NotifyTarget",
+    "Sent",
+    "parse_notify",
+    "payload",
+    "encode",
+    "send",
+]
 
 #: The ``format`` of the JSON a target receives.
 NOTIFY_FORMAT = "memlab-notify/1"
@@ -81,23 +89,34 @@ def parse_notify(items: Any) -> list[NotifyTarget] | str:
             return f"{where} must be a mapping with `command:` or `url:`"
         unknown = sorted(map(str, set(item) - _KEYS))
         if unknown:
-            return f"{where}: unknown key(s) {', '.join(map(repr, unknown))}; known: " \
-                   f"{', '.join(sorted(_KEYS))}"
+            return (
+                f"{where}: unknown key(s) {', '.join(map(repr, unknown))}; known: "
+                f"{', '.join(sorted(_KEYS))}"
+            )
         if ("command" in item) == ("url" in item):
             return f"{where} needs exactly one of `command:` or `url:`"
         command = url = None
         if "command" in item:
             argv = item["command"]
-            if not isinstance(argv, list) or not argv or not all(
-                    isinstance(a, str) and a and "\0" not in a for a in argv):
-                return (f"{where}: `command:` must be a list of words, e.g. [notify-send, "
-                        "memlab] (it runs without a shell; the payload is on its stdin)")
+            if (
+                not isinstance(argv, list)
+                or not argv
+                or not all(isinstance(a, str) and a and "\0" not in a for a in argv)
+            ):
+                return (
+                    f"{where}: `command:` must be a list of words, e.g. [notify-send, "
+                    "memlab] (it runs without a shell; the payload is on its stdin)"
+                )
             command = tuple(argv)
         else:
             url = item["url"]
             parts = urlsplit(url) if isinstance(url, str) else None
-            if parts is None or parts.scheme not in ("http", "https") or not parts.hostname \
-                    or any(c.isspace() or ord(c) < 32 for c in url):
+            if (
+                parts is None
+                or parts.scheme not in ("http", "https")
+                or not parts.hostname
+                or any(c.isspace() or ord(c) < 32 for c in url)
+            ):
                 return f"{where}: `url:` must be an http:// or https:// URL (got {url!r})"
         on = item.get("on", list(EVENTS))
         if isinstance(on, str):
@@ -105,31 +124,52 @@ def parse_notify(items: Any) -> list[NotifyTarget] | str:
         if not isinstance(on, list) or not on or not set(on) <= set(EVENTS):
             return f"{where}: `on:` must list {' and/or '.join(EVENTS)} (got {on!r})"
         timeout = item.get("timeout", DEFAULT_TIMEOUT)
-        if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) \
-                or not 0 < timeout <= 600:
-            return f"{where}: `timeout:` must be seconds, more than 0 and at most 600 " \
-                   f"(got {timeout!r})"
-        out.append(NotifyTarget(command, url, tuple(e for e in EVENTS if e in on),
-                                float(timeout)))
+        if (
+            isinstance(timeout, bool)
+            or not isinstance(timeout, (int, float))
+            or not 0 < timeout <= 600
+        ):
+            return (
+                f"{where}: `timeout:` must be seconds, more than 0 and at most 600 "
+                f"(got {timeout!r})"
+            )
+        out.append(NotifyTarget(command, url, tuple(e for e in EVENTS if e in on), float(timeout)))
     return out
 
 
-def payload(*, run: str, status: str, index: str, memlab_version: str,
-            failures: Sequence[Mapping[str, Any]], alerts: Sequence[Mapping[str, Any]]
-            ) -> dict[str, Any]:
+def payload(
+    *,
+    run: str,
+    status: str,
+    index: str,
+    memlab_version: str,
+    failures: Sequence[Mapping[str, Any]],
+    alerts: Sequence[Mapping[str, Any]],
+) -> dict[str, Any]:
     """What every target receives: why it is told (``events``), one summary line (``text``,
     the key chat webhooks show), the run, its page, and each failure and fired alert."""
     events = [e for e, what in (("failure", failures), ("alert", alerts)) if what]
     parts = []
     if failures:
-        parts.append(f"{len(failures)} failed (" + "; ".join(
-            f"{f.get('store')} {f.get('step')}" for f in failures) + ")")
+        parts.append(
+            f"{len(failures)} failed ("
+            + "; ".join(f"{f.get('store')} {f.get('step')}" for f in failures)
+            + ")"
+        )
     if alerts:
         parts.append(f"{len(alerts)} alert(s): " + "; ".join(str(a.get("text")) for a in alerts))
     text = f"memlab report all {run}: " + (", ".join(parts) or status)
-    return {"format": NOTIFY_FORMAT, "events": events, "text": text, "run": run,
-            "status": status, "index": index, "memlab_version": memlab_version,
-            "failures": [dict(f) for f in failures], "alerts": [dict(a) for a in alerts]}
+    return {
+        "format": NOTIFY_FORMAT,
+        "events": events,
+        "text": text,
+        "run": run,
+        "status": status,
+        "index": index,
+        "memlab_version": memlab_version,
+        "failures": [dict(f) for f in failures],
+        "alerts": [dict(a) for a in alerts],
+    }
 
 
 def encode(body: Mapping[str, Any]) -> bytes:
@@ -148,8 +188,11 @@ def send(targets: Sequence[NotifyTarget], body: Mapping[str, Any]) -> list[Sent]
         if not events & set(target.on):
             continue
         try:
-            error = (_run(target.command, data, target.timeout) if target.command
-                     else _post(target.url or "", data, target.timeout))
+            error = (
+                _run(target.command, data, target.timeout)
+                if target.command
+                else _post(target.url or "", data, target.timeout)
+            )
         except Exception as exc:  # a notification must never end the run that reports
             error = f"{type(exc).__name__}: {exc}"
         out.append(Sent(target.describe(), error is None, error))
@@ -163,8 +206,14 @@ def _last_line(raw: bytes) -> str:
 
 def _run(argv: tuple[str, ...], data: bytes, timeout: float) -> str | None:
     try:
-        proc = subprocess.Popen(list(argv), stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
-                                stderr=subprocess.PIPE, start_new_session=True, close_fds=True)
+        proc = subprocess.Popen(
+            list(argv),
+            stdin=subprocess.PIPE,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            start_new_session=True,
+            close_fds=True,
+        )
     except OSError as exc:
         return f"cannot run {argv[0]!r}: {exc.strerror or exc}"
     try:
@@ -203,8 +252,12 @@ def _post(url: str, data: bytes, timeout: float) -> str | None:
     if (urlsplit(url).hostname or "") in _LOOPBACK:
         handlers.append(urllib.request.ProxyHandler({}))  # this machine: never via a proxy
     opener = urllib.request.build_opener(*handlers)
-    request = urllib.request.Request(url, data=data, method="POST", headers={
-        "Content-Type": "application/json", "User-Agent": f"memlab/{memlab.__version__}"})
+    request = urllib.request.Request(
+        url,
+        data=data,
+        method="POST",
+        headers={"Content-Type": "application/json", "User-Agent": f"memlab/{memlab.__version__}"},
+    )
     result: dict[str, str | None] = {}
 
     def call() -> None:

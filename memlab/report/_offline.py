@@ -32,7 +32,8 @@ _REMOTE = re.compile(  # possessive spaces: "url(" and 400 KB of spaces was quad
     r"""|url\(\s*+["']?\s*+(?:https?:)?//"""
     r"""|\bimport\s*+\(\s*+["'`]\s*+(?:https?:)?//"""
     r"""|\bfrom\s++["'`]\s*+(?:https?:)?//""",
-    re.I)
+    re.I,
+)
 _PROGRESS = ("FloatProgressModel", "IntProgressModel")
 _CONTROL = 'class="memlab-control"'
 _CSS_COMMENT = re.compile(r"/\*.*?\*/", re.S)
@@ -41,7 +42,7 @@ _STYLE = re.compile(r"(<style[^>]*>)(.*?)(</style>)", re.S | re.I)
 
 def remote_references(page: str) -> list[str]:
     """Every place in ``page`` that would make a browser load something from the network."""
-    return [page[max(0, m.start() - 40):m.end() + 60] for m in _REMOTE.finditer(page)]
+    return [page[max(0, m.start() - 40) : m.end() + 60] for m in _REMOTE.finditer(page)]
 
 
 def _label(state: dict[str, Any]) -> str:
@@ -75,20 +76,29 @@ def _widget_html(model_id: str, state: dict[str, Any], depth: int = 0) -> str:
         return ""
     s = model.get("state", {})
     name = s.get("_model_name", "")
-    if name in ("VBoxModel", "HBoxModel", "BoxModel", "GridBoxModel", "AccordionModel",
-                "TabModel"):
-        children = [state.get(str(c).removeprefix("IPY_MODEL_"), {}).get("state", {})
-                    for c in s.get("children", [])]
+    if name in ("VBoxModel", "HBoxModel", "BoxModel", "GridBoxModel", "AccordionModel", "TabModel"):
+        children = [
+            state.get(str(c).removeprefix("IPY_MODEL_"), {}).get("state", {})
+            for c in s.get("children", [])
+        ]
         if any(c.get("_model_name") in _PROGRESS for c in children):
             return ""  # a progress bar (tqdm's notebook bar): done by the time anyone reads
-        kids = [_widget_html(str(c).removeprefix("IPY_MODEL_"), state, depth + 1)
-                for c in s.get("children", [])]
+        kids = [
+            _widget_html(str(c).removeprefix("IPY_MODEL_"), state, depth + 1)
+            for c in s.get("children", [])
+        ]
         if name == "HBoxModel":  # a row: controls keep their width, text takes the rest
-            kids = [f'<div style="flex:{"0 0 auto" if _CONTROL in k[:40] else "1 1 0"};'
-                    f'min-width:0">{k}</div>' for k in kids if k]
+            kids = [
+                f'<div style="flex:{"0 0 auto" if _CONTROL in k[:40] else "1 1 0"};'
+                f'min-width:0">{k}</div>'
+                for k in kids
+                if k
+            ]
         direction = "row" if name == "HBoxModel" else "column"
-        return (f'<div class="memlab-widget" style="display:flex;flex-direction:{direction};'
-                f'gap:.5em;align-items:baseline">{"".join(kids)}</div>')
+        return (
+            f'<div class="memlab-widget" style="display:flex;flex-direction:{direction};'
+            f'gap:.5em;align-items:baseline">{"".join(kids)}</div>'
+        )
     if name == "OutputModel":
         return "".join(_output_html(o) for o in s.get("outputs", []))
     if name in ("HTMLModel", "HTMLMathModel"):
@@ -122,7 +132,8 @@ def static_widgets(nb: Any) -> int:
                 output["data"] = {"text/plain": ""}
                 continue
             body = body or (
-                "<p><i>An interactive control: open the notebook in JupyterLab to use it.</i></p>")
+                "<p><i>An interactive control: open the notebook in JupyterLab to use it.</i></p>"
+            )
             note = (
                 ""
                 if model.get("_model_name") == "OutputModel"
@@ -164,17 +175,22 @@ def _exporter() -> Any:
     if exporter is None:
         import nbconvert
 
-        exporter = nbconvert.HTMLExporter(template_name=TEMPLATE,
-                                          extra_template_basedirs=[str(_TEMPLATES)],
-                                          embed_images=True)
+        exporter = nbconvert.HTMLExporter(
+            template_name=TEMPLATE, extra_template_basedirs=[str(_TEMPLATES)], embed_images=True
+        )
         exporter.exclude_input_prompt = True
         exporter.exclude_output_prompt = True
         _EXPORTERS.html = exporter
     return exporter
 
 
-def render_html(executed: Path, *, kind: str | None = None,
-                metrics: dict[str, Any] | None = None, show_code: bool = False) -> Path:
+def render_html(
+    executed: Path,
+    *,
+    kind: str | None = None,
+    metrics: dict[str, Any] | None = None,
+    show_code: bool = False,
+) -> Path:
     """``executed`` (.ipynb) -> the .html beside it: images embedded, no network load, read as a
     report (:func:`memlab.report._present.present`: code hidden unless ``show_code``, the
     headline panel of ``kind`` from ``metrics`` first, no machine paths, glyphs that render)."""

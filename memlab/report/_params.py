@@ -27,8 +27,10 @@ def parameters_for(kind: str, paths: list[str | Path], params: dict[str, Any]) -
     declared = declared_parameters(kind)
     unknown = sorted(set(params) - set(declared))
     if unknown:
-        raise ReportError(f"the {kind} notebook has no parameter(s) {', '.join(unknown)}",
-                          hint=f"its parameters: {', '.join(declared)}")
+        raise ReportError(
+            f"the {kind} notebook has no parameter(s) {', '.join(unknown)}",
+            hint=f"its parameters: {', '.join(declared)}",
+        )
     slots = [name for name in declared if name in _PATH_PARAMS]
     out = dict(params)
     if not paths:
@@ -89,5 +91,7 @@ def parameters_panel(nb: Any, kind: str | None) -> str:
     if meta.get("end_time"):
         rows.append(("ran", str(meta["end_time"])[:19].replace("T", " ") + " UTC"))
     cells = "".join(f"<tr><th>{esc(k)}</th><td>{esc(v)}</td></tr>" for k, v in rows)
-    return ('<div class="memlab-parameters"><h2>Parameters</h2><div class="memlab-table">'
-            f'<table class="memlab-parameters-table"><tbody>{cells}</tbody></table></div></div>')
+    return (
+        '<div class="memlab-parameters"><h2>Parameters</h2><div class="memlab-table">'
+        f'<table class="memlab-parameters-table"><tbody>{cells}</tbody></table></div></div>'
+    )

@@ -22,8 +22,15 @@ from pathlib import Path
 from typing import Any, Sequence
 from urllib.parse import urlsplit
 
-__all__ = ["REPORTS_ENV", "checkout_root", "find_input", "output_folder", "reports_root",
-           "report_folder", "store_label"]
+__all__ = [
+    "REPORTS_ENV",
+    "checkout_root",
+    "find_input",
+    "output_folder",
+    "reports_root",
+    "report_folder",
+    "store_label",
+]
 
 REPORTS_ENV = "MEMLAB_REPORTS_DIR"
 
@@ -77,9 +84,11 @@ def reports_root() -> Path:
     if root is None and here.is_relative_to(package):
         from memlab.errors import ReportError
 
-        raise ReportError("will not write reports inside the installed memlab package",
-                          path=here, hint=f"run from another folder, pass --out, or set "
-                                          f"{REPORTS_ENV}")
+        raise ReportError(
+            "will not write reports inside the installed memlab package",
+            path=here,
+            hint=f"run from another folder, pass --out, or set {REPORTS_ENV}",
+        )
     return Path("reports")
 
 

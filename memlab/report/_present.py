@@ -6,8 +6,8 @@
   ``transient.remove_source``, which nbconvert honours, so only outputs and prose remain;
 * the parameters it ran with go first, after the title
   (:func:`memlab.report._params.parameters_panel`), then a headline panel
-  (:func:`headline_panel`): the figures the report exists for, each with its value per store, the doc's value where the doc gives one, and its
-  definition;
+  (:func:`headline_panel`): the figures the report exists for, each with its value per store, the
+  doc's value where the doc gives one, and its definition;
 * no machine paths (:func:`relative_paths`): an absolute path under the report's folder becomes
   relative to it, any other becomes its last component (the store's name);
 * a bare ``PosixPath('...')`` result, a notebook's leftover last expression, is dropped;
@@ -29,41 +29,65 @@ from memlab.constants import MISSING_TEXT
 from memlab.report._runs import HEADLINE_METRICS
 from memlab.report._tables import human
 
-__all__ = ["present", "name_empty_tables", "headline_panel", "relative_paths", "safe_glyphs", "GLYPHS",
-           "REPORT_HEADLINES", "machine_paths"]
+__all__ = [
+    "present",
+    "name_empty_tables",
+    "headline_panel",
+    "relative_paths",
+    "safe_glyphs",
+    "GLYPHS",
+    "REPORT_HEADLINES",
+    "machine_paths",
+]
 
 #: Emoji (no font for them in a stock Debian Chromium: they draw as empty boxes) -> a shape
 #: DejaVu Sans has, coloured in HTML.
 GLYPHS: dict[str, tuple[str, str]] = {
-    "🟢": ("●", "#2e7d32"), "🟡": ("●", "#f9a825"), "🔴": ("●", "#c62828"),
-    "🟠": ("●", "#ef6c00"), "⚪": ("○", "#757575"), "⚫": ("●", "#212121"),
-    "✅": ("✔", "#2e7d32"), "❌": ("✘", "#c62828"), "⚠️": ("⚠", "#ef6c00"),
+    "🟢": ("●", "#2e7d32"),
+    "🟡": ("●", "#f9a825"),
+    "🔴": ("●", "#c62828"),
+    "🟠": ("●", "#ef6c00"),
+    "⚪": ("○", "#757575"),
+    "⚫": ("●", "#212121"),
+    "✅": ("✔", "#2e7d32"),
+    "❌": ("✘", "#c62828"),
+    "⚠️": ("⚠", "#ef6c00"),
 }
 
 #: Report kind -> (metric, definition) of its headline panel, for reports whose metrics.json
 #: is one flat record (the audits take theirs from the store kind: :data:`HEADLINE_METRICS`).
 REPORT_HEADLINES: dict[str, tuple[tuple[str, str], ...]] = {
-    "migration": (("blocks_moved", "blocks written to the destination"),
-                  ("files_written", "files the migration wrote"),
-                  ("commits", "commits it made"),
-                  ("parity_checks", "source/destination comparisons made after writing"),
-                  ("parity_differences", "comparisons that differed (0: a faithful copy)"),
-                  ("flags", "items flagged for a look, each a row of the flags table")),
-    "review": (("choices", "decisions a person would make"),
-               ("units", "memory units reviewed"),
-               ("duplicate_clusters", "groups of near-duplicate units"),
-               ("contradictions_choices", "contradiction choices"),
-               ("stale_choices", "stale-unit choices"),
-               ("drift_choices", "constitutional drift choices"),
-               ("protected_units", "units never proposed for removal (a guard applies: "
-                                   "the units table's protected_why)")),
-    "fleet": (("stores", "stores found"),
-              ("ok", "stores audited"),
-              ("failed", "stores that could not be audited"),
-              ("atypical_figures", "figures far from the fleet's typical value")),
-    "simulation": (("incumbent", "the iteration the run keeps as incumbent (its journey table)"),
-                   ("findings", "places where the run disagrees with the doc (the findings table)"),
-                   ("instance", "the store whose audit parameterised the run")),
+    "migration": (
+        ("blocks_moved", "blocks written to the destination"),
+        ("files_written", "files the migration wrote"),
+        ("commits", "commits it made"),
+        ("parity_checks", "source/destination comparisons made after writing"),
+        ("parity_differences", "comparisons that differed (0: a faithful copy)"),
+        ("flags", "items flagged for a look, each a row of the flags table"),
+    ),
+    "review": (
+        ("choices", "decisions a person would make"),
+        ("units", "memory units reviewed"),
+        ("duplicate_clusters", "groups of near-duplicate units"),
+        ("contradictions_choices", "contradiction choices"),
+        ("stale_choices", "stale-unit choices"),
+        ("drift_choices", "constitutional drift choices"),
+        (
+            "protected_units",
+            "units never proposed for removal (a guard applies: the units table's protected_why)",
+        ),
+    ),
+    "fleet": (
+        ("stores", "stores found"),
+        ("ok", "stores audited"),
+        ("failed", "stores that could not be audited"),
+        ("atypical_figures", "figures far from the fleet's typical value"),
+    ),
+    "simulation": (
+        ("incumbent", "the iteration the run keeps as incumbent (its journey table)"),
+        ("findings", "places where the run disagrees with the doc (the findings table)"),
+        ("instance", "the store whose audit parameterised the run"),
+    ),
 }
 _ITERATION = re.compile(r"^iteration_(.+)_(pass|partial|fail)$")
 
@@ -72,8 +96,14 @@ _PATH = re.compile(r"(?<![\w.:/~<-])(/(?:[\w.@+*~-]++/)++[\w.@+*~-]*+)")
 _PATH_REPR = re.compile(r"^\s*(?:Posix|Windows)?Path\((['\"]).*\1\)\s*$", re.S)
 
 
-def present(nb: Any, *, kind: str | None, metrics: Mapping[str, Any] | None, folder: Path,
-            show_code: bool = False) -> None:
+def present(
+    nb: Any,
+    *,
+    kind: str | None,
+    metrics: Mapping[str, Any] | None,
+    folder: Path,
+    show_code: bool = False,
+) -> None:
     """Make ``nb`` (executed, in memory) read as a report; see the module docstring."""
     for cell in nb.cells:
         if cell.get("cell_type") != "code":
@@ -109,7 +139,10 @@ def _path_repr(output: Mapping[str, Any]) -> bool:
 
 # --------------------------------------------------------------------------- headline panel
 
-def _rows(kind: str | None, metrics: Mapping[str, Any]) -> tuple[list[str], list[tuple[str, str, list[Any], Any]]]:
+
+def _rows(
+    kind: str | None, metrics: Mapping[str, Any]
+) -> tuple[list[str], list[tuple[str, str, list[Any], Any]]]:
     """(column names, [(metric, definition, values per column, the doc's value)])."""
     if kind in _STORE_REPORTS:
         nested = {k: v for k, v in metrics.items() if isinstance(v, dict)}
@@ -121,8 +154,15 @@ def _rows(kind: str | None, metrics: Mapping[str, Any]) -> tuple[list[str], list
                 if name not in names and any(name in s for s in stores.values()):
                     names.append(name)
         doc = any(kinds.capable(s.get("kind"), "elfmem_tables") for s in stores.values())
-        rows = [(n, definition(n), [s.get(n) if n in s else None for s in stores.values()],
-                 doc_value(n) if doc else None) for n in names]
+        rows = [
+            (
+                n,
+                definition(n),
+                [s.get(n) if n in s else None for s in stores.values()],
+                doc_value(n) if doc else None,
+            )
+            for n in names
+        ]
         return list(stores), rows
     spec = REPORT_HEADLINES.get(kind or "", ())
     rows = [(n, d, [metrics.get(n)], None) for n, d in spec if n in metrics]
@@ -133,9 +173,14 @@ def _rows(kind: str | None, metrics: Mapping[str, Any]) -> tuple[list[str], list
             if m:
                 counts.setdefault(m.group(1), {})[m.group(2)] = value
         for it, c in counts.items():
-            rows.append((f"iteration {it}", "scenarios passed / partly passed / failed",
-                         [" / ".join(human(c.get(v)) for v in ("pass", "partial", "fail"))],
-                         None))
+            rows.append(
+                (
+                    f"iteration {it}",
+                    "scenarios passed / partly passed / failed",
+                    [" / ".join(human(c.get(v)) for v in ("pass", "partial", "fail"))],
+                    None,
+                )
+            )
     return [""], rows
 
 
@@ -148,27 +193,33 @@ def headline_panel(kind: str | None, metrics: Mapping[str, Any]) -> str:
         return ""
     with_doc = any(doc is not None for *_, doc in rows)
     head = "".join(f"<th>{esc(c) if c else 'value'}</th>" for c in columns)
-    head = f"<th>figure</th>{head}" + ("<th>the doc</th>" if with_doc else "") + \
-        "<th>what it is</th>"
+    head = (
+        f"<th>figure</th>{head}" + ("<th>the doc</th>" if with_doc else "") + "<th>what it is</th>"
+    )
     body = []
-    for name, definition, values, doc in rows:
+    for name, meaning, values, doc in rows:
         cells = "".join(f'<td class="num">{human(v)}</td>' for v in values)
         if with_doc:
             cells += f'<td class="num">{human(doc) if doc is not None else ""}</td>'
-        body.append(f"<tr><th>{esc(name)}</th>{cells}<td>{esc(definition)}</td></tr>")
+        body.append(f"<tr><th>{esc(name)}</th>{cells}<td>{esc(meaning)}</td></tr>")
     notes = []
     if any(v is None for _, _, values, _ in rows for v in values):
-        notes.append(f"{MISSING_TEXT}: not checked or not recorded"
-                     + (" for that store (its summary below says why)"
-                        if kind in _STORE_REPORTS else ""))
+        notes.append(
+            f"{MISSING_TEXT}: not checked or not recorded"
+            + (" for that store (its summary below says why)" if kind in _STORE_REPORTS else "")
+        )
     if with_doc:
-        notes.append("the doc: the v2 re-evaluation's §2 figure for the one instance it "
-                     "measured (the demo database)")
-    return ('<div class="memlab-headline"><h2>Headline</h2>'
-            f'<div class="memlab-table"><table class="memlab-headline-table"><thead><tr>{head}'
-            f'</tr></thead><tbody>{"".join(body)}</tbody></table></div>'
-            + (f'<p class="memlab-dimensions">{esc("; ".join(notes))}</p>' if notes else "")
-            + '</div>')
+        notes.append(
+            "the doc: the v2 re-evaluation's §2 figure for the one instance it "
+            "measured (the demo database)"
+        )
+    return (
+        '<div class="memlab-headline"><h2>Headline</h2>'
+        f'<div class="memlab-table"><table class="memlab-headline-table"><thead><tr>{head}'
+        f"</tr></thead><tbody>{''.join(body)}</tbody></table></div>"
+        + (f'<p class="memlab-dimensions">{esc("; ".join(notes))}</p>' if notes else "")
+        + "</div>"
+    )
 
 
 # --------------------------------------------------------------------------- empty tables
@@ -192,19 +243,27 @@ def name_empty_tables(nb: Any) -> None:
     for cell in nb.cells:
         if cell.get("cell_type") == "markdown":
             source = cell.get("source", "")
-            heading = _heading_name(source if isinstance(source, str) else "".join(source)) or heading
+            heading = (
+                _heading_name(source if isinstance(source, str) else "".join(source)) or heading
+            )
             continue
         for output in cell.get("outputs", []):
             data = output.get("data", {})
             if "text/html" not in data:
                 continue
-            text = data["text/html"] if isinstance(data["text/html"], str) else "".join(data["text/html"])
+            text = (
+                data["text/html"]
+                if isinstance(data["text/html"], str)
+                else "".join(data["text/html"])
+            )
             line = f"{esc(heading)}: none found" if heading else "none found"
             data["text/html"] = _UNNAMED.sub(
-                f'<p class="memlab-empty" data-named="heading">{line}</p>', text)
+                f'<p class="memlab-empty" data-named="heading">{line}</p>', text
+            )
 
 
 # --------------------------------------------------------------------------- paths and glyphs
+
 
 def _roots() -> set[str]:
     try:
@@ -217,8 +276,7 @@ def _roots() -> set[str]:
 def machine_paths(text: str) -> list[str]:
     """The absolute machine paths in ``text`` (under a top-level folder of this machine)."""
     roots = _roots()
-    return [m.group(1) for m in _PATH.finditer(text)
-            if m.group(1).split("/")[1] in roots]
+    return [m.group(1) for m in _PATH.finditer(text) if m.group(1).split("/")[1] in roots]
 
 
 def _rewrite(text: str, folder: Path, roots: set[str]) -> str:
@@ -231,7 +289,7 @@ def _rewrite(text: str, folder: Path, roots: set[str]) -> str:
         if path == base:
             return "."
         if path.startswith(base + "/"):
-            return path[len(base) + 1:]
+            return path[len(base) + 1 :]
         name = path.rstrip("/").rsplit("/", 1)[-1]
         return name or path
 
@@ -270,10 +328,12 @@ def safe_glyphs(nb: Any) -> None:
         if not _PICTOGRAPH.search(text) and not any(e in text for e in GLYPHS):
             continue
         for emoji, (shape, colour) in GLYPHS.items():
-            text = text.replace(emoji, f'<span style="color:{colour}">{shape}</span>'
-                                if key == "text/html" else shape)
+            text = text.replace(
+                emoji,
+                f'<span style="color:{colour}">{shape}</span>' if key == "text/html" else shape,
+            )
         holder[key] = _PICTOGRAPH.sub(lambda m: f"[U+{ord(m.group(1)):04X}]", text)
 
 
 #: Pictographs no stock Debian font draws, with an emoji presentation selector after them.
-_PICTOGRAPH = re.compile("([\U0001F000-\U0001FAFF])\uFE0F?")
+_PICTOGRAPH = re.compile("([\U0001f000-\U0001faff])\ufe0f?")

@@ -22,12 +22,33 @@ from typing import Any, Iterable, Mapping
 from memlab import kinds
 from memlab._metrics import FINDINGS, definitions, derive, is_number
 
-__all__ = ["RUN_FORMAT", "DATE_DIR", "HEADLINE_METRICS", "METRIC_DEFINITIONS",
-           "FINDING_KEYS", "AUDIT_REPORTS", "Alert", "AlertRule", "parse_alerts",
-           "store_digest", "store_metrics", "finding_keys", "problem_keys", "read_run",
-           "read_runs", "previous_record", "delta_rows", "changed_sets", "evaluate_alerts",
-           "prune_runs", "is_number", "headline_metrics", "run_ok", "last_good",
-           "as_of_warnings"]
+__all__ = [
+    "RUN_FORMAT",
+    "DATE_DIR",
+    "HEADLINE_METRICS",
+    "METRIC_DEFINITIONS",
+    "FINDING_KEYS",
+    "AUDIT_REPORTS",
+    "Alert",
+    "AlertRule",
+    "parse_alerts",
+    "store_digest",
+    "store_metrics",
+    "finding_keys",
+    "problem_keys",
+    "read_run",
+    "read_runs",
+    "previous_record",
+    "delta_rows",
+    "changed_sets",
+    "evaluate_alerts",
+    "prune_runs",
+    "is_number",
+    "headline_metrics",
+    "run_ok",
+    "last_good",
+    "as_of_warnings",
+]
 
 #: The ``format`` of a run folder's ``runs.json``; a folder is memlab's own only with it.
 RUN_FORMAT = "memlab-report-run/1"
@@ -52,8 +73,9 @@ METRIC_DEFINITIONS: Mapping[str, str] = MappingProxyType(definitions())
 FINDING_KEYS: Mapping[str, tuple[str, ...]] = MappingProxyType(FINDINGS)
 
 
-def headline_metrics(kind: str | None, overrides: Mapping[str, list[str]] | None = None
-                     ) -> list[str]:
+def headline_metrics(
+    kind: str | None, overrides: Mapping[str, list[str]] | None = None
+) -> list[str]:
     """The headline metrics of a store ``kind``: the config's ``metrics:`` list for it when
     there is one, else :data:`HEADLINE_METRICS`'s (none for a kind without defaults)."""
     if overrides and kind is not None and kind in overrides:
@@ -93,8 +115,9 @@ def store_digest(path: Path) -> str:
     return h.hexdigest()
 
 
-def finding_keys(tables: Mapping[str, Any],
-                 identities: Mapping[str, tuple[str, ...]] | None = None) -> list[str]:
+def finding_keys(
+    tables: Mapping[str, Any], identities: Mapping[str, tuple[str, ...]] | None = None
+) -> list[str]:
     """One stable text per row of each audit table named in ``identities`` (a kind's
     ``findings()``; default :data:`FINDING_KEYS`, every one). A table whose rows lack an
     identifying column is keyed by the columns it has, never dropped."""
@@ -170,11 +193,15 @@ def as_of_warnings(metrics: Mapping[str, Any], as_of: str | None) -> list[str]:
     for name, m in (nested or {"the store": metrics}).items():
         last = m.get("last_activity_at")
         if isinstance(last, str) and last[:10] > day:
-            out.append(f"{name}: --as-of {day} is before the store's last activity "
-                       f"({last[:10]}); its later events have negative ages")
+            out.append(
+                f"{name}: --as-of {day} is before the store's last activity "
+                f"({last[:10]}); its later events have negative ages"
+            )
         elif m.get("commits") == 0 and m.get("as_of"):
-            out.append(f"{name}: --as-of {day} is before the repo's first commit; "
-                       "no commit was read (0 commits)")
+            out.append(
+                f"{name}: --as-of {day} is before the repo's first commit; "
+                "no commit was read (0 commits)"
+            )
     return out
 
 
@@ -204,8 +231,9 @@ def read_runs(root: Path) -> list[tuple[Path, dict[str, Any]]]:
     if not root.is_dir():
         return []
     out = []
-    for folder in sorted(p for p in root.iterdir() if DATE_DIR.match(p.name) and p.is_dir()
-                         and not p.is_symlink()):
+    for folder in sorted(
+        p for p in root.iterdir() if DATE_DIR.match(p.name) and p.is_dir() and not p.is_symlink()
+    ):
         record = read_run(folder)
         if record is not None:
             out.append((folder, record))
@@ -229,8 +257,9 @@ def reports_of(record: Mapping[str, Any], store: str) -> list[Mapping[str, Any]]
     return [e for e in record.get("reports", []) if e.get("store") == store]
 
 
-def previous_record(runs: list[tuple[Path, dict[str, Any]]], index: int, store: str
-                    ) -> tuple[Path, dict[str, Any]] | None:
+def previous_record(
+    runs: list[tuple[Path, dict[str, Any]]], index: int, store: str
+) -> tuple[Path, dict[str, Any]] | None:
     """The latest run before ``runs[index]`` that reported on ``store``."""
     for folder, record in reversed(runs[:index]):
         if store in record.get("stores", {}) and reports_of(record, store):
@@ -255,12 +284,16 @@ class Delta:
             return None
         if self.before is None and self.after is None:
             return "not recorded in either run"
-        return "not recorded in the previous run" if not is_number(self.before) else \
-            "not recorded in this run"
+        return (
+            "not recorded in the previous run"
+            if not is_number(self.before)
+            else "not recorded in this run"
+        )
 
 
-def delta_rows(before: Mapping[str, Any], after: Mapping[str, Any],
-               metrics: Iterable[str]) -> list[Delta]:
+def delta_rows(
+    before: Mapping[str, Any], after: Mapping[str, Any], metrics: Iterable[str]
+) -> list[Delta]:
     """One :class:`Delta` per metric either run has (a metric neither has is left out)."""
     rows = []
     for m in metrics:
@@ -272,8 +305,9 @@ def delta_rows(before: Mapping[str, Any], after: Mapping[str, Any],
     return rows
 
 
-def changed_sets(before: Mapping[str, Any], after: Mapping[str, Any], key: str
-                 ) -> tuple[list[str], list[str]] | None:
+def changed_sets(
+    before: Mapping[str, Any], after: Mapping[str, Any], key: str
+) -> tuple[list[str], list[str]] | None:
     """(appeared, gone) between two store states' ``key`` lists, or None when either run did
     not record them (not the same as "none appeared")."""
     a, b = before.get(key), after.get(key)
@@ -296,10 +330,12 @@ class AlertRule:
     store: str | None = None
 
     def describe(self) -> str:
-        what = {"above": "above", "below": "below",
-                "change_above": "changed by more than"}[self.test]
+        what = {"above": "above", "below": "below", "change_above": "changed by more than"}[
+            self.test
+        ]
         return f"{self.metric} {what} {self.threshold:g}" + (
-            f" (store {self.store})" if self.store else "")
+            f" (store {self.store})" if self.store else ""
+        )
 
 
 @dataclass(frozen=True)
@@ -316,15 +352,24 @@ class Alert:
             return f"not checked: {self.store}: {self.rule.describe()}: {self.reason}"
         head = "ALERT" if self.fired else "ok"
         if self.rule.test == "change_above":
-            return (f"{head} {self.store}: {self.rule.describe()}: {_num(self.previous)} -> "
-                    f"{_num(self.value)} ({self.value - self.previous:+.4g})")
+            return (
+                f"{head} {self.store}: {self.rule.describe()}: {_num(self.previous)} -> "
+                f"{_num(self.value)} ({self.value - self.previous:+.4g})"
+            )
         return f"{head} {self.store}: {self.rule.describe()}: {_num(self.value)}"
 
     def to_dict(self) -> dict[str, Any]:
-        return {"metric": self.rule.metric, "test": self.rule.test,
-                "threshold": self.rule.threshold, "store": self.store, "value": self.value,
-                "previous": self.previous, "fired": self.fired, "reason": self.reason,
-                "text": self.line()}
+        return {
+            "metric": self.rule.metric,
+            "test": self.rule.test,
+            "threshold": self.rule.threshold,
+            "store": self.store,
+            "value": self.value,
+            "previous": self.previous,
+            "fired": self.fired,
+            "reason": self.reason,
+            "text": self.line(),
+        }
 
 
 def _num(v: Any) -> str:
@@ -349,19 +394,27 @@ def parse_alerts(value: Any) -> list[AlertRule] | str:
             return f"alert {n} ({item['metric']}) needs exactly one of above, below, change_above"
         unknown = set(item) - {"metric", "store", *_TESTS}
         if unknown:
-            return (f"alert {n} ({item['metric']}) has unknown key(s) "
-                    f"{', '.join(sorted(map(str, unknown)))}")
+            return (
+                f"alert {n} ({item['metric']}) has unknown key(s) "
+                f"{', '.join(sorted(map(str, unknown)))}"
+            )
         threshold = item[tests[0]]
         if not is_number(threshold):
             return f"alert {n} ({item['metric']}): {tests[0]} must be a number"
         store = item.get("store")
-        rules.append(AlertRule(item["metric"], tests[0], float(threshold),
-                               None if store is None else str(store)))
+        rules.append(
+            AlertRule(
+                item["metric"], tests[0], float(threshold), None if store is None else str(store)
+            )
+        )
     return rules
 
 
-def evaluate_alerts(rules: Iterable[AlertRule], now: Mapping[str, Mapping[str, Any]],
-                    before: Mapping[str, Mapping[str, Any] | None]) -> list[Alert]:
+def evaluate_alerts(
+    rules: Iterable[AlertRule],
+    now: Mapping[str, Mapping[str, Any]],
+    before: Mapping[str, Mapping[str, Any] | None],
+) -> list[Alert]:
     """Each rule against each store it covers that has the metric: ``now`` and ``before`` are
     store -> metrics of this run and of the store's previous run (None when there is none).
     A null value is not checked (listed with its reason), never read as 0; a rule no store
@@ -385,8 +438,9 @@ def evaluate_alerts(rules: Iterable[AlertRule], now: Mapping[str, Mapping[str, A
                     continue
                 prev = prev_metrics.get(rule.metric)
                 if not is_number(prev):
-                    out.append(Alert(rule, store, value, prev,
-                                     reason="not recorded in the previous run"))
+                    out.append(
+                        Alert(rule, store, value, prev, reason="not recorded in the previous run")
+                    )
                     continue
                 out.append(
                     Alert(rule, store, value, prev, fired=abs(value - prev) > rule.threshold)
@@ -395,8 +449,11 @@ def evaluate_alerts(rules: Iterable[AlertRule], now: Mapping[str, Mapping[str, A
                 fired = value > rule.threshold if rule.test == "above" else value < rule.threshold
                 out.append(Alert(rule, store, value, fired=fired))
         if len(out) == checked:  # a misspelt metric or store must not watch nothing in silence
-            where = f"store {rule.store!r} is not in this run or lacks it" if rule.store else \
-                "no store in this run has this metric"
+            where = (
+                f"store {rule.store!r} is not in this run or lacks it"
+                if rule.store
+                else "no store in this run has this metric"
+            )
             out.append(Alert(rule, rule.store or "every store", None, reason=where))
     return out
 
@@ -426,7 +483,7 @@ def prune_runs(root: Path, keep: int | None, *, spare: str | None = None) -> Pru
     runs = read_runs(root)
     good = last_good(runs)
     spared = {spare, runs[good][0].name if good is not None else None}
-    for folder, record in runs[:max(0, len(runs) - keep)]:
+    for folder, record in runs[: max(0, len(runs) - keep)]:
         if folder.name in spared:
             continue
         written = set(record.get("written") or ())

@@ -27,8 +27,10 @@ def _cell(value: Any) -> Any:
     through :func:`memlab._escape.html`."""
     import pandas as pd
 
-    if isinstance(value, (bool, numbers.Number, _dt.datetime, _dt.date, _dt.timedelta,
-                          pd.Timestamp, pd.Timedelta)) and not _missing(value):
+    if isinstance(
+        value,
+        (bool, numbers.Number, _dt.datetime, _dt.date, _dt.timedelta, pd.Timestamp, pd.Timedelta),
+    ) and not _missing(value):
         return value
     if _missing(value):
         return MISSING_TEXT
@@ -89,11 +91,15 @@ def _labels(index: Any) -> Any:
     import pandas as pd
 
     if isinstance(index, pd.MultiIndex):
-        out = pd.MultiIndex.from_tuples([tuple(_cell(v) for v in t) for t in index],
-                                        names=[_cell(n) if n is not None else None
-                                               for n in index.names])
-        return out if len(index) else index.set_names([_cell(n) if n is not None else None
-                                                       for n in index.names])
+        out = pd.MultiIndex.from_tuples(
+            [tuple(_cell(v) for v in t) for t in index],
+            names=[_cell(n) if n is not None else None for n in index.names],
+        )
+        return (
+            out
+            if len(index)
+            else index.set_names([_cell(n) if n is not None else None for n in index.names])
+        )
     name = _cell(index.name) if index.name is not None else None
     if isinstance(index, pd.RangeIndex):
         return index.rename(name)
@@ -124,9 +130,9 @@ def _text_cell(value: Any, width: int | None) -> str:
     THEN escaped, so a cut never splits an entity (``&quot…``); code spans become ``<code>``."""
     if isinstance(value, str):
         if width is not None and len(value) > width:
-            value = value[:max(width - 1, 1)].rstrip()
+            value = value[: max(width - 1, 1)].rstrip()
             if value.count("`") % 2:  # a code span the cut opened and did not close
-                value = value[:value.rfind("`")] + value[value.rfind("`") + 1:]
+                value = value[: value.rfind("`")] + value[value.rfind("`") + 1 :]
             value += "…"
         return _CODE.sub(r"<code>\1</code>", esc(value))
     return human(value)
@@ -169,22 +175,32 @@ def frame_html(frame: Any) -> str:
     width = _width()
 
     def column(i: int) -> list[str]:
-        shown = _share if _SHARE.search(_column_name(frame.columns[i])) else \
-            (lambda v: _text_cell(v, width))
+        shown = (
+            _share
+            if _SHARE.search(_column_name(frame.columns[i]))
+            else (lambda v: _text_cell(v, width))
+        )
         return [shown(v) for v in frame.iloc[:, i].astype(object)]
 
-    shown = pd.DataFrame({i: pd.Series(column(i), index=frame.index, dtype=object)
-                          for i in range(frame.shape[1])}, index=frame.index)
+    shown = pd.DataFrame(
+        {i: pd.Series(column(i), index=frame.index, dtype=object) for i in range(frame.shape[1])},
+        index=frame.index,
+    )
     shown.columns = frame.columns
     shown.index = _labels(shown.index)
     shown.columns = _labels(shown.columns)
     with pd.option_context("display.max_colwidth", None):
-        table = shown.to_html(escape=False, notebook=True, max_rows=None, max_cols=None,
-                              show_dimensions=False, na_rep=MISSING_TEXT)
+        table = shown.to_html(
+            escape=False,
+            notebook=True,
+            max_rows=None,
+            max_cols=None,
+            show_dimensions=False,
+            na_rep=MISSING_TEXT,
+        )
     rows, cols = frame.shape
     caption = f"{rows:,} row{'s' if rows != 1 else ''} × {cols:,} column{'s' if cols != 1 else ''}"
-    return (f'<div class="memlab-table">{table}</div>'
-            f'<p class="memlab-dimensions">{caption}</p>')
+    return f'<div class="memlab-table">{table}</div><p class="memlab-dimensions">{caption}</p>'
 
 
 def escape_tables(shell: Any = None) -> bool:

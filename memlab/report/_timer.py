@@ -22,8 +22,16 @@ from pathlib import Path
 from memlab.errors import InvalidArgument, MemlabError, OutputExists
 from memlab.report._paths import REPORTS_ENV
 
-__all__ = ["Schedule", "make_schedule", "merge_crontab", "install_crontab", "install_systemd",
-           "unit_folder", "UNIT", "CRON_MARK"]
+__all__ = [
+    "Schedule",
+    "make_schedule",
+    "merge_crontab",
+    "install_crontab",
+    "install_systemd",
+    "unit_folder",
+    "UNIT",
+    "CRON_MARK",
+]
 
 #: The systemd unit name (``memlab-report.service`` and ``memlab-report.timer``).
 UNIT = "memlab-report"
@@ -57,24 +65,30 @@ class Schedule:
         return self.workdir / "reports"
 
     def service(self) -> str:
-        return ("[Unit]\nDescription=memlab report all (every report, the run index, alerts)\n\n"
-                "[Service]\nType=oneshot\n"
-                f"WorkingDirectory={_systemd_path(self.workdir)}\n"
-                f"Environment={_systemd_word(f'{REPORTS_ENV}={self.reports}', expands=False)}\n"
-                f"ExecStart={_systemd_word(self.argv[0], expands=False)} "
-                f"{' '.join(_systemd_word(a) for a in self.argv[1:])}\n")
+        return (
+            "[Unit]\nDescription=memlab report all (every report, the run index, alerts)\n\n"
+            "[Service]\nType=oneshot\n"
+            f"WorkingDirectory={_systemd_path(self.workdir)}\n"
+            f"Environment={_systemd_word(f'{REPORTS_ENV}={self.reports}', expands=False)}\n"
+            f"ExecStart={_systemd_word(self.argv[0], expands=False)} "
+            f"{' '.join(_systemd_word(a) for a in self.argv[1:])}\n"
+        )
 
     def timer(self) -> str:
-        return ("[Unit]\nDescription=Run memlab report all daily\n\n"
-                f"[Timer]\nOnCalendar=*-*-* {self.hour:02d}:{self.minute:02d}:00\n"
-                "Persistent=true\n\n[Install]\nWantedBy=timers.target\n")
+        return (
+            "[Unit]\nDescription=Run memlab report all daily\n\n"
+            f"[Timer]\nOnCalendar=*-*-* {self.hour:02d}:{self.minute:02d}:00\n"
+            "Persistent=true\n\n[Install]\nWantedBy=timers.target\n"
+        )
 
 
 def _one_line(value: str, what: str) -> str:
     if not value.isprintable():
-        raise InvalidArgument(f"{what} holds a line break or control character: "
-                              f"{value.encode('unicode_escape').decode()}",
-                              hint="a scheduled command must be one line")
+        raise InvalidArgument(
+            f"{what} holds a line break or control character: "
+            f"{value.encode('unicode_escape').decode()}",
+            hint="a scheduled command must be one line",
+        )
     return value
 
 
@@ -94,13 +108,21 @@ def _systemd_path(path: Path) -> str:
     # trimmed): spaces and any letter are kept, quotes, backslashes and end spaces are not sure.
     text = str(path)
     if any(c in text for c in "\"'\\") or text != text.strip():
-        raise InvalidArgument(f"systemd's WorkingDirectory= cannot hold quotes, backslashes or "
-                              f"end spaces: {text}", hint="pick a folder with a plainer name")
+        raise InvalidArgument(
+            f"systemd's WorkingDirectory= cannot hold quotes, backslashes or end spaces: {text}",
+            hint="pick a folder with a plainer name",
+        )
     return text.replace("%", "%%")
 
 
-def make_schedule(config: str | Path, *, workdir: str | Path | None = None, at: str = "06:00",
-                  fail_on_alert: bool = False, python: str | None = None) -> Schedule:
+def make_schedule(
+    config: str | Path,
+    *,
+    workdir: str | Path | None = None,
+    at: str = "06:00",
+    fail_on_alert: bool = False,
+    python: str | None = None,
+) -> Schedule:
     """The daily `report all` for ``config``: run in ``workdir`` (default: here), so each run
     writes ``reports/<date>/`` and ``reports/index.html`` there, at ``at`` (HH:MM, local time
     of the cron daemon or systemd)."""
@@ -109,15 +131,29 @@ def make_schedule(config: str | Path, *, workdir: str | Path | None = None, at: 
         raise InvalidArgument(f"--at {at!r} is not HH:MM (24-hour)", hint="e.g. --at 06:30")
     config_path = Path(config).expanduser().resolve()
     if not config_path.is_file():
-        raise InvalidArgument("no such reports config", path=config_path,
-                              hint="the config `report all` reads (default data/reports.yaml)")
+        raise InvalidArgument(
+            "no such reports config",
+            path=config_path,
+            hint="the config `report all` reads (default data/reports.yaml)",
+        )
     work = Path(workdir).expanduser().resolve() if workdir else Path.cwd().resolve()
     if not work.is_dir():
-        raise InvalidArgument("no such folder for the scheduled runs", path=work,
-                              hint="--dir names the folder reports/ is written into")
+        raise InvalidArgument(
+            "no such folder for the scheduled runs",
+            path=work,
+            hint="--dir names the folder reports/ is written into",
+        )
     exe = python or sys.executable
-    argv: tuple[str, ...] = (exe, "-m", "memlab", "-q", "report", "all", "--config",
-                             str(config_path))
+    argv: tuple[str, ...] = (
+        exe,
+        "-m",
+        "memlab",
+        "-q",
+        "report",
+        "all",
+        "--config",
+        str(config_path),
+    )
     if fail_on_alert:
         argv += ("--fail-on-alert",)
     for a in (*argv, str(work)):
@@ -151,8 +187,10 @@ def install_crontab(schedule: Schedule, *, program: str = "crontab") -> str:
     try:
         listed = subprocess.run([program, "-l"], capture_output=True, text=True, timeout=30)
     except FileNotFoundError as exc:
-        raise MemlabError(f"no {program!r} program: cron is not installed",
-                          hint="apt-get install cron, or use --systemd") from exc
+        raise MemlabError(
+            f"no {program!r} program: cron is not installed",
+            hint="apt-get install cron, or use --systemd",
+        ) from exc
     # `crontab -l` exits 1 with "no crontab for USER" when there is none yet.
     current = listed.stdout if listed.returncode == 0 else ""
     if listed.returncode != 0 and "no crontab" not in listed.stderr:
@@ -169,8 +207,9 @@ def unit_folder() -> Path:
     return Path(base) / "systemd" / "user"
 
 
-def install_systemd(schedule: Schedule, *, folder: Path | None = None,
-                    force: bool = False) -> list[Path]:
+def install_systemd(
+    schedule: Schedule, *, folder: Path | None = None, force: bool = False
+) -> list[Path]:
     """Write ``memlab-report.service`` and ``.timer`` into the user unit folder; a different
     unit already there is refused unless ``force``. Returns the two files (enable them with
     ``systemctl --user enable --now memlab-report.timer``)."""
@@ -181,8 +220,11 @@ def install_systemd(schedule: Schedule, *, folder: Path | None = None,
     }
     for path, text in files.items():
         if path.exists() and not force and path.read_text(encoding="utf-8") != text:
-            raise OutputExists("a different unit of this name is already installed", path=path,
-                               hint="pass --force to replace it")
+            raise OutputExists(
+                "a different unit of this name is already installed",
+                path=path,
+                hint="pass --force to replace it",
+            )
     folder.mkdir(parents=True, exist_ok=True)
     for path, text in files.items():
         path.write_text(text, encoding="utf-8")

@@ -66,8 +66,18 @@ from memlab.report._runs import (
 )
 from memlab.report._timer import install_crontab, install_systemd, make_schedule
 
-__all__ = ["report_all", "run_all", "ScheduledRun", "load_config", "REPORTS_BY_KIND",
-           "make_schedule", "install_crontab", "install_systemd", "EXIT_FAILED", "EXIT_ALERT"]
+__all__ = [
+    "report_all",
+    "run_all",
+    "ScheduledRun",
+    "load_config",
+    "REPORTS_BY_KIND",
+    "make_schedule",
+    "install_crontab",
+    "install_systemd",
+    "EXIT_FAILED",
+    "EXIT_ALERT",
+]
 
 #: `memlab report all`'s exit status when a store, a report or a notification failed (every
 #: other page is written; the failed ones are on the index with their error). It wins over
@@ -99,8 +109,11 @@ def load_config(path: str | Path) -> dict[str, Any]:
     """
     config_path = Path(path).expanduser()
     if not config_path.exists():
-        raise StoreNotFound("no such reports config", path=config_path,
-                            hint="write a YAML file with a `stores:` mapping of name: path")
+        raise StoreNotFound(
+            "no such reports config",
+            path=config_path,
+            hint="write a YAML file with a `stores:` mapping of name: path",
+        )
     read = read_yaml(config_path.read_text())
     if not read.ok:
         where = f" (line {read.line + 1})" if read.line is not None else ""
@@ -111,13 +124,17 @@ def load_config(path: str | Path) -> dict[str, Any]:
         raise ReportError("needs a mapping with a `stores:` key", path=config_path)
 
     def refuse(message: str) -> ReportError:
-        return ReportError(message, path=config_path,
-                           hint="see the README, \"Scheduled runs\", for the config's keys")
+        return ReportError(
+            message,
+            path=config_path,
+            hint='see the README, "Scheduled runs", for the config\'s keys',
+        )
 
     unknown = sorted(map(str, set(config) - _KEYS))
     if unknown:
-        raise refuse(f"unknown key(s) {', '.join(map(repr, unknown))}; known: "
-                     f"{', '.join(sorted(_KEYS))}")
+        raise refuse(
+            f"unknown key(s) {', '.join(map(repr, unknown))}; known: {', '.join(sorted(_KEYS))}"
+        )
     stores = config.get("stores")
     if not isinstance(stores, dict) or not stores:
         raise ReportError("needs a non-empty `stores:` mapping of name: path", path=config_path)
@@ -125,8 +142,9 @@ def load_config(path: str | Path) -> dict[str, Any]:
     for name, store_path in stores.items():
         if not _SAFE_NAME.match(str(name)):
             # The name becomes a folder under --out: keep it from escaping.
-            raise ReportError(f"store name {name!r} must be letters, digits, '.', '_' or '-'",
-                              path=config_path)
+            raise ReportError(
+                f"store name {name!r} must be letters, digits, '.', '_' or '-'", path=config_path
+            )
         p = Path(str(store_path)).expanduser()
         # Relative paths are relative to the config file, so the file can move with its data.
         resolved[str(name)] = p if p.is_absolute() else (config_path.parent / p).resolve()
@@ -136,10 +154,16 @@ def load_config(path: str | Path) -> dict[str, Any]:
         raise refuse(f"`keep:` must be a whole number of runs, 1 or more (got {keep!r})")
     metrics = config.get("metrics") or {}
     if not isinstance(metrics, dict) or any(
-            k not in HEADLINE_METRICS or not isinstance(v, list)
-            or not all(isinstance(m, str) for m in v) for k, v in metrics.items()):
-        raise refuse("`metrics:` must map a store kind (" + ", ".join(HEADLINE_METRICS) +
-                     ") to a list of metric names")
+        k not in HEADLINE_METRICS
+        or not isinstance(v, list)
+        or not all(isinstance(m, str) for m in v)
+        for k, v in metrics.items()
+    ):
+        raise refuse(
+            "`metrics:` must map a store kind ("
+            + ", ".join(HEADLINE_METRICS)
+            + ") to a list of metric names"
+        )
     config["metrics"] = metrics
     rules = parse_alerts(config.get("alerts"))
     if isinstance(rules, str):
@@ -151,10 +175,14 @@ def load_config(path: str | Path) -> dict[str, Any]:
     config["notify"] = targets
     chosen = config.get("reports")
     known = sorted({r for kinds_ in REPORTS_BY_KIND.values() for r in kinds_})
-    if chosen is not None and (not isinstance(chosen, list) or not chosen
-                               or not all(isinstance(r, str) and r in known for r in chosen)):
-        raise refuse(f"`reports:` must list report kinds a store gets ({', '.join(known)}); "
-                     f"got {chosen!r}")
+    if chosen is not None and (
+        not isinstance(chosen, list)
+        or not chosen
+        or not all(isinstance(r, str) and r in known for r in chosen)
+    ):
+        raise refuse(
+            f"`reports:` must list report kinds a store gets ({', '.join(known)}); got {chosen!r}"
+        )
     config["reports"] = chosen
     if config.get("as_of") is not None:  # refused here, not by every notebook of the run
         from memlab.store import parse_as_of
@@ -190,19 +218,28 @@ class ScheduledRun:
         return [n for n in self.notified if not n.ok]
 
 
-def report_all(config_path: str | Path, *, out: str | Path | None = None,
-               jobs: int | None = None) -> Path:
+def report_all(
+    config_path: str | Path, *, out: str | Path | None = None, jobs: int | None = None
+) -> Path:
     """:func:`run_all`, returning the page to open; a failed report raises
     :class:`ReportError` after every page is written (a cron job sees a non-zero exit)."""
     run = run_all(config_path, out=out, jobs=jobs)
     if run.failures:
-        raise ReportError(f"{len(run.failures)} of {len(run.record['reports'])} report(s) failed; "
-                          "see the index", path=run.index, failures=run.failures)
+        raise ReportError(
+            f"{len(run.failures)} of {len(run.record['reports'])} report(s) failed; see the index",
+            path=run.index,
+            failures=run.failures,
+        )
     return run.index
 
 
-def run_all(config_path: str | Path, *, out: str | Path | None = None,
-            jobs: int | None = None, as_of: str | None = None) -> ScheduledRun:
+def run_all(
+    config_path: str | Path,
+    *,
+    out: str | Path | None = None,
+    jobs: int | None = None,
+    as_of: str | None = None,
+) -> ScheduledRun:
     """Run every report the config asks for; write the run's ``runs.json`` and ``index.html``
     and, for a dated run, the runs folder's; check the config's alerts; apply ``keep:``.
 
@@ -232,15 +269,24 @@ def run_all(config_path: str | Path, *, out: str | Path | None = None,
     stores: dict[str, dict[str, Any]] = {}
     todo: list[tuple[str, str, list[Path], Path, str | None]] = []  # kind, store, paths, sub, as_of
     first_elfmem: Path | None = None
-    for name, store_path in bar(config["stores"].items(), total=len(config["stores"]),
-                                desc="loading stores", unit="store"):
+    for name, store_path in bar(
+        config["stores"].items(), total=len(config["stores"]), desc="loading stores", unit="store"
+    ):
         try:
             state = _store_state(store_path, as_of)
         except Exception as exc:  # a store that cannot be read fails alone; the run goes on
             error = _one_line(exc, store_path.parent)
-            reports.append({"store": name, "kind": "?", "report": "load", "step": "load",
-                            "error": error, "error_page": f"{name}/error.html",
-                            "store_file": store_path.name})
+            reports.append(
+                {
+                    "store": name,
+                    "kind": "?",
+                    "report": "load",
+                    "step": "load",
+                    "error": error,
+                    "error_page": f"{name}/error.html",
+                    "store_file": store_path.name,
+                }
+            )
             stores[name] = {"kind": None, "error": error}
             continue
         kind = state["kind"]
@@ -252,20 +298,29 @@ def run_all(config_path: str | Path, *, out: str | Path | None = None,
             if config["reports"] is None or report_kind in config["reports"]:
                 todo.append((report_kind, name, [store_path], Path(name) / report_kind, as_of))
     if config.get("simulation", True):
-        todo.append(("simulation", "all", [first_elfmem] if first_elfmem else [],
-                     Path("simulation"), None))
-    note(f"{len(todo)} report(s) to render ({len(config['stores'])} store(s) x their notebooks"
-         + (", plus the simulation" if config.get("simulation", True) else "") + "); the ETA "
-         "settles after the first few: on a cold embedding cache the review and simulation "
-         "reports embed each text once, which can take minutes; later runs reuse the cache")
+        todo.append(
+            ("simulation", "all", [first_elfmem] if first_elfmem else [], Path("simulation"), None)
+        )
+    note(
+        f"{len(todo)} report(s) to render ({len(config['stores'])} store(s) x their notebooks"
+        + (", plus the simulation" if config.get("simulation", True) else "")
+        + "); the ETA "
+        "settles after the first few: on a cold embedding cache the review and simulation "
+        "reports embed each text once, which can take minutes; later runs reuse the cache"
+    )
     workers = max(1, min(jobs or _cores(), len(todo) or 1))
-    with bar(total=len(todo), desc="reports", unit="report") as shown, \
-            ThreadPoolExecutor(max_workers=workers) as pool:
+    with (
+        bar(total=len(todo), desc="reports", unit="report") as shown,
+        ThreadPoolExecutor(max_workers=workers) as pool,
+    ):
         # The simulation takes several times as long as any one store's report: started first,
         # it runs beside the others instead of after them (longest job first).
-        futures = {i: pool.submit(_run_one, report, kind, name, paths, folder, sub, when)
-                   for i, (kind, name, paths, sub, when) in
-                   sorted(enumerate(todo), key=lambda t: t[1][0] != "simulation")}
+        futures = {
+            i: pool.submit(_run_one, report, kind, name, paths, folder, sub, when)
+            for i, (kind, name, paths, sub, when) in sorted(
+                enumerate(todo), key=lambda t: t[1][0] != "simulation"
+            )
+        }
         for i, (kind, name, *_) in enumerate(todo):  # in the config's order
             reports.append(futures[i].result())
             shown.set_postfix_str(f"{name}/{kind}")
@@ -306,17 +361,22 @@ def run_all(config_path: str | Path, *, out: str | Path | None = None,
     record["alerts"] = [a.to_dict() for a in alerts]
     for entry in failed:  # each failure is a page of its own, its error on top
         _error_page(folder, entry, record, history, at)
-    record["written"] = sorted({"index.html", "runs.json",
-                                *(Path(r["html"]).parts[0] for r in reports if r.get("html")),
-                                *(p.name for p in folder.iterdir() if p.name in stores
-                                  or p.name == "simulation")})
+    record["written"] = sorted(
+        {
+            "index.html",
+            "runs.json",
+            *(Path(r["html"]).parts[0] for r in reports if r.get("html")),
+            *(p.name for p in folder.iterdir() if p.name in stores or p.name == "simulation"),
+        }
+    )
     record["duration_s"] = round(time.time() - started, 3)
     run = _write(folder, record, history, at, root, config.get("keep"), alerts)
     if config["notify"] and (run.failures or run.fired):
         run.notified = _notify(config["notify"], run)
         record["notified"] = [n.to_dict() for n in run.notified]
-        (folder / "runs.json").write_text(json.dumps(record, indent=2, default=str) + "\n",
-                                          encoding="utf-8")
+        (folder / "runs.json").write_text(
+            json.dumps(record, indent=2, default=str) + "\n", encoding="utf-8"
+        )
     return run
 
 
@@ -325,18 +385,31 @@ def _notify(targets: list, run: ScheduledRun) -> list[Sent]:
 
     record = run.record
     body = payload(
-        run=str(record["date"]), status=str(record["status"]), index=str(run.index),
+        run=str(record["date"]),
+        status=str(record["status"]),
+        index=str(run.index),
         memlab_version=str(record["memlab_version"]),
-        failures=[{"store": f["store"], "report": f["report"], "step": f.get("step"),
-                   "error": f["error"], "page": str(run.folder / f["error_page"])
-                   if f.get("error_page") else None} for f in run.failures],
-        alerts=[{"store": a.store, "metric": a.rule.metric, "value": a.value,
-                 "text": a.line()} for a in run.fired])
+        failures=[
+            {
+                "store": f["store"],
+                "report": f["report"],
+                "step": f.get("step"),
+                "error": f["error"],
+                "page": str(run.folder / f["error_page"]) if f.get("error_page") else None,
+            }
+            for f in run.failures
+        ],
+        alerts=[
+            {"store": a.store, "metric": a.rule.metric, "value": a.value, "text": a.line()}
+            for a in run.fired
+        ],
+    )
     return send(targets, body)
 
 
-def _error_page(folder: Path, entry: dict[str, Any], record: dict[str, Any],
-                history: list, at: int) -> None:
+def _error_page(
+    folder: Path, entry: dict[str, Any], record: dict[str, Any], history: list, at: int
+) -> None:
     """``entry``'s failure as a page where its report would be: the store, the step, the
     one-line error first; then the run's parameters, the store's last good report of this
     kind in the runs folder, and the executed notebook up to the failing cell when there is one."""
@@ -346,29 +419,45 @@ def _error_page(folder: Path, entry: dict[str, Any], record: dict[str, Any],
     page.parent.mkdir(parents=True, exist_ok=True)
     good_report = None
     for prev_folder, prev in reversed(history[:at]):
-        good = [r for r in reports_of(prev, entry["store"]) if r.get("html")
-                and not r.get("error") and (entry["report"] == "load"
-                                            or r.get("report") == entry["report"])]
+        good = [
+            r
+            for r in reports_of(prev, entry["store"])
+            if r.get("html")
+            and not r.get("error")
+            and (entry["report"] == "load" or r.get("report") == entry["report"])
+        ]
         if good:
             target = prev_folder / good[0]["html"]
             if target.is_file():
                 good_report = (prev_folder.name, os.path.relpath(target, page.parent))
                 break
-    notebook = next(iter(sorted(page.parent.glob("*.ipynb"))), None) \
-        if entry["report"] != "load" else None
-    page.write_text(error_page(entry, record, last_good=good_report,
-                               notebook=notebook.name if notebook else None), encoding="utf-8")
+    notebook = (
+        next(iter(sorted(page.parent.glob("*.ipynb"))), None) if entry["report"] != "load" else None
+    )
+    page.write_text(
+        error_page(
+            entry, record, last_good=good_report, notebook=notebook.name if notebook else None
+        ),
+        encoding="utf-8",
+    )
 
 
-def _write(folder: Path, record: dict[str, Any], history: list, at: int, root: Path | None,
-           keep: int | None, alerts: list[Alert]) -> ScheduledRun:
+def _write(
+    folder: Path,
+    record: dict[str, Any],
+    history: list,
+    at: int,
+    root: Path | None,
+    keep: int | None,
+    alerts: list[Alert],
+) -> ScheduledRun:
     from memlab.report._index import index_page, run_page
 
-    (folder / "runs.json").write_text(json.dumps(record, indent=2, default=str) + "\n",
-                                      encoding="utf-8")
+    (folder / "runs.json").write_text(
+        json.dumps(record, indent=2, default=str) + "\n", encoding="utf-8"
+    )
     run_index = folder / "index.html"
-    run_index.write_text(run_page(history, at, root_index=root is not None),
-                         encoding="utf-8")
+    run_index.write_text(run_page(history, at, root_index=root is not None), encoding="utf-8")
     if root is None:
         return ScheduledRun(folder, run_index, record, alerts)
     pruned = prune_runs(root, keep, spare=folder.name)
@@ -376,18 +465,31 @@ def _write(folder: Path, record: dict[str, Any], history: list, at: int, root: P
     good = last_good(runs)
     # "latest" is the newest run with nothing failed: a failed night leaves it where it was
     # ("newest" names that night; its own page shows what failed).
-    summary = {"format": RUN_FORMAT + "-index",
-               "latest": runs[good][0].name if good is not None else None,
-               "newest": runs[-1][0].name if runs else None,
-               "kept_back_by_keep": pruned.kept_back, "deleted_by_keep": pruned.deleted,
-               "runs": [{"date": f.name, "index": f"{f.name}/index.html",
-                         "status": r.get("status"), "ok": run_ok(r),
-                         "duration_s": r.get("duration_s"),
-                         "memlab_version": r.get("memlab_version"),
-                         "stores": {n: {"kind": s.get("kind"), "digest": s.get("digest")}
-                                    for n, s in r.get("stores", {}).items()},
-                         "alerts_fired": None if r.get("alerts") is None else
-                         sum(1 for a in r["alerts"] if a.get("fired"))} for f, r in runs]}
+    summary = {
+        "format": RUN_FORMAT + "-index",
+        "latest": runs[good][0].name if good is not None else None,
+        "newest": runs[-1][0].name if runs else None,
+        "kept_back_by_keep": pruned.kept_back,
+        "deleted_by_keep": pruned.deleted,
+        "runs": [
+            {
+                "date": f.name,
+                "index": f"{f.name}/index.html",
+                "status": r.get("status"),
+                "ok": run_ok(r),
+                "duration_s": r.get("duration_s"),
+                "memlab_version": r.get("memlab_version"),
+                "stores": {
+                    n: {"kind": s.get("kind"), "digest": s.get("digest")}
+                    for n, s in r.get("stores", {}).items()
+                },
+                "alerts_fired": None
+                if r.get("alerts") is None
+                else sum(1 for a in r["alerts"] if a.get("fired")),
+            }
+            for f, r in runs
+        ],
+    }
     (root / "runs.json").write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
     index = root / "index.html"
     index.write_text(index_page(runs), encoding="utf-8")
@@ -400,8 +502,11 @@ def _store_state(path: Path, as_of: str | None) -> dict[str, Any]:
     from memlab.sources import load
 
     store = load(path)
-    state: dict[str, Any] = {"kind": store.kind, "digest": store_digest(path),
-                             "problems": problem_keys(store.problems, path)}
+    state: dict[str, Any] = {
+        "kind": store.kind,
+        "digest": store_digest(path),
+        "problems": problem_keys(store.problems, path),
+    }
     try:
         result = audit(store, as_of=as_of)
     except MemlabError as exc:  # the audit report will show it; the run goes on
@@ -431,8 +536,9 @@ def _cores() -> int:
         return os.cpu_count() or 1
 
 
-def _run_one(report, kind: str, name: str, paths: list[Path], folder: Path, sub: Path,
-             as_of: str | None) -> dict[str, Any]:
+def _run_one(
+    report, kind: str, name: str, paths: list[Path], folder: Path, sub: Path, as_of: str | None
+) -> dict[str, Any]:
     from memlab.report._params import declared_parameters
 
     entry: dict[str, Any] = {"store": name, "kind": kind, "report": kind}
@@ -458,10 +564,13 @@ def _one_line(exc: BaseException, *folders: Path) -> str:
     names the file), anything else as its type and first line; no machine paths; cut."""
     from memlab._escape import terminal_line
 
-    text = str(exc) if isinstance(exc, MemlabError) else \
-        f"{type(exc).__name__}: {(str(exc).strip().splitlines() or [''])[0]}"
+    text = (
+        str(exc)
+        if isinstance(exc, MemlabError)
+        else f"{type(exc).__name__}: {(str(exc).strip().splitlines() or [''])[0]}"
+    )
     text = terminal_line(_unrooted(text, *folders))
-    return text if len(text) <= _ERROR_CHARS else text[:_ERROR_CHARS - 1] + "…"
+    return text if len(text) <= _ERROR_CHARS else text[: _ERROR_CHARS - 1] + "…"
 
 
 def _unrooted(text: str, *folders: Path) -> str:

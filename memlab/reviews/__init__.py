@@ -19,14 +19,14 @@ from __future__ import annotations
 from memlab.reviews._apply import ApplyResult, apply_proposal
 from memlab.reviews._build import review
 from memlab.reviews._proposal import (
-                                     SECTIONS,
-                                     TOP_N,
-                                     Choice,
-                                     Finding,
-                                     Item,
-                                     Proposal,
-                                     read_proposal,
-                                     ticked_ids,
+    SECTIONS,
+    TOP_N,
+    Choice,
+    Finding,
+    Item,
+    Proposal,
+    read_proposal,
+    ticked_ids,
 )
 from memlab.reviews._units import units_of
 

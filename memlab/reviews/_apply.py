@@ -72,6 +72,7 @@ _ZERO = "0" * 40
 # ---- git plumbing (all through memlab._git: no program the repo's config names can run; the
 # commit's objects through memlab._gitobj, the one writer) ---------------------------------------
 
+
 def _clock() -> tuple[int, int]:
     """Now, as ``git commit-tree`` dates a commit with no date given: whole seconds since the
     epoch and the local offset from UTC in minutes."""
@@ -86,13 +87,19 @@ def _signature() -> Signature:
     return Signature(REVIEW_NAME, REVIEW_EMAIL, now, offset)
 
 
-def _git(root: Path, *args: str, input: bytes | None = None, env: dict[str, str] | None = None,
-         check: bool = True) -> bytes:
+def _git(
+    root: Path,
+    *args: str,
+    input: bytes | None = None,
+    env: dict[str, str] | None = None,
+    check: bool = True,
+) -> bytes:
     return _hardened.run(root, *args, input=input, extra_env=env, check=check, ceiling=False)
 
 
-def _commit(root: Path, head: str, changes: dict[str, bytes | None], modes: dict[str, str],
-            message: str) -> str:
+def _commit(
+    root: Path, head: str, changes: dict[str, bytes | None], modes: dict[str, str], message: str
+) -> str:
     """Blobs, trees and a commit on top of ``head``, written by the one writer
     (:mod:`memlab._gitobj`, through :func:`memlab._git.write_object`); nothing checked out, no
     index touched."""
@@ -105,11 +112,15 @@ def _commit(root: Path, head: str, changes: dict[str, bytes | None], modes: dict
 
     flat = _hardened.flat_tree(root, head)
     try:
-        _tree, commit = commit_files(store, flat, sorted(changes.items()), head, _signature(),
-                                     message, modes=modes)
+        _tree, commit = commit_files(
+            store, flat, sorted(changes.items()), head, _signature(), message, modes=modes
+        )
     except ValueError as exc:  # a file and a folder would share a name
-        raise ProposalRejected(f"the change cannot be committed: {exc}", path=root,
-                               hint="the repository changed shape; review it again") from exc
+        raise ProposalRejected(
+            f"the change cannot be committed: {exc}",
+            path=root,
+            hint="the repository changed shape; review it again",
+        ) from exc
     return commit
 
 
@@ -127,9 +138,15 @@ def _write_file(path: Path, data: bytes, mode: str) -> None:
     os.replace(tmp, path)
 
 
-def _sync_worktree(root: Path, commit: str, changes: dict[str, bytes | None],
-                   old: dict[str, bytes | None], modes: dict[str, str], *,
-                   committed: bool = False) -> list[str]:
+def _sync_worktree(
+    root: Path,
+    commit: str,
+    changes: dict[str, bytes | None],
+    old: dict[str, bytes | None],
+    modes: dict[str, str],
+    *,
+    committed: bool = False,
+) -> list[str]:
     """Bring the changed files of the working tree and the index to ``commit``.
 
     Files are written by memlab (no smudge filter, no checkout); the index gets exactly these
@@ -165,10 +182,13 @@ def _sync_worktree(root: Path, commit: str, changes: dict[str, bytes | None],
         if not committed:
             raise
         # After the commit point: the commit stands; say so, and how to finish (a re-run does).
-        raise RepoError(f"committed {commit[:12]}, but the index could not be updated "
-                        f"({exc.message}); the working tree has the new files", path=root,
-                        hint="once no other git command runs, memlab apply this proposal again: "
-                             "it finishes the index") from exc
+        raise RepoError(
+            f"committed {commit[:12]}, but the index could not be updated "
+            f"({exc.message}); the working tree has the new files",
+            path=root,
+            hint="once no other git command runs, memlab apply this proposal again: "
+            "it finishes the index",
+        ) from exc
     return skipped
 
 
@@ -216,8 +236,14 @@ def _signals_deferred():
             signal.raise_signal(signum)
 
 
-def apply_proposal(path: str | Path, *, repo: str | Path | None = None, branch: str | None = None,
-                   dry_run: bool = False, script: str | Path | None = None) -> ApplyResult:
+def apply_proposal(
+    path: str | Path,
+    *,
+    repo: str | Path | None = None,
+    branch: str | None = None,
+    dry_run: bool = False,
+    script: str | Path | None = None,
+) -> ApplyResult:
     """Apply exactly the ticked items of a proposal file: one commit for a memory repo, a script
     for an elfmem database.
 
@@ -250,8 +276,11 @@ def apply_proposal(path: str | Path, *, repo: str | Path | None = None, branch: 
         )
     blocked = [it.id for it in ticked if not it.appliable]
     if blocked:
-        raise ProposalRejected(f"ticked item(s) {', '.join(blocked)} are checklist items with no "
-                               "file change", path=md_path, hint="untick them")
+        raise ProposalRejected(
+            f"ticked item(s) {', '.join(blocked)} are checklist items with no file change",
+            path=md_path,
+            hint="untick them",
+        )
     target = repo or proposal.fingerprint.get("repo") or proposal.store["path"]
     from memlab.sources.memfs import is_bundle
 
@@ -265,46 +294,68 @@ def apply_proposal(path: str | Path, *, repo: str | Path | None = None, branch: 
     git_repo = _repo.open_repo(target)
     root = Path(git_repo.working_tree_dir)
     if not ticked:
-        return ApplyResult(md_path, [], [], "", dry_run=dry_run,
-                           message="no items ticked; nothing changed")
+        return ApplyResult(
+            md_path, [], [], "", dry_run=dry_run, message="no items ticked; nothing changed"
+        )
     head = check_fresh(git_repo, proposal, md_path, ticked)
     made_from = cast(str, proposal.fingerprint.get("head_sha"))  # a commit kind's proposal has it
     if head != made_from:
         return _finish(git_repo, root, proposal, ticked, md_path, made_from, head, dry_run)
     if branch:
-        tip = _hardened.rev_parse(root, f"refs/heads/{branch}") \
-            if _hardened.returncode(root, "check-ref-format", "--branch", branch) == 0 else None
+        tip = (
+            _hardened.rev_parse(root, f"refs/heads/{branch}")
+            if _hardened.returncode(root, "check-ref-format", "--branch", branch) == 0
+            else None
+        )
         if tip is not None and applied_in(git_repo, tip, proposal, ticked):
-            return ApplyResult(md_path, [it.id for it in ticked], [], "", commit=tip,
-                               branch=branch, dry_run=dry_run,
-                               message=f"already applied on branch {branch} in {tip[:12]}",
-                               already_applied=True,
-                               notes=[f"already applied on branch {branch} in commit {tip[:12]}; "
-                                      "nothing to do"])
+            return ApplyResult(
+                md_path,
+                [it.id for it in ticked],
+                [],
+                "",
+                commit=tip,
+                branch=branch,
+                dry_run=dry_run,
+                message=f"already applied on branch {branch} in {tip[:12]}",
+                already_applied=True,
+                notes=[f"already applied on branch {branch} in commit {tip[:12]}; nothing to do"],
+            )
     pathspec = None
     if review.project_folder:
         first: str = next((it.change["file"] for it in ticked if it.change.get("file")), "")
         pathspec = first.split("memory/", 1)[0] or None if "memory/" in first else None
     dirty = _repo.dirty_paths(git_repo, pathspec)
     if dirty:
-        raise ProposalRejected(f"the working tree has uncommitted changes ({', '.join(dirty[:5])}"
-                               f"{', ...' if len(dirty) > 5 else ''})", path=root,
-                               hint="commit or stash them, then apply again")
+        raise ProposalRejected(
+            f"the working tree has uncommitted changes ({', '.join(dirty[:5])}"
+            f"{', ...' if len(dirty) > 5 else ''})",
+            path=root,
+            hint="commit or stash them, then apply again",
+        )
     edits = Edits(git_repo, head)
     for it in ticked:
         apply_item(edits, it)
     changes = edits.changes()
     diff = edits.diff()
     for p, data in changes.items():
-        if data is not None and edits.original[p] is None and ((root / p).exists()
-                                                               or (root / p).is_symlink()):
+        if (
+            data is not None
+            and edits.original[p] is None
+            and ((root / p).exists() or (root / p).is_symlink())
+        ):
             raise ProposalRejected(
                 f"{p} is untracked in the working tree and would be overwritten",
                 path=root / p,
                 hint="move it away or commit it, then apply again",
             )
-    result = ApplyResult(md_path, [it.id for it in ticked], sorted(changes), diff, dry_run=dry_run,
-                         branch=branch or _repo.current_branch(git_repo))
+    result = ApplyResult(
+        md_path,
+        [it.id for it in ticked],
+        sorted(changes),
+        diff,
+        dry_run=dry_run,
+        branch=branch or _repo.current_branch(git_repo),
+    )
     if dry_run or not changes:
         return result
     if branch and _hardened.returncode(root, "check-ref-format", "--branch", branch) != 0:
@@ -315,24 +366,31 @@ def apply_proposal(path: str | Path, *, repo: str | Path | None = None, branch: 
     modes = {p: _repo.mode_at(git_repo, head, p) or "100644" for p in changes}
     commit = _commit(root, head, changes, modes, message)
     if branch:
-        if not _hardened.update_ref(root, f"refs/heads/{branch}", commit, _ZERO,
-                                    message="memlab review apply"):
-            raise ProposalRejected(f"branch {branch!r} already exists", path=root,
-                                   hint="choose a new branch name, or omit branch to commit on the "
-                                        "current one")
-        result.notes.append(f"created branch {branch} at {commit[:12]}; the checkout is unchanged "
-                            f"(git switch {branch} to see it)")
+        if not _hardened.update_ref(
+            root, f"refs/heads/{branch}", commit, _ZERO, message="memlab review apply"
+        ):
+            raise ProposalRejected(
+                f"branch {branch!r} already exists",
+                path=root,
+                hint="choose a new branch name, or omit branch to commit on the current one",
+            )
+        result.notes.append(
+            f"created branch {branch} at {commit[:12]}; the checkout is unchanged "
+            f"(git switch {branch} to see it)"
+        )
     else:
         old = {p: (None if t is None else t.encode("utf-8")) for p, t in edits.original.items()}
         with _signals_deferred():
             # The commit point: HEAD's branch moves only if it is still the commit we read.
             if not _hardened.update_ref(root, "HEAD", commit, head, message="memlab review apply"):
                 if _hardened.rev_parse(root, "HEAD") != head:
-                    raise StaleProposal("HEAD moved while applying; nothing was committed",
-                                        path=md_path)
+                    raise StaleProposal(
+                        "HEAD moved while applying; nothing was committed", path=md_path
+                    )
                 refuse_locks(root, _repo.current_branch(git_repo), index=False)
-                raise RepoError("git could not move HEAD to the new commit; nothing was "
-                                "committed", path=root)
+                raise RepoError(
+                    "git could not move HEAD to the new commit; nothing was committed", path=root
+                )
             skipped = _sync_worktree(root, commit, changes, old, modes, committed=True)
         if skipped:
             result.notes.append("changed while applying, left as they were: " + ", ".join(skipped))
@@ -341,8 +399,16 @@ def apply_proposal(path: str | Path, *, repo: str | Path | None = None, branch: 
     return result
 
 
-def _finish(git_repo: Any, root: Path, proposal: Proposal, ticked: list[Item], md_path: Path,
-            made_from: str, head: str, dry_run: bool) -> ApplyResult:
+def _finish(
+    git_repo: Any,
+    root: Path,
+    proposal: Proposal,
+    ticked: list[Item],
+    md_path: Path,
+    made_from: str,
+    head: str,
+    dry_run: bool,
+) -> ApplyResult:
     """HEAD is already this proposal's apply commit: bring the working tree along (a run killed
     after the branch moved) and say so."""
     edits = Edits(git_repo, made_from)
@@ -350,13 +416,26 @@ def _finish(git_repo: Any, root: Path, proposal: Proposal, ticked: list[Item], m
         apply_item(edits, it)
     changes = edits.changes()
     old = {p: (None if t is None else t.encode("utf-8")) for p, t in edits.original.items()}
-    modes = {p: _repo.mode_at(git_repo, head, p) or _repo.mode_at(git_repo, made_from, p)
-             or "100644" for p in changes}
-    result = ApplyResult(md_path, [it.id for it in ticked], sorted(changes), edits.diff(),
-                         commit=head, branch=_repo.current_branch(git_repo), dry_run=dry_run,
-                         message=f"already applied in {head[:12]}", already_applied=True)
-    behind = [p for p, data in changes.items()
-              if (read_regular(root / p) if (root / p).is_file() else None) != data]
+    modes = {
+        p: _repo.mode_at(git_repo, head, p) or _repo.mode_at(git_repo, made_from, p) or "100644"
+        for p in changes
+    }
+    result = ApplyResult(
+        md_path,
+        [it.id for it in ticked],
+        sorted(changes),
+        edits.diff(),
+        commit=head,
+        branch=_repo.current_branch(git_repo),
+        dry_run=dry_run,
+        message=f"already applied in {head[:12]}",
+        already_applied=True,
+    )
+    behind = [
+        p
+        for p, data in changes.items()
+        if (read_regular(root / p) if (root / p).is_file() else None) != data
+    ]
     behind += [p for p in _index_behind(root, head, sorted(changes)) if p not in behind]
     if dry_run or not behind:
         result.notes.append(f"already applied in commit {head[:12]}; nothing to do")
@@ -364,9 +443,11 @@ def _finish(git_repo: Any, root: Path, proposal: Proposal, ticked: list[Item], m
     refuse_locks(root, None, index=True)
     with _signals_deferred():
         skipped = _sync_worktree(root, head, changes, old, modes, committed=True)
-    result.notes.append(f"already applied in commit {head[:12]}; finished bringing "
-                        f"{len(behind) - len(skipped)} file(s) of the working tree and index up "
-                        "to it")
+    result.notes.append(
+        f"already applied in commit {head[:12]}; finished bringing "
+        f"{len(behind) - len(skipped)} file(s) of the working tree and index up "
+        "to it"
+    )
     if skipped:
         result.notes.append("changed since, left as they were: " + ", ".join(skipped))
     return result

@@ -19,6 +19,7 @@ from memlab.reviews._units import CONSTITUTIONAL_TAG, ROLE_TAG_PREFIX, is_identi
 
 # ---- file edits ------------------------------------------------------------------------------
 
+
 def _yaml_scalar(value: str) -> str:
     """``value`` as one YAML scalar that reads back as the text meant. A proposal's memfs v2
     name arrives JSON-quoted (as Letta writes names) and is kept so only when YAML reads it back
@@ -60,7 +61,7 @@ def _set_key(text: str, key: str, value: str, path: str, item: Item, *, raw: boo
     new = f"{key}: {value if raw else _yaml_scalar(value)}"
     span = _key_span(lines, start, end, key)
     if span:
-        lines[span[0]:span[1]] = [new]
+        lines[span[0] : span[1]] = [new]
     else:
         lines[end:end] = [new]
     return "\n".join(lines)
@@ -71,9 +72,10 @@ def _remove_key(text: str, key: str, path: str, item: Item) -> str:
     start, end = _fm_bounds(lines, path, item)
     span = _key_span(lines, start, end, key)
     if span is None:
-        raise StaleProposal(f"item {item.id}: {path} has no frontmatter key {key!r} any more",
-                            path=path)
-    del lines[span[0]:span[1]]
+        raise StaleProposal(
+            f"item {item.id}: {path} has no frontmatter key {key!r} any more", path=path
+        )
+    del lines[span[0] : span[1]]
     return "\n".join(lines)
 
 
@@ -102,8 +104,10 @@ def _guard_block(block: Any, path: str, item: Item) -> None:
     if why:
         raise ProposalRejected(
             f"item {item.id} would remove block {block.id} ({block.title[:60]!r}), which is "
-            f"{' and '.join(why)}", path=path,
-            hint="untick it: pinned and constitutional blocks are never removed by apply")
+            f"{' and '.join(why)}",
+            path=path,
+            hint="untick it: pinned and constitutional blocks are never removed by apply",
+        )
 
 
 def _guard_file(text: str | None, path: str, item: Item, *, removes: bool) -> None:
@@ -113,12 +117,17 @@ def _guard_file(text: str | None, path: str, item: Item, *, removes: bool) -> No
 
     fm = read_frontmatter(text)
     if fm.read_only is True or fm.fields.get("read_only", "").strip().lower() == "true":
-        raise ProposalRejected(f"item {item.id} would change {path}, which is read_only",
-                               path=path, hint="untick it: read-only memory files are edited only "
-                                               "by their owner, never by apply")
+        raise ProposalRejected(
+            f"item {item.id} would change {path}, which is read_only",
+            path=path,
+            hint="untick it: read-only memory files are edited only by their owner, never by apply",
+        )
     if removes and is_identity_path(path):
-        raise ProposalRejected(f"item {item.id} would delete the identity file {path}", path=path,
-                               hint="untick it: identity files are never removed by apply")
+        raise ProposalRejected(
+            f"item {item.id} would delete the identity file {path}",
+            path=path,
+            hint="untick it: identity files are never removed by apply",
+        )
 
 
 def blob_text(repo: Any, sha: str, path: str) -> str:
@@ -126,13 +135,19 @@ def blob_text(repo: Any, sha: str, path: str) -> str:
     try:
         data = _repo.read_blob(repo, sha)
     except ValueError as exc:  # the blob is not in the object store
-        raise StaleProposal(f"the proposal needs {path} at blob {sha[:12]}, which this repo no "
-                            f"longer has ({type(exc).__name__})", path=path) from exc
+        raise StaleProposal(
+            f"the proposal needs {path} at blob {sha[:12]}, which this repo no "
+            f"longer has ({type(exc).__name__})",
+            path=path,
+        ) from exc
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise ProposalRejected(f"{path} is not UTF-8 text, so apply cannot edit it", path=path,
-                               hint="untick the items that touch it and edit it by hand") from exc
+        raise ProposalRejected(
+            f"{path} is not UTF-8 text, so apply cannot edit it",
+            path=path,
+            hint="untick the items that touch it and edit it by hand",
+        ) from exc
 
 
 class Edits:
@@ -170,8 +185,11 @@ class Edits:
         return value
 
     def changes(self) -> dict[str, bytes | None]:
-        return {p: (None if t is None else t.encode("utf-8")) for p, t in self.text.items()
-                if t != self.original[p]}
+        return {
+            p: (None if t is None else t.encode("utf-8"))
+            for p, t in self.text.items()
+            if t != self.original[p]
+        }
 
     def diff(self) -> str:
         out: list[str] = []
@@ -179,10 +197,14 @@ class Edits:
             old, new = self.original[path], self.text[path]
             if old == new:
                 continue
-            out.extend(difflib.unified_diff(
-                (old or "").splitlines(keepends=True), (new or "").splitlines(keepends=True),
-                fromfile="/dev/null" if old is None else f"a/{path}",
-                tofile="/dev/null" if new is None else f"b/{path}"))
+            out.extend(
+                difflib.unified_diff(
+                    (old or "").splitlines(keepends=True),
+                    (new or "").splitlines(keepends=True),
+                    fromfile="/dev/null" if old is None else f"a/{path}",
+                    tofile="/dev/null" if new is None else f"b/{path}",
+                )
+            )
             if out and not out[-1].endswith("\n"):
                 out[-1] += "\n\\ No newline at end of file\n"
         return "".join(out)
@@ -244,8 +266,9 @@ def _apply_step(edits: Edits, item: Item, ch: dict[str, Any]) -> None:
     elif op == "set_key":
         text = edits.need(path, item)
         _guard_file(text, path, item, removes=False)
-        edits.put(path, _set_key(text, ch["key"], ch["value"], path, item,
-                                 raw=bool(ch.get("raw"))), item)
+        edits.put(
+            path, _set_key(text, ch["key"], ch["value"], path, item, raw=bool(ch.get("raw"))), item
+        )
     elif op == "remove_key":
         text = edits.need(path, item)
         _guard_file(text, path, item, removes=False)
@@ -270,5 +293,6 @@ def _apply_step(edits: Edits, item: Item, ch: dict[str, Any]) -> None:
         edits.put(ch["to"], text, item)
         edits.put(path, None, item)
     else:
-        raise ProposalRejected(f"item {item.id} ({item.action}) has no file change memlab can make",
-                               path=path)
+        raise ProposalRejected(
+            f"item {item.id} ({item.action}) has no file change memlab can make", path=path
+        )

@@ -11,8 +11,14 @@ from memlab.reviews._apply_result import ApplyResult
 from memlab.reviews._proposal import Item, Proposal
 
 
-def elfmem_script(proposal: Proposal, ticked: list[Item], md_path: Path, *,
-                   script: str | Path | None, dry_run: bool) -> ApplyResult:
+def elfmem_script(
+    proposal: Proposal,
+    ticked: list[Item],
+    md_path: Path,
+    *,
+    script: str | Path | None,
+    dry_run: bool,
+) -> ApplyResult:
     """For an elfmem database: write the script that makes the ticked changes through elfmem."""
     from memlab.errors import OutputExists
     from memlab.reviews._elfmem_script import render_script, script_steps
@@ -22,9 +28,11 @@ def elfmem_script(proposal: Proposal, ticked: list[Item], md_path: Path, *,
     if schema is None or int(schema) < ELFMEM_APPLY_SCHEMA:
         raise ProposalRejected(
             f"this database has elfmem schema {schema}, written by a release before 0.20 whose "
-            "API has no edit or forget", path=md_path,
+            "API has no edit or forget",
+            path=md_path,
             hint="make the ticked changes by hand, or upgrade the agent to elfmem 0.20+ (it "
-                 "migrates the schema), review again and apply that proposal")
+            "migrates the schema), review again and apply that proposal",
+        )
     steps = script_steps(ticked)
     result = ApplyResult(md_path, [it.id for it in ticked], [], "", dry_run=dry_run)
     if not any(s for _, s in steps):
@@ -38,8 +46,11 @@ def elfmem_script(proposal: Proposal, ticked: list[Item], md_path: Path, *,
     if dry_run:
         return result
     if out.exists():
-        raise OutputExists("an apply script is already here", path=out,
-                           hint="read it and run it, or move it away and apply again")
+        raise OutputExists(
+            "an apply script is already here",
+            path=out,
+            hint="read it and run it, or move it away and apply again",
+        )
     out.write_text(text, encoding="utf-8")
     n = sum(len(s) for _, s in steps)
     result.notes.append(

@@ -88,8 +88,16 @@ def text_sha256(text: str) -> str:
 
 
 class _Builder(ChecksMixin):
-    def __init__(self, store: Store, *, near_duplicate: float, stale_after_days: float,
-                 contradiction_min: float, as_of: pd.Timestamp, embedder: Any) -> None:
+    def __init__(
+        self,
+        store: Store,
+        *,
+        near_duplicate: float,
+        stale_after_days: float,
+        contradiction_min: float,
+        as_of: pd.Timestamp,
+        embedder: Any,
+    ) -> None:
         check_reviewable(store)
         self.store = store
         self.kind = store.kind
@@ -108,9 +116,11 @@ class _Builder(ChecksMixin):
         self.touched: set[str] = set()
         self.repo = _repo.store_repo(store) if self.review.apply == "commit" else None
         schema = store.meta.get("schema_version") if self.review.apply == "script" else None
-        self.appliable = ((self.review.apply == "commit" and self.repo is not None)
-                          or (self.review.apply == "script" and schema is not None
-                              and int(schema) >= ELFMEM_APPLY_SCHEMA))
+        self.appliable = (self.review.apply == "commit" and self.repo is not None) or (
+            self.review.apply == "script"
+            and schema is not None
+            and int(schema) >= ELFMEM_APPLY_SCHEMA
+        )
         self.units = units_of(store)
         self.by_uid = {u: i for i, u in enumerate(self.units["uid"].tolist())}
         self.vectors = np.zeros((0, 384), np.float32)
@@ -127,7 +137,7 @@ class _Builder(ChecksMixin):
 
     def _describe(self, u: pd.Series) -> str:
         where = f" in `{u['file']}`" if self.review.describe_file else ""
-        return f"`{u['uid']}`{where} \"{_short(u['text'] or u['title'])}\""
+        return f'`{u["uid"]}`{where} "{_short(u["text"] or u["title"])}"'
 
     def _tokens(self, uids: list[str]) -> int:
         return sum(tokens(self.unit(u)["chars"]) for u in uids)
@@ -139,40 +149,71 @@ class _Builder(ChecksMixin):
         """
         uid = str(u["uid"])
         if self.review.removal == "forget":
-            return {"op": "forget", "block_id": uid, "reason": reason,
-                    "content_sha256": text_sha256(u["text"]),
-                    "text": f"forget block {uid} (elfmem archives it with reason {reason})"}
+            return {
+                "op": "forget",
+                "block_id": uid,
+                "reason": reason,
+                "content_sha256": text_sha256(u["text"]),
+                "text": f"forget block {uid} (elfmem archives it with reason {reason})",
+            }
         if self.review.removal == "none":
-            return {"op": "none", "block_id": uid,
-                    "text": f"delete block {uid} ({_short(u['title'], 40)}) in Letta"}
+            return {
+                "op": "none",
+                "block_id": uid,
+                "text": f"delete block {uid} ({_short(u['title'], 40)}) in Letta",
+            }
         if self.review.removal == "archive_block":
             archive = archive_path(str(u["file"]))
             self.touched.update({str(u["file"]), archive})
-            return {"op": "archive_block", "file": str(u["file"]), "block_id": uid, "to": archive,
-                    "line": int(u["line"]) if pd.notna(u["line"]) else None,
-                    "text": f"move block {uid} \"{_short(u['title'], 50)}\" (line {u['line']}) "
-                            f"from {u['file']} to the end of {archive}"}
+            return {
+                "op": "archive_block",
+                "file": str(u["file"]),
+                "block_id": uid,
+                "to": archive,
+                "line": int(u["line"]) if pd.notna(u["line"]) else None,
+                "text": f'move block {uid} "{_short(u["title"], 50)}" (line {u["line"]}) '
+                f"from {u['file']} to the end of {archive}",
+            }
         self.touched.add(uid)
-        return {"op": "delete_file", "file": uid,
-                "text": f"delete {uid} ({int(u['chars'])} chars of body)"}
+        return {
+            "op": "delete_file",
+            "file": uid,
+            "text": f"delete {uid} ({int(u['chars'])} chars of body)",
+        }
 
     def edit_step(self, u: pd.Series, new_text: str) -> dict[str, Any] | None:
         """The change that replaces ``u``'s text, or None where memlab cannot make it."""
         uid = str(u["uid"])
         if self.review.edit == "edit":
-            return {"op": "edit", "block_id": uid, "content": new_text,
-                    "content_sha256": text_sha256(u["text"]),
-                    "text": f"edit block {uid} to \"{_short(new_text, 200)}\""}
+            return {
+                "op": "edit",
+                "block_id": uid,
+                "content": new_text,
+                "content_sha256": text_sha256(u["text"]),
+                "text": f'edit block {uid} to "{_short(new_text, 200)}"',
+            }
         if self.review.edit == "set_body":
             self.touched.add(uid)
-            return {"op": "set_body", "file": uid, "body": new_text,
-                    "text": f"replace the body of {uid} (frontmatter kept) with "
-                            f"\"{_short(new_text, 200)}\""}
+            return {
+                "op": "set_body",
+                "file": uid,
+                "body": new_text,
+                "text": f"replace the body of {uid} (frontmatter kept) with "
+                f'"{_short(new_text, 200)}"',
+            }
         return None
 
-    def option(self, key: tuple, section: str, option: str, summary: str,
-               steps: list[dict[str, Any]], *, target: dict[str, Any],
-               appliable: bool | None = None) -> Item:
+    def option(
+        self,
+        key: tuple,
+        section: str,
+        option: str,
+        summary: str,
+        steps: list[dict[str, Any]],
+        *,
+        target: dict[str, Any],
+        appliable: bool | None = None,
+    ) -> Item:
         text = "; ".join(s["text"] for s in steps) or "change nothing (dismiss this choice)"
         return Item(
             id=item_id(option[:4].replace("_", "") or "opt", self.kind, section, *key, option),
@@ -187,27 +228,62 @@ class _Builder(ChecksMixin):
         )
 
     def keep_all(self, key: tuple, section: str, what: str) -> Item:
-        return self.option(key, section, "keep_both" if "both" in what else "keep_all", what, [],
-                           target={"uid": None, "removes": []}, appliable=True)
+        return self.option(
+            key,
+            section,
+            "keep_both" if "both" in what else "keep_all",
+            what,
+            [],
+            target={"uid": None, "removes": []},
+            appliable=True,
+        )
 
-    def add_choice(self, key: tuple, section: str, kind: str, title: str, options: list[Item],
-                   evidence: dict[str, Any], *, removes: list[str], certainty: float,
-                   risk: str) -> Choice:
+    def add_choice(
+        self,
+        key: tuple,
+        section: str,
+        kind: str,
+        title: str,
+        options: list[Item],
+        evidence: dict[str, Any],
+        *,
+        removes: list[str],
+        certainty: float,
+        risk: str,
+    ) -> Choice:
         cid = item_id("choice", self.kind, section, *key)
         for it in options:
             it.group = cid
             it.exclusive = len(options) > 1
-        choice = Choice(id=cid, section=section, kind=kind, title=title,
-                        options=[it.id for it in options], evidence=evidence,
-                        impact=impact(section, self._tokens(removes), self.total_tokens,
-                                      certainty=certainty, risk=risk, share_of=self.share_of))
+        choice = Choice(
+            id=cid,
+            section=section,
+            kind=kind,
+            title=title,
+            options=[it.id for it in options],
+            evidence=evidence,
+            impact=impact(
+                section,
+                self._tokens(removes),
+                self.total_tokens,
+                certainty=certainty,
+                risk=risk,
+                share_of=self.share_of,
+            ),
+        )
         self.items.extend(options)
         self.choices.append(choice)
         return choice
 
     def stale_evidence(self, key: tuple, summary: str, evidence: dict[str, Any]) -> None:
-        self.findings.append(Finding(id=item_id("stale", *key), section="stale_evidence",
-                                     summary=summary, evidence=evidence))
+        self.findings.append(
+            Finding(
+                id=item_id("stale", *key),
+                section="stale_evidence",
+                summary=summary,
+                evidence=evidence,
+            )
+        )
 
     # ---- embeddings -------------------------------------------------------------------------
     def embed(self, progress: bool | None) -> None:
@@ -216,8 +292,9 @@ class _Builder(ChecksMixin):
         # The texts not in the cache get their own bar (texts done/total, rate, ETA after the
         # first batch) under the step bar, however few: a cold embedding is the step that takes
         # minutes. progress=False (or --quiet, or no terminal) draws nothing.
-        self.vectors = self.embedder.encode(self.units["text"].fillna("").tolist(),
-                                            progress=progress is not False)
+        self.vectors = self.embedder.encode(
+            self.units["text"].fillna("").tolist(), progress=progress is not False
+        )
 
     def similar_pairs(self, threshold: float, rows: np.ndarray | None = None) -> pd.DataFrame:
         """Unit pairs at or above ``threshold`` among ``rows`` (default: every unit)."""
@@ -228,8 +305,13 @@ class _Builder(ChecksMixin):
             return pd.DataFrame({"a": [], "b": [], "similarity": []})
         pairs = NeighborIndex(self.vectors[rows]).pairs_above(threshold)
         uids = self.units["uid"].to_numpy()[rows]
-        return pd.DataFrame({"a": uids[pairs["i"].to_numpy()], "b": uids[pairs["j"].to_numpy()],
-                             "similarity": pairs["similarity"].to_numpy(dtype=float)})
+        return pd.DataFrame(
+            {
+                "a": uids[pairs["i"].to_numpy()],
+                "b": uids[pairs["j"].to_numpy()],
+                "similarity": pairs["similarity"].to_numpy(dtype=float),
+            }
+        )
 
     def recorded_pairs(self) -> dict[frozenset, dict[str, Any]]:
         """Unresolved rows of the elfmem ``contradictions`` table."""
@@ -242,9 +324,13 @@ class _Builder(ChecksMixin):
                 continue
             kind = None if pd.isna(r.get("kind")) else str(r.get("kind"))
             out[frozenset((a, b))] = {
-                "a": a, "b": b, "score": None if pd.isna(r["score"]) else float(r["score"]),
-                "kind": kind or "contradiction", "created": r["created_at"],
-                "live": a in self.by_uid and b in self.by_uid}
+                "a": a,
+                "b": b,
+                "score": None if pd.isna(r["score"]) else float(r["score"]),
+                "kind": kind or "contradiction",
+                "created": r["created_at"],
+                "live": a in self.by_uid and b in self.by_uid,
+            }
         return out
 
     # ---- duplicates -------------------------------------------------------------------------
@@ -271,12 +357,15 @@ class _Builder(ChecksMixin):
                     ("near_duplicate", a, b),
                     f"recorded near-duplicate pair `{a}` ~ `{b}` no longer holds: cosine now "
                     f"{now:.3f} < {self.near:.2f} (a block was edited since it was recorded)",
-                    {**ev, "similarity_now": now})
+                    {**ev, "similarity_now": now},
+                )
             elif self._polarity_differs(a, b):
                 self.stale_evidence(
                     ("near_duplicate", a, b),
                     f"recorded near-duplicate pair `{a}` ~ `{b}` says opposite things (see the "
-                    "contradictions); not proposed as a duplicate", {**ev, "similarity_now": now})
+                    "contradictions); not proposed as a duplicate",
+                    {**ev, "similarity_now": now},
+                )
         adjacency: dict[str, set[str]] = {}
         for key in sims:
             a, b = tuple(key)
@@ -297,11 +386,15 @@ class _Builder(ChecksMixin):
         u = self.unit(uid)
         created = u["created"]
         age = -pd.Timestamp(created).value if pd.notna(created) else -np.iinfo(np.int64).max
-        return (bool(u["protected"]), _STATUS_RANK.get(str(u["status"]), 1),
-                int(u["reinforcement"]) if pd.notna(u["reinforcement"]) else 0,
-                int(u["outcomes"]) if pd.notna(u["outcomes"]) else 0,
-                int(u["retrievals"]) if pd.notna(u["retrievals"]) else 0,
-                age, int(u["chars"]) if pd.notna(u["chars"]) else 0)
+        return (
+            bool(u["protected"]),
+            _STATUS_RANK.get(str(u["status"]), 1),
+            int(u["reinforcement"]) if pd.notna(u["reinforcement"]) else 0,
+            int(u["outcomes"]) if pd.notna(u["outcomes"]) else 0,
+            int(u["retrievals"]) if pd.notna(u["retrievals"]) else 0,
+            age,
+            int(u["chars"]) if pd.notna(u["chars"]) else 0,
+        )
 
     def _why(self, survivor: str, runner: str) -> str:
         s, r = self.unit(survivor), self.unit(runner)
@@ -328,31 +421,48 @@ class _Builder(ChecksMixin):
             return []
         whole = str(self.unit(survivor)["text"])
         v = self.embedder.encode([whole] + have + extra)
-        hv, ev = v[: len(have) + 1], v[len(have) + 1:]
+        hv, ev = v[: len(have) + 1], v[len(have) + 1 :]
         out: list[str] = []
         for s, vec in zip(extra, ev):
             if float((hv @ vec).max()) < SENTENCE_COVERED and s not in out:
                 out.append(s)
         return out
 
-    def _cluster(self, survivor: str, members: list[str], sims: dict[frozenset, float],
-                 recorded: dict[frozenset, dict[str, Any]]) -> None:
+    def _cluster(
+        self,
+        survivor: str,
+        members: list[str],
+        sims: dict[frozenset, float],
+        recorded: dict[frozenset, dict[str, Any]],
+    ) -> None:
         others = sorted((m for m in members if m != survivor), key=self._rank, reverse=True)
         key = tuple(members)
         pairs: list[dict[str, Any]] = []
         for m in others:
             k = frozenset((m, survivor))
             rec = recorded.get(k)
-            pairs.append({"a": survivor, "b": m, "similarity": sims.get(k, self._sim(m, survivor)),
-                          "recorded": None if rec is None else rec["score"]})
+            pairs.append(
+                {
+                    "a": survivor,
+                    "b": m,
+                    "similarity": sims.get(k, self._sim(m, survivor)),
+                    "recorded": None if rec is None else rec["score"],
+                }
+            )
         norm = {" ".join(str(self.unit(m)["text"]).split()).lower() for m in members}
         best = min(p["similarity"] for p in pairs)
         exact = len(norm) == 1  # the same words; a paraphrase at any cosine is "near"
         cid = item_id("choice", self.kind, "duplicates", *key)
-        self.clusters.append({
-            "id": cid, "members": members, "survivor": survivor,
-            "survivor_title": str(self.unit(survivor)["title"]),
-            "why": self._why(survivor, others[0]), "pairs": pairs})
+        self.clusters.append(
+            {
+                "id": cid,
+                "members": members,
+                "survivor": survivor,
+                "survivor_title": str(self.unit(survivor)["title"]),
+                "why": self._why(survivor, others[0]),
+                "pairs": pairs,
+            }
+        )
         options: list[Item] = []
         # Keep one member, remove the rest: only a member at or above the threshold to every
         # other member may stand for them all.
@@ -423,12 +533,20 @@ class _Builder(ChecksMixin):
         options.append(self.keep_all(key, "duplicates", "keep all: they are not duplicates"))
         self.removed.update(drop)
         kind = "exact duplicate" if exact else "near duplicate"
-        self.add_choice(key, "duplicates", kind,
-                        f"{len(members)} units: {self._describe(self.unit(survivor))}", options,
-                        {"similarity_to_survivor": [round(p["similarity"], 3) for p in pairs],
-                         "recorded": [p["recorded"] for p in pairs if p["recorded"] is not None]},
-                        removes=drop, certainty=1.0 if exact else best,
-                        risk="low" if exact else "medium")
+        self.add_choice(
+            key,
+            "duplicates",
+            kind,
+            f"{len(members)} units: {self._describe(self.unit(survivor))}",
+            options,
+            {
+                "similarity_to_survivor": [round(p["similarity"], 3) for p in pairs],
+                "recorded": [p["recorded"] for p in pairs if p["recorded"] is not None],
+            },
+            removes=drop,
+            certainty=1.0 if exact else best,
+            risk="low" if exact else "medium",
+        )
 
     def _polarity_differs(self, a: str, b: str) -> bool:
         return opposite(str(self.unit(a)["text"]), str(self.unit(b)["text"]))[0]
@@ -443,9 +561,12 @@ class _Builder(ChecksMixin):
             a, b = sorted(key)
             ev = {"recorded": row["score"], "recorded_at": _date(row["created"])}
             if not row["live"]:
-                self.stale_evidence(("contradiction", a, b),
-                                    f"unresolved contradiction row `{a}` vs `{b}` names a block "
-                                    "that is no longer live; mark it resolved", ev)
+                self.stale_evidence(
+                    ("contradiction", a, b),
+                    f"unresolved contradiction row `{a}` vs `{b}` names a block "
+                    "that is no longer live; mark it resolved",
+                    ev,
+                )
                 continue
             now = self._sim(a, b)
             if now < RECORDED_TOPIC_MIN:
@@ -453,10 +574,16 @@ class _Builder(ChecksMixin):
                     ("contradiction", a, b),
                     f"recorded contradiction `{a}` vs `{b}` no longer shares a topic: cosine now "
                     f"{now:.3f} < {RECORDED_TOPIC_MIN:.2f} (a block changed since, or the row "
-                    "was wrong)", {**ev, "similarity_now": now})
+                    "was wrong)",
+                    {**ev, "similarity_now": now},
+                )
                 continue
-            self._contradiction(a, b, {"source": "recorded by elfmem", **ev, "similarity": now},
-                                certainty=RECORDED_CONTRADICTION_CERTAINTY)
+            self._contradiction(
+                a,
+                b,
+                {"source": "recorded by elfmem", **ev, "similarity": now},
+                certainty=RECORDED_CONTRADICTION_CERTAINTY,
+            )
         if len(self.units) < 2:
             return
         # Only statement-sized units: word polarity says nothing about a document, and the
@@ -472,9 +599,16 @@ class _Builder(ChecksMixin):
             if not differs or len(shared) < 2 or topic_share(ta, tb) < TOPIC_OVERLAP:
                 continue
             seen.add(key)
-            self._contradiction(a, b, {"source": "candidate (same topic, opposite polarity)",
-                                       "similarity": float(s), "shared_words": sorted(shared)[:6]},
-                                certainty=float(s))
+            self._contradiction(
+                a,
+                b,
+                {
+                    "source": "candidate (same topic, opposite polarity)",
+                    "similarity": float(s),
+                    "shared_words": sorted(shared)[:6],
+                },
+                certainty=float(s),
+            )
 
     def _contradiction(self, a: str, b: str, evidence: dict[str, Any], *, certainty: float) -> None:
         a, b = sorted((a, b))
@@ -515,9 +649,17 @@ class _Builder(ChecksMixin):
             return
         options.append(self.keep_all(key, "contradictions", "keep both: they do not contradict"))
         removes = options[0].target["removes"]
-        self.add_choice(key, "contradictions", "contradiction",
-                        f"{self._describe(self.unit(a))} vs {self._describe(self.unit(b))}",
-                        options, evidence, removes=removes, certainty=certainty, risk="high")
+        self.add_choice(
+            key,
+            "contradictions",
+            "contradiction",
+            f"{self._describe(self.unit(a))} vs {self._describe(self.unit(b))}",
+            options,
+            evidence,
+            removes=removes,
+            certainty=certainty,
+            risk="high",
+        )
 
     # ---- stale ------------------------------------------------------------------------------
     def stale(self) -> None:
@@ -529,7 +671,8 @@ class _Builder(ChecksMixin):
             if uid in self.removed or bool(u["protected"]):
                 continue
             if self.review.prompt_files and (
-                    str(u["status"]) == "in_prompt" or str(u["uid"]).startswith("skills/")):
+                str(u["status"]) == "in_prompt" or str(u["uid"]).startswith("skills/")
+            ):
                 # In the prompt every turn (used by construction), or a skill (a capability
                 # loaded on demand, not a memory that fades).
                 continue
@@ -547,14 +690,29 @@ class _Builder(ChecksMixin):
                 (self.as_of - (last if pd.notna(last) else created)).days
             )
             basis = self.review.stale_basis
-            option = self.option((uid,), "stale", "remove",
-                                 f"remove {self._describe(u)}",
-                                 [self.removal_step(u, reason="decayed")],
-                                 target={"uid": uid, "removes": [uid],
-                                         "file": None if pd.isna(u["file"]) else str(u["file"])})
-            self.add_choice((uid,), "stale", "stale",
-                            f"{basis} for {ev['days_since_evidence']} days: {self._describe(u)}",
-                            [option], ev, removes=[uid], certainty=STALE_CERTAINTY, risk="medium")
+            option = self.option(
+                (uid,),
+                "stale",
+                "remove",
+                f"remove {self._describe(u)}",
+                [self.removal_step(u, reason="decayed")],
+                target={
+                    "uid": uid,
+                    "removes": [uid],
+                    "file": None if pd.isna(u["file"]) else str(u["file"]),
+                },
+            )
+            self.add_choice(
+                (uid,),
+                "stale",
+                "stale",
+                f"{basis} for {ev['days_since_evidence']} days: {self._describe(u)}",
+                [option],
+                ev,
+                removes=[uid],
+                certainty=STALE_CERTAINTY,
+                risk="medium",
+            )
             self.removed.add(uid)
 
     def _usage(self, u: pd.Series) -> dict[str, Any]:
@@ -574,10 +732,12 @@ class _Builder(ChecksMixin):
                 return {"head_sha": None, "note": "not a git repository: apply is unavailable"}
             files = self.store.files
             blobs = dict(zip(files["path"].astype(str), files["blob_sha"].astype(str)))
-            return {"repo": str(Path(self.repo.working_tree_dir).resolve()),
-                    "head_sha": self.store.meta.get("head_sha"),
-                    "branch": self.store.meta.get("branch"),
-                    "files": {p: blobs.get(p) for p in sorted(self.touched)}}
+            return {
+                "repo": str(Path(self.repo.working_tree_dir).resolve()),
+                "head_sha": self.store.meta.get("head_sha"),
+                "branch": self.store.meta.get("branch"),
+                "files": {p: blobs.get(p) for p in sorted(self.touched)},
+            }
         return {
             "sha256": _file_sha256(Path(self.store.path)),
             "bytes": _size(Path(self.store.path)),
@@ -600,8 +760,9 @@ def _size(path: Path) -> int | None:
     return path.stat().st_size if path.is_file() else None
 
 
-def _histogram_sample(vectors: np.ndarray, *, limit: int = 2000, pairs: int = 200_000,
-                      seed: int = 0) -> np.ndarray:
+def _histogram_sample(
+    vectors: np.ndarray, *, limit: int = 2000, pairs: int = 200_000, seed: int = 0
+) -> np.ndarray:
     """Pairwise cosines for the similarity histogram: all pairs when small, a sample otherwise."""
     n = len(vectors)
     if n < 2:
@@ -616,11 +777,19 @@ def _histogram_sample(vectors: np.ndarray, *, limit: int = 2000, pairs: int = 20
     return np.einsum("ij,ij->i", vectors[a[keep]], vectors[b[keep]]).astype(np.float32)
 
 
-def review(store: Store | str | Path, *, near_duplicate: float = NEAR_DUP_THRESHOLD,
-           stale_after_days: float = STALE_AFTER_DAYS,
-           as_of: Any = None, contradiction_min: float = CONTRADICTION_MIN, embedder: Any = None,
-           cache_dir: str | Path | None = None, progress: bool | None = None,
-           top: int | None = None, all: bool = False) -> Proposal:
+def review(
+    store: Store | str | Path,
+    *,
+    near_duplicate: float = NEAR_DUP_THRESHOLD,
+    stale_after_days: float = STALE_AFTER_DAYS,
+    as_of: Any = None,
+    contradiction_min: float = CONTRADICTION_MIN,
+    embedder: Any = None,
+    cache_dir: str | Path | None = None,
+    progress: bool | None = None,
+    top: int | None = None,
+    all: bool = False,
+) -> Proposal:
     """Review any store memlab loads and return a :class:`Proposal` (nothing is written).
 
     ``near_duplicate``: cosine at or above which two units are duplicates (elfmem's own
@@ -651,39 +820,72 @@ def review(store: Store | str | Path, *, near_duplicate: float = NEAR_DUP_THRESH
 
         embedder = get_embedder(cache_dir=cache_dir)
     when = parse_as_of(as_of)
-    b = _Builder(store, near_duplicate=near_duplicate, stale_after_days=stale_after_days,
-                 contradiction_min=contradiction_min, as_of=when, embedder=embedder)
+    b = _Builder(
+        store,
+        near_duplicate=near_duplicate,
+        stale_after_days=stale_after_days,
+        contradiction_min=contradiction_min,
+        as_of=when,
+        embedder=embedder,
+    )
     from memlab.progress import bar
 
-    stages = [("embedding", lambda: b.embed(progress)), ("duplicates", b.duplicates),
-              ("contradictions", b.contradictions), ("stale", b.stale), ("drift", b.drift),
-              ("memfs rules", b.memfs_rules)]
+    stages = [
+        ("embedding", lambda: b.embed(progress)),
+        ("duplicates", b.duplicates),
+        ("contradictions", b.contradictions),
+        ("stale", b.stale),
+        ("drift", b.drift),
+        ("memfs rules", b.memfs_rules),
+    ]
     # Steps differ by orders of magnitude (a cold embedding is minutes, the rest seconds): the
     # step bar shows done/total, elapsed and the step running, no per-step-average ETA; the
     # embedding bar under it has the real rate and ETA.
-    with bar(total=len(stages), desc="reviewing", unit="step", disable=progress is False,
-             bar_format="{desc}: {percentage:3.0f}%|{bar}| {n_fmt}/{total_fmt} "
-                        "[{elapsed}{postfix}]") as steps:
+    with bar(
+        total=len(stages),
+        desc="reviewing",
+        unit="step",
+        disable=progress is False,
+        bar_format="{desc}: {percentage:3.0f}%|{bar}| {n_fmt}/{total_fmt} [{elapsed}{postfix}]",
+    ) as steps:
         for label, stage in stages:
             steps.set_postfix_str(label)
             stage()
             steps.update(1)
-    info = {"path": str(Path(store.path).expanduser().resolve()), "kind": store.kind,
-            "layout": store.meta.get("layout"), "name": store.name,
-            "schema_version": store.meta.get("schema_version"),
-            # a git bundle (unpacked into a temporary folder for the review): apply refuses it
-            **({"bundle": store.meta["bundle"]} if store.meta.get("bundle") else {})}
+    info = {
+        "path": str(Path(store.path).expanduser().resolve()),
+        "kind": store.kind,
+        "layout": store.meta.get("layout"),
+        "name": store.name,
+        "schema_version": store.meta.get("schema_version"),
+        # a git bundle (unpacked into a temporary folder for the review): apply refuses it
+        **({"bundle": store.meta["bundle"]} if store.meta.get("bundle") else {}),
+    }
     choices = rank(b.choices)
     order = {oid: n for n, c in enumerate(choices) for oid in c.options}
     items = sorted(b.items, key=lambda it: order[it.id])
     return Proposal(
-        store=info, fingerprint=b.fingerprint(), made_at=_now().strftime("%Y-%m-%dT%H:%M:%SZ"),
+        store=info,
+        fingerprint=b.fingerprint(),
+        made_at=_now().strftime("%Y-%m-%dT%H:%M:%SZ"),
         as_of=when.strftime("%Y-%m-%dT%H:%M:%SZ"),
-        thresholds={"near_duplicate": near_duplicate, "stale_after_days": stale_after_days,
-                    "contradiction_min": contradiction_min,
-                    "model": getattr(embedder, "model_name", type(embedder).__name__),
-                    **({"precision": embedder.provenance()["summary"]}
-                       if hasattr(embedder, "provenance") else {})},
-        items=items, findings=b.findings, clusters=b.clusters, choices=choices,
-        top=None if all else (TOP_N if top is None else int(top)), units=b.units,
-        vectors=b.vectors, similarities=_histogram_sample(b.vectors))
+        thresholds={
+            "near_duplicate": near_duplicate,
+            "stale_after_days": stale_after_days,
+            "contradiction_min": contradiction_min,
+            "model": getattr(embedder, "model_name", type(embedder).__name__),
+            **(
+                {"precision": embedder.provenance()["summary"]}
+                if hasattr(embedder, "provenance")
+                else {}
+            ),
+        },
+        items=items,
+        findings=b.findings,
+        clusters=b.clusters,
+        choices=choices,
+        top=None if all else (TOP_N if top is None else int(top)),
+        units=b.units,
+        vectors=b.vectors,
+        similarities=_histogram_sample(b.vectors),
+    )

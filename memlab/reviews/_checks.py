@@ -25,7 +25,7 @@ def archive_path(path: str) -> str:
     parts = path.split("/")
     for i in range(len(parts) - 2, -1, -1):
         if parts[i] in ("notes", "log") and i > 0 and parts[i - 1] == "memory":
-            return "/".join(parts[:i] + ["archive"] + parts[i + 1:])
+            return "/".join(parts[:i] + ["archive"] + parts[i + 1 :])
     raise ValueError(f"{path} is not under memory/notes or memory/log")
 
 
@@ -59,8 +59,9 @@ class ChecksMixin:
             if (t.eq(CONSTITUTIONAL_TAG) | t.str.startswith(ROLE_TAG_PREFIX)).any():
                 return True
         blocks = self.store.blocks
-        return any(seeds.match_seed(c, i) is not None
-                   for c, i in zip(blocks["content"], blocks["id"]))
+        return any(
+            seeds.match_seed(c, i) is not None for c, i in zip(blocks["content"], blocks["id"])
+        )
 
     def _seed_drift(self) -> None:
         from memlab.audits import seeds
@@ -91,25 +92,45 @@ class ChecksMixin:
                 uid = str(h["uid"])
                 sim = float(self.vectors[self.by_uid[uid]] @ svec)
                 edit = self.edit_step(h, slot.content)
-                restore = self.option(key + (uid,), "drift", "restore",
-                                      f"write the seed text of `{slot.role}` back into `{uid}`",
-                                      [edit], target={"uid": uid, "removes": [], "edits": [uid]})
-                keep = self.option(key + (uid,), "drift", "keep_current",
-                                   f"keep `{uid}` as it is now", [],
-                                   target={"uid": uid, "removes": []}, appliable=True)
-                self.add_choice(key + (uid,), "drift", "constitution changed",
-                                f"role `{slot.role}` in `{uid}` differs from its seed: "
-                                f"\"{_short(h['text'])}\"", [restore, keep],
-                                {**base, "similarity": sim, "current_chars": int(h["chars"])},
-                                removes=[], certainty=1.0, risk="medium")
+                restore = self.option(
+                    key + (uid,),
+                    "drift",
+                    "restore",
+                    f"write the seed text of `{slot.role}` back into `{uid}`",
+                    [edit],
+                    target={"uid": uid, "removes": [], "edits": [uid]},
+                )
+                keep = self.option(
+                    key + (uid,),
+                    "drift",
+                    "keep_current",
+                    f"keep `{uid}` as it is now",
+                    [],
+                    target={"uid": uid, "removes": []},
+                    appliable=True,
+                )
+                self.add_choice(
+                    key + (uid,),
+                    "drift",
+                    "constitution changed",
+                    f'role `{slot.role}` in `{uid}` differs from its seed: "{_short(h["text"])}"',
+                    [restore, keep],
+                    {**base, "similarity": sim, "current_chars": int(h["chars"])},
+                    removes=[],
+                    certainty=1.0,
+                    risk="medium",
+                )
 
-    def _missing_seed(self, slot: Any, svec: Any, blocks: pd.DataFrame, base: dict[str, Any],
-                      key: tuple) -> None:
+    def _missing_seed(
+        self, slot: Any, svec: Any, blocks: pd.DataFrame, base: dict[str, Any], key: tuple
+    ) -> None:
         from memlab.audits import seeds
 
         ev = dict(base)
-        gone = blocks[(blocks["id"].astype(str) == slot.block_id)
-                      | blocks["content"].map(lambda x, r=slot.role: seeds.match_seed(x) == r)]
+        gone = blocks[
+            (blocks["id"].astype(str) == slot.block_id)
+            | blocks["content"].map(lambda x, r=slot.role: seeds.match_seed(x) == r)
+        ]
         if not gone.empty:
             g = gone.iloc[0]
             ev.update(
@@ -135,9 +156,13 @@ class ChecksMixin:
                     {"live_paraphrase": paraphrase, "paraphrase_similarity": float(sims[best])}
                 )
         tags = list(slot.tags)
-        restore = {"op": "remember", "content": slot.content, "tags": tags,
-                   "text": f"learn the seed text of `{slot.role}` again, tagged {', '.join(tags)}: "
-                           f"\"{_short(slot.content, 200)}\""}
+        restore = {
+            "op": "remember",
+            "content": slot.content,
+            "tags": tags,
+            "text": f"learn the seed text of `{slot.role}` again, tagged {', '.join(tags)}: "
+            f'"{_short(slot.content, 200)}"',
+        }
         if not self.review.remember:
             restore["op"] = "none"
         if paraphrase is not None:
@@ -154,17 +179,40 @@ class ChecksMixin:
                     appliable=True,
                 )
             )
-        options.append(self.option(key, "drift", "restore",
-                                   f"restore the seed of `{slot.role}`", [restore],
-                                   target={"uid": slot.role_tag or slot.role, "removes": []}))
+        options.append(
+            self.option(
+                key,
+                "drift",
+                "restore",
+                f"restore the seed of `{slot.role}`",
+                [restore],
+                target={"uid": slot.role_tag or slot.role, "removes": []},
+            )
+        )
         if paraphrase is None:
-            options.append(self.option(key, "drift", "keep_current",
-                                       f"leave the role `{slot.role}` empty", [],
-                                       target={"uid": None, "removes": []}, appliable=True))
-        self.add_choice(key, "drift", "constitution missing",
-                        f"role `{slot.role}` has no live block"
-                        + (f"; `{paraphrase}` paraphrases its seed" if paraphrase else ""),
-                        options, ev, removes=[], certainty=1.0, risk="medium")
+            options.append(
+                self.option(
+                    key,
+                    "drift",
+                    "keep_current",
+                    f"leave the role `{slot.role}` empty",
+                    [],
+                    target={"uid": None, "removes": []},
+                    appliable=True,
+                )
+            )
+        self.add_choice(
+            key,
+            "drift",
+            "constitution missing",
+            f"role `{slot.role}` has no live block"
+            + (f"; `{paraphrase}` paraphrases its seed" if paraphrase else ""),
+            options,
+            ev,
+            removes=[],
+            certainty=1.0,
+            risk="medium",
+        )
 
     def _file_drift(self) -> None:
         files = self.store.files
@@ -198,8 +246,11 @@ class ChecksMixin:
                 continue
             if now_blob == first_blob:
                 continue
-            ev = {"first_commit": first_sha[:12], "first_date": first_date[:10],
-                  "commits_since": len(commits) - 1}
+            ev = {
+                "first_commit": first_sha[:12],
+                "first_date": first_date[:10],
+                "commits_since": len(commits) - 1,
+            }
             if now_blob is None:
                 summary = f"identity file `{path}` is gone from HEAD"
                 ev["first_chars"] = len(first_text)
@@ -208,21 +259,51 @@ class ChecksMixin:
                 if " ".join(now_text.split()) == " ".join(first_text.split()):
                     continue  # whitespace-only rewrap is not drift
                 v = self.embedder.encode([first_text, now_text])
-                ev.update({"similarity": float(v[0] @ v[1]), "first_chars": len(first_text),
-                           "current_chars": len(now_text)})
+                ev.update(
+                    {
+                        "similarity": float(v[0] @ v[1]),
+                        "first_chars": len(first_text),
+                        "current_chars": len(now_text),
+                    }
+                )
                 summary = f"identity file `{path}` drifted from its first committed version"
             self.touched.add(path)
-            step = {"op": "restore_file", "file": path, "blob": first_blob, "commit": first_sha,
-                    "text": f"write {path} back to its first committed version (commit "
-                            f"{first_sha[:12]}, {first_date[:10]}, {len(first_text)} chars)"}
-            restore = self.option((path, first_blob), "drift", "restore",
-                                  f"restore `{path}`", [step],
-                                  target={"uid": path, "file": path, "removes": []})
-            keep = self.option((path, first_blob), "drift", "keep_current",
-                               f"keep `{path}` as it is now", [],
-                               target={"uid": path, "file": path, "removes": []}, appliable=True)
-            self.add_choice((path, first_blob), "drift", "identity drift", summary,
-                            [restore, keep], ev, removes=[], certainty=1.0, risk="medium")
+            step = {
+                "op": "restore_file",
+                "file": path,
+                "blob": first_blob,
+                "commit": first_sha,
+                "text": f"write {path} back to its first committed version (commit "
+                f"{first_sha[:12]}, {first_date[:10]}, {len(first_text)} chars)",
+            }
+            restore = self.option(
+                (path, first_blob),
+                "drift",
+                "restore",
+                f"restore `{path}`",
+                [step],
+                target={"uid": path, "file": path, "removes": []},
+            )
+            keep = self.option(
+                (path, first_blob),
+                "drift",
+                "keep_current",
+                f"keep `{path}` as it is now",
+                [],
+                target={"uid": path, "file": path, "removes": []},
+                appliable=True,
+            )
+            self.add_choice(
+                (path, first_blob),
+                "drift",
+                "identity drift",
+                summary,
+                [restore, keep],
+                ev,
+                removes=[],
+                certainty=1.0,
+                risk="medium",
+            )
 
     def _id(self, *parts: Any) -> str:
         from memlab.reviews._proposal import item_id
@@ -250,24 +331,37 @@ class ChecksMixin:
             chars = int(f["body_chars"]) if pd.notna(f["body_chars"]) else 0
             if bool(f["over_limit"] is True):
                 limit = f["limit"]
-                ev = {"chars": chars, "limit": None if pd.isna(limit) else int(limit),
-                      "over_by": chars - (int(limit) if pd.notna(limit) else fmt.DEFAULT_LIMIT)}
+                ev = {
+                    "chars": chars,
+                    "limit": None if pd.isna(limit) else int(limit),
+                    "over_by": chars - (int(limit) if pd.notna(limit) else fmt.DEFAULT_LIMIT),
+                }
                 if read_only or pd.isna(limit):
                     why = (
                         "read-only"
                         if read_only
                         else f"over the server default of {fmt.DEFAULT_LIMIT} chars"
                     )
-                    self.findings.append(Finding(
-                        id=self._id("note", "limit", path), section="limits",
-                        summary=f"{path} is over its limit ({why}); trim it by hand", evidence=ev))
+                    self.findings.append(
+                        Finding(
+                            id=self._id("note", "limit", path),
+                            section="limits",
+                            summary=f"{path} is over its limit ({why}); trim it by hand",
+                            evidence=ev,
+                        )
+                    )
                 else:
                     new = int(-(-chars // 100) * 100)
                     self.touched.add(path)
-                    step = {"op": "set_key", "file": path, "key": "limit", "value": str(new),
-                            "raw": True,
-                            "text": f"set frontmatter limit: {int(limit)} -> {new} in {path} "
-                                    "(or trim the body by hand instead of ticking this)"}
+                    step = {
+                        "op": "set_key",
+                        "file": path,
+                        "key": "limit",
+                        "value": str(new),
+                        "raw": True,
+                        "text": f"set frontmatter limit: {int(limit)} -> {new} in {path} "
+                        "(or trim the body by hand instead of ticking this)",
+                    }
                     key = (path, chars, int(limit))
                     self.add_choice(
                         key,
@@ -297,9 +391,12 @@ class ChecksMixin:
             if self.review.rules == "souveraine":
                 violations = self._souveraine_rules(path, text, fmt)
             else:
-                violations = [(v.rule, v.message) for v in
-                              fmt.check_precommit(path, text, text, variant=variant, change="M",
-                                                  staged_paths=all_paths)]
+                violations = [
+                    (v.rule, v.message)
+                    for v in fmt.check_precommit(
+                        path, text, text, variant=variant, change="M", staged_paths=all_paths
+                    )
+                ]
             for rule, message in violations:
                 self._rule_item(f, path, rule, message, variant)
 
@@ -307,12 +404,17 @@ class ChecksMixin:
         blocks = self.store.blocks
         for _, b in blocks[blocks["over_limit"].fillna(False).astype(bool)].iterrows():
             label = str(b["label"])
-            self.findings.append(Finding(
-                id=self._id("note", "limit", b["block_id"]), section="limits",
-                summary=f"block {label} is over its limit ({int(b['chars'])} > {int(b['limit'])} "
-                        "chars); Letta's git-backed write path does not enforce it (letta#3241): "
-                        "trim it or raise the limit in Letta",
-                evidence={"chars": int(b["chars"]), "limit": int(b["limit"])}))
+            self.findings.append(
+                Finding(
+                    id=self._id("note", "limit", b["block_id"]),
+                    section="limits",
+                    summary=f"block {label} is over its limit "
+                    f"({int(b['chars'])} > {int(b['limit'])} "
+                    "chars); Letta's git-backed write path does not enforce it (letta#3241): "
+                    "trim it or raise the limit in Letta",
+                    evidence={"chars": int(b["chars"]), "limit": int(b["limit"])},
+                )
+            )
 
     def _text(self, f: pd.Series) -> str | None:
         sha = f.get("blob_sha")
@@ -351,40 +453,81 @@ class ChecksMixin:
         elif rule in ("missing_description", "empty_description"):
             desc = f"Memory block {label}"
             action = "set_description"
-            change = {"op": "set_key", "file": path, "key": "description", "value": desc,
-                      "text": f"set description: {desc} in {path} (Letta's own fallback wording; "
-                              "edit it afterwards)"}
+            change = {
+                "op": "set_key",
+                "file": path,
+                "key": "description",
+                "value": desc,
+                "text": f"set description: {desc} in {path} (Letta's own fallback wording; "
+                "edit it afterwards)",
+            }
         elif rule == "missing_name":
             name = _v2_name(label)
             action = "set_name"
-            change = {"op": "set_key", "file": path, "key": "name", "value": name,
-                      "text": f"set name: {name} in {path}"}
+            change = {
+                "op": "set_key",
+                "file": path,
+                "key": "name",
+                "value": name,
+                "text": f"set name: {name} in {path}",
+            }
         elif rule == "missing_frontmatter":
             desc = f"Memory block {label}"
             action = "add_frontmatter"
             value = _v2_name(label) if variant == "v2" else None
-            change = {"op": "add_frontmatter", "file": path, "description": desc, "name": value,
-                      "text": f"add frontmatter with description: {desc}"
-                              + (f" and name: {value}" if value else "") + f" to {path}"}
+            change = {
+                "op": "add_frontmatter",
+                "file": path,
+                "description": desc,
+                "name": value,
+                "text": f"add frontmatter with description: {desc}"
+                + (f" and name: {value}" if value else "")
+                + f" to {path}",
+            }
         elif rule == "flat_skill":
             name = path.rsplit("/", 1)[-1][:-3]
             prefix = "memory/" if path.startswith("memory/") else ""
             to = f"{prefix}skills/{name}/SKILL.md"
             if to not in set(self.store.files["path"].astype(str)):
                 action = "move_file"
-                change = {"op": "move_file", "file": path, "to": to,
-                          "text": f"move {path} to {to} (skills must be folders)"}
+                change = {
+                    "op": "move_file",
+                    "file": path,
+                    "to": to,
+                    "text": f"move {path} to {to} (skills must be folders)",
+                }
         if change is None:
-            self.findings.append(Finding(id=self._id("note", "rule", path, rule), section="rules",
-                                         summary=f"{path}: {message}; fix by hand", evidence=ev))
+            self.findings.append(
+                Finding(
+                    id=self._id("note", "rule", path, rule),
+                    section="rules",
+                    summary=f"{path}: {message}; fix by hand",
+                    evidence=ev,
+                )
+            )
             return
         self.touched.add(path)
         choice_key = (path, rule, message)
-        self.add_choice(choice_key, "rules", "frontmatter rule",
-                        f"`{path}` breaks the pre-commit rule: {message}",
-                        [self.option(choice_key, "rules", action, change["text"], [change],
-                                     target={"uid": path, "file": path, "removes": []})],
-                        ev, removes=[], certainty=1.0, risk="low")
+        self.add_choice(
+            choice_key,
+            "rules",
+            "frontmatter rule",
+            f"`{path}` breaks the pre-commit rule: {message}",
+            [
+                self.option(
+                    choice_key,
+                    "rules",
+                    action,
+                    change["text"],
+                    [change],
+                    target={"uid": path, "file": path, "removes": []},
+                )
+            ],
+            ev,
+            removes=[],
+            certainty=1.0,
+            risk="low",
+        )
 
 
 def _v2_name(label: str) -> str:

@@ -23,8 +23,9 @@ CALLS = {"forget": "forget", "edit": "edit", "remember": "remember"}
 
 def script_steps(items: list[Any]) -> list[tuple[str, list[dict[str, Any]]]]:
     """(item id, its elfmem steps) for the ticked items, in proposal order."""
-    return [(it.id, [s for s in it.change.get("steps", []) if s.get("op") in CALLS])
-            for it in items]
+    return [
+        (it.id, [s for s in it.change.get("steps", []) if s.get("op") in CALLS]) for it in items
+    ]
 
 
 _TEMPLATE = '''#!/usr/bin/env python3
@@ -176,13 +177,20 @@ def render_script(*, database: str, digest: str, items: list[Any]) -> str:
                 arg = (s["content"], list(s.get("tags") or []))
             block = s.get("block_id") if op != "remember" else None
             sha = s.get("content_sha256") if op != "remember" else None
-            rows.append(f"    ({py_literal(item_id)}, {py_literal(op)}, {py_literal(block)}, "
-                        f"{py_literal(sha)}, {py_literal(arg)}),")
+            rows.append(
+                f"    ({py_literal(item_id)}, {py_literal(op)}, {py_literal(block)}, "
+                f"{py_literal(sha)}, {py_literal(arg)}),"
+            )
     backup = str(backup_path(database, digest))
     return _TEMPLATE.format(
-        n=len(rows), digest=digest[:16], min_version=".".join(map(str, MIN_ELFMEM)),
-        database_lit=py_literal(database), backup_lit=py_literal(backup),
-        min_lit=py_literal(MIN_ELFMEM), changes="\n".join(rows))
+        n=len(rows),
+        digest=digest[:16],
+        min_version=".".join(map(str, MIN_ELFMEM)),
+        database_lit=py_literal(database),
+        backup_lit=py_literal(backup),
+        min_lit=py_literal(MIN_ELFMEM),
+        changes="\n".join(rows),
+    )
 
 
 def backup_path(database: str | Path, digest: str) -> Path:

@@ -15,26 +15,80 @@ from __future__ import annotations
 
 import re
 
-NEGATIONS = frozenset({
-    "never", "not", "no", "don't", "dont", "doesn't", "isn't", "aren't", "wasn't", "avoid",
-    "cannot", "can't", "shouldn't", "won't", "mustn't", "without", "nor", "unless", "except",
-    "didn't", "neither", "forbidden", "disallowed", "prohibited", "otherwise", "exclude",
-    "excludes", "excluded", "excluding", "disable", "disables", "disabled", "lacks", "omits",
-    "skips",
-})
+NEGATIONS = frozenset(
+    {
+        "never",
+        "not",
+        "no",
+        "don't",
+        "dont",
+        "doesn't",
+        "isn't",
+        "aren't",
+        "wasn't",
+        "avoid",
+        "cannot",
+        "can't",
+        "shouldn't",
+        "won't",
+        "mustn't",
+        "without",
+        "nor",
+        "unless",
+        "except",
+        "didn't",
+        "neither",
+        "forbidden",
+        "disallowed",
+        "prohibited",
+        "otherwise",
+        "exclude",
+        "excludes",
+        "excluded",
+        "excluding",
+        "disable",
+        "disables",
+        "disabled",
+        "lacks",
+        "omits",
+        "skips",
+    }
+)
 #: "unpinned", "unsigned", "untested": un- + a past participle negates it.
 _UN_PARTICIPLE = re.compile(r"^un[a-z]{3,}ed$")
 _NOT_UN = frozenset({"unified", "united", "unrelated"})
 
 #: Verbs that state a failure: "breaks without X" negates "works without X".
-FAILURES = frozenset({
-    "break", "breaks", "broke", "fail", "fails", "failed", "crash", "crashes", "crashed",
-    "corrupt", "corrupts", "hang", "hangs", "stall", "stalls", "refuse", "refuses", "reject",
-    "rejects", "lose", "loses",
-})
-STOP = frozenset("the a an and or of to in on for with from by is are be as at it its this that "
-                 "these those when then than into over under only once after before use uses "
-                 "used using must should can will may always every all any".split())
+FAILURES = frozenset(
+    {
+        "break",
+        "breaks",
+        "broke",
+        "fail",
+        "fails",
+        "failed",
+        "crash",
+        "crashes",
+        "crashed",
+        "corrupt",
+        "corrupts",
+        "hang",
+        "hangs",
+        "stall",
+        "stalls",
+        "refuse",
+        "refuses",
+        "reject",
+        "rejects",
+        "lose",
+        "loses",
+    }
+)
+STOP = frozenset(
+    "the a an and or of to in on for with from by is are be as at it its this that "
+    "these those when then than into over under only once after before use uses "
+    "used using must should can will may always every all any".split()
+)
 _WORD_RE = re.compile(r"[a-z0-9][a-z0-9'_-]*")
 _SENTENCE_RE = re.compile(r"(?<=[.!?;])\s+|\n+")
 
@@ -44,8 +98,9 @@ def words(text: str) -> list[str]:
 
 
 def _content(ws: list[str]) -> set[str]:
-    return {w for w in ws if len(w) >= 3 and w not in STOP and w not in NEGATIONS
-            and w not in FAILURES}
+    return {
+        w for w in ws if len(w) >= 3 and w not in STOP and w not in NEGATIONS and w not in FAILURES
+    }
 
 
 def topic_overlap(a: str, b: str) -> set[str]:

@@ -208,26 +208,72 @@ class Proposal:
 
     def choices_frame(self) -> pd.DataFrame:
         """One row per choice, in rank order: rank, id, section, kind, title, options and impact."""
-        rows = [{"rank": n, "id": c.id, "section": c.section, "kind": c.kind, "title": c.title,
-                 "options": len(c.options), "tokens_saved": c.impact.get("tokens_saved"),
-                 "share": c.impact.get("share"), "risk": c.impact.get("risk"),
-                 "score": c.impact.get("score")}
-                for n, c in enumerate(self.choices, start=1)]
-        return pd.DataFrame(rows, columns=["rank", "id", "section", "kind", "title", "options",
-                                           "tokens_saved", "share", "risk", "score"])
+        rows = [
+            {
+                "rank": n,
+                "id": c.id,
+                "section": c.section,
+                "kind": c.kind,
+                "title": c.title,
+                "options": len(c.options),
+                "tokens_saved": c.impact.get("tokens_saved"),
+                "share": c.impact.get("share"),
+                "risk": c.impact.get("risk"),
+                "score": c.impact.get("score"),
+            }
+            for n, c in enumerate(self.choices, start=1)
+        ]
+        return pd.DataFrame(
+            rows,
+            columns=[
+                "rank",
+                "id",
+                "section",
+                "kind",
+                "title",
+                "options",
+                "tokens_saved",
+                "share",
+                "risk",
+                "score",
+            ],
+        )
 
     def items_frame(self) -> pd.DataFrame:
         """One row per item: id, section, action, summary, target, key evidence, ticked."""
         rows = []
         for it in self.items:
-            rows.append({"id": it.id, "section": it.section, "action": it.action,
-                         "summary": it.summary, "file": it.target.get("file"),
-                         "uid": it.target.get("uid"), "group": it.group,
-                         "similarity": it.evidence.get("similarity"),
-                         "appliable": it.appliable, "ticked": it.id in self.ticked,
-                         "change": it.change.get("text")})
-        df = pd.DataFrame(rows, columns=["id", "section", "action", "summary", "file", "uid",
-                                         "group", "similarity", "appliable", "ticked", "change"])
+            rows.append(
+                {
+                    "id": it.id,
+                    "section": it.section,
+                    "action": it.action,
+                    "summary": it.summary,
+                    "file": it.target.get("file"),
+                    "uid": it.target.get("uid"),
+                    "group": it.group,
+                    "similarity": it.evidence.get("similarity"),
+                    "appliable": it.appliable,
+                    "ticked": it.id in self.ticked,
+                    "change": it.change.get("text"),
+                }
+            )
+        df = pd.DataFrame(
+            rows,
+            columns=[
+                "id",
+                "section",
+                "action",
+                "summary",
+                "file",
+                "uid",
+                "group",
+                "similarity",
+                "appliable",
+                "ticked",
+                "change",
+            ],
+        )
         for col in ("id", "summary", "file", "uid", "group", "change"):
             df[col] = df[col].astype("string")
         df["section"] = df["section"].astype("category")
@@ -238,9 +284,16 @@ class Proposal:
         return df
 
     def clusters_frame(self) -> pd.DataFrame:
-        rows = [{"cluster": c["id"], "uid": uid, "survivor": uid == c["survivor"],
-                 "why": c["why"] if uid == c["survivor"] else None}
-                for c in self.clusters for uid in c["members"]]
+        rows = [
+            {
+                "cluster": c["id"],
+                "uid": uid,
+                "survivor": uid == c["survivor"],
+                "why": c["why"] if uid == c["survivor"] else None,
+            }
+            for c in self.clusters
+            for uid in c["members"]
+        ]
         df = pd.DataFrame(rows, columns=["cluster", "uid", "survivor", "why"])
         df["survivor"] = df["survivor"].astype("boolean")
         return df
@@ -297,20 +350,32 @@ class Proposal:
     @classmethod
     def from_dict(cls, data: dict[str, Any], *, source: Path | None = None) -> "Proposal":
         if data.get("format") != FORMAT:
-            raise ProposalError(f"not a memlab review proposal (format {data.get('format')!r})",
-                                path=source, hint=f"expected format {FORMAT!r}")
+            raise ProposalError(
+                f"not a memlab review proposal (format {data.get('format')!r})",
+                path=source,
+                hint=f"expected format {FORMAT!r}",
+            )
         body = {k: v for k, v in data.items() if k != "digest"}
         digest = hashlib.sha256(_canonical(body).encode("utf-8")).hexdigest()
         if digest != data.get("digest"):
-            raise StaleProposal("the JSON twin was edited after it was written (digest mismatch)",
-                                path=source, hint="run `memlab review` again; tick items only in "
-                                                  "the markdown file")
-        return cls(store=data["store"], fingerprint=data["fingerprint"], made_at=data["made_at"],
-                   as_of=data["as_of"], thresholds=data["thresholds"],
-                   items=[Item(**it) for it in data["items"]],
-                   findings=[Finding(**f) for f in data["findings"]],
-                   clusters=data["clusters"], choices=[Choice(**c) for c in data["choices"]],
-                   top=data["top"], source=source)
+            raise StaleProposal(
+                "the JSON twin was edited after it was written (digest mismatch)",
+                path=source,
+                hint="run `memlab review` again; tick items only in the markdown file",
+            )
+        return cls(
+            store=data["store"],
+            fingerprint=data["fingerprint"],
+            made_at=data["made_at"],
+            as_of=data["as_of"],
+            thresholds=data["thresholds"],
+            items=[Item(**it) for it in data["items"]],
+            findings=[Finding(**f) for f in data["findings"]],
+            clusters=data["clusters"],
+            choices=[Choice(**c) for c in data["choices"]],
+            top=data["top"],
+            source=source,
+        )
 
     def markdown(self, ticked: Iterable[str] | None = None) -> str:
         return render_markdown(self.to_dict(), set(self.ticked if ticked is None else ticked))
@@ -349,10 +414,13 @@ class Proposal:
 
 # ---- markdown ---------------------------------------------------------------------------------
 
+
 def _item_lines(it: dict[str, Any], ticked: set[str]) -> list[str]:
     mark = "x" if it["id"] in ticked else " "
-    lines = [f"- [{mark}] `{_inline(it['id'], None)}` **{_inline(it['option'], None)}**: "
-             f"{_inline(it['summary'], 200, code=True)}"]
+    lines = [
+        f"- [{mark}] `{_inline(it['id'], None)}` **{_inline(it['option'], None)}**: "
+        f"{_inline(it['summary'], 200, code=True)}"
+    ]
     lines.append(f"  - change: {_inline(it['change'].get('text', ''), 400)}")
     if not it["appliable"]:
         lines.append("  - (checklist only: make this change by hand)")
@@ -376,15 +444,19 @@ def apply_note(data: dict[str, Any]) -> list[str]:
     how = review.apply if review is not None else None
     name = _proposal_stem(data) + ".md"
     if how == "commit" and data["store"].get("bundle"):
-        return [f"**Apply:** this proposal was made from the git bundle "
-                f"`{_inline(data['store']['bundle'], None)}`, which is not a working repository, "
-                "so `memlab apply` refuses it: clone the bundle (`git clone BUNDLE repo`), review "
-                "the clone and apply there, or make the ticked changes by hand."]
+        return [
+            f"**Apply:** this proposal was made from the git bundle "
+            f"`{_inline(data['store']['bundle'], None)}`, which is not a working repository, "
+            "so `memlab apply` refuses it: clone the bundle (`git clone BUNDLE repo`), review "
+            "the clone and apply there, or make the ticked changes by hand."
+        ]
     if how == "commit":
         fp = data["fingerprint"]
         if not fp.get("head_sha"):
-            return ["**Apply:** this store is not a git repository, so `memlab apply` refuses it: "
-                    "make the ticked changes by hand."]
+            return [
+                "**Apply:** this store is not a git repository, so `memlab apply` refuses it: "
+                "make the ticked changes by hand."
+            ]
         return [
             f"**Apply:** tick one option per choice, then run `memlab apply {name} --dry-run` "
             f"in this folder to see the diff, and `memlab apply {name}` to make the ticked "
@@ -396,30 +468,37 @@ def apply_note(data: dict[str, Any]) -> list[str]:
         ]
     schema = data["store"].get("schema_version")
     if how == "script" and (schema is None or int(schema) < ELFMEM_APPLY_SCHEMA):
-        return [f"**Apply:** `memlab apply` refuses this database: it was written by elfmem "
-                f"before 0.20 (schema {schema}), whose API has no edit or forget. Use this file as "
-                "a checklist, or upgrade the agent to elfmem 0.20 or later (it migrates the "
-                "schema), review again and apply that proposal."]
+        return [
+            f"**Apply:** `memlab apply` refuses this database: it was written by elfmem "
+            f"before 0.20 (schema {schema}), whose API has no edit or forget. Use this file as "
+            "a checklist, or upgrade the agent to elfmem 0.20 or later (it migrates the "
+            "schema), review again and apply that proposal."
+        ]
     if how == "script":
-        return [f"**Apply:** memlab never writes this database. Tick one option per choice, then "
-                f"run `memlab apply {name}` in this folder: it writes `{_proposal_stem(data)}"
-                f".apply.py` beside this file, a script that checks each ticked block still holds "
-                "the text reviewed here, backs the database up with `VACUUM INTO`, then makes "
-                "exactly the ticked changes through elfmem's own API (`forget`, `edit`, "
-                "`remember`; elfmem 0.20 or later). Read it, then run it with the Python where "
-                "your agent's elfmem is installed and configured (`edit` re-embeds the new text "
-                "with your embedding settings; `ELFMEM_CONFIG` names the config file)."]
-    return ["**Apply:** memlab does not write Letta agent files, and `memlab apply` refuses this "
-            "proposal. Use it as a checklist: make the ticked changes in Letta (the ADE or the "
-            "blocks API)."]
+        return [
+            f"**Apply:** memlab never writes this database. Tick one option per choice, then "
+            f"run `memlab apply {name}` in this folder: it writes `{_proposal_stem(data)}"
+            f".apply.py` beside this file, a script that checks each ticked block still holds "
+            "the text reviewed here, backs the database up with `VACUUM INTO`, then makes "
+            "exactly the ticked changes through elfmem's own API (`forget`, `edit`, "
+            "`remember`; elfmem 0.20 or later). Read it, then run it with the Python where "
+            "your agent's elfmem is installed and configured (`edit` re-embeds the new text "
+            "with your embedding settings; `ELFMEM_CONFIG` names the config file)."
+        ]
+    return [
+        "**Apply:** memlab does not write Letta agent files, and `memlab apply` refuses this "
+        "proposal. Use it as a checklist: make the ticked changes in Letta (the ADE or the "
+        "blocks API)."
+    ]
 
 
 def _proposal_stem(data: dict[str, Any]) -> str:
     return f"review-{data['made_at'][:10]}" + ("-all" if data.get("top") is None else "")
 
 
-def _choice_lines(n: int, c: dict[str, Any], items: dict[str, dict[str, Any]],
-                  ticked: set[str]) -> list[str]:
+def _choice_lines(
+    n: int, c: dict[str, Any], items: dict[str, dict[str, Any]], ticked: set[str]
+) -> list[str]:
     how = "tick one option" if len(c["options"]) > 1 else "tick to accept"
     out = [
         "",
@@ -451,11 +530,15 @@ def render_markdown(data: dict[str, Any], ticked: set[str] | None = None) -> str
     # Every value from the store (names, paths, branch names: untrusted) is one md_line.
     out = [f"# memlab review: {_inline(store.get('name'), None)}", ""]
     layout = f", layout `{_inline(store['layout'], None)}`" if store.get("layout") else ""
-    out.append(f"- store: `{_inline(store.get('path'), None)}` (kind "
-               f"`{_inline(store.get('kind'), None)}`{layout})")
+    out.append(
+        f"- store: `{_inline(store.get('path'), None)}` (kind "
+        f"`{_inline(store.get('kind'), None)}`{layout})"
+    )
     if fp.get("head_sha"):
-        out.append(f"- made from: commit `{_inline(fp['head_sha'], None)}` on branch "
-                   f"`{_inline(fp.get('branch') or '(detached)', None)}`")
+        out.append(
+            f"- made from: commit `{_inline(fp['head_sha'], None)}` on branch "
+            f"`{_inline(fp.get('branch') or '(detached)', None)}`"
+        )
     elif fp.get("sha256"):
         out.append(f"- made from: file sha256 `{_inline(fp['sha256'], None)}`")
     out.append(
@@ -478,23 +561,32 @@ def render_markdown(data: dict[str, Any], ticked: set[str] | None = None) -> str
                 f"{_inline(c['impact'].get('risk'), None)} |"
             )
     else:
-        out.append("Nothing to decide: no duplicates, contradictions, stale units, drift or rule "
-                   "breaches were found.")
+        out.append(
+            "Nothing to decide: no duplicates, contradictions, stale units, drift or rule "
+            "breaches were found."
+        )
     if rest:
         by_kind: dict[str, list[dict[str, Any]]] = {}
         for c in rest:
             by_kind.setdefault(c["kind"], []).append(c)
-        out += ["", f"Not listed here: {len(rest)} more choice(s) of lower impact (every one is in "
-                    "the JSON twin). To list them all, run `memlab review "
-                    f"{_quote(store.get('path'))} --all --as-of {_inline(data['as_of'], None)} "
-                    f"--near-duplicate {th.get('near_duplicate')} --stale-after-days "
-                    f"{th.get('stale_after_days')} --contradiction-min "
-                    f"{th.get('contradiction_min')} --out .` (it writes a separate "
-                    "`review-DATE-all.md`).", "",
-                "| kind | choices | tokens saved |", "|---|---|---|"]
+        out += [
+            "",
+            f"Not listed here: {len(rest)} more choice(s) of lower impact (every one is in "
+            "the JSON twin). To list them all, run `memlab review "
+            f"{_quote(store.get('path'))} --all --as-of {_inline(data['as_of'], None)} "
+            f"--near-duplicate {th.get('near_duplicate')} --stale-after-days "
+            f"{th.get('stale_after_days')} --contradiction-min "
+            f"{th.get('contradiction_min')} --out .` (it writes a separate "
+            "`review-DATE-all.md`).",
+            "",
+            "| kind | choices | tokens saved |",
+            "|---|---|---|",
+        ]
         for kind, cs in sorted(by_kind.items(), key=lambda kv: -len(kv[1])):
-            out.append(f"| {_inline(kind, None)} | {len(cs)} | "
-                       f"{sum(c['impact'].get('tokens_saved', 0) for c in cs)} |")
+            out.append(
+                f"| {_inline(kind, None)} | {len(cs)} | "
+                f"{sum(c['impact'].get('tokens_saved', 0) for c in cs)} |"
+            )
     out.append("")
     out += apply_note(data)
     items = {it["id"]: it for it in data["items"]}
@@ -504,26 +596,37 @@ def render_markdown(data: dict[str, Any], ticked: set[str] | None = None) -> str
             out += _choice_lines(n, c, items, ticked)
     stale = [f for f in data["findings"] if f["section"] == "stale_evidence"]
     if stale:
-        out += ["", "## Stale evidence (recorded relations that no longer hold; never used to "
-                    "propose a change)", ""]
+        out += [
+            "",
+            "## Stale evidence (recorded relations that no longer hold; never used to "
+            "propose a change)",
+            "",
+        ]
         for f in stale:
-            out.append(f"- `{_inline(f['id'], None)}` {_inline(f['summary'], 240, code=True)}"
-                       + (f" [{_evidence_line(f['evidence'])}]" if f["evidence"] else ""))
+            out.append(
+                f"- `{_inline(f['id'], None)}` {_inline(f['summary'], 240, code=True)}"
+                + (f" [{_evidence_line(f['evidence'])}]" if f["evidence"] else "")
+            )
     other = [f for f in data["findings"] if f["section"] != "stale_evidence"]
     if other:
         out += ["", "## Findings without an automatic change", ""]
         for f in other:
-            out.append(f"- `{_inline(f['id'], None)}` ({_inline(f['section'], None)}) "
-                       f"{_inline(f['summary'], 240, code=True)}"
-                       + (f" [{_evidence_line(f['evidence'])}]" if f["evidence"] else ""))
+            out.append(
+                f"- `{_inline(f['id'], None)}` ({_inline(f['section'], None)}) "
+                f"{_inline(f['summary'], 240, code=True)}"
+                + (f" [{_evidence_line(f['evidence'])}]" if f["evidence"] else "")
+            )
     return "\n".join(out) + "\n"
 
 
 def ticked_ids(markdown: str) -> set[str]:
     """Ids of ticked items. Lines are :func:`memlab._escape.split_lines` (``\\n`` only), the
     same rule the tamper check in :func:`read_proposal` compares by."""
-    return {m.group("id") for line in split_lines(markdown)
-            if (m := ITEM_LINE_RE.match(line)) and m.group("mark") in "xX"}
+    return {
+        m.group("id")
+        for line in split_lines(markdown)
+        if (m := ITEM_LINE_RE.match(line)) and m.group("mark") in "xX"
+    }
 
 
 def _untick(markdown: str) -> str:
@@ -531,7 +634,7 @@ def _untick(markdown: str) -> str:
     for line in split_lines(markdown):
         m = ITEM_LINE_RE.match(line)
         if m and m.group("mark") in "xX":
-            line = "- [ ]" + line[len("- [x]"):]
+            line = "- [ ]" + line[len("- [x]") :]
         lines.append(line)
     return "\n".join(lines).rstrip("\n") + "\n"
 
@@ -547,9 +650,12 @@ def read_proposal(path: str | Path) -> Proposal:
     json_path = path.with_suffix(".json")
     for p in (md_path, json_path):
         if not p.is_file():
-            raise ProposalError("proposal file not found", path=p,
-                                hint="a proposal is a review-YYYY-MM-DD.md with its .json twin "
-                                     "beside it, as Proposal.write() leaves them")
+            raise ProposalError(
+                "proposal file not found",
+                path=p,
+                hint="a proposal is a review-YYYY-MM-DD.md with its .json twin "
+                "beside it, as Proposal.write() leaves them",
+            )
     try:
         data = json.loads(json_path.read_text(encoding="utf-8"))
     except ValueError as exc:
@@ -559,13 +665,17 @@ def read_proposal(path: str | Path) -> Proposal:
     expected = split_lines(render_markdown(data))
     found = split_lines(_untick(text))
     if expected != found:
-        line = next((n for n, (a, b) in enumerate(zip(expected, found), start=1) if a != b),
-                    min(len(expected), len(found)) + 1)
+        line = next(
+            (n for n, (a, b) in enumerate(zip(expected, found), start=1) if a != b),
+            min(len(expected), len(found)) + 1,
+        )
         want = expected[line - 1] if line <= len(expected) else "(end of file)"
         got = found[line - 1] if line <= len(found) else "(end of file)"
         raise StaleProposal(
             f"edited beyond ticking at line {line}: expected {_inline(want, 100)!r}, "
-            f"found {_inline(got, 100)!r}", path=md_path,
-            hint="only change '- [ ]' to '- [x]'; run `memlab review` again for a fresh file")
+            f"found {_inline(got, 100)!r}",
+            path=md_path,
+            hint="only change '- [ ]' to '- [x]'; run `memlab review` again for a fresh file",
+        )
     proposal.ticked = ticked_ids(text)
     return proposal

@@ -48,8 +48,11 @@ def evaluate(proposal: Proposal, labels: dict[str, Any]) -> pd.DataFrame:
     for c in proposal.choices:
         members = _members(proposal, c)
         if c.section == "duplicates":
-            survivor = next(proposal.item(o).target["keeps"] for o in c.options
-                            if proposal.item(o).option == "keep")
+            survivor = next(
+                proposal.item(o).target["keeps"]
+                for o in c.options
+                if proposal.item(o).option == "keep"
+            )
             pairs = [frozenset((survivor, m)) for m in members if m != survivor]
             ok = all(label_of.get(p, {}).get("label") in _RIGHT["duplicates"] for p in pairs)
             found.update(frozenset((x, y)) for x in members for y in members if x < y)
@@ -72,15 +75,24 @@ def evaluate(proposal: Proposal, labels: dict[str, Any]) -> pd.DataFrame:
             labelled = [
                 p for p in labels["pairs"] if p["label"] == wanted and p.get("set", "main") == group
             ]
-            hit = [p for p in labelled if frozenset((p["a"], p["b"])) in found
-                   and (section == "duplicates" or _is_contradiction(proposal, p))]
+            hit = [
+                p
+                for p in labelled
+                if frozenset((p["a"], p["b"])) in found
+                and (section == "duplicates" or _is_contradiction(proposal, p))
+            ]
             r[f"labelled_{group}"] = len(labelled)
             r[f"found_{group}"] = len(hit)
     unique = set(labels["unique"])
-    removed = {u for c in proposal.choices for o in c.options
-               for u in (proposal.item(o).target.get("removes") or [])}
-    agree_as_contra = sum(1 for p in labels["pairs"] if p["label"] == "agree"
-                          and _is_contradiction(proposal, p))
+    removed = {
+        u
+        for c in proposal.choices
+        for o in c.options
+        for u in (proposal.item(o).target.get("removes") or [])
+    }
+    agree_as_contra = sum(
+        1 for p in labels["pairs"] if p["label"] == "agree" and _is_contradiction(proposal, p)
+    )
     out = pd.DataFrame(list(rows.values()))
     out.loc[len(out)] = {"kind": "destructive", "proposed": destructive[0], "right": destructive[1]}
     out["precision"] = (out["right"] / out["proposed"]).where(out["proposed"] > 0)
@@ -92,12 +104,15 @@ def evaluate(proposal: Proposal, labels: dict[str, Any]) -> pd.DataFrame:
     stale_keys = {f.summary for f in proposal.findings if f.section == "stale_evidence"}
     edited = [p for p in labels["pairs"] if p["case"] == "edited-after-recording"]
     out.attrs["edited_shown_stale"] = sum(
-        1 for p in edited if any(p["a"] in s and p["b"] in s for s in stale_keys))
+        1 for p in edited if any(p["a"] in s and p["b"] in s for s in stale_keys)
+    )
     out.attrs["edited_pairs"] = len(edited)
     return out
 
 
 def _is_contradiction(proposal: Proposal, pair: dict[str, Any]) -> bool:
     want = {pair["a"], pair["b"]}
-    return any(c.section == "contradictions" and set(_members(proposal, c)) == want
-               for c in proposal.choices)
+    return any(
+        c.section == "contradictions" and set(_members(proposal, c)) == want
+        for c in proposal.choices
+    )

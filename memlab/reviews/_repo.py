@@ -34,9 +34,12 @@ def open_repo(path: str | Path) -> Repo:
     """The git repository at ``path`` (its root, or a folder inside it), checked for safety."""
     root = _git.find_root(Path(path).expanduser())
     if root is None:
-        raise RepoError("not a git repository", path=path,
-                        hint="apply works on memory repos (Letta memfs, Souveraine, elfmem "
-                             "substrate); run it on the repo the proposal was made from")
+        raise RepoError(
+            "not a git repository",
+            path=path,
+            hint="apply works on memory repos (Letta memfs, Souveraine, elfmem "
+            "substrate); run it on the repo the proposal was made from",
+        )
     _git.check_repo(root)
     return Repo(root)
 
@@ -82,13 +85,23 @@ def head_sha(repo: Repo) -> str | None:
 def current_branch(repo: Repo) -> str | None:
     out = _git.run(repo.root, "symbolic-ref", "-q", "HEAD", check=False, ceiling=False)
     ref = out.decode("utf-8", "replace").strip()
-    return ref[len("refs/heads/"):] if ref.startswith("refs/heads/") else None
+    return ref[len("refs/heads/") :] if ref.startswith("refs/heads/") else None
 
 
 def commit_info(repo: Repo, sha: str) -> tuple[list[str], str, str] | None:
     """(parents, tree, message) of a commit, or None."""
-    out = _git.run(repo.root, "log", "-1", "--no-show-signature", "--format=%P%x00%T%x00%B",
-                   "--end-of-options", sha, "--", check=False, ceiling=False)
+    out = _git.run(
+        repo.root,
+        "log",
+        "-1",
+        "--no-show-signature",
+        "--format=%P%x00%T%x00%B",
+        "--end-of-options",
+        sha,
+        "--",
+        check=False,
+        ceiling=False,
+    )
     parts = out.decode("utf-8", "replace").split("\0", 2)
     if len(parts) < 3:
         return None
@@ -98,10 +111,24 @@ def commit_info(repo: Repo, sha: str) -> tuple[list[str], str, str] | None:
 def path_commits(repo: Repo, path: str) -> list[tuple[str, str]]:
     """(sha, ISO author date) of every commit on HEAD's history that touched ``path``,
     oldest first (no rename following: a renamed identity file starts a new history)."""
-    out = _git.run(repo.root, "log", "--no-ext-diff", "--no-textconv", "--format=%H %aI",
-                   "--reverse", "HEAD", "--", path, check=False, ceiling=False)
-    return [cast(tuple[str, str], tuple(line.split(" ", 1)))
-            for line in out.decode("utf-8", "replace").splitlines() if line.strip()]
+    out = _git.run(
+        repo.root,
+        "log",
+        "--no-ext-diff",
+        "--no-textconv",
+        "--format=%H %aI",
+        "--reverse",
+        "HEAD",
+        "--",
+        path,
+        check=False,
+        ceiling=False,
+    )
+    return [
+        cast(tuple[str, str], tuple(line.split(" ", 1)))
+        for line in out.decode("utf-8", "replace").splitlines()
+        if line.strip()
+    ]
 
 
 def dirty_paths(repo: Repo, pathspec: str | None = None) -> list[str]:
@@ -119,11 +146,24 @@ def dirty_paths(repo: Repo, pathspec: str | None = None) -> list[str]:
     args = ["diff-index", "--cached", "--no-ext-diff", "--name-only", "-z", head]
     if pathspec:
         args += ["--", pathspec]
-    staged = [p.decode("utf-8", "replace") for p in
-              _git.run(repo.root, *args, ceiling=False).split(b"\0") if p]
-    info = read_git.RepoInfo(repo.root, repo.root, _git.git_dir(repo.root) or repo.root / ".git",
-                             False, False, head, None)
+    staged = [
+        p.decode("utf-8", "replace")
+        for p in _git.run(repo.root, *args, ceiling=False).split(b"\0")
+        if p
+    ]
+    info = read_git.RepoInfo(
+        repo.root,
+        repo.root,
+        _git.git_dir(repo.root) or repo.root / ".git",
+        False,
+        False,
+        head,
+        None,
+    )
     changes = read_git.working_tree_changes(info, head)
-    worktree = [str(p) for p, c in zip(changes["path"], changes["change"]) if c != "untracked"
-                and (not pathspec or str(p).startswith(pathspec))]
+    worktree = [
+        str(p)
+        for p, c in zip(changes["path"], changes["change"])
+        if c != "untracked" and (not pathspec or str(p).startswith(pathspec))
+    ]
     return sorted(set(staged) | set(worktree))

@@ -20,8 +20,14 @@ from typing import Any
 
 from memlab.constants import CHARS_PER_TOKEN
 
-PRIORITY = {"drift": 200, "contradictions": 100, "limits": 80, "rules": 40, "duplicates": 0,
-            "stale": 0}
+PRIORITY = {
+    "drift": 200,
+    "contradictions": 100,
+    "limits": 80,
+    "rules": 40,
+    "duplicates": 0,
+    "stale": 0,
+}
 STALE_CERTAINTY = 0.3
 RECORDED_CONTRADICTION_CERTAINTY = 0.9
 
@@ -35,17 +41,35 @@ def tokens(chars: Any) -> int:
         return 0
 
 
-def impact(section: str, tokens_saved: int, total_tokens: int, *, certainty: float,
-           risk: str, share_of: str) -> dict[str, Any]:
+def impact(
+    section: str,
+    tokens_saved: int,
+    total_tokens: int,
+    *,
+    certainty: float,
+    risk: str,
+    share_of: str,
+) -> dict[str, Any]:
     share = tokens_saved / total_tokens if total_tokens else 0.0
     score = max(0.0, min(1.0, float(certainty))) * (tokens_saved + PRIORITY.get(section, 0))
-    return {"tokens_saved": int(tokens_saved), "share": round(share, 4), "share_of": share_of,
-            "risk": risk, "certainty": round(float(certainty), 3), "score": round(score, 2)}
+    return {
+        "tokens_saved": int(tokens_saved),
+        "share": round(share, 4),
+        "share_of": share_of,
+        "risk": risk,
+        "certainty": round(float(certainty), 3),
+        "score": round(score, 2),
+    }
 
 
 def rank(choices: list[Any]) -> list[Any]:
     """Highest score first; ties broken by section order, then id (stable across runs)."""
     order = list(PRIORITY)
-    return sorted(choices, key=lambda c: (-c.impact["score"],
-                                          order.index(c.section) if c.section in order else 99,
-                                          c.id))
+    return sorted(
+        choices,
+        key=lambda c: (
+            -c.impact["score"],
+            order.index(c.section) if c.section in order else 99,
+            c.id,
+        ),
+    )

@@ -31,13 +31,31 @@ from memlab.store import Store
 CONSTITUTIONAL_TAG = "self/constitutional"
 ROLE_TAG_PREFIX = "self/role/"
 
-UNIT_COLUMNS = ["uid", "unit", "file", "title", "text", "status", "category", "tags",
-                "protected", "protected_why", "created", "last_used", "reinforcement",
-                "outcomes", "retrievals", "chars", "line"]
+UNIT_COLUMNS = [
+    "uid",
+    "unit",
+    "file",
+    "title",
+    "text",
+    "status",
+    "category",
+    "tags",
+    "protected",
+    "protected_why",
+    "created",
+    "last_used",
+    "reinforcement",
+    "outcomes",
+    "retrievals",
+    "chars",
+    "line",
+]
 
 # Identity files: the persona of a Letta/Souveraine agent, the constitution of a substrate.
-_IDENTITY_RE = re.compile(r"(^|/)(system/)?persona(\.md|/.*\.md)$|(^|/)\.elfmem/memory/self\.md$"
-                          r"|^memory/self\.md$")
+_IDENTITY_RE = re.compile(
+    r"(^|/)(system/)?persona(\.md|/.*\.md)$|(^|/)\.elfmem/memory/self\.md$"
+    r"|^memory/self\.md$"
+)
 
 
 def is_identity_path(path: str) -> bool:
@@ -62,13 +80,22 @@ def _frame(rows: list[dict[str, Any]]) -> pd.DataFrame:
     for col in ("created", "last_used"):
         df[col] = pd.to_datetime(df[col], utc=True).astype("datetime64[ns, UTC]")
     for col in ("reinforcement", "outcomes", "retrievals", "chars", "line"):
-        df[col] = pd.array(pd.to_numeric(df[col], errors="coerce"), dtype="Int64") \
-            if len(df) else pd.array([], dtype="Int64")
+        df[col] = (
+            pd.array(pd.to_numeric(df[col], errors="coerce"), dtype="Int64")
+            if len(df)
+            else pd.array([], dtype="Int64")
+        )
     return df.reset_index(drop=True)
 
 
-def _protection(*, pinned: Any = False, tags: list[str] | None = None, read_only: Any = False,
-                identity: bool = False, cls: Any = None) -> str | None:
+def _protection(
+    *,
+    pinned: Any = False,
+    tags: list[str] | None = None,
+    read_only: Any = False,
+    identity: bool = False,
+    cls: Any = None,
+) -> str | None:
     reasons = []
     if pinned is True or (pinned is not None and not pd.isna(pinned) and bool(pinned)):
         reasons.append("pinned")
@@ -88,6 +115,7 @@ def _protection(*, pinned: Any = False, tags: list[str] | None = None, read_only
 
 
 # ---------------------------------------------------------------------------------- elfmem DB
+
 
 def active_hours_to_time(store: Store, hours: pd.Series) -> pd.Series:
     """Map elfmem's active-hour clock to wall-clock UTC through the sessions table.
@@ -207,6 +235,7 @@ def elfmem_db_units(store: Store) -> pd.DataFrame:
 
 # ---------------------------------------------------------------------------------- memfs
 
+
 def file_dates(store: Store) -> pd.DataFrame:
     """First and last commit time per path, from the history frame (empty when absent)."""
     hist = store.frames.get("history")
@@ -230,16 +259,28 @@ def memfs_file_units(store: Store) -> pd.DataFrame:
         first = dates["first"].get(path, pd.NaT) if len(dates) else pd.NaT
         last = dates["last"].get(path, pd.NaT) if len(dates) else pd.NaT
         body = "" if pd.isna(f["body"]) else str(f["body"])
-        rows.append({
-            "uid": path, "unit": "file", "file": path,
-            "title": str(label),
-            "text": body, "status": "in_prompt" if bool(f.get("in_prompt") is True) else "file",
-            "category": None if pd.isna(f.get("domain")) else str(f.get("domain")), "tags": [],
-            "protected_why": _protection(read_only=f.get("read_only"),
-                                         identity=is_identity_path(path)),
-            "created": first, "last_used": last, "reinforcement": None, "outcomes": 0,
-            "retrievals": None, "chars": len(body), "line": None,
-        })
+        rows.append(
+            {
+                "uid": path,
+                "unit": "file",
+                "file": path,
+                "title": str(label),
+                "text": body,
+                "status": "in_prompt" if bool(f.get("in_prompt") is True) else "file",
+                "category": None if pd.isna(f.get("domain")) else str(f.get("domain")),
+                "tags": [],
+                "protected_why": _protection(
+                    read_only=f.get("read_only"), identity=is_identity_path(path)
+                ),
+                "created": first,
+                "last_used": last,
+                "reinforcement": None,
+                "outcomes": 0,
+                "retrievals": None,
+                "chars": len(body),
+                "line": None,
+            }
+        )
     for r in rows:
         r["protected"] = r["protected_why"] is not None
     return _frame(rows)
@@ -276,23 +317,33 @@ def substrate_units(store: Store) -> pd.DataFrame:
             continue  # self.md is handled as drift; archive/ is already out of the memory
         bid = str(b["id"])
         btags = list(b["tags"]) if isinstance(b["tags"], (list, tuple)) else []
-        rows.append({
-            "uid": bid, "unit": "block", "file": str(b["file"]), "title": str(b["title"]),
-            "text": "" if pd.isna(b["body"]) else str(b["body"]), "status": section,
-            "category": None if pd.isna(b["category"]) else str(b["category"]), "tags": btags,
-            "protected_why": _protection(pinned=b["pinned"], tags=btags, cls=b.get("cls")),
-            "created": b["created"], "last_used": used.get(bid, pd.NaT),
-            "reinforcement": seeded.get(bid),
-            "outcomes": n_out.get(bid, 0), "retrievals": n_use.get(bid, 0),
-            "chars": int(b["body_chars"]) if pd.notna(b["body_chars"]) else 0,
-            "line": b["line"],
-        })
+        rows.append(
+            {
+                "uid": bid,
+                "unit": "block",
+                "file": str(b["file"]),
+                "title": str(b["title"]),
+                "text": "" if pd.isna(b["body"]) else str(b["body"]),
+                "status": section,
+                "category": None if pd.isna(b["category"]) else str(b["category"]),
+                "tags": btags,
+                "protected_why": _protection(pinned=b["pinned"], tags=btags, cls=b.get("cls")),
+                "created": b["created"],
+                "last_used": used.get(bid, pd.NaT),
+                "reinforcement": seeded.get(bid),
+                "outcomes": n_out.get(bid, 0),
+                "retrievals": n_use.get(bid, 0),
+                "chars": int(b["body_chars"]) if pd.notna(b["body_chars"]) else 0,
+                "line": b["line"],
+            }
+        )
     for r in rows:
         r["protected"] = r["protected_why"] is not None
     return _frame(rows)
 
 
 # ---------------------------------------------------------------------------------- agent files
+
 
 def agent_units(store: Store) -> pd.DataFrame:
     rows = []

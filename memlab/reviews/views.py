@@ -48,14 +48,18 @@ def projection(proposal: Proposal, *, seed: int = 0) -> pd.DataFrame:
     for it in proposal.items:
         acted.setdefault(it.target.get("uid"), it.section)
     uids = units["uid"].astype(str).tolist()
-    return pd.DataFrame({
-        "uid": uids, "x": xy[:, 0] if n else [], "y": xy[:, 1] if n else [],
-        "title": units["title"].astype(str).tolist() if n else [],
-        "cluster": [cluster_of.get(u) for u in uids],
-        "survivor": [u in survivors for u in uids],
-        "protected": units["protected"].astype(bool).tolist() if n else [],
-        "proposed": [acted.get(u) for u in uids],
-    })
+    return pd.DataFrame(
+        {
+            "uid": uids,
+            "x": xy[:, 0] if n else [],
+            "y": xy[:, 1] if n else [],
+            "title": units["title"].astype(str).tolist() if n else [],
+            "cluster": [cluster_of.get(u) for u in uids],
+            "survivor": [u in survivors for u in uids],
+            "protected": units["protected"].astype(bool).tolist() if n else [],
+            "proposed": [acted.get(u) for u in uids],
+        }
+    )
 
 
 def proposal_table(proposal: Proposal) -> pd.DataFrame:
@@ -75,10 +79,16 @@ def cluster_table(proposal: Proposal) -> pd.DataFrame:
             best = max(
                 (p["similarity"] for p in c["pairs"] if uid in (p["a"], p["b"])), default=None
             )
-            rows.append({"cluster": c["id"], "uid": uid, "title": titles.get(uid, ""),
-                         "survivor": uid == c["survivor"],
-                         "why": c["why"] if uid == c["survivor"] else "",
-                         "best_similarity": best})
+            rows.append(
+                {
+                    "cluster": c["id"],
+                    "uid": uid,
+                    "title": titles.get(uid, ""),
+                    "survivor": uid == c["survivor"],
+                    "why": c["why"] if uid == c["survivor"] else "",
+                    "best_similarity": best,
+                }
+            )
     return pd.DataFrame(
         rows, columns=["cluster", "uid", "title", "survivor", "why", "best_similarity"]
     )
@@ -109,10 +119,14 @@ def browse(proposal: Proposal, folder: str | Path) -> Any:
     """
     import ipywidgets as w
 
-    options = [("all items", "*")] + [(f"{SECTIONS[s]} ({n})", f"section:{s}")
-                                      for s, n in proposal.counts().items() if n]
-    options += [(f"choice {n}: {c.kind}: {c.title[:40]}", f"cluster:{c.id}")
-                for n, c in enumerate(proposal.choices, start=1) if len(c.options) > 1]
+    options = [("all items", "*")] + [
+        (f"{SECTIONS[s]} ({n})", f"section:{s}") for s, n in proposal.counts().items() if n
+    ]
+    options += [
+        (f"choice {n}: {c.kind}: {c.title[:40]}", f"cluster:{c.id}")
+        for n, c in enumerate(proposal.choices, start=1)
+        if len(c.options) > 1
+    ]
     chooser = w.Dropdown(options=options, description="show", layout=w.Layout(width="70%"))
     box = w.VBox()
     status = w.HTML()
@@ -145,17 +159,23 @@ def browse(proposal: Proposal, folder: str | Path) -> Any:
                 continue
             cb = boxes.get(it.id)
             if cb is None:
-                cb = w.Checkbox(value=it.id in proposal.ticked, indent=False,
-                                description=f"{it.id} {it.option}", disabled=not it.appliable,
-                                layout=w.Layout(width="260px"))
+                cb = w.Checkbox(
+                    value=it.id in proposal.ticked,
+                    indent=False,
+                    description=f"{it.id} {it.option}",
+                    disabled=not it.appliable,
+                    layout=w.Layout(width="260px"),
+                )
                 cb.observe(lambda ch, i=it.id: _toggle(ch, i), names="value")
                 boxes[it.id] = cb
             # Item text is store text: escaped, so markup in it is shown, never rendered.
             evidence = ", ".join(f"{k} {v}" for k, v in it.evidence.items())
-            detail = w.HTML(f"<b>{html(it.summary)}</b><br><small>change: "
-                            f"{html(it.change.get('text', ''))}"
-                            + (f"<br>evidence: {html(evidence)}" if evidence else "")
-                            + "</small>")
+            detail = w.HTML(
+                f"<b>{html(it.summary)}</b><br><small>change: "
+                f"{html(it.change.get('text', ''))}"
+                + (f"<br>evidence: {html(evidence)}" if evidence else "")
+                + "</small>"
+            )
             rows.append(w.HBox([cb, detail]))
         box.children = rows or [w.HTML("<i>no items</i>")]
 

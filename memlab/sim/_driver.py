@@ -163,9 +163,11 @@ class RuleLLM:
         first = _summary(block)
         shared = len(_words(block, 5) & _words(self_context or "", 5))
         answer = {"alignment_score": 0.8 if shared >= 3 else 0.3, "tags": [], "summary": first}
-        self._count("process_block",
-                    self._prompt("BLOCK_ANALYSIS_PROMPT", block=block, self_context=self_context),
-                    answer)
+        self._count(
+            "process_block",
+            self._prompt("BLOCK_ANALYSIS_PROMPT", block=block, self_context=self_context),
+            answer,
+        )
         return BlockAnalysis(**answer)
 
     async def detect_contradiction(self, block_a: str, block_b: str) -> float:
@@ -174,30 +176,49 @@ class RuleLLM:
         wa, wb = _words(block_a, 4), _words(block_b, 4)
         jac = len(wa & wb) / max(1, len(wa | wb))
         score = 0.9 if (neg_a != neg_b and jac >= 0.4) else 0.1
-        self._count("detect_contradiction",
-                    self._prompt("CONTRADICTION_PROMPT", block_a=block_a, block_b=block_b),
-                    {"score": score})
+        self._count(
+            "detect_contradiction",
+            self._prompt("CONTRADICTION_PROMPT", block_a=block_a, block_b=block_b),
+            {"score": score},
+        )
         return score
 
-    async def propose_amendment(self, *, block_content, block_summary, drift_score,
-                                evidence_summaries):
+    async def propose_amendment(
+        self, *, block_content, block_summary, drift_score, evidence_summaries
+    ):
         answer = {"proposed_content": block_content, "rationale": "no drift to correct"}
-        self._count("propose_amendment",
-                    self._prompt("AMENDMENT_PROPOSAL_PROMPT", block_content=block_content,
-                                 block_summary=block_summary, drift_score=drift_score,
-                                 evidence="\n".join(evidence_summaries)), answer)
+        self._count(
+            "propose_amendment",
+            self._prompt(
+                "AMENDMENT_PROPOSAL_PROMPT",
+                block_content=block_content,
+                block_summary=block_summary,
+                drift_score=drift_score,
+                evidence="\n".join(evidence_summaries),
+            ),
+            answer,
+        )
         return answer
 
-    async def propose_goal_directed_edges(self, *, block_content, block_summary, self_goals,
-                                          candidates, max_edges):
-        self._count("propose_goal_directed_edges",
-                    self._prompt("GOAL_DIRECTED_EDGE_PROMPT", block_content=block_content,
-                                 candidates=candidates), [])
+    async def propose_goal_directed_edges(
+        self, *, block_content, block_summary, self_goals, candidates, max_edges
+    ):
+        self._count(
+            "propose_goal_directed_edges",
+            self._prompt(
+                "GOAL_DIRECTED_EDGE_PROMPT", block_content=block_content, candidates=candidates
+            ),
+            [],
+        )
         return []
 
     def stats(self) -> dict:
-        return {"calls": dict(self.calls), "total_calls": sum(self.calls.values()),
-                "input_tokens": self.input_tokens, "output_tokens": self.output_tokens}
+        return {
+            "calls": dict(self.calls),
+            "total_calls": sum(self.calls.values()),
+            "input_tokens": self.input_tokens,
+            "output_tokens": self.output_tokens,
+        }
 
 
 class _Clock:
@@ -253,8 +274,12 @@ class Driver:
         import elfmem.db.models as models
 
         cols = sorted(c.name for c in models.blocks.columns)
-        return {"version": self.version, "methods": methods, "block_columns": cols,
-                "python": sys.version.split()[0]}
+        return {
+            "version": self.version,
+            "methods": methods,
+            "block_columns": cols,
+            "python": sys.version.split()[0],
+        }
 
     async def op_open(self, db: str, project: str | None = None):
         """Open ``db``. ``project``: a project root holding ``.elfmem/config.yaml``; the
@@ -291,23 +316,32 @@ class Driver:
             from elfmem.config import ElfmemConfig
 
             if "project_root" not in inspect.signature(MemorySystem.__init__).parameters:
-                raise ValueError(f"elfmem {self.version} has no project mode "
-                                 "(MemorySystem takes no project_root)")
+                raise ValueError(
+                    f"elfmem {self.version} has no project mode "
+                    "(MemorySystem takes no project_root)"
+                )
             config_path = os.path.join(project, ".elfmem", "config.yaml")
             cfg = ElfmemConfig.from_yaml(config_path)
             root = api._discover_project_root(config_path)
             if root is not None and not api._db_matches_project(cfg, os.path.abspath(db)):
                 root = None
             extra = {"config": cfg, "project_root": root}
-        self.system = MemorySystem(engine=self.engine, llm_service=self.llm,
-                                   embedding_service=self.embedding, token_counter=counter,
-                                   **extra)
+        self.system = MemorySystem(
+            engine=self.engine,
+            llm_service=self.llm,
+            embedding_service=self.embedding,
+            token_counter=counter,
+            **extra,
+        )
         out = {"fresh": fresh}
         if project is not None:
-            out.update(project_root=None if root is None else str(root),
-                       ledger_dir=None if self.system._ledger_dir is None
-                       else str(self.system._ledger_dir),
-                       files_authoritative=bool(self.system._files_authoritative))
+            out.update(
+                project_root=None if root is None else str(root),
+                ledger_dir=None
+                if self.system._ledger_dir is None
+                else str(self.system._ledger_dir),
+                files_authoritative=bool(self.system._files_authoritative),
+            )
         return out
 
     async def op_call(self, method: str, args: list | None = None, kwargs: dict | None = None):
@@ -324,8 +358,11 @@ class Driver:
     async def op_learn(self, items: list[dict]):
         ids = []
         for item in items:
-            res = await self.system.learn(item["content"], tags=item.get("tags") or None,
-                                          category=item.get("category", "knowledge"))
+            res = await self.system.learn(
+                item["content"],
+                tags=item.get("tags") or None,
+                category=item.get("category", "knowledge"),
+            )
             ids.append(getattr(res, "block_id", None))
         return ids
 
@@ -363,13 +400,17 @@ class Driver:
 
         async with self.engine.connect() as conn:
             block = await get_block(conn, block_id)
-        return None if block is None else {"id": block["id"], "content": block["content"],
-                                           "status": block["status"]}
+        return (
+            None
+            if block is None
+            else {"id": block["id"], "content": block["content"], "status": block["status"]}
+        )
 
     async def op_stats(self):
-        return {"llm": self.llm.stats(),
-                "embedding": {"requests": self.embedding.requests,
-                              "texts": self.embedding.texts}}
+        return {
+            "llm": self.llm.stats(),
+            "embedding": {"requests": self.embedding.requests, "texts": self.embedding.texts},
+        }
 
     async def op_preload(self, texts: list[str], vectors: list[str] | None = None):
         """``vectors`` given: hold them for ``texts``. Without: :meth:`ParentEmbedding.warm`
@@ -442,9 +483,17 @@ async def _main() -> None:
             result = await op(**(msg.get("args") or {}))
             _send({"id": msg.get("id"), "ok": result})
         except Exception as exc:  # every failure goes back to memlab, which decides
-            _send({"id": msg.get("id"), "error": {
-                "type": type(exc).__name__, "module": type(exc).__module__,
-                "message": str(exc)[:2000], "trace": traceback.format_exc()[-4000:]}})
+            _send(
+                {
+                    "id": msg.get("id"),
+                    "error": {
+                        "type": type(exc).__name__,
+                        "module": type(exc).__module__,
+                        "message": str(exc)[:2000],
+                        "trace": traceback.format_exc()[-4000:],
+                    },
+                }
+            )
         if msg["op"] == "close" and msg.get("args", {}).get("exit"):
             break
 

@@ -12,18 +12,18 @@ from pathlib import Path
 from typing import Any
 
 from memlab._files import sqlite_uri
-from memlab.sim._texts import CONSTITUTION, REWORDINGS, NoteMaker, constitution_variants
 from memlab.sim._release_common import (
     RealContext,
+    block_rows,
     llm_call_stats,
     measured_result,
-    role_block,
-    roles_in_order,
-    block_rows,
-    seeded_store,
     project_substrate,
     release_write_path,
+    role_block,
+    roles_in_order,
+    seeded_store,
 )
+from memlab.sim._texts import CONSTITUTION, REWORDINGS, NoteMaker, constitution_variants
 from memlab.sim.release_facts import release_facts
 from memlab.sim.releases import release_sources
 from memlab.sim.rules import grade_levels
@@ -98,8 +98,13 @@ def s9_last_month(ctx: RealContext) -> ScenarioResult:
     seen = {ch["id"] for ch in changes}
     for r in block_rows(db):
         if r["id"] in active_before and r["id"] not in seen and r["status"] != "active":
-            changes.append({"kind": r["archive_reason"] or r["status"], "id": r["id"],
-                            "before": active_before[r["id"]]["content"]})
+            changes.append(
+                {
+                    "kind": r["archive_reason"] or r["status"],
+                    "id": r["id"],
+                    "before": active_before[r["id"]]["content"],
+                }
+            )
     # In project mode the release also keeps the event ledger and the file substrate; the
     # audit reads them as files (a ledger event naming the block, stamped in the month; a
     # before-state still in some memory file).
@@ -109,21 +114,37 @@ def s9_last_month(ctx: RealContext) -> ScenarioResult:
     for ch in changes:
         stamped = _stamped(db, ch["id"], start) or any(
             isinstance(e, dict) and e.get("id") == ch["id"] and _at_or_after(e.get("t"), start)
-            for e in sub["events"])
-        recoverable = ch["before"] is None or _before_kept(db, ch["before"]) or any(
-            ch["before"] in text for text in sub["files"].values())
+            for e in sub["events"]
+        )
+        recoverable = (
+            ch["before"] is None
+            or _before_kept(db, ch["before"])
+            or any(ch["before"] in text for text in sub["files"].values())
+        )
         visible += stamped and recoverable
         detail.append(f"{ch['kind']}: stamped={stamped} before-state={recoverable}")
-    learns_stamped = sum(_stamped(db, bid, start) or any(
-        isinstance(e, dict) and e.get("id") == bid and _at_or_after(e.get("t"), start)
-        for e in sub["events"]) for bid in learns if bid)
+    learns_stamped = sum(
+        _stamped(db, bid, start)
+        or any(
+            isinstance(e, dict) and e.get("id") == bid and _at_or_after(e.get("t"), start)
+            for e in sub["events"]
+        )
+        for bid in learns
+        if bid
+    )
     share = visible / len(changes) if changes else None
-    m = {"changes": len(changes), "visible": visible, "detail": detail,
-         "kinds": [c["kind"] for c in changes], "not_applied": not_applied,
-         "learns": len(learns), "learns_stamped": learns_stamped,
-         # Through a write path (0.19.2's accept_amendment, 0.20.0's edit) the seed's pick of
-         # role and wording cannot change what is stamped; through learn it can.
-         "draw_decides": path is None}
+    m = {
+        "changes": len(changes),
+        "visible": visible,
+        "detail": detail,
+        "kinds": [c["kind"] for c in changes],
+        "not_applied": not_applied,
+        "learns": len(learns),
+        "learns_stamped": learns_stamped,
+        # Through a write path (0.19.2's accept_amendment, 0.20.0's edit) the seed's pick of
+        # role and wording cannot change what is stamped; through learn it can.
+        "draw_decides": path is None,
+    }
     m["share"] = None if share is None else round(share, 3)
     outcome = "n/a" if share is None else grade_levels("S9", share)
     # The setting, stated: the store is opened without a project, so a release whose event
@@ -133,18 +154,30 @@ def s9_last_month(ctx: RealContext) -> ScenarioResult:
     m["ledger_off"] = bool(facts["ledger"] and facts["ledger_needs_project"]) and not ctx.project
     if ctx.project:
         m["ledger_events"] = len(sub["events"])
-        m["ledger_events_in_month"] = sum(isinstance(e, dict) and _at_or_after(e.get("t"), start)
-                                          for e in sub["events"])
-    summary = (f"{visible}/{len(changes)} changes to existing memory visible: " + "; ".join(detail)
-               if changes else "no change to existing memory in the month (n/a)") \
-        + f"; {learns_stamped}/{len(learns)} learns stamped (added, not counted)" \
-        + (f"; not applied: {', '.join(not_applied)}" if not_applied else "") \
-        + ("; no project, so the release's event ledger is off (the store's own rows only)"
-           if m["ledger_off"] else "") \
-        + (f"; project mode: the event ledger ({m['ledger_events_in_month']} events in the "
-           "month) and the file substrate read too (the project is not a git repository: "
-           "an edit rewrites the block's file, whose history the release leaves to git)"
-           if ctx.project else "")
+        m["ledger_events_in_month"] = sum(
+            isinstance(e, dict) and _at_or_after(e.get("t"), start) for e in sub["events"]
+        )
+    summary = (
+        (
+            f"{visible}/{len(changes)} changes to existing memory visible: " + "; ".join(detail)
+            if changes
+            else "no change to existing memory in the month (n/a)"
+        )
+        + f"; {learns_stamped}/{len(learns)} learns stamped (added, not counted)"
+        + (f"; not applied: {', '.join(not_applied)}" if not_applied else "")
+        + (
+            "; no project, so the release's event ledger is off (the store's own rows only)"
+            if m["ledger_off"]
+            else ""
+        )
+        + (
+            f"; project mode: the event ledger ({m['ledger_events_in_month']} events in the "
+            "month) and the file substrate read too (the project is not a git repository: "
+            "an edit rewrites the block's file, whose history the release leaves to git)"
+            if ctx.project
+            else ""
+        )
+    )
     return measured_result(ctx, "S9", outcome, summary, m)
 
 
@@ -165,8 +198,10 @@ def _stamped(db: Path, block_id: str, start: str) -> bool:
 
 #: A timestamp as SQLite (``CURRENT_TIMESTAMP``: ``YYYY-MM-DD HH:MM:SS``, UTC) or ISO 8601
 #: (``T`` separator, fractions, ``Z`` or an offset) writes one; bounded, so linear-time.
-_TIME = re.compile(r"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?"
-                   r"(?:Z|[+-]\d{2}:?\d{2})?")
+_TIME = re.compile(
+    r"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?"
+    r"(?:Z|[+-]\d{2}:?\d{2})?"
+)
 
 
 def parse_time(value: Any) -> datetime | None:
@@ -214,12 +249,18 @@ def s10_six_months(ctx: RealContext) -> ScenarioResult:
     if p.s10_restate_rate is not None:
         rate, source = p.s10_restate_rate, "parameter s10_restate_rate"
     elif inst.principle_restate_rate is not None:
-        rate, source = inst.principle_restate_rate, (
-            f"instance: {inst.principle_restatements} constitutional supersessions / "
-            f"{inst.blocks_ever} blocks")
+        rate, source = (
+            inst.principle_restate_rate,
+            (
+                f"instance: {inst.principle_restatements} constitutional supersessions / "
+                f"{inst.blocks_ever} blocks"
+            ),
+        )
     else:
-        rate, source = inst.near_dup_rate, ("instance: every near-duplicate (its "
-                                            "constitutional share is unknown)")
+        rate, source = (
+            inst.near_dup_rate,
+            ("instance: every near-duplicate (its constitutional share is unknown)"),
+        )
     rng = ctx.rng("S10")
     per_day = inst.blocks_ever / inst.span_days
     maker = NoteMaker(10_000 + ctx.seed)
@@ -245,15 +286,31 @@ def s10_six_months(ctx: RealContext) -> ScenarioResult:
             proc.call("learn", text)
         proc.request("session", hours=hours, consolidate=True, curate=True)
     rows = {r["id"]: r for r in block_rows(db)}
-    intact = [role for role, bid in seeded.items()
-              if rows[bid]["status"] == "active" and rows[bid]["content"] == CONSTITUTION[role]]
-    lost = {role: rows[bid]["archive_reason"] for role, bid in seeded.items()
-            if rows[bid]["status"] != "active"}
-    m = {"days": p.s10_days, "learned": learned, "restatements": restated,
-         "restate_rate": round(rate, 3), "restate_rate_source": source, "active_hours": round(hours * p.s10_days, 2),
-         "roles_intact": len(intact), "lost": lost, "llm": llm_call_stats(proc)["total_calls"] - llm_before}
+    intact = [
+        role
+        for role, bid in seeded.items()
+        if rows[bid]["status"] == "active" and rows[bid]["content"] == CONSTITUTION[role]
+    ]
+    lost = {
+        role: rows[bid]["archive_reason"]
+        for role, bid in seeded.items()
+        if rows[bid]["status"] != "active"
+    }
+    m = {
+        "days": p.s10_days,
+        "learned": learned,
+        "restatements": restated,
+        "restate_rate": round(rate, 3),
+        "restate_rate_source": source,
+        "active_hours": round(hours * p.s10_days, 2),
+        "roles_intact": len(intact),
+        "lost": lost,
+        "llm": llm_call_stats(proc)["total_calls"] - llm_before,
+    }
     outcome = grade_levels("S10", len(intact))
-    summary = (f"{p.s10_days} days, {learned} blocks learned ({restated} restating a "
-               f"principle): {len(intact)}/10 roles hold their seeded text; lost {lost or 'none'}")
+    summary = (
+        f"{p.s10_days} days, {learned} blocks learned ({restated} restating a "
+        f"principle): {len(intact)}/10 roles hold their seeded text; lost {lost or 'none'}"
+    )
     proc.request("close")
     return measured_result(ctx, "S10", outcome, summary, m)

@@ -9,20 +9,20 @@ from typing import Any
 
 from memlab._escape import quote
 from memlab.errors import SimulationError
-from memlab.sim._texts import NoteMaker, note_variants
 from memlab.sim._release_common import (
     RealContext,
+    block_rows,
     closest_many,
+    file_block_text,
     llm_call_stats,
     measured_result,
-    role_block,
-    roles_in_order,
-    block_rows,
-    seeded_store,
-    file_block_text,
     project_substrate,
     release_write_path,
+    role_block,
+    roles_in_order,
+    seeded_store,
 )
+from memlab.sim._texts import NoteMaker, note_variants
 from memlab.sim.release_facts import release_facts
 from memlab.sim.releases import DriverError, ReleaseProcess, release_sources
 from memlab.sim.rules import S7_RETRIEVAL_SHARE, grade_levels, grade_s7, grade_s8
@@ -44,12 +44,14 @@ def _scale_world(ctx: RealContext) -> dict[str, Any]:
     rng = ctx.rng("S11")
     # Planted duplicates: an early note restated at the end of the corpus, with the restatement
     # chosen by measured cosine in [s11_cosine, s11_cosine + 0.05).
-    early = rng.choice(max(1, len(notes) // 4), size=min(p.s11_pairs, len(notes) // 4),
-                       replace=False)
+    early = rng.choice(
+        max(1, len(notes) // 4), size=min(p.s11_pairs, len(notes) // 4), replace=False
+    )
     planted = []
     lo = p.s11_cosine
-    picks = closest_many(proc, [(notes[i].text, note_variants(notes[i].key)) for i in early],
-                          lo + 0.025)
+    picks = closest_many(
+        proc, [(notes[i].text, note_variants(notes[i].key)) for i in early], lo + 0.025
+    )
     for i, (text, cos) in zip(early, picks):
         if lo <= cos < lo + 0.05:
             planted.append((int(i), text, cos))
@@ -61,15 +63,23 @@ def _scale_world(ctx: RealContext) -> dict[str, Any]:
     before = llm_call_stats(proc)["total_calls"]
     t0 = time.perf_counter()
     for start in range(0, len(texts), 500):
-        proc.request("learn", items=[{"content": t} for t in texts[start:start + 500]])
+        proc.request("learn", items=[{"content": t} for t in texts[start : start + 500]])
         proc.request("consolidate", batch=500)
     t_cons = time.perf_counter() - t0
     calls = llm_call_stats(proc)["total_calls"] - before
     rows = block_rows(db)
     ids = {r["content"]: r["id"] for r in rows}
-    world = {"db": db, "notes": notes, "planted": planted, "ids": ids, "blocks": len(texts),
-             "llm_calls": calls, "seconds_embed": t_embed, "seconds_learn_consolidate": t_cons,
-             "active": sum(r["status"] == "active" for r in rows)}
+    world = {
+        "db": db,
+        "notes": notes,
+        "planted": planted,
+        "ids": ids,
+        "blocks": len(texts),
+        "llm_calls": calls,
+        "seconds_embed": t_embed,
+        "seconds_learn_consolidate": t_cons,
+        "active": sum(r["status"] == "active" for r in rows),
+    }
     ctx.memo["scale"] = world
     return world
 
@@ -82,8 +92,9 @@ def s7_scale(ctx: RealContext) -> ScenarioResult:
     proc = ctx.proc
     w = _scale_world(ctx)
     rng = ctx.rng("S7")
-    idx = rng.choice(len(w["notes"]), size=min(ctx.params.s7_queries, len(w["notes"])),
-                     replace=False)
+    idx = rng.choice(
+        len(w["notes"]), size=min(ctx.params.s7_queries, len(w["notes"])), replace=False
+    )
     queries = [NoteMaker.query(w["notes"][i], named=ctx.params.s7_named) for i in idx]
     proc.preload(queries)
     topic = _topic(w)
@@ -99,31 +110,43 @@ def s7_scale(ctx: RealContext) -> ScenarioResult:
     hit5 = hits / len(queries)
     per = w["llm_calls"] / w["blocks"]
     factor = w["blocks"] / ctx.instance.active_blocks
-    m = {"blocks": w["blocks"], "active": w["active"], "hit_at_5": round(hit5, 3),
-         "exact_hit_at_5": round(exact / len(queries), 3), "relevance": "topic",
-         "scale_factor": round(factor, 1),
-         "queries": len(queries), "llm_calls": w["llm_calls"], "calls_per_block": round(per, 2),
-         "seconds_learn_consolidate": round(w["seconds_learn_consolidate"], 1),
-         "seconds_per_query": round(t_q / len(queries), 3)}
+    m = {
+        "blocks": w["blocks"],
+        "active": w["active"],
+        "hit_at_5": round(hit5, 3),
+        "exact_hit_at_5": round(exact / len(queries), 3),
+        "relevance": "topic",
+        "scale_factor": round(factor, 1),
+        "queries": len(queries),
+        "llm_calls": w["llm_calls"],
+        "calls_per_block": round(per, 2),
+        "seconds_learn_consolidate": round(w["seconds_learn_consolidate"], 1),
+        "seconds_per_query": round(t_q / len(queries), 3),
+    }
     oracle = _oracles(proc, w, idx, queries)
     m.update(oracle)
     m["hit_at_5_needed"] = round(S7_RETRIEVAL_SHARE * oracle["oracle_hit_at_5"], 3)
     # How far from the bar, in queries (one query is 1/queries of hit@5), and whether one
     # query more or less would move the verdict.
-    m["margin_queries"] = round((hit5 - S7_RETRIEVAL_SHARE * oracle["oracle_hit_at_5"])
-                                * len(queries), 2)
-    outcome = grade_s7(hit_at_5=hit5, oracle_hit_at_5=oracle["oracle_hit_at_5"],
-                       calls_per_block=per)
-    summary = (f"{w['blocks']:,} blocks ({factor:.1f}x the instance's "
-               f"{ctx.instance.active_blocks:,}): topic hit@5 {hit5:.2f} on paraphrased queries "
-               f"(exact note {m['exact_hit_at_5']:.2f}); oracle {oracle['oracle_hit_at_5']:.2f} "
-               f"(the better exact search over every note: vector "
-               f"{oracle['vector_hit_at_5']:.2f}, term scan {oracle['term_scan_hit_at_5']:.2f}), "
-               f"{m['margin_queries']:+.1f} queries from the bar; "
-               f"{w['llm_calls']} LLM calls ({per:.2f}/block), learn+consolidate "
-               f"{w['seconds_learn_consolidate']:.0f} s")
-    return measured_result(ctx, "S7", outcome, summary, m,
-                   unstable=("seconds_learn_consolidate", "seconds_per_query"))
+    m["margin_queries"] = round(
+        (hit5 - S7_RETRIEVAL_SHARE * oracle["oracle_hit_at_5"]) * len(queries), 2
+    )
+    outcome = grade_s7(
+        hit_at_5=hit5, oracle_hit_at_5=oracle["oracle_hit_at_5"], calls_per_block=per
+    )
+    summary = (
+        f"{w['blocks']:,} blocks ({factor:.1f}x the instance's "
+        f"{ctx.instance.active_blocks:,}): topic hit@5 {hit5:.2f} on paraphrased queries "
+        f"(exact note {m['exact_hit_at_5']:.2f}); oracle {oracle['oracle_hit_at_5']:.2f} "
+        f"(the better exact search over every note: vector "
+        f"{oracle['vector_hit_at_5']:.2f}, term scan {oracle['term_scan_hit_at_5']:.2f}), "
+        f"{m['margin_queries']:+.1f} queries from the bar; "
+        f"{w['llm_calls']} LLM calls ({per:.2f}/block), learn+consolidate "
+        f"{w['seconds_learn_consolidate']:.0f} s"
+    )
+    return measured_result(
+        ctx, "S7", outcome, summary, m, unstable=("seconds_learn_consolidate", "seconds_per_query")
+    )
 
 
 def _topic(w: dict[str, Any]) -> dict[str, tuple[int, int]]:
@@ -141,8 +164,9 @@ def _topic(w: dict[str, Any]) -> dict[str, tuple[int, int]]:
     return out
 
 
-def _oracles(proc: ReleaseProcess, w: dict[str, Any], idx: Any, queries: list[str]
-             ) -> dict[str, float]:
+def _oracles(
+    proc: ReleaseProcess, w: dict[str, Any], idx: Any, queries: list[str]
+) -> dict[str, float]:
     """What exact searches that ignore the release get on the same notes and queries, scored
     by the same topic relevance: vector search (memlab's MiniLM cosine, exact top-5 over
     every note) and a term scan (notes ranked by how many of the query's words of 4+ letters
@@ -168,30 +192,45 @@ def _oracles(proc: ReleaseProcess, w: dict[str, Any], idx: Any, queries: list[st
         counts = np.array([len(terms & ws) for ws in words])
         hits += on_topic(i, np.argsort(-counts, kind="stable")[:5])
     term = hits / max(1, len(queries))
-    return {"vector_hit_at_5": round(vector, 3), "term_scan_hit_at_5": round(term, 3),
-            "oracle_hit_at_5": round(max(vector, term), 3)}
+    return {
+        "vector_hit_at_5": round(vector, 3),
+        "term_scan_hit_at_5": round(term, 3),
+        "oracle_hit_at_5": round(max(vector, term), 3),
+    }
 
 
 def s11_review(ctx: RealContext) -> ScenarioResult:
     proc = ctx.proc
     if "review_corpus" not in ctx.methods:
-        return measured_result(ctx, "S11", "n/a", "no corpus review in this release (no review_corpus)",
-                       {"review_corpus": False})
+        return measured_result(
+            ctx,
+            "S11",
+            "n/a",
+            "no corpus review in this release (no review_corpus)",
+            {"review_corpus": False},
+        )
     w = _scale_world(ctx)
     proc.request("open", db=str(w["db"]))
     res = proc.call("review_corpus")
     proc.request("close")
-    pairs = {frozenset((p["block_a_id"], p["block_b_id"]))
-             for p in res.get("near_duplicate_pairs", [])}
+    pairs = {
+        frozenset((p["block_a_id"], p["block_b_id"])) for p in res.get("near_duplicate_pairs", [])
+    }
     found = 0
     for i, text, _ in w["planted"]:
         a, b = w["ids"].get(w["notes"][i].text), w["ids"].get(text)
         found += frozenset((a, b)) in pairs
     n = len(w["planted"])
     share = found / n if n else 0.0
-    m = {"blocks": w["blocks"], "reviewed": res.get("reviewed_count"), "planted_pairs": n,
-         "planted_cosines": [round(c, 3) for _, _, c in w["planted"]], "found": found,
-         "near_duplicate_pairs": len(pairs), "stale_proposals": len(res.get("proposals", []))}
+    m = {
+        "blocks": w["blocks"],
+        "reviewed": res.get("reviewed_count"),
+        "planted_pairs": n,
+        "planted_cosines": [round(c, 3) for _, _, c in w["planted"]],
+        "found": found,
+        "near_duplicate_pairs": len(pairs),
+        "stale_proposals": len(res.get("proposals", [])),
+    }
     m["share"] = round(share, 3)
     # S11 is about chunks hiding cross-chunk duplicates: a review that does not chunk (no
     # LLM call, no chunking in its code) has no chunks to hide them, so its rule says n/a;
@@ -201,12 +240,18 @@ def s11_review(ctx: RealContext) -> ScenarioResult:
     m["chunks"] = chunks
     m["review_source"] = (facts.get("lines") or {}).get("corpus_review")
     outcome = "n/a" if n == 0 or not chunks else grade_levels("S11", share)
-    summary = (f"review_corpus over {m['reviewed']} blocks: {found}/{n} planted "
-               f"duplicates (cosine >= {ctx.params.s11_cosine:.2f}) reported, "
-               f"{len(pairs)} near-duplicate pairs, {m['stale_proposals']} stale proposals"
-               + ("" if chunks else f"; n/a: nothing chunks ({m['review_source']} lists the "
-                  "pairs consolidation already flagged, with no chunking and no LLM call), "
-                  "so no chunk can hide a pair"))
+    summary = (
+        f"review_corpus over {m['reviewed']} blocks: {found}/{n} planted "
+        f"duplicates (cosine >= {ctx.params.s11_cosine:.2f}) reported, "
+        f"{len(pairs)} near-duplicate pairs, {m['stale_proposals']} stale proposals"
+        + (
+            ""
+            if chunks
+            else f"; n/a: nothing chunks ({m['review_source']} lists the "
+            "pairs consolidation already flagged, with no chunking and no LLM call), "
+            "so no chunk can hide a pair"
+        )
+    )
     return measured_result(ctx, "S11", outcome, summary, m)
 
 
@@ -222,10 +267,13 @@ def _kept_in(db: Any, markers: list[str]) -> dict[str, list[str]]:
         return out
     con = sqlite3.connect(sqlite_uri(db, mode="ro"), uri=True)
     try:
-        tables = [r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type='table'")
-                  if r[0] != "blocks"]
+        tables = [
+            r[0]
+            for r in con.execute("SELECT name FROM sqlite_master WHERE type='table'")
+            if r[0] != "blocks"
+        ]
         for t in tables:
-            for row in con.execute(f'SELECT * FROM {quote(t)}'):
+            for row in con.execute(f"SELECT * FROM {quote(t)}"):
                 for v in row:
                     if isinstance(v, str):
                         for mk in markers:
@@ -236,8 +284,9 @@ def _kept_in(db: Any, markers: list[str]) -> dict[str, list[str]]:
     return out
 
 
-def _consolidation_race(ctx: RealContext, writers: list[ReleaseProcess], errors: list[str],
-                        n: int = 20) -> dict[str, Any]:
+def _consolidation_race(
+    ctx: RealContext, writers: list[ReleaseProcess], errors: list[str], n: int = 20
+) -> dict[str, Any]:
     """One inbox of ``n`` learned notes (half restating the other half, so consolidation has
     something to reinforce) consolidated by one process, and an identical inbox by both
     writers at once: the LLM calls (both drivers' counts) and the reinforcements
@@ -259,8 +308,11 @@ def _consolidation_race(ctx: RealContext, writers: list[ReleaseProcess], errors:
     def reinforced(db: Any) -> int:
         con = sqlite3.connect(sqlite_uri(db, mode="ro"), uri=True)
         try:
-            return int(con.execute("SELECT coalesce(sum(reinforcement_count), 0) FROM blocks")
-                       .fetchone()[0])
+            return int(
+                con.execute("SELECT coalesce(sum(reinforcement_count), 0) FROM blocks").fetchone()[
+                    0
+                ]
+            )
         finally:
             con.close()
 
@@ -286,9 +338,13 @@ def _consolidation_race(ctx: RealContext, writers: list[ReleaseProcess], errors:
     two = sum(calls(w) - b for w, b in zip(writers, before2))
     for w in writers:
         w.request("close")
-    return {"race_inbox": len(texts), "race_llm_calls_alone": alone, "race_llm_calls_two": two,
-            "race_reinforcement_alone": reinforced(dbs[0]) - base[0],
-            "race_reinforcement_two": reinforced(dbs[1]) - base[1]}
+    return {
+        "race_inbox": len(texts),
+        "race_llm_calls_alone": alone,
+        "race_llm_calls_two": two,
+        "race_reinforcement_alone": reinforced(dbs[0]) - base[0],
+        "race_reinforcement_two": reinforced(dbs[1]) - base[1],
+    }
 
 
 def s8_concurrent(ctx: RealContext) -> ScenarioResult:
@@ -296,7 +352,8 @@ def s8_concurrent(ctx: RealContext) -> ScenarioResult:
     read-modify-write protocol: read the block's content, append a marker sentence, write the
     whole content back through the release's own write path (the one an operator rewording a
     block uses, found in its source: :func:`~memlab.sim._release_common.release_write_path`;
-    0.20.0 ``edit``, 0.19.2 ``accept_amendment``), with ``S8_THINK_S`` of thinking between the read and the write.
+    0.20.0 ``edit``, 0.19.2 ``accept_amendment``), with ``S8_THINK_S`` of thinking between the
+    read and the write.
     Under each schedule of :data:`S8_SCHEDULES`: serial (A then B),
     interleaved (both read, then both write) and free (``s8_trials`` trials; both writer
     threads start together and each waits a random offset, uniform in [0, 2 x S8_THINK_S],
@@ -319,8 +376,13 @@ def s8_concurrent(ctx: RealContext) -> ScenarioResult:
     proc.request("close")
     path = release_write_path(ctx)
     if path is None:
-        return measured_result(ctx, "S8", "n/a", "no write path that replaces a block's "
-                               "content (none found in the release's API)", {"write_call": None})
+        return measured_result(
+            ctx,
+            "S8",
+            "n/a",
+            "no write path that replaces a block's content (none found in the release's API)",
+            {"write_call": None},
+        )
     write = path["method"]
     trials = int(ctx.params.s8_trials)
     if trials < 1:
@@ -397,7 +459,7 @@ def s8_concurrent(ctx: RealContext) -> ScenarioResult:
             for th in threads:
                 th.join(timeout=120)
         for k, w in enumerate(writers):
-            w.send("learn", items=[{"content": n.text} for n in notes[k * 10:(k + 1) * 10]])
+            w.send("learn", items=[{"content": n.text} for n in notes[k * 10 : (k + 1) * 10]])
         for w in writers:
             done(w)
         for w in writers:
@@ -411,20 +473,26 @@ def s8_concurrent(ctx: RealContext) -> ScenarioResult:
     own_final = [next(r for r in rows if r["id"] == own[k]["id"])["content"] for k in (0, 1)]
     texts = {n.text for n in notes}
     persisted = sum(r["content"] in texts for r in rows)
-    m: dict[str, Any] = {"write_call": write, "learned_persisted": persisted, "errors": errors,
-                         "serial_edit_seconds": round(took, 3),
-                         "project_mode": ctx.project}
+    m: dict[str, Any] = {
+        "write_call": write,
+        "learned_persisted": persisted,
+        "errors": errors,
+        "serial_edit_seconds": round(took, 3),
+        "project_mode": ctx.project,
+    }
     if ctx.project:
         # The file substrate is authoritative: the edits that landed are the ones in the
         # block's file text; the database is its index (compared, reported).
         sub = project_substrate(db)
         in_files = file_block_text(sub["files"], target["id"])
         m["index_matches_files"] = in_files is not None and in_files.strip() == final.strip()
-        m["learned_in_files"] = sum(any(t in body for body in sub["files"].values())
-                                    for t in texts)
+        m["learned_in_files"] = sum(any(t in body for body in sub["files"].values()) for t in texts)
         m["ledger_events"] = len(sub["events"])
-        m["ledger_edit_events"] = sum(e.get("k") == "edit" and e.get("id") == target["id"]
-                                      for e in sub["events"] if isinstance(e, dict))
+        m["ledger_edit_events"] = sum(
+            e.get("k") == "edit" and e.get("id") == target["id"]
+            for e in sub["events"]
+            if isinstance(e, dict)
+        )
         final = in_files or ""
         persisted = min(persisted, m["learned_in_files"])
     for sched in S8_SCHEDULES:
@@ -435,48 +503,85 @@ def s8_concurrent(ctx: RealContext) -> ScenarioResult:
     m["free_trials"] = trials
     # Different blocks: a writer's edit of its own block is lost only if the other writer's
     # write reaches it.
-    m["lost_edits_own_block"] = sum(marker(k, "own", t).strip() not in own_final[k]
-                                    for k in (0, 1) for t in range(trials))
+    m["lost_edits_own_block"] = sum(
+        marker(k, "own", t).strip() not in own_final[k] for k in (0, 1) for t in range(trials)
+    )
     # Same block: where each overwritten edit is kept (a row of another table holding its
     # marker, e.g. 0.19.2's block_amendments.pre_content), or nowhere.
-    lost = [marker(k, sched, t).strip() for sched in S8_SCHEDULES
-            for t in range(trials if sched == "free" else 1) for k in (0, 1)
-            if marker(k, sched, t).strip() not in final]
+    lost = [
+        marker(k, sched, t).strip()
+        for sched in S8_SCHEDULES
+        for t in range(trials if sched == "free" else 1)
+        for k in (0, 1)
+        if marker(k, sched, t).strip() not in final
+    ]
     kept = _kept_in(db, lost)
     m["overwritten_edits"] = len(lost)
-    m["overwritten_kept_in"] = {t: sum(t in where for where in kept.values())
-                                for t in sorted({t for w in kept.values() for t in w})}
+    m["overwritten_kept_in"] = {
+        t: sum(t in where for where in kept.values())
+        for t in sorted({t for w in kept.values() for t in w})
+    }
     m["overwritten_unrecoverable"] = sum(not where for where in kept.values())
-    unrecoverable = {sched: sum(not kept[marker(k, sched, t).strip()]
-                                for t in range(trials if sched == "free" else 1) for k in (0, 1)
-                                if marker(k, sched, t).strip() in kept)
-                     for sched in S8_SCHEDULES}
+    unrecoverable = {
+        sched: sum(
+            not kept[marker(k, sched, t).strip()]
+            for t in range(trials if sched == "free" else 1)
+            for k in (0, 1)
+            if marker(k, sched, t).strip() in kept
+        )
+        for sched in S8_SCHEDULES
+    }
     for sched, n_lost in unrecoverable.items():
         m[f"unrecoverable_{sched}"] = n_lost
     m.update(race)
     rates = {s: m[f"lost_edit_rate_{s}"] for s in S8_SCHEDULES}
-    outcome = grade_s8(rates=rates, blocks_lost=20 - persisted, errors=len(errors),
-                       corrupt=False, unrecoverable=unrecoverable,
-                       own_block_lost=m["lost_edits_own_block"])
+    outcome = grade_s8(
+        rates=rates,
+        blocks_lost=20 - persisted,
+        errors=len(errors),
+        corrupt=False,
+        unrecoverable=unrecoverable,
+        own_block_lost=m["lost_edits_own_block"],
+    )
     facts = release_facts(release_sources(ctx.release))
     m["ledger_off"] = bool(facts["ledger"] and facts["ledger_needs_project"]) and not ctx.project
-    summary = (f"read-modify-write via {write}, lost-edit rate: "
-               + ", ".join(f"{s} {rates[s]:.2f}" for s in S8_SCHEDULES)
-               + f" ({trials} free trials); {m['overwritten_edits']} overwritten same-block "
-               f"edits, kept in {m['overwritten_kept_in'] or 'no table'} "
-               f"({m['overwritten_unrecoverable']} unrecoverable); edits of different blocks "
-               f"lost {m['lost_edits_own_block']}/{2 * trials}; {persisted}/20 concurrent learns "
-               f"persisted; consolidating one inbox of {race['race_inbox']} alone vs two at once: "
-               f"LLM calls {race['race_llm_calls_alone']} -> {race['race_llm_calls_two']}, "
-               f"reinforcements {race['race_reinforcement_alone']} -> "
-               f"{race['race_reinforcement_two']}; errors {errors or 'none'}"
-               + ("; no project: the release's file substrate and ledger are off, SQLite only"
-                  if m["ledger_off"] else "")
-               + (f"; project mode: edits read back from the file substrate (the database "
-                  f"index {'matches' if m['index_matches_files'] else 'differs'}), "
-                  f"{m['ledger_edit_events']} ledger edit events for the block"
-                  if ctx.project else ""))
-    return measured_result(ctx, "S8", outcome, summary, m,
-                   unstable=("serial_edit_seconds", "lost_edits_free", "lost_edit_rate_free",
-                             "unrecoverable_free", "overwritten_edits", "overwritten_kept_in",
-                             "overwritten_unrecoverable"))
+    summary = (
+        f"read-modify-write via {write}, lost-edit rate: "
+        + ", ".join(f"{s} {rates[s]:.2f}" for s in S8_SCHEDULES)
+        + f" ({trials} free trials); {m['overwritten_edits']} overwritten same-block "
+        f"edits, kept in {m['overwritten_kept_in'] or 'no table'} "
+        f"({m['overwritten_unrecoverable']} unrecoverable); edits of different blocks "
+        f"lost {m['lost_edits_own_block']}/{2 * trials}; {persisted}/20 concurrent learns "
+        f"persisted; consolidating one inbox of {race['race_inbox']} alone vs two at once: "
+        f"LLM calls {race['race_llm_calls_alone']} -> {race['race_llm_calls_two']}, "
+        f"reinforcements {race['race_reinforcement_alone']} -> "
+        f"{race['race_reinforcement_two']}; errors {errors or 'none'}"
+        + (
+            "; no project: the release's file substrate and ledger are off, SQLite only"
+            if m["ledger_off"]
+            else ""
+        )
+        + (
+            f"; project mode: edits read back from the file substrate (the database "
+            f"index {'matches' if m['index_matches_files'] else 'differs'}), "
+            f"{m['ledger_edit_events']} ledger edit events for the block"
+            if ctx.project
+            else ""
+        )
+    )
+    return measured_result(
+        ctx,
+        "S8",
+        outcome,
+        summary,
+        m,
+        unstable=(
+            "serial_edit_seconds",
+            "lost_edits_free",
+            "lost_edit_rate_free",
+            "unrecoverable_free",
+            "overwritten_edits",
+            "overwritten_kept_in",
+            "overwritten_unrecoverable",
+        ),
+    )

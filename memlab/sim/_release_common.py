@@ -12,8 +12,8 @@ from __future__ import annotations
 import dataclasses
 import sqlite3
 import zlib
-from dataclasses import dataclass
 from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -23,9 +23,9 @@ from memlab._files import sqlite_uri
 from memlab.constants import NEAR_DUP_THRESHOLD
 from memlab.errors import SimulationError
 from memlab.sim._texts import CONSTITUTION
+from memlab.sim._write_paths import operator_path, write_paths
 from memlab.sim.instance import Instance
 from memlab.sim.registry import ScenarioView
-from memlab.sim._write_paths import operator_path, write_paths
 from memlab.sim.releases import (
     ReleaseProcess,
     check_setting,
@@ -36,11 +36,29 @@ from memlab.sim.releases import (
 from memlab.sim.rules import RULES
 from memlab.sim.scenarios import ScenarioResult
 
-__all__ = ["PROJECT_SCENARIOS", "DEAD_ENDPOINT", "RealParams", "REAL_RULES", "RULE_LLM",
-           "LLM_STAND_INS", "llm_stand_in", "RealContext", "seeded_store", "block_rows",
-           "role_block", "pair_cosine", "llm_call_stats", "measured_result", "project_config",
-           "project_substrate", "file_block_text", "release_row", "closest_many",
-           "roles_in_order", "release_write_path"]
+__all__ = [
+    "PROJECT_SCENARIOS",
+    "DEAD_ENDPOINT",
+    "RealParams",
+    "REAL_RULES",
+    "RULE_LLM",
+    "LLM_STAND_INS",
+    "llm_stand_in",
+    "RealContext",
+    "seeded_store",
+    "block_rows",
+    "role_block",
+    "pair_cosine",
+    "llm_call_stats",
+    "measured_result",
+    "project_config",
+    "project_substrate",
+    "file_block_text",
+    "release_row",
+    "closest_many",
+    "roles_in_order",
+    "release_write_path",
+]
 
 
 #: The scenarios a project-mode setting (``0.20.0+project``) runs: the ones about what its
@@ -66,7 +84,8 @@ class RealParams:
     5 = a loose summary); None lets the seed pick; ``s1_role``: the principle (None: the
     seed picks); ``s1_path``: "operator" (the release's own write path, discovered from its
     source: :func:`memlab.sim._write_paths.operator_path`) or "learn" (learn the new wording
-    with the role's tags and consolidate: the doc's fallback for a release with no edit). ``s2_targets``: "constitution" (3 of
+    with the role's tags and consolidate: the doc's fallback for a release with no edit).
+    ``s2_targets``: "constitution" (3 of
     setup's seeded blocks) or "observations" (3 observation blocks learned at onboarding).
     ``s2_wait_days``: how long the operator waits for a release without delete;
     ``s2_corpus``: the other notes in memory meanwhile (curate reinforces its top 5).
@@ -116,15 +135,18 @@ REAL_RULES: dict[str, str] = RULES
 
 
 #: The deterministic local LLM every measured cell's release talks to (memlab/sim/_driver.py).
-RULE_LLM = ("RuleLLM, a deterministic local adapter (memlab/sim/_driver.py): summary = the "
-            "block's first sentence, tags = none, alignment 0.8/0.3 by shared words, "
-            "contradiction 0.9 only for a negation word plus >= 40% shared words, amendments "
-            "returned unchanged, no goal edges; it cannot return tags, judge meaning, find a "
-            "contradiction without a negation word, or propose a real amendment")
+RULE_LLM = (
+    "RuleLLM, a deterministic local adapter (memlab/sim/_driver.py): summary = the "
+    "block's first sentence, tags = none, alignment 0.8/0.3 by shared words, "
+    "contradiction 0.9 only for a negation word plus >= 40% shared words, amendments "
+    "returned unchanged, no goal edges; it cannot return tags, judge meaning, find a "
+    "contradiction without a negation word, or propose a real amendment"
+)
 #: Per scenario, what stood in for the LLM in its measured cells, where its record
 #: (:mod:`memlab.sim.catalog`) names one; the others: RULE_LLM.
-LLM_STAND_INS: Mapping[str, str] = ScenarioView(lambda record: record.llm,
-                                                keep=lambda record: record.llm is not None)
+LLM_STAND_INS: Mapping[str, str] = ScenarioView(
+    lambda record: record.llm, keep=lambda record: record.llm is not None
+)
 
 
 def llm_stand_in(code: str) -> str:
@@ -140,8 +162,9 @@ class RealContext:
     stores are opened with no project, or ``<version>+project``, whose stores are each opened
     inside their own project root (:meth:`new_db`, :meth:`open`)."""
 
-    def __init__(self, release: str, instance: Instance, seed: int, params: RealParams,
-                 workdir: Path) -> None:
+    def __init__(
+        self, release: str, instance: Instance, seed: int, params: RealParams, workdir: Path
+    ) -> None:
         self.release = check_setting(release)
         self.version = release_version(self.release)
         self.project = project_mode(self.release)
@@ -197,8 +220,9 @@ class RealContext:
             return proc.request("open", db=str(db))
         out = proc.request("open", db=str(db), project=str(db.parent))
         if out.get("project_root") is None or not out.get("files_authoritative"):
-            raise SimulationError(f"elfmem {self.version} did not find the project at "
-                                  f"{db.parent}: {out}")
+            raise SimulationError(
+                f"elfmem {self.version} did not find the project at {db.parent}: {out}"
+            )
         return out
 
     def close(self) -> None:
@@ -236,9 +260,14 @@ def block_rows(db: Path) -> list[dict[str, Any]]:
         con.row_factory = sqlite3.Row
         cols = {r[1] for r in con.execute("PRAGMA table_info(blocks)")}
         extra = [c for c in ("pinned", "superseded_by") if c in cols]
-        rows = [dict(r) for r in con.execute(
-            "SELECT id, content, status, archive_reason, category, created_at"
-            + "".join(f", {c}" for c in extra) + " FROM blocks")]
+        rows = [
+            dict(r)
+            for r in con.execute(
+                "SELECT id, content, status, archive_reason, category, created_at"
+                + "".join(f", {c}" for c in extra)
+                + " FROM blocks"
+            )
+        ]
         tags: dict[str, list[str]] = {}
         for bid, tag in con.execute("SELECT block_id, tag FROM block_tags"):
             tags.setdefault(bid, []).append(tag)
@@ -268,9 +297,17 @@ def llm_call_stats(proc: ReleaseProcess) -> dict[str, Any]:
 #: Per scenario: the metric its one-number rule reads (None: a rule of checks) and how many
 #: independent draws (trials, targets, queries, changes) the verdict rests on.
 _DECIDED_BY: dict[str, tuple[str | None, Any]] = {
-    "S1": ("score", 1), "S2": ("gone", 3), "S3": (None, 1), "S4": ("calls_per_block", "batch"),
-    "S5": (None, 2), "S6": (None, 3), "S7": (None, "queries"), "S8": (None, "free_trials"),
-    "S9": ("share", "changes"), "S10": ("roles_intact", "restatements"), "S11": ("share", "planted_pairs"),
+    "S1": ("score", 1),
+    "S2": ("gone", 3),
+    "S3": (None, 1),
+    "S4": ("calls_per_block", "batch"),
+    "S5": (None, 2),
+    "S6": (None, 3),
+    "S7": (None, "queries"),
+    "S8": (None, "free_trials"),
+    "S9": ("share", "changes"),
+    "S10": ("roles_intact", "restatements"),
+    "S11": ("share", "planted_pairs"),
 }
 
 
@@ -292,29 +329,46 @@ def _stability(code: str, outcome: str, metrics: dict[str, Any]) -> str:
         words.append(f"{metrics['margin_queries']:+g} queries from the retrieval bar")
     if metrics["draws"] is not None:
         one = metrics["draws"] == 1
-        words.append(f"{metrics['draws']} draw{'s' * (not one)} decided it"
-                     + ("" if not one else " (one draw: the seed alone can move it)"
-                        if metrics.get("draw_decides", True)
-                        else " (the outcome does not depend on what was drawn)"))
+        words.append(
+            f"{metrics['draws']} draw{'s' * (not one)} decided it"
+            + (
+                ""
+                if not one
+                else " (one draw: the seed alone can move it)"
+                if metrics.get("draw_decides", True)
+                else " (the outcome does not depend on what was drawn)"
+            )
+        )
     return "; ".join(words)
 
 
-def measured_result(ctx: RealContext, code: str, outcome: str, summary: str,
-            metrics: dict[str, Any], **kw: Any) -> ScenarioResult:
+def measured_result(
+    ctx: RealContext, code: str, outcome: str, summary: str, metrics: dict[str, Any], **kw: Any
+) -> ScenarioResult:
     stability = _stability(code, outcome, metrics)
     if stability:
         summary = f"{summary} [{stability}]"
-    return ScenarioResult(scenario=code, iteration=release_row(ctx.release), outcome=outcome,
-                          summary=summary, metrics=metrics, basis="measured",
-                          rule=REAL_RULES[code], llm=llm_stand_in(code), **kw)
+    return ScenarioResult(
+        scenario=code,
+        iteration=release_row(ctx.release),
+        outcome=outcome,
+        summary=summary,
+        metrics=metrics,
+        basis="measured",
+        rule=REAL_RULES[code],
+        llm=llm_stand_in(code),
+        **kw,
+    )
 
 
 def project_config(db: Path) -> str:
     """The ``.elfmem/config.yaml`` of a project-mode store (JSON strings are YAML strings)."""
     from memlab.formats import _json
 
-    return ("project:\n  name: memlab-sim\n  db: " + _json.dumps(str(db)) + "\n"
-            "substrate:\n  files_authoritative: true\n")
+    return (
+        "project:\n  name: memlab-sim\n  db: " + _json.dumps(str(db)) + "\n"
+        "substrate:\n  files_authoritative: true\n"
+    )
 
 
 def project_substrate(db: Path) -> dict[str, Any]:
@@ -331,8 +385,14 @@ def project_substrate(db: Path) -> dict[str, Any]:
             if line.strip():
                 events.append(_json.loads(line)[0])
     memory = root / "memory"
-    files = {path.relative_to(memory).as_posix(): path.read_text(encoding="utf-8")
-             for path in sorted(memory.rglob("*.md"))} if memory.is_dir() else {}
+    files = (
+        {
+            path.relative_to(memory).as_posix(): path.read_text(encoding="utf-8")
+            for path in sorted(memory.rglob("*.md"))
+        }
+        if memory.is_dir()
+        else {}
+    )
     return {"events": events, "files": files}
 
 
@@ -343,7 +403,7 @@ def file_block_text(files: dict[str, str], block_id: str) -> str | None:
         at = text.find(f"<!-- id: {block_id} ")
         if at < 0:
             continue
-        body = text[text.index("\n", at) + 1:] if "\n" in text[at:] else ""
+        body = text[text.index("\n", at) + 1 :] if "\n" in text[at:] else ""
         end = body.find("\n## ")
         return (body if end < 0 else body[:end]).strip("\n")
     return None
@@ -354,13 +414,15 @@ def release_row(release: str) -> str:
     return f"elfmem {release} (real)"
 
 
-def closest_many(proc: ReleaseProcess, groups: list[tuple[str, list[str]]], target: float
-                  ) -> list[tuple[str, float]]:
+def closest_many(
+    proc: ReleaseProcess, groups: list[tuple[str, list[str]]], target: float
+) -> list[tuple[str, float]]:
     """For each (anchor, candidates): the candidate whose cosine to the anchor (lowercased,
     as consolidation compares them) is closest to ``target``, and that cosine. Every text of
     every group is embedded in one call."""
-    forms = list(dict.fromkeys(t.strip().lower() for anchor, cands in groups
-                               for t in (anchor, *cands)))
+    forms = list(
+        dict.fromkeys(t.strip().lower() for anchor, cands in groups for t in (anchor, *cands))
+    )
     row = {f: i for i, f in enumerate(forms)}
     vecs = proc.vectors(forms) if forms else np.zeros((0, 0), dtype=np.float32)
     out = []

@@ -21,13 +21,22 @@ import numpy as np
 
 from memlab.audits.seeds import seed_release
 
-__all__ = ["CONSTITUTION", "CONSTITUTION_TAGS", "REWORDINGS", "Note", "NoteMaker", "constitution_variants", "note_variants"]
+__all__ = [
+    "CONSTITUTION",
+    "CONSTITUTION_TAGS",
+    "REWORDINGS",
+    "Note",
+    "NoteMaker",
+    "constitution_variants",
+    "note_variants",
+]
 
 #: role -> the text elfmem's ``setup()`` seeds (identical in every release 0.8.0-0.20.0).
 CONSTITUTION: dict[str, str] = {slot.role: slot.content for slot in seed_release().slots}
 #: role -> the tags it is seeded with (0.13.1 and later: constitutional, kind, role).
-CONSTITUTION_TAGS: dict[str, tuple[str, ...]] = {slot.role: slot.tags
-                                                 for slot in seed_release().slots}
+CONSTITUTION_TAGS: dict[str, tuple[str, ...]] = {
+    slot.role: slot.tags for slot in seed_release().slots
+}
 
 REWORDINGS: dict[str, tuple[str, ...]] = {
     "identity": (
@@ -99,8 +108,7 @@ REWORDINGS: dict[str, tuple[str, ...]] = {
         "Before acting, state what you do not know. Treat uncertainty as information rather "
         "than failure, design actions that shrink ignorance, and favour reversible moves "
         "when you know little.",
-        "State your unknowns before acting and prefer moves you can undo while knowledge is "
-        "thin.",
+        "State your unknowns before acting and prefer moves you can undo while knowledge is thin.",
         "Authoritative state is read, never inferred: check the real value before acting "
         "on a guess.",
         "Be careful when unsure.",
@@ -119,8 +127,7 @@ REWORDINGS: dict[str, tuple[str, ...]] = {
         "misleading beliefs are dropped, and identity evolves from what works.",
         "Compare expectation with outcome after each action and keep only the beliefs that "
         "hold up.",
-        "Failure-shape recognition: when config and reality disagree, suspect the config "
-        "first.",
+        "Failure-shape recognition: when config and reality disagree, suspect the config first.",
         "Learn from results.",
     ),
     "rhythm": (
@@ -163,8 +170,7 @@ REWORDINGS: dict[str, tuple[str, ...]] = {
         "every system healthier than it was. Growth that drains its environment is only "
         "consumption.",
         "Leave systems better than you found them and think about knock-on effects.",
-        "The recovery surface is the apology in code: every destructive command needs an "
-        "undo.",
+        "The recovery surface is the apology in code: every destructive command needs an undo.",
         "Be responsible.",
     ),
     "transitions": (
@@ -266,8 +272,14 @@ _SYMPTOMS = (
 )
 _FIXES = (
     ("add exponential backoff to the retries", "space out re-attempts with growing delays"),
-    ("make the handler idempotent with a request key", "dedupe repeated calls using a unique token"),
-    ("stream the input instead of loading it whole", "process the data in pieces rather than all at once"),
+    (
+        "make the handler idempotent with a request key",
+        "dedupe repeated calls using a unique token",
+    ),
+    (
+        "stream the input instead of loading it whole",
+        "process the data in pieces rather than all at once",
+    ),
     ("set an explicit deadline on every call", "give each request a hard time limit"),
     ("pin the dependency version", "lock the library to an exact release"),
     ("move the work to a background queue", "hand the job off to an asynchronous worker"),
@@ -287,8 +299,14 @@ _FIXES = (
     ("raise the error instead of logging it", "propagate the failure to the caller"),
 )
 _REASONS = (
-    ("because the upstream provider throttles bursts", "since the third party rate-limits sudden spikes"),
-    ("because we lost a day of data last time", "after an incident that cost us a full day of records"),
+    (
+        "because the upstream provider throttles bursts",
+        "since the third party rate-limits sudden spikes",
+    ),
+    (
+        "because we lost a day of data last time",
+        "after an incident that cost us a full day of records",
+    ),
     ("because customers noticed it first", "as users reported it before our monitoring did"),
     ("because on-call got paged at night", "after the pager woke someone up at 3am"),
     ("because the fix is cheap and reversible", "as the change costs little and can be undone"),
@@ -334,8 +352,11 @@ class NoteMaker:
     def render(key: tuple[int, int, int, int], template: int = 0) -> str:
         c, s, f, r = key
         text = _TEMPLATES[template % len(_TEMPLATES)].format(
-            component=_COMPONENTS[c][0], symptom=_SYMPTOMS[s][0], fix=_FIXES[f][0],
-            reason=_REASONS[r][0])
+            component=_COMPONENTS[c][0],
+            symptom=_SYMPTOMS[s][0],
+            fix=_FIXES[f][0],
+            reason=_REASONS[r][0],
+        )
         return _cap(text)
 
     def _next(self) -> int:
@@ -395,9 +416,9 @@ def constitution_variants(role: str) -> list[str]:
     sents = _sentences(base)
     if len(sents) > 2:
         for i in range(len(sents)):
-            out.append(" ".join(sents[:i] + sents[i + 1:]))
+            out.append(" ".join(sents[:i] + sents[i + 1 :]))
         for i in range(len(sents) - 1):
-            swapped = sents[:i] + [sents[i + 1], sents[i]] + sents[i + 2:]
+            swapped = sents[:i] + [sents[i + 1], sents[i]] + sents[i + 2 :]
             out.append(" ".join(swapped))
     seen: set[str] = {base}
     unique = []
@@ -412,8 +433,12 @@ def note_variants(key: tuple[int, int, int, int]) -> list[str]:
     """Every restatement of a note the generator can write (other sentence shapes, one slot
     in other words); deterministic for the key."""
     c, s, f, r = key
-    canon = {"component": _COMPONENTS[c][0], "symptom": _SYMPTOMS[s][0],
-             "fix": _FIXES[f][0], "reason": _REASONS[r][0]}
+    canon = {
+        "component": _COMPONENTS[c][0],
+        "symptom": _SYMPTOMS[s][0],
+        "fix": _FIXES[f][0],
+        "reason": _REASONS[r][0],
+    }
     para = {"symptom": _SYMPTOMS[s][1], "fix": _FIXES[f][1], "reason": _REASONS[r][1]}
     out: list[str] = []
     for template in _RESTATE + _TEMPLATES:

@@ -25,12 +25,20 @@ import threading
 from pathlib import Path
 from typing import Any
 
-__all__ = ["write_paths", "find_write_paths", "operator_path", "undo_paths", "source_line", "parse_source",
-           "PARSE_LOCK"]
+__all__ = [
+    "write_paths",
+    "find_write_paths",
+    "operator_path",
+    "undo_paths",
+    "source_line",
+    "parse_source",
+    "PARSE_LOCK",
+]
 
 #: An audit row written in raw SQL (bounded quantifiers: the text is the release's source).
-_INSERT_SQL = re.compile(r"\bINSERT\s{1,9}(?:OR\s{1,9}\w{1,20}\s{1,9})?INTO\s{1,9}(\w{1,64})",
-                         re.IGNORECASE)
+_INSERT_SQL = re.compile(
+    r"\bINSERT\s{1,9}(?:OR\s{1,9}\w{1,20}\s{1,9})?INTO\s{1,9}(\w{1,64})", re.IGNORECASE
+)
 
 
 #: CPython 3.11's ast.parse is not safe across threads (two at once can raise "AST constructor
@@ -74,15 +82,22 @@ def _content_writers(tree: ast.Module) -> tuple[dict[str, int], dict[str, list[s
     for name, fn in _functions(tree).items():
         calls = _calls(fn)
         updated = {_name(c.args[0]) for c in calls if _name(c.func) == "update" and c.args}
-        sets_content = any(_name(c.func) == "values" and any(k.arg == "content" for k in c.keywords)
-                           for c in calls)
+        sets_content = any(
+            _name(c.func) == "values" and any(k.arg == "content" for k in c.keywords) for c in calls
+        )
         if "blocks" in updated and sets_content:
             writers[name] = fn.lineno
-        tables = {_name(c.args[0]) for c in calls
-                  if _name(c.func) == "insert" and c.args and _name(c.args[0])}
-        tables |= {m.group(1) for n in ast.walk(fn)
-                   if isinstance(n, ast.Constant) and isinstance(n.value, str)
-                   for m in _INSERT_SQL.finditer(n.value)}
+        tables = {
+            _name(c.args[0])
+            for c in calls
+            if _name(c.func) == "insert" and c.args and _name(c.args[0])
+        }
+        tables |= {
+            m.group(1)
+            for n in ast.walk(fn)
+            if isinstance(n, ast.Constant) and isinstance(n.value, str)
+            for m in _INSERT_SQL.finditer(n.value)
+        }
         tables = sorted(tables)
         if tables:
             inserts[name] = tables
@@ -118,9 +133,11 @@ def _surfaces(tree: ast.Module | None, method: str, file: str, kind: str) -> lis
     if tree is None:
         return []
     funcs = _functions(tree)
-    direct = {n for n, fn in funcs.items()
-              if any(isinstance(c.func, ast.Attribute) and c.func.attr == method
-                     for c in _calls(fn))}
+    direct = {
+        n
+        for n, fn in funcs.items()
+        if any(isinstance(c.func, ast.Attribute) and c.func.attr == method for c in _calls(fn))
+    }
     groups: dict[str, str] = {}
     for node in ast.walk(tree):  # app.add_typer(review_app, name="review")
         if isinstance(node, ast.Call) and _name(node.func) == "add_typer" and node.args:
@@ -163,8 +180,10 @@ def write_paths(folder: str | Path) -> list[dict[str, Any]]:
 
     root = Path(folder)
     try:
-        stamp = tuple((p.relative_to(root).as_posix(), p.stat().st_size, p.stat().st_mtime_ns)
-                      for p in sorted(root.rglob("*.py")))
+        stamp = tuple(
+            (p.relative_to(root).as_posix(), p.stat().st_size, p.stat().st_mtime_ns)
+            for p in sorted(root.rglob("*.py"))
+        )
     except OSError:
         return find_write_paths(root)
     key = (str(root.resolve()), stamp)
@@ -197,8 +216,9 @@ def find_write_paths(folder: str | Path) -> list[dict[str, Any]]:
             found = _writes_in(fn, writers)
             if found:
                 ops[(module, name)] = (f"elfmem/{rel}", found, fn)
-    cls = next((n for n in api.body if isinstance(n, ast.ClassDef) and n.name == "MemorySystem"),
-               None)
+    cls = next(
+        (n for n in api.body if isinstance(n, ast.ClassDef) and n.name == "MemorySystem"), None
+    )
     if cls is None:
         return []
     cli, mcp = _parse(root, "cli.py"), _parse(root, "mcp.py")
@@ -217,14 +237,24 @@ def find_write_paths(folder: str | Path) -> list[dict[str, Any]]:
             continue
         file, calls, body = where[0]
         audit = sorted({t for c in _calls(body) for t in inserts.get(_name(c.func) or "", ())})
-        ledger = any(isinstance(c.func, ast.Attribute) and c.func.attr == "_log"
-                     and _name(c.func.value) == "self" for c in _calls(fn))
-        out.append({"method": fn.name, "api": f"elfmem/api.py:{fn.lineno}",
-                    "takes_text": _takes_text(fn),
-                    "writes": f"{file}:{calls[0][1]} {calls[0][0]}",
-                    "audit": audit, "ledger": ledger,
-                    "cli": _surfaces(cli, fn.name, "elfmem/cli.py", "cli"),
-                    "mcp": _surfaces(mcp, fn.name, "elfmem/mcp.py", "mcp")})
+        ledger = any(
+            isinstance(c.func, ast.Attribute)
+            and c.func.attr == "_log"
+            and _name(c.func.value) == "self"
+            for c in _calls(fn)
+        )
+        out.append(
+            {
+                "method": fn.name,
+                "api": f"elfmem/api.py:{fn.lineno}",
+                "takes_text": _takes_text(fn),
+                "writes": f"{file}:{calls[0][1]} {calls[0][0]}",
+                "audit": audit,
+                "ledger": ledger,
+                "cli": _surfaces(cli, fn.name, "elfmem/cli.py", "cli"),
+                "mcp": _surfaces(mcp, fn.name, "elfmem/mcp.py", "mcp"),
+            }
+        )
     return out
 
 

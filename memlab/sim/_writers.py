@@ -1,7 +1,8 @@
 """One concurrent writer for S8, run as its own OS process (stdlib only, started by path).
 
     python _writers.py sqlite <db> <writer> <n> <rendezvous-dir> <trials> <seed> <think-s>
-    python _writers.py files  <repo> <writer> <n> <rendezvous-dir> <trials> <seed> <think-s> <append-only 0|1>
+    python _writers.py files  <repo> <writer> <n> <rendezvous-dir> <trials> <seed> <think-s> \
+        <append-only 0|1>
 
 Both writers wait at a rendezvous before their first write, then each learns ``n`` blocks, then
 edits a shared curated block the way an agent does (read, think ``think-s`` seconds, write the
@@ -45,8 +46,9 @@ def _rendezvous(folder: Path, name: str, writer: str, others: int = 2) -> None:
         time.sleep(0.002)
 
 
-def _edits(folder: Path, writer: str, trials: int, seed: int, read, write,
-           after=lambda: None) -> dict:
+def _edits(
+    folder: Path, writer: str, trials: int, seed: int, read, write, after=lambda: None
+) -> dict:
     think = _THINK_S
     """The shared edit under each schedule (module docstring); ``read()`` returns the text,
     ``write(text)`` stores it, ``after()`` finishes it (the files writer's commit). Returns the
@@ -118,14 +120,25 @@ def _sqlite(db: Path, writer: str, n: int, folder: Path, trials: int, seed: int)
     for i in range(n):
         # elfmem's split: read (and compute, the LLM step) outside the write transaction.
         conn.execute("SELECT count(*) FROM blocks").fetchone()
-        write([("INSERT INTO blocks(id, writer, content) VALUES (?, ?, ?)",
-                (f"{writer}-{i:03d}", writer, f"block {i} learned by {writer}")),
-               ("UPDATE counters SET learned = learned + 1", ())])
+        write(
+            [
+                (
+                    "INSERT INTO blocks(id, writer, content) VALUES (?, ?, ?)",
+                    (f"{writer}-{i:03d}", writer, f"block {i} learned by {writer}"),
+                ),
+                ("UPDATE counters SET learned = learned + 1", ()),
+            ]
+        )
     # The shared edit, the same protocol as the file writer's: read the curated block, then
     # write the whole new content back (read-modify-write, no delta in SQL).
-    timing = _edits(folder, writer, trials, seed,
-                    lambda: conn.execute("SELECT content FROM curated WHERE id = 1").fetchone()[0],
-                    lambda new: write([("UPDATE curated SET content = ? WHERE id = 1", (new,))]))
+    timing = _edits(
+        folder,
+        writer,
+        trials,
+        seed,
+        lambda: conn.execute("SELECT content FROM curated WHERE id = 1").fetchone()[0],
+        lambda new: write([("UPDATE curated SET content = ? WHERE id = 1", (new,))]),
+    )
     conn.close()
     return {"writer": writer, "busy_retries": busy, "errors": errors, **timing}
 
@@ -133,8 +146,13 @@ def _sqlite(db: Path, writer: str, n: int, folder: Path, trials: int, seed: int)
 def _git(repo: Path, *args: str) -> subprocess.CompletedProcess:
     # The environment is memlab._git's (the parent started this process with it: no system or
     # global config, no inherited GIT_* variable, a fixed identity).
-    return subprocess.run(["git", "-C", str(repo), *args], capture_output=True, text=True,
-                          env=dict(os.environ), stdin=subprocess.DEVNULL)
+    return subprocess.run(
+        ["git", "-C", str(repo), *args],
+        capture_output=True,
+        text=True,
+        env=dict(os.environ),
+        stdin=subprocess.DEVNULL,
+    )
 
 
 def _commit(repo: Path, path: str, message: str) -> tuple[int, bool]:
@@ -146,8 +164,10 @@ def _commit(repo: Path, path: str, message: str) -> tuple[int, bool]:
             commit = _git(repo, "commit", "-q", "-m", message, "--", path)
             if commit.returncode == 0:
                 return retries, True
-            if "nothing to commit" in commit.stdout + commit.stderr or \
-                    "no changes added" in commit.stdout + commit.stderr:
+            if (
+                "nothing to commit" in commit.stdout + commit.stderr
+                or "no changes added" in commit.stdout + commit.stderr
+            ):
                 # The other writer's commit already carried this change (shared tree).
                 return retries, True
         retries += 1
@@ -155,14 +175,17 @@ def _commit(repo: Path, path: str, message: str) -> tuple[int, bool]:
     return retries, False
 
 
-def _files(repo: Path, writer: str, n: int, folder: Path, trials: int, seed: int,
-           append_only: bool) -> dict:
+def _files(
+    repo: Path, writer: str, n: int, folder: Path, trials: int, seed: int, append_only: bool
+) -> dict:
     log = repo / "log" / "2026-08.md"
     notes = repo / "notes" / "curated.md"
     commit_retries = failed_commits = 0
     _rendezvous(folder, "start", writer)
     for i in range(n):
-        entry = f"\n## block {i} by {writer}\n<!-- id: {writer}-{i:03d} -->\n\nlearned by {writer}\n"
+        entry = (
+            f"\n## block {i} by {writer}\n<!-- id: {writer}-{i:03d} -->\n\nlearned by {writer}\n"
+        )
         if append_only:
             # One write() on an O_APPEND descriptor: the kernel places it at the end atomically.
             fd = os.open(log, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
@@ -180,6 +203,7 @@ def _files(repo: Path, writer: str, n: int, folder: Path, trials: int, seed: int
         r, ok = _commit(repo, target, f"learn {writer}-{i:03d}")
         commit_retries += r
         failed_commits += 0 if ok else 1
+
     # The shared edit of a curated block: read the file, write it back whole, commit.
     def put(text: str) -> None:
         tmp = notes.with_name(f".curated.{writer}.tmp")
@@ -193,8 +217,12 @@ def _files(repo: Path, writer: str, n: int, folder: Path, trials: int, seed: int
         failed_commits += 0 if ok else 1
 
     timing = _edits(folder, writer, trials, seed, notes.read_text, put, commit)
-    return {"writer": writer, "commit_retries": commit_retries, "failed_commits": failed_commits,
-            **timing}
+    return {
+        "writer": writer,
+        "commit_retries": commit_retries,
+        "failed_commits": failed_commits,
+        **timing,
+    }
 
 
 def main(argv: list[str]) -> int:
@@ -204,8 +232,9 @@ def main(argv: list[str]) -> int:
     if kind == "sqlite":
         out = _sqlite(Path(target), writer, int(n), Path(folder), int(trials), int(seed))
     elif kind == "files":
-        out = _files(Path(target), writer, int(n), Path(folder), int(trials), int(seed),
-                     argv[8] == "1")
+        out = _files(
+            Path(target), writer, int(n), Path(folder), int(trials), int(seed), argv[8] == "1"
+        )
     else:
         raise SystemExit(f"unknown writer kind {kind!r}")
     print(json.dumps(out))

@@ -65,9 +65,19 @@ from memlab.sim.scenarios import OUTCOMES, ScenarioResult
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["ResultCache", "cell_key", "model_cell_key", "env_digest", "source_digest",
-           "instance_digest", "results_dir", "now_utc", "store_digest", "replay_key",
-           "cached_replay"]
+__all__ = [
+    "ResultCache",
+    "cell_key",
+    "model_cell_key",
+    "env_digest",
+    "source_digest",
+    "instance_digest",
+    "results_dir",
+    "now_utc",
+    "store_digest",
+    "replay_key",
+    "cached_replay",
+]
 
 #: Bumped when the entry layout changes (old entries then miss).
 _LAYOUT = 1
@@ -115,7 +125,7 @@ def _imported(tree: ast.Module, module: str, is_package: bool) -> set[str]:
         elif isinstance(node, ast.ImportFrom):
             if node.level:
                 base = package.split(".")
-                base = base[:len(base) - (node.level - 1)] if node.level > 1 else base
+                base = base[: len(base) - (node.level - 1)] if node.level > 1 else base
                 target = ".".join(base + ([node.module] if node.module else []))
             else:
                 target = node.module or ""
@@ -186,16 +196,18 @@ def env_digest(python: str | Path) -> str:
     h = hashlib.sha256()
     cfg = folder / "pyvenv.cfg"
     h.update(cfg.read_bytes() if cfg.exists() else b"-")
-    records = sorted(folder.glob("lib*/python*/site-packages/*.dist-info/RECORD")) + \
-        sorted(folder.glob("Lib/site-packages/*.dist-info/RECORD"))
+    records = sorted(folder.glob("lib*/python*/site-packages/*.dist-info/RECORD")) + sorted(
+        folder.glob("Lib/site-packages/*.dist-info/RECORD")
+    )
     for record in records:
         h.update(record.parent.name.encode() + b"\0")
         h.update(record.read_bytes() + b"\0")
     h.update(str(len(records)).encode())
     # The release's own sources, as installed: the cells run them and read them (its write
     # paths, its facts), and an edited file leaves its RECORD line unchanged.
-    for package in sorted(folder.glob("lib*/python*/site-packages/elfmem")) + \
-            sorted(folder.glob("Lib/site-packages/elfmem")):
+    for package in sorted(folder.glob("lib*/python*/site-packages/elfmem")) + sorted(
+        folder.glob("Lib/site-packages/elfmem")
+    ):
         for path in sorted(package.rglob("*.py")):
             h.update(path.relative_to(package).as_posix().encode() + b"\0")
             h.update(path.read_bytes() + b"\0")
@@ -204,22 +216,41 @@ def env_digest(python: str | Path) -> str:
 
 def instance_digest(instance: Instance) -> str:
     """SHA-256 of every field of ``instance`` but ``provenance`` (words about the fields)."""
-    fields = {f.name: getattr(instance, f.name) for f in dataclasses.fields(instance)
-              if f.name != "provenance"}
+    fields = {
+        f.name: getattr(instance, f.name)
+        for f in dataclasses.fields(instance)
+        if f.name != "provenance"
+    }
     return _sha(fields)
 
 
-def cell_key(*, release: str, env: str, scenario: str, params: Any, seed: int,
-             instance: str, embedding: str) -> tuple[str, dict[str, Any]]:
+def cell_key(
+    *, release: str, env: str, scenario: str, params: Any, seed: int, instance: str, embedding: str
+) -> tuple[str, dict[str, Any]]:
     """The key of one real cell and the parts it was made of (stored with the entry)."""
-    parts = {"layout": _LAYOUT, "release": release, "env": env, "source": source_digest(),
-             "scenario": scenario, "params": dataclasses.asdict(params), "seed": int(seed),
-             "instance": instance, "embedding": embedding}
+    parts = {
+        "layout": _LAYOUT,
+        "release": release,
+        "env": env,
+        "source": source_digest(),
+        "scenario": scenario,
+        "params": dataclasses.asdict(params),
+        "seed": int(seed),
+        "instance": instance,
+        "embedding": embedding,
+    }
     return _sha(parts), parts
 
 
-def model_cell_key(*, iteration: Any, scenario: str, seed: int, instance: str, embedding: str,
-                   source: str | None = None) -> tuple[str, dict[str, Any]]:
+def model_cell_key(
+    *,
+    iteration: Any,
+    scenario: str,
+    seed: int,
+    instance: str,
+    embedding: str,
+    source: str | None = None,
+) -> tuple[str, dict[str, Any]]:
     """The key of one modelled cell and the parts it was made of: every field of the
     :class:`~memlab.sim.iterations.Iteration` (its name and every design choice), the
     scenario, the seed, the instance digest, the embedding (model and precision) and the
@@ -227,10 +258,16 @@ def model_cell_key(*, iteration: Any, scenario: str, seed: int, instance: str, e
     package by default; pass another's to key a modified source set). A modelled cell reads no
     :class:`~memlab.sim.real.RealParams` field (its corpus sizes come from the instance), so
     ``--scale`` is not part of its key."""
-    parts = {"layout": _LAYOUT, "kind": "modelled",
-             "iteration": _jsonable(_plain(dataclasses.asdict(iteration))),
-             "scenario": str(scenario), "seed": int(seed), "instance": instance,
-             "embedding": embedding, "source": source or source_digest()}
+    parts = {
+        "layout": _LAYOUT,
+        "kind": "modelled",
+        "iteration": _jsonable(_plain(dataclasses.asdict(iteration))),
+        "scenario": str(scenario),
+        "seed": int(seed),
+        "instance": instance,
+        "embedding": embedding,
+        "source": source or source_digest(),
+    }
     return _sha(parts), parts
 
 
@@ -281,14 +318,24 @@ class ResultCache:
         """Store ``result`` under ``key`` (atomically: a reader sees the old entry or the new)."""
         fields = _plain(dataclasses.asdict(result))
         fields.pop("cached", None)
-        doc = {"layout": _LAYOUT, "key": key, "parts": parts,
-               "measured_at": result.measured_at or now_utc(), "result": fields}
+        doc = {
+            "layout": _LAYOUT,
+            "key": key,
+            "parts": parts,
+            "measured_at": result.measured_at or now_utc(),
+            "result": fields,
+        }
         _write_entry(self.folder, self._path(key), doc)
         self.stored += 1
 
     def stats(self) -> dict[str, Any]:
-        return {"folder": str(self.folder), "fresh": self.fresh, "hits": self.hits,
-                "misses": self.misses, "stored": self.stored}
+        return {
+            "folder": str(self.folder),
+            "fresh": self.fresh,
+            "hits": self.hits,
+            "misses": self.misses,
+            "stored": self.stored,
+        }
 
 
 #: Entries larger than this are not read (a miss): a real cell's entry is a few KB, a
@@ -308,8 +355,9 @@ def _secret(folder: Path, *, create: bool) -> bytes | None:
     if create and not path.exists():
         folder.mkdir(parents=True, exist_ok=True, mode=0o700)
         try:
-            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0),
-                         0o600)
+            fd = os.open(
+                path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o600
+            )
         except FileExistsError:
             pass
         else:
@@ -325,8 +373,9 @@ def _secret(folder: Path, *, create: bool) -> bytes | None:
 
 
 def _canonical(doc: Any) -> bytes:
-    return json.dumps(doc, sort_keys=True, ensure_ascii=True, separators=(",", ":"),
-                      default=str, allow_nan=True).encode()
+    return json.dumps(
+        doc, sort_keys=True, ensure_ascii=True, separators=(",", ":"), default=str, allow_nan=True
+    ).encode()
 
 
 def _jsonable(value: Any) -> Any:
@@ -400,7 +449,8 @@ def _result(doc: dict[str, Any], key: str) -> ScenarioResult | None:
         except MemlabError:
             return None
     checks = [
-        fields["scenario"] == parts.get("scenario"), fields["iteration"] == row,
+        fields["scenario"] == parts.get("scenario"),
+        fields["iteration"] == row,
         isinstance(fields["summary"], str),
         fields.get("basis") == ("modelled" if modelled else "measured"),
         isinstance(fields.get("metrics", {}), dict)
@@ -411,8 +461,10 @@ def _result(doc: dict[str, Any], key: str) -> ScenarioResult | None:
         fields.get("llm") is None or isinstance(fields.get("llm"), str),
         isinstance(fields.get("impossible", False), bool),
         fields.get("measured_at") is None or isinstance(fields.get("measured_at"), str),
-    ] + [isinstance(fields.get(n, []), list) and all(isinstance(v, str) for v in fields.get(n, []))
-         for n in _STR_LISTS]
+    ] + [
+        isinstance(fields.get(n, []), list) and all(isinstance(v, str) for v in fields.get(n, []))
+        for n in _STR_LISTS
+    ]
     if not all(checks):
         return None
     for name in ("unstable", "assumptions"):
@@ -443,8 +495,15 @@ def store_digest(store: Any) -> str:
 
 def replay_key(*, release: str, env: str, store: str, embedding: str) -> tuple[str, dict[str, Any]]:
     """The key of one replay through a shipped release and the parts it was made of."""
-    parts = {"layout": _LAYOUT, "kind": "replay", "release": release, "env": env,
-             "source": source_digest(), "store": store, "embedding": embedding}
+    parts = {
+        "layout": _LAYOUT,
+        "kind": "replay",
+        "release": release,
+        "env": env,
+        "source": source_digest(),
+        "store": store,
+        "embedding": embedding,
+    }
     return _sha(parts), parts
 
 
@@ -454,8 +513,9 @@ def _replay_env(release: str) -> str:
     return env_digest(release_env(release))
 
 
-def cached_replay(store: Any, release: str, *, cache: ResultCache | None = None,
-                  fresh: bool = False) -> pd.DataFrame:
+def cached_replay(
+    store: Any, release: str, *, cache: ResultCache | None = None, fresh: bool = False
+) -> pd.DataFrame:
     """``replay(store, release=release)`` through the result cache: a hit is the stored frame
     (same columns, dtypes and ``attrs['summary']``), a miss runs the release and stores it.
     ``attrs['cached']`` says which, ``attrs['measured_at']`` when the release ran it."""
@@ -467,8 +527,12 @@ def cached_replay(store: Any, release: str, *, cache: ResultCache | None = None,
 
     release = check_setting(release)
     cache = cache or ResultCache(fresh=fresh)
-    key, parts = replay_key(release=release, env=_replay_env(release),
-                            store=store_digest(store), embedding=get_embedder().cache_key)
+    key, parts = replay_key(
+        release=release,
+        env=_replay_env(release),
+        store=store_digest(store),
+        embedding=get_embedder().cache_key,
+    )
     doc = None if cache.fresh else _read_entry(cache.folder, cache._path(key), key)
     frame = None if doc is None else _replay_frame(doc)
     if frame is None:
@@ -480,11 +544,17 @@ def cached_replay(store: Any, release: str, *, cache: ResultCache | None = None,
     cache.misses += 1
     frame = replay(store, release=release)
     measured_at = now_utc()
-    out = {"layout": _LAYOUT, "key": key, "parts": parts, "measured_at": measured_at,
-           "columns": {c: _plain([None if pd.isna(v) else v for v in frame[c].tolist()])
-                       for c in frame.columns},
-           "dtypes": {c: str(t) for c, t in frame.dtypes.items()},
-           "summary": _plain(frame.attrs.get("summary"))}
+    out = {
+        "layout": _LAYOUT,
+        "key": key,
+        "parts": parts,
+        "measured_at": measured_at,
+        "columns": {
+            c: _plain([None if pd.isna(v) else v for v in frame[c].tolist()]) for c in frame.columns
+        },
+        "dtypes": {c: str(t) for c, t in frame.dtypes.items()},
+        "summary": _plain(frame.attrs.get("summary")),
+    }
     _write_entry(cache.folder, cache._path(key), out)
     cache.stored += 1
     frame.attrs.update(cached=False, measured_at=measured_at)
@@ -497,11 +567,15 @@ def _replay_frame(doc: dict[str, Any]) -> "pd.DataFrame | None":
     import pandas as pd
 
     columns, dtypes, summary = doc.get("columns"), doc.get("dtypes"), doc.get("summary")
-    if not (isinstance(columns, dict) and isinstance(dtypes, dict)
-            and set(columns) == set(dtypes) and all(isinstance(t, str) for t in dtypes.values())
-            and all(isinstance(v, list) for v in columns.values())
-            and len({len(v) for v in columns.values()}) <= 1
-            and (summary is None or isinstance(summary, dict))):
+    if not (
+        isinstance(columns, dict)
+        and isinstance(dtypes, dict)
+        and set(columns) == set(dtypes)
+        and all(isinstance(t, str) for t in dtypes.values())
+        and all(isinstance(v, list) for v in columns.values())
+        and len({len(v) for v in columns.values()}) <= 1
+        and (summary is None or isinstance(summary, dict))
+    ):
         return None
     try:
         frame = pd.DataFrame(columns).astype(dtypes)
@@ -516,8 +590,10 @@ def _write_entry(folder: Path, path: Path, doc: dict[str, Any]) -> None:
     entry or the new, never half."""
     secret = _secret(folder, create=True)
     if secret is None:
-        raise SimulationError(f"the result cache's key {folder / _KEY_FILE} cannot be read",
-                              hint="delete the cache folder to start a new one")
+        raise SimulationError(
+            f"the result cache's key {folder / _KEY_FILE} cannot be read",
+            hint="delete the cache folder to start a new one",
+        )
     doc = {**doc, "signature": _signature(secret, doc)}
     path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
     fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=path.parent)

@@ -12,9 +12,9 @@ Scale          S7, lowered to amber when S11 fails or is partial
 
 pass -> green, partial -> amber, fail -> red; ``n/a`` does not count. S11 can cost Scale one
 level but not make it red: a chunked review that misses cross-chunk duplicates curates worse
-but loses nothing and breaks no operation, while a failing S7 means retrieval itself broke. The doc scores S5, S6 and
-S8 but maps none of them to a dimension; neither does this rule (they still count in the
-journey).
+but loses nothing and breaks no operation, while a failing S7 means retrieval itself broke.
+The doc scores S5, S6 and S8 but maps none of them to a dimension; neither does this rule (they
+still count in the journey).
 
 Journey: the first iteration is the baseline and the first incumbent. Each later iteration is
 compared with the incumbent scenario by scenario; it is **rejected** if any scenario falls to
@@ -31,16 +31,38 @@ import pandas as pd
 
 from memlab.sim.iterations import BASELINE_LOC, ITERATIONS, Iteration
 
-__all__ = ["DIMENSIONS", "RANK", "fitness_row", "fitness_table", "journey_table",
-           "DOC_TABLE", "DOC_FITNESS", "DOC_VERDICT", "findings_table", "SYMBOL"]
+__all__ = [
+    "DIMENSIONS",
+    "RANK",
+    "fitness_row",
+    "fitness_table",
+    "journey_table",
+    "DOC_TABLE",
+    "DOC_FITNESS",
+    "DOC_VERDICT",
+    "findings_table",
+    "SYMBOL",
+]
 
 DIMENSIONS = ("Control", "Integrity", "Cost", "Simplicity", "Scale")
 RANK = {"fail": 0, "partial": 1, "pass": 2}
 LEVEL = {0: "red", 1: "amber", 2: "green"}
-SYMBOL = {"pass": "🟢", "partial": "🟡", "fail": "🔴", "n/a": "–", "green": "🟢", "amber": "🟡",
-          "red": "🔴", None: "·"}
-_DIMENSION_SCENARIOS = {"Control": ("S1", "S2"), "Integrity": ("S3", "S9", "S10"),
-                        "Cost": ("S4",), "Scale": ("S7",)}
+SYMBOL = {
+    "pass": "🟢",
+    "partial": "🟡",
+    "fail": "🔴",
+    "n/a": "–",
+    "green": "🟢",
+    "amber": "🟡",
+    "red": "🔴",
+    None: "·",
+}
+_DIMENSION_SCENARIOS = {
+    "Control": ("S1", "S2"),
+    "Integrity": ("S3", "S9", "S10"),
+    "Cost": ("S4",),
+    "Scale": ("S7",),
+}
 #: Simplicity thresholds as fractions of the baseline's estimated LOC.
 SIMPLICITY_GREEN = 0.80
 SIMPLICITY_AMBER = 1.00
@@ -59,8 +81,12 @@ DOC_TABLE: dict[int, dict[str, str | None]] = {
 }
 _g, _a, _r = "green", "amber", "red"
 DOC_FITNESS: dict[int, tuple[str, ...]] = {
-    1: (_r, _r, _r, _r, _a), 2: (_g, _g, _r, _r, _a), 3: (_g, _g, _g, _a, _g),
-    4: (_g, _g, _g, _g, _g), 5: (_g, _g, _g, _g, _g), 6: (_g, _g, _g, _g, _r),
+    1: (_r, _r, _r, _r, _a),
+    2: (_g, _g, _r, _r, _a),
+    3: (_g, _g, _g, _a, _g),
+    4: (_g, _g, _g, _g, _g),
+    5: (_g, _g, _g, _g, _g),
+    6: (_g, _g, _g, _g, _r),
 }
 DOC_VERDICT = {1: "baseline", 2: "kept", 3: "kept", 4: "kept", 5: "incumbent", 6: "rejected"}
 
@@ -100,20 +126,25 @@ def fitness_table(iterations: list[Iteration], table: pd.DataFrame) -> pd.DataFr
 
 def _counts(outcomes: Mapping[str, str], codes: Iterable[str]) -> str:
     vals = [outcomes.get(c) for c in codes if outcomes.get(c) in RANK]
-    return (f"{vals.count('fail')} fail / {vals.count('partial')} partial / "
-            f"{vals.count('pass')} pass")
+    return (
+        f"{vals.count('fail')} fail / {vals.count('partial')} partial / {vals.count('pass')} pass"
+    )
 
 
-def journey_table(iterations: list[Iteration], table: pd.DataFrame,
-                  fitness: pd.DataFrame) -> pd.DataFrame:
+def journey_table(
+    iterations: list[Iteration], table: pd.DataFrame, fitness: pd.DataFrame
+) -> pd.DataFrame:
     frozen = [c for c in table.columns if c != "S11"]
     rows = []
     incumbent: Iteration | None = None
     for it in iterations:
         outcomes = table.loc[it.name].to_dict()
-        row: dict[str, Any] = {"iteration": it.name, "change": it.change or "(user-defined)",
-                               "S1-S10": _counts(outcomes, frozen),
-                               "S1-S11": _counts(outcomes, table.columns)}
+        row: dict[str, Any] = {
+            "iteration": it.name,
+            "change": it.change or "(user-defined)",
+            "S1-S10": _counts(outcomes, frozen),
+            "S1-S11": _counts(outcomes, table.columns),
+        }
         if incumbent is None:
             row.update(vs=incumbent, fixed="", improved="", regressed="", verdict="baseline")
             incumbent = it
@@ -144,9 +175,13 @@ def journey_table(iterations: list[Iteration], table: pd.DataFrame,
                 if new == "red":
                     dims_red.append(dim)
         loc_delta = it.estimated_loc - incumbent.estimated_loc
-        if loc_delta > 0 and fitness.loc[it.name, "Simplicity"] == fitness.loc[incumbent.name,
-                                                                               "Simplicity"]:
-            regressed.append(f"simplicity (+{loc_delta:,} LOC, still {fitness.loc[it.name, 'Simplicity']})")
+        if (
+            loc_delta > 0
+            and fitness.loc[it.name, "Simplicity"] == fitness.loc[incumbent.name, "Simplicity"]
+        ):
+            regressed.append(
+                f"simplicity (+{loc_delta:,} LOC, still {fitness.loc[it.name, 'Simplicity']})"
+            )
         if to_fail or dims_red:
             verdict = "rejected"
             why = ", ".join(to_fail + [f"{d} red" for d in dims_red])
@@ -160,8 +195,14 @@ def journey_table(iterations: list[Iteration], table: pd.DataFrame,
         else:
             verdict = "rejected"
             why = "no scenario or dimension improved"
-        row.update(vs=incumbent.name, fixed=",".join(fixed), improved=",".join(improved),
-                   regressed="; ".join(regressed), verdict=verdict, why=why)
+        row.update(
+            vs=incumbent.name,
+            fixed=",".join(fixed),
+            improved=",".join(improved),
+            regressed="; ".join(regressed),
+            verdict=verdict,
+            why=why,
+        )
         if verdict == "kept":
             incumbent = it
         rows.append(row)
@@ -178,9 +219,14 @@ def _doc_number(it: Iteration) -> int | None:
     return None
 
 
-def findings_table(iterations: list[Iteration], table: pd.DataFrame, fitness: pd.DataFrame,
-                   journey: pd.DataFrame, results: Mapping[tuple[str, str], Any],
-                   notes: list[dict[str, Any]] | None = None) -> pd.DataFrame:
+def findings_table(
+    iterations: list[Iteration],
+    table: pd.DataFrame,
+    fitness: pd.DataFrame,
+    journey: pd.DataFrame,
+    results: Mapping[tuple[str, str], Any],
+    notes: list[dict[str, Any]] | None = None,
+) -> pd.DataFrame:
     """Every place the executed run disagrees with the doc, with the evidence that says why."""
     rows: list[dict[str, Any]] = []
     # Verdicts depend on what came before: compare them only on the doc's own sequence.
@@ -195,27 +241,46 @@ def findings_table(iterations: list[Iteration], table: pd.DataFrame, fitness: pd
             run = table.loc[it.name, code]
             if run != doc:
                 res = results.get((it.name, code))
-                rows.append({"iteration": it.name, "where": code, "doc": doc, "run": run,
-                             "why": res.summary if res is not None else ""})
+                rows.append(
+                    {
+                        "iteration": it.name,
+                        "where": code,
+                        "doc": doc,
+                        "run": run,
+                        "why": res.summary if res is not None else "",
+                    }
+                )
         for dim, doc in zip(DIMENSIONS, DOC_FITNESS[n]):
             run = fitness.loc[it.name, dim]
             if run is not None and run != doc:
                 why = _fitness_why(it, dim, table.loc[it.name].to_dict(), fitness)
-                rows.append({"iteration": it.name, "where": dim, "doc": doc, "run": run,
-                             "why": why})
+                rows.append(
+                    {"iteration": it.name, "where": dim, "doc": doc, "run": run, "why": why}
+                )
         doc_v = DOC_VERDICT[n]
         run_v = journey.loc[it.name, "verdict"] if it.name in journey.index else None
         if doc_sequence and run_v is not None and run_v != doc_v:
-            rows.append({"iteration": it.name, "where": "verdict", "doc": doc_v, "run": run_v,
-                         "why": journey.loc[it.name, "why"] or journey.loc[it.name, "regressed"]})
+            rows.append(
+                {
+                    "iteration": it.name,
+                    "where": "verdict",
+                    "doc": doc_v,
+                    "run": run_v,
+                    "why": journey.loc[it.name, "why"] or journey.loc[it.name, "regressed"],
+                }
+            )
     rows.extend(notes or [])
     return pd.DataFrame(rows, columns=["iteration", "where", "doc", "run", "why"])
 
 
-def _fitness_why(it: Iteration, dim: str, outcomes: Mapping[str, str], fitness: pd.DataFrame) -> str:
+def _fitness_why(
+    it: Iteration, dim: str, outcomes: Mapping[str, str], fitness: pd.DataFrame
+) -> str:
     if dim == "Simplicity":
-        return (f"estimated {it.estimated_loc:,} LOC = {it.estimated_loc / BASELINE_LOC:.0%} of "
-                f"the baseline (green <= {SIMPLICITY_GREEN:.0%}, amber < 100%)")
+        return (
+            f"estimated {it.estimated_loc:,} LOC = {it.estimated_loc / BASELINE_LOC:.0%} of "
+            f"the baseline (green <= {SIMPLICITY_GREEN:.0%}, amber < 100%)"
+        )
     codes = _DIMENSION_SCENARIOS[dim] + (("S11",) if dim == "Scale" else ())
     why = "from " + ", ".join(f"{c}={outcomes.get(c)}" for c in codes)
     if dim == "Scale" and outcomes.get("S11") in ("fail", "partial"):

@@ -13,9 +13,6 @@ assumed (and why), so a run's evidence can say which of its inputs are facts.
 
 from __future__ import annotations
 
-from memlab import kinds
-from memlab.errors import SimulationError
-
 import dataclasses
 import math
 from dataclasses import dataclass, field
@@ -25,8 +22,9 @@ from typing import Any, Mapping
 import numpy as np
 import pandas as pd
 
+from memlab import kinds
 from memlab.constants import CHARS_PER_TOKEN, DECAY_LAMBDA, DECAY_TIERS, tier_of_lambda
-from memlab.errors import MemlabError
+from memlab.errors import MemlabError, SimulationError
 
 __all__ = ["Instance", "DOC_INSTANCE", "instance_from_store", "load_instance", "active_hours_at"]
 
@@ -167,14 +165,19 @@ DOC_INSTANCE = Instance(
     principle_restatements=6,
     source=None,
     provenance={
-        "total_active_hours": "doc §2.2", "n_sessions": "doc §2.2", "span_days": "doc header",
-        "blocks_ever": "doc §2.1", "active_blocks": "doc §2.1",
-        "near_dup_events": "doc §2.2 (41 superseded)", "decayed": "doc §2.2",
+        "total_active_hours": "doc §2.2",
+        "n_sessions": "doc §2.2",
+        "span_days": "doc header",
+        "blocks_ever": "doc §2.1",
+        "active_blocks": "doc §2.1",
+        "near_dup_events": "doc §2.2 (41 superseded)",
+        "decayed": "doc §2.2",
         "tier_mix": "assumed (the doc gives none)",
         "mean_block_tokens": "doc §2.1 (31,633 tokens / 140 blocks)",
-        "llm_calls": "doc §2.1", "session_hours": "assumed exponential, mean 36 s (doc §2.2)",
+        "llm_calls": "doc §2.1",
+        "session_hours": "assumed exponential, mean 36 s (doc §2.2)",
         "principle_restatements": "doc §6 S10 (6 of 10 roles lost, each to supersession; a "
-                                  "lower bound of the 41)",
+        "lower bound of the 41)",
     },
 )
 
@@ -199,14 +202,17 @@ def instance_from_store(store: Any, *, audit: Any = None, growth: int = 100) -> 
     the simulation does not depend on how the audit names its metrics.
     """
     if not kinds.capable(getattr(store, "kind", None), "elfmem_tables"):
-        raise MemlabError(f"a simulation instance needs an elfmem database, not "
-                          f"{getattr(store, 'kind', type(store).__name__)!r}",
-                          path=getattr(store, "path", None),
-                          hint="load it with memlab.load_elfmem(path)")
+        raise MemlabError(
+            f"a simulation instance needs an elfmem database, not "
+            f"{getattr(store, 'kind', type(store).__name__)!r}",
+            path=getattr(store, "path", None),
+            hint="load it with memlab.load_elfmem(path)",
+        )
     blocks = _frame(store, "blocks")
     if blocks.empty:
-        raise MemlabError("the store has no blocks to measure rates from",
-                          path=getattr(store, "path", None))
+        raise MemlabError(
+            "the store has no blocks to measure rates from", path=getattr(store, "path", None)
+        )
     sessions = _frame(store, "sessions")
     config = _frame(store, "config")
     contradictions = _frame(store, "contradictions")
@@ -214,8 +220,11 @@ def instance_from_store(store: Any, *, audit: Any = None, growth: int = 100) -> 
     prov: dict[str, str] = {}
 
     status = blocks["status"].astype("string")
-    reason = blocks["archive_reason"].astype("string") if "archive_reason" in blocks else \
-        pd.Series(pd.NA, index=blocks.index, dtype="string")
+    reason = (
+        blocks["archive_reason"].astype("string")
+        if "archive_reason" in blocks
+        else pd.Series(pd.NA, index=blocks.index, dtype="string")
+    )
     active = blocks[status == "active"]
     n_active = int(len(active)) or int((status != "archived").sum()) or len(blocks)
 
@@ -231,7 +240,9 @@ def instance_from_store(store: Any, *, audit: Any = None, growth: int = 100) -> 
     n_sessions = int(len(sessions)) if len(sessions) else 1
     prov["n_sessions"] = "store: sessions rows" if len(sessions) else "no sessions: assumed 1"
 
-    created = blocks["created_at"].dropna() if "created_at" in blocks else pd.Series([], dtype=object)
+    created = (
+        blocks["created_at"].dropna() if "created_at" in blocks else pd.Series([], dtype=object)
+    )
     times = list(created)
     if len(sessions) and "started_at" in sessions:
         times += list(sessions["started_at"].dropna())
@@ -250,23 +261,31 @@ def instance_from_store(store: Any, *, audit: Any = None, growth: int = 100) -> 
         constitutional: set = set()
         if len(tags) and {"tag", "block_id"} <= set(tags.columns):
             tag = tags["tag"].astype("string")
-            constitutional = set(tags.loc[tag.str.startswith("self/role/", na=False)
-                                          | (tag == "self/constitutional"), "block_id"])
+            constitutional = set(
+                tags.loc[
+                    tag.str.startswith("self/role/", na=False) | (tag == "self/constitutional"),
+                    "block_id",
+                ]
+            )
         # A seeded principle is known by its text or id too (archived blocks can lose tags).
         content = blocks["content"] if "content" in blocks else pd.Series(None, index=blocks.index)
-        seeded = [match_seed(content=c, block_id=b) is not None
-                  for c, b in zip(content, blocks["id"])]
+        seeded = [
+            match_seed(content=c, block_id=b) is not None for c, b in zip(content, blocks["id"])
+        ]
         is_principle = blocks["id"].isin(constitutional) | pd.Series(seeded, index=blocks.index)
         principle = int(((reason == "superseded") & is_principle).sum())
-        prov["principle_restatements"] = ("store: superseded blocks tagged self/role/* or "
-                                          "self/constitutional, or holding a seeded principle's "
-                                          "text or id")
+        prov["principle_restatements"] = (
+            "store: superseded blocks tagged self/role/* or "
+            "self/constitutional, or holding a seeded principle's "
+            "text or id"
+        )
     flagged = 0
     if len(contradictions) and "kind" in contradictions:
         flagged = int((contradictions["kind"].astype("string") == "near_duplicate").sum())
     decayed = int((reason == "decayed").sum())
-    prov["near_dup_events"] = (f"store: {superseded} superseded + {flagged} near_duplicate "
-                               "contradiction rows")
+    prov["near_dup_events"] = (
+        f"store: {superseded} superseded + {flagged} near_duplicate contradiction rows"
+    )
 
     # Every block ever, not only the active ones: decay removes the short-lived tiers, and the
     # world model needs the mix blocks arrive with.
@@ -285,7 +304,9 @@ def instance_from_store(store: Any, *, audit: Any = None, growth: int = 100) -> 
         prov["mean_block_tokens"] = "store: token_count of active blocks"
     else:
         chars = active["content"].astype("string").str.len() if "content" in active else None
-        mean_tokens = float(chars.mean() / CHARS_PER_TOKEN) if chars is not None and len(chars) else 50.0
+        mean_tokens = (
+            float(chars.mean() / CHARS_PER_TOKEN) if chars is not None and len(chars) else 50.0
+        )
         prov["mean_block_tokens"] = "store: content chars / 4 of active blocks"
 
     llm_calls = _config_value(config, "llm_calls")
@@ -299,8 +320,11 @@ def instance_from_store(store: Any, *, audit: Any = None, growth: int = 100) -> 
 
     session_hours: tuple[float, ...] = ()
     if len(sessions) and "start_active_hours" in sessions:
-        start = pd.to_numeric(sessions.sort_values("started_at")["start_active_hours"],
-                              errors="coerce").dropna().to_numpy()
+        start = (
+            pd.to_numeric(sessions.sort_values("started_at")["start_active_hours"], errors="coerce")
+            .dropna()
+            .to_numpy()
+        )
         if len(start) >= 2:
             ends = np.append(start[1:], total_h)
             hours = ends - start
@@ -315,8 +339,9 @@ def instance_from_store(store: Any, *, audit: Any = None, growth: int = 100) -> 
         prov["session_hours"] = "assumed exponential with the store's mean"
 
     if audit is not None:
-        prov["audit"] = ", ".join(f"{k}={v}" for k, v in sorted(audit.headline.items())
-                                  if isinstance(v, (int, float)))[:2000]
+        prov["audit"] = ", ".join(
+            f"{k}={v}" for k, v in sorted(audit.headline.items()) if isinstance(v, (int, float))
+        )[:2000]
 
     path = getattr(store, "path", None)
     return Instance(

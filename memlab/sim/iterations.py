@@ -12,13 +12,12 @@ doc's incumbent), the natural base for an Iteration 7.
 
 from __future__ import annotations
 
-from memlab.errors import SimulationError
-
 import dataclasses
 from dataclasses import dataclass
 from typing import Any, Iterable, Mapping
 
 from memlab.constants import EXACT_DUP_THRESHOLD, NEAR_DUP_THRESHOLD, PRUNE_THRESHOLD
+from memlab.errors import SimulationError
 
 __all__ = ["Iteration", "ITERATIONS", "COMPONENTS", "BASELINE_LOC", "resolve_iterations"]
 
@@ -30,29 +29,40 @@ BASELINE_LOC = 23_499
 #: are figures from the doc; the split of the rest is an estimate chosen so that Iteration 5
 #: deletes ~8k lines, the low end of the doc's §7 "roughly 8-11k of 23.5k".
 COMPONENTS: dict[str, tuple[int, int]] = {
-    "state_machine": (2_000, 3),      # inbox/active/archived, consolidate() pipeline
+    "state_machine": (2_000, 3),  # inbox/active/archived, consolidate() pipeline
     "write_time_analysis": (900, 2),  # process_block LLM call: summary, alignment, tags
-    "supersession": (700, 2),         # near-dup thresholds 0.90/0.95, supersede/reject
+    "supersession": (700, 2),  # near-dup thresholds 0.90/0.95, supersede/reject
     "pairwise_contradiction": (3_500, 4),  # detection loop, prefilter, top_k, ADR 0007 checkpoints
-    "decay_archival": (2_300, 4),     # four tiers, active-hour clock, curate() archival, prune
-    "rescue_lock": (900, 2),          # rescue.py (307) + embedding-model lock
-    "layered_config": (1_436, 5),     # migrate.py drift scan (836) + scattered env/config readers
-    "seed_templates": (400, 1),       # init --seed
-    "semantic_index": (2_000, 3),     # embeddings, vector search, RRF
-    "crud": (500, 3),                 # edit/forget/ls + MCP tools + guide entries
-    "mutation_log": (250, 1),         # block_mutations table
-    "pin_guard": (60, 1),             # pinned column + refusal
-    "corpus_review": (700, 2),        # one-call review, proposal file, --apply
+    "decay_archival": (2_300, 4),  # four tiers, active-hour clock, curate() archival, prune
+    "rescue_lock": (900, 2),  # rescue.py (307) + embedding-model lock
+    "layered_config": (1_436, 5),  # migrate.py drift scan (836) + scattered env/config readers
+    "seed_templates": (400, 1),  # init --seed
+    "semantic_index": (2_000, 3),  # embeddings, vector search, RRF
+    "crud": (500, 3),  # edit/forget/ls + MCP tools + guide entries
+    "mutation_log": (250, 1),  # block_mutations table
+    "pin_guard": (60, 1),  # pinned column + refusal
+    "corpus_review": (700, 2),  # one-call review, proposal file, --apply
     "cluster_first_review": (250, 1),  # chunk by embedding cluster
-    "files_substrate": (1_000, 3),    # block-file parser/writer, git as history
-    "index_rebuild": (400, 1),        # derived index, `elfmem index`
-    "gateway": (500, 3),              # profiles, api_key_env, one resolution chain, preflight
+    "files_substrate": (1_000, 3),  # block-file parser/writer, git as history
+    "index_rebuild": (400, 1),  # derived index, `elfmem index`
+    "gateway": (500, 3),  # profiles, api_key_env, one resolution chain, preflight
 }
 #: What is neither switched on nor off by any choice: retrieval scoring, graph, peers, minds,
 #: MCP surface, guide(). Sized so Iteration 1 totals the doc's 23,499.
-_CORE_LOC = BASELINE_LOC - sum(COMPONENTS[name][0] for name in (
-    "state_machine", "write_time_analysis", "supersession", "pairwise_contradiction",
-    "decay_archival", "rescue_lock", "layered_config", "seed_templates", "semantic_index"))
+_CORE_LOC = BASELINE_LOC - sum(
+    COMPONENTS[name][0]
+    for name in (
+        "state_machine",
+        "write_time_analysis",
+        "supersession",
+        "pairwise_contradiction",
+        "decay_archival",
+        "rescue_lock",
+        "layered_config",
+        "seed_templates",
+        "semantic_index",
+    )
+)
 _CORE_CONCEPTS = 12
 
 _KEY_RESOLUTIONS = ("sdk_default", "explicit_chain")
@@ -128,15 +138,18 @@ class Iteration:
 
     def __post_init__(self) -> None:
         if not 0.0 < self.near_dup_threshold <= self.exact_dup_threshold <= 1.0:
-            raise SimulationError(f"{self.name}: need 0 < near_dup_threshold <= exact_dup_threshold "
-                             f"<= 1, got {self.near_dup_threshold} / {self.exact_dup_threshold}")
+            raise SimulationError(
+                f"{self.name}: need 0 < near_dup_threshold <= exact_dup_threshold "
+                f"<= 1, got {self.near_dup_threshold} / {self.exact_dup_threshold}"
+            )
         if self.key_resolution not in _KEY_RESOLUTIONS:
             raise SimulationError(f"{self.name}: key_resolution must be one of {_KEY_RESOLUTIONS}")
         if self.contradiction_top_k is not None and self.contradiction_top_k < 0:
             raise SimulationError(f"{self.name}: contradiction_top_k must be >= 0 or None")
         if self.review_cluster_first and not self.semantic_index:
-            raise SimulationError(f"{self.name}: cluster-first review needs embeddings "
-                             "(semantic_index=True)")
+            raise SimulationError(
+                f"{self.name}: cluster-first review needs embeddings (semantic_index=True)"
+            )
 
     def with_(self, **changes: Any) -> "Iteration":
         """A copy with some choices changed; unknown names raise (a typo is not a choice)."""
@@ -233,28 +246,49 @@ class Iteration:
 
 
 _BASELINE = Iteration(
-    name="1: baseline v0.19.3", number=1, change="Baseline v0.19.3 as shipped",
+    name="1: baseline v0.19.3",
+    number=1,
+    change="Baseline v0.19.3 as shipped",
 )
 _CRUD = _BASELINE.with_(
-    name="2: CRUD + pin guard + log", number=2, change="CRUD + pin guard + mutation log",
-    crud=True, pin_guard=True, mutation_log=("supersede", "edit", "forget"),
+    name="2: CRUD + pin guard + log",
+    number=2,
+    change="CRUD + pin guard + mutation log",
+    crud=True,
+    pin_guard=True,
+    mutation_log=("supersede", "edit", "forget"),
 )
 _REVIEW = _CRUD.with_(
-    name="3: corpus review", number=3, change="Corpus-level review replaces pairwise",
-    pairwise_contradiction=False, corpus_review=True,
+    name="3: corpus review",
+    number=3,
+    change="Corpus-level review replaces pairwise",
+    pairwise_contradiction=False,
+    corpus_review=True,
 )
 _FILES = _REVIEW.with_(
-    name="4: files as truth", number=4, change="Files authoritative, index derived",
-    files_authoritative=True, learn_append_only=True, constitution_file=True,
-    near_dup_supersession=False, decay_archival=False, seed_on_init=False, pin_guard=False,
+    name="4: files as truth",
+    number=4,
+    change="Files authoritative, index derived",
+    files_authoritative=True,
+    learn_append_only=True,
+    constitution_file=True,
+    near_dup_supersession=False,
+    decay_archival=False,
+    seed_on_init=False,
+    pin_guard=False,
     mutation_log=(),
 )
 _GATEWAY = _FILES.with_(
-    name="5: gateway + preflight", number=5, change="Gateway + resolution chain + preflight",
-    key_resolution="explicit_chain", preflight=True,
+    name="5: gateway + preflight",
+    number=5,
+    change="Gateway + resolution chain + preflight",
+    key_resolution="explicit_chain",
+    preflight=True,
 )
 _NO_INDEX = _GATEWAY.with_(
-    name="6: drop SQLite", number=6, change="Drop SQLite entirely (ripgrep + whole files)",
+    name="6: drop SQLite",
+    number=6,
+    change="Drop SQLite entirely (ripgrep + whole files)",
     semantic_index=False,
 )
 
@@ -264,8 +298,9 @@ ITERATIONS: dict[int, Iteration] = {
 }
 
 
-def resolve_iterations(iterations: Iterable[Iteration | int] | Mapping[Any, Iteration] | Iteration
-                       | None) -> list[Iteration]:
+def resolve_iterations(
+    iterations: Iterable[Iteration | int] | Mapping[Any, Iteration] | Iteration | None,
+) -> list[Iteration]:
     """Iterations from None (all six), numbers, Iteration objects or a mapping of them."""
     if iterations is None:
         return list(ITERATIONS.values())
@@ -283,10 +318,13 @@ def resolve_iterations(iterations: Iterable[Iteration | int] | Mapping[Any, Iter
             out.append(ITERATIONS[item])
         elif isinstance(item, str):
             # The CLI passes names: exact, or the start of one ("5:", "gateway").
-            hits = [it for it in ITERATIONS.values() if it.name == item] or \
-                [it for it in ITERATIONS.values() if item.lower() in it.name.lower()]
+            hits = [it for it in ITERATIONS.values() if it.name == item] or [
+                it for it in ITERATIONS.values() if item.lower() in it.name.lower()
+            ]
             if len(hits) != 1:
-                raise SimulationError(f"{item!r} names {len(hits)} iterations; use 1-6 or a full name")
+                raise SimulationError(
+                    f"{item!r} names {len(hits)} iterations; use 1-6 or a full name"
+                )
             out.append(hits[0])
         else:
             raise SimulationError(f"not an iteration: {item!r} (use 1-6 or an Iteration)")

@@ -1,6 +1,7 @@
 """Real-system rows: the scenarios as operator scripts run against shipped elfmem releases.
 
-Each scenario (the scripts are in :mod:`memlab.sim.real_scripts`) is what an operator would do, typed against the release's own public API
+Each scenario (the scripts are in :mod:`memlab.sim.real_scripts`) is what an operator would do,
+typed against the release's own public API
 (``MemorySystem`` in the release's venv, see :mod:`memlab.sim.releases`), with the real
 all-MiniLM-L6-v2 model giving every cosine and a deterministic local LLM (rules in
 ``memlab/sim/_driver.py``) counting every call and token. What a release cannot do is
@@ -25,16 +26,6 @@ from typing import Any
 
 from memlab._tmp import private_tempdir
 from memlab.errors import SimulationError
-from memlab.sim.cache import now_utc
-from memlab.sim.instance import DOC_INSTANCE, Instance
-from memlab.sim.releases import (
-    RELEASES,
-    all_settings,
-    check_setting,
-    project_mode,
-    release_sources,
-    release_version,
-)
 from memlab.sim._release_common import (
     LLM_STAND_INS,
     PROJECT_SCENARIOS,
@@ -48,11 +39,35 @@ from memlab.sim._release_common import (
     project_substrate,
     release_row,
 )
+from memlab.sim.cache import now_utc
+from memlab.sim.instance import DOC_INSTANCE, Instance
+from memlab.sim.releases import (
+    RELEASES,
+    all_settings,
+    check_setting,
+    project_mode,
+    release_sources,
+    release_version,
+)
 from memlab.sim.scenarios import SCENARIOS, ScenarioResult
 
-__all__ = ["RealParams", "run_real", "release_row", "count_source_lines", "simplicity",
-           "REAL_RULES", "RealContext", "RULE_LLM", "LLM_STAND_INS", "llm_stand_in",
-           "PROJECT_SCENARIOS", "project_config", "project_substrate", "file_block_text"]
+__all__ = [
+    "RealParams",
+    "run_real",
+    "release_row",
+    "count_source_lines",
+    "simplicity",
+    "REAL_RULES",
+    "RealContext",
+    "RULE_LLM",
+    "LLM_STAND_INS",
+    "llm_stand_in",
+    "PROJECT_SCENARIOS",
+    "project_config",
+    "project_substrate",
+    "file_block_text",
+]
+
 
 # ---- Simplicity -----------------------------------------------------------------------------
 def count_source_lines(folder: str | Path) -> dict[str, int]:
@@ -69,16 +84,29 @@ def count_source_lines(folder: str | Path) -> dict[str, int]:
                 blank += 1
             elif s.startswith("#"):
                 comment += 1
-    return {"files": files, "lines": total, "blank": blank, "comment": comment,
-            "code": total - blank - comment}
+    return {
+        "files": files,
+        "lines": total,
+        "blank": blank,
+        "comment": comment,
+        "code": total - blank - comment,
+    }
 
 
 # ---- the run --------------------------------------------------------------------------------
-def run_real(releases: Any = None, scenarios: Any = None, *, instance: Instance | None = None,
-             seed: int = 0, params: RealParams | None = None,
-             workdir: str | Path | None = None, workers: int | None = None,
-             cache: Any = False, fresh: bool = False, cached_only: bool = False
-             ) -> dict[tuple[str, str], ScenarioResult]:
+def run_real(
+    releases: Any = None,
+    scenarios: Any = None,
+    *,
+    instance: Instance | None = None,
+    seed: int = 0,
+    params: RealParams | None = None,
+    workdir: str | Path | None = None,
+    workers: int | None = None,
+    cache: Any = False,
+    fresh: bool = False,
+    cached_only: bool = False,
+) -> dict[tuple[str, str], ScenarioResult]:
     """Run the scenario scripts against each release; ``{(row, code): ScenarioResult}``.
 
     ``releases``: None (every setting of :func:`~memlab.sim.releases.all_settings`: each
@@ -112,8 +140,14 @@ def run_real(releases: Any = None, scenarios: Any = None, *, instance: Instance 
             raise SimulationError(f"unknown scenario {c!r}", hint=", ".join(SCENARIOS))
     # A scenario whose record names no real script has no real cell (not run), and a
     # project-mode setting runs only the scenarios its project-only parts are about.
-    cells = {rel: [c for c in codes if c in REAL_SCENARIOS
-                   and (not project_mode(rel) or c in PROJECT_SCENARIOS)] for rel in rels}
+    cells = {
+        rel: [
+            c
+            for c in codes
+            if c in REAL_SCENARIOS and (not project_mode(rel) or c in PROJECT_SCENARIOS)
+        ]
+        for rel in rels
+    }
     inst = instance or DOC_INSTANCE
     params = params or RealParams()
     results: dict[tuple[str, str], ScenarioResult] = {}
@@ -129,9 +163,15 @@ def run_real(releases: Any = None, scenarios: Any = None, *, instance: Instance 
         for rel in rels:
             env = env_digest(release_env(rel))
             for code in cells[rel]:
-                keys[(rel, code)] = cell_key(release=rel, env=env, scenario=code,
-                                             params=params, seed=seed, instance=digest,
-                                             embedding=embedding)
+                keys[(rel, code)] = cell_key(
+                    release=rel,
+                    env=env,
+                    scenario=code,
+                    params=params,
+                    seed=seed,
+                    instance=digest,
+                    embedding=embedding,
+                )
                 hit = store.get(keys[(rel, code)][0])
                 if hit is None:
                     todo.setdefault(rel, []).append(code)
@@ -141,8 +181,12 @@ def run_real(releases: Any = None, scenarios: Any = None, *, instance: Instance 
         todo = {rel: list(cells[rel]) for rel in rels}
     todo = {rel: todo[rel] for rel in rels if todo.get(rel)}
     if cached_only:
-        return {(release_row(rel), code): results[(release_row(rel), code)]
-                for rel in rels for code in cells[rel] if (release_row(rel), code) in results}
+        return {
+            (release_row(rel), code): results[(release_row(rel), code)]
+            for rel in rels
+            for code in cells[rel]
+            if (release_row(rel), code) in results
+        }
     if todo:
         with private_tempdir("real", root=workdir) as tmp:
             contexts = []
@@ -164,8 +208,11 @@ def run_real(releases: Any = None, scenarios: Any = None, *, instance: Instance 
                     store.put(*keys[(rel, code)], res)
                 results[(release_row(rel), code)] = res
     # Release order, then scenario order, whichever cells came from the cache.
-    return {(release_row(rel), code): results[(release_row(rel), code)]
-            for rel in rels for code in cells[rel]}
+    return {
+        (release_row(rel), code): results[(release_row(rel), code)]
+        for rel in rels
+        for code in cells[rel]
+    }
 
 
 def _result_cache(cache: Any, fresh: bool) -> Any:
@@ -182,8 +229,12 @@ def _result_cache(cache: Any, fresh: bool) -> Any:
     return cache
 
 
-def _run_contexts(contexts: list[RealContext], todo: dict[str, list[str]],
-                  results: dict[tuple[str, str], ScenarioResult], workers: int) -> None:
+def _run_contexts(
+    contexts: list[RealContext],
+    todo: dict[str, list[str]],
+    results: dict[tuple[str, str], ScenarioResult],
+    workers: int,
+) -> None:
     """Each release's scenarios in turn; ``workers`` releases at a time (threads: the work is
     in the drivers' processes), else one after another with the next release's driver
     starting meanwhile."""
@@ -207,8 +258,9 @@ def _run_contexts(contexts: list[RealContext], todo: dict[str, list[str]],
             ctx.close()
         return out
 
-    with bar(total=sum(len(todo[c.release]) for c in contexts), desc="real rows",
-             unit="cell") as cells:
+    with bar(
+        total=sum(len(todo[c.release]) for c in contexts), desc="real rows", unit="cell"
+    ) as cells:
         if workers > 1 and len(contexts) > 1:
             from concurrent.futures import ThreadPoolExecutor
 

@@ -29,8 +29,14 @@ from memlab.errors import SimulationError
 if TYPE_CHECKING:
     from memlab.sim.claims import Claim
 
-__all__ = ["Scenario", "ScenarioView", "register_scenario", "unregister_scenario",
-           "get_scenario", "registered_scenarios"]
+__all__ = [
+    "Scenario",
+    "ScenarioView",
+    "register_scenario",
+    "unregister_scenario",
+    "get_scenario",
+    "registered_scenarios",
+]
 
 
 @dataclass(frozen=True)
@@ -77,10 +83,19 @@ class Scenario:
 _REGISTER: dict[str, Scenario] = {}
 
 
-def register_scenario(code: str, title: str, nature: str, run: Callable[..., Any], *,
-                      rule: str, real: str | None = None, flags: tuple[str, ...] = (),
-                      llm: str | None = None, modelled_metrics: tuple[str, ...] = (),
-                      measured_metrics: tuple[str, ...] = ()) -> Scenario:
+def register_scenario(
+    code: str,
+    title: str,
+    nature: str,
+    run: Callable[..., Any],
+    *,
+    rule: str,
+    real: str | None = None,
+    flags: tuple[str, ...] = (),
+    llm: str | None = None,
+    modelled_metrics: tuple[str, ...] = (),
+    measured_metrics: tuple[str, ...] = (),
+) -> Scenario:
     """Add scenario ``code`` to the register and return its record.
 
     ``code``: upper case, not registered yet (``unregister_scenario`` first to replace one);
@@ -89,17 +104,28 @@ def register_scenario(code: str, title: str, nature: str, run: Callable[..., Any
     if not code or code != code.upper():
         raise SimulationError(f"scenario code {code!r} must be non-empty and upper case")
     if code in _REGISTER:
-        raise SimulationError(f"scenario {code} is already registered",
-                              hint="unregister_scenario it first to replace it")
+        raise SimulationError(
+            f"scenario {code} is already registered",
+            hint="unregister_scenario it first to replace it",
+        )
     if not callable(run):
         raise SimulationError(f"scenario {code}: run must be the modelled function, not {run!r}")
     if not rule:
         raise SimulationError(f"scenario {code} needs its rule in words")
     if real is not None and (real.count(":") != 1 or not all(real.split(":"))):
         raise SimulationError(f"scenario {code}: real must be 'module:function', not {real!r}")
-    record = Scenario(code, title, nature, run, rule=rule, real=real, flags=tuple(flags),
-                      llm=llm, modelled_metrics=tuple(modelled_metrics),
-                      measured_metrics=tuple(measured_metrics))
+    record = Scenario(
+        code,
+        title,
+        nature,
+        run,
+        rule=rule,
+        real=real,
+        flags=tuple(flags),
+        llm=llm,
+        modelled_metrics=tuple(modelled_metrics),
+        measured_metrics=tuple(measured_metrics),
+    )
     _REGISTER[code] = record
     return record
 
@@ -126,6 +152,7 @@ class ScenarioView(RegistryView):
     """A read-only mapping ``code -> value(record)`` over the records ``keep`` accepts,
     computed from the register at each lookup (registration order)."""
 
-    def __init__(self, value: Callable[[Scenario], Any],
-                 keep: Callable[[Scenario], bool] | None = None) -> None:
+    def __init__(
+        self, value: Callable[[Scenario], Any], keep: Callable[[Scenario], bool] | None = None
+    ) -> None:
         super().__init__(lambda: _REGISTER, value, keep)

@@ -51,9 +51,15 @@ def _code_names(source: str, parts: tuple[str, ...]) -> bool:
     except (SyntaxError, ValueError):
         return False
     for node in ast.walk(tree):
-        name = (node.id if isinstance(node, ast.Name) else node.attr
-                if isinstance(node, ast.Attribute) else node.arg
-                if isinstance(node, ast.arg) else None)
+        name = (
+            node.id
+            if isinstance(node, ast.Name)
+            else node.attr
+            if isinstance(node, ast.Attribute)
+            else node.arg
+            if isinstance(node, ast.arg)
+            else None
+        )
         if name and any(p in name.lower() for p in parts):
             return True
     return False
@@ -68,21 +74,27 @@ def release_facts(folder: str | Path) -> dict[str, Any]:
     models = _text(root, "db/models.py") or ""
     consolidate = _text(root, "operations/consolidate.py") or ""
     engine = _text(root, "db/engine.py") or ""
-    cls = api[api.find("class MemorySystem"):] if "class MemorySystem" in api else ""
+    cls = api[api.find("class MemorySystem") :] if "class MemorySystem" in api else ""
     methods = sorted(set(_DEF.findall(cls)))
-    offset = api[:api.find("class MemorySystem")].count("\n") if cls else 0
+    offset = api[: api.find("class MemorySystem")].count("\n") if cls else 0
     method_lines = {}
     for m in _DEF.finditer(cls):
-        method_lines.setdefault(m.group(1), f"elfmem/api.py:{offset + cls[:m.start()].count(chr(10)) + 1}")
+        method_lines.setdefault(
+            m.group(1), f"elfmem/api.py:{offset + cls[: m.start()].count(chr(10)) + 1}"
+        )
     lines = {
         "doctor_resolve": source_line(root, "cli.py", '"--resolve"'),
         "corpus_review": source_line(root, "operations/corpus_review.py", "def review_corpus"),
-        "ledger": source_line(root, "memory/ledger.py", '"""') if (root / "memory" / "ledger.py").exists() else None,
+        "ledger": source_line(root, "memory/ledger.py", '"""')
+        if (root / "memory" / "ledger.py").exists()
+        else None,
         "ledger_needs_project": source_line(root, "api.py", "no project root")
-        if (root / "memory" / "ledger.py").exists() else None,
+        if (root / "memory" / "ledger.py").exists()
+        else None,
         "pinned_column": source_line(root, "db/models.py", '"pinned"'),
-        "pairwise_contradiction": source_line(root, "operations/consolidate.py",
-                                              "detect_contradiction"),
+        "pairwise_contradiction": source_line(
+            root, "operations/consolidate.py", "detect_contradiction"
+        ),
         "wal": source_line(root, "db/engine.py", "journal_mode"),
         "engine": source_line(root, "db/engine.py", "def create_engine"),
         "near_dup_threshold": source_line(root, "config.py", "near_dup_near_threshold: float"),
@@ -128,17 +140,34 @@ def run_preflight(python: str | Path, endpoint: str) -> dict[str, Any]:
     preflight says when no LLM is reachable. Returns its exit code and its "LLM preflight"
     check (None when the output has none)."""
     exe = Path(python).with_name("elfmem")
-    env = {k: v for k, v in os.environ.items()
-           if k in ("PATH", "TMPDIR", "LANG", "LC_ALL", "SYSTEMROOT")}
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if k in ("PATH", "TMPDIR", "LANG", "LC_ALL", "SYSTEMROOT")
+    }
     env.update(ELFMEM_NO_UPDATE_CHECK="1", HF_HUB_OFFLINE="1", NO_COLOR="1")
     with private_tempdir("preflight") as tmp:
         env["HOME"] = str(tmp)
         cfg = Path(tmp) / "config.yaml"
         cfg.write_text(f"llm:\n  model: local-model\n  base_url: {json.dumps(endpoint)}\n")
-        proc = subprocess.run([str(exe), "doctor", "--resolve", "--json", "--config", str(cfg),
-                               "--db", str(Path(tmp) / "agent.db")], cwd=str(tmp), env=env,
-                              capture_output=True, text=True, timeout=180,
-                              stdin=subprocess.DEVNULL)
+        proc = subprocess.run(
+            [
+                str(exe),
+                "doctor",
+                "--resolve",
+                "--json",
+                "--config",
+                str(cfg),
+                "--db",
+                str(Path(tmp) / "agent.db"),
+            ],
+            cwd=str(tmp),
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=180,
+            stdin=subprocess.DEVNULL,
+        )
     check = None
     try:
         start = proc.stdout.find("{")

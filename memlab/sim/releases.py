@@ -38,9 +38,22 @@ import numpy as np
 
 from memlab.errors import ReleaseEnvError, SimulationError
 
-__all__ = ["RELEASES", "check_release", "ENVS_VAR", "envs_dir", "release_env", "release_sources",
-           "ReleaseProcess", "DriverError", "PROJECT_SUFFIX", "PROJECT_RELEASES",
-           "release_version", "project_mode", "check_setting", "all_settings"]
+__all__ = [
+    "RELEASES",
+    "check_release",
+    "ENVS_VAR",
+    "envs_dir",
+    "release_env",
+    "release_sources",
+    "ReleaseProcess",
+    "DriverError",
+    "PROJECT_SUFFIX",
+    "PROJECT_RELEASES",
+    "release_version",
+    "project_mode",
+    "check_setting",
+    "all_settings",
+]
 
 #: The shipped releases memlab runs for real, and the extra packages each one's CLI imports.
 RELEASES: dict[str, tuple[str, ...]] = {
@@ -69,9 +82,17 @@ _TIMINGS_LOCK = threading.Lock()
 #: reply, less the embedding done for that driver meanwhile: the release's own work plus the
 #: JSON-lines exchange, summed over drivers (releases that run side by side both count; per
 #: release under ``release_s <version>``).
-TIMINGS: dict[str, float] = {"env_s": 0.0, "envs_built": 0, "start_s": 0.0, "starts": 0,
-                             "embed_s": 0.0, "embed_calls": 0, "embed_texts": 0,
-                             "release_s": 0.0, "requests": 0}
+TIMINGS: dict[str, float] = {
+    "env_s": 0.0,
+    "envs_built": 0,
+    "start_s": 0.0,
+    "starts": 0,
+    "embed_s": 0.0,
+    "embed_calls": 0,
+    "embed_texts": 0,
+    "release_s": 0.0,
+    "requests": 0,
+}
 
 
 def envs_dir() -> Path:
@@ -85,8 +106,10 @@ def check_setting(setting: str) -> str:
     version = setting.removesuffix(PROJECT_SUFFIX)
     if version not in RELEASES or (setting != version and version not in PROJECT_RELEASES):
         choices = all_settings()
-        raise SimulationError(f"elfmem release {setting!r} is not one memlab can run",
-                              hint=f"choose from {', '.join(choices)}")
+        raise SimulationError(
+            f"elfmem release {setting!r} is not one memlab can run",
+            hint=f"choose from {', '.join(choices)}",
+        )
     return setting
 
 
@@ -111,8 +134,10 @@ def check_release(release: str) -> str:
     or a :class:`SimulationError` naming the releases memlab can run."""
     release = str(release).removeprefix("elfmem").strip(" =-").removesuffix(PROJECT_SUFFIX)
     if release not in RELEASES:
-        raise SimulationError(f"elfmem release {release!r} is not one memlab can run",
-                              hint=f"choose one of {', '.join(RELEASES)}")
+        raise SimulationError(
+            f"elfmem release {release!r} is not one memlab can run",
+            hint=f"choose one of {', '.join(RELEASES)}",
+        )
     return release
 
 
@@ -129,26 +154,38 @@ def release_env(release: str, *, create: bool = True, quiet: bool = False) -> Pa
         return python
     t_env = time.perf_counter()
     if not create:
-        raise ReleaseEnvError(f"no environment for elfmem {release}", path=folder,
-                              hint="run `make envs`, or any `memlab simulate` with real rows "
-                                   "(needs the package index)")
-    say = (lambda *_: None) if quiet else (lambda msg: print(f"memlab: {msg}", file=sys.stderr,
-                                                            flush=True))
+        raise ReleaseEnvError(
+            f"no environment for elfmem {release}",
+            path=folder,
+            hint="run `make envs`, or any `memlab simulate` with real rows "
+            "(needs the package index)",
+        )
+    say = (
+        (lambda *_: None)
+        if quiet
+        else (lambda msg: print(f"memlab: {msg}", file=sys.stderr, flush=True))
+    )
     t0 = time.perf_counter()
     if folder.exists():
         say(f"removing half-built environment {folder}")
         shutil.rmtree(folder)
     folder.parent.mkdir(parents=True, exist_ok=True)
-    say(f"creating the elfmem {release} environment in {folder} "
-        f"(python -m venv + pip install from the package index, under a minute)")
+    say(
+        f"creating the elfmem {release} environment in {folder} "
+        f"(python -m venv + pip install from the package index, under a minute)"
+    )
     base = getattr(sys, "_base_executable", None) or sys.executable
     _run([base, "-m", "venv", str(folder)], folder, release)
     packages = [f"elfmem=={release}", *RELEASES[release]]
     say(f"pip install {' '.join(packages)}")
-    _run([str(python), "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
-          *packages], folder, release)
-    freeze = subprocess.run([str(python), "-m", "pip", "freeze"], capture_output=True,
-                            text=True).stdout
+    _run(
+        [str(python), "-m", "pip", "install", "--quiet", "--disable-pip-version-check", *packages],
+        folder,
+        release,
+    )
+    freeze = subprocess.run(
+        [str(python), "-m", "pip", "freeze"], capture_output=True, text=True
+    ).stdout
     (folder / _STAMP).write_text(freeze)
     say(f"elfmem {release} environment ready in {time.perf_counter() - t0:.0f} s")
     TIMINGS["env_s"] += time.perf_counter() - t_env
@@ -160,20 +197,33 @@ def _run(cmd: list[str], folder: Path, release: str) -> None:
     proc = subprocess.run(cmd, capture_output=True, text=True)
     if proc.returncode != 0:
         tail = (proc.stderr or proc.stdout).strip().splitlines()[-1:] or ["(no output)"]
-        raise ReleaseEnvError(f"building the elfmem {release} environment failed: {tail[0]}",
-                              path=folder, hint="check that pip can reach the package index")
+        raise ReleaseEnvError(
+            f"building the elfmem {release} environment failed: {tail[0]}",
+            path=folder,
+            hint="check that pip can reach the package index",
+        )
 
 
 def release_sources(release: str) -> Path:
     """The installed ``elfmem`` package folder of ``release`` (its shipped source), found by
     the venv's import system without importing the package (a second's elfmem import saved)."""
     python = release_env(release)
-    out = subprocess.run([str(python), "-c", "import importlib.util as u; "
-                          "print(u.find_spec('elfmem').submodule_search_locations[0])"],
-                         capture_output=True, text=True)
+    out = subprocess.run(
+        [
+            str(python),
+            "-c",
+            "import importlib.util as u; "
+            "print(u.find_spec('elfmem').submodule_search_locations[0])",
+        ],
+        capture_output=True,
+        text=True,
+    )
     if out.returncode != 0 or not out.stdout.strip():
-        raise ReleaseEnvError(f"elfmem {release} is not installed in its environment",
-                              path=python.parent.parent, hint="delete the folder to rebuild it")
+        raise ReleaseEnvError(
+            f"elfmem {release} is not installed in its environment",
+            path=python.parent.parent,
+            hint="delete the folder to rebuild it",
+        )
     return Path(out.stdout.strip())
 
 
@@ -188,8 +238,10 @@ class DriverError(SimulationError):
 
 
 def _b64(vectors: np.ndarray) -> list[str]:
-    return [base64.b64encode(np.ascontiguousarray(v, dtype=np.float32).tobytes()).decode()
-            for v in vectors]
+    return [
+        base64.b64encode(np.ascontiguousarray(v, dtype=np.float32).tobytes()).decode()
+        for v in vectors
+    ]
 
 
 class ReleaseProcess:
@@ -209,22 +261,35 @@ class ReleaseProcess:
 
             embedder = get_embedder()
         self.embedder = embedder
-        self.embedded = 0       # texts sent to the driver
-        self.embed_calls = 0    # encode() calls made for it
+        self.embedded = 0  # texts sent to the driver
+        self.embed_calls = 0  # encode() calls made for it
         self._next = 0
         self._pending: int | None = None
         self._sent = (0.0, 0.0)
-        self._embed_s = 0.0     # seconds spent embedding for this driver
+        self._embed_s = 0.0  # seconds spent embedding for this driver
         self._log = tempfile.TemporaryFile(mode="w+")
-        env = {k: v for k, v in os.environ.items()
-               if k not in ("PYTHONPATH", "VIRTUAL_ENV", "PYTHONHOME")}
-        env.update(HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1", PYTHONUNBUFFERED="1",
-                   ELFMEM_NO_UPDATE_CHECK="1")
+        env = {
+            k: v
+            for k, v in os.environ.items()
+            if k not in ("PYTHONPATH", "VIRTUAL_ENV", "PYTHONHOME")
+        }
+        env.update(
+            HF_HUB_OFFLINE="1",
+            TRANSFORMERS_OFFLINE="1",
+            PYTHONUNBUFFERED="1",
+            ELFMEM_NO_UPDATE_CHECK="1",
+        )
         self.workdir = Path(workdir) if workdir else None
-        self.proc = subprocess.Popen([str(self.python), str(_DRIVER)], stdin=subprocess.PIPE,
-                                     stdout=subprocess.PIPE, stderr=self._log, text=True,
-                                     env=env, cwd=str(self.workdir or tempfile.gettempdir()),
-                                     bufsize=1)
+        self.proc = subprocess.Popen(
+            [str(self.python), str(_DRIVER)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=self._log,
+            text=True,
+            env=env,
+            cwd=str(self.workdir or tempfile.gettempdir()),
+            bufsize=1,
+        )
         self.version: str | None = None
         with _TIMINGS_LOCK:
             TIMINGS["starts"] += 1

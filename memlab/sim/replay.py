@@ -14,18 +14,16 @@ stored), so decay uses max(creation, last reinforcement seen by then); operator 
 
 from __future__ import annotations
 
-from memlab import kinds
-from memlab.errors import SimulationError
-
 import math
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from memlab import kinds
 from memlab.audits.seeds import CONSTITUTIONAL_TAG, ROLE_TAG_PREFIX, match_seed
-from memlab.errors import MemlabError
 from memlab.constants import tier_of_lambda
+from memlab.errors import MemlabError, SimulationError
 from memlab.sim.instance import LAMBDA, active_hours_at
 from memlab.sim.iterations import ITERATIONS, Iteration
 from memlab.sim.world import VectorBook
@@ -33,8 +31,14 @@ from memlab.sim.world import VectorBook
 __all__ = ["replay"]
 
 
-def replay(store: Any, iteration: Iteration | int = 1, *, vectors: str = "model",
-           book: VectorBook | None = None, release: str | None = None) -> pd.DataFrame:
+def replay(
+    store: Any,
+    iteration: Iteration | int = 1,
+    *,
+    vectors: str = "model",
+    book: VectorBook | None = None,
+    release: str | None = None,
+) -> pd.DataFrame:
     """One row per block of ``store`` (creation order): what happened, and what ``iteration``
     would have done. ``attrs['summary']`` counts both.
 
@@ -53,8 +57,11 @@ def replay(store: Any, iteration: Iteration | int = 1, *, vectors: str = "model"
         raise SimulationError("vectors must be 'model' or 'store'")
     it = ITERATIONS[iteration] if isinstance(iteration, int) else iteration
     if not kinds.capable(getattr(store, "kind", None), "elfmem_tables"):
-        raise MemlabError("replay needs an elfmem database store",
-                          path=getattr(store, "path", None), hint="memlab.load_elfmem(path)")
+        raise MemlabError(
+            "replay needs an elfmem database store",
+            path=getattr(store, "path", None),
+            hint="memlab.load_elfmem(path)",
+        )
     book = book if book is not None else VectorBook()  # an empty book is falsy (__len__)
     blocks = store.frames["blocks"].copy()
     if blocks.empty:
@@ -62,17 +69,23 @@ def replay(store: Any, iteration: Iteration | int = 1, *, vectors: str = "model"
     tags = store.frames.get("tags", pd.DataFrame(columns=["block_id", "tag"]))
     sessions = store.frames.get("sessions", pd.DataFrame())
     config = store.frames.get("config", pd.DataFrame())
-    total = float(config["total_active_hours"].iloc[0]) if "total_active_hours" in config and \
-        len(config) and pd.notna(config["total_active_hours"].iloc[0]) else 0.0
+    total = (
+        float(config["total_active_hours"].iloc[0])
+        if "total_active_hours" in config
+        and len(config)
+        and pd.notna(config["total_active_hours"].iloc[0])
+        else 0.0
+    )
 
     blocks = blocks.sort_values(["created_at", "id"], kind="stable").reset_index(drop=True)
     content = blocks["content"].astype("string").fillna("")
     if vectors == "store":
         if "embedding" not in blocks or blocks["embedding"].isna().all():
-            raise MemlabError("the store has no recorded embeddings",
-                              path=getattr(store, "path", None),
-                              hint="load it with load_elfmem(path, embeddings=True), or use "
-                                   "vectors='model'")
+            raise MemlabError(
+                "the store has no recorded embeddings",
+                path=getattr(store, "path", None),
+                hint="load it with load_elfmem(path, embeddings=True), or use vectors='model'",
+            )
         has_vec = blocks["embedding"].notna().to_numpy()
         dim = len(blocks.loc[has_vec, "embedding"].iloc[0])
         raw = np.zeros((len(blocks), dim), dtype=np.float32)
@@ -104,33 +117,52 @@ def replay(store: Any, iteration: Iteration | int = 1, *, vectors: str = "model"
             row = state[k]
             if row["constitutional"]:
                 continue
-            seen = max(row["created_h"], row["last_rf"] if row["last_rf"] <= now else row["created_h"])
+            seen = max(
+                row["created_h"], row["last_rf"] if row["last_rf"] <= now else row["created_h"]
+            )
             recency = math.exp(-row["lam"] * max(0.0, now - seen))
             if recency < it.prune_threshold:
                 active.remove(k)
-                row.update(replay_status="archived", replay_reason="decayed",
-                           replay_detail=f"recency {recency:.3f} at {now:.1f} h")
+                row.update(
+                    replay_status="archived",
+                    replay_reason="decayed",
+                    replay_detail=f"recency {recency:.3f} at {now:.1f} h",
+                )
 
     for k, block in blocks.iterrows():
         now = float(created_h[k])
         curate(now)
         btags = tagmap.get(block["id"], set())
-        role = next((t[len(ROLE_TAG_PREFIX):] for t in btags if t.startswith(ROLE_TAG_PREFIX)), None)
+        role = next(
+            (t[len(ROLE_TAG_PREFIX) :] for t in btags if t.startswith(ROLE_TAG_PREFIX)), None
+        )
         seeded_role = match_seed(content=str(content[k]), block_id=str(block["id"]))
         lam_k = float(lam[k]) if pd.notna(lam[k]) else LAMBDA["STANDARD"]
-        constitutional = bool(CONSTITUTIONAL_TAG in btags or role or seeded_role
-                              or lam_k <= LAMBDA["PERMANENT"] * 1.5)
+        constitutional = bool(
+            CONSTITUTIONAL_TAG in btags or role or seeded_role or lam_k <= LAMBDA["PERMANENT"] * 1.5
+        )
         pinned = bool(pinned_col[k]) if pd.notna(pinned_col[k]) else constitutional
-        row = {"block_id": block["id"], "created_at": block["created_at"],
-               "created_active_h": round(now, 4), "role": role or seeded_role,
-               "constitutional": constitutional, "pinned": pinned,
-               "tier": tier_of_lambda(lam_k), "lam": lam_k,
-               "last_rf": float(last_rf[k]) if pd.notna(last_rf[k]) else now, "created_h": now,
-               "actual_status": str(block["status"]),
-               "actual_reason": None if pd.isna(block.get("archive_reason")) else
-               str(block["archive_reason"]),
-               "replay_status": "active", "replay_reason": None, "replay_by": None,
-               "cosine": np.nan, "replay_detail": None}
+        row = {
+            "block_id": block["id"],
+            "created_at": block["created_at"],
+            "created_active_h": round(now, 4),
+            "role": role or seeded_role,
+            "constitutional": constitutional,
+            "pinned": pinned,
+            "tier": tier_of_lambda(lam_k),
+            "lam": lam_k,
+            "last_rf": float(last_rf[k]) if pd.notna(last_rf[k]) else now,
+            "created_h": now,
+            "actual_status": str(block["status"]),
+            "actual_reason": None
+            if pd.isna(block.get("archive_reason"))
+            else str(block["archive_reason"]),
+            "replay_status": "active",
+            "replay_reason": None,
+            "replay_by": None,
+            "cosine": np.nan,
+            "replay_detail": None,
+        }
         state[k] = row
         if not has_vec[k] and str(block["status"]) != "inbox":
             # Never embedded (consolidation did not reach it): it cannot be compared.
@@ -142,8 +174,11 @@ def replay(store: Any, iteration: Iteration | int = 1, *, vectors: str = "model"
             best, sim = active[j], float(sims[j])
             row["cosine"] = round(sim, 4)
             if sim >= it.exact_dup_threshold:
-                row.update(replay_status="rejected", replay_reason="duplicate",
-                           replay_by=state[best]["block_id"])
+                row.update(
+                    replay_status="rejected",
+                    replay_reason="duplicate",
+                    replay_by=state[best]["block_id"],
+                )
                 continue
             if sim >= it.near_dup_threshold:
                 target = state[best]
@@ -151,11 +186,18 @@ def replay(store: Any, iteration: Iteration | int = 1, *, vectors: str = "model"
                     row["replay_detail"] = f"pin guard kept {target['block_id']}"
                 else:
                     active.remove(best)
-                    target.update(replay_status="archived", replay_reason="superseded",
-                                  replay_by=row["block_id"], replay_detail=f"cosine {sim:.3f}")
+                    target.update(
+                        replay_status="archived",
+                        replay_reason="superseded",
+                        replay_by=row["block_id"],
+                        replay_detail=f"cosine {sim:.3f}",
+                    )
         if row["actual_reason"] == "forgotten" and it.can_edit:
-            row.update(replay_status="archived", replay_reason="forgotten",
-                       replay_detail="operator's forget() replayed")
+            row.update(
+                replay_status="archived",
+                replay_reason="forgotten",
+                replay_detail="operator's forget() replayed",
+            )
             continue
         if str(block["status"]) == "inbox":
             row.update(replay_status="inbox", replay_detail="never consolidated")
@@ -171,7 +213,9 @@ def replay(store: Any, iteration: Iteration | int = 1, *, vectors: str = "model"
     frame["agrees"] = actual_kept == replay_kept
     frame["replay_kept"] = replay_kept
     summary = {
-        "iteration": it.name, "vectors": vectors, "blocks": len(frame),
+        "iteration": it.name,
+        "vectors": vectors,
+        "blocks": len(frame),
         "actual_archived": int((~actual_kept).sum()),
         "replay_archived": int((~replay_kept).sum()),
         "replay_superseded": int((frame["replay_reason"] == "superseded").sum()),

@@ -24,9 +24,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from memlab import kinds
 from memlab._files import sqlite_uri
 from memlab._tmp import private_tempdir
-from memlab import kinds
 from memlab.errors import MemlabError
 from memlab.sim.instance import active_hours_at
 from memlab.sim.releases import ReleaseProcess, check_release
@@ -43,8 +43,11 @@ def replay_release(store: Any, release: str) -> pd.DataFrame:
     """
     release = check_release(release)
     if not kinds.capable(getattr(store, "kind", None), "elfmem_tables"):
-        raise MemlabError("replay needs an elfmem database store",
-                          path=getattr(store, "path", None), hint="memlab.load_elfmem(path)")
+        raise MemlabError(
+            "replay needs an elfmem database store",
+            path=getattr(store, "path", None),
+            hint="memlab.load_elfmem(path)",
+        )
     blocks = store.frames["blocks"].copy()
     if blocks.empty:
         raise MemlabError("the store has no blocks to replay", path=getattr(store, "path", None))
@@ -52,10 +55,16 @@ def replay_release(store: Any, release: str) -> pd.DataFrame:
     tags = store.frames.get("tags", pd.DataFrame(columns=["block_id", "tag"]))
     by_block = tags.groupby("block_id")["tag"].apply(list).to_dict() if len(tags) else {}
     config = store.frames.get("config", pd.DataFrame())
-    total = float(config["total_active_hours"].iloc[0]) if "total_active_hours" in config and \
-        len(config) and pd.notna(config["total_active_hours"].iloc[0]) else 0.0
-    hours = active_hours_at(blocks["created_at"], store.frames.get("sessions", pd.DataFrame()),
-                             total)
+    total = (
+        float(config["total_active_hours"].iloc[0])
+        if "total_active_hours" in config
+        and len(config)
+        and pd.notna(config["total_active_hours"].iloc[0])
+        else 0.0
+    )
+    hours = active_hours_at(
+        blocks["created_at"], store.frames.get("sessions", pd.DataFrame()), total
+    )
     content = blocks["content"].astype("string").fillna("").tolist()
     category = blocks["category"].astype("string").fillna("knowledge").tolist()
     stamps = np.append(np.unique(hours), max(total, float(np.max(hours))))
@@ -67,24 +76,38 @@ def replay_release(store: Any, release: str) -> pd.DataFrame:
             proc.preload(content)
             for k, stamp in enumerate(stamps[:-1]):
                 group = np.flatnonzero(hours == stamp)
-                items = [{"content": content[i], "category": category[i],
-                          "tags": [t for t in by_block.get(blocks.at[i, "id"], [])]}
-                         for i in group]
+                items = [
+                    {
+                        "content": content[i],
+                        "category": category[i],
+                        "tags": [t for t in by_block.get(blocks.at[i, "id"], [])],
+                    }
+                    for i in group
+                ]
                 for i, bid in zip(group, proc.request("learn", items=items)):
                     learned[int(i)] = bid
-                proc.request("session", hours=float(stamps[k + 1] - stamp) or 1e-6,
-                             consolidate=True, curate=True)
+                proc.request(
+                    "session",
+                    hours=float(stamps[k + 1] - stamp) or 1e-6,
+                    consolidate=True,
+                    curate=True,
+                )
             proc.request("close")
         con = sqlite3.connect(sqlite_uri(db, mode="ro"), uri=True)
-        rows = {r[0]: (r[1], r[2]) for r in con.execute(
-            "SELECT id, status, archive_reason FROM blocks")}
+        rows = {
+            r[0]: (r[1], r[2]) for r in con.execute("SELECT id, status, archive_reason FROM blocks")
+        }
         con.close()
-    out = pd.DataFrame({
-        "id": blocks["id"], "created_at": blocks["created_at"], "category": category,
-        "content": [c[:80] for c in content],
-        "actual_status": blocks["status"].astype("string"),
-        "actual_reason": blocks["archive_reason"].astype("string"),
-    })
+    out = pd.DataFrame(
+        {
+            "id": blocks["id"],
+            "created_at": blocks["created_at"],
+            "category": category,
+            "content": [c[:80] for c in content],
+            "actual_status": blocks["status"].astype("string"),
+            "actual_reason": blocks["archive_reason"].astype("string"),
+        }
+    )
     status, reason = [], []
     for i in range(len(blocks)):
         got = rows.get(learned.get(i))
@@ -94,7 +117,8 @@ def replay_release(store: Any, release: str) -> pd.DataFrame:
     out["release_reason"] = pd.Series(reason, dtype="string")
     out["agree"] = (out["actual_status"] == out["release_status"]).astype("boolean")
     out.attrs["summary"] = {
-        "release": release, "blocks": len(out),
+        "release": release,
+        "blocks": len(out),
         "actual": out["actual_status"].value_counts().to_dict(),
         "release_outcome": out["release_status"].value_counts().to_dict(),
         "release_reasons": out["release_reason"].dropna().value_counts().to_dict(),

@@ -18,8 +18,17 @@ from typing import Iterable
 
 from memlab.sim.registry import ScenarioView
 
-__all__ = ["RULES", "S7_RETRIEVAL_SHARE", "grade_levels", "grade_checks", "grade_s6",
-           "grade_s7", "grade_s8", "rule", "margin"]
+__all__ = [
+    "RULES",
+    "S7_RETRIEVAL_SHARE",
+    "grade_levels",
+    "grade_checks",
+    "grade_s6",
+    "grade_s7",
+    "grade_s8",
+    "rule",
+    "margin",
+]
 
 #: S7: the share of the oracle retriever's hit@5 a system must reach on the same corpus and
 #: queries for its retrieval to "hold".
@@ -30,8 +39,12 @@ RULES: Mapping[str, str] = ScenarioView(lambda record: record.rule)
 
 #: (pass_at, partial_at, higher_is_better) of the rules that grade one number.
 _LEVELS: dict[str, tuple[float, float, bool]] = {
-    "S1": (1.0, 0.5, True), "S2": (3, 1, True), "S4": (1.1, 2.0, False),
-    "S9": (0.95, 0.5, True), "S10": (10, 8, True), "S11": (0.8, 0.5, True),
+    "S1": (1.0, 0.5, True),
+    "S2": (3, 1, True),
+    "S4": (1.1, 2.0, False),
+    "S9": (0.95, 0.5, True),
+    "S10": (10, 8, True),
+    "S11": (0.8, 0.5, True),
 }
 
 
@@ -81,9 +94,15 @@ def grade_s7(*, hit_at_5: float, oracle_hit_at_5: float, calls_per_block: float)
     return grade_checks([holds, calls_per_block <= 2.0])
 
 
-def grade_s8(*, rates: dict[str, float | None], blocks_lost: int, errors: int,
-             corrupt: bool, unrecoverable: dict[str, int] | None = None,
-             own_block_lost: int = 0) -> str:
+def grade_s8(
+    *,
+    rates: dict[str, float | None],
+    blocks_lost: int,
+    errors: int,
+    corrupt: bool,
+    unrecoverable: dict[str, int] | None = None,
+    own_block_lost: int = 0,
+) -> str:
     """Both writers' own writes survive: ``rates``: lost_edit_rate per schedule (edits missing
     from the shared block's final text; serial and free must have been run);
     ``unrecoverable``: per schedule, the edits missing from the block *and* kept nowhere
@@ -92,8 +111,11 @@ def grade_s8(*, rates: dict[str, float | None], blocks_lost: int, errors: int,
     ``own_block_lost``: edits of a writer's own block (different blocks) that did not land."""
     if rates.get("serial") is None or rates.get("free") is None:
         raise ValueError("S8 is graded on the serial and free schedules' rates")
-    lost = ({s: float(v) for s, v in rates.items() if v is not None} if unrecoverable is None
-            else {s: float(v) for s, v in unrecoverable.items()})
+    lost = (
+        {s: float(v) for s, v in rates.items() if v is not None}
+        if unrecoverable is None
+        else {s: float(v) for s, v in unrecoverable.items()}
+    )
     if blocks_lost or errors or corrupt or own_block_lost or lost.get("serial", 0) > 0:
         return "fail"
     return "partial" if any(v > 0 for v in lost.values()) else "pass"

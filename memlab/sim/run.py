@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from memlab.errors import SimulationError
-
 import dataclasses
 import time
 from collections.abc import Iterable, Mapping
@@ -14,26 +12,37 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from memlab.sim.fitness import fitness_table, findings_table, journey_table
+from memlab.errors import SimulationError
 from memlab.sim.claims import claims_table, model_vs_release
+from memlab.sim.fitness import findings_table, fitness_table, journey_table
 from memlab.sim.instance import Instance, load_instance
 from memlab.sim.iterations import Iteration, resolve_iterations
-from memlab.sim.scenarios import Context, Scenario, ScenarioResult, resolve_scenarios
 from memlab.sim.real import RealParams, release_row, run_real, simplicity
 from memlab.sim.registry import ScenarioView
 from memlab.sim.releases import all_settings, check_setting
 from memlab.sim.rules import RULES
+from memlab.sim.scenarios import Context, Scenario, ScenarioResult, resolve_scenarios
 from memlab.sim.world import VectorBook
 
 __all__ = ["simulate", "SimulationRun", "MODELLED_LLM"]
 
 #: What a modelled cell has for an LLM.
-MODELLED_LLM = ("none: the world model counts the LLM calls an iteration's design makes "
-                "(memlab/sim/world.py) and makes none; whatever an LLM would decide is the "
-                "design flag's assumption")
+MODELLED_LLM = (
+    "none: the world model counts the LLM calls an iteration's design makes "
+    "(memlab/sim/world.py) and makes none; whatever an LLM would decide is the "
+    "design flag's assumption"
+)
 
-_WORD = {"pass": "pass", "partial": "PART", "fail": "FAIL", "n/a": "n/a",
-         "green": "green", "amber": "amber", "red": "RED", None: "-"}
+_WORD = {
+    "pass": "pass",
+    "partial": "PART",
+    "fail": "FAIL",
+    "n/a": "n/a",
+    "green": "green",
+    "amber": "amber",
+    "red": "RED",
+    None: "-",
+}
 
 
 @dataclass
@@ -93,8 +102,10 @@ class SimulationRun:
     @cached_property
     def basis(self) -> pd.DataFrame:
         """``measured`` or ``modelled`` per cell, same shape as ``table``."""
-        data = {s.code: [getattr(self.results.get((r, s.code)), "basis", None)
-                         for r in self.rows] for s in self.scenarios}
+        data = {
+            s.code: [getattr(self.results.get((r, s.code)), "basis", None) for r in self.rows]
+            for s in self.scenarios
+        }
         return pd.DataFrame(data, index=pd.Index(self.rows, name="iteration"), dtype=object)
 
     @cached_property
@@ -107,16 +118,20 @@ class SimulationRun:
     def claims(self) -> pd.DataFrame:
         """The doc's claims about its baseline and redesign next to what the shipped releases
         did in this run, with the evidence (``memlab.sim.claims``)."""
-        return claims_table(self.results, self.releases, self.simplicity, self.facts,
-                            self.meta.get("claims_run") or {})
+        return claims_table(
+            self.results,
+            self.releases,
+            self.simplicity,
+            self.facts,
+            self.meta.get("claims_run") or {},
+        )
 
     @cached_property
     def evidence(self) -> pd.DataFrame:
         """One row per (iteration, scenario, metric): the numbers behind each cell."""
         rows = []
         for (it, code), res in self.results.items():
-            base = {"iteration": it, "scenario": code, "outcome": res.outcome,
-                    "basis": res.basis}
+            base = {"iteration": it, "scenario": code, "outcome": res.outcome, "basis": res.basis}
             rows.append({**base, "metric": "summary", "value": res.summary, "unstable": False})
             if res.rule:
                 rows.append({**base, "metric": "rule", "value": res.rule, "unstable": False})
@@ -124,22 +139,33 @@ class SimulationRun:
                 rows.append({**base, "metric": "llm", "value": res.llm, "unstable": False})
             if res.cached is not None:
                 rows.append({**base, "metric": "cached", "value": res.cached, "unstable": True})
-                rows.append({**base, "metric": "measured_at", "value": res.measured_at,
-                             "unstable": True})
+                rows.append(
+                    {**base, "metric": "measured_at", "value": res.measured_at, "unstable": True}
+                )
             for note in res.assumptions:
                 rows.append({**base, "metric": "assumption", "value": note, "unstable": False})
             for name, value in res.metrics.items():
-                rows.append({**base, "metric": name, "value": value,
-                             "unstable": name in res.unstable})
+                rows.append(
+                    {**base, "metric": name, "value": value, "unstable": name in res.unstable}
+                )
             for note in res.modelled:
                 rows.append({**base, "metric": "modelled", "value": note, "unstable": False})
             if res.impossible:
                 rows.append({**base, "metric": "impossible", "value": True, "unstable": False})
-        frame = pd.DataFrame(rows, columns=["iteration", "scenario", "outcome", "basis", "metric",
-                                            "value", "unstable"])
+        frame = pd.DataFrame(
+            rows,
+            columns=["iteration", "scenario", "outcome", "basis", "metric", "value", "unstable"],
+        )
         frame["value_num"] = pd.to_numeric(
-            frame["value"].map(lambda v: v if isinstance(v, (int, float, np.number))
-                               and not isinstance(v, bool) else np.nan), errors="coerce")
+            frame["value"].map(
+                lambda v: (
+                    v
+                    if isinstance(v, (int, float, np.number)) and not isinstance(v, bool)
+                    else np.nan
+                )
+            ),
+            errors="coerce",
+        )
         frame["value"] = frame["value"].map(str).astype("string")
         for col in ("iteration", "scenario", "outcome", "basis"):
             frame[col] = frame[col].astype("category")
@@ -159,8 +185,21 @@ class SimulationRun:
         for (it, code), res in self.results.items():
             for k, event in enumerate(res.events):
                 rows.append({"iteration": it, "scenario": code, "n": k, **event})
-        cols = ["iteration", "scenario", "n", "seq", "day", "hours", "op", "block", "other",
-                "cosine", "recorded", "cause_recorded", "detail"]
+        cols = [
+            "iteration",
+            "scenario",
+            "n",
+            "seq",
+            "day",
+            "hours",
+            "op",
+            "block",
+            "other",
+            "cosine",
+            "recorded",
+            "cause_recorded",
+            "detail",
+        ]
         frame = pd.DataFrame(rows)
         for col in cols:
             if col not in frame:
@@ -187,8 +226,9 @@ class SimulationRun:
     @cached_property
     def findings(self) -> pd.DataFrame:
         """Where the executed run disagrees with the doc (and notes on the instance)."""
-        return findings_table(self.iterations, self.table, self.fitness, self.journey,
-                              self.results, self._notes())
+        return findings_table(
+            self.iterations, self.table, self.fitness, self.journey, self.results, self._notes()
+        )
 
     def _notes(self) -> list[dict[str, Any]]:
         notes = []
@@ -199,12 +239,18 @@ class SimulationRun:
             decays = res.metrics.get("decay_archivals", 0)
             hours = res.metrics.get("active_hours")
             if decays:
-                notes.append({"iteration": it.name, "where": "S10 decay", "doc": "inert",
-                              "run": f"{decays} archivals",
-                              "why": f"{hours} active hours in 182 days on "
-                                     f"{self.instance.name}: curate ran "
-                                     f"{res.metrics.get('curate_runs')} times; the doc's "
-                                     "'decay is inert' holds only for short sessions (§10)"})
+                notes.append(
+                    {
+                        "iteration": it.name,
+                        "where": "S10 decay",
+                        "doc": "inert",
+                        "run": f"{decays} archivals",
+                        "why": f"{hours} active hours in 182 days on "
+                        f"{self.instance.name}: curate ran "
+                        f"{res.metrics.get('curate_runs')} times; the doc's "
+                        "'decay is inert' holds only for short sessions (§10)",
+                    }
+                )
             break
         return notes
 
@@ -242,17 +288,29 @@ class SimulationRun:
             raise SimulationError(f"iterations already in the run: {clash}; give them new names")
         results = dict(self.results)
         timings = _execute(self._context(), self.scenarios, list(iterations), results)
-        return SimulationRun([*self.iterations, *iterations], self.scenarios, self.instance,
-                             self.seed, results,
-                             pd.concat([self.timings, timings], ignore_index=True),
-                             dict(self.meta), self.context, list(self.releases),
-                             dict(self.simplicity), dict(self.facts), dict(self.stability))
+        return SimulationRun(
+            [*self.iterations, *iterations],
+            self.scenarios,
+            self.instance,
+            self.seed,
+            results,
+            pd.concat([self.timings, timings], ignore_index=True),
+            dict(self.meta),
+            self.context,
+            list(self.releases),
+            dict(self.simplicity),
+            dict(self.facts),
+            dict(self.stability),
+        )
 
     def metrics(self) -> dict[str, Any]:
         """Flat, JSON-safe numbers for a report's metrics.json."""
-        out: dict[str, Any] = {"instance": self.instance.name, "seed": self.seed,
-                               "seconds": round(float(self.meta.get("seconds", 0.0)), 2),
-                               "findings": int(len(self.findings))}
+        out: dict[str, Any] = {
+            "instance": self.instance.name,
+            "seed": self.seed,
+            "seconds": round(float(self.meta.get("seconds", 0.0)), 2),
+            "findings": int(len(self.findings)),
+        }
         kept = self.journey[self.journey["verdict"] == "incumbent"]
         out["incumbent"] = kept.index[0] if len(kept) else None
         for it in self.iterations:
@@ -284,32 +342,54 @@ class SimulationRun:
                 frame = frame.reset_index().rename(columns={frame.index.name or "index": index})
             return _json.loads(frame.to_json(orient="records", default_handler=str))[0]
 
-        cells = [{"iteration": row, "scenario": code, "outcome": res.outcome,
-                  "basis": res.basis, "rule": res.rule, "llm": res.llm, "cached": res.cached,
-                  "measured_at": res.measured_at, "summary": res.summary,
-                  **_stability_record(self.stability.get((row, code)))}
-                 for (row, code), res in self.results.items()]
+        cells = [
+            {
+                "iteration": row,
+                "scenario": code,
+                "outcome": res.outcome,
+                "basis": res.basis,
+                "rule": res.rule,
+                "llm": res.llm,
+                "cached": res.cached,
+                "measured_at": res.measured_at,
+                "summary": res.summary,
+                **_stability_record(self.stability.get((row, code))),
+            }
+            for (row, code), res in self.results.items()
+        ]
         cache = self.meta.get("cache") or {}
         params = self.meta.get("params_dict")
-        run = {"releases": list(self.releases), "scale": (params or {}).get("scale"),
-               "seed": self.seed, "instance": self.instance.name,
-               "instance_digest": instance_digest(self.instance),
-               "cache_hits": cache.get("hits"), "cache_misses": cache.get("misses"),
-               "model_cache_hits": (self.meta.get("model_cache") or {}).get("hits"),
-               "model_cache_misses": (self.meta.get("model_cache") or {}).get("misses"),
-               "cache_folder": cache.get("folder"), "fresh": cache.get("fresh"),
-               "params": params, "embedding": self.meta.get("embedding"),
-               "stability_seeds": self.meta.get("stability_seeds"),
-               "seconds": round(float(self.meta.get("seconds", 0.0)), 2)}
-        return {"evidence": records(self.evidence), "cells": cells,
-                "claims": records(self.claims) if self.releases else [],
-                # Every iteration's fitness and journey is the world model's (the doc's
-                # estimate), never measured: each record says so.
-                "fitness": [{**r, "basis": "modelled"} for r in records(self.fitness, "iteration")]
-                if self.iterations else [],
-                "journey": [{**r, "basis": "modelled"} for r in records(self.journey, "iteration")]
-                if self.iterations else [],
-                "run": run}
+        run = {
+            "releases": list(self.releases),
+            "scale": (params or {}).get("scale"),
+            "seed": self.seed,
+            "instance": self.instance.name,
+            "instance_digest": instance_digest(self.instance),
+            "cache_hits": cache.get("hits"),
+            "cache_misses": cache.get("misses"),
+            "model_cache_hits": (self.meta.get("model_cache") or {}).get("hits"),
+            "model_cache_misses": (self.meta.get("model_cache") or {}).get("misses"),
+            "cache_folder": cache.get("folder"),
+            "fresh": cache.get("fresh"),
+            "params": params,
+            "embedding": self.meta.get("embedding"),
+            "stability_seeds": self.meta.get("stability_seeds"),
+            "seconds": round(float(self.meta.get("seconds", 0.0)), 2),
+        }
+        return {
+            "evidence": records(self.evidence),
+            "cells": cells,
+            "claims": records(self.claims) if self.releases else [],
+            # Every iteration's fitness and journey is the world model's (the doc's
+            # estimate), never measured: each record says so.
+            "fitness": [{**r, "basis": "modelled"} for r in records(self.fitness, "iteration")]
+            if self.iterations
+            else [],
+            "journey": [{**r, "basis": "modelled"} for r in records(self.journey, "iteration")]
+            if self.iterations
+            else [],
+            "run": run,
+        }
 
     # ---- text -----------------------------------------------------------------------------------
     def render(self, *, width: int = 110) -> str:
@@ -318,24 +398,36 @@ class SimulationRun:
         cell came from the result cache, fitness, journey, measured simplicity, checked claims
         (testable or not, and why) and findings."""
         inst = self.instance.summary()
-        out = [f"memlab simulate  seed={self.seed}",
-               "instance: " + ", ".join(f"{k}={v}" for k, v in inst.items())]
+        out = [
+            f"memlab simulate  seed={self.seed}",
+            "instance: " + ", ".join(f"{k}={v}" for k, v in inst.items()),
+        ]
         if self.releases:
-            out.append(f"real rows: elfmem {', '.join(self.releases)} run in their own venvs; "
-                       f"params: {self.meta.get('params')}")
+            out.append(
+                f"real rows: elfmem {', '.join(self.releases)} run in their own venvs; "
+                f"params: {self.meta.get('params')}"
+            )
         out.append("")
         basis = self.basis
         table = self.table.copy()
         for col in table.columns:
-            table[col] = [_cell(o, b) + self.stability_mark(r, col)
-                          for r, o, b in zip(table.index, table[col], basis[col])]
+            table[col] = [
+                _cell(o, b) + self.stability_mark(r, col)
+                for r, o, b in zip(table.index, table[col], basis[col])
+            ]
         seeds = self.meta.get("stability_seeds") or [self.seed]
-        out += ["Iteration x Scenario   (~x = modelled: the doc's estimate, executed from the "
-                "iteration's design flags; plain = measured on a shipped release)"
-                + (f"\n  * = the verdict moves across seeds {','.join(map(str, seeds))}; "
-                   f"? = decided at seed {self.seed} only (see Stability)"
-                   if len(seeds) > 1 else ""),
-                table.to_string(), ""]
+        out += [
+            "Iteration x Scenario   (~x = modelled: the doc's estimate, executed from the "
+            "iteration's design flags; plain = measured on a shipped release)"
+            + (
+                f"\n  * = the verdict moves across seeds {','.join(map(str, seeds))}; "
+                f"? = decided at seed {self.seed} only (see Stability)"
+                if len(seeds) > 1
+                else ""
+            ),
+            table.to_string(),
+            "",
+        ]
         out.append("Evidence")
         for scenario in self.scenarios:
             out.append(f"  {scenario.code}  {scenario.title} ({scenario.nature})")
@@ -343,38 +435,64 @@ class SimulationRun:
                 res = self.results.get((row, scenario.code))
                 if res is None:
                     continue
-                tag = ("modelled, cached" if res.cached else "modelled, computed now"
-                       if res.cached is False else "modelled")
+                tag = (
+                    "modelled, cached"
+                    if res.cached
+                    else "modelled, computed now"
+                    if res.cached is False
+                    else "modelled"
+                )
                 if res.basis == "measured":
-                    tag = (f"measured, cached from {res.measured_at}" if res.cached
-                           else "measured now" if res.cached is False else "measured")
+                    tag = (
+                        f"measured, cached from {res.measured_at}"
+                        if res.cached
+                        else "measured now"
+                        if res.cached is False
+                        else "measured"
+                    )
                 st = self.stability.get((row, scenario.code)) or {}
                 if st.get("moved"):
-                    tag += "; MOVES: " + ", ".join(f"seed {k} {_WORD[v]}"
-                                                   for k, v in st["seeds"].items())
+                    tag += "; MOVES: " + ", ".join(
+                        f"seed {k} {_WORD[v]}" for k, v in st["seeds"].items()
+                    )
                 line = f"    {row[:26]:<26} {_WORD[res.outcome]:<5} [{tag}] {res.summary}"
-                out.append(line if len(line) <= width * 2 else line[:width * 2 - 1] + "…")
-            rule = next((self.results[(r, scenario.code)].rule for r in self.rows
-                         if (r, scenario.code) in self.results
-                         and self.results[(r, scenario.code)].rule), "")
+                out.append(line if len(line) <= width * 2 else line[: width * 2 - 1] + "…")
+            rule = next(
+                (
+                    self.results[(r, scenario.code)].rule
+                    for r in self.rows
+                    if (r, scenario.code) in self.results and self.results[(r, scenario.code)].rule
+                ),
+                "",
+            )
             if rule:
                 out.append(f"      rule (modelled and measured alike): {rule}")
-            llm = next((self.results[(r, scenario.code)].llm for r in self.rows
-                        if (r, scenario.code) in self.results
-                        and self.results[(r, scenario.code)].basis == "measured"), None)
+            llm = next(
+                (
+                    self.results[(r, scenario.code)].llm
+                    for r in self.rows
+                    if (r, scenario.code) in self.results
+                    and self.results[(r, scenario.code)].basis == "measured"
+                ),
+                None,
+            )
             if llm:
                 out.append(f"      LLM in the measured cells: {llm}")
         out.append("")
         if len(seeds) > 1 and self.stability:
             moved = [k for k, v in self.stability.items() if v["moved"]]
             single = [k for k, v in self.stability.items() if v["moved"] is None]
-            out.append(f"Stability across seeds {','.join(map(str, seeds))}: "
-                       f"{len(moved)} of {len(self.stability)} cells move"
-                       + (f"; {len(single)} decided at seed {self.seed} only" if single else ""))
+            out.append(
+                f"Stability across seeds {','.join(map(str, seeds))}: "
+                f"{len(moved)} of {len(self.stability)} cells move"
+                + (f"; {len(single)} decided at seed {self.seed} only" if single else "")
+            )
             for key in moved:
                 st = self.stability[key]
-                out.append(f"  moves  {key[0][:26]:<26} {key[1]:<4} " + ", ".join(
-                    f"seed {k}: {_WORD[v]}" for k, v in st["seeds"].items()))
+                out.append(
+                    f"  moves  {key[0][:26]:<26} {key[1]:<4} "
+                    + ", ".join(f"seed {k}: {_WORD[v]}" for k, v in st["seeds"].items())
+                )
             if single:
                 out.append(f"  seed {self.seed} only: " + ", ".join(f"{r} {c}" for r, c in single))
                 out.append(f"    why: {self.stability[single[0]]['note']}")
@@ -383,80 +501,125 @@ class SimulationRun:
             fit = self.fitness.copy()
             for col in ("Control", "Integrity", "Cost", "Simplicity", "Scale"):
                 fit[col] = fit[col].map(lambda v: _WORD[v])
-            out += ["Fitness of the modelled iterations (rule: memlab/sim/fitness.py; "
-                    "Simplicity there is the doc's estimate)", fit.to_string(), ""]
-            journey = self.journey[["change", "S1-S10", "fixed", "improved", "regressed",
-                                    "verdict"]]
+            out += [
+                "Fitness of the modelled iterations (rule: memlab/sim/fitness.py; "
+                "Simplicity there is the doc's estimate)",
+                fit.to_string(),
+                "",
+            ]
+            journey = self.journey[
+                ["change", "S1-S10", "fixed", "improved", "regressed", "verdict"]
+            ]
             out += ["Journey (modelled)", journey.to_string(), ""]
         if self.simplicity:
-            out.append("Simplicity, measured (non-blank, non-comment lines of the installed "
-                       "elfmem package)")
+            out.append(
+                "Simplicity, measured (non-blank, non-comment lines of the installed "
+                "elfmem package)"
+            )
             for rel, c in self.simplicity.items():
-                out.append(f"  elfmem {rel}: {c['code']:,} code lines in {c['files']} files "
-                           f"({c['lines']:,} lines in all)")
+                out.append(
+                    f"  elfmem {rel}: {c['code']:,} code lines in {c['files']} files "
+                    f"({c['lines']:,} lines in all)"
+                )
             out.append("")
         if self.releases:
             out.append("Claims checked against the shipped releases")
             for row in self.claims.itertuples(index=False):
                 if row.verdict == "not run":
                     continue
-                out.append(f"  [{row.verdict}] {row.claim}"
-                           + (f"  (decided by {row.source})" if isinstance(row.source, str)
-                              else f"  (no one line: {row.source_note})"
-                              if isinstance(row.source_note, str) else ""))
+                out.append(
+                    f"  [{row.verdict}] {row.claim}"
+                    + (
+                        f"  (decided by {row.source})"
+                        if isinstance(row.source, str)
+                        else f"  (no one line: {row.source_note})"
+                        if isinstance(row.source_note, str)
+                        else ""
+                    )
+                )
                 out.append(f"      {row.release}: {row.evidence}")
                 if row.why:
-                    out.append(f"      {'testable' if row.testable else 'untestable'}: "
-                               f"{row.why}")
+                    out.append(f"      {'testable' if row.testable else 'untestable'}: {row.why}")
             out.append("")
         check = self.model_check
         if len(check):
             out.append("World model vs the shipped release it stands for")
             for (rel, it), part in check.groupby(["release", "iteration"], sort=False):
                 off = part[~part["agree"]]
-                out.append(f"  {it} vs elfmem {rel}: {int(part['agree'].sum())}/{len(part)} "
-                           "scenarios agree" + ("; differ: " + ", ".join(
-                               f"{r.scenario} ~{_WORD[r.modelled]}/{_WORD[r.measured]}"
-                               for r in off.itertuples()) if len(off) else ""))
+                out.append(
+                    f"  {it} vs elfmem {rel}: {int(part['agree'].sum())}/{len(part)} "
+                    "scenarios agree"
+                    + (
+                        "; differ: "
+                        + ", ".join(
+                            f"{r.scenario} ~{_WORD[r.modelled]}/{_WORD[r.measured]}"
+                            for r in off.itertuples()
+                        )
+                        if len(off)
+                        else ""
+                    )
+                )
             out.append("")
         if self.iterations:
             out.append("Findings: where the modelled run disagrees with the doc")
             if self.findings.empty:
                 out.append("  none")
             for row in self.findings.itertuples(index=False):
-                out.append(f"  {row.iteration} / {row.where}: doc {row.doc}, run {row.run} -- "
-                           f"{row.why}")
+                out.append(
+                    f"  {row.iteration} / {row.where}: doc {row.doc}, run {row.run} -- {row.why}"
+                )
         stats = self.meta.get("embedder")
         out += ["", f"run took {self.meta.get('seconds', 0):.1f} s; embeddings: {stats}"]
         model = self.meta.get("model_cache")
         if model:
-            cached = [f"{r} {c}" for (r, c), res in self.results.items()
-                      if res.basis == "modelled" and res.cached]
+            cached = [
+                f"{r} {c}"
+                for (r, c), res in self.results.items()
+                if res.basis == "modelled" and res.cached
+            ]
             n_seeds = len(self.meta.get("stability_seeds") or [self.seed])
             mine = sum(res.basis == "modelled" for res in self.results.values())
-            out.append(f"modelled cells: {model['hits']} from the result cache, "
-                       f"{model['misses']} computed{' (--fresh)' if model['fresh'] else ''}"
-                       + (f" over {n_seeds} seeds" if n_seeds > 1 else "")
-                       + (f"; at seed {self.seed}: all {mine} cached" if len(cached) == mine
-                          else f"; at seed {self.seed}, cached: {', '.join(cached)}"
-                          if cached else f"; at seed {self.seed}: none cached"))
+            out.append(
+                f"modelled cells: {model['hits']} from the result cache, "
+                f"{model['misses']} computed{' (--fresh)' if model['fresh'] else ''}"
+                + (f" over {n_seeds} seeds" if n_seeds > 1 else "")
+                + (
+                    f"; at seed {self.seed}: all {mine} cached"
+                    if len(cached) == mine
+                    else f"; at seed {self.seed}, cached: {', '.join(cached)}"
+                    if cached
+                    else f"; at seed {self.seed}: none cached"
+                )
+            )
         cache = self.meta.get("cache")
         if cache:
-            out.append(f"real cells: {cache['hits']} from the result cache, {cache['misses']} "
-                       f"run{' (--fresh)' if cache['fresh'] else ''}; cache {cache['folder']}")
+            out.append(
+                f"real cells: {cache['hits']} from the result cache, {cache['misses']} "
+                f"run{' (--fresh)' if cache['fresh'] else ''}; cache {cache['folder']}"
+            )
         if self.meta.get("embedding"):
             out.append(f"embedding precision: {self.meta['embedding']}")
         return "\n".join(out)
 
     def __repr__(self) -> str:
-        return (f"<SimulationRun {len(self.iterations)} iterations x {len(self.scenarios)} "
-                f"scenarios on {self.instance.name!r}, seed={self.seed}>")
+        return (
+            f"<SimulationRun {len(self.iterations)} iterations x {len(self.scenarios)} "
+            f"scenarios on {self.instance.name!r}, seed={self.seed}>"
+        )
 
 
-def simulate(iterations: Any = None, scenarios: Any = None, *, instance: Any = None,
-             seed: int = 0, releases: Any = (), params: RealParams | None = None,
-             cache: Any = True, fresh: bool = False,
-             stability_seeds: int = 1) -> SimulationRun:
+def simulate(
+    iterations: Any = None,
+    scenarios: Any = None,
+    *,
+    instance: Any = None,
+    seed: int = 0,
+    releases: Any = (),
+    params: RealParams | None = None,
+    cache: Any = True,
+    fresh: bool = False,
+    stability_seeds: int = 1,
+) -> SimulationRun:
     """Run each scenario under each modelled iteration and against each shipped release.
 
     ``iterations``: None (the doc's six), numbers 1-6, Iteration objects, a mapping of them, or
@@ -465,7 +628,8 @@ def simulate(iterations: Any = None, scenarios: Any = None, *, instance: Any = N
     elfmem Store, or a path to an elfmem database (loaded and audited). ``releases``: elfmem
     settings to run for real (``"all"`` or None for 0.19.2, 0.20.0 and 0.20.0+project, the
     last opening its stores inside a project root and running S8 and S9 only; the default
-    ``()`` runs none), each in its release's own cached venv (:mod:`memlab.sim.releases`; created on first use).
+    ``()`` runs none), each in its release's own cached venv (:mod:`memlab.sim.releases`;
+    created on first use).
     ``params``: :class:`~memlab.sim.real.RealParams` for the operator scripts (``scale`` is the
     S7/S11 corpus size, 2,000 by default). Modelled cells carry ``basis="modelled"`` and the
     design flags they read; real cells ``basis="measured"`` and their rule.
@@ -480,12 +644,21 @@ def simulate(iterations: Any = None, scenarios: Any = None, *, instance: Any = N
     (a cold real cell costs minutes); ``run.stability`` says per cell which seeds decided it
     and whether its verdict moved.
     """
-    if not isinstance(stability_seeds, int) or isinstance(stability_seeds, bool) \
-            or not 1 <= stability_seeds <= 100:
-        raise SimulationError(f"stability_seeds must be an integer from 1 to 100, not "
-                              f"{stability_seeds!r}")
-    its = [] if iterations is not None and not isinstance(iterations, (Iteration, Mapping)) \
-        and len(list(iterations)) == 0 else resolve_iterations(iterations)
+    if (
+        not isinstance(stability_seeds, int)
+        or isinstance(stability_seeds, bool)
+        or not 1 <= stability_seeds <= 100
+    ):
+        raise SimulationError(
+            f"stability_seeds must be an integer from 1 to 100, not {stability_seeds!r}"
+        )
+    its = (
+        []
+        if iterations is not None
+        and not isinstance(iterations, (Iteration, Mapping))
+        and len(list(iterations)) == 0
+        else resolve_iterations(iterations)
+    )
     scs = resolve_scenarios(scenarios)
     rels = _resolve_releases(releases)
     params = params or RealParams()
@@ -507,8 +680,15 @@ def simulate(iterations: Any = None, scenarios: Any = None, *, instance: Any = N
         from memlab.sim.cache import ResultCache
 
         store = ResultCache(fresh=fresh) if cache is True else (cache or None)
-        real = run_real(rels, [s.code for s in scs], instance=inst, seed=seed, params=params,
-                        cache=store or False, fresh=fresh)
+        real = run_real(
+            rels,
+            [s.code for s in scs],
+            instance=inst,
+            seed=seed,
+            params=params,
+            cache=store or False,
+            fresh=fresh,
+        )
         results.update(real)
         sizes = simplicity(rels)
         from memlab.sim.release_facts import new_modules, release_facts
@@ -516,31 +696,54 @@ def simulate(iterations: Any = None, scenarios: Any = None, *, instance: Any = N
 
         folders = {rel: release_sources(rel) for rel in rels}
         facts = {rel: release_facts(folder) for rel, folder in folders.items()}
-        claims_run = {"scale": params.scale,
-                      "new_modules": new_modules(folders["0.19.2"], folders["0.20.0"])
-                      if {"0.19.2", "0.20.0"} <= set(folders) else []}
-        rows = [{"scenario": code, "iteration": row, "seconds": res.metrics.get("seconds", 0.0)}
-                for (row, code), res in real.items()]
+        claims_run = {
+            "scale": params.scale,
+            "new_modules": new_modules(folders["0.19.2"], folders["0.20.0"])
+            if {"0.19.2", "0.20.0"} <= set(folders)
+            else [],
+        }
+        rows = [
+            {"scenario": code, "iteration": row, "seconds": res.metrics.get("seconds", 0.0)}
+            for (row, code), res in real.items()
+        ]
         timings = pd.concat([timings, pd.DataFrame(rows)], ignore_index=True)
         real_seconds = time.perf_counter() - t0
-    stability = _stability(inst, seed, int(stability_seeds), scs, its, rels, params, results,
-                           book, model_cache, embedding, store, ctx.store)
+    stability = _stability(
+        inst,
+        seed,
+        int(stability_seeds),
+        scs,
+        its,
+        rels,
+        params,
+        results,
+        book,
+        model_cache,
+        embedding,
+        store,
+        ctx.store,
+    )
     seconds = time.perf_counter() - started
     after = book.embedder.stats.as_dict()
     stats = {"hits": after["hits"] - before["hits"], "misses": after["misses"] - before["misses"]}
     provenance = getattr(book.embedder, "provenance", None)
-    meta = {"seconds": seconds, "embedder": stats, "texts": len(book),
-            "embedding": provenance()["summary"] if provenance else None,
-            "store": None if store is None else str(getattr(store, "path", "")),
-            "params": _params_text(params) if rels else None,
-            "params_dict": dataclasses.asdict(params) if rels else None,
-            "real_seconds": real_seconds if rels else 0.0,
-            "cache": store.stats() if rels and store is not None else None,
-            "model_cache": model_cache.stats() if model_cache is not None else None,
-            "claims_run": claims_run}
+    meta = {
+        "seconds": seconds,
+        "embedder": stats,
+        "texts": len(book),
+        "embedding": provenance()["summary"] if provenance else None,
+        "store": None if store is None else str(getattr(store, "path", "")),
+        "params": _params_text(params) if rels else None,
+        "params_dict": dataclasses.asdict(params) if rels else None,
+        "real_seconds": real_seconds if rels else 0.0,
+        "cache": store.stats() if rels and store is not None else None,
+        "model_cache": model_cache.stats() if model_cache is not None else None,
+        "claims_run": claims_run,
+    }
     meta["stability_seeds"] = [seed + k for k in range(max(1, int(stability_seeds)))]
-    return SimulationRun(its, scs, inst, seed, results, timings, meta, ctx, rels, sizes, facts,
-                         stability)
+    return SimulationRun(
+        its, scs, inst, seed, results, timings, meta, ctx, rels, sizes, facts, stability
+    )
 
 
 #: The modelled scenarios whose cells grow the corpus to the doc's scale (14,000 notes at
@@ -549,29 +752,62 @@ def simulate(iterations: Any = None, scenarios: Any = None, *, instance: Any = N
 SCALE_SCENARIOS = ("S7", "S11")
 
 
-def _stability(inst: Instance, seed: int, n: int, scs: list[Scenario], its: list[Iteration],
-               rels: list[str], params: RealParams, results: dict[tuple[str, str], Any],
-               book: VectorBook, model_cache: Any, embedding: str | None, real_cache: Any,
-               db: Any) -> dict[tuple[str, str], dict[str, Any]]:
+def _stability(
+    inst: Instance,
+    seed: int,
+    n: int,
+    scs: list[Scenario],
+    its: list[Iteration],
+    rels: list[str],
+    params: RealParams,
+    results: dict[tuple[str, str], Any],
+    book: VectorBook,
+    model_cache: Any,
+    embedding: str | None,
+    real_cache: Any,
+    db: Any,
+) -> dict[tuple[str, str], dict[str, Any]]:
     """Each cell's outcome at seeds ``seed .. seed+n-1`` (see :func:`simulate`)."""
     seeds = [seed + k for k in range(max(1, n))]
     found: dict[tuple[str, str], dict[int, str]] = {
-        key: {seed: res.outcome} for key, res in results.items()}
+        key: {seed: res.outcome} for key, res in results.items()
+    }
     if n <= 1:
-        return {key: {"seeds": out, "moved": None,
-                      "note": "one seed (stability not asked: stability_seeds=1)"}
-                for key, out in found.items()}
+        return {
+            key: {
+                "seeds": out,
+                "moved": None,
+                "note": "one seed (stability not asked: stability_seeds=1)",
+            }
+            for key, out in found.items()
+        }
     for other in seeds[1:]:
         more: dict[tuple[str, str], ScenarioResult] = {}
         if its:
-            _execute(Context(inst, other, book=book, store=db), scs, its, more, model_cache,
-                     embedding, cached_only=SCALE_SCENARIOS)
+            _execute(
+                Context(inst, other, book=book, store=db),
+                scs,
+                its,
+                more,
+                model_cache,
+                embedding,
+                cached_only=SCALE_SCENARIOS,
+            )
         if rels and real_cache is not None:
             from memlab.sim.cache import ResultCache
 
             lookup = ResultCache(real_cache.folder)  # a hit at another seed holds under --fresh
-            more.update(run_real(rels, [s.code for s in scs], instance=inst, seed=other,
-                                 params=params, cache=lookup, cached_only=True))
+            more.update(
+                run_real(
+                    rels,
+                    [s.code for s in scs],
+                    instance=inst,
+                    seed=other,
+                    params=params,
+                    cache=lookup,
+                    cached_only=True,
+                )
+            )
         for key, res in more.items():
             if key in found:
                 found[key][other] = res.outcome
@@ -581,21 +817,28 @@ def _stability(inst: Instance, seed: int, n: int, scs: list[Scenario], its: list
         measured = results[key].basis == "measured"
         if len(outcomes) > 1:
             moved = len(set(outcomes.values())) > 1
-            note = (f"moves across seeds {', '.join(map(str, outcomes))}" if moved
-                    else f"holds at seeds {', '.join(map(str, outcomes))}")
+            note = (
+                f"moves across seeds {', '.join(map(str, outcomes))}"
+                if moved
+                else f"holds at seeds {', '.join(map(str, outcomes))}"
+            )
             if len(outcomes) < len(seeds):
                 note += " (its other seeds are not in the result cache)"
         elif measured:
             moved = None
-            note = (f"seed {seed} only: seeds {missing} of this measured cell are not in the "
-                    "result cache, and a cold real cell costs minutes (memlab simulate "
-                    f"--sweep seeds={','.join(map(str, seeds))} measures them)")
+            note = (
+                f"seed {seed} only: seeds {missing} of this measured cell are not in the "
+                "result cache, and a cold real cell costs minutes (memlab simulate "
+                f"--sweep seeds={','.join(map(str, seeds))} measures them)"
+            )
         else:
             moved = None
-            note = (f"seed {seed} only: {key[1]} grows its corpus to the doc's scale, about "
-                    "14,000 new embeddings per seed (minutes on a CPU), so its other seeds "
-                    "are read from the result cache only and were not there (memlab simulate "
-                    f"--sweep seeds={','.join(map(str, seeds))} computes them)")
+            note = (
+                f"seed {seed} only: {key[1]} grows its corpus to the doc's scale, about "
+                "14,000 new embeddings per seed (minutes on a CPU), so its other seeds "
+                "are read from the result cache only and were not there (memlab simulate "
+                f"--sweep seeds={','.join(map(str, seeds))} computes them)"
+            )
         out[key] = {"seeds": outcomes, "moved": moved, "note": note}
     return out
 
@@ -624,18 +867,21 @@ def _resolve_releases(releases: Any) -> list[str]:
 
 def _params_text(params: RealParams) -> str:
     default = RealParams()
-    changed = {k: v for k, v in dataclasses.asdict(params).items()
-               if getattr(default, k) != v}
-    return f"scale={params.scale}" + "".join(f", {k}={v}" for k, v in changed.items()
-                                             if k != "scale")
+    changed = {k: v for k, v in dataclasses.asdict(params).items() if getattr(default, k) != v}
+    return f"scale={params.scale}" + "".join(
+        f", {k}={v}" for k, v in changed.items() if k != "scale"
+    )
 
 
 def _stability_record(st: dict[str, Any] | None) -> dict[str, Any]:
     """A cell's stability for JSON: its outcome per seed, moved (None: one seed), why."""
     if st is None:
         return {"seeds": None, "moved": None, "stability": None}
-    return {"seeds": {str(k): v for k, v in st["seeds"].items()}, "moved": st["moved"],
-            "stability": st["note"]}
+    return {
+        "seeds": {str(k): v for k, v in st["seeds"].items()},
+        "moved": st["moved"],
+        "stability": st["note"],
+    }
 
 
 def _cell(outcome: str | None, basis: str | None) -> str:
@@ -649,14 +895,23 @@ SCENARIO_FLAGS: Mapping[str, tuple[str, ...]] = ScenarioView(lambda record: reco
 
 
 def _assumptions(it: Iteration, res: ScenarioResult) -> tuple[str, ...]:
-    flags = tuple(f"{name}={getattr(it, name)!r}" for name in SCENARIO_FLAGS.get(res.scenario, ())
-                  if hasattr(it, name))
+    flags = tuple(
+        f"{name}={getattr(it, name)!r}"
+        for name in SCENARIO_FLAGS.get(res.scenario, ())
+        if hasattr(it, name)
+    )
     return ("doc's estimate",) + flags + tuple(res.modelled)
 
 
-def _execute(ctx: Context, scenarios: list[Scenario], iterations: list[Iteration],
-             results: dict[tuple[str, str], ScenarioResult], cache: Any = None,
-             embedding: str | None = None, cached_only: Iterable[str] = ()) -> pd.DataFrame:
+def _execute(
+    ctx: Context,
+    scenarios: list[Scenario],
+    iterations: list[Iteration],
+    results: dict[tuple[str, str], ScenarioResult],
+    cache: Any = None,
+    embedding: str | None = None,
+    cached_only: Iterable[str] = (),
+) -> pd.DataFrame:
     """Run each scenario under each iteration into ``results``; one timing row per cell.
 
     ``cache``: a :class:`~memlab.sim.cache.ResultCache` for the modelled cells (None: every
@@ -676,8 +931,12 @@ def _execute(ctx: Context, scenarios: list[Scenario], iterations: list[Iteration
         for scenario in scenarios:
             for it in iterations:
                 keys[(it.name, scenario.code)] = model_cell_key(
-                    iteration=it, scenario=scenario.code, seed=ctx.seed, instance=digest,
-                    embedding=str(embedding))
+                    iteration=it,
+                    scenario=scenario.code,
+                    seed=ctx.seed,
+                    instance=digest,
+                    embedding=str(embedding),
+                )
     rows = []
     with bar(total=len(scenarios) * len(iterations), desc="simulating", unit="cell") as cells:
         for scenario in scenarios:
@@ -701,7 +960,12 @@ def _execute(ctx: Context, scenarios: list[Scenario], iterations: list[Iteration
                         res.cached, res.measured_at = False, now_utc()
                         cache.put(*key, res)
                 results[(it.name, scenario.code)] = res
-                rows.append({"scenario": scenario.code, "iteration": it.name,
-                             "seconds": time.perf_counter() - t0})
+                rows.append(
+                    {
+                        "scenario": scenario.code,
+                        "iteration": it.name,
+                        "seconds": time.perf_counter() - t0,
+                    }
+                )
                 cells.update(1)
     return pd.DataFrame(rows, columns=["scenario", "iteration", "seconds"])

@@ -30,8 +30,9 @@ def parse_sweep(text: str) -> tuple[str, list[Any]]:
     axis, sep, values = str(text).partition("=")
     axis = axis.strip().lower()
     if not sep or axis not in AXES:
-        raise SimulationError(f"--sweep needs AXIS=V1,V2,... with AXIS one of "
-                              f"{', '.join(AXES)}, not {text!r}")
+        raise SimulationError(
+            f"--sweep needs AXIS=V1,V2,... with AXIS one of {', '.join(AXES)}, not {text!r}"
+        )
     items = [v.strip() for v in values.split(",") if v.strip()]
     if len(items) < 2:
         raise SimulationError(f"--sweep {axis} needs at least two values, not {values!r}")
@@ -43,9 +44,19 @@ def parse_sweep(text: str) -> tuple[str, list[Any]]:
     return axis, items
 
 
-def sweep(axis: str, values: Sequence[Any], *, iterations: Any = None, scenarios: Any = None,
-          instance: Any = None, seed: int = 0, releases: Any = (), params: Any = None,
-          cache: Any = True, fresh: bool = False) -> pd.DataFrame:
+def sweep(
+    axis: str,
+    values: Sequence[Any],
+    *,
+    iterations: Any = None,
+    scenarios: Any = None,
+    instance: Any = None,
+    seed: int = 0,
+    releases: Any = (),
+    params: Any = None,
+    cache: Any = True,
+    fresh: bool = False,
+) -> pd.DataFrame:
     """Run :func:`simulate` once per value of ``axis`` and compare the cells (module docs)."""
     from memlab.sim.real import RealParams
     from memlab.sim.run import simulate
@@ -62,8 +73,9 @@ def sweep(axis: str, values: Sequence[Any], *, iterations: Any = None, scenarios
             kw["params"] = dataclasses.replace(params, scale=int(value))
         else:
             kw["instance"] = value
-        runs[str(value)] = simulate(iterations, scenarios, releases=releases, cache=cache,
-                                    fresh=fresh, **kw)
+        runs[str(value)] = simulate(
+            iterations, scenarios, releases=releases, cache=cache, fresh=fresh, **kw
+        )
     rows = []
     first = next(iter(runs.values()))
     for key, res in first.results.items():
@@ -72,12 +84,26 @@ def sweep(axis: str, values: Sequence[Any], *, iterations: Any = None, scenarios
             other = run.results.get(key)
             outcomes[label] = None if other is None else other.outcome
             if other is not None:
-                sigs.add(repr(sorted((k, str(v)) for k, v in other.metrics.items()
-                                     if k not in other.unstable)))
+                sigs.add(
+                    repr(
+                        sorted(
+                            (k, str(v)) for k, v in other.metrics.items() if k not in other.unstable
+                        )
+                    )
+                )
         seen = {o for o in outcomes.values() if o is not None}
-        rows.append({"row": key[0], "scenario": key[1], "basis": res.basis, **outcomes,
-                     "moved": len(seen) > 1, "metrics_moved": len(sigs) > 1})
-    frame = pd.DataFrame(rows, columns=["row", "scenario", "basis", *runs, "moved",
-                                        "metrics_moved"])
+        rows.append(
+            {
+                "row": key[0],
+                "scenario": key[1],
+                "basis": res.basis,
+                **outcomes,
+                "moved": len(seen) > 1,
+                "metrics_moved": len(sigs) > 1,
+            }
+        )
+    frame = pd.DataFrame(
+        rows, columns=["row", "scenario", "basis", *runs, "moved", "metrics_moved"]
+    )
     frame.attrs["axis"] = axis
     return frame

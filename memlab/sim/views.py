@@ -13,11 +13,24 @@ from memlab.sim.fitness import SYMBOL
 from memlab.sim.iterations import Iteration
 from memlab.sim.run import SimulationRun
 
-__all__ = ["outcome_table", "fitness_table", "evidence_table", "compare_runs",
-           "threshold_sweep", "threshold_explorer"]
+__all__ = [
+    "outcome_table",
+    "fitness_table",
+    "evidence_table",
+    "compare_runs",
+    "threshold_sweep",
+    "threshold_explorer",
+]
 
-_COLOURS = {"pass": "#c8e6c9", "partial": "#fff3b0", "fail": "#ffcdd2", "n/a": "#eeeeee",
-            "green": "#c8e6c9", "amber": "#fff3b0", "red": "#ffcdd2"}
+_COLOURS = {
+    "pass": "#c8e6c9",
+    "partial": "#fff3b0",
+    "fail": "#ffcdd2",
+    "n/a": "#eeeeee",
+    "green": "#c8e6c9",
+    "amber": "#fff3b0",
+    "red": "#ffcdd2",
+}
 
 
 def _colour(value: Any) -> str:
@@ -37,8 +50,10 @@ def outcome_table(run: SimulationRun, *, symbols: bool = False):
     css = css.where(modelled, css + "; font-weight: bold")
     shown = table.map(lambda v: f"{SYMBOL.get(v, v)} {v}" if symbols else str(v))
     shown = shown.where(~modelled, "~" + shown)
-    marks = pd.DataFrame({c: [run.stability_mark(r, c) for r in table.index]
-                          for c in table.columns}, index=table.index)
+    marks = pd.DataFrame(
+        {c: [run.stability_mark(r, c) for r in table.index] for c in table.columns},
+        index=table.index,
+    )
     shown = shown + marks
     css = css.where(marks != "*", css + "; outline: 2px solid #c62828")
     styler = shown.style.apply(lambda _: css, axis=None)
@@ -48,7 +63,8 @@ def outcome_table(run: SimulationRun, *, symbols: bool = False):
             f"* (outlined): the verdict moves across seeds {', '.join(map(str, seeds))}; "
             f"? : decided at seed {run.seed} only (a measured or S7/S11 cell is read from the "
             "result cache at the other seeds, never run there, and was not in it). "
-            "~ italic: modelled.")
+            "~ italic: modelled."
+        )
     return styler
 
 
@@ -56,7 +72,8 @@ def fitness_table(run: SimulationRun):
     """The five dimensions per iteration, coloured (a pandas Styler), captioned as modelled:
     every iteration's fitness is the world model's, the doc's estimate."""
     return run.fitness.style.map(_colour).set_caption(
-        "Modelled (the doc's estimate): fitness of the world model's iterations")
+        "Modelled (the doc's estimate): fitness of the world model's iterations"
+    )
 
 
 def evidence_table(run: SimulationRun, scenario: str) -> pd.DataFrame:
@@ -65,24 +82,40 @@ def evidence_table(run: SimulationRun, scenario: str) -> pd.DataFrame:
     part = ev[(ev["scenario"] == scenario.upper()) & (ev["metric"] != "modelled")]
     if part.empty:
         return pd.DataFrame()
-    return part.pivot_table(index="metric", columns="iteration", values="value", aggfunc="first",
-                            observed=True, sort=False)
+    return part.pivot_table(
+        index="metric",
+        columns="iteration",
+        values="value",
+        aggfunc="first",
+        observed=True,
+        sort=False,
+    )
 
 
-def compare_runs(runs: Mapping[str, SimulationRun], scenario: str,
-                 iteration: int | str | Iteration) -> pd.DataFrame:
+def compare_runs(
+    runs: Mapping[str, SimulationRun], scenario: str, iteration: int | str | Iteration
+) -> pd.DataFrame:
     """The same cell from several runs (e.g. two instances): metric (rows) x run (columns)."""
     columns = {}
     for label, run in runs.items():
         res = run.cell(iteration, scenario)
-        columns[label] = pd.Series({"outcome": res.outcome, "summary": res.summary,
-                                    **{k: v for k, v in res.metrics.items()}}, dtype=object)
+        columns[label] = pd.Series(
+            {
+                "outcome": res.outcome,
+                "summary": res.summary,
+                **{k: v for k, v in res.metrics.items()},
+            },
+            dtype=object,
+        )
     return pd.DataFrame(columns)
 
 
-def threshold_sweep(run: SimulationRun, iteration: Iteration,
-                    thresholds: Iterable[float] = (0.85, 0.88, 0.90, 0.92, 0.94),
-                    scenarios: Sequence[str] = ("S1", "S3", "S10")) -> pd.DataFrame:
+def threshold_sweep(
+    run: SimulationRun,
+    iteration: Iteration,
+    thresholds: Iterable[float] = (0.85, 0.88, 0.90, 0.92, 0.94),
+    scenarios: Sequence[str] = ("S1", "S3", "S10"),
+) -> pd.DataFrame:
     """Re-run scenarios with the near-duplicate threshold moved: one row per threshold."""
     rows = []
     for t in thresholds:
@@ -101,8 +134,12 @@ def _at_threshold(iteration: Iteration, threshold: float) -> Iteration:
     return iteration.with_(name=f"{iteration.name} @ near={near:.3f}", near_dup_threshold=near)
 
 
-def threshold_explorer(run: SimulationRun, *, iteration: Iteration | None = None,
-                       scenarios: Sequence[str] = ("S1", "S3", "S10")):
+def threshold_explorer(
+    run: SimulationRun,
+    *,
+    iteration: Iteration | None = None,
+    scenarios: Sequence[str] = ("S1", "S3", "S10"),
+):
     """A slider for the near-duplicate threshold and a picker for the iteration; moving either
     re-runs ``scenarios`` on the run's context and shows the new outcomes. Returns the widget
     (display it); in a headless run it renders once with the starting values."""
@@ -112,11 +149,18 @@ def threshold_explorer(run: SimulationRun, *, iteration: Iteration | None = None
     options = [(it.name, it) for it in run.iterations]
     if start not in [o[1] for o in options]:
         options.insert(0, (start.name, start))
-    pick = widgets.Dropdown(options=options, value=start, description="iteration",
-                            layout=widgets.Layout(width="340px"))
-    slider = widgets.FloatSlider(value=start.near_dup_threshold, min=0.80, max=0.99, step=0.005,
-                                 readout_format=".3f", description="near-dup",
-                                 continuous_update=False)
+    pick = widgets.Dropdown(
+        options=options, value=start, description="iteration", layout=widgets.Layout(width="340px")
+    )
+    slider = widgets.FloatSlider(
+        value=start.near_dup_threshold,
+        min=0.80,
+        max=0.99,
+        step=0.005,
+        readout_format=".3f",
+        description="near-dup",
+        continuous_update=False,
+    )
     out = widgets.Output()
 
     def refresh(_: Any = None) -> None:

@@ -20,8 +20,8 @@ from typing import Any, Iterable, Sequence
 
 import numpy as np
 
-from memlab.sim._texts import CONSTITUTION, CONSTITUTION_TAGS
 from memlab.constants import CHARS_PER_TOKEN
+from memlab.sim._texts import CONSTITUTION, CONSTITUTION_TAGS
 from memlab.sim.instance import LAMBDA, Instance
 from memlab.sim.iterations import Iteration
 
@@ -30,9 +30,9 @@ __all__ = ["World", "Block", "VectorBook", "PROMPT_TOKENS", "LLMUnavailable"]
 #: Assumed tokens per call beyond the blocks it carries (prompt template, instructions), and
 #: the output it returns. Only the token totals depend on these; call counts do not.
 PROMPT_TOKENS = {
-    "analysis": (350, 60),       # process_block: summary, alignment, tags
+    "analysis": (350, 60),  # process_block: summary, alignment, tags
     "contradiction": (250, 20),  # one pair, yes/no + score
-    "review": (800, 1_500),      # one window of corpus, proposal out
+    "review": (800, 1_500),  # one window of corpus, proposal out
     "preflight": (20, 5),
 }
 CONSTITUTIONAL_TAG = "self/constitutional"
@@ -88,16 +88,16 @@ class Block:
     created_h: float
     created_day: float
     tokens: float
-    role: str | None = None          # constitutional role slot, if any
+    role: str | None = None  # constitutional role slot, if any
     pinned: bool = False
-    family: tuple | None = None      # ("role", name) or ("note", key): how to restate it
-    status: str = "inbox"            # inbox / active / archived / rejected
+    family: tuple | None = None  # ("role", name) or ("note", key): how to restate it
+    status: str = "inbox"  # inbox / active / archived / rejected
     archive_reason: str | None = None
     superseded_by: str | None = None
     last_reinforced_h: float = 0.0
     reinforcements: int = 0
     tags: set[str] = field(default_factory=set)
-    where: str = "db"                # db / log / notes
+    where: str = "db"  # db / log / notes
     summarised: bool = False
 
     @property
@@ -111,9 +111,16 @@ class Block:
 class World:
     """One memory store living under one iteration, on one instance's clock."""
 
-    def __init__(self, iteration: Iteration, instance: Instance, book: VectorBook,
-                 rng: np.random.Generator, *, llm_available: bool = True,
-                 scenario: str = "") -> None:
+    def __init__(
+        self,
+        iteration: Iteration,
+        instance: Instance,
+        book: VectorBook,
+        rng: np.random.Generator,
+        *,
+        llm_available: bool = True,
+        scenario: str = "",
+    ) -> None:
         self.it = iteration
         self.inst = instance
         self.book = book
@@ -140,14 +147,29 @@ class World:
         self._intended: dict[str, str] = {}
 
     # ---- bookkeeping ---------------------------------------------------------------------------
-    def _event(self, op: str, block: str | None = None, other: str | None = None,
-               cosine: float | None = None, *, recorded: bool | None = None,
-               cause_recorded: bool | None = None, **detail: Any) -> dict[str, Any]:
-        event = {"seq": len(self.events), "day": round(self.day, 4), "hours": round(self.hours, 5),
-                 "op": op, "block": block, "other": other,
-                 "cosine": None if cosine is None else round(float(cosine), 4),
-                 "recorded": recorded, "cause_recorded": cause_recorded,
-                 "detail": ", ".join(f"{k}={v}" for k, v in detail.items()) or None}
+    def _event(
+        self,
+        op: str,
+        block: str | None = None,
+        other: str | None = None,
+        cosine: float | None = None,
+        *,
+        recorded: bool | None = None,
+        cause_recorded: bool | None = None,
+        **detail: Any,
+    ) -> dict[str, Any]:
+        event = {
+            "seq": len(self.events),
+            "day": round(self.day, 4),
+            "hours": round(self.hours, 5),
+            "op": op,
+            "block": block,
+            "other": other,
+            "cosine": None if cosine is None else round(float(cosine), 4),
+            "recorded": recorded,
+            "cause_recorded": cause_recorded,
+            "detail": ", ".join(f"{k}={v}" for k, v in detail.items()) or None,
+        }
         self.events.append(event)
         return event
 
@@ -194,15 +216,23 @@ class World:
         out: dict[str, dict[str, Any]] = {}
         if self.it.constitution_file:
             for role, text in self.self_md.items():
-                out[role] = {"text": text, "where": "self.md", "filled": True,
-                             "intact": text == self._intended.get(role)}
+                out[role] = {
+                    "text": text,
+                    "where": "self.md",
+                    "filled": True,
+                    "intact": text == self._intended.get(role),
+                }
             return out
         for role in CONSTITUTION:
             holders = [b for b in self.active() if b.role == role]
             intended = self._intended.get(role)
             text = holders[0].text if holders else None
-            out[role] = {"text": text, "where": "blocks" if holders else None,
-                         "filled": bool(holders), "intact": text is not None and text == intended}
+            out[role] = {
+                "text": text,
+                "where": "blocks" if holders else None,
+                "filled": bool(holders),
+                "intact": text is not None and text == intended,
+            }
         return out
 
     # ---- lifecycle ---------------------------------------------------------------------------
@@ -224,9 +254,15 @@ class World:
             self._event("init", detail="constitution in self.md; 0 blocks in memory")
             return
         for role, text in CONSTITUTION.items():
-            self.learn(text, tier="PERMANENT", role=role, pinned=True,
-                       family=("role", role), tags=set(CONSTITUTION_TAGS[role]),
-                       tokens=len(text) / CHARS_PER_TOKEN)
+            self.learn(
+                text,
+                tier="PERMANENT",
+                role=role,
+                pinned=True,
+                family=("role", role),
+                tags=set(CONSTITUTION_TAGS[role]),
+                tokens=len(text) / CHARS_PER_TOKEN,
+            )
             self._intended[role] = text
         self._event("init", detail=f"seeded {len(CONSTITUTION)} constitutional blocks")
         self.consolidate()
@@ -243,14 +279,31 @@ class World:
         self.day += days
         self.sessions += 1
 
-    def learn(self, text: str, *, tier: str = "STANDARD", role: str | None = None,
-              pinned: bool = False, family: tuple | None = None, tags: Iterable[str] = (),
-              tokens: float | None = None) -> Block:
-        block = Block(id=self._new_id(), text=text, vec=self.book.vec(text), tier=tier,
-                      created_h=self.hours, created_day=self.day,
-                      tokens=self.inst.mean_block_tokens if tokens is None else tokens,
-                      role=role, pinned=pinned, family=family, last_reinforced_h=self.hours,
-                      tags=set(tags))
+    def learn(
+        self,
+        text: str,
+        *,
+        tier: str = "STANDARD",
+        role: str | None = None,
+        pinned: bool = False,
+        family: tuple | None = None,
+        tags: Iterable[str] = (),
+        tokens: float | None = None,
+    ) -> Block:
+        block = Block(
+            id=self._new_id(),
+            text=text,
+            vec=self.book.vec(text),
+            tier=tier,
+            created_h=self.hours,
+            created_day=self.day,
+            tokens=self.inst.mean_block_tokens if tokens is None else tokens,
+            role=role,
+            pinned=pinned,
+            family=family,
+            last_reinforced_h=self.hours,
+            tags=set(tags),
+        )
         if self.it.files_authoritative:
             # learn() appends to the log (or rewrites a notes file): in memory at once.
             block.status = "active"
@@ -258,24 +311,32 @@ class World:
         self.blocks[block.id] = block
         self.order.append(block.id)
         rec, cause = self._recorded("learn")
-        self._event("learn", block.id, recorded=rec, cause_recorded=cause, tier=tier,
-                    role=role or "-")
+        self._event(
+            "learn", block.id, recorded=rec, cause_recorded=cause, tier=tier, role=role or "-"
+        )
         return block
 
     def consolidate(self) -> None:
         """Process what learn() left: write-time analysis, near-dup supersession, pairwise
         contradiction checks, promotion. In file iterations only the (skippable) summary."""
-        pending = [b for b in (self.blocks[i] for i in self.order)
-                   if b.status == "inbox" or (self.it.files_authoritative and not b.summarised
-                                              and b.status == "active")]
+        pending = [
+            b
+            for b in (self.blocks[i] for i in self.order)
+            if b.status == "inbox"
+            or (self.it.files_authoritative and not b.summarised and b.status == "active")
+        ]
         for block in pending:
             analysed = True
             if self.it.write_time_analysis:
                 analysed = self.try_call("analysis", block.tokens)
                 block.summarised = analysed
                 if not analysed:
-                    self._event("llm_error", block.id, purpose="analysis",
-                                surfaced="no" if not self.it.files_authoritative else "log")
+                    self._event(
+                        "llm_error",
+                        block.id,
+                        purpose="analysis",
+                        surfaced="no" if not self.it.files_authoritative else "log",
+                    )
             else:
                 block.summarised = True
             if self.it.files_authoritative:
@@ -305,8 +366,15 @@ class World:
                 guarded = self.it.pin_guard and (best.pinned or best.tier == "PERMANENT")
                 if guarded:
                     rec, cause = self._recorded("supersede")
-                    self._event("guard_refused", block.id, best.id, best_sim, recorded=rec,
-                                cause_recorded=cause, target_role=best.role or "-")
+                    self._event(
+                        "guard_refused",
+                        block.id,
+                        best.id,
+                        best_sim,
+                        recorded=rec,
+                        cause_recorded=cause,
+                        target_role=best.role or "-",
+                    )
                 else:
                     self._supersede(best, block, best_sim)
         self._check_contradictions(block, active)
@@ -324,8 +392,18 @@ class World:
         logged = "supersede" in self.it.mutation_log
         old.superseded_by = new.id if logged else None
         rec, cause = self._recorded("supersede")
-        self._event("supersede", old.id, new.id, sim, recorded=rec, cause_recorded=cause,
-                    role=old.role or "-", pinned=old.pinned, tier=old.tier, tags_deleted=lost_tags)
+        self._event(
+            "supersede",
+            old.id,
+            new.id,
+            sim,
+            recorded=rec,
+            cause_recorded=cause,
+            role=old.role or "-",
+            pinned=old.pinned,
+            tier=old.tier,
+            tags_deleted=lost_tags,
+        )
 
     def _check_contradictions(self, block: Block, active: list[Block]) -> None:
         if not self.it.pairwise_contradiction or not active:
@@ -341,8 +419,7 @@ class World:
             top = np.argsort(-sims)[:n]
             carried = float(sum(others[i].tokens for i in top)) + n * block.tokens
             ok = self.try_call("contradiction", carried, n)
-            self._event("contradiction_checks", block.id, calls=n, candidates=candidates,
-                        ok=ok)
+            self._event("contradiction_checks", block.id, calls=n, candidates=candidates, ok=ok)
 
     def review(self) -> int:
         """Scheduled corpus-level review: one call per window of corpus; proposes, never mutates."""
@@ -353,8 +430,13 @@ class World:
         window = self.it.review_window_tokens - PROMPT_TOKENS["review"][0]
         chunks = max(1, math.ceil(tokens / window))
         ok = self.try_call("review", tokens, chunks)
-        self._event("review", calls=chunks, corpus_tokens=int(tokens), ok=ok,
-                    surfaced="error raised to the operator" if not ok else "-")
+        self._event(
+            "review",
+            calls=chunks,
+            corpus_tokens=int(tokens),
+            ok=ok,
+            surfaced="error raised to the operator" if not ok else "-",
+        )
         return chunks
 
     def curate(self, *, force: bool = False) -> int:
@@ -362,8 +444,10 @@ class World:
         reinforcement of the top-N and of the constitution. Returns blocks archived."""
         if not self.it.decay_active:
             return 0
-        due = (self.last_curate_h is None
-               or self.hours - self.last_curate_h >= self.it.curate_interval_hours)
+        due = (
+            self.last_curate_h is None
+            or self.hours - self.last_curate_h >= self.it.curate_interval_hours
+        )
         if not (due or force):
             return 0
         self.curate_runs += 1
@@ -379,11 +463,19 @@ class World:
                 block.archive_reason = "decayed"
                 archived += 1
                 rec, cause = self._recorded("decay")
-                self._event("decay", block.id, recorded=rec, cause_recorded=cause,
-                            tier=block.tier, recency=round(recency, 4),
-                            idle_hours=round(self.hours - block.last_reinforced_h, 1))
-        ranked = sorted(self.active(), key=lambda b: -b.recency(self.hours)
-                        * (1.0 + math.log1p(b.reinforcements)))
+                self._event(
+                    "decay",
+                    block.id,
+                    recorded=rec,
+                    cause_recorded=cause,
+                    tier=block.tier,
+                    recency=round(recency, 4),
+                    idle_hours=round(self.hours - block.last_reinforced_h, 1),
+                )
+        ranked = sorted(
+            self.active(),
+            key=lambda b: -b.recency(self.hours) * (1.0 + math.log1p(b.reinforcements)),
+        )
         for block in ranked[:5]:
             block.last_reinforced_h = self.hours
             block.reinforcements += 1
@@ -403,18 +495,28 @@ class World:
             block.reinforcements += 1
         return hits
 
-    def add_corpus(self, texts: Sequence[str], families: Sequence[tuple | None],
-                   tiers: Sequence[str]) -> list[Block]:
+    def add_corpus(
+        self, texts: Sequence[str], families: Sequence[tuple | None], tiers: Sequence[str]
+    ) -> list[Block]:
         """A steady-state corpus that was curated before the scenario starts: active blocks,
         no events, no calls (the scenario measures what happens next)."""
         vecs = self.book.matrix(list(texts))
         out = []
         for text, vec, family, tier in zip(texts, vecs, families, tiers):
-            block = Block(id=self._new_id(), text=text, vec=vec, tier=tier,
-                          created_h=self.hours, created_day=self.day,
-                          tokens=self.inst.mean_block_tokens, family=family, status="active",
-                          last_reinforced_h=self.hours, summarised=True,
-                          where="notes" if self.it.files_authoritative else "db")
+            block = Block(
+                id=self._new_id(),
+                text=text,
+                vec=vec,
+                tier=tier,
+                created_h=self.hours,
+                created_day=self.day,
+                tokens=self.inst.mean_block_tokens,
+                family=family,
+                status="active",
+                last_reinforced_h=self.hours,
+                summarised=True,
+                where="notes" if self.it.files_authoritative else "db",
+            )
             self.blocks[block.id] = block
             self.order.append(block.id)
             out.append(block)
@@ -428,8 +530,13 @@ class World:
                 return False
             del self.self_md[role]
             self._intended.pop(role, None)
-            self._event("forget", f"self.md#{role}", recorded=True, cause_recorded=True,
-                        via="delete the lines in self.md")
+            self._event(
+                "forget",
+                f"self.md#{role}",
+                recorded=True,
+                cause_recorded=True,
+                via="delete the lines in self.md",
+            )
             return True
         block = self._role_block(role)
         if block is None:
@@ -445,21 +552,34 @@ class World:
         if self.it.constitution_file and isinstance(target, str):
             self.self_md[role] = text
             self._intended[role] = text
-            self._event("edit", f"self.md#{role}", recorded=True, cause_recorded=True,
-                        via="text edit of self.md")
+            self._event(
+                "edit",
+                f"self.md#{role}",
+                recorded=True,
+                cause_recorded=True,
+                via="text edit of self.md",
+            )
             return True
         block = target if isinstance(target, Block) else self._role_block(role)
         if block is None or not self.it.can_edit:
-            self._event("edit_unsupported", None if block is None else block.id,
-                        reason="no edit API" if block is not None else "no such block")
+            self._event(
+                "edit_unsupported",
+                None if block is None else block.id,
+                reason="no edit API" if block is not None else "no such block",
+            )
             return False
         block.text = text
         block.vec = self.book.vec(text)
         if block.role:
             self._intended[block.role] = text
         rec, cause = self._recorded("edit")
-        self._event("edit", block.id, recorded=rec, cause_recorded=cause,
-                    via="text edit" if self.it.files_authoritative else "edit()")
+        self._event(
+            "edit",
+            block.id,
+            recorded=rec,
+            cause_recorded=cause,
+            via="text edit" if self.it.files_authoritative else "edit()",
+        )
         return True
 
     def forget(self, block: Block) -> bool:
@@ -469,8 +589,13 @@ class World:
         block.status = "archived"
         block.archive_reason = "forgotten"
         rec, cause = self._recorded("forget")
-        self._event("forget", block.id, recorded=rec, cause_recorded=cause,
-                    via="delete the lines" if self.it.files_authoritative else "forget()")
+        self._event(
+            "forget",
+            block.id,
+            recorded=rec,
+            cause_recorded=cause,
+            via="delete the lines" if self.it.files_authoritative else "forget()",
+        )
         return True
 
     def _role_block(self, role: str | None) -> Block | None:
@@ -484,11 +609,16 @@ class World:
         status = Counter(b.status for b in self.blocks.values())
         reasons = Counter(b.archive_reason for b in self.blocks.values() if b.archive_reason)
         return {
-            "active": status.get("active", 0), "inbox": status.get("inbox", 0),
-            "archived": status.get("archived", 0), "rejected": status.get("rejected", 0),
-            "superseded": reasons.get("superseded", 0), "decayed": reasons.get("decayed", 0),
+            "active": status.get("active", 0),
+            "inbox": status.get("inbox", 0),
+            "archived": status.get("archived", 0),
+            "rejected": status.get("rejected", 0),
+            "superseded": reasons.get("superseded", 0),
+            "decayed": reasons.get("decayed", 0),
             "forgotten": reasons.get("forgotten", 0),
-            "llm_calls": self.llm_calls, "llm_input_tokens": sum(self.tokens_in.values()),
-            "active_hours": round(self.hours, 3), "sessions": self.sessions,
+            "llm_calls": self.llm_calls,
+            "llm_input_tokens": sum(self.tokens_in.values()),
+            "active_hours": round(self.hours, 3),
+            "sessions": self.sessions,
             "curate_runs": self.curate_runs,
         }

@@ -21,12 +21,15 @@ __all__ = ["Unread", "read_json"]
 
 def _decode(text: str, p: Path, what: str, issues: list[tuple[str, str]]) -> Any:
     try:
-        doc, found = _json.loads(text, reader="the Letta server (Python's json)",
-                                 root="the top-level object")
+        doc, found = _json.loads(
+            text, reader="the Letta server (Python's json)", root="the top-level object"
+        )
     except json.JSONDecodeError as exc:
-        raise CorruptStore(f"{what} is not valid JSON: {exc.msg} at line {exc.lineno} "
-                           f"column {exc.colno}", path=p,
-                           hint="the file may be truncated; export it again") from exc
+        raise CorruptStore(
+            f"{what} is not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}",
+            path=p,
+            hint="the file may be truncated; export it again",
+        ) from exc
     except RecursionError as exc:
         raise CorruptStore(f"{what} nests too deeply to read", path=p) from exc
     issues.extend(found)
@@ -101,8 +104,11 @@ def read_json(p: Path, issues: list[tuple[str, str]], unread: Unread) -> tuple[A
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
-        raise CorruptStore(f"is not UTF-8 text (byte {exc.start})", path=p,
-                           hint="agent files are JSON; this looks like a binary file") from exc
+        raise CorruptStore(
+            f"is not UTF-8 text (byte {exc.start})",
+            path=p,
+            hint="agent files are JSON; this looks like a binary file",
+        ) from exc
     if not text.strip():
         raise CorruptStore("is empty", path=p, hint="export the agent again")
     del raw
@@ -115,6 +121,9 @@ def read_json(p: Path, issues: list[tuple[str, str]], unread: Unread) -> tuple[A
         raise UnrecognizedStore("is a JSON string that does not hold a JSON document", path=p)
     doc = _decode(inner, p, "the JSON string inside the file", issues)
     if isinstance(doc, str):
-        raise CorruptStore("is encoded as a JSON string more than twice", path=p,
-                           hint="decode it once with json.loads and save the result")
+        raise CorruptStore(
+            "is encoded as a JSON string more than twice",
+            path=p,
+            hint="decode it once with json.loads and save the result",
+        )
     return doc, True

@@ -72,15 +72,18 @@ def unpack_bundle(bundle: str | Path, into: str | Path) -> Path:
                 path=src,
                 hint="the file is damaged or truncated; make the bundle again",
             ) from None
-        refs = b"".join(b"update %s\0%s\0\0" % (ref.encode(), sha.encode())
-                        for ref, sha in heads.items())
+        refs = b"".join(
+            b"update %s\0%s\0\0" % (ref.encode(), sha.encode()) for ref, sha in heads.items()
+        )
         hardened.run(work, "update-ref", "-z", "--stdin", input=refs)
         try:
             hardened.run(work, "reset", "-q", "--hard", "refs/heads/main")
         except RepoError as exc:  # named by the bundle, not by the folder about to go
-            raise RepoError(f"its main branch cannot be checked out ({exc.message})", path=src,
-                            hint="git refuses such paths in any checkout; the bundle is "
-                            "not unpacked") from None
+            raise RepoError(
+                f"its main branch cannot be checked out ({exc.message})",
+                path=src,
+                hint="git refuses such paths in any checkout; the bundle is not unpacked",
+            ) from None
         # A bundle carries no reflogs: the entries git just wrote record memlab's unpacking,
         # not the repository's history, so they go, and none are written later. The integrity
         # audit then says it had no evidence (null, with the reason) instead of judging these.
@@ -91,8 +94,11 @@ def unpack_bundle(bundle: str | Path, into: str | Path) -> Path:
         except OSError:
             if _holds_bundle(out, heads):  # another run finished first
                 return out.resolve()
-            raise OutputExists("the folder exists and does not hold this bundle", path=out,
-                               hint="choose an empty folder") from None
+            raise OutputExists(
+                "the folder exists and does not hold this bundle",
+                path=out,
+                hint="choose an empty folder",
+            ) from None
     finally:
         if work.exists():
             shutil.rmtree(work, ignore_errors=True)
@@ -110,13 +116,19 @@ def _holds_bundle(out: Path, heads: dict[str, str]) -> bool:
     info = _git.find_repo(out) if out.is_dir() else None
     have = {}
     if info is not None:
-        refs = hardened.run(out, "for-each-ref", "--format=%(objectname) %(refname)",
-                            "refs/heads/", check=False).decode().splitlines()
+        refs = (
+            hardened.run(
+                out, "for-each-ref", "--format=%(objectname) %(refname)", "refs/heads/", check=False
+            )
+            .decode()
+            .splitlines()
+        )
         have = {r: s for s, _, r in (ln.partition(" ") for ln in refs)}
     if have == heads:
         return True
-    raise OutputExists("the folder exists and does not hold this bundle", path=out,
-                       hint="choose an empty folder")
+    raise OutputExists(
+        "the folder exists and does not hold this bundle", path=out, hint="choose an empty folder"
+    )
 
 
 def is_bundle(path: str | Path) -> bool:
@@ -149,4 +161,3 @@ def private_unpack(bundle: str | Path) -> tuple[Path, Path]:
     except BaseException:
         shutil.rmtree(folder, ignore_errors=True)
         raise
-

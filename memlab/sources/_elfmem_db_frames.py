@@ -37,23 +37,28 @@ if TYPE_CHECKING:
 
 def _empty_column(kind: str, n: int) -> pd.Series:
     if kind == CAT:
-        return pd.Series(pd.Categorical([None] * n,
-                                        dtype=pd.CategoricalDtype(pd.Index([], dtype="string"))))
+        return pd.Series(
+            pd.Categorical([None] * n, dtype=pd.CategoricalDtype(pd.Index([], dtype="string")))
+        )
     if kind == BLOB:
         return pd.Series([None] * n, dtype="object")
     return pd.Series(index=pd.RangeIndex(n), dtype=DTYPES[kind])
 
 
-def rows_frame(reader: Reader, name: str, schema: dict[str, list[str]],
-           extra: Sequence[tuple[str, str]] = ()) -> pd.DataFrame:
+def rows_frame(
+    reader: Reader, name: str, schema: dict[str, list[str]], extra: Sequence[tuple[str, str]] = ()
+) -> pd.DataFrame:
     table, spec = FRAME_TABLES[name]
     spec = [*spec, *extra]
     present = schema.get(table)
     if present is None:
         return pd.DataFrame({c: _empty_column(k, 0) for c, k in spec})
     typed = reader.read(name, table, spec, present)
-    n = len(next(iter(typed.values()))) if typed else \
-        reader.rows(f"SELECT COUNT(*) FROM {q(table)}")[0][0]
+    n = (
+        len(next(iter(typed.values())))
+        if typed
+        else reader.rows(f"SELECT COUNT(*) FROM {q(table)}")[0][0]
+    )
     cols = {}
     for c, k in spec:
         s = typed.get(c)
@@ -80,8 +85,11 @@ def decode_embeddings(blobs: pd.Series, reader: Reader, ids: pd.Series) -> pd.Se
         matrix = _same_width_matrix(chunks)
         if matrix is not None:
             # Rows are views of one float32 matrix: one copy of the data, no object per blob.
-            present = np.concatenate([c.is_valid().to_numpy(zero_copy_only=False)
-                                      for c in chunks]) if chunks else np.zeros(0, bool)
+            present = (
+                np.concatenate([c.is_valid().to_numpy(zero_copy_only=False) for c in chunks])
+                if chunks
+                else np.zeros(0, bool)
+            )
             for at, row in zip(np.flatnonzero(present), matrix):
                 out[at] = row
             return pd.Series(out, dtype="object")
@@ -97,8 +105,11 @@ def decode_embeddings(blobs: pd.Series, reader: Reader, ids: pd.Series) -> pd.Se
             continue
         out[i] = np.frombuffer(v, dtype="<f4").astype(np.float32)
     if bad:
-        reader.problem("bad_embedding", f"blocks.embedding: {len(bad)} value(s) are not whole "
-                                        f"float32 vectors, read as None (ids {bad[:3]})")
+        reader.problem(
+            "bad_embedding",
+            f"blocks.embedding: {len(bad)} value(s) are not whole "
+            f"float32 vectors, read as None (ids {bad[:3]})",
+        )
     return pd.Series(out, dtype="object")
 
 
@@ -119,8 +130,9 @@ def _same_width_matrix(chunks: list[pa.Array]) -> np.ndarray | None:
         if width not in (None, lo.as_py()):
             return None
         width = lo.as_py()
-        offsets = np.frombuffer(chunk.buffers()[1], dtype=np.int32, count=len(chunk) + 1,
-                                offset=4 * chunk.offset)
+        offsets = np.frombuffer(
+            chunk.buffers()[1], dtype=np.int32, count=len(chunk) + 1, offset=4 * chunk.offset
+        )
         # Null slots may in principle own bytes; only a gapless buffer can be read as a block.
         if int(offsets[-1] - offsets[0]) != width * len(lengths):
             return None
@@ -130,14 +142,15 @@ def _same_width_matrix(chunks: list[pa.Array]) -> np.ndarray | None:
     matrix = np.empty((total, width // 4), dtype=np.float32)
     row = 0
     for chunk in chunks:
-        offsets = np.frombuffer(chunk.buffers()[1], dtype=np.int32, count=len(chunk) + 1,
-                                offset=4 * chunk.offset)
+        offsets = np.frombuffer(
+            chunk.buffers()[1], dtype=np.int32, count=len(chunk) + 1, offset=4 * chunk.offset
+        )
         start, stop = int(offsets[0]), int(offsets[-1])
         k = (stop - start) // width
         if k:
-            matrix[row:row + k] = np.frombuffer(chunk.buffers()[2], dtype="<f4",
-                                                count=(stop - start) // 4, offset=start
-                                                ).reshape(k, width // 4)
+            matrix[row : row + k] = np.frombuffer(
+                chunk.buffers()[2], dtype="<f4", count=(stop - start) // 4, offset=start
+            ).reshape(k, width // 4)
             row += k
     return matrix
 
@@ -156,27 +169,40 @@ def config_frame(raw: list[tuple[Any, Any]], reader: Reader) -> pd.DataFrame:
         try:
             if isinstance(text, (bytes, bytearray)):
                 text = bytes(text).decode("utf-8")
-            parsed, issues = _json.loads(text, reader="elfmem",
-                                         root="system_config.lifetime_token_usage")
+            parsed, issues = _json.loads(
+                text, reader="elfmem", root="system_config.lifetime_token_usage"
+            )
             for kind, message in issues:  # repeated keys, lone surrogates: read, and said
                 reader.problem(kind, message)
             if not isinstance(parsed, dict):
                 raise ValueError(f"a JSON {type(parsed).__name__}, not an object")
             usage = parsed
         except (ValueError, TypeError, RecursionError) as exc:
-            reader.problem("bad_json", f"system_config.lifetime_token_usage is not a JSON "
-                                       f"object ({exc}); token and call counts read as NA")
+            reader.problem(
+                "bad_json",
+                f"system_config.lifetime_token_usage is not a JSON "
+                f"object ({exc}); token and call counts read as NA",
+            )
     for key in TOKEN_KEYS:
         v = usage.get(key)
         if isinstance(v, bool) or (v is not None and not isinstance(v, (int, float, str))):
             v = repr(v)
         typed = _plain_number(INT, v)
-        cols[key] = reader._type_values("config", f"lifetime_token_usage.{key}", INT, [v]) \
-            if typed is None else typed
+        cols[key] = (
+            reader._type_values("config", f"lifetime_token_usage.{key}", INT, [v])
+            if typed is None
+            else typed
+        )
     for key in sorted(usage):
         if key not in TOKEN_KEYS:
-            cols[f"lifetime_{key}"] = pd.Series([as_text(usage[key]) if not isinstance(
-                usage[key], (dict, list)) else json.dumps(usage[key])], dtype="string")
+            cols[f"lifetime_{key}"] = pd.Series(
+                [
+                    as_text(usage[key])
+                    if not isinstance(usage[key], (dict, list))
+                    else json.dumps(usage[key])
+                ],
+                dtype="string",
+            )
     typed_keys = {k for k, _ in CONFIG_TYPED} | {"lifetime_token_usage"}
     for key in sorted(values):
         if key not in typed_keys and key not in cols:
@@ -196,7 +222,7 @@ def _plain_number(kind: str, v: Any) -> pd.Series | None:
     number: int | float | None
     if v is None:
         number = None
-    elif type(v) is int and abs(v) < 2 ** 53:
+    elif type(v) is int and abs(v) < 2**53:
         number = v
     elif type(v) is float and kind == FLOAT:
         number = v
@@ -210,8 +236,11 @@ def _plain_number(kind: str, v: Any) -> pd.Series | None:
 
 
 #: Columns on elfmem's active-hour clock: a count of hours, so finite and never negative.
-_CLOCK_COLUMNS = (("blocks", "last_reinforced_at"), ("sessions", "start_active_hours"),
-                  ("config", "total_active_hours"))
+_CLOCK_COLUMNS = (
+    ("blocks", "last_reinforced_at"),
+    ("sessions", "start_active_hours"),
+    ("config", "total_active_hours"),
+)
 
 
 def check_clock(frames: dict[str, pd.DataFrame], reader: Reader) -> None:
@@ -227,8 +256,12 @@ def check_clock(frames: dict[str, pd.DataFrame], reader: Reader) -> None:
         with np.errstate(invalid="ignore"):
             bad = ~np.isnan(values) & ~((values >= 0) & (values < 1e15))
         if bad.any():
-            reader._report_bad(name, col, hours[bad], "not an active-hour count (finite, "
-                               "under 1e15, never negative)")
+            reader._report_bad(
+                name,
+                col,
+                hours[bad],
+                "not an active-hour count (finite, under 1e15, never negative)",
+            )
             frame[col] = hours.mask(bad)
 
 

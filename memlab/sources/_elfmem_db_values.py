@@ -58,8 +58,9 @@ class Typer:
                 start += len(chunk)
             if bad:
                 found[c] = bad
-                tbl = tbl.set_column(tbl.schema.get_field_index(c), c,
-                                     pa.chunked_array(fixed, type=column.type))
+                tbl = tbl.set_column(
+                    tbl.schema.get_field_index(c), c, pa.chunked_array(fixed, type=column.type)
+                )
         for c, bad in found.items():
             key = cols[0][0]
             self._report_text(table, c, key, tbl.column(key).take(bad[:5]).to_pylist(), len(bad))
@@ -72,8 +73,7 @@ class Typer:
         if kind == CAT:
             return self._arrow_categories(frame, col, arr)
         if kind == FLOAT:
-            return pd.Series(arr.cast(pa.float64()).to_numpy(zero_copy_only=False),
-                             dtype="float64")
+            return pd.Series(arr.cast(pa.float64()).to_numpy(zero_copy_only=False), dtype="float64")
         if kind == INT:
             return arr.to_pandas(types_mapper=int_mapper)
         if kind == BOOL:
@@ -115,12 +115,16 @@ class Typer:
             if frac.any():
                 nums = np.where(frac, np.nan, nums.astype("float64"))
         if bad.any():
-            self._report_bad(frame, col, raw[bad], "not a number" if kind == FLOAT
-                             else "not an integer")
+            self._report_bad(
+                frame, col, raw[bad], "not a number" if kind == FLOAT else "not an integer"
+            )
         if kind == FLOAT:
             return pd.Series(nums.astype("float64"), dtype="float64")
-        ints = pd.array(nums.astype("float64"), dtype="Int64") if len(nums) else \
-            pd.array([], dtype="Int64")
+        ints = (
+            pd.array(nums.astype("float64"), dtype="Int64")
+            if len(nums)
+            else pd.array([], dtype="Int64")
+        )
         out = pd.Series(ints, dtype="Int64")
         return out.astype("boolean") if kind == BOOL else out
 
@@ -156,25 +160,32 @@ class Typer:
         if known and frame == "blocks" and col == "status":
             unknown = values[values.notna() & ~values.isin(known)]
             if len(unknown):
-                self.problem("unknown_value",
-                             f"{len(unknown)} blocks have a status elfmem does not write: "
-                             f"{sorted(set(map(str, unknown)))}; kept as is")
+                self.problem(
+                    "unknown_value",
+                    f"{len(unknown)} blocks have a status elfmem does not write: "
+                    f"{sorted(set(map(str, unknown)))}; kept as is",
+                )
         # not astype(): pandas treats unordered dtypes with the same set as equal, keeping the
         # old order
         return values.cat.set_categories(pd.Index(order, dtype="string"))
 
-    def _report_text(self, table: str, col: str, key: str, keys: list, n: int | None = None
-                     ) -> None:
+    def _report_text(
+        self, table: str, col: str, key: str, keys: list, n: int | None = None
+    ) -> None:
         n = len(keys) if n is None else n
         shown = ", ".join(repr(str(k)) if k is not None else "NULL" for k in keys[:5])
         more = f" and {n - 5} more" if n > 5 else ""
-        self.problem("bad_text", f"{table}.{col}: {n} value(s) are not valid UTF-8, read with "
-                                 f"U+FFFD for the bad bytes (rows with {key} {shown}{more})")
+        self.problem(
+            "bad_text",
+            f"{table}.{col}: {n} value(s) are not valid UTF-8, read with "
+            f"U+FFFD for the bad bytes (rows with {key} {shown}{more})",
+        )
 
     def _report_bad(self, frame: str, col: str, bad: pd.Series, what: str) -> None:
         examples = ", ".join(repr(v) for v in bad.head(3).tolist())
-        self.problem("bad_value", f"{frame}.{col}: {len(bad)} value(s) {what}, read as NA "
-                                  f"(e.g. {examples})")
+        self.problem(
+            "bad_value", f"{frame}.{col}: {len(bad)} value(s) {what}, read as NA (e.g. {examples})"
+        )
 
 
 #: Rows at or below which a failing slice of a string array is checked value by value.
@@ -207,8 +218,10 @@ def _repair_utf8(chunk: pa.Array, positions: list[int]) -> pa.Array:
     raw = chunk.view(pa.binary())
     mask = np.zeros(len(chunk), dtype=bool)
     mask[positions] = True
-    repaired = pa.array([raw[i].as_py().decode("utf-8", "replace").encode("utf-8")
-                         for i in positions], type=pa.binary())
+    repaired = pa.array(
+        [raw[i].as_py().decode("utf-8", "replace").encode("utf-8") for i in positions],
+        type=pa.binary(),
+    )
     return pc.replace_with_mask(raw, pa.array(mask), repaired).cast(chunk.type)
 
 

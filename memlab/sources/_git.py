@@ -69,19 +69,38 @@ __all__ = [
 _RECORD_START = re.compile(rb"^(?:[0-9a-f]{64}|[0-9a-f]{40})\x1f")
 
 HISTORY_DTYPES = {
-    "sha": "string", "parents": "object", "author_name": "string", "author_email": "string",
-    "author_kind": "category", "authored_at": "datetime64[ns, UTC]",
-    "committed_at": "datetime64[ns, UTC]", "message": "string", "branch": "string",
-    "path": "string", "change_type": "category", "lines_added": "Int64",
-    "lines_deleted": "Int64", "no_verify_suspect": "boolean", "branch_role": "category",
+    "sha": "string",
+    "parents": "object",
+    "author_name": "string",
+    "author_email": "string",
+    "author_kind": "category",
+    "authored_at": "datetime64[ns, UTC]",
+    "committed_at": "datetime64[ns, UTC]",
+    "message": "string",
+    "branch": "string",
+    "path": "string",
+    "change_type": "category",
+    "lines_added": "Int64",
+    "lines_deleted": "Int64",
+    "no_verify_suspect": "boolean",
+    "branch_role": "category",
 }
 
 
 # --------------------------------------------------------------------------- history
 
 _FORMAT = "%x1e%H%x1f%P%x1f%an%x1f%ae%x1f%at%x1f%ct%x1f%S%x1f%B%x1f"
-_LOG_FLAGS = ("--no-color", "--no-ext-diff", "--no-textconv", "--no-notes", "-M", "--no-abbrev",
-              "-z", "--source", f"--format={_FORMAT}")
+_LOG_FLAGS = (
+    "--no-color",
+    "--no-ext-diff",
+    "--no-textconv",
+    "--no-notes",
+    "-M",
+    "--no-abbrev",
+    "-z",
+    "--source",
+    f"--format={_FORMAT}",
+)
 _REVS = ("--branches", "--remotes", "--tags", "HEAD")
 _ZERO = re.compile(r"^0+$")
 
@@ -89,7 +108,7 @@ _ZERO = re.compile(r"^0+$")
 def _short_ref(source: str) -> str:
     for prefix in ("refs/heads/", "refs/remotes/", "refs/"):
         if source.startswith(prefix):
-            return source[len(prefix):]
+            return source[len(prefix) :]
     return source
 
 
@@ -120,8 +139,10 @@ def _stream_git(repo: Path, *args: str):
     return _hardened.stream(repo, *args, config=READ_CONFIG)
 
 
-_RAW_ENTRY = re.compile(rb"\n?:[0-7]+ ([0-7]+) ([0-9a-f]+) ([0-9a-f]+) "
-                        rb"(?:([RC])[0-9]*\0([^\0]*)\0([^\0]*)|([A-Z])[0-9]*\0([^\0]*))\0")
+_RAW_ENTRY = re.compile(
+    rb"\n?:[0-7]+ ([0-7]+) ([0-9a-f]+) ([0-9a-f]+) "
+    rb"(?:([RC])[0-9]*\0([^\0]*)\0([^\0]*)|([A-Z])[0-9]*\0([^\0]*))\0"
+)
 _NUMSTAT_ENTRY = re.compile(rb"(-|[0-9]+)\t(-|[0-9]+)\t(?:\0([^\0]*)\0([^\0]*)|([^\0]*))\0")
 
 
@@ -152,11 +173,31 @@ def _parse_diff(diff: bytes) -> list[tuple]:
             added = None if st[0] == b"-" else int(st[0])
             deleted = None if st[1] == b"-" else int(st[1])
         if rc:
-            out.append((rc.decode(), src.decode("utf-8", "replace"), dst.decode("utf-8", "replace"),
-                        old_sha.decode(), new_sha.decode(), added, deleted, new_mode.decode()))
+            out.append(
+                (
+                    rc.decode(),
+                    src.decode("utf-8", "replace"),
+                    dst.decode("utf-8", "replace"),
+                    old_sha.decode(),
+                    new_sha.decode(),
+                    added,
+                    deleted,
+                    new_mode.decode(),
+                )
+            )
         else:
-            out.append((letter.decode(), None, path.decode("utf-8", "replace"),
-                        old_sha.decode(), new_sha.decode(), added, deleted, new_mode.decode()))
+            out.append(
+                (
+                    letter.decode(),
+                    None,
+                    path.decode("utf-8", "replace"),
+                    old_sha.decode(),
+                    new_sha.decode(),
+                    added,
+                    deleted,
+                    new_mode.decode(),
+                )
+            )
     return out
 
 
@@ -186,8 +227,9 @@ def _commits(out: Iterable[bytes]):
         )
 
 
-def log_history(repo: Path, *, classify=None
-                ) -> tuple[pd.DataFrame, list[tuple[str | None, str, str]]]:
+def log_history(
+    repo: Path, *, classify=None
+) -> tuple[pd.DataFrame, list[tuple[str | None, str, str]]]:
     """One row per commit × changed file over every branch, remote and tag, from a single
     ``git log --raw --numstat -z`` pass. Merges (whose changes arrived with their second
     parent's commits) and empty commits get one row with ``path`` NA.
@@ -217,21 +259,49 @@ def log_history(repo: Path, *, classify=None
     cols["author_kind"] = [None] * total
     cols["no_verify_suspect"] = [None] * total
     cols["branch_role"] = [None] * total
-    sizes = blob_sizes(repo, [b for seen in binary.values() for _c, *blobs in seen for b in blobs
-                              if b and not _ZERO.match(b)]) if binary else {}
+    sizes = (
+        blob_sizes(
+            repo,
+            [
+                b
+                for seen in binary.values()
+                for _c, *blobs in seen
+                for b in blobs
+                if b and not _ZERO.match(b)
+            ],
+        )
+        if binary
+        else {}
+    )
     for path, seen in binary.items():
-        big = [(c, max(sizes.get(o, 0), sizes.get(n, 0))) for c, o, n in seen
-               if max(sizes.get(o, 0), sizes.get(n, 0)) > MAX_FILE_BYTES]
+        big = [
+            (c, max(sizes.get(o, 0), sizes.get(n, 0)))
+            for c, o, n in seen
+            if max(sizes.get(o, 0), sizes.get(n, 0)) > MAX_FILE_BYTES
+        ]
         if big:
-            problems.append((path, "oversized", f"not read: over {MAX_FILE_BYTES:,} bytes in "
-                             f"{len(big)} commit(s) (first {big[-1][0][:12]}, "
-                             f"{big[-1][1]:,} bytes); not diffed or read, lines added/deleted "
-                             "are NA there"))
+            problems.append(
+                (
+                    path,
+                    "oversized",
+                    f"not read: over {MAX_FILE_BYTES:,} bytes in "
+                    f"{len(big)} commit(s) (first {big[-1][0][:12]}, "
+                    f"{big[-1][1]:,} bytes); not diffed or read, lines added/deleted "
+                    "are NA there",
+                )
+            )
         if len(big) < len(seen):
-            rest = [c for c, o, n in seen
-                    if max(sizes.get(o, 0), sizes.get(n, 0)) <= MAX_FILE_BYTES]
-            problems.append((path, "binary_file", f"binary in {len(rest)} commit(s) (first "
-                             f"{rest[-1][:12]}); lines added/deleted are NA there"))
+            rest = [
+                c for c, o, n in seen if max(sizes.get(o, 0), sizes.get(n, 0)) <= MAX_FILE_BYTES
+            ]
+            problems.append(
+                (
+                    path,
+                    "binary_file",
+                    f"binary in {len(rest)} commit(s) (first "
+                    f"{rest[-1][:12]}); lines added/deleted are NA there",
+                )
+            )
     # Who worked where, by containment (first-parent lines, the main line first), not by
     # the ref --source met first; the author kinds follow from the branch.
     owner = attribute(repo, {sha: (p, m) for sha, (p, _b, m) in commits.items()})
@@ -242,8 +312,10 @@ def log_history(repo: Path, *, classify=None
         # Once per commit, not per file row, with the branch attributed above; a line of
         # role "other" is no harness branch, whatever its label mentions ("(merged into
         # letta/memory-worker/x)").
-        branches = iter(None if cols["branch_role"][i] == "other" else cols["branch"][i]
-                        for i in _first_rows(rows_per_commit))
+        branches = iter(
+            None if cols["branch_role"][i] == "other" else cols["branch"][i]
+            for i in _first_rows(rows_per_commit)
+        )
         per_commit = [classify(n, e, m, next(branches)) for n, e, m in kinds]
         cols["author_kind"] = [k for k, n in zip(per_commit, rows_per_commit) for _ in range(n)]
     frame = _history_frame(cols, problems)
@@ -269,7 +341,8 @@ def _read_commits(out, cols, problems, binary, kinds, rows_per_commit, commits) 
     from memlab.progress import bar
 
     for sha_s, parent_list, an, ae, at, ct, branch, message, diff in bar(
-            _commits(out), desc="reading git history", unit=" commits", delay=2.0):
+        _commits(out), desc="reading git history", unit=" commits", delay=2.0
+    ):
         msg = message.decode("utf-8", "replace").rstrip("\n")
         name, email = an.decode("utf-8", "replace"), ae.decode("utf-8", "replace")
         commits[sha_s] = (parent_list, branch, msg)
@@ -289,8 +362,14 @@ def _read_commits(out, cols, problems, binary, kinds, rows_per_commit, commits) 
         c_br.extend([branch] * n)
         for letter, _old, path, old_blob, new_blob, added, deleted, _mode in rows:
             if path is not None and "\ufffd" in path:
-                problems.append((path, "non_utf8_path", f"commit {sha_s[:12]} touches a path that "
-                                 "is not UTF-8; shown with replacement characters"))
+                problems.append(
+                    (
+                        path,
+                        "non_utf8_path",
+                        f"commit {sha_s[:12]} touches a path that "
+                        "is not UTF-8; shown with replacement characters",
+                    )
+                )
             if letter is not None and added is None:
                 binary.setdefault(path, []).append((sha_s, old_blob, new_blob))
             c_path.append(path)
@@ -306,9 +385,9 @@ def _first_rows(rows_per_commit: list[int]):
         start += n
 
 
-def _history_frame(cols: dict[str, list],
-                   problems: list[tuple[str | None, str, str]] | None = None
-                   ) -> pd.DataFrame:
+def _history_frame(
+    cols: dict[str, list], problems: list[tuple[str | None, str, str]] | None = None
+) -> pd.DataFrame:
     df = pd.DataFrame({k: pd.Series(v, dtype="object") for k, v in cols.items()})
     for name, dtype in HISTORY_DTYPES.items():
         if name in ("authored_at", "committed_at"):
@@ -326,22 +405,40 @@ def _history_frame(cols: dict[str, list],
     return df
 
 
-def _time_problems(shas: list[str], values: list, bad: list[int], column: str
-                   ) -> list[tuple[str | None, str, str]]:
+def _time_problems(
+    shas: list[str], values: list, bad: list[int], column: str
+) -> list[tuple[str | None, str, str]]:
     """One problem row per commit whose ``column`` time pandas cannot hold (NaT in the frame)."""
     out: list[tuple[str | None, str, str]] = []
     seen: set[str] = set()
     for i in bad:
         if shas[i] not in seen:
             seen.add(shas[i])
-            out.append((None, "time_out_of_range",
-                        f"commit {shas[i][:12]} {column}: {out_of_range(values[i])}"))
+            out.append(
+                (
+                    None,
+                    "time_out_of_range",
+                    f"commit {shas[i][:12]} {column}: {out_of_range(values[i])}",
+                )
+            )
     return out
 
 
 #: The columns of :func:`log_changes`, in order.
-CHANGES_COLUMNS = ("sha", "parents", "is_merge", "authored_at", "committed_at", "branch",
-                   "change_type", "old_path", "path", "old_blob", "new_blob", "new_mode")
+CHANGES_COLUMNS = (
+    "sha",
+    "parents",
+    "is_merge",
+    "authored_at",
+    "committed_at",
+    "branch",
+    "change_type",
+    "old_path",
+    "path",
+    "old_blob",
+    "new_blob",
+    "new_mode",
+)
 
 
 def log_changes(repo: Path) -> pd.DataFrame:
@@ -358,11 +455,22 @@ def log_changes(repo: Path) -> pd.DataFrame:
     for sha, parent_list, _an, _ae, at, ct, branch, msg, diff in _commits(out):
         graph[sha] = (parent_list, msg.decode("utf-8", "replace").rstrip("\n"))
         for letter, old_path, path, old_sha, new_sha, _a, _d, mode in _parse_diff(diff):
-            rows.append((sha, parent_list, len(parent_list) > 1, at, ct, branch,
-                         "M" if letter == "T" else letter, old_path, path,
-                         None if _ZERO.match(old_sha) else old_sha,
-                         None if _ZERO.match(new_sha) else new_sha,
-                         None if mode == "000000" else mode))
+            rows.append(
+                (
+                    sha,
+                    parent_list,
+                    len(parent_list) > 1,
+                    at,
+                    ct,
+                    branch,
+                    "M" if letter == "T" else letter,
+                    old_path,
+                    path,
+                    None if _ZERO.match(old_sha) else old_sha,
+                    None if _ZERO.match(new_sha) else new_sha,
+                    None if mode == "000000" else mode,
+                )
+            )
     df = pd.DataFrame(rows, columns=list(CHANGES_COLUMNS))
     owner = attribute(repo, graph)  # the branch as log_history attributes it
     df["branch"] = [owner[s][0] if s in owner else b for s, b in zip(df["sha"], df["branch"])]

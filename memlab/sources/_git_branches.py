@@ -43,7 +43,7 @@ _MAIN_NAMES = ("main", "master")
 def _short(ref: str) -> str:
     for prefix in ("refs/heads/", "refs/remotes/", "refs/"):
         if ref.startswith(prefix):
-            return ref[len(prefix):]
+            return ref[len(prefix) :]
     return ref
 
 
@@ -52,12 +52,18 @@ def _remote_branch(ref: str) -> str:
     return ref.removeprefix("refs/remotes/").partition("/")[2]
 
 
-def _read_refs(repo: Path) -> tuple[dict[str, str], dict[str, str], dict[str, str], str | None,
-                                    str | None]:
+def _read_refs(
+    repo: Path,
+) -> tuple[dict[str, str], dict[str, str], dict[str, str], str | None, str | None]:
     """(tips by refname, upstream by local refname, symref targets, HEAD sha, HEAD's ref)."""
-    out = run_git(repo, "for-each-ref",
-                  "--format=%(objectname)%00%(*objectname)%00%(refname)%00%(symref)%00%(upstream)",
-                  "refs/heads", "refs/remotes", "refs/tags").decode("utf-8", "replace")
+    out = run_git(
+        repo,
+        "for-each-ref",
+        "--format=%(objectname)%00%(*objectname)%00%(refname)%00%(symref)%00%(upstream)",
+        "refs/heads",
+        "refs/remotes",
+        "refs/tags",
+    ).decode("utf-8", "replace")
     tips: dict[str, str] = {}
     upstream: dict[str, str] = {}
     symrefs: dict[str, str] = {}
@@ -72,21 +78,30 @@ def _read_refs(repo: Path) -> tuple[dict[str, str], dict[str, str], dict[str, st
         tips[ref] = peeled or sha  # a tag's peeled object when it is annotated
         if up:
             upstream[ref] = up
-    head = run_git(repo, "rev-parse", "HEAD", "--symbolic-full-name", "HEAD",
-                   check=False).decode("utf-8", "replace").split()
+    head = (
+        run_git(repo, "rev-parse", "HEAD", "--symbolic-full-name", "HEAD", check=False)
+        .decode("utf-8", "replace")
+        .split()
+    )
     head_sha = head[0] if len(head) == 2 and _HEX.match(head[0]) else None
     head_ref = head[1] if head_sha and head[1].startswith("refs/heads/") else None
     return tips, upstream, symrefs, head_sha, head_ref
 
 
-def line_order(tips: Mapping[str, str], upstream: Mapping[str, str], symrefs: Mapping[str, str],
-               head_sha: str | None, head_ref: str | None) -> list[tuple[str, str, str]]:
+def line_order(
+    tips: Mapping[str, str],
+    upstream: Mapping[str, str],
+    symrefs: Mapping[str, str],
+    head_sha: str | None,
+    head_ref: str | None,
+) -> list[tuple[str, str, str]]:
     """``(label, role, tip sha)`` for every line, in claiming order (see the module doc)."""
     locals_ = sorted(r for r in tips if r.startswith("refs/heads/"))
     remotes = sorted(r for r in tips if r.startswith("refs/remotes/"))
     tags = sorted(r for r in tips if r.startswith("refs/tags/"))
     remote_default = symrefs.get("refs/remotes/origin/HEAD") or next(
-        (t for r, t in sorted(symrefs.items()) if r.startswith("refs/remotes/")), None)
+        (t for r, t in sorted(symrefs.items()) if r.startswith("refs/remotes/")), None
+    )
     default_name = _remote_branch(remote_default) if remote_default else None
     candidates = [f"refs/heads/{n}" for n in _MAIN_NAMES] + [head_ref or ""]
     if default_name:
@@ -95,8 +110,9 @@ def line_order(tips: Mapping[str, str], upstream: Mapping[str, str], symrefs: Ma
     name = primary.removeprefix("refs/heads/") if primary else default_name
     up = upstream.get(primary) if primary else None
     if up not in tips:
-        remote_side = ([f"refs/remotes/origin/{name}"] if name else []) + \
-            [r for r in remotes if name and _remote_branch(r) == name]
+        remote_side = ([f"refs/remotes/origin/{name}"] if name else []) + [
+            r for r in remotes if name and _remote_branch(r) == name
+        ]
         if primary is None and remote_default:
             remote_side.insert(0, remote_default)
         if primary is None:
@@ -110,8 +126,9 @@ def line_order(tips: Mapping[str, str], upstream: Mapping[str, str], symrefs: Ma
             return
         seen.add(ref)
         if role is None:
-            role = branch_role(_remote_branch(ref) if ref.startswith("refs/remotes/")
-                               else _short(ref))
+            role = branch_role(
+                _remote_branch(ref) if ref.startswith("refs/remotes/") else _short(ref)
+            )
         order.append((_short(ref), role, tips[ref]))
 
     add(primary, "main")
@@ -140,8 +157,9 @@ def _merged_line(message: str, into: str) -> tuple[str, str]:
     return f"(merged into {into})", "other"
 
 
-def claim(commits: Mapping[str, tuple[Sequence[str], str]],
-          lines: Sequence[tuple[str, str, str]]) -> Attribution:
+def claim(
+    commits: Mapping[str, tuple[Sequence[str], str]], lines: Sequence[tuple[str, str, str]]
+) -> Attribution:
     """Walk each line's first-parent chain in order, then every merge's side lines.
     ``commits`` maps sha -> (parents, message); commits no line reaches are left out."""
     owner: Attribution = {}

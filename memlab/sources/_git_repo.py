@@ -20,8 +20,13 @@ from memlab.errors import RepoError
 # Settings for reading history; memlab._git adds the hardening (environment and overrides).
 # core.bigFileThreshold: git diffs no blob over memlab's cap (numstat gives "-", as for a binary
 # file, from the object's size alone), so a huge committed file never makes git load it.
-READ_CONFIG = ("log.showSignature=false", "core.quotePath=false", "diff.renameLimit=2000",
-                "log.mailmap=false", f"core.bigFileThreshold={MAX_FILE_BYTES}")
+READ_CONFIG = (
+    "log.showSignature=false",
+    "core.quotePath=false",
+    "diff.renameLimit=2000",
+    "log.mailmap=false",
+    f"core.bigFileThreshold={MAX_FILE_BYTES}",
+)
 
 
 def run_git(repo: Path, *args: str, input: bytes | None = None, check: bool = True) -> bytes:
@@ -34,13 +39,13 @@ def run_git(repo: Path, *args: str, input: bytes | None = None, check: bool = Tr
 class RepoInfo:
     """What a repository is, read without writing anything."""
 
-    path: Path                 # the folder asked for
-    workdir: Path | None       # None for a bare repository
+    path: Path  # the folder asked for
+    workdir: Path | None  # None for a bare repository
     git_dir: Path
     bare: bool
     shallow: bool
-    head_sha: str | None       # None: no commits yet
-    branch: str | None         # None: detached HEAD (or no HEAD at all)
+    head_sha: str | None  # None: no commits yet
+    branch: str | None  # None: detached HEAD (or no HEAD at all)
     shallow_boundary: list[str] = field(default_factory=list)
 
     @property
@@ -51,8 +56,14 @@ class RepoInfo:
 def find_repo(path: str | Path) -> RepoInfo | None:
     """The git repository rooted exactly at ``path``, or None when ``path`` is not one."""
     path = Path(path)
-    probe = run_git(path, "rev-parse", "--is-bare-repository", "--is-shallow-repository",
-                    "--absolute-git-dir", check=False)
+    probe = run_git(
+        path,
+        "rev-parse",
+        "--is-bare-repository",
+        "--is-shallow-repository",
+        "--absolute-git-dir",
+        check=False,
+    )
     # Paths as the file system names them (os.fsdecode): the repo may sit in a folder whose
     # name is not UTF-8.
     lines = os.fsdecode(probe).splitlines()
@@ -69,7 +80,7 @@ def find_repo(path: str | Path) -> RepoInfo | None:
         run_git(path, "rev-parse", "-q", "--verify", "HEAD^{commit}", check=False).decode().strip()
     )
     ref = run_git(path, "symbolic-ref", "-q", "HEAD", check=False).decode().strip()
-    branch = ref[len("refs/heads/"):] if ref.startswith("refs/heads/") else (ref or None)
+    branch = ref[len("refs/heads/") :] if ref.startswith("refs/heads/") else (ref or None)
     boundary: list[str] = []
     if shallow:
         shallow_file = git_dir / "shallow"
@@ -77,9 +88,11 @@ def find_repo(path: str | Path) -> RepoInfo | None:
             try:
                 text = read_text(shallow_file, max_bytes=MAX_FILE_BYTES)
             except FileTooLarge as exc:
-                raise RepoError(f".git/shallow {exc.reason}", path=path,
-                                hint="git lists one commit a line there; load a full clone"
-                                ) from None
+                raise RepoError(
+                    f".git/shallow {exc.reason}",
+                    path=path,
+                    hint="git lists one commit a line there; load a full clone",
+                ) from None
             except OSError as exc:
                 raise RepoError(f"cannot read .git/shallow: {exc}", path=path) from None
             boundary = [s for s in text.split() if s]
@@ -90,21 +103,35 @@ def resolve_commit(repo: Path, ref: str) -> str:
     """The commit sha ``ref`` names, or RepoError saying the ref is unknown."""
     if not ref or ref.startswith("-") or any(c in ref for c in "\x00\n\r "):
         raise RepoError(f"{ref!r} is not a valid git ref", path=repo)
-    out = run_git(repo, "rev-parse", "-q", "--verify", "--end-of-options", f"{ref}^{{commit}}",
-                  check=False).decode().strip()
+    out = (
+        run_git(
+            repo,
+            "rev-parse",
+            "-q",
+            "--verify",
+            "--end-of-options",
+            f"{ref}^{{commit}}",
+            check=False,
+        )
+        .decode()
+        .strip()
+    )
     if not out:
-        raise RepoError(f"unknown ref {ref!r}", path=repo,
-                        hint="name a branch, tag or commit of this repository (git branch -a)")
+        raise RepoError(
+            f"unknown ref {ref!r}",
+            path=repo,
+            hint="name a branch, tag or commit of this repository (git branch -a)",
+        )
     return out
 
 
 @dataclass(frozen=True)
 class TreeEntry:
     mode: str
-    type: str   # blob / tree / commit (a submodule)
+    type: str  # blob / tree / commit (a submodule)
     sha: str
     size: int | None
-    path: str   # UTF-8 decoded; a name that is not UTF-8 has U+FFFD in its place
+    path: str  # UTF-8 decoded; a name that is not UTF-8 has U+FFFD in its place
     #: The name's bytes when they are not UTF-8 (``path`` then shows them with U+FFFD), else None.
     raw: bytes | None = field(default=None, compare=False, repr=False)
 
@@ -145,13 +172,22 @@ def _ls_tree(repo: Path, commit: str) -> list[TreeEntry]:
             path, raw = raw_path.decode("utf-8"), None
         except UnicodeDecodeError:
             path, raw = raw_path.decode("utf-8", "replace"), raw_path
-        entries.append(TreeEntry(mode.decode(), typ.decode(), sha.decode(),
-                                 None if size.strip() == b"-" else int(size), path, raw))
+        entries.append(
+            TreeEntry(
+                mode.decode(),
+                typ.decode(),
+                sha.decode(),
+                None if size.strip() == b"-" else int(size),
+                path,
+                raw,
+            )
+        )
     return entries
 
 
-def read_blobs(repo: Path, shas: Iterable[str], *, max_bytes: int | None = None
-               ) -> dict[str, bytes]:
+def read_blobs(
+    repo: Path, shas: Iterable[str], *, max_bytes: int | None = None
+) -> dict[str, bytes]:
     """Contents of the given objects in one ``git cat-file --batch`` call; missing ones absent.
 
     With ``max_bytes``, an object larger than that is absent too: its bytes are passed over in
@@ -163,8 +199,9 @@ def read_blobs(repo: Path, shas: Iterable[str], *, max_bytes: int | None = None
     result: dict[str, bytes] = {}
     # Read blob by blob as git writes them: each blob's bytes exist once (no whole-output
     # buffer, no slice of it), so a 1 GB blob costs 1 GB here, not three.
-    with _hardened.pipe(repo, "cat-file", "--batch", input=("\n".join(wanted) + "\n").encode(),
-                        config=READ_CONFIG) as out:
+    with _hardened.pipe(
+        repo, "cat-file", "--batch", input=("\n".join(wanted) + "\n").encode(), config=READ_CONFIG
+    ) as out:
         for sha in wanted:
             header = out.readline().split()
             if len(header) < 3 or header[1] == b"missing":
@@ -188,8 +225,12 @@ def blob_sizes(repo: Path, shas: Iterable[str]) -> dict[str, int]:
     wanted = list(dict.fromkeys(s for s in shas if s))
     if not wanted:
         return {}
-    out = run_git(repo, "cat-file", "--batch-check=%(objectname) %(objectsize)",
-                  input=("\n".join(wanted) + "\n").encode())
+    out = run_git(
+        repo,
+        "cat-file",
+        "--batch-check=%(objectname) %(objectsize)",
+        input=("\n".join(wanted) + "\n").encode(),
+    )
     sizes = {}
     for line in out.decode().splitlines():
         parts = line.split()

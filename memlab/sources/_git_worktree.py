@@ -42,9 +42,12 @@ def _hash_file(path: Path, *, sha256: bool) -> str:
     return h.hexdigest()
 
 
-def working_tree_changes(info: RepoInfo, commit: str | None,
-                         tree: list[TreeEntry] | None = None,
-                         problems: list[tuple[str, str, str]] | None = None) -> pd.DataFrame:
+def working_tree_changes(
+    info: RepoInfo,
+    commit: str | None,
+    tree: list[TreeEntry] | None = None,
+    problems: list[tuple[str, str, str]] | None = None,
+) -> pd.DataFrame:
     """Files whose working copy differs from ``commit`` (path, change), touching nothing.
 
     ``change`` is ``modified``, ``deleted``, ``untracked`` (not in the commit, not ignored),
@@ -94,10 +97,15 @@ def working_tree_changes(info: RepoInfo, commit: str | None,
         rel = relative(folder)
         unlisted.append(rel)
         if problems is not None:
-            problems.append((rel.decode("utf-8", "replace"), "too_deep",
-                             f"a folder nested more than {MAX_FOLDER_DEPTH} levels below the "
-                             "repository; memlab does not look inside it, so its files are not "
-                             "compared with the commit"))
+            problems.append(
+                (
+                    rel.decode("utf-8", "replace"),
+                    "too_deep",
+                    f"a folder nested more than {MAX_FOLDER_DEPTH} levels below the "
+                    "repository; memlab does not look inside it, so its files are not "
+                    "compared with the commit",
+                )
+            )
 
     for dirpath, dirnames, filenames in walk(root, onerror=not_listed, too_deep=too_deep):
         rel_dir = os.path.relpath(dirpath, root)
@@ -126,8 +134,9 @@ def working_tree_changes(info: RepoInfo, commit: str | None,
     for name, entry in tracked.items():
         local = found.get(name)
         if local is None:
-            rows.append((entry.path, "unreadable" if name.startswith(tuple(unlisted))
-                         else "deleted"))
+            rows.append(
+                (entry.path, "unreadable" if name.startswith(tuple(unlisted)) else "deleted")
+            )
             continue
         is_link = local.is_symlink()
         if is_link != (entry.mode == "120000"):
@@ -151,8 +160,15 @@ def working_tree_changes(info: RepoInfo, commit: str | None,
     if untracked:
         ignored: set[bytes] = set()
         if not blocked:
-            out = run_git(info.path, "check-ignore", "--no-index", "-z", "--stdin",
-                          input=b"\0".join(untracked) + b"\0", check=False)
+            out = run_git(
+                info.path,
+                "check-ignore",
+                "--no-index",
+                "-z",
+                "--stdin",
+                input=b"\0".join(untracked) + b"\0",
+                check=False,
+            )
             ignored = {p for p in out.split(b"\0") if p}
         for name in untracked:
             if name in ignored:
@@ -160,7 +176,13 @@ def working_tree_changes(info: RepoInfo, commit: str | None,
             path, bad = shown(name)
             rows.append((path, "untracked"))
             if bad and problems is not None:
-                problems.append((path, "non_utf8_path", "an uncommitted file whose name is not "
-                                 "UTF-8; shown with replacement characters"))
+                problems.append(
+                    (
+                        path,
+                        "non_utf8_path",
+                        "an uncommitted file whose name is not "
+                        "UTF-8; shown with replacement characters",
+                    )
+                )
     df = pd.DataFrame(sorted(rows), columns=columns)
     return df.astype({"path": "string", "change": "category"})

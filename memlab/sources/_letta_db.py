@@ -55,19 +55,25 @@ class Source:
         values past it are found first, one size per row (SQLite loads a value to measure it,
         once, and lets it go), and their character counts asked of the database row by row."""
         found = {}
-        for k, size in self.rows(f"SELECT {quote(key)}, {self.bytes_sql(column)} "
-                                 f"FROM {self.table_sql(table)}"):
+        for k, size in self.rows(
+            f"SELECT {quote(key)}, {self.bytes_sql(column)} FROM {self.table_sql(table)}"
+        ):
             if size is not None and int(size) > MAX_VALUE_BYTES:
                 found[k] = int(size)
         for k, size in found.items():
-            got = self.rows(f"SELECT {self.chars_sql(column)} FROM {self.table_sql(table)} "
-                            f"WHERE {self.key_is(key)}", (k,))
+            got = self.rows(
+                f"SELECT {self.chars_sql(column)} FROM {self.table_sql(table)} "
+                f"WHERE {self.key_is(key)}",
+                (k,),
+            )
             chars = int(got[0][0]) if got and got[0][0] is not None else None
             self.oversized.setdefault(table, {})[str(k)] = (size, chars)
         if not found:
             return quote(column)
-        return (f"CASE WHEN {self.bytes_sql(column)} {self.greater} {MAX_VALUE_BYTES} "
-                f"THEN NULL ELSE {quote(column)} END")
+        return (
+            f"CASE WHEN {self.bytes_sql(column)} {self.greater} {MAX_VALUE_BYTES} "
+            f"THEN NULL ELSE {quote(column)} END"
+        )
 
     def select(
         self, table: str, spec: list[tuple[str, str, str]]
@@ -79,17 +85,20 @@ class Source:
         if table not in self.columns or not present:
             return pd.DataFrame({col: pd.Series(dtype=object) for _, col, _ in spec}), missing
         key = spec[0][0]
-        shown = [self._capped(table, key, db) if kind == "value" and key in have else quote(db)
-                 for db, _, kind in present]
+        shown = [
+            self._capped(table, key, db) if kind == "value" and key in have else quote(db)
+            for db, _, kind in present
+        ]
         sql = f"SELECT {', '.join(shown)} FROM {self.table_sql(table)}"
         data = self.rows(sql)
         # Object columns of the values as read: from_records would turn a BadText into a plain
         # str (losing the mark that it was repaired) and guess dtypes _typed decides anyway.
         names = [col for _, col, _ in present]
         columns = list(zip(*data)) if data else [() for _ in names]
-        df = pd.DataFrame({col: pd.Series(list(values), dtype="object")
-                           for col, values in zip(names, columns)},
-                          index=pd.RangeIndex(len(data)))
+        df = pd.DataFrame(
+            {col: pd.Series(list(values), dtype="object") for col, values in zip(names, columns)},
+            index=pd.RangeIndex(len(data)),
+        )
         for col in missing:
             df[col] = None
         return df[[col for _, col, _ in spec]], missing
@@ -102,8 +111,9 @@ class SQLiteSource(Source):
         super().__init__()
         self.conn = conn
         names = [r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")]
-        self.columns = {n: [r[1] for r in conn.execute(f"PRAGMA table_info({quote(n)})")]
-                        for n in names}
+        self.columns = {
+            n: [r[1] for r in conn.execute(f"PRAGMA table_info({quote(n)})")] for n in names
+        }
 
     def rows(self, sql: str, params: tuple = ()) -> list[tuple]:
         return self.conn.execute(sql, params).fetchall()

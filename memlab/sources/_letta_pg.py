@@ -76,11 +76,21 @@ STATEMENT_TIMEOUT_ENV = "MEMLAB_PG_STATEMENT_TIMEOUT"
 LOCK_TIMEOUT_ENV = "MEMLAB_PG_LOCK_TIMEOUT"
 CONNECT_TIMEOUT_ENV = "MEMLAB_PG_CONNECT_TIMEOUT"
 
-_KINDS = {"v": "a view", "m": "a materialized view", "f": "a foreign table",
-          "p": "a partitioned table", "S": "a sequence", "i": "an index", "I": "an index",
-          "c": "a composite type", "t": "a TOAST table"}
-_FIX_ROLE = ("connect as a role with SELECT on Letta's tables only, e.g. CREATE ROLE memlab_ro "
-             "LOGIN PASSWORD '…'; GRANT SELECT ON ALL TABLES IN SCHEMA public TO memlab_ro")
+_KINDS = {
+    "v": "a view",
+    "m": "a materialized view",
+    "f": "a foreign table",
+    "p": "a partitioned table",
+    "S": "a sequence",
+    "i": "an index",
+    "I": "an index",
+    "c": "a composite type",
+    "t": "a TOAST table",
+}
+_FIX_ROLE = (
+    "connect as a role with SELECT on Letta's tables only, e.g. CREATE ROLE memlab_ro "
+    "LOGIN PASSWORD '…'; GRANT SELECT ON ALL TABLES IN SCHEMA public TO memlab_ro"
+)
 
 
 def _ident(name: str) -> str:
@@ -101,15 +111,19 @@ def _env_ms(name: str, default: int) -> int:
     except ValueError:
         value = 0
     if value < 1 or value > 2**31 - 1:
-        raise InvalidArgument(f"{name}={raw!r} is not a whole number of milliseconds >= 1",
-                              hint=f"unset it for the default ({default} ms)")
+        raise InvalidArgument(
+            f"{name}={raw!r} is not a whole number of milliseconds >= 1",
+            hint=f"unset it for the default ({default} ms)",
+        )
     return value
 
 
 def timeouts() -> tuple[int, int]:
     """(statement_timeout, lock_timeout) in milliseconds: the environment's, else the defaults."""
-    return (_env_ms(STATEMENT_TIMEOUT_ENV, PG_STATEMENT_TIMEOUT_MS),
-            _env_ms(LOCK_TIMEOUT_ENV, PG_LOCK_TIMEOUT_MS))
+    return (
+        _env_ms(STATEMENT_TIMEOUT_ENV, PG_STATEMENT_TIMEOUT_MS),
+        _env_ms(LOCK_TIMEOUT_ENV, PG_LOCK_TIMEOUT_MS),
+    )
 
 
 def connect_timeout() -> int:
@@ -127,10 +141,16 @@ def client_deadline() -> float:
 
 def _settings() -> dict[str, str]:
     statement, lock = timeouts()
-    return {"search_path": SEARCH_PATH, "statement_timeout": f"{statement}ms",
-            "lock_timeout": f"{lock}ms", "row_security": "off",
-            "default_transaction_read_only": "on", "DateStyle": "ISO, MDY", "TimeZone": "UTC",
-            "IntervalStyle": "postgres"}
+    return {
+        "search_path": SEARCH_PATH,
+        "statement_timeout": f"{statement}ms",
+        "lock_timeout": f"{lock}ms",
+        "row_security": "off",
+        "default_transaction_read_only": "on",
+        "DateStyle": "ISO, MDY",
+        "TimeZone": "UTC",
+        "IntervalStyle": "postgres",
+    }
 
 
 def startup_options() -> str:
@@ -153,8 +173,9 @@ def pin_session(conn) -> None:
     """Check the pinned settings took; set any a connection pooler dropped (first statement)."""
     wanted = _settings()
     names = list(wanted)
-    got = conn.execute("SELECT " + ", ".join("pg_catalog.current_setting(%s)" for _ in names),
-                       names).fetchone()
+    got = conn.execute(
+        "SELECT " + ", ".join("pg_catalog.current_setting(%s)" for _ in names), names
+    ).fetchone()
     for name, value in zip(names, got):
         if value != _shown(name, wanted[name]):
             conn.execute("SELECT pg_catalog.set_config(%s, %s, false)", [name, wanted[name]])
@@ -167,7 +188,8 @@ def check_role(conn) -> None:
         "WHERE pg_catalog.pg_has_role(session_user, r.oid, 'MEMBER') "
         "AND (r.rolsuper OR r.rolname::pg_catalog.text OPERATOR(pg_catalog.=) "
         "ANY (%s::pg_catalog.text[])) ORDER BY 2 DESC, 1",
-        [list(DANGEROUS_ROLES)]).fetchall()
+        [list(DANGEROUS_ROLES)],
+    ).fetchall()
     who = conn.execute("SELECT session_user::pg_catalog.text").fetchone()[0]
     if not rows:
         return
@@ -178,8 +200,11 @@ def check_role(conn) -> None:
         why = f"role {who!r} is a member of superuser role {name!r}"
     else:
         why = f"role {who!r} is a member of {name} (it can run programs or read files on the host)"
-    raise UnsafeDatabase(f"{why}: memlab does not read a database over a connection that could "
-                         "run the owner's code with those rights", hint=_FIX_ROLE)
+    raise UnsafeDatabase(
+        f"{why}: memlab does not read a database over a connection that could "
+        "run the owner's code with those rights",
+        hint=_FIX_ROLE,
+    )
 
 
 def _relations(conn, tables: list[str]) -> tuple[dict[str, list[str]], list[str]]:
@@ -190,13 +215,17 @@ def _relations(conn, tables: list[str]) -> tuple[dict[str, list[str]], list[str]
         "ON n.oid OPERATOR(pg_catalog.=) c.relnamespace "
         "WHERE n.nspname OPERATOR(pg_catalog.=) %s::pg_catalog.name "
         "AND c.relname::pg_catalog.text OPERATOR(pg_catalog.=) ANY (%s::pg_catalog.text[]) "
-        "ORDER BY 1", [SCHEMA, tables]).fetchall()
+        "ORDER BY 1",
+        [SCHEMA, tables],
+    ).fetchall()
     refusals = []
     plain = []
     for name, kind, rules, rls in rel:
         if kind != "r":
-            refusals.append(f"{SCHEMA}.{name} is {_KINDS.get(kind, f'relkind {kind!r}')}, "
-                            "where Letta has a table")
+            refusals.append(
+                f"{SCHEMA}.{name} is {_KINDS.get(kind, f'relkind {kind!r}')}, "
+                "where Letta has a table"
+            )
         elif rules:
             refusals.append(f"{SCHEMA}.{name} has a rule (CREATE RULE), which Letta never makes")
         elif rls:
@@ -216,13 +245,17 @@ def _relations(conn, tables: list[str]) -> tuple[dict[str, list[str]], list[str]
         "AND c.relname::pg_catalog.text OPERATOR(pg_catalog.=) ANY (%s::pg_catalog.text[]) "
         "AND a.attnum OPERATOR(pg_catalog.>) 0 AND NOT a.attisdropped "
         "AND pg_catalog.has_column_privilege(c.oid, a.attnum, 'SELECT') "
-        "ORDER BY c.relname, a.attnum", [SCHEMA, plain]).fetchall()
+        "ORDER BY c.relname, a.attnum",
+        [SCHEMA, plain],
+    ).fetchall()
     builtin = _builtin_types(conn, {oid for *_, oid in found})
     for table, column, typ, oid in found:
         if not builtin[oid]:
-            refusals.append(f"{SCHEMA}.{table}.{column} has type {typ}, which is not one of "
-                            "PostgreSQL's built-in types (its output function, or its elements' "
-                            "or fields', could be the owner's)")
+            refusals.append(
+                f"{SCHEMA}.{table}.{column} has type {typ}, which is not one of "
+                "PostgreSQL's built-in types (its output function, or its elements' "
+                "or fields', could be the owner's)"
+            )
         columns.setdefault(table, []).append(column)
     return columns, refusals
 
@@ -241,7 +274,9 @@ def _builtin_types(conn, oids: set[int]) -> dict[int, bool]:
         rows = conn.execute(
             "SELECT t.oid::pg_catalog.int8, t.typtype::pg_catalog.text, "
             "t.typbasetype::pg_catalog.int8 FROM pg_catalog.pg_type t "
-            "WHERE t.oid OPERATOR(pg_catalog.=) ANY (%s::pg_catalog.oid[])", [pending]).fetchall()
+            "WHERE t.oid OPERATOR(pg_catalog.=) ANY (%s::pg_catalog.oid[])",
+            [pending],
+        ).fetchall()
         info = {oid: (kind, parent) for oid, kind, parent in rows}
         moved = False
         for oid, b in base.items():
@@ -262,16 +297,21 @@ def guarded_tables(conn, tables: list[str], *, where: str) -> dict[str, list[str
     a plain table of built-in types, locked against being swapped; else UnsafeDatabase."""
     columns, refusals = _relations(conn, tables)
     if not refusals and columns:
-        conn.execute("LOCK TABLE " + ", ".join(qualified(t) for t in sorted(columns))
-                     + " IN ACCESS SHARE MODE")
+        conn.execute(
+            "LOCK TABLE "
+            + ", ".join(qualified(t) for t in sorted(columns))
+            + " IN ACCESS SHARE MODE"
+        )
         columns, refusals = _relations(conn, tables)  # what the lock now holds still
     if refusals:
         more = f" (and {len(refusals) - 1} more)" if len(refusals) > 1 else ""
-        raise UnsafeDatabase(f"refusing to read {where}: {refusals[0]}{more}; memlab reads only "
-                             "plain tables of built-in types (a view, rule or policy runs the "
-                             "owner's code, a foreign table reads elsewhere)",
-                             hint="point memlab at the Letta server's own database, or restore "
-                                  "Letta's tables as plain tables")
+        raise UnsafeDatabase(
+            f"refusing to read {where}: {refusals[0]}{more}; memlab reads only "
+            "plain tables of built-in types (a view, rule or policy runs the "
+            "owner's code, a foreign table reads elsewhere)",
+            hint="point memlab at the Letta server's own database, or restore "
+            "Letta's tables as plain tables",
+        )
     return columns
 
 
@@ -291,25 +331,30 @@ def connect(dsn: str):
     try:
         import psycopg
     except ImportError as exc:
-        raise MissingExtra("psycopg", "letta-server",
-                           feature="reading a Letta PostgreSQL database") from exc
+        raise MissingExtra(
+            "psycopg", "letta-server", feature="reading a Letta PostgreSQL database"
+        ) from exc
     shown = redact_dsn(dsn)
     options = startup_options()  # before connecting: a bad MEMLAB_PG_* is an InvalidArgument
     seconds = connect_timeout()
     try:
         conn = _deadline_class(psycopg).connect(
-            dsn, connect_timeout=seconds, autocommit=False, options=options,
-            client_encoding="UTF8")  # an SQL_ASCII database's bytes come back as text
+            dsn, connect_timeout=seconds, autocommit=False, options=options, client_encoding="UTF8"
+        )  # an SQL_ASCII database's bytes come back as text
     except psycopg.errors.ConnectionTimeout as exc:
-        raise SourceError(f"cannot connect to PostgreSQL at {shown}: no answer within "
-                          f"memlab's connect timeout ({seconds} s)",
-                          hint=f"check the server is up and answering, or raise "
-                               f"{CONNECT_TIMEOUT_ENV} (milliseconds)") from exc
+        raise SourceError(
+            f"cannot connect to PostgreSQL at {shown}: no answer within "
+            f"memlab's connect timeout ({seconds} s)",
+            hint=f"check the server is up and answering, or raise "
+            f"{CONNECT_TIMEOUT_ENV} (milliseconds)",
+        ) from exc
     except psycopg.Error as exc:
         first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
-        raise SourceError(f"cannot connect to PostgreSQL at {shown}: {first}",
-                          hint="check host, port, database name and credentials; memlab needs "
-                               "only SELECT on Letta's tables") from exc
+        raise SourceError(
+            f"cannot connect to PostgreSQL at {shown}: {first}",
+            hint="check host, port, database name and credentials; memlab needs "
+            "only SELECT on Letta's tables",
+        ) from exc
     conn.memlab_shown = shown
     conn.memlab_deadline = client_deadline()
     conn.read_only = True
@@ -373,7 +418,8 @@ def _deadline_class(psycopg) -> Any:
                     f"{PG_CLIENT_GRACE_MS} ms); the server stopped answering or kept sending "
                     "messages without a result",
                     hint=f"check the server; raise {STATEMENT_TIMEOUT_ENV} (milliseconds) for "
-                         "a very large one") from exc
+                    "a very large one",
+                ) from exc
 
     _CLASSES[id(psycopg)] = DeadlineConnection
     return DeadlineConnection
@@ -386,17 +432,23 @@ def refusal(exc, shown: str) -> SourceError:
     statement, lock = timeouts()
     first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
     if isinstance(exc, psycopg.errors.LockNotAvailable):
-        return SourceError(f"PostgreSQL at {shown}: a Letta table stayed locked by another session "
-                           f"past memlab's lock_timeout ({lock} ms): {first}",
-                           hint=f"retry when the lock is released, or raise {LOCK_TIMEOUT_ENV}")
+        return SourceError(
+            f"PostgreSQL at {shown}: a Letta table stayed locked by another session "
+            f"past memlab's lock_timeout ({lock} ms): {first}",
+            hint=f"retry when the lock is released, or raise {LOCK_TIMEOUT_ENV}",
+        )
     if isinstance(exc, psycopg.errors.QueryCanceled):
-        return SourceError(f"PostgreSQL at {shown}: a read ran past memlab's statement_timeout "
-                           f"({statement} ms): {first}",
-                           hint=f"raise {STATEMENT_TIMEOUT_ENV} (milliseconds) for a very large "
-                                "server")
+        return SourceError(
+            f"PostgreSQL at {shown}: a read ran past memlab's statement_timeout "
+            f"({statement} ms): {first}",
+            hint=f"raise {STATEMENT_TIMEOUT_ENV} (milliseconds) for a very large server",
+        )
     if isinstance(exc, psycopg.DataError):
-        return SourceError(f"PostgreSQL at {shown}: a value memlab cannot read: {first}",
-                           hint="a value Python cannot hold, such as an 'infinity' timestamp, "
-                                "is in a Letta table")
-    return SourceError(f"PostgreSQL refused a read at {shown}: {first}",
-                       hint="memlab needs SELECT on Letta's tables")
+        return SourceError(
+            f"PostgreSQL at {shown}: a value memlab cannot read: {first}",
+            hint="a value Python cannot hold, such as an 'infinity' timestamp, is in a Letta table",
+        )
+    return SourceError(
+        f"PostgreSQL refused a read at {shown}: {first}",
+        hint="memlab needs SELECT on Letta's tables",
+    )

@@ -55,6 +55,7 @@ FILES_COLUMNS: dict[str, str] = {
 #: and its section files, in Letta Code 0.34 repositories.
 PALACE_PREFIX = "palace/"
 
+
 def is_memory_path(path: str, layout: str) -> bool:
     """Whether a repo path is a memory file: a ``.md`` file where the layout keeps memory.
 
@@ -91,7 +92,7 @@ def v2_tier(path: str, paths: set[str]) -> str:
         return "core"
     parts = path.split("/")[:-1]
     for i in range(len(parts)):
-        if "/".join(parts[:i + 1]) + "/" + fmt.ROOT_INDEX not in paths:
+        if "/".join(parts[: i + 1]) + "/" + fmt.ROOT_INDEX not in paths:
             return "not_memory"
     return "projected"
 
@@ -114,6 +115,7 @@ def in_prompt(path: str, layout: str, agent_blocks: set[str] | None = None) -> b
 
 
 # --------------------------------------------------------------------------- the files frame
+
 
 def _agent(src: Source, texts: dict[str, tuple[str, str]], problems: Problems) -> dict | None:
     if src.layout != "souveraine":
@@ -140,8 +142,12 @@ def _agent(src: Source, texts: dict[str, tuple[str, str]], problems: Problems) -
         problems.add(where, "malformed_yaml", f"agent.yaml is not read: {read.problem}")
         return None
     if not read.ok:
-        problems.add(where, "malformed_yaml", f"agent.yaml is not valid YAML: {read.problem}",
-                     line=None if read.line is None else read.line + 1)
+        problems.add(
+            where,
+            "malformed_yaml",
+            f"agent.yaml is not valid YAML: {read.problem}",
+            line=None if read.line is None else read.line + 1,
+        )
         return None
     agent = read.value
     if not isinstance(agent, dict):
@@ -169,12 +175,16 @@ def _agent_block_files(
         try:
             fmt.safe_relative_path(file)
         except UnsafePath as exc:
-            problems.add(where, "unsafe_path", f"block {item.get('label')!r}: {exc.message}; "
-                         "never read")
+            problems.add(
+                where, "unsafe_path", f"block {item.get('label')!r}: {exc.message}; never read"
+            )
             continue
         if file not in paths:
-            problems.add(where, "missing_block_file",
-                         f"block {item.get('label')!r} names {file}, which is not in the commit")
+            problems.add(
+                where,
+                "missing_block_file",
+                f"block {item.get('label')!r} names {file}, which is not in the commit",
+            )
         out.add(file)
     return out
 
@@ -210,8 +220,9 @@ def _label(rel: str, layout: str) -> str | None:
 _NOT_V2 = ("readers_disagree", "malformed_yaml")
 
 
-def files_frame(src: Source, texts: dict[str, tuple[str, str]], problems: Problems,
-                 meta: dict[str, Any]) -> pd.DataFrame:
+def files_frame(
+    src: Source, texts: dict[str, tuple[str, str]], problems: Problems, meta: dict[str, Any]
+) -> pd.DataFrame:
     layout = src.layout
     agent = _agent(src, texts, problems)
     where = "agent.yaml" if "agent.yaml" in texts else str(src.agent_yaml or "agent.yaml")
@@ -222,7 +233,7 @@ def files_frame(src: Source, texts: dict[str, tuple[str, str]], problems: Proble
     fm_keys: dict[str, None] = {}  # the store's fm_ columns, in first-seen order (capped)
     md_paths = {p for p in texts if p.endswith(".md")}
     for path in sorted(texts):
-        rel = path[len(src.prefix):] if src.prefix and path.startswith(src.prefix) else path
+        rel = path[len(src.prefix) :] if src.prefix and path.startswith(src.prefix) else path
         if not rel.endswith(".md"):
             continue
         text, blob = texts[path]
@@ -243,22 +254,36 @@ def files_frame(src: Source, texts: dict[str, tuple[str, str]], problems: Proble
         chars = len(body)
         # v2 has no block limit (limits are .memfs.config.json's, per file, judged in the
         # audit's constraints table): over_limit is not checked there unless a file declares one.
-        effective = limit if limit is not None else (
-            fmt.DEFAULT_LIMIT if layout in ("letta_v1", "letta_v1_memory_prefix") else None)
-        rows.append({
-            "path": path, "label": _label(rel, layout), "layout": layout,
-            "domain": domain_of(rel, layout),
-            "in_prompt": in_prompt(rel, layout, agent_files),
-            "tier": v2_tier(rel, md_paths) if layout == "letta_v2" else None,
-            "frontmatter_raw": fm.raw,
-            **{f"fm_{k}": v for k, v in fm_cells.items()},
-            "description": fm.description, "read_only": fm.read_only, "limit": limit,
-            "body": body, "body_chars": chars, "body_tokens": token_estimate(chars),
-            "over_limit": (None if effective is None and layout == "letta_v2"
-                           else bool(effective is not None and chars > effective)),
-            "blob_sha": blob,
-            **_readings(fm),
-        })
+        effective = (
+            limit
+            if limit is not None
+            else (fmt.DEFAULT_LIMIT if layout in ("letta_v1", "letta_v1_memory_prefix") else None)
+        )
+        rows.append(
+            {
+                "path": path,
+                "label": _label(rel, layout),
+                "layout": layout,
+                "domain": domain_of(rel, layout),
+                "in_prompt": in_prompt(rel, layout, agent_files),
+                "tier": v2_tier(rel, md_paths) if layout == "letta_v2" else None,
+                "frontmatter_raw": fm.raw,
+                **{f"fm_{k}": v for k, v in fm_cells.items()},
+                "description": fm.description,
+                "read_only": fm.read_only,
+                "limit": limit,
+                "body": body,
+                "body_chars": chars,
+                "body_tokens": token_estimate(chars),
+                "over_limit": (
+                    None
+                    if effective is None and layout == "letta_v2"
+                    else bool(effective is not None and chars > effective)
+                ),
+                "blob_sha": blob,
+                **_readings(fm),
+            }
+        )
         if layout == "letta_v2":  # no Letta server reads v2: the comparison does not apply
             rows[-1]["readers_agree"] = None
         _storable_row(rows[-1], path, problems)
@@ -286,8 +311,9 @@ def files_frame(src: Source, texts: dict[str, tuple[str, str]], problems: Proble
     return df
 
 
-def _fm_columns(path: str, fields: dict[str, str], fm_keys: dict[str, None],
-                problems: Problems) -> dict[str, str]:
+def _fm_columns(
+    path: str, fields: dict[str, str], fm_keys: dict[str, None], problems: Problems
+) -> dict[str, str]:
     """The frontmatter keys of one file that become its ``fm_<key>`` cells: at most
     :data:`~memlab.constants.MAX_FM_COLUMNS` of the file's, and only while the store has fewer
     than that many distinct ones (``fm_keys``, updated). Keys left out stay in
@@ -303,9 +329,13 @@ def _fm_columns(path: str, fields: dict[str, str], fm_keys: dict[str, None],
         kept[key] = value
     left = len(fields) - len(kept)
     if left:
-        problems.add(path, "frontmatter_keys", f"{len(fields):,} frontmatter keys: {left:,} of "
-                     f"them are left out of the fm_ columns (at most {MAX_FM_COLUMNS} per file "
-                     "and per store); they stay in frontmatter_raw")
+        problems.add(
+            path,
+            "frontmatter_keys",
+            f"{len(fields):,} frontmatter keys: {left:,} of "
+            f"them are left out of the fm_ columns (at most {MAX_FM_COLUMNS} per file "
+            "and per store); they stay in frontmatter_raw",
+        )
     return kept
 
 
@@ -318,9 +348,13 @@ def _storable_row(row: dict[str, Any], path: str, problems: Problems) -> None:
     first = next(c for col in hit for c in row[col] if "\ud800" <= c <= "\udfff")
     for col in hit:
         row[col] = _json.clean_text(row[col])
-    problems.add(path, "bad_text", f"the frontmatter holds a lone surrogate escape "
-                 f"(\\u{ord(first):04x}), which is not a character; {', '.join(hit)} read with "
-                 "U+FFFD in its place")
+    problems.add(
+        path,
+        "bad_text",
+        f"the frontmatter holds a lone surrogate escape "
+        f"(\\u{ord(first):04x}), which is not a character; {', '.join(hit)} read with "
+        "U+FFFD in its place",
+    )
 
 
 def _readings(fm: fmt.Frontmatter) -> dict[str, Any]:
@@ -336,36 +370,56 @@ def _readings(fm: fmt.Frontmatter) -> dict[str, Any]:
         "client_refusal": client.refusal if client else None,
         "server_description": text(server.description) if server else None,
         "server_read_only": text(server.read_only) if server else None,
-        "server_value_chars": (len(server.value) if server and server.raises is None
-                               and server.unread is None else None),
+        "server_value_chars": (
+            len(server.value)
+            if server and server.raises is None and server.unread is None
+            else None
+        ),
         "server_whole_file": server.whole_file if server else None,
         "yaml_ok": fm.yaml_ok,
         # Not known when the frontmatter is not read (an alias bomb): NA, not True.
-        "readers_agree": (None if server and server.unread is not None else
-                          not any(k == "readers_disagree" for k, _, _ in fm.problems)),
+        "readers_agree": (
+            None
+            if server and server.unread is not None
+            else not any(k == "readers_disagree" for k, _, _ in fm.problems)
+        ),
     }
 
 
-def _check_letta_file(path: str, rel: str, fm: fmt.Frontmatter, validated: bool, layout: str,
-                      problems: Problems) -> None:
+def _check_letta_file(
+    path: str, rel: str, fm: fmt.Frontmatter, validated: bool, layout: str, problems: Problems
+) -> None:
     """What Letta itself would trip over in the committed file (the hook's view of HEAD)."""
     if fmt.is_flat_skill_path(rel):
-        problems.add(path, "flat_skill", "skills must be folders (skills/<name>/SKILL.md); the "
-                     "pre-commit hook refuses this file and the skills loader ignores it")
+        problems.add(
+            path,
+            "flat_skill",
+            "skills must be folders (skills/<name>/SKILL.md); the "
+            "pre-commit hook refuses this file and the skills loader ignores it",
+        )
     if not validated:
         return
     if not fm.has_frontmatter:
-        problems.add(path, "no_frontmatter", "no frontmatter: the server reads the whole file as "
-                     "the block value, and the pre-commit hook refuses the next edit")
+        problems.add(
+            path,
+            "no_frontmatter",
+            "no frontmatter: the server reads the whole file as "
+            "the block value, and the pre-commit hook refuses the next edit",
+        )
         return
     if layout == "souveraine":
         return  # Souveraine commits through libgit2; no hook, its own keys (tags) are fine
     unknown = [k for k in fm.fields if k not in fmt.ALLOWED_KEYS]
     if unknown:
-        shown = ", ".join(unknown[:20]) + (f" and {len(unknown) - 20:,} more" if len(unknown) > 20
-                                           else "")
-        problems.add(path, "unknown_key", f"frontmatter key(s) {shown} are not "
-                     f"allowed in {rel.split('/')[0]}/ (allowed: {', '.join(fmt.ALLOWED_KEYS)}); "
-                     "the hook refuses the next edit")
+        shown = ", ".join(unknown[:20]) + (
+            f" and {len(unknown) - 20:,} more" if len(unknown) > 20 else ""
+        )
+        problems.add(
+            path,
+            "unknown_key",
+            f"frontmatter key(s) {shown} are not "
+            f"allowed in {rel.split('/')[0]}/ (allowed: {', '.join(fmt.ALLOWED_KEYS)}); "
+            "the hook refuses the next edit",
+        )
     if not fm.fields.get("description", "").strip():
         problems.add(path, "missing_description", "no description; the hook requires one")

@@ -11,20 +11,30 @@ from pathlib import Path
 
 from memlab import _git as _hardened
 from memlab._files import read_text
-from memlab.errors import RepoError, SourceError, StoreNotFound, UnrecognizedStore
 from memlab.constants import MAX_FILE_BYTES, MAX_POLICY_BYTES
+from memlab.errors import RepoError, SourceError, StoreNotFound, UnrecognizedStore
 from memlab.formats import letta_memfs as fmt
 from memlab.sources import _git
 from memlab.store import Problems, Store
 
-
-LAYOUTS = ("letta_v1", "letta_v1_memory_prefix", "letta_v2", "souveraine", "elfmem_substrate",
-           "generic_markdown")
+LAYOUTS = (
+    "letta_v1",
+    "letta_v1_memory_prefix",
+    "letta_v2",
+    "souveraine",
+    "elfmem_substrate",
+    "generic_markdown",
+)
 #: Layouts Letta Code reads and guards with its pre-commit hook.
 LETTA_LAYOUTS = ("letta_v1", "letta_v1_memory_prefix", "letta_v2")
-KINDS = {"letta_v1": "letta_memfs", "letta_v1_memory_prefix": "letta_memfs",
-          "letta_v2": "letta_memfs", "souveraine": "souveraine",
-          "elfmem_substrate": "elfmem_substrate", "generic_markdown": "letta_memfs"}
+KINDS = {
+    "letta_v1": "letta_memfs",
+    "letta_v1_memory_prefix": "letta_memfs",
+    "letta_v2": "letta_memfs",
+    "souveraine": "souveraine",
+    "elfmem_substrate": "elfmem_substrate",
+    "generic_markdown": "letta_memfs",
+}
 _MEMFS_MARKERS = ("system/", "memory/system/", "reference/", "skills/", ".letta/")
 
 
@@ -32,22 +42,25 @@ _MEMFS_MARKERS = ("system/", "memory/system/", "reference/", "skills/", ".letta/
 class Source:
     """Where the memory is and how to read it: a commit of a repo, or plain files on disk."""
 
-    path: Path                       # the folder asked for
+    path: Path  # the folder asked for
     layout: str
     repo: _git.RepoInfo | None
-    root: Path                       # repo root, or the folder read from disk
-    prefix: str = ""                 # the part of repo paths above the memory ('.elfmem/')
-    agent_yaml: Path | None = None   # souveraine agent.yaml on disk, outside the repo
+    root: Path  # repo root, or the folder read from disk
+    prefix: str = ""  # the part of repo paths above the memory ('.elfmem/')
+    agent_yaml: Path | None = None  # souveraine agent.yaml on disk, outside the repo
     name: str | None = None
     problems: Problems = field(default_factory=Problems)
-    evidence: tuple[str, ...] = ()   # why memlab believes Letta made or uses this tree
+    evidence: tuple[str, ...] = ()  # why memlab believes Letta made or uses this tree
     hook_installed: str | None = None  # variant of Letta Code's hook in this checkout, if any
 
 
 def require_commits(info: _git.RepoInfo) -> None:
     if info.empty:
-        raise RepoError("the repository has no commits yet, so the agent sees no memory",
-                        path=info.path, hint="commit the memory files first")
+        raise RepoError(
+            "the repository has no commits yet, so the agent sees no memory",
+            path=info.path,
+            hint="commit the memory files first",
+        )
 
 
 #: The instance attribute where :func:`load_memfs` keeps the located source of a Store.
@@ -78,8 +91,9 @@ def classify_author(name, email, message, branch) -> str:
 
 
 def _is_memfs_tree(paths: list[str]) -> bool:
-    return any(p in (fmt.ROOT_INDEX, fmt.CONSTRAINTS_CONFIG) or p.startswith(_MEMFS_MARKERS)
-               for p in paths)
+    return any(
+        p in (fmt.ROOT_INDEX, fmt.CONSTRAINTS_CONFIG) or p.startswith(_MEMFS_MARKERS) for p in paths
+    )
 
 
 _SHARED_NAME = re.compile(r"[A-Za-z0-9._-]{1,64}")
@@ -95,8 +109,12 @@ def shared_memory_name(path: Path) -> str | None:
     if len(parts) < 4 or parts[-3] != "agents" or parts[-4] != ".letta":
         return None
     name = parts[-1]
-    if (not _SHARED_NAME.fullmatch(name) or name == "memory" or name == "memory-worktrees"
-            or name.startswith("memory-backup")):
+    if (
+        not _SHARED_NAME.fullmatch(name)
+        or name == "memory"
+        or name == "memory-worktrees"
+        or name.startswith("memory-backup")
+    ):
         return None
     return name
 
@@ -106,10 +124,19 @@ def agent_memory_folder(path: Path) -> bool:
     ``~/.letta/lc-local-backend/memfs/<id>/memory`` (its local backend's, where
     :func:`memlab.sources.discover.find_letta_memfs` looks too)."""
     parts = path.parts
-    return len(parts) >= 4 and parts[-1] == "memory" and (
-        (parts[-3] == "agents" and parts[-4] == ".letta")
-        or (len(parts) >= 5 and parts[-3] == "memfs" and parts[-4] == "lc-local-backend"
-            and parts[-5] == ".letta"))
+    return (
+        len(parts) >= 4
+        and parts[-1] == "memory"
+        and (
+            (parts[-3] == "agents" and parts[-4] == ".letta")
+            or (
+                len(parts) >= 5
+                and parts[-3] == "memfs"
+                and parts[-4] == "lc-local-backend"
+                and parts[-5] == ".letta"
+            )
+        )
+    )
 
 
 def _tree_paths(info: _git.RepoInfo) -> list[str]:
@@ -140,7 +167,8 @@ def _installed_hook(info: _git.RepoInfo | None) -> str | None:
     """The variant of Letta Code's pre-commit hook installed in this checkout, or None.
 
     Reads ``<git dir>/hooks/pre-commit`` (never runs it; not past
-    :data:`~memlab.constants.MAX_FILE_BYTES`, like any file memlab reads); Letta Code writes the marker line
+    :data:`~memlab.constants.MAX_FILE_BYTES`, like any file memlab reads); Letta Code writes the
+    marker line
     :data:`~memlab.formats.letta_memfs.LETTA_HOOK_MARKER` into it, and the February 2026 hook
     still required ``limit``.
     """
@@ -158,8 +186,9 @@ def _installed_hook(info: _git.RepoInfo | None) -> str | None:
     return "2026-02" if "missing required field 'limit'" in text else "current"
 
 
-def layout_policy_of(info: _git.RepoInfo | None, commit: str | None, *, shared: bool = False
-                     ) -> tuple[str | None, str]:
+def layout_policy_of(
+    info: _git.RepoInfo | None, commit: str | None, *, shared: bool = False
+) -> tuple[str | None, str]:
     """The layout policy Letta Code validates this checkout under, and why (its
     ``memoryLayoutPolicy``): ``.git/letta-memory-layout-policy`` in the repository's common git
     folder when it holds a policy word, else the commit's tree. None (with the reason) for a
@@ -180,14 +209,21 @@ def layout_policy_of(info: _git.RepoInfo | None, commit: str | None, *, shared: 
         text = None
     # `git cat-file -e HEAD:MEMORY.md` holds for a folder of that name too
     if shared and text is None:
-        return "shared-memory", ("a shared-memory repository without a policy file: Letta Code "
-                                 "installs shared-memory in every one it mounts")
-    head_has_root = any(e.path == fmt.ROOT_INDEX or e.path.startswith(fmt.ROOT_INDEX + "/")
-                        for e in _git.ls_tree(info.path, commit))
+        return "shared-memory", (
+            "a shared-memory repository without a policy file: Letta Code "
+            "installs shared-memory in every one it mounts"
+        )
+    head_has_root = any(
+        e.path == fmt.ROOT_INDEX or e.path.startswith(fmt.ROOT_INDEX + "/")
+        for e in _git.ls_tree(info.path, commit)
+    )
     ever = head_has_root
     if not ever and text is not None and text.strip() == "root-marker":
-        ever = bool(_git.run_git(info.path, "rev-list", "-n", "1", commit, "--", fmt.ROOT_INDEX,
-                                 check=False).strip())
+        ever = bool(
+            _git.run_git(
+                info.path, "rev-list", "-n", "1", commit, "--", fmt.ROOT_INDEX, check=False
+            ).strip()
+        )
     return fmt.layout_policy(text, memory_md_ever=ever, head_has_root=head_has_root)
 
 
@@ -197,15 +233,19 @@ def _v2_evidence(texts: dict[str, str]) -> bool:
     if index is None or index.startswith("---"):
         return False
     others = [t for p, t in texts.items() if p != fmt.ROOT_INDEX]
-    return bool(others) and all(not fmt.check_precommit(p, t, None, variant="v2", change="A")
-                                for p, t in texts.items() if p != fmt.ROOT_INDEX)
+    return bool(others) and all(
+        not fmt.check_precommit(p, t, None, variant="v2", change="A")
+        for p, t in texts.items()
+        if p != fmt.ROOT_INDEX
+    )
 
 
 _EVIDENCE_CACHE: dict[tuple[str, str | None], tuple[tuple[str, ...], str | None]] = {}
 
 
-def letta_evidence(path: Path, info: _git.RepoInfo | None, paths: list[str]
-                   ) -> tuple[tuple[str, ...], str | None]:
+def letta_evidence(
+    path: Path, info: _git.RepoInfo | None, paths: list[str]
+) -> tuple[tuple[str, ...], str | None]:
     """Why memlab believes Letta made or uses this tree, and the hook installed in it.
 
     ``(evidence sentences, installed hook variant or None)``; no evidence means the tree is a
@@ -218,29 +258,45 @@ def letta_evidence(path: Path, info: _git.RepoInfo | None, paths: list[str]
         return _EVIDENCE_CACHE[key]
     found: list[str] = []
     if fmt.CONFIG_PATH in paths:
-        found.append(f"{fmt.CONFIG_PATH} is in the tree (the Letta server creates every memory "
-                     "repository with it)")
+        found.append(
+            f"{fmt.CONFIG_PATH} is in the tree (the Letta server creates every memory "
+            "repository with it)"
+        )
     parts = path.parts
     if fmt.CONSTRAINTS_CONFIG in paths:
-        found.append(f"{fmt.CONSTRAINTS_CONFIG} is in the tree (Letta Code's tracked memory "
-                     "constraints policy)")
+        found.append(
+            f"{fmt.CONSTRAINTS_CONFIG} is in the tree (Letta Code's tracked memory "
+            "constraints policy)"
+        )
     if shared_memory_name(path):
-        found.append(f"the folder is a shared-memory repository mounted beside an agent's memory "
-                     f"under .letta/agents/{parts[-2]}/ (where Letta Code mounts them)")
+        found.append(
+            f"the folder is a shared-memory repository mounted beside an agent's memory "
+            f"under .letta/agents/{parts[-2]}/ (where Letta Code mounts them)"
+        )
     if agent_memory_folder(path):
-        found.append(f"the folder is an agent's memory under .letta/agents/{parts[-2]}/ (where "
-                     "Letta Code keeps it)")
+        found.append(
+            f"the folder is an agent's memory under .letta/agents/{parts[-2]}/ (where "
+            "Letta Code keeps it)"
+        )
     hook = _installed_hook(info)
     if hook is not None:
-        found.append(f"this checkout has Letta Code's pre-commit hook installed ({hook} "
-                     f"version; .git/hooks/pre-commit says {fmt.LETTA_HOOK_MARKER!r})")
+        found.append(
+            f"this checkout has Letta Code's pre-commit hook installed ({hook} "
+            f"version; .git/hooks/pre-commit says {fmt.LETTA_HOOK_MARKER!r})"
+        )
     if info is not None and not info.empty:
-        agent_id = _git.run_git(info.path, "config", "--get", "letta.agentId",
-                                check=False).decode("utf-8", "replace").strip()
+        agent_id = (
+            _git.run_git(info.path, "config", "--get", "letta.agentId", check=False)
+            .decode("utf-8", "replace")
+            .strip()
+        )
         if agent_id:
             found.append(f"git config letta.agentId = {agent_id[:80]!r} (set by Letta Code)")
-        log = _git.run_git(info.path, "log", "--all", "--format=%ae%x1f%s",
-                           check=False).decode("utf-8", "replace").splitlines()
+        log = (
+            _git.run_git(info.path, "log", "--all", "--format=%ae%x1f%s", check=False)
+            .decode("utf-8", "replace")
+            .splitlines()
+        )
         counts: dict[str, int] = {}
         for line in log:
             email, _, subject = line.partition("\x1f")
@@ -251,32 +307,42 @@ def letta_evidence(path: Path, info: _git.RepoInfo | None, paths: list[str]
                 counts["reflection_merge"] = counts.get("reflection_merge", 0) + 1
             if subject.startswith("merge(memory):"):
                 counts["memory_merge"] = counts.get("memory_merge", 0) + 1
-        words = {"agent": "by Letta agent identities (agent-…@letta.com)",
-                 "reflection_subagent": "by Letta reflection subagents",
-                 "server_user": "by Letta server users (user-…@letta.ai)",
-                 "system": "by the Letta server's own identities (…@letta.ai)",
-                 "harness": "by Letta Code itself (noreply@letta.com)",
-                 "reflection_merge": "are Letta Code reflection merges (merge(reflection): …)",
-                 "memory_merge": "are Letta Code memory-worker merges (merge(memory): …)"}
+        words = {
+            "agent": "by Letta agent identities (agent-…@letta.com)",
+            "reflection_subagent": "by Letta reflection subagents",
+            "server_user": "by Letta server users (user-…@letta.ai)",
+            "system": "by the Letta server's own identities (…@letta.ai)",
+            "harness": "by Letta Code itself (noreply@letta.com)",
+            "reflection_merge": "are Letta Code reflection merges (merge(reflection): …)",
+            "memory_merge": "are Letta Code memory-worker merges (merge(memory): …)",
+        }
         for kind, n in counts.items():
             found.append(f"{n} commit(s) {words[kind]}")
     if fmt.ROOT_INDEX in paths and info is not None and not info.empty:
-        roots = {e.path: e.sha for e in _git.ls_tree(info.path, info.head_sha)
-                 if "/" not in e.path and e.path.endswith(".md") and e.type == "blob"
-                 and (e.size or 0) <= MAX_FILE_BYTES}
+        roots = {
+            e.path: e.sha
+            for e in _git.ls_tree(info.path, info.head_sha)
+            if "/" not in e.path
+            and e.path.endswith(".md")
+            and e.type == "blob"
+            and (e.size or 0) <= MAX_FILE_BYTES
+        }
         blobs = _git.read_blobs(info.path, roots.values(), max_bytes=MAX_FILE_BYTES)
         texts = {p: (decode(blobs.get(sha, b"")) or "") for p, sha in roots.items()}
         if _v2_evidence(texts):
-            found.append("a root MEMORY.md without frontmatter, and every root file has exactly "
-                         "the name and description memfs v2 requires")
+            found.append(
+                "a root MEMORY.md without frontmatter, and every root file has exactly "
+                "the name and description memfs v2 requires"
+            )
     out = (tuple(found), hook)
     if info is not None:
         _EVIDENCE_CACHE[key] = out
     return out
 
 
-def _memfs_source(path: Path, info: _git.RepoInfo | None, root: Path, paths: list[str],
-                  name: str | None) -> Source:
+def _memfs_source(
+    path: Path, info: _git.RepoInfo | None, root: Path, paths: list[str], name: str | None
+) -> Source:
     if info is None and (root / fmt.CONFIG_PATH).is_file():
         paths = [*paths, fmt.CONFIG_PATH]
     evidence, hook = letta_evidence(root, info, paths)
@@ -293,8 +359,11 @@ def locate(path: Path) -> Source:
     if not path.is_dir():
         raise UnrecognizedStore("a file, not a memory folder or repository", path=path)
     if not os.access(path, os.R_OK | os.X_OK):
-        raise SourceError("cannot read this folder (permission denied)", path=path,
-                          hint="memlab needs read and execute permission on it")
+        raise SourceError(
+            "cannot read this folder (permission denied)",
+            path=path,
+            hint="memlab needs read and execute permission on it",
+        )
     path = path.resolve()
 
     # An elfmem substrate: the .elfmem folder itself, or a project folder holding one.
@@ -303,34 +372,45 @@ def locate(path: Path) -> Source:
         for candidate, prefix in ((holder, ".elfmem/"), (holder / ".elfmem", "")):
             info = _git.find_repo(candidate) if candidate.is_dir() else None
             if info is not None:
-                return Source(path, "elfmem_substrate", info, candidate, prefix=prefix,
-                               name=holder.name)
+                return Source(
+                    path, "elfmem_substrate", info, candidate, prefix=prefix, name=holder.name
+                )
         return Source(path, "elfmem_substrate", None, holder, prefix=".elfmem/", name=holder.name)
 
     info = _git.find_repo(path)
-    # A Souveraine agent dir (agent.yaml beside memory/) or a Letta agent root (~/.letta/agents/<id>/)
+    # A Souveraine agent dir (agent.yaml beside memory/) or a Letta agent root
+    # (~/.letta/agents/<id>/)
     if info is None and (path / "memory").is_dir():
         inner = _git.find_repo(path / "memory")
         if inner is not None:
             if (path / "agent.yaml").is_file():
-                return Source(path, "souveraine", inner, path / "memory",
-                               agent_yaml=path / "agent.yaml")
+                return Source(
+                    path, "souveraine", inner, path / "memory", agent_yaml=path / "agent.yaml"
+                )
             return _memfs_source(path, inner, path / "memory", _tree_paths(inner), path.name)
     if info is not None:
         paths = _tree_paths(info)
         if "agent.yaml" in paths:
             return Source(path, "souveraine", info, path)
         if (path.parent / "agent.yaml").is_file():
-            return Source(path, "souveraine", info, path, agent_yaml=path.parent / "agent.yaml",
-                           name=None)
-        if (info.empty or _is_memfs_tree(paths) or agent_memory_folder(path)
-                or shared_memory_name(path)):
+            return Source(
+                path, "souveraine", info, path, agent_yaml=path.parent / "agent.yaml", name=None
+            )
+        if (
+            info.empty
+            or _is_memfs_tree(paths)
+            or agent_memory_folder(path)
+            or shared_memory_name(path)
+        ):
             name = path.parent.name if path.name == "memory" else path.name
             return _memfs_source(path, info, path, paths, name)
-        raise UnrecognizedStore("a git repository, but its HEAD has no system/, MEMORY.md, "
-                                "skills/ or .letta/config.json", path=path,
-                                hint="point memlab at a Letta memory repo, a Souveraine agent dir "
-                                "or a folder holding .elfmem/")
+        raise UnrecognizedStore(
+            "a git repository, but its HEAD has no system/, MEMORY.md, "
+            "skills/ or .letta/config.json",
+            path=path,
+            hint="point memlab at a Letta memory repo, a Souveraine agent dir "
+            "or a folder holding .elfmem/",
+        )
     # Plain folders: a Souveraine dir or a `letta memory backup` copy without .git.
     if (path / "agent.yaml").is_file():
         root = path / "memory" if (path / "memory" / "system").is_dir() else path
@@ -338,14 +418,17 @@ def locate(path: Path) -> Source:
     disk = _disk_paths(path)
     if _is_memfs_tree(disk):
         return _memfs_source(path, None, path, disk, path.name)
-    raise UnrecognizedStore("not a git repository and no system/, MEMORY.md, agent.yaml or "
-                            ".elfmem/ inside", path=path)
+    raise UnrecognizedStore(
+        "not a git repository and no system/, MEMORY.md, agent.yaml or .elfmem/ inside", path=path
+    )
 
 
 def _letta_layout(paths: list[str]) -> str:
     if fmt.ROOT_INDEX in paths:
         return "letta_v2"
-    if any(p.startswith("memory/") for p in paths) and not any(p.startswith("system/") for p in paths):
+    if any(p.startswith("memory/") for p in paths) and not any(
+        p.startswith("system/") for p in paths
+    ):
         return "letta_v1_memory_prefix"
     return "letta_v1"
 
@@ -380,6 +463,7 @@ def letta_text_note(data: bytes) -> tuple[str, str] | None:
         return None
     what = "holds NUL bytes" if b"\x00" in data else "is not valid UTF-8"
     kind = "nul_bytes" if b"\x00" in data else "not_utf8"
-    return kind, (f"{what}; read as Letta Code 0.34.12 reads a memory file (UTF-8, invalid "
-                  "bytes as U+FFFD, NUL bytes kept as characters): text, not binary")
-
+    return kind, (
+        f"{what}; read as Letta Code 0.34.12 reads a memory file (UTF-8, invalid "
+        "bytes as U+FFFD, NUL bytes kept as characters): text, not binary"
+    )

@@ -9,9 +9,9 @@ import os
 import posixpath
 from pathlib import Path
 
-from memlab.errors import UnsafePath
 from memlab._files import FileTooLarge, NotRegularFile, over_cap, read_regular, walk
 from memlab.constants import MAX_FILE_BYTES, MAX_FOLDER_DEPTH
+from memlab.errors import UnsafePath
 from memlab.formats import letta_memfs as fmt
 from memlab.sources import _git
 from memlab.sources._memfs_locate import LETTA_LAYOUTS, Source, decode, letta_text_note
@@ -25,26 +25,34 @@ def _wanted(src: Source, rel: str) -> bool:
     return rel.endswith(".md") or rel == "agent.yaml"
 
 
-def read_tree(src: Source, tree: list[_git.TreeEntry], problems: Problems
-               ) -> tuple[dict[str, tuple[str, str]], list[str]]:
+def read_tree(
+    src: Source, tree: list[_git.TreeEntry], problems: Problems
+) -> tuple[dict[str, tuple[str, str]], list[str]]:
     """Texts of the memory files in a commit: {repo path: (text, blob sha)}, plus other paths."""
     keep: dict[str, _git.TreeEntry] = {}
     other: list[str] = []
     for e in tree:
         if src.prefix and not e.path.startswith(src.prefix):
             continue
-        rel = e.path[len(src.prefix):]
+        rel = e.path[len(src.prefix) :]
         if e.raw is not None:
-            problems.add(e.path, "non_utf8_path", "a committed file whose name is not UTF-8; "
-                         "read, and shown with replacement characters")
+            problems.add(
+                e.path,
+                "non_utf8_path",
+                "a committed file whose name is not UTF-8; "
+                "read, and shown with replacement characters",
+            )
         try:
             fmt.safe_relative_path(e.path)
         except UnsafePath as exc:
             problems.add(e.path, "unsafe_path", f"{exc.message}; not read")
             continue
         if e.type == "commit":
-            problems.add(e.path, "submodule", "a git submodule; its content is not part of this "
-                         "memory and is not read")
+            problems.add(
+                e.path,
+                "submodule",
+                "a git submodule; its content is not part of this memory and is not read",
+            )
             continue
         if e.mode == "120000":
             keep[e.path] = e  # read below to judge the link target
@@ -56,14 +64,21 @@ def read_tree(src: Source, tree: list[_git.TreeEntry], problems: Problems
             other.append(e.path)  # listed (meta other_files), its text never read
         else:
             keep[e.path] = e
-    blobs = _git.read_blobs(src.repo.path, (e.sha for e in keep.values()),
-                            max_bytes=MAX_FILE_BYTES) if src.repo else {}
+    blobs = (
+        _git.read_blobs(src.repo.path, (e.sha for e in keep.values()), max_bytes=MAX_FILE_BYTES)
+        if src.repo
+        else {}
+    )
     texts: dict[str, tuple[str, str]] = {}
     for p, e in keep.items():
         data = blobs.get(e.sha)
         if data is None:
-            problems.add(p, "missing_object", f"blob {e.sha[:12]} is missing from the object "
-                         "store (a partial or damaged clone); not read")
+            problems.add(
+                p,
+                "missing_object",
+                f"blob {e.sha[:12]} is missing from the object "
+                "store (a partial or damaged clone); not read",
+            )
             continue
         if e.mode == "120000":
             _report_symlink(p, os.fsdecode(data), problems)
@@ -81,23 +96,34 @@ def read_tree(src: Source, tree: list[_git.TreeEntry], problems: Problems
 
 
 def oversized_message(size: int) -> str:
-    return (f"{over_cap(MAX_FILE_BYTES, size)}: memlab's cap for a memory file (a Letta block "
-            "is a few thousand characters); listed, its text not read")
+    return (
+        f"{over_cap(MAX_FILE_BYTES, size)}: memlab's cap for a memory file (a Letta block "
+        "is a few thousand characters); listed, its text not read"
+    )
 
 
 def _too_deep() -> str:
-    return (f"a folder nested more than {MAX_FOLDER_DEPTH} levels below the store; memlab does "
-            "not look inside it, so none of its files are read")
+    return (
+        f"a folder nested more than {MAX_FOLDER_DEPTH} levels below the store; memlab does "
+        "not look inside it, so none of its files are read"
+    )
 
 
 def _report_symlink(path: str, target: str, problems: Problems) -> None:
     resolved = posixpath.normpath(posixpath.join(posixpath.dirname(path), target))
     if target.startswith("/") or resolved == ".." or resolved.startswith("../"):
-        problems.add(path, "symlink_outside_repo",
-                     f"symlink to {target!r}, outside the repository; never followed")
+        problems.add(
+            path,
+            "symlink_outside_repo",
+            f"symlink to {target!r}, outside the repository; never followed",
+        )
     else:
-        problems.add(path, "symlink", f"symlink to {target!r}; Letta reads the link text, not "
-                     "the file it names, so this block holds a path")
+        problems.add(
+            path,
+            "symlink",
+            f"symlink to {target!r}; Letta reads the link text, not "
+            "the file it names, so this block holds a path",
+        )
 
 
 def read_disk(src: Source, problems: Problems) -> tuple[dict[str, tuple[str, str]], list[str]]:
@@ -107,13 +133,15 @@ def read_disk(src: Source, problems: Problems) -> tuple[dict[str, tuple[str, str
     other: list[str] = []
     if not base.is_dir():
         return texts, other
+
     def shown_dir(folder: str) -> str:
         return src.prefix + _git.shown_path(os.path.relpath(folder, base).replace(os.sep, "/"))[0]
 
     def unlisted(exc: OSError) -> None:
         rel = shown_dir(exc.filename) if exc.filename else src.prefix + "."
-        problems.add(rel, "unreadable", f"cannot list the folder: {exc.strerror}; "
-                     "its files are not read")
+        problems.add(
+            rel, "unreadable", f"cannot list the folder: {exc.strerror}; its files are not read"
+        )
 
     def too_deep(folder: str) -> None:
         problems.add(shown_dir(folder) + "/", "too_deep", _too_deep())
@@ -122,9 +150,12 @@ def read_disk(src: Source, problems: Problems) -> tuple[dict[str, tuple[str, str
         links = [d for d in dirnames if Path(dirpath, d).is_symlink()]
         for d in dirnames:
             if d != ".git" and d not in links and fmt.is_git_name(d):
-                problems.add(shown_dir(os.path.join(dirpath, d)) + "/", "unsafe_path",
-                             f"a folder named {d!r}, a git folder's name (git refuses to check "
-                             "such a path out); not read")
+                problems.add(
+                    shown_dir(os.path.join(dirpath, d)) + "/",
+                    "unsafe_path",
+                    f"a folder named {d!r}, a git folder's name (git refuses to check "
+                    "such a path out); not read",
+                )
         dirnames[:] = sorted(d for d in dirnames if not fmt.is_git_name(d) and d not in links)
         for name in sorted(filenames) + sorted(links):
             full = Path(dirpath, name)
@@ -132,11 +163,18 @@ def read_disk(src: Source, problems: Problems) -> tuple[dict[str, tuple[str, str
             shown = src.prefix + rel
             if non_utf8:
                 if shown in texts or shown in other:
-                    problems.add(shown, "non_utf8_path", "a file whose name is not UTF-8 and "
-                                 "reads, with replacement characters, as another file's; not read")
+                    problems.add(
+                        shown,
+                        "non_utf8_path",
+                        "a file whose name is not UTF-8 and "
+                        "reads, with replacement characters, as another file's; not read",
+                    )
                     continue
-                problems.add(shown, "non_utf8_path", "a file whose name is not UTF-8; read, and "
-                             "shown with replacement characters")
+                problems.add(
+                    shown,
+                    "non_utf8_path",
+                    "a file whose name is not UTF-8; read, and shown with replacement characters",
+                )
             if full.is_symlink():
                 _report_symlink(shown, os.readlink(full), problems)
                 continue

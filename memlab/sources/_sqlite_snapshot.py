@@ -69,8 +69,14 @@ from memlab._files import NotRegularFile, open_regular, sqlite_uri
 from memlab._tmp import private_tempdir
 from memlab.errors import CorruptStore, SourceError, StoreNotFound, UnrecognizedStore
 
-__all__ = ["Snapshot", "read_snapshot", "check_sqlite_header", "SQLITE_MAGIC", "BadText",
-           "decode_text"]
+__all__ = [
+    "Snapshot",
+    "read_snapshot",
+    "check_sqlite_header",
+    "SQLITE_MAGIC",
+    "BadText",
+    "decode_text",
+]
 
 T = TypeVar("T")
 
@@ -83,8 +89,10 @@ _WAL_FRAME_HEADER = 24
 # unchanged" would prove nothing; such files go through the copy route instead.
 _QUIET_SECONDS = 2.0
 
-_CORRUPT_HINT = ("the file is damaged or not an SQLite database; if it is a real store, "
-                 "try `sqlite3 <file> .recover` on a copy of it")
+_CORRUPT_HINT = (
+    "the file is damaged or not an SQLite database; if it is a real store, "
+    "try `sqlite3 <file> .recover` on a copy of it"
+)
 
 
 class BadText(str):
@@ -152,8 +160,12 @@ class Snapshot:
         return conn
 
     def info(self) -> dict[str, object]:
-        return {"method": self.method, "wal_bytes": self.wal_bytes, "attempt": self.attempt,
-                "page_size": self.page_size}
+        return {
+            "method": self.method,
+            "wal_bytes": self.wal_bytes,
+            "attempt": self.attempt,
+            "page_size": self.page_size,
+        }
 
 
 class _SourceChanged(Exception):
@@ -198,27 +210,41 @@ def check_sqlite_header(path: Path) -> tuple[int, str]:
             size = os.fstat(fh.fileno()).st_size
             head = fh.read(100)
     except NotRegularFile as exc:
-        raise UnrecognizedStore(f"{exc.reason}, not an elfmem SQLite database file",
-                                path=path) from exc
+        raise UnrecognizedStore(
+            f"{exc.reason}, not an elfmem SQLite database file", path=path
+        ) from exc
     except PermissionError as exc:
-        raise SourceError(f"cannot read: {exc.strerror}", path=path,
-                          hint="memlab needs read permission on the file") from exc
+        raise SourceError(
+            f"cannot read: {exc.strerror}",
+            path=path,
+            hint="memlab needs read permission on the file",
+        ) from exc
     except OSError as exc:
         raise SourceError(f"cannot read: {exc.strerror}", path=path) from exc
     if size == 0:
-        raise CorruptStore("empty file (0 bytes), not an SQLite database", path=path,
-                           hint="point memlab at the elfmem .db file itself")
+        raise CorruptStore(
+            "empty file (0 bytes), not an SQLite database",
+            path=path,
+            hint="point memlab at the elfmem .db file itself",
+        )
     if not head.startswith(SQLITE_MAGIC):
-        raise CorruptStore(f"not an SQLite database (starts with {head[:16]!r})", path=path,
-                           hint="point memlab at an elfmem .db file; this one is another format")
+        raise CorruptStore(
+            f"not an SQLite database (starts with {head[:16]!r})",
+            path=path,
+            hint="point memlab at an elfmem .db file; this one is another format",
+        )
     if len(head) < 100:
-        raise CorruptStore(f"truncated: {size} bytes is shorter than the 100-byte SQLite header",
-                           path=path, hint=_CORRUPT_HINT)
+        raise CorruptStore(
+            f"truncated: {size} bytes is shorter than the 100-byte SQLite header",
+            path=path,
+            hint=_CORRUPT_HINT,
+        )
     raw_page = struct.unpack(">H", head[16:18])[0]
     page_size = 65536 if raw_page == 1 else raw_page
     if page_size < 512 or page_size & (page_size - 1):
-        raise CorruptStore(f"damaged header: page size {raw_page} is not valid", path=path,
-                           hint=_CORRUPT_HINT)
+        raise CorruptStore(
+            f"damaged header: page size {raw_page} is not valid", path=path, hint=_CORRUPT_HINT
+        )
     journal_mode = "wal" if head[18] == 2 or head[19] == 2 else "rollback"
     return page_size, journal_mode
 
@@ -228,7 +254,10 @@ def _check_whole(path: Path, state: _FileState, page_size: int) -> None:
     if state.size % page_size:
         raise CorruptStore(
             f"truncated or damaged: {state.size} bytes is not a whole number of "
-            f"{page_size}-byte pages", path=path, hint=_CORRUPT_HINT)
+            f"{page_size}-byte pages",
+            path=path,
+            hint=_CORRUPT_HINT,
+        )
     change_counter, header_pages = struct.unpack(">II", state.head[24:32])
     version_valid_for = struct.unpack(">I", state.head[92:96])[0]
     # The in-header page count is only trustworthy when written by SQLite >= 3.7.0, which
@@ -238,7 +267,9 @@ def _check_whole(path: Path, state: _FileState, page_size: int) -> None:
             raise CorruptStore(
                 f"truncated: the header promises {header_pages} pages "
                 f"({header_pages * page_size} bytes) but the file has {state.size} bytes",
-                path=path, hint=_CORRUPT_HINT)
+                path=path,
+                hint=_CORRUPT_HINT,
+            )
 
 
 def _wal_has_frames(wal: _FileState | None, page_size: int) -> bool:
@@ -248,13 +279,16 @@ def _wal_has_frames(wal: _FileState | None, page_size: int) -> bool:
 def _wal_problem(wal: _FileState) -> str | None:
     magic = struct.unpack(">I", wal.head[:4])[0] if len(wal.head) >= 4 else None
     if magic not in _WAL_MAGICS:
-        return ("the -wal file beside the database has no valid WAL header; SQLite ignores it, "
-                "so any rows only in it cannot be read")
+        return (
+            "the -wal file beside the database has no valid WAL header; SQLite ignores it, "
+            "so any rows only in it cannot be read"
+        )
     return None
 
 
-def _copy_snapshot(path: Path, before: _Signature, tmp: Path, page_size: int
-                   ) -> tuple[Path, list[tuple[str, str]], bool]:
+def _copy_snapshot(
+    path: Path, before: _Signature, tmp: Path, page_size: int
+) -> tuple[Path, list[tuple[str, str]], bool]:
     """Copy the database and its -wal / hot -journal into ``tmp``; raise _SourceChanged if the
     copy cannot be proven consistent."""
     problems: list[tuple[str, str]] = []
@@ -318,9 +352,16 @@ def _open_in_this_process(st_dev: int, st_ino: int) -> bool:
     return False
 
 
-def _link_snapshot(path: Path, real: Path, before: _Signature, tmp: Path, page_size: int,
-                   journal_mode: str, attempt: int, reader: Callable[[Snapshot], T]
-                   ) -> tuple[bool, T | None]:
+def _link_snapshot(
+    path: Path,
+    real: Path,
+    before: _Signature,
+    tmp: Path,
+    page_size: int,
+    journal_mode: str,
+    attempt: int,
+    reader: Callable[[Snapshot], T],
+) -> tuple[bool, T | None]:
     """The wal-link route: (True, result) from a read proven consistent, (False, None) when the
     route is not possible here (the caller copies instead). Raises _SourceChanged to retry."""
     wal = cast(_FileState, before.wal)  # the caller takes this route only when the WAL has frames
@@ -348,9 +389,16 @@ def _link_snapshot(path: Path, real: Path, before: _Signature, tmp: Path, page_s
         problem = _wal_problem(wal)
         if problem:
             problems.append(("wal", problem))
-        snap = Snapshot(path, sqlite_uri(dest, mode="ro"), "wal-link",
-                        wal.size, page_size, journal_mode,
-                        attempt, problems)
+        snap = Snapshot(
+            path,
+            sqlite_uri(dest, mode="ro"),
+            "wal-link",
+            wal.size,
+            page_size,
+            journal_mode,
+            attempt,
+            problems,
+        )
         try:
             result = reader(snap)
         except sqlite3.DatabaseError:
@@ -367,8 +415,13 @@ def _link_snapshot(path: Path, real: Path, before: _Signature, tmp: Path, page_s
         _LINK_LOCK.release()
 
 
-def read_snapshot(path: str | Path, reader: Callable[[Snapshot], T], *, attempts: int = 5,
-                  tmp_root: str | Path | None = None) -> T:
+def read_snapshot(
+    path: str | Path,
+    reader: Callable[[Snapshot], T],
+    *,
+    attempts: int = 5,
+    tmp_root: str | Path | None = None,
+) -> T:
     """Run ``reader`` on a consistent snapshot of the SQLite database at ``path``.
 
     Nothing in the database's folder is created, removed or changed. ``reader`` may be called
@@ -388,33 +441,48 @@ def read_snapshot(path: str | Path, reader: Callable[[Snapshot], T], *, attempts
         try:
             before = _signature(real)
             hot = time.time() - before.main.mtime_ns / 1e9 < _QUIET_SECONDS
-            needs_copy = (hot or _wal_has_frames(before.wal, page_size)
-                          or (before.journal is not None and before.journal.size > 0))
+            needs_copy = (
+                hot
+                or _wal_has_frames(before.wal, page_size)
+                or (before.journal is not None and before.journal.size > 0)
+            )
             if not needs_copy:
                 _check_whole(path, before.main, page_size)
-                snap = Snapshot(path, sqlite_uri(real, mode="ro", immutable="1"), "direct",
-                                before.wal.size if before.wal else 0, page_size, journal_mode,
-                                attempt)
+                snap = Snapshot(
+                    path,
+                    sqlite_uri(real, mode="ro", immutable="1"),
+                    "direct",
+                    before.wal.size if before.wal else 0,
+                    page_size,
+                    journal_mode,
+                    attempt,
+                )
                 result = _run(reader, snap, path, real, before)
                 if _signature(real).main != before.main:
                     raise _SourceChanged("the database was written while being read")
                 return result
-            if (not hot and _wal_has_frames(before.wal, page_size)
-                    and (before.journal is None or before.journal.size == 0)):
+            if (
+                not hot
+                and _wal_has_frames(before.wal, page_size)
+                and (before.journal is None or before.journal.size == 0)
+            ):
                 with private_tempdir("sqlite", tmp_root) as tmp:
-                    done, linked = _link_snapshot(path, real, before, Path(tmp), page_size,
-                                                  journal_mode, attempt, reader)
+                    done, linked = _link_snapshot(
+                        path, real, before, Path(tmp), page_size, journal_mode, attempt, reader
+                    )
                 if done:
                     return cast(T, linked)  # done: the read's own result
             # Removed on return, on SIGTERM/SIGINT, and (after a SIGKILL) by the next run.
             with private_tempdir("sqlite", tmp_root) as tmp:
                 try:
-                    dest, problems, copied_journal = _copy_snapshot(real, before, Path(tmp),
-                                                                    page_size)
+                    dest, problems, copied_journal = _copy_snapshot(
+                        real, before, Path(tmp), page_size
+                    )
                 except OSError as exc:
                     if isinstance(exc, FileNotFoundError) and not real.exists():
-                        raise StoreNotFound("the file disappeared while being read",
-                                            path=path) from exc
+                        raise StoreNotFound(
+                            "the file disappeared while being read", path=path
+                        ) from exc
                     raise SourceError(
                         f"cannot make a private snapshot copy in {tmp}: {exc.strerror or exc}",
                         path=path,
@@ -424,20 +492,30 @@ def read_snapshot(path: str | Path, reader: Callable[[Snapshot], T], *, attempts
                     _check_whole(path, _state(dest, 100), page_size)  # type: ignore[arg-type]
                 # A hot journal is rolled back only by a writable connection; the copy is ours.
                 params = {"mode": "rw"} if copied_journal else {"mode": "ro"}
-                snap = Snapshot(path, sqlite_uri(dest, **params), "copy",
-                                before.wal.size if before.wal else 0, page_size, journal_mode,
-                                attempt, problems)
+                snap = Snapshot(
+                    path,
+                    sqlite_uri(dest, **params),
+                    "copy",
+                    before.wal.size if before.wal else 0,
+                    page_size,
+                    journal_mode,
+                    attempt,
+                    problems,
+                )
                 return _run(reader, snap, path, real, before)
         except _SourceChanged as exc:
             last_reason = str(exc)
             continue
     raise SourceError(
         f"the database kept changing while being read ({attempts} attempts; last: {last_reason})",
-        path=path, hint="retry when the process writing it is idle, or load a backup copy")
+        path=path,
+        hint="retry when the process writing it is idle, or load a backup copy",
+    )
 
 
-def _run(reader: Callable[[Snapshot], T], snap: Snapshot, path: Path, real: Path,
-         before: _Signature) -> T:
+def _run(
+    reader: Callable[[Snapshot], T], snap: Snapshot, path: Path, real: Path, before: _Signature
+) -> T:
     try:
         return reader(snap)
     except sqlite3.DatabaseError as exc:

@@ -48,21 +48,44 @@ DEFAULT_MAX_BYTES = 256 * 1024 * 1024
 
 FRAME_DTYPES: dict[str, dict[str, str]] = {
     "agents": {
-        "agent_id": "string", "name": "string", "agent_type": "category", "model": "string",
-        "context_window": "Int64", "system_chars": "Int64", "n_blocks": "Int64",
-        "n_tools": "Int64", "n_messages": "Int64", "n_in_context": "Int64", "tags": "object",
+        "agent_id": "string",
+        "name": "string",
+        "agent_type": "category",
+        "model": "string",
+        "context_window": "Int64",
+        "system_chars": "Int64",
+        "n_blocks": "Int64",
+        "n_tools": "Int64",
+        "n_messages": "Int64",
+        "n_in_context": "Int64",
+        "tags": "object",
     },
     "blocks": {
-        "block_id": "string", "label": "string", "value": "string", "chars": "Int64",
-        "limit": "Int64", "description": "string", "read_only": "boolean", "metadata": "object",
-        "is_template": "boolean", "template_name": "string", "hidden": "boolean",
-        "tags": "object", "over_limit": "boolean", "n_agents": "Int64", "shared": "boolean",
+        "block_id": "string",
+        "label": "string",
+        "value": "string",
+        "chars": "Int64",
+        "limit": "Int64",
+        "description": "string",
+        "read_only": "boolean",
+        "metadata": "object",
+        "is_template": "boolean",
+        "template_name": "string",
+        "hidden": "boolean",
+        "tags": "object",
+        "over_limit": "boolean",
+        "n_agents": "Int64",
+        "shared": "boolean",
         "extra": "object",
     },
     "block_agents": {"block_id": "string", "agent_id": "string"},
     "tools": {
-        "tool_id": "string", "name": "string", "tool_type": "category",
-        "source_type": "category", "source_chars": "Int64", "n_agents": "Int64",
+        "tool_id": "string",
+        "name": "string",
+        "tool_type": "category",
+        "source_type": "category",
+        "source_chars": "Int64",
+        "n_agents": "Int64",
     },
     "messages": {"agent_id": "string", "role": "category", "n": "Int64"},
 }
@@ -70,8 +93,22 @@ FRAME_DTYPES: dict[str, dict[str, str]] = {
 
 # Block fields read into their own columns; every other field is kept whole in `extra`
 # (template ids, project_id, legacy created_at/updated_at, ...), so a migration can carry it.
-_BLOCK_FIELDS = frozenset({"id", "label", "value", "limit", "description", "read_only", "metadata",
-                           "metadata_", "is_template", "template_name", "hidden", "tags"})
+_BLOCK_FIELDS = frozenset(
+    {
+        "id",
+        "label",
+        "value",
+        "limit",
+        "description",
+        "read_only",
+        "metadata",
+        "metadata_",
+        "is_template",
+        "template_name",
+        "hidden",
+        "tags",
+    }
+)
 
 
 def load_agent_file(path: str | Path, *, max_bytes: int = DEFAULT_MAX_BYTES) -> Store:
@@ -95,7 +132,9 @@ def load_agent_file(path: str | Path, *, max_bytes: int = DEFAULT_MAX_BYTES) -> 
     if size > max_bytes:
         raise CorruptStore(
             f"not read: over {max_bytes:,} bytes ({size:,} bytes; memlab's cap for agent files)",
-            path=p, hint="if it really is an agent file, pass max_bytes= to load_agent_file")
+            path=p,
+            hint="if it really is an agent file, pass max_bytes= to load_agent_file",
+        )
     issues: list[tuple[str, str]] = []
     unread = Unread()
     doc, double_encoded = read_json(p, issues, unread)
@@ -106,20 +145,30 @@ def load_agent_file(path: str | Path, *, max_bytes: int = DEFAULT_MAX_BYTES) -> 
     if isinstance(doc, dict) and isinstance(doc.get("agents"), list):
         schema, kind = "v2", "agent_file"
         frames, meta = _read_v2(doc, file, problems, unread)
-    elif isinstance(doc, dict) and ("core_memory" in doc or
-                                    {"agent_type", "llm_config", "messages"} <= doc.keys()):
+    elif isinstance(doc, dict) and (
+        "core_memory" in doc or {"agent_type", "llm_config", "messages"} <= doc.keys()
+    ):
         schema, kind = "legacy_v1", "agent_file"
         frames, meta = _read_legacy(doc, file, problems, unread)
     elif isinstance(doc, list):
         schema, kind = "blocks_json", "letta_blocks"
         frames, meta = _read_blocks_list(doc, p, file, problems, unread)
     else:
-        shape = (f"an object with keys {sorted(doc)[:8]}" if isinstance(doc, dict)
-                 else f"a JSON {type(doc).__name__}")
-        raise UnrecognizedStore(f"is JSON but not a Letta agent file or blocks list: {shape}",
-                                path=p)
-    meta = {"schema": schema, "double_encoded": double_encoded, **meta, "bytes": size,
-            "oversized_values": unread.hits}
+        shape = (
+            f"an object with keys {sorted(doc)[:8]}"
+            if isinstance(doc, dict)
+            else f"a JSON {type(doc).__name__}"
+        )
+        raise UnrecognizedStore(
+            f"is JSON but not a Letta agent file or blocks list: {shape}", path=p
+        )
+    meta = {
+        "schema": schema,
+        "double_encoded": double_encoded,
+        **meta,
+        "bytes": size,
+        "oversized_values": unread.hits,
+    }
     meta.setdefault("letta_version", None)
     # The brief that introduced this loader called the key "version"; both name the same value.
     meta["version"] = meta["letta_version"]
@@ -144,9 +193,12 @@ class _Ctx:
     def text(self, value: Any, where: str) -> str | None:
         if self.is_unread(value):
             size = self.unread.sizes[value]
-            self.add("oversized", f"{where}: a JSON string of {size:,} bytes, over memlab's "
-                                  f"{MAX_VALUE_BYTES:,}-byte cap for one value; its text is not "
-                                  "read (null, and its length in characters unknown: null)")
+            self.add(
+                "oversized",
+                f"{where}: a JSON string of {size:,} bytes, over memlab's "
+                f"{MAX_VALUE_BYTES:,}-byte cap for one value; its text is not "
+                "read (null, and its length in characters unknown: null)",
+            )
             self.unread.hits.append({"where": where, "bytes": size})
             return None
         if value is None or isinstance(value, str):
@@ -162,8 +214,11 @@ class _Ctx:
     def integer(self, value: Any, where: str) -> int | None:
         if value is None:
             return None
-        if isinstance(value, bool) or not isinstance(value, (int, float)) \
-                or (isinstance(value, float) and not value.is_integer()):
+        if (
+            isinstance(value, bool)
+            or not isinstance(value, (int, float))
+            or (isinstance(value, float) and not value.is_integer())
+        ):
             self.add("bad_field", f"{where} is {value!r:.40}, not an integer; read as missing")
             return None
         if abs(value) > INT64_MAX:
@@ -222,13 +277,23 @@ def _check_label(ctx: _Ctx, label: str | None, block_id: str) -> None:
         ctx.add("missing_label", f"block {block_id} has no label")
         return
     parts = label.replace("\\", "/").split("/")
-    if label.startswith(("/", "\\")) or ".." in parts or "\x00" in label \
-            or (len(label) > 1 and label[1] == ":"):
-        ctx.add("unsafe_label", f"block {block_id} label {label!r:.80} would escape a memory "
-                "folder as a file path (absolute or '..'); memlab never writes it as-is")
+    if (
+        label.startswith(("/", "\\"))
+        or ".." in parts
+        or "\x00" in label
+        or (len(label) > 1 and label[1] == ":")
+    ):
+        ctx.add(
+            "unsafe_label",
+            f"block {block_id} label {label!r:.80} would escape a memory "
+            "folder as a file path (absolute or '..'); memlab never writes it as-is",
+        )
     elif "" in parts or label != label.strip() or "\\" in label:
-        ctx.add("odd_label", f"block {block_id} label {label!r:.80} has an empty path segment, "
-                "a backslash or surrounding spaces")
+        ctx.add(
+            "odd_label",
+            f"block {block_id} label {label!r:.80} has an empty path segment, "
+            "a backslash or surrounding spaces",
+        )
 
 
 # --- one block ------------------------------------------------------------------------------
@@ -238,8 +303,11 @@ def _block_row(ctx: _Ctx, raw: Any, fallback_id: str, *, legacy: bool) -> dict[s
     if not isinstance(raw, dict):
         ctx.add("not_an_object", f"{fallback_id} is a {type(raw).__name__}, not a block; skipped")
         return None
-    block_id = ctx.ident(raw.get("id"), fallback_id, fallback_id) if not legacy or "id" in raw \
+    block_id = (
+        ctx.ident(raw.get("id"), fallback_id, fallback_id)
+        if not legacy or "id" in raw
         else fallback_id
+    )
     label = ctx.text(raw.get("label"), f"block {block_id} label")
     value: Any = raw.get("value")  # text once read (None only when unread)
     if value is None:
@@ -253,10 +321,12 @@ def _block_row(ctx: _Ctx, raw: Any, fallback_id: str, *, legacy: bool) -> dict[s
         ctx.add("bad_field", f"block {block_id} limit is {limit}; no value can fit it")
     meta_key = "metadata_" if legacy and "metadata" not in raw else "metadata"
     return {
-        "block_id": block_id, "label": label, "value": value,
+        "block_id": block_id,
+        "label": label,
+        "value": value,
         "chars": None if unread else len(value),
-        "limit": limit, "description": ctx.text(raw.get("description"),
-                                                f"block {block_id} description"),
+        "limit": limit,
+        "description": ctx.text(raw.get("description"), f"block {block_id} description"),
         # Legacy exports have no read_only at all: unknown, not False.
         "read_only": ctx.flag(raw.get("read_only"), f"block {block_id} read_only"),
         "metadata": ctx.mapping(raw.get(meta_key), f"block {block_id} {meta_key}"),
@@ -264,7 +334,10 @@ def _block_row(ctx: _Ctx, raw: Any, fallback_id: str, *, legacy: bool) -> dict[s
         "template_name": ctx.text(raw.get("template_name"), f"block {block_id} template_name"),
         "hidden": ctx.flag(raw.get("hidden"), f"block {block_id} hidden"),
         "tags": [str(t) for t in ctx.listing(raw.get("tags"), f"block {block_id} tags")],
-        "over_limit": None if limit is None else len(value) > limit if not unread
+        "over_limit": None
+        if limit is None
+        else len(value) > limit
+        if not unread
         else _surely_over(ctx.unread.sizes[raw["value"]], limit),
         "extra": {k: v for k, v in raw.items() if k not in _BLOCK_FIELDS},
     }
@@ -283,8 +356,10 @@ def _dedupe_ids(ctx: _Ctx, rows: list[dict[str, Any]], key: str, what: str) -> N
         seen[row[key]] = seen.get(row[key], 0) + 1
     for ident, n in seen.items():
         if n > 1:
-            ctx.add("duplicate_id", f"{n} {what}s share the id {ident!r}; references to it "
-                    "cannot tell them apart")
+            ctx.add(
+                "duplicate_id",
+                f"{n} {what}s share the id {ident!r}; references to it cannot tell them apart",
+            )
 
 
 # --- the three shapes -----------------------------------------------------------------------
@@ -292,10 +367,16 @@ def _dedupe_ids(ctx: _Ctx, rows: list[dict[str, Any]], key: str, what: str) -> N
 
 def _read_v2(doc: dict[str, Any], file: str, problems: Problems, unread: Unread):
     ctx = _Ctx(file, problems, unread)
-    blocks = [r for i, raw in enumerate(ctx.listing(doc.get("blocks"), "top-level blocks"))
-              if (r := _block_row(ctx, raw, f"blocks[{i}]", legacy=False)) is not None]
-    tools = [r for i, raw in enumerate(ctx.listing(doc.get("tools"), "top-level tools"))
-             if (r := _tool_row(ctx, raw, f"tools[{i}]")) is not None]
+    blocks = [
+        r
+        for i, raw in enumerate(ctx.listing(doc.get("blocks"), "top-level blocks"))
+        if (r := _block_row(ctx, raw, f"blocks[{i}]", legacy=False)) is not None
+    ]
+    tools = [
+        r
+        for i, raw in enumerate(ctx.listing(doc.get("tools"), "top-level tools"))
+        if (r := _tool_row(ctx, raw, f"tools[{i}]")) is not None
+    ]
     block_ids = {b["block_id"] for b in blocks}
     tool_ids = {t["tool_id"] for t in tools}
     pairs: list[tuple[str, str]] = []
@@ -305,12 +386,14 @@ def _read_v2(doc: dict[str, Any], file: str, problems: Problems, unread: Unread)
 
     for i, raw in enumerate(doc["agents"]):
         if not isinstance(raw, dict):
-            ctx.add("not_an_object", f"agents[{i}] is a {type(raw).__name__}, not an agent; "
-                    "skipped")
+            ctx.add(
+                "not_an_object", f"agents[{i}] is a {type(raw).__name__}, not an agent; skipped"
+            )
             continue
         agent_id = ctx.ident(raw.get("id"), f"agents[{i}]", f"agents[{i}]")
-        for j, inline in enumerate(ctx.listing(raw.get("memory_blocks"),
-                                               f"agent {agent_id} memory_blocks")):
+        for j, inline in enumerate(
+            ctx.listing(raw.get("memory_blocks"), f"agent {agent_id} memory_blocks")
+        ):
             # Normally [] in exports; a hand-made file may still create blocks inline.
             row = _block_row(ctx, inline, f"{agent_id}/memory_blocks[{j}]", legacy=True)
             if row is not None:
@@ -321,13 +404,17 @@ def _read_v2(doc: dict[str, Any], file: str, problems: Problems, unread: Unread)
             if ref in block_ids:
                 pairs.append((ref, agent_id))
             else:
-                ctx.add("dangling_block_id", f"agent {agent_id} lists block {ref!r}, which is "
-                        "not in the file")
+                ctx.add(
+                    "dangling_block_id",
+                    f"agent {agent_id} lists block {ref!r}, which is not in the file",
+                )
         refs = ctx.refs(raw.get("tool_ids"), f"agent {agent_id} tool_ids")
         for ref in refs:
             if ref not in tool_ids:
-                ctx.add("dangling_tool_id", f"agent {agent_id} lists tool {ref!r}, which is not "
-                        "in the file")
+                ctx.add(
+                    "dangling_tool_id",
+                    f"agent {agent_id} lists tool {ref!r}, which is not in the file",
+                )
         agent_tools[agent_id] = set(refs)
         messages = ctx.listing(raw.get("messages"), f"agent {agent_id} messages")
         message_rows.extend(_message_counts(agent_id, messages))
@@ -336,17 +423,22 @@ def _read_v2(doc: dict[str, Any], file: str, problems: Problems, unread: Unread)
         if model is None and isinstance(raw.get("model"), str):
             model = raw["model"]
         window = llm.get("context_window", raw.get("context_window_limit"))
-        agents.append({
-            "agent_id": agent_id, "name": ctx.text(raw.get("name"), f"agent {agent_id} name"),
-            "agent_type": ctx.text(raw.get("agent_type"), f"agent {agent_id} agent_type"),
-            "model": model,
-            "context_window": ctx.integer(window, f"agent {agent_id} context_window"),
-            "system_chars": ctx.length(raw.get("system"), f"agent {agent_id} system"),
-            "n_tools": len(agent_tools[agent_id]), "n_messages": len(messages),
-            "n_in_context": _in_context(ctx, raw, messages, "in_context_message_ids",
-                                        f"agent {agent_id}"),
-            "tags": [str(t) for t in ctx.listing(raw.get("tags"), f"agent {agent_id} tags")],
-        })
+        agents.append(
+            {
+                "agent_id": agent_id,
+                "name": ctx.text(raw.get("name"), f"agent {agent_id} name"),
+                "agent_type": ctx.text(raw.get("agent_type"), f"agent {agent_id} agent_type"),
+                "model": model,
+                "context_window": ctx.integer(window, f"agent {agent_id} context_window"),
+                "system_chars": ctx.length(raw.get("system"), f"agent {agent_id} system"),
+                "n_tools": len(agent_tools[agent_id]),
+                "n_messages": len(messages),
+                "n_in_context": _in_context(
+                    ctx, raw, messages, "in_context_message_ids", f"agent {agent_id}"
+                ),
+                "tags": [str(t) for t in ctx.listing(raw.get("tags"), f"agent {agent_id} tags")],
+            }
+        )
 
     agent_ids = {a["agent_id"] for a in agents}
     group_shared: set[str] = set()
@@ -362,12 +454,16 @@ def _read_v2(doc: dict[str, Any], file: str, problems: Problems, unread: Unread)
             members.append(manager["manager_agent_id"])
         for member in members:
             if member not in agent_ids:
-                ctx.add("dangling_agent_id", f"group {gid} names agent {member!r}, which is not "
-                        "in the file")
+                ctx.add(
+                    "dangling_agent_id",
+                    f"group {gid} names agent {member!r}, which is not in the file",
+                )
         for ref in ctx.refs(group.get("shared_block_ids"), f"group {gid} shared_block_ids"):
             if ref not in block_ids:
-                ctx.add("dangling_block_id", f"group {gid} shares block {ref!r}, which is not in "
-                        "the file")
+                ctx.add(
+                    "dangling_block_id",
+                    f"group {gid} shares block {ref!r}, which is not in the file",
+                )
                 continue
             group_shared.add(ref)
             pairs.extend((ref, m) for m in members if m in agent_ids)
@@ -386,13 +482,22 @@ def _read_v2(doc: dict[str, Any], file: str, problems: Problems, unread: Unread)
     for t in tools:
         t["n_agents"] = sum(t["tool_id"] in refs for refs in agent_tools.values())
 
-    skills = [s.get("name") for s in ctx.listing(doc.get("skills"), "top-level skills")
-              if isinstance(s, dict)]
+    skills = [
+        s.get("name")
+        for s in ctx.listing(doc.get("skills"), "top-level skills")
+        if isinstance(s, dict)
+    ]
     metadata: Any = doc.get("metadata") if isinstance(doc.get("metadata"), dict) else {}
-    meta = {"letta_version": None, "revision_id": metadata.get("revision_id"),
-            "created_at": doc.get("created_at"), "n_groups": len(groups), "skills": skills}
-    frames = _frames(agents, blocks, [{"block_id": b, "agent_id": a} for b, a in pairs], tools,
-                     message_rows)
+    meta = {
+        "letta_version": None,
+        "revision_id": metadata.get("revision_id"),
+        "created_at": doc.get("created_at"),
+        "n_groups": len(groups),
+        "skills": skills,
+    }
+    frames = _frames(
+        agents, blocks, [{"block_id": b, "agent_id": a} for b, a in pairs], tools, message_rows
+    )
     return frames, meta
 
 
@@ -400,10 +505,16 @@ def _read_legacy(doc: dict[str, Any], file: str, problems: Problems, unread: Unr
     ctx = _Ctx(file, problems, unread)
     agent_id = doc["id"] if isinstance(doc.get("id"), str) and doc["id"] else "agent-0"
     # Legacy blocks carry no ids; number them the way v2 exports do so frames still join.
-    blocks = [r for i, raw in enumerate(ctx.listing(doc.get("core_memory"), "core_memory"))
-              if (r := _block_row(ctx, raw, f"block-{i}", legacy=True)) is not None]
-    tools = [r for i, raw in enumerate(ctx.listing(doc.get("tools"), "tools"))
-             if (r := _tool_row(ctx, raw, f"tool-{i}", legacy=True)) is not None]
+    blocks = [
+        r
+        for i, raw in enumerate(ctx.listing(doc.get("core_memory"), "core_memory"))
+        if (r := _block_row(ctx, raw, f"block-{i}", legacy=True)) is not None
+    ]
+    tools = [
+        r
+        for i, raw in enumerate(ctx.listing(doc.get("tools"), "tools"))
+        if (r := _tool_row(ctx, raw, f"tool-{i}", legacy=True)) is not None
+    ]
     _dedupe_ids(ctx, blocks, "block_id", "block")
     for b in blocks:
         b["n_agents"], b["shared"] = 1, False
@@ -412,31 +523,47 @@ def _read_legacy(doc: dict[str, Any], file: str, problems: Problems, unread: Unr
     messages = ctx.listing(doc.get("messages"), "messages")
     llm = ctx.mapping(doc.get("llm_config"), "llm_config")
     agent = {
-        "agent_id": agent_id, "name": ctx.text(doc.get("name"), "agent name"),
+        "agent_id": agent_id,
+        "name": ctx.text(doc.get("name"), "agent name"),
         "agent_type": ctx.text(doc.get("agent_type"), "agent_type"),
         "model": llm.get("model") if isinstance(llm.get("model"), str) else None,
         "context_window": ctx.integer(llm.get("context_window"), "llm_config.context_window"),
         "system_chars": ctx.length(doc.get("system"), "system"),
-        "n_blocks": len(blocks), "n_tools": len(tools), "n_messages": len(messages),
+        "n_blocks": len(blocks),
+        "n_tools": len(tools),
+        "n_messages": len(messages),
         "n_in_context": _in_context(ctx, doc, messages, "in_context_message_indices", "agent"),
         "tags": [str(t) for t in ctx.listing(doc.get("tags"), "tags")],
     }
     version = doc.get("version") if isinstance(doc.get("version"), str) else None
-    meta: dict[str, Any] = {"letta_version": version, "created_at": doc.get("created_at"),
-                            "n_groups": 0, "skills": []}
-    frames = _frames([agent], blocks, [{"block_id": b["block_id"], "agent_id": agent_id}
-                                       for b in blocks], tools,
-                     _message_counts(agent_id, messages))
+    meta: dict[str, Any] = {
+        "letta_version": version,
+        "created_at": doc.get("created_at"),
+        "n_groups": 0,
+        "skills": [],
+    }
+    frames = _frames(
+        [agent],
+        blocks,
+        [{"block_id": b["block_id"], "agent_id": agent_id} for b in blocks],
+        tools,
+        _message_counts(agent_id, messages),
+    )
     return frames, meta
 
 
 def _read_blocks_list(doc: list[Any], p: Path, file: str, problems: Problems, unread: Unread):
     if doc and not any(isinstance(x, dict) and ("value" in x or "label" in x) for x in doc):
-        raise UnrecognizedStore("is a JSON list, but none of its items is a block "
-                                "(an object with 'value' or 'label')", path=p)
+        raise UnrecognizedStore(
+            "is a JSON list, but none of its items is a block (an object with 'value' or 'label')",
+            path=p,
+        )
     ctx = _Ctx(file, problems, unread)
-    blocks = [r for i, raw in enumerate(doc)
-              if (r := _block_row(ctx, raw, f"[{i}]", legacy=False)) is not None]
+    blocks = [
+        r
+        for i, raw in enumerate(doc)
+        if (r := _block_row(ctx, raw, f"[{i}]", legacy=False)) is not None
+    ]
     _dedupe_ids(ctx, blocks, "block_id", "block")
     for b in blocks:
         # The blocks API does not say which agents hold a block.
@@ -451,13 +578,19 @@ def _tool_row(ctx: _Ctx, raw: Any, fallback_id: str, *, legacy: bool = False):
     if not isinstance(raw, dict):
         ctx.add("not_an_object", f"{fallback_id} is a {type(raw).__name__}, not a tool; skipped")
         return None
-    tool_id = fallback_id if legacy and not raw.get("id") else \
-        ctx.ident(raw.get("id"), fallback_id, fallback_id)
+    tool_id = (
+        fallback_id
+        if legacy and not raw.get("id")
+        else ctx.ident(raw.get("id"), fallback_id, fallback_id)
+    )
     source_chars = ctx.length(raw.get("source_code"), f"tool {tool_id} source_code")
-    return {"tool_id": tool_id, "name": ctx.text(raw.get("name"), f"tool {tool_id} name"),
-            "tool_type": ctx.text(raw.get("tool_type"), f"tool {tool_id} tool_type"),
-            "source_type": ctx.text(raw.get("source_type"), f"tool {tool_id} source_type"),
-            "source_chars": source_chars}
+    return {
+        "tool_id": tool_id,
+        "name": ctx.text(raw.get("name"), f"tool {tool_id} name"),
+        "tool_type": ctx.text(raw.get("tool_type"), f"tool {tool_id} tool_type"),
+        "source_type": ctx.text(raw.get("source_type"), f"tool {tool_id} source_type"),
+        "source_chars": source_chars,
+    }
 
 
 def _in_context(ctx: _Ctx, owner: dict[str, Any], messages: list[Any], key: str, where: str) -> int:
@@ -475,8 +608,11 @@ def _in_context(ctx: _Ctx, owner: dict[str, Any], messages: list[Any], key: str,
     if flags:
         bad = [f for f in flags if not isinstance(f, bool)]
         if bad:
-            ctx.add("bad_value", f"{where}: {len(bad)} message(s) have an in_context that is not "
-                    "true or false; counted as not in context")
+            ctx.add(
+                "bad_value",
+                f"{where}: {len(bad)} message(s) have an in_context that is not "
+                "true or false; counted as not in context",
+            )
         return sum(1 for f in flags if f is True)
     return 0
 
@@ -505,6 +641,11 @@ def _typed(rows: list[dict[str, Any]], dtypes: dict[str, str]) -> pd.DataFrame:
 
 
 def _frames(agents, blocks, block_agents, tools, messages) -> dict[str, pd.DataFrame]:
-    rows = {"agents": agents, "blocks": blocks, "block_agents": block_agents, "tools": tools,
-            "messages": messages}
+    rows = {
+        "agents": agents,
+        "blocks": blocks,
+        "block_agents": block_agents,
+        "tools": tools,
+        "messages": messages,
+    }
     return {name: _typed(rows[name], dtypes) for name, dtypes in FRAME_DTYPES.items()}

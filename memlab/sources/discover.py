@@ -51,14 +51,28 @@ from memlab.sources._git import shown_path as _shown_path
 from memlab.sources._memfs_locate import locate, shared_memory_name
 from memlab.store import categories
 
-__all__ = ["discover", "walk_stores", "INVENTORY_COLUMNS", "find_letta_memfs", "find_souveraine",
-           "find_elfmem_databases", "find_elfmem_substrates"]
+__all__ = [
+    "discover",
+    "walk_stores",
+    "INVENTORY_COLUMNS",
+    "find_letta_memfs",
+    "find_souveraine",
+    "find_elfmem_databases",
+    "find_elfmem_substrates",
+]
 
 INVENTORY_COLUMNS: dict[str, str] = {
-    "agent_id": "string", "kind": "category", "layout": "category", "path": "string",
-    "name": "string", "files": "Int64", "bytes": "Int64",
-    "last_commit": "datetime64[ns, UTC]", "modified": "datetime64[ns, UTC]",
-    "problem": "string", "shared_repo": "string",
+    "agent_id": "string",
+    "kind": "category",
+    "layout": "category",
+    "path": "string",
+    "name": "string",
+    "files": "Int64",
+    "bytes": "Int64",
+    "last_commit": "datetime64[ns, UTC]",
+    "modified": "datetime64[ns, UTC]",
+    "problem": "string",
+    "shared_repo": "string",
 }
 
 # Folders never worth descending into while looking for .elfmem/ under a home folder.
@@ -82,9 +96,11 @@ def discover(root: str | Path | None = None, *, max_depth: int = 4) -> pd.DataFr
     home = Path(root).expanduser() if root is not None else Path.home()
     if root is not None and not home.is_dir():
         # A mistyped root would otherwise look like "no agents here".
-        raise StoreNotFound("no such folder to search for agent memory", path=home,
-                            hint="pass a home folder, one that holds .letta, .souveraine, "
-                                 ".pi or .elfmem")
+        raise StoreNotFound(
+            "no such folder to search for agent memory",
+            path=home,
+            hint="pass a home folder, one that holds .letta, .souveraine, .pi or .elfmem",
+        )
     rows: list[dict[str, Any]] = []
     if home.is_dir():
         search = Search(home, real_home=root is None, max_depth=max_depth)
@@ -96,8 +112,9 @@ def discover(root: str | Path | None = None, *, max_depth: int = 4) -> pd.DataFr
             # load under it; stores a kind's own search found keep their richer row. A real
             # home is not walked: any SQLite file there would look like a store.
             seen = {os.path.abspath(r["path"]) for r in rows}
-            rows.extend(r for r in _walked_rows(home, max_depth)
-                        if os.path.abspath(r["path"]) not in seen)
+            rows.extend(
+                r for r in _walked_rows(home, max_depth) if os.path.abspath(r["path"]) not in seen
+            )
     return _frame(rows)
 
 
@@ -105,8 +122,12 @@ def discover(root: str | Path | None = None, *, max_depth: int = 4) -> pd.DataFr
 STORE_WALK_DEPTH = 8
 
 
-def walk_stores(root: str | Path, *, max_depth: int = STORE_WALK_DEPTH,
-                on_skip: Callable[[str, str], None] | None = None) -> Iterator[kinds.Evidence]:
+def walk_stores(
+    root: str | Path,
+    *,
+    max_depth: int = STORE_WALK_DEPTH,
+    on_skip: Callable[[str, str], None] | None = None,
+) -> Iterator[kinds.Evidence]:
     """Every store under ``root`` that some registered kind detects, as its evidence.
 
     A folder a kind claims (a git repo, an ``.elfmem`` project, an ``agent.yaml`` dir) is one
@@ -169,8 +190,11 @@ def _skip_reason(entry: os.DirEntry) -> str | None:
     return _NEVER_OPENED.get(kind_of(mode))
 
 
-_NEVER_OPENED = {"FIFO": "a FIFO (named pipe), never opened (reading one blocks)",
-                 "socket": "a socket, never opened", "device": "a device file, never opened"}
+_NEVER_OPENED = {
+    "FIFO": "a FIFO (named pipe), never opened (reading one blocks)",
+    "socket": "a socket, never opened",
+    "device": "a device file, never opened",
+}
 
 
 #: A walked JSON file up to this size is parsed to check that it is an agent file or a blocks
@@ -186,8 +210,7 @@ def _agent_json(doc: Any) -> bool:
             return False
     if isinstance(doc, list):
         return bool(doc) and all(isinstance(b, dict) and "value" in b for b in doc)
-    return isinstance(doc, dict) and any(isinstance(doc.get(k), list)
-                                         for k in ("agents", "blocks"))
+    return isinstance(doc, dict) and any(isinstance(doc.get(k), list) for k in ("agents", "blocks"))
 
 
 def _looks_like_store(path: Path, evidence: kinds.Evidence) -> bool:
@@ -215,15 +238,24 @@ def _walked_rows(root: Path, max_depth: int) -> Iterator[dict[str, Any]]:
         path = Path(ev.source)
         if path.is_dir():
             # a memfs folder's layout as the loader names it, as the kinds' own search does
-            layout, note = (_letta_layout(path) if kinds.capable(ev.kind, "memfs_layout")
-                            else (None, None))
+            layout, note = (
+                _letta_layout(path) if kinds.capable(ev.kind, "memfs_layout") else (None, None)
+            )
             yield _row(path.name, ev.kind, layout, path, repos=[path], note=note)
             continue
         st = path.stat()
-        yield {"agent_id": path.stem, "kind": ev.kind, "layout": None, "path": str(path),
-               "name": None, "files": 1, "bytes": st.st_size, "last_commit": None,
-               "modified": st.st_mtime,
-               "problem": ev.reason if ev.kind == "unreadable" else None}
+        yield {
+            "agent_id": path.stem,
+            "kind": ev.kind,
+            "layout": None,
+            "path": str(path),
+            "name": None,
+            "files": 1,
+            "bytes": st.st_size,
+            "last_commit": None,
+            "modified": st.st_mtime,
+            "problem": ev.reason if ev.kind == "unreadable" else None,
+        }
 
 
 # --- locations ------------------------------------------------------------------------------
@@ -253,20 +285,32 @@ def _not_regular(path: Path) -> str | None:
     if stat.S_ISREG(mode) or stat.S_ISDIR(mode):
         return None
     what = {"FIFO": "a FIFO", "socket": "a socket", "device": "a device"}.get(
-        kind_of(mode), "not a regular file")
+        kind_of(mode), "not a regular file"
+    )
     return f"{path.name} is {what}; not read"
 
 
-def _unread_row(agent_id: str, kind: str, layout: str | None, path: Path,
-                problem: str) -> dict[str, Any]:
+def _unread_row(
+    agent_id: str, kind: str, layout: str | None, path: Path, problem: str
+) -> dict[str, Any]:
     """The row of a store that is listed but not read: nothing sized, named or asked of git."""
-    return {"agent_id": agent_id, "kind": kind, "layout": layout, "path": str(path),
-            "name": None, "files": None, "bytes": None, "last_commit": None, "modified": None,
-            "problem": problem}
+    return {
+        "agent_id": agent_id,
+        "kind": kind,
+        "layout": layout,
+        "path": str(path),
+        "name": None,
+        "files": None,
+        "bytes": None,
+        "last_commit": None,
+        "modified": None,
+        "problem": problem,
+    }
 
 
-def _linked_row(agent_id: str, kind: str, layout: str | None, path: Path,
-                links: list[Path]) -> dict[str, Any] | None:
+def _linked_row(
+    agent_id: str, kind: str, layout: str | None, path: Path, links: list[Path]
+) -> dict[str, Any] | None:
     """The row of a store whose agent folder or ``memory`` folder is a symlink: listed, with
     the target in ``problem``, nothing under it read, sized or asked of git. None if neither is."""
     notes = [note for link in links if link.is_symlink() and (note := _not_regular(link))]
@@ -290,8 +334,7 @@ def find_letta_memfs(search: Search) -> Iterator[dict[str, Any]]:
                     yield linked
             elif memory.is_dir():
                 layout, note = _letta_layout(memory)
-                yield _row(agent_dir.name, "letta_memfs", layout, memory, repos=[memory],
-                           note=note)
+                yield _row(agent_dir.name, "letta_memfs", layout, memory, repos=[memory], note=note)
             # Shared-memory repositories Letta Code mounts beside memory/ (cloud agents):
             # stores of the same agent, one row each.
             for shared in _subdirs(agent_dir):
@@ -300,8 +343,13 @@ def find_letta_memfs(search: Search) -> Iterator[dict[str, Any]]:
                 linked = _linked_row(agent_dir.name, "letta_memfs", None, shared, [shared])
                 if linked is None:
                     layout, note = _letta_layout(shared)
-                row = linked if linked is not None else _row(
-                    agent_dir.name, "letta_memfs", layout, shared, repos=[shared], note=note)
+                row = (
+                    linked
+                    if linked is not None
+                    else _row(
+                        agent_dir.name, "letta_memfs", layout, shared, repos=[shared], note=note
+                    )
+                )
                 row["shared_repo"] = shared.name
                 yield row
 
@@ -323,22 +371,35 @@ def find_souveraine(search: Search) -> Iterator[dict[str, Any]]:
     home = search.home
     for agent_dir in _subdirs(home / ".souveraine" / "agents"):
         memory = agent_dir / "memory"
-        linked = _linked_row(agent_dir.name, "souveraine", "souveraine", memory,
-                             [agent_dir, memory])
+        linked = _linked_row(
+            agent_dir.name, "souveraine", "souveraine", memory, [agent_dir, memory]
+        )
         if linked is not None:
             if memory.is_symlink() or memory.is_dir():
                 yield linked
         elif memory.is_dir():
-            yield _row(agent_dir.name, "souveraine", "souveraine", memory,
-                       config=agent_dir / "agent.yaml", repos=[memory])
+            yield _row(
+                agent_dir.name,
+                "souveraine",
+                "souveraine",
+                memory,
+                config=agent_dir / "agent.yaml",
+                repos=[memory],
+            )
     for agent_dir in _subdirs(home / ".pi" / "unified" / "agents"):
         linked = _linked_row(agent_dir.name, "souveraine", "souveraine", agent_dir, [agent_dir])
         if linked is not None:
             yield linked
             continue
         # The seed layout keeps system/ and memory/ side by side; git may sit at either level.
-        yield _row(agent_dir.name, "souveraine", "souveraine", agent_dir,
-                   config=agent_dir / "agent.yaml", repos=[agent_dir, agent_dir / "memory"])
+        yield _row(
+            agent_dir.name,
+            "souveraine",
+            "souveraine",
+            agent_dir,
+            config=agent_dir / "agent.yaml",
+            repos=[agent_dir, agent_dir / "memory"],
+        )
 
 
 def find_elfmem_databases(search: Search) -> Iterator[dict[str, Any]]:
@@ -346,8 +407,11 @@ def find_elfmem_databases(search: Search) -> Iterator[dict[str, Any]]:
     folder = search.home / ".elfmem" / "databases"
     try:
         with os.scandir(folder) as it:
-            dbs = sorted(Path(e.path) for e in it if e.name.endswith(".db")
-                         and not e.is_dir(follow_symlinks=False))
+            dbs = sorted(
+                Path(e.path)
+                for e in it
+                if e.name.endswith(".db") and not e.is_dir(follow_symlinks=False)
+            )
     except OSError:
         return
     for db in dbs:
@@ -355,12 +419,24 @@ def find_elfmem_databases(search: Search) -> Iterator[dict[str, Any]]:
         if note is not None:
             yield _unread_row(db.stem, "elfmem_db", None, db, note)
             continue
-        files = [db] + [db.with_name(db.name + s) for s in ("-wal", "-shm")
-                        if db.with_name(db.name + s).is_file()]
+        files = [db] + [
+            db.with_name(db.name + s)
+            for s in ("-wal", "-shm")
+            if db.with_name(db.name + s).is_file()
+        ]
         stats = [f.stat() for f in files]
-        yield {"agent_id": db.stem, "kind": "elfmem_db", "layout": None, "path": str(db),
-               "name": None, "files": len(files), "bytes": sum(s.st_size for s in stats),
-               "last_commit": None, "modified": max(s.st_mtime for s in stats), "problem": None}
+        yield {
+            "agent_id": db.stem,
+            "kind": "elfmem_db",
+            "layout": None,
+            "path": str(db),
+            "name": None,
+            "files": len(files),
+            "bytes": sum(s.st_size for s in stats),
+            "last_commit": None,
+            "modified": max(s.st_mtime for s in stats),
+            "problem": None,
+        }
 
 
 def find_elfmem_substrates(search: Search) -> Iterator[dict[str, Any]]:
@@ -372,8 +448,11 @@ def find_elfmem_substrates(search: Search) -> Iterator[dict[str, Any]]:
         folder, depth = stack.pop()
         try:
             with os.scandir(folder) as it:
-                entries = sorted((e for e in it if e.is_dir(follow_symlinks=False)),
-                                 key=lambda e: e.name, reverse=True)
+                entries = sorted(
+                    (e for e in it if e.is_dir(follow_symlinks=False)),
+                    key=lambda e: e.name,
+                    reverse=True,
+                )
         except OSError:
             continue
         for entry in entries:
@@ -383,8 +462,15 @@ def find_elfmem_substrates(search: Search) -> Iterator[dict[str, Any]]:
                     # The substrate is usually committed with its project: look for the repo
                     # from the project folder up to the home folder, no further.
                     ups = [folder, *[p for p in folder.parents if p == home or home in p.parents]]
-                    yield _row(folder.name or str(folder), "elfmem_substrate", "elfmem_substrate",
-                               folder, count_under=path, repos=ups, scope=path)
+                    yield _row(
+                        folder.name or str(folder),
+                        "elfmem_substrate",
+                        "elfmem_substrate",
+                        folder,
+                        count_under=path,
+                        repos=ups,
+                        scope=path,
+                    )
                 continue
             if entry.name.startswith(".") or entry.name in _SKIP_DIRS or depth >= max_depth:
                 continue
@@ -394,13 +480,23 @@ def find_elfmem_substrates(search: Search) -> Iterator[dict[str, Any]]:
 # --- one row --------------------------------------------------------------------------------
 
 
-def _row(agent_id: str, kind: str, layout: str | None, path: Path, *, repos: list[Path],
-         config: Path | None = None, count_under: Path | None = None,
-         scope: Path | None = None, note: str | None = None) -> dict[str, Any]:
+def _row(
+    agent_id: str,
+    kind: str,
+    layout: str | None,
+    path: Path,
+    *,
+    repos: list[Path],
+    config: Path | None = None,
+    count_under: Path | None = None,
+    scope: Path | None = None,
+    note: str | None = None,
+) -> dict[str, Any]:
     problems: list[str] = [note] if note else []
     if _hardened.git_dir(path) == path:  # bare (a server's copy, a mirror): no working tree
-        problems.append("a bare repository: no working tree, so files, bytes and modified are "
-                        "not counted")
+        problems.append(
+            "a bare repository: no working tree, so files, bytes and modified are not counted"
+        )
         files, size, newest = None, None, None
     else:
         files, size, newest = _tree_size(count_under or path, problems)
@@ -425,9 +521,18 @@ def _row(agent_id: str, kind: str, layout: str | None, path: Path, *, repos: lis
         last_commit = _last_commit(repo, scope, problems)
     else:
         problems.append("not in a git repository")
-    return {"agent_id": agent_id, "kind": kind, "layout": layout, "path": str(path),
-            "name": name, "files": files, "bytes": size, "last_commit": last_commit,
-            "modified": newest, "problem": "; ".join(problems) or None}
+    return {
+        "agent_id": agent_id,
+        "kind": kind,
+        "layout": layout,
+        "path": str(path),
+        "name": name,
+        "files": files,
+        "bytes": size,
+        "last_commit": last_commit,
+        "modified": newest,
+        "problem": "; ".join(problems) or None,
+    }
 
 
 def _tree_size(top: Path, problems: list[str]) -> tuple[int, int, float | None]:
@@ -450,8 +555,9 @@ def _tree_size(top: Path, problems: list[str]) -> tuple[int, int, float | None]:
         except OSError:
             unlisted += 1
     if unlisted:
-        problems.append(f"{unlisted} folder(s) could not be listed; files, bytes and modified "
-                        "leave them out")
+        problems.append(
+            f"{unlisted} folder(s) could not be listed; files, bytes and modified leave them out"
+        )
     return files, size, newest
 
 
@@ -519,8 +625,9 @@ def _git_user_name(root: Path) -> str | None:
     # Letta writes the agent's display name as the repo's user.name (fallback "Letta Agent").
     # Read through memlab._git: the repo's config is untrusted and only this key is asked for.
     try:
-        out = _hardened.run(root, "config", "--no-includes", "--local", "--get", "user.name",
-                            check=False)
+        out = _hardened.run(
+            root, "config", "--no-includes", "--local", "--get", "user.name", check=False
+        )
     except MemlabError:  # a config we cannot read just leaves the name empty
         return None
     name = out.decode("utf-8", "replace").strip()
@@ -571,8 +678,10 @@ def _shown(row: dict[str, Any]) -> dict[str, Any]:
                 non_utf8 = non_utf8 or bad
             out[col] = _json.clean_text(value)
     if non_utf8:
-        note = ("its path is not UTF-8 (shown with replacement characters); pass the real name, "
-                "as the shell completes it, to load it")
+        note = (
+            "its path is not UTF-8 (shown with replacement characters); pass the real name, "
+            "as the shell completes it, to load it"
+        )
         out["problem"] = f"{out['problem']}; {note}" if out.get("problem") else note
     return out
 
@@ -585,10 +694,12 @@ def _frame(rows: list[dict[str, Any]]) -> pd.DataFrame:
         far = seconds.notna() & ~seconds.between(FIRST_SECOND, LAST_SECOND)
         for i in far[far].index:
             note = f"{col}: {out_of_range(int(seconds[i]))}"
-            df.at[i, "problem"] = f"{df.at[i, 'problem']}; {note}" \
-                if isinstance(df.at[i, "problem"], str) else note
-        df[col] = pd.to_datetime(seconds.where(~far), unit="s", utc=True) \
-            .astype("datetime64[ns, UTC]")
+            df.at[i, "problem"] = (
+                f"{df.at[i, 'problem']}; {note}" if isinstance(df.at[i, "problem"], str) else note
+            )
+        df[col] = pd.to_datetime(seconds.where(~far), unit="s", utc=True).astype(
+            "datetime64[ns, UTC]"
+        )
     for col, dtype in INVENTORY_COLUMNS.items():
         if dtype.startswith("datetime"):
             continue
@@ -597,6 +708,7 @@ def _frame(rows: list[dict[str, Any]]) -> pd.DataFrame:
         else:
             df[col] = df[col].astype(dtype)
     if not df.empty:
-        df = df.sort_values(["kind", "agent_id", "path"], key=lambda s: s.astype(str)) \
-            .reset_index(drop=True)
+        df = df.sort_values(["kind", "agent_id", "path"], key=lambda s: s.astype(str)).reset_index(
+            drop=True
+        )
     return df

@@ -77,14 +77,26 @@ __all__ = ["load_elfmem", "FRAME_TABLES", "SUPPORTED_SCHEMA_VERSIONS", "release_
 #: A table not read yet on the shared connection (then it is read on its own).
 _UNREAD = object()
 _PRIME = {STR: "''", CAT: "''", UTC: "''", FLOAT: "0.0", INT: "0", BOOL: "0", BLOB: "x''"}
-_ARROW_WANT = {STR: pa.string(), CAT: pa.string(), UTC: pa.string(), FLOAT: pa.float64(),
-               INT: pa.int64(), BOOL: pa.int64(), BLOB: pa.binary()}
+_ARROW_WANT = {
+    STR: pa.string(),
+    CAT: pa.string(),
+    UTC: pa.string(),
+    FLOAT: pa.float64(),
+    INT: pa.int64(),
+    BOOL: pa.int64(),
+    BLOB: pa.binary(),
+}
 # Threads for the Arrow reads (the driver runs without the GIL) and the rowid span above which
 # a table is split between them.
 # (tests/test_elfmem_db.py patches _SPLIT_ROWS and _fetch_arrow on this module, so the code that
 # reads them lives here.)
-_WORKERS = max(1, min(8, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity")
-                      else (os.cpu_count() or 1)))
+_WORKERS = max(
+    1,
+    min(
+        8,
+        len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1),
+    ),
+)
 _SPLIT_ROWS = 20_000
 
 
@@ -105,10 +117,13 @@ class Reader(Typer):
 
     # -- schema --------------------------------------------------------------------------
     def schema(self) -> dict[str, list[str]]:
-        names = [r[0] for r in self._conn.execute(
-            "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")]
-        return {n: [r[1] for r in self._conn.execute(f"PRAGMA table_info({q(n)})")]
-                for n in names}
+        names = [
+            r[0]
+            for r in self._conn.execute(
+                "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name"
+            )
+        ]
+        return {n: [r[1] for r in self._conn.execute(f"PRAGMA table_info({q(n)})")] for n in names}
 
     def rows(self, sql: str) -> list[tuple]:
         return self._conn.execute(sql).fetchall()
@@ -165,8 +180,10 @@ class Reader(Typer):
                     shared.close()
         else:
             with ThreadPoolExecutor(max_workers=min(_WORKERS, len(tasks))) as pool:
-                futures = [(frame, pool.submit(_fetch_checked, self.snap.uri, table, cols, part))
-                           for frame, table, cols, part in tasks]
+                futures = [
+                    (frame, pool.submit(_fetch_checked, self.snap.uri, table, cols, part))
+                    for frame, table, cols, part in tasks
+                ]
                 for frame, future in futures:
                     try:
                         parts.setdefault(frame, []).append(future.result())
@@ -200,8 +217,9 @@ class Reader(Typer):
         bounds = np.linspace(lo, hi + 1, parts + 1).astype(np.int64)
         return [(int(a), int(b) - 1) for a, b in zip(bounds[:-1], bounds[1:])], hi - lo + 1
 
-    def read(self, frame: str, table: str, spec: list[tuple[str, str]], present: list[str]
-             ) -> dict[str, pd.Series]:
+    def read(
+        self, frame: str, table: str, spec: list[tuple[str, str]], present: list[str]
+    ) -> dict[str, pd.Series]:
         """Typed columns of ``table`` (only the spec columns it has)."""
         cols = [(c, k) for c, k in spec if c in present]
         if not cols:
@@ -218,18 +236,21 @@ class Reader(Typer):
         self.readers[frame] = f"sqlite3 ({str(got)[:160]})"
         return self._read_sqlite(frame, table, cols)
 
-    def _read_sqlite(self, frame: str, table: str, cols: list[tuple[str, str]]
-                     ) -> dict[str, pd.Series]:
+    def _read_sqlite(
+        self, frame: str, table: str, cols: list[tuple[str, str]]
+    ) -> dict[str, pd.Series]:
         rows = self._conn.execute(
-            f"SELECT {', '.join(q(c) for c, _ in cols)} FROM {q(table)}").fetchall()
+            f"SELECT {', '.join(q(c) for c, _ in cols)} FROM {q(table)}"
+        ).fetchall()
         columns = list(zip(*rows)) if rows else [() for _ in cols]
         keys = columns[0]
         for (c, k), values in zip(cols, columns):
             bad = [i for i, v in enumerate(values) if type(v) is BadText]
             if bad:
                 self._report_text(table, c, cols[0][0], [keys[i] for i in bad])
-        return {c: self._type_values(frame, c, k, list(values))
-                for (c, k), values in zip(cols, columns)}
+        return {
+            c: self._type_values(frame, c, k, list(values)) for (c, k), values in zip(cols, columns)
+        }
 
 
 class _ArrowConnection:
@@ -261,12 +282,20 @@ class _ArrowConnection:
         self.close()
 
 
-def _fetch_checked(uri: str, table: str, cols: list[tuple[str, str]],
-                   part: tuple[int, int] | None, conn: Any = None) -> tuple[pa.Table, bool]:
+def _fetch_checked(
+    uri: str,
+    table: str,
+    cols: list[tuple[str, str]],
+    part: tuple[int, int] | None,
+    conn: Any = None,
+) -> tuple[pa.Table, bool]:
     """:func:`_fetch_arrow`, and whether every string in it is valid UTF-8 (the ADBC driver
     does not check; the validation runs here, on the read's thread, without the GIL)."""
-    tbl = _fetch_arrow(uri, table, cols, part) if conn is None else \
-        _fetch_arrow(uri, table, cols, part, conn)
+    tbl = (
+        _fetch_arrow(uri, table, cols, part)
+        if conn is None
+        else _fetch_arrow(uri, table, cols, part, conn)
+    )
     try:
         for c, _ in cols:
             column = tbl.column(c)
@@ -277,8 +306,13 @@ def _fetch_checked(uri: str, table: str, cols: list[tuple[str, str]],
     return tbl, True
 
 
-def _fetch_arrow(uri: str, table: str, cols: list[tuple[str, str]],
-                 part: tuple[int, int] | None, conn: Any = None) -> pa.Table:
+def _fetch_arrow(
+    uri: str,
+    table: str,
+    cols: list[tuple[str, str]],
+    part: tuple[int, int] | None,
+    conn: Any = None,
+) -> pa.Table:
     """One table (or rowid range of it) as Arrow, on a connection of its own (or on
     ``conn``, an open ADBC connection to ``uri``)."""
     import adbc_driver_manager as adm
@@ -286,8 +320,7 @@ def _fetch_arrow(uri: str, table: str, cols: list[tuple[str, str]],
     prime = ", ".join(f"{_PRIME[k]} AS {q(c)}" for c, k in cols)
     select = ", ".join(q(c) for c, _ in cols)
     where = f" WHERE rowid BETWEEN {part[0]} AND {part[1]}" if part else ""
-    sql = (f"SELECT 0 AS __memlab_row, {prime} "
-           f"UNION ALL SELECT 1, {select} FROM {q(table)}{where}")
+    sql = f"SELECT 0 AS __memlab_row, {prime} UNION ALL SELECT 1, {select} FROM {q(table)}{where}"
     if conn is None:
         with _ArrowConnection(uri) as own:
             return _fetch_arrow(uri, table, cols, part, own.conn)
@@ -319,13 +352,17 @@ def _load(snap: Snapshot, path: Path, embeddings: bool) -> Store:
         schema = reader.schema()
         if "blocks" not in schema:
             found = ", ".join(sorted(schema)) or "none"
-            raise UnsupportedSchema(f"no 'blocks' table, so not an elfmem database "
-                                    f"(tables: {found})", path=path,
-                                    hint="point memlab at the elfmem .db file "
-                                         "(often ~/.elfmem/databases/elfmem.db)")
+            raise UnsupportedSchema(
+                f"no 'blocks' table, so not an elfmem database (tables: {found})",
+                path=path,
+                hint="point memlab at the elfmem .db file (often ~/.elfmem/databases/elfmem.db)",
+            )
         _require_block_text(reader, schema["blocks"], path)
-        raw_config = reader.rows("SELECT key, value FROM system_config") \
-            if {"key", "value"} <= set(schema.get("system_config", [])) else []
+        raw_config = (
+            reader.rows("SELECT key, value FROM system_config")
+            if {"key", "value"} <= set(schema.get("system_config", []))
+            else []
+        )
         version, recorded = read_schema_version(raw_config, reader, path)
 
         frames: dict[str, pd.DataFrame] = {}
@@ -349,8 +386,9 @@ def _load(snap: Snapshot, path: Path, embeddings: bool) -> Store:
         for name in ("tags", "edges", "contradictions", "outcomes", "amendments", "sessions"):
             frames[name] = rows_frame(reader, name, schema)
         sessions = frames["sessions"]
-        sessions["duration_s"] = (sessions["ended_at"] - sessions["started_at"]) \
-            .dt.total_seconds().astype("float64")
+        sessions["duration_s"] = (
+            (sessions["ended_at"] - sessions["started_at"]).dt.total_seconds().astype("float64")
+        )
         frames["config"] = config_frame(raw_config, reader)
         frames["config_raw"] = rows_frame(reader, "config_raw", schema)
         for name in ("frames", "peers", "co_retrieval"):
@@ -362,9 +400,12 @@ def _load(snap: Snapshot, path: Path, embeddings: bool) -> Store:
 
     from_columns = columns_version(schema)
     if recorded and from_columns < version:
-        problems.add(path, "schema_drift",
-                     f"schema_version says {version} but the columns stop at version "
-                     f"{from_columns}; missing columns are read as NA")
+        problems.add(
+            path,
+            "schema_drift",
+            f"schema_version says {version} but the columns stop at version "
+            f"{from_columns}; missing columns are read as NA",
+        )
     meta = {
         "schema_version": version,
         "schema_version_recorded": recorded,
@@ -376,8 +417,7 @@ def _load(snap: Snapshot, path: Path, embeddings: bool) -> Store:
         "snapshot": snap.info(),
         "readers": readers,
     }
-    return Store(kind="elfmem_db", path=path, frames=frames, problems=problems.frame(),
-                 meta=meta)
+    return Store(kind="elfmem_db", path=path, frames=frames, problems=problems.frame(), meta=meta)
 
 
 def _require_block_text(reader: Reader, columns: list[str], path: Path) -> None:
@@ -388,11 +428,18 @@ def _require_block_text(reader: Reader, columns: list[str], path: Path) -> None:
     if not missing:
         return
     generated = {r[1] for r in reader.rows("PRAGMA table_xinfo(blocks)") if r[6] in (2, 3)}
-    why = "; ".join(f"{c!r} is a generated column (computed by the file, not stored text)"
-                    if c in generated else f"there is no {c!r} column" for c in missing)
-    raise UnsupportedSchema(f"the 'blocks' table has no readable block text: {why}", path=path,
-                            hint="memlab reads the text elfmem stores in blocks.content; this "
-                                 "file's blocks table is not elfmem's")
+    why = "; ".join(
+        f"{c!r} is a generated column (computed by the file, not stored text)"
+        if c in generated
+        else f"there is no {c!r} column"
+        for c in missing
+    )
+    raise UnsupportedSchema(
+        f"the 'blocks' table has no readable block text: {why}",
+        path=path,
+        hint="memlab reads the text elfmem stores in blocks.content; this "
+        "file's blocks table is not elfmem's",
+    )
 
 
 def load_elfmem(path: str | Path, *, embeddings: bool = False) -> Store:

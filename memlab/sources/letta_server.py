@@ -73,8 +73,14 @@ from memlab.sources._letta_pg import connect, redact_dsn, refusal, timeouts
 from memlab.sources._sqlite_snapshot import BadText, decode_text
 from memlab.store import Problems, Store, categories, utc_datetimes
 
-__all__ = ["load_letta_server", "is_dsn", "redact_dsn", "is_letta_sqlite", "find_letta_server",
-           "ACTOR_KINDS"]
+__all__ = [
+    "load_letta_server",
+    "is_dsn",
+    "redact_dsn",
+    "is_letta_sqlite",
+    "find_letta_server",
+    "ACTOR_KINDS",
+]
 
 KIND = "letta_server"
 ACTOR_KINDS = ("agent", "server_user", "unknown")
@@ -83,45 +89,95 @@ _DSN_RE = re.compile(r"^postgres(ql)?(\+\w+)?://", re.I)
 #: The tables that make a database a Letta server's; without them it is something else.
 REQUIRED_TABLES = ("block", "agents")
 #: Every table memlab reads from a Letta server database.
-LETTA_TABLES = ("organizations", "users", "agents", "block", "blocks_agents", "block_history",
-                "blocks_tags", "agents_tags", "alembic_version")
+LETTA_TABLES = (
+    "organizations",
+    "users",
+    "agents",
+    "block",
+    "blocks_agents",
+    "block_history",
+    "blocks_tags",
+    "agents_tags",
+    "alembic_version",
+)
 _REQUIRED_BLOCK_COLUMNS = ("id", "label", "value")
 
 # (db column, frame column, dtype); dtype is one of str/int/bool/time/json/cat, or value: text
 # read only up to MAX_VALUE_BYTES (a longer one is null, its size reported; Source.select).
-_ORGS = [("id", "organization_id", "str"), ("name", "name", "str"),
-         ("created_at", "created_at", "time"), ("updated_at", "updated_at", "time"),
-         ("is_deleted", "is_deleted", "bool")]
-_USERS = [("id", "user_id", "str"), ("name", "name", "str"),
-          ("organization_id", "organization_id", "str"), ("created_at", "created_at", "time"),
-          ("is_deleted", "is_deleted", "bool")]
-_AUDIT_COLS = [("organization_id", "organization_id", "str"),
-               ("created_at", "created_at", "time"), ("updated_at", "updated_at", "time"),
-               ("is_deleted", "is_deleted", "bool"), ("_created_by_id", "_created_by_id", "str"),
-               ("_last_updated_by_id", "_last_updated_by_id", "str")]
-_AGENTS = [("id", "agent_id", "str"), ("name", "name", "str"),
-           ("description", "description", "str"), ("agent_type", "agent_type", "cat"),
-           ("llm_config", "llm_config", "json"), ("system", "system", "str"),
-           ("project_id", "project_id", "str"), ("template_id", "template_id", "str"),
-           ("base_template_id", "base_template_id", "str"), ("hidden", "hidden", "bool"),
-           *_AUDIT_COLS]
-_BLOCKS = [("id", "block_id", "str"), ("label", "label", "str"), ("value", "value", "value"),
-           ("limit", "limit", "int"), ("description", "description", "str"),
-           ("read_only", "read_only", "bool"), ("metadata_", "metadata", "json"),
-           ("is_template", "is_template", "bool"), ("template_name", "template_name", "str"),
-           ("hidden", "hidden", "bool"), ("version", "version", "int"),
-           ("current_history_entry_id", "current_history_entry_id", "str"),
-           ("project_id", "project_id", "str"), ("entity_id", "entity_id", "str"),
-           ("base_template_id", "base_template_id", "str"), ("template_id", "template_id", "str"),
-           ("deployment_id", "deployment_id", "str"),
-           ("preserve_on_migration", "preserve_on_migration", "bool"), *_AUDIT_COLS]
-_LINKS = [("block_id", "block_id", "str"), ("agent_id", "agent_id", "str"),
-          ("block_label", "block_label", "str")]
-_HISTORY = [("id", "history_id", "str"), ("block_id", "block_id", "str"),
-            ("sequence_number", "sequence_number", "int"), ("label", "label", "str"),
-            ("value", "value", "value"), ("limit", "limit", "int"),
-            ("description", "description", "str"), ("metadata_", "metadata", "json"),
-            ("actor_type", "actor_type", "cat"), ("actor_id", "actor_id", "str"), *_AUDIT_COLS]
+_ORGS = [
+    ("id", "organization_id", "str"),
+    ("name", "name", "str"),
+    ("created_at", "created_at", "time"),
+    ("updated_at", "updated_at", "time"),
+    ("is_deleted", "is_deleted", "bool"),
+]
+_USERS = [
+    ("id", "user_id", "str"),
+    ("name", "name", "str"),
+    ("organization_id", "organization_id", "str"),
+    ("created_at", "created_at", "time"),
+    ("is_deleted", "is_deleted", "bool"),
+]
+_AUDIT_COLS = [
+    ("organization_id", "organization_id", "str"),
+    ("created_at", "created_at", "time"),
+    ("updated_at", "updated_at", "time"),
+    ("is_deleted", "is_deleted", "bool"),
+    ("_created_by_id", "_created_by_id", "str"),
+    ("_last_updated_by_id", "_last_updated_by_id", "str"),
+]
+_AGENTS = [
+    ("id", "agent_id", "str"),
+    ("name", "name", "str"),
+    ("description", "description", "str"),
+    ("agent_type", "agent_type", "cat"),
+    ("llm_config", "llm_config", "json"),
+    ("system", "system", "str"),
+    ("project_id", "project_id", "str"),
+    ("template_id", "template_id", "str"),
+    ("base_template_id", "base_template_id", "str"),
+    ("hidden", "hidden", "bool"),
+    *_AUDIT_COLS,
+]
+_BLOCKS = [
+    ("id", "block_id", "str"),
+    ("label", "label", "str"),
+    ("value", "value", "value"),
+    ("limit", "limit", "int"),
+    ("description", "description", "str"),
+    ("read_only", "read_only", "bool"),
+    ("metadata_", "metadata", "json"),
+    ("is_template", "is_template", "bool"),
+    ("template_name", "template_name", "str"),
+    ("hidden", "hidden", "bool"),
+    ("version", "version", "int"),
+    ("current_history_entry_id", "current_history_entry_id", "str"),
+    ("project_id", "project_id", "str"),
+    ("entity_id", "entity_id", "str"),
+    ("base_template_id", "base_template_id", "str"),
+    ("template_id", "template_id", "str"),
+    ("deployment_id", "deployment_id", "str"),
+    ("preserve_on_migration", "preserve_on_migration", "bool"),
+    *_AUDIT_COLS,
+]
+_LINKS = [
+    ("block_id", "block_id", "str"),
+    ("agent_id", "agent_id", "str"),
+    ("block_label", "block_label", "str"),
+]
+_HISTORY = [
+    ("id", "history_id", "str"),
+    ("block_id", "block_id", "str"),
+    ("sequence_number", "sequence_number", "int"),
+    ("label", "label", "str"),
+    ("value", "value", "value"),
+    ("limit", "limit", "int"),
+    ("description", "description", "str"),
+    ("metadata_", "metadata", "json"),
+    ("actor_type", "actor_type", "cat"),
+    ("actor_id", "actor_id", "str"),
+    *_AUDIT_COLS,
+]
 _TAGS = [("block_id", "block_id", "str"), ("tag", "tag", "str")]
 _AGENT_TAGS = [("agent_id", "agent_id", "str"), ("tag", "tag", "str")]
 
@@ -147,6 +203,7 @@ def is_letta_sqlite(path: str | Path) -> bool:
         finally:
             conn.close()
     except sqlite3.Error:  # mid-write or damaged: the snapshot route says which
+
         def tables(snap) -> set[str]:
             conn = snap.connect()
             try:
@@ -161,8 +218,9 @@ def is_letta_sqlite(path: str | Path) -> bool:
 # --------------------------------------------------------------------------- typing
 
 
-def _typed(df: pd.DataFrame, spec: list[tuple[str, str, str]], problems: Problems,
-           where: str, table: str) -> pd.DataFrame:
+def _typed(
+    df: pd.DataFrame, spec: list[tuple[str, str, str]], problems: Problems, where: str, table: str
+) -> pd.DataFrame:
     out = df.copy()
     key_db, key_col, _ = spec[0]
     keys = out[key_col].tolist()
@@ -176,8 +234,9 @@ def _typed(df: pd.DataFrame, spec: list[tuple[str, str, str]], problems: Problem
         elif kind == "int":
             out[col] = _whole_numbers(s, problems, where, what, key_db, keys)
         elif kind == "bool":
-            out[col] = s.map(lambda v: None if v is None or (isinstance(v, float) and v != v)
-                             else bool(v)).astype("boolean")
+            out[col] = s.map(
+                lambda v: None if v is None or (isinstance(v, float) and v != v) else bool(v)
+            ).astype("boolean")
         elif kind == "time":
             if len(s) and any(isinstance(v, str) for v in s.dropna()):
                 out[col] = utc_datetimes(s.astype("string"))
@@ -188,8 +247,9 @@ def _typed(df: pd.DataFrame, spec: list[tuple[str, str, str]], problems: Problem
         elif kind == "cat":
             out[col] = categories(s)
         elif kind == "json":
-            out[col] = [_json_value(v, problems, where, what, f"{key_db} {k!r}")
-                        for v, k in zip(s, keys)]
+            out[col] = [
+                _json_value(v, problems, where, what, f"{key_db} {k!r}") for v, k in zip(s, keys)
+            ]
     return out
 
 
@@ -198,8 +258,9 @@ def _rows(key: str, keys: list) -> str:
     return f"rows with {key} {shown}" + (f" and {len(keys) - 5} more" if len(keys) > 5 else "")
 
 
-def _text(s: pd.Series, problems: Problems, where: str, what: str, key: str, keys: list
-          ) -> pd.Series:
+def _text(
+    s: pd.Series, problems: Problems, where: str, what: str, key: str, keys: list
+) -> pd.Series:
     """A text column's values as ``str`` (or None), whatever SQLite handed back: text that is
     not UTF-8 (a :class:`BadText`) and BLOBs are read as UTF-8 with U+FFFD for the bad bytes
     and reported by row; numbers (SQLite keeps 5 in a JSON column as a number) become text."""
@@ -220,20 +281,29 @@ def _text(s: pd.Series, problems: Problems, where: str, what: str, key: str, key
             v = str(v)
         out.append(v)
     if bad:
-        problems.add(where, "bad_text", f"{what}: {len(bad)} value(s) are not valid UTF-8, read "
-                                        f"with U+FFFD for the bad bytes ({_rows(key, bad)})")
+        problems.add(
+            where,
+            "bad_text",
+            f"{what}: {len(bad)} value(s) are not valid UTF-8, read "
+            f"with U+FFFD for the bad bytes ({_rows(key, bad)})",
+        )
     if blobs:
-        problems.add(where, "bad_text", f"{what}: {len(blobs)} value(s) are BLOBs, not text; "
-                                        f"read as UTF-8 with U+FFFD for any bad bytes "
-                                        f"({_rows(key, blobs)})")
+        problems.add(
+            where,
+            "bad_text",
+            f"{what}: {len(blobs)} value(s) are BLOBs, not text; "
+            f"read as UTF-8 with U+FFFD for any bad bytes "
+            f"({_rows(key, blobs)})",
+        )
     return pd.Series(out, index=s.index, dtype="object")
 
 
 _INT_TEXT = re.compile(r"\s*[-+]?[0-9]+\s*")
 
 
-def _whole_numbers(s: pd.Series, problems: Problems, where: str, what: str, key: str,
-                   keys: list) -> pd.Series:
+def _whole_numbers(
+    s: pd.Series, problems: Problems, where: str, what: str, key: str, keys: list
+) -> pd.Series:
     """An integer column as Int64: a whole float (2.0) or the text of an integer is that
     integer, as Letta's pydantic models read it; anything else (2.5, 1e300, inf, past
     :data:`~memlab.constants.INT64_MAX`, other text, a BLOB) is NA and reported by row."""
@@ -258,11 +328,17 @@ def _whole_numbers(s: pd.Series, problems: Problems, where: str, what: str, key:
             n = None
         out.append(n)
     if bad:
-        shown = ", ".join(repr(v if not isinstance(v, (bytes, bytearray)) else bytes(v)[:20])[:40]
-                          for v in examples[:3])
-        problems.add(where, "bad_value", f"{what}: {len(bad)} value(s) not a whole number "
-                                         f"within 64 bits, read as NA (e.g. {shown}; "
-                                         f"{_rows(key, bad)})")
+        shown = ", ".join(
+            repr(v if not isinstance(v, (bytes, bytearray)) else bytes(v)[:20])[:40]
+            for v in examples[:3]
+        )
+        problems.add(
+            where,
+            "bad_value",
+            f"{what}: {len(bad)} value(s) not a whole number "
+            f"within 64 bits, read as NA (e.g. {shown}; "
+            f"{_rows(key, bad)})",
+        )
     return pd.Series(pd.array(out, dtype="Int64"), index=s.index)
 
 
@@ -273,8 +349,9 @@ def _json_value(value: Any, problems: Problems, where: str, what: str, row: str)
         text = bytes(value).decode("utf-8") if isinstance(value, (bytes, bytearray)) else value
         doc, issues = _json.loads(text, reader="the Letta server", root=f"{what} of {row}")
     except RecursionError:
-        problems.add(where, "bad_json", f"{what} of {row}: JSON nested too deeply to read; "
-                                        "kept as text")
+        problems.add(
+            where, "bad_json", f"{what} of {row}: JSON nested too deeply to read; kept as text"
+        )
         return value
     except (TypeError, ValueError):
         problems.add(where, "bad_json", f"{what} of {row}: not valid JSON; kept as text")
@@ -291,15 +368,18 @@ def _frames(src: Source, where: str, problems: Problems) -> tuple[dict[str, pd.D
     tables = set(src.columns)
     missing_tables = [t for t in REQUIRED_TABLES if t not in tables]
     if missing_tables:
-        raise UnrecognizedStore(f"not a Letta server database: no {', '.join(missing_tables)} "
-                                f"table(s)", path=None if src.flavour == "postgres" else where,
-                                hint="memlab reads a Letta server's PostgreSQL database or its "
-                                     "~/.letta/sqlite.db")
+        raise UnrecognizedStore(
+            f"not a Letta server database: no {', '.join(missing_tables)} table(s)",
+            path=None if src.flavour == "postgres" else where,
+            hint="memlab reads a Letta server's PostgreSQL database or its ~/.letta/sqlite.db",
+        )
     lacking = [c for c in _REQUIRED_BLOCK_COLUMNS if c not in src.columns["block"]]
     if lacking:
-        raise UnsupportedSchema(f"this Letta database's block table has no {', '.join(lacking)} "
-                                "column(s); memlab does not know this schema",
-                                path=None if src.flavour == "postgres" else where)
+        raise UnsupportedSchema(
+            f"this Letta database's block table has no {', '.join(lacking)} "
+            "column(s); memlab does not know this schema",
+            path=None if src.flavour == "postgres" else where,
+        )
     absent: dict[str, list[str]] = {}
 
     def read(table: str, spec) -> pd.DataFrame:
@@ -323,58 +403,106 @@ def _frames(src: Source, where: str, problems: Problems) -> tuple[dict[str, pd.D
     llm = agents.pop("llm_config")
     config = [c if isinstance(c, dict) else {} for c in llm]
     ids = agents["agent_id"].tolist()
-    agents.insert(4, "model", _text(pd.Series([c.get("model") for c in config], dtype="object"),
-                                    problems, where, "agents.llm_config.model", "id", ids
-                                    ).astype("string").array)
-    agents.insert(5, "context_window", _whole_numbers(
-        pd.Series([c.get("context_window") for c in config], dtype="object"), problems, where,
-        "agents.llm_config.context_window", "id", ids).array)
+    agents.insert(
+        4,
+        "model",
+        _text(
+            pd.Series([c.get("model") for c in config], dtype="object"),
+            problems,
+            where,
+            "agents.llm_config.model",
+            "id",
+            ids,
+        )
+        .astype("string")
+        .array,
+    )
+    agents.insert(
+        5,
+        "context_window",
+        _whole_numbers(
+            pd.Series([c.get("context_window") for c in config], dtype="object"),
+            problems,
+            where,
+            "agents.llm_config.context_window",
+            "id",
+            ids,
+        ).array,
+    )
     system = agents.pop("system")
     agents.insert(6, "system_chars", system.str.len().astype("Int64"))
-    agents["n_blocks"] = agents["agent_id"].map(links.groupby("agent_id").size()
-                                                ).fillna(0).astype("Int64")
+    agents["n_blocks"] = (
+        agents["agent_id"].map(links.groupby("agent_id").size()).fillna(0).astype("Int64")
+    )
     agent_tag_lists = agent_tags.groupby("agent_id")["tag"].agg(lambda t: sorted(map(str, t)))
     agents["tags"] = [agent_tag_lists.get(a, []) for a in agents["agent_id"]]
 
     # history: actor kind, which entry is current.
     actor = history["actor_type"].astype("object")
-    history.insert(history.columns.get_loc("actor_id"), "actor_kind", pd.Categorical(
-        [_ACTOR_OF_TYPE.get(a, "unknown") if isinstance(a, str) else "unknown" for a in actor],
-        categories=ACTOR_KINDS))
+    history.insert(
+        history.columns.get_loc("actor_id"),
+        "actor_kind",
+        pd.Categorical(
+            [_ACTOR_OF_TYPE.get(a, "unknown") if isinstance(a, str) else "unknown" for a in actor],
+            categories=ACTOR_KINDS,
+        ),
+    )
     current_ids = set(blocks["current_history_entry_id"].dropna().astype(str))
-    history.insert(history.columns.get_loc("actor_id") + 1, "is_current",
-                   history["history_id"].astype("object").isin(current_ids).astype("boolean"))
-    history.insert(history.columns.get_loc("value") + 1, "chars",
-                   _chars(history, "history_id", src.oversized.get("block_history", {})))
-    history = history.sort_values(["block_id", "sequence_number"], kind="stable",
-                                  ignore_index=True)
+    history.insert(
+        history.columns.get_loc("actor_id") + 1,
+        "is_current",
+        history["history_id"].astype("object").isin(current_ids).astype("boolean"),
+    )
+    history.insert(
+        history.columns.get_loc("value") + 1,
+        "chars",
+        _chars(history, "history_id", src.oversized.get("block_history", {})),
+    )
+    history = history.sort_values(["block_id", "sequence_number"], kind="stable", ignore_index=True)
 
     # blocks: size, sharing, tags, history.
-    blocks.insert(blocks.columns.get_loc("value") + 1, "chars",
-                  _chars(blocks, "block_id", src.oversized.get("block", {})))
-    over = (blocks["limit"].notna() & (blocks["limit"] > 0)
-            & (blocks["chars"] > blocks["limit"])).astype("boolean")
+    blocks.insert(
+        blocks.columns.get_loc("value") + 1,
+        "chars",
+        _chars(blocks, "block_id", src.oversized.get("block", {})),
+    )
+    over = (
+        blocks["limit"].notna() & (blocks["limit"] > 0) & (blocks["chars"] > blocks["limit"])
+    ).astype("boolean")
     blocks.insert(blocks.columns.get_loc("limit") + 1, "over_limit", over)
     tag_lists = tags.groupby("block_id")["tag"].agg(lambda t: sorted(map(str, t)))
     blocks["tags"] = [tag_lists.get(b, []) for b in blocks["block_id"]]
     fan = links.groupby("block_id")["agent_id"].nunique()
     blocks["n_agents"] = blocks["block_id"].map(fan).fillna(0).astype("Int64")
     blocks["shared"] = (blocks["n_agents"] > 1).astype("boolean")
-    blocks["history_len"] = blocks["block_id"].map(history.groupby("block_id").size()
-                                                   ).fillna(0).astype("Int64")
+    blocks["history_len"] = (
+        blocks["block_id"].map(history.groupby("block_id").size()).fillna(0).astype("Int64")
+    )
     seq_of = dict(zip(history["history_id"].astype(str), history["sequence_number"]))
     blocks["current_sequence"] = pd.array(
-        [seq_of.get(h) if isinstance(h, str) else None
-         for h in blocks["current_history_entry_id"].astype("object")], dtype="Int64")
+        [
+            seq_of.get(h) if isinstance(h, str) else None
+            for h in blocks["current_history_entry_id"].astype("object")
+        ],
+        dtype="Int64",
+    )
 
     _check(blocks, agents, links, history, problems, where)
-    frames = {"organizations": orgs, "users": users, "agents": agents, "blocks": blocks,
-              "block_agents": links, "block_history": history, "block_tags": tags}
+    frames = {
+        "organizations": orgs,
+        "users": users,
+        "agents": agents,
+        "blocks": blocks,
+        "block_agents": links,
+        "block_history": history,
+        "block_tags": tags,
+    }
     return frames, absent
 
 
-def _chars(frame: pd.DataFrame, key: str, oversized: dict[str, tuple[int, int | None]]
-           ) -> pd.Series:
+def _chars(
+    frame: pd.DataFrame, key: str, oversized: dict[str, tuple[int, int | None]]
+) -> pd.Series:
     """Each value's length; for a value past the cap (not read), the database's own count."""
     chars = frame["value"].str.len().astype("Int64")
     if oversized:
@@ -389,11 +517,14 @@ def _report_oversized(src: Source, problems: Problems, where: str) -> list[dict[
     out = []
     for table, found in sorted(src.oversized.items()):
         for key, (size, chars) in sorted(found.items()):
-            problems.add(where, "oversized",
-                         f"{table}.value of id {key!r}: {size:,} bytes"
-                         + (f" ({chars:,} characters)" if chars is not None else "")
-                         + f", over memlab's {MAX_VALUE_BYTES:,}-byte cap for one value; its "
-                         "text is not read (value is null; chars is the database's own count)")
+            problems.add(
+                where,
+                "oversized",
+                f"{table}.value of id {key!r}: {size:,} bytes"
+                + (f" ({chars:,} characters)" if chars is not None else "")
+                + f", over memlab's {MAX_VALUE_BYTES:,}-byte cap for one value; its "
+                "text is not read (value is null; chars is the database's own count)",
+            )
             out.append({"table": table, "id": key, "bytes": size, "chars": chars})
     return out
 
@@ -406,48 +537,73 @@ def _check(blocks, agents, links, history, problems: Problems, where: str) -> No
         if seqs != expected:
             # arithmetic, never a set of 1..max: one number of 9e18 is one row, not 9e18 ints
             missing, count = missing_numbers(seqs, show=12)
-            problems.add(where, "history_gap",
-                         f"block {block_id} ({label.get(block_id)!r}): history sequence numbers "
-                         f"{seqs[:12]} are not 1..{len(seqs)}"
-                         + (f"; missing {missing}" + (f" ({count:,} in all)" if count > len(missing)
-                                                      else "") if count else "")
-                         + "; replayed in sequence order")
+            problems.add(
+                where,
+                "history_gap",
+                f"block {block_id} ({label.get(block_id)!r}): history sequence numbers "
+                f"{seqs[:12]} are not 1..{len(seqs)}"
+                + (
+                    f"; missing {missing}"
+                    + (f" ({count:,} in all)" if count > len(missing) else "")
+                    if count
+                    else ""
+                )
+                + "; replayed in sequence order",
+            )
     known = set(history["history_id"].astype(str))
     for row in blocks[blocks["current_history_entry_id"].notna()].itertuples(index=False):
         if str(row.current_history_entry_id) not in known:
-            problems.add(where, "dangling_history_pointer",
-                         f"block {row.block_id} ({row.label!r}) points at history entry "
-                         f"{row.current_history_entry_id}, which is not in block_history")
+            problems.add(
+                where,
+                "dangling_history_pointer",
+                f"block {row.block_id} ({row.label!r}) points at history entry "
+                f"{row.current_history_entry_id}, which is not in block_history",
+            )
     bad = history[history["actor_kind"].astype(str) == "unknown"]
     for row in bad.itertuples(index=False):
-        problems.add(where, "unknown_actor",
-                     f"history {row.history_id} of block {row.block_id}: actor_type "
-                     f"{None if pd.isna(row.actor_type) else str(row.actor_type)!r} is neither "
-                     "letta_agent nor letta_user")
+        problems.add(
+            where,
+            "unknown_actor",
+            f"history {row.history_id} of block {row.block_id}: actor_type "
+            f"{None if pd.isna(row.actor_type) else str(row.actor_type)!r} is neither "
+            "letta_agent nor letta_user",
+        )
     block_ids, agent_ids = set(label), set(agents["agent_id"].astype(str))
     for row in links.itertuples(index=False):
         if str(row.block_id) not in block_ids or str(row.agent_id) not in agent_ids:
-            problems.add(where, "dangling_link",
-                         f"blocks_agents links block {row.block_id} and agent {row.agent_id}, "
-                         "one of which is not in the database")
+            problems.add(
+                where,
+                "dangling_link",
+                f"blocks_agents links block {row.block_id} and agent {row.agent_id}, "
+                "one of which is not in the database",
+            )
 
 
 def _release(src: Source, revision: str | None, problems: Problems, where: str) -> str:
     if src.flavour == "sqlite":
         hidden = "hidden" in src.columns.get("block", [])
-        return ("letta <= 0.11.7 (SQLite, schema by create_all)" if not hidden
-                else "letta (SQLite, schema by create_all, with block.hidden)")
+        return (
+            "letta <= 0.11.7 (SQLite, schema by create_all)"
+            if not hidden
+            else "letta (SQLite, schema by create_all, with block.hidden)"
+        )
     if revision is None:
-        problems.add(where, "unknown_schema", "no alembic_version table: not a schema Letta's "
-                     "migrations made; read by column name")
+        problems.add(
+            where,
+            "unknown_schema",
+            "no alembic_version table: not a schema Letta's migrations made; read by column name",
+        )
         return "unknown (no alembic_version)"
     if revision == ALEMBIC_HEAD_0_16_8:
         return f"letta 0.16.8 (alembic head {revision})"
     if revision in ALEMBIC_REVISIONS_0_16_8:
         return f"letta <= 0.16.8 (alembic revision {revision})"
-    problems.add(where, "unknown_schema",
-                 f"alembic revision {revision} is not one of letta 0.16.8's migrations (head "
-                 f"{ALEMBIC_HEAD_0_16_8}); read by column name, newer columns are ignored")
+    problems.add(
+        where,
+        "unknown_schema",
+        f"alembic revision {revision} is not one of letta 0.16.8's migrations (head "
+        f"{ALEMBIC_HEAD_0_16_8}); read by column name, newer columns are ignored",
+    )
     return f"unknown (alembic revision {revision})"
 
 
@@ -459,16 +615,18 @@ def _load(src: Source, path: Path, where: str, meta: dict) -> Store:
     if "alembic_version" in src.columns:
         got = src.rows(f"SELECT {quote('version_num')} FROM {src.table_sql('alembic_version')}")
         revision = str(got[0][0]) if got else None
-    meta.update({
-        "flavour": src.flavour,
-        "tables": sorted(src.columns),
-        "absent": absent,
-        "alembic_revision": revision,
-        "letta_release": _release(src, revision, problems, where),
-        "history_rows": int(len(frames["block_history"])),
-        "history_empty": bool(frames["block_history"].empty),
-        "oversized_values": oversized,
-    })
+    meta.update(
+        {
+            "flavour": src.flavour,
+            "tables": sorted(src.columns),
+            "absent": absent,
+            "alembic_revision": revision,
+            "letta_release": _release(src, revision, problems, where),
+            "history_rows": int(len(frames["block_history"])),
+            "history_empty": bool(frames["block_history"].empty),
+            "oversized_values": oversized,
+        }
+    )
     return Store(kind=KIND, path=path, frames=frames, problems=problems.frame(), meta=meta)
 
 
@@ -523,8 +681,12 @@ def load_letta_server(dsn_or_path: str | Path) -> Store:
         conn = snap.connect()
         conn.text_factory = decode_text  # text that is not UTF-8: a BadText, reported by row
         try:
-            return _load(SQLiteSource(conn), p, str(p), {"snapshot": snap.info(),
-                                                     "journal_mode": snap.journal_mode})
+            return _load(
+                SQLiteSource(conn),
+                p,
+                str(p),
+                {"snapshot": snap.info(), "journal_mode": snap.journal_mode},
+            )
         finally:
             conn.close()
 
@@ -542,8 +704,16 @@ def find_letta_server(search) -> list[dict[str, Any]]:
     if not db.is_file():
         return []
     st = db.stat()
-    base = {"kind": KIND, "layout": "sqlite", "path": str(db), "files": 1,
-            "bytes": st.st_size, "last_commit": None, "modified": st.st_mtime, "problem": None}
+    base = {
+        "kind": KIND,
+        "layout": "sqlite",
+        "path": str(db),
+        "files": 1,
+        "bytes": st.st_size,
+        "last_commit": None,
+        "modified": st.st_mtime,
+        "problem": None,
+    }
     try:
         if not is_letta_sqlite(db):
             return []
@@ -551,14 +721,17 @@ def find_letta_server(search) -> list[dict[str, Any]]:
     except MemlabError as exc:
         return [{**base, "agent_id": db.name, "name": None, "problem": str(exc)}]
     live = store.agents[~store.agents["is_deleted"].fillna(False).astype(bool)]
-    return [{**base, "agent_id": str(a), "name": None if pd.isna(n) else str(n)}
-            for a, n in zip(live["agent_id"], live["name"])]
+    return [
+        {**base, "agent_id": str(a), "name": None if pd.isna(n) else str(n)}
+        for a, n in zip(live["agent_id"], live["name"])
+    ]
 
 
 #: The revision ids of letta 0.16.8's alembic migrations (its ``alembic/versions``; the release
 #: ships them outside the wheel), to tell a schema memlab knows from a newer or foreign one.
 ALEMBIC_HEAD_0_16_8 = "1c28e167b74f"
-ALEMBIC_REVISIONS_0_16_8 = frozenset("""
+ALEMBIC_REVISIONS_0_16_8 = frozenset(
+    """
 0335b1eb9c40 038e68cdf0df 05c3bc564286 066857381578 068588268b02 06fbbf65d4f1 08b2f8225812
 0b496eae90de 0ceb975e0063 15b577c62f3f 167491cfb7a8 175dd10fb916 18e300709530 18ff61fbc034
 1af251a42c06 1c28e167b74f 1c6b6a38b713 1c8880d671ee 1dc0fee72dea 1e553a664210 220856bbf43b
@@ -583,4 +756,5 @@ d6632deac81d d798609d65ff dd049fbec729 ddb69be34a72 ddecfe4902bc dfafcf8210ca e1
 e20573fe9b86 e67961ed7c32 e78b4e82db30 e991d2e3b428 ee2b43eea55e eff256d296cb f2f78d62005c
 f3bf00ef6118 f55542f37641 f595e0e8013e f5d26b0526e8 f6cd5a1e519d f7507eab4bb9 f7f757414d20
 f81ceea2c08d f895232c144a f922ca16e42c f9ad1c25fd2b fdcdafdb11cf ffb17eb241fc
-""".split())
+""".split()
+)

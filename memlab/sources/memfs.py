@@ -67,15 +67,30 @@ from memlab.sources._memfs_locate import (
 from memlab.sources._memfs_read import read_disk, read_tree, substrate_inputs
 from memlab.store import Problems, Store, empty_frame
 
-__all__ = ["load_memfs", "repos_in", "unpack_bundle", "is_bundle", "SAMPLE_BUNDLE",
-           "files_at", "file_versions", "resolve_ref", "blob_contents", "in_prompt", "domain_of",
-           "is_memory_path", "letta_evidence",
-           "FILES_COLUMNS", "LAYOUTS", "LETTA_LAYOUTS"]
+__all__ = [
+    "load_memfs",
+    "repos_in",
+    "unpack_bundle",
+    "is_bundle",
+    "SAMPLE_BUNDLE",
+    "files_at",
+    "file_versions",
+    "resolve_ref",
+    "blob_contents",
+    "in_prompt",
+    "domain_of",
+    "is_memory_path",
+    "letta_evidence",
+    "FILES_COLUMNS",
+    "LAYOUTS",
+    "LETTA_LAYOUTS",
+]
 
 _UNCOMMITTED_COLUMNS = {"path": "string", "change": "category"}
 
 
 # --------------------------------------------------------------------------- public calls
+
 
 def _shared_siblings(root: Path) -> list[str]:
     """The shared-memory repositories mounted beside an agent's ``memory/`` (their folder
@@ -86,8 +101,12 @@ def _shared_siblings(root: Path) -> list[str]:
     out = []
     try:
         for entry in sorted(root.parent.iterdir()):
-            if (shared_memory_name(entry) and not entry.is_symlink() and entry.is_dir()
-                    and (entry / ".git").exists()):
+            if (
+                shared_memory_name(entry)
+                and not entry.is_symlink()
+                and entry.is_dir()
+                and (entry / ".git").exists()
+            ):
                 out.append(entry.name)
     except OSError:
         return []
@@ -109,13 +128,24 @@ def load_memfs(path: str | Path, ref: str = "HEAD", *, history: bool = True) -> 
     """
     src = locate(Path(path).expanduser())
     problems = src.problems
-    meta: dict[str, Any] = {"layout": src.layout, "ref": ref, "head_sha": None, "ref_sha": None,
-                            "branch": None, "shallow": False, "agent": None, "uncommitted": 0,
-                            "repo": str(src.root), "name": src.name,
-                            "letta_evidence": list(src.evidence),
-                            "letta_hook_installed": src.hook_installed,
-                            "layout_policy": None, "layout_policy_basis": None,
-                            "shared_memory": None, "shared_memory_repos": []}
+    meta: dict[str, Any] = {
+        "layout": src.layout,
+        "ref": ref,
+        "head_sha": None,
+        "ref_sha": None,
+        "branch": None,
+        "shallow": False,
+        "agent": None,
+        "uncommitted": 0,
+        "repo": str(src.root),
+        "name": src.name,
+        "letta_evidence": list(src.evidence),
+        "letta_hook_installed": src.hook_installed,
+        "layout_policy": None,
+        "layout_policy_basis": None,
+        "shared_memory": None,
+        "shared_memory_repos": [],
+    }
     frames: dict[str, pd.DataFrame] = {}
     info = src.repo
     if info is not None:
@@ -127,31 +157,41 @@ def load_memfs(path: str | Path, ref: str = "HEAD", *, history: bool = True) -> 
         if src.layout in LETTA_LAYOUTS:
             shared = shared_memory_name(src.root)
             meta["layout_policy"], meta["layout_policy_basis"] = layout_policy_of(
-                info, commit, shared=shared is not None)
+                info, commit, shared=shared is not None
+            )
             meta["shared_memory"] = shared
             meta["shared_memory_repos"] = _shared_siblings(src.root) if shared is None else []
         if info.branch is None:
-            problems.add(info.path, "detached_head",
-                         f"HEAD is detached at {(info.head_sha or '')[:12]}; "
-                         "Letta Code pulls and pushes "
-                         "branch main, so this checkout may not be what the agent uses")
+            problems.add(
+                info.path,
+                "detached_head",
+                f"HEAD is detached at {(info.head_sha or '')[:12]}; "
+                "Letta Code pulls and pushes "
+                "branch main, so this checkout may not be what the agent uses",
+            )
         if info.shallow:
-            problems.add(info.path, "shallow_clone",
-                         f"shallow clone: history stops at {len(info.shallow_boundary)} boundary "
-                         "commit(s), whose numstat counts their whole tree as added; "
-                         "run `git fetch --unshallow` on a copy for the full history")
+            problems.add(
+                info.path,
+                "shallow_clone",
+                f"shallow clone: history stops at {len(info.shallow_boundary)} boundary "
+                "commit(s), whose numstat counts their whole tree as added; "
+                "run `git fetch --unshallow` on a copy for the full history",
+            )
         tree = _git.ls_tree(info.path, commit)
         texts, other = read_tree(src, tree, problems)
         files = files_frame(src, texts, problems, meta)
         if history:
             hist, found = _git.log_history(info.path, classify=classify_author)
             # Fixed category sets, so counts show every kind (zero included) for every store.
-            hist["author_kind"] = pd.Categorical(hist["author_kind"].astype(object),
-                                                 categories=fmt.AUTHOR_KINDS)
-            hist["change_type"] = pd.Categorical(hist["change_type"].astype(object),
-                                                 categories=("A", "M", "D", "R"))
-            hist["branch_role"] = pd.Categorical(hist["branch_role"].astype(object),
-                                                 categories=fmt.BRANCH_ROLES)
+            hist["author_kind"] = pd.Categorical(
+                hist["author_kind"].astype(object), categories=fmt.AUTHOR_KINDS
+            )
+            hist["change_type"] = pd.Categorical(
+                hist["change_type"].astype(object), categories=("A", "M", "D", "R")
+            )
+            hist["branch_role"] = pd.Categorical(
+                hist["branch_role"].astype(object), categories=fmt.BRANCH_ROLES
+            )
             for file, kind, message in found:
                 problems.add(file, kind, message)
             frames["history"] = hist
@@ -162,9 +202,12 @@ def load_memfs(path: str | Path, ref: str = "HEAD", *, history: bool = True) -> 
         for file, kind, message in drift:
             problems.add(file, kind, message)
     else:
-        problems.add(src.root, "not_a_repo",
-                     "not a git repository: read from the files on disk, no history "
-                     "(a `letta memory backup` copy looks like this)")
+        problems.add(
+            src.root,
+            "not_a_repo",
+            "not a git repository: read from the files on disk, no history "
+            "(a `letta memory backup` copy looks like this)",
+        )
         texts, other = read_disk(src, problems)
         files = files_frame(src, texts, problems, meta)
         frames["history"] = empty_frame(_git.HISTORY_DTYPES)
@@ -183,18 +226,27 @@ def load_memfs(path: str | Path, ref: str = "HEAD", *, history: bool = True) -> 
         meta["name"] = meta["agent"].get("name")
     meta["name"] = meta["name"] or src.path.name
     ordered: dict[str, Any] = {
-        k: frames[k] for k in ("files", "blocks", "history", "uncommitted", "ledger")
-        if k in frames}
+        k: frames[k] for k in ("files", "blocks", "history", "uncommitted", "ledger") if k in frames
+    }
     store = Store(KINDS[src.layout], src.path, ordered, problems.frame(), meta)
     vars(store)[SOURCE_ATTR] = src  # what located_source(store) reuses: the repository as loaded
     return store
 
 
 REPOS_COLUMNS: dict[str, str] = {
-    "repo": "string", "path": "string", "kind": "category", "layout": "category", "name": "string",
-    "files": "Int64", "memory_files": "Int64", "commits": "Int64",
-    "first_commit": "datetime64[ns, UTC]", "last_commit": "datetime64[ns, UTC]",
-    "migrated_from": "string", "letta_evidence": "Int64", "problems": "Int64",
+    "repo": "string",
+    "path": "string",
+    "kind": "category",
+    "layout": "category",
+    "name": "string",
+    "files": "Int64",
+    "memory_files": "Int64",
+    "commits": "Int64",
+    "first_commit": "datetime64[ns, UTC]",
+    "last_commit": "datetime64[ns, UTC]",
+    "migrated_from": "string",
+    "letta_evidence": "Int64",
+    "problems": "Int64",
 }
 
 
@@ -215,8 +267,11 @@ def repos_in(folder: str | Path) -> pd.DataFrame:
     if not root.is_dir():
         raise StoreNotFound("no such folder", path=root)
     rows: list[dict[str, Any]] = []
-    for sub in sorted(p for p in root.iterdir()
-                      if p.is_dir() and not p.is_symlink() and not p.name.startswith(".")):
+    for sub in sorted(
+        p
+        for p in root.iterdir()
+        if p.is_dir() and not p.is_symlink() and not p.name.startswith(".")
+    ):
         try:
             store = load_memfs(sub)
         except UnrecognizedStore:
@@ -231,8 +286,11 @@ def repos_in(folder: str | Path) -> pd.DataFrame:
         if len(commits):
             msgs = commits.loc[commits["author_kind"].astype("string") == "migration", "message"]
             for m in msgs:
-                found = [ln.split(": ", 1)[1] for ln in str(m).splitlines()
-                         if ln.startswith("Memlab-Source: ")]
+                found = [
+                    ln.split(": ", 1)[1]
+                    for ln in str(m).splitlines()
+                    if ln.startswith("Memlab-Source: ")
+                ]
                 if found:
                     migrated = found[0]
                     break
@@ -318,14 +376,19 @@ def file_versions(store_or_path: Store | str | Path, *, with_text: bool = True) 
     if with_text:
         md_old = df["old_blob"].where((df["old_path"].fillna(df["path"])).str.endswith(".md"))
         md_new = df["new_blob"].where(df["path"].str.endswith(".md"))
-        wanted = {b for b in set(md_old.dropna()) | set(md_new.dropna())
-                  if sizes.get(b, 0) <= MAX_FILE_BYTES}
+        wanted = {
+            b
+            for b in set(md_old.dropna()) | set(md_new.dropna())
+            if sizes.get(b, 0) <= MAX_FILE_BYTES
+        }
         raw = _git.read_blobs(repo, wanted, max_bytes=MAX_FILE_BYTES)
         # a Letta layout's memory files are text as Letta Code reads them (NUL kept, U+FFFD)
         letta = src.layout in LETTA_LAYOUTS
         decoded = {sha: decode(data, as_letta=letta) for sha, data in raw.items()}
-        df["old_text"] = pd.array([decoded.get(b) if isinstance(b, str) else None for b in md_old],
-                                  dtype="string")
-        df["new_text"] = pd.array([decoded.get(b) if isinstance(b, str) else None for b in md_new],
-                                  dtype="string")
+        df["old_text"] = pd.array(
+            [decoded.get(b) if isinstance(b, str) else None for b in md_old], dtype="string"
+        )
+        df["new_text"] = pd.array(
+            [decoded.get(b) if isinstance(b, str) else None for b in md_new], dtype="string"
+        )
     return df

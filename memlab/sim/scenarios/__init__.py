@@ -20,9 +20,7 @@ from memlab.errors import SimulationError
 from memlab.sim.registry import ScenarioView
 from memlab.sim.scenarios._base import OUTCOMES, Context, Scenario, ScenarioResult
 
-
-__all__ = ["Scenario", "ScenarioResult", "SCENARIOS", "Context", "resolve_scenarios",
-           "OUTCOMES"]
+__all__ = ["Scenario", "ScenarioResult", "SCENARIOS", "Context", "resolve_scenarios", "OUTCOMES"]
 
 #: code -> :class:`Scenario` record, read from the register (:mod:`memlab.sim.registry`) at
 #: each lookup: S1-S11 (:mod:`memlab.sim.catalog`) and any scenario registered since.

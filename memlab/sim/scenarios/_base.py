@@ -12,17 +12,28 @@ from typing import Any, Callable
 
 import numpy as np
 
+from memlab.constants import EXACT_DUP_THRESHOLD, NEAR_DUP_THRESHOLD
 from memlab.sim._texts import CONSTITUTION, NoteMaker, constitution_variants, note_variants
 from memlab.sim.instance import Instance
 from memlab.sim.iterations import Iteration
 from memlab.sim.registry import Scenario
 from memlab.sim.world import VectorBook, World
-from memlab.constants import EXACT_DUP_THRESHOLD, NEAR_DUP_THRESHOLD
 
-
-__all__ = ["Scenario", "ScenarioResult", "Context", "OUTCOMES", "OBSERVED_BAND", "CORPUS_SEED",
-           "MAX_STEADY_BLOCKS", "MAX_SCALE_BLOCKS", "world_events", "restatement", "draw_tier",
-           "live_blocks", "steady_world"]
+__all__ = [
+    "Scenario",
+    "ScenarioResult",
+    "Context",
+    "OUTCOMES",
+    "OBSERVED_BAND",
+    "CORPUS_SEED",
+    "MAX_STEADY_BLOCKS",
+    "MAX_SCALE_BLOCKS",
+    "world_events",
+    "restatement",
+    "draw_tier",
+    "live_blocks",
+    "steady_world",
+]
 
 OUTCOMES = ("pass", "partial", "fail", "n/a")
 #: The band in which the instance's own supersessions happened (elfmem's defaults): arrivals
@@ -37,7 +48,6 @@ _NOTE_BATCH = 4
 _MAX_STEPS = 4_000
 MAX_STEADY_BLOCKS = 5_000
 MAX_SCALE_BLOCKS = 50_000
-
 
 
 @dataclass
@@ -80,8 +90,9 @@ class Context:
     """What scenarios share in one run: the instance, the seed, vectors, and memoised fixtures
     (the scale corpus, writer runs) that do not depend on the iteration."""
 
-    def __init__(self, instance: Instance, seed: int, *, book: VectorBook | None = None,
-                 store: Any = None) -> None:
+    def __init__(
+        self, instance: Instance, seed: int, *, book: VectorBook | None = None, store: Any = None
+    ) -> None:
         self.instance = instance
         self.seed = int(seed)
         # Not ``book or ...``: a VectorBook has __len__, so a fresh (empty) one is falsy.
@@ -105,7 +116,9 @@ class Context:
             self.memo[key] = make()
         return self.memo[key]
 
-    def world(self, iteration: Iteration, scenario: str, rng: np.random.Generator, **kw: Any) -> World:
+    def world(
+        self, iteration: Iteration, scenario: str, rng: np.random.Generator, **kw: Any
+    ) -> World:
         return World(iteration, self.instance, self.book, rng, scenario=scenario, **kw)
 
 
@@ -114,8 +127,13 @@ def world_events(world: World, ops: tuple[str, ...] | None = None) -> list[dict[
 
 
 # ---- shared world activity -----------------------------------------------------------------
-def restatement(ctx: Context, target_text: str, target_vec: np.ndarray, family: tuple | None,
-                 rng: np.random.Generator) -> tuple[str, float] | None:
+def restatement(
+    ctx: Context,
+    target_text: str,
+    target_vec: np.ndarray,
+    family: tuple | None,
+    rng: np.random.Generator,
+) -> tuple[str, float] | None:
     """A real text restating ``target``, drawn among those whose measured cosine lies in the
     observed band; the closest below the band when none does."""
     if family is None:
@@ -129,14 +147,15 @@ def restatement(ctx: Context, target_text: str, target_vec: np.ndarray, family: 
         # every candidate costs an embedding, and every iteration restating this note sees the
         # same order (so the same embeddings).
         order = np.random.default_rng(zlib.crc32(repr(family[1]).encode())).permutation(
-            len(candidates))
+            len(candidates)
+        )
         candidates = [candidates[int(i)] for i in order]
         batch = _NOTE_BATCH
     candidates = [t for t in candidates if t != target_text]
     lo, hi = OBSERVED_BAND
     best: tuple[str, float] | None = None
     for start in range(0, len(candidates), batch):
-        part = candidates[start:start + batch]
+        part = candidates[start : start + batch]
         sims = ctx.book.matrix(part) @ target_vec
         band = np.flatnonzero((sims >= lo) & (sims < hi))
         if len(band):
@@ -153,9 +172,17 @@ def draw_tier(inst: Instance, rng: np.random.Generator) -> str:
     return names[int(rng.choice(len(names), p=p))]
 
 
-def live_blocks(ctx: Context, world: World, days: float, rng: np.random.Generator,
-          maker: NoteMaker, taken: set, *, operator: dict[float, Callable[[World], None]] | None = None,
-          start_day: float = 0.0) -> dict[str, Any]:
+def live_blocks(
+    ctx: Context,
+    world: World,
+    days: float,
+    rng: np.random.Generator,
+    maker: NoteMaker,
+    taken: set,
+    *,
+    operator: dict[float, Callable[[World], None]] | None = None,
+    start_day: float = 0.0,
+) -> dict[str, Any]:
     """Run ``days`` of the instance's life: sessions on its clock, blocks at its arrival rate,
     near-duplicate arrivals at its observed rate, one frame per session, consolidation at
     elfmem's inbox threshold, curate when due, a weekly review when the iteration has one."""
@@ -173,8 +200,13 @@ def live_blocks(ctx: Context, world: World, days: float, rng: np.random.Generato
     arrivals = np.random.default_rng(rng.integers(2**63))
     session_hours = inst.session_sampler(arrivals)
     pending = sorted((operator or {}).items())
-    stats = {"sessions": 0, "learned": 0, "near_dup_arrivals": 0, "principle_restatements": 0,
-             "reviews": 0}
+    stats = {
+        "sessions": 0,
+        "learned": 0,
+        "near_dup_arrivals": 0,
+        "principle_restatements": 0,
+        "reviews": 0,
+    }
     next_review = start_day + 7.0
     for _ in range(n_sessions):
         world.advance(sum(session_hours() for _ in range(group)), step)
@@ -187,7 +219,8 @@ def live_blocks(ctx: Context, world: World, days: float, rng: np.random.Generato
             tier = draw_tier(inst, arrivals)
             if restate:
                 targets: list[tuple[str, np.ndarray, tuple | None]] = [
-                    (b.text, b.vec, b.family) for b in world.active()]
+                    (b.text, b.vec, b.family) for b in world.active()
+                ]
                 targets += [(t, ctx.book.vec(t), ("role", r)) for r, t in world.self_md.items()]
                 if targets:
                     text, vec, family = targets[int(rng.integers(len(targets)))]
@@ -200,8 +233,9 @@ def live_blocks(ctx: Context, world: World, days: float, rng: np.random.Generato
                         continue
             note = maker.fresh(1, taken)[0]
             world.learn(note.text, family=("note", note.key), tier=tier)
-        if len(world.active(include_inbox=True)) - len(world.active()) >= 10 or \
-                (world.it.files_authoritative and stats["learned"] % 10 == 0):
+        if len(world.active(include_inbox=True)) - len(world.active()) >= 10 or (
+            world.it.files_authoritative and stats["learned"] % 10 == 0
+        ):
             world.consolidate()
         active = world.active()
         if active:
@@ -218,18 +252,27 @@ def live_blocks(ctx: Context, world: World, days: float, rng: np.random.Generato
     return stats
 
 
-def steady_world(ctx: Context, it: Iteration, scenario: str, rng: np.random.Generator,
-                  maker: NoteMaker, taken: set, **kw: Any) -> World:
+def steady_world(
+    ctx: Context,
+    it: Iteration,
+    scenario: str,
+    rng: np.random.Generator,
+    maker: NoteMaker,
+    taken: set,
+    **kw: Any,
+) -> World:
     """A world at the instance's size: constitution plus curated notes, counters at zero."""
     world = ctx.world(it, scenario, rng, **kw)
     world.init(constitution=True)
     n = max(0, min(ctx.instance.active_blocks, MAX_STEADY_BLOCKS) - len(world.active()))
     notes = maker.fresh(n, taken)
-    world.add_corpus([x.text for x in notes], [("note", x.key) for x in notes],
-                     [draw_tier(ctx.instance, rng) for _ in notes])
+    world.add_corpus(
+        [x.text for x in notes],
+        [("note", x.key) for x in notes],
+        [draw_tier(ctx.instance, rng) for _ in notes],
+    )
     world.calls.clear()
     world.tokens_in.clear()
     world.tokens_out.clear()
     world.events.clear()
     return world
-

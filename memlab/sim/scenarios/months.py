@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import math
 
-from memlab.sim._texts import CONSTITUTION
 from memlab.sim.instance import LAMBDA
 from memlab.sim.iterations import Iteration
+from memlab.sim.rules import grade_levels
 from memlab.sim.scenarios._base import (
     Context,
     ScenarioResult,
@@ -16,7 +16,6 @@ from memlab.sim.scenarios._base import (
     restatement,
     steady_world,
 )
-from memlab.sim.rules import grade_levels
 from memlab.sim.world import World
 
 
@@ -30,8 +29,9 @@ def s9_last_month(ctx: Context, it: Iteration) -> ScenarioResult:
 
     def operator_edits(w: World) -> None:
         pool = [b for b in w.active() if b.role is None and b.family]
-        for block in [pool[int(i)] for i in op_rng.choice(len(pool), size=min(2, len(pool)),
-                                                            replace=False)]:
+        for block in [
+            pool[int(i)] for i in op_rng.choice(len(pool), size=min(2, len(pool)), replace=False)
+        ]:
             found = restatement(ctx, block.text, block.vec, block.family, op_rng)
             if found is None:
                 continue
@@ -44,17 +44,26 @@ def s9_last_month(ctx: Context, it: Iteration) -> ScenarioResult:
         if pool:
             w.forget(pool[int(op_rng.integers(len(pool)))])
 
-    live_blocks(ctx, world, 60.0, rng, maker, taken,
-          operator={40.0: operator_edits, 50.0: operator_forget})
-    month = [e for e in world.events if e["day"] >= 30.0 and
-             e["op"] in ("supersede", "decay", "edit", "forget")]
+    live_blocks(
+        ctx, world, 60.0, rng, maker, taken, operator={40.0: operator_edits, 50.0: operator_forget}
+    )
+    month = [
+        e
+        for e in world.events
+        if e["day"] >= 30.0 and e["op"] in ("supersede", "decay", "edit", "forget")
+    ]
     recovered = [e for e in month if e["recorded"] and e["cause_recorded"]]
     kinds = sorted({e["op"] for e in month})
     missing = sorted({e["op"] for e in month if not (e["recorded"] and e["cause_recorded"])})
-    metrics = {"window_days": "30-60", "changes": len(month),
-               "changes_by_kind": ", ".join(f"{k}={sum(e['op'] == k for e in month)}" for k in kinds)
-               or "-", "recoverable": len(recovered), "history": it.history,
-               "not_recorded_kinds": ",".join(missing) or "-"}
+    metrics = {
+        "window_days": "30-60",
+        "changes": len(month),
+        "changes_by_kind": ", ".join(f"{k}={sum(e['op'] == k for e in month)}" for k in kinds)
+        or "-",
+        "recoverable": len(recovered),
+        "history": it.history,
+        "not_recorded_kinds": ",".join(missing) or "-",
+    }
     if month:
         recall = len(recovered) / len(month)
         basis = "observed changes"
@@ -68,9 +77,10 @@ def s9_last_month(ctx: Context, it: Iteration) -> ScenarioResult:
     metrics["recall"] = round(recall, 3)
     metrics["basis"] = basis
     outcome = grade_levels("S9", recall)
-    summary = (f"{len(recovered)}/{len(month)} changes of the last month recoverable with time "
-               f"and cause from {it.history}" + (f"; unrecorded: {', '.join(missing)}" if missing
-                                                 else ""))
+    summary = (
+        f"{len(recovered)}/{len(month)} changes of the last month recoverable with time "
+        f"and cause from {it.history}" + (f"; unrecorded: {', '.join(missing)}" if missing else "")
+    )
     return ScenarioResult("S9", it.name, outcome, summary, metrics, month)
 
 
@@ -84,21 +94,33 @@ def s10_six_months(ctx: Context, it: Iteration) -> ScenarioResult:
     intact = sum(s["intact"] for s in state.values())
     filled = sum(s["filled"] for s in state.values())
     counts = world.counts()
-    lost = [e for e in world.events if e["op"] in ("supersede", "decay") and
-            (world.blocks[e["block"]].role is not None)]
-    metrics = {"days": 182, "sessions": stats["sessions"], "active_hours": round(world.hours, 2),
-               "curate_runs": world.curate_runs, "blocks_learned": stats["learned"],
-               "near_dup_arrivals": stats["near_dup_arrivals"],
-               "principle_restatements": stats["principle_restatements"],
-               "supersessions": counts["superseded"], "decay_archivals": counts["decayed"],
-               "roles_intact": intact, "roles_filled": filled,
-               "constitution_lost_to": ",".join(sorted({e["op"] for e in lost})) or "-"}
+    lost = [
+        e
+        for e in world.events
+        if e["op"] in ("supersede", "decay") and (world.blocks[e["block"]].role is not None)
+    ]
+    metrics = {
+        "days": 182,
+        "sessions": stats["sessions"],
+        "active_hours": round(world.hours, 2),
+        "curate_runs": world.curate_runs,
+        "blocks_learned": stats["learned"],
+        "near_dup_arrivals": stats["near_dup_arrivals"],
+        "principle_restatements": stats["principle_restatements"],
+        "supersessions": counts["superseded"],
+        "decay_archivals": counts["decayed"],
+        "roles_intact": intact,
+        "roles_filled": filled,
+        "constitution_lost_to": ",".join(sorted({e["op"] for e in lost})) or "-",
+    }
     for tier in ("DURABLE", "STANDARD", "EPHEMERAL"):
         metrics[f"recency_unreinforced_{tier}"] = round(math.exp(-LAMBDA[tier] * world.hours), 4)
     outcome = grade_levels("S10", intact)
     where = "self.md" if it.constitution_file else "block table"
-    summary = (f"{intact}/10 principles intact after 182 days ({world.hours:.1f} active h, "
-               f"{world.curate_runs} curate runs, {counts['decayed']} decay archivals, "
-               f"{counts['superseded']} supersessions; constitution in {where})")
+    summary = (
+        f"{intact}/10 principles intact after 182 days ({world.hours:.1f} active h, "
+        f"{world.curate_runs} curate runs, {counts['decayed']} decay archivals, "
+        f"{counts['superseded']} supersessions; constitution in {where})"
+    )
     events = [e for e in world.events if e["op"] in ("supersede", "decay", "guard_refused")]
     return ScenarioResult("S10", it.name, outcome, summary, metrics, events)

@@ -18,18 +18,17 @@ from memlab._tmp import private_tempdir
 from memlab.errors import MemlabError, require
 from memlab.sim._texts import NoteMaker
 from memlab.sim.iterations import Iteration
+from memlab.sim.rules import S7_RETRIEVAL_SHARE, grade_levels, grade_s7
 from memlab.sim.scenarios._base import (
-    OBSERVED_BAND,
-    Context,
-    ScenarioResult,
     CORPUS_SEED,
     MAX_SCALE_BLOCKS,
     MAX_STEADY_BLOCKS,
+    OBSERVED_BAND,
+    Context,
+    ScenarioResult,
     restatement,
 )
-from memlab.sim.rules import S7_RETRIEVAL_SHARE, grade_levels, grade_s7
 from memlab.sim.world import PROMPT_TOKENS
-
 
 _S7_QUERIES = 100
 
@@ -45,13 +44,23 @@ def _scale_corpus(ctx: Context) -> dict[str, Any]:
         notes = maker.fresh(grown, taken)
         started = time.perf_counter()
         vecs = ctx.book.matrix([n.text for n in notes])
-        return {"base": base, "grown": grown, "notes": notes, "vecs": vecs, "maker": maker,
-                "taken": taken, "embed_s": time.perf_counter() - started}
+        return {
+            "base": base,
+            "grown": grown,
+            "notes": notes,
+            "vecs": vecs,
+            "maker": maker,
+            "taken": taken,
+            "embed_s": time.perf_counter() - started,
+        }
+
     return ctx.memoised("scale_corpus", make)
 
 
-_STOP = frozenset("a an and are as at be by do does for from how in is it its of on or the this "
-                  "to we what when where which with did decide about work fix".split())
+_STOP = frozenset(
+    "a an and are as at be by do does for from how in is it its of on or the this "
+    "to we what when where which with did decide about work fix".split()
+)
 
 
 def _terms(text: str) -> list[str]:
@@ -92,8 +101,7 @@ class _Ripgrep:
     def __init__(self, texts: list[str], folder: Path) -> None:
         self.rg = shutil.which("rg")
         self.path = folder / "corpus.md"
-        self.path.write_text("".join(t.replace("\n", " ") + "\n" for t in texts),
-                             encoding="utf-8")
+        self.path.write_text("".join(t.replace("\n", " ") + "\n" for t in texts), encoding="utf-8")
 
     def any_term(self, terms: list[str]) -> np.ndarray:
         args = [self.rg, "-n", "-i", "-F", "--no-heading", "--no-filename"]
@@ -114,6 +122,7 @@ def _retrieval(ctx: Context, arm: str, size: int, window: int) -> dict[str, Any]
     query term, in file order, as many as the frame holds (ripgrep does not rank); what a
     ranked term-overlap scan would get is recorded beside it.
     """
+
     def make() -> dict[str, Any]:
         fx = _scale_corpus(ctx)
         inst = ctx.instance
@@ -146,26 +155,38 @@ def _retrieval(ctx: Context, arm: str, size: int, window: int) -> dict[str, Any]
                 t0 = time.perf_counter()
                 matches = [(scan or grep).any_term(terms) for terms in qterms]
                 out["ms_per_query"] = 1000 * (time.perf_counter() - t0) / len(queries)
-            tool = ("ripgrep (rg)" if scan else
-                    "substring scan (numpy; ripgrep not installed, same matches as rg -F -i)")
+            tool = (
+                "ripgrep (rg)"
+                if scan
+                else "substring scan (numpy; ripgrep not installed, same matches as rg -F -i)"
+            )
             tops = [m[:frame_k] for m in matches]
             out["grep_matches_per_query"] = float(np.mean([len(m) for m in matches]))
             out["tokens_to_include_all_matches"] = float(
-                np.mean([len(m) for m in matches]) * inst.mean_block_tokens)
+                np.mean([len(m) for m in matches]) * inst.mean_block_tokens
+            )
             # For the record: what an index-free *ranked* scan (term overlap) would get.
-            ranked = [np.argsort(-grep.term_counts(terms), kind="stable")[:frame_k]
-                      for terms in qterms]
-            out["ranked_scan_hit@5"] = float(np.mean([relevant[qi][ranked[qi]].any()
-                                                      for qi in range(len(queries))]))
-            out["method"] = (f"{tool} over {size:,} blocks ({corpus_tokens:,.0f} tokens > "
-                             f"{window:,} window), first {frame_k} matches")
+            ranked = [
+                np.argsort(-grep.term_counts(terms), kind="stable")[:frame_k] for terms in qterms
+            ]
+            out["ranked_scan_hit@5"] = float(
+                np.mean([relevant[qi][ranked[qi]].any() for qi in range(len(queries))])
+            )
+            out["method"] = (
+                f"{tool} over {size:,} blocks ({corpus_tokens:,.0f} tokens > "
+                f"{window:,} window), first {frame_k} matches"
+            )
             out["context_tokens"] = frame_k * inst.mean_block_tokens
         hits = [bool(rel[top].any()) for rel, top in zip(relevant, tops)]
         prec = [float(rel[top].mean()) if len(top) else 0.0 for rel, top in zip(relevant, tops)]
         out["hit@5"] = float(np.mean(hits))
-        out["precision@5"] = float(np.mean(prec)) if arm != "files" or corpus_tokens > window \
+        out["precision@5"] = (
+            float(np.mean(prec))
+            if arm != "files" or corpus_tokens > window
             else float(np.mean([rel.mean() for rel in relevant]))
+        )
         return out
+
     return ctx.memoised(("retrieval", arm, size, window), make)
 
 
@@ -186,6 +207,7 @@ def _oracle(ctx: Context, size: int) -> dict[str, float]:
     of two exact searches over every block, scored by the same topic relevance: cosine top-5
     by brute force (a numpy matrix product, not the iterations' NeighborIndex) and a ranked
     term scan (blocks by how many distinct query terms they contain, ties in corpus order)."""
+
     def make() -> dict[str, float]:
         fx = _scale_corpus(ctx)
         _, qtexts, qterms, relevant = _queries(ctx, size)
@@ -196,6 +218,7 @@ def _oracle(ctx: Context, size: int) -> dict[str, float]:
         v = float(np.mean([rel[top].any() for rel, top in zip(relevant, vec)]))
         t = float(np.mean([rel[top].any() for rel, top in zip(relevant, term)]))
         return {"vector": v, "term_scan": t, "hit@5": max(v, t)}
+
     return ctx.memoised(("s7_oracle", size), make)
 
 
@@ -204,16 +227,26 @@ def _write_path(ctx: Context, it: Iteration, size: int) -> dict[str, float]:
     probes = ctx.memoised("s7_probes", lambda: ctx.notes().fresh(10, set(fx["taken"])))
     sims = ctx.book.matrix([p.text for p in probes]) @ fx["vecs"][:size].T
     candidates = (sims >= it.contradiction_prefilter).sum(axis=1)
-    checks = np.minimum(candidates, it.contradiction_top_k) if it.contradiction_top_k is not None \
+    checks = (
+        np.minimum(candidates, it.contradiction_top_k)
+        if it.contradiction_top_k is not None
         else candidates
+    )
     analysis = 1.0 if it.write_time_analysis else 0.0
     per_block = analysis + (checks.mean() if it.pairwise_contradiction else 0.0)
-    coverage = float((checks / np.maximum(candidates, 1)).mean()) if it.pairwise_contradiction \
+    coverage = (
+        float((checks / np.maximum(candidates, 1)).mean())
+        if it.pairwise_contradiction
         else float("nan")
+    )
     window = it.review_window_tokens - PROMPT_TOKENS["review"][0]
     chunks = math.ceil(size * ctx.instance.mean_block_tokens / window) if it.corpus_review else 0
-    return {"calls_per_block": float(per_block), "candidates_per_block": float(candidates.mean()),
-            "contradiction_coverage": coverage, "review_calls": chunks}
+    return {
+        "calls_per_block": float(per_block),
+        "candidates_per_block": float(candidates.mean()),
+        "contradiction_coverage": coverage,
+        "review_calls": chunks,
+    }
 
 
 def s7_scale(ctx: Context, it: Iteration) -> ScenarioResult:
@@ -225,10 +258,11 @@ def s7_scale(ctx: Context, it: Iteration) -> ScenarioResult:
     large = _retrieval(ctx, arm, grown, window)
     wb, wg = _write_path(ctx, it, base), _write_path(ctx, it, grown)
     metrics = {
-        "blocks": f"{base} -> {grown}" + (" (capped)" if grown < ctx.instance.active_blocks
-                                          * ctx.instance.growth else ""),
+        "blocks": f"{base} -> {grown}"
+        + (" (capped)" if grown < ctx.instance.active_blocks * ctx.instance.growth else ""),
         "retrieval_large": large["method"],
-        "hit@5_small": round(small["hit@5"], 3), "hit@5_large": round(large["hit@5"], 3),
+        "hit@5_small": round(small["hit@5"], 3),
+        "hit@5_large": round(large["hit@5"], 3),
         "precision@5_large": round(large["precision@5"], 3),
         "ms_per_query_small": round(small["ms_per_query"], 3),
         "ms_per_query_large": round(large["ms_per_query"], 3),
@@ -236,7 +270,8 @@ def s7_scale(ctx: Context, it: Iteration) -> ScenarioResult:
         "context_tokens_per_query_large": round(large["context_tokens"]),
         "write_calls_per_block_small": round(wb["calls_per_block"], 2),
         "write_calls_per_block_large": round(wg["calls_per_block"], 2),
-        "review_calls_small": wb["review_calls"], "review_calls_large": wg["review_calls"],
+        "review_calls_small": wb["review_calls"],
+        "review_calls_large": wg["review_calls"],
     }
     for extra in ("grep_matches_per_query", "tokens_to_include_all_matches", "ranked_scan_hit@5"):
         if extra in large:
@@ -256,25 +291,44 @@ def s7_scale(ctx: Context, it: Iteration) -> ScenarioResult:
     metrics["oracle_term_scan_hit@5_large"] = round(oracle["term_scan"], 3)
     metrics["scale_factor"] = round(grown / base, 1)
     metrics["hit@5_needed"] = round(S7_RETRIEVAL_SHARE * oracle["hit@5"], 3)
-    outcome = grade_s7(hit_at_5=large["hit@5"], oracle_hit_at_5=oracle["hit@5"],
-                       calls_per_block=wg["calls_per_block"])
+    outcome = grade_s7(
+        hit_at_5=large["hit@5"],
+        oracle_hit_at_5=oracle["hit@5"],
+        calls_per_block=wg["calls_per_block"],
+    )
     holds = large["hit@5"] >= S7_RETRIEVAL_SHARE * oracle["hit@5"] - 1e-9
-    cov = (f"; contradiction checks cover {wb['contradiction_coverage']:.0%} -> "
-           f"{wg['contradiction_coverage']:.0%} of candidates (top_k={it.contradiction_top_k})"
-           if it.pairwise_contradiction else "")
-    summary = (f"{grown:,} blocks ({grown / base:.1f}x {base:,}): topic hit@5 "
-               f"{large['hit@5']:.2f} vs the oracle's "
-               f"{oracle['hit@5']:.2f} (retrieval {'holds' if holds else 'falls short'}, "
-               f"{large['method']}); write path {wb['calls_per_block']:.1f} -> "
-               f"{wg['calls_per_block']:.1f} LLM calls/block; review {wb['review_calls']} -> "
-               f"{wg['review_calls']} call(s) per run{cov}")
-    events = [{"op": "retrieval", "detail": f"{size}: {r['method']}, hit@5={r['hit@5']:.3f}"}
-              for size, r in ((base, small), (grown, large))]
-    return ScenarioResult("S7", it.name, outcome, summary, metrics, events,
-                          modelled=["blocks are synthetic engineering notes; token budgets use "
-                                    f"the instance's mean block size "
-                                    f"({ctx.instance.mean_block_tokens:.0f} tokens)"],
-                          unstable=unstable)
+    cov = (
+        f"; contradiction checks cover {wb['contradiction_coverage']:.0%} -> "
+        f"{wg['contradiction_coverage']:.0%} of candidates (top_k={it.contradiction_top_k})"
+        if it.pairwise_contradiction
+        else ""
+    )
+    summary = (
+        f"{grown:,} blocks ({grown / base:.1f}x {base:,}): topic hit@5 "
+        f"{large['hit@5']:.2f} vs the oracle's "
+        f"{oracle['hit@5']:.2f} (retrieval {'holds' if holds else 'falls short'}, "
+        f"{large['method']}); write path {wb['calls_per_block']:.1f} -> "
+        f"{wg['calls_per_block']:.1f} LLM calls/block; review {wb['review_calls']} -> "
+        f"{wg['review_calls']} call(s) per run{cov}"
+    )
+    events = [
+        {"op": "retrieval", "detail": f"{size}: {r['method']}, hit@5={r['hit@5']:.3f}"}
+        for size, r in ((base, small), (grown, large))
+    ]
+    return ScenarioResult(
+        "S7",
+        it.name,
+        outcome,
+        summary,
+        metrics,
+        events,
+        modelled=[
+            "blocks are synthetic engineering notes; token budgets use "
+            f"the instance's mean block size "
+            f"({ctx.instance.mean_block_tokens:.0f} tokens)"
+        ],
+        unstable=unstable,
+    )
 
 
 def _s11_fixture(ctx: Context) -> dict[str, Any]:
@@ -300,8 +354,14 @@ def _s11_fixture(ctx: Context) -> dict[str, Any]:
         for k, (_, _, _, pos) in enumerate(planted):
             order.insert(min(pos, len(order)), grown + k)
         truth = brute_force_pairs(all_vecs, OBSERVED_BAND[0])  # exact at any size: the truth
-        return {"vecs": all_vecs, "order": np.array(order), "truth": truth,
-                "planted": planted, "n": len(order)}
+        return {
+            "vecs": all_vecs,
+            "order": np.array(order),
+            "truth": truth,
+            "planted": planted,
+            "n": len(order),
+        }
+
     return ctx.memoised("s11", make)
 
 
@@ -331,7 +391,7 @@ def _chunks(ctx: Context, it: Iteration, fx: dict[str, Any]) -> np.ndarray:
                 centred = vecs[members] - vecs[members].mean(0)
                 axis = np.linalg.svd(centred, full_matrices=False)[2][0]
                 members = members[np.argsort(centred @ axis, kind="stable")]
-                parts += [members[x:x + per_chunk] for x in range(0, len(members), per_chunk)]
+                parts += [members[x : x + per_chunk] for x in range(0, len(members), per_chunk)]
             elif len(members):
                 parts.append(members)
         # First-fit decreasing: whole clusters into as few calls as they fit.
@@ -348,37 +408,57 @@ def _chunks(ctx: Context, it: Iteration, fx: dict[str, Any]) -> np.ndarray:
                 loads.append(len(part))
                 chunk[part] = len(loads) - 1
         return chunk
+
     return ctx.memoised(("s11_cluster", per_chunk), make)
 
 
 def s11_chunked_review(ctx: Context, it: Iteration) -> ScenarioResult:
     if not it.corpus_review:
-        return ScenarioResult("S11", it.name, "n/a", "no corpus-level review: duplicates are "
-                              "handled pairwise at write time", {})
+        return ScenarioResult(
+            "S11",
+            it.name,
+            "n/a",
+            "no corpus-level review: duplicates are handled pairwise at write time",
+            {},
+        )
     fx = _s11_fixture(ctx)
     chunk = _chunks(ctx, it, fx)
     truth = fx["truth"]
     i, j = truth["i"].to_numpy(), truth["j"].to_numpy()
     same = chunk[i] == chunk[j]
-    planted_idx = {(src, len(fx["order"]) - len(fx["planted"]) + k)
-                   for k, (src, _, _, _) in enumerate(fx["planted"])}
+    planted_idx = {
+        (src, len(fx["order"]) - len(fx["planted"]) + k)
+        for k, (src, _, _, _) in enumerate(fx["planted"])
+    }
     planted_mask = np.array([(a, b) in planted_idx for a, b in zip(i, j)])
     n_chunks = int(chunk.max()) + 1
     visible = float(same.mean()) if len(same) else 1.0
-    metrics = {"blocks": fx["n"], "review_chunks": n_chunks,
-               "chunking": "embedding clusters" if it.review_cluster_first else "creation order",
-               "duplicate_pairs_>=0.90": int(len(truth)),
-               "planted_pairs": int(len(fx["planted"])),
-               "pairs_within_one_chunk": int(same.sum()),
-               "visible_fraction": round(visible, 3),
-               "planted_visible": int((same & planted_mask).sum())}
+    metrics = {
+        "blocks": fx["n"],
+        "review_chunks": n_chunks,
+        "chunking": "embedding clusters" if it.review_cluster_first else "creation order",
+        "duplicate_pairs_>=0.90": int(len(truth)),
+        "planted_pairs": int(len(fx["planted"])),
+        "pairs_within_one_chunk": int(same.sum()),
+        "visible_fraction": round(visible, 3),
+        "planted_visible": int((same & planted_mask).sum()),
+    }
     # Pass: at least 85 % of duplicate pairs reach one reviewer call. Cluster-first chunking
     # measures about 0.9 here (the misses straddle cluster cuts); creation order a few percent.
     outcome = grade_levels("S11", visible)
-    summary = (f"{n_chunks} chunks by {metrics['chunking']}: {int(same.sum())}/{len(truth)} "
-               f"duplicate pairs (cos >= 0.90) share a chunk ({visible:.0%})")
-    return ScenarioResult("S11", it.name, outcome, summary, metrics,
-                          [{"op": "review_chunking", "detail": summary}],
-                          modelled=["the reviewer is assumed to find a duplicate pair only "
-                                    "when both blocks are in the same call"])
-
+    summary = (
+        f"{n_chunks} chunks by {metrics['chunking']}: {int(same.sum())}/{len(truth)} "
+        f"duplicate pairs (cos >= 0.90) share a chunk ({visible:.0%})"
+    )
+    return ScenarioResult(
+        "S11",
+        it.name,
+        outcome,
+        summary,
+        metrics,
+        [{"op": "review_chunking", "detail": summary}],
+        modelled=[
+            "the reviewer is assumed to find a duplicate pair only "
+            "when both blocks are in the same call"
+        ],
+    )

@@ -50,7 +50,7 @@ lab: $(STAMP)
 ## The shipped elfmem releases the simulation runs for real: one venv each under
 ## $$MEMLAB_ENVS_DIR (pip from the package index, under a minute each, once); then offline.
 envs: $(STAMP)
-	@$(BIN)/python -c "from memlab.sim.releases import RELEASES, release_env; [release_env(r) for r in RELEASES]"
+	@$(BIN)/python -c "from memlab.sim.real.releases import RELEASES, release_env; [release_env(r) for r in RELEASES]"
 
 bench: $(STAMP)
 	@for b in benchmarks/bench_*.py; do echo "== $$b"; $(BIN)/python $$b || exit 1; done

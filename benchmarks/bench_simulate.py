@@ -14,7 +14,7 @@ each in a fresh Python process against one embedding cache folder:
   folder) come from the cache, so no release runs; the modelled rows run again.
 
 Each run's wall time (process start to the printed table) is split with
-``memlab.embed._embedder.TIMINGS`` and ``memlab.sim.releases.TIMINGS`` into the releases' own
+``memlab.embed._embedder.TIMINGS`` and ``memlab.sim.real.releases.TIMINGS`` into the releases' own
 work on the clock and memlab's part (everything else). A release's own work is the time its
 drivers took to answer, less the embedding done for them meanwhile: learn, consolidate,
 curate, recall, review as shipped, plus the JSON-lines exchange. The two releases run side by
@@ -65,7 +65,7 @@ def _child(args: argparse.Namespace) -> None:
     t0 = time.perf_counter()
     import memlab.sim.run as simrun
     from memlab.embed import _embedder
-    from memlab.sim import releases
+    from memlab.sim.real import releases
     from memlab.sim.real import RealParams
 
     import_s = time.perf_counter() - t0
@@ -198,7 +198,7 @@ def _envs(args: argparse.Namespace) -> str:
                 "--fresh-envs)")
     folder = tempfile.mkdtemp(prefix="memlab-bench-envs-")
     try:
-        code = ("import time; from memlab.sim.releases import release_env, RELEASES\n"
+        code = ("import time; from memlab.sim.real.releases import release_env, RELEASES\n"
                 "for r in RELEASES:\n t = time.perf_counter(); release_env(r, quiet=True)\n"
                 " print(r, round(time.perf_counter() - t, 1))")
         env = dict(os.environ, MEMLAB_ENVS_DIR=folder)

@@ -3,7 +3,7 @@
 Two packs, each ``memlab/embed/data/<model>-<corpus hash>.npz`` (float16 vectors with their
 texts and a manifest):
 
-* the scale corpus: S7 and S11 (memlab/sim/scenarios/scale.py, ``_scale_corpus``) embed the first
+* the scale corpus: S7 and S11 (memlab/sim/model/scenarios/scale.py, ``_scale_corpus``) embed the first
   ``active_blocks x growth`` notes of ``NoteMaker(CORPUS_SEED)``: 140 x 100 = 14,000 notes for
   the doc's instance, the same on every machine (about 11 MB);
 * the default run's other texts: every further text the default ``memlab simulate`` embeds
@@ -47,7 +47,7 @@ from memlab.embed._shipped import DATA_DIR, corpus_sha256, pack_name, write_pack
 def scale_corpus_texts(notes: int | None = None) -> list[str]:
     """The texts S7/S11 embed for the doc's instance, in the order the simulation makes them."""
     from memlab.sim.instance import DOC_INSTANCE
-    from memlab.sim.scenarios._base import CORPUS_SEED, MAX_SCALE_BLOCKS, MAX_STEADY_BLOCKS
+    from memlab.sim.model.scenarios._base import CORPUS_SEED, MAX_SCALE_BLOCKS, MAX_STEADY_BLOCKS
     from memlab.sim._texts import NoteMaker
 
     inst = DOC_INSTANCE

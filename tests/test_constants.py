@@ -14,7 +14,7 @@ from memlab.constants import DECAY_LAMBDA, is_penalised, tier_of_lambda
 
 PACKAGE = Path(memlab.__file__).parent
 # The driver runs inside elfmem's own venv, where memlab is not installed: it keeps its chars/4.
-STANDALONE = {"sim/_driver.py"}
+STANDALONE = {"sim/real/_driver.py"}
 
 
 def _modules():

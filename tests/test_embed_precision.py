@@ -221,7 +221,7 @@ def _packs_by_source() -> dict[str, ShippedVectors]:
 def test_the_shipped_pack_covers_the_simulations_scale_corpus():
     from memlab.sim._texts import NoteMaker
     from memlab.sim.instance import DOC_INSTANCE
-    from memlab.sim.scenarios._base import CORPUS_SEED
+    from memlab.sim.model.scenarios._base import CORPUS_SEED
 
     packs = _packs_by_source()
     # Two packs: the scale corpus, and the default `memlab simulate`'s other texts
@@ -236,7 +236,7 @@ def test_the_shipped_pack_covers_the_simulations_scale_corpus():
 
 
 def test_the_default_runs_pack_holds_what_the_release_drivers_ask_for():
-    from memlab.sim._driver import embedded_forms
+    from memlab.sim.real._driver import embedded_forms
     from memlab.sim._texts import NoteMaker
     from memlab.sim.real import RealParams
 
@@ -244,7 +244,7 @@ def test_the_default_runs_pack_holds_what_the_release_drivers_ask_for():
     scale = _packs_by_source()["memlab.sim scale corpus (S7/S11), doc instance"]
     assert not set(run.texts) & set(scale.texts)
     assert run.path.stat().st_size < 8e6
-    # The real rows' scale corpus at seed 0 (_real_scale._scale_world), in every form the
+    # The real rows' scale corpus at seed 0 (sim/real/_scale._scale_world), in every form the
     # drivers embed, is in it: the notes, their lowercased forms and summaries.
     p = RealParams()
     notes = NoteMaker(70_000).fresh(p.scale - p.s11_pairs)

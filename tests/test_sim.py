@@ -10,7 +10,7 @@ import pytest
 from memlab.errors import SimulationError
 from memlab.sim import DOC_INSTANCE, ITERATIONS, load_instance, replay, simulate
 from memlab.sim.fitness import DOC_TABLE
-from memlab.sim.iterations import BASELINE_LOC
+from memlab.sim.model.iterations import BASELINE_LOC
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 DEMO = DATA / "demo" / "elfmem-demo.db"

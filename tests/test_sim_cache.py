@@ -13,7 +13,7 @@ import pytest
 from memlab.sim.cache import ResultCache, cell_key, env_digest, instance_digest, results_dir
 from memlab.sim.instance import DOC_INSTANCE
 from memlab.sim.real import RealParams, release_row, run_real
-from memlab.sim.releases import release_env
+from memlab.sim.real.releases import release_env
 
 pytestmark = pytest.mark.slow
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from memlab.sim._release_common import RealParams, measured_result
+from memlab.sim.real._common import RealParams, measured_result
 from memlab.sim.rules import grade_levels, margin
 
 

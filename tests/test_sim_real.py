@@ -14,7 +14,7 @@ import pytest
 from memlab.errors import MemlabError, SimulationError
 from memlab.sim.instance import DOC_INSTANCE
 from memlab.sim.real import RealParams, count_source_lines, release_row, run_real
-from memlab.sim.releases import RELEASES, release_env, release_sources
+from memlab.sim.real.releases import RELEASES, release_env, release_sources
 
 pytestmark = pytest.mark.slow
 
@@ -70,7 +70,7 @@ def test_every_real_cell_is_measured_with_a_rule(base):
         assert res.outcome in ("pass", "partial", "fail", "n/a")
     # Capabilities come from the release's API, not from a flag.
     # 0.19.2's: accept_amendment, found as the public method reaching the content-writing
-    # query from `elfmem review accept` (memlab.sim._write_paths).
+    # query from `elfmem review accept` (memlab.sim.real._write_paths).
     assert cell(base, OLD, "S1").metrics["api"] == "accept_amendment"
     assert cell(base, NEW, "S1").metrics["api"] == "edit"
     assert cell(base, OLD, "S11").outcome == "n/a"  # 0.19.2 has no review_corpus
@@ -274,7 +274,7 @@ def test_s7_bar_is_the_oracle_retrievers_on_the_same_corpus(base):
 
 def test_claims_are_judged_only_on_what_the_release_has(base):
     from memlab.sim.claims import claims_table
-    from memlab.sim.release_facts import new_modules, release_facts
+    from memlab.sim.real.release_facts import new_modules, release_facts
 
     folders = {r: release_sources(r) for r in RELEASES}
     facts = {r: release_facts(f) for r, f in folders.items()}
@@ -337,7 +337,7 @@ def test_project_mode_turns_on_0200s_ledger_and_file_substrate(tmp_path):
     import sqlite3
 
     from memlab.sim.real import RealContext
-    from memlab.sim.real_scripts import REAL_SCENARIOS
+    from memlab.sim.real.scripts import REAL_SCENARIOS
 
     ctx = RealContext(PROJECT, DOC_INSTANCE, 0, SMALL, tmp_path)
     try:
@@ -485,7 +485,7 @@ def test_replay_through_the_shipped_releases(data_dir):
 _REPLAY_THEN_WAIT = """
 import sys, memlab
 from memlab.sim import replay
-from memlab.sim.releases import ReleaseProcess
+from memlab.sim.real.releases import ReleaseProcess
 def preload(self, texts):  # the replay database is open: say so, then wait for the signal
     print("replaying", flush=True)
     import time; time.sleep(120)

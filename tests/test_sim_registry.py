@@ -12,9 +12,9 @@ import memlab
 from memlab.cli import main
 from memlab.errors import SimulationError
 from memlab.sim.claims import CLAIMS
-from memlab.sim.iterations import Iteration
+from memlab.sim.model.iterations import Iteration
 from memlab.sim.real import LLM_STAND_INS, REAL_RULES, RULE_LLM, llm_stand_in, run_real
-from memlab.sim.real_scripts import REAL_SCENARIOS
+from memlab.sim.real.scripts import REAL_SCENARIOS
 from memlab.sim.registry import (
     Scenario,
     get_scenario,
@@ -24,7 +24,8 @@ from memlab.sim.registry import (
 )
 from memlab.sim.rules import RULES
 from memlab.sim.run import SCENARIO_FLAGS
-from memlab.sim.scenarios import SCENARIOS, Context, ScenarioResult, resolve_scenarios
+from memlab.sim.model.scenarios import Context
+from memlab.sim.scenarios import SCENARIOS, ScenarioResult, resolve_scenarios
 
 BUILT_IN = [f"S{n}" for n in range(1, 12)]
 S12_RULE = "pass: the iteration guards pinned blocks; fail: it does not"

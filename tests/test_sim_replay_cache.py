@@ -14,7 +14,7 @@ import pytest
 
 import memlab.embed
 import memlab.sim.cache as cache_module
-import memlab.sim.replay  # noqa: F401  (the module, in sys.modules)
+import memlab.sim.model.replay  # noqa: F401  (the module, in sys.modules)
 from memlab.sim.cache import ResultCache, cached_replay, store_digest
 
 DEMO = Path(__file__).resolve().parents[1] / "data" / "demo" / "elfmem-demo.db"
@@ -36,7 +36,7 @@ def calls(monkeypatch):
         frame.attrs["summary"] = {"release": release, "blocks": 3, "agree": 1}
         return frame
 
-    monkeypatch.setattr(sys.modules["memlab.sim.replay"], "replay", replay)
+    monkeypatch.setattr(sys.modules["memlab.sim.model.replay"], "replay", replay)
     monkeypatch.setattr(cache_module, "_replay_env", lambda release: f"env-{release}")
     monkeypatch.setattr(memlab.embed, "get_embedder",
                         lambda: SimpleNamespace(cache_key="model-x"))

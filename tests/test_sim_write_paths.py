@@ -1,4 +1,4 @@
-"""A release's write paths found from what its code does (memlab.sim._write_paths), S1 through
+"""A release's write paths found from what its code does (memlab.sim.real._write_paths), S1 through
 the one an operator would use, and the claims naming the file and line that decides them.
 
 The discovery tests read the installed release sources (no driver: fast) and synthetic
@@ -15,8 +15,8 @@ import textwrap
 
 import pytest
 
-from memlab.sim._write_paths import operator_path, source_line, undo_paths, write_paths
-from memlab.sim.releases import release_sources
+from memlab.sim.real._write_paths import operator_path, source_line, undo_paths, write_paths
+from memlab.sim.real.releases import release_sources
 
 OLD, NEW = "0.19.2", "0.20.0"
 
@@ -138,7 +138,7 @@ def test_s1_on_0192_rewords_through_accept_amendment_and_revert_restores(tmp_pat
 
 def test_claims_1_and_18_name_the_line_and_follow_the_write_path(sources):
     from memlab.sim.claims import claims_table
-    from memlab.sim.release_facts import release_facts
+    from memlab.sim.real.release_facts import release_facts
     from memlab.sim.scenarios import ScenarioResult
     from memlab.sim.real import release_row
 
@@ -172,7 +172,7 @@ def test_s9_reads_every_timestamp_form_sqlite_and_iso_write():
     timestamp (a block id, a date alone, prose) is not one."""
     from datetime import datetime, timezone
 
-    from memlab.sim._real_months import parse_time
+    from memlab.sim.real._months import parse_time
 
     at = datetime(2026, 12, 6, 7, 30, 5, tzinfo=timezone.utc)
     for text in ("2026-12-06 07:30:05", "2026-12-06T07:30:05", "2026-12-06T07:30:05Z",
@@ -194,7 +194,7 @@ def test_discovery_is_safe_from_threads_side_by_side(sources):
     it). Discovery parses one file at a time."""
     import threading
 
-    from memlab.sim._write_paths import find_write_paths
+    from memlab.sim.real._write_paths import find_write_paths
 
     errors, found = [], []
 
@@ -217,7 +217,7 @@ def test_every_claim_row_names_its_deciding_line_or_why_none(sources):
     in the installed source, or a source_note saying why no one line does."""
     from memlab.sim.claims import CLAIMS, claims_table
     from memlab.sim.real import release_row
-    from memlab.sim.release_facts import release_facts
+    from memlab.sim.real.release_facts import release_facts
     from memlab.sim.scenarios import ScenarioResult
 
     facts = {r: release_facts(f) for r, f in sources.items()}

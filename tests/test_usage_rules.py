@@ -35,9 +35,9 @@ OWN_JSON_READS = {
     "report/schedule.py": "runs.json written by report all",
     "reviews/_apply_edits.py": "a value memlab wrote into its own proposal file as JSON",
     "reviews/_proposal.py": "the proposal's .json memlab wrote beside its .md",
-    "sim/_driver.py": "a request line from memlab's own simulation process",
-    "sim/releases.py": "a result line from memlab's driver inside a release's venv",
-    "sim/scenarios/concurrency.py": "the result line of memlab's own S8 writer process",
+    "sim/real/_driver.py": "a request line from memlab's own simulation process",
+    "sim/real/releases.py": "a result line from memlab's driver inside a release's venv",
+    "sim/model/scenarios/concurrency.py": "the result line of memlab's own S8 writer process",
     "sources/discover.py": "sniffing only (is this an Agent File?); the loader reads it with "
                            "_json.loads",
 }
@@ -121,8 +121,8 @@ def test_the_rule_sees_every_spelling(source, calls):
 #: standalone scripts (their git is what S8 measures, timed per call). The test requires this
 #: list to be exact.
 GIT_OUTSIDE_GIT_MODULE = {
-    "sim/scenarios/concurrency.py": "S8's set-up runs git on the clones it made, memlab._git.env()",
-    "sim/_writers.py": "S8's writer processes commit in those clones with that environment",
+    "sim/model/scenarios/concurrency.py": "S8's set-up runs git on the clones it made, memlab._git.env()",
+    "sim/model/_writers.py": "S8's writer processes commit in those clones with that environment",
 }
 
 _SUBPROCESS_CALLS = {"run", "Popen", "call", "check_call", "check_output", "getoutput",
@@ -329,7 +329,7 @@ def _threshold_literals(tree: ast.AST) -> dict[str, list[int]]:
 
 def test_threshold_literals_are_the_constants_names():
     found = {rel: set(hits) for rel, tree in _modules()
-             if rel not in ("constants.py", "sim/_driver.py")
+             if rel not in ("constants.py", "sim/real/_driver.py")
              and (hits := _threshold_literals(tree))}
     sim = {rel: set(v) for rel, v in SIM_THRESHOLD_LITERALS.items()}
     assert {k: v for k, v in found.items() if not k.startswith("sim/")} == {}

@@ -20,8 +20,8 @@ from __future__ import annotations
 
 from memlab.sim import catalog  # noqa: F401  (registers S1-S11)
 from memlab.sim.instance import DOC_INSTANCE, Instance, instance_from_store, load_instance
-from memlab.sim.iterations import ITERATIONS, Iteration
-from memlab.sim.replay import replay
+from memlab.sim.model.iterations import ITERATIONS, Iteration
+from memlab.sim.model.replay import replay
 from memlab.sim.run import SimulationRun, simulate
 from memlab.sim.scenarios import SCENARIOS, ScenarioResult
 from memlab.sim.sweep import sweep

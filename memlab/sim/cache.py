@@ -20,7 +20,7 @@ decides it (:func:`cell_key`):
   ``provenance`` notes) -- :func:`instance_digest`;
 * the embedding model and precision the cosines come from (``Embedder.cache_key``).
 
-A modelled cell (one scenario under one :class:`~memlab.sim.iterations.Iteration`, executed by
+A modelled cell (one scenario under one :class:`~memlab.sim.model.iterations.Iteration`, executed by
 the world model) is cached the same way under :func:`model_cell_key`: every field of the
 iteration, the scenario, the seed, the instance digest, the embedding and the source digest
 (the same files as above); its entry carries ``kind="modelled"`` and is read back only as a
@@ -58,8 +58,8 @@ from typing import TYPE_CHECKING, Any
 from memlab.constants import SIM_RESULTS_FOLDER
 from memlab.errors import MemlabError, SimulationError
 from memlab.formats import _json
-from memlab.sim._write_paths import parse_source
 from memlab.sim.instance import Instance
+from memlab.sim.real._write_paths import parse_source
 from memlab.sim.scenarios import OUTCOMES, ScenarioResult
 
 if TYPE_CHECKING:
@@ -252,7 +252,7 @@ def model_cell_key(
     source: str | None = None,
 ) -> tuple[str, dict[str, Any]]:
     """The key of one modelled cell and the parts it was made of: every field of the
-    :class:`~memlab.sim.iterations.Iteration` (its name and every design choice), the
+    :class:`~memlab.sim.model.iterations.Iteration` (its name and every design choice), the
     scenario, the seed, the instance digest, the embedding (model and precision) and the
     digest of every memlab file a cell reads (``source``: :func:`source_digest` of this
     package by default; pass another's to key a modified source set). A modelled cell reads no
@@ -428,7 +428,7 @@ def _result(doc: dict[str, Any], key: str) -> ScenarioResult | None:
     """The stored cell when every field has its type and names the cell its key is for (the
     scenario and release of ``parts`` with a measured basis, or the scenario and iteration of
     a modelled key with a modelled basis; a known outcome); else None."""
-    from memlab.sim._release_common import release_row
+    from memlab.sim.real.releases import release_row
 
     fields = doc.get("result")
     parts = doc["parts"]
@@ -508,7 +508,7 @@ def replay_key(*, release: str, env: str, store: str, embedding: str) -> tuple[s
 
 
 def _replay_env(release: str) -> str:
-    from memlab.sim.releases import release_env
+    from memlab.sim.real.releases import release_env
 
     return env_digest(release_env(release))
 
@@ -522,8 +522,8 @@ def cached_replay(
     import pandas as pd
 
     from memlab.embed import get_embedder
-    from memlab.sim.releases import check_setting
-    from memlab.sim.replay import replay
+    from memlab.sim.model.replay import replay
+    from memlab.sim.real.releases import check_setting
 
     release = check_setting(release)
     cache = cache or ResultCache(fresh=fresh)

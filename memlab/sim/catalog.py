@@ -13,11 +13,8 @@ scenario: docs/DESIGN.md, "How to add a scenario".
 
 from __future__ import annotations
 
-from memlab.sim._release_common import DEAD_ENDPOINT, RULE_LLM
-from memlab.sim.registry import register_scenario
-from memlab.sim.rules import S7_RETRIEVAL_SHARE
-from memlab.sim.scenarios.concurrency import s8_concurrent
-from memlab.sim.scenarios.control import (
+from memlab.sim.model.scenarios.concurrency import s8_concurrent
+from memlab.sim.model.scenarios.control import (
     s1_reword,
     s2_delete,
     s3_pinned,
@@ -25,8 +22,11 @@ from memlab.sim.scenarios.control import (
     s5_fresh_install,
     s6_missing_key,
 )
-from memlab.sim.scenarios.months import s9_last_month, s10_six_months
-from memlab.sim.scenarios.scale import s7_scale, s11_chunked_review
+from memlab.sim.model.scenarios.months import s9_last_month, s10_six_months
+from memlab.sim.model.scenarios.scale import s7_scale, s11_chunked_review
+from memlab.sim.real._common import DEAD_ENDPOINT, RULE_LLM
+from memlab.sim.registry import register_scenario
+from memlab.sim.rules import S7_RETRIEVAL_SHARE
 
 __all__: list[str] = []
 
@@ -36,7 +36,7 @@ register_scenario(
     "Operator rewords one constitutional principle",
     "control",
     s1_reword,
-    real="memlab.sim.real_scripts:s1_reword",
+    real="memlab.sim.real.scripts:s1_reword",
     rule=(
         "score each rewording 1 (new wording active, old wording not active, role kept), "
         "0.5 (new wording active but the old one too, or the role lost), 0 (new wording not "
@@ -79,7 +79,7 @@ register_scenario(
     "Operator deletes 3 unwanted seeded blocks",
     "control",
     s2_delete,
-    real="memlab.sim.real_scripts:s2_delete",
+    real="memlab.sim.real.scripts:s2_delete",
     rule=(
         "pass: 3/3 targets out of active memory by the end of the wait (forgotten or "
         "decayed); partial: 1-2; fail: 0"
@@ -103,7 +103,7 @@ register_scenario(
     "New block at 0.91 cosine to a pinned constitutional block",
     "adversarial",
     s3_pinned,
-    real="memlab.sim.real_scripts:s3_pinned",
+    real="memlab.sim.real.scripts:s3_pinned",
     rule=(
         "a block arrives close to a constitutional one; pass: the constitutional block "
         "keeps its content and the arrival was one the system's supersession acts on "
@@ -132,7 +132,7 @@ register_scenario(
     "10 blocks learned in a batch: steady-state LLM cost",
     "cost",
     s4_cost,
-    real="memlab.sim.real_scripts:s4_cost",
+    real="memlab.sim.real.scripts:s4_cost",
     rule=(
         "LLM calls per learned block (the doc's Iteration-3 bar is one analysis); pass: "
         "<= 1.1; partial: <= 2; fail: > 2"
@@ -173,7 +173,7 @@ register_scenario(
     "Fresh install, local model only",
     "onboarding",
     s5_fresh_install,
-    real="memlab.sim.real_scripts:s5_fresh_install",
+    real="memlab.sim.real.scripts:s5_fresh_install",
     rule=(
         "two checks: setup with the defaults writes 0 blocks the user did not choose; a "
         "local endpoint is reachable without an API key; pass: both; partial: one; "
@@ -209,7 +209,7 @@ register_scenario(
     "API key absent; server starts anyway",
     "adversarial",
     s6_missing_key,
-    real="memlab.sim.real_scripts:s6_missing_key",
+    real="memlab.sim.real.scripts:s6_missing_key",
     rule=(
         "with the LLM unreachable: pass: startup or the first LLM-needing step raises, or "
         "every learned block got its LLM analysis; partial: nothing promoted without "
@@ -244,7 +244,7 @@ register_scenario(
     "Corpus grows (to the scale each cell states)",
     "scale",
     s7_scale,
-    real="memlab.sim._real_scale:s7_scale",
+    real="memlab.sim.real._scale:s7_scale",
     rule=(
         f"two checks at the corpus size run: retrieval holds (hit@5 >= "
         f"{S7_RETRIEVAL_SHARE} x the oracle's hit@5 on the same corpus and queries; a hit is "
@@ -292,7 +292,7 @@ register_scenario(
     "Two agents write concurrently",
     "adversarial",
     s8_concurrent,
-    real="memlab.sim._real_scale:s8_concurrent",
+    real="memlab.sim.real._scale:s8_concurrent",
     rule=(
         "two real writers, each a read-modify-write edit of one shared block and concurrent "
         "learns, under schedules serial / interleaved (both read before either writes) / "
@@ -350,7 +350,7 @@ register_scenario(
     "Audit what changed in memory last month",
     "integrity",
     s9_last_month,
-    real="memlab.sim._real_months:s9_last_month",
+    real="memlab.sim.real._months:s9_last_month",
     rule=(
         "share of the month's changes to existing memory (edits, forgets, supersessions, "
         "decay archivals; learns add memory and are not counted; a change that did not "
@@ -384,7 +384,7 @@ register_scenario(
     "Does the constitution survive 6 months?",
     "integrity",
     s10_six_months,
-    real="memlab.sim._real_months:s10_six_months",
+    real="memlab.sim.real._months:s10_six_months",
     rule=(
         "constitutional roles (of 10) still holding their seeded content; pass: 10/10; "
         "partial: >= 8; fail: < 8"
@@ -429,7 +429,7 @@ register_scenario(
     "Chunked whole-corpus review hides cross-chunk duplicates",
     "scale",
     s11_chunked_review,
-    real="memlab.sim._real_scale:s11_review",
+    real="memlab.sim.real._scale:s11_review",
     rule=(
         "share of the duplicate pairs a corpus review can see (measured: planted "
         "cross-chunk pairs the release's review reports; modelled: pairs that share one "

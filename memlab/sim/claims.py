@@ -3,7 +3,7 @@
 Each claim names the release it is about (0.19.2 stands for the doc's baseline v0.19.3, which
 was never published; 0.20.0 shipped steps 1-7 of the doc's sequencing), the scenario whose
 measured cell tests it, and what the doc expects. A claim is judged only on what the release
-has: ``testable`` reads the release's installed source (:func:`memlab.sim.release_facts.
+has: ``testable`` reads the release's installed source (:func:`memlab.sim.real.release_facts.
 release_facts`) and the run's settings, and says which file or function shows whether the
 feature the claim is about exists. The verdict is ``confirms`` or ``contradicts`` (the
 expectation over the measured cell), ``untestable`` (the release lacks the feature, or the run
@@ -79,7 +79,7 @@ def _path_text(p: Mapping[str, Any]) -> str:
 def _write_path(facts: Facts, run: Mapping[str, Any]) -> tuple[bool, str]:
     """S1 on a release: testable either way; the reason names the write path an operator
     would use (found from the release's API, CLI and MCP tools) or says there is none."""
-    from memlab.sim._write_paths import operator_path
+    from memlab.sim.real._write_paths import operator_path
 
     path = operator_path(list(facts.get("write_paths") or []))
     if path is None:
@@ -466,11 +466,10 @@ def claims_table(
 ) -> pd.DataFrame:
     """One row per claim and release setting in ``releases`` of the claim's release (a
     project-mode setting, ``0.20.0+project``, only for the scenarios it ran): doc, measured
-    outcome, testable (and why), verdict. ``facts``: :func:`~memlab.sim.release_facts.
+    outcome, testable (and why), verdict. ``facts``: :func:`~memlab.sim.real.release_facts.
     release_facts` per setting; ``run``: the run's settings (``scale``); each row's own
     ``project_mode`` is its setting's."""
-    from memlab.sim.real import release_row
-    from memlab.sim.releases import project_mode, release_version
+    from memlab.sim.real.releases import project_mode, release_row, release_version
 
     facts = facts or {}
     run = run or {}
@@ -607,7 +606,7 @@ def model_vs_release(
 ) -> pd.DataFrame:
     """Per scenario, a modelled iteration's outcome next to its shipped counterpart's measured
     one: where the world model and the real release agree."""
-    from memlab.sim.real import release_row
+    from memlab.sim.real.releases import release_row
 
     rows = []
     by_number = {getattr(it, "number", None): it.name for it in iterations}

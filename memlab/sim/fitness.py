@@ -29,7 +29,7 @@ from typing import Any, Iterable, Mapping
 
 import pandas as pd
 
-from memlab.sim.iterations import BASELINE_LOC, ITERATIONS, Iteration
+from memlab.sim.model.iterations import BASELINE_LOC, ITERATIONS, Iteration
 
 __all__ = [
     "DIMENSIONS",

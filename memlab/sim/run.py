@@ -16,20 +16,21 @@ from memlab.errors import SimulationError
 from memlab.sim.claims import claims_table, model_vs_release
 from memlab.sim.fitness import findings_table, fitness_table, journey_table
 from memlab.sim.instance import Instance, load_instance
-from memlab.sim.iterations import Iteration, resolve_iterations
-from memlab.sim.real import RealParams, release_row, run_real, simplicity
+from memlab.sim.model.iterations import Iteration, resolve_iterations
+from memlab.sim.model.scenarios import Context
+from memlab.sim.model.world import VectorBook
+from memlab.sim.real.releases import all_settings, check_setting
+from memlab.sim.real.runner import RealParams, release_row, run_real, simplicity
 from memlab.sim.registry import ScenarioView
-from memlab.sim.releases import all_settings, check_setting
 from memlab.sim.rules import RULES
-from memlab.sim.scenarios import Context, Scenario, ScenarioResult, resolve_scenarios
-from memlab.sim.world import VectorBook
+from memlab.sim.scenarios import Scenario, ScenarioResult, resolve_scenarios
 
 __all__ = ["simulate", "SimulationRun", "MODELLED_LLM"]
 
 #: What a modelled cell has for an LLM.
 MODELLED_LLM = (
     "none: the world model counts the LLM calls an iteration's design makes "
-    "(memlab/sim/world.py) and makes none; whatever an LLM would decide is the "
+    "(memlab/sim/model/world.py) and makes none; whatever an LLM would decide is the "
     "design flag's assumption"
 )
 
@@ -63,7 +64,7 @@ class SimulationRun:
     #: Measured source size per release (``memlab.sim.real.count_source_lines``).
     simplicity: dict[str, dict[str, int]] = field(default_factory=dict)
     #: What each release has, read from its installed source
-    #: (``memlab.sim.release_facts.release_facts``); claims are judged on it.
+    #: (``memlab.sim.real.release_facts.release_facts``); claims are judged on it.
     facts: dict[str, dict[str, Any]] = field(default_factory=dict)
     #: Each cell's verdict at every seed it was decided at (``stability_seeds``):
     #: ``{(row, code): {"seeds": {seed: outcome}, "moved": bool | None, "note": str}}``;
@@ -628,7 +629,7 @@ def simulate(
     elfmem Store, or a path to an elfmem database (loaded and audited). ``releases``: elfmem
     settings to run for real (``"all"`` or None for 0.19.2, 0.20.0 and 0.20.0+project, the
     last opening its stores inside a project root and running S8 and S9 only; the default
-    ``()`` runs none), each in its release's own cached venv (:mod:`memlab.sim.releases`;
+    ``()`` runs none), each in its release's own cached venv (:mod:`memlab.sim.real.releases`;
     created on first use).
     ``params``: :class:`~memlab.sim.real.RealParams` for the operator scripts (``scale`` is the
     S7/S11 corpus size, 2,000 by default). Modelled cells carry ``basis="modelled"`` and the
@@ -691,8 +692,8 @@ def simulate(
         )
         results.update(real)
         sizes = simplicity(rels)
-        from memlab.sim.release_facts import new_modules, release_facts
-        from memlab.sim.releases import release_sources
+        from memlab.sim.real.release_facts import new_modules, release_facts
+        from memlab.sim.real.releases import release_sources
 
         folders = {rel: release_sources(rel) for rel in rels}
         facts = {rel: release_facts(folder) for rel, folder in folders.items()}

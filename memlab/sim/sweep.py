@@ -58,7 +58,7 @@ def sweep(
     fresh: bool = False,
 ) -> pd.DataFrame:
     """Run :func:`simulate` once per value of ``axis`` and compare the cells (module docs)."""
-    from memlab.sim.real import RealParams
+    from memlab.sim.real.runner import RealParams
     from memlab.sim.run import simulate
 
     if axis not in AXES:

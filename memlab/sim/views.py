@@ -10,7 +10,7 @@ from typing import Any, Iterable, Mapping, Sequence
 import pandas as pd
 
 from memlab.sim.fitness import SYMBOL
-from memlab.sim.iterations import Iteration
+from memlab.sim.model.iterations import Iteration
 from memlab.sim.run import SimulationRun
 
 __all__ = [

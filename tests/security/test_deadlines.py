@@ -264,12 +264,12 @@ PROCESSES_OUTSIDE_THE_RUNNER = {
     "report/_notify.py": "the analyst's notify command, in its own session, killed as a group "
                          "at its timeout",
     "report/_timer.py": "crontab -l / crontab -: the user's own crontab, 30 s timeout",
-    "sim/_writers.py": "S8's writer processes: standalone scripts committing in the clones S8 "
+    "sim/model/_writers.py": "S8's writer processes: standalone scripts committing in the clones S8 "
                        "made",
-    "sim/scenarios/concurrency.py": "S8's set-up and its two writer processes, on its own clones",
-    "sim/scenarios/scale.py": "ripgrep over a file the simulation wrote",
-    "sim/release_facts.py": "elfmem doctor in a release venv memlab built, 180 s timeout",
-    "sim/releases.py": "pip and the elfmem driver in the release venvs memlab builds",
+    "sim/model/scenarios/concurrency.py": "S8's set-up and its two writer processes, on its own clones",
+    "sim/model/scenarios/scale.py": "ripgrep over a file the simulation wrote",
+    "sim/real/release_facts.py": "elfmem doctor in a release venv memlab built, 180 s timeout",
+    "sim/real/releases.py": "pip and the elfmem driver in the release venvs memlab builds",
 }
 
 

@@ -42,11 +42,11 @@ def test_the_key_covers_constants_seeds_and_every_module_a_cell_imports():
     assert {"constants.py", "audits/seeds.py", "errors.py", "_files.py"} <= files
     # Independent of the static reading: every memlab module a real row imports at run time.
     import memlab.sim  # noqa: F401
-    import memlab.sim._real_months  # noqa: F401
-    import memlab.sim._real_scale  # noqa: F401
+    import memlab.sim.real._months  # noqa: F401
+    import memlab.sim.real._scale  # noqa: F401
     import memlab.sim.real  # noqa: F401
-    import memlab.sim.real_scripts  # noqa: F401
-    import memlab.sim.replay_release  # noqa: F401
+    import memlab.sim.real.scripts  # noqa: F401
+    import memlab.sim.real.replay_release  # noqa: F401
     loaded = {Path(m.__file__).resolve().relative_to(ROOT).as_posix()
               for name, m in list(sys.modules.items())
               if name.startswith("memlab") and getattr(m, "__file__", None)

@@ -25,8 +25,8 @@ from memlab.audits.seeds import CONSTITUTIONAL_TAG, ROLE_TAG_PREFIX, match_seed
 from memlab.constants import tier_of_lambda
 from memlab.errors import MemlabError, SimulationError
 from memlab.sim.instance import LAMBDA, active_hours_at
-from memlab.sim.iterations import ITERATIONS, Iteration
-from memlab.sim.world import VectorBook
+from memlab.sim.model.iterations import ITERATIONS, Iteration
+from memlab.sim.model.world import VectorBook
 
 __all__ = ["replay"]
 
@@ -43,14 +43,14 @@ def replay(
     would have done. ``attrs['summary']`` counts both.
 
     ``release="0.20.0"`` (or "0.19.2") replays through that shipped elfmem release instead of
-    the world model (:func:`memlab.sim.replay_release.replay_release`): measured, not modelled.
+    the world model (:func:`memlab.sim.real.replay_release.replay_release`): measured, not modelled.
 
     ``vectors``: ``"model"`` embeds the content with memlab's sentence model (a common yardstick
     across stores); ``"store"`` uses the vectors the store itself recorded (load it with
     ``load_elfmem(path, embeddings=True)``), i.e. the cosines its own decisions were taken on.
     """
     if release is not None:
-        from memlab.sim.replay_release import replay_release
+        from memlab.sim.real.replay_release import replay_release
 
         return replay_release(store, release)
     if vectors not in ("model", "store"):

@@ -17,9 +17,8 @@ import numpy as np
 from memlab._tmp import private_tempdir
 from memlab.errors import MemlabError, require
 from memlab.sim._texts import NoteMaker
-from memlab.sim.iterations import Iteration
-from memlab.sim.rules import S7_RETRIEVAL_SHARE, grade_levels, grade_s7
-from memlab.sim.scenarios._base import (
+from memlab.sim.model.iterations import Iteration
+from memlab.sim.model.scenarios._base import (
     CORPUS_SEED,
     MAX_SCALE_BLOCKS,
     MAX_STEADY_BLOCKS,
@@ -28,7 +27,8 @@ from memlab.sim.scenarios._base import (
     ScenarioResult,
     restatement,
 )
-from memlab.sim.world import PROMPT_TOKENS
+from memlab.sim.model.world import PROMPT_TOKENS
+from memlab.sim.rules import S7_RETRIEVAL_SHARE, grade_levels, grade_s7
 
 _S7_QUERIES = 100
 

@@ -1,7 +1,7 @@
 """The world model: a memory store that runs under one iteration's rules and counts what it costs.
 
 A :class:`World` learns, consolidates, curates, reviews, edits, forgets and retrieves the way an
-:class:`~memlab.sim.iterations.Iteration` says, on an active-hour session clock, and records
+:class:`~memlab.sim.model.iterations.Iteration` says, on an active-hour session clock, and records
 every decision as an event. Near-duplicate decisions use the cosine the real sentence model
 gives the two texts (``memlab.embed``), never a number chosen for the test.
 
@@ -23,7 +23,7 @@ import numpy as np
 from memlab.constants import CHARS_PER_TOKEN
 from memlab.sim._texts import CONSTITUTION, CONSTITUTION_TAGS
 from memlab.sim.instance import LAMBDA, Instance
-from memlab.sim.iterations import Iteration
+from memlab.sim.model.iterations import Iteration
 
 __all__ = ["World", "Block", "VectorBook", "PROMPT_TOKENS", "LLMUnavailable"]
 

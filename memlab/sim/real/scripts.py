@@ -3,8 +3,8 @@
 Each function takes a :class:`~memlab.sim.real.RealContext` (the release's driver process, the
 instance, the seed, the :class:`~memlab.sim.real.RealParams`) and returns a measured
 ``ScenarioResult`` whose outcome follows ``REAL_RULES[code]``. S1-S6 are here; S7, S8 and S11
-(the grown corpus, concurrent writers) in :mod:`memlab.sim._real_scale`, S9 and S10 (a month,
-six months) in :mod:`memlab.sim._real_months`. Each scenario's record names its script
+(the grown corpus, concurrent writers) in :mod:`memlab.sim.real._scale`, S9 and S10 (a month,
+six months) in :mod:`memlab.sim.real._months`. Each scenario's record names its script
 (:mod:`memlab.sim.catalog`); :data:`REAL_SCENARIOS` maps the codes to them.
 """
 
@@ -18,7 +18,14 @@ from memlab._escape import quote
 from memlab._files import sqlite_uri
 from memlab.constants import EXACT_DUP_THRESHOLD, NEAR_DUP_THRESHOLD
 from memlab.errors import SimulationError
-from memlab.sim._release_common import (
+from memlab.sim._texts import (
+    CONSTITUTION,
+    REWORDINGS,
+    NoteMaker,
+    constitution_variants,
+    note_variants,
+)
+from memlab.sim.real._common import (
     DEAD_ENDPOINT,
     RealContext,
     block_rows,
@@ -31,17 +38,10 @@ from memlab.sim._release_common import (
     roles_in_order,
     seeded_store,
 )
-from memlab.sim._texts import (
-    CONSTITUTION,
-    REWORDINGS,
-    NoteMaker,
-    constitution_variants,
-    note_variants,
-)
-from memlab.sim._write_paths import undo_paths, write_paths
+from memlab.sim.real._write_paths import undo_paths, write_paths
+from memlab.sim.real.release_facts import release_facts, run_preflight
+from memlab.sim.real.releases import DriverError, ReleaseProcess, release_env, release_sources
 from memlab.sim.registry import ScenarioView
-from memlab.sim.release_facts import release_facts, run_preflight
-from memlab.sim.releases import DriverError, ReleaseProcess, release_env, release_sources
 from memlab.sim.rules import grade_checks, grade_levels, grade_s6
 from memlab.sim.scenarios import ScenarioResult
 

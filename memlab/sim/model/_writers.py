@@ -33,7 +33,7 @@ from pathlib import Path
 
 _WAIT_S = 30.0
 #: The agent's thinking between reading the block and writing it back (seconds; set from argv:
-#: memlab.sim.scenarios.concurrency.S8_THINK_S).
+#: memlab.sim.model.scenarios.concurrency.S8_THINK_S).
 _THINK_S = 0.02
 
 

@@ -8,7 +8,7 @@ chunks (``elfmem/operations/corpus_review.py``), whether its event ledger needs 
 (``elfmem/api.py``), whether blocks have a ``pinned`` column (``elfmem/db/models.py``), whether
 consolidation runs pairwise contradiction checks (``elfmem/operations/consolidate.py``), and
 whether its engine puts SQLite in WAL mode (``elfmem/db/engine.py``), its write paths
-(:func:`memlab.sim._write_paths.write_paths`: the public methods that rewrite a block in place,
+(:func:`memlab.sim.real._write_paths.write_paths`: the public methods that rewrite a block in place,
 with their CLI commands, MCP tools and audit tables), and per fact the file and line that
 shows it (``lines``, ``method_lines``: found by searching the installed source).
 :func:`run_preflight` runs the shipped preflight, ``elfmem doctor --resolve``, against a
@@ -26,7 +26,7 @@ from typing import Any
 
 from memlab._tmp import private_tempdir
 from memlab.formats import _json
-from memlab.sim._write_paths import parse_source, source_line, write_paths
+from memlab.sim.real._write_paths import parse_source, source_line, write_paths
 
 __all__ = ["release_facts", "run_preflight", "new_modules"]
 

@@ -14,18 +14,14 @@ from typing import Any
 from memlab import _git as memlab_git
 from memlab._tmp import private_tempdir
 from memlab.errors import MemlabError, SimulationError
-from memlab.sim.iterations import Iteration
+from memlab.sim.model.iterations import Iteration
+from memlab.sim.model.scenarios._base import Context, ScenarioResult
 from memlab.sim.rules import grade_s8
-from memlab.sim.scenarios._base import Context, ScenarioResult
+from memlab.sim.scenarios import S8_SCHEDULES, S8_THINK_S
 
 _S8_BLOCKS_PER_WRITER = 10
 #: Free-running trials of the shared edit (each writer waits a random offset before its read).
 S8_FREE_TRIALS = 10
-#: How long a writer "thinks" between reading the shared block and writing it back (an agent's
-#: LLM step is longer); the same for the modelled writers and the real releases' drivers.
-S8_THINK_S = 0.02
-#: The schedules every S8 cell runs, in order (memlab/sim/_writers.py, memlab/sim/_real_scale.py).
-S8_SCHEDULES = ("serial", "interleaved", "free")
 
 
 # ---- S8: two real writers --------------------------------------------------------------------

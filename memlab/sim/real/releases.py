@@ -1,6 +1,6 @@
 """Shipped elfmem releases, each in its own cached venv, driven over a JSON-lines protocol.
 
-    >>> from memlab.sim.releases import release_env, ReleaseProcess
+    >>> from memlab.sim.real.releases import release_env, ReleaseProcess
     >>> python = release_env("0.20.0")          # created on first use (~1 min, pip from PyPI)
     >>> with ReleaseProcess("0.20.0") as rel:
     ...     rel.request("open", db="/tmp/x.db")
@@ -14,7 +14,7 @@ pip is configured with: **this is the only place memlab reaches a package index*
 when an environment is missing. CI builds both once (``make envs``); afterwards everything is
 offline. A finished environment holds a ``.memlab-ready`` stamp; a half-built one is rebuilt.
 
-The driver (``memlab/sim/_driver.py``) runs inside the release's venv and never imports
+The driver (``memlab/sim/real/_driver.py``) runs inside the release's venv and never imports
 memlab. When elfmem asks it for embeddings it asks memlab back (``{"embed": [...]}``); memlab
 answers with its own all-MiniLM-L6-v2 (:func:`memlab.embed.get_embedder`, on-disk cache), so
 the real model gives the release real cosines and the venv needs no torch.
@@ -53,6 +53,7 @@ __all__ = [
     "project_mode",
     "check_setting",
     "all_settings",
+    "release_row",
 ]
 
 #: The shipped releases memlab runs for real, and the extra packages each one's CLI imports.
@@ -122,6 +123,11 @@ def all_settings() -> list[str]:
 def release_version(setting: str) -> str:
     """The version of a release setting ("0.20.0+project" -> "0.20.0")."""
     return check_setting(setting).removesuffix(PROJECT_SUFFIX)
+
+
+def release_row(release: str) -> str:
+    """The table row name of a real release (a setting: ``0.20.0+project`` too)."""
+    return f"elfmem {release} (real)"
 
 
 def project_mode(setting: str) -> bool:

@@ -9,7 +9,8 @@ from typing import Any
 
 from memlab._escape import quote
 from memlab.errors import SimulationError
-from memlab.sim._release_common import (
+from memlab.sim._texts import NoteMaker, note_variants
+from memlab.sim.real._common import (
     RealContext,
     block_rows,
     closest_many,
@@ -22,12 +23,10 @@ from memlab.sim._release_common import (
     roles_in_order,
     seeded_store,
 )
-from memlab.sim._texts import NoteMaker, note_variants
-from memlab.sim.release_facts import release_facts
-from memlab.sim.releases import DriverError, ReleaseProcess, release_sources
+from memlab.sim.real.release_facts import release_facts
+from memlab.sim.real.releases import DriverError, ReleaseProcess, release_sources
 from memlab.sim.rules import S7_RETRIEVAL_SHARE, grade_levels, grade_s7, grade_s8
-from memlab.sim.scenarios import ScenarioResult
-from memlab.sim.scenarios.concurrency import S8_SCHEDULES, S8_THINK_S
+from memlab.sim.scenarios import S8_SCHEDULES, S8_THINK_S, ScenarioResult
 
 
 # ---- S7 / S11: the grown corpus -------------------------------------------------------------
@@ -351,7 +350,7 @@ def s8_concurrent(ctx: RealContext) -> ScenarioResult:
     """Two writers on one database, each its own process of the release, with the same
     read-modify-write protocol: read the block's content, append a marker sentence, write the
     whole content back through the release's own write path (the one an operator rewording a
-    block uses, found in its source: :func:`~memlab.sim._release_common.release_write_path`;
+    block uses, found in its source: :func:`~memlab.sim.real._common.release_write_path`;
     0.20.0 ``edit``, 0.19.2 ``accept_amendment``), with ``S8_THINK_S`` of thinking between the
     read and the write.
     Under each schedule of :data:`S8_SCHEDULES`: serial (A then B),

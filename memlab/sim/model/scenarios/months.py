@@ -7,16 +7,16 @@ from __future__ import annotations
 import math
 
 from memlab.sim.instance import LAMBDA
-from memlab.sim.iterations import Iteration
-from memlab.sim.rules import grade_levels
-from memlab.sim.scenarios._base import (
+from memlab.sim.model.iterations import Iteration
+from memlab.sim.model.scenarios._base import (
     Context,
     ScenarioResult,
     live_blocks,
     restatement,
     steady_world,
 )
-from memlab.sim.world import World
+from memlab.sim.model.world import World
+from memlab.sim.rules import grade_levels
 
 
 # ---- S9 / S10: months of use -----------------------------------------------------------------

@@ -2,8 +2,8 @@
 release setting's process and fixtures (:class:`RealContext`), the LLM stand-ins, and the
 helpers every script uses (a seeded store, its block rows, cosines, the measured result).
 
-:mod:`memlab.sim.real` runs the scripts (:mod:`memlab.sim.real_scripts`,
-:mod:`memlab.sim._real_scale`, :mod:`memlab.sim._real_months`); they take these names from
+:mod:`memlab.sim.real` runs the scripts (:mod:`memlab.sim.real.scripts`,
+:mod:`memlab.sim.real._scale`, :mod:`memlab.sim.real._months`); they take these names from
 here, so no script imports the runner and the runner imports the scripts only to run them.
 """
 
@@ -23,16 +23,17 @@ from memlab._files import sqlite_uri
 from memlab.constants import NEAR_DUP_THRESHOLD
 from memlab.errors import SimulationError
 from memlab.sim._texts import CONSTITUTION
-from memlab.sim._write_paths import operator_path, write_paths
 from memlab.sim.instance import Instance
-from memlab.sim.registry import ScenarioView
-from memlab.sim.releases import (
+from memlab.sim.real._write_paths import operator_path, write_paths
+from memlab.sim.real.releases import (
     ReleaseProcess,
     check_setting,
     project_mode,
+    release_row,
     release_sources,
     release_version,
 )
+from memlab.sim.registry import ScenarioView
 from memlab.sim.rules import RULES
 from memlab.sim.scenarios import ScenarioResult
 
@@ -83,7 +84,7 @@ class RealParams:
     ``s1_reword``: which of a role's six rewordings the operator types (0 = a touch-up ...
     5 = a loose summary); None lets the seed pick; ``s1_role``: the principle (None: the
     seed picks); ``s1_path``: "operator" (the release's own write path, discovered from its
-    source: :func:`memlab.sim._write_paths.operator_path`) or "learn" (learn the new wording
+    source: :func:`memlab.sim.real._write_paths.operator_path`) or "learn" (learn the new wording
     with the role's tags and consolidate: the doc's fallback for a release with no edit).
     ``s2_targets``: "constitution" (3 of
     setup's seeded blocks) or "observations" (3 observation blocks learned at onboarding).
@@ -134,9 +135,9 @@ class RealParams:
 REAL_RULES: dict[str, str] = RULES
 
 
-#: The deterministic local LLM every measured cell's release talks to (memlab/sim/_driver.py).
+#: The deterministic local LLM every measured cell's release talks to (memlab/sim/real/_driver.py).
 RULE_LLM = (
-    "RuleLLM, a deterministic local adapter (memlab/sim/_driver.py): summary = the "
+    "RuleLLM, a deterministic local adapter (memlab/sim/real/_driver.py): summary = the "
     "block's first sentence, tags = none, alignment 0.8/0.3 by shared words, "
     "contradiction 0.9 only for a negation word plus >= 40% shared words, amendments "
     "returned unchanged, no goal edges; it cannot return tags, judge meaning, find a "
@@ -158,7 +159,7 @@ def llm_stand_in(code: str) -> str:
 class RealContext:
     """One release setting's process, scratch folder and memoised fixtures for one run.
 
-    ``release`` is a setting (:func:`memlab.sim.releases.check_setting`): a version, whose
+    ``release`` is a setting (:func:`memlab.sim.real.releases.check_setting`): a version, whose
     stores are opened with no project, or ``<version>+project``, whose stores are each opened
     inside their own project root (:meth:`new_db`, :meth:`open`)."""
 
@@ -234,7 +235,7 @@ class RealContext:
 
 def release_write_path(ctx: RealContext) -> dict[str, Any] | None:
     """The write path an operator rewording a block uses on this release, discovered from its
-    source (:func:`memlab.sim._write_paths.operator_path`: a public method reaching the
+    source (:func:`memlab.sim.real._write_paths.operator_path`: a public method reaching the
     content-writing query, with the new text as a parameter, reached from the CLI or MCP)."""
     if "write_path" not in ctx.memo:
         ctx.memo["write_path"] = operator_path(write_paths(release_sources(ctx.release)))
@@ -407,11 +408,6 @@ def file_block_text(files: dict[str, str], block_id: str) -> str | None:
         end = body.find("\n## ")
         return (body if end < 0 else body[:end]).strip("\n")
     return None
-
-
-def release_row(release: str) -> str:
-    """The table row name of a real release."""
-    return f"elfmem {release} (real)"
 
 
 def closest_many(

@@ -12,9 +12,8 @@ from typing import Any
 import numpy as np
 
 from memlab.sim._texts import CONSTITUTION, REWORDINGS, constitution_variants
-from memlab.sim.iterations import Iteration
-from memlab.sim.rules import grade_checks, grade_levels, grade_s6
-from memlab.sim.scenarios._base import (
+from memlab.sim.model.iterations import Iteration
+from memlab.sim.model.scenarios._base import (
     Context,
     ScenarioResult,
     draw_tier,
@@ -23,7 +22,8 @@ from memlab.sim.scenarios._base import (
     steady_world,
     world_events,
 )
-from memlab.sim.world import PROMPT_TOKENS
+from memlab.sim.model.world import PROMPT_TOKENS
+from memlab.sim.rules import grade_checks, grade_levels, grade_s6
 
 
 # ---- S1 ------------------------------------------------------------------------------------

@@ -1,7 +1,7 @@
 """Iterations as data: each is a frozen set of architecture choices the world model executes.
 
 The six iterations are the ones ``elfmem-v2-substrate-reevaluation.md`` §6 argues in prose.
-Every field is a choice the world model (:mod:`memlab.sim.world`) or a scenario reads; nothing
+Every field is a choice the world model (:mod:`memlab.sim.model.world`) or a scenario reads; nothing
 here says how a scenario comes out. A new iteration is an old one with some choices changed::
 
     ITERATIONS[5].with_(name="7: cluster-first review", review_cluster_first=True)

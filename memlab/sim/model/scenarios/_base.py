@@ -1,13 +1,12 @@
-"""What every scenario shares: the result and scenario types, the run's context, grading,
-and the world activity (sessions of learning, restatements, steady worlds) several
-scenarios live on.
+"""What every modelled scenario shares: the run's context, grading, and the world activity
+(sessions of learning, restatements, steady worlds) several scenarios live on. The result type
+is :mod:`memlab.sim.scenarios`' (shared with the real rows).
 """
 
 from __future__ import annotations
 
 import math
 import zlib
-from dataclasses import dataclass, field
 from typing import Any, Callable
 
 import numpy as np
@@ -15,9 +14,10 @@ import numpy as np
 from memlab.constants import EXACT_DUP_THRESHOLD, NEAR_DUP_THRESHOLD
 from memlab.sim._texts import CONSTITUTION, NoteMaker, constitution_variants, note_variants
 from memlab.sim.instance import Instance
-from memlab.sim.iterations import Iteration
+from memlab.sim.model.iterations import Iteration
+from memlab.sim.model.world import VectorBook, World
 from memlab.sim.registry import Scenario
-from memlab.sim.world import VectorBook, World
+from memlab.sim.scenarios import OUTCOMES, ScenarioResult
 
 __all__ = [
     "Scenario",
@@ -35,7 +35,6 @@ __all__ = [
     "steady_world",
 ]
 
-OUTCOMES = ("pass", "partial", "fail", "n/a")
 #: The band in which the instance's own supersessions happened (elfmem's defaults): arrivals
 #: that the instance recorded as near-duplicates are drawn from texts whose measured cosine to
 #: their target falls here. An iteration's own thresholds then decide what happens to them.
@@ -48,42 +47,6 @@ _NOTE_BATCH = 4
 _MAX_STEPS = 4_000
 MAX_STEADY_BLOCKS = 5_000
 MAX_SCALE_BLOCKS = 50_000
-
-
-@dataclass
-class ScenarioResult:
-    scenario: str
-    iteration: str
-    outcome: str
-    summary: str
-    metrics: dict[str, Any] = field(default_factory=dict)
-    events: list[dict[str, Any]] = field(default_factory=list)
-    #: What this result rests on that was not executed here, in words.
-    modelled: list[str] = field(default_factory=list)
-    #: Metrics that depend on the machine or the scheduler (timings, retry counts).
-    unstable: tuple[str, ...] = ()
-    #: True when the failure mode cannot occur at all under this iteration.
-    impossible: bool = False
-    #: "measured" (a shipped release ran the operator script) or "modelled" (the world model
-    #: executed an iteration's design choices: the doc's estimate).
-    basis: str = "modelled"
-    #: The rule the outcome follows, in words, with its thresholds: one per scenario, the same
-    #: for modelled and measured cells (the scenario's record, memlab.sim.registry).
-    rule: str = ""
-    #: What a modelled cell rests on: the iteration's design flags and constants it read.
-    assumptions: tuple[str, ...] = ()
-    #: What stood in for the LLM, and what that stand-in cannot do (every cell).
-    llm: str | None = None
-    #: True when the result came from the result cache (memlab.sim.cache), False when it was
-    #: run or computed now; None when no cache was used.
-    cached: bool | None = None
-    #: When the release ran this cell, or the world model computed it (UTC, ISO 8601); None
-    #: when no cache was used for a modelled cell.
-    measured_at: str | None = None
-
-    def __post_init__(self) -> None:
-        if self.outcome not in OUTCOMES:
-            raise ValueError(f"{self.scenario}: outcome {self.outcome!r} not in {OUTCOMES}")
 
 
 class Context:

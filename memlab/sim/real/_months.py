@@ -12,7 +12,8 @@ from pathlib import Path
 from typing import Any
 
 from memlab._files import sqlite_uri
-from memlab.sim._release_common import (
+from memlab.sim._texts import CONSTITUTION, REWORDINGS, NoteMaker, constitution_variants
+from memlab.sim.real._common import (
     RealContext,
     block_rows,
     llm_call_stats,
@@ -23,9 +24,8 @@ from memlab.sim._release_common import (
     roles_in_order,
     seeded_store,
 )
-from memlab.sim._texts import CONSTITUTION, REWORDINGS, NoteMaker, constitution_variants
-from memlab.sim.release_facts import release_facts
-from memlab.sim.releases import release_sources
+from memlab.sim.real.release_facts import release_facts
+from memlab.sim.real.releases import release_sources
 from memlab.sim.rules import grade_levels
 from memlab.sim.scenarios import ScenarioResult
 

@@ -1,7 +1,7 @@
 """Replay a real instance through a shipped elfmem release: ``replay(store, release="0.20.0")``.
 
 The instance's blocks are fed, in creation order and with their tags and category, into a
-fresh database of the release (in its own venv, :mod:`memlab.sim.releases`), on the
+fresh database of the release (in its own venv, :mod:`memlab.sim.real.releases`), on the
 instance's own active-hour clock: the blocks created in one session of the instance are
 learned, then a session of the length that separates them from the next ones runs on the
 release's clock and ends with ``consolidate()`` and ``curate()``. What the release then holds
@@ -11,7 +11,7 @@ happened to it in the instance.
 What is not replayed: retrievals, outcomes and operator edits (the store keeps no history of
 them), so reinforcement comes only from the release's own ``curate()``; ``curate()`` runs once
 per replayed session, which may be more often than the instance ran it. The LLM is memlab's
-deterministic local one (``memlab/sim/_driver.py``), so decisions that hinge on its answers
+deterministic local one (``memlab/sim/real/_driver.py``), so decisions that hinge on its answers
 (0.19.2's contradiction scores) follow that rule, not the instance's model.
 """
 
@@ -29,7 +29,7 @@ from memlab._files import sqlite_uri
 from memlab._tmp import private_tempdir
 from memlab.errors import MemlabError
 from memlab.sim.instance import active_hours_at
-from memlab.sim.releases import ReleaseProcess, check_release
+from memlab.sim.real.releases import ReleaseProcess, check_release
 
 __all__ = ["replay_release"]
 

@@ -1,10 +1,10 @@
 """Real-system rows: the scenarios as operator scripts run against shipped elfmem releases.
 
-Each scenario (the scripts are in :mod:`memlab.sim.real_scripts`) is what an operator would do,
+Each scenario (the scripts are in :mod:`memlab.sim.real.scripts`) is what an operator would do,
 typed against the release's own public API
-(``MemorySystem`` in the release's venv, see :mod:`memlab.sim.releases`), with the real
+(``MemorySystem`` in the release's venv, see :mod:`memlab.sim.real.releases`), with the real
 all-MiniLM-L6-v2 model giving every cosine and a deterministic local LLM (rules in
-``memlab/sim/_driver.py``) counting every call and token. What a release cannot do is
+``memlab/sim/real/_driver.py``) counting every call and token. What a release cannot do is
 discovered from its API (``"edit" in methods``), and the operator's fallback is executed and
 measured instead. Each result is ``basis="measured"``, names the rule its outcome follows
 (``ScenarioResult.rule``) and keeps the numbers the rule read (``metrics``).
@@ -26,7 +26,9 @@ from typing import Any
 
 from memlab._tmp import private_tempdir
 from memlab.errors import SimulationError
-from memlab.sim._release_common import (
+from memlab.sim.cache import now_utc
+from memlab.sim.instance import DOC_INSTANCE, Instance
+from memlab.sim.real._common import (
     LLM_STAND_INS,
     PROJECT_SCENARIOS,
     REAL_RULES,
@@ -39,9 +41,7 @@ from memlab.sim._release_common import (
     project_substrate,
     release_row,
 )
-from memlab.sim.cache import now_utc
-from memlab.sim.instance import DOC_INSTANCE, Instance
-from memlab.sim.releases import (
+from memlab.sim.real.releases import (
     RELEASES,
     all_settings,
     check_setting,
@@ -109,7 +109,7 @@ def run_real(
 ) -> dict[tuple[str, str], ScenarioResult]:
     """Run the scenario scripts against each release; ``{(row, code): ScenarioResult}``.
 
-    ``releases``: None (every setting of :func:`~memlab.sim.releases.all_settings`: each
+    ``releases``: None (every setting of :func:`~memlab.sim.real.releases.all_settings`: each
     release in :data:`RELEASES`, then ``0.20.0+project``) or settings (a version, or
     ``<version>+project``: each store opened inside its own project root; such a row runs only
     :data:`PROJECT_SCENARIOS`). ``scenarios``: None (every registered scenario with a real
@@ -132,7 +132,7 @@ def run_real(
     without a cache; what the default run's other seeds use).
     """
     rels = all_settings() if releases is None else [check_setting(r) for r in releases]
-    from memlab.sim.real_scripts import REAL_SCENARIOS
+    from memlab.sim.real.scripts import REAL_SCENARIOS
 
     codes = list(REAL_SCENARIOS) if scenarios is None else [str(s).upper() for s in scenarios]
     for c in codes:
@@ -157,7 +157,7 @@ def run_real(
     if store is not None:
         from memlab.embed import get_embedder
         from memlab.sim.cache import cell_key, env_digest, instance_digest
-        from memlab.sim.releases import release_env
+        from memlab.sim.real.releases import release_env
 
         digest, embedding = instance_digest(inst), get_embedder().cache_key
         for rel in rels:
@@ -239,7 +239,7 @@ def _run_contexts(
     in the drivers' processes), else one after another with the next release's driver
     starting meanwhile."""
     from memlab.progress import bar
-    from memlab.sim.real_scripts import REAL_SCENARIOS
+    from memlab.sim.real.scripts import REAL_SCENARIOS
 
     def one(ctx: RealContext, cells: Any) -> dict[tuple[str, str], ScenarioResult]:
         out = {}

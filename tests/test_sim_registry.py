@@ -23,7 +23,7 @@ from memlab.sim.registry import (
     unregister_scenario,
 )
 from memlab.sim.rules import RULES
-from memlab.sim.run import SCENARIO_FLAGS
+from memlab.sim.model.cells import SCENARIO_FLAGS
 from memlab.sim.model.scenarios import Context
 from memlab.sim.scenarios import SCENARIOS, ScenarioResult, resolve_scenarios
 

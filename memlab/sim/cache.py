@@ -67,6 +67,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "ResultCache",
+    "open_cache",
     "cell_key",
     "model_cell_key",
     "env_digest",
@@ -343,6 +344,27 @@ class ResultCache:
 MAX_ENTRY_BYTES = 64 << 20
 _KEY_FILE = ".key"
 _STR_LISTS = ("modelled", "unstable", "assumptions")
+
+
+def open_cache(
+    cache: ResultCache | bool | None, fresh: bool, *, own_counts: bool = False
+) -> ResultCache | None:
+    """The cache a run uses, from a ``cache=`` argument: None when it is False or None; True:
+    a new :class:`ResultCache` on the default folder; a ResultCache: that one, made fresh when
+    ``fresh`` (``own_counts``: a new one on its folder, fresh when either is, so its hit and
+    miss counts are its own: the modelled cells', beside the measured cells' in the caller's).
+    Anything else is a SimulationError."""
+    if cache is False or cache is None:
+        return None
+    if cache is True:
+        return ResultCache(fresh=fresh)
+    if not isinstance(cache, ResultCache):
+        raise SimulationError(f"cache must be True, False or a ResultCache, not {cache!r}")
+    if own_counts:
+        return ResultCache(cache.folder, fresh=fresh or cache.fresh)
+    if fresh:
+        cache.fresh = True
+    return cache
 
 
 def _secret(folder: Path, *, create: bool) -> bytes | None:

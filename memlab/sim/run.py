@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
@@ -13,26 +13,19 @@ import numpy as np
 import pandas as pd
 
 from memlab.errors import SimulationError
+from memlab.sim.cache import ResultCache, instance_digest, open_cache
 from memlab.sim.claims import claims_table, model_vs_release
 from memlab.sim.fitness import findings_table, fitness_table, journey_table
 from memlab.sim.instance import Instance, load_instance
+from memlab.sim.model.cells import MODELLED_LLM, run_cells
 from memlab.sim.model.iterations import Iteration, resolve_iterations
 from memlab.sim.model.scenarios import Context
 from memlab.sim.model.world import VectorBook
 from memlab.sim.real.releases import all_settings, check_setting
 from memlab.sim.real.runner import RealParams, release_row, run_real, simplicity
-from memlab.sim.registry import ScenarioView
-from memlab.sim.rules import RULES
 from memlab.sim.scenarios import Scenario, ScenarioResult, resolve_scenarios
 
 __all__ = ["simulate", "SimulationRun", "MODELLED_LLM"]
-
-#: What a modelled cell has for an LLM.
-MODELLED_LLM = (
-    "none: the world model counts the LLM calls an iteration's design makes "
-    "(memlab/sim/model/world.py) and makes none; whatever an LLM would decide is the "
-    "design flag's assumption"
-)
 
 _WORD = {
     "pass": "pass",
@@ -288,7 +281,7 @@ class SimulationRun:
         if clash:
             raise SimulationError(f"iterations already in the run: {clash}; give them new names")
         results = dict(self.results)
-        timings = _execute(self._context(), self.scenarios, list(iterations), results)
+        timings = run_cells(self._context(), self.scenarios, list(iterations), results)
         return SimulationRun(
             [*self.iterations, *iterations],
             self.scenarios,
@@ -334,7 +327,6 @@ class SimulationRun:
         testable, why, evidence), ``fitness``, ``journey`` (modelled iterations), and ``run``
         (releases, scale, seed, instance digest, cache hits and misses, parameters)."""
         from memlab.formats import _json
-        from memlab.sim.cache import instance_digest
 
         def records(frame: pd.DataFrame, index: str | None = None) -> list[dict[str, Any]]:
             if frame is None or frame.empty:
@@ -669,17 +661,15 @@ def simulate(
     ctx = Context(inst, seed, book=book, store=store)
     results: dict[tuple[str, str], ScenarioResult] = {}
     started = time.perf_counter()
-    model_cache = _model_cache(cache, fresh)
+    model_cache = open_cache(cache, fresh, own_counts=True)
     embedding = book.embedder.cache_key if model_cache is not None else None
-    timings = _execute(ctx, scs, its, results, model_cache, embedding)
+    timings = run_cells(ctx, scs, its, results, model_cache, embedding)
     sizes: dict[str, dict[str, int]] = {}
     facts: dict[str, dict[str, Any]] = {}
     claims_run: dict[str, Any] = {}
     store = None
     if rels:
         t0 = time.perf_counter()
-        from memlab.sim.cache import ResultCache
-
         store = ResultCache(fresh=fresh) if cache is True else (cache or None)
         real = run_real(
             rels,
@@ -785,7 +775,7 @@ def _stability(
     for other in seeds[1:]:
         more: dict[tuple[str, str], ScenarioResult] = {}
         if its:
-            _execute(
+            run_cells(
                 Context(inst, other, book=book, store=db),
                 scs,
                 its,
@@ -795,8 +785,6 @@ def _stability(
                 cached_only=SCALE_SCENARIOS,
             )
         if rels and real_cache is not None:
-            from memlab.sim.cache import ResultCache
-
             lookup = ResultCache(real_cache.folder)  # a hit at another seed holds under --fresh
             more.update(
                 run_real(
@@ -844,20 +832,6 @@ def _stability(
     return out
 
 
-def _model_cache(cache: Any, fresh: bool) -> Any:
-    """The modelled cells' cache: the real cells' folder with its own counts (None when
-    ``cache`` is False)."""
-    if cache is False or cache is None:
-        return None
-    from memlab.sim.cache import ResultCache
-
-    if cache is True:
-        return ResultCache(fresh=fresh)
-    if not isinstance(cache, ResultCache):
-        raise SimulationError(f"cache must be True, False or a ResultCache, not {cache!r}")
-    return ResultCache(cache.folder, fresh=fresh or cache.fresh)
-
-
 def _resolve_releases(releases: Any) -> list[str]:
     if releases is None or releases == "all":
         return all_settings()
@@ -888,85 +862,3 @@ def _stability_record(st: dict[str, Any] | None) -> dict[str, Any]:
 def _cell(outcome: str | None, basis: str | None) -> str:
     word = _WORD[outcome]
     return word if basis == "measured" or outcome is None else "~" + word
-
-
-#: The design flags and constants each scenario's world model reads: a modelled cell's
-#: assumptions (each record's ``flags``, memlab.sim.registry).
-SCENARIO_FLAGS: Mapping[str, tuple[str, ...]] = ScenarioView(lambda record: record.flags)
-
-
-def _assumptions(it: Iteration, res: ScenarioResult) -> tuple[str, ...]:
-    flags = tuple(
-        f"{name}={getattr(it, name)!r}"
-        for name in SCENARIO_FLAGS.get(res.scenario, ())
-        if hasattr(it, name)
-    )
-    return ("doc's estimate",) + flags + tuple(res.modelled)
-
-
-def _execute(
-    ctx: Context,
-    scenarios: list[Scenario],
-    iterations: list[Iteration],
-    results: dict[tuple[str, str], ScenarioResult],
-    cache: Any = None,
-    embedding: str | None = None,
-    cached_only: Iterable[str] = (),
-) -> pd.DataFrame:
-    """Run each scenario under each iteration into ``results``; one timing row per cell.
-
-    ``cache``: a :class:`~memlab.sim.cache.ResultCache` for the modelled cells (None: every
-    cell runs), keyed by :func:`~memlab.sim.cache.model_cell_key` (the iteration's every
-    field, the scenario, ``ctx.seed``, the instance digest, ``embedding`` and the source
-    digest); a hit comes back with ``cached=True``, a computed cell ``cached=False``.
-    ``cached_only``: scenario codes read from the cache and never computed (a miss is left
-    out of ``results``)."""
-    cached_only = set(cached_only)
-    from memlab.progress import bar
-
-    keys: dict[tuple[str, str], tuple[str, dict[str, Any]]] = {}
-    if cache is not None:
-        from memlab.sim.cache import instance_digest, model_cell_key
-
-        digest = instance_digest(ctx.instance)
-        for scenario in scenarios:
-            for it in iterations:
-                keys[(it.name, scenario.code)] = model_cell_key(
-                    iteration=it,
-                    scenario=scenario.code,
-                    seed=ctx.seed,
-                    instance=digest,
-                    embedding=str(embedding),
-                )
-    rows = []
-    with bar(total=len(scenarios) * len(iterations), desc="simulating", unit="cell") as cells:
-        for scenario in scenarios:
-            for it in iterations:
-                cells.set_postfix_str(f"{scenario.code} x {it.name}")
-                t0 = time.perf_counter()
-                key = keys.get((it.name, scenario.code))
-                res = None if key is None else cache.get(key[0])
-                if res is None and scenario.code in cached_only:
-                    cells.update(1)
-                    continue
-                if res is None:
-                    res = scenario.run(ctx, it)
-                    res.basis = "modelled"
-                    res.rule = RULES[scenario.code]
-                    res.llm = MODELLED_LLM
-                    res.assumptions = _assumptions(it, res)
-                    if key is not None:
-                        from memlab.sim.cache import now_utc
-
-                        res.cached, res.measured_at = False, now_utc()
-                        cache.put(*key, res)
-                results[(it.name, scenario.code)] = res
-                rows.append(
-                    {
-                        "scenario": scenario.code,
-                        "iteration": it.name,
-                        "seconds": time.perf_counter() - t0,
-                    }
-                )
-                cells.update(1)
-    return pd.DataFrame(rows, columns=["scenario", "iteration", "seconds"])

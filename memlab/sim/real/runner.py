@@ -26,7 +26,7 @@ from typing import Any
 
 from memlab._tmp import private_tempdir
 from memlab.errors import SimulationError
-from memlab.sim.cache import now_utc
+from memlab.sim.cache import cell_key, env_digest, instance_digest, now_utc, open_cache
 from memlab.sim.instance import DOC_INSTANCE, Instance
 from memlab.sim.real._common import (
     LLM_STAND_INS,
@@ -151,12 +151,11 @@ def run_real(
     inst = instance or DOC_INSTANCE
     params = params or RealParams()
     results: dict[tuple[str, str], ScenarioResult] = {}
-    store = _result_cache(cache, fresh)
+    store = open_cache(cache, fresh)
     todo: dict[str, list[str]] = {}
     keys: dict[tuple[str, str], tuple[str, dict[str, Any]]] = {}
     if store is not None:
         from memlab.embed import get_embedder
-        from memlab.sim.cache import cell_key, env_digest, instance_digest
         from memlab.sim.real.releases import release_env
 
         digest, embedding = instance_digest(inst), get_embedder().cache_key
@@ -213,20 +212,6 @@ def run_real(
         for rel in rels
         for code in cells[rel]
     }
-
-
-def _result_cache(cache: Any, fresh: bool) -> Any:
-    if cache is False or cache is None:
-        return None
-    from memlab.sim.cache import ResultCache
-
-    if cache is True:
-        return ResultCache(fresh=fresh)
-    if not isinstance(cache, ResultCache):
-        raise SimulationError(f"cache must be True, False or a ResultCache, not {cache!r}")
-    if fresh:
-        cache.fresh = True
-    return cache
 
 
 def _run_contexts(

@@ -447,5 +447,4 @@ def note_variants(key: tuple[int, int, int, int]) -> list[str]:
             words = dict(canon)
             words[slot] = text
             out.append(_cap(template.format(**words)))
-    seen: set[str] = set()
-    return [t for t in out if not (t in seen or seen.add(t))]
+    return list(dict.fromkeys(out))

@@ -557,9 +557,7 @@ def cached_replay(
     )
     doc = None if cache.fresh else _read_entry(cache.folder, cache._path(key), key)
     frame = None if doc is None else _replay_frame(doc)
-    if frame is None:
-        doc = None
-    if doc is not None:
+    if doc is not None and frame is not None:
         cache.hits += 1
         frame.attrs.update(cached=True, measured_at=str(doc.get("measured_at")))
         return frame

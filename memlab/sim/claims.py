@@ -473,7 +473,7 @@ def claims_table(
 
     facts = facts or {}
     run = run or {}
-    rows = []
+    rows: list[dict[str, Any]] = []
     for c, setting in ((c, r) for c in CLAIMS for r in releases if release_version(r) == c.release):
         res = results.get((release_row(setting), c.scenario))
         base = {
@@ -608,7 +608,7 @@ def model_vs_release(
     one: where the world model and the real release agree."""
     from memlab.sim.real.releases import release_row
 
-    rows = []
+    rows: list[dict[str, Any]] = []
     by_number = {getattr(it, "number", None): it.name for it in iterations}
     for rel in releases:
         for number in COUNTERPARTS.get(rel, ()):

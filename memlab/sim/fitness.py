@@ -151,7 +151,10 @@ def journey_table(
             rows.append(row)
             continue
         ref = table.loc[incumbent.name].to_dict()
-        fixed, improved, regressed, to_fail = [], [], [], []
+        fixed: list[str] = []
+        improved: list[str] = []
+        regressed: list[str] = []
+        to_fail: list[str] = []
         for code in table.columns:
             new, old = outcomes.get(code), ref.get(code)
             if new not in RANK or old not in RANK:

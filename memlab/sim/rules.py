@@ -96,7 +96,7 @@ def grade_s7(*, hit_at_5: float, oracle_hit_at_5: float, calls_per_block: float)
 
 def grade_s8(
     *,
-    rates: dict[str, float | None],
+    rates: Mapping[str, float | None],
     blocks_lost: int,
     errors: int,
     corrupt: bool,

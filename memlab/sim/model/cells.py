@@ -82,7 +82,7 @@ def run_cells(
                 cells.set_postfix_str(f"{scenario.code} x {it.name}")
                 t0 = time.perf_counter()
                 key = keys.get((it.name, scenario.code))
-                res = None if key is None else cache.get(key[0])
+                res = None if key is None or cache is None else cache.get(key[0])
                 if res is None and scenario.code in cached_only:
                     cells.update(1)
                     continue
@@ -92,7 +92,7 @@ def run_cells(
                     res.rule = RULES[scenario.code]
                     res.llm = MODELLED_LLM
                     res.assumptions = assumptions(it, res)
-                    if key is not None:
+                    if key is not None and cache is not None:
                         res.cached, res.measured_at = False, now_utc()
                         cache.put(*key, res)
                 results[(it.name, scenario.code)] = res

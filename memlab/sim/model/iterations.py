@@ -294,7 +294,9 @@ _NO_INDEX = _GATEWAY.with_(
 
 #: The doc's six iterations keyed by their number: ``ITERATIONS[5]`` is Iteration 5.
 ITERATIONS: dict[int, Iteration] = {
-    it.number: it for it in (_BASELINE, _CRUD, _REVIEW, _FILES, _GATEWAY, _NO_INDEX)
+    it.number: it
+    for it in (_BASELINE, _CRUD, _REVIEW, _FILES, _GATEWAY, _NO_INDEX)
+    if it.number is not None
 }
 
 

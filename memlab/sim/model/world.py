@@ -226,12 +226,12 @@ class World:
         for role in CONSTITUTION:
             holders = [b for b in self.active() if b.role == role]
             intended = self._intended.get(role)
-            text = holders[0].text if holders else None
+            held = holders[0].text if holders else None
             out[role] = {
-                "text": text,
+                "text": held,
                 "where": "blocks" if holders else None,
                 "filled": bool(holders),
-                "intact": text is not None and text == intended,
+                "intact": held is not None and held == intended,
             }
         return out
 
@@ -550,8 +550,8 @@ class World:
         """Change a block (or, for a role name, the principle) in place. False if impossible."""
         role = target if isinstance(target, str) else target.role
         if self.it.constitution_file and isinstance(target, str):
-            self.self_md[role] = text
-            self._intended[role] = text
+            self.self_md[target] = text
+            self._intended[target] = text
             self._event(
                 "edit",
                 f"self.md#{role}",

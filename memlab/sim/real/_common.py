@@ -132,7 +132,7 @@ class RealParams:
 
 #: The rule each scenario's outcome follows (:data:`memlab.sim.rules.RULES`: one rule per
 #: scenario, for modelled and measured cells alike), shown next to every cell.
-REAL_RULES: dict[str, str] = RULES
+REAL_RULES: Mapping[str, str] = RULES
 
 
 #: The deterministic local LLM every measured cell's release talks to (memlab/sim/real/_driver.py).
@@ -178,22 +178,28 @@ class RealContext:
         self.memo: dict[str, Any] = {}
         self._n = 0
 
-    def start(self) -> None:
-        """Start the release's driver process without waiting for it (see ``proc``)."""
+    def start(self) -> ReleaseProcess:
+        """Start the release's driver process without waiting for it (see ``proc``); the
+        process."""
         if self._proc is None:
             self._proc = ReleaseProcess(self.release, workdir=self.workdir)
-
-    @property
-    def proc(self) -> ReleaseProcess:
-        self.start()
-        if self.hello is None:
-            self.hello = self._proc.request("hello")
         return self._proc
 
     @property
+    def proc(self) -> ReleaseProcess:
+        proc = self.start()
+        self._greeted(proc)
+        return proc
+
+    @property
     def methods(self) -> set[str]:
-        _ = self.proc
-        return set(self.hello["methods"])
+        return set(self._greeted(self.start())["methods"])
+
+    def _greeted(self, proc: ReleaseProcess) -> dict[str, Any]:
+        """The driver's hello, asked once."""
+        if self.hello is None:
+            self.hello = proc.request("hello")
+        return self.hello
 
     def rng(self, *keys: Any) -> np.random.Generator:
         return np.random.default_rng([self.seed, *[zlib.crc32(str(k).encode()) for k in keys]])
@@ -279,11 +285,13 @@ def block_rows(db: Path) -> list[dict[str, Any]]:
     return rows
 
 
-def role_block(rows: list[dict[str, Any]], role: str) -> dict[str, Any] | None:
+def role_block(rows: list[dict[str, Any]], role: str) -> dict[str, Any]:
+    """The first active row tagged ``self/role/<role>``; a SimulationError when none is (the
+    seeded store holds every role, so the script cannot go on)."""
     for r in rows:
         if r["status"] == "active" and f"self/role/{role}" in r["tags"]:
             return r
-    return None
+    raise SimulationError(f"no active block holds the role {role!r}")
 
 
 def pair_cosine(proc: ReleaseProcess, a: str, b: str) -> float:

@@ -46,6 +46,7 @@ import os
 import re
 import sys
 import traceback
+from typing import Any
 
 import numpy as np
 
@@ -138,7 +139,9 @@ class RuleLLM:
         self.calls: dict[str, int] = {}
         self.input_tokens = 0
         self.output_tokens = 0
-        self.counter = None  # the release's TokenCounter, when it has one
+        # The release's TokenCounter, when it has one. Any here and for the release's objects
+        # below: the driver runs against each release, whose classes differ.
+        self.counter: Any = None
 
     def _count(self, method: str, prompt: str, answer) -> None:
         self.calls[method] = self.calls.get(method, 0) + 1
@@ -162,7 +165,11 @@ class RuleLLM:
 
         first = _summary(block)
         shared = len(_words(block, 5) & _words(self_context or "", 5))
-        answer = {"alignment_score": 0.8 if shared >= 3 else 0.3, "tags": [], "summary": first}
+        answer: dict[str, Any] = {
+            "alignment_score": 0.8 if shared >= 3 else 0.3,
+            "tags": [],
+            "summary": first,
+        }
         self._count(
             "process_block",
             self._prompt("BLOCK_ANALYSIS_PROMPT", block=block, self_context=self_context),
@@ -251,16 +258,17 @@ class Driver:
         import elfmem.prompts as prompts
 
         self.llm = RuleLLM(prompts)
-        self.system = None
-        self.engine = None
+        self.system: Any = None  # the release's MemorySystem, once a store is open
+        self.engine: Any = None  # its database engine
         import time as _time
 
         import elfmem.api
         import elfmem.session
 
         self.clock = _Clock(_time)
-        elfmem.api.time = self.clock
-        elfmem.session.time = self.clock
+        # The release's modules read ``time``: both get the session clock in its place.
+        setattr(elfmem.api, "time", self.clock)
+        setattr(elfmem.session, "time", self.clock)
 
     # ---- helpers ------------------------------------------------------------------------------
     async def _await(self, value):
@@ -310,7 +318,8 @@ class Driver:
                 await _migrate.ensure_schema_current(conn)
         counter = TokenCounter()
         self.llm.counter = counter
-        extra, root = {}, None
+        extra: dict[str, Any] = {}
+        root = None
         if project is not None:
             import elfmem.api as api
             from elfmem.config import ElfmemConfig
@@ -333,7 +342,7 @@ class Driver:
             token_counter=counter,
             **extra,
         )
-        out = {"fresh": fresh}
+        out: dict[str, Any] = {"fresh": fresh}
         if project is not None:
             out.update(
                 project_root=None if root is None else str(root),

@@ -181,7 +181,7 @@ def s9_last_month(ctx: RealContext) -> ScenarioResult:
     return measured_result(ctx, "S9", outcome, summary, m)
 
 
-def _stamped(db: Path, block_id: str, start: str) -> bool:
+def _stamped(db: Path, block_id: str, start: datetime) -> bool:
     """A row naming ``block_id`` with a timestamp at or after ``start`` in some table."""
     con = sqlite3.connect(sqlite_uri(db, mode="ro"), uri=True)
     try:

@@ -103,7 +103,7 @@ def s7_scale(ctx: RealContext) -> ScenarioResult:
         found = proc.call("recall", q, top_k=5)
         got = {b.get("id") or b.get("block_id") for b in found if isinstance(b, dict)}
         want = w["notes"][i].key[:2]
-        hits += any(topic.get(bid) == want for bid in got)
+        hits += any(bid is not None and topic.get(bid) == want for bid in got)
         exact += w["ids"].get(w["notes"][i].text) in got
     t_q = time.perf_counter() - t0
     hit5 = hits / len(queries)
@@ -419,12 +419,12 @@ def s8_concurrent(ctx: RealContext) -> ScenarioResult:
         # lazy imports and first queries, which are not the race window the offsets scale with.
         for k, w in enumerate(writers):
             put(w, read(w) + f" + warm-up by {'AB'[k]}.")
-        took = []
+        took: list[float] = []
         for k, w in enumerate(writers):
             t0 = time.perf_counter()
             put(w, read(w) + marker(k, "serial", 0))
             took.append(time.perf_counter() - t0)
-        took = min(took)
+        serial_s = min(took)
         reads = [read(w) for w in writers]  # both have read before either writes
         for k, w in enumerate(writers):
             put(w, reads[k] + marker(k, "interleaved", 0))
@@ -476,7 +476,7 @@ def s8_concurrent(ctx: RealContext) -> ScenarioResult:
         "write_call": write,
         "learned_persisted": persisted,
         "errors": errors,
-        "serial_edit_seconds": round(took, 3),
+        "serial_edit_seconds": round(serial_s, 3),
         "project_mode": ctx.project,
     }
     if ctx.project:
@@ -514,19 +514,19 @@ def s8_concurrent(ctx: RealContext) -> ScenarioResult:
         for k in (0, 1)
         if marker(k, sched, t).strip() not in final
     ]
-    kept = _kept_in(db, lost)
+    kept_in = _kept_in(db, lost)
     m["overwritten_edits"] = len(lost)
     m["overwritten_kept_in"] = {
-        t: sum(t in where for where in kept.values())
-        for t in sorted({t for w in kept.values() for t in w})
+        t: sum(t in where for where in kept_in.values())
+        for t in sorted({t for w in kept_in.values() for t in w})
     }
-    m["overwritten_unrecoverable"] = sum(not where for where in kept.values())
+    m["overwritten_unrecoverable"] = sum(not where for where in kept_in.values())
     unrecoverable = {
         sched: sum(
-            not kept[marker(k, sched, t).strip()]
+            not kept_in[marker(k, sched, t).strip()]
             for t in range(trials if sched == "free" else 1)
             for k in (0, 1)
-            if marker(k, sched, t).strip() in kept
+            if marker(k, sched, t).strip() in kept_in
         )
         for sched in S8_SCHEDULES
     }

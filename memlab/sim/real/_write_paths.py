@@ -71,7 +71,11 @@ def _calls(fn: ast.AST) -> list[ast.Call]:
     return [n for n in ast.walk(fn) if isinstance(n, ast.Call)]
 
 
-def _functions(tree: ast.Module) -> dict[str, ast.AST]:
+#: A function definition, sync or async.
+_Def = ast.FunctionDef | ast.AsyncFunctionDef
+
+
+def _functions(tree: ast.Module) -> dict[str, _Def]:
     return {n.name: n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
 
 
@@ -88,9 +92,9 @@ def _content_writers(tree: ast.Module) -> tuple[dict[str, int], dict[str, list[s
         if "blocks" in updated and sets_content:
             writers[name] = fn.lineno
         tables = {
-            _name(c.args[0])
+            table
             for c in calls
-            if _name(c.func) == "insert" and c.args and _name(c.args[0])
+            if _name(c.func) == "insert" and c.args and (table := _name(c.args[0]))
         }
         tables |= {
             m.group(1)
@@ -98,14 +102,17 @@ def _content_writers(tree: ast.Module) -> tuple[dict[str, int], dict[str, list[s
             if isinstance(n, ast.Constant) and isinstance(n.value, str)
             for m in _INSERT_SQL.finditer(n.value)
         }
-        tables = sorted(tables)
         if tables:
-            inserts[name] = tables
+            inserts[name] = sorted(tables)
     return writers, inserts
 
 
 def _writes_in(fn: ast.AST, writers: dict[str, int]) -> list[tuple[str, int]]:
-    return [(_name(c.func), c.lineno) for c in _calls(fn) if _name(c.func) in writers]
+    return [
+        (called, c.lineno)
+        for c in _calls(fn)
+        if (called := _name(c.func)) is not None and called in writers
+    ]
 
 
 def _imports(fn: ast.AST) -> dict[str, tuple[str, str]]:
@@ -203,7 +210,7 @@ def find_write_paths(folder: str | Path) -> list[dict[str, Any]]:
     if queries is None or api is None:
         return []
     writers, inserts = _content_writers(queries)
-    ops: dict[tuple[str, str], tuple[str, list[tuple[str, int]], ast.AST]] = {}
+    ops: dict[tuple[str, str], tuple[str, list[tuple[str, int]], _Def]] = {}
     for path in sorted(root.rglob("*.py")):
         rel = path.relative_to(root).as_posix()
         if rel in ("api.py", "db/queries.py") or rel.startswith(("cli", "mcp")):
@@ -223,8 +230,9 @@ def find_write_paths(folder: str | Path) -> list[dict[str, Any]]:
         return []
     cli, mcp = _parse(root, "cli.py"), _parse(root, "mcp.py")
     out = []
-    for fn in cls.body:
-        if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)) or fn.name.startswith("_"):
+    methods = [n for n in cls.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
+    for fn in methods:
+        if fn.name.startswith("_"):
             continue
         where = [("elfmem/api.py", _writes_in(fn, writers), fn)]
         aliases = _imports(fn)

@@ -77,7 +77,7 @@ def release_facts(folder: str | Path) -> dict[str, Any]:
     cls = api[api.find("class MemorySystem") :] if "class MemorySystem" in api else ""
     methods = sorted(set(_DEF.findall(cls)))
     offset = api[: api.find("class MemorySystem")].count("\n") if cls else 0
-    method_lines = {}
+    method_lines: dict[str, str] = {}
     for m in _DEF.finditer(cls):
         method_lines.setdefault(
             m.group(1), f"elfmem/api.py:{offset + cls[: m.start()].count(chr(10)) + 1}"

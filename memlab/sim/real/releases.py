@@ -239,7 +239,8 @@ class DriverError(SimulationError):
     def __init__(self, op: str, error: dict[str, Any]) -> None:
         super().__init__(f"elfmem {op}: {error.get('type')}: {error.get('message')}")
         self.type = error.get("type")
-        self.release_message = error.get("message")
+        #: The release's message, as text (the driver sends ``str(exception)``).
+        self.release_message = str(error.get("message"))
         self.trace = error.get("trace")
 
 
@@ -296,6 +297,10 @@ class ReleaseProcess:
             cwd=str(self.workdir or tempfile.gettempdir()),
             bufsize=1,
         )
+        stdin, stdout = self.proc.stdin, self.proc.stdout
+        if stdin is None or stdout is None:  # both are PIPE, so both are there
+            raise SimulationError(f"elfmem {self.release} driver started without its pipes")
+        self._stdin, self._stdout = stdin, stdout
         self.version: str | None = None
         with _TIMINGS_LOCK:
             TIMINGS["starts"] += 1
@@ -314,7 +319,7 @@ class ReleaseProcess:
 
     # ---- protocol -----------------------------------------------------------------------------
     def _read(self) -> dict[str, Any]:
-        line = self.proc.stdout.readline()
+        line = self._stdout.readline()
         if not line:
             self._log.seek(0)
             tail = self._log.read()[-1500:]
@@ -322,8 +327,8 @@ class ReleaseProcess:
         return json.loads(line)
 
     def _write(self, obj: dict[str, Any]) -> None:
-        self.proc.stdin.write(json.dumps(obj) + "\n")
-        self.proc.stdin.flush()
+        self._stdin.write(json.dumps(obj) + "\n")
+        self._stdin.flush()
 
     def vectors(self, texts: list[str]) -> np.ndarray:
         """memlab's vectors of ``texts`` (unit rows); one embedding at a time in this process,

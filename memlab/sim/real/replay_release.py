@@ -109,8 +109,8 @@ def replay_release(store: Any, release: str) -> pd.DataFrame:
         }
     )
     status, reason = [], []
-    for i in range(len(blocks)):
-        got = rows.get(learned.get(i))
+    for n in range(len(blocks)):
+        got = rows.get(learned.get(n))
         status.append(got[0] if got else "rejected")
         reason.append(got[1] if got else "not stored (exact duplicate or refused)")
     out["release_status"] = pd.Series(status, dtype="string")

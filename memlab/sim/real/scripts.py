@@ -178,7 +178,9 @@ def _undo(
 ) -> dict[str, Any] | None:
     """Run the release's undo path (a content writer taking no text) on the newest audit row,
     and read back whether the old wording is the block's content again."""
-    undo = undo_paths(write_paths(release_sources(ctx.release))) if path and path["audit"] else []
+    if path is None or not path["audit"]:
+        return None
+    undo = undo_paths(write_paths(release_sources(ctx.release)))
     if not undo:
         return None
     con = sqlite3.connect(sqlite_uri(db, mode="ro"), uri=True)
@@ -240,10 +242,10 @@ def s2_delete(ctx: RealContext) -> ScenarioResult:
     else:
         m["api"] = f"none (no delete API): waited {p.s2_wait_days} days of sessions + curate"
         m.update(_days_of_use(ctx, p.s2_wait_days, proc))
-    rows = {r["id"]: r for r in block_rows(db)}
-    gone = [bid for bid in targets if rows[bid]["status"] != "active"]
+    by_id = {r["id"]: r for r in block_rows(db)}
+    gone = [bid for bid in targets if by_id[bid]["status"] != "active"]
     m["gone"] = len(gone)
-    m["reasons"] = sorted({rows[b]["archive_reason"] or "" for b in gone})
+    m["reasons"] = sorted({by_id[b]["archive_reason"] or "" for b in gone})
     outcome = grade_levels("S2", len(gone))
     summary = f"{m['api']}: {len(gone)}/3 {p.s2_targets} targets gone {m['reasons'] or ''}"
     proc.request("close")
@@ -255,7 +257,7 @@ def s3_pinned(ctx: RealContext) -> ScenarioResult:
     proc = ctx.proc
     db = seeded_store(ctx, "s3")
     rows = block_rows(db)
-    best = None
+    best: tuple[str, str, float] | None = None
     roles = roles_in_order(ctx, "S3")[:4]
     picks = closest_many(
         proc, [(CONSTITUTION[r], constitution_variants(r)) for r in roles], ctx.params.s3_cosine
@@ -263,6 +265,8 @@ def s3_pinned(ctx: RealContext) -> ScenarioResult:
     for role, (text, cos) in zip(roles, picks):
         if best is None or abs(cos - ctx.params.s3_cosine) < abs(best[2] - ctx.params.s3_cosine):
             best = (role, text, cos)
+    if best is None:
+        raise SimulationError("S3: no constitutional role to reword")
     role, text, cos = best
     target = role_block(rows, role)
     pinned = target.get("pinned")

@@ -11,6 +11,7 @@ from typing import Any
 
 import numpy as np
 
+from memlab.errors import SimulationError
 from memlab.sim._texts import CONSTITUTION, REWORDINGS, constitution_variants
 from memlab.sim.model.iterations import Iteration
 from memlab.sim.model.scenarios._base import (
@@ -212,7 +213,10 @@ def s3_pinned(ctx: Context, it: Iteration) -> ScenarioResult:
     )
     if target.status == "archived":
         sup = next(e for e in events if e["op"] == "supersede")
-        metrics["tags_deleted"] = int(re.search(r"tags_deleted=(\d+)", sup["detail"]).group(1))
+        deleted = re.search(r"tags_deleted=(\d+)", sup["detail"])
+        if deleted is None:
+            raise SimulationError(f"S3: the supersede event does not say tags_deleted: {sup!r}")
+        metrics["tags_deleted"] = int(deleted.group(1))
         return ScenarioResult(
             "S3",
             it.name,

@@ -98,8 +98,8 @@ class _Ripgrep:
 
     name = "ripgrep"
 
-    def __init__(self, texts: list[str], folder: Path) -> None:
-        self.rg = shutil.which("rg")
+    def __init__(self, rg: str, texts: list[str], folder: Path) -> None:
+        self.rg = rg
         self.path = folder / "corpus.md"
         self.path.write_text("".join(t.replace("\n", " ") + "\n" for t in texts), encoding="utf-8")
 
@@ -150,8 +150,9 @@ def _retrieval(ctx: Context, arm: str, size: int, window: int) -> dict[str, Any]
             out["context_tokens"] = corpus_tokens
         else:
             grep = _Grep([n.text for n in notes])
+            rg = shutil.which("rg")
             with private_tempdir("rg") as tmp:
-                scan = _Ripgrep([n.text for n in notes], tmp) if shutil.which("rg") else None
+                scan = _Ripgrep(rg, [n.text for n in notes], tmp) if rg else None
                 t0 = time.perf_counter()
                 matches = [(scan or grep).any_term(terms) for terms in qterms]
                 out["ms_per_query"] = 1000 * (time.perf_counter() - t0) / len(queries)
@@ -341,7 +342,7 @@ def _s11_fixture(ctx: Context) -> dict[str, Any]:
         n_plant = max(10, min(50, grown // 200))
         sources = rng.choice(int(grown * 0.8), size=n_plant, replace=False)
         order = list(range(grown))
-        planted = []
+        planted: list[tuple[int, str, float, int]] = []
         for src in sources:
             note = fx["notes"][int(src)]
             found = restatement(ctx, note.text, fx["vecs"][int(src)], ("note", note.key), rng)

@@ -28,7 +28,7 @@ _LAZY = {
     "load": "memlab.sources",
     "load_elfmem": "memlab.sources.elfmem_db",
     "load_memfs": "memlab.sources.memfs",
-    "load_agent_file": "memlab.sources.agent_file",
+    "load_agent_file": "memlab.kinds.agent_file._load",
     "load_letta_server": "memlab.sources.letta_server",
     "discover": "memlab.sources.discover",
     "audit": "memlab.audits",

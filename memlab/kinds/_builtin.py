@@ -1,15 +1,14 @@
 """memlab's built-in store kinds: their detectors and their :func:`~memlab.kinds.register`
 calls, in the order detectors break ties. A kind written as a class is a package beside this
-module (``memlab/kinds/letta_blocks/``), registered here as an instance."""
+module (``memlab/kinds/agent_file/``, ``memlab/kinds/letta_blocks/``), registered here as an
+instance."""
 
 from __future__ import annotations
 
 from memlab.kinds._base import Probe, Review
 from memlab.kinds._registry import register
-from memlab.kinds._shared import AGENT_BLOCKS as _AGENT_BLOCKS
-from memlab.kinds._shared import AGENT_FILE_HEADLINE as _AGENT_FILE_HEADLINE
 from memlab.kinds._shared import TO_MEMFS as _TO_MEMFS
-from memlab.kinds._shared import json_text as _json_text
+from memlab.kinds.agent_file import AgentFile
 from memlab.kinds.letta_blocks import LettaBlocks
 
 __all__ = ["MEMFS_KINDS"]
@@ -26,17 +25,6 @@ def _sqlite(probe: Probe) -> str | None:
         # A .db that is not SQLite is reported by the SQLite loader as corrupt, which says more
         # than "unrecognised".
         return f"named {probe.path.suffix}"
-    return None
-
-
-def _agent_file(probe: Probe) -> str | None:
-    if probe.is_dir:
-        return None
-    first = _json_text(probe)
-    if first in (b"{", b'"'):
-        return "JSON object" if first == b"{" else "JSON string (a double-encoded agent file)"
-    if probe.path.suffix == ".af" and first != b"[":
-        return "named .af"
     return None
 
 
@@ -218,18 +206,5 @@ register(
     capabilities={"memfs_v1_upgrade", "memfs_layout"},
     migrations={"letta": f"{_MIG}._letta_upgrade:plan_upgrade"},
 )  # memfs v1 -> v2
-register(
-    "agent_file",
-    display="Letta Agent File",
-    detect=_agent_file,
-    priority=-10,
-    load=f"{_SRC}.agent_file:load_agent_file",
-    audit=f"{_AUD}.agent_file:audit_agent_file",
-    migrations=_TO_MEMFS,
-    review=_AGENT_BLOCKS,
-    verify="blocks",
-    capabilities={"json_file", "agents"},
-    reports=("audit", "review"),
-    headline=_AGENT_FILE_HEADLINE,
-)
+register(AgentFile())
 register(LettaBlocks())

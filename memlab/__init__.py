@@ -29,7 +29,7 @@ _LAZY = {
     "load_elfmem": "memlab.sources.elfmem_db",
     "load_memfs": "memlab.sources.memfs",
     "load_agent_file": "memlab.kinds.agent_file._load",
-    "load_letta_server": "memlab.sources.letta_server",
+    "load_letta_server": "memlab.kinds.letta_server._load",
     "discover": "memlab.sources.discover",
     "audit": "memlab.audits",
     "compare": "memlab.audits",

@@ -1,7 +1,7 @@
 """memlab's built-in store kinds: their detectors and their :func:`~memlab.kinds.register`
 calls, in the order detectors break ties. A kind written as a class is a package beside this
-module (``memlab/kinds/agent_file/``, ``memlab/kinds/letta_blocks/``), registered here as an
-instance."""
+module (``memlab/kinds/agent_file/``, ``memlab/kinds/letta_blocks/``,
+``memlab/kinds/letta_server/``), registered here as an instance."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from memlab.kinds._registry import register
 from memlab.kinds._shared import TO_MEMFS as _TO_MEMFS
 from memlab.kinds.agent_file import AgentFile
 from memlab.kinds.letta_blocks import LettaBlocks
+from memlab.kinds.letta_server import LettaServer
 
 __all__ = ["MEMFS_KINDS"]
 
@@ -26,20 +27,6 @@ def _sqlite(probe: Probe) -> str | None:
         # than "unrecognised".
         return f"named {probe.path.suffix}"
     return None
-
-
-def _letta_dsn(source: str) -> str | None:
-    from memlab.sources.letta_server import is_dsn
-
-    return "a PostgreSQL connection URI" if is_dsn(source) else None
-
-
-def _letta_sqlite(probe: Probe) -> str | None:
-    if probe.is_dir or not probe.head.startswith(_SQLITE_MAGIC):
-        return None
-    from memlab.sources.letta_server import is_letta_sqlite
-
-    return "SQLite with a Letta server's tables" if is_letta_sqlite(probe.path) else None
 
 
 def _substrate(probe: Probe) -> str | None:
@@ -140,17 +127,7 @@ register(
         remember=True,
     ),
 )
-register(
-    "letta_server",
-    display="Letta server database",
-    detect=_letta_sqlite,
-    locate=_letta_dsn,
-    load=f"{_SRC}.letta_server:load_letta_server",
-    audit=f"{_AUD}.letta_server:audit_letta_server",
-    find=f"{_SRC}.letta_server:find_letta_server",
-    migrations={"letta": f"{_MIG}._letta_server:plan_letta_server"},
-    verify="server",
-)
+register(LettaServer())
 #: The kinds stored as markdown files in a git repo, loaded by :mod:`memlab.sources.memfs` and
 #: audited by :mod:`memlab.audits.memfs`; review edits them with a commit.
 MEMFS_KINDS = ("letta_memfs", "souveraine", "elfmem_substrate")

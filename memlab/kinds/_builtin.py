@@ -1,32 +1,18 @@
 """memlab's built-in store kinds: their detectors and their :func:`~memlab.kinds.register`
 calls, in the order detectors break ties. A kind written as a class is a package beside this
 module (``memlab/kinds/agent_file/``, ``memlab/kinds/letta_blocks/``,
-``memlab/kinds/letta_server/``), registered here as an instance."""
+``memlab/kinds/letta_server/``, ``memlab/kinds/elfmem_db/``), registered here as an instance."""
 
 from __future__ import annotations
 
 from memlab.kinds._base import Probe, Review
 from memlab.kinds._registry import register
-from memlab.kinds._shared import TO_MEMFS as _TO_MEMFS
 from memlab.kinds.agent_file import AgentFile
+from memlab.kinds.elfmem_db import ElfmemDb
 from memlab.kinds.letta_blocks import LettaBlocks
 from memlab.kinds.letta_server import LettaServer
 
 __all__ = ["MEMFS_KINDS"]
-
-_SQLITE_MAGIC = b"SQLite format 3\x00"
-
-
-def _sqlite(probe: Probe) -> str | None:
-    if probe.is_dir:
-        return None
-    if probe.head.startswith(_SQLITE_MAGIC):
-        return "starts with the SQLite header"
-    if probe.path.suffix in {".db", ".sqlite", ".sqlite3"}:
-        # A .db that is not SQLite is reported by the SQLite loader as corrupt, which says more
-        # than "unrecognised".
-        return f"named {probe.path.suffix}"
-    return None
 
 
 def _substrate(probe: Probe) -> str | None:
@@ -92,41 +78,7 @@ _MEMFS_HEADLINE = (
     "review.choices",
 )
 
-register(
-    "elfmem_db",
-    display="elfmem database",
-    detect=_sqlite,
-    priority=-10,
-    load=f"{_SRC}.elfmem_db:load_elfmem",
-    audit=f"{_AUD}.elfmem:audit_elfmem",
-    migrations={"substrate": f"{_MIG}._elfmem:plan_substrate", **_TO_MEMFS},
-    find=f"{_DISC}:find_elfmem_databases",
-    verify="elfmem",
-    capabilities={"elfmem_tables"},
-    reports=("audit", "review"),
-    headline=(
-        "input_per_corpus_token",
-        "calls_per_surviving_block",
-        "supersession_share",
-        "min_block_recency",
-        "role_slots_left",
-        "constitutional_tagged_live",
-        "blocks_active",
-        "contradictions_unresolved",
-        "review.choices",
-    ),
-    review=Review(
-        units=f"{_UNITS}:elfmem_db_units",
-        share_of="all live blocks",
-        removal="forget",
-        edit="edit",
-        apply="script",
-        stale_basis="no reinforcement, session or outcome",
-        drift="seeds",
-        recorded_contradictions=True,
-        remember=True,
-    ),
-)
+register(ElfmemDb())
 register(LettaServer())
 #: The kinds stored as markdown files in a git repo, loaded by :mod:`memlab.sources.memfs` and
 #: audited by :mod:`memlab.audits.memfs`; review edits them with a commit.

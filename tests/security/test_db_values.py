@@ -23,7 +23,7 @@ import pytest
 import memlab
 from memlab.embed import get_embedder
 from memlab.reviews import review, units_of
-from memlab.sources.elfmem_db import load_elfmem
+from memlab.kinds.elfmem_db._load import load_elfmem
 from memlab.kinds.letta_server._load import load_letta_server
 
 SAMPLES = Path(__file__).resolve().parents[2] / "data" / "samples"

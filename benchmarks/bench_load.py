@@ -43,7 +43,7 @@ sys.path.insert(0, str(REPO / "tests"))
 
 from elfmem_schemas import build_db  # noqa: E402  (the real 0.20.0 DDL)
 
-from memlab.sources.elfmem_db import FRAME_TABLES, load_elfmem  # noqa: E402
+from memlab.kinds.elfmem_db._load import FRAME_TABLES, load_elfmem  # noqa: E402
 
 CATEGORIES = ["knowledge"] * 6 + ["observation"] * 2 + ["decision", "mind"]
 STATUSES = ["active"] * 76 + ["archived"] * 22 + ["inbox"] * 2

@@ -26,10 +26,10 @@ __version__ = "0.1.0"
 _LAZY = {
     "Store": "memlab.store",
     "load": "memlab.sources",
-    "load_elfmem": "memlab.sources.elfmem_db",
+    "load_elfmem": "memlab.kinds.elfmem_db._load",
     "load_memfs": "memlab.sources.memfs",
-    "load_agent_file": "memlab.sources.agent_file",
-    "load_letta_server": "memlab.sources.letta_server",
+    "load_agent_file": "memlab.kinds.agent_file._load",
+    "load_letta_server": "memlab.kinds.letta_server._load",
     "discover": "memlab.sources.discover",
     "audit": "memlab.audits",
     "compare": "memlab.audits",

@@ -120,7 +120,7 @@ MAX_FM_COLUMNS = 64
 #: How long one statement memlab sends a Letta PostgreSQL server may run (60 s: reading every
 #: block of a large server takes a few seconds) and how long it waits for a table another session
 #: has locked (10 s); past either the read stops with one line. ``MEMLAB_PG_STATEMENT_TIMEOUT`` and
-#: ``MEMLAB_PG_LOCK_TIMEOUT`` (milliseconds) override them (``memlab.sources._letta_pg``).
+#: ``MEMLAB_PG_LOCK_TIMEOUT`` (milliseconds) override them (``memlab.kinds.letta_server._pg``).
 PG_STATEMENT_TIMEOUT_MS = 60_000
 PG_LOCK_TIMEOUT_MS = 10_000
 #: How long connecting to a Letta PostgreSQL server may take, startup and login included (10 s;

@@ -120,7 +120,7 @@ class RepoError(SourceError):
 class UnsafeDatabase(SourceError):
     """A PostgreSQL database memlab will not read: a view, foreign table, rule, row policy or
     owner-defined type where Letta has a plain table, or a login role that could run programs or
-    read files on the database host (see :mod:`memlab.sources._letta_pg`)."""
+    read files on the database host (see :mod:`memlab.kinds.letta_server._pg`)."""
 
 
 class UnsafePath(MemlabError):

@@ -51,7 +51,7 @@ ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "data" / "samples" / "letta-server"
 RELEASES = {"postgres": "0.16.8", "sqlite": "0.11.7"}
 PIP_SPEC = {"postgres": "letta[postgres,sqlite]==0.16.8", "sqlite": "letta[sqlite]==0.11.7"}
-#: The tables memlab reads (sources/letta_server.py); the dump holds only these.
+#: The tables memlab reads (kinds/letta_server/_load.py); the dump holds only these.
 DUMP_TABLES = ("alembic_version", "organizations", "users", "agents", "agents_tags", "block",
                "blocks_agents", "block_history", "blocks_tags")
 

@@ -8,9 +8,9 @@ import json
 import pandas as pd
 import pytest
 
-from memlab.audits.agent_file import audit_agent_file
+from memlab.kinds.agent_file._audit import audit_agent_file
 from memlab.errors import CorruptStore, StoreNotFound, UnrecognizedStore
-from memlab.sources.agent_file import FRAME_DTYPES, load_agent_file
+from memlab.kinds.agent_file._load import FRAME_DTYPES, load_agent_file
 
 AF = "samples/letta-af"
 

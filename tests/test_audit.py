@@ -16,9 +16,9 @@ from matplotlib.figure import Figure
 import memlab.plots as plots
 from memlab.audits import audit, compare
 from memlab.audits import seeds
-from memlab.audits.elfmem import audit_elfmem, gini, lorenz
+from memlab.kinds.elfmem_db._audit import audit_elfmem, gini, lorenz
 from memlab.errors import MemlabError, StoreNotFound, UnsupportedSchema
-from memlab.sources.elfmem_db import load_elfmem
+from memlab.kinds.elfmem_db._load import load_elfmem
 from memlab.store import Store
 
 from elfmem_schemas import build_db

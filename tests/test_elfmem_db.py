@@ -20,8 +20,8 @@ import memlab
 from elfmem_schemas import RELEASE_FOR_VERSION, build_db, columns_of
 from memlab.errors import CorruptStore, StoreNotFound, UnrecognizedStore, UnsupportedSchema
 from memlab.sources._sqlite_snapshot import read_snapshot
-from memlab.audits.elfmem import audit_elfmem
-from memlab.sources.elfmem_db import load_elfmem
+from memlab.kinds.elfmem_db._audit import audit_elfmem
+from memlab.kinds.elfmem_db._load import load_elfmem
 
 SAMPLES = Path(__file__).resolve().parents[1] / "data" / "samples" / "elfmem"
 
@@ -281,7 +281,7 @@ def test_embeddings_of_mixed_widths_and_a_broken_blob(tmp_path):
 
 
 def test_split_parallel_reads_match_one_whole_read(tmp_path, monkeypatch):
-    import memlab.sources.elfmem_db as elfmem_db
+    import memlab.kinds.elfmem_db._load as elfmem_db
 
     db = tmp_path / "many.db"
     build_db(db, 9)
@@ -323,7 +323,7 @@ def test_split_parallel_reads_match_one_whole_read(tmp_path, monkeypatch):
 
 @pytest.mark.parametrize("name", ["elfmem-0.19.2-schema5", "elfmem-0.20.0-schema9"])
 def test_exact_path_gives_the_same_frames_as_the_arrow_path(monkeypatch, name):
-    import memlab.sources.elfmem_db as elfmem_db
+    import memlab.kinds.elfmem_db._load as elfmem_db
 
     fast = load_elfmem(SAMPLES / f"{name}.db", embeddings=True)
 

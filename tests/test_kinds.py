@@ -308,7 +308,8 @@ def test_letta_blocks_names_its_findings_and_a_run_records_each(tmp_path):
     assert dict(identities) == {"blocks_over_limit": ("block_id", "label"),
                                 "orphan_blocks": ("block_id", "label")}
     assert all(_metrics.FINDINGS[t] == c for t, c in identities.items())
-    assert dict(kinds.get("agent_file").findings()) == _metrics.FINDINGS  # a record: all
+    assert kinds.get("agent_file").findings() == identities  # the kind whose audit it shares
+    assert dict(kinds.Kind("rec", "a record", "m:f").findings()) == _metrics.FINDINGS  # all
     path = tmp_path / "blocks.json"
     path.write_text('[{"id": "block-aa", "label": "human", "value": "ppp", "limit": 2},'
                     ' {"id": "block-bb", "label": "persona", "value": "q", "limit": 9}]')

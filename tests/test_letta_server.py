@@ -11,7 +11,7 @@ import pytest
 
 import memlab
 from memlab.errors import SourceError, UnrecognizedStore
-from memlab.sources.letta_server import is_dsn, load_letta_server, redact_dsn
+from memlab.kinds.letta_server._load import is_dsn, load_letta_server, redact_dsn
 
 from letta_server_fixtures import MANIFEST, SQLITE_DB, SQLITE_PLAIN, letta_pg  # noqa: F401
 
@@ -124,7 +124,7 @@ def test_postgres_read_is_read_only(letta_pg):
     # The loader's connection is a read-only transaction: prove the session setting is real.
     import psycopg
 
-    from memlab.sources._letta_pg import connect as _connect_postgres
+    from memlab.kinds.letta_server._pg import connect as _connect_postgres
 
     conn = _connect_postgres(dsn)
     try:

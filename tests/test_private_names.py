@@ -10,7 +10,7 @@ module takes from another are that module's public names. So no module of memlab
 and no two modules import each other (a package and its own submodule included), at module
 level or inside a function. Imports under ``if TYPE_CHECKING:`` are left out of the cycle
 count: they run only for a type checker, never at import time, so they cannot make an import
-cycle (``sources/_elfmem_db_frames.py`` names ``elfmem_db.Reader`` in annotations that way).
+cycle (``kinds/elfmem_db/_frames.py`` names ``_load.Reader`` in annotations that way).
 """
 
 from __future__ import annotations

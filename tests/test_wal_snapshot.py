@@ -22,7 +22,7 @@ import pytest
 
 from elfmem_schemas import build_db
 from memlab.sources._sqlite_snapshot import read_snapshot
-from memlab.sources.elfmem_db import load_elfmem
+from memlab.kinds.elfmem_db._load import load_elfmem
 
 _WRITER = textwrap.dedent("""
     import sqlite3, sys

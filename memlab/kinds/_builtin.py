@@ -1,57 +1,18 @@
 """memlab's built-in store kinds: their detectors and their :func:`~memlab.kinds.register`
 calls, in the order detectors break ties. A kind written as a class is a package beside this
-module (``memlab/kinds/letta_blocks/``), registered here as an instance."""
+module (``memlab/kinds/agent_file/``, ``memlab/kinds/letta_blocks/``,
+``memlab/kinds/letta_server/``, ``memlab/kinds/elfmem_db/``), registered here as an instance."""
 
 from __future__ import annotations
 
 from memlab.kinds._base import Probe, Review
 from memlab.kinds._registry import register
-from memlab.kinds._shared import AGENT_BLOCKS as _AGENT_BLOCKS
-from memlab.kinds._shared import AGENT_FILE_HEADLINE as _AGENT_FILE_HEADLINE
-from memlab.kinds._shared import TO_MEMFS as _TO_MEMFS
-from memlab.kinds._shared import json_text as _json_text
+from memlab.kinds.agent_file import AgentFile
+from memlab.kinds.elfmem_db import ElfmemDb
 from memlab.kinds.letta_blocks import LettaBlocks
+from memlab.kinds.letta_server import LettaServer
 
 __all__ = ["MEMFS_KINDS"]
-
-_SQLITE_MAGIC = b"SQLite format 3\x00"
-
-
-def _sqlite(probe: Probe) -> str | None:
-    if probe.is_dir:
-        return None
-    if probe.head.startswith(_SQLITE_MAGIC):
-        return "starts with the SQLite header"
-    if probe.path.suffix in {".db", ".sqlite", ".sqlite3"}:
-        # A .db that is not SQLite is reported by the SQLite loader as corrupt, which says more
-        # than "unrecognised".
-        return f"named {probe.path.suffix}"
-    return None
-
-
-def _agent_file(probe: Probe) -> str | None:
-    if probe.is_dir:
-        return None
-    first = _json_text(probe)
-    if first in (b"{", b'"'):
-        return "JSON object" if first == b"{" else "JSON string (a double-encoded agent file)"
-    if probe.path.suffix == ".af" and first != b"[":
-        return "named .af"
-    return None
-
-
-def _letta_dsn(source: str) -> str | None:
-    from memlab.sources.letta_server import is_dsn
-
-    return "a PostgreSQL connection URI" if is_dsn(source) else None
-
-
-def _letta_sqlite(probe: Probe) -> str | None:
-    if probe.is_dir or not probe.head.startswith(_SQLITE_MAGIC):
-        return None
-    from memlab.sources.letta_server import is_letta_sqlite
-
-    return "SQLite with a Letta server's tables" if is_letta_sqlite(probe.path) else None
 
 
 def _substrate(probe: Probe) -> str | None:
@@ -117,52 +78,8 @@ _MEMFS_HEADLINE = (
     "review.choices",
 )
 
-register(
-    "elfmem_db",
-    display="elfmem database",
-    detect=_sqlite,
-    priority=-10,
-    load=f"{_SRC}.elfmem_db:load_elfmem",
-    audit=f"{_AUD}.elfmem:audit_elfmem",
-    migrations={"substrate": f"{_MIG}._elfmem:plan_substrate", **_TO_MEMFS},
-    find=f"{_DISC}:find_elfmem_databases",
-    verify="elfmem",
-    capabilities={"elfmem_tables"},
-    reports=("audit", "review"),
-    headline=(
-        "input_per_corpus_token",
-        "calls_per_surviving_block",
-        "supersession_share",
-        "min_block_recency",
-        "role_slots_left",
-        "constitutional_tagged_live",
-        "blocks_active",
-        "contradictions_unresolved",
-        "review.choices",
-    ),
-    review=Review(
-        units=f"{_UNITS}:elfmem_db_units",
-        share_of="all live blocks",
-        removal="forget",
-        edit="edit",
-        apply="script",
-        stale_basis="no reinforcement, session or outcome",
-        drift="seeds",
-        recorded_contradictions=True,
-        remember=True,
-    ),
-)
-register(
-    "letta_server",
-    display="Letta server database",
-    detect=_letta_sqlite,
-    locate=_letta_dsn,
-    load=f"{_SRC}.letta_server:load_letta_server",
-    audit=f"{_AUD}.letta_server:audit_letta_server",
-    find=f"{_SRC}.letta_server:find_letta_server",
-    migrations={"letta": f"{_MIG}._letta_server:plan_letta_server"},
-    verify="server",
-)
+register(ElfmemDb())
+register(LettaServer())
 #: The kinds stored as markdown files in a git repo, loaded by :mod:`memlab.sources.memfs` and
 #: audited by :mod:`memlab.audits.memfs`; review edits them with a commit.
 MEMFS_KINDS = ("letta_memfs", "souveraine", "elfmem_substrate")
@@ -218,18 +135,5 @@ register(
     capabilities={"memfs_v1_upgrade", "memfs_layout"},
     migrations={"letta": f"{_MIG}._letta_upgrade:plan_upgrade"},
 )  # memfs v1 -> v2
-register(
-    "agent_file",
-    display="Letta Agent File",
-    detect=_agent_file,
-    priority=-10,
-    load=f"{_SRC}.agent_file:load_agent_file",
-    audit=f"{_AUD}.agent_file:audit_agent_file",
-    migrations=_TO_MEMFS,
-    review=_AGENT_BLOCKS,
-    verify="blocks",
-    capabilities={"json_file", "agents"},
-    reports=("audit", "review"),
-    headline=_AGENT_FILE_HEADLINE,
-)
+register(AgentFile())
 register(LettaBlocks())

@@ -225,7 +225,7 @@ def _files_written(blocks: pd.DataFrame) -> int:
 
 def _resolve(src: str | Path, dest: str | Path) -> tuple[str | Path, Path]:
     """The source (a DSN stays a string) and the destination, both resolved."""
-    from memlab.sources.letta_server import is_dsn
+    from memlab.kinds.letta_server._load import is_dsn
 
     d = Path(os.path.abspath(Path(dest).expanduser()))
     if is_dsn(src):  # a Letta server's PostgreSQL: nothing on disk to overlap with
@@ -496,8 +496,8 @@ def verify(
     branch other than the checked-out one. ``queries`` overrides the fixed retrieval queries
     (default: the source's most common tags, or its block labels).
     """
+    from memlab.kinds.letta_server._load import is_dsn
     from memlab.migrations._verify import verify_paths
-    from memlab.sources.letta_server import is_dsn
 
     s = str(src).strip() if is_dsn(src) else Path(src).expanduser().resolve()
     d = Path(os.path.abspath(Path(dest).expanduser()))

@@ -47,8 +47,8 @@ def plan_migration(
     ``layout`` is a Letta target's memfs layout: ``"v2"`` (the default, what Letta Code 0.34.12
     creates) or ``"v1"`` (the ``system/`` layout, memlab's output before v2).
     """
+    from memlab.kinds.letta_server._load import is_dsn
     from memlab.sources import load
-    from memlab.sources.letta_server import is_dsn
 
     check_target(to)
     path = Path(src).expanduser().resolve() if not is_dsn(src) else None

@@ -473,7 +473,7 @@ def verify_paths(
                 _check_retrieval(rows, qs, before, after, k)
         elif check in ("blocks", "server", "upgrade"):
             if check == "server":  # with its history, per block and repository
-                from memlab.migrations._letta_server import check_server, server_view
+                from memlab.kinds.letta_server._migrate import check_server, server_view
 
                 bodies = check_server(
                     rows, store, dest, ref, repo_folders, copies, target, plan, layout

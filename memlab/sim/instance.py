@@ -384,7 +384,7 @@ def load_instance(instance: Any) -> tuple[Instance, Any]:
     if isinstance(instance, Instance):
         return instance, None
     if isinstance(instance, (str, Path)):
-        from memlab.sources.elfmem_db import load_elfmem
+        from memlab import load_elfmem
 
         store = load_elfmem(_locate(instance))
     else:

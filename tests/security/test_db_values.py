@@ -23,8 +23,8 @@ import pytest
 import memlab
 from memlab.embed import get_embedder
 from memlab.reviews import review, units_of
-from memlab.sources.elfmem_db import load_elfmem
-from memlab.sources.letta_server import load_letta_server
+from memlab.kinds.elfmem_db._load import load_elfmem
+from memlab.kinds.letta_server._load import load_letta_server
 
 SAMPLES = Path(__file__).resolve().parents[2] / "data" / "samples"
 ELFMEM = SAMPLES / "elfmem" / "elfmem-0.20.0-schema9.db"

@@ -11,7 +11,7 @@ import subprocess
 import sys
 
 import memlab
-from memlab.sources.agent_file import load_agent_file
+from memlab.kinds.agent_file._load import load_agent_file
 
 from hostile import agent_file
 

@@ -21,7 +21,7 @@ import psycopg
 import pytest
 
 from memlab.errors import UnsafeDatabase
-from memlab.sources.letta_server import load_letta_server
+from memlab.kinds.letta_server._load import load_letta_server
 
 from letta_server_fixtures import MANIFEST, letta_pg  # noqa: F401
 from pg_cluster import READER, SUPERUSER
@@ -96,7 +96,7 @@ def test_a_statement_past_the_timeout_stops_whatever_the_database_sets(letta_pg,
     sql(f"ALTER DATABASE {db} SET statement_timeout = 0; ALTER DATABASE {db} SET lock_timeout = 0;"
         f"ALTER ROLE {READER} IN DATABASE {db} SET statement_timeout = 0;")
     monkeypatch.setenv("MEMLAB_PG_STATEMENT_TIMEOUT", "300")
-    from memlab.sources._letta_pg import connect as _connect_postgres
+    from memlab.kinds.letta_server._pg import connect as _connect_postgres
 
     conn = _connect_postgres(letta_pg.dsn(db))
     try:
@@ -301,7 +301,7 @@ def test_settings_a_pooler_dropped_are_set_again(letta_pg, hostile):
     """A pooler that drops the startup options (PgBouncer does, with ``options`` in its
     ignore_startup_parameters) leaves the database's settings: pin_session sets memlab's again
     before the first read."""
-    from memlab.sources._letta_pg import SEARCH_PATH, pin_session
+    from memlab.kinds.letta_server._pg import SEARCH_PATH, pin_session
 
     db, sql = hostile
     sql(f"ALTER DATABASE {db} SET search_path = evil, pg_catalog, public;"

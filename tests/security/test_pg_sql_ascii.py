@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from memlab.sources.letta_server import load_letta_server
+from memlab.kinds.letta_server._load import load_letta_server
 
 from letta_server_fixtures import MANIFEST, PG_DUMP, letta_pg  # noqa: F401
 

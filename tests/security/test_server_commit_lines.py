@@ -18,8 +18,8 @@ import pytest
 
 from memlab.cli import main
 from memlab.migrations import verify
-from memlab.migrations._letta_server import history_trailers
-from memlab.sources.letta_server import load_letta_server
+from memlab.kinds.letta_server._migrate import history_trailers
+from memlab.kinds.letta_server._load import load_letta_server
 
 SAMPLES = Path(__file__).resolve().parents[2] / "data" / "samples" / "letta-server"
 HUMAN = "block-88e1c60f-6f67-40ee-9f14-ea417fca4416"  # ezra/human: 4 checkpoints

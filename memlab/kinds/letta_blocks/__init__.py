@@ -3,9 +3,10 @@
 :class:`~memlab.kinds.KindBase`.
 
 It detects itself from the file's first bytes; it is loaded and audited by the Letta Agent
-File's loader and audit (:mod:`memlab.sources.agent_file`, :mod:`memlab.audits.agent_file`),
-which it shares with the ``agent_file`` kind, and it shares that kind's review adapter,
-headline metrics and migrations to a memfs repository (verified block by block).
+File's loader and audit (``memlab/kinds/agent_file/``: :data:`~memlab.kinds.agent_file.LOAD`,
+:data:`~memlab.kinds.agent_file.AUDIT`), which it shares with the ``agent_file`` kind, and it
+shares that kind's review adapter, headline metrics and migrations to a memfs repository
+(verified block by block).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from typing import Mapping
 
 from memlab.kinds._base import KindBase, Probe
 from memlab.kinds._shared import AGENT_BLOCKS, AGENT_FILE_HEADLINE, TO_MEMFS, json_text
+from memlab.kinds.agent_file import AUDIT, LOAD
 
 __all__ = ["LettaBlocks"]
 
@@ -25,8 +27,8 @@ class LettaBlocks(KindBase):
     name = "letta_blocks"
     display = "Letta blocks JSON list"
     priority = -10  # any JSON list: asked after the kinds that claim more specific content
-    load_ref = "memlab.sources.agent_file:load_agent_file"
-    audit_ref = "memlab.audits.agent_file:audit_agent_file"
+    load_ref = LOAD
+    audit_ref = AUDIT
     migrations = TO_MEMFS
     default_target = next(iter(TO_MEMFS))
     review = AGENT_BLOCKS

@@ -2,9 +2,9 @@
 the Gini/Lorenz helpers the reinforcement section uses.
 
 Each ``_section(ctx, tables, headline)`` adds its tables and headline metrics for
-:func:`memlab.audits.elfmem.audit_elfmem`; the constitution (§2.3) is in
-:mod:`memlab.audits._elfmem_constitution`. :func:`gini` and :func:`lorenz` are public through
-:mod:`memlab.audits.elfmem`.
+:func:`memlab.kinds.elfmem_db._audit.audit_elfmem`; the constitution (§2.3) is in
+:mod:`memlab.kinds.elfmem_db._audit_constitution`. :func:`gini` and :func:`lorenz` are public
+through :mod:`memlab.kinds.elfmem_db._audit`.
 """
 
 from __future__ import annotations
@@ -19,7 +19,6 @@ import pandas as pd
 from memlab._metrics import METRICS
 from memlab._metrics import value as metric_value
 from memlab.audits import seeds as _seeds
-from memlab.audits._elfmem_context import CAVEAT, Context, as_int, isna, num, strings
 from memlab.constants import (
     CHARS_PER_TOKEN,
     DECAY_LAMBDA,
@@ -29,6 +28,7 @@ from memlab.constants import (
     is_penalised,
     tier_of_lambda,
 )
+from memlab.kinds.elfmem_db._audit_context import CAVEAT, Context, as_int, isna, num, strings
 
 __all__ = ["gini", "lorenz"]
 

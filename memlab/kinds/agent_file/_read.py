@@ -1,4 +1,4 @@
-"""Reading an Agent File's JSON for :mod:`memlab.sources.agent_file`: once, double-encoded or
+"""Reading an Agent File's JSON for :mod:`memlab.kinds.agent_file._load`: once, double-encoded or
 not, with what ``json.loads`` accepts silently reported (:mod:`memlab.formats._json`), and every
 JSON string past :data:`~memlab.constants.MAX_VALUE_BYTES` cut out of the bytes before the parse
 (:class:`Unread`).

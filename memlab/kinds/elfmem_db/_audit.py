@@ -30,10 +30,10 @@ before schema 5, near-duplicates before 9) is None, never 0. "Live" means
 ``status == 'active'``.
 
 The sections that build these tables are in private sibling modules:
-:mod:`~memlab.audits._elfmem_sections` (every table but the constitution's, and
-:func:`gini`/:func:`lorenz`), :mod:`~memlab.audits._elfmem_constitution` (``constitution``,
-``protected_superseded``), :mod:`~memlab.audits._elfmem_summary` (the printable summary) and
-:mod:`~memlab.audits._elfmem_context` (the frames and value helpers they share).
+:mod:`~memlab.kinds.elfmem_db._audit_sections` (every table but the constitution's, and
+:func:`gini`/:func:`lorenz`), :mod:`~memlab.kinds.elfmem_db._audit_constitution` (``constitution``,
+``protected_superseded``), :mod:`~memlab.kinds.elfmem_db._audit_summary` (the printable summary) and
+:mod:`~memlab.kinds.elfmem_db._audit_context` (the frames and value helpers they share).
 """
 
 from __future__ import annotations
@@ -45,9 +45,11 @@ import pandas as pd
 
 from memlab import kinds
 from memlab.audits._base import Audit, json_safe
-from memlab.audits._elfmem_constitution import constitution_section
-from memlab.audits._elfmem_context import Context
-from memlab.audits._elfmem_sections import (
+from memlab.constants import SECONDS_PER_CALL
+from memlab.errors import InvalidArgument, UnsupportedSchema
+from memlab.kinds.elfmem_db._audit_constitution import constitution_section
+from memlab.kinds.elfmem_db._audit_context import Context
+from memlab.kinds.elfmem_db._audit_sections import (
     archival_section,
     clock_section,
     cost_section,
@@ -58,9 +60,7 @@ from memlab.audits._elfmem_sections import (
     subsystems_section,
     tags_section,
 )
-from memlab.audits._elfmem_summary import summary_text
-from memlab.constants import SECONDS_PER_CALL
-from memlab.errors import InvalidArgument, UnsupportedSchema
+from memlab.kinds.elfmem_db._audit_summary import summary_text
 from memlab.store import Store, parse_as_of
 
 __all__ = ["audit_elfmem", "gini", "lorenz", "parse_as_of"]

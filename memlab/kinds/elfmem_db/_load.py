@@ -26,9 +26,9 @@ decode_text`).
 
 This module reads the tables (``Reader``: the Arrow reads and the :mod:`sqlite3` path) and
 builds the Store (:func:`load_elfmem`). What memlab knows of elfmem's schemas, and how a
-database's version is told, is in :mod:`memlab.sources._elfmem_db_schema`; the typing and
-checking of values in :mod:`memlab.sources._elfmem_db_values`; the frames made from typed
-columns in :mod:`memlab.sources._elfmem_db_frames`.
+database's version is told, is in :mod:`memlab.kinds.elfmem_db._schema`; the typing and
+checking of values in :mod:`memlab.kinds.elfmem_db._values`; the frames made from typed
+columns in :mod:`memlab.kinds.elfmem_db._frames`.
 """
 
 from __future__ import annotations
@@ -46,14 +46,14 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from memlab.errors import UnsupportedSchema
-from memlab.sources._elfmem_db_frames import (
+from memlab.kinds.elfmem_db._frames import (
     char_count,
     check_clock,
     config_frame,
     decode_embeddings,
     rows_frame,
 )
-from memlab.sources._elfmem_db_schema import (
+from memlab.kinds.elfmem_db._schema import (
     BLOB,
     BOOL,
     CAT,
@@ -68,7 +68,7 @@ from memlab.sources._elfmem_db_schema import (
     read_schema_version,
     release_guess,
 )
-from memlab.sources._elfmem_db_values import Typer
+from memlab.kinds.elfmem_db._values import Typer
 from memlab.sources._sqlite_snapshot import BadText, Snapshot, decode_text, read_snapshot
 from memlab.store import Problems, Store
 

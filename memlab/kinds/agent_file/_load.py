@@ -37,7 +37,7 @@ import pandas as pd
 
 from memlab.constants import INT64_MAX, MAX_VALUE_BYTES
 from memlab.errors import CorruptStore, StoreNotFound, UnrecognizedStore
-from memlab.sources._agent_file_json import Unread, read_json
+from memlab.kinds.agent_file._read import Unread, read_json
 from memlab.store import Problems, Store, categories, empty_frame
 
 __all__ = ["load_agent_file", "DEFAULT_MAX_BYTES", "FRAME_DTYPES"]

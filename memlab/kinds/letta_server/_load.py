@@ -5,7 +5,7 @@
 * a PostgreSQL database (``postgresql://user@host:port/db``; Letta 0.12-0.16.8, schema from
   Letta's alembic migrations, tables in schema ``public``) inside one ``READ ONLY``
   ``REPEATABLE READ`` transaction, so every frame comes from the same instant of a live server
-  and nothing can be written. The database is untrusted (:mod:`memlab.sources._letta_pg`):
+  and nothing can be written. The database is untrusted (:mod:`memlab.kinds.letta_server._pg`):
   the session's ``search_path``, ``statement_timeout`` and ``lock_timeout`` are pinned at
   connection (``MEMLAB_PG_STATEMENT_TIMEOUT`` / ``MEMLAB_PG_LOCK_TIMEOUT``, milliseconds), a
   superuser or server-program role is refused, and so is a view, foreign table, rule, row
@@ -68,8 +68,8 @@ from memlab._numbers import missing_numbers
 from memlab.constants import INT64_MAX, MAX_VALUE_BYTES
 from memlab.errors import UnrecognizedStore, UnsupportedSchema
 from memlab.formats import _json
-from memlab.sources._letta_db import PostgresSource, Source, SQLiteSource, quote
-from memlab.sources._letta_pg import connect, redact_dsn, refusal, timeouts
+from memlab.kinds.letta_server._db import PostgresSource, Source, SQLiteSource, quote
+from memlab.kinds.letta_server._pg import connect, redact_dsn, refusal, timeouts
 from memlab.sources._sqlite_snapshot import BadText, decode_text
 from memlab.store import Problems, Store, categories, utc_datetimes
 

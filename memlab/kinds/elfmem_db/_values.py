@@ -1,4 +1,4 @@
-"""Typing and checking stored values, for :mod:`memlab.sources.elfmem_db`.
+"""Typing and checking stored values, for :mod:`memlab.kinds.elfmem_db._load`.
 
 :class:`Typer` (the base of the loader's ``Reader``) turns a column, read through Arrow or
 value by value through :mod:`sqlite3`, into its typed pandas Series: dates parsed, categories
@@ -20,7 +20,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from memlab.constants import INT64_MAX
-from memlab.sources._elfmem_db_schema import BLOB, BOOL, CAT, FLOAT, INT, KNOWN_CATEGORIES, STR, UTC
+from memlab.kinds.elfmem_db._schema import BLOB, BOOL, CAT, FLOAT, INT, KNOWN_CATEGORIES, STR, UTC
 from memlab.store import Problems, utc_datetimes
 
 

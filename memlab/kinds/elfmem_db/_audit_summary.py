@@ -1,5 +1,5 @@
 """The printable summary of an elfmem audit: :func:`summary_text` turns the tables and headline
-:func:`memlab.audits.elfmem.audit_elfmem` built into the terminal-safe text of
+:func:`memlab.kinds.elfmem_db._audit.audit_elfmem` built into the terminal-safe text of
 ``Audit.summary()``.
 """
 
@@ -12,8 +12,8 @@ import pandas as pd
 
 from memlab._escape import terminal_lines
 from memlab._metrics import METRICS
-from memlab.audits._elfmem_context import CAVEAT, Context, isna
 from memlab.constants import MISSING_TEXT
+from memlab.kinds.elfmem_db._audit_context import CAVEAT, Context, isna
 
 # ── the printable summary ─────────────────────────────────────────────────────────────────
 

@@ -2,8 +2,8 @@
 content, and which maximally protected blocks were archived anyway.
 
 :func:`constitution_section` fills the ``constitution`` and ``protected_superseded`` tables for
-:func:`memlab.audits.elfmem.audit_elfmem` (it reads the ``archived`` table the archival section
-made); :class:`_Records` is its lazy id -> row lookup.
+:func:`memlab.kinds.elfmem_db._audit.audit_elfmem` (it reads the ``archived`` table the archival
+section made); :class:`_Records` is its lazy id -> row lookup.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 
 from memlab.audits import seeds as _seeds
-from memlab.audits._elfmem_context import Context, isna, strings
+from memlab.kinds.elfmem_db._audit_context import Context, isna, strings
 
 # ── §2.3 constitution ─────────────────────────────────────────────────────────────────────
 

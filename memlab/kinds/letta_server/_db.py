@@ -1,8 +1,8 @@
 """The two databases a Letta server keeps, behind one interface for
-:mod:`memlab.sources.letta_server`: tables, columns and rows of one consistent read.
+:mod:`memlab.kinds.letta_server._load`: tables, columns and rows of one consistent read.
 
 :class:`SQLiteSource` reads a snapshot's connection; :class:`PostgresSource` reads a PostgreSQL
-database as untrusted (:mod:`memlab.sources._letta_pg`: the login role checked, Letta's tables
+database as untrusted (:mod:`memlab.kinds.letta_server._pg`: the login role checked, Letta's tables
 checked to be plain tables and locked, before any row). A ``value`` column is read only up to
 :data:`~memlab.constants.MAX_VALUE_BYTES`: a longer value is measured by the database and
 selected as NULL (:attr:`Source.oversized` keeps its size and character count).
@@ -14,7 +14,7 @@ import pandas as pd
 
 from memlab._escape import quote
 from memlab.constants import MAX_VALUE_BYTES
-from memlab.sources._letta_pg import check_role, guarded_tables, pin_session, qualified
+from memlab.kinds.letta_server._pg import check_role, guarded_tables, pin_session, qualified
 
 __all__ = ["quote", "Source", "SQLiteSource", "PostgresSource"]
 
@@ -130,7 +130,7 @@ class SQLiteSource(Source):
 
 
 class PostgresSource(Source):
-    """A Letta PostgreSQL database read as untrusted (:mod:`memlab.sources._letta_pg`): the
+    """A Letta PostgreSQL database read as untrusted (:mod:`memlab.kinds.letta_server._pg`): the
     login role checked, Letta's tables checked to be plain tables and locked, before any row."""
 
     flavour = "postgres"

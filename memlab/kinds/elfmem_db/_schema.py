@@ -1,4 +1,4 @@
-"""What memlab knows of elfmem's schemas 1 to 9, for :mod:`memlab.sources.elfmem_db`.
+"""What memlab knows of elfmem's schemas 1 to 9, for :mod:`memlab.kinds.elfmem_db._load`.
 
 The column kinds and their dtypes, which table and columns each frame reads
 (:data:`FRAME_TABLES`), the categories and ``system_config`` keys elfmem writes, and how a
@@ -16,7 +16,7 @@ from memlab._escape import quote
 from memlab.errors import UnsupportedSchema
 
 if TYPE_CHECKING:
-    from memlab.sources.elfmem_db import Reader
+    from memlab.kinds.elfmem_db._load import Reader
 
 SUPPORTED_SCHEMA_VERSIONS = range(1, 10)
 

@@ -1,6 +1,6 @@
-"""Frames from typed columns, for :mod:`memlab.sources.elfmem_db`.
+"""Frames from typed columns, for :mod:`memlab.kinds.elfmem_db._load`.
 
-A frame in :data:`~memlab.sources._elfmem_db_schema.FRAME_TABLES` order, with an all-NA column
+A frame in :data:`~memlab.kinds.elfmem_db._schema.FRAME_TABLES` order, with an all-NA column
 of the documented dtype for whatever the database lacks; the one-row ``config`` frame from
 ``system_config``; ``blocks.embedding`` decoded into float32 vectors; the character counts; and
 the check of the active-hour clock columns.
@@ -18,7 +18,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from memlab.formats import _json
-from memlab.sources._elfmem_db_schema import (
+from memlab.kinds.elfmem_db._schema import (
     BLOB,
     CAT,
     CONFIG_TYPED,
@@ -29,10 +29,10 @@ from memlab.sources._elfmem_db_schema import (
     TOKEN_KEYS,
     q,
 )
-from memlab.sources._elfmem_db_values import as_text, int_mapper
+from memlab.kinds.elfmem_db._values import as_text, int_mapper
 
 if TYPE_CHECKING:
-    from memlab.sources.elfmem_db import Reader
+    from memlab.kinds.elfmem_db._load import Reader
 
 
 def _empty_column(kind: str, n: int) -> pd.Series:

@@ -3,7 +3,7 @@
 :class:`Context` types a store's frames once (the status subsets hold only the light block
 columns); ``isna``/``num``/``as_int`` turn config and cell values into plain numbers;
 ``strings`` rebuilds a text column from row values; ``CAVEAT`` is the tag-deletion caveat
-the tags section and the summary both print. Shared by :mod:`memlab.audits.elfmem` and its
+the tags section and the summary both print. Shared by :mod:`memlab.kinds.elfmem_db._audit` and its
 ``_elfmem_*`` modules.
 """
 

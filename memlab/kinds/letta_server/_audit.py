@@ -1,6 +1,6 @@
 """Audit of a Letta server database: core memory per agent, sharing, who edited what, undo/redo.
 
-Reads a ``letta_server`` store (:func:`memlab.sources.letta_server.load_letta_server`). Soft-
+Reads a ``letta_server`` store (:func:`memlab.kinds.letta_server._load.load_letta_server`). Soft-
 deleted blocks (``is_deleted``) are listed apart and counted nowhere else.
 """
 

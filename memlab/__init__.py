@@ -27,7 +27,7 @@ _LAZY = {
     "Store": "memlab.store",
     "load": "memlab.sources",
     "load_elfmem": "memlab.sources.elfmem_db",
-    "load_memfs": "memlab.sources.memfs",
+    "load_memfs": "memlab.kinds._memfs._load",
     "load_agent_file": "memlab.sources.agent_file",
     "load_letta_server": "memlab.sources.letta_server",
     "discover": "memlab.sources.discover",

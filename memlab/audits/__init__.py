@@ -3,7 +3,7 @@
 ``audit(store_or_path)`` loads a path with :func:`memlab.sources.load` when needed and runs
 the audit its kind declares in :mod:`memlab.kinds`: elfmem databases get
 :func:`memlab.audits.elfmem.audit_elfmem` (the v2 doc's evidence set); Letta memfs, Souveraine
-and elfmem substrate repos get :func:`memlab.audits.memfs.audit_memfs`; Letta Agent Files and
+and elfmem substrate repos get :func:`memlab.kinds._memfs._audit.audit_memfs`; Letta Agent Files and
 blocks lists get :func:`memlab.audits.agent_file.audit_agent_file`.
 
 ``compare(stores_or_paths)`` audits each and puts their headline metrics side by side, which

@@ -113,8 +113,8 @@ register(
     migrations={"letta": f"{_MIG}._letta_server:plan_letta_server"},
     verify="server",
 )
-#: The kinds stored as markdown files in a git repo, loaded by :mod:`memlab.sources.memfs` and
-#: audited by :mod:`memlab.audits.memfs`; review edits them with a commit.
+#: The kinds stored as markdown files in a git repo, loaded by :mod:`memlab.kinds._memfs._load` and
+#: audited by :mod:`memlab.kinds._memfs._audit`; review edits them with a commit.
 MEMFS_KINDS = ("letta_memfs", "souveraine", "elfmem_substrate")
 register(ElfmemSubstrate())
 register(Souveraine())

@@ -4,6 +4,8 @@ the first byte of JSON text), kept once for the kinds' modules and packages."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from memlab.kinds._base import Probe, Review
 
 __all__ = [
@@ -37,7 +39,7 @@ AGENT_FILE_HEADLINE = (
 
 #: The review adapter fields of the memfs kinds whose units are files (Letta Code's and
 #: Souveraine's; each adds its ``rules``): a file is deleted or its body replaced, in one commit.
-MEMFS_FILES = dict(
+MEMFS_FILES: dict[str, Any] = dict(
     units=f"{_UNITS}:memfs_file_units",
     share_of="all memory files",
     removal="delete_file",

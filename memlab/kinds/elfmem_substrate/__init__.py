@@ -3,8 +3,9 @@ and ``.elfmem/ledger`` logs, usually a folder of a project's git repository), wr
 class implementing :class:`~memlab.kinds.KindBase`.
 
 It detects itself from the ``.elfmem`` folder's entries; it is loaded and audited by the
-markdown-in-git family's loader and audit (:mod:`memlab.sources.memfs`,
-:mod:`memlab.audits.memfs`), which it shares with ``letta_memfs`` and ``souveraine``.
+markdown-in-git family's loader and audit (``memlab/kinds/_memfs/``), which it shares with
+``letta_memfs`` and ``souveraine``; what it alone holds, the substrate's blocks and ledger, is
+parsed by :mod:`memlab.kinds.elfmem_substrate._parse`.
 """
 
 from __future__ import annotations
@@ -23,8 +24,8 @@ class ElfmemSubstrate(KindBase):
     name = "elfmem_substrate"
     display = "elfmem markdown substrate"
     priority = 20
-    load_ref = "memlab.sources.memfs:load_memfs"
-    audit_ref = "memlab.audits.memfs:audit_memfs"
+    load_ref = "memlab.kinds._memfs._load:load_memfs"
+    audit_ref = "memlab.kinds._memfs._audit:audit_memfs"
     find_ref = "memlab.sources.discover:find_elfmem_substrates"
     review = Review(
         units=f"{_UNITS}:substrate_units",

@@ -3,9 +3,9 @@ git, v1's ``memory/`` prefix or v2's ``system/`` tree with ``MEMORY.md``), writt
 implementing :class:`~memlab.kinds.KindBase`.
 
 It detects itself from the folder's entries (or a bare repository's layout); it is loaded and
-audited by the markdown-in-git family's loader and audit (:mod:`memlab.sources.memfs`,
-:mod:`memlab.audits.memfs`), which it shares with ``souveraine`` and ``elfmem_substrate``; its
-one migration moves a memfs v1 repository to v2 (``"letta"``), verified as an upgrade.
+audited by the markdown-in-git family's loader and audit (``memlab/kinds/_memfs/``), which it
+shares with ``souveraine`` and ``elfmem_substrate``; its one migration moves a memfs v1
+repository to v2 (``"letta"``), verified as an upgrade.
 """
 
 from __future__ import annotations
@@ -21,8 +21,8 @@ class LettaMemfs(KindBase):
 
     name = "letta_memfs"
     display = "Letta Code memfs repo"
-    load_ref = "memlab.sources.memfs:load_memfs"
-    audit_ref = "memlab.audits.memfs:audit_memfs"
+    load_ref = "memlab.kinds._memfs._load:load_memfs"
+    audit_ref = "memlab.kinds._memfs._audit:audit_memfs"
     find_ref = "memlab.sources.discover:find_letta_memfs"
     review = Review(**MEMFS_FILES, rules="letta")
     verify = "upgrade"

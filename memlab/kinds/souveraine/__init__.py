@@ -3,8 +3,8 @@ tree, in a folder named by the agent's id), written as a class implementing
 :class:`~memlab.kinds.KindBase`.
 
 It detects itself from its ``agent.yaml``; it is loaded and audited by the markdown-in-git
-family's loader and audit (:mod:`memlab.sources.memfs`, :mod:`memlab.audits.memfs`), which it
-shares with ``letta_memfs`` and ``elfmem_substrate``; review checks Souveraine's rules.
+family's loader and audit (``memlab/kinds/_memfs/``), which it shares with ``letta_memfs`` and
+``elfmem_substrate``; review checks Souveraine's rules.
 """
 
 from __future__ import annotations
@@ -21,8 +21,8 @@ class Souveraine(KindBase):
     name = "souveraine"
     display = "Souveraine agent dir"
     priority = 10
-    load_ref = "memlab.sources.memfs:load_memfs"
-    audit_ref = "memlab.audits.memfs:audit_memfs"
+    load_ref = "memlab.kinds._memfs._load:load_memfs"
+    audit_ref = "memlab.kinds._memfs._audit:audit_memfs"
     find_ref = "memlab.sources.discover:find_souveraine"
     review = Review(**MEMFS_FILES, rules="souveraine")
     capabilities = frozenset({"uuid_folder", "memfs_layout"})

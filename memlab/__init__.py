@@ -27,7 +27,7 @@ _LAZY = {
     "Store": "memlab.store",
     "load": "memlab.sources",
     "load_elfmem": "memlab.kinds.elfmem_db._load",
-    "load_memfs": "memlab.sources.memfs",
+    "load_memfs": "memlab.kinds._memfs._load",
     "load_agent_file": "memlab.kinds.agent_file._load",
     "load_letta_server": "memlab.kinds.letta_server._load",
     "discover": "memlab.sources.discover",

@@ -414,7 +414,7 @@ FLEET: tuple[str, ...] = (
 #: Every kind of finding an audit reports, one list: audit table -> the columns that identify one
 #: of its rows across runs. A scheduled run records each row of each table here
 #: (:func:`memlab.report._runs.finding_keys`), and the memfs audit's ``findings`` count is made
-#: of these tables (:func:`memlab.audits._memfs_report.finding_counts`; a test holds the two
+#: of these tables (:func:`memlab.kinds._memfs._report.finding_counts`; a test holds the two
 #: together). Load problems are recorded apart, with their file and message.
 FINDINGS: dict[str, tuple[str, ...]] = {
     "hook_violations": ("sha", "path", "rule"),

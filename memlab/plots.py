@@ -298,7 +298,7 @@ def token_spend(source: Audit | Mapping[str, pd.DataFrame], *, ax: Axes | None =
 def memfs_sizes(audit: Audit, *, memory: bool = True, ax: Axes | None = None) -> Figure:
     """A memfs repository's bytes per domain at each commit: stacked areas for memory files,
     steps for the other files (``memory=False``); domains are the repository's own folders."""
-    from memlab.audits.memfs import size_over_time
+    from memlab.kinds._memfs._audit import size_over_time
 
     sizes = size_over_time(audit, memory=memory)
     fig, ax = _axes(ax, (10.0, 4.0 if memory else 2.5))
@@ -324,7 +324,7 @@ def memfs_sizes(audit: Audit, *, memory: bool = True, ax: Axes | None = None) ->
 
 def memfs_churn(audit: Audit, *, top: int = 25, ax: Axes | None = None) -> Figure:
     """Lines changed per memory file (rows, the ``top`` most churned) and week (columns)."""
-    from memlab.audits.memfs import churn_matrix
+    from memlab.kinds._memfs._audit import churn_matrix
 
     churn = churn_matrix(audit, top=top)
     fig, ax = _axes(ax, (10.0, 0.3 * max(1, len(churn)) + 1.5))
@@ -363,7 +363,7 @@ def memfs_prompt_size(audit: Audit, *, ax: Axes | None = None) -> Figure:
 
 def memfs_commits(audit: Audit, *, ax: Axes | None = None) -> Figure:
     """A memfs repository's commits per week, stacked by author kind."""
-    from memlab.audits.memfs import commits_by_kind
+    from memlab.kinds._memfs._audit import commits_by_kind
 
     by_kind = commits_by_kind(audit)
     by_kind = by_kind.loc[:, by_kind.sum(axis=0) > 0]  # the legend lists only what is drawn

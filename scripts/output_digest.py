@@ -88,7 +88,7 @@ def inputs(tmp: Path) -> list[tuple[str, Path]]:
             dest.parent.mkdir(parents=True, exist_ok=True)
             out.append((p.relative_to(samples).as_posix(), Path(shutil.copy(p, dest))))
         elif p.suffix == ".bundle":
-            from memlab.sources.memfs import unpack_bundle
+            from memlab.sources._bundle import unpack_bundle
 
             out.append((p.relative_to(samples).as_posix(), unpack_bundle(p, tmp / "in")))
     return out

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from memlab.sources.memfs import unpack_bundle
+from memlab.sources._bundle import unpack_bundle
 
 RUN_DATE = "2026-12-01"
 AS_OF = "2026-08-04"

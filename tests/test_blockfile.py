@@ -24,7 +24,7 @@ from memlab.formats.blockfile import (
     parse_ledger,
     substrate_path,
 )
-from memlab.sources.elfmem_substrate import parse_substrate
+from memlab.kinds.elfmem_substrate._parse import parse_substrate
 
 elf_blockfile = pytest.importorskip("elfmem.memory.blockfile")
 elf_ledger = pytest.importorskip("elfmem.memory.ledger")

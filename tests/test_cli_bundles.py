@@ -60,7 +60,7 @@ def test_load_reads_a_bundle_as_its_repository_while_the_store_lives(tmpdir_only
     unpacked = Path(store.path)
     assert unpacked.is_dir() and tmpdir_only in unpacked.parents
     # the same repository loaded from an unpacked copy gives the same files
-    from memlab.sources.memfs import unpack_bundle
+    from memlab.sources._bundle import unpack_bundle
 
     plain = memlab.load(unpack_bundle(V2, tmpdir_only.parent / "plain"))
     assert "bundle" not in plain.meta

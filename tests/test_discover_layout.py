@@ -12,7 +12,7 @@ import pytest
 
 import memlab
 from memlab.sources.discover import discover
-from memlab.sources.memfs import unpack_bundle
+from memlab.sources._bundle import unpack_bundle
 
 PERSONA = "---\ndescription: who I am\nlimit: 5000\n---\nI am Emma.\n"
 

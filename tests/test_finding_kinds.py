@@ -11,7 +11,7 @@ from pathlib import Path
 
 import memlab
 from memlab import _metrics
-from memlab.audits import _memfs_report
+from memlab.kinds._memfs import _report
 from memlab.report import schedule
 from memlab.report._runs import FINDING_KEYS, finding_keys
 
@@ -48,7 +48,7 @@ BAD = {**GOOD, "notes.md": "no frontmatter here\n"}
 def test_every_table_the_memfs_audit_counts_is_a_finding_kind_runs_record(tmp_path):
     repo = _v2_repo(tmp_path / "home", BAD)
     audit = memlab.audit(repo)
-    counts = _memfs_report.finding_counts(audit.headline, audit.tables)
+    counts = _report.finding_counts(audit.headline, audit.tables)
     assert sum(counts.values()) == audit.headline["findings"]
     # load problems are recorded apart (problem_keys); every other counted table is listed
     assert set(counts) - {"problems"} <= set(_metrics.FINDINGS)

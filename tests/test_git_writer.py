@@ -58,7 +58,7 @@ CASES = _cases()
 def _plan(case: str, tmp: Path):
     from memlab.migrations import _letta, plan_migration
     from memlab.sources import load
-    from memlab.sources.memfs import unpack_bundle
+    from memlab.sources._bundle import unpack_bundle
 
     src, target, layout, fixed = CASES[case]
     if src == BUNDLE:

@@ -17,7 +17,7 @@ import pytest
 
 import memlab
 from memlab.audits._integrity import memfs_integrity
-from memlab.sources.memfs import unpack_bundle
+from memlab.sources._bundle import unpack_bundle
 
 from letta_server_fixtures import SQLITE_DB, SQLITE_PLAIN, letta_pg  # noqa: F401
 

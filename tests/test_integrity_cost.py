@@ -14,7 +14,7 @@ from pathlib import Path
 
 import memlab
 from memlab.audits._integrity import memfs_integrity
-from memlab.audits._integrity_reflog import MAX_REFLOG_BYTES
+from memlab.kinds._memfs._integrity_reflog import MAX_REFLOG_BYTES
 
 from integrity_repos import ENV, git
 

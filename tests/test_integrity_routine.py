@@ -240,7 +240,7 @@ def test_bare_mirror_loads_and_says_it_keeps_no_reflog(tmp_path):
 def test_a_bare_clone_loads_as_its_checkout_does(tmp_path):
     """A server-side copy (``git clone --bare``) of the bundled v2 sample: the same files and
     history as a checkout of it, and integrity not judged (no reflog), never 0."""
-    from memlab.sources.memfs import unpack_bundle
+    from memlab.sources._bundle import unpack_bundle
 
     bundle = (Path(__file__).resolve().parents[1] / "data" / "samples" / "memfs"
               / "letta-code-v2.bundle")

@@ -13,13 +13,13 @@ from pathlib import Path
 
 import pytest
 
-from memlab.audits.memfs import audit_memfs
+from memlab.kinds._memfs._audit import audit_memfs
 from memlab.cli import main
 from memlab.formats import letta_memfs as fmt
 from memlab.migrations import migrate, verify
 from memlab.kinds.letta_server._migrate import TRAILER_BLOCK, TRAILER_SEQUENCE, history_trailers
 from memlab.kinds.letta_server._load import load_letta_server
-from memlab.sources.memfs import load_memfs
+from memlab.kinds._memfs._load import load_memfs
 
 from letta_server_fixtures import MANIFEST, SQLITE_DB, SQLITE_PLAIN, letta_pg  # noqa: F401
 

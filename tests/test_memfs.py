@@ -12,10 +12,10 @@ import pytest
 
 from memfs_repos import (AGENT, HUMAN, PNG, SERVER, _Writer, _t, build_letta_memory_prefix,
                          build_letta_v1, build_letta_v2, build_souveraine, build_substrate, snapshot)
-from memlab.audits.memfs import audit_memfs, prompt_at
+from memlab.kinds._memfs._audit import audit_memfs, prompt_at
 from memlab.errors import RepoError, StoreNotFound, UnrecognizedStore, UnsafePath
 from memlab.formats import letta_memfs as fmt
-from memlab.sources.memfs import file_versions, files_at, load_memfs
+from memlab.kinds._memfs._load import file_versions, files_at, load_memfs
 
 
 @pytest.fixture(scope="module")
@@ -590,7 +590,7 @@ def test_log_records_survive_chunk_boundaries_and_separators_in_messages(tmp_pat
 
 
 def test_figure_data(v1_audit):
-    from memlab.audits.memfs import churn_matrix, commits_by_kind, size_over_time
+    from memlab.kinds._memfs._audit import churn_matrix, commits_by_kind, size_over_time
 
     sizes = size_over_time(v1_audit)
     assert sizes.index.is_monotonic_increasing and "system" in sizes.columns
@@ -743,7 +743,7 @@ def test_memory_files_and_other_files_are_apart_and_copied_trees_flagged(tmp_pat
     assert a.headline["top_churn_file"].endswith(".md")
     assert a.headline["top_churn_other_file"] == "tools/run.ts"
     assert a.headline["other_bytes"] == len(PNG * 400) + len("export const x = 1;\n" * 50) + len('{"version": 1}\n')
-    from memlab.audits.memfs import size_over_time
+    from memlab.kinds._memfs._audit import size_over_time
     assert "(root)" not in size_over_time(a).columns  # profile.png is not memory
     [dup] = a["duplicate_trees"].to_dict("records")
     assert (dup["tree"], dup["copy_of"], dup["identical_files"]) == ("agents/agent-1/", "(root)", 2)

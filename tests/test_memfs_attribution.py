@@ -15,7 +15,7 @@ import pytest
 
 import memlab
 from memlab.sources import _git_branches
-from memlab.sources.memfs import file_versions
+from memlab.kinds._memfs._load import file_versions
 from memfs_repos import AGENT, HUMAN, _Writer, _t
 
 HARNESS = ("Letta Code", "noreply@letta.com")

@@ -204,7 +204,7 @@ def test_memlabs_own_migrations_give_no_constraint_finding(tmp_path):
 def test_a_repository_moved_to_v2_keeps_its_legacy_hook_verdicts(tmp_path):
     """Commits made before a repository had a root MEMORY.md ran the legacy hook: moving the
     repository to v2 (history kept) must not re-judge them by the v2 rules or drop them."""
-    from memlab.sources.memfs import unpack_bundle
+    from memlab.sources._bundle import unpack_bundle
 
     bundle = Path(__file__).resolve().parents[1] / "data" / "samples" / "memfs" / "deep-research-memfs.bundle"
     v1 = unpack_bundle(bundle, tmp_path / "v1")

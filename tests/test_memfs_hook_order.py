@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 import memlab
-from memlab.audits.memfs import audit_memfs
+from memlab.kinds._memfs._audit import audit_memfs
 from memlab.formats.letta_memfs import render_memfs_file, render_memfs_v2_file
 from memlab.migrations import migrate
 from memfs_repos import AGENT, _Writer, _t

@@ -15,10 +15,10 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from memlab.audits.memfs import audit_memfs
+from memlab.kinds._memfs._audit import audit_memfs
 from memlab.formats import letta_memfs as fmt
 from memlab.migrations import migrate
-from memlab.sources.memfs import load_memfs
+from memlab.kinds._memfs._load import load_memfs
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 SAMPLES = sorted((DATA / "samples" / "letta-af").glob("*.af"))
@@ -151,7 +151,7 @@ def test_a_two_agent_migration_is_summarised_and_inspectable_per_repo(tmp_path):
     # persona + human in each of the two repositories: four files, not two distinct paths.
     assert "4 block(s) into 4 file(s) across 2 repositories" in str(result)
     assert result.headline()["files_written"] == 4
-    from memlab.sources.memfs import repos_in
+    from memlab.kinds._memfs._load import repos_in
 
     repos = repos_in(tmp_path / "out")
     assert repos["repo"].tolist() == ["main", "sleeper"]

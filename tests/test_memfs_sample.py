@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from memlab.audits.memfs import audit_memfs, size_over_time
+from memlab.kinds._memfs._audit import audit_memfs, size_over_time
 from memlab.errors import OutputExists, StoreNotFound
-from memlab.sources.memfs import SAMPLE_BUNDLE, load_memfs, unpack_bundle
+from memlab.kinds._memfs._load import SAMPLE_BUNDLE, load_memfs, unpack_bundle
 
 ROOT = Path(__file__).resolve().parents[1]
 BUNDLE = ROOT / SAMPLE_BUNDLE

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 import memlab
-from memlab.sources.memfs import unpack_bundle
+from memlab.sources._bundle import unpack_bundle
 
 BUNDLE = Path(__file__).resolve().parents[1] / "data" / "samples" / "memfs" / "letta-code-v2.bundle"
 AGENT_ID = "agent-4b9e2c71-0d3a-4f58-9e6b-7a1c2d3e4f50"
@@ -79,7 +79,7 @@ def test_prompt_estimate_equals_letta_memory_tokens(letta_code, v2):
 
 def test_v2_prompt_lists_top_level_indexes_only(v2):
     repo, store, _ = v2
-    snap = memlab.audits.memfs.prompt_at(store, store.meta["ref_sha"])
+    snap = memlab.kinds._memfs._audit.prompt_at(store, store.meta["ref_sha"])
     assert snap.tree == ["archive/MEMORY.md", "notes/MEMORY.md", "palace/MEMORY.md"]
     assert set(snap.files["path"]) == {"MEMORY.md", "human.md", "persona.md",
                                        "research_citations.md", "research_plan.md"}

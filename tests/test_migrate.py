@@ -21,7 +21,7 @@ from memlab.errors import MigrationError, OutputExists, ParityError, UnsafePath
 from memlab.formats import letta_memfs as fmt
 from memlab.migrations import migrate, plan_migration, script_path, verify
 from memlab.migrations import _letta
-from memlab.sources.memfs import load_memfs
+from memlab.kinds._memfs._load import load_memfs
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 ELFMEM_DBS = [DATA / "samples/elfmem/elfmem-0.19.2-schema5.db",

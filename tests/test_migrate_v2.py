@@ -17,11 +17,11 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from memlab.audits.memfs import audit_memfs
+from memlab.kinds._memfs._audit import audit_memfs
 from memlab.cli import main
 from memlab.migrations import _letta, migrate, plan_migration, verify
 from memlab.sources import load
-from memlab.sources.memfs import load_memfs
+from memlab.kinds._memfs._load import load_memfs
 
 from migrate_v2_helpers import AGENT, _git, _head_files, _hook_accepts_noop_and_refuses_limit, _repos
 

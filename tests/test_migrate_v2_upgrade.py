@@ -11,11 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from memlab.audits.memfs import audit_memfs
+from memlab.kinds._memfs._audit import audit_memfs
 from memlab.cli import main
 from memlab.formats import letta_memfs as fmt
 from memlab.migrations import migrate, verify
-from memlab.sources.memfs import load_memfs, unpack_bundle
+from memlab.kinds._memfs._load import load_memfs, unpack_bundle
 
 from migrate_v2_helpers import _git, _head_files, _hook_accepts_noop_and_refuses_limit
 

@@ -6,9 +6,9 @@ import nbformat
 import pytest
 
 from memfs_repos import build_letta_v1
-from memlab.audits.memfs import audit_memfs
+from memlab.kinds._memfs._audit import audit_memfs
 from memlab.report import execute_notebook, notebook_path
-from memlab.sources.memfs import load_memfs
+from memlab.kinds._memfs._load import load_memfs
 
 
 def test_notebook_is_committed_without_outputs():

@@ -104,8 +104,8 @@ def test_memfs_commit_chart_labels_each_bar_with_its_own_week(tmp_path):
     import numpy as np
 
     import memlab
-    from memlab.audits.memfs import audit_memfs, commits_by_kind
-    from memlab.sources.memfs import unpack_bundle
+    from memlab.kinds._memfs._audit import audit_memfs, commits_by_kind
+    from memlab.sources._bundle import unpack_bundle
 
     repo = unpack_bundle(DATA / "samples/memfs/deep-research-memfs.bundle", tmp_path / "repo")
     audit = audit_memfs(memlab.load_memfs(repo), as_of="2026-08-04")

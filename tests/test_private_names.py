@@ -1,6 +1,6 @@
 """Private modules, public names (issue 25, item 3), checked on the package's syntax trees.
 
-httpx's rule: a module may be private (``memlab/sources/_memfs_locate.py``), but the names one
+httpx's rule: a module may be private (``memlab/kinds/_memfs/_locate.py``), but the names one
 module takes from another are that module's public names. So no module of memlab
 
 - imports another module's ``_name`` (``from memlab.x import _name``, relative or absolute), or

@@ -9,7 +9,7 @@ import os
 import subprocess
 
 import memlab
-from memlab.sources.memfs import unpack_bundle
+from memlab.sources._bundle import unpack_bundle
 from memlab.sources.discover import discover
 
 from test_memfs_v2_sample import BUNDLE

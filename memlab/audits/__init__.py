@@ -3,8 +3,8 @@
 ``audit(store_or_path)`` loads a path with :func:`memlab.sources.load` when needed and runs
 the audit its kind declares in :mod:`memlab.kinds`: elfmem databases get
 :func:`memlab.kinds.elfmem_db._audit.audit_elfmem` (the v2 doc's evidence set); Letta memfs,
-Souveraine and elfmem substrate repos get :func:`memlab.audits.memfs.audit_memfs`; Letta Agent
-Files and blocks lists get :func:`memlab.kinds.agent_file._audit.audit_agent_file`.
+Souveraine and elfmem substrate repos get :func:`memlab.kinds._memfs._audit.audit_memfs`; Letta
+Agent Files and blocks lists get :func:`memlab.kinds.agent_file._audit.audit_agent_file`.
 
 ``compare(stores_or_paths)`` audits each and puts their headline metrics side by side, which
 is what the doc's §10 asks for before its step 8: the same ``lifetime_token_usage`` and

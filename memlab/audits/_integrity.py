@@ -1,7 +1,7 @@
 """History you can trust: the ``integrity`` table of the memfs and Letta server audits.
 
 * :func:`memfs_integrity`: a memory repository whose history is not what it seems, judged from
-  evidence (:mod:`memlab.audits._integrity_memfs`): what each reflog entry says it was, and
+  evidence (:mod:`memlab.kinds._memfs._integrity`): what each reflog entry says it was, and
   which commits the object store still holds and which refs reach them. Rows: one per rewrite
   that lost commits (``reset_away`` / ``amended`` / ``rebased`` / ``forced_update``: a branch or
   remote-tracking ref stopped containing commits that no ref of any kind holds now and whose
@@ -40,7 +40,7 @@ from typing import Any
 import pandas as pd
 
 from memlab._numbers import missing_numbers, repeated_numbers
-from memlab.audits._integrity_memfs import memfs_rows
+from memlab.kinds._memfs._integrity import memfs_rows
 from memlab.store import Store, empty_frame
 
 __all__ = ["INTEGRITY_COLUMNS", "memfs_integrity", "letta_server_integrity"]
@@ -74,7 +74,7 @@ def _frame(rows: list[dict], *, checked: bool = True, reason: str | None = None)
 
 def memfs_integrity(store: Store) -> pd.DataFrame:
     """The ``integrity`` rows of a memory repository, found from its reflogs and object store
-    (:mod:`memlab.audits._integrity_memfs`). ``attrs["checked"]`` is False, with
+    (:mod:`memlab.kinds._memfs._integrity`). ``attrs["checked"]`` is False, with
     ``attrs["reason"]``, when the evidence is gone (no reflog, expired, not read); an empty
     frame for a folder that is not a repository or has no commit."""
     root = store.meta.get("repo")

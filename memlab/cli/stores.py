@@ -31,7 +31,7 @@ def cmd_inspect(args: argparse.Namespace) -> int:
     except UnrecognizedStore:
         # A folder holding several memory repositories (a migration of several agents): one row
         # per repository. Anything else stays the loader's refusal.
-        from memlab.sources.memfs import repos_in
+        from memlab.kinds._memfs._load import repos_in
 
         repos = repos_in(args.path) if Path(args.path).is_dir() else None
         if repos is None or repos.empty:

@@ -1,4 +1,4 @@
-"""Letta Code memfs: the on-disk format, shared by the reader (sources/memfs) and the writer
+"""Letta Code memfs: the on-disk format, shared by the reader (kinds/_memfs) and the writer
 (migrate/), so a round trip cannot drift.
 
 Everything here is pure: text in, values out. No git, no filesystem.

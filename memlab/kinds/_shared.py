@@ -1,12 +1,21 @@
 """What more than one built-in kind declares alike (the agent file kinds' review adapter,
-headline metrics and migrations; the first byte of JSON text), kept once for the kinds'
-modules and packages."""
+headline metrics and migrations; the memfs kinds' review adapter fields and headline metrics;
+the first byte of JSON text), kept once for the kinds' modules and packages."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from memlab.kinds._base import Probe, Review
 
-__all__ = ["TO_MEMFS", "AGENT_BLOCKS", "AGENT_FILE_HEADLINE", "json_text"]
+__all__ = [
+    "TO_MEMFS",
+    "AGENT_BLOCKS",
+    "AGENT_FILE_HEADLINE",
+    "MEMFS_FILES",
+    "MEMFS_HEADLINE",
+    "json_text",
+]
 
 _MIG = "memlab.migrations"
 _UNITS = "memlab.reviews._units"
@@ -25,6 +34,30 @@ AGENT_FILE_HEADLINE = (
     "max_over_limit_ratio",
     "n_blocks_over_limit",
     "n_problems",
+    "review.choices",
+)
+
+#: The review adapter fields of the memfs kinds whose units are files (Letta Code's and
+#: Souveraine's; each adds its ``rules``): a file is deleted or its body replaced, in one commit.
+MEMFS_FILES: dict[str, Any] = dict(
+    units=f"{_UNITS}:memfs_file_units",
+    share_of="all memory files",
+    removal="delete_file",
+    edit="set_body",
+    apply="commit",
+    prompt_files=True,
+    drift="files",
+)
+
+#: The headline metrics of the memfs kinds (names of the memfs report's ``metrics.json``).
+MEMFS_HEADLINE = (
+    "prompt_tokens",
+    "max_limit_ratio",
+    "findings",
+    "hook_violations",
+    "no_verify_commits",
+    "over_limit_files",
+    "problems",
     "review.choices",
 )
 

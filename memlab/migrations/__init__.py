@@ -360,7 +360,7 @@ def migrate(
     from memlab.migrations._verify import differences, verify_paths
     from memlab.progress import bar
     from memlab.sources import load
-    from memlab.sources.memfs import is_bundle
+    from memlab.sources._bundle import is_bundle
 
     s, d = _resolve(src, dest)
     name = check_branch_name(branch or DEFAULT_BRANCH)

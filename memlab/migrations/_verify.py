@@ -37,7 +37,7 @@ N_QUERIES = 10
 
 
 def _load_copy(folder: Path) -> Store:
-    from memlab.sources.memfs import load_memfs
+    from memlab.kinds._memfs._load import load_memfs
 
     return load_memfs(folder, history=False)
 

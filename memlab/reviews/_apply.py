@@ -282,7 +282,7 @@ def apply_proposal(
             hint="untick them",
         )
     target = repo or proposal.fingerprint.get("repo") or proposal.store["path"]
-    from memlab.sources.memfs import is_bundle
+    from memlab.sources._bundle import is_bundle
 
     if proposal.store.get("bundle") or is_bundle(target):
         raise ProposalRejected(

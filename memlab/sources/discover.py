@@ -47,8 +47,8 @@ from memlab.errors import MemlabError, StoreNotFound, UnrecognizedStore
 from memlab.formats import _json
 from memlab.formats._yaml import read_yaml
 from memlab.kinds import Search
+from memlab.kinds._memfs._locate import locate, shared_memory_name
 from memlab.sources._git import shown_path as _shown_path
-from memlab.sources._memfs_locate import locate, shared_memory_name
 from memlab.store import categories
 
 __all__ = [
@@ -356,7 +356,7 @@ def find_letta_memfs(search: Search) -> Iterator[dict[str, Any]]:
 
 def _letta_layout(memory: Path) -> tuple[str | None, str | None]:
     """(the layout ``memlab.load`` gives this folder, None) from the loader's own detection
-    (:func:`memlab.sources._memfs_locate.locate`: HEAD's tree, or the files of a repository
+    (:func:`memlab.kinds._memfs._locate.locate`: HEAD's tree, or the files of a repository
     with no commits yet, and the evidence that Letta made it), or (None, why) when the loader
     would refuse the folder."""
     try:

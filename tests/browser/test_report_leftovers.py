@@ -206,7 +206,7 @@ def test_the_commit_legend_lists_only_kinds_with_commits(tmp_path):
 
     import memlab
     from memlab import plots
-    from memlab.audits.memfs import audit_memfs, commits_by_kind
+    from memlab.kinds._memfs._audit import audit_memfs, commits_by_kind
 
     audit = audit_memfs(memlab.load_memfs(build_letta_v1(tmp_path / "repo").path))
     counts = commits_by_kind(audit).sum(axis=0)

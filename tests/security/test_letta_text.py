@@ -2,7 +2,7 @@
 0.34.12 never calls a memory file binary: it compiles the prompt from ``git show HEAD:<path>``
 read with ``encoding: "utf8"`` and sizes it with ``readFileSync(path, "utf8")`` (``letta.js``
 lines 118056 and 221680 of the wheel's payload; cited in
-:func:`memlab.sources._memfs_locate.decode`). memlab called such a file ``binary`` and left
+:func:`memlab.kinds._memfs._locate.decode`). memlab called such a file ``binary`` and left
 its text out, so the files frame, the prompt estimate and every limit and constraint check
 missed it. Judged here by the installed Letta Code: ``letta memory tokens`` on a copy of the
 bundled v2 sample with a root memory file holding NUL bytes and one in Latin-1."""
@@ -16,7 +16,7 @@ import pytest
 
 import memlab
 from hostile import git, git_env, memory_repo
-from memlab.sources.memfs import unpack_bundle
+from memlab.sources._bundle import unpack_bundle
 
 ROOT = Path(__file__).resolve().parents[2]
 BUNDLE = ROOT / "data" / "samples" / "memfs" / "letta-code-v2.bundle"

@@ -23,7 +23,7 @@ from memlab.constants import MAX_FILE_BYTES, MAX_FOLDER_DEPTH
 from memlab.errors import RepoError
 from memlab.lake._run import fingerprint
 from memlab.sources import _git as read_git
-from memlab.sources.memfs import file_versions, load_memfs, unpack_bundle
+from memlab.kinds._memfs._load import file_versions, load_memfs, unpack_bundle
 
 DEEP = 1500  # os.walk recursed once per level: ~1,000 raised RecursionError
 SUBSTRATE = Path(__file__).resolve().parents[2] / "data" / "samples" / "elfmem-substrate"
@@ -177,7 +177,7 @@ def test_an_oversized_committed_file_is_listed_with_its_size_and_never_read(tmp_
     small = versions[versions["path"] == "system/small.md"]
     assert small["new_text"].str.contains("fits").all()  # the small file still reads
     # Text never read is not judged: no "missing frontmatter" from the hook rules, no breach.
-    from memlab.audits.memfs import audit_memfs
+    from memlab.kinds._memfs._audit import audit_memfs
 
     audit = audit_memfs(store)
     assert "system/big.md" not in set(audit["hook_violations"]["path"])
@@ -327,7 +327,7 @@ def test_committed_dot_git_paths_are_unsafe_and_never_files(tmp_path):
 
 
 def test_a_dot_git_folder_in_a_substrate_tree_is_unsafe(tmp_path):
-    from memlab.sources.elfmem_substrate import parse_substrate
+    from memlab.kinds.elfmem_substrate._parse import parse_substrate
 
     text = "## Note\n<!-- id: 34042cdae04a401d  cls: project -->\n\nA note.\n"
     blocks, _ledger, problems = parse_substrate({

@@ -18,7 +18,7 @@ from memfs_repos import build_souveraine
 from memlab.constants import MAX_FM_COLUMNS, MAX_YAML_NODES
 from memlab.formats._yaml import read_yaml
 from memlab.sources.discover import discover
-from memlab.sources.memfs import load_memfs
+from memlab.kinds._memfs._load import load_memfs
 
 MERGE_BOMB = "a: &a {k0: 1, k1: 2}\n" + "".join(
     f"{c}: &{c} {{<<: [{', '.join('*' + p for _ in range(9))}]}}\n"

@@ -11,13 +11,13 @@ import pandas as pd
 import pytest
 
 from memfs_repos import SERVER, _Writer, _t, build_souveraine
-from memlab.audits.memfs import audit_memfs
+from memlab.kinds._memfs._audit import audit_memfs
 from memlab.errors import ReportError
 from memlab.formats import letta_memfs as fmt
 from memlab.formats._yaml import read_yaml
 from memlab.report.schedule import load_config
 from memlab.sources.discover import discover
-from memlab.sources.memfs import load_memfs
+from memlab.kinds._memfs._load import load_memfs
 
 BAD_VALUES = ["created: 2026-13-45", "created: 2026-02-30", "at: 2026-01-01 00:00:00 +99:00"]
 

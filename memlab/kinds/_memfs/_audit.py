@@ -12,10 +12,11 @@ For a Letta memfs repo, a Souveraine agent dir or a committed elfmem substrate:
 * churn and growth per file, domain and author kind; what reaches the system prompt at every
   commit of the ref's first-parent chain (:func:`prompt_at` for one commit).
 
-The parts live in sibling modules: ``_memfs_prompt`` (prompt size), ``_memfs_checks`` (hook,
-``read_only`` and ``limit`` checks of every commit), ``_memfs_files`` (tables of the files at the
-audited commit), ``_memfs_churn`` (churn, growth and the figure data) and ``_memfs_report``
-(headline and summary); this module assembles them into :func:`audit_memfs`.
+The parts live in sibling modules: ``_prompt`` (prompt size), ``_checks`` (hook,
+``read_only`` and ``limit`` checks of every commit), ``_audit_files`` (tables of the files at the
+audited commit), ``_audit_constraints`` (Letta Code's memory constraints), ``_churn`` (churn,
+growth and the figure data) and ``_report`` (headline and summary); this module assembles them
+into :func:`audit_memfs`.
 """
 
 from __future__ import annotations
@@ -27,7 +28,9 @@ import pandas as pd
 
 from memlab.audits._base import Audit
 from memlab.audits._integrity import memfs_integrity
-from memlab.audits._memfs_checks import (
+from memlab.kinds._memfs._audit_constraints import constraint_history, constraints_table
+from memlab.kinds._memfs._audit_files import duplicate_trees, over_limit_table, readers
+from memlab.kinds._memfs._checks import (
     fill_suspects,
     hook_basis,
     hook_violations,
@@ -37,7 +40,7 @@ from memlab.audits._memfs_checks import (
     read_only_changes,
     violations_frame,
 )
-from memlab.audits._memfs_churn import (
+from memlab.kinds._memfs._churn import (
     author_kind_table,
     churn_matrix,
     churn_table,
@@ -48,9 +51,8 @@ from memlab.audits._memfs_churn import (
     growth_tables,
     size_over_time,
 )
-from memlab.audits._memfs_constraints import constraint_history, constraints_table
-from memlab.audits._memfs_files import duplicate_trees, over_limit_table, readers
-from memlab.audits._memfs_prompt import (
+from memlab.kinds._memfs._load import LETTA_LAYOUTS, file_versions, files_at
+from memlab.kinds._memfs._prompt import (
     MEMFS_KINDS,
     PromptSnapshot,
     as_store,
@@ -58,8 +60,7 @@ from memlab.audits._memfs_prompt import (
     prompt_at,
     prompt_share,
 )
-from memlab.audits._memfs_report import headline_figures, layout_notes, summary_text
-from memlab.sources.memfs import LETTA_LAYOUTS, file_versions, files_at
+from memlab.kinds._memfs._report import headline_figures, layout_notes, summary_text
 from memlab.store import Problems, Store, parse_as_of
 
 __all__ = [

@@ -1,6 +1,6 @@
 """Where a memory repository is and what layout it has: the located source, the layout
 rules and the evidence that Letta made or uses a tree (:func:`letta_evidence`).
-:mod:`memlab.sources.memfs` loads what this finds."""
+:mod:`memlab.kinds._memfs._load` loads what this finds."""
 
 from __future__ import annotations
 

@@ -1,7 +1,8 @@
 """The files frame of a memory repo: one row per markdown file, with what its path is under the
 layout (label, domain, :func:`in_prompt`; :func:`is_memory_path`), its frontmatter as Letta
 Code and the Letta server each read it, Souveraine's agent.yaml blocks, and what Letta's
-pre-commit hook would refuse. :mod:`memlab.sources.memfs` builds it with :func:`files_frame`."""
+pre-commit hook would refuse. :mod:`memlab.kinds._memfs._load` builds it with
+:func:`files_frame`."""
 
 from __future__ import annotations
 
@@ -15,8 +16,8 @@ from memlab.errors import UnsafePath
 from memlab.formats import _json
 from memlab.formats import letta_memfs as fmt
 from memlab.formats._yaml import read_yaml
-from memlab.sources._memfs_locate import LETTA_LAYOUTS, Source
-from memlab.sources._memfs_read import oversized_message
+from memlab.kinds._memfs._locate import LETTA_LAYOUTS, Source
+from memlab.kinds._memfs._read import oversized_message
 from memlab.store import Problems, empty_frame, token_estimate
 
 #: The files frame without its ``fm_<key>`` columns (they go after ``frontmatter_raw``; at most

@@ -23,11 +23,11 @@ installs, the ``letta.agentId`` git config, Letta author identities or harness m
 root ``MEMORY.md`` whose files follow memfs v2's frontmatter rule, or the folder being an
 agent's ``~/.letta/agents/<id>/memory``.
 
-Rooms: finding the repository, its layout and that evidence is :mod:`memlab.sources._memfs_locate`;
+Rooms: finding the repository, its layout and that evidence is :mod:`memlab.kinds._memfs._locate`;
 git bundles (the bundled sample) are :mod:`memlab.sources._bundle`; reading the files of a commit
-or a folder is :mod:`memlab.sources._memfs_read`; the files frame, and what a path is under each
+or a folder is :mod:`memlab.kinds._memfs._read`; the files frame, and what a path is under each
 layout (:func:`in_prompt`, :func:`domain_of`, :func:`is_memory_path`), is
-:mod:`memlab.sources._memfs_files`; the public calls are here.
+:mod:`memlab.kinds._memfs._files`; the public calls are here.
 """
 
 from __future__ import annotations
@@ -40,16 +40,14 @@ import pandas as pd
 from memlab.constants import MAX_FILE_BYTES
 from memlab.errors import MemlabError, RepoError, StoreNotFound, UnrecognizedStore
 from memlab.formats import letta_memfs as fmt
-from memlab.sources import _git
-from memlab.sources._bundle import SAMPLE_BUNDLE, is_bundle, unpack_bundle
-from memlab.sources._memfs_files import (
+from memlab.kinds._memfs._files import (
     FILES_COLUMNS,
     domain_of,
     files_frame,
     in_prompt,
     is_memory_path,
 )
-from memlab.sources._memfs_locate import (
+from memlab.kinds._memfs._locate import (
     KINDS,
     LAYOUTS,
     LETTA_LAYOUTS,
@@ -64,7 +62,9 @@ from memlab.sources._memfs_locate import (
     require_commits,
     shared_memory_name,
 )
-from memlab.sources._memfs_read import read_disk, read_tree, substrate_inputs
+from memlab.kinds._memfs._read import read_disk, read_tree, substrate_inputs
+from memlab.sources import _git
+from memlab.sources._bundle import SAMPLE_BUNDLE, is_bundle, unpack_bundle
 from memlab.store import Problems, Store, empty_frame
 
 __all__ = [
@@ -217,7 +217,7 @@ def load_memfs(path: str | Path, ref: str = "HEAD", *, history: bool = True) -> 
     meta["uncommitted"] = int(len(changes))
     meta["other_files"] = sorted(other)
     if src.layout == "elfmem_substrate":
-        from memlab.sources.elfmem_substrate import parse_substrate
+        from memlab.kinds.elfmem_substrate._parse import parse_substrate
 
         blocks, ledger, substrate_problems = parse_substrate(substrate_inputs(texts))
         problems.extend(substrate_problems)
@@ -258,7 +258,7 @@ def repos_in(folder: str | Path) -> pd.DataFrame:
 
     Example::
 
-        memlab.sources.memfs.repos_in("out/lettabot-builder")   # or: memlab inspect out/...
+        memlab.kinds._memfs._load.repos_in("out/lettabot-builder")   # or: memlab inspect out/...
 
     Raises :class:`StoreNotFound` for a missing folder; a sub-folder that is not a memory
     repository is skipped, one that cannot be read is a row with its error in ``name``.

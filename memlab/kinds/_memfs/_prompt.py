@@ -15,7 +15,7 @@ from memlab.constants import CHARS_PER_TOKEN, LETTA_BYTES_PER_TOKEN
 from memlab.errors import UnsupportedSchema
 from memlab.formats import letta_memfs as fmt
 from memlab.kinds import MEMFS_KINDS
-from memlab.sources.memfs import LETTA_LAYOUTS, files_at, in_prompt, load_memfs, resolve_ref
+from memlab.kinds._memfs._load import LETTA_LAYOUTS, files_at, in_prompt, load_memfs, resolve_ref
 from memlab.store import Store
 
 

@@ -27,10 +27,10 @@ The evidence is what git recorded: each reflog entry says what it was (``commit 
 
 Two root commits are not a finding (an orphan README branch on a mirror), nor is a shallow
 clone's boundary (it is no root). When the reflogs are absent (a bare mirror), empty (expired)
-or not read (over :data:`~memlab.audits._integrity_reflog.MAX_REFLOG_BYTES`), rewrites cannot
+or not read (over :data:`~memlab.kinds._memfs._integrity_reflog.MAX_REFLOG_BYTES`), rewrites cannot
 be found: :func:`memfs_rows` says so (``checked`` False and the reason), and the audit's
 ``integrity_findings`` is None, never 0. Git processes: a constant number per repository
-(:class:`~memlab.audits._integrity_graph.Graph`), however long the reflogs.
+(:class:`~memlab.kinds._memfs._integrity_graph.Graph`), however long the reflogs.
 """
 
 from __future__ import annotations
@@ -44,8 +44,14 @@ import pandas as pd
 
 from memlab import _git
 from memlab._files import open_regular
-from memlab.audits._integrity_graph import Graph
-from memlab.audits._integrity_reflog import Entry, Reflogs, action, read_reflogs, worktree_heads
+from memlab.kinds._memfs._integrity_graph import Graph
+from memlab.kinds._memfs._integrity_reflog import (
+    Entry,
+    Reflogs,
+    action,
+    read_reflogs,
+    worktree_heads,
+)
 
 __all__ = ["memfs_rows", "Verdict"]
 

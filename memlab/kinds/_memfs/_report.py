@@ -7,10 +7,10 @@ from typing import Any
 import pandas as pd
 
 from memlab._escape import terminal_lines
-from memlab.audits._memfs_checks import HOOKED_KINDS
-from memlab.audits._memfs_prompt import PromptSnapshot
 from memlab.formats import letta_memfs as fmt
-from memlab.sources.memfs import LETTA_LAYOUTS, is_memory_path
+from memlab.kinds._memfs._checks import HOOKED_KINDS
+from memlab.kinds._memfs._load import LETTA_LAYOUTS, is_memory_path
+from memlab.kinds._memfs._prompt import PromptSnapshot
 from memlab.store import Store
 
 

@@ -9,10 +9,10 @@ from typing import Any
 import pandas as pd
 
 from memlab.audits._base import Audit
-from memlab.audits._memfs_prompt import prompt_share, rendered_chars
 from memlab.constants import CHARS_PER_TOKEN
 from memlab.formats import letta_memfs as fmt
-from memlab.sources.memfs import domain_of, is_memory_path
+from memlab.kinds._memfs._load import domain_of, is_memory_path
+from memlab.kinds._memfs._prompt import prompt_share, rendered_chars
 from memlab.store import Store
 
 
@@ -265,7 +265,7 @@ def _empty(cols: list[str]) -> pd.DataFrame:
 def size_over_time(audit: Audit, *, memory: bool | None = True) -> pd.DataFrame:
     """Bytes per domain (columns) at each commit of the ref's first-parent chain (index: time).
 
-    ``memory=True`` counts memory files only (:func:`~memlab.sources.memfs.is_memory_path`),
+    ``memory=True`` counts memory files only (:func:`~memlab.kinds._memfs._load.is_memory_path`),
     ``False`` the other files (images, code, JSON...), ``None`` both.
     """
     sizes = audit["size_by_domain"]

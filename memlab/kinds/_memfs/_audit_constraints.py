@@ -20,8 +20,8 @@ import pandas as pd
 
 from memlab.constants import MAX_FILE_BYTES
 from memlab.formats import letta_memfs as fmt
+from memlab.kinds._memfs._load import LETTA_LAYOUTS
 from memlab.sources import _git
-from memlab.sources.memfs import LETTA_LAYOUTS
 from memlab.store import Store, empty_frame
 
 __all__ = [

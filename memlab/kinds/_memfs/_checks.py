@@ -12,7 +12,7 @@ import pandas as pd
 
 from memlab.constants import MAX_FILE_BYTES
 from memlab.formats import letta_memfs as fmt
-from memlab.sources.memfs import LETTA_LAYOUTS, blob_contents, file_versions
+from memlab.kinds._memfs._load import LETTA_LAYOUTS, blob_contents, file_versions
 from memlab.store import Store
 
 #: Commits by these authors ran Letta Code's hook once it existed: agents, reflection subagents,

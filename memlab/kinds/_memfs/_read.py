@@ -1,7 +1,7 @@
 """Reading a memory's files: the texts of a commit's memory files (:func:`read_tree`) or of a
 plain folder's (:func:`read_disk`), each as ``{path: (text, blob sha)}`` plus the other paths,
 with every file that is not read (unsafe, oversized, binary, a symlink, a special file) a
-``problems`` row. :mod:`memlab.sources.memfs` loads what this reads."""
+``problems`` row. :mod:`memlab.kinds._memfs._load` loads what this reads."""
 
 from __future__ import annotations
 
@@ -13,8 +13,8 @@ from memlab._files import FileTooLarge, NotRegularFile, over_cap, read_regular, 
 from memlab.constants import MAX_FILE_BYTES, MAX_FOLDER_DEPTH
 from memlab.errors import UnsafePath
 from memlab.formats import letta_memfs as fmt
+from memlab.kinds._memfs._locate import LETTA_LAYOUTS, Source, decode, letta_text_note
 from memlab.sources import _git
-from memlab.sources._memfs_locate import LETTA_LAYOUTS, Source, decode, letta_text_note
 from memlab.store import Problems
 
 

@@ -1,0 +1,53 @@
+"""The ``letta_memfs`` store kind: a Letta Code memfs repository (markdown memory files in
+git, v1's ``memory/`` prefix or v2's ``system/`` tree with ``MEMORY.md``), written as a class
+implementing :class:`~memlab.kinds.KindBase`.
+
+It detects itself from the folder's entries (or a bare repository's layout); it is loaded and
+audited by the markdown-in-git family's loader and audit (``memlab/kinds/_memfs/``), which it
+shares with ``souveraine`` and ``elfmem_substrate``; its one migration moves a memfs v1
+repository to v2 (``"letta"``), verified as an upgrade.
+"""
+
+from __future__ import annotations
+
+from memlab.kinds._base import KindBase, Probe, Review
+from memlab.kinds._shared import MEMFS_FILES, MEMFS_HEADLINE
+
+__all__ = ["LettaMemfs"]
+
+
+class LettaMemfs(KindBase):
+    """A Letta Code memfs repository (a working tree, a v1 copy without git, or a bare one)."""
+
+    name = "letta_memfs"
+    display = "Letta Code memfs repo"
+    load_ref = "memlab.kinds._memfs._load:load_memfs"
+    audit_ref = "memlab.kinds._memfs._audit:audit_memfs"
+    find_ref = "memlab.sources.discover:find_letta_memfs"
+    review = Review(**MEMFS_FILES, rules="letta")
+    verify = "upgrade"
+    reports = ("memfs", "review")
+    headline = MEMFS_HEADLINE
+    copy_of = "letta"
+    capabilities = frozenset({"memfs_v1_upgrade", "memfs_layout"})
+    migrations = {"letta": "memlab.migrations._letta_upgrade:plan_upgrade"}  # memfs v1 -> v2
+    default_target = "letta"
+
+    def detect(self, probe: Probe) -> str | None:
+        """A folder holding ``.git``, ``system``, ``.letta``, ``MEMORY.md`` or v1's
+        ``memory/system``, or a bare git repository (its tree is checked when it is located)."""
+        found = probe.has(".git", "system", ".letta", "MEMORY.md")
+        if not found and (probe.path / "memory" / "system").is_dir():
+            found = "memory/system"  # v1's memory/ prefix layout, no git (a local-backend copy)
+        if found:
+            return f"holds {found}"
+        # a bare repository (a server-side copy, a mirror): its tree is checked when it is
+        # located
+        if (
+            probe.is_dir
+            and (probe.path / "HEAD").is_file()
+            and (probe.path / "objects").is_dir()
+            and (probe.path / "refs").is_dir()
+        ):
+            return "a bare git repository"
+        return None

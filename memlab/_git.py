@@ -75,6 +75,7 @@ __all__ = [
     "common_dir",
     "deadline",
     "GIT_TIMEOUT_ENV",
+    "pipe",
 ]
 
 #: The environment variable that sets how long one git process may run, in seconds (default

@@ -30,7 +30,17 @@ from memlab.constants import (
     tier_of_lambda,
 )
 
-__all__ = ["gini", "lorenz"]
+__all__ = [
+    "gini",
+    "lorenz",
+    "archival_section",
+    "clock_section",
+    "cost_section",
+    "reinforcement_section",
+    "staleness_section",
+    "subsystems_section",
+    "tags_section",
+]
 
 
 # ── public helpers ────────────────────────────────────────────────────────────────────────

@@ -15,6 +15,8 @@ from memlab._metrics import METRICS
 from memlab.audits._elfmem_context import CAVEAT, Context, isna
 from memlab.constants import MISSING_TEXT
 
+__all__ = ["summary_text"]
+
 # ── the printable summary ─────────────────────────────────────────────────────────────────
 
 _MISSING = MISSING_TEXT

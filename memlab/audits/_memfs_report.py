@@ -13,6 +13,8 @@ from memlab.formats import letta_memfs as fmt
 from memlab.sources.memfs import LETTA_LAYOUTS, is_memory_path
 from memlab.store import Store
 
+__all__ = ["headline_figures", "finding_counts", "layout_notes", "summary_text"]
+
 
 def _iso(ts: Any) -> str | None:
     return None if ts is None or pd.isna(ts) else pd.Timestamp(ts).isoformat()

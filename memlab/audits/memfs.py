@@ -51,7 +51,6 @@ from memlab.audits._memfs_churn import (
 from memlab.audits._memfs_constraints import constraint_history, constraints_table
 from memlab.audits._memfs_files import duplicate_trees, over_limit_table, readers
 from memlab.audits._memfs_prompt import (
-    MEMFS_KINDS,
     PromptSnapshot,
     as_store,
     letta_token_estimate,
@@ -59,6 +58,7 @@ from memlab.audits._memfs_prompt import (
     prompt_share,
 )
 from memlab.audits._memfs_report import headline_figures, layout_notes, summary_text
+from memlab.kinds import MEMFS_KINDS
 from memlab.sources.memfs import LETTA_LAYOUTS, file_versions, files_at
 from memlab.store import Problems, Store, parse_as_of
 

@@ -75,6 +75,7 @@ __all__ = [
     "common_dir",
     "deadline",
     "GIT_TIMEOUT_ENV",
+    "pipe",
 ]
 
 #: The environment variable that sets how long one git process may run, in seconds (default
@@ -619,15 +620,18 @@ def pipe(
     cmd = command(*args, overrides=overrides)
     with tempfile.TemporaryFile() as err:
         proc = _start(repo, args, cmd, stdin=subprocess.PIPE, stderr=err)
+        stdin = proc.stdin
+        if stdin is None:  # stdin=PIPE above
+            raise TypeError("git's stdin is not a pipe")
 
         def feed() -> None:
             try:
-                proc.stdin.write(input)
+                stdin.write(input)
             except (BrokenPipeError, OSError, ValueError):
                 pass
             finally:
                 try:
-                    proc.stdin.close()
+                    stdin.close()
                 except OSError:
                     pass
 

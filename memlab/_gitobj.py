@@ -22,6 +22,23 @@ import zlib
 from dataclasses import dataclass
 from typing import Callable, Iterable, Mapping
 
+__all__ = [
+    "BLOB_MODE",
+    "TREE_MODE",
+    "object_header",
+    "object_bytes",
+    "object_hasher",
+    "object_sha",
+    "blob_sha",
+    "write_loose",
+    "tree_body",
+    "build_trees",
+    "Signature",
+    "normalise_message",
+    "commit_body",
+    "commit_files",
+]
+
 BLOB_MODE = "100644"
 TREE_MODE = "40000"
 

@@ -157,9 +157,9 @@ class Spawned:
         self.proc, self.deadline, self.what = proc, deadline, what
         self.path, self._error = path, error
         self._left = deadline.seconds
-        self.stdout: io.BufferedReader | None = None
-        if proc.stdout is not None:
-            self.stdout = io.BufferedReader(_DeadlineReader(self, proc.stdout), 1 << 20)
+        if proc.stdout is None:  # spawn() always pipes it
+            raise TypeError("Spawned reads a process started with stdout=subprocess.PIPE")
+        self.stdout = io.BufferedReader(_DeadlineReader(self, proc.stdout), 1 << 20)
         self.stdin = proc.stdin
 
     @property

@@ -54,6 +54,7 @@ __all__ = [
     "DEFAULT_MIGRATION_LAYOUT",
     "ROOT_MEMORY_LABEL",
     "ROOT_MEMORY_TEXT",
+    "PG_FIRST_NORMAL_OID",
 ]
 
 # --- storage ----------------------------------------------------------------------------------

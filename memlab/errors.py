@@ -56,6 +56,7 @@ __all__ = [
     "ReleaseEnvError",
     "FleetError",
     "MissingExtra",
+    "require",
 ]
 
 

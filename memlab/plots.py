@@ -8,7 +8,8 @@ Every function returns a :class:`matplotlib.figure.Figure` built without pyplot,
 opens a window, nothing needs a display, and figures are not kept alive by pyplot's registry.
 (``memfs_prompt_size`` and ``memfs_commits`` let pandas' plotting draw onto such a figure, as
 the notebook drew them before; pandas imports pyplot to do so, but the figure is not pyplot's.)
-Pass ``ax=`` to draw into an existing axes instead (the figure returned is then ``ax.figure``).
+Pass ``ax=`` to draw into an existing axes instead (the figure returned is then the one ``ax`` is
+on: ``ax.figure``, or its root figure when ``ax`` is in a subfigure).
 Text from a store (a name, a reason, a file path) reaches a figure only through
 :func:`memlab._escape.plot_text`: matplotlib never reads it as mathtext.
 
@@ -26,7 +27,7 @@ from typing import Any, Mapping
 import numpy as np
 import pandas as pd
 from matplotlib.axes import Axes
-from matplotlib.figure import Figure
+from matplotlib.figure import Figure, SubFigure
 
 from memlab._escape import plot_text
 from memlab.audits._base import Audit
@@ -71,9 +72,16 @@ def _tables(source: Audit | Mapping[str, pd.DataFrame], *names: str) -> list[pd.
     return [tables[n] for n in names]
 
 
+def _figure_of(ax: Axes) -> Figure:
+    """The figure ``ax`` is on; for an axes in a subfigure, its root figure (the one that is
+    shown and saved: a SubFigure has no ``savefig``)."""
+    fig = ax.figure
+    return fig.figure if isinstance(fig, SubFigure) else fig
+
+
 def _axes(ax: Axes | None, size: tuple[float, float]) -> tuple[Figure, Axes]:
     if ax is not None:
-        return ax.figure, ax
+        return _figure_of(ax), ax
     fig = Figure(figsize=size, layout="constrained")
     return fig, fig.add_subplot()
 
@@ -82,7 +90,7 @@ def _plain_axes(ax: Axes | None, size: tuple[float, float]) -> tuple[Figure, Axe
     """Like :func:`_axes` but with matplotlib's default subplot margins (no constrained
     layout): the layout these figures had when the notebooks drew them with pyplot."""
     if ax is not None:
-        return ax.figure, ax
+        return _figure_of(ax), ax
     fig = Figure(figsize=size)
     return fig, fig.add_subplot()
 
@@ -429,9 +437,9 @@ def outcome_map(run: Any, *, ax: Axes | None = None) -> Figure:
                 else str(verdict)
             )
             modelled = basis.loc[it, code] == "modelled"
-            colour = VERDICT_COLOURS.get(verdict, _NO_VERDICT)
+            colour = _NO_VERDICT if verdict is None else VERDICT_COLOURS.get(verdict, _NO_VERDICT)
             ax.add_patch(_rect(j, i, colour, hatch="////" if modelled else None))
-            word = {"fail": "FAIL"}.get(verdict, verdict or "n/a")
+            word = "FAIL" if verdict == "fail" else verdict or "n/a"
             # on a hatched cell the word sits on a patch of the cell's own colour: white hatch
             # lines never run through white letters
             ax.text(
@@ -535,7 +543,7 @@ def review_items(proposal: Any, *, ax: Axes | None = None) -> Figure:
     section split by the risk of a wrong tick; the label gives the tokens they would free."""
     rows = _review_rows(proposal)
     if ax is not None:
-        fig = ax.figure
+        fig = _figure_of(ax)
     else:
         fig = Figure(
             figsize=(7.5, 0.55 * max(3, rows["section"].nunique()) + 1.4), layout="constrained"

@@ -26,6 +26,7 @@ __all__ = [
     "categories",
     "empty_frame",
     "parse_as_of",
+    "token_estimate",
 ]
 
 PROBLEM_COLUMNS = ["file", "line", "kind", "message"]

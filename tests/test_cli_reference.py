@@ -8,12 +8,12 @@ import re
 from pathlib import Path
 
 import pytest
+from _package_source import package
 
 from memlab.cli import COMMANDS, build_parser
 from memlab.cli._reference import BEGIN, END, main, readme_section, reference, with_reference
 
 REPO = Path(__file__).resolve().parents[1]
-CLI = REPO / "memlab" / "cli"
 
 
 def _help(*args: str) -> str:
@@ -65,15 +65,17 @@ SHARED_FLAGS = {"--as-of", "--json", "--out", "--quiet", "-q", "--config", "--fa
 
 def test_shared_option_flags_are_written_only_in_the_command_module():
     found = {}
-    for path in sorted(CLI.glob("*.py")):
-        if path.name == "_command.py":
+    cli = {m.rel.removeprefix("cli/"): m.tree for m in package()
+           if m.rel.startswith("cli/") and m.rel.count("/") == 1}
+    for name, tree in cli.items():
+        if name == "_command.py":
             continue
-        lines = [n.lineno for n in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        lines = [n.lineno for n in ast.walk(tree)
                  if isinstance(n, ast.Constant) and n.value in SHARED_FLAGS]
         if lines:
-            found[path.name] = lines
+            found[name] = lines
     assert found == {}
-    written = [n.value for n in ast.walk(ast.parse((CLI / "_command.py").read_text()))
+    written = [n.value for n in ast.walk(cli["_command.py"])
                if isinstance(n, ast.Constant) and n.value in SHARED_FLAGS]
     assert sorted(written) == sorted(SHARED_FLAGS)  # each exactly once
 

@@ -4,24 +4,21 @@ from __future__ import annotations
 
 import ast
 import math
-from pathlib import Path
 
 import pytest
+from _package_source import package
 
-import memlab
 from memlab import constants
 from memlab.constants import DECAY_LAMBDA, is_penalised, tier_of_lambda
 
-PACKAGE = Path(memlab.__file__).parent
 # The driver runs inside elfmem's own venv, where memlab is not installed: it keeps its chars/4.
 STANDALONE = {"sim/real/_driver.py"}
 
 
 def _modules():
-    for path in sorted(PACKAGE.rglob("*.py")):
-        rel = path.relative_to(PACKAGE).as_posix()
-        if rel != "constants.py" and rel not in STANDALONE:
-            yield rel, ast.parse(path.read_text(encoding="utf-8"))
+    for module in package():
+        if module.rel != "constants.py" and module.rel not in STANDALONE:
+            yield module.rel, module.tree
 
 
 def test_no_module_defines_a_constant_again():

@@ -20,6 +20,8 @@ import ast
 from collections import Counter
 from pathlib import Path
 
+from _package_source import package
+
 from memlab import kinds
 
 PACKAGE = Path(__file__).resolve().parents[1] / "memlab"
@@ -51,10 +53,11 @@ def _is_kind(node: ast.AST) -> bool:
     return False
 
 
-def kind_comparisons(source: str, store_kinds: set[str]) -> list[int]:
-    """The line of every comparison of a kind with a store kind's name in ``source``."""
+def kind_comparisons(source: str | ast.AST, store_kinds: set[str]) -> list[int]:
+    """The line of every comparison of a kind with a store kind's name in ``source`` (text or
+    its syntax tree)."""
     lines = []
-    for node in ast.walk(ast.parse(source)):
+    for node in ast.walk(source if isinstance(source, ast.AST) else ast.parse(source)):
         if not isinstance(node, ast.Compare):
             continue
         sides = [node.left, *node.comparators]
@@ -63,7 +66,7 @@ def kind_comparisons(source: str, store_kinds: set[str]) -> list[int]:
     return sorted(lines)
 
 
-def counted(rel: str, source: str, store_kinds: set[str]) -> list[int]:
+def counted(rel: str, source: str | ast.AST, store_kinds: set[str]) -> list[int]:
     """The counted comparisons of the module at ``rel`` (relative to ``memlab/``): none in the
     registry's own modules, and in a kind's package none with its own name."""
     parts = rel.split("/")
@@ -102,9 +105,8 @@ def test_no_store_kind_literal_comparisons_outside_the_adapters():
     assert {"elfmem_db", "letta_server", "letta_memfs", "souveraine", "elfmem_substrate",
             "agent_file", "letta_blocks"} <= store_kinds
     found: Counter = Counter()
-    for path in sorted(PACKAGE.rglob("*.py")):
-        rel = path.relative_to(PACKAGE).as_posix()
-        n = len(counted(rel, path.read_text(encoding="utf-8"), store_kinds))
+    for module in package():
+        n = len(counted(module.rel, module.tree, store_kinds))
         if n:
-            found[rel] = n
+            found[module.rel] = n
     assert found == ALLOWED

@@ -16,18 +16,9 @@ cycle (``kinds/elfmem_db/_frames.py`` names ``_load.Reader`` in annotations that
 from __future__ import annotations
 
 import ast
-from pathlib import Path
 
 import pytest
-
-PACKAGE = Path(__file__).resolve().parents[1] / "memlab"
-
-
-def _module_name(rel: str) -> str:
-    parts = rel[:-3].split("/")
-    if parts[-1] == "__init__":
-        parts = parts[:-1]
-    return ".".join(["memlab", *parts])
+from _package_source import Module, package, parse
 
 
 def _is_private(name: str) -> bool:
@@ -47,15 +38,15 @@ def _type_checking_nodes(tree: ast.AST) -> set[int]:
     return out
 
 
-def scan(sources: dict[str, str]) -> tuple[list[str], set[tuple[str, str]]]:
-    """(private-name uses as ``module:line: target.name``, mutual-import pairs) of a package
-    given as ``{relative path: source}`` (relative to the ``memlab`` folder)."""
-    modules = {_module_name(rel): rel for rel in sources}
+def scan(mods: tuple[Module, ...]) -> tuple[list[str], set[tuple[str, str]]]:
+    """(private-name uses as ``module:line: target.name``, mutual-import pairs) of a package's
+    parsed modules (``_package_source.package()``, or ``parse()`` of a scratch package)."""
+    modules = {m.name: m for m in mods}
     private: list[str] = []
     edges: dict[str, set[str]] = {m: set() for m in modules}
-    for mod, rel in modules.items():
-        tree = ast.parse(sources[rel])
-        package = mod if rel.endswith("__init__.py") else mod.rsplit(".", 1)[0]
+    for mod, module in modules.items():
+        tree = module.tree
+        package = mod if module.is_package else mod.rsplit(".", 1)[0]
         typing_only = _type_checking_nodes(tree)
         aliases: dict[str, str] = {}  # local name -> memlab module it is bound to
         for node in ast.walk(tree):
@@ -95,18 +86,13 @@ def scan(sources: dict[str, str]) -> tuple[list[str], set[tuple[str, str]]]:
     return private, mutual
 
 
-def _package() -> dict[str, str]:
-    return {p.relative_to(PACKAGE).as_posix(): p.read_text(encoding="utf-8")
-            for p in sorted(PACKAGE.rglob("*.py"))}
-
-
 def test_no_module_imports_another_modules_private_name():
-    private, _ = scan(_package())
+    private, _ = scan(package())
     assert private == []
 
 
 def test_no_two_modules_import_each_other():
-    _, mutual = scan(_package())
+    _, mutual = scan(package())
     assert sorted(mutual) == []
 
 
@@ -127,4 +113,4 @@ def test_no_two_modules_import_each_other():
     ({"a.py": "from memlab.b import x, __version__\n", "b.py": "x = 1\n"}, [], set()),
 ])
 def test_the_rules_see_every_spelling(files, private, mutual):
-    assert scan(files) == (private, mutual)
+    assert scan(parse(files)) == (private, mutual)

@@ -14,8 +14,8 @@ import sys
 from pathlib import Path
 
 import pytest
+from _package_source import package
 
-PACKAGE = Path(__file__).resolve().parents[1] / "memlab"
 WRITER = "_gitobj.py"
 KINDS = r"(?:blob|tree|commit|tag)"
 OBJECT_COMMANDS = ("commit-tree", "hash-object", "mktree", "write-tree")
@@ -51,9 +51,10 @@ def _zlib_calls(tree: ast.AST) -> list[int]:
         or (isinstance(node.func, ast.Name) and node.func.id in direct))]
 
 
-def violations(source: str) -> list[tuple[int, str]]:
-    """(line, what) for every object header, zlib compression or object-making git command."""
-    tree = ast.parse(source)
+def violations(source: str | ast.AST) -> list[tuple[int, str]]:
+    """(line, what) for every object header, zlib compression or object-making git command, in
+    a module's source or its syntax tree."""
+    tree = source if isinstance(source, ast.AST) else ast.parse(source)
     prose = _docstrings(tree)
     found = [(line, "zlib compression") for line in _zlib_calls(tree)]
     for node in ast.walk(tree):
@@ -97,16 +98,12 @@ def violations(source: str) -> list[tuple[int, str]]:
     return sorted(set(found))
 
 
-def _library():
-    for path in sorted(PACKAGE.rglob("*.py")):
-        yield path.relative_to(PACKAGE).as_posix(), path.read_text(encoding="utf-8")
-
-
 def test_only_the_writer_frames_objects_or_compresses_them_and_no_git_process_makes_one():
-    found = {rel: v for rel, text in _library() if rel != WRITER and (v := violations(text))}
+    trees = {m.rel: m.tree for m in package()}
+    found = {rel: v for rel, tree in trees.items() if rel != WRITER and (v := violations(tree))}
     assert found == {}
     # the writer itself is what the rule sees: it must be found there
-    writer = violations((PACKAGE / WRITER).read_text(encoding="utf-8"))
+    writer = violations(trees[WRITER])
     assert {what for _, what in writer} == {"object header", "zlib compression"}
 
 
@@ -143,7 +140,7 @@ def test_prose_and_other_strings_and_zlib_calls_are_not_flagged(source):
 
 
 def test_the_writer_is_standard_library_only_so_the_plan_script_can_embed_it():
-    tree = ast.parse((PACKAGE / WRITER).read_text(encoding="utf-8"))
+    tree = next(m.tree for m in package() if m.rel == WRITER)
     imported = {a.name.split(".")[0] for n in ast.walk(tree) if isinstance(n, ast.Import)
                 for a in n.names}
     imported |= {n.module.split(".")[0] for n in ast.walk(tree)

@@ -18,8 +18,8 @@ import re
 from pathlib import Path
 
 import pytest
+from _package_source import PACKAGE, package
 
-PACKAGE = Path(__file__).resolve().parents[1] / "memlab"
 
 #: module -> what memlab itself wrote (or only sniffs) that it reads there with plain json.loads
 OWN_JSON_READS = {
@@ -44,8 +44,8 @@ OWN_JSON_READS = {
 
 
 def _modules():
-    for path in sorted(PACKAGE.rglob("*.py")):
-        yield path.relative_to(PACKAGE).as_posix(), ast.parse(path.read_text(encoding="utf-8"))
+    for module in package():
+        yield module.rel, module.tree
 
 
 def _calls(tree: ast.AST, module: str, names: set[str]) -> list[int]:
@@ -387,7 +387,7 @@ def test_only_the_figure_module_imports_matplotlib_or_plots():
              and (lines := _matplotlib_imports(tree) + _pandas_plot_calls(tree))}
     assert found == {}
     # the rule is not empty: plots.py is where matplotlib is
-    assert _matplotlib_imports(ast.parse((PACKAGE / "plots.py").read_text(encoding="utf-8")))
+    assert _matplotlib_imports(dict(_modules())["plots.py"])
 
 
 @pytest.mark.parametrize("source, lines", [

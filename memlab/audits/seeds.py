@@ -37,6 +37,7 @@ __all__ = [
     "content_hash",
     "normalise",
     "match_seed",
+    "SEED_CHARS",
 ]
 
 ROLE_TAG_PREFIX = "self/role/"

@@ -28,6 +28,8 @@ import numpy as np
 
 from memlab.errors import MemlabError
 
+__all__ = ["CACHE_FILE", "FORMAT_VERSION", "text_sha256", "default_cache_dir", "EmbeddingCache"]
+
 CACHE_FILE = "embeddings.sqlite3"
 FORMAT_VERSION = "1"
 # SQLite's default limit on host parameters is 999 on older builds; stay under it.

@@ -33,6 +33,20 @@ from memlab.embed._cache import EmbeddingCache, default_cache_dir, text_sha256
 from memlab.embed._precision import PrecisionChoice
 from memlab.errors import MemlabError, MissingExtra
 
+__all__ = [
+    "DEFAULT_MODEL",
+    "DIMENSION",
+    "PROGRESS_MIN",
+    "LONG_STEP_SECONDS",
+    "BATCH_SIZE",
+    "TIMINGS",
+    "EmbedStats",
+    "Embedder",
+    "unit_rows",
+    "get_embedder",
+    "cosine",
+]
+
 #: The cache key of the bundled model. A different ``model`` argument is its own key.
 DEFAULT_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
 DIMENSION = 384

@@ -246,18 +246,18 @@ class NeighborIndex:
         return nlist if self.forced else max(1, nlist // 4)
 
     def _widen(self) -> bool:
-        """One step wider search; False when already at the widest."""
+        """One step wider search; False when already at the widest. The breadth is read from the
+        built index (``_build`` set it there and in ``nprobe``/``ef_search`` alike)."""
         if self.kind == "ivf":
-            widest = self._widest_nprobe()
-            if self.nprobe >= widest:
+            widest, nprobe = self._widest_nprobe(), int(self.index.nprobe)
+            if nprobe >= widest:
                 return False
-            self.nprobe = min(widest, self.nprobe * 2)
-            self.index.nprobe = self.nprobe
+            self.nprobe = self.index.nprobe = min(widest, nprobe * 2)
             return True
-        if self.ef_search >= max(1024, self.n):
+        ef_search = int(self.index.hnsw.efSearch)
+        if ef_search >= max(1024, self.n):
             return False
-        self.ef_search *= 2
-        self.index.hnsw.efSearch = self.ef_search
+        self.ef_search = self.index.hnsw.efSearch = ef_search * 2
         return True
 
     def _tune(self) -> float:

@@ -42,6 +42,30 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
+__all__ = [
+    "PRECISIONS",
+    "MIN_COSINE",
+    "MIN_SPEEDUP",
+    "TIMED_ROUNDS",
+    "ENV",
+    "GATE_BUDGET_S",
+    "BUDGET_ENV",
+    "NATIVE_BF16_FLAGS",
+    "PROBE_TEXTS",
+    "PrecisionChoice",
+    "decide",
+    "machine_fingerprint",
+    "native_bf16",
+    "gate_budget",
+    "meta_key",
+    "cache_model_key",
+    "requested_precision",
+    "measure",
+    "without_native_bf16",
+    "dumps",
+    "loads",
+]
+
 PRECISIONS = ("fp32", "bf16")
 #: Minimum per-text cosine between fp32 and bf16 vectors of the probe set for bf16 to be used.
 MIN_COSINE = 0.9999

@@ -5,6 +5,20 @@ which re-exports the public names.
 
 from __future__ import annotations
 
+__all__ = [
+    "AUTHOR_KINDS",
+    "HARNESS_EMAIL",
+    "HARNESS_LABELS",
+    "HARNESS_MERGES",
+    "BRANCH_ROLES",
+    "MIGRATION_NAME",
+    "MIGRATION_EMAIL",
+    "REVIEW_NAME",
+    "REVIEW_EMAIL",
+    "classify_author",
+    "branch_role",
+]
+
 AUTHOR_KINDS = (
     "agent",
     "server_user",

@@ -13,6 +13,21 @@ from memlab.constants import INT64_MAX
 from memlab.formats._memfs_paths import JS_TRIM
 from memlab.formats._yaml import YamlRead, read_yaml
 
+__all__ = [
+    "DEFAULT_LIMIT",
+    "DIGITS_RE",
+    "Frontmatter",
+    "split_frontmatter",
+    "ClientReading",
+    "read_as_client",
+    "ServerReading",
+    "body_as_letta_code",
+    "agent_view",
+    "read_as_server",
+    "strict_yaml",
+    "read_frontmatter",
+]
+
 #: The server default once ``limit`` left frontmatter (letta #9537).
 DEFAULT_LIMIT = 100_000
 _KEY_LINE_RE = re.compile(r"^([A-Za-z_][A-Za-z0-9_-]*)[ \t]*:(.*)$")

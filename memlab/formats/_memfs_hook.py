@@ -13,6 +13,22 @@ from memlab.formats._memfs_constraints import frontmatter_errors, frontmatter_ru
 from memlab.formats._memfs_frontmatter import DIGITS_RE
 from memlab.formats._memfs_paths import FLAT_SKILL_RE, ROOT_INDEX, V2_FLAT_SKILL_RE, VALIDATED_RE
 
+__all__ = [
+    "ALLOWED_KEYS",
+    "AGENT_EDITABLE_KEYS",
+    "PROTECTED_KEYS",
+    "V2_KEYS",
+    "LETTA_HOOK_MARKER",
+    "HOOK_VARIANTS",
+    "HOOK_INSTALLED",
+    "HOOK_LIMIT_TOLERATED",
+    "Violation",
+    "hook_variant_at",
+    "hook_variant_reason",
+    "hook_text",
+    "check_precommit",
+]
+
 #: Keys the current hook knows in system/ and reference/ files (``ALL_KNOWN_KEYS``).
 ALLOWED_KEYS = ("description", "read_only", "limit")
 AGENT_EDITABLE_KEYS = ("description",)

@@ -9,6 +9,27 @@ import re
 
 from memlab.errors import UnsafePath
 
+__all__ = [
+    "CONFIG_PATH",
+    "ROOT_INDEX",
+    "SKILL_FILE",
+    "VALIDATED_RE",
+    "FLAT_SKILL_RE",
+    "V2_FLAT_SKILL_RE",
+    "is_git_name",
+    "safe_relative_path",
+    "label_from_relative_path",
+    "strip_memory_prefix",
+    "label_for_path",
+    "path_for_label",
+    "is_validated_path",
+    "is_flat_skill_path",
+    "root_memory_path_from_legacy_label",
+    "JS_TRIM",
+    "root_memory_block_path",
+    "memory_name_from_path",
+]
+
 CONFIG_PATH = ".letta/config.json"
 ROOT_INDEX = "MEMORY.md"
 SKILL_FILE = "SKILL.md"

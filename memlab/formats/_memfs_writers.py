@@ -10,6 +10,16 @@ import re
 
 from memlab.formats._yaml import read_yaml
 
+__all__ = [
+    "yaml_text",
+    "render_memfs_file",
+    "quoted_line",
+    "render_memfs_v2_file",
+    "initial_description",
+    "frontmatter_value",
+    "render_initial_memory_file",
+]
+
 # --------------------------------------------------------------------------- writers
 
 

@@ -11,7 +11,7 @@ answer the same calls. A class overrides what it does itself, typically :meth:`d
 
 from __future__ import annotations
 
-import importlib
+import pkgutil
 from dataclasses import dataclass
 from functools import cached_property, wraps
 from pathlib import Path
@@ -37,8 +37,7 @@ Ref = Callable[..., Any] | str
 def _resolve(ref: Ref | None) -> Callable[..., Any] | None:
     if ref is None or callable(ref):
         return ref
-    module, _, attr = ref.partition(":")
-    return getattr(importlib.import_module(module), attr)
+    return pkgutil.resolve_name(ref)  # "module:attr", imported on first use
 
 
 @dataclass(frozen=True)

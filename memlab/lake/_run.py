@@ -18,7 +18,7 @@ from typing import Any
 from memlab._escape import terminal_line
 from memlab.lake import _lake, _layout
 
-__all__ = ["run_one", "run_batch", "fingerprint"]
+__all__ = ["run_one", "run_batch", "fingerprint", "MESSAGE_CHARS"]
 
 #: Longest failure message kept in the lake (one terminal line, cut with an ellipsis).
 MESSAGE_CHARS = 300

@@ -32,6 +32,20 @@ from memlab._tmp import sigterm_as_exit
 from memlab.errors import MigrationError, OutputExists
 from memlab.migrations._plan import Plan, PlannedRepo
 
+__all__ = [
+    "BASE_REF",
+    "TMP_MARKER",
+    "Applied",
+    "is_git_repo",
+    "branch_sha",
+    "tmp_sibling",
+    "sweep_stale_siblings",
+    "apply_new",
+    "branch_base",
+    "check_branch",
+    "apply_branch",
+]
+
 _ZERO = "0" * 40
 #: Where the source's history is fetched to while a repository is built on top of it.
 BASE_REF = "refs/memlab/base"

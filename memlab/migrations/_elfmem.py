@@ -57,6 +57,32 @@ from memlab.migrations._plan import (
 )
 from memlab.store import Store
 
+__all__ = [
+    "CONSTITUTION_TAG",
+    "STATUS_SECTION",
+    "MEMLAB_KIND",
+    "TEXT_CHUNK",
+    "BLOCK_SIDE_FIELDS",
+    "SideTable",
+    "SIDE_TABLES",
+    "value_or_none",
+    "iso",
+    "content_sha",
+    "frame",
+    "tags_by_block",
+    "effective_pinned",
+    "declared_relations",
+    "title_for",
+    "to_block",
+    "layout_blocks",
+    "render_block_files",
+    "render_blocks",
+    "number_or",
+    "ledger_events",
+    "source_time",
+    "plan_substrate",
+]
+
 CONSTITUTION_TAG = "self/constitutional"
 STATUS_SECTION = {"active": "notes", "inbox": "log", "archived": "archive"}
 MEMLAB_KIND = "memlab."

@@ -84,6 +84,33 @@ from memlab.migrations._plan import (
 )
 from memlab.store import Store
 
+__all__ = [
+    "SIDE_FILE",
+    "LEDGER_PREFIX",
+    "DETACHED_DIR",
+    "DETACHED_REPO",
+    "AGENT_YAML",
+    "DERIVED_COLUMNS",
+    "MemFile",
+    "value_or_none",
+    "sanitise_label",
+    "path_for",
+    "json_safe",
+    "sha256",
+    "render",
+    "check_hook",
+    "RepoSpec",
+    "letta_repos",
+    "elfmem_repo",
+    "side_file",
+    "file_sha",
+    "source_time_letta",
+    "TRAILER_SHA",
+    "TRAILER_CREATED",
+    "previous_migration_time",
+    "plan_memfs",
+]
+
 SIDE_FILE = ".memlab/letta-blocks.json"
 LEDGER_PREFIX = ".memlab/ledger/"
 DETACHED_DIR = "detached"

@@ -54,7 +54,7 @@ from memlab.migrations._plan import (
 from memlab.sources._git import read_blobs
 from memlab.store import Store
 
-__all__ = ["plan_upgrade", "upgrade_files", "UPGRADE_FILE", "upgrade_view"]
+__all__ = ["plan_upgrade", "upgrade_files", "UPGRADE_FILE", "upgrade_view", "check_upgrade"]
 
 UPGRADE_FILE = ".memlab/memfs-upgrade.json"
 _V1_LAYOUTS = ("letta_v1", "letta_v1_memory_prefix")

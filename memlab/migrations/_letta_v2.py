@@ -81,6 +81,7 @@ __all__ = [
     "v2_path_of_elfmem",
     "read_config",
     "unquoted",
+    "protect_message",
 ]
 
 INDEX = fmt.ROOT_INDEX

@@ -21,6 +21,25 @@ from memlab._gitobj import Signature, commit_files, object_sha
 from memlab.errors import MigrationError, UnsafePath
 from memlab.formats import letta_memfs as _fmt
 
+__all__ = [
+    "AUTHOR_NAME",
+    "AUTHOR_EMAIL",
+    "FALLBACK_EPOCH",
+    "MOVED_COLUMNS",
+    "FLAG_COLUMNS",
+    "PlannedCommit",
+    "PlannedRepo",
+    "Plan",
+    "moved_frame",
+    "flags_frame",
+    "safe_relpath",
+    "refuse_nul",
+    "slug",
+    "MAX_NAME_BYTES",
+    "fit_name",
+    "signature_at",
+]
+
 #: Who every migration commit is attributed to. Not an agent and not a human: a memfs audit
 #: tells a migration apart from the memory's own history (author kind ``migration``).
 AUTHOR_NAME = _fmt.MIGRATION_NAME

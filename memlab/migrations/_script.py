@@ -20,6 +20,8 @@ from memlab import _git, _gitobj
 from memlab._escape import comment, py_literal
 from memlab.migrations._plan import Plan
 
+__all__ = ["writer_source", "render_script"]
+
 _MAX_FLAG_LINES = 60
 
 

@@ -29,6 +29,8 @@ from memlab.migrations._parity import ParityRows, checkout_view, normal_value, r
 from memlab.migrations._verify_letta import check_letta
 from memlab.store import Store
 
+__all__ = ["RETRIEVAL_K", "N_QUERIES", "verify_paths", "differences"]
+
 RETRIEVAL_K = 5
 N_QUERIES = 10
 

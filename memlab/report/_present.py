@@ -169,9 +169,9 @@ def _rows(
     if kind == "simulation":  # iteration_<n>_<verdict> counts: one row per iteration
         counts: dict[str, dict[str, Any]] = {}
         for key, value in metrics.items():
-            m = _ITERATION.match(str(key))
-            if m:
-                counts.setdefault(m.group(1), {})[m.group(2)] = value
+            hit = _ITERATION.match(str(key))
+            if hit:
+                counts.setdefault(hit.group(1), {})[hit.group(2)] = value
         for it, c in counts.items():
             rows.append(
                 (

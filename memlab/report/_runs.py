@@ -48,6 +48,7 @@ __all__ = [
     "run_ok",
     "last_good",
     "as_of_warnings",
+    "reports_of",
 ]
 
 #: The ``format`` of a run folder's ``runs.json``; a folder is memlab's own only with it.

@@ -14,6 +14,8 @@ from memlab.errors import ProposalRejected, RepoError, StaleProposal
 from memlab.reviews import _repo
 from memlab.reviews._proposal import Item, Proposal
 
+__all__ = ["refuse_locks", "commit_message", "applied_in", "check_fresh", "check_one_per_choice"]
+
 
 def refuse_locks(root: Path, branch: str | None, *, index: bool) -> None:
     """Refuse, before anything is written, while another git process holds the index or the

@@ -17,6 +17,8 @@ from memlab.reviews import _repo
 from memlab.reviews._proposal import Item
 from memlab.reviews._units import CONSTITUTIONAL_TAG, ROLE_TAG_PREFIX, is_identity_path
 
+__all__ = ["blob_text", "Edits", "apply_item"]
+
 # ---- file edits ------------------------------------------------------------------------------
 
 

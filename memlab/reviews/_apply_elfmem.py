@@ -10,6 +10,8 @@ from memlab.errors import ProposalRejected
 from memlab.reviews._apply_result import ApplyResult
 from memlab.reviews._proposal import Item, Proposal
 
+__all__ = ["elfmem_script"]
+
 
 def elfmem_script(
     proposal: Proposal,

@@ -8,6 +8,8 @@ from pathlib import Path
 
 from memlab._escape import terminal_lines
 
+__all__ = ["ApplyResult"]
+
 
 @dataclass
 class ApplyResult:

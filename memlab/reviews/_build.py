@@ -46,6 +46,8 @@ from memlab.reviews._triage import (
 from memlab.reviews._units import check_reviewable, units_of
 from memlab.store import Store, parse_as_of
 
+__all__ = ["SENTENCE_COVERED", "TOPIC_OVERLAP", "RECORDED_TOPIC_MIN", "text_sha256", "review"]
+
 #: Candidate contradictions are looked for only between statement-sized units.
 _CLAIM_CHARS = 400
 #: A sentence at or above this cosine to the survivor (or one of its sentences) adds nothing

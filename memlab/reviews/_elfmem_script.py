@@ -15,6 +15,8 @@ from typing import Any
 
 from memlab._escape import py_literal
 
+__all__ = ["MIN_ELFMEM", "CALLS", "script_steps", "render_script", "backup_path"]
+
 #: The first elfmem release whose MemorySystem has edit() and forget().
 MIN_ELFMEM = (0, 20)
 #: The elfmem call each step op is made with.

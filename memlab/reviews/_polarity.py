@@ -15,6 +15,18 @@ from __future__ import annotations
 
 import re
 
+__all__ = [
+    "NEGATIONS",
+    "FAILURES",
+    "STOP",
+    "words",
+    "topic_overlap",
+    "topic_share",
+    "polarity",
+    "opposite",
+    "sentences",
+]
+
 NEGATIONS = frozenset(
     {
         "never",

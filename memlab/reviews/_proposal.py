@@ -24,6 +24,25 @@ from memlab._escape import md_line, split_lines, terminal_lines
 from memlab.errors import OutputExists, ProposalError, StaleProposal
 from memlab.formats import _json
 
+__all__ = [
+    "FORMAT",
+    "SECTIONS",
+    "ELFMEM_APPLY_SCHEMA",
+    "READ_SECONDS_PER_CHOICE",
+    "TOP_N",
+    "ITEM_LINE_RE",
+    "Item",
+    "Finding",
+    "Choice",
+    "item_id",
+    "json_value",
+    "Proposal",
+    "apply_note",
+    "render_markdown",
+    "ticked_ids",
+    "read_proposal",
+]
+
 FORMAT = "memlab-review/2"
 
 SECTIONS: dict[str, str] = {

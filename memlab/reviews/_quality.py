@@ -25,6 +25,8 @@ import pandas as pd
 
 from memlab.reviews._proposal import Proposal
 
+__all__ = ["evaluate"]
+
 _RIGHT = {"duplicates": {"duplicate", "agree"}, "contradictions": {"contradiction"}}
 
 

@@ -18,6 +18,20 @@ from memlab import _git
 from memlab.errors import RepoError
 from memlab.store import Store
 
+__all__ = [
+    "Repo",
+    "open_repo",
+    "store_repo",
+    "read_blob",
+    "blob_at",
+    "mode_at",
+    "head_sha",
+    "current_branch",
+    "commit_info",
+    "path_commits",
+    "dirty_paths",
+]
+
 
 @dataclass(frozen=True)
 class Repo:

@@ -20,6 +20,15 @@ from typing import Any
 
 from memlab.constants import CHARS_PER_TOKEN
 
+__all__ = [
+    "PRIORITY",
+    "STALE_CERTAINTY",
+    "RECORDED_CONTRADICTION_CERTAINTY",
+    "tokens",
+    "impact",
+    "rank",
+]
+
 PRIORITY = {
     "drift": 200,
     "contradictions": 100,

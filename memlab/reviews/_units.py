@@ -28,6 +28,21 @@ from memlab import kinds
 from memlab.errors import UnsupportedSchema
 from memlab.store import Store
 
+__all__ = [
+    "CONSTITUTIONAL_TAG",
+    "ROLE_TAG_PREFIX",
+    "UNIT_COLUMNS",
+    "is_identity_path",
+    "active_hours_to_time",
+    "elfmem_db_units",
+    "file_dates",
+    "memfs_file_units",
+    "substrate_units",
+    "agent_units",
+    "check_reviewable",
+    "units_of",
+]
+
 CONSTITUTIONAL_TAG = "self/constitutional"
 ROLE_TAG_PREFIX = "self/role/"
 

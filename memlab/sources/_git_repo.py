@@ -17,6 +17,18 @@ from memlab._files import FileTooLarge, read_text
 from memlab.constants import MAX_FILE_BYTES
 from memlab.errors import RepoError
 
+__all__ = [
+    "READ_CONFIG",
+    "run_git",
+    "RepoInfo",
+    "find_repo",
+    "resolve_commit",
+    "TreeEntry",
+    "ls_tree",
+    "read_blobs",
+    "blob_sizes",
+]
+
 # Settings for reading history; memlab._git adds the hardening (environment and overrides).
 # core.bigFileThreshold: git diffs no blob over memlab's cap (numstat gives "-", as for a binary
 # file, from the object's size alone), so a huge committed file never makes git load it.

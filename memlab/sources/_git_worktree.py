@@ -14,6 +14,8 @@ from memlab._gitobj import blob_sha, object_hasher
 from memlab.constants import MAX_FOLDER_DEPTH
 from memlab.sources._git_repo import RepoInfo, TreeEntry, ls_tree, run_git
 
+__all__ = ["shown_path", "git_blob_id", "working_tree_changes"]
+
 
 def shown_path(name: str) -> tuple[str, bool]:
     """A file name from the disk (``os.fsdecode``: undecodable bytes as surrogates) as memlab

@@ -59,6 +59,7 @@ __all__ = [
     "find_souveraine",
     "find_elfmem_databases",
     "find_elfmem_substrates",
+    "STORE_WALK_DEPTH",
 ]
 
 INVENTORY_COLUMNS: dict[str, str] = {

@@ -241,6 +241,8 @@ def test_a_generous_deadline_changes_nothing(tmp_path):
 
 import ast  # noqa: E402
 
+from _package_source import package  # noqa: E402
+
 PACKAGE = Path(__file__).resolve().parents[2] / "memlab"
 
 _STARTS = {
@@ -299,10 +301,9 @@ def _process_starts(tree: ast.AST) -> list[int]:
 
 def test_every_process_starts_through_the_deadline_runner():
     found = {}
-    for path in sorted(PACKAGE.rglob("*.py")):
-        rel = path.relative_to(PACKAGE).as_posix()
-        if rel != "_proc.py" and (lines := _process_starts(ast.parse(path.read_text("utf-8")))):
-            found[rel] = lines
+    for module in package():
+        if module.rel != "_proc.py" and (lines := _process_starts(module.tree)):
+            found[module.rel] = lines
     present = {m for m in PROCESSES_OUTSIDE_THE_RUNNER if (PACKAGE / m).is_file()}
     assert set(found) == present, found
     assert "_git.py" not in found and "_gitobj.py" not in found

@@ -20,16 +20,15 @@ import re
 import subprocess
 import sys
 import time
-from pathlib import Path
 
 import pytest
 from hypothesis import given, settings, strategies as st
 
+from _package_source import package
 from hostile import git, memory_repo
 from memlab.formats import _memfs_constraints as mc
 from memlab.formats import blockfile
 
-PACKAGE = Path(__file__).resolve().parents[2] / "memlab"
 REDOS_GLOB = "*a" * 18 + "*b"
 SUBPROCESS_TIMEOUT = 60
 
@@ -389,13 +388,12 @@ KNOWN_BACKTRACKING: dict[str, str] = {}  # audits/_integrity.py's reflog pattern
 
 def test_no_regex_literal_can_backtrack_badly():
     unread, bad = {}, {}
-    for path in sorted(PACKAGE.rglob("*.py")):
-        rel = path.relative_to(PACKAGE).as_posix()
-        for line, text, flags in regex_literals(ast.parse(path.read_text(encoding="utf-8"))):
+    for module in package():
+        for line, text, flags in regex_literals(module.tree):
             if text is None:
-                unread.setdefault(rel, []).append(line)
+                unread.setdefault(module.rel, []).append(line)
             elif found := backtracking(text, flags):
-                bad.setdefault(rel, []).append((line, found[0]))
+                bad.setdefault(module.rel, []).append((line, found[0]))
     assert set(unread) == set(BUILT_AT_RUN_TIME), unread
     assert set(bad) <= set(KNOWN_BACKTRACKING), bad
 

@@ -28,6 +28,7 @@ import pandas as pd
 
 from memlab.audits._base import Audit
 from memlab.audits._integrity import memfs_integrity
+from memlab.kinds import MEMFS_KINDS
 from memlab.kinds._memfs._audit_constraints import constraint_history, constraints_table
 from memlab.kinds._memfs._audit_files import duplicate_trees, over_limit_table, readers
 from memlab.kinds._memfs._checks import (
@@ -53,7 +54,6 @@ from memlab.kinds._memfs._churn import (
 )
 from memlab.kinds._memfs._load import LETTA_LAYOUTS, file_versions, files_at
 from memlab.kinds._memfs._prompt import (
-    MEMFS_KINDS,
     PromptSnapshot,
     as_store,
     letta_token_estimate,

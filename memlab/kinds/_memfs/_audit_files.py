@@ -7,6 +7,8 @@ import pandas as pd
 
 from memlab.formats import letta_memfs as fmt
 
+__all__ = ["readers", "over_limit_table", "duplicate_trees"]
+
 
 def readers(files: pd.DataFrame) -> pd.DataFrame:
     """Files Letta Code and the Letta server read differently (one row per file)."""

@@ -15,6 +15,20 @@ from memlab.formats import letta_memfs as fmt
 from memlab.kinds._memfs._load import LETTA_LAYOUTS, blob_contents, file_versions
 from memlab.store import Store
 
+__all__ = [
+    "HOOKED_KINDS",
+    "parse_cache",
+    "hook_violations",
+    "commit_parents",
+    "topo_order",
+    "hook_basis",
+    "violations_frame",
+    "fill_suspects",
+    "no_verify_table",
+    "read_only_changes",
+    "limit_breach_table",
+]
+
 #: Commits by these authors ran Letta Code's hook once it existed: agents, reflection subagents,
 #: memory workers and Letta Code's own harness identity commit through Letta Code, which
 #: installs the hook on every clone, pull and init.

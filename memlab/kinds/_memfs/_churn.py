@@ -15,6 +15,18 @@ from memlab.kinds._memfs._load import domain_of, is_memory_path
 from memlab.kinds._memfs._prompt import prompt_share, rendered_chars
 from memlab.store import Store
 
+__all__ = [
+    "churn_table",
+    "churn_weekly_table",
+    "author_kind_table",
+    "commit_table",
+    "first_parent_chain",
+    "growth_tables",
+    "size_over_time",
+    "commits_by_kind",
+    "churn_matrix",
+]
+
 
 def _file_rows(hist: pd.DataFrame) -> pd.DataFrame:
     rows = hist[hist["path"].notna() & (hist["parents"].map(len) < 2)]

@@ -20,6 +20,16 @@ from memlab.kinds._memfs._locate import LETTA_LAYOUTS, Source
 from memlab.kinds._memfs._read import oversized_message
 from memlab.store import Problems, empty_frame, token_estimate
 
+__all__ = [
+    "FILES_COLUMNS",
+    "PALACE_PREFIX",
+    "is_memory_path",
+    "v2_tier",
+    "in_prompt",
+    "domain_of",
+    "files_frame",
+]
+
 #: The files frame without its ``fm_<key>`` columns (they go after ``frontmatter_raw``; at most
 #: ``MAX_FM_COLUMNS`` of them, see :func:`_fm_columns`).
 FILES_COLUMNS: dict[str, str] = {

@@ -17,6 +17,24 @@ from memlab.formats import letta_memfs as fmt
 from memlab.sources import _git
 from memlab.store import Problems, Store
 
+__all__ = [
+    "LAYOUTS",
+    "LETTA_LAYOUTS",
+    "KINDS",
+    "Source",
+    "require_commits",
+    "SOURCE_ATTR",
+    "located_source",
+    "classify_author",
+    "shared_memory_name",
+    "agent_memory_folder",
+    "layout_policy_of",
+    "letta_evidence",
+    "locate",
+    "decode",
+    "letta_text_note",
+]
+
 LAYOUTS = (
     "letta_v1",
     "letta_v1_memory_prefix",

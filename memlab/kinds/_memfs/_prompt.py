@@ -18,6 +18,15 @@ from memlab.kinds import MEMFS_KINDS
 from memlab.kinds._memfs._load import LETTA_LAYOUTS, files_at, in_prompt, load_memfs, resolve_ref
 from memlab.store import Store
 
+__all__ = [
+    "PromptSnapshot",
+    "as_store",
+    "prompt_share",
+    "rendered_chars",
+    "prompt_at",
+    "letta_token_estimate",
+]
+
 
 @dataclass
 class PromptSnapshot:

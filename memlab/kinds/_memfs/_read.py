@@ -17,6 +17,8 @@ from memlab.kinds._memfs._locate import LETTA_LAYOUTS, Source, decode, letta_tex
 from memlab.sources import _git
 from memlab.store import Problems
 
+__all__ = ["read_tree", "oversized_message", "read_disk", "substrate_inputs"]
+
 
 def _wanted(src: Source, rel: str) -> bool:
     """Text files the loader keeps: markdown everywhere, plus the substrate's ledger."""

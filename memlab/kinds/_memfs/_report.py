@@ -13,6 +13,8 @@ from memlab.kinds._memfs._load import LETTA_LAYOUTS, is_memory_path
 from memlab.kinds._memfs._prompt import PromptSnapshot
 from memlab.store import Store
 
+__all__ = ["headline_figures", "finding_counts", "layout_notes", "summary_text"]
+
 
 def _iso(ts: Any) -> str | None:
     return None if ts is None or pd.isna(ts) else pd.Timestamp(ts).isoformat()

@@ -17,6 +17,8 @@ import pandas as pd
 from memlab.audits import seeds as _seeds
 from memlab.kinds.elfmem_db._audit_context import Context, isna, strings
 
+__all__ = ["constitution_section"]
+
 # ── §2.3 constitution ─────────────────────────────────────────────────────────────────────
 
 

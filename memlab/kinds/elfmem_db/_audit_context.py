@@ -15,6 +15,8 @@ import pandas as pd
 
 from memlab.store import Store
 
+__all__ = ["CAVEAT", "Context", "strings", "isna", "num", "as_int"]
+
 CAVEAT = (
     "elfmem's update_block_status() deletes an archived block's tags, edges and "
     "contradiction rows, so few tags on archived blocks is mostly an artefact of "

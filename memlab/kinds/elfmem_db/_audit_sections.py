@@ -30,7 +30,17 @@ from memlab.constants import (
 )
 from memlab.kinds.elfmem_db._audit_context import CAVEAT, Context, as_int, isna, num, strings
 
-__all__ = ["gini", "lorenz"]
+__all__ = [
+    "gini",
+    "lorenz",
+    "archival_section",
+    "clock_section",
+    "cost_section",
+    "reinforcement_section",
+    "staleness_section",
+    "subsystems_section",
+    "tags_section",
+]
 
 
 # ── public helpers ────────────────────────────────────────────────────────────────────────

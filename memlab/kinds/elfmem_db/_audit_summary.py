@@ -15,6 +15,8 @@ from memlab._metrics import METRICS
 from memlab.constants import MISSING_TEXT
 from memlab.kinds.elfmem_db._audit_context import CAVEAT, Context, isna
 
+__all__ = ["summary_text"]
+
 # ── the printable summary ─────────────────────────────────────────────────────────────────
 
 _MISSING = MISSING_TEXT

@@ -34,6 +34,8 @@ from memlab.kinds.elfmem_db._values import as_text, int_mapper
 if TYPE_CHECKING:
     from memlab.kinds.elfmem_db._load import Reader
 
+__all__ = ["rows_frame", "decode_embeddings", "config_frame", "check_clock", "char_count"]
+
 
 def _empty_column(kind: str, n: int) -> pd.Series:
     if kind == CAT:

@@ -72,7 +72,7 @@ from memlab.kinds.elfmem_db._values import Typer
 from memlab.sources._sqlite_snapshot import BadText, Snapshot, decode_text, read_snapshot
 from memlab.store import Problems, Store
 
-__all__ = ["load_elfmem", "FRAME_TABLES", "SUPPORTED_SCHEMA_VERSIONS", "release_guess"]
+__all__ = ["load_elfmem", "FRAME_TABLES", "SUPPORTED_SCHEMA_VERSIONS", "release_guess", "Reader"]
 
 #: A table not read yet on the shared connection (then it is read on its own).
 _UNREAD = object()

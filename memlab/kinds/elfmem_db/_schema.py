@@ -18,6 +18,26 @@ from memlab.errors import UnsupportedSchema
 if TYPE_CHECKING:
     from memlab.kinds.elfmem_db._load import Reader
 
+__all__ = [
+    "SUPPORTED_SCHEMA_VERSIONS",
+    "STR",
+    "CAT",
+    "UTC",
+    "FLOAT",
+    "INT",
+    "BOOL",
+    "BLOB",
+    "DTYPES",
+    "FRAME_TABLES",
+    "KNOWN_CATEGORIES",
+    "CONFIG_TYPED",
+    "TOKEN_KEYS",
+    "release_guess",
+    "q",
+    "read_schema_version",
+    "columns_version",
+]
+
 SUPPORTED_SCHEMA_VERSIONS = range(1, 10)
 
 # Column kinds: how a stored value becomes a typed pandas value.

@@ -23,6 +23,8 @@ from memlab.constants import INT64_MAX
 from memlab.kinds.elfmem_db._schema import BLOB, BOOL, CAT, FLOAT, INT, KNOWN_CATEGORIES, STR, UTC
 from memlab.store import Problems, utc_datetimes
 
+__all__ = ["Typer", "int_mapper", "as_text"]
+
 
 class Typer:
     """Types the columns of one source's tables; reports bad values to ``problems``."""

@@ -75,6 +75,7 @@ __all__ = [
     "history_trailers",
     "TRAILER_BLOCK",
     "TRAILER_SEQUENCE",
+    "check_server",
 ]
 
 TRAILER_BLOCK = "Letta-Block"

@@ -80,7 +80,6 @@ __all__ = [
     "number_or",
     "ledger_events",
     "source_time",
-    "plan_substrate",
 ]
 
 CONSTITUTION_TAG = "self/constitutional"

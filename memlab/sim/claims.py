@@ -22,7 +22,7 @@ import pandas as pd
 
 from memlab.constants import EXACT_DUP_THRESHOLD, NEAR_DUP_THRESHOLD
 
-__all__ = ["Claim", "CLAIMS", "claims_table"]
+__all__ = ["Claim", "CLAIMS", "claims_table", "model_vs_release"]
 
 
 Facts = Mapping[str, Any]

@@ -26,7 +26,14 @@ from memlab import kinds
 from memlab.constants import CHARS_PER_TOKEN, DECAY_LAMBDA, DECAY_TIERS, tier_of_lambda
 from memlab.errors import MemlabError, SimulationError
 
-__all__ = ["Instance", "DOC_INSTANCE", "instance_from_store", "load_instance", "active_hours_at"]
+__all__ = [
+    "Instance",
+    "DOC_INSTANCE",
+    "instance_from_store",
+    "load_instance",
+    "active_hours_at",
+    "LAMBDA",
+]
 
 # elfmem's decay tiers, their lambda and the lambda -> tier rule live in memlab.constants.
 LAMBDA, TIERS = DECAY_LAMBDA, DECAY_TIERS

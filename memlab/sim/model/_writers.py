@@ -31,6 +31,8 @@ import sys
 import time
 from pathlib import Path
 
+__all__ = ["main"]
+
 _WAIT_S = 30.0
 #: The agent's thinking between reading the block and writing it back (seconds; set from argv:
 #: memlab.sim.model.scenarios.concurrency.S8_THINK_S).

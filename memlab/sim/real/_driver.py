@@ -50,6 +50,8 @@ from typing import Any
 
 import numpy as np
 
+__all__ = ["embedded_forms", "ParentEmbedding", "RuleLLM", "Driver"]
+
 _PROTO_OUT = sys.stdout  # the protocol's channel; __main__ points sys.stdout at stderr
 
 _NEG = {"not", "never", "no", "don't", "dont", "avoid", "stop", "cannot", "can't"}

@@ -29,6 +29,8 @@ from memlab.sim.real.releases import release_sources
 from memlab.sim.rules import grade_levels
 from memlab.sim.scenarios import ScenarioResult
 
+__all__ = ["s9_last_month", "parse_time", "s10_six_months"]
+
 
 # ---- S9 -------------------------------------------------------------------------------------
 def _store_text(db: Path) -> list[tuple[str, str, str]]:

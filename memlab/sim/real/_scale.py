@@ -28,6 +28,8 @@ from memlab.sim.real.releases import DriverError, ReleaseProcess, release_source
 from memlab.sim.rules import S7_RETRIEVAL_SHARE, grade_levels, grade_s7, grade_s8
 from memlab.sim.scenarios import S8_SCHEDULES, S8_THINK_S, ScenarioResult
 
+__all__ = ["s7_scale", "s11_review", "s8_concurrent"]
+
 
 # ---- S7 / S11: the grown corpus -------------------------------------------------------------
 def _scale_world(ctx: RealContext) -> dict[str, Any]:

@@ -19,6 +19,8 @@ from memlab.sim.model.scenarios._base import Context, ScenarioResult
 from memlab.sim.rules import grade_s8
 from memlab.sim.scenarios import S8_SCHEDULES, S8_THINK_S
 
+__all__ = ["S8_FREE_TRIALS", "lost_edit_rates", "s8_concurrent"]
+
 _S8_BLOCKS_PER_WRITER = 10
 #: Free-running trials of the shared edit (each writer waits a random offset before its read).
 S8_FREE_TRIALS = 10

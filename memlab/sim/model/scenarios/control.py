@@ -26,6 +26,8 @@ from memlab.sim.model.scenarios._base import (
 from memlab.sim.model.world import PROMPT_TOKENS
 from memlab.sim.rules import grade_checks, grade_levels, grade_s6
 
+__all__ = ["s1_reword", "s2_delete", "s3_pinned", "s4_cost", "s5_fresh_install", "s6_missing_key"]
+
 
 # ---- S1 ------------------------------------------------------------------------------------
 def s1_reword(ctx: Context, it: Iteration) -> ScenarioResult:

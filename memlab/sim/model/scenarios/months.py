@@ -18,6 +18,8 @@ from memlab.sim.model.scenarios._base import (
 from memlab.sim.model.world import World
 from memlab.sim.rules import grade_levels
 
+__all__ = ["s9_last_month", "s10_six_months"]
+
 
 # ---- S9 / S10: months of use -----------------------------------------------------------------
 def s9_last_month(ctx: Context, it: Iteration) -> ScenarioResult:

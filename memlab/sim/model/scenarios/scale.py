@@ -30,6 +30,8 @@ from memlab.sim.model.scenarios._base import (
 from memlab.sim.model.world import PROMPT_TOKENS
 from memlab.sim.rules import S7_RETRIEVAL_SHARE, grade_levels, grade_s7
 
+__all__ = ["s7_scale", "s11_chunked_review"]
+
 _S7_QUERIES = 100
 
 

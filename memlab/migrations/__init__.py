@@ -51,7 +51,7 @@ from memlab.errors import (
     UnsafePath,
 )
 from memlab.migrations._plan import Plan
-from memlab.migrations._planning import check_target, natural_target, plan_migration
+from memlab.migrations._planning import check_target, located, natural_target, plan_migration
 from memlab.store import Store
 
 __all__ = [
@@ -225,10 +225,8 @@ def _files_written(blocks: pd.DataFrame) -> int:
 
 def _resolve(src: str | Path, dest: str | Path) -> tuple[str | Path, Path]:
     """The source (a DSN stays a string) and the destination, both resolved."""
-    from memlab.kinds.letta_server._load import is_dsn
-
     d = Path(os.path.abspath(Path(dest).expanduser()))
-    if is_dsn(src):  # a Letta server's PostgreSQL: nothing on disk to overlap with
+    if located(src):  # a Letta server's PostgreSQL: nothing on disk to overlap with
         return str(src).strip(), d
     s = Path(src).expanduser().resolve()
     if d == s or s.is_relative_to(d.resolve() if d.exists() else d):
@@ -496,10 +494,9 @@ def verify(
     branch other than the checked-out one. ``queries`` overrides the fixed retrieval queries
     (default: the source's most common tags, or its block labels).
     """
-    from memlab.kinds.letta_server._load import is_dsn
     from memlab.migrations._verify import verify_paths
 
-    s = str(src).strip() if is_dsn(src) else Path(src).expanduser().resolve()
+    s = str(src).strip() if located(src) else Path(src).expanduser().resolve()
     d = Path(os.path.abspath(Path(dest).expanduser()))
     plan = None
     if agent is not None:

@@ -14,7 +14,16 @@ from memlab.errors import MigrationError
 from memlab.migrations._plan import Plan
 from memlab.store import Store
 
-__all__ = ["check_target", "natural_target", "plan_migration", "refuse_unread"]
+__all__ = ["check_target", "natural_target", "plan_migration", "refuse_unread", "located"]
+
+
+def located(src: str | Path) -> bool:
+    """Whether ``src`` is a text some kind's ``locate`` claims (a Letta server's
+    ``postgresql://`` DSN): a source that is not a path, so nothing on disk is resolved."""
+    # a kind registered as a record may declare no locate (None)
+    return isinstance(src, str) and any(
+        k.locate is not None and k.locate(src) for k in kinds.kinds()
+    )
 
 
 def check_target(to: str | None) -> None:
@@ -47,11 +56,10 @@ def plan_migration(
     ``layout`` is a Letta target's memfs layout: ``"v2"`` (the default, what Letta Code 0.34.12
     creates) or ``"v1"`` (the ``system/`` layout, memlab's output before v2).
     """
-    from memlab.kinds.letta_server._load import is_dsn
     from memlab.sources import load
 
     check_target(to)
-    path = Path(src).expanduser().resolve() if not is_dsn(src) else None
+    path = Path(src).expanduser().resolve() if not located(src) else None
     store = store if store is not None else load(path or src)
     refuse_unread(store)
     # --agent reaches only planners that take ``agents`` (a Letta server's); Kind.plan says so.

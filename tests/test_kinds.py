@@ -100,7 +100,7 @@ def test_migration_targets_come_from_the_kinds():
     assert kinds.targets() == ("substrate", "letta", "souveraine")
     assert kinds.get("elfmem_db").default_target == "substrate"
     assert kinds.get("letta_blocks").default_target == "letta"
-    # a Letta Code memfs repository moves to v2 (memlab.migrations._letta_upgrade)
+    # a Letta Code memfs repository moves to v2 (memlab.kinds.letta_memfs._upgrade)
     assert list(kinds.get("letta_memfs").migrations) == ["letta"]
     assert kinds.get("souveraine").migrations == {}
 

@@ -8,7 +8,9 @@ Sources (see shared/reference/formats-letta.md §1): letta-code ``memory-filesys
 (the pre-commit hook, ported rule by rule in :func:`check_precommit`), and letta
 ``block_markdown.py`` (server frontmatter).
 
-This module is the public face: import from here. The code lives in private siblings:
+This module is the public face: import from here. The code lives in private siblings, and
+the ports of Letta Code's own rules (its pre-commit hook, its memory constraints) in the
+``letta_memfs`` kind's package, re-exported here as this module's documented names:
 
 * :mod:`~memlab.formats._memfs_paths`: ``CONFIG_PATH``, ``ROOT_INDEX``, ``SKILL_FILE``, the
   hook's path filters, and paths to labels and back (``safe_relative_path``, ``is_git_name``,
@@ -18,9 +20,9 @@ This module is the public face: import from here. The code lives in private sibl
 * :mod:`~memlab.formats._memfs_frontmatter`: ``DEFAULT_LIMIT``, ``Frontmatter``,
   ``split_frontmatter``, each consumer's reading (``read_as_client``, ``read_as_server``,
   ``strict_yaml``) and ``read_frontmatter``;
-* :mod:`~memlab.formats._memfs_hook`: the hook's keys, variants and dates, ``Violation``,
+* :mod:`~memlab.kinds.letta_memfs._hook`: the hook's keys, variants and dates, ``Violation``,
   ``hook_variant_at``, ``hook_variant_reason``, ``check_precommit``, ``hook_text``;
-* :mod:`~memlab.formats._memfs_constraints`: Letta Code 0.34.12's ``.memfs.config.json``
+* :mod:`~memlab.kinds.letta_memfs._constraints`: Letta Code 0.34.12's ``.memfs.config.json``
   (``CONSTRAINTS_CONFIG``, ``CONSTRAINTS_DEFAULTS``, ``parse_constraints_config``), its tree
   validator (``tree_errors``, ``validator_errors``), the v2 frontmatter check
   (``frontmatter_errors``, ``frontmatter_paths``) and the layout policy (``layout_policy``);
@@ -46,24 +48,6 @@ from memlab.formats._memfs_authors import (
     branch_role,
     classify_author,
 )
-from memlab.formats._memfs_constraints import (
-    CONSTRAINTS_CONFIG,
-    CONSTRAINTS_DEFAULTS,
-    CONSTRAINTS_VALIDATOR,
-    CORE_MEMORY_PATH,
-    LAYOUT_POLICIES,
-    LAYOUT_POLICY_FILE,
-    Finding,
-    TreeFile,
-    code_points,
-    frontmatter_errors,
-    frontmatter_paths,
-    frontmatter_rule,
-    layout_policy,
-    parse_constraints_config,
-    tree_errors,
-    validator_errors,
-)
 from memlab.formats._memfs_frontmatter import (
     DEFAULT_LIMIT,
     ClientReading,
@@ -76,21 +60,6 @@ from memlab.formats._memfs_frontmatter import (
     read_frontmatter,
     split_frontmatter,
     strict_yaml,
-)
-from memlab.formats._memfs_hook import (
-    AGENT_EDITABLE_KEYS,
-    ALLOWED_KEYS,
-    HOOK_INSTALLED,
-    HOOK_LIMIT_TOLERATED,
-    HOOK_VARIANTS,
-    LETTA_HOOK_MARKER,
-    PROTECTED_KEYS,
-    V2_KEYS,
-    Violation,
-    check_precommit,
-    hook_text,
-    hook_variant_at,
-    hook_variant_reason,
 )
 from memlab.formats._memfs_paths import (
     CONFIG_PATH,
@@ -117,6 +86,39 @@ from memlab.formats._memfs_writers import (
     render_memfs_file,
     render_memfs_v2_file,
     yaml_text,
+)
+from memlab.kinds.letta_memfs._constraints import (
+    CONSTRAINTS_CONFIG,
+    CONSTRAINTS_DEFAULTS,
+    CONSTRAINTS_VALIDATOR,
+    CORE_MEMORY_PATH,
+    LAYOUT_POLICIES,
+    LAYOUT_POLICY_FILE,
+    Finding,
+    TreeFile,
+    code_points,
+    frontmatter_errors,
+    frontmatter_paths,
+    frontmatter_rule,
+    layout_policy,
+    parse_constraints_config,
+    tree_errors,
+    validator_errors,
+)
+from memlab.kinds.letta_memfs._hook import (
+    AGENT_EDITABLE_KEYS,
+    ALLOWED_KEYS,
+    HOOK_INSTALLED,
+    HOOK_LIMIT_TOLERATED,
+    HOOK_VARIANTS,
+    LETTA_HOOK_MARKER,
+    PROTECTED_KEYS,
+    V2_KEYS,
+    Violation,
+    check_precommit,
+    hook_text,
+    hook_variant_at,
+    hook_variant_reason,
 )
 
 __all__ = [

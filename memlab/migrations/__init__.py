@@ -12,7 +12,7 @@ a Letta server database and a memfs v1 repository go to ``"letta"``. Which kind 
 target, and by which planner, is declared in :mod:`memlab.kinds`. ``"letta"`` writes memfs v2,
 as Letta Code 0.34.12 creates it (:mod:`memlab.migrations._letta_v2`), unless ``layout="v1"``;
 a v1 repository moves to v2 in a new repository holding its history
-(:mod:`memlab.migrations._letta_upgrade`).
+(:mod:`memlab.kinds.letta_memfs._upgrade`).
 
 Both ways to run make the same commits, byte for byte: ``plan=True`` writes a standalone Python
 script (standard library + the ``git`` CLI) beside the destination for a human to read and run;

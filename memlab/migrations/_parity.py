@@ -1,7 +1,8 @@
 """The parity rows every migration check writes (:class:`ParityRows`), and reading a migrated
 copy's repositories, checked-out views and side files: what :mod:`memlab.migrations._verify` and
-the per-target checks (:mod:`._verify_letta`, :mod:`._verify_v2`, :mod:`._letta_upgrade`, and
-a Letta server's, :mod:`memlab.kinds.letta_server._migrate`) share.
+the per-target checks (:mod:`._verify_letta`, :mod:`._verify_v2`,
+:mod:`memlab.kinds.letta_memfs._upgrade`, and a Letta server's,
+:mod:`memlab.kinds.letta_server._migrate`) share.
 """
 
 from __future__ import annotations

@@ -482,7 +482,7 @@ def verify_paths(
                 )
                 store = server_view(store, getattr(plan, "agent_ids", None), [])
             elif check == "upgrade":  # a v1 repository moved to v2, history kept
-                from memlab.migrations._letta_upgrade import (
+                from memlab.kinds.letta_memfs._upgrade import (
                     check_upgrade,
                     upgrade_files,
                     upgrade_view,

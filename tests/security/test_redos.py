@@ -26,7 +26,7 @@ from hypothesis import given, settings, strategies as st
 
 from _package_source import package
 from hostile import git, memory_repo
-from memlab.formats import _memfs_constraints as mc
+from memlab.kinds.letta_memfs import _constraints as mc
 from memlab.formats import blockfile
 
 REDOS_GLOB = "*a" * 18 + "*b"
@@ -379,7 +379,7 @@ def regex_literals(tree: ast.AST):
 
 #: module -> why a pattern there is not spelled out in the source (exact).
 BUILT_AT_RUN_TIME = {
-    "formats/_memfs_constraints.py": "Letta Code's regex for one glob, used only for globs with "
+    "kinds/letta_memfs/_constraints.py": "Letta Code's regex for one glob, used only for globs with "
                                      "at most one unbounded part (others: _GlobAutomaton)",
 }
 #: module -> why its backtracking-prone pattern stays for now (exact).

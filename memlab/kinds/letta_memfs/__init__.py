@@ -30,7 +30,7 @@ class LettaMemfs(KindBase):
     headline = MEMFS_HEADLINE
     copy_of = "letta"
     capabilities = frozenset({"memfs_v1_upgrade", "memfs_layout"})
-    migrations = {"letta": "memlab.migrations._letta_upgrade:plan_upgrade"}  # memfs v1 -> v2
+    migrations = {"letta": "memlab.kinds.letta_memfs._upgrade:plan_upgrade"}  # memfs v1 -> v2
     default_target = "letta"
 
     def detect(self, probe: Probe) -> str | None:

@@ -9,9 +9,9 @@ import datetime as dt
 from dataclasses import dataclass
 from typing import Iterable
 
-from memlab.formats._memfs_constraints import frontmatter_errors, frontmatter_rule
 from memlab.formats._memfs_frontmatter import DIGITS_RE
 from memlab.formats._memfs_paths import FLAT_SKILL_RE, ROOT_INDEX, V2_FLAT_SKILL_RE, VALIDATED_RE
+from memlab.kinds.letta_memfs._constraints import frontmatter_errors, frontmatter_rule
 
 __all__ = [
     "ALLOWED_KEYS",
@@ -333,7 +333,7 @@ def _check_v2(
     ):
         return out
     # Letta Code 0.34.12's v2 hook reads each file whole (no shell stripping) and checks it
-    # with validateMemoryFileFrontmatter, ported once in _memfs_constraints.
+    # with validateMemoryFileFrontmatter, ported once in _constraints.
     for line in frontmatter_errors(path, new_text or "", None, fmt="memfs-v2"):
         out.append(Violation(path, frontmatter_rule(line, path), line[len(path) + 2 :]))
     return out

@@ -96,14 +96,15 @@ _SRC, _AUD, _MIG, _DISC = (
     "memlab.sources.discover",
 )
 _UNITS = "memlab.reviews._units"
+_REV = "memlab.reviews"
 _MEMFS_FILES = dict(
     units=f"{_UNITS}:memfs_file_units",
     share_of="all memory files",
-    removal="delete_file",
-    edit="set_body",
-    apply="commit",
+    removal=f"{_REV}:DeleteFile",
+    edit=f"{_REV}:SetBody",
+    apply=f"{_REV}:GitCommit",
     prompt_files=True,
-    drift="files",
+    drift=f"{_REV}:FileDrift",
 )
 
 _MEMFS_HEADLINE = (
@@ -126,7 +127,7 @@ register(
     audit=f"{_AUD}.elfmem:audit_elfmem",
     migrations={"substrate": f"{_MIG}._elfmem:plan_substrate", **_TO_MEMFS},
     find=f"{_DISC}:find_elfmem_databases",
-    verify="elfmem",
+    verify=f"{_MIG}:ElfmemParity",
     capabilities={"elfmem_tables"},
     reports=("audit", "review"),
     headline=(
@@ -143,11 +144,11 @@ register(
     review=Review(
         units=f"{_UNITS}:elfmem_db_units",
         share_of="all live blocks",
-        removal="forget",
-        edit="edit",
-        apply="script",
+        removal=f"{_REV}:Forget",
+        edit=f"{_REV}:ElfmemEdit",
+        apply=f"{_REV}:ElfmemScript",
         stale_basis="no reinforcement, session or outcome",
-        drift="seeds",
+        drift=f"{_REV}:SeedDrift",
         recorded_contradictions=True,
         remember=True,
     ),
@@ -161,7 +162,7 @@ register(
     audit=f"{_AUD}.letta_server:audit_letta_server",
     find=f"{_SRC}.letta_server:find_letta_server",
     migrations={"letta": f"{_MIG}._letta_server:plan_letta_server"},
-    verify="server",
+    verify=f"{_MIG}:ServerParity",
 )
 #: The kinds stored as markdown files in a git repo, loaded by :mod:`memlab.sources.memfs` and
 #: audited by :mod:`memlab.audits.memfs`; review edits them with a commit.
@@ -177,10 +178,10 @@ register(
     review=Review(
         units=f"{_UNITS}:substrate_units",
         share_of="all notes and log blocks",
-        removal="archive_block",
-        apply="commit",
+        removal=f"{_REV}:ArchiveBlock",
+        apply=f"{_REV}:GitCommit",
         stale_basis="no use/out/edit ledger event",
-        drift="files",
+        drift=f"{_REV}:FileDrift",
         describe_file=True,
         project_folder=True,
     ),
@@ -197,7 +198,7 @@ register(
     load=f"{_SRC}.memfs:load_memfs",
     audit=f"{_AUD}.memfs:audit_memfs",
     find=f"{_DISC}:find_souveraine",
-    review=Review(**_MEMFS_FILES, rules="souveraine"),
+    review=Review(**_MEMFS_FILES, rules=f"{_REV}:SouveraineRules"),
     capabilities={"uuid_folder", "memfs_layout"},
     reports=("memfs", "review"),
     headline=_MEMFS_HEADLINE,
@@ -210,8 +211,8 @@ register(
     load=f"{_SRC}.memfs:load_memfs",
     audit=f"{_AUD}.memfs:audit_memfs",
     find=f"{_DISC}:find_letta_memfs",
-    review=Review(**_MEMFS_FILES, rules="letta"),
-    verify="upgrade",
+    review=Review(**_MEMFS_FILES, rules=f"{_REV}:LettaHook"),
+    verify=f"{_MIG}:UpgradeParity",
     reports=("memfs", "review"),
     headline=_MEMFS_HEADLINE,
     copy_of="letta",
@@ -227,7 +228,7 @@ register(
     audit=f"{_AUD}.agent_file:audit_agent_file",
     migrations=_TO_MEMFS,
     review=_AGENT_BLOCKS,
-    verify="blocks",
+    verify=f"{_MIG}:BlocksParity",
     capabilities={"json_file", "agents"},
     reports=("audit", "review"),
     headline=_AGENT_FILE_HEADLINE,

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from memlab.kinds._base import Probe, Review
 
-__all__ = ["TO_MEMFS", "AGENT_BLOCKS", "AGENT_FILE_HEADLINE", "json_text"]
+__all__ = ["TO_MEMFS", "AGENT_BLOCKS", "BLOCKS_PARITY", "AGENT_FILE_HEADLINE", "json_text"]
 
 _MIG = "memlab.migrations"
 _UNITS = "memlab.reviews._units"
@@ -15,7 +15,14 @@ _UNITS = "memlab.reviews._units"
 TO_MEMFS = {"letta": f"{_MIG}:_plan_memfs", "souveraine": f"{_MIG}:_plan_memfs"}
 #: The review adapter of a Letta Agent File and of a blocks list: undated blocks, checked
 #: against the agent's block limits.
-AGENT_BLOCKS = Review(units=f"{_UNITS}:agent_units", dated=False, rules="agent_limits")
+AGENT_BLOCKS = Review(
+    units=f"{_UNITS}:agent_units",
+    removal="memlab.reviews:InLetta",
+    dated=False,
+    rules="memlab.reviews:AgentLimits",
+)
+#: What ``memlab migrate --verify`` runs on a migrated copy of Letta blocks: block by block.
+BLOCKS_PARITY = f"{_MIG}:BlocksParity"
 
 #: The headline metrics a scheduled run's index charts and compares by default (names of the
 #: audit report's ``metrics.json``; ``review.<name>`` from the review report's).

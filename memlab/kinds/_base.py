@@ -39,7 +39,16 @@ def _resolve(ref: Ref | None) -> Callable[..., Any] | None:
     if ref is None or callable(ref):
         return ref
     module, _, attr = ref.partition(":")
-    return getattr(importlib.import_module(module), attr)
+    found: Callable[..., Any] = getattr(importlib.import_module(module), attr)
+    return found
+
+
+def _required(ref: Ref | None, what: str) -> Callable[..., Any]:
+    """``ref`` resolved; a kind without it is a TypeError naming ``what``."""
+    fn = _resolve(ref)
+    if fn is None:
+        raise TypeError(f"a store kind without {what}")
+    return fn
 
 
 @dataclass(frozen=True)
@@ -163,7 +172,7 @@ class Review:
 
     def units_of(self, store: Any) -> Any:
         """The reviewable units of ``store``."""
-        return _resolve(self.units)(store)
+        return _required(self.units, "review units")(store)
 
     @cached_property
     def resolved(self) -> Review:
@@ -226,6 +235,12 @@ class KindBase:
     reports: tuple[str, ...] = ()
     headline: tuple[str, ...] = ()
     copy_of: str | None = None
+    #: What this kind saw in a :class:`Probe` (a short phrase), or None when it is not this
+    #: kind; a kind class defines it as a method, ``None`` is a kind that detects nothing.
+    detect: Callable[[Probe], str | None] | None = None
+    #: What this kind saw in a text that is not a path (a DSN), or None; ``None`` for a kind
+    #: that claims no such text.
+    locate: Callable[[str], str | None] | None = None
 
     #: Every registered kind, in detection order, for the hints of a refusal (set by the
     #: registry, which imports this module, so the protocol does not import it back).
@@ -239,10 +254,6 @@ class KindBase:
             own = cls.__dict__.get(method)
             if callable(own) and not getattr(own, "options_checked", False):
                 setattr(cls, method, _options_checked(own, what, given))
-
-    def detect(self, probe: Probe) -> str | None:
-        """What this kind saw in ``probe`` (a short phrase), or None when it is not this kind."""
-        return None
 
     def verifier(self) -> Any:
         """The :class:`~memlab.kinds.Verifier` ``migrate --verify`` runs on a migrated copy of
@@ -258,14 +269,10 @@ class KindBase:
 
         return MappingProxyType(FINDINGS)
 
-    def locate(self, source: str) -> str | None:
-        """What this kind saw in ``source``, a text that is not a path (a DSN), or None."""
-        return None
-
     def load(self, source: str | Path, **kwargs: Any) -> Any:
         """Load ``source`` (a path, or what this kind's ``locate`` claims) with its loader; an
         option the loader does not name is an :class:`~memlab.errors.UnknownOption`."""
-        fn = _resolve(self.load_ref)
+        fn = _required(self.load_ref, "a loader")
         self._check_options(fn, kwargs, "loading", source)
         return fn(source, **kwargs)
 
@@ -308,7 +315,7 @@ class KindBase:
                 f"no audit for a store of kind {self.name!r}",
                 path=getattr(store, "path", None),
                 hint="memlab audits "
-                + ", ".join(k.display for k in self.registered() if k.audit_ref is not None),
+                + ", ".join(k.display for k in KindBase.registered() if k.audit_ref is not None),
             )
         self._check_options(fn, options, "auditing", getattr(store, "path", None), given=("as_of",))
         return fn(store, as_of=as_of, **options)
@@ -326,20 +333,20 @@ class KindBase:
         :attr:`default_target`) into ``dest``. ``options`` (a Letta server's ``agents``) go to
         a planner that takes them; one it does not take is a MigrationError."""
         target = target or self.default_target
-        if target not in self.migrations:
+        if target is None or target not in self.migrations:
             if not self.migrations:
                 raise MigrationError(
                     f"memlab does not migrate from this {self.display}",
                     path=source,
                     hint="memlab migrates from: "
-                    + ", ".join(k.display for k in self.registered() if k.migrations),
+                    + ", ".join(k.display for k in KindBase.registered() if k.migrations),
                 )
             raise MigrationError(
                 f"a {self.display} does not migrate to {target!r}",
                 path=source,
                 hint=f"use one of {', '.join(self.migrations)}",
             )
-        fn = _resolve(self.migrations[target])
+        fn = _required(self.migrations[target], f"a planner for {target!r}")
         import inspect
 
         accepted = inspect.signature(fn).parameters

@@ -4,6 +4,8 @@ module (``memlab/kinds/letta_blocks/``), registered here as an instance."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from memlab.kinds._base import Probe, Review
 from memlab.kinds._registry import register
 from memlab.kinds._shared import AGENT_BLOCKS as _AGENT_BLOCKS
@@ -97,7 +99,7 @@ _SRC, _AUD, _MIG, _DISC = (
 )
 _UNITS = "memlab.reviews._units"
 _REV = "memlab.reviews"
-_MEMFS_FILES = dict(
+_MEMFS_FILES: dict[str, Any] = dict(
     units=f"{_UNITS}:memfs_file_units",
     share_of="all memory files",
     removal=f"{_REV}:DeleteFile",

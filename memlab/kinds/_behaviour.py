@@ -39,9 +39,9 @@ class Removal(Protocol):
         ...
 
     def apply(self, edits: Any, step: Mapping[str, Any], item: Any) -> None:
-        """Make ``step`` in ``edits`` (:class:`memlab.reviews.Edits`, the file texts a
-        :class:`~memlab.reviews.GitCommit` commits; a store applied another way never calls
-        it), or raise :class:`~memlab.errors.ProposalRejected`."""
+        """Make ``step`` in ``edits``, what the kind's :class:`Apply` gives its steps to
+        (memlab's ``GitCommit`` gives :class:`memlab.reviews.Edits`, the file texts it commits;
+        a plugin's apply gives its own), or raise :class:`~memlab.errors.ProposalRejected`."""
         ...
 
 

@@ -250,8 +250,10 @@ def apply_proposal(
     dry_run: bool = False,
     script: str | Path | None = None,
 ) -> ApplyResult:
-    """Apply exactly the ticked items of a proposal file: one commit for a memory repo, a script
-    for an elfmem database.
+    """Apply exactly the ticked items of a proposal file, as the store kind's
+    :class:`~memlab.kinds.Apply` does it: one commit for a memory repo (``GitCommit``), a script
+    for an elfmem database (``ElfmemScript``), a refusal for a checklist (``Checklist``, or a
+    kind review does not cover), or a plugin kind's own.
 
     For an elfmem database memlab never writes the database: it writes ``script`` (default:
     ``<proposal>.apply.py`` beside the proposal), which makes the ticked changes through the

@@ -25,14 +25,19 @@ A kind is one value of ``Store.kind``. Each declares, in one :func:`register` ca
   :func:`memlab.sources.discover.discover` (a row needs ``agent_id`` and ``path``; the other
   inventory columns default to missing and ``kind`` to this kind);
 * ``review``: a :class:`Review`, how ``memlab.review`` and ``memlab apply`` treat the kind's
-  stores (its units, how a unit is removed or edited, how ticks are applied), or ``None``
-  when review does not cover the kind. Code outside this module asks these fields rather
-  than compare a store's kind with a kind's name (``tests/test_kind_literals.py`` counts
-  such comparisons outside this module: none);
-* ``verify``: which parity check ``memlab migrate --verify`` runs on a migrated copy of the
-  kind's stores: ``"elfmem"`` (blocks and ledger), ``"blocks"`` (Letta blocks, one file per
-  block), ``"server"`` (a Letta server's blocks with their history, per agent), ``"upgrade"``
-  (a memfs v1 repository moved to v2, history kept), or ``None`` (memlab cannot verify it);
+  stores: its units, and behaviour objects for how a unit is removed (a :class:`Removal`) or
+  edited (an :class:`Edit`), how ticks are applied (an :class:`Apply`), where drift is looked
+  for (a :class:`Drift`) and which rules are checked (a :class:`Rules`); or ``None`` when
+  review does not cover the kind. Engines call these objects' methods; code outside this
+  package never compares a kind's fields (its name, review, verify, capabilities, copy_of)
+  with a string (``tests/test_kind_literals.py`` counts such comparisons: none);
+* ``verify``: a :class:`Verifier`, the parity check ``memlab migrate --verify`` runs on a
+  migrated copy of the kind's stores (memlab's: ``ElfmemParity``, blocks and ledger;
+  ``BlocksParity``, Letta blocks, one file per block; ``ServerParity``, a Letta server's
+  blocks with their history, per agent; ``UpgradeParity``, a memfs v1 repository moved to v2,
+  history kept; all in :mod:`memlab.migrations`), or ``None`` (memlab cannot verify it).
+  Behaviour may be given as a ``"module:attribute"`` string, resolved on first use, as
+  memlab's own registrations do;
 * ``capabilities``: what other code may rely on, by name: ``"elfmem_tables"`` (the store holds
   an elfmem database's tables: the elfmem block and ledger migrations, the simulations and the
   v2 doc's values apply), ``"json_file"`` (detected from JSON text, so a folder walk parses a
@@ -81,6 +86,7 @@ registrations in ``memlab/kinds/_builtin.py``.
 from __future__ import annotations
 
 from memlab.kinds._base import HEAD_BYTES, Evidence, KindBase, Probe, Review, Search
+from memlab.kinds._behaviour import Apply, Drift, Edit, Removal, Rules, Verifier, behaviour
 from memlab.kinds._builtin import MEMFS_KINDS
 from memlab.kinds._registry import (
     ENTRY_POINT_GROUP,
@@ -102,6 +108,13 @@ __all__ = [
     "Kind",
     "KindBase",
     "Review",
+    "Removal",
+    "Edit",
+    "Apply",
+    "Drift",
+    "Rules",
+    "Verifier",
+    "behaviour",
     "Evidence",
     "Probe",
     "Search",

@@ -12,7 +12,7 @@ answer the same calls. A class overrides what it does itself, typically :meth:`d
 from __future__ import annotations
 
 import pkgutil
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property, wraps
 from pathlib import Path
 from types import MappingProxyType
@@ -25,6 +25,7 @@ from memlab.errors import (
     UnrecognizedStore,
     UnsupportedSchema,
 )
+from memlab.kinds._behaviour import behaviour
 
 __all__ = ["KindBase", "Review", "Evidence", "Probe", "Search", "Ref", "HEAD_BYTES", "FIELDS"]
 
@@ -38,6 +39,14 @@ def _resolve(ref: Ref | None) -> Callable[..., Any] | None:
     if ref is None or callable(ref):
         return ref
     return pkgutil.resolve_name(ref)  # "module:attr", imported on first use
+
+
+def _required(ref: Ref | None, what: str) -> Callable[..., Any]:
+    """``ref`` resolved; a kind without it is a TypeError naming ``what``."""
+    fn = _resolve(ref)
+    if fn is None:
+        raise TypeError(f"a store kind without {what}")
+    return fn
 
 
 @dataclass(frozen=True)
@@ -104,23 +113,30 @@ class Review:
     """How ``memlab.review`` and ``memlab apply`` treat a kind's stores: its review adapter,
     given to :func:`register` as ``review=``. A kind without one is refused by review.
 
+    Its behaviour is objects (the protocols of :mod:`memlab.kinds._behaviour`, public in
+    :mod:`memlab.kinds`), or ``"module:attribute"`` strings naming them, resolved by
+    :attr:`resolved` on first use (memlab's own registrations name theirs so, which keeps
+    ``import memlab.kinds`` free of the review engine):
+
     * ``units``: ``units(store) -> DataFrame``, the reviewable units (columns in
       :mod:`memlab.reviews._units`);
     * ``share_of``: what a unit's token share is a share of ("all blocks");
-    * ``removal``: how a unit leaves memory: ``"forget"`` (elfmem's API), ``"archive_block"``
-      (moved to the end of its archive file), ``"delete_file"``, or ``"none"`` (by hand);
-    * ``edit``: how a unit's text is replaced: ``"edit"`` (elfmem's API), ``"set_body"`` (the
-      file's body, frontmatter kept), or None (memlab cannot);
-    * ``apply``: how ``memlab apply`` makes the ticked changes: ``"script"`` (a script that
-      calls elfmem's API), ``"commit"`` (one commit to the store's git repository), or None
-      (the proposal is a checklist);
+    * ``removal``: a :class:`~memlab.kinds.Removal`, how a unit leaves memory (memlab's:
+      ``Forget`` through elfmem's API, ``ArchiveBlock`` to the end of its archive file,
+      ``DeleteFile``, ``InLetta`` and ``ByHand``, the default: a checklist line);
+    * ``edit``: an :class:`~memlab.kinds.Edit`, how a unit's text is replaced (``ElfmemEdit``,
+      ``SetBody``: the file's body, frontmatter kept), or None (memlab cannot);
+    * ``apply``: an :class:`~memlab.kinds.Apply`, how ``memlab apply`` makes the ticked changes
+      (``ElfmemScript``: a script that calls elfmem's API; ``GitCommit``: one commit to the
+      store's git repository; ``Checklist``, the default: the proposal is a checklist);
     * ``dated``: units carry dates, so staleness can be measured; ``stale_basis`` says what
       evidence of use was missing; ``prompt_files``: files in the prompt, and skills, are never
       stale;
-    * ``drift``: where constitutional drift is looked for: ``"seeds"`` (elfmem's seed blocks),
-      ``"files"`` (the repository's history), or None;
-    * ``rules``: which memory rules are checked: ``"letta"`` (Letta Code's pre-commit hook),
-      ``"souveraine"``, ``"agent_limits"`` (block limits of an agent file), or None;
+    * ``drift``: a :class:`~memlab.kinds.Drift`, where constitutional drift is looked for
+      (``SeedDrift``: elfmem's seed blocks; ``FileDrift``: the repository's history), or None;
+    * ``rules``: a :class:`~memlab.kinds.Rules`, which memory rules are checked (``LettaHook``:
+      Letta Code's pre-commit hook; ``SouveraineRules``; ``AgentLimits``: block limits of an
+      agent file), or None;
     * ``describe_file``: a unit is named with the file holding it;
     * ``recorded_contradictions``: the store records contradictions review should offer;
     * ``remember``: a seed text can be learnt again (elfmem's ``remember``);
@@ -130,22 +146,44 @@ class Review:
 
     units: Ref
     share_of: str = "all blocks"
-    removal: str = "none"
-    edit: str | None = None
-    apply: str | None = None
+    removal: Any = "memlab.reviews:ByHand"
+    edit: Any = None
+    apply: Any = "memlab.reviews:Checklist"
     dated: bool = True
     stale_basis: str = "no commit touching it (memfs records no retrieval)"
     prompt_files: bool = False
-    drift: str | None = None
-    rules: str | None = None
+    drift: Any = None
+    rules: Any = None
     describe_file: bool = False
     recorded_contradictions: bool = False
     remember: bool = False
     project_folder: bool = False
 
+    def __post_init__(self) -> None:
+        for what in BEHAVIOURS:
+            value = getattr(self, what)
+            if isinstance(value, str) and ":" not in value:
+                raise TypeError(
+                    f"Review {what}= takes an object (or a 'module:attribute' naming one), "
+                    f"not {value!r}"
+                )
+
     def units_of(self, store: Any) -> Any:
         """The reviewable units of ``store``."""
-        return _resolve(self.units)(store)
+        return _required(self.units, "review units")(store)
+
+    @cached_property
+    def resolved(self) -> Review:
+        """This adapter with its behaviour as objects (``"module:attribute"`` strings
+        resolved, once)."""
+        return replace(
+            self,
+            **{w: behaviour(getattr(self, w), f"Review {w}=") for w in BEHAVIOURS},
+        )
+
+
+#: The fields of :class:`Review` that are behaviour objects.
+BEHAVIOURS = ("removal", "edit", "apply", "drift", "rules")
 
 
 #: What a store kind declares, by name (the fields of :class:`memlab.kinds.Kind`, the attributes
@@ -173,7 +211,7 @@ FIELDS = (
 class KindBase:
     """One store kind: what it declares (see :mod:`memlab.kinds` for each attribute) and what
     it does: :meth:`detect`, :meth:`locate`, :meth:`load`, :meth:`audit`, :meth:`plan` (its
-    migrations, checked by the ``verify`` it names), :meth:`find` and :meth:`findings` (the
+    migrations, checked by its :meth:`verifier`), :meth:`find` and :meth:`findings` (the
     identities of its findings). Its metrics are ``headline``; its review adapter is
     ``review``.
 
@@ -190,11 +228,17 @@ class KindBase:
     find_ref: Ref | None = None
     priority: int = 0
     review: Review | None = None
-    verify: str | None = None
+    verify: Any = None
     capabilities: frozenset[str] = frozenset()
     reports: tuple[str, ...] = ()
     headline: tuple[str, ...] = ()
     copy_of: str | None = None
+    #: What this kind saw in a :class:`Probe` (a short phrase), or None when it is not this
+    #: kind; a kind class defines it as a method, ``None`` is a kind that detects nothing.
+    detect: Callable[[Probe], str | None] | None = None
+    #: What this kind saw in a text that is not a path (a DSN), or None; ``None`` for a kind
+    #: that claims no such text.
+    locate: Callable[[str], str | None] | None = None
 
     #: Every registered kind, in detection order, for the hints of a refusal (set by the
     #: registry, which imports this module, so the protocol does not import it back).
@@ -209,9 +253,10 @@ class KindBase:
             if callable(own) and not getattr(own, "options_checked", False):
                 setattr(cls, method, _options_checked(own, what, given))
 
-    def detect(self, probe: Probe) -> str | None:
-        """What this kind saw in ``probe`` (a short phrase), or None when it is not this kind."""
-        return None
+    def verifier(self) -> Any:
+        """The :class:`~memlab.kinds.Verifier` ``migrate --verify`` runs on a migrated copy of
+        this kind's stores (``verify``, a ``"module:attribute"`` string resolved), or None."""
+        return behaviour(self.verify, f"{self.name} verify=")
 
     def findings(self) -> Mapping[str, tuple[str, ...]]:
         """The identities of this kind's findings: audit table -> the columns that identify one
@@ -222,14 +267,10 @@ class KindBase:
 
         return MappingProxyType(FINDINGS)
 
-    def locate(self, source: str) -> str | None:
-        """What this kind saw in ``source``, a text that is not a path (a DSN), or None."""
-        return None
-
     def load(self, source: str | Path, **kwargs: Any) -> Any:
         """Load ``source`` (a path, or what this kind's ``locate`` claims) with its loader; an
         option the loader does not name is an :class:`~memlab.errors.UnknownOption`."""
-        fn = _resolve(self.load_ref)
+        fn = _required(self.load_ref, "a loader")
         self._check_options(fn, kwargs, "loading", source)
         return fn(source, **kwargs)
 
@@ -272,7 +313,7 @@ class KindBase:
                 f"no audit for a store of kind {self.name!r}",
                 path=getattr(store, "path", None),
                 hint="memlab audits "
-                + ", ".join(k.display for k in self.registered() if k.audit_ref is not None),
+                + ", ".join(k.display for k in KindBase.registered() if k.audit_ref is not None),
             )
         self._check_options(fn, options, "auditing", getattr(store, "path", None), given=("as_of",))
         return fn(store, as_of=as_of, **options)
@@ -290,20 +331,20 @@ class KindBase:
         :attr:`default_target`) into ``dest``. ``options`` (a Letta server's ``agents``) go to
         a planner that takes them; one it does not take is a MigrationError."""
         target = target or self.default_target
-        if target not in self.migrations:
+        if target is None or target not in self.migrations:
             if not self.migrations:
                 raise MigrationError(
                     f"memlab does not migrate from this {self.display}",
                     path=source,
                     hint="memlab migrates from: "
-                    + ", ".join(k.display for k in self.registered() if k.migrations),
+                    + ", ".join(k.display for k in KindBase.registered() if k.migrations),
                 )
             raise MigrationError(
                 f"a {self.display} does not migrate to {target!r}",
                 path=source,
                 hint=f"use one of {', '.join(self.migrations)}",
             )
-        fn = _resolve(self.migrations[target])
+        fn = _required(self.migrations[target], f"a planner for {target!r}")
         import inspect
 
         accepted = inspect.signature(fn).parameters

@@ -44,7 +44,7 @@ class Kind(KindBase):
     find_ref: Ref | None = None
     priority: int = 0
     review: Review | None = None
-    verify: str | None = None
+    verify: Any = None
     capabilities: frozenset[str] = frozenset()
     reports: tuple[str, ...] = ()
     headline: tuple[str, ...] = ()
@@ -165,7 +165,7 @@ def register(
     find: Ref | None = None,
     priority: int = 0,
     review: Review | None = None,
-    verify: str | None = None,
+    verify: Any = None,
     capabilities: Iterable[str] = (),
     reports: Iterable[str] = (),
     headline: Iterable[str] = (),

@@ -11,6 +11,7 @@ from memlab.kinds._base import Probe, Review
 __all__ = [
     "TO_MEMFS",
     "AGENT_BLOCKS",
+    "BLOCKS_PARITY",
     "AGENT_FILE_HEADLINE",
     "MEMFS_FILES",
     "MEMFS_HEADLINE",
@@ -24,7 +25,14 @@ _UNITS = "memlab.reviews._units"
 TO_MEMFS = {"letta": f"{_MIG}:_plan_memfs", "souveraine": f"{_MIG}:_plan_memfs"}
 #: The review adapter of a Letta Agent File and of a blocks list: undated blocks, checked
 #: against the agent's block limits.
-AGENT_BLOCKS = Review(units=f"{_UNITS}:agent_units", dated=False, rules="agent_limits")
+AGENT_BLOCKS = Review(
+    units=f"{_UNITS}:agent_units",
+    removal="memlab.reviews:InLetta",
+    dated=False,
+    rules="memlab.reviews:AgentLimits",
+)
+#: What ``memlab migrate --verify`` runs on a migrated copy of Letta blocks: block by block.
+BLOCKS_PARITY = f"{_MIG}:BlocksParity"
 
 #: The headline metrics a scheduled run's index charts and compares by default (names of the
 #: audit report's ``metrics.json``; ``review.<name>`` from the review report's).
@@ -42,11 +50,11 @@ AGENT_FILE_HEADLINE = (
 MEMFS_FILES: dict[str, Any] = dict(
     units=f"{_UNITS}:memfs_file_units",
     share_of="all memory files",
-    removal="delete_file",
-    edit="set_body",
-    apply="commit",
+    removal="memlab.reviews:DeleteFile",
+    edit="memlab.reviews:SetBody",
+    apply="memlab.reviews:GitCommit",
     prompt_files=True,
-    drift="files",
+    drift="memlab.reviews:FileDrift",
 )
 
 #: The headline metrics of the memfs kinds (names of the memfs report's ``metrics.json``).

@@ -50,8 +50,18 @@ from memlab.errors import (
     RepoError,
     UnsafePath,
 )
-from memlab.migrations._plan import Plan
+from memlab.migrations._parity import PARITY_COLUMNS, ParityRows
+from memlab.migrations._plan import (
+    Plan,
+    PlannedCommit,
+    PlannedRepo,
+    flags_frame,
+    moved_frame,
+    signature_at,
+)
 from memlab.migrations._planning import check_target, located, natural_target, plan_migration
+from memlab.migrations._verifiers import BlocksParity, ElfmemParity, ServerParity, UpgradeParity
+from memlab.migrations._verify import Copy, CopyParity
 from memlab.store import Store
 
 __all__ = [
@@ -61,8 +71,22 @@ __all__ = [
     "natural_target",
     "MigrationResult",
     "Plan",
+    "PlannedRepo",
+    "PlannedCommit",
+    "moved_frame",
+    "flags_frame",
+    "signature_at",
     "script_path",
     "check_branch_name",
+    # verifiers (memlab.kinds.Verifier): memlab's, and what a plugin's may build on
+    "ElfmemParity",
+    "BlocksParity",
+    "ServerParity",
+    "UpgradeParity",
+    "CopyParity",
+    "Copy",
+    "ParityRows",
+    "PARITY_COLUMNS",
 ]
 
 DEFAULT_BRANCH = "main"

@@ -719,7 +719,7 @@ def plan_memfs(
     moved: list[dict] = []
     source_sha = file_sha(source) if source.is_file() else ""
     # an elfmem database's blocks and ledger, or Letta blocks (an agent file, a blocks list)
-    from_elfmem = "elfmem_tables" in kinds.get(store.kind).capabilities
+    from_elfmem = kinds.capable(store.kind, "elfmem_tables")
     if from_elfmem:
         specs = [elfmem_repo(store, flags, moved, layout)]
         source_ts = _elfmem.source_time(store)

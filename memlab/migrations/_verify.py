@@ -15,6 +15,7 @@ Where a block *goes* is the plan's decision and is recomputed from the source; w
 from __future__ import annotations
 
 from contextlib import ExitStack, contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterator
 
@@ -26,10 +27,18 @@ from memlab.errors import MigrationError, MissingExtra
 from memlab.formats.blockfile import parse_blockfile, parse_ledger
 from memlab.migrations import _elfmem, _letta
 from memlab.migrations._parity import ParityRows, checkout_view, normal_value, repos_at, side_texts
-from memlab.migrations._verify_letta import check_letta
 from memlab.store import Store
 
-__all__ = ["RETRIEVAL_K", "N_QUERIES", "verify_paths", "differences"]
+__all__ = [
+    "verify_paths",
+    "differences",
+    "Copy",
+    "CopyParity",
+    "check_elfmem",
+    "check_block_retrieval",
+    "RETRIEVAL_K",
+    "N_QUERIES",
+]
 
 RETRIEVAL_K = 5
 N_QUERIES = 10
@@ -413,8 +422,8 @@ def verify_paths(
     store: Store | None = None,
     plan: Any = None,
 ) -> pd.DataFrame:
-    """The parity table; ``store``/``plan`` skip reloading and replanning a just-run migration."""
-    from memlab.migrations._planning import plan_migration
+    """The parity table, from the source kind's :class:`~memlab.kinds.Verifier`;
+    ``store``/``plan`` skip reloading and replanning a just-run migration."""
     from memlab.sources import load
 
     if not dest.exists():
@@ -424,96 +433,148 @@ def verify_paths(
             hint="run the migration (or its plan script) first",
         )
     store = store if store is not None else load(src)
-    rows = ParityRows()
-    repo_folders: dict[str, Path] = {}
-    copies: dict[str, Store] = {}
-    with _views(repos_at(dest), ref) as views:
-        for sub, folder in views:
-            repo_folders[sub] = folder
-            copies[sub] = _load_copy(folder)
-        first = next(iter(copies.values()))
-        target = getattr(kinds.lookup(first.kind), "copy_of", None) or first.kind
-        layout = "v2" if first.meta.get("layout") == "letta_v2" else "v1"
-        check = getattr(kinds.lookup(store.kind), "verify", None)
-        if check == "elfmem":
-            if plan is None or plan.target != target or getattr(plan, "layout", layout) != layout:
-                plan = plan_migration(
-                    src, to=target, store=store, layout=layout if target == "letta" else None
-                )
-            expected_path = {
-                str(r.item): str(r.path)
-                for r in plan.moved.itertuples(index=False)
-                if r.kind == "block"
-            }
-            copy = copies[""] if "" in copies else next(iter(copies.values()))
-            folder = repo_folders.get("", next(iter(repo_folders.values())))
-            copy_blocks = _dest_elfmem_blocks(copy, target)
-            _check_elfmem_blocks(rows, store, copy_blocks, expected_path, "")
-            if target == "substrate":
-                events = _ledger_events_from_store(copy)
-            else:
-                events = _events(side_texts(folder, _letta.LEDGER_PREFIX))
-            _check_side(rows, store, events, "")
-            if retrieval:
-                live = store.blocks[store.blocks["status"].astype("string") != "archived"]
-                before = {str(i): str(c).strip() for i, c in zip(live["id"], live["content"])}
-                after = {
-                    str(r["id"]): str(r["body"])
-                    for r in copy_blocks.to_dict("records")
-                    if str(r["id"]) in before
-                }
-                tag_counts = _elfmem.frame(store, "tags")
-                tag_q = (
-                    [
-                        t.replace("/", " ").replace("-", " ")
-                        for t in tag_counts["tag"].astype(str).value_counts().index
-                    ]
-                    if not tag_counts.empty
-                    else []
-                )
-                qs = queries or _queries(tag_q, [_elfmem.title_for(c) for c in live["content"]])
-                _check_retrieval(rows, qs, before, after, k)
-        elif check in ("blocks", "server", "upgrade"):
-            if check == "server":  # with its history, per block and repository
-                from memlab.kinds.letta_server._migrate import check_server, server_view
+    kind = kinds.lookup(store.kind)
+    verifier = kind.verifier() if kind is not None else None
+    if verifier is None:
+        raise MigrationError(
+            f"cannot verify a {store.kind} source",
+            path=src,
+            hint="memlab migrates elfmem databases and Letta agent files",
+        )
+    return verifier.parity(
+        src, dest, store=store, plan=plan, ref=ref, retrieval=retrieval, queries=queries, k=k
+    )
 
-                bodies = check_server(
-                    rows, store, dest, ref, repo_folders, copies, target, plan, layout
-                )
-                store = server_view(store, getattr(plan, "agent_ids", None), [])
-            elif check == "upgrade":  # a v1 repository moved to v2, history kept
-                from memlab.kinds.letta_memfs._upgrade import (
-                    check_upgrade,
-                    upgrade_files,
-                    upgrade_view,
-                )
 
-                bodies = check_upgrade(rows, store, dest, ref, repo_folders, copies)
-                store = upgrade_view(store, upgrade_files(store, []))
-            else:
-                bodies = check_letta(rows, store, repo_folders, copies, target, layout)
-            if retrieval:
-                before = {
-                    str(r.block_id): ("" if pd.isna(r.value) else str(r.value))
-                    for r in store.blocks.itertuples(index=False)
-                }
-                after = {}
-                for per_repo in bodies.values():
-                    after.update(per_repo)
-                labels = [
-                    str(x).rsplit("/", 1)[-1].replace("_", " ").replace("-", " ")
-                    for x in store.blocks["label"].dropna()
-                ]
-                qs = queries or _queries(labels, [])
-                nonempty = {i: t for i, t in before.items() if t.strip()}
-                _check_retrieval(rows, qs, nonempty, {i: after.get(i, "") for i in nonempty}, k)
-        else:
-            raise MigrationError(
-                f"cannot verify a {store.kind} source",
-                path=src,
-                hint="memlab migrates elfmem databases and Letta agent files",
+@dataclass
+class Copy:
+    """A migrated copy as memlab's verifiers read it: its repositories checked out (at
+    ``ref``), each loaded with the memfs loader, the target it is a copy for (the loaded kind's
+    ``copy_of``) and its memfs layout; with the source and the check's options."""
+
+    src: str | Path
+    dest: Path
+    ref: str | None
+    store: Store
+    plan: Any
+    copies: dict[str, Store]
+    repo_folders: dict[str, Path]
+    target: str
+    layout: str
+    retrieval: bool
+    queries: list[str] | None
+    k: int
+
+
+class CopyParity:
+    """The verifiers of a copy memlab's migrations write (memfs repositories under ``dest``):
+    :meth:`parity` checks the copies out and loads them, then :meth:`check` adds the rows."""
+
+    def parity(
+        self,
+        src: str | Path,
+        dest: Path,
+        *,
+        store: Any,
+        plan: Any,
+        ref: str | None,
+        retrieval: bool,
+        queries: list[str] | None,
+        k: int,
+    ) -> pd.DataFrame:
+        rows = ParityRows()
+        repo_folders: dict[str, Path] = {}
+        copies: dict[str, Store] = {}
+        with _views(repos_at(dest), ref) as views:
+            for sub, folder in views:
+                repo_folders[sub] = folder
+                copies[sub] = _load_copy(folder)
+            first = next(iter(copies.values()))
+            copy = Copy(
+                src=src,
+                dest=dest,
+                ref=ref,
+                store=store,
+                plan=plan,
+                copies=copies,
+                repo_folders=repo_folders,
+                target=getattr(kinds.lookup(first.kind), "copy_of", None) or first.kind,
+                layout="v2" if first.meta.get("layout") == "letta_v2" else "v1",
+                retrieval=retrieval,
+                queries=queries,
+                k=k,
             )
-    return rows.frame()
+            self.check(rows, copy)
+        return rows.frame()
+
+    def check(self, rows: ParityRows, copy: Copy) -> None:
+        raise NotImplementedError
+
+
+def check_elfmem(rows: ParityRows, c: Copy) -> None:
+    """An elfmem database's blocks, ledger and side records, and its retrieval, in a copy for
+    its target (its own markdown substrate, or a memfs repository)."""
+    from memlab.migrations._planning import plan_migration
+
+    store, plan, layout, target = c.store, c.plan, c.layout, c.target
+    if plan is None or plan.target != target or getattr(plan, "layout", layout) != layout:
+        plan = plan_migration(
+            c.src, to=target, store=store, layout=layout if target == "letta" else None
+        )
+    expected_path = {
+        str(r.item): str(r.path) for r in plan.moved.itertuples(index=False) if r.kind == "block"
+    }
+    copy = c.copies[""] if "" in c.copies else next(iter(c.copies.values()))
+    folder = c.repo_folders.get("", next(iter(c.repo_folders.values())))
+    copy_blocks = _dest_elfmem_blocks(copy, target)
+    _check_elfmem_blocks(rows, store, copy_blocks, expected_path, "")
+    if target == "substrate":
+        events = _ledger_events_from_store(copy)
+    else:
+        events = _events(side_texts(folder, _letta.LEDGER_PREFIX))
+    _check_side(rows, store, events, "")
+    if c.retrieval:
+        live = store.blocks[store.blocks["status"].astype("string") != "archived"]
+        before = {str(i): str(cc).strip() for i, cc in zip(live["id"], live["content"])}
+        after = {
+            str(r["id"]): str(r["body"])
+            for r in copy_blocks.to_dict("records")
+            if str(r["id"]) in before
+        }
+        tag_counts = _elfmem.frame(store, "tags")
+        tag_q = (
+            [
+                t.replace("/", " ").replace("-", " ")
+                for t in tag_counts["tag"].astype(str).value_counts().index
+            ]
+            if not tag_counts.empty
+            else []
+        )
+        qs = c.queries or _queries(tag_q, [_elfmem.title_for(x) for x in live["content"]])
+        _check_retrieval(rows, qs, before, after, c.k)
+
+
+def check_block_retrieval(
+    rows: ParityRows, c: Copy, store: Store, bodies: dict[str, dict[str, str]]
+) -> None:
+    """The retrieval check of Letta blocks (``store``'s) against the ``bodies`` a copy holds
+    (per repository, block id -> text)."""
+    if not c.retrieval:
+        return
+    before = {
+        str(r.block_id): ("" if pd.isna(r.value) else str(r.value))
+        for r in store.blocks.itertuples(index=False)
+    }
+    after: dict[str, str] = {}
+    for per_repo in bodies.values():
+        after.update(per_repo)
+    labels = [
+        str(x).rsplit("/", 1)[-1].replace("_", " ").replace("-", " ")
+        for x in store.blocks["label"].dropna()
+    ]
+    qs = c.queries or _queries(labels, [])
+    nonempty = {i: t for i, t in before.items() if t.strip()}
+    _check_retrieval(rows, qs, nonempty, {i: after.get(i, "") for i in nonempty}, c.k)
 
 
 @contextmanager

@@ -16,7 +16,25 @@ units are never proposed for removal, and apply refuses them even if asked.
 
 from __future__ import annotations
 
+from memlab.reviews._adapters import (
+    AgentLimits,
+    ArchiveBlock,
+    ByHand,
+    Checklist,
+    DeleteFile,
+    ElfmemEdit,
+    ElfmemScript,
+    FileDrift,
+    Forget,
+    GitCommit,
+    InLetta,
+    LettaHook,
+    SeedDrift,
+    SetBody,
+    SouveraineRules,
+)
 from memlab.reviews._apply import ApplyResult, apply_proposal
+from memlab.reviews._apply_edits import Edits
 from memlab.reviews._build import review
 from memlab.reviews._proposal import (
     SECTIONS,
@@ -28,7 +46,7 @@ from memlab.reviews._proposal import (
     read_proposal,
     ticked_ids,
 )
-from memlab.reviews._units import units_of
+from memlab.reviews._units import UNIT_COLUMNS, units_frame, units_of
 
 __all__ = [
     "review",
@@ -42,5 +60,24 @@ __all__ = [
     "read_proposal",
     "ticked_ids",
     "units_of",
+    "units_frame",
+    "UNIT_COLUMNS",
     "SECTIONS",
+    # review behaviour (the protocols are memlab.kinds'): memlab's own objects
+    "Edits",
+    "Forget",
+    "ArchiveBlock",
+    "DeleteFile",
+    "ByHand",
+    "InLetta",
+    "ElfmemEdit",
+    "SetBody",
+    "GitCommit",
+    "ElfmemScript",
+    "Checklist",
+    "SeedDrift",
+    "FileDrift",
+    "LettaHook",
+    "SouveraineRules",
+    "AgentLimits",
 ]

@@ -59,12 +59,18 @@ from memlab.reviews._apply_checks import (
     refuse_locks,
 )
 from memlab.reviews._apply_edits import Edits, apply_item
-from memlab.reviews._apply_elfmem import elfmem_script
 from memlab.reviews._apply_result import ApplyResult
 from memlab.reviews._proposal import Item, Proposal, read_proposal
 
 # Re-exported: memlab.reviews imports ApplyResult from here.
-__all__ = ["ApplyResult", "apply_proposal", "check_one_per_choice"]
+__all__ = [
+    "ApplyResult",
+    "apply_proposal",
+    "check_one_per_choice",
+    "checklist_refusal",
+    "commit_ticked",
+    "own_steps",
+]
 
 _ZERO = "0" * 40
 
@@ -244,8 +250,10 @@ def apply_proposal(
     dry_run: bool = False,
     script: str | Path | None = None,
 ) -> ApplyResult:
-    """Apply exactly the ticked items of a proposal file: one commit for a memory repo, a script
-    for an elfmem database.
+    """Apply exactly the ticked items of a proposal file, as the store kind's
+    :class:`~memlab.kinds.Apply` does it: one commit for a memory repo (``GitCommit``), a script
+    for an elfmem database (``ElfmemScript``), a refusal for a checklist (``Checklist``, or a
+    kind review does not cover), or a plugin kind's own.
 
     For an elfmem database memlab never writes the database: it writes ``script`` (default:
     ``<proposal>.apply.py`` beside the proposal), which makes the ticked changes through the
@@ -261,19 +269,51 @@ def apply_proposal(
     proposal = read_proposal(source)
     md_path = proposal.source or source
     ticked = [it for it in proposal.items if it.id in proposal.ticked]
-    kind = proposal.store.get("kind")
-    review: Any = getattr(kinds.lookup(kind), "review", None)
-    how = review.apply if review is not None else None
+    review = getattr(kinds.lookup(proposal.store.get("kind")), "review", None)
     check_one_per_choice(proposal, md_path)
-    if how == "script":
-        return elfmem_script(proposal, ticked, md_path, script=script, dry_run=dry_run)
-    if how != "commit":
-        raise ProposalRejected(
-            f"this proposal is for a {kind} store, which memlab does not write",
-            path=md_path,
-            hint="use it as a checklist and make the ticked changes in Letta, or "
-            "migrate the store (`memlab migrate ... --to letta`) and review that",
-        )
+    if review is None:
+        raise checklist_refusal(proposal, md_path)
+    adapter = review.resolved
+    return adapter.apply.apply(
+        proposal,
+        ticked,
+        md_path,
+        review=adapter,
+        repo=repo,
+        branch=branch,
+        dry_run=dry_run,
+        script=script,
+    )
+
+
+def checklist_refusal(proposal: Proposal, md_path: Path) -> ProposalRejected:
+    """The refusal of a proposal for a store memlab does not write (a checklist)."""
+    return ProposalRejected(
+        f"this proposal is for a {proposal.store.get('kind')} store, which memlab does not write",
+        path=md_path,
+        hint="use it as a checklist and make the ticked changes in Letta, or "
+        "migrate the store (`memlab migrate ... --to letta`) and review that",
+    )
+
+
+def own_steps(review: Any) -> dict[str, Any]:
+    """op -> the kind's removal or edit object that makes the steps of that op."""
+    return {b.op: b for b in (review.removal, review.edit) if b is not None}
+
+
+def commit_ticked(
+    proposal: Proposal,
+    ticked: list[Item],
+    md_path: Path,
+    *,
+    review: Any,
+    repo: str | Path | None = None,
+    branch: str | None = None,
+    dry_run: bool = False,
+) -> ApplyResult:
+    """The ``ticked`` items of ``proposal`` as one commit to the store's repository (see the
+    module doc); ``review`` is the kind's resolved adapter, whose removal and edit make their
+    own steps."""
     blocked = [it.id for it in ticked if not it.appliable]
     if blocked:
         raise ProposalRejected(
@@ -300,7 +340,9 @@ def apply_proposal(
     head = check_fresh(git_repo, proposal, md_path, ticked)
     made_from = cast(str, proposal.fingerprint.get("head_sha"))  # a commit kind's proposal has it
     if head != made_from:
-        return _finish(git_repo, root, proposal, ticked, md_path, made_from, head, dry_run)
+        return _finish(
+            git_repo, root, proposal, ticked, md_path, made_from, head, dry_run, own_steps(review)
+        )
     if branch:
         tip = (
             _hardened.rev_parse(root, f"refs/heads/{branch}")
@@ -333,8 +375,9 @@ def apply_proposal(
             hint="commit or stash them, then apply again",
         )
     edits = Edits(git_repo, head)
+    own = own_steps(review)
     for it in ticked:
-        apply_item(edits, it)
+        apply_item(edits, it, own)
     changes = edits.changes()
     diff = edits.diff()
     for p, data in changes.items():
@@ -408,12 +451,13 @@ def _finish(
     made_from: str,
     head: str,
     dry_run: bool,
+    own: dict[str, Any],
 ) -> ApplyResult:
     """HEAD is already this proposal's apply commit: bring the working tree along (a run killed
     after the branch moved) and say so."""
     edits = Edits(git_repo, made_from)
     for it in ticked:
-        apply_item(edits, it)
+        apply_item(edits, it, own)
     changes = edits.changes()
     old = {p: (None if t is None else t.encode("utf-8")) for p, t in edits.original.items()}
     modes = {

@@ -1,14 +1,18 @@
 """Apply's file edits: the texts of the files at HEAD, edited in memory item by item
 (``Edits``, ``apply_item``), frontmatter key and body changes, block archiving, and the guards
 that refuse a pinned, constitutional, identity or read-only unit. Nothing here writes to disk
-or to git; :mod:`memlab.reviews._apply` commits the result."""
+or to git; :mod:`memlab.reviews._apply` commits the result.
+
+A step a kind's own removal or edit writes is made by that object (:func:`apply_item`); memlab's
+(:func:`delete_file`, :func:`archive_block`, :func:`set_body`) are here for
+:mod:`memlab.reviews._adapters`, as are the drift and rule steps of a memory repository."""
 
 from __future__ import annotations
 
 import difflib
 import json
 import re
-from typing import Any, cast
+from typing import Any, Mapping, cast
 
 from memlab.errors import ProposalRejected, StaleProposal
 from memlab.formats._yaml import read_yaml
@@ -17,7 +21,7 @@ from memlab.reviews import _repo
 from memlab.reviews._proposal import Item
 from memlab.reviews._units import CONSTITUTIONAL_TAG, ROLE_TAG_PREFIX, is_identity_path
 
-__all__ = ["blob_text", "Edits", "apply_item"]
+__all__ = ["Edits", "apply_item", "delete_file", "archive_block", "set_body", "blob_text"]
 
 # ---- file edits ------------------------------------------------------------------------------
 
@@ -227,44 +231,64 @@ def _set_body(text: str, body: str, path: str, item: Item) -> str:
     return body.rstrip("\n") + "\n"
 
 
-def apply_item(edits: Edits, item: Item) -> None:
+def apply_item(edits: Edits, item: Item, own: Mapping[str, Any]) -> None:
+    """Make ``item``'s steps in ``edits``: a step whose ``op`` is in ``own`` by that behaviour
+    object (the kind's :class:`~memlab.kinds.Removal` or :class:`~memlab.kinds.Edit`), the
+    drift and rule steps of a memory repository here."""
     for step in _steps(item):
-        _apply_step(edits, item, step)
+        behaviour = own.get(str(step.get("op")))
+        if behaviour is not None:
+            behaviour.apply(edits, step, item)
+        else:
+            _apply_step(edits, item, step)
+
+
+def delete_file(edits: Edits, step: Mapping[str, Any], item: Item) -> None:
+    """Delete the step's ``file`` (never an identity or read-only file)."""
+    path = step["file"]
+    text = edits.need(path, item)
+    _guard_file(text, path, item, removes=True)
+    edits.put(path, None, item)
+
+
+def archive_block(edits: Edits, step: Mapping[str, Any], item: Item) -> None:
+    """Move the block ``block_id`` of the step's ``file`` to the end of its archive file
+    ``to`` (never a pinned, constitutional or identity block)."""
+    path = step["file"]
+    text = edits.need(path, item)
+    lines, start, end, block = _block_span(text, step["block_id"], path, item)
+    _guard_block(block, path, item)
+    chunk = lines[start:end]
+    while chunk and chunk[-1].strip() == "":
+        chunk.pop()
+    rest = lines[:start] + lines[end:]
+    while len(rest) > 1 and rest[-1] == "" and rest[-2].strip() == "":
+        rest.pop()  # removing the last block leaves its separator blank line at the end
+    edits.put(path, "\n".join(rest), item)
+    dest = step["to"]
+    archive = edits.get(dest) or ""
+    if archive and not archive.endswith("\n"):
+        archive += "\n"
+    if archive.strip():
+        archive += "\n"
+    edits.put(dest, archive + "\n".join(chunk) + "\n", item)
+
+
+def set_body(edits: Edits, step: Mapping[str, Any], item: Item) -> None:
+    """Replace the body of the step's ``file`` with ``body``, its frontmatter kept."""
+    path = step["file"]
+    text = edits.need(path, item)
+    _guard_file(text, path, item, removes=False)
+    edits.put(path, _set_body(text, step["body"], path, item), item)
 
 
 def _apply_step(edits: Edits, item: Item, ch: dict[str, Any]) -> None:
     op = ch.get("op")
     path: Any = ch.get("file")
-    if op == "delete_file":
-        text = edits.need(path, item)
-        _guard_file(text, path, item, removes=True)
-        edits.put(path, None, item)
-    elif op == "archive_block":
-        text = edits.need(path, item)
-        lines, start, end, block = _block_span(text, ch["block_id"], path, item)
-        _guard_block(block, path, item)
-        chunk = lines[start:end]
-        while chunk and chunk[-1].strip() == "":
-            chunk.pop()
-        rest = lines[:start] + lines[end:]
-        while len(rest) > 1 and rest[-1] == "" and rest[-2].strip() == "":
-            rest.pop()  # removing the last block leaves its separator blank line at the end
-        edits.put(path, "\n".join(rest), item)
-        dest = ch["to"]
-        archive = edits.get(dest) or ""
-        if archive and not archive.endswith("\n"):
-            archive += "\n"
-        if archive.strip():
-            archive += "\n"
-        edits.put(dest, archive + "\n".join(chunk) + "\n", item)
-    elif op == "restore_file":
+    if op == "restore_file":
         current = edits.get(path)
         _guard_file(current, path, item, removes=False)
         edits.put(path, blob_text(edits.repo, ch["blob"], path), item)
-    elif op == "set_body":
-        text = edits.need(path, item)
-        _guard_file(text, path, item, removes=False)
-        edits.put(path, _set_body(text, ch["body"], path, item), item)
     elif op == "set_key":
         text = edits.need(path, item)
         _guard_file(text, path, item, removes=False)

@@ -32,10 +32,9 @@ import pandas as pd
 from memlab import kinds
 from memlab.constants import CONTRADICTION_MIN, NEAR_DUP_THRESHOLD, STALE_AFTER_DAYS
 from memlab.errors import InvalidArgument
-from memlab.reviews import _repo
-from memlab.reviews._checks import ChecksMixin, archive_path
+from memlab.reviews._checks import ChecksMixin
 from memlab.reviews._polarity import opposite, sentences, topic_share
-from memlab.reviews._proposal import ELFMEM_APPLY_SCHEMA, Choice, Finding, Item, Proposal, item_id
+from memlab.reviews._proposal import Choice, Finding, Item, Proposal, item_id
 from memlab.reviews._triage import (
     RECORDED_CONTRADICTION_CERTAINTY,
     STALE_CERTAINTY,
@@ -103,9 +102,10 @@ class _Builder(ChecksMixin):
         check_reviewable(store)
         self.store = store
         self.kind = store.kind
-        #: The kind's review adapter (memlab.kinds.Review): every kind-specific choice below.
+        #: The kind's review adapter (memlab.kinds.Review, its behaviour objects resolved):
+        #: every kind-specific choice below is a call to one of them.
         # check_reviewable above refused a kind without one
-        self.review = cast(kinds.Review, kinds.get(store.kind).review)
+        self.review = cast(kinds.Review, kinds.get(store.kind).review).resolved
         self.near = float(near_duplicate)
         self.stale_days = float(stale_after_days)
         self.contra_min = float(contradiction_min)
@@ -116,13 +116,8 @@ class _Builder(ChecksMixin):
         self.findings: list[Finding] = []
         self.clusters: list[dict[str, Any]] = []
         self.touched: set[str] = set()
-        self.repo = _repo.store_repo(store) if self.review.apply == "commit" else None
-        schema = store.meta.get("schema_version") if self.review.apply == "script" else None
-        self.appliable = (self.review.apply == "commit" and self.repo is not None) or (
-            self.review.apply == "script"
-            and schema is not None
-            and int(schema) >= ELFMEM_APPLY_SCHEMA
-        )
+        self.repo = self.review.apply.repo(store)
+        self.appliable = bool(self.review.apply.appliable(store, self.repo))
         self.units = units_of(store)
         self.by_uid = {u: i for i, u in enumerate(self.units["uid"].tolist())}
         self.vectors = np.zeros((0, 384), np.float32)
@@ -145,65 +140,22 @@ class _Builder(ChecksMixin):
         return sum(tokens(self.unit(u)["chars"]) for u in uids)
 
     def removal_step(self, u: pd.Series, *, reason: str) -> dict[str, Any]:
-        """The change that takes ``u`` out of the memory, in the way this store kind does it.
-
-        ``reason`` is elfmem's archive reason (superseded / forgotten / decayed).
-        """
-        uid = str(u["uid"])
-        if self.review.removal == "forget":
-            return {
-                "op": "forget",
-                "block_id": uid,
-                "reason": reason,
-                "content_sha256": text_sha256(u["text"]),
-                "text": f"forget block {uid} (elfmem archives it with reason {reason})",
-            }
-        if self.review.removal == "none":
-            return {
-                "op": "none",
-                "block_id": uid,
-                "text": f"delete block {uid} ({_short(u['title'], 40)}) in Letta",
-            }
-        if self.review.removal == "archive_block":
-            archive = archive_path(str(u["file"]))
-            self.touched.update({str(u["file"]), archive})
-            return {
-                "op": "archive_block",
-                "file": str(u["file"]),
-                "block_id": uid,
-                "to": archive,
-                "line": int(u["line"]) if pd.notna(u["line"]) else None,
-                "text": f'move block {uid} "{_short(u["title"], 50)}" (line {u["line"]}) '
-                f"from {u['file']} to the end of {archive}",
-            }
-        self.touched.add(uid)
-        return {
-            "op": "delete_file",
-            "file": uid,
-            "text": f"delete {uid} ({int(u['chars'])} chars of body)",
-        }
+        """The change that takes ``u`` out of the memory, in the way this store kind does it
+        (its :class:`~memlab.kinds.Removal`). ``reason`` is elfmem's archive reason
+        (superseded / forgotten / decayed)."""
+        return self._touching(self.review.removal.step(u, reason=reason))
 
     def edit_step(self, u: pd.Series, new_text: str) -> dict[str, Any] | None:
-        """The change that replaces ``u``'s text, or None where memlab cannot make it."""
-        uid = str(u["uid"])
-        if self.review.edit == "edit":
-            return {
-                "op": "edit",
-                "block_id": uid,
-                "content": new_text,
-                "content_sha256": text_sha256(u["text"]),
-                "text": f'edit block {uid} to "{_short(new_text, 200)}"',
-            }
-        if self.review.edit == "set_body":
-            self.touched.add(uid)
-            return {
-                "op": "set_body",
-                "file": uid,
-                "body": new_text,
-                "text": f"replace the body of {uid} (frontmatter kept) with "
-                f'"{_short(new_text, 200)}"',
-            }
-        return None
+        """The change that replaces ``u``'s text (the kind's :class:`~memlab.kinds.Edit`), or
+        None where memlab cannot make it."""
+        if self.review.edit is None:
+            return None
+        return self._touching(self.review.edit.step(u, new_text))
+
+    def _touching(self, step: dict[str, Any]) -> dict[str, Any]:
+        """``step``, its files (``file``, ``to``) recorded for the fingerprint."""
+        self.touched.update(str(step[k]) for k in ("file", "to") if step.get(k) is not None)
+        return step
 
     def option(
         self,
@@ -729,21 +681,30 @@ class _Builder(ChecksMixin):
 
     # ---- fingerprint ------------------------------------------------------------------------
     def fingerprint(self) -> dict[str, Any]:
-        if self.review.apply == "commit":
-            if self.repo is None:
-                return {"head_sha": None, "note": "not a git repository: apply is unavailable"}
-            files = self.store.files
-            blobs = dict(zip(files["path"].astype(str), files["blob_sha"].astype(str)))
-            return {
-                "repo": str(Path(self.repo.working_tree_dir).resolve()),
-                "head_sha": self.store.meta.get("head_sha"),
-                "branch": self.store.meta.get("branch"),
-                "files": {p: blobs.get(p) for p in sorted(self.touched)},
-            }
-        return {
-            "sha256": _file_sha256(Path(self.store.path)),
-            "bytes": _size(Path(self.store.path)),
-        }
+        return self.review.apply.fingerprint(self.store, self.repo, self.touched)
+
+
+def git_fingerprint(store: Store, repo: Any, touched: set[str]) -> dict[str, Any]:
+    """A proposal's fingerprint for a store applied by a commit: HEAD and the blobs of the files
+    it changes."""
+    if repo is None:
+        return {"head_sha": None, "note": "not a git repository: apply is unavailable"}
+    files = store.files
+    blobs = dict(zip(files["path"].astype(str), files["blob_sha"].astype(str)))
+    return {
+        "repo": str(Path(repo.working_tree_dir).resolve()),
+        "head_sha": store.meta.get("head_sha"),
+        "branch": store.meta.get("branch"),
+        "files": {p: blobs.get(p) for p in sorted(touched)},
+    }
+
+
+def file_fingerprint(store: Store) -> dict[str, Any]:
+    """A proposal's fingerprint for a store that is one file: its sha256 and size."""
+    return {
+        "sha256": _file_sha256(Path(store.path)),
+        "bytes": _size(Path(store.path)),
+    }
 
 
 def _file_sha256(path: Path) -> str | None:

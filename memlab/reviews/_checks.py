@@ -9,7 +9,7 @@ it instead of restoring the seed beside it.
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Callable
 
 import pandas as pd
 
@@ -37,8 +37,12 @@ def _short(text: str, width: int = 70) -> str:
 
 
 class ChecksMixin:
-    """Needs the builder's store, review (the kind's memlab.kinds.Review), units, vectors,
-    embedder, repo, option() and add_choice()."""
+    """Needs the builder's store, review (the kind's memlab.kinds.Review, resolved), units,
+    vectors, embedder, repo, option() and add_choice().
+
+    The kind's :class:`~memlab.kinds.Drift` and :class:`~memlab.kinds.Rules` objects call the
+    public checks here (:meth:`seed_drift`, :meth:`file_drift`, :meth:`file_rules`,
+    :meth:`agent_limits`) on the review in progress."""
 
     if TYPE_CHECKING:
         # The attributes and methods above are _Builder's (memlab.reviews._build); typed there.
@@ -46,10 +50,8 @@ class ChecksMixin:
 
     # ---- constitutional drift ---------------------------------------------------------------
     def drift(self) -> None:
-        if self.review.drift == "seeds":
-            self._seed_drift()
-        elif self.review.drift == "files" and self.repo is not None:
-            self._file_drift()
+        if self.review.drift is not None:
+            self.review.drift.check(self)
 
     def had_constitution(self) -> bool:
         """Whether any block, live or archived, ever held a constitutional tag or seed text."""
@@ -65,7 +67,8 @@ class ChecksMixin:
             seeds.match_seed(c, i) is not None for c, i in zip(blocks["content"], blocks["id"])
         )
 
-    def _seed_drift(self) -> None:
+    def seed_drift(self) -> None:
+        """Drift of elfmem's seed blocks: a role whose block changed, or has none live."""
         from memlab.audits import seeds
 
         if not self.had_constitution():
@@ -216,7 +219,8 @@ class ChecksMixin:
             risk="medium",
         )
 
-    def _file_drift(self) -> None:
+    def file_drift(self) -> None:
+        """Drift of the identity files from their first committed version."""
         files = self.store.files
         head_paths = {str(p): str(s) for p, s in zip(files["path"], files["blob_sha"])}
         hist = self.store.frames.get("history")
@@ -314,11 +318,12 @@ class ChecksMixin:
 
     # ---- memfs limits and rules -------------------------------------------------------------
     def memfs_rules(self) -> None:
-        if self.review.rules == "agent_limits":
-            self._agent_limits()
-            return
-        if self.review.rules not in ("letta", "souveraine"):
-            return
+        if self.review.rules is not None:
+            self.review.rules.check(self)
+
+    def file_rules(self, violations: Callable[..., list[tuple[str, str]]]) -> None:
+        """Every memory file's limit, and the rule breaches ``violations(path, text, *,
+        variant, all_paths)`` finds in its text at HEAD (``(rule, message)`` pairs)."""
         from memlab.formats import letta_memfs as fmt
 
         files = self.store.files
@@ -390,19 +395,11 @@ class ChecksMixin:
             text = self._text(f)
             if text is None:
                 continue
-            if self.review.rules == "souveraine":
-                violations = self._souveraine_rules(path, text, fmt)
-            else:
-                violations = [
-                    (v.rule, v.message)
-                    for v in fmt.check_precommit(
-                        path, text, text, variant=variant, change="M", staged_paths=all_paths
-                    )
-                ]
-            for rule, message in violations:
+            for rule, message in violations(path, text, variant=variant, all_paths=all_paths):
                 self._rule_item(f, path, rule, message, variant)
 
-    def _agent_limits(self) -> None:
+    def agent_limits(self) -> None:
+        """A finding for every block of an agent file over its limit."""
         blocks = self.store.blocks
         for _, b in blocks[blocks["over_limit"].fillna(False).astype(bool)].iterrows():
             label = str(b["label"])
@@ -423,17 +420,6 @@ class ChecksMixin:
         if self.repo is None or sha is None or pd.isna(sha):
             return None
         return _repo.read_blob(self.repo, str(sha)).decode("utf-8", "replace")
-
-    @staticmethod
-    def _souveraine_rules(path: str, text: str, fmt: Any) -> list[tuple[str, str]]:
-        fm = fmt.read_frontmatter(text)
-        if not fm.has_frontmatter:
-            return [
-                ("missing_frontmatter", "missing frontmatter (Souveraine requires description)")
-            ]
-        if not (fm.description or "").strip():
-            return [("missing_description", "missing required field 'description'")]
-        return []
 
     def _rule_item(self, f: pd.Series, path: str, rule: str, message: str, variant: str) -> None:
         label = str(f["label"]) if pd.notna(f.get("label")) else path[:-3]
@@ -530,6 +516,34 @@ class ChecksMixin:
             certainty=1.0,
             risk="low",
         )
+
+
+def letta_hook_violations(
+    path: str, text: str, *, variant: str, all_paths: set[str]
+) -> list[tuple[str, str]]:
+    """What Letta Code's pre-commit hook says of ``path`` holding ``text``."""
+    from memlab.formats import letta_memfs as fmt
+
+    return [
+        (v.rule, v.message)
+        for v in fmt.check_precommit(
+            path, text, text, variant=variant, change="M", staged_paths=all_paths
+        )
+    ]
+
+
+def souveraine_violations(
+    path: str, text: str, *, variant: str, all_paths: set[str]
+) -> list[tuple[str, str]]:
+    """Souveraine's rule: a memory file has frontmatter with a description."""
+    from memlab.formats import letta_memfs as fmt
+
+    fm = fmt.read_frontmatter(text)
+    if not fm.has_frontmatter:
+        return [("missing_frontmatter", "missing frontmatter (Souveraine requires description)")]
+    if not (fm.description or "").strip():
+        return [("missing_description", "missing required field 'description'")]
+    return []
 
 
 def _v2_name(label: str) -> str:

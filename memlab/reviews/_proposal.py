@@ -14,7 +14,7 @@ import json
 import re
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Iterable, Mapping
 
 import numpy as np
 import pandas as pd
@@ -457,53 +457,64 @@ def _quote(value: Any) -> str:
 
 
 def apply_note(data: dict[str, Any]) -> list[str]:
-    """What ``memlab apply`` does for this store, in words that are true when followed."""
-    kind = data["store"].get("kind")
-    review = getattr(kinds.lookup(kind), "review", None)
-    how = review.apply if review is not None else None
-    name = _proposal_stem(data) + ".md"
-    if how == "commit" and data["store"].get("bundle"):
+    """What ``memlab apply`` does for this store, in words that are true when followed: the
+    note of the kind's :class:`~memlab.kinds.Apply`."""
+    review = getattr(kinds.lookup(data["store"].get("kind")), "review", None)
+    if review is None:
+        return checklist_note()
+    return list(review.resolved.apply.note(data, _proposal_stem(data) + ".md"))
+
+
+def commit_note(data: Mapping[str, Any], name: str) -> list[str]:
+    """The note of a store applied as one git commit."""
+    if data["store"].get("bundle"):
         return [
             f"**Apply:** this proposal was made from the git bundle "
             f"`{_inline(data['store']['bundle'], None)}`, which is not a working repository, "
             "so `memlab apply` refuses it: clone the bundle (`git clone BUNDLE repo`), review "
             "the clone and apply there, or make the ticked changes by hand."
         ]
-    if how == "commit":
-        fp = data["fingerprint"]
-        if not fp.get("head_sha"):
-            return [
-                "**Apply:** this store is not a git repository, so `memlab apply` refuses it: "
-                "make the ticked changes by hand."
-            ]
+    fp = data["fingerprint"]
+    if not fp.get("head_sha"):
         return [
-            f"**Apply:** tick one option per choice, then run `memlab apply {name} --dry-run` "
-            f"in this folder to see the diff, and `memlab apply {name}` to make the ticked "
-            f"changes in `{_inline(fp.get('repo'), None)}` as one commit on branch "
-            f"`{_inline(fp.get('branch') or '(detached)', None)}` "
-            "(no hooks run; `--branch NAME` commits on a "
-            "new branch instead). Two ticks in one choice, or any edit besides ticking, are "
-            "refused."
+            "**Apply:** this store is not a git repository, so `memlab apply` refuses it: "
+            "make the ticked changes by hand."
         ]
+    return [
+        f"**Apply:** tick one option per choice, then run `memlab apply {name} --dry-run` "
+        f"in this folder to see the diff, and `memlab apply {name}` to make the ticked "
+        f"changes in `{_inline(fp.get('repo'), None)}` as one commit on branch "
+        f"`{_inline(fp.get('branch') or '(detached)', None)}` "
+        "(no hooks run; `--branch NAME` commits on a "
+        "new branch instead). Two ticks in one choice, or any edit besides ticking, are "
+        "refused."
+    ]
+
+
+def script_note(data: Mapping[str, Any], name: str) -> list[str]:
+    """The note of an elfmem database, applied by a script through elfmem's API."""
     schema = data["store"].get("schema_version")
-    if how == "script" and (schema is None or int(schema) < ELFMEM_APPLY_SCHEMA):
+    if schema is None or int(schema) < ELFMEM_APPLY_SCHEMA:
         return [
             f"**Apply:** `memlab apply` refuses this database: it was written by elfmem "
             f"before 0.20 (schema {schema}), whose API has no edit or forget. Use this file as "
             "a checklist, or upgrade the agent to elfmem 0.20 or later (it migrates the "
             "schema), review again and apply that proposal."
         ]
-    if how == "script":
-        return [
-            f"**Apply:** memlab never writes this database. Tick one option per choice, then "
-            f"run `memlab apply {name}` in this folder: it writes `{_proposal_stem(data)}"
-            f".apply.py` beside this file, a script that checks each ticked block still holds "
-            "the text reviewed here, backs the database up with `VACUUM INTO`, then makes "
-            "exactly the ticked changes through elfmem's own API (`forget`, `edit`, "
-            "`remember`; elfmem 0.20 or later). Read it, then run it with the Python where "
-            "your agent's elfmem is installed and configured (`edit` re-embeds the new text "
-            "with your embedding settings; `ELFMEM_CONFIG` names the config file)."
-        ]
+    return [
+        f"**Apply:** memlab never writes this database. Tick one option per choice, then "
+        f"run `memlab apply {name}` in this folder: it writes `{name[: -len('.md')]}"
+        f".apply.py` beside this file, a script that checks each ticked block still holds "
+        "the text reviewed here, backs the database up with `VACUUM INTO`, then makes "
+        "exactly the ticked changes through elfmem's own API (`forget`, `edit`, "
+        "`remember`; elfmem 0.20 or later). Read it, then run it with the Python where "
+        "your agent's elfmem is installed and configured (`edit` re-embeds the new text "
+        "with your embedding settings; `ELFMEM_CONFIG` names the config file)."
+    ]
+
+
+def checklist_note() -> list[str]:
+    """The note of a store memlab does not write (a Letta agent file)."""
     return [
         "**Apply:** memlab does not write Letta agent files, and `memlab apply` refuses this "
         "proposal. Use it as a checklist: make the ticked changes in Letta (the ADE or the "

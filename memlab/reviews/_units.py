@@ -87,6 +87,12 @@ def _title(text: Any, width: int = 80) -> str:
     return ""
 
 
+def units_frame(rows: list[dict[str, Any]]) -> pd.DataFrame:
+    """The units frame of ``rows`` (dicts with the columns above, :data:`UNIT_COLUMNS`), typed
+    as review reads it: what a kind's ``review.units`` returns."""
+    return _frame(rows)
+
+
 def _frame(rows: list[dict[str, Any]]) -> pd.DataFrame:
     df = pd.DataFrame(rows, columns=UNIT_COLUMNS)
     for col in ("uid", "unit", "file", "title", "text", "status", "category", "protected_why"):

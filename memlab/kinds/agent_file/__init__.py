@@ -14,7 +14,13 @@ from types import MappingProxyType
 from typing import Mapping
 
 from memlab.kinds._base import KindBase, Probe
-from memlab.kinds._shared import AGENT_BLOCKS, AGENT_FILE_HEADLINE, TO_MEMFS, json_text
+from memlab.kinds._shared import (
+    AGENT_BLOCKS,
+    AGENT_FILE_HEADLINE,
+    BLOCKS_PARITY,
+    TO_MEMFS,
+    json_text,
+)
 
 __all__ = ["AgentFile", "LOAD", "AUDIT"]
 
@@ -36,7 +42,7 @@ class AgentFile(KindBase):
     migrations = TO_MEMFS
     default_target = next(iter(TO_MEMFS))
     review = AGENT_BLOCKS
-    verify = "blocks"
+    verify = BLOCKS_PARITY
     capabilities = frozenset({"json_file", "agents"})
     reports = ("audit", "review")
     headline = AGENT_FILE_HEADLINE

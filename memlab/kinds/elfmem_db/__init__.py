@@ -36,7 +36,7 @@ class ElfmemDb(KindBase):
     migrations = MappingProxyType({"substrate": f"{_HERE}._migrate:plan_substrate", **TO_MEMFS})
     default_target = "substrate"
     find_ref = "memlab.sources.discover:find_elfmem_databases"
-    verify = "elfmem"
+    verify = "memlab.migrations:ElfmemParity"
     capabilities = frozenset({"elfmem_tables"})
     reports = ("audit", "review")
     headline = (
@@ -53,11 +53,11 @@ class ElfmemDb(KindBase):
     review = Review(
         units="memlab.reviews._units:elfmem_db_units",
         share_of="all live blocks",
-        removal="forget",
-        edit="edit",
-        apply="script",
+        removal="memlab.reviews:Forget",
+        edit="memlab.reviews:ElfmemEdit",
+        apply="memlab.reviews:ElfmemScript",
         stale_basis="no reinforcement, session or outcome",
-        drift="seeds",
+        drift="memlab.reviews:SeedDrift",
         recorded_contradictions=True,
         remember=True,
     )

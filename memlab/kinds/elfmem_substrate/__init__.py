@@ -30,10 +30,10 @@ class ElfmemSubstrate(KindBase):
     review = Review(
         units=f"{_UNITS}:substrate_units",
         share_of="all notes and log blocks",
-        removal="archive_block",
-        apply="commit",
+        removal="memlab.reviews:ArchiveBlock",
+        apply="memlab.reviews:GitCommit",
         stale_basis="no use/out/edit ledger event",
-        drift="files",
+        drift="memlab.reviews:FileDrift",
         describe_file=True,
         project_folder=True,
     )

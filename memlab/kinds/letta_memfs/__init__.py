@@ -24,8 +24,8 @@ class LettaMemfs(KindBase):
     load_ref = "memlab.kinds._memfs._load:load_memfs"
     audit_ref = "memlab.kinds._memfs._audit:audit_memfs"
     find_ref = "memlab.sources.discover:find_letta_memfs"
-    review = Review(**MEMFS_FILES, rules="letta")
-    verify = "upgrade"
+    review = Review(**MEMFS_FILES, rules="memlab.reviews:LettaHook")
+    verify = "memlab.migrations:UpgradeParity"
     reports = ("memfs", "review")
     headline = MEMFS_HEADLINE
     copy_of = "letta"

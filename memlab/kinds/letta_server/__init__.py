@@ -31,7 +31,7 @@ class LettaServer(KindBase):
     find_ref = f"{_HERE}._load:find_letta_server"
     migrations = MappingProxyType({"letta": f"{_HERE}._migrate:plan_letta_server"})
     default_target = "letta"
-    verify = "server"
+    verify = "memlab.migrations:ServerParity"
 
     def detect(self, probe: Probe) -> str | None:
         """An SQLite file holding a Letta server's tables (read-only peek)."""

@@ -24,7 +24,7 @@ class Souveraine(KindBase):
     load_ref = "memlab.kinds._memfs._load:load_memfs"
     audit_ref = "memlab.kinds._memfs._audit:audit_memfs"
     find_ref = "memlab.sources.discover:find_souveraine"
-    review = Review(**MEMFS_FILES, rules="souveraine")
+    review = Review(**MEMFS_FILES, rules="memlab.reviews:SouveraineRules")
     capabilities = frozenset({"uuid_folder", "memfs_layout"})
     reports = ("memfs", "review")
     headline = MEMFS_HEADLINE

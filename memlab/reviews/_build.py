@@ -45,7 +45,15 @@ from memlab.reviews._triage import (
 from memlab.reviews._units import check_reviewable, units_of
 from memlab.store import Store, parse_as_of
 
-__all__ = ["SENTENCE_COVERED", "TOPIC_OVERLAP", "RECORDED_TOPIC_MIN", "text_sha256", "review"]
+__all__ = [
+    "SENTENCE_COVERED",
+    "TOPIC_OVERLAP",
+    "RECORDED_TOPIC_MIN",
+    "text_sha256",
+    "review",
+    "file_fingerprint",
+    "git_fingerprint",
+]
 
 #: Candidate contradictions are looked for only between statement-sized units.
 _CLAIM_CHARS = 400

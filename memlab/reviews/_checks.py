@@ -17,7 +17,13 @@ from memlab.reviews import _repo
 from memlab.reviews._proposal import Finding, Item
 from memlab.reviews._units import CONSTITUTIONAL_TAG, ROLE_TAG_PREFIX, is_identity_path
 
-__all__ = ["SEED_PARAPHRASE", "archive_path", "ChecksMixin"]
+__all__ = [
+    "SEED_PARAPHRASE",
+    "archive_path",
+    "ChecksMixin",
+    "letta_hook_violations",
+    "souveraine_violations",
+]
 
 #: Cosine at or above which a live block counts as a paraphrase of a missing seed.
 SEED_PARAPHRASE = 0.80

@@ -41,6 +41,9 @@ __all__ = [
     "render_markdown",
     "ticked_ids",
     "read_proposal",
+    "checklist_note",
+    "commit_note",
+    "script_note",
 ]
 
 FORMAT = "memlab-review/2"

@@ -41,6 +41,7 @@ __all__ = [
     "agent_units",
     "check_reviewable",
     "units_of",
+    "units_frame",
 ]
 
 CONSTITUTIONAL_TAG = "self/constitutional"

@@ -95,3 +95,13 @@ def test_review_calls_the_kinds_own_removal(tmp_path):
     assert sorted(calls) == [("u0", "decayed"), ("u1", "decayed")]  # the protected one: never
     assert proposal.fingerprint.keys() == {"sha256", "bytes"}  # the default apply: a checklist
     assert not any(it.appliable for it in proposal.items if it.change["steps"])
+
+
+def test_register_and_kind_take_keywords_after_the_name():
+    with pytest.raises(TypeError):
+        kinds.register("kw_test", "a display", "memlab.sources:load")  # type: ignore[misc]
+    with pytest.raises(TypeError):
+        kinds.Kind("kw_test", "a display", "memlab.sources:load")  # type: ignore[misc]
+    kind = kinds.Kind(name="kw_test", display="a display", load_ref="memlab.sources:load")
+    assert kind.review is None and kind.verifier() is None and kind.detect is None
+    assert "kw_test" not in {k.name for k in kinds.kinds()}  # made, never registered

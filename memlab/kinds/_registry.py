@@ -28,10 +28,11 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Kind(KindBase):
     """One store kind as a record, made by :func:`register`: see :mod:`memlab.kinds` for what each
-    field means; its methods are :class:`KindBase`'s defaults, which delegate to these fields."""
+    field means; its methods are :class:`KindBase`'s defaults, which delegate to these fields.
+    Its fields are keyword-only, as :func:`register`'s are after the name."""
 
     name: str
     display: str
@@ -214,22 +215,22 @@ def register(
     if default_target is not None and default_target not in migrations:
         raise ValueError(f"default_target {default_target!r} is not one of {name}'s migrations")
     kind = Kind(
-        name,
-        display,
-        load,
-        detect,
-        locate,
-        audit,
-        migrations,
-        default_target or next(iter(migrations), None),
-        find,
-        priority,
-        review,
-        verify,
-        frozenset(capabilities),
-        tuple(reports),
-        tuple(headline),
-        copy_of,
+        name=name,
+        display=display,
+        load_ref=load,
+        detect=detect,
+        locate=locate,
+        audit_ref=audit,
+        migrations=migrations,
+        default_target=default_target or next(iter(migrations), None),
+        find_ref=find,
+        priority=priority,
+        review=review,
+        verify=verify,
+        capabilities=frozenset(capabilities),
+        reports=tuple(reports),
+        headline=tuple(headline),
+        copy_of=copy_of,
     )
     _REGISTRY[name] = kind
     return kind

@@ -57,8 +57,8 @@ SCENARIO: list[tuple[str, str, dict[str, str]]] = [
     ("2026-09-20T18:00:00", "update", {"key": "bob_budget", "text": "Bob's travel budget is 4000 euros."}),
     ("2026-09-21T09:00:00", "delete", {"key": "bob_seat"}),
     ("2026-09-28T07:45:00", "add", {"key": "tea2", "text": "Alice drinks green tea each morning.", "user_id": "alice"}),
-    ("2026-10-02T10:00:00", "update", {"key": "tea", "text": "Alice switched from green tea to coffee."}),
-    ("2026-10-03T10:00:00", "delete", {"key": "tea"}),
+    ("2026-10-02T10:00:00", "update", {"key": "bob_trip", "text": "Bob is planning a trip to Japan in May."}),
+    ("2026-10-03T10:00:00", "delete", {"key": "bob_trip"}),
 ]
 
 DRIVER = r'''

@@ -505,6 +505,13 @@ def verify_paths(
                 qs = queries or _queries(labels, [])
                 nonempty = {i: t for i, t in before.items() if t.strip()}
                 _check_retrieval(rows, qs, nonempty, {i: after.get(i, "") for i in nonempty}, k)
+        elif callable(own := getattr(kinds.lookup(store.kind), "check_copy", None)):
+            # a kind package that checks its own migrated copies: it adds its parity rows and
+            # returns {item: text} before and after, for the same retrieval check
+            before, after = own(rows, store, dest, ref, repo_folders, copies)
+            if retrieval:
+                qs = queries or _queries([], list(before.values()))
+                _check_retrieval(rows, qs, before, after, k)
         else:
             raise MigrationError(
                 f"cannot verify a {store.kind} source",

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import sqlite3
 from types import MappingProxyType
-from typing import Mapping
+from typing import Any, Mapping
 
 from memlab._files import sqlite_uri
 from memlab.kinds._base import KindBase, Probe
@@ -51,6 +51,8 @@ class Mem0(KindBase):
     find_ref = "memlab.kinds.mem0._find:find_mem0"
     migrations = MappingProxyType({"letta": "memlab.kinds.mem0._migrate:plan_mem0_letta"})
     default_target = "letta"
+    verify = "mem0_history"  # its own check: :meth:`check_copy`
+    copy_of = None
     reports = ("audit",)
     headline = (
         "memories_current",
@@ -67,6 +69,14 @@ class Mem0(KindBase):
         return MappingProxyType(
             {"untimed_deletions": ("memory_id",), "near_duplicates": ("memory_a", "memory_b")}
         )
+
+    def check_copy(
+        self, rows: Any, store: Any, dest: Any, ref: Any, folders: Any, copies: Any
+    ) -> Any:
+        """Parity of a migrated copy (``memlab migrate --verify``): ``_migrate.check_copy``."""
+        from memlab.kinds.mem0._migrate import check_copy
+
+        return check_copy(rows, store, dest, ref, folders, copies)
 
     def detect(self, probe: Probe) -> str | None:
         """SQLite with mem0's ``history`` table; an unreadable SQLite file named

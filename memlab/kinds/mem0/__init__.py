@@ -4,7 +4,8 @@ current memories' payloads from the local Qdrant folder beside it where there is
 * detect: an SQLite file with mem0's ``history`` table (``memory_id``, ``event``, the old and
   new memory text, in any of its three shapes: ``_load.history_schema``); asked before the
   generic elfmem SQLite kind, and an elfmem database (a ``blocks`` table, no ``history``) is
-  never claimed;
+  never claimed; a folder holding such a ``history.db`` beside a ``qdrant/`` folder is claimed
+  as one store (a fleet walk then does not offer Qdrant's ``storage.sqlite`` on its own);
 * load: ``_load.load_mem0`` (read-only snapshot; frames ``history``, ``memories``, ``messages``,
   ``payloads``);
 * audit: ``_audit.audit_mem0``;
@@ -81,7 +82,15 @@ class Mem0(KindBase):
     def detect(self, probe: Probe) -> str | None:
         """SQLite with mem0's ``history`` table; an unreadable SQLite file named
         ``history.db`` is claimed too, so mem0's loader names what is wrong with it."""
-        if probe.is_dir or not probe.head.startswith(_SQLITE_MAGIC):
+        if probe.is_dir:
+            # a folder holding mem0's history.db beside its local Qdrant folder is one store
+            # (so a fleet walk does not offer Qdrant's own storage.sqlite as a store of its own)
+            db = probe.path / "history.db"
+            if not ((probe.path / "qdrant").is_dir() and db.is_file()):
+                return None
+            inner = self.detect(Probe(db))
+            return None if inner is None else f"holds history.db and qdrant/ ({inner})"
+        if not probe.head.startswith(_SQLITE_MAGIC):
             return None
         cols = _history_columns(probe)
         if cols is None:

@@ -119,7 +119,7 @@ def _bad_text(rows: list[tuple], path: Path, problems: Problems, table: str) -> 
 
 
 def load_mem0(path: str | Path, *, vectors: str | Path | None = None) -> Store:
-    """Load a mem0 ``history.db`` read-only.
+    """Load a mem0 ``history.db`` (or the folder holding it) read-only.
 
     ``vectors`` is the local Qdrant folder (``QdrantClient(path=...)``) holding the current
     memories' payloads; by default a ``qdrant`` folder beside the database, where there is one.
@@ -130,6 +130,8 @@ def load_mem0(path: str | Path, *, vectors: str | Path | None = None) -> Store:
     (no mem0 ``history`` table), each naming the file.
     """
     p = Path(path).expanduser()
+    if p.is_dir():  # a folder holding history.db (and qdrant/): the database in it
+        p = p / "history.db"
     if not p.exists():
         raise StoreNotFound("no such file", path=p)
     tables, rows, extra, msgs = read_snapshot(p, _read)

@@ -205,3 +205,31 @@ def test_discover_finds_the_home_store_and_mem0_dir(tmp_path, data_dir, monkeypa
     monkeypatch.setenv("MEM0_DIR", str(home / ".mem0b"))
     bad = list(kinds.get("mem0").find(Search(home=tmp_path / "nohome", real_home=True)))
     assert len(bad) == 1 and bad[0]["problem"] and "history.db" in bad[0]["problem"]
+
+
+def test_a_hostile_history_gives_problem_rows_and_still_migrates(tmp_path):
+    db = tmp_path / "history.db"
+    with sqlite3.connect(db) as c:
+        c.execute("CREATE TABLE history (id TEXT PRIMARY KEY, memory_id TEXT, old_memory TEXT, "
+                  "new_memory TEXT, event TEXT, created_at DATETIME, updated_at DATETIME, "
+                  "is_deleted INTEGER, actor_id TEXT, role TEXT)")
+        rows = [
+            ("h1", "m1", None, b"caf\xe9 bytes", "ADD", "2026-01-01T00:00:00+00:00", None, 0),
+            ("h2", "m1", "x", "y", "MERGE", "2026-01-02T00:00:00+00:00", None, 0),
+            ("h3", "m2", "a", "b", "UPDATE", "not a time", "2026-01-03T00:00:00+00:00", 0),
+            ("h4", "../../etc/passwd", None, "z", "ADD", "2026-01-04T00:00:00+00:00", None, 0),
+            ("h5", "../../etc/passwd", "z", None, "DELETE", None, "2026-01-05T00:00:00+00:00", 1),
+            ("h6", "../../etc/passwd", None, "again", "UPDATE", None, "2026-01-06T00:00:00+00:00", 0),
+            ("h7", None, None, "orphan", "ADD", None, None, 0),
+        ]
+        c.executemany("INSERT INTO history VALUES (?,?,?,?,?,?,?,?,NULL,NULL)", rows)
+    store = memlab.load(db)
+    got = set(store.problems["kind"].astype(str))
+    assert {"bad_text", "unknown_event", "bad_time", "no_add", "event_after_delete",
+            "no_memory_id"} <= got
+    out = tmp_path / "out"
+    result = memlab.migrate(db, out, to="letta", retrieval=False)
+    assert not (tmp_path / "etc").exists()
+    assert all(str(p.relative_to(out)).startswith(("mem0/", "MEMORY.md", ".")) for p in
+               out.rglob("*") if p.is_file() and ".git" not in p.parts)
+    assert "unknown_event" in set(result.flags["kind"].astype(str))

@@ -112,10 +112,16 @@ def _times(values: pd.Series, what: str, problems: Problems, path: Path) -> pd.S
     return out
 
 
-def _bad_text(rows: list[tuple], path: Path, problems: Problems, table: str) -> None:
-    for row in rows:
+def _clean(rows: list[tuple], path: Path, problems: Problems, table: str) -> list[tuple]:
+    """``rows`` with a BLOB where text belongs decoded like TEXT; each row holding text that
+    is not valid UTF-8 (shown with U+FFFD) is a ``bad_text`` problem row."""
+    out = []
+    for n, row in enumerate(rows, 1):
+        row = tuple(decode_text(bytes(v)) if isinstance(v, (bytes, memoryview)) else v for v in row)
         if any(type(v) is BadText for v in row):
-            problems.add(path, "bad_text", f"{table} row {row[0]}: text is not valid UTF-8")
+            problems.add(path, "bad_text", f"{table} row {n}: text is not valid UTF-8")
+        out.append(row)
+    return out
 
 
 def load_mem0(path: str | Path, *, vectors: str | Path | None = None) -> Store:
@@ -143,8 +149,8 @@ def load_mem0(path: str | Path, *, vectors: str | Path | None = None) -> Store:
             hint="memlab reads the history.db mem0 writes (~/.mem0/history.db)",
         )
     problems = Problems()
-    _bad_text(rows, p, problems, "history")
-    _bad_text(msgs, p, problems, "messages")
+    rows = _clean(rows, p, problems, "history")
+    msgs = _clean(msgs, p, problems, "messages")
     names = ["seq", *_COLUMNS, *extra]
     hist = pd.DataFrame(rows, columns=names)
     for col in ("id", "memory_id", "old_memory", "new_memory", "actor_id", "role", *extra):
@@ -153,7 +159,8 @@ def load_mem0(path: str | Path, *, vectors: str | Path | None = None) -> Store:
     unknown = hist[~hist["event"].isin(EVENTS)]
     for _, r in unknown.iterrows():
         problems.add(p, "unknown_event", f"history row {r.seq}: event {r.event!r}")
-    hist["event"] = pd.Categorical(hist["event"].astype("string"), categories=list(EVENTS))
+    known = hist["event"].astype("string").where(hist["event"].isin(EVENTS))
+    hist["event"] = pd.Categorical(known, categories=list(EVENTS))
     hist["created_at"] = _times(hist["created_at"], "created_at", problems, p)
     hist["updated_at"] = _times(hist["updated_at"], "updated_at", problems, p)
     hist["is_deleted"] = pd.to_numeric(hist["is_deleted"], errors="coerce").astype("Int64") > 0

@@ -138,6 +138,18 @@ def plan_mem0_letta(
     current: dict[str, str] = {}
     for ev in hist.itertuples(index=False):
         mid = str(ev.memory_id)
+        if pd.isna(ev.event):  # not ADD/UPDATE/DELETE: a problem row of the loader
+            flags.append(
+                {
+                    "kind": "unknown_event",
+                    "item": mid,
+                    "path": paths[mid],
+                    "severity": "warning",
+                    "message": f"history row {ev.seq} is not an ADD, UPDATE or DELETE: not "
+                    "replayed",
+                }
+            )
+            continue
         at = _seconds(ev.at)
         if at is None:
             at = last if last is not None else _seconds(hist["at"].min())
@@ -298,6 +310,7 @@ def check_copy(
     hist = store.history.sort_values("seq")
     for mid, g in hist[hist["memory_id"].notna()].groupby("memory_id", sort=False):
         got = seen.get(commit_line(str(mid)), [])
+        g = g[g["event"].notna()]  # an unknown event is not replayed (flagged)
         want_ids = [(str(i), str(e)) for i, e in zip(g["id"], g["event"])]
         rows.add(
             "history",

@@ -233,3 +233,19 @@ def test_a_hostile_history_gives_problem_rows_and_still_migrates(tmp_path):
     assert all(str(p.relative_to(out)).startswith(("mem0/", "MEMORY.md", ".")) for p in
                out.rglob("*") if p.is_file() and ".git" not in p.parts)
     assert "unknown_event" in set(result.flags["kind"].astype(str))
+
+
+def test_the_vector_store_can_be_named_and_a_missing_one_is_refused(tmp_path, data_dir):
+    db = tmp_path / "history.db"
+    shutil.copy2(data_dir / "samples/mem0/2.2.1/history.db", db)
+    alone = memlab.load(db)
+    assert alone.payloads.empty and alone.memories["user_id"].isna().all()
+    assert alone.memories["in_vector_store"].isna().all()  # not known, not False
+    named = memlab.load(db, vectors=data_dir / "samples/mem0/2.2.1/qdrant")
+    assert len(named.payloads) == 7 and named.problems.empty
+    with pytest.raises(MemlabError, match="no Qdrant folder") as exc:
+        memlab.load(db, vectors=tmp_path / "nowhere")
+    assert "nowhere" in str(exc.value)
+    # the wrong store's payloads: every memory is a problem row, none silently joined
+    wrong = memlab.load(db, vectors=data_dir / "samples/mem0/0.1.90/qdrant")
+    assert (wrong.problems["kind"].astype(str) == "no_history").sum() == 7

@@ -179,7 +179,7 @@ def load_mem0(path: str | Path, *, vectors: str | Path | None = None) -> Store:
     if folder.is_dir():
         points = read_qdrant(folder, problems)
     payloads = _payloads(points, problems)
-    memories = _memories(hist, payloads, problems, p)
+    memories = _memories(hist, payloads, problems, p, have_store=folder.is_dir())
     messages = pd.DataFrame(
         msgs, columns=["id", "session_scope", "role", "content", "name", "created_at"]
     ).astype("string")
@@ -230,7 +230,7 @@ def _payloads(points: list[Any], problems: Problems) -> pd.DataFrame:
 
 
 def _memories(
-    hist: pd.DataFrame, payloads: pd.DataFrame, problems: Problems, path: Path
+    hist: pd.DataFrame, payloads: pd.DataFrame, problems: Problems, path: Path, *, have_store: bool
 ) -> pd.DataFrame:
     by_id = {r.memory_id: r for r in payloads.itertuples(index=False)}
     rows = []
@@ -263,7 +263,7 @@ def _memories(
                 "user_id": None if pl is None else pl.user_id,
                 "agent_id": None if pl is None else pl.agent_id,
                 "run_id": None if pl is None else pl.run_id,
-                "in_vector_store": (mid in by_id) if len(payloads) else None,
+                "in_vector_store": (mid in by_id) if have_store else None,
             }
         )
         if pl is not None and deleted:

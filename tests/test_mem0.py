@@ -249,3 +249,17 @@ def test_the_vector_store_can_be_named_and_a_missing_one_is_refused(tmp_path, da
     # the wrong store's payloads: every memory is a problem row, none silently joined
     wrong = memlab.load(db, vectors=data_dir / "samples/mem0/0.1.90/qdrant")
     assert (wrong.problems["kind"].astype(str) == "no_history").sum() == 7
+
+
+def test_the_messages_table_is_read_where_the_version_has_one(tmp_path, data_dir):
+    db = tmp_path / "history.db"
+    shutil.copy2(data_dir / "samples/mem0/2.2.1/history.db", db)
+    with sqlite3.connect(db) as c:  # what save_messages writes (infer=True adds do)
+        c.execute("INSERT INTO messages VALUES ('1', 'user_id=alice', 'user', 'I moved to Porto',"
+                  " 'alice', '2026-09-09T08:00:00+00:00')")
+    msgs = memlab.load(db).messages
+    assert msgs[["session_scope", "role", "content", "name"]].iloc[0].tolist() == [
+        "user_id=alice", "user", "I moved to Porto", "alice"]
+    assert msgs["created_at"].iloc[0].isoformat() == "2026-09-09T08:00:00+00:00"
+    old = memlab.load(data_dir / "samples/mem0/0.1.90/history.db")
+    assert old.messages.empty and list(old.messages.columns) == list(msgs.columns)

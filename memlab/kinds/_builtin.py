@@ -11,6 +11,7 @@ from memlab.kinds.elfmem_substrate import ElfmemSubstrate
 from memlab.kinds.letta_blocks import LettaBlocks
 from memlab.kinds.letta_memfs import LettaMemfs
 from memlab.kinds.letta_server import LettaServer
+from memlab.kinds.mem0 import Mem0
 from memlab.kinds.souveraine import Souveraine
 
 __all__ = ["MEMFS_KINDS"]
@@ -26,3 +27,5 @@ register(Souveraine())
 register(LettaMemfs())  # memfs v1 -> v2
 register(AgentFile())
 register(LettaBlocks())
+register(Mem0())
+register(Mem0())

@@ -36,6 +36,7 @@ __all__ = [
     "CopyParity",
     "check_elfmem",
     "check_block_retrieval",
+    "check_text_retrieval",
     "RETRIEVAL_K",
     "N_QUERIES",
 ]
@@ -552,6 +553,18 @@ def check_elfmem(rows: ParityRows, c: Copy) -> None:
         )
         qs = c.queries or _queries(tag_q, [_elfmem.title_for(x) for x in live["content"]])
         _check_retrieval(rows, qs, before, after, c.k)
+
+
+def check_text_retrieval(
+    rows: ParityRows, c: Copy, before: dict[str, str], after: dict[str, str]
+) -> None:
+    """The retrieval check of texts by item id, ``before`` (the source's) against ``after``
+    (the copy's), for a verifier that reads its own items: the same top-k ids for each query
+    (the copy's options' queries, else ones drawn from the texts)."""
+    if not c.retrieval:
+        return
+    qs = c.queries or _queries([], list(before.values()))
+    _check_retrieval(rows, qs, before, after, c.k)
 
 
 def check_block_retrieval(

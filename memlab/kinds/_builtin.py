@@ -28,4 +28,3 @@ register(LettaMemfs())  # memfs v1 -> v2
 register(AgentFile())
 register(LettaBlocks())
 register(Mem0())
-register(Mem0())

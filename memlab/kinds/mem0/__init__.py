@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import sqlite3
 from types import MappingProxyType
-from typing import Any, Mapping
+from typing import Mapping
 
 from memlab._files import sqlite_uri
 from memlab.kinds._base import KindBase, Probe

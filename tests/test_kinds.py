@@ -309,7 +309,7 @@ def test_letta_blocks_names_its_findings_and_a_run_records_each(tmp_path):
                                 "orphan_blocks": ("block_id", "label")}
     assert all(_metrics.FINDINGS[t] == c for t, c in identities.items())
     assert kinds.get("agent_file").findings() == identities  # the kind whose audit it shares
-    assert dict(kinds.Kind("rec", "a record", "m:f").findings()) == _metrics.FINDINGS  # all
+    assert dict(kinds.Kind(name="rec", display="a record", load_ref="m:f").findings()) == _metrics.FINDINGS  # all
     path = tmp_path / "blocks.json"
     path.write_text('[{"id": "block-aa", "label": "human", "value": "ppp", "limit": 2},'
                     ' {"id": "block-bb", "label": "persona", "value": "q", "limit": 9}]')

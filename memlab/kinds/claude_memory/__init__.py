@@ -1,0 +1,87 @@
+"""The ``claude_memory`` store kind: a Claude Code (or Qwen Code) auto-memory folder, a
+``MEMORY.md`` index and topic files with frontmatter, with the ``CLAUDE.md`` hierarchy beside
+it where there is one, written as a class implementing :class:`~memlab.kinds.KindBase`.
+
+Its loader (:mod:`._load`), audit (:mod:`._audit`), finder (:mod:`._find`) and migration
+planner to Letta Code memfs (:mod:`._migrate`, verified block by block as an agent file's
+blocks are) live in this package.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any, Iterable, Mapping
+
+from memlab.kinds._base import KindBase, Probe, Search
+
+__all__ = ["ClaudeMemory", "HEADLINE", "FINDING_KEYS"]
+
+#: The metrics a scheduled run's index charts for these folders (records in memlab._metrics).
+HEADLINE = (
+    "n_topic_files",
+    "index_lines_total",
+    "n_orphan_files",
+    "n_dangling_index_lines",
+    "n_tail_index_lines",
+    "n_hidden_memories",
+    "n_duplicate_pairs",
+    "n_near_duplicate_pairs",
+    "n_frontmatter_problems",
+)
+
+#: audit table -> the columns that identify one of its rows across runs.
+FINDING_KEYS: dict[str, tuple[str, ...]] = {
+    "orphan_files": ("path",),
+    "dangling_index_lines": ("line", "target"),
+    "invisible_tail": ("line",),
+    "hidden_memories": ("path",),
+    "duplicates": ("path_a", "path_b"),
+    "near_duplicates": ("path_a", "path_b"),
+    "frontmatter": ("path", "rule"),
+}
+
+
+class ClaudeMemory(KindBase):
+    """A Claude Code auto-memory folder (``~/.claude/projects/<project>/memory``)."""
+
+    name = "claude_memory"
+    display = "Claude Code memory folder"
+    priority = 5  # before letta_memfs, which would take any folder holding MEMORY.md
+    migrations = MappingProxyType({"letta": "memlab.kinds.claude_memory._migrate:plan_letta"})
+    default_target = "letta"
+    verify = "blocks"
+    reports = ("audit",)
+    headline = HEADLINE
+
+    def detect(self, probe: Probe) -> str | None:
+        """A folder holding ``MEMORY.md`` and none of what Letta, Souveraine or elfmem stores
+        hold (git, ``.letta``, ``system/``, ``.memfs.config.json``, ``agent.yaml``)."""
+        if not probe.is_dir:
+            return None
+        from memlab.kinds.claude_memory._load import is_memory_folder
+
+        return is_memory_folder(probe.path)
+
+    def load(self, source: str | Path) -> Any:
+        """The folder's frames (:func:`._load.load_claude_memory`)."""
+        from memlab.kinds.claude_memory._load import load_claude_memory
+
+        return load_claude_memory(source)
+
+    def audit(self, store: Any, *, as_of: Any = None, near_duplicates: bool = True) -> Any:
+        """Index drift both ways, the invisible tail, duplicates, frontmatter and size per type
+        (:func:`._audit.audit_claude_memory`); ``near_duplicates=False`` skips the embedding
+        check (its count is then null: not checked)."""
+        from memlab.kinds.claude_memory._audit import audit_claude_memory
+
+        return audit_claude_memory(store, as_of=as_of, near_duplicates=near_duplicates)
+
+    def find(self, search: Search) -> Iterable[dict[str, Any]]:
+        """``~/.claude/projects/*/memory`` and the documented overrides."""
+        from memlab.kinds.claude_memory._find import find_claude_memory
+
+        return find_claude_memory(search)
+
+    def findings(self) -> Mapping[str, tuple[str, ...]]:
+        return MappingProxyType(FINDING_KEYS)

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 import memlab
+from memlab import kinds
 from memlab.errors import StoreNotFound, UnknownOption, UnrecognizedStore
 
 sys.path.insert(0, str(Path(__file__).parent))
@@ -55,22 +56,22 @@ def test_a_built_folder_reads_name_description_type_and_body(tmp_path):
 
 
 def test_detection_claims_a_memory_folder_and_not_a_letta_one(tmp_path):
-    kind = memlab.kinds.get("claude_memory")
+    kind = kinds.get("claude_memory")
     mem = cm.build(tmp_path / "memory")
     assert memlab.load(mem).kind == "claude_memory"
-    assert kind.detect(memlab.kinds.Probe(mem)) == "holds MEMORY.md and no git (Claude Code auto memory)"
+    assert kind.detect(kinds.Probe(mem)) == "holds MEMORY.md and no git (Claude Code auto memory)"
     for marker in (".git", "system", ".letta", ".memfs.config.json"):
         other = cm.build(tmp_path / marker.strip(".") / "memory")
         (other / marker).mkdir()
-        assert kind.detect(memlab.kinds.Probe(other)) is None, marker
+        assert kind.detect(kinds.Probe(other)) is None, marker
     # a memfs v2 repository (a root MEMORY.md in git) stays Letta's
-    assert memlab.kinds.detect(tmp_path / "git" / "memory").kind == "letta_memfs"
+    assert kinds.detect(tmp_path / "git" / "memory").kind == "letta_memfs"
     # a folder without MEMORY.md, and a file, are not one
     bare = tmp_path / "bare"
     bare.mkdir()
     (bare / "user_role.md").write_text(cm.topic("a", "b", "user", "c"))
-    assert kind.detect(memlab.kinds.Probe(bare)) is None
-    assert kind.detect(memlab.kinds.Probe(mem / "MEMORY.md")) is None
+    assert kind.detect(kinds.Probe(bare)) is None
+    assert kind.detect(kinds.Probe(mem / "MEMORY.md")) is None
 
 
 def test_bad_input_is_a_problem_row_each_and_nothing_is_written(tmp_path):
@@ -104,19 +105,19 @@ def test_bad_input_is_a_problem_row_each_and_nothing_is_written(tmp_path):
 
 def test_missing_and_wrong_sources_are_one_line_errors(tmp_path):
     with pytest.raises(StoreNotFound):
-        memlab.kinds.get("claude_memory").load(tmp_path / "nope")
+        kinds.get("claude_memory").load(tmp_path / "nope")
     f = tmp_path / "MEMORY.md"
     f.write_text("- x\n")
     with pytest.raises(UnrecognizedStore):
-        memlab.kinds.get("claude_memory").load(f)
+        kinds.get("claude_memory").load(f)
     with pytest.raises(UnknownOption, match="claude_memory"):
-        memlab.kinds.get("claude_memory").load(cm.build(tmp_path / "m"), history=True)
+        kinds.get("claude_memory").load(cm.build(tmp_path / "m"), history=True)
 
 
 def test_a_folder_without_an_index_loads_with_a_problem(tmp_path):
     mem = cm.build(tmp_path / "memory")
     (mem / "MEMORY.md").unlink()
-    s = memlab.kinds.get("claude_memory").load(mem)
+    s = kinds.get("claude_memory").load(mem)
     assert list(s.problems["kind"]) == ["no_index"]
     assert len(s.files) == 4 and s.index.empty
 

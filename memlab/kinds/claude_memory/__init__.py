@@ -14,6 +14,7 @@ from types import MappingProxyType
 from typing import Any, Iterable, Mapping
 
 from memlab.kinds._base import KindBase, Probe, Search
+from memlab.kinds._shared import TO_MEMFS
 
 __all__ = ["ClaudeMemory", "HEADLINE", "FINDING_KEYS"]
 
@@ -48,7 +49,8 @@ class ClaudeMemory(KindBase):
     name = "claude_memory"
     display = "Claude Code memory folder"
     priority = 5  # before letta_memfs, which would take any folder holding MEMORY.md
-    migrations = MappingProxyType({"letta": "memlab.kinds.claude_memory._migrate:plan_letta"})
+    # the memfs planner every block source uses; the folder's blocks frame is its input
+    migrations = MappingProxyType({"letta": TO_MEMFS["letta"]})
     default_target = "letta"
     verify = "blocks"
     reports = ("audit",)
@@ -76,6 +78,22 @@ class ClaudeMemory(KindBase):
         from memlab.kinds.claude_memory._audit import audit_claude_memory
 
         return audit_claude_memory(store, as_of=as_of, near_duplicates=near_duplicates)
+
+    def plan(
+        self,
+        store: Any,
+        source: Path,
+        target: str | None = None,
+        *,
+        dest: str | Path | None = None,
+        **options: Any,
+    ) -> Any:
+        """The Letta Code memfs plan (:mod:`._migrate`): refused, naming the file, when a file
+        was not read or not read as written."""
+        from memlab.kinds.claude_memory._migrate import check_migratable
+
+        check_migratable(store, source)
+        return super().plan(store, source, target, dest=dest, **options)
 
     def find(self, search: Search) -> Iterable[dict[str, Any]]:
         """``~/.claude/projects/*/memory`` and the documented overrides."""

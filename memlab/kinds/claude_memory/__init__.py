@@ -101,5 +101,17 @@ class ClaudeMemory(KindBase):
 
         return find_claude_memory(search)
 
+    def state(self, store: Any) -> Mapping[str, str] | None:
+        """Every file of the folder (MEMORY.md and the topic files) with the sha256 of its
+        bytes, or why it was not read: the folder keeps no history, so a scheduled run keeps
+        this one and the run index shows what was added, changed and removed."""
+        out = {
+            str(r["path"]): str(r["sha256"]) if r["read"] else "(not read)"
+            for r in store.files[["path", "sha256", "read"]].to_dict("records")
+        }
+        if store.meta.get("index_sha256"):
+            out["MEMORY.md"] = str(store.meta["index_sha256"])
+        return out
+
     def findings(self) -> Mapping[str, tuple[str, ...]]:
         return MappingProxyType(FINDING_KEYS)

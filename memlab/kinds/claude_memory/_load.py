@@ -12,7 +12,8 @@ Frames:
 
 * ``files``: one row per ``.md`` file other than the index (path, stem, name, description,
   type, type_at, frontmatter_raw, frontmatter_ok, bytes, lines, body, body_chars,
-  body_sha256, read, modified, indexed, index_lines, visible);
+  body_sha256 (of the stripped body), sha256 (of the file's bytes), read, modified, indexed,
+  index_lines, visible);
 * ``index``: one row per link target of each index line (a line with no ``.md`` link is one
   row with no target): line, text, offset (its first byte), bytes (with its newline), target
   (relative to the folder), target_exists, outside (the target leaves the folder: never
@@ -88,6 +89,7 @@ FRAME_DTYPES: dict[str, dict[str, str]] = {
         "body": "string",
         "body_chars": "Int64",
         "body_sha256": "string",
+        "sha256": "string",
         "read": "boolean",
         "modified": "datetime64[ns, UTC]",
         "indexed": "boolean",
@@ -400,6 +402,7 @@ def load_claude_memory(path: str | Path) -> Store:
                     body=body,
                     body_chars=len(body),
                     body_sha256=hashlib.sha256(body.strip().encode("utf-8")).hexdigest(),
+                    sha256=hashlib.sha256(data).hexdigest(),
                     read=True,
                 )
             topic.append(row)
@@ -413,7 +416,7 @@ def load_claude_memory(path: str | Path) -> Store:
     index_rows: list[dict[str, Any]] = []
     index_text: str | None = None
     index_path = folder / INDEX
-    index_meta: dict[str, Any] = {"index_bytes": None, "index_lines": None}
+    index_meta: dict[str, Any] = {"index_bytes": None, "index_lines": None, "index_sha256": None}
     if not os.path.lexists(index_path):
         problems.add(INDEX, "no_index", "the folder has no MEMORY.md: no memory is loaded at start")
     elif index_path.is_symlink():
@@ -426,6 +429,7 @@ def load_claude_memory(path: str | Path) -> Store:
                 "index_bytes": len(data),
                 "index_lines": index_text.count("\n")
                 + (0 if index_text.endswith("\n") or not index_text else 1),
+                "index_sha256": hashlib.sha256(data).hexdigest(),
             }
 
     paths = {r["path"] for r in topic}

@@ -51,6 +51,13 @@ def test_a_built_folder_reads_name_description_type_and_body(tmp_path):
     assert row["type"] == "feedback"
     assert row["body"].startswith("Integration tests must hit a real PostgreSQL")
     assert row["lines"] == 6 + row["body"].count("\n")  # 5 frontmatter lines, a blank
+    assert s.meta["other_files"] == []
+    (tmp_path / "memory" / ".obsidian").mkdir()
+    (tmp_path / "memory" / ".obsidian" / "x.md").write_text("editor state")
+    (tmp_path / "memory" / "notes.txt").write_text("not markdown")
+    again = memlab.load(tmp_path / "memory")
+    assert again.meta["other_files"] == [".obsidian/", "notes.txt"]  # listed, not read
+    assert len(again.files) == 4
     first = s.index[s.index["target"].notna()].iloc[0]
     assert first["line"] == 3 and first["offset"] == len("# Memory index\n\n".encode())
 

@@ -358,6 +358,12 @@ def load_claude_memory(path: str | Path) -> Store:
     for dirpath, dirnames, filenames in walk(
         folder, onerror=walk_errors.append, too_deep=too_deep, max_depth=_MAX_DEPTH
     ):
+        # hidden folders (an editor's, a .git the detector refused) are listed, not read
+        other += [
+            Path(dirpath, d).relative_to(folder).as_posix() + "/"
+            for d in dirnames
+            if d.startswith(".")
+        ]
         dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
         for d in dirnames:
             if os.path.islink(os.path.join(dirpath, d)):

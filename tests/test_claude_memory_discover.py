@@ -82,3 +82,12 @@ def test_a_root_walk_finds_a_memory_folder_anywhere_below_it(tmp_path):
     cm.build(tmp_path / "backups" / "2026-12" / "memory")
     rows = _claude_rows(memlab.discover(tmp_path))
     assert list(rows["path"]) == [str(tmp_path / "backups" / "2026-12" / "memory")]
+
+
+def test_qwen_code_project_memory_folders(tmp_path):
+    home = tmp_path / "home"
+    cm.build(home / ".qwen" / "projects" / "-home-u-api" / "memory")
+    cm.build(home / ".claude" / "projects" / "-home-u-api" / "memory")
+    rows = _claude_rows(memlab.discover(home)).sort_values("path")
+    assert list(rows["name"]) == ["-home-u-api", "-home-u-api (Qwen Code)"]
+    assert all(memlab.load(p).kind == "claude_memory" for p in rows["path"])

@@ -1,11 +1,12 @@
 """Where ``memlab discover`` looks for Claude Code auto-memory folders.
 
 Claude Code keeps one folder per project, ``~/.claude/projects/<project-slug>/memory/`` (the
-slug from the project's git root). Its documented overrides are honoured where they are
-found: ``autoMemoryDirectory`` in the user's settings (``~/.claude/settings.json``) and, for the
-user's own home only, the environment variable ``CLAUDE_COWORK_MEMORY_PATH_OVERRIDE``
-(data/samples/claude-memory/SOURCES.md). Nothing is followed through a symbolic link and
-nothing is written.
+slug from the project's git root); Qwen Code the same layout under ``~/.qwen/projects/`` (its
+memory documentation page, docs/users/features/memory.md). Claude Code's documented overrides
+are honoured where they are found: ``autoMemoryDirectory`` in the user's settings
+(``~/.claude/settings.json``) and, for the user's own home only, the environment variable
+``CLAUDE_COWORK_MEMORY_PATH_OVERRIDE`` (data/samples/claude-memory/SOURCES.md). Nothing is
+followed through a symbolic link and nothing is written.
 """
 
 from __future__ import annotations
@@ -81,13 +82,16 @@ def _settings_folder(home: Path) -> tuple[Path | None, str | None]:
 
 
 def find_claude_memory(search: Search) -> Iterator[dict[str, Any]]:
-    """One inventory row per auto-memory folder: ``<home>/.claude/projects/*/memory``, the
+    """One inventory row per auto-memory folder: ``<home>/.claude/projects/*/memory`` and
+    ``<home>/.qwen/projects/*/memory`` (Qwen Code, its name says so), the
     settings' ``autoMemoryDirectory`` and (the real home only)
     ``$CLAUDE_COWORK_MEMORY_PATH_OVERRIDE``."""
     home = search.home
     seen: set[str] = set()
-    projects = home / ".claude" / "projects"
-    if projects.is_dir() and not projects.is_symlink():
+    for tool, app in ((".claude", None), (".qwen", "Qwen Code")):
+        projects = home / tool / "projects"
+        if not projects.is_dir() or projects.is_symlink():
+            continue
         try:
             slugs = sorted(p for p in projects.iterdir() if p.is_dir() and not p.is_symlink())
         except OSError:
@@ -96,7 +100,8 @@ def find_claude_memory(search: Search) -> Iterator[dict[str, Any]]:
             memory = project / "memory"
             if memory.is_dir() or memory.is_symlink():
                 seen.add(os.path.abspath(memory))
-                yield _row(project.name, memory)
+                row = _row(project.name, memory)
+                yield row if app is None else {**row, "name": f"{project.name} ({app})"}
     folder, note = _settings_folder(home)
     extra: list[tuple[Path, str]] = []
     if folder is not None:

@@ -409,6 +409,15 @@ _RECORDS = (
         how="rows of the near_duplicates table; null when not checked",
     ),
     Metric(
+        "memory_findings",
+        "findings of a Claude Code memory folder's audit, all kinds together (orphans, dangling "
+        "and invisible index lines, hidden memories, duplicate and near-duplicate pairs, "
+        "frontmatter problems); null when one kind was not checked",
+        "findings",
+        "findings",
+        how="the sum of the n_* finding counts",
+    ),
+    Metric(
         "n_frontmatter_problems",
         "broken frontmatter rules of topic files (missing name/description/type, unknown "
         "type, a prefix naming another type, a shared name, no or unreadable frontmatter)",

@@ -34,7 +34,7 @@ def _audit(folder: Path, **kw):
 
 def test_a_clean_folder_has_no_finding_of_any_kind(tmp_path):
     a = _audit(cm.build(tmp_path / "memory"), near=True)
-    for key in (*COUNTS, "n_near_duplicate_pairs", "findings"):
+    for key in (*COUNTS, "n_near_duplicate_pairs", "memory_findings"):
         assert a.headline[key] == 0, key
     assert a.headline["n_topic_files"] == 4 and a.headline["index_lines_total"] == 6
     for table in ("orphan_files", "dangling_index_lines", "invisible_tail", "hidden_memories",
@@ -134,7 +134,7 @@ def test_exact_and_near_duplicates_and_their_controls(tmp_path):
 
 def test_near_duplicates_not_checked_is_null_not_zero(tmp_path):
     a = _audit(cm.build(tmp_path / "memory"), near=False)
-    assert a.headline["n_near_duplicate_pairs"] is None and a.headline["findings"] is None
+    assert a.headline["n_near_duplicate_pairs"] is None and a.headline["memory_findings"] is None
     assert any("not checked" in n for n in a.notes)
 
 

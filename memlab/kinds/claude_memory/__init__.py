@@ -29,6 +29,7 @@ HEADLINE = (
     "n_duplicate_pairs",
     "n_near_duplicate_pairs",
     "n_frontmatter_problems",
+    "memory_findings",
 )
 
 #: audit table -> the columns that identify one of its rows across runs.

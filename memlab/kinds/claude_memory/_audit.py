@@ -226,7 +226,7 @@ def audit_claude_memory(store: Store, *, as_of: Any = None, near_duplicates: boo
         "index_lines_total": index_lines,
         "index_visible_lines": int(lines["visible"].fillna(False).sum()) if index_read else None,
         **counts,
-        "findings": None
+        "memory_findings": None
         if any(v is None for v in counts.values())
         else int(sum(v for v in counts.values() if v is not None)),
         "n_instruction_files": len(store.instructions),

@@ -11,6 +11,7 @@ import pytest
 
 import memlab
 from memlab import kinds
+from memlab.constants import MAX_FILE_BYTES
 from memlab.errors import StoreNotFound, UnknownOption, UnrecognizedStore
 
 sys.path.insert(0, str(Path(__file__).parent))
@@ -88,7 +89,7 @@ def test_bad_input_is_a_problem_row_each_and_nothing_is_written(tmp_path):
     (mem / "latin1.md").write_bytes(cm.topic("latin", "d", "user", "caf\xe9").encode("latin-1"))
     os.symlink(tmp_path / "secret.md", mem / "linked.md")
     with open(mem / "huge.md", "wb") as fh:
-        fh.truncate(memlab.constants.MAX_FILE_BYTES + 1)
+        fh.truncate(MAX_FILE_BYTES + 1)
     (mem / "open.md").write_text("---\nname: x\nno closing fence\n")
     (mem / "badyaml.md").write_text("---\nname: [unclosed\n---\nbody\n")
     before = cm.snapshot(tmp_path)

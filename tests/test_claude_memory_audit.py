@@ -13,6 +13,7 @@ import pytest
 
 import memlab
 from memlab import kinds
+from memlab.constants import MAX_FILE_BYTES
 
 sys.path.insert(0, str(Path(__file__).parent))
 import claude_memory_folders as cm  # noqa: E402
@@ -189,3 +190,16 @@ def test_memlab_audit_json_on_the_command_line(tmp_path):
     assert doc["kind"] == "claude_memory"
     assert doc["headline"]["n_dangling_index_lines"] == 1
     assert doc["tables"]["dangling_index_lines"][0]["target"] == "feedback_gone.md"
+
+
+def test_an_index_not_read_leaves_drift_and_tail_unknown_not_zero(tmp_path):
+    mem = cm.build(tmp_path / "memory")
+    with open(mem / "MEMORY.md", "r+b") as fh:
+        fh.truncate(MAX_FILE_BYTES + 1)
+    a = _audit(mem)
+    assert list(a.tables["problems"]["kind"]) == ["oversized"]
+    for key in ("n_orphan_files", "n_dangling_index_lines", "n_tail_index_lines",
+                "n_hidden_memories", "index_bytes", "memory_findings"):
+        assert a.headline[key] is None, key
+    assert a.headline["n_frontmatter_problems"] == 0  # the topic files were still read
+    assert any("MEMORY.md was not read" in n for n in a.notes)

@@ -10,6 +10,12 @@ the value. What a memfs file cannot hold (the Claude ``name``, ``type`` and the 
 written) goes to the side file ``.memlab/letta-blocks.json`` in each block's ``metadata``.
 ``--verify`` compares every block with its file, as for an Agent File's blocks.
 
+One difference is the target's, and said here rather than hidden: Claude Code loads only the
+index at the start of a session and reads a topic file when it needs it; Letta Code's root
+files are all core memory, in the prompt every turn. A folder whose files add up past Letta's
+65,536-character core budget is migrated whole with the planner's ``core_total_raised``
+warning (``maxCoreMemoryCharacters`` set to its size), never cut.
+
 A folder with a file memlab did not read (a symbolic link, a file past the size cap) or read
 with U+FFFD (not UTF-8) is refused, naming the file: the migration would lose or change it.
 """

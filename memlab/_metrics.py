@@ -459,6 +459,80 @@ _RECORDS = (
         "blocks",
         how="payloads with user_id, agent_id and run_id all empty",
     ),
+    # ── Claude Code memory folders (memlab/kinds/claude_memory) ─────────────────────────
+    Metric(
+        "n_topic_files",
+        "topic files in the memory folder (every .md but MEMORY.md)",
+        "files",
+        "blocks",
+        how="rows of the files frame",
+    ),
+    Metric(
+        "index_lines_total",
+        "lines of MEMORY.md, the index a session loads the first 200 lines / 25,000 bytes of",
+        "lines",
+        "prompt",
+        how="MEMORY.md's line count",
+    ),
+    Metric(
+        "n_orphan_files",
+        "topic files no MEMORY.md line links",
+        "files",
+        "findings",
+        how="rows of the orphan_files table; null when MEMORY.md was not read",
+    ),
+    Metric(
+        "n_dangling_index_lines",
+        "MEMORY.md lines linking a file that is not in the folder",
+        "lines",
+        "findings",
+        how="distinct lines of the dangling_index_lines table; null when MEMORY.md was not read",
+    ),
+    Metric(
+        "n_tail_index_lines",
+        "MEMORY.md lines a session never sees (past line 200 or byte 25,000)",
+        "lines",
+        "findings",
+        how="rows of the invisible_tail table; null when MEMORY.md was not read",
+    ),
+    Metric(
+        "n_hidden_memories",
+        "topic files only invisible MEMORY.md lines link",
+        "files",
+        "findings",
+        how="rows of the hidden_memories table; null when MEMORY.md was not read",
+    ),
+    Metric(
+        "n_duplicate_pairs",
+        "pairs of topic files with the same body (sha256)",
+        "pairs",
+        "findings",
+        how="rows of the duplicates table",
+    ),
+    Metric(
+        "n_near_duplicate_pairs",
+        "pairs of topic files whose bodies' embedding cosine is at or above 0.90",
+        "pairs",
+        "findings",
+        how="rows of the near_duplicates table; null when not checked",
+    ),
+    Metric(
+        "memory_findings",
+        "findings of a Claude Code memory folder's audit, all kinds together (orphans, dangling "
+        "and invisible index lines, hidden memories, duplicate and near-duplicate pairs, "
+        "frontmatter problems); null when one kind was not checked",
+        "findings",
+        "findings",
+        how="the sum of the n_* finding counts",
+    ),
+    Metric(
+        "n_frontmatter_problems",
+        "broken frontmatter rules of topic files (missing name/description/type, unknown "
+        "type, a prefix naming another type, a shared name, no or unreadable frontmatter)",
+        "findings",
+        "findings",
+        how="rows of the frontmatter table",
+    ),
     # ── both git-backed and server stores ────────────────────────────────────────────────
     Metric(
         "integrity_findings",

@@ -212,7 +212,8 @@ class KindBase:
     """One store kind: what it declares (see :mod:`memlab.kinds` for each attribute) and what
     it does: :meth:`detect`, :meth:`locate`, :meth:`load`, :meth:`audit`, :meth:`plan` (its
     migrations, checked by its :meth:`verifier`), :meth:`find` and :meth:`findings` (the
-    identities of its findings). Its metrics are ``headline``; its review adapter is
+    identities of its findings) and :meth:`state` (the contents a scheduled run records for a
+    store with no history of its own). Its metrics are ``headline``; its review adapter is
     ``review``.
 
     A subclass sets the attributes as class attributes and overrides the methods it implements
@@ -266,6 +267,13 @@ class KindBase:
         from memlab._metrics import FINDINGS
 
         return MappingProxyType(FINDINGS)
+
+    def state(self, store: Any) -> Mapping[str, str] | None:
+        """The store's contents as ``{path: digest}``, for a kind whose stores keep no history
+        of their own (a Claude Code memory folder): a scheduled run records it and the run
+        index shows the files added, changed and removed since the last run. None (the
+        default): the store has its own history, or nothing to record."""
+        return None
 
     def load(self, source: str | Path, **kwargs: Any) -> Any:
         """Load ``source`` (a path, or what this kind's ``locate`` claims) with its loader; an

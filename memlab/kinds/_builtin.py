@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from memlab.kinds._registry import register
 from memlab.kinds.agent_file import AgentFile
+from memlab.kinds.claude_memory import ClaudeMemory
 from memlab.kinds.elfmem_db import ElfmemDb
 from memlab.kinds.elfmem_substrate import ElfmemSubstrate
 from memlab.kinds.letta_blocks import LettaBlocks
@@ -28,3 +29,4 @@ register(LettaMemfs())  # memfs v1 -> v2
 register(AgentFile())
 register(LettaBlocks())
 register(Mem0())
+register(ClaudeMemory())

@@ -156,7 +156,27 @@ def _since_store(
             out.append(
                 f'<p class="quiet">{esc(what)}: no change ({len(state.get(key) or ())} now)</p>'
             )
+    out.append(_files_since(before_state.get("files"), state.get("files")))
     return "".join(out)
+
+
+def _files_since(before: Any, after: Any) -> str:
+    """Files added, changed (another digest) and removed, for a store whose kind records its
+    contents (``KindBase.state``: it keeps no history of its own); nothing for other kinds."""
+    if not isinstance(after, dict):
+        return ""
+    if not isinstance(before, dict):
+        return '<p class="quiet">memory files: – (not recorded in the previous run)</p>'
+    added = sorted(set(after) - set(before))
+    removed = sorted(set(before) - set(after))
+    changed = sorted(k for k in set(after) & set(before) if after[k] != before[k])
+    if not (added or removed or changed):
+        return f'<p class="quiet">memory files: no change ({len(after)} now)</p>'
+    return (
+        _listing("memory files added", added, "up")
+        + _listing("memory files changed", changed, "up")
+        + _listing("memory files removed", removed)
+    )
 
 
 def _titled(key: str, titles: Mapping[str, Any]) -> str:

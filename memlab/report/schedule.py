@@ -514,6 +514,9 @@ def _store_state(path: Path, as_of: str | None) -> dict[str, Any]:
         state["audit_error"] = str(exc)
     else:
         state["findings"] = finding_keys(result.tables, kinds.get(store.kind).findings())
+    files = kinds.get(store.kind).state(store)  # a store with no history of its own
+    if files is not None:
+        state["files"] = dict(files)
     return state
 
 

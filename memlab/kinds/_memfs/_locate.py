@@ -160,7 +160,7 @@ def agent_memory_folder(path: Path) -> bool:
 def _tree_paths(info: _git.RepoInfo) -> list[str]:
     """The paths of HEAD's tree; for a repository with no commits yet, the names in its
     folder (all there is of the memory: a new v2 repository's ``MEMORY.md`` is a v2 layout)."""
-    if info.empty:
+    if info.head_sha is None:  # info.empty
         return _disk_paths(info.path)
     return [e.path for e in _git.ls_tree(info.path, info.head_sha)]
 
@@ -336,7 +336,7 @@ def letta_evidence(
         }
         for kind, n in counts.items():
             found.append(f"{n} commit(s) {words[kind]}")
-    if fmt.ROOT_INDEX in paths and info is not None and not info.empty:
+    if fmt.ROOT_INDEX in paths and info is not None and info.head_sha is not None:
         roots = {
             e.path: e.sha
             for e in _git.ls_tree(info.path, info.head_sha)

@@ -30,7 +30,7 @@ import math
 import re
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any, Iterable, Mapping, Sequence, TypeGuard
 
 from memlab.formats import _json
 from memlab.formats._memfs_paths import JS_TRIM
@@ -113,7 +113,7 @@ def _utf16(text: str) -> str:
     return "".join(chr(int.from_bytes(data[i : i + 2], "little")) for i in range(0, len(data), 2))
 
 
-def _safe_integer(value: Any) -> bool:
+def _safe_integer(value: Any) -> TypeGuard[int | float]:
     """``Number.isSafeInteger``: a JSON number that is a whole number within 2**53 - 1."""
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return False

@@ -107,3 +107,26 @@ def test_the_key_covers_what_a_modelled_cell_reads(tmp_path):
     grown = simulate([5], ["S1"], instance=DOC_INSTANCE.with_(growth=2.0),
                      cache=ResultCache(tmp_path / "c"))
     assert grown.meta["model_cache"]["misses"] == 1
+
+
+def test_one_helper_opens_the_cache_for_the_modelled_and_the_real_cells(tmp_path):
+    """sim.cache.open_cache, used by simulate (modelled cells, own_counts) and run_real (real
+    cells): False/None is no cache, True a default one, a ResultCache is the real cells' own
+    (made fresh by --fresh) or a new one on its folder for the modelled cells (their counts
+    apart, fresh when either is); anything else is a SimulationError naming it."""
+    from memlab.errors import SimulationError
+    from memlab.sim.cache import open_cache, results_dir
+
+    assert open_cache(False, True) is None and open_cache(None, False) is None
+    default = open_cache(True, True)
+    assert isinstance(default, ResultCache) and default.fresh
+    assert default.folder == results_dir()
+    given = ResultCache(tmp_path)
+    assert open_cache(given, False) is given and not given.fresh
+    own = open_cache(given, False, own_counts=True)
+    assert own is not given and own.folder == given.folder and not own.fresh
+    assert open_cache(given, True, own_counts=True).fresh and not given.fresh  # not touched
+    assert open_cache(given, True) is given and given.fresh  # the real cells' --fresh
+    assert open_cache(given, False, own_counts=True).fresh  # fresh when either is
+    with pytest.raises(SimulationError, match="'results'"):
+        open_cache("results", False)  # a folder name is not a cache

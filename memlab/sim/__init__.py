@@ -7,13 +7,17 @@
     >>> seven = ITERATIONS[5].with_(name="7: cluster-first review", review_cluster_first=True)
     >>> simulate([ITERATIONS[5], seven], ["S11"]).table
 
-Modules: ``iterations`` (choices as data), ``instance`` (rates from a store), ``world`` (the
-store that executes an iteration), ``scenarios`` (S1-S11), ``registry`` (one record per
-scenario: ``register_scenario``), ``catalog`` (S1-S11's records), ``fitness`` (dimensions,
-journey, the doc's own table), ``run`` (``simulate``), ``replay`` (counterfactual replay of a
-real store), ``rules`` (one rule per scenario, modelled and measured alike), ``cache`` (the real
-rows' result cache), ``release_facts`` (what a release has, for the claims), ``sweep`` (which
-verdicts move).
+Two rooms and what they share. :mod:`memlab.sim.model`, the modelled world: ``iterations``
+(choices as data), ``world`` (the store that executes an iteration), ``scenarios`` (S1-S11 as
+modelled experiments), ``cells`` (the modelled cells and their cache), ``replay``
+(counterfactual replay of a real store). :mod:`memlab.sim.real`, the shipped releases:
+``releases`` (venvs and driver), ``runner`` (the real rows), ``scripts`` (the operator
+scripts), ``release_facts`` (what a release has, for the claims), ``replay_release``. Here,
+what both use: ``scenarios`` (the result type and the register's view), ``registry`` (one
+record per scenario: ``register_scenario``), ``catalog`` (S1-S11's records), ``rules`` (one
+rule per scenario, modelled and measured alike), ``claims``, ``instance`` (rates from a
+store), ``cache`` (the result cache), ``fitness`` (dimensions, journey, the doc's own table),
+``run`` (``simulate``), ``sweep`` (which verdicts move), ``views`` (notebook views).
 """
 
 from __future__ import annotations

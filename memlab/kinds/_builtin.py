@@ -11,6 +11,7 @@ from memlab.kinds._shared import AGENT_FILE_HEADLINE as _AGENT_FILE_HEADLINE
 from memlab.kinds._shared import TO_MEMFS as _TO_MEMFS
 from memlab.kinds._shared import json_text as _json_text
 from memlab.kinds.letta_blocks import LettaBlocks
+from memlab.kinds.letta_home import LettaHome
 
 __all__ = ["MEMFS_KINDS"]
 
@@ -233,3 +234,4 @@ register(
     headline=_AGENT_FILE_HEADLINE,
 )
 register(LettaBlocks())
+register(LettaHome())

@@ -182,14 +182,15 @@ def _unhealthy(store: Store) -> pd.DataFrame:
     files = store.files
     core = files[files["in_prompt"].fillna(False)]
     # a core file that only grows: every change to it on the memory branch added lines and
-    # deleted none, GROWTH_COMMITS or more times
+    # removed none for good (a last line re-added whole is not removed), GROWTH_COMMITS or
+    # more times
     w = store.writes[
         store.writes["on_main"].fillna(False) & ~store.writes["is_merge"].fillna(False)
     ]
     for c in core.itertuples(index=False):
         g = w[(w["agent_id"] == c.agent_id) & (w["repo"] == c.repo) & (w["path"] == c.path)]
         g = g[g["change_type"].astype("string") == "M"]
-        if len(g) >= GROWTH_COMMITS and (g["lines_deleted"].fillna(1) == 0).all():
+        if len(g) >= GROWTH_COMMITS and (g["lines_removed"].fillna(1) == 0).all():
             rows.append(
                 {
                     "agent_id": c.agent_id,
@@ -197,7 +198,7 @@ def _unhealthy(store: Store) -> pd.DataFrame:
                     "pattern": "core_only_grows",
                     "path": c.path,
                     "evidence": f"{len(g)} changes, {int(g['lines_added'].sum())} lines added, "
-                    "none deleted",
+                    "none removed",
                 }
             )
         name = str(c.path).rsplit("/", 1)[-1]

@@ -17,6 +17,7 @@ from typing import Any
 
 import pandas as pd
 
+from memlab.constants import MAX_FILE_BYTES
 from memlab.errors import MemlabError, StoreNotFound
 from memlab.kinds.letta_home._state import (
     read_conversation,
@@ -117,7 +118,7 @@ def _reflog(repo: Path, branch: str | None, problems: Problems) -> list[dict[str
     if not log.is_file():
         return []
     try:
-        text = read_text(log, max_bytes=10_000_000)
+        text = read_text(log, max_bytes=MAX_FILE_BYTES)
     except (OSError, MemlabError) as exc:
         problems.add(log, "reflog_not_read", str(exc))
         return []
@@ -141,7 +142,7 @@ def _reflog(repo: Path, branch: str | None, problems: Problems) -> list[dict[str
                 "at": at,
                 "branch": m["branch"],
                 "label": m["label"],
-                "fast_forward": m["how"].strip() == "Fast-forward",
+                "fast_forward": m["how"].startswith("Fast-forward"),
             }
         )
     return rows
@@ -208,10 +209,10 @@ def _repo_rows(
                 out["tree"].append({"agent_id": agent_id, "repo": repo_name, "path": e.path})
     if hist.empty:
         return
+    gone: dict[tuple[str, str], int] = {}
     if branch:
-        out["added"].extend(
-            {"agent_id": agent_id, "repo": repo_name, **r} for r in _added_lines(folder, branch)
-        )
+        added, gone = _added_lines(folder, branch)
+        out["added"].extend({"agent_id": agent_id, "repo": repo_name, **r} for r in added)
     on_main = set(_rev_list(folder, branch)) if branch else set(hist["sha"])
     merged: dict[str, tuple[str, str]] = {}  # commit -> (label, merge sha)
     merges = out["merges"]
@@ -282,6 +283,9 @@ def _repo_rows(
                 "change_type": h.change_type,
                 "lines_added": h.lines_added,
                 "lines_deleted": h.lines_deleted,
+                "lines_removed": (
+                    gone.get((h.sha, h.path), 0) if branch and h.sha in on_main else None
+                ),
             }
         )
 
@@ -289,8 +293,11 @@ def _repo_rows(
 _MAX_ADDED_LINE = 500
 
 
-def _added_lines(repo: Path, branch: str) -> list[dict[str, Any]]:
-    """The lines each non-merge commit of ``branch`` added (``git log -p -U0``), per path."""
+def _added_lines(
+    repo: Path, branch: str
+) -> tuple[list[dict[str, Any]], dict[tuple[str, str], int]]:
+    """The lines each non-merge commit of ``branch`` added (``git log -p -U0``), per path,
+    and per (commit, path) how many lines it removed for good."""
     rows: list[dict[str, Any]] = []
     sha, path = None, None
     out = _git(
@@ -307,14 +314,25 @@ def _added_lines(repo: Path, branch: str) -> list[dict[str, Any]]:
         f"refs/heads/{branch}",
         "--",
     )
+    removed: set[tuple[str, str, str]] = set()
     for line in out.split("\n"):
         if line.startswith("\x1e"):
             sha, path = line[1:].strip(), None
-        elif line.startswith("+++ "):
-            path = line[6:] if line.startswith("+++ b/") else None
+        elif line.startswith("+++ ") or line.startswith("--- "):
+            if line.startswith("+++ "):
+                path = line[6:] if line.startswith("+++ b/") else None
+        elif line.startswith("-") and sha and path:
+            removed.add((sha, path, line[1:]))
         elif line.startswith("+") and sha and path and len(line) <= _MAX_ADDED_LINE:
             rows.append({"sha": sha, "path": path, "line": line[1:]})
-    return rows
+    # a line a commit removes and adds back in the same file was not written anew, nor removed
+    # (the last line of a file without a final newline shows so when text is appended to it)
+    added = {(r["sha"], r["path"], r["line"]) for r in rows}
+    gone: dict[tuple[str, str], int] = {}
+    for sha_, path_, text in removed - added:
+        gone[(sha_, path_)] = gone.get((sha_, path_), 0) + 1
+    kept = [r for r in rows if (r["sha"], r["path"], r["line"]) not in removed]
+    return kept, gone
 
 
 def _worktree_rows(agent_id: str, agent_dir: Path, problems: Problems, out: dict) -> None:
@@ -470,6 +488,7 @@ _DTYPES = {
         "change_type": "category",
         "lines_added": "Int64",
         "lines_deleted": "Int64",
+        "lines_removed": "Int64",
     },
 }
 

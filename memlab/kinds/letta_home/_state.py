@@ -10,7 +10,6 @@ Each rule below names the function of Letta Code's bundle (``letta.js``) it foll
 
 from __future__ import annotations
 
-import json
 import os
 import re
 from pathlib import Path
@@ -20,6 +19,7 @@ import pandas as pd
 
 from memlab._files import FileTooLarge, LineTooLong, iter_lines, read_text
 from memlab.constants import MAX_FILE_BYTES
+from memlab.formats._json import loads as json_loads
 from memlab.store import Problems
 
 __all__ = [
@@ -42,7 +42,24 @@ DEFAULT_TRIGGER = "step-count"
 DEFAULT_STEP_COUNT = 25
 _DEFAULT_REMINDER = 25  # DEFAULT_SETTINGS.memoryReminderInterval
 _TRIGGERS = ("off", "step-count", "compaction-event")
-_LINE_BYTES = 4_000_000
+_LINE_BYTES = MAX_FILE_BYTES  # one transcript row (a tool result may be long)
+#: A conversation's transcript.jsonl grows with every step: ten times a memory file's cap.
+_TRANSCRIPT_BYTES = 10 * MAX_FILE_BYTES
+
+
+def _refuse_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON (JavaScript's JSON.parse refuses it)")
+
+
+def _json(text: str, path: Path, problems: Problems, line: int | None = None) -> Any:
+    """``JSON.parse(text)`` as Letta Code reads it; lone surrogates and repeated keys are
+    problem rows (the last value of a key is read, as JavaScript reads it). Raises ValueError."""
+    doc, issues = json_loads(
+        text, reader="Letta Code (JSON.parse)", parse_constant=_refuse_constant
+    )
+    for kind, message in issues:
+        problems.add(path, kind, message, line=line)
+    return doc
 
 
 def sanitize_segment(segment: str) -> str:
@@ -57,8 +74,8 @@ def read_settings(path: Path, problems: Problems) -> dict[str, Any] | None:
     if not path.exists():
         return None
     try:
-        data = json.loads(read_text(path, max_bytes=MAX_FILE_BYTES, errors="strict"))
-    except (OSError, FileTooLarge, UnicodeDecodeError, ValueError) as exc:
+        data = _json(read_text(path, max_bytes=MAX_FILE_BYTES, errors="strict"), path, problems)
+    except (OSError, FileTooLarge, UnicodeDecodeError, ValueError, RecursionError) as exc:
         problems.add(path, "bad_settings", f"settings.json not read: {exc}")
         return None
     if not isinstance(data, dict):
@@ -125,14 +142,14 @@ def _transcript(path: Path, problems: Problems) -> tuple[list[dict[str, Any]], b
         return rows, True
     try:
         for number, raw in enumerate(
-            iter_lines(path, max_bytes=MAX_FILE_BYTES * 10, max_line_bytes=_LINE_BYTES), 1
+            iter_lines(path, max_bytes=_TRANSCRIPT_BYTES, max_line_bytes=_LINE_BYTES), 1
         ):
             line = raw.strip()
             if not line:
                 continue
             try:
-                entry = json.loads(line)
-            except ValueError:
+                entry = _json(line.decode("utf-8", "replace"), path, problems, number)
+            except (ValueError, RecursionError):
                 problems.add(path, "bad_transcript_row", "a row that is not JSON", line=number)
                 continue
             if isinstance(entry, dict):
@@ -163,12 +180,13 @@ def read_conversation(folder: Path, problems: Problems) -> dict[str, Any]:
     recorded = None
     if state_path.exists():
         try:
-            value = json.loads(read_text(state_path, max_bytes=MAX_FILE_BYTES, errors="strict"))
+            text = read_text(state_path, max_bytes=MAX_FILE_BYTES, errors="strict")
+            value = _json(text, state_path, problems)
             if isinstance(value, dict):
                 parsed = value
             else:
                 problems.add(state_path, "bad_state", "state.json is not a JSON object")
-        except (OSError, FileTooLarge, UnicodeDecodeError, ValueError) as exc:
+        except (OSError, FileTooLarge, UnicodeDecodeError, ValueError, RecursionError) as exc:
             problems.add(state_path, "bad_state", f"state.json not read: {exc}")
     schema = parsed.get("schema_version") if parsed is not None else None
     if parsed is not None and schema == STATE_SCHEMA:

@@ -388,3 +388,64 @@ def test_bad_state_is_a_problem_row(home, tmp_path):
     assert row["total_completed_steps"] == 1 and row["reflected_completed_steps"] == 0
     with pytest.raises(MemlabError):
         memlab.load(copy, bogus=1)
+
+
+def test_discover_finds_the_home(home, tmp_path, monkeypatch):
+    from memlab.sources.discover import discover
+
+    inv = discover(home.parent)
+    rows = inv[inv["kind"] == "letta_home"]
+    assert rows["path"].tolist() == [str(home)]
+    assert rows["name"].iloc[0] == "Letta Code home, 4 agent(s)"
+    # the agents' repositories keep their own rows, the shared one too
+    memfs = inv[inv["kind"] == "letta_memfs"]
+    assert sorted(memfs["agent_id"]) == ["agent-busy", "agent-healthy", "agent-shared",
+                                         "agent-shared", "agent-stalled"]
+    # the user's own home: LETTA_HOME names a second home, LETTA_TRANSCRIPT_ROOT is said
+    fake = tmp_path / "user"
+    (fake / ".letta" / "agents" / "a" / "memory").mkdir(parents=True)
+    (fake / ".letta" / "settings.json").write_text("{}\n")
+    monkeypatch.setenv("HOME", str(fake))
+    monkeypatch.setenv("LETTA_HOME", str(home))
+    monkeypatch.setenv("LETTA_TRANSCRIPT_ROOT", str(tmp_path / "tr"))
+    inv = discover()
+    homes = inv[inv["kind"] == "letta_home"]
+    assert sorted(homes["path"]) == sorted([str(fake / ".letta"), str(home)])
+    assert homes["name"].str.contains("LETTA_TRANSCRIPT_ROOT").all()
+
+
+def test_transcript_root_from_the_environment_only_for_the_users_own_home(home, monkeypatch,
+                                                                          tmp_path):
+    monkeypatch.setenv("LETTA_TRANSCRIPT_ROOT", str(tmp_path / "elsewhere"))
+    assert memlab.load(home).meta["transcript_root"] == str(home / "transcripts")
+    monkeypatch.setenv("HOME", str(home.parent))
+    moved = memlab.load(home)
+    assert moved.meta["transcript_root"] == str(tmp_path / "elsewhere")
+    assert moved.conversations.empty
+    assert set(moved.problems["kind"].astype(str)) == set()
+    explicit = memlab.load(home, transcript_root=home / "transcripts")
+    assert len(explicit.conversations) == 3
+
+
+def test_cli_audit_text_and_json(home):
+    import json
+    import subprocess
+    import sys
+
+    root = Path(__file__).resolve().parents[1]
+    env = {**os.environ, "PYTHONPATH": str(root), "COLUMNS": "100"}
+    run = subprocess.run([sys.executable, "-m", "memlab", "audit", str(home), "--as-of", AS_OF],
+                         capture_output=True, text=True, env=env, timeout=300)
+    assert run.returncode == 0, run.stderr
+    assert "REFLECTION STALLED in 1 conversation(s):" in run.stdout
+    assert "agent-stalled/conv-1: steps since the last successful reflection 37 >= trigger 25" \
+        in run.stdout
+    assert "agent-shared/team-notes: Notes.md, notes.md" in run.stdout
+    run = subprocess.run([sys.executable, "-m", "memlab", "audit", str(home), "--as-of", AS_OF,
+                          "--json"], capture_output=True, text=True, env=env, timeout=300)
+    assert run.returncode == 0, run.stderr
+    doc = json.loads(run.stdout)
+    assert doc["kind"] == "letta_home"
+    assert doc["headline"]["reflection_stalled"] == 1
+    assert doc["headline"]["leftover_worktrees"] == 1
+    assert doc["tables"]["reflection_stalled"][0]["margin"] == 12

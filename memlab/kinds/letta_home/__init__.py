@@ -30,6 +30,17 @@ class LettaHome(KindBase):
     priority = 30
     load_ref = "memlab.kinds.letta_home._read:load_letta_home"
     audit_ref = "memlab.kinds.letta_home._audit:audit_letta_home"
+    find_ref = "memlab.kinds.letta_home._find:find_letta_homes"
+    reports = ("audit",)
+    #: the metric records (memlab._metrics) a scheduled run charts for a home
+    headline = (
+        "reflection_stalled",
+        "leftover_worktrees",
+        "max_steps_over_trigger",
+        "reflection_merge_share",
+        "case_collisions",
+        "unhealthy_writes",
+    )
 
     def findings(self) -> Mapping[str, tuple[str, ...]]:
         """The finding tables of the home audit and the columns identifying a finding."""

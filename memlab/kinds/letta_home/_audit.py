@@ -290,7 +290,28 @@ def audit_letta_home(store: Store, *, as_of: Any = None) -> Audit:
         lines.append(
             f"  {r.agent_id}/{r.name}: {r.n_uncommitted} uncommitted, {r.n_untracked} untracked"
         )
-    lines.append(f"case-colliding paths: {len(collisions)}; unhealthy writes: {len(unhealthy)}")
+    if len(share):
+        lines.append(f"merges: {len(store.merges)} reflection/memory-worker merge(s)")
+    for r in share.itertuples():
+        pct = "–" if r.share is None or pd.isna(r.share) else f"{r.share:.0%}"
+        lines.append(
+            f"  {r.agent_id}: reflection/memory-worker merges made {pct} of "
+            f"{r.lines_changed} changed memory lines"
+        )
+    writers = _shared_writers(store)
+    if len(writers):
+        lines.append("shared-memory writers:")
+        for r in writers.itertuples():
+            who = r.writer_agent if isinstance(r.writer_agent, str) else r.author_email
+            lines.append(f"  {r.agent_id}/{r.repo}: {r.writer} {who}, {r.commits} commit(s)")
+    lines.append(f"case-colliding paths: {len(collisions)}")
+    for r in collisions.itertuples():
+        lines.append(f"  {r.agent_id}/{r.repo}: {', '.join(r.paths)}")
+    lines.append(f"unhealthy writes (#2906): {len(unhealthy)}")
+    for r in unhealthy.itertuples():
+        lines.append(f"  {r.agent_id}/{r.repo} {r.pattern}: {r.path} ({r.evidence})")
+    if len(store.problems):
+        lines.append(f"problems: {len(store.problems)} (see the problems table)")
     from memlab._escape import terminal_lines
 
     return Audit(
@@ -301,7 +322,7 @@ def audit_letta_home(store: Store, *, as_of: Any = None) -> Audit:
             "leftover_worktree": leftover,
             "merges": store.merges,
             "merge_share": share,
-            "shared_writers": _shared_writers(store),
+            "shared_writers": writers,
             "case_collisions": collisions,
             "unhealthy_writes": unhealthy,
             "agents": store.agents,

@@ -449,3 +449,21 @@ def test_cli_audit_text_and_json(home):
     assert doc["headline"]["reflection_stalled"] == 1
     assert doc["headline"]["leftover_worktrees"] == 1
     assert doc["tables"]["reflection_stalled"][0]["margin"] == 12
+
+
+def test_fleet_lake_one_row_per_agent(home, tmp_path):
+    lake = tmp_path / "lake"
+    result = memlab.fleet([home], out=lake, workers=0, as_of=AS_OF, run_date="2026-11-30",
+                          progress=False)
+    head = result.headline()
+    assert len(head) == 1 and head.iloc[0]["reflection_stalled"] == 1
+    agents = memlab.read_lake(lake, "frames/agents")
+    assert sorted(agents["agent_id"]) == ["agent-busy", "agent-healthy", "agent-shared",
+                                          "agent-stalled"]
+    by = agents.set_index("agent_id")
+    assert by.loc["agent-stalled", "max_steps_since_success"] == 37
+    assert by.loc["agent-stalled", "conversations_over_trigger"] == 1
+    assert by.loc["agent-healthy", "conversations_over_trigger"] == 0
+    assert by.loc["agent-healthy", "merges"] == 2
+    assert by.loc["agent-healthy", "reflection_merge_share"] > 0
+    assert pd.isna(by.loc["agent-shared", "max_steps_since_success"])  # no conversation

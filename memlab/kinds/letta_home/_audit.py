@@ -115,27 +115,9 @@ def _leftover(store: Store, as_of: pd.Timestamp) -> pd.DataFrame:
 
 
 def _merge_share(store: Store) -> pd.DataFrame:
-    w = store.writes
-    w = w[w["on_main"].fillna(False) & ~w["is_merge"].fillna(False) & (w["role"] == "memory")]
-    w = w.assign(lines=w["lines_added"].fillna(0) + w["lines_deleted"].fillna(0))
-    rows = []
-    for agent_id, g in w.groupby("agent_id", observed=True):
-        total = int(g["lines"].sum())
-        by = g.groupby(g["via"].astype("string").fillna("direct"))["lines"].sum()
-        refl = int(by.get("reflection", 0))
-        worker = int(by.get("memory-worker", 0))
-        rows.append(
-            {
-                "agent_id": agent_id,
-                "lines_changed": total,
-                "by_reflection": refl,
-                "by_memory_worker": worker,
-                "share": (refl + worker) / total if total else None,
-            }
-        )
-    return pd.DataFrame(
-        rows, columns=["agent_id", "lines_changed", "by_reflection", "by_memory_worker", "share"]
-    )
+    a = store.agents.rename(columns={"reflection_merge_share": "share"})
+    cols = ["agent_id", "lines_changed", "by_reflection", "by_memory_worker", "share"]
+    return a[a["memory"].fillna(False)][cols].reset_index(drop=True)
 
 
 def _shared_writers(store: Store) -> pd.DataFrame:

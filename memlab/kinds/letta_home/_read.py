@@ -19,6 +19,7 @@ import pandas as pd
 
 from memlab.constants import MAX_FILE_BYTES
 from memlab.errors import MemlabError, StoreNotFound
+from memlab.kinds.letta_home._frames import agent_figures, frame
 from memlab.kinds.letta_home._state import (
     read_conversation,
     read_settings,
@@ -26,7 +27,7 @@ from memlab.kinds.letta_home._state import (
     sanitize_segment,
     worktree_name,
 )
-from memlab.store import Problems, Store, categories, utc_datetimes
+from memlab.store import Problems, Store
 
 __all__ = ["load_letta_home", "home_markers", "WRITER_KINDS"]
 
@@ -380,132 +381,6 @@ def _worktree_rows(agent_id: str, agent_dir: Path, problems: Problems, out: dict
         out["worktrees"].append(row)
 
 
-_DTYPES = {
-    "files": {
-        "agent_id": "string",
-        "repo": "string",
-        "path": "string",
-        "in_prompt": "boolean",
-        "body": "string",
-    },
-    "tree": {"agent_id": "string", "repo": "string", "path": "string"},
-    "added_lines": {
-        "agent_id": "string",
-        "repo": "string",
-        "sha": "string",
-        "path": "string",
-        "line": "string",
-    },
-    "agents": {
-        "agent_id": "string",
-        "path": "string",
-        "memory": "boolean",
-        "shared_repos": "Int64",
-        "conversations": "Int64",
-        "worktrees": "Int64",
-        "trigger": "category",
-        "step_count": "Int64",
-        "settings_source": "category",
-    },
-    "memory_repos": {
-        "agent_id": "string",
-        "repo": "string",
-        "role": "category",
-        "path": "string",
-        "kind": "category",
-        "layout": "category",
-        "layout_policy": "category",
-        "branch": "string",
-        "head": "string",
-        "commits": "Int64",
-        "files": "Int64",
-        "backup_refs": "Int64",
-        "uncommitted": "Int64",
-        "problems": "Int64",
-    },
-    "conversations": {
-        "agent_id": "string",
-        "conversation_id": "string",
-        "schema_version": "category",
-        "state_file": "boolean",
-        "total_completed_steps": "Int64",
-        "reflected_completed_steps": "Int64",
-        "steps_since_last_successful_reflection": "Int64",
-        "steps_recorded": "Int64",
-        "reflected_through_message_id": "string",
-        "last_reflection_started_at": "datetime64[ns, UTC]",
-        "last_reflection_succeeded_at": "datetime64[ns, UTC]",
-        "transcript_rows": "Int64",
-        "transcript_assistant_rows": "Int64",
-        "transcript_complete": "boolean",
-        "last_captured_at": "datetime64[ns, UTC]",
-        "payload_files": "Int64",
-        "payloads_since_success": "Int64",
-        "last_payload_at": "datetime64[ns, UTC]",
-    },
-    "worktrees": {
-        "agent_id": "string",
-        "name": "string",
-        "path": "string",
-        "label": "category",
-        "created_at": "datetime64[ns, UTC]",
-        "expected_branch": "string",
-        "registered": "boolean",
-        "branch": "string",
-        "head": "string",
-        "commits_ahead": "Int64",
-        "uncommitted": "object",
-        "untracked": "object",
-        "n_uncommitted": "Int64",
-        "n_untracked": "Int64",
-    },
-    "merges": {
-        "agent_id": "string",
-        "repo": "string",
-        "merge": "string",
-        "label": "category",
-        "how": "category",
-        "at": "datetime64[ns, UTC]",
-        "subject": "string",
-        "commits": "Int64",
-        "lines_changed": "Int64",
-    },
-    "writes": {
-        "agent_id": "string",
-        "repo": "string",
-        "role": "category",
-        "sha": "string",
-        "committed_at": "datetime64[ns, UTC]",
-        "author_name": "string",
-        "author_email": "string",
-        "writer": "category",
-        "writer_agent": "string",
-        "on_main": "boolean",
-        "is_merge": "boolean",
-        "via": "category",
-        "subject": "string",
-        "path": "string",
-        "change_type": "category",
-        "lines_added": "Int64",
-        "lines_deleted": "Int64",
-        "lines_removed": "Int64",
-    },
-}
-
-
-def _frame(name: str, rows: list[dict[str, Any]]) -> pd.DataFrame:
-    dtypes = _DTYPES[name]
-    df = pd.DataFrame([{c: r.get(c) for c in dtypes} for r in rows], columns=list(dtypes))
-    for col, dtype in dtypes.items():
-        if dtype == "datetime64[ns, UTC]":
-            df[col] = utc_datetimes(df[col].astype("object").where(df[col].notna(), None))
-        elif dtype == "category":
-            df[col] = categories(df[col])
-        elif dtype != "object":
-            df[col] = df[col].astype(dtype)
-    return df
-
-
 def load_letta_home(path: str | Path, *, transcript_root: str | Path | None = None) -> Store:
     """A Letta Code home as a store (kind ``letta_home``), read-only.
 
@@ -598,7 +473,7 @@ def load_letta_home(path: str | Path, *, transcript_root: str | Path | None = No
         problems.add(
             folder, "transcripts_without_agent", f"reflection state for {name}, no agents/{name}/"
         )
-    conv = _frame("conversations", conversations)
+    conv = frame("conversations", conversations)
     # passes started after the last success: the payload files written since (each pass writes
     # one when it starts, buildAutoReflectionPayload)
     since, last = [], []
@@ -608,7 +483,7 @@ def load_letta_home(path: str | Path, *, transcript_root: str | Path | None = No
         since.append(len([t for t in times if pd.isna(succeeded) or t > succeeded]))
     conv["payloads_since_success"] = pd.array(since, dtype="Int64")
     conv["last_payload_at"] = pd.Series(last, dtype="datetime64[ns, UTC]")
-    writes = _frame("writes", out["writes"])
+    writes = frame("writes", out["writes"])
     for m in out["merges"]:
         brought = set(m.pop("_brought"))
         sel = writes[writes["sha"].isin(brought) & (writes["repo"] == m["repo"])]
@@ -616,17 +491,17 @@ def load_letta_home(path: str | Path, *, transcript_root: str | Path | None = No
         m["lines_changed"] = int(
             sel["lines_added"].fillna(0).sum() + sel["lines_deleted"].fillna(0).sum()
         )
-    merges = _frame("merges", out["merges"]).sort_values(["agent_id", "at"], kind="stable")
+    merges = frame("merges", out["merges"]).sort_values(["agent_id", "at"], kind="stable")
     frames = {
-        "agents": _frame("agents", agents),
-        "memory_repos": _frame("memory_repos", out["repos"]),
+        "agents": agent_figures(frame("agents", agents), conv, merges, writes),
+        "memory_repos": frame("memory_repos", out["repos"]),
         "conversations": conv,
-        "worktrees": _frame("worktrees", out["worktrees"]),
+        "worktrees": frame("worktrees", out["worktrees"]),
         "merges": merges.reset_index(drop=True),
         "writes": writes,
-        "files": _frame("files", out["files"]),
-        "tree": _frame("tree", out["tree"]),
-        "added_lines": _frame("added_lines", out["added"]),
+        "files": frame("files", out["files"]),
+        "tree": frame("tree", out["tree"]),
+        "added_lines": frame("added_lines", out["added"]),
     }
     meta["repo_problems"] = sum(len(s.problems) for s in out["stores"].values())
     return Store("letta_home", home, frames, problems.frame(), meta)

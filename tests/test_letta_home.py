@@ -467,3 +467,21 @@ def test_fleet_lake_one_row_per_agent(home, tmp_path):
     assert by.loc["agent-healthy", "merges"] == 2
     assert by.loc["agent-healthy", "reflection_merge_share"] > 0
     assert pd.isna(by.loc["agent-shared", "max_steps_since_success"])  # no conversation
+
+
+@pytest.mark.slow  # runs the audit notebook (papermill, nbconvert): about 30 s
+def test_report_all_alerts_reflection_stalled(home, tmp_path):
+    """`memlab report all` on a home: the audit report (with its section on reflection), the
+    home's headline in the run record, and the alert a person sets on a stalled reflection."""
+    from memlab.report.schedule import run_all
+
+    config = tmp_path / "stores.yaml"
+    config.write_text(f"as_of: '{AS_OF}'\nsimulation: false\nstores:\n  home: {home}\n"
+                      "alerts:\n  - metric: reflection_stalled\n    above: 0\n"
+                      "  - metric: case_collisions\n    above: 5\n")
+    run = run_all(config, out=tmp_path / "2026-11-30", jobs=1)
+    assert run.failures == []
+    assert [a.line() for a in run.fired] == ["ALERT home: reflection_stalled above 0: 1"]
+    html = (run.folder / "home" / "audit" / "01-audit.html").read_text()
+    assert "Is reflection working?" in html and "agent-stalled" in html
+    assert run.record["stores"]["home"]["kind"] == "letta_home"

@@ -197,7 +197,9 @@ def _unhealthy(store: Store) -> pd.DataFrame:
             )
     # the same correction written again: one added line (normalised) in two or more commits
     added = store.added_lines.copy()
-    added["key"] = [" ".join(str(x).lower().split()) for x in added["line"]]
+    added["key"] = pd.Series(
+        [" ".join(str(x).lower().split()) for x in added["line"]], index=added.index, dtype="string"
+    )
     added = added[added["key"].str.len() >= _MIN_CORRECTION]
     for (agent_id, repo, key), g in added.groupby(["agent_id", "repo", "key"], observed=True):
         if g["sha"].nunique() >= 2:

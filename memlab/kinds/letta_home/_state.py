@@ -217,8 +217,10 @@ def read_conversation(folder: Path, problems: Problems) -> dict[str, Any]:
                 f"schema_version {schema!r}: Letta Code rebuilds it from the transcript "
                 "as never reflected",
             )
-    started = _text(parsed.get("last_reflection_started_at")) if parsed else None
-    succeeded = _text(parsed.get("last_reflection_succeeded_at")) if parsed else None
+    # buildUnreflectedStateFromTranscript keeps no times: only v3 and v2 states carry them
+    kept = parsed if parsed is not None and schema in (STATE_SCHEMA, LEGACY_STATE_SCHEMA) else {}
+    started = _text(kept.get("last_reflection_started_at"))
+    succeeded = _text(kept.get("last_reflection_succeeded_at"))
     payloads: list[float] = []
     try:
         for entry in os.scandir(folder):

@@ -250,6 +250,8 @@ def test_frames(loaded):
     assert conv.loc["agent-healthy", "steps_since_last_successful_reflection"] == 5
     assert conv.loc["agent-healthy", "reflected_completed_steps"] == 30
     assert conv.loc["agent-busy", "total_completed_steps"] == 26
+    assert conv["started_since_success"].to_dict() == {
+        "agent-healthy": False, "agent-busy": True, "agent-stalled": True}
     # Letta Code's own count agrees with the file memlab read (it writes what it reads back)
     assert (conv["steps_recorded"] == conv["steps_since_last_successful_reflection"]).all()
     wt = store.worktrees.set_index("agent_id")
@@ -485,3 +487,18 @@ def test_report_all_alerts_reflection_stalled(home, tmp_path):
     html = (run.folder / "home" / "audit" / "01-audit.html").read_text()
     assert "Is reflection working?" in html and "agent-stalled" in html
     assert run.record["stores"]["home"]["kind"] == "letta_home"
+
+
+def test_symlinks_are_problem_rows_not_followed(home, tmp_path):
+    import shutil
+
+    copy = tmp_path / ".letta"
+    shutil.copytree(home / "transcripts", copy / "transcripts")
+    (copy / "settings.json").write_text("{}\n")
+    (copy / "agents").mkdir()
+    (copy / "agents" / "elsewhere").symlink_to(home / "agents" / "agent-healthy")
+    (copy / "transcripts" / "agent-x").symlink_to(tmp_path)
+    store = memlab.load(copy)
+    rows = store.problems[store.problems["kind"] == "symlink_not_followed"]
+    assert sorted(p.rsplit("/", 1)[-1] for p in rows["file"]) == ["agent-x", "elsewhere"]
+    assert store.agents.empty

@@ -82,6 +82,7 @@ DTYPES = {
         "payload_files": "Int64",
         "payloads_since_success": "Int64",
         "last_payload_at": "datetime64[ns, UTC]",
+        "started_since_success": "boolean",
     },
     "worktrees": {
         "agent_id": "string",

@@ -78,12 +78,26 @@ def _shared_name(name: str) -> bool:
     )
 
 
-def _subdirs(folder: Path) -> list[Path]:
+def _subdirs(folder: Path, problems: Problems | None = None) -> list[Path]:
+    """The folders in ``folder``, sorted; a symbolic link is not followed and, given
+    ``problems``, is a ``symlink_not_followed`` row (an agent's ``memory`` link excepted:
+    :func:`memlab.load` reads it, as discover lists it)."""
     try:
         with os.scandir(folder) as found:
-            return sorted(Path(e.path) for e in found if e.is_dir(follow_symlinks=False))
-    except OSError:
+            entries = sorted(found, key=lambda e: e.name)
+    except FileNotFoundError:
         return []
+    except OSError as exc:
+        if problems is not None:
+            problems.add(folder, "not_listed", f"folder not listed: {exc.strerror}")
+        return []
+    out = []
+    for e in entries:
+        if e.is_dir(follow_symlinks=False):
+            out.append(Path(e.path))
+        elif e.is_symlink() and problems is not None and e.name != "memory":
+            problems.add(e.path, "symlink_not_followed", "a symbolic link: not followed")
+    return out
 
 
 def _writer(name: Any, email: Any, agent_id: str) -> tuple[str, str | None]:
@@ -339,7 +353,7 @@ def _added_lines(
 def _worktree_rows(agent_id: str, agent_dir: Path, problems: Problems, out: dict) -> None:
     import memlab
 
-    for wt in _subdirs(agent_dir / "memory-worktrees"):
+    for wt in _subdirs(agent_dir / "memory-worktrees", problems):
         label, created, branch = worktree_name(wt.name)
         row: dict[str, Any] = {
             "agent_id": agent_id,
@@ -429,8 +443,8 @@ def load_letta_home(path: str | Path, *, transcript_root: str | Path | None = No
     }
     agents: list[dict[str, Any]] = []
     conversations: list[dict[str, Any]] = []
-    agent_dirs = _subdirs(home / "agents")
-    transcript_agents = {p.name: p for p in _subdirs(root)}
+    agent_dirs = _subdirs(home / "agents", problems)
+    transcript_agents = {p.name: p for p in _subdirs(root, problems)}
     for agent_dir in agent_dirs:
         agent_id = agent_dir.name
         memory = agent_dir / "memory"
@@ -439,7 +453,7 @@ def load_letta_home(path: str | Path, *, transcript_root: str | Path | None = No
             rows = [r for r in out["repos"] if r["agent_id"] == agent_id]
             out["main_branch"][agent_id] = rows[-1].get("branch") if rows else None
         shared = 0
-        for sub in _subdirs(agent_dir):
+        for sub in _subdirs(agent_dir, problems):
             if not _shared_name(sub.name) or not (sub / ".git").exists():
                 continue
             shared += 1
@@ -448,7 +462,7 @@ def load_letta_home(path: str | Path, *, transcript_root: str | Path | None = No
         rs = reflection_settings(settings, agent_id)
         n_conv = 0
         folder = transcript_agents.pop(sanitize_segment(agent_id), None)
-        for conv in _subdirs(folder) if folder else []:
+        for conv in _subdirs(folder, problems) if folder else []:
             if conv.name == "multi-reflection-payloads":
                 continue
             n_conv += 1
@@ -483,6 +497,12 @@ def load_letta_home(path: str | Path, *, transcript_root: str | Path | None = No
         since.append(len([t for t in times if pd.isna(succeeded) or t > succeeded]))
     conv["payloads_since_success"] = pd.array(since, dtype="Int64")
     conv["last_payload_at"] = pd.Series(last, dtype="datetime64[ns, UTC]")
+    # a pass started and not finished successfully: started after the last success (or with
+    # none); only finalizeAutoReflectionPayload(success) moves the success time
+    started, succeeded = conv["last_reflection_started_at"], conv["last_reflection_succeeded_at"]
+    conv["started_since_success"] = (
+        started.notna() & (succeeded.isna() | (started > succeeded))
+    ).astype("boolean")
     writes = frame("writes", out["writes"])
     for m in out["merges"]:
         brought = set(m.pop("_brought"))

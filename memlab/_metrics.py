@@ -544,6 +544,55 @@ _RECORDS = (
         how="rows of the integrity table; None when the evidence "
         "is gone (integrity_reason, null when checked)",
     ),
+    # ── Letta Code homes (~/.letta): reflection and write health ─────────────────────────
+    Metric(
+        "reflection_stalled",
+        "conversations whose reflection stalled: steps since the last success at or over "
+        "the step-count trigger, a pass started since, none succeeded, none running",
+        "conversations",
+        "reflection",
+        how="rows of the letta_home audit's reflection_stalled table",
+    ),
+    Metric(
+        "leftover_worktrees",
+        "reflection or memory-worker worktrees left on disk past a pass's time (a pass that "
+        "never finished)",
+        "worktrees",
+        "reflection",
+        how="rows of the letta_home audit's leftover_worktree table",
+    ),
+    Metric(
+        "max_steps_over_trigger",
+        "the largest margin of a stalled conversation: steps since the last successful "
+        "reflection minus the trigger; null when none stalled",
+        "steps",
+        "reflection",
+        how="max of reflection_stalled.margin",
+    ),
+    Metric(
+        "reflection_merge_share",
+        "share of the memory branch's changed lines that reflection and memory-worker merges "
+        "brought, averaged over the home's agents",
+        "share",
+        "reflection",
+        how="merge_share.share, mean over agents with memory changes",
+    ),
+    Metric(
+        "case_collisions",
+        "paths of a memory repository that differ only by case (one checkout on macOS or "
+        "Windows holds only one of them)",
+        "paths",
+        "findings",
+        how="rows of the letta_home audit's case_collisions table",
+    ),
+    Metric(
+        "unhealthy_writes",
+        "memory writes matching letta-ai/letta-code#2906's patterns: a core file that only "
+        "grows, a session file in core, a correction written again, near-duplicate files",
+        "findings",
+        "findings",
+        how="rows of the letta_home audit's unhealthy_writes table",
+    ),
     # ── the review report ────────────────────────────────────────────────────────────────
     Metric(
         "review.choices",

@@ -55,6 +55,7 @@ GROUPS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("prompt", ()),
     ("limits", ()),
     ("findings", ()),
+    ("reflection", ()),  # a Letta Code home's reflection health
     ("problems", ()),
     ("review", ()),
 )

@@ -10,6 +10,7 @@ from memlab.kinds.claude_memory import ClaudeMemory
 from memlab.kinds.elfmem_db import ElfmemDb
 from memlab.kinds.elfmem_substrate import ElfmemSubstrate
 from memlab.kinds.letta_blocks import LettaBlocks
+from memlab.kinds.letta_home import LettaHome
 from memlab.kinds.letta_memfs import LettaMemfs
 from memlab.kinds.letta_server import LettaServer
 from memlab.kinds.mem0 import Mem0
@@ -30,3 +31,4 @@ register(AgentFile())
 register(LettaBlocks())
 register(Mem0())
 register(ClaudeMemory())
+register(LettaHome())

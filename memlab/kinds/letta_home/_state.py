@@ -1,0 +1,270 @@
+"""What Letta Code 0.34.12 keeps beside an agent's memory repository, read as it reads it: the
+reflection settings (``settings.json``), the per-conversation reflection state
+(``<transcripts>/<agent>/<conversation>/state.json`` with ``transcript.jsonl`` and the
+``payload-auto-*.json`` each pass leaves) and the worktree names under ``memory-worktrees/``.
+
+Each rule below names the function of Letta Code's bundle (``letta.js``) it follows;
+``tests/test_letta_home.py`` builds homes with those functions themselves
+(``tests/letta_home_oracle.mjs``) and compares.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from memlab._files import FileTooLarge, LineTooLong, iter_lines, read_text
+from memlab.constants import MAX_FILE_BYTES
+from memlab.formats._json import loads as json_loads
+from memlab.store import Problems
+
+__all__ = [
+    "STATE_SCHEMA",
+    "LEGACY_STATE_SCHEMA",
+    "DEFAULT_TRIGGER",
+    "DEFAULT_STEP_COUNT",
+    "read_settings",
+    "reflection_settings",
+    "read_conversation",
+    "worktree_name",
+    "sanitize_segment",
+]
+
+#: ``REFLECTION_STATE_SCHEMA_VERSION`` and the legacy one ``readState`` migrates.
+STATE_SCHEMA = "v3_assistant_steps"
+LEGACY_STATE_SCHEMA = "v2_message_id"
+#: ``DEFAULT_SETTINGS`` (src/settings-manager.ts): the trigger a settings file without one has.
+DEFAULT_TRIGGER = "step-count"
+DEFAULT_STEP_COUNT = 25
+_DEFAULT_REMINDER = 25  # DEFAULT_SETTINGS.memoryReminderInterval
+_TRIGGERS = ("off", "step-count", "compaction-event")
+_LINE_BYTES = MAX_FILE_BYTES  # one transcript row (a tool result may be long)
+#: A conversation's transcript.jsonl grows with every step: ten times a memory file's cap.
+_TRANSCRIPT_BYTES = 10 * MAX_FILE_BYTES
+
+
+def _refuse_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON (JavaScript's JSON.parse refuses it)")
+
+
+def _json(text: str, path: Path, problems: Problems, line: int | None = None) -> Any:
+    """``JSON.parse(text)`` as Letta Code reads it; lone surrogates and repeated keys are
+    problem rows (the last value of a key is read, as JavaScript reads it). Raises ValueError."""
+    doc, issues = json_loads(
+        text, reader="Letta Code (JSON.parse)", parse_constant=_refuse_constant
+    )
+    for kind, message in issues:
+        problems.add(path, kind, message, line=line)
+    return doc
+
+
+def sanitize_segment(segment: str) -> str:
+    """``sanitizePathSegment2``: the folder name Letta Code gives an agent or conversation id."""
+    out = re.sub(r"[^a-zA-Z0-9._-]", "_", segment).strip()
+    return out or "unknown"
+
+
+def read_settings(path: Path, problems: Problems) -> dict[str, Any] | None:
+    """The global ``settings.json`` as a dict; None (with a problem row when it is there but
+    unreadable) when there is none."""
+    if not path.exists():
+        return None
+    try:
+        data = _json(read_text(path, max_bytes=MAX_FILE_BYTES, errors="strict"), path, problems)
+    except (OSError, FileTooLarge, UnicodeDecodeError, ValueError, RecursionError) as exc:
+        problems.add(path, "bad_settings", f"settings.json not read: {exc}")
+        return None
+    if not isinstance(data, dict):
+        problems.add(path, "bad_settings", "settings.json is not a JSON object")
+        return None
+    return data
+
+
+def _step_count(value: Any, fallback: int) -> int:
+    # normalizeStepCount: a positive integer (JSON numbers, not booleans), else the fallback
+    ok = isinstance(value, (int, float)) and not isinstance(value, bool) and value == int(value)
+    return int(value) if ok and value > 0 else fallback
+
+
+def _trigger(value: Any, fallback: str) -> str:
+    return value if value in _TRIGGERS else fallback
+
+
+def reflection_settings(settings: dict[str, Any] | None, agent_id: str) -> dict[str, Any]:
+    """``getReflectionSettings(agentId)`` from the global settings alone (a project's own
+    ``.letta/settings.json`` lives in its working folder, which the home does not name):
+    ``legacyModeToReflectionSettings(memoryReminderInterval)``, then the explicit
+    ``reflectionTrigger``/``reflectionStepCount``, then ``reflectionSettingsByAgent[agent]``;
+    the file's keys over ``DEFAULT_SETTINGS``. Returns ``trigger``, ``step_count`` and
+    ``source`` (``default``, ``settings`` or ``agent``)."""
+    raw = dict(settings or {})
+    legacy = raw.get("memoryReminderInterval", _DEFAULT_REMINDER)
+    # legacyModeToReflectionSettings: a number is step-count with that count, null is off,
+    # "compaction"/"auto-compaction" the compaction trigger; anything else the defaults
+    # (DEFAULT_REFLECTION_SETTINGS: compaction-event, 25)
+    if isinstance(legacy, (int, float)) and not isinstance(legacy, bool):
+        trigger, count = "step-count", _step_count(legacy, DEFAULT_STEP_COUNT)
+    elif legacy is None:
+        trigger, count = "off", DEFAULT_STEP_COUNT
+    else:
+        trigger, count = "compaction-event", DEFAULT_STEP_COUNT
+    trigger = _trigger(raw.get("reflectionTrigger", DEFAULT_TRIGGER), trigger)
+    count = _step_count(raw.get("reflectionStepCount", DEFAULT_STEP_COUNT), count)
+    source = "settings" if settings is not None else "default"
+    by_agent = raw.get("reflectionSettingsByAgent")
+    scoped = by_agent.get(agent_id) if isinstance(by_agent, dict) else None
+    if isinstance(scoped, dict):
+        trigger = _trigger(scoped.get("trigger"), trigger)
+        count = _step_count(scoped.get("stepCount"), count)
+        source = "agent"
+    return {"trigger": trigger, "step_count": count, "source": source}
+
+
+def _count(value: Any) -> int:
+    # normalizeNonNegativeInteger
+    ok = isinstance(value, (int, float)) and not isinstance(value, bool)
+    return int(value) if ok and value == int(value) and value >= 0 else 0
+
+
+def _text(value: Any) -> str | None:
+    return value if isinstance(value, str) and value else None
+
+
+def _transcript(path: Path, problems: Problems) -> tuple[list[dict[str, Any]], bool]:
+    """The rows of ``transcript.jsonl`` that parse as JSON (``parseTranscriptRows`` skips the
+    others), and whether the whole file was read."""
+    rows: list[dict[str, Any]] = []
+    if not path.exists():
+        return rows, True
+    try:
+        for number, raw in enumerate(
+            iter_lines(path, max_bytes=_TRANSCRIPT_BYTES, max_line_bytes=_LINE_BYTES), 1
+        ):
+            line = raw.strip()
+            if not line:
+                continue
+            try:
+                entry = _json(line.decode("utf-8", "replace"), path, problems, number)
+            except (ValueError, RecursionError):
+                problems.add(path, "bad_transcript_row", "a row that is not JSON", line=number)
+                continue
+            if isinstance(entry, dict):
+                rows.append(entry)
+    except (OSError, FileTooLarge, LineTooLong) as exc:
+        problems.add(path, "transcript_not_read", f"transcript not read to its end: {exc}")
+        return rows, False
+    return rows, True
+
+
+def _eligible(entry: dict[str, Any]) -> bool:
+    # isEligibleCanonicalEntry
+    return entry.get("kind") in ("user", "assistant") and bool(
+        _text(entry.get("source_message_id"))
+    )
+
+
+def read_conversation(folder: Path, problems: Problems) -> dict[str, Any]:
+    """One conversation's reflection state, as ``readState`` would see it (without writing it
+    back): a ``v3_assistant_steps`` state normalised (``normalizeV3State``), a ``v2_message_id``
+    one migrated from the transcript (``migrateMessageIdState``), none or another schema built
+    from the transcript as unreflected (``buildUnreflectedStateFromTranscript``); plus what the
+    transcript and the payload files say."""
+    state_path = folder / "state.json"
+    rows, complete = _transcript(folder / "transcript.jsonl", problems)
+    assistant = sum(1 for r in rows if r.get("kind") == "assistant")
+    parsed: dict[str, Any] | None = None
+    recorded = None
+    if state_path.exists():
+        try:
+            text = read_text(state_path, max_bytes=MAX_FILE_BYTES, errors="strict")
+            value = _json(text, state_path, problems)
+            if isinstance(value, dict):
+                parsed = value
+            else:
+                problems.add(state_path, "bad_state", "state.json is not a JSON object")
+        except (OSError, FileTooLarge, UnicodeDecodeError, ValueError, RecursionError) as exc:
+            problems.add(state_path, "bad_state", f"state.json not read: {exc}")
+    schema = parsed.get("schema_version") if parsed is not None else None
+    if parsed is not None and schema == STATE_SCHEMA:
+        total = _count(parsed.get("total_completed_steps"))
+        reflected = min(_count(parsed.get("reflected_completed_steps")), total)
+        through = _text(parsed.get("reflected_through_message_id"))
+        recorded = parsed.get("steps_since_last_successful_reflection")
+    else:
+        total = assistant
+        through = _text(parsed.get("reflected_through_message_id")) if parsed else None
+        reflected = 0
+        if parsed is not None and schema == LEGACY_STATE_SCHEMA and through:
+            anchor = next(
+                (
+                    i
+                    for i, r in enumerate(rows)
+                    if _eligible(r) and r.get("source_message_id") == through
+                ),
+                None,
+            )
+            if anchor is not None:
+                reflected = sum(1 for r in rows[: anchor + 1] if r.get("kind") == "assistant")
+        reflected = min(reflected, total)
+        if parsed is not None and schema != LEGACY_STATE_SCHEMA:
+            problems.add(
+                state_path,
+                "unknown_state_schema",
+                f"schema_version {schema!r}: Letta Code rebuilds it from the transcript "
+                "as never reflected",
+            )
+    # buildUnreflectedStateFromTranscript keeps no times: only v3 and v2 states carry them
+    kept = parsed if parsed is not None and schema in (STATE_SCHEMA, LEGACY_STATE_SCHEMA) else {}
+    started = _text(kept.get("last_reflection_started_at"))
+    succeeded = _text(kept.get("last_reflection_succeeded_at"))
+    payloads: list[float] = []
+    try:
+        for entry in os.scandir(folder):
+            if (
+                entry.name.startswith("payload-auto-")
+                and entry.name.endswith(".json")
+                and entry.is_file(follow_symlinks=False)
+            ):
+                payloads.append(entry.stat(follow_symlinks=False).st_mtime)
+    except OSError as exc:
+        problems.add(folder, "not_listed", f"conversation folder not listed: {exc}")
+    captured = [c for r in rows if isinstance(c := r.get("captured_at"), str)]
+    return {
+        "schema_version": schema if isinstance(schema, str) else None,
+        "state_file": parsed is not None,
+        "total_completed_steps": total,
+        "reflected_completed_steps": reflected,
+        "steps_since_last_successful_reflection": max(0, total - reflected),
+        "steps_recorded": _count(recorded) if recorded is not None else None,
+        "reflected_through_message_id": through,
+        "last_reflection_started_at": started,
+        "last_reflection_succeeded_at": succeeded,
+        "transcript_rows": len(rows),
+        "transcript_assistant_rows": assistant,
+        "transcript_complete": complete,
+        "last_captured_at": max(captured) if captured else None,
+        "payload_files": len(payloads),
+        "payload_times": sorted(payloads),
+    }
+
+
+_WORKTREE = re.compile(r"^(?P<label>.+)-(?P<ts>\d{14})-(?P<uuid>[0-9a-f]{8})$")
+
+
+def worktree_name(name: str) -> tuple[str | None, pd.Timestamp | None, str | None]:
+    """``<label>-<YYYYMMDDHHMMSS>-<uuid8>`` (``createReflectionMemoryWorktree`` with
+    ``buildReflectionWorktreeId``: the UTC creation time): (label, created, branch
+    ``letta/<label>/<id>``), or Nones for a name Letta Code does not give."""
+    m = _WORKTREE.match(name)
+    if not m:
+        return None, None, None
+    try:
+        created = pd.Timestamp(pd.to_datetime(m["ts"], format="%Y%m%d%H%M%S", utc=True))
+    except (ValueError, OverflowError):
+        return None, None, None
+    ident = f"{m['ts']}-{m['uuid']}"
+    return m["label"], created, f"letta/{m['label']}/{ident}"

@@ -261,8 +261,8 @@ def audit_letta_home(store: Store, *, as_of: Any = None) -> Audit:
         "problems": len(store.problems),
     }
     lines = [
-        f"Letta Code home {store.path}: {headline['agents']} agents, "
-        f"{headline['conversations']} conversations, {len(store.memory_repos)} memory repos",
+        f"Letta Code home {store.path}: {headline['agents']} agent(s), "
+        f"{headline['conversations']} conversation(s), {len(store.memory_repos)} memory repo(s)",
     ]
     if len(stalled):
         lines.append(f"REFLECTION STALLED in {len(stalled)} conversation(s):")

@@ -234,6 +234,9 @@ class KindBase:
     reports: tuple[str, ...] = ()
     headline: tuple[str, ...] = ()
     copy_of: str | None = None
+    #: A scheduled run's simulation report is measured on the first of this kind's stores
+    #: (its :meth:`elfmem_frames` are what the simulation reads).
+    simulated: bool = False
     #: What this kind saw in a :class:`Probe` (a short phrase), or None when it is not this
     #: kind; a kind class defines it as a method, ``None`` is a kind that detects nothing.
     detect: Callable[[Probe], str | None] | None = None
@@ -371,6 +374,30 @@ class KindBase:
         has no ``find``)."""
         fn = _resolve(self.find_ref)
         return () if fn is None else fn(search)
+
+    def walked_folder(self, folder: Path) -> Mapping[str, Any] | None:
+        """The inventory row ``memlab discover`` lists for ``folder``, a store of this kind it
+        met walking a folder the user named (a row as :meth:`find` gives one), or None (the
+        default) for discover's own row, which names no layout."""
+        return None
+
+    def lists_file(self, path: Path) -> bool:
+        """Whether ``path``, a file this kind's detector claimed from its content, is listed
+        when a walk of a folder meets it. True by default; a kind that claims any text of a
+        common format (JSON) looks inside, so a walk lists no manifests or summaries."""
+        return True
+
+    def elfmem_frames(self, store: Any) -> Mapping[str, Any] | None:
+        """``store``'s frames as an elfmem database's tables (``blocks``, ``tags``,
+        ``sessions``, ``config``, the ledger's), which the simulations replay and measure and
+        the elfmem block and ledger migrations read; None (the default) when this kind's
+        stores hold none."""
+        return None
+
+    def doc_value(self, metric: str) -> Any:
+        """The reference value a design document gives for ``metric`` on this kind's stores
+        (a report's headline shows it beside the measured one), or None (the default)."""
+        return None
 
 
 def _options_checked(

@@ -27,7 +27,7 @@ class LettaMemfs(KindBase):
     load_ref = "memlab.kinds._memfs._load:load_memfs"
     audit_ref = "memlab.kinds._memfs._audit:audit_memfs"
     find_ref = "memlab.kinds.letta_memfs._find:find_letta_memfs"
-    review = Review(**MEMFS_FILES, rules="memlab.reviews:LettaHook")
+    review = Review(**MEMFS_FILES, rules="memlab.kinds.letta_memfs._rules:LettaHook")
     verify = "memlab.migrations:UpgradeParity"
     reports = ("memfs", "review")
     headline = MEMFS_HEADLINE

@@ -27,7 +27,7 @@ class Souveraine(KindBase):
     load_ref = "memlab.kinds._memfs._load:load_memfs"
     audit_ref = "memlab.kinds._memfs._audit:audit_memfs"
     find_ref = "memlab.kinds.souveraine._find:find_souveraine"
-    review = Review(**MEMFS_FILES, rules="memlab.reviews:SouveraineRules")
+    review = Review(**MEMFS_FILES, rules="memlab.kinds.souveraine._rules:SouveraineRules")
     reports = ("memfs", "review")
     headline = MEMFS_HEADLINE
     copy_of = "souveraine"

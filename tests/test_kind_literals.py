@@ -272,8 +272,8 @@ def test_no_kind_field_is_compared_with_a_string_outside_memlab_kinds():
 #
 # Issue 36, item 1: ``kinds.capable(name, "elfmem_tables")`` was an engine choosing behaviour by
 # a string a plugin kind could only copy. Engines now call the kind's methods
-# (``elfmem_frames``, ``doc_value``, ``walked_folder``, ``lists_file``) and read typed
-# attributes (``simulated``), so a plugin kind brings its own. This counts every call of
+# (``elfmem_frames``, ``simulates``, ``doc_value``, ``walked_folder``, ``lists_file``), so a
+# plugin kind brings its own. This counts every call of
 # ``capable`` (``kinds.capable``, a bare ``capable``, any ``x.capable``) whose capability, the
 # second argument or ``capability=``, is a string literal.
 
@@ -306,7 +306,7 @@ x = [k for k in ks if registry.capable(k, "uuid_folder")]
     negatives = '''
 if kinds.capable(store.kind, flag): pass
 if kind.elfmem_frames(store) is not None: pass
-if kinds.lookup(kind).simulated: pass
+if kinds.lookup(kind).simulates(): pass
 capable = "elfmem_tables"
 if store.capable: pass
 def f(capability="elfmem_tables"): pass

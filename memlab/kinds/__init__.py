@@ -43,8 +43,8 @@ A kind is one value of ``Store.kind``. Each declares, in one :func:`register` ca
   class (:class:`KindBase`): ``elfmem_frames(store)``, the elfmem tables the simulations and
   the elfmem block and ledger migrations read; ``doc_value(metric)``, a design doc's value
   shown beside a headline metric; ``walked_folder(folder)`` and ``lists_file(path)``, what
-  ``memlab discover`` lists for a store it meets walking a folder; and the attribute
-  ``simulated`` (a scheduled run's simulation is measured on the first of its stores);
+  ``memlab discover`` lists for a store it meets walking a folder; ``simulates()`` is True
+  for a kind giving ``elfmem_frames`` (a scheduled run's simulation reads its first store);
 * ``reports``: the report kinds ``memlab report all`` renders for each of the kind's stores
   (``("audit", "review")``); none, and a scheduled run only loads it;
 * ``headline``: the metrics a scheduled run's index charts and compares for the kind's stores

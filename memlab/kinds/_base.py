@@ -234,9 +234,6 @@ class KindBase:
     reports: tuple[str, ...] = ()
     headline: tuple[str, ...] = ()
     copy_of: str | None = None
-    #: A scheduled run's simulation report is measured on the first of this kind's stores
-    #: (its :meth:`elfmem_frames` are what the simulation reads).
-    simulated: bool = False
     #: What this kind saw in a :class:`Probe` (a short phrase), or None when it is not this
     #: kind; a kind class defines it as a method, ``None`` is a kind that detects nothing.
     detect: Callable[[Probe], str | None] | None = None
@@ -393,6 +390,11 @@ class KindBase:
         the elfmem block and ledger migrations read; None (the default) when this kind's
         stores hold none."""
         return None
+
+    def simulates(self) -> bool:
+        """Whether the simulations measure this kind's stores: it gives :meth:`elfmem_frames`
+        (a scheduled run's simulation is measured on the first such store)."""
+        return type(self).elfmem_frames is not KindBase.elfmem_frames
 
     def doc_value(self, metric: str) -> Any:
         """The reference value a design document gives for ``metric`` on this kind's stores

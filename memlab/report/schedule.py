@@ -293,7 +293,7 @@ def run_all(
         state["headline"] = headline_metrics(kind, config["metrics"])
         stores[name] = state
         found = kinds.lookup(kind)
-        if found is not None and found.simulated and first_elfmem is None:
+        if found is not None and found.simulates() and first_elfmem is None:
             first_elfmem = store_path
         for report_kind in REPORTS_BY_KIND.get(kind, ()):
             if config["reports"] is None or report_kind in config["reports"]:

@@ -38,7 +38,6 @@ class ElfmemDb(KindBase):
     default_target = "substrate"
     find_ref = f"{_HERE}._find:find_elfmem_databases"
     verify = "memlab.migrations:ElfmemParity"
-    simulated = True
     reports = ("audit", "review")
     headline = (
         "input_per_corpus_token",

@@ -1,8 +1,9 @@
 """A kind is one adapter (issue 25, item 1): code outside ``memlab/kinds/`` asks a store's
 kind what it does (``kinds.get(store.kind).review.resolved.apply.note(...)``,
-``kinds.capable(name, "elfmem_tables")``), never compares the kind with a kind's name; and
-(issue 36, item 1) never compares a kind's fields with a string either (the second half of
-this file). Counted on the package's syntax trees.
+``kind.elfmem_frames(store)``), never compares the kind with a kind's name; and (issue 36,
+item 1) never compares a kind's fields with a string either (the second part of this file),
+nor asks the registry a capability string (``capable(name, "...")``, the third). Counted on
+the package's syntax trees.
 
 A comparison counts when one side is a registered store kind's name (a string literal, or a
 tuple, list or set literal holding one) and the other side is a kind: a name or attribute
@@ -123,7 +124,7 @@ def test_no_store_kind_literal_comparisons_outside_the_adapters():
 # ``kinds.lookup(...)``, a name ``kind``) or ``getattr(x, "<field>")``; a name assigned from an
 # expression holding such a read (``how = review.apply if review else None``) counts as the
 # field in the function that assigns it. ``kinds.capable(name, "...")`` is a question to the
-# registry, not a comparison, and is not counted.
+# registry, not a comparison: the third part of this file counts it.
 
 #: The string fields a kind's review adapter had before it held behaviour (issue 36), and
 #: those it has now.
@@ -265,3 +266,65 @@ def test_no_kind_field_is_compared_with_a_string_outside_memlab_kinds():
         if n:
             found[rel] = n
     assert found == FIELD_ALLOWED
+
+
+# ---- a kind's behaviour is its methods: no capability string decides outside memlab/kinds/ ------
+#
+# Issue 36, item 1: ``kinds.capable(name, "elfmem_tables")`` was an engine choosing behaviour by
+# a string a plugin kind could only copy. Engines now call the kind's methods
+# (``elfmem_frames``, ``simulates``, ``doc_value``, ``walked_folder``, ``lists_file``), so a
+# plugin kind brings its own. This counts every call of
+# ``capable`` (``kinds.capable``, a bare ``capable``, any ``x.capable``) whose capability, the
+# second argument or ``capability=``, is a string literal.
+
+
+def capable_literals(source: str | ast.AST) -> list[int]:
+    """The line of every ``capable(..., "<literal>")`` call in ``source``."""
+    lines = []
+    for node in ast.walk(source if isinstance(source, ast.AST) else ast.parse(source)):
+        if not isinstance(node, ast.Call):
+            continue
+        func = node.func
+        name = func.id if isinstance(func, ast.Name) else (
+            func.attr if isinstance(func, ast.Attribute) else None)
+        if name != "capable":
+            continue
+        asked = [*node.args[1:2], *(k.value for k in node.keywords if k.arg == "capability")]
+        if any(_literal(a) for a in asked):
+            lines.append(node.lineno)
+    return sorted(lines)
+
+
+def test_the_capable_counter_counts_literal_capabilities_and_nothing_else():
+    source = '''
+if kinds.capable(store.kind, "elfmem_tables"): pass
+if capable(kind, "json_file"): pass
+ok = memlab.kinds.capable(getattr(store, "kind", None), capability="agents")
+x = [k for k in ks if registry.capable(k, "uuid_folder")]
+'''
+    assert capable_literals(source) == [2, 3, 4, 5]
+    negatives = '''
+if kinds.capable(store.kind, flag): pass
+if kind.elfmem_frames(store) is not None: pass
+if kinds.lookup(kind).simulates(): pass
+capable = "elfmem_tables"
+if store.capable: pass
+def f(capability="elfmem_tables"): pass
+kinds.capable("elfmem_db")
+'''
+    assert capable_literals(negatives) == []
+
+
+#: None remain. Never grow it.
+CAPABLE_ALLOWED: Counter = Counter()
+
+
+def test_no_capability_string_decides_outside_memlab_kinds():
+    found: Counter = Counter()
+    for module in package():
+        if module.rel.startswith("kinds/"):
+            continue
+        n = len(capable_literals(module.tree))
+        if n:
+            found[module.rel] = n
+    assert found == CAPABLE_ALLOWED

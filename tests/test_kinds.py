@@ -319,3 +319,28 @@ def test_letta_blocks_names_its_findings_and_a_run_records_each(tmp_path):
     # a table the kind does not name is not a finding of it
     tables = {**tables, "over_limit": pd.DataFrame({"path": ["x.md"]})}
     assert finding_keys(tables, identities) == ["blocks_over_limit: block-aa · human"]
+
+
+def test_the_kind_record_declares_what_kindbase_declares_and_nothing_else():
+    """``Kind`` repeats ``KindBase``'s declarations (a dataclass cannot take its fields from a
+    plain class's annotations, and ``KindBase`` cannot be a dataclass: a kind class sets its
+    fields as class attributes and is made with no arguments). This keeps the two the same:
+    the same names (:data:`FIELDS`), the same types (``load_ref`` narrowed: a record needs a
+    loader) and the same defaults."""
+    import dataclasses
+
+    from memlab.kinds import Kind, KindBase
+    from memlab.kinds._base import FIELDS
+
+    declared = {n: str(a) for n, a in KindBase.__annotations__.items()
+                if not str(a).startswith("ClassVar")}
+    fields = {f.name: str(f.type) for f in dataclasses.fields(Kind)}
+    assert set(fields) == set(declared) == set(FIELDS)
+    assert {n: t for n, t in fields.items() if declared[n] != t} == {"load_ref": "Ref"}
+    assert declared["load_ref"] == "Ref | None"
+    for f in dataclasses.fields(Kind):
+        if f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING:
+            assert f.name in ("name", "display", "load_ref"), f.name  # register() requires them
+            continue
+        default = f.default if f.default is not dataclasses.MISSING else f.default_factory()
+        assert default == getattr(KindBase, f.name), f.name

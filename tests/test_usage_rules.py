@@ -23,6 +23,8 @@ from _package_source import PACKAGE, package
 
 #: module -> what memlab itself wrote (or only sniffs) that it reads there with plain json.loads
 OWN_JSON_READS = {
+    "kinds/agent_file/_walk.py": "sniffing only (is this an Agent File?); the loader reads it "
+                                 "with _json.loads",
     "embed/_embedder.py": "the verification record memlab keeps in its own embedding cache",
     "embed/_precision.py": "the precision choice memlab cached",
     "embed/_shipped.py": "the manifest of the vectors memlab ships in its wheel",
@@ -38,8 +40,6 @@ OWN_JSON_READS = {
     "sim/real/_driver.py": "a request line from memlab's own simulation process",
     "sim/real/releases.py": "a result line from memlab's driver inside a release's venv",
     "sim/model/scenarios/concurrency.py": "the result line of memlab's own S8 writer process",
-    "sources/discover.py": "sniffing only (is this an Agent File?); the loader reads it with "
-                           "_json.loads",
 }
 
 

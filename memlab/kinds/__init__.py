@@ -38,15 +38,13 @@ A kind is one value of ``Store.kind``. Each declares, in one :func:`register` ca
   history kept; all in :mod:`memlab.migrations`), or ``None`` (memlab cannot verify it).
   Behaviour may be given as a ``"module:attribute"`` string, resolved on first use, as
   memlab's own registrations do;
-* ``capabilities``: what other code may rely on, by name: ``"elfmem_tables"`` (the store holds
-  an elfmem database's tables: the elfmem block and ledger migrations, the simulations and the
-  v2 doc's values apply), ``"json_file"`` (detected from JSON text, so a folder walk parses a
-  file before listing it), ``"agents"`` (the store's ``agents`` frame lists the agents its
-  blocks belong to: a Letta Agent File, not a bare blocks list), ``"uuid_folder"`` (the
-  agent's folder is named by its id, which its ``agent.yaml`` repeats: discover flags a
-  mismatch), ``"memfs_v1_upgrade"`` (a Letta Code memfs repository whose v1 files the
-  ``"letta"`` migration moves to v2), ``"memfs_layout"`` (a folder the memfs loader reads,
-  with a layout it names: discover lists that layout for a folder it walks to);
+* ``capabilities``: descriptive tags (:func:`capable` answers them); no engine decides on
+  one, and memlab's own kinds declare none. What a kind does differently is a method of its
+  class (:class:`KindBase`): ``elfmem_frames(store)``, the elfmem tables the simulations and
+  the elfmem block and ledger migrations read; ``doc_value(metric)``, a design doc's value
+  shown beside a headline metric; ``walked_folder(folder)`` and ``lists_file(path)``, what
+  ``memlab discover`` lists for a store it meets walking a folder; ``simulates()`` is True
+  for a kind giving ``elfmem_frames`` (a scheduled run's simulation reads its first store);
 * ``reports``: the report kinds ``memlab report all`` renders for each of the kind's stores
   (``("audit", "review")``); none, and a scheduled run only loads it;
 * ``headline``: the metrics a scheduled run's index charts and compares for the kind's stores

@@ -372,6 +372,35 @@ class KindBase:
         fn = _resolve(self.find_ref)
         return () if fn is None else fn(search)
 
+    def walked_folder(self, folder: Path) -> Mapping[str, Any] | None:
+        """The inventory row ``memlab discover`` lists for ``folder``, a store of this kind it
+        met walking a folder the user named (a row as :meth:`find` gives one), or None (the
+        default) for discover's own row, which names no layout."""
+        return None
+
+    def lists_file(self, path: Path) -> bool:
+        """Whether ``path``, a file this kind's detector claimed from its content, is listed
+        when a walk of a folder meets it. True by default; a kind that claims any text of a
+        common format (JSON) looks inside, so a walk lists no manifests or summaries."""
+        return True
+
+    def elfmem_frames(self, store: Any) -> Mapping[str, Any] | None:
+        """``store``'s frames as an elfmem database's tables (``blocks``, ``tags``,
+        ``sessions``, ``config``, the ledger's), which the simulations replay and measure and
+        the elfmem block and ledger migrations read; None (the default) when this kind's
+        stores hold none."""
+        return None
+
+    def simulates(self) -> bool:
+        """Whether the simulations measure this kind's stores: it gives :meth:`elfmem_frames`
+        (a scheduled run's simulation is measured on the first such store)."""
+        return type(self).elfmem_frames is not KindBase.elfmem_frames
+
+    def doc_value(self, metric: str) -> Any:
+        """The reference value a design document gives for ``metric`` on this kind's stores
+        (a report's headline shows it beside the measured one), or None (the default)."""
+        return None
+
 
 def _options_checked(
     method: Callable[..., Any], what: str, given: tuple[str, ...]

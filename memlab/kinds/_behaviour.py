@@ -7,7 +7,9 @@ they hold.
 memlab's own implementations live beside the engines that run them (:mod:`memlab.reviews`:
 ``Forget``, ``ArchiveBlock``, ``DeleteFile``, ``ByHand``, ``InLetta``, ``ElfmemEdit``,
 ``SetBody``, ``GitCommit``, ``ElfmemScript``, ``Checklist``, ``SeedDrift``, ``FileDrift``,
-``LettaHook``, ``SouveraineRules``, ``AgentLimits``; :mod:`memlab.migrations`:
+``AgentLimits``; a kind's own rules in its package, also exported by :mod:`memlab.reviews`:
+``LettaHook``, ``letta_memfs/_rules.py``, ``SouveraineRules``, ``souveraine/_rules.py``;
+:mod:`memlab.migrations`:
 ``ElfmemParity``, ``BlocksParity``, ``ServerParity``, ``UpgradeParity``). A plugin kind passes
 its own objects; memlab's registrations name theirs as ``"module:attribute"`` strings, resolved
 on first use (:func:`behaviour`), so ``import memlab.kinds`` imports no engine and no engine

@@ -32,7 +32,14 @@ __all__ = [
 class Kind(KindBase):
     """One store kind as a record, made by :func:`register`: see :mod:`memlab.kinds` for what each
     field means; its methods are :class:`KindBase`'s defaults, which delegate to these fields.
-    Its fields are keyword-only, as :func:`register`'s are after the name."""
+    Its fields are keyword-only, as :func:`register`'s are after the name.
+
+    The fields repeat :class:`KindBase`'s declarations on purpose: a dataclass takes inherited
+    fields only from dataclass bases, and :class:`KindBase` cannot be one (a kind class sets its
+    fields as class attributes and is made with no arguments, ``Souveraine()``); building the
+    fields from its annotations at run time would hide them from the type checker.
+    ``tests/test_kinds.py`` keeps the two the same (names, types, defaults; ``load_ref`` alone
+    narrowed, since a record needs a loader)."""
 
     name: str
     display: str

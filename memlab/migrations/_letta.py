@@ -719,7 +719,8 @@ def plan_memfs(
     moved: list[dict] = []
     source_sha = file_sha(source) if source.is_file() else ""
     # an elfmem database's blocks and ledger, or Letta blocks (an agent file, a blocks list)
-    from_elfmem = kinds.capable(store.kind, "elfmem_tables")
+    kind = kinds.lookup(store.kind)
+    from_elfmem = kind is not None and kind.elfmem_frames(store) is not None
     if from_elfmem:
         specs = [elfmem_repo(store, flags, moved, layout)]
         source_ts = _elfmem.source_time(store)

@@ -24,7 +24,7 @@ from typing import Any, Mapping
 
 from memlab import kinds
 from memlab._escape import html as esc
-from memlab._metrics import definition, derive, doc_value
+from memlab._metrics import definition, derive
 from memlab.constants import MISSING_TEXT
 from memlab.report._runs import HEADLINE_METRICS
 from memlab.report._tables import human
@@ -153,13 +153,13 @@ def _rows(
             for name in HEADLINE_METRICS.get(str(m.get("kind")), ()):
                 if name not in names and any(name in s for s in stores.values()):
                     names.append(name)
-        doc = any(kinds.capable(s.get("kind"), "elfmem_tables") for s in stores.values())
+        documented = [k for s in stores.values() if (k := kinds.lookup(s.get("kind")))]
         rows = [
             (
                 n,
                 definition(n),
                 [s.get(n) if n in s else None for s in stores.values()],
-                doc_value(n) if doc else None,
+                next((v for k in documented if (v := k.doc_value(n)) is not None), None),
             )
             for n in names
         ]

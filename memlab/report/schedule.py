@@ -292,7 +292,8 @@ def run_all(
         kind = state["kind"]
         state["headline"] = headline_metrics(kind, config["metrics"])
         stores[name] = state
-        if kinds.capable(kind, "elfmem_tables") and first_elfmem is None:
+        found = kinds.lookup(kind)
+        if found is not None and found.simulates() and first_elfmem is None:
             first_elfmem = store_path
         for report_kind in REPORTS_BY_KIND.get(kind, ()):
             if config["reports"] is None or report_kind in config["reports"]:

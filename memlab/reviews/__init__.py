@@ -16,6 +16,8 @@ units are never proposed for removal, and apply refuses them even if asked.
 
 from __future__ import annotations
 
+from memlab.kinds.letta_memfs._rules import LettaHook
+from memlab.kinds.souveraine._rules import SouveraineRules
 from memlab.reviews._adapters import (
     AgentLimits,
     ArchiveBlock,
@@ -28,10 +30,8 @@ from memlab.reviews._adapters import (
     Forget,
     GitCommit,
     InLetta,
-    LettaHook,
     SeedDrift,
     SetBody,
-    SouveraineRules,
 )
 from memlab.reviews._apply import ApplyResult, apply_proposal
 from memlab.reviews._apply_edits import Edits

@@ -8,7 +8,9 @@ Removals: :class:`Forget` (elfmem's ``forget``), :class:`ArchiveBlock` (a substr
 to the end of its archive file), :class:`DeleteFile` (a memfs file), :class:`InLetta` and
 :class:`ByHand` (a checklist line). Edits: :class:`ElfmemEdit`, :class:`SetBody`. Apply:
 :class:`GitCommit`, :class:`ElfmemScript`, :class:`Checklist`. Drift: :class:`SeedDrift`,
-:class:`FileDrift`. Rules: :class:`LettaHook`, :class:`SouveraineRules`, :class:`AgentLimits`.
+:class:`FileDrift`. Rules: :class:`AgentLimits`; a kind's own rules live in its package
+(``LettaHook`` in ``memlab/kinds/letta_memfs/_rules.py``, ``SouveraineRules`` in
+``memlab/kinds/souveraine/_rules.py``), public in :mod:`memlab.reviews` too.
 """
 
 from __future__ import annotations
@@ -36,8 +38,6 @@ __all__ = [
     "Checklist",
     "SeedDrift",
     "FileDrift",
-    "LettaHook",
-    "SouveraineRules",
     "AgentLimits",
 ]
 
@@ -297,20 +297,6 @@ class FileDrift:
     def check(self, review: Any) -> None:
         if review.repo is not None:
             review.file_drift()
-
-
-class LettaHook:
-    """Letta Code's pre-commit hook, run on every memory file at HEAD, and the files' limits."""
-
-    def check(self, review: Any) -> None:
-        review.file_rules(_checks.letta_hook_violations)
-
-
-class SouveraineRules:
-    """Souveraine's frontmatter rule (a description on every memory file), and the limits."""
-
-    def check(self, review: Any) -> None:
-        review.file_rules(_checks.souveraine_violations)
 
 
 class AgentLimits:

@@ -21,8 +21,6 @@ __all__ = [
     "SEED_PARAPHRASE",
     "archive_path",
     "ChecksMixin",
-    "letta_hook_violations",
-    "souveraine_violations",
 ]
 
 #: Cosine at or above which a live block counts as a paraphrase of a missing seed.
@@ -522,34 +520,6 @@ class ChecksMixin:
             certainty=1.0,
             risk="low",
         )
-
-
-def letta_hook_violations(
-    path: str, text: str, *, variant: str, all_paths: set[str]
-) -> list[tuple[str, str]]:
-    """What Letta Code's pre-commit hook says of ``path`` holding ``text``."""
-    from memlab.formats import letta_memfs as fmt
-
-    return [
-        (v.rule, v.message)
-        for v in fmt.check_precommit(
-            path, text, text, variant=variant, change="M", staged_paths=all_paths
-        )
-    ]
-
-
-def souveraine_violations(
-    path: str, text: str, *, variant: str, all_paths: set[str]
-) -> list[tuple[str, str]]:
-    """Souveraine's rule: a memory file has frontmatter with a description."""
-    from memlab.formats import letta_memfs as fmt
-
-    fm = fmt.read_frontmatter(text)
-    if not fm.has_frontmatter:
-        return [("missing_frontmatter", "missing frontmatter (Souveraine requires description)")]
-    if not (fm.description or "").strip():
-        return [("missing_description", "missing required field 'description'")]
-    return []
 
 
 def _v2_name(label: str) -> str:

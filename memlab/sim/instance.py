@@ -28,6 +28,7 @@ from memlab.errors import MemlabError, SimulationError
 
 __all__ = [
     "Instance",
+    "elfmem_frames",
     "DOC_INSTANCE",
     "instance_from_store",
     "load_instance",
@@ -189,8 +190,15 @@ DOC_INSTANCE = Instance(
 )
 
 
-def _frame(store: Any, name: str) -> pd.DataFrame:
-    frames = getattr(store, "frames", {})
+def elfmem_frames(store: Any) -> Mapping[str, pd.DataFrame] | None:
+    """``store``'s elfmem tables, what the simulations read, as its kind gives them
+    (:meth:`memlab.kinds.KindBase.elfmem_frames`), or None when its kind holds none (or is
+    no kind memlab knows)."""
+    kind = kinds.lookup(getattr(store, "kind", None))
+    return None if kind is None else kind.elfmem_frames(store)
+
+
+def _frame(frames: Mapping[str, pd.DataFrame], name: str) -> pd.DataFrame:
     return frames.get(name, pd.DataFrame())
 
 
@@ -208,22 +216,23 @@ def instance_from_store(store: Any, *, audit: Any = None, growth: int = 100) -> 
     kept in ``provenance`` for the record; every rate is computed from the frames themselves so
     the simulation does not depend on how the audit names its metrics.
     """
-    if not kinds.capable(getattr(store, "kind", None), "elfmem_tables"):
+    frames = elfmem_frames(store)
+    if frames is None:
         raise MemlabError(
             f"a simulation instance needs an elfmem database, not "
             f"{getattr(store, 'kind', type(store).__name__)!r}",
             path=getattr(store, "path", None),
             hint="load it with memlab.load_elfmem(path)",
         )
-    blocks = _frame(store, "blocks")
+    blocks = _frame(frames, "blocks")
     if blocks.empty:
         raise MemlabError(
             "the store has no blocks to measure rates from", path=getattr(store, "path", None)
         )
-    sessions = _frame(store, "sessions")
-    config = _frame(store, "config")
-    contradictions = _frame(store, "contradictions")
-    tags = _frame(store, "tags")
+    sessions = _frame(frames, "sessions")
+    config = _frame(frames, "config")
+    contradictions = _frame(frames, "contradictions")
+    tags = _frame(frames, "tags")
     prov: dict[str, str] = {}
 
     status = blocks["status"].astype("string")

@@ -140,7 +140,7 @@ def shared_memory_name(path: Path) -> str | None:
 def agent_memory_folder(path: Path) -> bool:
     """``~/.letta/agents/<id>/memory`` (where Letta Code keeps an agent's memory repository) or
     ``~/.letta/lc-local-backend/memfs/<id>/memory`` (its local backend's, where
-    :func:`memlab.sources.discover.find_letta_memfs` looks too)."""
+    :func:`memlab.kinds.letta_memfs._find.find_letta_memfs` looks too)."""
     parts = path.parts
     return (
         len(parts) >= 4

@@ -10,6 +10,7 @@ memfs repository (verified block by block).
 
 from __future__ import annotations
 
+from pathlib import Path
 from types import MappingProxyType
 from typing import Mapping
 
@@ -43,7 +44,6 @@ class AgentFile(KindBase):
     default_target = next(iter(TO_MEMFS))
     review = AGENT_BLOCKS
     verify = BLOCKS_PARITY
-    capabilities = frozenset({"json_file", "agents"})
     reports = ("audit", "review")
     headline = AGENT_FILE_HEADLINE
 
@@ -65,3 +65,9 @@ class AgentFile(KindBase):
         if probe.path.suffix == ".af" and first != b"[":
             return "named .af"
         return None
+
+    def lists_file(self, path: Path) -> bool:
+        """A walked ``.af`` file is listed; another JSON file when it holds agents or blocks."""
+        from memlab.kinds.agent_file._walk import lists_json
+
+        return lists_json(path)

@@ -6,7 +6,6 @@ from typing import Any
 
 import pandas as pd
 
-from memlab import kinds
 from memlab._escape import terminal_lines
 from memlab.audits._base import Audit, json_safe
 from memlab.constants import CHARS_PER_TOKEN
@@ -36,7 +35,7 @@ def audit_agent_file(store: Store, **_: Any) -> Audit:
     blocks = store.blocks
     pairs = store.block_agents
     agents = store.agents
-    has_agents = kinds.capable(store.kind, "agents")
+    has_agents = store.kind == "agent_file"  # a blocks list (letta_blocks) names no agent
 
     over = blocks[blocks["over_limit"].fillna(False).astype(bool)].copy()
     over["excess"] = (over["chars"] - over["limit"]).astype("Int64")

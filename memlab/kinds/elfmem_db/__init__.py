@@ -8,13 +8,14 @@ modules of this package, named by ``"module:attribute"`` strings so ``import mem
 none of them. What it shares stays where the other users are: the SQLite snapshot reader
 (:mod:`memlab.sources._sqlite_snapshot`), the block layout and ledger of its migrations
 (:mod:`memlab.migrations._elfmem`), elfmem's seeds (:mod:`memlab.audits.seeds`) and block file
-format (:mod:`memlab.formats.blockfile`), and where discover finds it
-(:func:`memlab.sources.discover.find_elfmem_databases`).
+format (:mod:`memlab.formats.blockfile`), and the rows of discover's inventory
+(:mod:`memlab.sources._discover_rows`); where discover finds it is ``_find``.
 """
 
 from __future__ import annotations
 
 from types import MappingProxyType
+from typing import Any, Mapping
 
 from memlab.kinds._base import KindBase, Probe, Review
 from memlab.kinds._shared import TO_MEMFS
@@ -35,9 +36,8 @@ class ElfmemDb(KindBase):
     audit_ref = f"{_HERE}._audit:audit_elfmem"
     migrations = MappingProxyType({"substrate": f"{_HERE}._migrate:plan_substrate", **TO_MEMFS})
     default_target = "substrate"
-    find_ref = "memlab.sources.discover:find_elfmem_databases"
+    find_ref = f"{_HERE}._find:find_elfmem_databases"
     verify = "memlab.migrations:ElfmemParity"
-    capabilities = frozenset({"elfmem_tables"})
     reports = ("audit", "review")
     headline = (
         "input_per_corpus_token",
@@ -74,3 +74,13 @@ class ElfmemDb(KindBase):
             # more than "unrecognised".
             return f"named {probe.path.suffix}"
         return None
+
+    def elfmem_frames(self, store: Any) -> Mapping[str, Any] | None:
+        """The store's own frames: an elfmem database's tables."""
+        return store.frames
+
+    def doc_value(self, metric: str) -> Any:
+        """The elfmem v2 doc's value of ``metric`` (:func:`memlab._metrics.doc_value`)."""
+        from memlab._metrics import doc_value
+
+        return doc_value(metric)

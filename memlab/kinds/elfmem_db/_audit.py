@@ -83,7 +83,8 @@ def audit_elfmem(
         print(a.summary())
         a["archive_reasons"]
     """
-    if not kinds.capable(store.kind, "elfmem_tables"):
+    kind = kinds.lookup(store.kind)
+    if kind is None or kind.elfmem_frames(store) is None:
         raise UnsupportedSchema(
             f"audit_elfmem needs an elfmem database, got a {store.kind!r} store",
             path=store.path,

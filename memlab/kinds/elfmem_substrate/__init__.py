@@ -10,6 +10,9 @@ parsed by :mod:`memlab.kinds.elfmem_substrate._parse`.
 
 from __future__ import annotations
 
+from pathlib import Path
+from typing import Any, Mapping
+
 from memlab.kinds._base import KindBase, Probe, Review
 from memlab.kinds._shared import MEMFS_HEADLINE
 
@@ -26,7 +29,7 @@ class ElfmemSubstrate(KindBase):
     priority = 20
     load_ref = "memlab.kinds._memfs._load:load_memfs"
     audit_ref = "memlab.kinds._memfs._audit:audit_memfs"
-    find_ref = "memlab.sources.discover:find_elfmem_substrates"
+    find_ref = "memlab.kinds.elfmem_substrate._find:find_elfmem_substrates"
     review = Review(
         units=f"{_UNITS}:substrate_units",
         share_of="all notes and log blocks",
@@ -37,7 +40,6 @@ class ElfmemSubstrate(KindBase):
         describe_file=True,
         project_folder=True,
     )
-    capabilities = frozenset({"memfs_layout"})
     reports = ("memfs", "review")
     headline = MEMFS_HEADLINE
     copy_of = "substrate"
@@ -56,3 +58,9 @@ class ElfmemSubstrate(KindBase):
         if folder == probe.path:
             return f"an .elfmem folder with {found}/"
         return f"holds .elfmem/{found}/"
+
+    def walked_folder(self, folder: Path) -> Mapping[str, Any] | None:
+        """The row of a substrate folder a walk met: its layout as the loader names it."""
+        from memlab.kinds._memfs._find import walked_row
+
+        return walked_row(self.name, folder)

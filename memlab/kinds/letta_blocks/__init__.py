@@ -11,6 +11,7 @@ shares that kind's review adapter, headline metrics and migrations to a memfs re
 
 from __future__ import annotations
 
+from pathlib import Path
 from types import MappingProxyType
 from typing import Mapping
 
@@ -39,7 +40,6 @@ class LettaBlocks(KindBase):
     default_target = next(iter(TO_MEMFS))
     review = AGENT_BLOCKS
     verify = BLOCKS_PARITY
-    capabilities = frozenset({"json_file"})
     reports = ("audit", "review")
     headline = AGENT_FILE_HEADLINE
 
@@ -59,3 +59,9 @@ class LettaBlocks(KindBase):
         if probe.path.suffix == ".json":
             return "named .json"
         return None
+
+    def lists_file(self, path: Path) -> bool:
+        """A walked JSON file is listed when it is a blocks list or an agent file."""
+        from memlab.kinds.agent_file._walk import lists_json
+
+        return lists_json(path)

@@ -10,6 +10,9 @@ repository to v2 (``"letta"``), verified as an upgrade.
 
 from __future__ import annotations
 
+from pathlib import Path
+from typing import Any, Mapping
+
 from memlab.kinds._base import KindBase, Probe, Review
 from memlab.kinds._shared import MEMFS_FILES, MEMFS_HEADLINE
 
@@ -23,13 +26,12 @@ class LettaMemfs(KindBase):
     display = "Letta Code memfs repo"
     load_ref = "memlab.kinds._memfs._load:load_memfs"
     audit_ref = "memlab.kinds._memfs._audit:audit_memfs"
-    find_ref = "memlab.sources.discover:find_letta_memfs"
-    review = Review(**MEMFS_FILES, rules="memlab.reviews:LettaHook")
+    find_ref = "memlab.kinds.letta_memfs._find:find_letta_memfs"
+    review = Review(**MEMFS_FILES, rules="memlab.kinds.letta_memfs._rules:LettaHook")
     verify = "memlab.migrations:UpgradeParity"
     reports = ("memfs", "review")
     headline = MEMFS_HEADLINE
     copy_of = "letta"
-    capabilities = frozenset({"memfs_v1_upgrade", "memfs_layout"})
     migrations = {"letta": "memlab.kinds.letta_memfs._upgrade:plan_upgrade"}  # memfs v1 -> v2
     default_target = "letta"
 
@@ -51,3 +53,9 @@ class LettaMemfs(KindBase):
         ):
             return "a bare git repository"
         return None
+
+    def walked_folder(self, folder: Path) -> Mapping[str, Any] | None:
+        """The row of a memfs repository a walk met: its layout as the loader names it."""
+        from memlab.kinds._memfs._find import walked_row
+
+        return walked_row(self.name, folder)

@@ -36,7 +36,7 @@ from typing import Any
 
 import pandas as pd
 
-from memlab import _git, kinds
+from memlab import _git
 from memlab._escape import commit_line
 from memlab._times import utc_second
 from memlab.errors import MigrationError
@@ -70,7 +70,7 @@ class _Spec:
 
 def _repo(store: Store) -> Path:
     repo = store.meta.get("repo")
-    if not kinds.capable(store.kind, "memfs_v1_upgrade") or not repo:
+    if store.kind != "letta_memfs" or not repo:
         raise MigrationError("not a Letta Code memfs repository", path=store.path)
     return Path(repo)
 

@@ -9,6 +9,9 @@ family's loader and audit (``memlab/kinds/_memfs/``), which it shares with ``let
 
 from __future__ import annotations
 
+from pathlib import Path
+from typing import Any, Mapping
+
 from memlab.kinds._base import KindBase, Probe, Review
 from memlab.kinds._shared import MEMFS_FILES, MEMFS_HEADLINE
 
@@ -23,9 +26,8 @@ class Souveraine(KindBase):
     priority = 10
     load_ref = "memlab.kinds._memfs._load:load_memfs"
     audit_ref = "memlab.kinds._memfs._audit:audit_memfs"
-    find_ref = "memlab.sources.discover:find_souveraine"
-    review = Review(**MEMFS_FILES, rules="memlab.reviews:SouveraineRules")
-    capabilities = frozenset({"uuid_folder", "memfs_layout"})
+    find_ref = "memlab.kinds.souveraine._find:find_souveraine"
+    review = Review(**MEMFS_FILES, rules="memlab.kinds.souveraine._rules:SouveraineRules")
     reports = ("memfs", "review")
     headline = MEMFS_HEADLINE
     copy_of = "souveraine"
@@ -33,3 +35,10 @@ class Souveraine(KindBase):
     def detect(self, probe: Probe) -> str | None:
         """A folder holding ``agent.yaml``."""
         return "holds agent.yaml" if probe.has("agent.yaml") else None
+
+    def walked_folder(self, folder: Path) -> Mapping[str, Any] | None:
+        """The row of an agent dir a walk met: its layout as the loader names it; the folder
+        is named by the agent's id, which its ``agent.yaml`` repeats."""
+        from memlab.kinds._memfs._find import walked_row
+
+        return walked_row(self.name, folder, named_by_id=True)

@@ -20,11 +20,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from memlab import kinds
 from memlab.audits.seeds import CONSTITUTIONAL_TAG, ROLE_TAG_PREFIX, match_seed
 from memlab.constants import tier_of_lambda
 from memlab.errors import MemlabError, SimulationError
-from memlab.sim.instance import LAMBDA, active_hours_at
+from memlab.sim.instance import LAMBDA, active_hours_at, elfmem_frames
 from memlab.sim.model.iterations import ITERATIONS, Iteration
 from memlab.sim.model.world import VectorBook
 
@@ -56,19 +55,20 @@ def replay(
     if vectors not in ("model", "store"):
         raise SimulationError("vectors must be 'model' or 'store'")
     it = ITERATIONS[iteration] if isinstance(iteration, int) else iteration
-    if not kinds.capable(getattr(store, "kind", None), "elfmem_tables"):
+    frames = elfmem_frames(store)
+    if frames is None:
         raise MemlabError(
             "replay needs an elfmem database store",
             path=getattr(store, "path", None),
             hint="memlab.load_elfmem(path)",
         )
     book = book if book is not None else VectorBook()  # an empty book is falsy (__len__)
-    blocks = store.frames["blocks"].copy()
+    blocks = frames["blocks"].copy()
     if blocks.empty:
         raise MemlabError("the store has no blocks to replay", path=getattr(store, "path", None))
-    tags = store.frames.get("tags", pd.DataFrame(columns=["block_id", "tag"]))
-    sessions = store.frames.get("sessions", pd.DataFrame())
-    config = store.frames.get("config", pd.DataFrame())
+    tags = frames.get("tags", pd.DataFrame(columns=["block_id", "tag"]))
+    sessions = frames.get("sessions", pd.DataFrame())
+    config = frames.get("config", pd.DataFrame())
     total = (
         float(config["total_active_hours"].iloc[0])
         if "total_active_hours" in config

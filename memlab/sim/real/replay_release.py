@@ -24,11 +24,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from memlab import kinds
 from memlab._files import sqlite_uri
 from memlab._tmp import private_tempdir
 from memlab.errors import MemlabError
-from memlab.sim.instance import active_hours_at
+from memlab.sim.instance import active_hours_at, elfmem_frames
 from memlab.sim.real.releases import ReleaseProcess, check_release
 
 __all__ = ["replay_release"]
@@ -42,19 +41,20 @@ def replay_release(store: Any, release: str) -> pd.DataFrame:
     agree (same status). ``attrs['summary']`` counts both sides.
     """
     release = check_release(release)
-    if not kinds.capable(getattr(store, "kind", None), "elfmem_tables"):
+    frames = elfmem_frames(store)
+    if frames is None:
         raise MemlabError(
             "replay needs an elfmem database store",
             path=getattr(store, "path", None),
             hint="memlab.load_elfmem(path)",
         )
-    blocks = store.frames["blocks"].copy()
+    blocks = frames["blocks"].copy()
     if blocks.empty:
         raise MemlabError("the store has no blocks to replay", path=getattr(store, "path", None))
     blocks = blocks.sort_values(["created_at", "id"], kind="stable").reset_index(drop=True)
-    tags = store.frames.get("tags", pd.DataFrame(columns=["block_id", "tag"]))
+    tags = frames.get("tags", pd.DataFrame(columns=["block_id", "tag"]))
     by_block = tags.groupby("block_id")["tag"].apply(list).to_dict() if len(tags) else {}
-    config = store.frames.get("config", pd.DataFrame())
+    config = frames.get("config", pd.DataFrame())
     total = (
         float(config["total_active_hours"].iloc[0])
         if "total_active_hours" in config
@@ -62,9 +62,7 @@ def replay_release(store: Any, release: str) -> pd.DataFrame:
         and pd.notna(config["total_active_hours"].iloc[0])
         else 0.0
     )
-    hours = active_hours_at(
-        blocks["created_at"], store.frames.get("sessions", pd.DataFrame()), total
-    )
+    hours = active_hours_at(blocks["created_at"], frames.get("sessions", pd.DataFrame()), total)
     content = blocks["content"].astype("string").fillna("").tolist()
     category = blocks["category"].astype("string").fillna("knowledge").tolist()
     stamps = np.append(np.unique(hours), max(total, float(np.max(hours))))

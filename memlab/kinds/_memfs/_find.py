@@ -1,0 +1,35 @@
+"""What ``memlab discover`` lists for a folder of the markdown-in-git family (``letta_memfs``,
+``souveraine``, ``elfmem_substrate``): its layout as the loader names it, and the row of such a
+folder met on a walk."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from memlab._escape import terminal_line
+from memlab.errors import MemlabError
+from memlab.kinds._memfs._locate import locate
+from memlab.sources._discover_rows import row
+
+__all__ = ["memfs_layout", "walked_row"]
+
+
+def memfs_layout(memory: Path) -> tuple[str | None, str | None]:
+    """(the layout ``memlab.load`` gives this folder, None) from the loader's own detection
+    (:func:`memlab.kinds._memfs._locate.locate`: HEAD's tree, or the files of a repository
+    with no commits yet, and the evidence that Letta made it), or (None, why) when the loader
+    would refuse the folder."""
+    try:
+        return locate(memory).layout, None
+    except MemlabError as exc:
+        return None, f"memlab cannot load it: {terminal_line(exc.message, 200)}"
+
+
+def walked_row(kind: str, folder: Path, *, named_by_id: bool = False) -> dict[str, Any]:
+    """The inventory row of ``folder``, a store of ``kind`` that a walk of a folder the user
+    named met: its layout as the loader names it (:func:`memfs_layout`, or why none)."""
+    layout, note = memfs_layout(folder)
+    return row(
+        folder.name, kind, layout, folder, repos=[folder], note=note, named_by_id=named_by_id
+    )

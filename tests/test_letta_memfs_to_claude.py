@@ -129,3 +129,28 @@ def test_a_name_clash_is_refused_and_nothing_is_written(tmp_path):
     with pytest.raises(MigrationError, match="would both be notes_a.md"):
         migrate(letta, tmp_path / "out", to="claude_memory", retrieval=False)
     assert not (tmp_path / "out").exists()
+
+
+def test_descriptions_yaml_would_misread_come_through_as_written(tmp_path):
+    import yaml
+
+    descs = {"project_a.md": "note: with colon # and hash", "project_b.md": "\"quoted\" it's",
+             "project_c.md": "- starts with a dash", "project_d.md": "true",
+             "project_e.md": "ümlaut – dash"}
+    claude = tmp_path / "claude"
+    claude.mkdir()
+    lines = ["# Memory index", ""]
+    for name, desc in descs.items():
+        head = yaml.safe_dump({"name": name[:-3], "description": desc, "type": "project"},
+                              allow_unicode=True, width=10**6)
+        (claude / name).write_text(f"---\n{head}---\n\nbody of {name}\n", encoding="utf-8")
+        lines.append(f"- [{name[:-3]}]({name}) — x")
+    (claude / "MEMORY.md").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    migrate(claude, tmp_path / "letta", to="letta", retrieval=False)
+    result = migrate(tmp_path / "letta", tmp_path / "back", to="claude_memory",
+                     retrieval=False, verify=True)
+    assert result.parity["ok"].all()
+    back = memlab.load(tmp_path / "back" / "memory").files.set_index("path")
+    for name, desc in descs.items():
+        assert back.loc[name, "description"] == desc, name
+        assert back.loc[name, "body"] == f"body of {name}\n"

@@ -42,6 +42,7 @@ __all__ = [
     "memfs_churn",
     "memfs_prompt_size",
     "memfs_commits",
+    "event_churn",
     "outcome_map",
     "fitness_profile",
     "review_items",
@@ -346,6 +347,27 @@ def memfs_churn(audit: Audit, *, top: int = 25, ax: Axes | None = None) -> Figur
     ax.set_xticks(range(churn.shape[1]), [plot_text(w) for w in weeks], rotation=45, ha="right")
     fig.colorbar(im, ax=ax, label="lines changed")
     ax.set_title("Churn per memory file and week", fontsize=10)
+    return fig
+
+
+def event_churn(audit: Audit, *, ax: Axes | None = None) -> Figure:
+    """A mutation log's events per week by type (a mem0 audit's ``churn`` table: ADD, UPDATE,
+    DELETE), stacked bars; events without a time are left out (the audit counts them)."""
+    churn = audit.tables["churn"].dropna(subset=["week"])
+    fig, ax = _axes(ax, (7.0, 2.4))
+    if churn.empty:
+        ax.text(0.5, 0.5, "no timed events", ha="center", va="center", transform=ax.transAxes)
+        ax.set_axis_off()
+        return fig
+    weeks = [plot_text(str(w)[:10]) for w in churn["week"]]
+    bottom = [0] * len(churn)
+    for event, colour in (("ADD", "#2e7d32"), ("UPDATE", "#f9a825"), ("DELETE", "#c62828")):
+        ax.bar(weeks, churn[event], bottom=bottom, color=colour, label=event)
+        bottom = [b + int(v) for b, v in zip(bottom, churn[event])]
+    _whole_counts(ax.yaxis)
+    ax.set_ylabel("events")
+    ax.legend(fontsize=8, frameon=False)
+    ax.set_title(f"Events per week: {plot_text(audit.store_name)}", fontsize=10)
     return fig
 
 

@@ -20,28 +20,43 @@ import claude_memory_folders as cm  # noqa: E402
 
 @pytest.fixture(scope="module")
 def sample(data_dir):
-    return memlab.load(data_dir / "samples" / "claude-memory" / "bga-assistant")
+    return memlab.load(data_dir / "samples" / "claude-memory" / "recommendarr")
 
 
 def test_the_real_sample_loads_every_file_and_index_line(sample):
     assert sample.kind == "claude_memory"
     assert sample.meta["detected"]["kind"] == "claude_memory"
-    assert len(sample.files) == 19 and sample.files["read"].all()
-    assert sample.meta["index_lines"] == 154 and sample.meta["index_bytes"] == 15125
-    assert len(sample.index.drop_duplicates("line")) == 154
-    assert sample.index["target"].notna().sum() == 19
+    assert len(sample.files) == 13 and sample.files["read"].all()
+    assert sample.meta["index_lines"] == 33 and sample.meta["index_bytes"] == 2187
+    assert len(sample.index.drop_duplicates("line")) == 33
+    # 13 lines link a topic file; three name docs outside the folder in backticks, not links
+    assert sample.index["target"].notna().sum() == 13
     assert sample.index["target_exists"].dropna().all()
     assert sample.files["indexed"].all() and sample.files["visible"].all()
-    # both frontmatter spellings of the type are in the real folder
-    assert set(sample.files["type_at"]) == {"top", "metadata"}
+    assert set(sample.files["type_at"]) == {"top"}
     assert sample.files["type"].value_counts().to_dict() == {
-        "project": 16,
-        "feedback": 2,
+        "feedback": 7,
+        "project": 5,
         "reference": 1,
     }
     assert len(sample.problems) == 0
     # one block per topic file plus the index (the migration's view)
-    assert len(sample.blocks) == 20 and "MEMORY" in set(sample.blocks["label"])
+    assert len(sample.blocks) == 14 and "MEMORY" in set(sample.blocks["label"])
+
+
+def test_the_real_sample_whose_index_links_nothing(data_dir):
+    """openai-anthropic-bridge: MEMORY.md is prose notes, no line links a file, so all five
+    topic files are orphans a session only finds by listing the folder."""
+    s = memlab.load(data_dir / "samples" / "claude-memory" / "openai-anthropic-bridge")
+    assert len(s.files) == 5 and s.files["read"].all() and len(s.problems) == 0
+    assert s.meta["index_lines"] == 40 and s.index["target"].notna().sum() == 0
+    assert not s.files["indexed"].any()
+    assert s.files["type"].value_counts().to_dict() == {
+        "feedback": 2,
+        "project": 1,
+        "reference": 1,
+        "user": 1,
+    }
 
 
 def test_a_built_folder_reads_name_description_type_and_body(tmp_path):

@@ -165,18 +165,31 @@ def test_frontmatter_rules_and_their_negative_controls(tmp_path):
     # above has both spellings and no finding)
 
 
-def test_the_real_sample(data_dir):
-    a = _audit(data_dir / "samples" / "claude-memory" / "bga-assistant")
+def test_the_real_samples(data_dir):
+    a = _audit(data_dir / "samples" / "claude-memory" / "recommendarr")
     h = a.headline
-    assert h["n_topic_files"] == 19 and h["index_lines_total"] == 154
+    assert h["n_topic_files"] == 13 and h["index_lines_total"] == 33
     assert h["n_orphan_files"] == 0 and h["n_dangling_index_lines"] == 0
     assert h["n_tail_index_lines"] == 0 and h["n_duplicate_pairs"] == 0
     fm = a.tables["frontmatter"]
     assert list(zip(fm["path"], fm["rule"])) == [
-        ("project_innovation_action_states.md", "prefix_type_mismatch")
+        ("project_conversation_url_loading.md", "prefix_type_mismatch")
     ]
     types = a.tables["types"].set_index("type")["files"].to_dict()
-    assert types == {"project": 16, "reference": 1, "feedback": 2}
+    assert types == {"feedback": 7, "project": 5, "reference": 1}
+    # the drift users report (anthropics/claude-code#78569): an index of prose notes that
+    # links none of the five topic files beside it
+    b = _audit(data_dir / "samples" / "claude-memory" / "openai-anthropic-bridge")
+    h = b.headline
+    assert h["n_orphan_files"] == 5 and h["n_dangling_index_lines"] == 0
+    assert sorted(b.tables["orphan_files"]["path"]) == [
+        "development_workflow.md",
+        "feedback.md",
+        "project_context.md",
+        "technical_stack.md",
+        "user_role.md",
+    ]
+    assert h["n_tail_index_lines"] == 0 and h["n_frontmatter_problems"] == 0
 
 
 def test_memlab_audit_json_on_the_command_line(tmp_path):

@@ -22,7 +22,7 @@ from migrate_v2_helpers import _head_files, _hook_accepts_noop_and_refuses_limit
 
 @pytest.fixture(scope="module")
 def migrated(data_dir, tmp_path_factory):
-    src = data_dir / "samples" / "claude-memory" / "bga-assistant"
+    src = data_dir / "samples" / "claude-memory" / "recommendarr"
     dest = tmp_path_factory.mktemp("cm") / "letta"
     return src, dest, migrate(src, dest, to="letta", retrieval=False, verify=True)
 
@@ -40,7 +40,7 @@ def test_the_real_sample_becomes_what_letta_code_creates(migrated, letta_code, t
     ]
     expected = {f["relativePath"]: f["content"] for f in letta_code.initial(blocks)}
     ours = _head_files(dest)
-    assert set(expected) <= set(ours) and len(expected) == 20
+    assert set(expected) <= set(ours) and len(expected) == 14
     for path, content in expected.items():
         assert ours[path] == content, path
     # the index is the root MEMORY.md as written, so its links still name the topic files
@@ -55,17 +55,18 @@ def test_verify_holds_and_can_fail(migrated, tmp_path):
     assert set(parity["check"]) >= {"presence", "content", "description", "side_record"}
     # the Claude name and type survive in the side file
     side = (dest / ".memlab" / "letta-blocks.json").read_text(encoding="utf-8")
-    assert '"claude_type": "reference"' in side and '"claude_name": "settings-surface"' in side
+    assert '"claude_type": "reference"' in side
+    assert '"claude_name": "useChat URL conversation loading"' in side
     # a copy whose file was edited afterwards differs from its source
     clone = tmp_path / "clone"
     subprocess.run(["git", "clone", "-q", str(dest), str(clone)], check=True)
-    target = clone / "project_settings_surface.md"
+    target = clone / "project_conversation_url_loading.md"
     target.write_text(target.read_text(encoding="utf-8") + "edited\n", encoding="utf-8")
     subprocess.run(["git", "-C", str(clone), "-c", "user.name=t", "-c", "user.email=t@t",
                     "commit", "-qam", "edit"], check=True)
     diff = verify(src, clone, retrieval=False)
     bad = diff[diff["ok"] == False]  # noqa: E712
-    assert list(bad["item"]) == ["project_settings_surface.md"]
+    assert list(bad["item"]) == ["project_conversation_url_loading.md"]
     assert list(bad["check"]) == ["content"]
 
 

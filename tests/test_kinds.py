@@ -97,11 +97,12 @@ def test_built_in_kinds_record_what_they_saw(data_dir, tmp_path):
 
 
 def test_migration_targets_come_from_the_kinds():
-    assert kinds.targets() == ("substrate", "letta", "souveraine")
+    assert kinds.targets() == ("substrate", "letta", "souveraine", "claude_memory")
     assert kinds.get("elfmem_db").default_target == "substrate"
     assert kinds.get("letta_blocks").default_target == "letta"
-    # a Letta Code memfs repository moves to v2 (memlab.kinds.letta_memfs._upgrade)
-    assert list(kinds.get("letta_memfs").migrations) == ["letta"]
+    # a Letta Code memfs repository moves to v2 (memlab.kinds.letta_memfs._upgrade) or to a
+    # Claude Code memory folder (memlab.kinds.letta_memfs._claude)
+    assert list(kinds.get("letta_memfs").migrations) == ["letta", "claude_memory"]
     assert kinds.get("souveraine").migrations == {}
 
 

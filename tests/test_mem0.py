@@ -10,6 +10,7 @@ import shutil
 import sqlite3
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
 import memlab
@@ -114,6 +115,18 @@ def test_the_audit_measures_the_lives_and_the_churn(sample):
     assert scopes.loc[("agent_id", "travel-agent"), "rewrites"] == 2
     js = json.loads(a.to_json(tables=True))
     assert js["headline"]["deletions_without_time"] == untimed and "lives" in js["tables"]
+
+
+def test_ages_are_null_for_memories_added_after_as_of(data_dir):
+    path = data_dir / "samples/mem0/2.2.1/history.db"
+    audit = kinds.get("mem0").audit
+    later = audit(memlab.load(path), as_of="2026-10-10", near_duplicates=False)["lives"]
+    assert later["age_days"].notna().all() and (later["age_days"] > 0).all()
+    # the events run 2026-09-01 .. 2026-10-03: on 2026-09-02 only the first day's memories exist
+    mid = audit(memlab.load(path), as_of="2026-09-02", near_duplicates=False)["lives"]
+    added = mid["first_added"] <= pd.Timestamp("2026-09-02", tz="UTC")
+    assert added.any() and (~added).any()
+    assert (mid.loc[added, "age_days"] >= 0).all() and mid.loc[~added, "age_days"].isna().all()
 
 
 @pytest.mark.slow  # loads the embedding model

@@ -81,3 +81,26 @@ def test_report_all_alerts_on_untimed_deletions_and_records_findings(data_dir, t
     assert old["kind"] == "mem0" and list(old["headline"]) == list(kinds.get("mem0").headline)
     assert sum(f.startswith("untimed_deletions: ") for f in old["findings"]) == 3
     assert not any(f.startswith("untimed_deletions") for f in run["stores"]["new"]["findings"])
+
+
+def test_the_churn_figure_stacks_each_weeks_events_and_leaves_out_untimed_ones(data_dir):
+    from memlab import plots
+
+    # mem0 0.1.90 writes DELETE rows without a time: the audit counts them in a null week
+    audit = kinds.get("mem0").audit(memlab.load(data_dir / "samples/mem0/0.1.90/history.db"),
+                                    near_duplicates=False)
+    churn = audit.tables["churn"]
+    assert churn["week"].isna().sum() == 1
+    ax = plots.event_churn(audit).axes[0]
+    timed = churn.dropna(subset=["week"])
+    weeks = [t.get_text() for t in ax.get_xticklabels()]
+    assert weeks == [str(w)[:10] for w in timed["week"]]
+    for container, event in zip(ax.containers, ("ADD", "UPDATE", "DELETE")):
+        assert [round(b.get_height()) for b in container] == list(timed[event]), event
+    assert sum(b.get_height() for c in ax.containers for b in c) == timed["events"].sum()
+    # an audit with no timed event draws a note, not an empty chart
+    untimed = kinds.get("mem0").audit(memlab.load(data_dir / "samples/mem0/0.1.90/history.db"),
+                                      near_duplicates=False)
+    untimed.tables["churn"] = churn[churn["week"].isna()]
+    fig = plots.event_churn(untimed)
+    assert not fig.axes[0].containers and fig.axes[0].texts[0].get_text() == "no timed events"

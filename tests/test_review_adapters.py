@@ -30,13 +30,17 @@ def test_every_built_in_kind_holds_behaviour_objects_not_strings():
         if verifier is not None:
             seen.add(type(verifier).__name__)
     # each of memlab's objects is used by some built-in kind (ByHand is only a default); a
-    # kind package may bring its own (mem0's verifier), which memlab's engines do not export
+    # kind package may bring its own (mem0's and letta_memfs's verifiers), which memlab's engines do not export
     own = {n for n in seen if not (hasattr(reviews, n) or hasattr(migrations, n))}
-    assert own == {"Mem0Parity"}
+    assert own == {"Mem0Parity", "MemfsParity"}
     assert seen - own == {"Forget", "ArchiveBlock", "DeleteFile", "InLetta", "ElfmemEdit", "SetBody",
                     "GitCommit", "ElfmemScript", "Checklist", "SeedDrift", "FileDrift",
                     "LettaHook", "SouveraineRules", "AgentLimits", "ElfmemParity",
-                    "BlocksParity", "ServerParity", "UpgradeParity"}
+                    "BlocksParity", "ServerParity"}
+    # which kind brings which of its own (MemfsParity runs UpgradeParity for a v1 -> v2 copy
+    # and its own checks for a claude_memory copy)
+    mine = {"MemfsParity": "letta_memfs", "Mem0Parity": "mem0"}
+    assert all(type(kinds.get(k).verifier()).__name__ == n for n, k in mine.items())
 
 
 def test_a_string_that_names_no_object_is_refused_where_the_adapter_is_made():

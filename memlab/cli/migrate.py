@@ -20,8 +20,9 @@ __all__ = ["cmd_migrate"]
 @argument(
     "source",
     help="an elfmem .db, an .af, a blocks JSON list, a Letta server "
-    "database (a postgresql:// DSN or its SQLite file), or a Letta "
-    "Code memfs v1 repo (moved to v2 with its history)",
+    "database (a postgresql:// DSN or its SQLite file), a Letta "
+    "Code memfs v1 repo (moved to v2 with its history), or any memfs repo "
+    "with --to claude_memory (a Claude Code memory folder in DEST/memory)",
 )
 @argument("dest", help="a new folder for the migrated repo")
 @argument(

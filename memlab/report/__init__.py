@@ -23,6 +23,7 @@ from typing import Any, Sequence
 from memlab.errors import MemlabError, ReportError, require
 from memlab.report._notebooks import NOTEBOOKS, notebook_folder, notebook_path
 from memlab.report._paths import find_input, output_folder, report_folder, reports_root
+from memlab.report._sections import section
 from memlab.report._tables import escape_tables, frame_html, titled
 
 __all__ = [
@@ -34,6 +35,7 @@ __all__ = [
     "escape_tables",
     "frame_html",
     "titled",
+    "section",
     "notebook_folder",
     "ExecutedReport",
     "execute_notebook",

@@ -4,8 +4,9 @@ implementing :class:`~memlab.kinds.KindBase`.
 
 It detects itself from the folder's entries (or a bare repository's layout); it is loaded and
 audited by the markdown-in-git family's loader and audit (``memlab/kinds/_memfs/``), which it
-shares with ``souveraine`` and ``elfmem_substrate``; its one migration moves a memfs v1
-repository to v2 (``"letta"``), verified as an upgrade.
+shares with ``souveraine`` and ``elfmem_substrate``; its migrations move a memfs v1
+repository to v2 (``"letta"``), verified as an upgrade, and any memfs repository to a Claude
+Code memory folder (``"claude_memory"``, :mod:`._claude`).
 """
 
 from __future__ import annotations
@@ -28,11 +29,14 @@ class LettaMemfs(KindBase):
     audit_ref = "memlab.kinds._memfs._audit:audit_memfs"
     find_ref = "memlab.kinds.letta_memfs._find:find_letta_memfs"
     review = Review(**MEMFS_FILES, rules="memlab.kinds.letta_memfs._rules:LettaHook")
-    verify = "memlab.migrations:UpgradeParity"
+    verify = "memlab.kinds.letta_memfs._claude:MemfsParity"
     reports = ("memfs", "review")
     headline = MEMFS_HEADLINE
     copy_of = "letta"
-    migrations = {"letta": "memlab.kinds.letta_memfs._upgrade:plan_upgrade"}  # memfs v1 -> v2
+    migrations = {
+        "letta": "memlab.kinds.letta_memfs._upgrade:plan_upgrade",  # memfs v1 -> v2
+        "claude_memory": "memlab.kinds.letta_memfs._claude:plan_claude_memory",
+    }
     default_target = "letta"
 
     def detect(self, probe: Probe) -> str | None:

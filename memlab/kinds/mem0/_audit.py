@@ -128,7 +128,9 @@ def audit_mem0(
     dupes = _near_duplicates(cur, threshold) if near_duplicates else None
     lives = mem.drop(columns=["text"]).copy()
     if now is not None:
-        lives["age_days"] = ((now - lives["first_added"]).dt.total_seconds() / 86400).round(1)
+        age = ((now - lives["first_added"]).dt.total_seconds() / 86400).round(1)
+        # a memory first added after ``as_of`` has no age then: null, never a negative age
+        lives["age_days"] = age.where(age >= 0)
     rewritten = mem[mem["rewrites"] > 0].sort_values(
         ["rewrites", "memory_id"], ascending=[False, True]
     )[["memory_id", "rewrites", "deleted", "text"]]

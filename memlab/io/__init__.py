@@ -1,7 +1,7 @@
 """memlab's plumbing, one of each: the ``git ls-tree`` parser and its rule for names that are
-not UTF-8 (:func:`parse_ls_tree`, :func:`tree_name`, :func:`shown_name`), the atomic writer
-(:func:`replacing`, :func:`replacing_path`, :func:`write_atomic`) and the ``module:attr``
-resolver (:func:`resolve`).
+not UTF-8 (:func:`parse_ls_tree`, :func:`tree_name`, :func:`shown_name`) and the atomic
+writer (:func:`replacing`, :func:`replacing_path`, :func:`write_atomic`). A ``"module:attr"``
+reference is resolved by the standard library's :func:`pkgutil.resolve_name` everywhere.
 
 Kept where they were, as the one implementation each (moving them would touch every loader,
 and the letta_home kind being built beside this): running git, :mod:`memlab._git` (its

@@ -49,6 +49,7 @@ from memlab._files import FileTooLarge, over_cap, read_head, read_text
 from memlab._gitobj import Signature, commit_body, write_loose
 from memlab.constants import MAX_FILE_BYTES
 from memlab.errors import RepoError
+from memlab.io import parse_ls_tree, tree_name
 
 __all__ = [
     "ENV_OVERRIDES",
@@ -685,19 +686,13 @@ def read_blob(repo: Path, sha: str) -> bytes | None:
 def tree_entries(
     repo: Path, commit: str, paths: Sequence[str] = (), *, recursive: bool = False
 ) -> dict[str, tuple[str, str, str]]:
-    """``{path: (mode, type, sha)}`` of ``commit``'s tree (only ``paths`` when given)."""
+    """``{path: (mode, type, sha)}`` of ``commit``'s tree (only ``paths`` when given); a path
+    is :func:`memlab.io.tree_name` of git's bytes (lossless, so a tree written back keeps them)."""
     args = ["ls-tree", "-z", "--full-tree"] + (["-r"] if recursive else []) + [commit]
     if paths:
         args += ["--", *paths]
     out = run(repo, *args, ceiling=False)
-    found = {}
-    for rec in out.split(b"\0"):
-        if not rec:
-            continue
-        meta, _, name = rec.partition(b"\t")
-        mode, typ, sha = meta.decode().split()
-        found[name.decode("utf-8", "surrogateescape")] = (mode, typ, sha)
-    return found
+    return {tree_name(r.raw): (r.mode, r.type, r.sha) for r in parse_ls_tree(out)}
 
 
 def _repo_git_dir(repo: Path) -> Path:

@@ -10,17 +10,19 @@ commit ids in advance, so the direct apply, the plan script and the idempotency 
 compared against one expected value. Objects are written as loose objects from Python: no git
 process runs, so nothing a repository's config names can run either.
 
-Standard library only, and no import from memlab: the plan script runs without memlab.
+Standard library only, and no import from memlab but the standard-library-only
+:mod:`memlab.io._atomic`, which the plan script embeds before this module.
 """
 
 from __future__ import annotations
 
 import hashlib
 import os
-import tempfile
 import zlib
 from dataclasses import dataclass
 from typing import Callable, Iterable, Mapping
+
+from memlab.io._atomic import write_atomic
 
 __all__ = [
     "BLOB_MODE",
@@ -73,8 +75,8 @@ def blob_sha(data: bytes, *, sha256: bool = False) -> str:
 
 
 def write_loose(objects: str | os.PathLike, kind: str, body: bytes, *, sha256: bool = False) -> str:
-    """Store one loose object under the objects folder ``objects``; its id. Atomic: written to
-    a temp file beside it, then renamed; an object already there is left alone."""
+    """Store one loose object under the objects folder ``objects``; its id. Atomic
+    (:func:`memlab.io.write_atomic`); an object already there is left alone."""
     raw = object_bytes(kind, body)
     sha = (hashlib.sha256(raw) if sha256 else hashlib.sha1(raw)).hexdigest()
     folder = os.path.join(os.fspath(objects), sha[:2])
@@ -82,16 +84,8 @@ def write_loose(objects: str | os.PathLike, kind: str, body: bytes, *, sha256: b
     if os.path.exists(target):
         return sha
     os.makedirs(folder, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix="tmp_obj_", dir=folder)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(zlib.compress(raw, 1))
-        os.chmod(tmp, 0o444)
-        os.replace(tmp, target)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+    # git's own temp name for an object, so git's prune removes one a crash left behind
+    write_atomic(target, zlib.compress(raw, 1), mode=0o444, prefix="tmp_obj_")
     return sha
 
 

@@ -178,11 +178,13 @@ def test_plan_script_and_direct_apply_make_identical_commits(src, to, tmp_path):
     assert planned.script == script and script.exists()
     text = script.read_text()
     # Standalone: the standard library and the git CLI only (the embedded object writer,
-    # memlab/_gitobj.py, brings hashlib, zlib, dataclasses and typing).
+    # memlab/_gitobj.py, brings hashlib, zlib, dataclasses and typing; memlab/io/_atomic.py,
+    # embedded with it, contextlib).
     imports = {line.split()[1].split(".")[0] for line in text.splitlines()
                if line.startswith(("import ", "from "))}
     assert imports <= {"__future__", "argparse", "os", "shutil", "subprocess", "sys", "tempfile",
-                       "uuid", "pathlib", "hashlib", "zlib", "dataclasses", "typing"}
+                       "uuid", "pathlib", "hashlib", "zlib", "dataclasses", "typing",
+                       "contextlib"}
     run = subprocess.run([sys.executable, "-I", str(script)], capture_output=True, text=True)
     assert run.returncode == 0, run.stderr
     # The direct apply of the same migration (same source, same destination) makes the very

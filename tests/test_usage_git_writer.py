@@ -140,18 +140,27 @@ def test_prose_and_other_strings_and_zlib_calls_are_not_flagged(source):
 
 
 def test_the_writer_is_standard_library_only_so_the_plan_script_can_embed_it():
-    tree = next(m.tree for m in package() if m.rel == WRITER)
-    imported = {a.name.split(".")[0] for n in ast.walk(tree) if isinstance(n, ast.Import)
-                for a in n.names}
-    imported |= {n.module.split(".")[0] for n in ast.walk(tree)
-                 if isinstance(n, ast.ImportFrom) and n.module}
-    assert imported - {"__future__"} <= set(sys.stdlib_module_names), imported
+    """The embedded modules (the writer, and memlab.io's atomic writer and ls-tree parser it
+    and the script use) import the standard library and only the ones embedded before them."""
+    from memlab.migrations import _script
+
+    before: set[str] = set()
+    for module in _script.EMBEDDED:
+        rel = module.__name__.removeprefix("memlab.").replace(".", "/") + ".py"
+        tree = next(m.tree for m in package() if m.rel == rel)
+        imported = {a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
+        imported |= {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.module}
+        own = {m for m in imported if m.split(".")[0] == "memlab"}
+        assert own <= before, (rel, own)
+        assert {m.split(".")[0] for m in imported - own} - {"__future__"} <= set(
+            sys.stdlib_module_names), imported
+        before.add(module.__name__)
+    assert [m.__name__ for m in _script.EMBEDDED][-1] == "memlab._gitobj"
 
 
 def test_the_plan_script_embeds_the_writers_own_source(tmp_path):
     import pandas as pd
 
-    from memlab import _gitobj
     from memlab.migrations import _letta, _script
     from memlab.sources import load
 
@@ -159,9 +168,16 @@ def test_the_plan_script_embeds_the_writers_own_source(tmp_path):
     plan = _letta.plan_memfs(load(src), src, target="letta",
                              when=pd.Timestamp("2026-01-02T03:04:05Z"))
     text = _script.render_script(plan, tmp_path / "out", branch="main", mode="new")
-    module = Path(_gitobj.__file__).read_text(encoding="utf-8")
-    body = module.replace("from __future__ import annotations\n", "")
-    assert body.strip() in text  # generated from the module, byte for byte
+    rest = text
+    for embedded in _script.EMBEDDED:
+        module = Path(embedded.__file__).read_text(encoding="utf-8")
+        body = "\n".join(line for line in module.splitlines()
+                         if line != "from __future__ import annotations"
+                         and not line.startswith("from memlab"))
+        assert body.strip() in text, embedded  # generated from the module, byte for byte
+        rest = rest.replace(body.strip(), "")
+    assert not re.search(r"^\s*(from|import) memlab", text, re.M)  # nothing needs memlab
+    body = rest
     assert text.count("def write_loose(") == 1 and text.count("def commit_files(") == 1
-    assert violations(text.replace(body.strip(), "")) == []  # no other writer in the script
+    assert violations(body) == []  # no other writer in the script
     ast.parse(text)

@@ -18,7 +18,7 @@ import re
 from pathlib import Path
 
 import pytest
-from _package_source import PACKAGE, package
+from _package_source import PACKAGE, Module, package, parse
 
 
 #: module -> what memlab itself wrote (or only sniffs) that it reads there with plain json.loads
@@ -422,3 +422,146 @@ def test_notebooks_draw_only_through_memlab_plots():
     shown = {p.name for p in NOTEBOOKS.glob("*.ipynb") if "plots.show(plots." in _notebook_code(p)}
     assert shown >= {"01-audit.ipynb", "02-memfs-audit.ipynb", "04-simulation.ipynb",
                      "05-review.ipynb", "06-fleet.ipynb"}, shown
+
+
+# ---- one of each piece of plumbing (issue 36, item 3) ------------------------------------------
+# The one ls-tree parser and its rule for non-UTF-8 names (memlab/io/_git_tree.py), the one
+# atomic writer (memlab/io/_atomic.py), the one folder walker (memlab/_files.py: walk). Code
+# text memlab renders (the plan script's machinery, a string constant that is Python) is
+# checked too.
+
+LS_TREE_PARSER = "io/_git_tree.py"
+ATOMIC_WRITER = "io/_atomic.py"
+WALKER = "_files.py"
+
+#: module -> why it may decode bytes with surrogateescape outside the ls-tree rule
+OWN_SURROGATEESCAPE = {
+    "_git.py": "objects/info/alternates: a file of folder paths, not a git tree's names",
+}
+#: module -> what it walks with rglob: never a store's folder
+OWN_TREE_WALKS = {
+    "sim/cache.py": "memlab's own sim/ source and an installed elfmem release's .py files, "
+                    "hashed for the result cache's key",
+    "sim/real/release_facts.py": "two installed elfmem releases' .py files, compared",
+    "sim/real/runner.py": "an installed elfmem release's .py files, hashed",
+    "sim/real/_write_paths.py": "an installed elfmem release's .py files, parsed",
+}
+#: module -> why it renames or makes a temp file without the atomic writer
+OWN_RENAMES = {
+    "migrations/_apply.py": "moves a whole migrated folder into place (and back on failure)",
+    "migrations/_script.py": "the plan script's machinery moves the whole folder into place "
+                             "as the direct apply does",
+    "sources/_bundle.py": "moves a whole cloned folder into place",
+    "sim/model/_writers.py": "the modelled store writer's own rename: what the simulation "
+                             "measures, not memlab's plumbing",
+}
+
+
+def _code_units(module: Module) -> list[ast.AST]:
+    """The module's syntax tree, and that of each string constant in it that is Python code."""
+    units: list[ast.AST] = [module.tree]
+    for node in ast.walk(module.tree):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and \
+                "\ndef " in node.value:
+            try:
+                units.append(ast.parse(node.value))
+            except SyntaxError:
+                continue
+    return units
+
+
+def _attr_calls(tree: ast.AST, names: set[str], on: str | None = None) -> list[int]:
+    """Lines calling ``<x>.<name>(...)`` (``on``: only where ``x`` is that plain name)."""
+    return [n.lineno for n in ast.walk(tree)
+            if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
+            and n.func.attr in names
+            and (on is None or (isinstance(n.func.value, ast.Name) and n.func.value.id == on))]
+
+
+def _plumbing(modules) -> dict[str, list[str]]:
+    """module -> what it does that the one implementation should do."""
+    found: dict[str, list[str]] = {}
+    for module in modules:
+        rel, what = module.rel, []
+        for tree in _code_units(module):
+            prose = _docstrings(tree)
+            consts = [n for n in ast.walk(tree) if isinstance(n, ast.Constant)
+                      and id(n) not in prose]
+            names = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)} | {
+                n.attr for n in ast.walk(tree) if isinstance(n, ast.Attribute)}
+            if rel != LS_TREE_PARSER:
+                if any(c.value == "ls-tree" for c in consts) and "parse_ls_tree" not in names:
+                    what.append("runs git ls-tree and parses it itself")
+                if rel not in OWN_SURROGATEESCAPE and any(
+                        isinstance(c, ast.Constant) and c.value == "surrogateescape"
+                        for n in ast.walk(tree) if isinstance(n, ast.Call)
+                        and isinstance(n.func, ast.Attribute) and n.func.attr == "decode"
+                        for c in [*n.args, *(k.value for k in n.keywords)]):
+                    what.append("decodes a name with its own rule")
+            if rel != WALKER:
+                what += [f"os.walk (line {n})" for n in _attr_calls(tree, {"walk", "fwalk"}, "os")]
+                if rel not in OWN_TREE_WALKS:
+                    what += [f"rglob (line {n})" for n in _attr_calls(tree, {"rglob"})]
+            if rel != ATOMIC_WRITER and rel not in OWN_RENAMES:
+                what += [f"{n.func.value.id}.{n.func.attr} (line {n.lineno})"
+                         for n in ast.walk(tree)
+                         if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
+                         and isinstance(n.func.value, ast.Name)
+                         and (n.func.value.id, n.func.attr) in {
+                             ("os", "replace"), ("os", "rename"), ("tempfile", "mkstemp"),
+                             ("tempfile", "NamedTemporaryFile")}]
+        if what:
+            found[rel] = what
+    return found
+
+
+def _docstrings(tree: ast.AST) -> set[int]:
+    return {id(node.value) for node in ast.walk(tree)
+            if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant)}
+
+
+def test_one_ls_tree_parser_one_walker_one_atomic_writer():
+    assert _plumbing(package()) == {}
+
+
+def test_every_exception_is_still_there():
+    rels = {m.rel for m in package()}
+    assert {*OWN_SURROGATEESCAPE, *OWN_TREE_WALKS, *OWN_RENAMES} <= rels
+    assert {LS_TREE_PARSER, ATOMIC_WRITER, WALKER} <= rels
+
+
+_SCRATCH_PARSER = '''
+def entries(repo):
+    out = run(repo, "ls-tree", "-r", "-z", "HEAD")
+    return {rec.partition(b"\\t")[2].decode("utf-8", "surrogateescape"): rec
+            for rec in out.split(b"\\0")}
+'''
+_MACHINERY_TEXT = 'CODE = r"""\nimport os\n\ndef swap(a, b):\n    os.replace(a, b)\n"""\n'
+
+
+@pytest.mark.parametrize("source, expected", [
+    (_SCRATCH_PARSER, ["runs git ls-tree and parses it itself", "decodes a name with its own rule"]),
+    ("import os\nfor d, _, fs in os.walk(store):\n    pass\n", ["os.walk (line 2)"]),
+    ("files = sorted(store.rglob('*.md'))\n", ["rglob (line 1)"]),
+    ("import os\nos.replace(tmp, target)\n", ["os.replace (line 2)"]),
+    ("import tempfile\nfd, tmp = tempfile.mkstemp(dir=d)\n", ["tempfile.mkstemp (line 2)"]),
+    (_MACHINERY_TEXT, ["os.replace (line 5)"]),  # rendered code text is code too
+])
+def test_the_plumbing_rule_fails_on_a_scratch_violation(source, expected):
+    assert _plumbing(parse({"kinds/scratch/_load.py": source})) == {
+        "kinds/scratch/_load.py": expected}
+
+
+@pytest.mark.parametrize("source", [
+    # negative controls: the one implementations used, and look-alikes that are not plumbing
+    'from memlab.io import parse_ls_tree\nrecs = parse_ls_tree(run(r, "ls-tree", "-z", c))\n',
+    '"""Lists the tree with ls-tree."""\n',  # prose
+    "from memlab._files import walk\nfor d, dirs, names in walk(store):\n    pass\n",
+    "import ast\nnodes = list(ast.walk(tree))\n",
+    "df = df.rename(columns={'a': 'b'})\ntext = text.replace('a', 'b')\n",
+    "raw = name.encode('utf-8', 'surrogateescape')\n",  # encoding back is the same rule
+    "from memlab.io import write_atomic\nwrite_atomic(target, data)\n",
+    "import tempfile\nwith tempfile.TemporaryDirectory() as d:\n    pass\n",
+])
+def test_the_plumbing_rule_leaves_the_one_implementations_alone(source):
+    assert _plumbing(parse({"kinds/scratch/_load.py": source})) == {}

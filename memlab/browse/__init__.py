@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import ipaddress
 import json
-import os
 import sqlite3
 import subprocess
 import sys
@@ -37,6 +36,7 @@ from memlab.browse._meta import add_search, canned_queries, links, searched_colu
 from memlab.browse._sources import collect
 from memlab.browse._sqlite import column_names, create_table, table_name
 from memlab.errors import InvalidArgument, MemlabError, OutputExists, require
+from memlab.io import replacing_path
 
 __all__ = ["build", "serve", "start", "check_port", "metadata_path", "DB_NAME", "FORMAT"]
 
@@ -114,10 +114,8 @@ def build(paths: Iterable[str | Path] | str | Path, out: str | Path) -> Path:
 
         frames["browse_notes"], bases["browse_notes"] = pd.DataFrame(notes), ("browse_notes", None)
     folder.mkdir(parents=True, exist_ok=True)
-    tmp = folder / f".{DB_NAME}.p{os.getpid()}.tmp"
-    tmp.unlink(missing_ok=True)
-    try:
-        tables_meta = _write(tmp, frames, bases)
+    with replacing_path(db) as tmp:
+        tables_meta = _write(Path(tmp), frames, bases)
         metadata = {
             "memlab": FORMAT,
             "title": "memlab browse: " + shown,
@@ -125,9 +123,6 @@ def build(paths: Iterable[str | Path] | str | Path, out: str | Path) -> Path:
             "memlab reads them. Every table exports as CSV or JSON.",
             "databases": {db.stem: tables_meta},
         }
-        os.replace(tmp, db)
-    finally:
-        tmp.unlink(missing_ok=True)
     metadata_path(db).write_text(
         json.dumps(metadata, indent=1, ensure_ascii=False), encoding="utf-8"
     )

@@ -18,7 +18,7 @@ module imports the registry back at import time.
 
 from __future__ import annotations
 
-import importlib
+import pkgutil
 from pathlib import Path
 from typing import Any, Mapping, Protocol, runtime_checkable
 
@@ -151,10 +151,9 @@ def behaviour(value: Any, what: str) -> Any:
     (a class is instantiated with no arguments). ``what`` names the field for an error."""
     if not isinstance(value, str):
         return value
-    module, sep, attr = value.partition(":")
-    if not sep:
+    if ":" not in value:
         raise TypeError(
             f"{what} takes an object (or a 'module:attribute' naming one), not {value!r}"
         )
-    found = getattr(importlib.import_module(module), attr)
+    found = pkgutil.resolve_name(value)
     return found() if isinstance(found, type) else found

@@ -27,12 +27,12 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
+from memlab.io import replacing_path
 from memlab.lake._layout import written_as
 from memlab.lake._paths import check_lake, regular_files
 
@@ -159,9 +159,8 @@ def _case_unique(df: pd.DataFrame) -> tuple[pd.DataFrame, list[tuple[str, str, s
 
 def _write(df: pd.DataFrame, target: Path) -> None:
     target.parent.mkdir(parents=True, exist_ok=True)
-    tmp = target.with_name(f".{target.name}.tmp-{os.getpid()}")
-    df.to_parquet(tmp, index=False, engine="pyarrow")
-    os.replace(tmp, target)
+    with replacing_path(target) as tmp:
+        df.to_parquet(tmp, index=False, engine="pyarrow")
 
 
 def headline_frame(headline: dict[str, Any], extra: dict[str, Any]) -> pd.DataFrame:

@@ -41,17 +41,19 @@ from __future__ import annotations
 
 import datetime as _dt
 import json
-import os
 import re
 import secrets
 import shutil
+from contextlib import ExitStack
 from pathlib import Path
 from typing import Any, Iterable
 
 import pandas as pd
 
+from memlab._files import walk
 from memlab.constants import LAKE_FILE_ROWS
-from memlab.lake._paths import check_lake, new_file, real_folder, remove_inside
+from memlab.io import replacing, write_atomic
+from memlab.lake._paths import check_lake, real_folder, remove_inside
 
 __all__ = [
     "new_run_id",
@@ -138,7 +140,7 @@ def _partitions(root: Path) -> dict[str, list[Path]]:
     its Parquet files (not following symlinks)."""
     out: dict[str, list[Path]] = {}
     for table in _TABLE_ROOTS:
-        for dirpath, dirnames, filenames in os.walk(root / table):
+        for dirpath, dirnames, filenames in walk(root / table):
             dirnames.sort()
             files = sorted(Path(dirpath) / n for n in filenames if n.endswith(".parquet"))
             files = [f for f in files if not f.is_symlink() and f.is_file()]
@@ -293,22 +295,21 @@ def _write_partition(
         meta = {written_as_key: json.dumps({k: sorted(v) for k, v in sorted(dtypes.items())})}
         schema = schema.with_metadata(meta)
         writer: Any
-        writer = target = tmp = sink = None
+        writer = target = stack = sink = None
         rows = 0
 
         def open_next():
-            nonlocal writer, target, tmp, rows, n, sink
+            nonlocal writer, target, stack, rows, n, sink
             target = folder / f"{prefix}-{run_id}-{n}.parquet"
-            tmp = folder / f".{target.name}.tmp-{os.getpid()}-{secrets.token_hex(4)}"
             n += 1
             rows = 0
-            sink = new_file(tmp)
+            stack = ExitStack()  # the file replaces target when closed (memlab.io.replacing)
+            sink = stack.enter_context(replacing(target))
             writer = pq.ParquetWriter(sink, schema)
 
         def close():
             writer.close()
-            sink.close()
-            os.replace(tmp, target)
+            stack.close()
             written.append(str(target.relative_to(lake)))
 
         open_next()
@@ -472,10 +473,9 @@ def compact(
     }
     target = _manifest_path(lake, run_date)
     real_folder(lake, target.parent)
-    tmp = target.with_name(f".{target.name}.tmp-{os.getpid()}-{secrets.token_hex(4)}")
-    with new_file(tmp) as fh:
-        fh.write(json.dumps(manifest, sort_keys=True, separators=(",", ":")).encode("utf-8"))
-    os.replace(tmp, target)
+    write_atomic(
+        target, json.dumps(manifest, sort_keys=True, separators=(",", ":")).encode("utf-8")
+    )
     keep = {lake / f for f in written}
     for rel, files in _partitions(lake).items():
         if _date_of(rel) == run_date:

@@ -8,8 +8,8 @@ itself is the user's choice (``--out``, followed as given); below it, memlab
 - refuses a run, before it writes anything, when one of the lake's own folders is a symlink
   or not a folder (:func:`check_lake`: one error line naming it);
 - creates folders one component at a time, each checked with ``lstat`` (:func:`real_folder`);
-- creates each file new (``O_EXCL | O_NOFOLLOW``: never through a planted link,
-  :func:`new_file`), then renames it into place (a rename replaces a link, never follows it);
+- writes each file through :mod:`memlab.io`'s atomic writer (a temp file made new, never
+  through a planted link, then renamed into place: a rename replaces a link, never follows it);
 - removes only a regular file whose every folder up to the lake is a real folder
   (:func:`remove_inside`).
 """
@@ -19,15 +19,15 @@ from __future__ import annotations
 import os
 import stat
 from pathlib import Path
-from typing import IO
 
+from memlab._files import walk
+from memlab.constants import MAX_FOLDER_DEPTH
 from memlab.errors import FleetError
 
 __all__ = [
     "check_lake",
     "regular_files",
     "real_folder",
-    "new_file",
     "remove_inside",
     "LAKE_FOLDERS",
 ]
@@ -73,8 +73,12 @@ def check_lake(lake: Path, *, reading: bool = False) -> None:
             continue
         if (what := _kind(mode)) is not None:
             raise _refuse(lake, top, what, hint)
-        for dirpath, dirnames, _files in os.walk(top):
-            for d in dirnames:  # os.walk lists a symlink to a folder here, and does not enter it
+
+        def too_deep(path: str, hint: str = hint) -> None:
+            raise _refuse(lake, Path(path), f"more than {MAX_FOLDER_DEPTH} folders deep", hint)
+
+        for dirpath, dirnames, _files in walk(top, too_deep=too_deep):
+            for d in dirnames:  # walk lists a symlink to a folder here, and does not enter it
                 if os.path.islink(os.path.join(dirpath, d)):
                     raise _refuse(lake, Path(dirpath) / d, "a symlink", hint)
 
@@ -84,7 +88,7 @@ def regular_files(folder: Path, suffix: str) -> list[Path]:
     following a link: a symlinked file or folder is not listed (what a lake reads, after
     :func:`check_lake`, is only what is inside it)."""
     out: list[Path] = []
-    for dirpath, _dirnames, files in os.walk(folder):  # os.walk does not enter linked folders
+    for dirpath, _dirnames, files in walk(folder):  # walk does not enter linked folders
         for name in files:
             full = Path(dirpath, name)
             if name.endswith(suffix) and stat.S_ISREG(os.lstat(full).st_mode):
@@ -109,12 +113,6 @@ def real_folder(lake: Path, folder: Path) -> Path:
         if (what := _kind(os.lstat(cur).st_mode)) is not None:
             raise _refuse(lake, cur, what)
     return cur
-
-
-def new_file(path: Path) -> IO[bytes]:
-    """A new file at ``path`` opened for writing; never an existing file or a link's target."""
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
-    return os.fdopen(fd, "wb")
 
 
 def remove_inside(lake: Path, path: Path) -> bool:

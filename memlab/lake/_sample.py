@@ -24,7 +24,7 @@ import shutil
 import sqlite3
 from pathlib import Path
 
-from memlab._files import sqlite_uri
+from memlab._files import sqlite_uri, walk
 from memlab.errors import OutputExists
 
 __all__ = ["make_sample_fleet", "bundled_data"]
@@ -94,7 +94,11 @@ def _git(repo: Path, *args: str, date: str) -> None:
 
 
 def _edit_commits(repo: Path, rng: random.Random, n: int) -> None:
-    files = sorted(p for p in repo.rglob("*.md") if ".git" not in p.parts)
+    files = []
+    for folder, dirs, names in walk(repo):
+        dirs[:] = [d for d in dirs if d != ".git"]
+        files += [Path(folder, n) for n in names if n.endswith(".md")]
+    files.sort()
     for i in range(n):
         target = rng.choice(files)
         with target.open("a", encoding="utf-8") as fh:

@@ -50,6 +50,7 @@ from memlab.errors import (
     RepoError,
     UnsafePath,
 )
+from memlab.io import write_atomic
 from memlab.migrations._parity import PARITY_COLUMNS, ParityRows
 from memlab.migrations._plan import (
     Plan,
@@ -343,15 +344,7 @@ def _write_script(path: Path, text: str, *, force: bool) -> None:
         if not force:
             raise OutputExists("a different migration script is already there", path=path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-        os.chmod(tmp, 0o755)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    write_atomic(path, text.encode("utf-8"), mode=0o755)
 
 
 def migrate(

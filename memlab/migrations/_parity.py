@@ -15,6 +15,7 @@ from typing import Any, Iterator
 
 import pandas as pd
 
+from memlab._files import walk
 from memlab.errors import MigrationError
 from memlab.migrations import _elfmem, _letta
 from memlab.migrations._apply import is_git_repo
@@ -203,7 +204,8 @@ def side_texts(folder: Path, prefix: str) -> dict[str, str]:
     if base.is_file():
         return {prefix: base.read_text(encoding="utf-8", errors="replace")}
     if base.is_dir():
-        for p in sorted(base.rglob("*")):
+        found = [Path(d, n) for d, _dirs, names in walk(base) for n in names]
+        for p in sorted(found):
             if p.is_file():
                 out[p.relative_to(folder).as_posix()] = p.read_text(
                     encoding="utf-8", errors="replace"

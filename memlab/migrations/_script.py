@@ -3,8 +3,9 @@
 The script uses only the standard library and the ``git`` command line, carries every file's
 content as a literal (so reviewing it means reading what will be committed), and makes exactly
 the commits the direct apply makes: it embeds memlab's one object and commit writer,
-:mod:`memlab._gitobj`, generated from that module's source when the script is written (never a
-second copy kept by hand), writes every blob, tree and commit with it under the same fixed
+:mod:`memlab._gitobj`, with the atomic writer and ``ls-tree`` parser of :mod:`memlab.io`,
+generated from those modules' source when the script is written (never a second copy kept by
+hand), writes every blob, tree and commit with it under the same fixed
 author and date, and stops if any commit id differs from the one memlab computed when it wrote
 the script. git itself only makes the repository, fetches a base history, answers rev-parse,
 lists the base tree, moves the branch and checks the result out.
@@ -18,9 +19,10 @@ from pathlib import Path
 
 from memlab import _git, _gitobj
 from memlab._escape import comment, py_literal
+from memlab.io import _atomic, _git_tree
 from memlab.migrations._plan import Plan
 
-__all__ = ["writer_source", "render_script"]
+__all__ = ["EMBEDDED", "writer_source", "render_script"]
 
 _MAX_FLAG_LINES = 60
 
@@ -45,11 +47,23 @@ def _literal(data: bytes) -> str:
     return f'(\n{body}\n).encode("utf-8")'
 
 
+#: The standard-library-only modules the script embeds, in order: the atomic writer and the
+#: ls-tree parser of :mod:`memlab.io`, then the object and commit writer that uses the first.
+EMBEDDED = (_atomic, _git_tree, _gitobj)
+
+
 def writer_source() -> str:
-    """The source of :mod:`memlab._gitobj` as the script embeds it: the whole module but its
-    ``from __future__`` line (the script starts with its own)."""
-    lines = inspect.getsource(_gitobj).splitlines()
-    return "\n".join(line for line in lines if line != "from __future__ import annotations")
+    """The source of :data:`EMBEDDED` as the script embeds it: each whole module but its
+    ``from __future__`` line (the script starts with its own) and its imports from memlab (the
+    script holds what they name, embedded before)."""
+    return "\n\n\n".join(
+        "\n".join(
+            line
+            for line in inspect.getsource(module).splitlines()
+            if line != "from __future__ import annotations" and not line.startswith("from memlab")
+        )
+        for module in EMBEDDED
+    )
 
 
 def _comment_block(lines: list[str]) -> str:
@@ -196,11 +210,12 @@ def render_script(
     out.append("")
     out.append("# " + "=" * 98)
     out.append(
-        "# The git object and commit writer: memlab/_gitobj.py, embedded as it is when memlab wrote"
+        "# The git object and commit writer: memlab/io/_atomic.py, memlab/io/_git_tree.py and"
     )
     out.append(
-        "# this script (generated from that module; not a copy to edit). Standard library only."
+        "# memlab/_gitobj.py, embedded as they are when memlab wrote this script (generated from"
     )
+    out.append("# those modules; not a copy to edit). Standard library only.")
     out.append("# " + "=" * 98)
     out.append(writer_source())
     out.append(_MACHINERY)
@@ -268,13 +283,7 @@ def tree_files(repo_dir, commit):
     out = run_git("ls-tree", "-r", "-z", "--full-tree", commit, cwd=repo_dir)
     if out.returncode != 0:
         sys.exit(f"git ls-tree failed in {repo_dir}: {out.stderr.decode(errors='replace').strip()}")
-    flat = {}
-    for record in out.stdout.split(b"\0"):
-        if record:
-            meta, _, name = record.partition(b"\t")
-            mode, _kind, sha = meta.decode("ascii").split()
-            flat[name.decode("utf-8", "surrogateescape")] = (mode, sha)
-    return flat
+    return {tree_name(r.raw): (r.mode, r.sha) for r in parse_ls_tree(out.stdout)}
 
 
 def make_commits(repo_dir, commits, parent):

@@ -37,7 +37,6 @@ so they stay in this module with the code that reads them.
 
 from __future__ import annotations
 
-import os
 import signal
 import time
 from contextlib import contextmanager
@@ -50,6 +49,7 @@ from memlab._files import read_regular
 from memlab._gitobj import Signature, commit_files
 from memlab.errors import ProposalRejected, RepoError, StaleProposal
 from memlab.formats.letta_memfs import REVIEW_EMAIL, REVIEW_NAME
+from memlab.io import tree_name, write_atomic
 from memlab.reviews import _repo
 from memlab.reviews._apply_checks import (
     applied_in,
@@ -135,13 +135,7 @@ def _write_file(path: Path, data: bytes, mode: str) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     if path.is_symlink() or (path.exists() and not path.is_file()):
         path.unlink()
-    tmp = path.with_name(f".{path.name}.memlab-{os.getpid()}.tmp")
-    with open(tmp, "wb") as fh:
-        fh.write(data)
-        fh.flush()
-        os.fsync(fh.fileno())
-    os.chmod(tmp, 0o755 if mode == "100755" else 0o644)
-    os.replace(tmp, path)
+    write_atomic(path, data, mode=0o755 if mode == "100755" else 0o644, fsync=True)
 
 
 def _sync_worktree(
@@ -210,7 +204,7 @@ def _index_behind(root: Path, commit: str, paths: list[str]) -> list[str]:
         if b"\t" in rec:
             meta, name = rec.split(b"\t", 1)
             mode, sha, _stage = meta.decode().split()
-            have[name.decode("utf-8", "surrogateescape")] = (mode, sha)
+            have[tree_name(name)] = (mode, sha)
     behind = []
     for p in paths:
         expected = (want[p][0], want[p][2]) if p in want else None

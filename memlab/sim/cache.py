@@ -50,7 +50,6 @@ import hashlib
 import hmac
 import json
 import os
-import tempfile
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -58,6 +57,7 @@ from typing import TYPE_CHECKING, Any
 from memlab.constants import SIM_RESULTS_FOLDER
 from memlab.errors import MemlabError, SimulationError
 from memlab.formats import _json
+from memlab.io import write_atomic
 from memlab.sim.instance import Instance
 from memlab.sim.real._write_paths import parse_source
 from memlab.sim.scenarios import OUTCOMES, ScenarioResult
@@ -616,11 +616,4 @@ def _write_entry(folder: Path, path: Path, doc: dict[str, Any]) -> None:
         )
     doc = {**doc, "signature": _signature(secret, doc)}
     path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-    fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(_json.dumps(doc, default=str))
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    write_atomic(path, _json.dumps(doc, default=str).encode("utf-8"), mode=0o600)

@@ -19,7 +19,7 @@ them. This module imports no ``memlab.sim`` module at import time (``memlab.erro
 
 from __future__ import annotations
 
-import importlib
+import pkgutil
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable
 
@@ -69,8 +69,7 @@ class Scenario:
         """The real operator script, imported from ``real`` (None when there is none)."""
         if self.real is None:
             return None
-        module, _, name = self.real.partition(":")
-        return getattr(importlib.import_module(module), name)
+        return pkgutil.resolve_name(self.real)
 
     @property
     def claims(self) -> "tuple[Claim, ...]":

@@ -16,6 +16,7 @@ from memlab import _git as _hardened
 from memlab._files import FileTooLarge, read_text
 from memlab.constants import MAX_FILE_BYTES
 from memlab.errors import RepoError
+from memlab.io import parse_ls_tree, shown_name, tree_name
 
 __all__ = [
     "READ_CONFIG",
@@ -143,7 +144,7 @@ class TreeEntry:
     type: str  # blob / tree / commit (a submodule)
     sha: str
     size: int | None
-    path: str  # UTF-8 decoded; a name that is not UTF-8 has U+FFFD in its place
+    path: str  # memlab.io.shown_name: a name that is not UTF-8 has U+FFFD in its place
     #: The name's bytes when they are not UTF-8 (``path`` then shows them with U+FFFD), else None.
     raw: bytes | None = field(default=None, compare=False, repr=False)
 
@@ -175,24 +176,11 @@ def _ls_tree_of_sha(repo: str, sha: str) -> tuple[TreeEntry, ...]:
 def _ls_tree(repo: Path, commit: str) -> list[TreeEntry]:
     out = run_git(repo, "ls-tree", "-r", "-z", "--long", "--full-tree", commit)
     entries = []
-    for rec in out.split(b"\0"):
-        if not rec:
-            continue
-        meta, _, raw_path = rec.partition(b"\t")
-        mode, typ, sha, size = meta.split(None, 3)
-        try:
-            path, raw = raw_path.decode("utf-8"), None
-        except UnicodeDecodeError:
-            path, raw = raw_path.decode("utf-8", "replace"), raw_path
+    for r in parse_ls_tree(out, long=True):
+        name = tree_name(r.raw)
+        shown = shown_name(name)
         entries.append(
-            TreeEntry(
-                mode.decode(),
-                typ.decode(),
-                sha.decode(),
-                None if size.strip() == b"-" else int(size),
-                path,
-                raw,
-            )
+            TreeEntry(r.mode, r.type, r.sha, r.size, shown, None if shown == name else r.raw)
         )
     return entries
 

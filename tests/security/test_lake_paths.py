@@ -87,8 +87,9 @@ def test_export_into_a_symlinked_table_changes_nothing_outside(tmp_path):
 
 def test_each_write_and_removal_checks_its_own_path(tmp_path):
     """A link planted after the up-front check (or a linked file): the folder maker refuses it,
-    the remover leaves it, the file maker does not follow it."""
-    from memlab.lake._paths import new_file, real_folder, remove_inside
+    the remover leaves it, the atomic writer replaces it and does not follow it."""
+    from memlab.io import write_atomic
+    from memlab.lake._paths import real_folder, remove_inside
 
     lake = tmp_path / "lake"
     outside = tmp_path / "outside"
@@ -103,13 +104,13 @@ def test_each_write_and_removal_checks_its_own_path(tmp_path):
     assert remove_inside(lake, lake / "headline" / "store_kind=x" / "precious.parquet") is False
     os.symlink(target, lake / "headline" / "linked.parquet")
     assert remove_inside(lake, lake / "headline" / "linked.parquet") is False
-    with pytest.raises(FileExistsError):
-        new_file(lake / "headline" / "linked.parquet")
+    write_atomic(lake / "headline" / "linked.parquet", b"new")
     assert target.read_bytes() == b"keep me"
+    assert not (lake / "headline" / "linked.parquet").is_symlink()
+    assert (lake / "headline" / "linked.parquet").read_bytes() == b"new"
     # negative control: a regular file in real folders is made and removed
     made = real_folder(lake, lake / "headline" / "store_kind=y" / "run_date=D")
-    with new_file(made / "part.parquet") as fh:
-        fh.write(b"x")
+    write_atomic(made / "part.parquet", b"x")
     assert remove_inside(lake, made / "part.parquet") is True
     assert not (made / "part.parquet").exists()
 

@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from memlab._files import sqlite_uri
+from memlab._files import sqlite_uri, walk
 from memlab.constants import NEAR_DUP_THRESHOLD
 from memlab.errors import SimulationError
 from memlab.sim._texts import CONSTITUTION
@@ -397,7 +397,9 @@ def project_substrate(db: Path) -> dict[str, Any]:
     files = (
         {
             path.relative_to(memory).as_posix(): path.read_text(encoding="utf-8")
-            for path in sorted(memory.rglob("*.md"))
+            for path in sorted(
+                Path(d, n) for d, _dirs, names in walk(memory) for n in names if n.endswith(".md")
+            )
         }
         if memory.is_dir()
         else {}

@@ -229,6 +229,9 @@ FLAG_MEANINGS = {
     "now_core": "a root file outside system/: core memory in v2",
     "name_fallback": "Letta's name for the file is empty (invalid): 'Memory' (v2)",
     "agent_view_differs": "Letta Code shows the agent the value changed: CR as LF, ... (v2)",
+    "unknown_event": "a mem0 history row that is not ADD, UPDATE or DELETE: not replayed",
+    "untimed_event": "a mem0 event without a time: committed at the event before it",
+    "index_past_budget": "an index line past Claude Code's 200 lines / 25,000 bytes: unseen",
 }
 
 

@@ -112,6 +112,8 @@ COMPOSED_SQL = {
     "embed/_cache.py": "'?' placeholders, as many as the chunk has keys (values are parameters)",
     "formats/elfmem_schema.py": "table and column names from memlab's own copy of elfmem's "
                                 "DDL and migrations, run on databases memlab creates",
+    "kinds/mem0/_load.py": "column names from memlab's fixed lists (mem0's history shapes, the "
+                           "messages columns), each quote()d, kept when PRAGMA lists them",
     "sim/real/_months.py": "table names from sqlite_master of a database the simulation built",
     "sim/real/_common.py": "column names from a fixed list, kept when PRAGMA lists them, in "
                               "databases the simulation's release run created",

@@ -24,6 +24,7 @@ from typing import Any
 
 import pandas as pd
 
+from memlab._escape import quote
 from memlab.errors import StoreNotFound, UnsupportedSchema
 from memlab.kinds.mem0._qdrant import read_qdrant
 from memlab.sources._sqlite_snapshot import BadText, decode_text, read_snapshot
@@ -76,7 +77,7 @@ def _read(snap: Any) -> tuple[dict[str, list[str]], list[tuple], list[str], list
     conn.text_factory = decode_text
     try:
         tables = {
-            r[0]: [c[1] for c in conn.execute(f'PRAGMA table_info("{r[0]}")')]
+            r[0]: [c[1] for c in conn.execute(f"PRAGMA table_info({quote(r[0])})")]
             for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")
             if r[0] in ("history", "messages")
         }
@@ -87,16 +88,16 @@ def _read(snap: Any) -> tuple[dict[str, list[str]], list[tuple], list[str], list
         select = []
         for name in _COLUMNS:
             src = _SHAPES[shape].get(name, name)
-            select.append(f'"{src}"' if src in cols else "NULL")
+            select.append(quote(src) if src in cols else "NULL")
         extra = ["new_value"] if "new_value" in cols and shape != "v0" else []
-        select += [f'"{c}"' for c in extra]
+        select += [quote(c) for c in extra]
         sql = "SELECT rowid, " + ", ".join(select) + " FROM history"
         rows = list(conn.execute(sql + " ORDER BY rowid"))
         mcols = tables.get("messages", [])
         want = ["id", "session_scope", "role", "content", "name", "created_at"]
         msgs: list[tuple] = []
         if mcols:
-            msel = ", ".join(f'"{c}"' if c in mcols else "NULL" for c in want)
+            msel = ", ".join(quote(c) if c in mcols else "NULL" for c in want)
             msgs = list(conn.execute(f"SELECT {msel} FROM messages ORDER BY rowid"))
         return tables, rows, extra, msgs
     finally:

@@ -55,19 +55,20 @@ def _payload(folder: Path) -> Path | None:
     return None
 
 
-class LettaCode:
-    """One long-lived Node process answering oracle requests (see letta_code_oracle.mjs)."""
+class NodeOracle:
+    """One long-lived Node process of the wheel running an oracle script (``script``), one
+    JSON request per line in, one JSON answer per line out; ``name`` says which in errors."""
 
-    def __init__(self, env: Path | None = None) -> None:
-        payload = _payload(env or letta_code_env())
-        assert payload is not None
+    name = "Letta Code oracle"
+
+    def __init__(self, script: Path, payload: Path, env: dict | None = None) -> None:
         self.payload = payload
         self.node = payload / "bin" / "node"
         self.app = payload / "app"
         self._lock = threading.Lock()
-        self._proc = subprocess.Popen([str(self.node), str(ORACLE), str(self.app)],
+        self._proc = subprocess.Popen([str(self.node), str(script), str(self.app)],
                                       stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                      text=True, encoding="utf-8", bufsize=1)
+                                      text=True, encoding="utf-8", bufsize=1, env=env)
 
     def ask(self, request: dict):
         with self._lock:
@@ -76,11 +77,29 @@ class LettaCode:
             self._proc.stdin.flush()
             line = self._proc.stdout.readline()
         if not line:
-            raise RuntimeError(f"the Letta Code oracle exited ({self._proc.poll()})")
+            raise RuntimeError(f"the {self.name} exited ({self._proc.poll()})")
         reply = json.loads(line)
         if "error" in reply:
-            raise RuntimeError(f"Letta Code oracle: {reply['error']}")
+            raise RuntimeError(f"{self.name}: {reply['error']}")
         return reply["ok"]
+
+    def close(self) -> None:
+        if self._proc.poll() is None:
+            assert self._proc.stdin is not None
+            self._proc.stdin.close()
+            try:
+                self._proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self._proc.kill()
+
+
+class LettaCode(NodeOracle):
+    """One long-lived Node process answering oracle requests (see letta_code_oracle.mjs)."""
+
+    def __init__(self, env: Path | None = None) -> None:
+        payload = _payload(env or letta_code_env())
+        assert payload is not None
+        super().__init__(ORACLE, payload)
 
     # -- the bundle's functions -------------------------------------------------------------
     def tree(self, files: list[dict], *, config: dict, layout: str,
@@ -158,15 +177,6 @@ class LettaCode:
         if run.returncode != 0:
             raise RuntimeError(f"letta memory tokens failed: {run.stderr[-500:]}")
         return json.loads(run.stdout)
-
-    def close(self) -> None:
-        if self._proc.poll() is None:
-            assert self._proc.stdin is not None
-            self._proc.stdin.close()
-            try:
-                self._proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self._proc.kill()
 
 
 _SHARED: LettaCode | None = None

@@ -24,31 +24,13 @@ import * as os from "node:os";
 import * as nodePath from "node:path";
 import * as readline from "node:readline";
 import { pathToFileURL } from "node:url";
+import { functionSource, readBundle } from "./letta_bundle.mjs";
 
 const appDir = process.argv[2];
-const bundle = fs.readFileSync(nodePath.join(appDir, "letta.js"), "utf8");
+const bundle = readBundle(appDir);
 const dist = await import(pathToFileURL(nodePath.join(appDir, "dist", "memory-constraints.js")).href);
 
-// The source text of a top-level function of the bundle, from `function NAME(` (or `async
-// function`) to the first line that is a lone `}` and closes it (a template literal inside may
-// hold such lines too: the first cut that parses as one function is the function); `after`
-// picks the copy after a marker.
-function source(name, after = "") {
-  const start0 = after ? bundle.indexOf(after) : 0;
-  if (start0 < 0) throw new Error(`marker not in bundle: ${after}`);
-  const re = new RegExp(`^(?:async )?function ${name}\\(`, "m");
-  const found = re.exec(bundle.slice(start0));
-  if (!found) throw new Error(`function not in bundle: ${name}`);
-  const start = start0 + found.index;
-  for (let end = bundle.indexOf("\n}\n", start); end >= 0; end = bundle.indexOf("\n}\n", end + 1)) {
-    const text = bundle.slice(start, end + 2);
-    try {
-      new Function(`return (${text});`);
-      return text;
-    } catch {}
-  }
-  throw new Error(`function ${name} does not end`);
-}
+const source = (name, after = "") => functionSource(bundle, name, after);
 
 // The body of a String.raw template assigned as `NAME = String.raw\``.
 function template(name) {

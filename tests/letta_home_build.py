@@ -16,14 +16,12 @@ written then.
 
 from __future__ import annotations
 
-import json
 import os
 import subprocess
-import threading
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
-from letta_code import _payload, letta_code_env
+from letta_code import NodeOracle, _payload, letta_code_env
 
 ORACLE = Path(__file__).with_name("letta_home_oracle.mjs")
 GIT_ENV = {"GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": os.devnull}
@@ -33,37 +31,15 @@ def iso(t: datetime) -> str:
     return t.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.000Z")
 
 
-class HomeOracle:
+class HomeOracle(NodeOracle):
+    """letta_home_oracle.mjs on the wheel's Node, with git's user and system config kept out."""
+
+    name = "Letta home oracle"
+
     def __init__(self) -> None:
         payload = _payload(letta_code_env())
         assert payload is not None
-        self._lock = threading.Lock()
-        self._proc = subprocess.Popen(
-            [str(payload / "bin" / "node"), str(ORACLE), str(payload / "app")],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, encoding="utf-8",
-            bufsize=1, env={**os.environ, **GIT_ENV})
-
-    def ask(self, request: dict):
-        with self._lock:
-            assert self._proc.stdin is not None and self._proc.stdout is not None
-            self._proc.stdin.write(json.dumps(request) + "\n")
-            self._proc.stdin.flush()
-            line = self._proc.stdout.readline()
-        if not line:
-            raise RuntimeError(f"the Letta home oracle exited ({self._proc.poll()})")
-        reply = json.loads(line)
-        if "error" in reply:
-            raise RuntimeError(f"Letta home oracle: {reply['error']}")
-        return reply["ok"]
-
-    def close(self) -> None:
-        if self._proc.poll() is None:
-            assert self._proc.stdin is not None
-            self._proc.stdin.close()
-            try:
-                self._proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self._proc.kill()
+        super().__init__(ORACLE, payload, env={**os.environ, **GIT_ENV})
 
 
 def git(repo: Path, *args: str, at: datetime | None = None, **env: str) -> str:

@@ -37,27 +37,12 @@ import * as os from "node:os";
 import * as nodePath from "node:path";
 import * as readline from "node:readline";
 import { promisify } from "node:util";
+import { functionSource, readBundle } from "./letta_bundle.mjs";
 
 const appDir = process.argv[2];
-const bundle = fs.readFileSync(nodePath.join(appDir, "letta.js"), "utf8");
+const bundle = readBundle(appDir);
 
-// The source text of a top-level function of the bundle (see letta_code_oracle.mjs).
-function source(name, after = "") {
-  const start0 = after ? bundle.indexOf(after) : 0;
-  if (start0 < 0) throw new Error(`marker not in bundle: ${after}`);
-  const re = new RegExp(`^(?:async )?function ${name}\\(`, "m");
-  const found = re.exec(bundle.slice(start0));
-  if (!found) throw new Error(`function not in bundle: ${name}`);
-  const start = start0 + found.index;
-  for (let end = bundle.indexOf("\n}\n", start); end >= 0; end = bundle.indexOf("\n}\n", end + 1)) {
-    const text = bundle.slice(start, end + 2);
-    try {
-      new Function(`return (${text});`);
-      return text;
-    } catch {}
-  }
-  throw new Error(`function ${name} does not end`);
-}
+const source = (name, after = "") => functionSource(bundle, name, after);
 
 // A constant's value as the bundle assigns it (`NAME = <literal>` up to the first `;\n` or `,`
 // that ends a valid expression).

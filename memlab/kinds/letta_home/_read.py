@@ -38,7 +38,7 @@ __all__ = ["load_letta_home", "home_markers", "WRITER_KINDS"]
 WRITER_KINDS = ("agent", "harness", "human")
 _AGENT_EMAIL = re.compile(r"^(?P<id>[A-Za-z0-9._-]+)@letta\.com$")
 _HARNESS_EMAIL = "noreply@letta.com"
-_MERGE_SUBJECT = re.compile(r"^merge\((?P<what>reflection|memory)\):\s*(?P<rest>.*)$")
+_MERGE_SUBJECT = re.compile(r"^merge\((?P<what>reflection|memory)\):")
 _REFLOG_MERGE = re.compile(r"^merge (?P<branch>letta/(?P<label>[A-Za-z0-9._-]+)/\S+): (?P<how>.*)$")
 
 

@@ -402,6 +402,14 @@ _RECORDS = (
         how="UPDATE rows of memory ids without a DELETE",
     ),
     Metric(
+        "unchanged_rewrites",
+        "UPDATE events whose new memory text is the old text exactly (mem0 wrote, nothing "
+        "changed); counted in rewrites, as mem0 counts them",
+        "events",
+        "activity",
+        how="history rows with event UPDATE and new_memory == old_memory",
+    ),
+    Metric(
         "rewrites_per_surviving_memory",
         "amplification asked of mem0: rewrites per memory still current",
         "rewrites per memory",

@@ -141,6 +141,13 @@ def audit_mem0(
         "memories_current": len(cur),
         "memories_deleted": int(mem["deleted"].sum()),
         "rewrites": int((hist["event"] == "UPDATE").sum()),
+        "unchanged_rewrites": int(
+            (
+                (hist["event"] == "UPDATE")
+                & hist["old_memory"].notna()
+                & (hist["old_memory"] == hist["new_memory"]).fillna(False)
+            ).sum()
+        ),
         "rewritten_memories": int((mem["rewrites"] > 0).sum()),
         "surviving_rewrites": int(cur["rewrites"].sum()),
         "deletions": len(deletes),
@@ -202,7 +209,8 @@ def _summary(store: Store, f: dict[str, Any], tables: dict[str, pd.DataFrame]) -
         f"{f['history_events']} events)",
         f"  memories: {f['memories_ever']} ever, {f['memories_current']} current, "
         f"{f['memories_deleted']} deleted",
-        f"  rewrites: {f['rewrites']} UPDATE events on {f['rewritten_memories']} memories; "
+        f"  rewrites: {f['rewrites']} UPDATE events on {f['rewritten_memories']} memories "
+        f"({f['unchanged_rewrites']} left the text as it was); "
         f"{_fmt(f['rewrites_per_surviving_memory'])} per surviving memory, "
         f"{_fmt(f['events_per_surviving_memory'])} events per surviving memory",
         f"  deletions: {f['deletions']}, {f['deletions_without_time']} without a time",

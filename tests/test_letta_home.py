@@ -126,8 +126,10 @@ def _shared(home: Home, initial: dict[str, str]) -> None:
     mem = home.init_repo(a, initial, T - days(20))
     t = T - days(19)
     human = initial["human.md"]
-    for i, fact in enumerate(["Lives in Lyon.", "Works on memlab.", "Likes tea."]):
-        human += f"\n{fact}\n"  # only grows: three changes adding lines, none deleting
+    facts = ["Lives in Lyon.", "Works on memlab.", "Likes tea.", "Has a cat.", "Runs at 7.",
+             "Reads Proust.", "Speaks Basque.", "Cycles to work.", "Plays chess.", "Bakes bread."]
+    for i, fact in enumerate(facts):
+        human += f"\n{fact}\n"  # only grows: ten changes adding lines, none deleting
         home.write(mem, {"human.md": human}, f"Update memory file human.md ({i})", t + i * HOUR)
     persona = initial["persona.md"]
     for i, text in enumerate(["Direct.", "Direct and kind.", "Kind."]):  # edits, not growth
@@ -351,6 +353,7 @@ def test_unhealthy_writes_2906(loaded):
     # negative controls present in the same repo: persona.md edited with deletions, a session
     # file under notes/ (projected, not core), "## Rules" and frontmatter lines added twice,
     # persona.md and human.md (different texts); the healthy agent's human.md grew twice only
+    # (a few facts appended is memory working: the bar is GROWTH_COMMITS, ten changes)
 
 
 def test_reflection_settings_as_letta_code_resolves_them(oracle):

@@ -160,6 +160,13 @@ def _shared(home: Home, initial: dict[str, str]) -> None:
         "project-copy.md": fm.format(n="Project copy", d="The project again")
         + body.replace("offline", "locally") + "\n",
     }, "Update memory files", t + days(5))
+    # negative control: a file moved to another folder (its lines leave one path and reach
+    # another in one commit) is not the same correction written again
+    tools = fm.format(n="Tools", d="Tools") + "The team runs pytest, ruff and mypy on every change.\n"
+    home.write(mem, {"reference/tools.md": tools}, "Update memory file reference/tools.md",
+               t + days(5) + HOUR)
+    home.write(mem, {"reference/tools.md": None, "archive/tools.md": tools},
+               "Reorganise memory: reference/tools.md -> archive/", t + days(5) + 2 * HOUR)
     shared = home.init_repo(a, {"README.md": fm.format(n="Team", d="Team notes") + "Team.\n"},
                             t, repo="team-notes", name="Shared Agent")
     home.write(shared, {"Notes.md": fm.format(n="Notes", d="Notes") + "One.\n",

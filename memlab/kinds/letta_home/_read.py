@@ -330,14 +330,17 @@ def _added_lines(
         "--",
     )
     removed: set[tuple[str, str, str]] = set()
+    old: str | None = None  # the path lines are removed from (a deleted file's too)
     for line in out.split("\n"):
         if line.startswith("\x1e"):
-            sha, path = line[1:].strip(), None
+            sha, path, old = line[1:].strip(), None, None
         elif line.startswith("+++ ") or line.startswith("--- "):
             if line.startswith("+++ "):
                 path = line[6:] if line.startswith("+++ b/") else None
-        elif line.startswith("-") and sha and path:
-            removed.add((sha, path, line[1:]))
+            else:
+                old = line[6:] if line.startswith("--- a/") else None
+        elif line.startswith("-") and sha and (old or path):
+            removed.add((sha, old or path or "", line[1:]))
         elif line.startswith("+") and sha and path and len(line) <= _MAX_ADDED_LINE:
             rows.append({"sha": sha, "path": path, "line": line[1:]})
     # a line a commit removes and adds back in the same file was not written anew, nor removed
@@ -346,7 +349,10 @@ def _added_lines(
     gone: dict[tuple[str, str], int] = {}
     for sha_, path_, text in removed - added:
         gone[(sha_, path_)] = gone.get((sha_, path_), 0) + 1
-    kept = [r for r in rows if (r["sha"], r["path"], r["line"]) not in removed]
+    # a line the same commit removed from any path was moved (a file renamed, a section moved
+    # to another file: git shows --no-renames moves as a removal and an addition), not written
+    moved = {(sha_, text) for sha_, _, text in removed}
+    kept = [r for r in rows if (r["sha"], r["line"]) not in moved]
     return kept, gone
 
 

@@ -95,10 +95,11 @@ def test_plan_script_never_runs_store_text(tmp_path, sep):
     result = memlab.migrate(src, tmp_path / "out", to="letta", plan=True, retrieval=False)
     script = result.script
     tree = ast.parse(script.read_text(encoding="utf-8"))
-    # The classes of the embedded object writer (memlab/_gitobj.py, memlab's own code).
-    from memlab import _gitobj
+    # The classes of the modules the script embeds (memlab's own code: the object writer, the
+    # atomic writer, the ls-tree parser; migrations._script.EMBEDDED names them).
+    from memlab.migrations._script import EMBEDDED
 
-    writer_classes = {n.name for n in ast.parse(Path(_gitobj.__file__).read_text()).body
+    writer_classes = {n.name for m in EMBEDDED for n in ast.parse(Path(m.__file__).read_text()).body
                       if isinstance(n, ast.ClassDef)}
     # Top level: only the docstring, imports, assignments, REPOS appends, defs, the writer's
     # classes and the main guard.

@@ -18,7 +18,7 @@ import pytest
 import memlab
 from memlab import kinds, migrate, verify
 
-STORE = Path("samples/mem0/third-party/sidhant-sriv-navis_v2/history.db")
+STORE = Path("samples/mem0/third-party/navis_v2/history.db")
 SHA256 = "ab1c345d5f0f48509a82c5b189692c2f41291e6d642c1fce1b75a2c0c7696780"
 
 

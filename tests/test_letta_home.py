@@ -21,7 +21,6 @@ a worktree, a memory write, a human's edit). Four agents:
 
 from __future__ import annotations
 
-import hashlib
 import os
 from datetime import datetime, timezone
 from pathlib import Path
@@ -32,7 +31,7 @@ import pytest
 import memlab
 from memlab.errors import MemlabError
 
-from letta_home_build import Home, HomeOracle, days, git
+from letta_home_build import Home, HomeOracle, days, git, tree_digest
 
 T = datetime(2026, 11, 30, 12, 0, tzinfo=timezone.utc)
 HOUR = days(1 / 24)
@@ -182,19 +181,6 @@ def _shared(home: Home, initial: dict[str, str]) -> None:
                name="Letta Code", email="noreply@letta.com")
 
 
-def _tree_digest(root: Path) -> str:
-    h = hashlib.sha256()
-    for dirpath, dirnames, filenames in os.walk(root):
-        dirnames.sort()
-        for name in sorted(filenames) + [d + "/" for d in dirnames]:
-            full = Path(dirpath, name.rstrip("/"))
-            st = full.lstat()
-            h.update(f"{full.relative_to(root)}\0{st.st_mode}\0".encode())
-            if full.is_file() and not full.is_symlink():
-                h.update(full.read_bytes())
-    return h.hexdigest()
-
-
 @pytest.fixture(scope="session")
 def home(oracle, letta_code, tmp_path_factory) -> Path:
     root = tmp_path_factory.mktemp("letta-home")
@@ -211,7 +197,7 @@ def home(oracle, letta_code, tmp_path_factory) -> Path:
 
 @pytest.fixture(scope="session")
 def loaded(home):
-    before = _tree_digest(home.parent)
+    before = tree_digest(home.parent)
     store = memlab.load(home)
     audit = memlab.audit(store, as_of=AS_OF)
     return store, audit, before
@@ -240,7 +226,7 @@ def test_detect_claims_the_home_not_an_agents_repo(home, loaded, tmp_path):
 
 def test_home_is_byte_identical_afterwards(home, loaded):
     _, _, before = loaded
-    assert _tree_digest(home.parent) == before
+    assert tree_digest(home.parent) == before
 
 
 def test_frames(loaded):

@@ -10,17 +10,21 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from memlab.kinds._base import Search
-from memlab.kinds.letta_home._read import home_markers
+from memlab.kinds.letta_home._read import agent_roots, home_markers
 
 __all__ = ["find_letta_homes"]
 
 
 def _agents(home: Path) -> int:
-    try:
-        with os.scandir(home / "agents") as found:
-            return sum(1 for e in found if e.is_dir(follow_symlinks=False))
-    except OSError:
-        return 0
+    """The agent folders of both backends (:func:`._read.agent_roots`)."""
+    n = 0
+    for _, root in agent_roots(home):
+        try:
+            with os.scandir(root) as found:
+                n += sum(1 for e in found if e.is_dir(follow_symlinks=False))
+        except OSError:
+            continue
+    return n
 
 
 def _beyond_repos(home: Path) -> bool:

@@ -22,6 +22,7 @@ from memlab.errors import MemlabError, StoreNotFound
 from memlab.kinds.letta_home._frames import agent_figures, frame
 from memlab.kinds.letta_home._state import (
     read_conversation,
+    read_local_agents,
     read_settings,
     reflection_settings,
     sanitize_segment,
@@ -29,7 +30,14 @@ from memlab.kinds.letta_home._state import (
 )
 from memlab.store import Problems, Store
 
-__all__ = ["load_letta_home", "home_markers", "WRITER_KINDS"]
+__all__ = [
+    "load_letta_home",
+    "home_markers",
+    "agent_roots",
+    "local_storage",
+    "LOCAL_BACKEND",
+    "WRITER_KINDS",
+]
 
 #: Who wrote a memory commit, from the identities Letta Code gives git: ``agent``
 #: (``<agent-id>@letta.com``, set as the repository's user by Letta Code, and the author of
@@ -42,25 +50,75 @@ _MERGE_SUBJECT = re.compile(r"^merge\((?P<what>reflection|memory)\):")
 _REFLOG_MERGE = re.compile(r"^merge (?P<branch>letta/(?P<label>[A-Za-z0-9._-]+)/\S+): (?P<how>.*)$")
 
 
-def home_markers(path: Path) -> str | None:
-    """What makes ``path`` a Letta Code home: an ``agents/`` folder holding at least one
-    agent folder with ``memory/`` or ``memory-worktrees/``, or ``agents/`` beside
-    ``settings.json`` or ``transcripts/``; never a git repository itself (an agent's memory
-    repository may hold an ``agents/`` folder of notes)."""
-    if not path.is_dir() or (path / ".git").exists() or not (path / "agents").is_dir():
-        return None
+#: Letta Code's local backend (``letta --backend local``) keeps its agents' records, their
+#: conversations and their memory repositories in its storage folder
+#: (``getLocalBackendStorageDir``: ``LETTA_LOCAL_BACKEND_DIR``, else ``~/.letta/lc-local-backend``);
+#: an agent's memory is ``memfs/<id>/memory``, its worktrees ``memfs/<id>/memory-worktrees``,
+#: as the cloud backend's ``agents/<id>/``.
+LOCAL_BACKEND = "lc-local-backend"
+#: Folders of the transcript root that hold no agent's conversations: the memory subagents'
+#: scratchpads (``resolveMemorySubagentScratchpad``: ``<root>/background/<subagent>``).
+_NOT_AGENTS = ("background",)
+#: Folders of an agent's transcript folder that are no conversation: the reflection passes over
+#: several conversations (``multi-reflection-payloads``) and the memory handoffs of a
+#: conversation's messages (``<root>/<agent>/memory-handoffs/<uuid>.json``).
+_NOT_CONVERSATIONS = ("multi-reflection-payloads", "memory-handoffs")
+
+
+def _own_home(home: Path) -> bool:
+    """``home`` is the user's own ``~/.letta``, where Letta Code's environment variables apply."""
     try:
-        with os.scandir(path / "agents") as found:
-            for entry in found:
-                if entry.is_dir(follow_symlinks=False):
-                    sub = Path(entry.path)
-                    if (sub / "memory").is_dir() or (sub / "memory-worktrees").is_dir():
-                        return f"agents/{entry.name}/memory"
+        return home.resolve() == (Path.home() / ".letta").resolve()
     except OSError:
+        return False
+
+
+def local_storage(home: Path) -> tuple[Path, bool]:
+    """The local backend's storage folder of ``home`` and whether ``LETTA_LOCAL_BACKEND_DIR``
+    named it (for the user's own home only; another home is read as it is on disk)."""
+    env = os.environ.get("LETTA_LOCAL_BACKEND_DIR") or ""
+    if env and _own_home(home):
+        return Path(env).expanduser(), True
+    return home / LOCAL_BACKEND, False
+
+
+def agent_roots(home: Path) -> list[tuple[str, Path]]:
+    """(backend, folder of agent folders): ``agents/`` for the cloud backend's memory clones
+    (``getAgentRootDir``) and the local backend's ``memfs/``
+    (``getLocalBackendCrossAgentTreeRoot``)."""
+    return [("cloud", home / "agents"), ("local", local_storage(home)[0] / "memfs")]
+
+
+def home_markers(path: Path) -> str | None:
+    """What makes ``path`` a Letta Code home: a folder of agent folders (``agents/``, or the
+    local backend's ``lc-local-backend/memfs/``) holding at least one agent folder with
+    ``memory/`` or ``memory-worktrees/``, or such a folder beside ``settings.json`` or
+    ``transcripts/``; never a git repository itself (an agent's memory repository may hold an
+    ``agents/`` folder of notes)."""
+    if not path.is_dir() or (path / ".git").exists():
         return None
+    roots = []
+    for _, root in agent_roots(path):
+        if root.is_dir():
+            try:
+                roots.append((root, root.relative_to(path).as_posix()))
+            except ValueError:
+                roots.append((root, str(root)))
+    if not roots:
+        return None
+    for root, shown in roots:
+        try:
+            with os.scandir(root) as found:
+                for entry in found:
+                    if entry.is_dir(follow_symlinks=False):
+                        sub = Path(entry.path)
+                        if (sub / "memory").is_dir() or (sub / "memory-worktrees").is_dir():
+                            return f"{shown}/{entry.name}/memory"
+        except OSError:
+            continue
     for marker in ("settings.json", "transcripts"):
         if (path / marker).exists():
-            return f"agents/ beside {marker}"
+            return f"{roots[0][1]}/ beside {marker}"
     return None
 
 
@@ -408,7 +466,10 @@ def load_letta_home(path: str | Path, *, transcript_root: str | Path | None = No
     ``<home>/transcripts``, or ``LETTA_TRANSCRIPT_ROOT`` (trimmed, as ``getTranscriptRoot``
     reads it) when ``path`` is the user's own ``~/.letta``.
 
-    Frames: ``agents`` (one row per ``agents/<id>/``, with its reflection trigger),
+    Frames: ``agents`` (one row per agent: each ``agents/<id>/`` of the cloud backend, and each
+    agent of the local backend, ``lc-local-backend/memfs/<id>/`` or its record in
+    ``lc-local-backend/agents/``; with its backend, its reflection trigger and, for the local
+    backend, how many reflection subagents were started for it: one per pass),
     ``memory_repos`` (its ``memory/`` and each shared-memory repository beside it, each loaded
     by :func:`memlab.load`; ``backup_refs`` counts ``refs/letta-backup/*``), ``conversations``
     (per conversation: the reflection state as Letta Code reads it, the transcript's rows, the
@@ -425,15 +486,14 @@ def load_letta_home(path: str | Path, *, transcript_root: str | Path | None = No
     meta: dict[str, Any] = {"name": home.name}
     root = Path(transcript_root).expanduser() if transcript_root else home / "transcripts"
     env_root = (os.environ.get("LETTA_TRANSCRIPT_ROOT") or "").strip()
-    if transcript_root is None and env_root:
-        try:
-            own = home.resolve() == (Path.home() / ".letta").resolve()
-        except OSError:
-            own = False
-        if own:
-            root = Path(env_root)
-            meta["transcript_root_from"] = "LETTA_TRANSCRIPT_ROOT"
+    if transcript_root is None and env_root and _own_home(home):
+        root = Path(env_root)
+        meta["transcript_root_from"] = "LETTA_TRANSCRIPT_ROOT"
     meta["transcript_root"] = str(root)
+    storage, storage_from_env = local_storage(home)
+    if storage_from_env:
+        meta["local_backend_from"] = "LETTA_LOCAL_BACKEND_DIR"
+    meta["local_backend"] = str(storage) if storage.is_dir() else None
     settings = read_settings(home / "settings.json", problems)
     meta["settings"] = settings is not None
     out: dict[str, Any] = {
@@ -449,27 +509,41 @@ def load_letta_home(path: str | Path, *, transcript_root: str | Path | None = No
     }
     agents: list[dict[str, Any]] = []
     conversations: list[dict[str, Any]] = []
-    agent_dirs = _subdirs(home / "agents", problems)
-    transcript_agents = {p.name: p for p in _subdirs(root, problems)}
-    for agent_dir in agent_dirs:
-        agent_id = agent_dir.name
-        memory = agent_dir / "memory"
-        if memory.is_dir():
+    records = read_local_agents(storage / "agents", problems) if storage.is_dir() else []
+    named = {r["id"]: r for r in records if not r["subagent"]}
+    passes: dict[str, int] = {}
+    for r in records:
+        if r["subagent"] and r["type"] == "reflection" and r["parent"]:
+            passes[r["parent"]] = passes.get(r["parent"], 0) + 1
+    folders: list[tuple[str, str, Path | None]] = [
+        (backend, d.name, d)
+        for backend, base in agent_roots(home)
+        for d in _subdirs(base, problems)
+    ]
+    seen = {ident for _, ident, _ in folders}
+    # an agent of the local backend with no memory folder (memfs off) is an agent all the same
+    folders += [("local", i, None) for i in sorted(named) if i not in seen]
+    transcript_agents = {p.name: p for p in _subdirs(root, problems) if p.name not in _NOT_AGENTS}
+    for backend, agent_id, agent_dir in folders:
+        memory = agent_dir / "memory" if agent_dir else None
+        has_memory = bool(memory and memory.is_dir())
+        if memory is not None and has_memory:
             _repo_rows(agent_id, "memory", "memory", memory, problems, out)
             rows = [r for r in out["repos"] if r["agent_id"] == agent_id]
             out["main_branch"][agent_id] = rows[-1].get("branch") if rows else None
         shared = 0
-        for sub in _subdirs(agent_dir, problems):
+        for sub in _subdirs(agent_dir, problems) if agent_dir else []:
             if not _shared_name(sub.name) or not (sub / ".git").exists():
                 continue
             shared += 1
             _repo_rows(agent_id, sub.name, "shared", sub, problems, out)
-        _worktree_rows(agent_id, agent_dir, problems, out)
+        if agent_dir:
+            _worktree_rows(agent_id, agent_dir, problems, out)
         rs = reflection_settings(settings, agent_id)
         n_conv = 0
         folder = transcript_agents.pop(sanitize_segment(agent_id), None)
         for conv in _subdirs(folder, problems) if folder else []:
-            if conv.name == "multi-reflection-payloads":
+            if conv.name in _NOT_CONVERSATIONS:
                 continue
             n_conv += 1
             conversations.append(
@@ -479,11 +553,14 @@ def load_letta_home(path: str | Path, *, transcript_root: str | Path | None = No
         agents.append(
             {
                 "agent_id": agent_id,
-                "path": str(agent_dir),
-                "memory": memory.is_dir(),
+                "backend": backend,
+                "name": named[agent_id]["name"] if agent_id in named else None,
+                "path": str(agent_dir) if agent_dir else None,
+                "memory": has_memory,
                 "shared_repos": shared,
                 "conversations": n_conv,
                 "worktrees": sum(1 for w in out["worktrees"] if w["agent_id"] == agent_id),
+                "reflection_subagents": passes.get(agent_id, 0) if backend == "local" else None,
                 "trigger": rs["trigger"],
                 "step_count": rs["step_count"],
                 "settings_source": rs["source"],
@@ -491,7 +568,9 @@ def load_letta_home(path: str | Path, *, transcript_root: str | Path | None = No
         )
     for name, folder in sorted(transcript_agents.items()):
         problems.add(
-            folder, "transcripts_without_agent", f"reflection state for {name}, no agents/{name}/"
+            folder,
+            "transcripts_without_agent",
+            f"reflection state for {name}, no agents/{name}/ nor {LOCAL_BACKEND}/memfs/{name}/",
         )
     conv = frame("conversations", conversations)
     # passes started after the last success: the payload files written since (each pass writes

@@ -32,6 +32,7 @@ __all__ = [
     "read_conversation",
     "worktree_name",
     "sanitize_segment",
+    "read_local_agents",
 ]
 
 #: ``REFLECTION_STATE_SCHEMA_VERSION`` and the legacy one ``readState`` migrates.
@@ -268,3 +269,46 @@ def worktree_name(name: str) -> tuple[str | None, pd.Timestamp | None, str | Non
         return None, None, None
     ident = f"{m['ts']}-{m['uuid']}"
     return m["label"], created, f"letta/{m['label']}/{ident}"
+
+
+def read_local_agents(folder: Path, problems: Problems) -> list[dict[str, Any]]:
+    """The agent records of Letta Code's local backend (``<storage>/agents/<base64url id>.json``,
+    ``src/backend/local/local-agent-record.ts``): ``id``, ``name`` and, from ``tags``, whether
+    it is a subagent (``role:subagent``), its type (``type:<t>``) and parent (``parent:<id>``).
+    Each reflection pass starts a subagent of its own, so the reflection subagents naming an
+    agent as parent are the passes launched for it. A record not read is a problem row."""
+    out: list[dict[str, Any]] = []
+    try:
+        with os.scandir(folder) as found:
+            names = sorted(e.name for e in found if e.is_file(follow_symlinks=False))
+    except FileNotFoundError:
+        return out
+    except OSError as exc:
+        problems.add(folder, "not_listed", f"folder not listed: {exc.strerror}")
+        return out
+    for name in names:
+        if not name.endswith(".json"):
+            continue
+        path = folder / name
+        try:
+            doc = _json(read_text(path, max_bytes=MAX_FILE_BYTES, errors="strict"), path, problems)
+        except (OSError, FileTooLarge, UnicodeDecodeError, ValueError, RecursionError) as exc:
+            problems.add(path, "bad_agent_record", f"agent record not read: {exc}")
+            continue
+        ident = doc.get("id") if isinstance(doc, dict) else None
+        if not isinstance(ident, str) or not ident:
+            problems.add(path, "bad_agent_record", "agent record without a string id")
+            continue
+        raw = doc.get("tags")
+        tags = [t for t in raw if isinstance(t, str)] if isinstance(raw, list) else []
+        tag = {k: v for k, _, v in (t.partition(":") for t in tags) if v}
+        out.append(
+            {
+                "id": ident,
+                "name": _text(doc.get("name")),
+                "subagent": "role:subagent" in tags,
+                "type": tag.get("type"),
+                "parent": tag.get("parent"),
+            }
+        )
+    return out

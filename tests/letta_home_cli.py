@@ -137,6 +137,14 @@ class LettaCLI:
                 os.killpg(proc.pid, signal.SIGKILL)
                 proc.wait(timeout=30)
 
+    def run(self, *args: str) -> str:
+        """One ``letta`` command (``memory backup --agent <id>``...), its standard output."""
+        done = subprocess.run([str(self.node), str(self.app), *args], cwd=self.cwd,
+                              env=self.env(bun=True), capture_output=True, text=True, timeout=120)
+        if done.returncode != 0:
+            raise RuntimeError(f"letta {' '.join(args)}: {done.stderr[-500:]}")
+        return done.stdout
+
     def state(self, agent_id: str) -> list[dict]:
         """Every conversation's ``state.json`` of the agent, as Letta Code wrote it."""
         folder = self.letta / "transcripts" / agent_id

@@ -4,7 +4,10 @@ The pinned wheel's ``letta`` runs headless with its local backend and its own de
 executor (tests/letta_home_cli.py), offline, with ``HOME`` a temporary folder; memlab writes no
 byte of the home. Four agents, each made the way a person makes one:
 
-* healthy: 27 turns from a shell with ``bun`` on PATH; the reflection pass at step 25 succeeds;
+* healthy: 27 turns from a shell with ``bun`` on PATH, the reflection pass at step 25
+  succeeding, then a second session of 30 turns (its own conversation, its own pass) and the
+  routine memory commands (``letta memory status``, ``backup``, ``diff``): a backup folder
+  beside ``memory/``, the transcript root's ``background/`` scratchpads;
 * stalled: 60 turns from a shell without ``bun`` (as a launcher with a bare PATH would start
   it): the pass's subagent cannot run its tool, Letta Code finalizes every pass as failed and
   the steps since the last success keep growing (letta-ai/letta-code#4266's symptom);
@@ -59,8 +62,12 @@ def _notes_commits(cli: LettaCLI, agent: str) -> None:
 def built(tmp_path_factory):
     cli = LettaCLI(tmp_path_factory.mktemp("letta-cli-home"),
                    tmp_path_factory.mktemp("letta-cli-project"))
+    healthy = cli.session(27)
+    cli.session(30, agent=healthy)
+    for command in ("status", "backup", "diff"):
+        cli.run("memory", command, "--agent", healthy)
     ids = {
-        "healthy": cli.session(27),
+        "healthy": healthy,
         "stalled": cli.session(60, bun=False),
         "crashed": cli.session(26, kill_in_pass=True),
         "notes": cli.session(1),
@@ -86,9 +93,12 @@ def test_letta_code_wrote_what_each_agent_needs(built):
     stalled agent's never did, the crashed agent's worktree is on disk, the notes commits
     passed Letta Code's hook."""
     cli, ids, _ = built
-    [healthy] = cli.state(ids["healthy"])
-    assert healthy["last_reflection_succeeded_at"] >= healthy["last_reflection_started_at"]
-    assert healthy["steps_since_last_successful_reflection"] < 25
+    for healthy in cli.state(ids["healthy"]):  # two conversations
+        assert healthy["last_reflection_succeeded_at"] >= healthy["last_reflection_started_at"]
+        assert healthy["steps_since_last_successful_reflection"] < 25
+    assert [p.name.split("-")[:2] for p in cli.agent_dir(ids["healthy"]).iterdir()
+            if p.name.startswith("memory-backup")] == [["memory", "backup"]]
+    assert (cli.letta / "transcripts" / "background").is_dir()
     [stalled] = cli.state(ids["stalled"])
     assert "last_reflection_succeeded_at" not in stalled
     assert stalled["steps_since_last_successful_reflection"] == 60

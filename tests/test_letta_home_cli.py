@@ -121,6 +121,13 @@ def test_the_home_loads_as_one_store(built, loaded):
     assert agents.loc[ids["notes"], "reflection_subagents"] == 0
     for name in ("healthy", "stalled", "crashed"):
         assert agents.loc[ids[name], "reflection_subagents"] >= 1
+    # one pass per reflection subagent Letta Code recorded, each under its parent
+    records = [json.loads(p.read_text())
+               for p in (cli.letta / "lc-local-backend" / "agents").glob("*.json")]
+    parents = sorted(t.split(":", 1)[1] for r in records for t in r["tags"]
+                     if t.startswith("parent:") and "type:reflection" in r["tags"])
+    assert sorted(store.passes["agent_id"]) == parents
+    assert store.passes["conversation_found"].all()
     # the reflection state as Letta Code wrote it, conversation by conversation
     for name, agent in ids.items():
         conv = _agent_rows(store.conversations, agent)
@@ -146,6 +153,11 @@ def test_findings_with_their_evidence(built, loaded):
     [state] = cli.state(ids["stalled"])
     assert row.last_started_at == pd.Timestamp(state["last_reflection_started_at"])
     assert "60 >= trigger 25 (step-count)" in row.rule
+    # why: the last pass's subagent could not run its one tool (Letta Code keeps its conversation)
+    assert row.last_pass.endswith("its last tool call (Bash) returned: Exit code: 127 "
+                                  "/bin/bash: line 1: bun: command not found")
+    crashed = _agent_rows(stalled, ids["crashed"]).iloc[0]
+    assert crashed.last_pass.endswith("1 tool call(s), no tool result recorded")
     leftover = audit.tables["leftover_worktree"]
     assert list(leftover["agent_id"]) == [ids["crashed"]]
     assert list(leftover["name"]) == [p.name for p in cli.worktrees(ids["crashed"])]

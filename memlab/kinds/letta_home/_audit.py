@@ -39,6 +39,24 @@ SESSION_NAME = re.compile(r"(session|recap|standup|\d{4}-\d{2}-\d{2})", re.IGNOR
 _MIN_CORRECTION = 24  # characters: shorter added lines (headings, frontmatter) are not a fact
 
 
+def _last_pass(store: Store, agent_id: str, conversation_id: str) -> str | None:
+    """What the last reflection pass on the conversation left, in words (the local backend keeps
+    each pass's subagent conversation; a cloud home has none: None, not checked)."""
+    p = store.passes
+    p = p[(p["agent_id"] == agent_id) & (p["conversation_id"] == conversation_id)]
+    if p.empty:
+        return None
+    last = p.iloc[-1]  # the loader sorts passes by start
+    when = "" if pd.isna(last.started_at) else f" started {last.started_at:%Y-%m-%d %H:%M}"
+    head = f"last pass (reflection subagent {last.subagent_name or last.subagent_id}){when}: "
+    if not pd.isna(last.last_tool_result):
+        said = " ".join(str(last.last_tool_result).split())
+        return head + f"its last tool call ({last.last_tool}) returned: {said}"
+    if last.tool_calls:
+        return head + f"{last.tool_calls} tool call(s), no tool result recorded"
+    return head + "no tool call recorded"
+
+
 def _stalled(store: Store, as_of: pd.Timestamp) -> pd.DataFrame:
     conv = store.conversations.merge(
         store.agents[["agent_id", "trigger", "step_count"]], on="agent_id", how="left"
@@ -68,6 +86,7 @@ def _stalled(store: Store, as_of: pd.Timestamp) -> pd.DataFrame:
                     None if pd.isna(succeeded) else (as_of - succeeded).total_seconds() / 3600
                 ),
                 "passes_since_success": c.payloads_since_success,
+                "last_pass": _last_pass(store, c.agent_id, c.conversation_id),
                 "rule": (
                     f"steps since the last successful reflection {int(steps)} >= trigger "
                     f"{int(c.step_count)} (step-count), last pass started {started:%Y-%m-%d %H:%M} "
@@ -86,6 +105,7 @@ def _stalled(store: Store, as_of: pd.Timestamp) -> pd.DataFrame:
         "last_succeeded_at",
         "hours_since_success",
         "passes_since_success",
+        "last_pass",
         "rule",
     ]
     return pd.DataFrame(rows, columns=cols)
@@ -267,7 +287,10 @@ def audit_letta_home(store: Store, *, as_of: Any = None) -> Audit:
     ]
     if len(stalled):
         lines.append(f"REFLECTION STALLED in {len(stalled)} conversation(s):")
-        lines += [f"  {r.agent_id}/{r.conversation_id}: {r.rule}" for r in stalled.itertuples()]
+        for r in stalled.itertuples():
+            lines.append(f"  {r.agent_id}/{r.conversation_id}: {r.rule}")
+            if isinstance(r.last_pass, str):
+                lines.append(f"    {r.last_pass}")
     else:
         lines.append("reflection: no stalled conversation")
     lines.append(f"leftover worktrees: {len(leftover)}")

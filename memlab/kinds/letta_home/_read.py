@@ -10,6 +10,7 @@ uncommitted and untracked files are found by hashing them in Python against its 
 
 from __future__ import annotations
 
+import base64
 import os
 import re
 from pathlib import Path
@@ -23,6 +24,7 @@ from memlab.kinds.letta_home._frames import agent_figures, frame
 from memlab.kinds.letta_home._state import (
     read_conversation,
     read_local_agents,
+    read_pass,
     read_settings,
     reflection_settings,
     sanitize_segment,
@@ -459,6 +461,20 @@ def _worktree_rows(agent_id: str, agent_dir: Path, problems: Problems, out: dict
         out["worktrees"].append(row)
 
 
+def _pass_row(storage: Path, record: dict[str, Any], problems: Problems) -> dict[str, Any]:
+    """A reflection pass of the local backend: its subagent's record and conversation (the
+    folder is ``Buffer.from("default:<id>").toString("base64url")``, as Letta Code names it)."""
+    key = base64.urlsafe_b64encode(f"default:{record['id']}".encode()).decode().rstrip("=")
+    folder = storage / "conversations" / key
+    row = {
+        "agent_id": record["parent"],
+        "subagent_id": record["id"],
+        "subagent_name": record["name"],
+        "conversation_found": folder.is_dir(),
+    }
+    return row | (read_pass(folder, problems) if folder.is_dir() else {})
+
+
 def load_letta_home(path: str | Path, *, transcript_root: str | Path | None = None) -> Store:
     """A Letta Code home as a store (kind ``letta_home``), read-only.
 
@@ -476,9 +492,12 @@ def load_letta_home(path: str | Path, *, transcript_root: str | Path | None = No
     ``payload-auto-*.json`` files its passes left and how many came after the last success),
     ``worktrees`` (every folder under ``memory-worktrees/``: label, creation time from its
     name, branch, commits not on the memory branch, uncommitted and untracked paths),
-    ``merges`` (reflection and memory-worker merges into the memory branch: merge commits and
-    reflog fast-forwards, with the commits and lines they brought) and ``writes`` (every
-    commit's paths with the writer: agent, harness or human)."""
+    ``passes`` (the local backend's reflection passes, one per reflection subagent: when it
+    started, the conversation it reflected on, its last tool call and result and its last
+    text, as its conversation holds them), ``merges`` (reflection and memory-worker merges
+    into the memory branch: merge commits and reflog fast-forwards, with the commits and lines
+    they brought) and ``writes`` (every commit's paths with the writer: agent, harness or
+    human)."""
     home = Path(path).expanduser()
     if not home.is_dir():
         raise StoreNotFound("not a folder", path=home)
@@ -512,9 +531,11 @@ def load_letta_home(path: str | Path, *, transcript_root: str | Path | None = No
     records = read_local_agents(storage / "agents", problems) if storage.is_dir() else []
     named = {r["id"]: r for r in records if not r["subagent"]}
     passes: dict[str, int] = {}
+    pass_rows: list[dict[str, Any]] = []
     for r in records:
         if r["subagent"] and r["type"] == "reflection" and r["parent"]:
             passes[r["parent"]] = passes.get(r["parent"], 0) + 1
+            pass_rows.append(_pass_row(storage, r, problems))
     folders: list[tuple[str, str, Path | None]] = [
         (backend, d.name, d)
         for backend, base in agent_roots(home)
@@ -603,6 +624,9 @@ def load_letta_home(path: str | Path, *, transcript_root: str | Path | None = No
         "conversations": conv,
         "worktrees": frame("worktrees", out["worktrees"]),
         "merges": merges.reset_index(drop=True),
+        "passes": frame("passes", pass_rows).sort_values(
+            ["agent_id", "started_at"], kind="stable", ignore_index=True
+        ),
         "writes": writes,
         "files": frame("files", out["files"]),
         "tree": frame("tree", out["tree"]),

@@ -33,6 +33,7 @@ __all__ = [
     "worktree_name",
     "sanitize_segment",
     "read_local_agents",
+    "read_pass",
 ]
 
 #: ``REFLECTION_STATE_SCHEMA_VERSION`` and the legacy one ``readState`` migrates.
@@ -135,9 +136,12 @@ def _text(value: Any) -> str | None:
     return value if isinstance(value, str) and value else None
 
 
-def _transcript(path: Path, problems: Problems) -> tuple[list[dict[str, Any]], bool]:
-    """The rows of ``transcript.jsonl`` that parse as JSON (``parseTranscriptRows`` skips the
-    others), and whether the whole file was read."""
+def _transcript(
+    path: Path, problems: Problems, what: str = "transcript"
+) -> tuple[list[dict[str, Any]], bool]:
+    """The rows of a JSON-lines file (``transcript.jsonl``, a local conversation's
+    ``messages.jsonl``) that parse as JSON objects (``parseTranscriptRows`` skips the others),
+    and whether the whole file was read; ``what`` names the problem rows."""
     rows: list[dict[str, Any]] = []
     if not path.exists():
         return rows, True
@@ -151,12 +155,12 @@ def _transcript(path: Path, problems: Problems) -> tuple[list[dict[str, Any]], b
             try:
                 entry = _json(line.decode("utf-8", "replace"), path, problems, number)
             except (ValueError, RecursionError):
-                problems.add(path, "bad_transcript_row", "a row that is not JSON", line=number)
+                problems.add(path, f"bad_{what}_row", "a row that is not JSON", line=number)
                 continue
             if isinstance(entry, dict):
                 rows.append(entry)
     except (OSError, FileTooLarge, LineTooLong) as exc:
-        problems.add(path, "transcript_not_read", f"transcript not read to its end: {exc}")
+        problems.add(path, f"{what}_not_read", f"{what} not read to its end: {exc}")
         return rows, False
     return rows, True
 
@@ -312,3 +316,59 @@ def read_local_agents(folder: Path, problems: Problems) -> list[dict[str, Any]]:
             }
         )
     return out
+
+
+#: The reminder Letta Code puts first in a subagent's conversation
+#: (``This message is from agent <id>, conversation <id>.``): which conversation a pass reflects on.
+_FROM = re.compile(r"This message is from agent (?P<agent>\S+?), conversation (?P<conv>[^\s.]+)\.")
+_EVIDENCE_CHARS = 300
+
+
+def _texts(content: Any) -> list[str]:
+    items = content if isinstance(content, list) else []
+    return [i["text"] for i in items if isinstance(i, dict) and isinstance(i.get("text"), str)]
+
+
+def read_pass(folder: Path, problems: Problems) -> dict[str, Any]:
+    """One reflection pass of the local backend, from its subagent's conversation folder
+    (``<storage>/conversations/<base64url "default:<subagent id>">/``: ``conversation.json``
+    and ``messages.jsonl``): when it started and last wrote, the conversation it reflected on,
+    how many tool calls it made, and, as written, its last tool call's name and result and its
+    last text (each cut to 300 characters): why a pass failed is there, not in the state."""
+    out: dict[str, Any] = {}
+    meta = folder / "conversation.json"
+    if meta.is_file():
+        try:
+            doc = _json(read_text(meta, max_bytes=MAX_FILE_BYTES, errors="strict"), meta, problems)
+        except (OSError, FileTooLarge, UnicodeDecodeError, ValueError, RecursionError) as exc:
+            problems.add(meta, "bad_conversation", f"conversation.json not read: {exc}")
+            doc = None
+        if isinstance(doc, dict):
+            out["started_at"] = _text(doc.get("created_at"))
+            out["last_message_at"] = _text(doc.get("last_message_at"))
+    rows, _ = _transcript(folder / "messages.jsonl", problems, what="messages")
+    calls, tool, result, text = 0, None, None, None
+    for row in rows:
+        message = row.get("message")
+        if not isinstance(message, dict):
+            continue
+        role, content = message.get("role"), message.get("content")
+        if role == "user" and "conversation_id" not in out:
+            m = next((_FROM.search(t) for t in _texts(content) if _FROM.search(t)), None)
+            out["conversation_id"] = m["conv"] if m else None
+        elif role == "assistant":
+            for item in content if isinstance(content, list) else []:
+                if isinstance(item, dict) and item.get("type") == "toolCall":
+                    calls += 1
+                    tool = _text(item.get("name"))
+            said = "".join(_texts(content)).strip()
+            text = said[:_EVIDENCE_CHARS] if said else text
+        elif role == "toolResult":
+            tool = _text(message.get("toolName")) or tool
+            result = "".join(_texts(content)).strip()[:_EVIDENCE_CHARS]
+    return out | {
+        "tool_calls": calls,
+        "last_tool": tool,
+        "last_tool_result": result,
+        "last_text": text,
+    }

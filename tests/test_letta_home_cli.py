@@ -202,4 +202,8 @@ def test_cli_audit_and_the_home_byte_identical(built, loaded):
     # each agent's memory repository keeps its own row, as it loads alone
     memfs = inv[inv["kind"] == "letta_memfs"]
     assert sorted(memfs["agent_id"]) == sorted(ids.values())
+    # the working folder Letta Code ran in holds its project settings (.letta/settings.local.json),
+    # not memory: discover lists nothing there
+    assert (cli.cwd / ".letta" / "settings.local.json").is_file()
+    assert discover(cli.cwd).empty
     assert tree_digest(cli.root) == loaded[3]

@@ -40,9 +40,11 @@ class LettaMemfs(KindBase):
     default_target = "letta"
 
     def detect(self, probe: Probe) -> str | None:
-        """A folder holding ``.git``, ``system``, ``.letta``, ``MEMORY.md`` or v1's
-        ``memory/system``, or a bare git repository (its tree is checked when it is located)."""
-        found = probe.has(".git", "system", ".letta", "MEMORY.md")
+        """A folder holding ``.git``, ``system``, ``.letta/config.json``, ``MEMORY.md`` or v1's
+        ``memory/system``, or a bare git repository (its tree is checked when it is located).
+        A ``.letta/`` with Letta Code's project settings alone (``settings.local.json``, which
+        it writes into every working folder it runs in) is no memory."""
+        found = probe.has(".git", "system", ".letta/config.json", "MEMORY.md")
         if not found and (probe.path / "memory" / "system").is_dir():
             found = "memory/system"  # v1's memory/ prefix layout, no git (a local-backend copy)
         if found:

@@ -9,12 +9,17 @@ Agent Files and blocks lists get :func:`memlab.kinds.agent_file._audit.audit_age
 ``compare(stores_or_paths)`` audits each and puts their headline metrics side by side, which
 is what the doc's §10 asks for before its step 8: the same ``lifetime_token_usage`` and
 ``archive_reason`` breakdown from several instances.
+
+``store_keys(stores)`` is the one rule that names each store of a multi-store result (the
+rows of :func:`compare`, the keys of the audit report's ``metrics.json``): its name, told apart
+by its folders only where two stores share a name.
 """
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Iterable, Sequence
 
 import pandas as pd
 
@@ -22,7 +27,7 @@ from memlab import kinds
 from memlab.audits._base import Audit, frame_records
 from memlab.store import Store
 
-__all__ = ["audit", "compare", "Audit", "frame_records"]
+__all__ = ["audit", "compare", "store_keys", "Audit", "frame_records"]
 
 
 def _as_store(store_or_path: Store | str | Path) -> Store:
@@ -57,8 +62,9 @@ def audit(
 def compare(stores_or_paths: Iterable[Store | str | Path], *, as_of: Any = None) -> pd.DataFrame:
     """One row per store, its audit's headline metrics as columns (union across kinds).
 
-    Rows are indexed by store name (made unique with the parent folder when two stores share
-    a file name); ``kind`` and ``path`` columns say what each row is.
+    Rows are indexed by :func:`store_keys` (the store's name; with as many of its folders as
+    tell it apart when two stores share a name); ``kind`` and ``path`` columns say what each
+    row is.
 
     Example::
 
@@ -72,29 +78,76 @@ def compare(stores_or_paths: Iterable[Store | str | Path], *, as_of: Any = None)
         else [stores_or_paths]
     )
     rows: list[dict[str, Any]] = []
-    names: list[str] = []
+    stores: list[Store] = []
     for item in items:
         store = _as_store(item)
         result = audit(store, as_of=as_of)
-        row = {"kind": store.kind, "path": str(store.meta.get("bundle") or store.path)}
+        row = {"kind": store.kind, "path": _location(store)}
         row.update({k: v for k, v in result.headline.items() if k not in ("store", "kind")})
         rows.append(row)
-        names.append(store.name)
-    seen: dict[str, int] = {}
-    for n in names:
-        seen[n] = seen.get(n, 0) + 1
-    unique = []
-    for name, row in zip(names, rows):
-        if seen[name] > 1:
-            name = f"{Path(row['path']).parent.name}/{name}"
-        while name in unique:
-            name += "'"
-        unique.append(name)
+        stores.append(store)
+    unique = store_keys(stores)
     columns: dict[str, None] = {}
     for row in rows:
         columns.update(dict.fromkeys(row))
     index = pd.Index(unique, name="store", dtype="string")
     return pd.DataFrame({c: _column([row.get(c) for row in rows]) for c in columns}, index=index)
+
+
+def _location(store: Store) -> str:
+    """Where a store was read from: its bundle file when it was unpacked from one."""
+    return str(store.meta.get("bundle") or store.path)
+
+
+def store_keys(stores: Sequence[Store]) -> list[str]:
+    """One key per store, unique among ``stores`` and the same whatever their order, so a
+    result naming several stores (the rows of :func:`compare`, the audit report's
+    ``metrics.json``) never lets one store's figures overwrite another's.
+
+    A store whose name (:attr:`Store.name`) no other store has keeps it: the keys of stores
+    with different names are their names, as they always were. Stores that share a name get
+    the end of their path, as many of its folders as tell each apart from the others of that
+    name (``a/history.db``, ``b/history.db``; ``x/a/memory``, ``y/a/memory``); a store named
+    other than its file (a repo by its agent's name) gets that path after its name
+    (``ezra (a/memory)``). Only the same store given twice (nothing in its path tells the two
+    apart) gets a count after its key the second time (``history.db (2)``).
+
+    Example::
+
+        stores = [memlab.load(p) for p in ("old/history.db", "new/history.db")]
+        store_keys(stores)    # ['old/history.db', 'new/history.db']
+    """
+    names = [store.name for store in stores]
+    places = [os.path.abspath(Path(_location(store)).expanduser()) for store in stores]
+    trails = [[p for p in Path(place).parts if p != Path(p).anchor] for place in places]
+    keys = list(names)
+    for name in set(names):
+        group = [i for i, n in enumerate(names) if n == name]
+        if len(group) < 2:
+            continue
+        for i in group:
+            trail = trails[i]
+            others = [trails[j] for j in group if places[j] != places[i]]
+            if not others:  # only itself, given again: no folder tells them apart
+                continue
+            own = bool(trail) and trail[-1] == name  # named by its file: show a folder too
+            depth = 2 if own else 1
+            while depth < len(trail) and any(t[-depth:] == trail[-depth:] for t in others):
+                depth += 1
+            end = "/".join(trail[-depth:])
+            keys[i] = end if own else f"{name} ({end})"
+    # Left alike only by the same store given twice (or names that look like paths): the
+    # first by place keeps the key, the others get the first free count after it.
+    used = set(keys)
+    for key in sorted({k for k in keys if keys.count(k) > 1}):
+        alike = sorted((i for i, k in enumerate(keys) if k == key), key=lambda i: places[i])
+        for i in alike[1:]:
+            count = 2
+            while f"{key} ({count})" in used:
+                count += 1
+            keys[i] = f"{key} ({count})"
+            used.add(keys[i])
+    return keys
 
 
 def _column(values: list[Any]) -> Any:

@@ -56,6 +56,7 @@ __all__ = [
     "doc_value",
     "group_of",
     "is_number",
+    "max_limit_ratio",
 ]
 
 
@@ -302,10 +303,12 @@ _RECORDS = (
     ),
     Metric(
         "max_limit_ratio",
-        "limit ratio: most over-limit file's chars / its limit",
+        "limit ratio: largest chars / limit of any block or file with a limit (over 1: over "
+        "it; null: nothing has a limit, or it was not checked)",
         "×",
         "limits",
-        how="max over files with a limit of chars / limit",
+        how="max over blocks or files with a limit of chars / limit "
+        "(memlab._metrics.max_limit_ratio)",
     ),
     Metric(
         "findings",
@@ -620,11 +623,11 @@ _RECORDS = (
     ),
     Metric(
         "limit_ratio",
-        "largest value/limit ratio of any block or file (memfs: "
-        "max_limit_ratio; agent file: max_over_limit_ratio)",
+        "largest chars / limit of any block or file with a limit (max_limit_ratio, one "
+        "definition in every kind; null: nothing has a limit, or not checked)",
         "×",
         "limits",
-        FirstOf(("max_limit_ratio", "max_over_limit_ratio")),
+        FirstOf(("max_limit_ratio",)),
     ),
     Metric(
         "churn_lines",
@@ -700,6 +703,28 @@ def value(name: str, fields: Mapping[str, Any]) -> Any:
     if m.formula is None:
         return fields.get(name)
     return m.formula.value(fields)
+
+
+def max_limit_ratio(chars: pd.Series, limits: pd.Series) -> float | None:
+    """The ``max_limit_ratio`` of a store's blocks or files: the largest ``chars / limit`` over
+    those whose limit is above 0 (a limit of 0 or below is a problem row: nothing fits it, and a
+    ratio to it means nothing), over 1 when one is over its limit. ``chars`` is the kind's own
+    count, the one its limit checks compare. None when nothing has a limit above 0 (not
+    checked, never 0), and None when one that has one has no known count (a value past
+    memlab's cap, not read): the maximum would hold it, so any number would be a guess.
+
+    Example::
+
+        max_limit_ratio(store.blocks["chars"], store.blocks["limit"])
+    """
+    limit = pd.to_numeric(limits, errors="coerce").astype("float64")
+    has = limit > 0
+    if not has.any():
+        return None
+    counted = pd.to_numeric(chars, errors="coerce").astype("float64")[has]
+    if counted.isna().any():
+        return None
+    return float((counted / limit[has]).max())
 
 
 def derive(fields: Mapping[str, Any]) -> dict[str, Any]:

@@ -7,6 +7,7 @@ from typing import Any
 import pandas as pd
 
 from memlab._escape import terminal_lines
+from memlab._metrics import max_limit_ratio
 from memlab.formats import letta_memfs as fmt
 from memlab.kinds._memfs._checks import HOOKED_KINDS
 from memlab.kinds._memfs._load import LETTA_LAYOUTS, is_memory_path
@@ -129,9 +130,7 @@ def _max_limit_ratio(over: pd.DataFrame, files: pd.DataFrame, layout: str) -> fl
     limits = files["limit"].astype("Float64")
     if layout in ("letta_v1", "letta_v1_memory_prefix"):
         limits = limits.fillna(float(fmt.DEFAULT_LIMIT))  # the server's default block limit
-    ratio = files["body_chars"].astype("Float64") / limits.where(limits > 0)
-    ratio = ratio.dropna()
-    return float(ratio.max()) if len(ratio) else None
+    return max_limit_ratio(files["body_chars"], limits)
 
 
 def _findings(head: dict[str, Any], tables: dict[str, pd.DataFrame]) -> int:

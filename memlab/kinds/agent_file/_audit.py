@@ -7,6 +7,7 @@ from typing import Any
 import pandas as pd
 
 from memlab._escape import terminal_lines
+from memlab._metrics import max_limit_ratio
 from memlab.audits._base import Audit, json_safe
 from memlab.constants import CHARS_PER_TOKEN
 from memlab.store import Store
@@ -103,6 +104,9 @@ def audit_agent_file(store: Store, **_: Any) -> Audit:
         if len(over)
         else 0,
         "max_over_limit_ratio": float(over["ratio"].max()) if len(over) else None,
+        # every block with a limit, under it or over (the memfs audit's definition): None when
+        # no block has one, or one of them was not read
+        "max_limit_ratio": max_limit_ratio(blocks["chars"], blocks["limit"]),
         "n_shared_blocks": len(shared) if has_agents else None,
         # Legacy exports carry no read_only at all: unknown, not zero.
         "n_read_only_blocks": len(read_only)

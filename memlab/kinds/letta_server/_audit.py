@@ -11,6 +11,7 @@ from typing import Any
 import pandas as pd
 
 from memlab._escape import terminal_lines
+from memlab._metrics import max_limit_ratio
 from memlab.audits._base import Audit, json_safe
 from memlab.audits._integrity import letta_server_integrity
 from memlab.constants import CHARS_PER_TOKEN, MAX_VALUE_BYTES, STALE_AFTER_DAYS
@@ -131,6 +132,9 @@ def audit_letta_server(
         "max_fan_out": int(blocks["n_agents"].max()) if len(blocks) else 0,
         "n_blocks_over_limit": len(over),
         "over_limit_excess_chars": int(over["excess"].sum()) if len(over) else 0,
+        # the largest chars / limit of a live block with a limit (the memfs audit's
+        # definition; chars the database's own count where a value was not read)
+        "max_limit_ratio": max_limit_ratio(blocks["chars"], blocks["limit"]),
         "max_core_memory_share": (
             float(core["limit_share"].max())
             if len(core) and core["limit_share"].notna().any()

@@ -409,8 +409,16 @@ class Proposal:
     def write(self, folder: str | Path, *, overwrite: bool = False) -> Path:
         """Write ``review-YYYY-MM-DD.md`` and its ``.json`` twin into ``folder``; returns the .md.
 
-        An existing file from the same proposal (same digest) is rewritten with the current
-        ticks; a different proposal of the same day is refused unless ``overwrite``.
+        Without ``overwrite`` nothing a person did is replaced: a different proposal of the same
+        day is refused (:class:`OutputExists`), and so is an existing markdown with a tick
+        (read by :func:`ticked_ids`, the reader ``memlab apply`` uses) this object lacks,
+        e.g. a person ticked the file by hand and the same review was built and written
+        again (a re-run cell or script). Refused, not adopted: the file's ticks and this
+        object's are two sets of decisions, and quietly keeping either drops the other; like
+        git refusing to overwrite local changes, the writer names the file and leaves the
+        choice to the caller (``read_proposal(path)`` loads the ticked file, whose ticks
+        written again with more added pass; ``overwrite=True``, ``memlab review --force``,
+        replaces it). An existing file without ticks is rewritten as before.
         """
         folder = Path(folder).expanduser()
         folder.mkdir(parents=True, exist_ok=True)
@@ -428,6 +436,8 @@ class Proposal:
                     path=json_path,
                     hint="apply or remove it first, or pass overwrite=True (memlab review --force)",
                 )
+        if md_path.exists() and not overwrite:
+            _refuse_other_ticks(md_path, self.ticked)
         json_path.write_text(_json.dumps(data, indent=2) + "\n", encoding="utf-8")
         md_path.write_text(render_markdown(data, self.ticked), encoding="utf-8")
         self.source = md_path
@@ -660,6 +670,30 @@ def ticked_ids(markdown: str) -> set[str]:
         for line in split_lines(markdown)
         if (m := ITEM_LINE_RE.match(line)) and m.group("mark") in "xX"
     }
+
+
+def _refuse_other_ticks(md_path: Path, ticked: set[str]) -> None:
+    """:class:`OutputExists` when ``md_path`` holds a tick that ``ticked`` lacks, one writing
+    would erase (see :meth:`Proposal.write`); a file without ticks, or whose ticks ``ticked``
+    all keeps, passes."""
+    try:
+        # Tick lines are ASCII: a byte that is not UTF-8 elsewhere does not hide one.
+        found = ticked_ids(md_path.read_text(encoding="utf-8", errors="replace"))
+    except OSError as exc:
+        raise OutputExists(
+            f"cannot read the proposal here to check it for ticks ({exc.strerror or exc})",
+            path=md_path,
+            hint="move it away, or pass overwrite=True (memlab review --force) to replace it",
+        ) from exc
+    lost = sorted(found - ticked)
+    if lost:
+        ids = ", ".join(lost[:3]) + (", ..." if len(lost) > 3 else "")
+        raise OutputExists(
+            f"the proposal here has {len(lost)} tick(s) ({ids}) that writing this one would erase",
+            path=md_path,
+            hint="apply it, or load it with memlab.reviews.read_proposal(path), or pass "
+            "overwrite=True (memlab review --force) to replace it",
+        )
 
 
 def _untick(markdown: str) -> str:

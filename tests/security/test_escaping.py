@@ -63,6 +63,10 @@ def test_store_text_cannot_tick_an_item(tmp_path, sep, field):
     for line in split_lines(text):
         assert not any(ch in line for ch in _escape.LINE_BREAKS), repr(line)
     assert read_proposal(md).ticked == set()
+    # Nor is it a tick the writer would keep: the same proposal written again replaces the
+    # file without refusing (no "tick" of the store's to erase).
+    assert proposal(repo, tmp_path / "reviews", item_id=target, **{field: attack})[0] == md
+    assert md.read_text(encoding="utf-8") == text
     before = git(repo, "rev-parse", "HEAD")
     result = apply_proposal(md)
     assert result.applied == [] and git(repo, "rev-parse", "HEAD") == before

@@ -207,3 +207,35 @@ def test_cli_audit_and_the_home_byte_identical(built, loaded):
     assert (cli.cwd / ".letta" / "settings.local.json").is_file()
     assert discover(cli.cwd).empty
     assert tree_digest(cli.root) == loaded[3]
+
+
+def test_bad_records_and_messages_are_problem_rows(built, loaded, tmp_path):
+    """The local backend's files are someone else's: a record that is not JSON, a message row
+    that is not JSON and a tool result with terminal escapes give problem rows and escaped
+    text, never a traceback."""
+    import base64
+    import shutil
+
+    cli, ids, done = built
+    home = tmp_path / ".letta"
+    shutil.copytree(cli.letta, home, symlinks=True)
+    # the stalled conversation's last pass: its tool result is the finding's evidence
+    passes = loaded[0].passes
+    last = passes[passes["agent_id"] == ids["stalled"]].iloc[-1]
+    key = base64.urlsafe_b64encode(f"default:{last.subagent_id}".encode()).decode().rstrip("=")
+    with (home / "lc-local-backend" / "conversations" / key / "messages.jsonl").open("a") as fh:
+        fh.write("{not json\n")
+        fh.write(json.dumps({"type": "message", "message": {
+            "role": "toolResult", "toolName": "Bash",
+            "content": [{"type": "text", "text": "\x1b[2J\x1b]0;owned\x07 done"}]}}) + "\n")
+    records = home / "lc-local-backend" / "agents"
+    healthy = base64.urlsafe_b64encode(ids["healthy"].encode()).decode().rstrip("=")
+    (records / f"{healthy}.json").write_text("{not json")
+    store = memlab.load(home)
+    assert sorted(store.problems["kind"]) == ["bad_agent_record", "bad_messages_row"]
+    row = store.passes[store.passes["subagent_id"] == last.subagent_id].iloc[0]
+    assert row.last_tool_result == "\x1b[2J\x1b]0;owned\x07 done"  # as written, in the frame
+    assert pd.isna(store.agents.set_index("agent_id").loc[ids["healthy"], "name"])
+    summary = memlab.audit(store, as_of=done + LATER).summary_text
+    assert "owned" in summary and " done" in summary  # the evidence is shown...
+    assert "\x1b" not in summary and "\x07" not in summary  # ...escaped

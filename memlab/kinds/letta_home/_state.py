@@ -354,7 +354,7 @@ def read_pass(folder: Path, problems: Problems) -> dict[str, Any]:
             continue
         role, content = message.get("role"), message.get("content")
         if role == "user" and "conversation_id" not in out:
-            m = next((_FROM.search(t) for t in _texts(content) if _FROM.search(t)), None)
+            m = next(filter(None, map(_FROM.search, _texts(content))), None)
             out["conversation_id"] = m["conv"] if m else None
         elif role == "assistant":
             for item in content if isinstance(content, list) else []:

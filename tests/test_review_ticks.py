@@ -156,3 +156,96 @@ def test_cli_keeps_hand_ticks_when_the_same_review_is_written_again(tmp_path, ca
 
     assert _run(capsys, *argv, "--force")[0] == 0  # the explicit flag replaces it
     assert read_proposal(md).ticked == set()
+
+
+# ---- the writers that replace: the review notebook's run and its browse button ----------------
+
+
+def _later_the_same_day(proposal):
+    """The same review run again later on the day: another proposal (another digest), the
+    same review-DATE file, as a second `memlab report review` into the folder makes."""
+    later = dataclasses.replace(proposal, made_at=proposal.made_at[:10] + "T23:59:59Z")
+    assert later.file_stem() == proposal.file_stem()
+    assert later.to_dict()["digest"] != proposal.to_dict()["digest"]
+    return later
+
+
+def test_unticked_mode_replaces_an_untouched_proposal_and_refuses_a_ticked_one(proposal, tmp_path):
+    a, _ = _two(proposal)
+    later = _later_the_same_day(proposal)
+    md = proposal.write(tmp_path)
+    twin = md.with_suffix(".json")
+    with pytest.raises(OutputExists, match="a different review proposal"):
+        later.write(tmp_path)  # the default still refuses another proposal
+    assert later.write(tmp_path, overwrite="unticked") == md  # untouched: replaced, as before
+    assert json.loads(twin.read_text())["digest"] == later.to_dict()["digest"]
+
+    _tick_by_hand(md, a)
+    ticked, twin_before = md.read_bytes(), twin.read_bytes()
+    with pytest.raises(OutputExists) as err:
+        proposal.write(tmp_path, overwrite="unticked")
+    assert err.value.path == md and a in err.value.message and "erase" in err.value.message
+    assert "move it away" in err.value.hint
+    assert md.read_bytes() == ticked and twin.read_bytes() == twin_before
+    assert read_proposal(md).ticked == {a}
+
+
+def test_ticks_the_object_wrote_or_read_are_its_own_to_take_back(proposal, tmp_path):
+    a, b = _two(proposal)
+    md = proposal.tick(a).write(tmp_path)
+    assert proposal.untick(a).write(tmp_path) == md  # its own tick, unticked: rewritten
+    assert read_proposal(md).ticked == set()
+    proposal.tick(a).write(tmp_path)
+    _tick_by_hand(md, b)  # a person's tick beside the object's
+    proposal.untick(a)
+    with pytest.raises(OutputExists, match=b) as err:
+        proposal.write(tmp_path)
+    assert a not in err.value.message  # a is the object's own; b is the person's
+    loaded = read_proposal(md)  # a loaded file's ticks were seen: unticking one is a choice
+    loaded.untick(b).write(tmp_path)
+    assert read_proposal(md).ticked == {a}
+    # What the object saw in one folder says nothing about another.
+    other = dataclasses.replace(proposal, ticked=set())
+    there = other.write(tmp_path / "there")
+    _tick_by_hand(there, a)
+    other.tick(a).write(tmp_path / "here")  # its own tick, in 'here'
+    with pytest.raises(OutputExists, match=a):
+        other.untick(a).write(tmp_path / "there")
+
+
+def _browser(proposal, folder):
+    from memlab.reviews import views
+
+    widget = views.browse(proposal, folder)
+    box, (button, status) = widget.children[1], widget.children[2].children
+    checks = {cb.description.split()[0]: cb for row in box.children for cb in row.children[:1]}
+    return checks, button, status
+
+
+def test_browse_button_shows_the_refusal_and_keeps_hand_ticks(proposal, tmp_path):
+    a, b = _two(proposal)
+    md = proposal.write(tmp_path)  # the notebook's own write
+    checks, button, status = _browser(proposal, tmp_path)
+    checks[b].value = True
+    button.click()  # the browser's ticks are written
+    assert read_proposal(md).ticked == {b} and status.value.startswith("wrote ")
+    checks[b].value = False
+    button.click()  # and its own tick taken back
+    assert read_proposal(md).ticked == set()
+
+    _tick_by_hand(md, a)
+    ticked = md.read_bytes()
+    checks[b].value = True
+    button.click()
+    assert md.read_bytes() == ticked  # nothing written
+    assert status.value.startswith("<b>not written</b>: ")
+    assert str(md) in status.value and a in status.value and "erase" in status.value
+
+
+@pytest.mark.parametrize("value", ["yes", 1, None])
+def test_an_unknown_overwrite_is_refused_before_anything_is_written(proposal, tmp_path, value):
+    from memlab.errors import InvalidArgument
+
+    with pytest.raises(InvalidArgument, match="overwrite must be"):
+        proposal.write(tmp_path, overwrite=value)
+    assert not list(tmp_path.iterdir())

@@ -14,14 +14,14 @@ import json
 import re
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Mapping
+from typing import Any, Iterable, Literal, Mapping
 
 import numpy as np
 import pandas as pd
 
 from memlab import kinds
 from memlab._escape import md_line, split_lines, terminal_lines
-from memlab.errors import OutputExists, ProposalError, StaleProposal
+from memlab.errors import InvalidArgument, OutputExists, ProposalError, StaleProposal
 from memlab.formats import _json
 
 __all__ = [
@@ -201,6 +201,10 @@ class Proposal:
     vectors: np.ndarray | None = field(default=None, repr=False)
     similarities: np.ndarray | None = field(default=None, repr=False)
     source: Path | None = None
+    #: The ticks ``source`` held when this object last read it (:func:`read_proposal`) or
+    #: wrote it: a tick there that the object no longer holds was unticked by its holder,
+    #: not made by a person since (see :meth:`write`).
+    _file_ticks: set[str] = field(default_factory=set, init=False, repr=False, compare=False)
 
     # ---- views ------------------------------------------------------------------------------
     def __repr__(self) -> str:
@@ -406,42 +410,73 @@ class Proposal:
         # The full list is another file, so asking for it never replaces a ticked proposal.
         return f"review-{self.made_at[:10]}" + ("-all" if self.top is None else "")
 
-    def write(self, folder: str | Path, *, overwrite: bool = False) -> Path:
+    def write(self, folder: str | Path, *, overwrite: bool | Literal["unticked"] = False) -> Path:
         """Write ``review-YYYY-MM-DD.md`` and its ``.json`` twin into ``folder``; returns the .md.
 
-        Without ``overwrite`` nothing a person did is replaced: a different proposal of the same
-        day is refused (:class:`OutputExists`), and so is an existing markdown with a tick
-        (read by :func:`ticked_ids`, the reader ``memlab apply`` uses) this object lacks,
-        e.g. a person ticked the file by hand and the same review was built and written
-        again (a re-run cell or script). Refused, not adopted: the file's ticks and this
-        object's are two sets of decisions, and quietly keeping either drops the other; like
-        git refusing to overwrite local changes, the writer names the file and leaves the
-        choice to the caller (``read_proposal(path)`` loads the ticked file, whose ticks
-        written again with more added pass; ``overwrite=True``, ``memlab review --force``,
-        replaces it). An existing file without ticks is rewritten as before.
+        One rule for every writer: a person's tick is never erased without an explicit
+        ``overwrite=True``. A hand tick is a tick in the existing markdown (read by
+        :func:`ticked_ids`, the reader ``memlab apply`` uses) that this object neither holds
+        nor saw there itself (its last :func:`read_proposal` or write of the same file and
+        proposal): a tick it wrote and has unticked since is its own to take back. Ticks
+        are refused, not adopted: the file's ticks and this object's are two sets of
+        decisions, and quietly keeping either drops the other; like git refusing to overwrite
+        local changes, the writer names the file and leaves the choice to the caller
+        (:class:`OutputExists`; ``read_proposal(path)`` loads the ticked file).
+
+        ``overwrite`` says what else may be replaced:
+
+        - ``False``: the same proposal (same digest) only; a different proposal of the same
+          day is refused. For a writer holding the proposal already in the file (the
+          review notebook's *Write proposal* button).
+        - ``"unticked"``: any proposal of the same day whose markdown holds no hand tick, as
+          a fresh review run replaces its own earlier, untouched output (the review
+          notebook, so ``memlab report review`` and scheduled runs). A ticked file fails the
+          run, loudly and by name, rather than being kept with the new proposal written
+          beside it: an unattended run then reports a failure (and notifies) instead of
+          leaving two proposals of one day to choose from, and the person decides (apply
+          the ticked file, or move it away and run again).
+        - ``True``: anything (``memlab review --force``), ticks included.
         """
+        if not (overwrite is True or overwrite is False or overwrite == "unticked"):
+            raise InvalidArgument(
+                f"overwrite must be False, 'unticked' or True, not {overwrite!r}",
+                hint="'unticked' replaces a proposal of the day unless a person ticked it",
+            )
         folder = Path(folder).expanduser()
         folder.mkdir(parents=True, exist_ok=True)
         md_path = folder / f"{self.file_stem()}.md"
         json_path = md_path.with_suffix(".json")
         data = self.to_dict()
-        if json_path.exists() and not overwrite:
+        same = not json_path.exists()
+        if json_path.exists() and overwrite is not True:
             try:
                 old = json.loads(json_path.read_text(encoding="utf-8")).get("digest")
-            except (OSError, ValueError):
+            except (OSError, ValueError, AttributeError):
                 old = None
-            if old != data["digest"]:
+            same = old == data["digest"]
+            if not same and overwrite is False:
                 raise OutputExists(
                     f"a different review proposal for {self.made_at[:10]} is already here",
                     path=json_path,
                     hint="apply or remove it first, or pass overwrite=True (memlab review --force)",
                 )
-        if md_path.exists() and not overwrite:
-            _refuse_other_ticks(md_path, self.ticked)
+        if md_path.exists() and overwrite is not True:
+            seen = self._file_ticks if same and self._is_source(md_path) else set()
+            _refuse_other_ticks(md_path, self.ticked | seen)
         json_path.write_text(_json.dumps(data, indent=2) + "\n", encoding="utf-8")
         md_path.write_text(render_markdown(data, self.ticked), encoding="utf-8")
         self.source = md_path
+        self._file_ticks = set(self.ticked)
         return md_path
+
+    def _is_source(self, md_path: Path) -> bool:
+        """Whether ``md_path`` is the file this object last read or wrote."""
+        if self.source is None:
+            return False
+        try:
+            return self.source.resolve() == md_path.resolve()
+        except OSError:
+            return False
 
 
 # ---- markdown ---------------------------------------------------------------------------------
@@ -674,8 +709,8 @@ def ticked_ids(markdown: str) -> set[str]:
 
 def _refuse_other_ticks(md_path: Path, ticked: set[str]) -> None:
     """:class:`OutputExists` when ``md_path`` holds a tick that ``ticked`` lacks, one writing
-    would erase (see :meth:`Proposal.write`); a file without ticks, or whose ticks ``ticked``
-    all keeps, passes."""
+    would erase (see :meth:`Proposal.write`; ``ticked`` is what the writer holds or saw there
+    itself); a file without ticks, or whose ticks ``ticked`` all covers, passes."""
     try:
         # Tick lines are ASCII: a byte that is not UTF-8 elsewhere does not hide one.
         found = ticked_ids(md_path.read_text(encoding="utf-8", errors="replace"))
@@ -691,8 +726,8 @@ def _refuse_other_ticks(md_path: Path, ticked: set[str]) -> None:
         raise OutputExists(
             f"the proposal here has {len(lost)} tick(s) ({ids}) that writing this one would erase",
             path=md_path,
-            hint="apply it, or load it with memlab.reviews.read_proposal(path), or pass "
-            "overwrite=True (memlab review --force) to replace it",
+            hint="apply it or move it away, or load it with memlab.reviews.read_proposal(path), "
+            "or pass overwrite=True (memlab review --force) to replace it",
         )
 
 
@@ -745,4 +780,5 @@ def read_proposal(path: str | Path) -> Proposal:
             hint="only change '- [ ]' to '- [x]'; run `memlab review` again for a fresh file",
         )
     proposal.ticked = ticked_ids(text)
+    proposal._file_ticks = set(proposal.ticked)
     return proposal

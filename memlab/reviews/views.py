@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 
 from memlab._escape import html
+from memlab.errors import MemlabError
 from memlab.reviews._proposal import SECTIONS, Proposal
 
 __all__ = ["projection", "proposal_table", "cluster_table", "browse", "metrics"]
@@ -115,7 +116,11 @@ def browse(proposal: Proposal, folder: str | Path) -> Any:
     """An ipywidgets view: pick a section or cluster, tick items, write the proposal file.
 
     Ticks live on ``proposal.ticked``; "Write proposal" calls ``proposal.write(folder)``, which
-    renders them as ``- [x]`` in the markdown (the JSON twin is the same either way).
+    renders them as ``- [x]`` in the markdown (the JSON twin is the same either way). The
+    writer's rule holds here too: a tick a person made in the file by hand is never erased,
+    and a different proposal of the day is not replaced; the refusal (naming the file) is
+    shown beside the button and nothing is written. Ticks written from here and unticked
+    here since are this browser's own, and are taken back.
     """
     import ipywidgets as w
 
@@ -180,7 +185,11 @@ def browse(proposal: Proposal, folder: str | Path) -> Any:
         box.children = rows or [w.HTML("<i>no items</i>")]
 
     def _write(_: Any) -> None:
-        path = proposal.write(folder, overwrite=True)
+        try:
+            path = proposal.write(folder)
+        except MemlabError as exc:
+            status.value = f"<b>not written</b>: {html(exc)}"
+            return
         status.value = f"wrote {html(path)} with {len(proposal.ticked)} item(s) ticked"
 
     chooser.observe(_show, names="value")

@@ -93,3 +93,30 @@ def test_a_folder_the_loader_refuses_has_no_layout_and_says_why(tmp_path):
     row = _rows(home).loc["agent-inc"]
     assert pd.isna(row["layout"])
     assert "memlab cannot load it" in row["problem"]
+
+
+def test_a_code_repository_met_on_a_walk_is_no_store(repo_root, tmp_path):
+    """Walking a folder of projects: a real code repository (a clone of this one, whose HEAD
+    has no memory marker) is not listed, not even as a store memlab cannot load; a memory
+    repository beside it is, and so is a memory repository the loader refuses (a row with
+    the reason: memory that is broken is still memory)."""
+    projects = tmp_path / "projects"
+    projects.mkdir()
+    subprocess.run(["git", "clone", "-q", "--depth", "1", f"file://{repo_root}",
+                    str(projects / "memlab")], check=True, capture_output=True)
+    with pytest.raises(memlab.errors.UnrecognizedStore):
+        memlab.load(projects / "memlab")
+    memory = projects / "agent-notes"
+    _write(memory / "system" / "persona.md", PERSONA)
+    _git(memory.parent, "init", "-q", str(memory))
+    _git(memory, "add", "-A")
+    _git(memory, "commit", "-qm", "init")
+    broken = projects / "agent-broken"
+    shutil.copytree(memory, broken)
+    with open(broken / ".git" / "config", "a") as fh:
+        fh.write("[include]\n\tpath = elsewhere\n")
+    inv = discover(projects, max_depth=1)
+    by_path = {Path(p).name: r for p, r in zip(inv["path"], inv.to_dict("records"))}
+    assert sorted(by_path) == ["agent-broken", "agent-notes"]
+    assert by_path["agent-notes"]["layout"] == memlab.load(memory).meta["layout"]
+    assert "memlab cannot load it" in by_path["agent-broken"]["problem"]

@@ -375,7 +375,9 @@ class KindBase:
     def walked_folder(self, folder: Path) -> Mapping[str, Any] | None:
         """The inventory row ``memlab discover`` lists for ``folder``, a store of this kind it
         met walking a folder the user named (a row as :meth:`find` gives one), or None (the
-        default) for discover's own row, which names no layout."""
+        default) for discover's own row, which names no layout. Raises
+        :class:`~memlab.errors.UnrecognizedStore` when the kind's loader takes the folder for
+        none of its stores (a code repository the detector's markers matched): not listed."""
         return None
 
     def lists_file(self, path: Path) -> bool:

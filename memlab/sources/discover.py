@@ -208,7 +208,10 @@ def _walked_rows(root: Path, max_depth: int) -> Iterator[dict[str, Any]]:
             # the kind's own row (a memfs folder's layout, as its find gives it), else one
             # with no layout
             kind = kinds.lookup(ev.kind)
-            walked = kind.walked_folder(path) if kind is not None else None
+            try:
+                walked = kind.walked_folder(path) if kind is not None else None
+            except UnrecognizedStore:
+                continue  # the kind's loader takes it for no store (a code repository)
             yield (
                 dict(walked)
                 if walked is not None

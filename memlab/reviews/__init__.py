@@ -36,6 +36,7 @@ from memlab.reviews._adapters import (
 from memlab.reviews._apply import ApplyResult, apply_proposal
 from memlab.reviews._apply_edits import Edits
 from memlab.reviews._build import review
+from memlab.reviews._markdown import ticked_ids
 from memlab.reviews._proposal import (
     SECTIONS,
     TOP_N,
@@ -44,7 +45,6 @@ from memlab.reviews._proposal import (
     Item,
     Proposal,
     read_proposal,
-    ticked_ids,
 )
 from memlab.reviews._units import UNIT_COLUMNS, units_frame, units_of
 

@@ -21,7 +21,7 @@ from typing import Any, Mapping
 import pandas as pd
 
 from memlab.errors import ProposalRejected
-from memlab.reviews import _apply, _apply_edits, _build, _checks, _proposal
+from memlab.reviews import _apply, _apply_edits, _build, _checks, _markdown
 from memlab.reviews._apply_elfmem import elfmem_script
 from memlab.reviews._apply_result import ApplyResult
 
@@ -200,7 +200,7 @@ class GitCommit:
         return _build.git_fingerprint(store, repo, touched)
 
     def note(self, data: Mapping[str, Any], name: str) -> list[str]:
-        return _proposal.commit_note(data, name)
+        return _markdown.commit_note(data, name)
 
     def apply(
         self,
@@ -228,13 +228,13 @@ class ElfmemScript:
 
     def appliable(self, store: Any, repo: Any | None) -> bool:
         schema = store.meta.get("schema_version")
-        return schema is not None and int(schema) >= _proposal.ELFMEM_APPLY_SCHEMA
+        return schema is not None and int(schema) >= _markdown.ELFMEM_APPLY_SCHEMA
 
     def fingerprint(self, store: Any, repo: Any | None, touched: set[str]) -> dict[str, Any]:
         return _build.file_fingerprint(store)
 
     def note(self, data: Mapping[str, Any], name: str) -> list[str]:
-        return _proposal.script_note(data, name)
+        return _markdown.script_note(data, name)
 
     def apply(
         self,
@@ -264,7 +264,7 @@ class Checklist:
         return _build.file_fingerprint(store)
 
     def note(self, data: Mapping[str, Any], name: str) -> list[str]:
-        return _proposal.checklist_note()
+        return _markdown.checklist_note()
 
     def apply(
         self,

@@ -24,7 +24,7 @@ def elfmem_script(
     """For an elfmem database: write the script that makes the ticked changes through elfmem."""
     from memlab.errors import OutputExists
     from memlab.reviews._elfmem_script import render_script, script_steps
-    from memlab.reviews._proposal import ELFMEM_APPLY_SCHEMA
+    from memlab.reviews._markdown import ELFMEM_APPLY_SCHEMA
 
     schema = proposal.store.get("schema_version")
     if schema is None or int(schema) < ELFMEM_APPLY_SCHEMA:

@@ -28,6 +28,8 @@ __all__ = [
     "classify_author",
     "shared_memory_name",
     "agent_memory_folder",
+    "LOCAL_BACKEND",
+    "local_backend_dir",
     "layout_policy_of",
     "letta_evidence",
     "locate",
@@ -137,6 +139,20 @@ def shared_memory_name(path: Path) -> str | None:
     return name
 
 
+#: Letta Code's local backend (``letta --backend local``) keeps its agents' records, their
+#: conversations and their memory repositories (``memfs/<id>/memory``) in this folder of a
+#: Letta home (``getLocalBackendStorageDir``).
+LOCAL_BACKEND = "lc-local-backend"
+
+
+def local_backend_dir(letta: Path, *, own: bool) -> Path:
+    """The local backend's storage folder of the Letta home ``letta``:
+    ``LETTA_LOCAL_BACKEND_DIR`` when ``own`` (the user's own home, where Letta Code's
+    environment applies) and it is set, else ``<letta>/lc-local-backend``."""
+    env = os.environ.get("LETTA_LOCAL_BACKEND_DIR") or ""
+    return Path(env).expanduser() if own and env else letta / LOCAL_BACKEND
+
+
 def agent_memory_folder(path: Path) -> bool:
     """``~/.letta/agents/<id>/memory`` (where Letta Code keeps an agent's memory repository) or
     ``~/.letta/lc-local-backend/memfs/<id>/memory`` (its local backend's, where
@@ -150,7 +166,7 @@ def agent_memory_folder(path: Path) -> bool:
             or (
                 len(parts) >= 5
                 and parts[-3] == "memfs"
-                and parts[-4] == "lc-local-backend"
+                and parts[-4] == LOCAL_BACKEND
                 and parts[-5] == ".letta"
             )
         )

@@ -20,6 +20,7 @@ import pandas as pd
 
 from memlab.constants import MAX_FILE_BYTES
 from memlab.errors import MemlabError, StoreNotFound
+from memlab.kinds._memfs._locate import LOCAL_BACKEND, local_backend_dir
 from memlab.kinds.letta_home._frames import agent_figures, frame
 from memlab.kinds.letta_home._state import (
     read_conversation,
@@ -37,7 +38,6 @@ __all__ = [
     "home_markers",
     "agent_roots",
     "local_storage",
-    "LOCAL_BACKEND",
     "WRITER_KINDS",
 ]
 
@@ -52,12 +52,6 @@ _MERGE_SUBJECT = re.compile(r"^merge\((?P<what>reflection|memory)\):")
 _REFLOG_MERGE = re.compile(r"^merge (?P<branch>letta/(?P<label>[A-Za-z0-9._-]+)/\S+): (?P<how>.*)$")
 
 
-#: Letta Code's local backend (``letta --backend local``) keeps its agents' records, their
-#: conversations and their memory repositories in its storage folder
-#: (``getLocalBackendStorageDir``: ``LETTA_LOCAL_BACKEND_DIR``, else ``~/.letta/lc-local-backend``);
-#: an agent's memory is ``memfs/<id>/memory``, its worktrees ``memfs/<id>/memory-worktrees``,
-#: as the cloud backend's ``agents/<id>/``.
-LOCAL_BACKEND = "lc-local-backend"
 #: Folders of the transcript root that hold no agent's conversations: the memory subagents'
 #: scratchpads (``resolveMemorySubagentScratchpad``: ``<root>/background/<subagent>``).
 _NOT_AGENTS = ("background",)
@@ -76,12 +70,11 @@ def _own_home(home: Path) -> bool:
 
 
 def local_storage(home: Path) -> tuple[Path, bool]:
-    """The local backend's storage folder of ``home`` and whether ``LETTA_LOCAL_BACKEND_DIR``
-    named it (for the user's own home only; another home is read as it is on disk)."""
-    env = os.environ.get("LETTA_LOCAL_BACKEND_DIR") or ""
-    if env and _own_home(home):
-        return Path(env).expanduser(), True
-    return home / LOCAL_BACKEND, False
+    """The local backend's storage folder of ``home`` (:func:`local_backend_dir`) and whether
+    ``LETTA_LOCAL_BACKEND_DIR`` named it (for the user's own home only; another home is read as
+    it is on disk)."""
+    own = _own_home(home)
+    return local_backend_dir(home, own=own), own and bool(os.environ.get("LETTA_LOCAL_BACKEND_DIR"))
 
 
 def agent_roots(home: Path) -> list[tuple[str, Path]]:

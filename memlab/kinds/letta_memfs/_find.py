@@ -13,13 +13,11 @@ Next to each ``memory/`` folder sit ``memory-worktrees/`` (reflection worktrees)
 
 from __future__ import annotations
 
-import os
-from pathlib import Path
 from typing import Any, Iterator
 
 from memlab.kinds._base import Search
 from memlab.kinds._memfs._find import memfs_layout
-from memlab.kinds._memfs._locate import shared_memory_name
+from memlab.kinds._memfs._locate import local_backend_dir, shared_memory_name
 from memlab.sources._discover_rows import linked_row, row, subdirs
 
 __all__ = ["find_letta_memfs"]
@@ -28,9 +26,7 @@ __all__ = ["find_letta_memfs"]
 def find_letta_memfs(search: Search) -> Iterator[dict[str, Any]]:
     """Letta Code memfs repos: ``~/.letta/agents/<id>/memory`` and the local backend's."""
     home = search.home
-    local = home / ".letta" / "lc-local-backend"
-    if search.real_home and os.environ.get("LETTA_LOCAL_BACKEND_DIR"):
-        local = Path(os.environ["LETTA_LOCAL_BACKEND_DIR"]).expanduser()
+    local = local_backend_dir(home / ".letta", own=search.real_home)
     for parent in (home / ".letta" / "agents", local / "memfs"):
         for agent_dir in subdirs(parent):
             memory = agent_dir / "memory"

@@ -28,6 +28,7 @@ __all__ = [
     "checklist_note",
     "commit_note",
     "script_note",
+    "proposal_stem",
 ]
 
 #: The first elfmem schema whose release (0.20) has ``edit`` and ``forget``.
@@ -80,7 +81,9 @@ def apply_note(data: dict[str, Any]) -> list[str]:
     review = getattr(kinds.lookup(data["store"].get("kind")), "review", None)
     if review is None:
         return checklist_note()
-    return list(review.resolved.apply.note(data, _proposal_stem(data) + ".md"))
+    return list(
+        review.resolved.apply.note(data, proposal_stem(data["made_at"], data.get("top")) + ".md")
+    )
 
 
 def commit_note(data: Mapping[str, Any], name: str) -> list[str]:
@@ -140,8 +143,11 @@ def checklist_note() -> list[str]:
     ]
 
 
-def _proposal_stem(data: dict[str, Any]) -> str:
-    return f"review-{data['made_at'][:10]}" + ("-all" if data.get("top") is None else "")
+def proposal_stem(made_at: str, top: Any) -> str:
+    """The file name of a proposal, less ``.md``/``.json``: ``review-YYYY-MM-DD``, with
+    ``-all`` for the full list (another file, so asking for it never replaces a ticked
+    proposal)."""
+    return f"review-{made_at[:10]}" + ("-all" if top is None else "")
 
 
 def _choice_lines(

@@ -22,7 +22,13 @@ import pandas as pd
 from memlab._escape import md_line, split_lines, terminal_lines
 from memlab.errors import InvalidArgument, OutputExists, ProposalError, StaleProposal
 from memlab.formats import _json
-from memlab.reviews._markdown import refuse_other_ticks, render_markdown, ticked_ids, unticked
+from memlab.reviews._markdown import (
+    proposal_stem,
+    refuse_other_ticks,
+    render_markdown,
+    ticked_ids,
+    unticked,
+)
 
 __all__ = [
     "FORMAT",
@@ -378,8 +384,7 @@ class Proposal:
         return render_markdown(self.to_dict(), set(self.ticked if ticked is None else ticked))
 
     def file_stem(self) -> str:
-        # The full list is another file, so asking for it never replaces a ticked proposal.
-        return f"review-{self.made_at[:10]}" + ("-all" if self.top is None else "")
+        return proposal_stem(self.made_at, self.top)
 
     def write(self, folder: str | Path, *, overwrite: bool | Literal["unticked"] = False) -> Path:
         """Write ``review-YYYY-MM-DD.md`` and its ``.json`` twin into ``folder``; returns the .md.

@@ -26,9 +26,9 @@ import time
 from pathlib import Path
 
 from letta_code import _payload, envs_dir, letta_code_env
+from letta_home_build import GIT_ENV
 
 BUN_VERSION = "1.4.5"
-GIT_ENV = {"GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": os.devnull}
 
 
 def bun_bin(create: bool = True) -> Path:

@@ -111,12 +111,35 @@ def test_an_installed_wheel_renders_the_audit_report_outside_the_checkout(wheel,
 
 # --------------------------------------------------------------------------- issue 39, item 5
 
+# Each process writes the top-level names of what it imported to <dump>/<pid>.txt, as it goes:
+# on every import it meets (a finder first on sys.meta_path that finds nothing itself) and at
+# exit. A kernel that jupyter_client stops with SIGTERM or SIGKILL after its grace period (a
+# loaded machine) runs no atexit hook, so a dump written only at exit would miss the kernel.
 _DUMP = """import atexit, os, sys
+_FOLDER = os.environ.get("MEMLAB_MODULE_DUMP")
+_SEEN = set()
 def _dump():
-    folder = os.environ.get("MEMLAB_MODULE_DUMP")
-    if folder:
-        with open(os.path.join(folder, f"{os.getpid()}.txt"), "w") as f:
-            f.write("\\n".join(sorted({m.split(".")[0] for m in list(sys.modules)})))
+    if not _FOLDER or _Recorder.busy:
+        return
+    _Recorder.busy = True
+    try:
+        new = {m.split(".")[0] for m in list(sys.modules)} - _SEEN
+        if new:
+            _SEEN.update(new)
+            with open(os.path.join(_FOLDER, f"{os.getpid()}.txt"), "a") as f:
+                f.write("".join(f"{m}\\n" for m in sorted(new)))
+    finally:
+        _Recorder.busy = False
+class _Recorder:
+    busy = False
+    _count = 0
+    @classmethod
+    def find_spec(cls, name, path=None, target=None):
+        if len(sys.modules) != cls._count:
+            cls._count = len(sys.modules)
+            _dump()
+        return None
+sys.meta_path.insert(0, _Recorder)
 atexit.register(_dump)
 """
 

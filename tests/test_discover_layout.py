@@ -120,3 +120,24 @@ def test_a_code_repository_met_on_a_walk_is_no_store(repo_root, tmp_path):
     assert sorted(by_path) == ["agent-broken", "agent-notes"]
     assert by_path["agent-notes"]["layout"] == memlab.load(memory).meta["layout"]
     assert "memlab cannot load it" in by_path["agent-broken"]["problem"]
+
+
+def test_a_git_init_folder_met_on_a_walk_is_no_store(tmp_path):
+    """`git init` and nothing more is no memory: a walk lists no row for it (it had been a
+    generic_markdown store "no commits yet"). A new repository holding a MEMORY.md not yet
+    committed is memory the agent cannot see yet: it keeps its row and says so; so does an
+    empty repository where Letta Code keeps an agent's memory (negative controls)."""
+    projects = tmp_path / "projects"
+    for name in ("scratch", "new-memory"):
+        (projects / name).mkdir(parents=True)
+        _git(projects, "init", "-q", name)
+    _write(projects / "new-memory" / "MEMORY.md", "# Memory\n")
+    agent = tmp_path / "home" / ".letta" / "agents" / "agent-fresh" / "memory"
+    agent.mkdir(parents=True)
+    _git(agent, "init", "-q", ".")
+    walked = discover(projects, max_depth=1)
+    assert [Path(p).name for p in walked["path"]] == ["new-memory"]
+    assert walked["problem"].tolist() == ["no commits yet"]
+    assert _rows(tmp_path / "home").loc["agent-fresh", "problem"] == "no commits yet"
+    with pytest.raises(memlab.errors.UnrecognizedStore, match="no commits yet"):
+        memlab.load(projects / "scratch")

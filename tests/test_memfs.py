@@ -445,9 +445,19 @@ def test_detached_head_is_flagged(tmp_path, repos):
 
 
 def test_empty_repo_is_a_repo_error(tmp_path):
+    # memory files written, none committed yet: a memory repository the agent sees nothing of
     (tmp_path / "empty").mkdir()
     subprocess.run(["git", "init", "-q", str(tmp_path / "empty")], check=True)
+    (tmp_path / "empty" / "MEMORY.md").write_text("# Memory\n")
     with pytest.raises(RepoError, match="no commits"):
+        load_memfs(tmp_path / "empty")
+
+
+def test_a_bare_git_init_folder_is_no_memory(tmp_path):
+    # `git init` and nothing else: no commit and no memory file on disk is no memory at all
+    (tmp_path / "empty").mkdir()
+    subprocess.run(["git", "init", "-q", str(tmp_path / "empty")], check=True)
+    with pytest.raises(UnrecognizedStore, match="no commits yet and no system/"):
         load_memfs(tmp_path / "empty")
 
 

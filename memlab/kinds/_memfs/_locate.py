@@ -430,16 +430,15 @@ def locate(path: Path) -> Source:
             return Source(
                 path, "souveraine", info, path, agent_yaml=path.parent / "agent.yaml", name=None
             )
-        if (
-            info.empty
-            or _is_memfs_tree(paths)
-            or agent_memory_folder(path)
-            or shared_memory_name(path)
-        ):
+        if _is_memfs_tree(paths) or agent_memory_folder(path) or shared_memory_name(path):
             name = path.parent.name if path.name == "memory" else path.name
             return _memfs_source(path, info, path, paths, name)
         raise UnrecognizedStore(
-            "a git repository, but its HEAD has no system/, MEMORY.md, "
+            # a repository with no commits: _tree_paths read the names in its folder
+            "a git repository with no commits yet and no system/, MEMORY.md, skills/ or "
+            ".letta/config.json in its folder"
+            if info.empty
+            else "a git repository, but its HEAD has no system/, MEMORY.md, "
             "skills/ or .letta/config.json",
             path=path,
             hint="point memlab at a Letta memory repo, a Souveraine agent dir "

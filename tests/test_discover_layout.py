@@ -141,3 +141,34 @@ def test_a_git_init_folder_met_on_a_walk_is_no_store(tmp_path):
     assert _rows(tmp_path / "home").loc["agent-fresh", "problem"] == "no commits yet"
     with pytest.raises(memlab.errors.UnrecognizedStore, match="no commits yet"):
         memlab.load(projects / "scratch")
+
+
+def test_a_skills_or_docs_repository_met_on_a_walk_is_no_store(tmp_path):
+    """A skills repository (skills/<name>/SKILL.md, as agent-skills repositories lay them out)
+    and a docs repository (reference/) carry folder names the loader also reads as memory, but
+    no Letta sign and nothing a prompt is made of: a walk lists neither (both had been
+    generic_markdown stores). Negative controls beside them: a Letta v2 repository with
+    skills/ and a MEMORY.md, and markdown memory in system/ with no Letta sign, keep rows; an
+    explicit load of the skills repository still reads it as the user asked."""
+    projects = tmp_path / "projects"
+    trees = {
+        "agent-skills": {"README.md": "# Skills\n", "skills/pdf/SKILL.md":
+                         "---\nname: pdf\ndescription: read PDFs\n---\nUse pdftotext.\n"},
+        "handbook": {"README.md": "# Handbook\n", "reference/api.md": "# API\n",
+                     "src/main.py": "print('hi')\n"},
+        "v2-memory": {"MEMORY.md": "# Memory\n", "skills/pdf/SKILL.md": "---\nname: pdf\n"
+                      "description: read PDFs\n---\nUse pdftotext.\n"},
+        "notes": {"system/persona.md": PERSONA},
+    }
+    for name, files in trees.items():
+        for rel, text in files.items():
+            _write(projects / name / rel, text)
+        _git(projects, "init", "-q", name)
+        _git(projects / name, "add", "-A")
+        _git(projects / name, "commit", "-qm", "init")
+    walked = discover(projects, max_depth=1)
+    by_name = {Path(p).name: layout for p, layout in zip(walked["path"], walked["layout"])}
+    assert sorted(by_name) == ["notes", "v2-memory"]
+    for name in by_name:
+        assert by_name[name] == memlab.load(projects / name).meta["layout"]
+    assert memlab.load(projects / "agent-skills").meta["layout"] == "generic_markdown"

@@ -9,7 +9,7 @@ from typing import Any
 
 from memlab._escape import terminal_line
 from memlab.errors import MemlabError, UnrecognizedStore
-from memlab.kinds._memfs._locate import locate
+from memlab.kinds._memfs._locate import locate, reads_a_prompt
 from memlab.sources._discover_rows import row
 
 __all__ = ["memfs_layout", "walked_row"]
@@ -22,9 +22,18 @@ def memfs_layout(memory: Path, *, walked: bool = False) -> tuple[str | None, str
     would refuse the folder. ``walked``: a folder a walk met rather than one at a place where
     memory lives; then the loader's :class:`~memlab.errors.UnrecognizedStore` (a git repository
     whose HEAD has no ``system/``, ``MEMORY.md``, ``skills/`` or ``.letta/config.json``: a code
-    project) is raised, for it is no store, not a store with a problem."""
+    project) is raised, for it is no store, not a store with a problem; so is one the loader
+    reads as ``generic_markdown`` whose tree has no root ``MEMORY.md`` and no ``system/``
+    (:func:`~memlab.kinds._memfs._locate.reads_a_prompt`: a docs or skills repository)."""
     try:
-        return locate(memory).layout, None
+        source = locate(memory)
+        if walked and source.layout == "generic_markdown" and not reads_a_prompt(source):
+            raise UnrecognizedStore(
+                "no sign that Letta made it and nothing an agent's prompt reads (no "
+                "MEMORY.md or system/): a folder of markdown, not memory",
+                path=memory,
+            )
+        return source.layout, None
     except MemlabError as exc:
         if walked and isinstance(exc, UnrecognizedStore):
             raise

@@ -116,6 +116,15 @@ def _is_memfs_tree(paths: list[str]) -> bool:
     )
 
 
+def reads_a_prompt(source: Source) -> bool:
+    """Whether the tree ``source`` reads holds what a Letta agent's prompt is made of: a root
+    ``MEMORY.md`` (v2) or a ``system/`` folder (v1, also under the ``memory/`` prefix). The
+    loader's other markers (``reference/``, ``skills/``, ``.letta/``) name memory beside these;
+    alone they are the folders of a docs or skills repository."""
+    paths = _tree_paths(source.repo) if source.repo is not None else _disk_paths(source.root)
+    return any(p == fmt.ROOT_INDEX or p.startswith(("system/", "memory/system/")) for p in paths)
+
+
 _SHARED_NAME = re.compile(r"[A-Za-z0-9._-]{1,64}")
 
 

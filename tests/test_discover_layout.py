@@ -79,6 +79,31 @@ def test_a_new_v2_repository_and_a_local_backend_copy_without_git(tmp_path):
     assert memlab.load(local).meta["layout"] == "letta_v1_memory_prefix"
 
 
+def test_a_v2_tree_without_git_where_letta_keeps_memory_is_letta_memory(tmp_path):
+    """A v2 tree (root MEMORY.md, name/description frontmatter) with no .git, in the local
+    backend's memfs/<id>/memory or an agent's memory/: discover named it letta_v2 while
+    memlab.load took it for a Claude Code memory folder (MEMORY.md and no git) and audited it
+    by Claude's rules. Both now say letta_memfs. Negative control: the same files in a Claude
+    Code project folder stay claude_memory."""
+    v2 = {"MEMORY.md": "# Memory\n", "persona.md":
+          "---\nname: Persona\ndescription: who I am\n---\nI am X.\n"}
+    home = tmp_path / "home"
+    places = {
+        "agent-local": home / ".letta" / "lc-local-backend" / "memfs" / "agent-local" / "memory",
+        "agent-copy": home / ".letta" / "agents" / "agent-copy" / "memory",
+    }
+    claude = home / ".claude" / "projects" / "-home-me-proj" / "memory"
+    for folder in (*places.values(), claude):
+        for rel, text in v2.items():
+            _write(folder / rel, text)
+    rows = _rows(home)
+    for agent, folder in places.items():
+        store = memlab.load(folder)
+        assert (store.kind, store.meta["layout"]) == ("letta_memfs", "letta_v2"), agent
+        assert (rows.loc[agent, "kind"], rows.loc[agent, "layout"]) == ("letta_memfs", "letta_v2")
+    assert memlab.load(claude).kind == "claude_memory"
+
+
 def test_a_folder_the_loader_refuses_has_no_layout_and_says_why(tmp_path):
     home = tmp_path / "home"
     memory = home / ".letta" / "agents" / "agent-inc" / "memory"

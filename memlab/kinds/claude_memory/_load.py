@@ -137,7 +137,9 @@ _IMPORT = re.compile(r"(?:^|\s)@([^\s`]+)")
 def is_memory_folder(path: Path) -> str | None:
     """What makes ``path`` look like an auto-memory folder (a phrase), or None: a ``MEMORY.md``
     and none of what a Letta, Souveraine or elfmem store holds (git, ``.letta``, ``system/``,
-    ``.memfs.config.json``, ``agent.yaml``, ``.elfmem``)."""
+    ``.memfs.config.json``, ``agent.yaml``, ``.elfmem``), at no place where Letta Code keeps an
+    agent's memory (``~/.letta/agents/<id>/memory``, its local backend's
+    ``memfs/<id>/memory``, a shared-memory repository beside them)."""
     if not path.is_dir() or not (path / INDEX).exists():
         return None
     for other in (".git", ".letta", "system", ".memfs.config.json", "agent.yaml", ".elfmem"):
@@ -145,6 +147,11 @@ def is_memory_folder(path: Path) -> str | None:
             return None
     if (path / "memory" / "system").is_dir():
         return None
+    from memlab.kinds._memfs._locate import agent_memory_folder, shared_memory_name
+
+    where = path.absolute()
+    if agent_memory_folder(where) or shared_memory_name(where):
+        return None  # where Letta Code keeps memory: a v2 tree (MEMORY.md) without its .git
     return "holds MEMORY.md and no git (Claude Code auto memory)"
 
 

@@ -197,3 +197,22 @@ def test_a_skills_or_docs_repository_met_on_a_walk_is_no_store(tmp_path):
     for name in by_name:
         assert by_name[name] == memlab.load(projects / name).meta["layout"]
     assert memlab.load(projects / "agent-skills").meta["layout"] == "generic_markdown"
+
+
+def test_stores_that_keep_no_git_history_are_not_faulted_for_it_on_a_walk(data_dir, tmp_path):
+    """A Claude Code memory folder and a mem0 folder keep no git history by design: a walk
+    listed each with problem "not in a git repository". Their rows are now the ones their
+    kinds' finders give (the same function). Negative control: an elfmem substrate copied
+    out of its repository, whose history memlab would read from git, still says so."""
+    projects = tmp_path / "projects"
+    shutil.copytree(data_dir / "samples" / "claude-memory" / "recommendarr",
+                    projects / "recommendarr")
+    shutil.copytree(data_dir / "samples" / "mem0" / "2.2.1", projects / "mem0-store")
+    shutil.copytree(data_dir / "samples" / "elfmem-substrate", projects / "substrate")
+    rows = discover(projects, max_depth=1).set_index("kind")
+    assert pd.isna(rows.loc["claude_memory", "problem"])
+    assert rows.loc["claude_memory", "files"] == sum(
+        1 for p in (projects / "recommendarr").rglob("*") if p.is_file())
+    assert pd.isna(rows.loc["mem0", "problem"])
+    assert rows.loc["mem0", "path"] == str(projects / "mem0-store" / "history.db")
+    assert rows.loc["elfmem_substrate", "problem"] == "not in a git repository"

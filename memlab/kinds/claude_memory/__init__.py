@@ -92,6 +92,13 @@ class ClaudeMemory(KindBase):
 
         return find_claude_memory(search)
 
+    def walked_folder(self, folder: Path) -> Mapping[str, Any] | None:
+        """The row :meth:`find` gives such a folder: an auto-memory folder keeps no git
+        history, so no repository is no problem (discover's own row would say one)."""
+        from memlab.kinds.claude_memory._find import folder_row
+
+        return {**folder_row(folder), "kind": self.name}
+
     def state(self, store: Any) -> Mapping[str, str] | None:
         """Every file of the folder (MEMORY.md and the topic files) with the sha256 of its
         bytes, or why it was not read: the folder keeps no history, so a scheduled run keeps

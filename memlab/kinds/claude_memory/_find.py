@@ -19,7 +19,7 @@ from memlab._files import FileTooLarge, NotRegularFile, read_regular, walk
 from memlab.formats import _json
 from memlab.kinds._base import Search
 
-__all__ = ["find_claude_memory", "OVERRIDE_ENV", "SETTINGS_KEY"]
+__all__ = ["find_claude_memory", "folder_row", "OVERRIDE_ENV", "SETTINGS_KEY"]
 
 OVERRIDE_ENV = "CLAUDE_COWORK_MEMORY_PATH_OVERRIDE"
 SETTINGS_KEY = "autoMemoryDirectory"
@@ -60,6 +60,12 @@ def _row(agent_id: str, path: Path, note: str | None = None) -> dict[str, Any]:
         "modified": newest,
         "problem": "; ".join(problems) or None,
     }
+
+
+def folder_row(path: Path, note: str | None = None) -> dict[str, Any]:
+    """The row of an auto-memory folder met by a path rather than a project slug: named by
+    its folder (its parent's for a folder called ``memory``)."""
+    return _row(path.name if path.name != "memory" else path.parent.name, path, note)
 
 
 def _settings_folder(home: Path) -> tuple[Path | None, str | None]:
@@ -112,7 +118,7 @@ def find_claude_memory(search: Search) -> Iterator[dict[str, Any]]:
         if os.path.abspath(path) in seen or not (path.is_dir() or path.is_symlink()):
             continue
         seen.add(os.path.abspath(path))
-        yield _row(path.name if path.name != "memory" else path.parent.name, path, f"from {why}")
+        yield folder_row(path, f"from {why}")
     if note is not None:
         # said, not dropped: the override it may name is not known
         settings = home / ".claude" / "settings.json"

@@ -17,8 +17,9 @@ current memories' payloads from the local Qdrant folder beside it where there is
 from __future__ import annotations
 
 import sqlite3
+from pathlib import Path
 from types import MappingProxyType
-from typing import Mapping
+from typing import Any, Mapping
 
 from memlab._files import sqlite_uri
 from memlab.kinds._base import KindBase, Probe
@@ -70,6 +71,14 @@ class Mem0(KindBase):
         return MappingProxyType(
             {"untimed_deletions": ("memory_id",), "near_duplicates": ("memory_a", "memory_b")}
         )
+
+    def walked_folder(self, folder: Path) -> Mapping[str, Any] | None:
+        """The row :meth:`find` gives the folder's ``history.db`` (a walk meets the folder
+        holding it beside the local Qdrant folder): mem0 keeps no git history, so no
+        repository is no problem (discover's own row would say one)."""
+        from memlab.kinds.mem0._find import mem0_row
+
+        return mem0_row(folder)
 
     def detect(self, probe: Probe) -> str | None:
         """SQLite with mem0's ``history`` table; an unreadable SQLite file named

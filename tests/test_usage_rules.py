@@ -570,7 +570,7 @@ def test_the_plumbing_rule_leaves_the_one_implementations_alone(source):
 
 
 # ---- one copy of each function: a split moves code, it never copies it -------------------------
-# Splitting a big module into private ones (memlab/plots/, memlab/formats/_blockfile/) is where
+# Splitting a big module into private ones (memlab/plots/, memlab/formats/_blockfile_*.py) is where
 # a helper is most easily copied into two of them instead of imported from one. No two
 # module-level functions of memlab have the same body (docstring and comments aside, whatever
 # their names): one statement (a delegating ``return f(x)``) is too little to call a copy.

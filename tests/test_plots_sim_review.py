@@ -9,6 +9,7 @@ import matplotlib.colors as mcolors
 import pytest
 
 from memlab import plots
+from memlab.plots import _review, _sim
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 
@@ -30,7 +31,7 @@ def _cells(fig):
 
 def test_outcome_map_colours_each_cell_by_its_verdict_and_marks_modelled_ones(run):
     table = run.table
-    basis = plots._cell_basis(run)
+    basis = _sim._cell_basis(run)
     fig = plots.outcome_map(run)
     ax, texts, patches = _cells(fig)
     assert len(patches) == table.size == 6
@@ -63,7 +64,7 @@ def test_outcome_map_hatches_the_modelled_cells_and_leaves_measured_ones_solid(r
     res.basis = "measured"
     run.__dict__.pop("basis", None)  # a cached property: recompute from the results
     try:
-        assert plots._cell_basis(run).loc["4: files as truth", "S8"] == "measured"
+        assert _sim._cell_basis(run).loc["4: files as truth", "S8"] == "measured"
         _, texts, patches = _cells(plots.outcome_map(run))
         assert not patches[(2, 1)].get_hatch() and not texts[(2, 1)].startswith("~")
         assert patches[(0, 1)].get_hatch() and texts[(0, 1)].startswith("~")
@@ -85,7 +86,7 @@ def test_review_chart_counts_decisions_per_kind():
     from memlab.reviews import review
 
     proposal = review(DATA / "samples/elfmem/elfmem-0.20.0-schema9.db", as_of="2026-11-30")
-    rows = plots._review_rows(proposal)
+    rows = _review._review_rows(proposal)
     fig = plots.review_items(proposal)
     ax = fig.axes[0]
     widths: dict[str, float] = {}

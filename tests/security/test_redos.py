@@ -27,7 +27,7 @@ from hypothesis import given, settings, strategies as st
 from _package_source import package
 from hostile import git, memory_repo
 from memlab.kinds.letta_memfs import _constraints as mc
-from memlab.formats import blockfile
+from memlab.formats import _blockfile_read, blockfile
 
 REDOS_GLOB = "*a" * 18 + "*b"
 SUBPROCESS_TIMEOUT = 60
@@ -170,14 +170,14 @@ TEXT = st.lists(st.sampled_from(["#", "##", " ", "\t", "\n", "a", "b9", "_", ":"
 @settings(max_examples=3000, deadline=None, derandomize=True)
 @given(text=TEXT)
 def test_the_linear_scanners_find_what_elfmems_patterns_find(text):
-    assert [(h.start(), h.end(), h.group("title")) for h in blockfile._headings(text)] == \
+    assert [(h.start(), h.end(), h.group("title")) for h in _blockfile_read._headings(text)] == \
         [(m.start(), m.end(), m.group("title")) for m in ELFMEM_HEADING.finditer(text)]
-    assert blockfile._fields(text) == \
+    assert _blockfile_read._fields(text) == \
         [(m.start(), m.end(), m.group("key"), m.group("value")) for m in ELFMEM_FIELD.finditer(text)]
-    links = blockfile._wikilinks(text)
+    links = _blockfile_read._wikilinks(text)
     assert [(s, e, t) for s, e, t in links] == \
         [(m.start(), m.end(), m.group("target")) for m in ELFMEM_WIKILINK.finditer(text)]
-    assert blockfile._without(text, links) == ELFMEM_WIKILINK.sub("", text)
+    assert _blockfile_read._without(text, links) == ELFMEM_WIKILINK.sub("", text)
 
 
 def _heading(n: int) -> str:

@@ -577,12 +577,7 @@ def test_the_plumbing_rule_leaves_the_one_implementations_alone(source):
 
 #: the copies there are, each as its "module:function" places, with why they are left; it only
 #: shrinks (test_every_known_copy_is_still_there)
-KNOWN_COPIES = {
-    frozenset({"reviews/_adapters.py:_short", "reviews/_build.py:_short",
-               "reviews/_checks.py:_short"}): "a review excerpt's one-line form; found when "
-                                              "plots.py and blockfile.py were split, left to "
-                                              "the reviews package",
-}
+KNOWN_COPIES: dict[frozenset[str], str] = {}
 
 
 def _body_key(node: ast.FunctionDef | ast.AsyncFunctionDef) -> str | None:

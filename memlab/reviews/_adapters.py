@@ -24,6 +24,7 @@ from memlab.errors import ProposalRejected
 from memlab.reviews import _apply, _apply_edits, _build, _checks, _markdown
 from memlab.reviews._apply_elfmem import elfmem_script
 from memlab.reviews._apply_result import ApplyResult
+from memlab.reviews._markdown import excerpt
 
 __all__ = [
     "Forget",
@@ -40,12 +41,6 @@ __all__ = [
     "FileDrift",
     "AgentLimits",
 ]
-
-
-def _short(text: str, width: int = 70) -> str:
-    # Excerpts of memory text must not open a markdown code span of their own.
-    s = " ".join(str(text).split()).replace("`", "'")
-    return s if len(s) <= width else s[: width - 1] + "…"
 
 
 def _no_file_change(step: Mapping[str, Any], item: Any) -> None:
@@ -90,7 +85,7 @@ class ByHand:
         return {
             "op": "none",
             "block_id": uid,
-            "text": f"delete block {uid} ({_short(unit['title'], 40)}) {self.where}",
+            "text": f"delete block {uid} ({excerpt(unit['title'], 40)}) {self.where}",
         }
 
     def apply(self, edits: Any, step: Mapping[str, Any], item: Any) -> None:
@@ -117,7 +112,7 @@ class ArchiveBlock:
             "block_id": uid,
             "to": archive,
             "line": int(unit["line"]) if pd.notna(unit["line"]) else None,
-            "text": f'move block {uid} "{_short(unit["title"], 50)}" (line {unit["line"]}) '
+            "text": f'move block {uid} "{excerpt(unit["title"], 50)}" (line {unit["line"]}) '
             f"from {unit['file']} to the end of {archive}",
         }
 
@@ -157,7 +152,7 @@ class ElfmemEdit:
             "block_id": uid,
             "content": new_text,
             "content_sha256": _build.text_sha256(unit["text"]),
-            "text": f'edit block {uid} to "{_short(new_text, 200)}"',
+            "text": f'edit block {uid} to "{excerpt(new_text, 200)}"',
         }
 
     def apply(self, edits: Any, step: Mapping[str, Any], item: Any) -> None:
@@ -175,7 +170,7 @@ class SetBody:
             "op": "set_body",
             "file": uid,
             "body": new_text,
-            "text": f'replace the body of {uid} (frontmatter kept) with "{_short(new_text, 200)}"',
+            "text": f'replace the body of {uid} (frontmatter kept) with "{excerpt(new_text, 200)}"',
         }
 
     def apply(self, edits: Any, step: Mapping[str, Any], item: Any) -> None:

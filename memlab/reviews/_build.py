@@ -33,6 +33,7 @@ from memlab import kinds
 from memlab.constants import CONTRADICTION_MIN, NEAR_DUP_THRESHOLD, STALE_AFTER_DAYS
 from memlab.errors import InvalidArgument
 from memlab.reviews._checks import ChecksMixin
+from memlab.reviews._markdown import excerpt
 from memlab.reviews._polarity import opposite, sentences, topic_share
 from memlab.reviews._proposal import Choice, Finding, Item, Proposal, item_id
 from memlab.reviews._triage import (
@@ -83,12 +84,6 @@ def _date(ts: Any) -> str | None:
     if ts is None or pd.isna(ts):
         return None
     return pd.Timestamp(ts).strftime("%Y-%m-%d")
-
-
-def _short(text: str, width: int = 70) -> str:
-    # Excerpts of memory text must not open a markdown code span of their own.
-    s = " ".join(str(text).split()).replace("`", "'")
-    return s if len(s) <= width else s[: width - 1] + "…"
 
 
 def text_sha256(text: str) -> str:
@@ -142,7 +137,7 @@ class _Builder(ChecksMixin):
 
     def _describe(self, u: pd.Series) -> str:
         where = f" in `{u['file']}`" if self.review.describe_file else ""
-        return f'`{u["uid"]}`{where} "{_short(u["text"] or u["title"])}"'
+        return f'`{u["uid"]}`{where} "{excerpt(u["text"] or u["title"])}"'
 
     def _tokens(self, uids: list[str]) -> int:
         return sum(tokens(self.unit(u)["chars"]) for u in uids)
@@ -480,7 +475,7 @@ class _Builder(ChecksMixin):
                         "merge",
                         f"merge into `{survivor}`: add {len(extra)} sentence(s) "
                         "only the others hold "
-                        f'("{_short(" ".join(extra), 90)}"), then remove '
+                        f'("{excerpt(" ".join(extra), 90)}"), then remove '
                         + ", ".join(f"`{d}`" for d in drop),
                         [edit]
                         + [self.removal_step(self.unit(d), reason="superseded") for d in drop],

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any, Callable
 import pandas as pd
 
 from memlab.reviews import _repo
+from memlab.reviews._markdown import excerpt
 from memlab.reviews._proposal import Finding, Item
 from memlab.reviews._units import CONSTITUTIONAL_TAG, ROLE_TAG_PREFIX, is_identity_path
 
@@ -33,11 +34,6 @@ def archive_path(path: str) -> str:
         if parts[i] in ("notes", "log") and i > 0 and parts[i - 1] == "memory":
             return "/".join(parts[:i] + ["archive"] + parts[i + 1 :])
     raise ValueError(f"{path} is not under memory/notes or memory/log")
-
-
-def _short(text: str, width: int = 70) -> str:
-    s = " ".join(str(text).split()).replace("`", "'")
-    return s if len(s) <= width else s[: width - 1] + "…"
 
 
 class ChecksMixin:
@@ -122,7 +118,7 @@ class ChecksMixin:
                     key + (uid,),
                     "drift",
                     "constitution changed",
-                    f'role `{slot.role}` in `{uid}` differs from its seed: "{_short(h["text"])}"',
+                    f'role `{slot.role}` in `{uid}` differs from its seed: "{excerpt(h["text"])}"',
                     [restore, keep],
                     {**base, "similarity": sim, "current_chars": int(h["chars"])},
                     removes=[],
@@ -170,7 +166,7 @@ class ChecksMixin:
             "content": slot.content,
             "tags": tags,
             "text": f"learn the seed text of `{slot.role}` again, tagged {', '.join(tags)}: "
-            f'"{_short(slot.content, 200)}"',
+            f'"{excerpt(slot.content, 200)}"',
         }
         if not self.review.remember:
             restore["op"] = "none"
@@ -181,7 +177,7 @@ class ChecksMixin:
                     key,
                     "drift",
                     "keep_paraphrase",
-                    f'keep the live paraphrase `{paraphrase}` "{_short(p["text"])}" '
+                    f'keep the live paraphrase `{paraphrase}` "{excerpt(p["text"])}" '
                     "(restoring the seed beside it would duplicate it)",
                     [],
                     target={"uid": paraphrase, "removes": []},
@@ -440,7 +436,7 @@ class ChecksMixin:
                     "file": path,
                     "key": k,
                     "text": f"delete the frontmatter key {k} (and its continuation lines) "
-                    f"from {path}; value was {_short(str(f.get('fm_' + k, '')), 60)!r}",
+                    f"from {path}; value was {excerpt(str(f.get('fm_' + k, '')), 60)!r}",
                 }
         elif rule in ("missing_description", "empty_description"):
             desc = f"Memory block {label}"

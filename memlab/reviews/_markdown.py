@@ -29,10 +29,20 @@ __all__ = [
     "commit_note",
     "script_note",
     "proposal_stem",
+    "excerpt",
 ]
 
 #: The first elfmem schema whose release (0.20) has ``edit`` and ``forget``.
 ELFMEM_APPLY_SCHEMA = 9
+
+
+def excerpt(text: str, width: int = 70) -> str:
+    """``text`` on one line (runs of whitespace as one space), at most ``width`` characters
+    (cut with "…"): a memory's text quoted in a proposal. A backquote becomes ``'`` so an
+    excerpt never opens a markdown code span of its own."""
+    s = " ".join(str(text).split()).replace("`", "'")
+    return s if len(s) <= width else s[: width - 1] + "…"
+
 
 ITEM_LINE_RE = re.compile(r"^- \[(?P<mark>[ xX])\] `(?P<id>[a-z]+-[0-9a-f]{10})`")
 

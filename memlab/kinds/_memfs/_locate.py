@@ -28,6 +28,7 @@ __all__ = [
     "classify_author",
     "shared_memory_name",
     "agent_memory_folder",
+    "reads_a_prompt",
     "LOCAL_BACKEND",
     "local_backend_dir",
     "layout_policy_of",

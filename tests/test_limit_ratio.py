@@ -307,3 +307,17 @@ def test_an_older_run_without_max_limit_ratio_reads_as_not_recorded_never_0(data
     from memlab._metrics import definition
 
     assert definition("max_over_limit_ratio").startswith("retired")
+
+
+def test_an_alert_on_the_retired_name_says_what_to_read_instead():
+    from memlab.report._runs import evaluate_alerts, parse_alerts
+
+    rules = parse_alerts([{"metric": "max_over_limit_ratio", "above": 1},
+                          {"metric": "max_limit_ratio", "above": 1}])
+    now = {"ezra": {"max_limit_ratio": 4.4854, "n_blocks_over_limit": 3}}
+    retired, current = evaluate_alerts(rules, now, {"ezra": None})
+    assert not retired.fired and "retired" in retired.reason and "max_limit_ratio" in retired.reason
+    assert current.fired and current.reason is None
+    # a name that never existed keeps its own reason (control)
+    (typo,) = evaluate_alerts(parse_alerts([{"metric": "max_limt_ratio", "above": 1}]), now, {})
+    assert typo.reason == "no store in this run has this metric"

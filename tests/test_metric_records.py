@@ -169,3 +169,17 @@ def test_the_label_check_catches_the_pair_it_was_written_for():
     assert old.label == METRICS["max_limit_ratio"].label
     # and a colon inside a parenthesis is not a lead-in
     assert Metric("x", "largest (null: none)", "u", "g", how="h").label == "largest (null: none)"
+
+
+def test_a_report_panel_shows_a_recorded_metric_with_its_records_definition():
+    # the review report's panel said "decisions a person would make" while the run index said
+    # the record's "review choices a person would decide": one metric, two definitions
+    from memlab.report._present import REPORT_HEADLINES
+
+    recorded = 0
+    for report, rows in REPORT_HEADLINES.items():
+        for name, text in rows:
+            if f"{report}.{name}" in METRICS:  # how the run index names a report's metric
+                assert text == METRICS[f"{report}.{name}"].definition, (report, name)
+                recorded += 1
+    assert recorded >= 1

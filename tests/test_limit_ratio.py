@@ -321,3 +321,35 @@ def test_an_alert_on_the_retired_name_says_what_to_read_instead():
     # a name that never existed keeps its own reason (control)
     (typo,) = evaluate_alerts(parse_alerts([{"metric": "max_limt_ratio", "above": 1}]), now, {})
     assert typo.reason == "no store in this run has this metric"
+
+
+def test_blocks_over_limit_is_one_rule_in_an_agent_file_and_a_letta_server(data_dir, tmp_path):
+    """Letta refuses a value longer than its limit, whatever the limit: the Agent File audit
+    counted a block with a limit of 0 as over it, the Letta server audit did not. Expected
+    counts from SQLite and the JSON themselves."""
+    db = tmp_path / "server.db"
+    shutil.copy2(data_dir / "samples" / "letta-server" / "letta-0.11.7.db", db)
+    with sqlite3.connect(db) as con:
+        (label,) = con.execute("SELECT label FROM block WHERE NOT is_deleted AND length(value) > 0 "
+                               "ORDER BY id LIMIT 1").fetchone()
+        con.execute('UPDATE block SET "limit" = 0 WHERE label = ? AND NOT is_deleted', (label,))
+        (over,) = con.execute('SELECT count(*) FROM block WHERE NOT is_deleted AND "limit" IS NOT '
+                              'NULL AND length(value) > "limit"').fetchone()
+        (ratio,) = con.execute('SELECT max(length(value) * 1.0 / "limit") FROM block '
+                               'WHERE NOT is_deleted AND "limit" > 0').fetchone()
+    con.close()
+    assert over == 1  # the block given a limit of 0, and no other
+    a = memlab.audit(db)
+    assert a.headline["n_blocks_over_limit"] == over
+    assert a.tables["blocks_over_limit"]["label"].tolist() == [label]
+    assert a.headline["max_limit_ratio"] == pytest.approx(ratio, rel=1e-12)  # the 0 left out
+    assert ratio < 1
+
+    doc = json.loads((data_dir / "samples" / "letta-af" / "deep-thought.af").read_text())
+    block = next(b for b in doc["core_memory"] if b["value"])
+    block["limit"] = 0
+    af = tmp_path / "zero.af"
+    af.write_text(json.dumps(doc), encoding="utf-8")
+    want = sum(b.get("limit") is not None and len(b["value"]) > b["limit"]
+               for b in doc["core_memory"])
+    assert want == 1 and memlab.audit(af).headline["n_blocks_over_limit"] == want

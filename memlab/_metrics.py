@@ -657,7 +657,7 @@ METRICS: dict[str, Metric] = {m.name: m for m in _RECORDS}
 RETIRED: dict[str, str] = {
     "max_over_limit_ratio": "retired: the largest chars / limit of a block over its limit, "
     "null when none was over (Agent File audits before max_limit_ratio was their headline); "
-    "read max_limit_ratio, which is the same number whenever n_blocks_over_limit is above 0",
+    "read max_limit_ratio (every block with a limit): over 1, it is that number",
 }
 
 #: The fleet lake's figures, in the order its summary, notebook and plots show them.

@@ -21,6 +21,11 @@ Where two meanings of one word are both useful they have two names: ``supersessi
 (superseded, of all archived: the doc's 41/42 for the demo) and ``superseded_of_created``
 (superseded, of every block ever created).
 
+Two records never share a label (:attr:`Metric.label`, what a reader knows a metric by): the
+Agent File audit's ``max_over_limit_ratio`` (blocks over their limit only) was a second "limit
+ratio" beside ``max_limit_ratio``; it is :data:`RETIRED`, and every kind reports
+``max_limit_ratio`` (with ``n_blocks_over_limit`` counting the blocks over).
+
 Adding a metric is one :class:`Metric` in :data:`METRICS`.
 
 Example::
@@ -46,6 +51,7 @@ __all__ = [
     "Ratio",
     "FirstOf",
     "METRICS",
+    "RETIRED",
     "FLEET",
     "FINDINGS",
     "value",
@@ -156,6 +162,14 @@ class Metric:
         """How the metric is obtained, in words (its formula, or ``how``)."""
         return str(self.formula) if self.formula is not None else self.how
 
+    @property
+    def label(self) -> str:
+        """What a reader knows the metric by: the definition's lead-in before its first ``:``
+        ("limit ratio" of ``max_limit_ratio``), else the whole definition. No two records share
+        one (a test holds them apart)."""
+        lead, colon, _ = self.definition.partition(":")
+        return lead if colon and "(" not in lead else self.definition
+
 
 _RECORDS = (
     # ── elfmem databases: the v2 doc's evidence set ──────────────────────────────────────
@@ -238,14 +252,14 @@ _RECORDS = (
     ),
     Metric(
         "role_slots_left",
-        "constitution: seeded role slots still live (of role_slots_seeded)",
+        "constitution slots: seeded role slots still live (of role_slots_seeded)",
         "slots",
         "constitution",
         how="seeded constitutional roles with a live block",
     ),
     Metric(
         "constitutional_tagged_live",
-        "constitution: live blocks tagged constitutional",
+        "constitutional blocks: live blocks tagged constitutional",
         "blocks",
         "constitution",
         how="active blocks with a self/constitutional tag",
@@ -260,7 +274,7 @@ _RECORDS = (
     # ── Letta Agent Files and blocks lists ───────────────────────────────────────────────
     Metric(
         "max_prompt_tokens_est",
-        "prompt size: largest agent prompt, tokens (chars/4)",
+        "largest agent prompt: tokens (chars/4) of its system prompt and attached blocks",
         "tokens",
         "prompt",
         how="max over agents of (system + block chars) / 4",
@@ -273,13 +287,6 @@ _RECORDS = (
         how="max over agents of prompt tokens / context window",
     ),
     Metric(
-        "max_over_limit_ratio",
-        "limit ratio: most over-limit block's chars / its limit",
-        "×",
-        "limits",
-        how="max over blocks over their limit of chars / limit",
-    ),
-    Metric(
         "n_blocks_over_limit",
         "blocks over their character limit",
         "blocks",
@@ -288,7 +295,8 @@ _RECORDS = (
     ),
     Metric(
         "n_problems",
-        "problems found while loading",
+        "load problems: problems found while loading (Agent Files, blocks lists, Letta "
+        "servers, Claude Code memory folders; the other kinds name the same count problems)",
         "problems",
         "problems",
         how="rows of the store's problems frame",
@@ -296,7 +304,7 @@ _RECORDS = (
     # ── memfs repositories ───────────────────────────────────────────────────────────────
     Metric(
         "prompt_tokens",
-        "prompt size: tokens of what reaches the prompt at the ref",
+        "prompt at the ref: tokens (chars/4) of what reaches the system prompt",
         "tokens",
         "prompt",
         how="the prompt files' tokens at the ref",
@@ -341,7 +349,8 @@ _RECORDS = (
     ),
     Metric(
         "problems",
-        "problems found while loading",
+        "problems found while loading, under the name memfs repositories, mem0 stores and "
+        "Letta Code homes give it (the same count as n_problems)",
         "problems",
         "problems",
         how="rows of the store's problems frame",
@@ -641,6 +650,16 @@ _RECORDS = (
 #: name -> :class:`Metric`, every headline metric memlab defines.
 METRICS: dict[str, Metric] = {m.name: m for m in _RECORDS}
 
+#: A name memlab no longer writes -> what it was and what to read instead. An older
+#: ``metrics.json``, run record or lake that holds it still reads (its number is shown under its
+#: own name, with this text as its definition); a run without the metric that replaced it shows
+#: that one as not recorded (null), never 0.
+RETIRED: dict[str, str] = {
+    "max_over_limit_ratio": "retired: the largest chars / limit of a block over its limit, "
+    "null when none was over (Agent File audits before max_limit_ratio was their headline); "
+    "read max_limit_ratio (every block with a limit): over 1, it is that number",
+}
+
 #: The fleet lake's figures, in the order its summary, notebook and plots show them.
 FLEET: tuple[str, ...] = (
     "amplification",
@@ -674,14 +693,15 @@ FINDINGS: dict[str, tuple[str, ...]] = {
 
 
 def definitions() -> dict[str, str]:
-    """name -> definition, for every metric."""
-    return {m.name: m.definition for m in METRICS.values()}
+    """name -> definition, for every metric, and what each :data:`RETIRED` name was."""
+    return {**RETIRED, **{m.name: m.definition for m in METRICS.values()}}
 
 
 def definition(name: str) -> str:
-    """The definition of ``name`` ("" for a name memlab does not define)."""
+    """The definition of ``name`` (what it was for a :data:`RETIRED` name; "" for a name
+    memlab does not define)."""
     m = METRICS.get(name)
-    return m.definition if m else ""
+    return m.definition if m else RETIRED.get(name, "")
 
 
 def doc_value(name: str) -> float | None:

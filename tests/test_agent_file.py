@@ -212,7 +212,8 @@ def test_a_limit_of_zero_or_below_is_a_problem_and_has_no_ratio(tmp_path):
     # ... but only a positive limit gives a ratio (it was -0.2x and inf).
     assert over.loc["notes", "ratio"] == 3.0
     assert over[["ratio"]].loc[["human", "persona"]].isna().all().all()
-    assert audit.headline["max_over_limit_ratio"] == 3.0
+    # the largest chars / limit of a block with a limit above 0: notes, 30 / 10
+    assert audit.headline["max_limit_ratio"] == 3.0
     text = audit.summary()
     assert "human: 10 / -50 chars (limit not positive)" in text and "-0.2x" not in text
 
@@ -281,7 +282,7 @@ def test_audit_headline_for_ezra(ezra):
     h = audit.headline
     assert (h["n_blocks"], h["n_blocks_over_limit"], h["n_orphan_blocks"]) == (56, 3, 35)
     assert h["over_limit_excess_chars"] == (28927 - 10000) + (22427 - 5000) + (6706 - 5000)
-    assert h["max_over_limit_ratio"] == pytest.approx(22427 / 5000)
+    assert h["max_limit_ratio"] == pytest.approx(22427 / 5000)
     assert audit["blocks_over_limit"]["label"].tolist()[0] == "corrections/ezra-mistakes"
     prompt = audit["prompt_chars"].iloc[0]
     attached = ezra.blocks.loc[ezra.blocks["n_agents"] > 0, "chars"].sum()

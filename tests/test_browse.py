@@ -231,10 +231,16 @@ def test_report_run_and_fleet_lake(tmp_path):
         "memlab_version": "0", "as_of": None, "started": "2026-12-01T06:00:00+00:00",
         "duration_s": 3.5,
         "stores": {"db": {"kind": "elfmem_db", "digest": "d", "problems": [],
-                          "findings": None, "choices": None}},
+                          "findings": None, "choices": None},
+                   "af": {"kind": "agent_file", "digest": "e", "problems": [],
+                          "findings": ["blocks_over_limit: b · human"], "choices": None}},
         "reports": [{"store": "db", "kind": "audit", "report": "audit", "html": "db/audit/x.html",
                      "metrics": {"elfmem-demo.db": {"blocks_active": 140, "llm_calls": None}}},
-                    {"store": "db", "kind": "review", "report": "review", "error": "boom"}],
+                    {"store": "db", "kind": "review", "report": "review", "error": "boom"},
+                    # an Agent File audit as memlab wrote it before max_over_limit_ratio retired
+                    {"store": "af", "kind": "audit", "report": "audit", "html": "af/audit/x.html",
+                     "metrics": {"ezra.af": {"max_over_limit_ratio": 4.4854,
+                                             "n_blocks_over_limit": 3}}}],
         "alerts": []}))
     db = memlab.browse.build([lake, run.parent], tmp_path / "out")
     con = sqlite3.connect(db)
@@ -242,13 +248,24 @@ def test_report_run_and_fleet_lake(tmp_path):
     assert con.execute("select store_kind, run_date from headline").fetchone()[0] == "elfmem_db"
     assert con.execute("select date, failed_reports from runs").fetchall() == [("2026-12-01", 1)]
     # findings not recorded are NULL, not 0; a metric recorded as null stays null
-    assert con.execute("select problems, findings from run_stores").fetchone() == (0, None)
-    metrics = dict(con.execute("select metric, value from run_metrics"))
+    assert con.execute("select problems, findings from run_stores where store = 'db'"
+                       ).fetchone() == (0, None)
+    metrics = dict(con.execute("select metric, value from run_metrics where store = 'db'"))
     assert metrics["blocks_active"] == 140 and metrics["llm_calls"] is None
     assert ("run_date", "runs", "date") in _fks(con, "run_reports")
     assert con.execute("select unit from run_metrics where metric = 'blocks_active'"
                        ).fetchone()[0] == METRICS["blocks_active"].unit
+    # a retired name an older run holds still reads, and says what it was
+    (value, definition), = con.execute(
+        "select value, definition from run_metrics where metric = 'max_over_limit_ratio'")
+    assert value == 4.4854 and definition.startswith("retired") and "max_limit_ratio" in definition
     meta = json.loads(memlab.browse.metadata_path(db).read_text())["databases"]["memlab"]
+    # metric definitions describe the headline's columns only: run_stores' findings is the
+    # count of a run's finding keys (1 here), not the memfs audit's findings metric
+    assert con.execute("select findings from run_stores where store = 'af'").fetchone() == (1,)
+    assert "columns" not in meta["tables"]["run_stores"]
+    assert meta["tables"]["headline"]["columns"]["blocks_active"].startswith(
+        METRICS["blocks_active"].definition)
     assert {"failed_reports", "fleet_stores"} <= set(meta["queries"])
     assert con.execute(meta["queries"]["failed_reports"]["sql"]).fetchall() == [
         ("2026-12-01", "db", "review", "boom")]

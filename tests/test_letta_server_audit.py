@@ -80,3 +80,29 @@ def test_postgres_audit_through_the_cli(letta_pg, capsys):
     assert over.loc["persona", "agents"] == ["ezra"]
     assert sorted(map(tuple, a["undo_redo"][["label", "current_sequence"]].values.tolist())) == \
         [("human", 1), ("human", 3)]
+
+
+def test_no_block_history_table_is_integrity_not_checked_never_0_nor_findings(tmp_path):
+    """integrity_findings is null when nothing could be judged in both kinds (memfs: no
+    reflogs). A database without block_history has no checkpoint chains: before, its blocks'
+    current_history_entry_id pointers each made a dangling_current row (5 findings)."""
+    import shutil
+    import sqlite3
+
+    db = tmp_path / "nohist.db"
+    shutil.copy2(SQLITE_DB, db)
+    with sqlite3.connect(db) as con:
+        con.execute("DROP TABLE block_history")
+        (pointers,) = con.execute("SELECT count(*) FROM block WHERE NOT is_deleted AND "
+                                  "current_history_entry_id IS NOT NULL").fetchone()
+    con.close()
+    a = memlab.audit(db)
+    assert a.headline["history_rows"] is None
+    assert a.headline["integrity_findings"] is None
+    assert a.headline["integrity_reason"] == "no block_history table: no checkpoint chains"
+    assert a.tables["integrity"].empty and "integrity: not checked" in a.summary()
+    # control: with the table, the same database is checked (a number, its reason null)
+    b = memlab.audit(SQLITE_DB)
+    assert isinstance(b.headline["integrity_findings"], int)
+    assert b.headline["integrity_reason"] is None
+    assert pointers >= 1  # the pointers the dropped table left dangling were there to count

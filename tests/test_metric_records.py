@@ -92,7 +92,7 @@ def test_every_metric_name_has_one_value_across_audit_json_run_index_and_lake(ou
     # the comparison covered every kind's headline metrics, not a few
     assert {"supersession_share", "superseded_of_created", "calls_per_surviving_block",
             "input_per_corpus_token", "prompt_tokens", "max_limit_ratio",
-            "max_over_limit_ratio", "prompt_chars"} <= compared
+            "n_blocks_over_limit", "prompt_chars"} <= compared
 
 
 def test_each_ratio_in_the_audit_is_its_records_formula(outputs):
@@ -140,3 +140,46 @@ def test_every_kinds_headline_metric_is_a_record():
     named = {n for names in HEADLINE_METRICS.values() for n in names}
     assert len(named) >= 15
     assert named - set(METRICS) == set()
+
+
+def test_no_two_metrics_share_a_label_or_a_definition():
+    from collections import Counter
+
+    from memlab._metrics import RETIRED
+
+    labels = Counter(m.label for m in METRICS.values())
+    assert [label for label, n in labels.items() if n > 1] == []
+    definitions = Counter(m.definition for m in METRICS.values())
+    assert [d for d, n in definitions.items() if n > 1] == []
+    # a label is the definition's lead-in where it has one
+    assert METRICS["max_limit_ratio"].label == "limit ratio"
+    assert METRICS["input_per_corpus_token"].label == "amplification"
+    assert METRICS["blocks_active"].label == METRICS["blocks_active"].definition
+    # a retired name is not a record, but still says what it was (an older run holds it)
+    assert set(RETIRED).isdisjoint(METRICS)
+    assert all(METRIC_DEFINITIONS[name] == text for name, text in RETIRED.items())
+
+
+def test_the_label_check_catches_the_pair_it_was_written_for():
+    # negative control: the two "limit ratio" records this check replaced would fail it
+    from memlab._metrics import Metric
+
+    old = Metric("max_over_limit_ratio", "limit ratio: most over-limit block's chars / its "
+                 "limit", "×", "limits", how="max over blocks over their limit of chars / limit")
+    assert old.label == METRICS["max_limit_ratio"].label
+    # and a colon inside a parenthesis is not a lead-in
+    assert Metric("x", "largest (null: none)", "u", "g", how="h").label == "largest (null: none)"
+
+
+def test_a_report_panel_shows_a_recorded_metric_with_its_records_definition():
+    # the review report's panel said "decisions a person would make" while the run index said
+    # the record's "review choices a person would decide": one metric, two definitions
+    from memlab.report._present import REPORT_HEADLINES
+
+    recorded = 0
+    for report, rows in REPORT_HEADLINES.items():
+        for name, text in rows:
+            if f"{report}.{name}" in METRICS:  # how the run index names a report's metric
+                assert text == METRICS[f"{report}.{name}"].definition, (report, name)
+                recorded += 1
+    assert recorded >= 1

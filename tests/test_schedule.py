@@ -65,9 +65,14 @@ def test_two_dated_runs_show_what_changed_the_alert_and_the_trends():
                      r"</td><td class=\"n\"><span class=\"down\">-6</span>", top)
     # 1 block archived before (forgotten), 7 after of which 6 superseded: 0 -> 6/7
     assert re.search(r">supersession_share</td><td class=\"n\">0</td><td class=\"n\">0.8571<", top)
-    # the agent file's limit ratio was null (no block over a limit): "–" and why, not a 0
-    row = re.search(r">max_over_limit_ratio</td>(.*?)</tr>", top).group(1)
-    assert "–" in row and "not recorded in the previous run" in row
+    # the agent file's limit ratio, from its JSON: every block within its limit before, the
+    # human block over the limit of 100 it was given after
+    from report_runs import DATA
+
+    ratios = [_raw_limit_ratio(f) for f in (DATA / "samples/letta-af/customer_service.af", runs.af)]
+    assert ratios[0] < 1 < ratios[1]
+    row = re.search(r">max_limit_ratio</td>(.*?)</tr>", top).group(1)
+    assert re.findall(r'<td class="n">(.*?)</td>', row)[:2] == [f"{r:,.4g}" for r in ratios]
     assert "audit findings appeared: 1" in top and "blocks_over_limit: block-2 · human" in top
     assert "store changed (new digest)" in top
     assert top.count("review choices") >= 2  # each store says what its review choices did
@@ -95,6 +100,12 @@ def test_two_dated_runs_show_what_changed_the_alert_and_the_trends():
         assert f'href="{link}"' in page and (runs.root / SECOND / link).exists()
     where = str(runs.root.parent)
     assert where not in index and where not in page  # no machine paths
+
+
+def _raw_limit_ratio(path) -> float:
+    """The largest len(value) / limit of a double-encoded Agent File's blocks (stdlib only)."""
+    doc = json.loads(json.loads(path.read_text()))
+    return max(len(b["value"]) / b["limit"] for b in doc["blocks"] if (b.get("limit") or 0) > 0)
 
 
 def _metric_names(record, store):

@@ -97,7 +97,11 @@ def _same(a: Any, b: Any) -> bool:
 
 def letta_server_integrity(store: Store) -> pd.DataFrame:
     """The ``integrity`` rows of a Letta server database's checkpoint chains (module
-    docstring); soft-deleted blocks and entries are left out."""
+    docstring); soft-deleted blocks and entries are left out. A database without a
+    ``block_history`` table has no chains to judge: ``attrs["checked"]`` is False, with
+    ``attrs["reason"]``, as a repository without reflogs."""
+    if (store.meta.get("absent") or {}).get("block_history") == ["(table)"]:
+        return _frame([], checked=False, reason="no block_history table: no checkpoint chains")
     blocks = store.blocks[~store.blocks["is_deleted"].fillna(False).astype(bool)]
     history = store.block_history
     if "is_deleted" in history:

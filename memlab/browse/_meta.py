@@ -252,7 +252,8 @@ def title(table: str) -> str:
 
 
 def column_descriptions(columns: list[str]) -> dict[str, str]:
-    """column -> "definition (unit)" for every column named like a metric record."""
+    """column -> "definition (unit)" for every column named like a metric record (of a
+    headline table: :func:`table_metadata` gives them to no other)."""
     return {c: f"{METRICS[c].definition} ({METRICS[c].unit})" for c in columns if c in METRICS}
 
 
@@ -465,6 +466,8 @@ def table_metadata(
         meta["fts_table"], meta["fts_pk"] = fts, "rowid"
     if base in LABELS and LABELS[base] in columns:
         meta["label_column"] = LABELS[base]
-    if d := column_descriptions(columns):
+    # a headline's columns are the metrics; elsewhere a column of the same name is another
+    # count (run_stores' findings: the run's finding keys; an agent's prompt_chars), not it
+    if base == "headline" and (d := column_descriptions(columns)):
         meta["columns"] = d
     return meta

@@ -22,7 +22,7 @@ from typing import Any, Iterable
 
 import pandas as pd
 
-from memlab._metrics import METRICS
+from memlab._metrics import METRICS, definition
 
 __all__ = ["Tables", "UNSPLIT", "collect", "run_folders"]
 
@@ -203,7 +203,8 @@ def _runs(folders: list[Path], tables: Tables, notes: list[dict]) -> None:
                         "metric": metric,
                         "value": value,
                         "unit": m.unit if m else None,
-                        "definition": m.definition if m else None,
+                        # a retired name an older run holds says what it was
+                        "definition": definition(metric) or None,
                     }
                 )
         for r in reports:

@@ -39,7 +39,7 @@ BLOCKS_PARITY = f"{_MIG}:BlocksParity"
 AGENT_FILE_HEADLINE = (
     "max_prompt_tokens_est",
     "max_context_share",
-    "max_over_limit_ratio",
+    "max_limit_ratio",
     "n_blocks_over_limit",
     "n_problems",
     "review.choices",

@@ -66,7 +66,7 @@ REPORT_HEADLINES: dict[str, tuple[tuple[str, str], ...]] = {
         ("flags", "items flagged for a look, each a row of the flags table"),
     ),
     "review": (
-        ("choices", "decisions a person would make"),
+        ("choices", definition("review.choices")),  # the metric record's, as the run index
         ("units", "memory units reviewed"),
         ("duplicate_clusters", "groups of near-duplicate units"),
         ("contradictions_choices", "contradiction choices"),

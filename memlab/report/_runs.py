@@ -20,7 +20,7 @@ from types import MappingProxyType
 from typing import Any, Iterable, Mapping
 
 from memlab import kinds
-from memlab._metrics import FINDINGS, definitions, derive, is_number
+from memlab._metrics import FINDINGS, RETIRED, definitions, derive, is_number
 
 __all__ = [
     "RUN_FORMAT",
@@ -451,7 +451,9 @@ def evaluate_alerts(
                 out.append(Alert(rule, store, value, fired=fired))
         if len(out) == checked:  # a misspelt metric or store must not watch nothing in silence
             where = (
-                f"store {rule.store!r} is not in this run or lacks it"
+                f"{rule.metric} is {RETIRED[rule.metric]}"
+                if rule.metric in RETIRED
+                else f"store {rule.store!r} is not in this run or lacks it"
                 if rule.store
                 else "no store in this run has this metric"
             )

@@ -69,7 +69,7 @@ def headline_figures(
         "limit_breach_commits": checked(history, int(tables["limit_breaches"]["sha"].nunique())),
         # the largest body/limit of any file with a limit (over 1: over it); None when no file
         # has one (v2 keeps limits in .memfs.config.json, judged in constraints)
-        "max_limit_ratio": _max_limit_ratio(tables["over_limit"], files, layout),
+        "max_limit_ratio": _max_limit_ratio(files, layout),
         "read_only_edits": checked(read_only, int((ro["change"] == "edited").sum())),
         "read_only_flag_removals": checked(read_only, int((ro["change"] == "flag_removed").sum())),
         "read_only_deletions": checked(read_only, int((ro["change"] == "deleted").sum())),
@@ -122,9 +122,9 @@ def headline_figures(
     return head
 
 
-def _max_limit_ratio(over: pd.DataFrame, files: pd.DataFrame, layout: str) -> float | None:
-    if len(over) and over["ratio"].notna().any():
-        return float(over["ratio"].max())
+def _max_limit_ratio(files: pd.DataFrame, layout: str) -> float | None:
+    """:func:`memlab._metrics.max_limit_ratio` of the files, each at the limit its
+    ``over_limit`` is judged by (a Letta v1 file without one: the server's default)."""
     if not len(files):
         return None
     limits = files["limit"].astype("Float64")

@@ -103,9 +103,9 @@ def audit_agent_file(store: Store, **_: Any) -> Audit:
         else int(over["excess"].sum())
         if len(over)
         else 0,
-        "max_over_limit_ratio": float(over["ratio"].max()) if len(over) else None,
         # every block with a limit, under it or over (the memfs audit's definition): None when
-        # no block has one, or one of them was not read
+        # no block has one, or one of them was not read. Over 1 when a block with a
+        # limit above 0 is over it (blocks_over_limit's ratio column, block by block)
         "max_limit_ratio": max_limit_ratio(blocks["chars"], blocks["limit"]),
         "n_shared_blocks": len(shared) if has_agents else None,
         # Legacy exports carry no read_only at all: unknown, not zero.

@@ -155,10 +155,10 @@ def audit_letta_server(
         # values past memlab's cap, not read (problems: oversized)
         "n_values_not_read": len(store.meta.get("oversized_values") or []),
         # checkpoint chains a real server cannot make on its own (memlab.audits._integrity)
-        "integrity_findings": len(integrity),
-        # why integrity_findings is None where it is (memfs: no reflogs); the database's
-        # chains are always read, so None here: one key, one meaning in both kinds
-        "integrity_reason": None,
+        # None, never 0, where nothing could be judged (no block_history table), with
+        # integrity_reason saying so: one key, one meaning in both kinds (memfs: no reflogs)
+        "integrity_findings": len(integrity) if integrity.attrs.get("checked", True) else None,
+        "integrity_reason": integrity.attrs.get("reason"),
     }
     headline = json_safe(headline)
     notes = [
@@ -424,12 +424,15 @@ def _summary(
             f"({int(row.by_agent)} agent / {int(row.by_user)} user checkpoint(s))"
         )
     lines.append(f"  {h['n_stale_blocks']} block(s) unwritten for {h['stale_after_days']}+ days")
-    lines.append(
-        f"  integrity: {h['integrity_findings']} checkpoint-chain finding(s) "
-        "only a direct "
-        "write to the tables makes"
-        + ("; see tables['integrity']" if h["integrity_findings"] else "")
-    )
+    if h["integrity_findings"] is None:
+        lines.append(f"  integrity: not checked ({h['integrity_reason']})")
+    else:
+        lines.append(
+            f"  integrity: {h['integrity_findings']} checkpoint-chain finding(s) "
+            "only a direct "
+            "write to the tables makes"
+            + ("; see tables['integrity']" if h["integrity_findings"] else "")
+        )
     for row in integrity.head(10).itertuples(index=False):
         lines.append(f"    {row.kind}: {row.ref}: {row.detail}")
     if h["n_problems"]:

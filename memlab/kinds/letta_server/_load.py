@@ -466,9 +466,10 @@ def _frames(src: Source, where: str, problems: Problems) -> tuple[dict[str, pd.D
         "chars",
         _chars(blocks, "block_id", src.oversized.get("block", {})),
     )
-    over = (
-        blocks["limit"].notna() & (blocks["limit"] > 0) & (blocks["chars"] > blocks["limit"])
-    ).astype("boolean")
+    # Letta's own rule, as the Agent File loader applies it: a value longer than its limit is
+    # over it, whatever the limit (one of 0 or below: nothing fits it; the limit ratio leaves
+    # it out, memlab._metrics.max_limit_ratio)
+    over = (blocks["limit"].notna() & (blocks["chars"] > blocks["limit"])).astype("boolean")
     blocks.insert(blocks.columns.get_loc("limit") + 1, "over_limit", over)
     tag_lists = tags.groupby("block_id")["tag"].agg(lambda t: sorted(map(str, t)))
     blocks["tags"] = [tag_lists.get(b, []) for b in blocks["block_id"]]

@@ -20,7 +20,7 @@ import pytest
 from memlab.errors import MigrationError, OutputExists, ParityError, UnsafePath
 from memlab.formats import letta_memfs as fmt
 from memlab.migrations import migrate, plan_migration, script_path, verify
-from memlab.migrations import _letta
+from memlab.migrations import _letta, _letta_plan
 from memlab.kinds._memfs._load import load_memfs
 
 DATA = Path(__file__).resolve().parents[1] / "data"
@@ -535,7 +535,7 @@ def test_verify_true_raises_parity_error_on_a_writer_fault(tmp_path, monkeypatch
     def lossy(f, layout="v1"):  # a writer bug: the last character of every value goes missing
         return real(_letta.MemFile(**{**f.__dict__, "body": f.body[:-1]}), layout)
 
-    monkeypatch.setattr(_letta, "render", lossy)
+    monkeypatch.setattr(_letta_plan, "render", lossy)  # where plan_memfs finds render
     with pytest.raises(ParityError) as err:
         migrate(DATA / "samples/letta-af/customer_service.af", tmp_path / "out", to="letta",
                 retrieval=False, verify=True, layout="v1")

@@ -113,7 +113,7 @@ def test_the_rule_sees_every_spelling(source, calls):
     assert len(_calls(ast.parse(source), "html", {"escape"})) == calls
 
 
-# ---- git: only memlab._git starts it ----------------------------------------------------------
+# ---- git: only memlab._git starts it (its _git_process) ---------------------------------------
 
 #: Modules that start git with ``subprocess`` themselves. Both run it only on repositories the
 #: simulation itself just created, with ``memlab._git.env()``'s environment (no system or global
@@ -182,7 +182,7 @@ def _git_calls(tree: ast.AST) -> list[int]:
 
 def test_only_the_git_module_starts_git():
     found = {rel: lines for rel, tree in _modules()
-             if rel != "_git.py" and (lines := _git_calls(tree))}
+             if rel != "_git_process.py" and (lines := _git_calls(tree))}
     # exact both ways: a new caller fails, and so does a fixed one still listed
     assert set(found) == set(GIT_OUTSIDE_GIT_MODULE), found
 
@@ -438,7 +438,7 @@ WALKER = "_files.py"
 
 #: module -> why it may decode bytes with surrogateescape outside the ls-tree rule
 OWN_SURROGATEESCAPE = {
-    "_git.py": "objects/info/alternates: a file of folder paths, not a git tree's names",
+    "_git_check.py": "objects/info/alternates: a file of folder paths, not a git tree's names",
 }
 #: module -> what it walks with rglob: never a store's folder
 OWN_TREE_WALKS = {

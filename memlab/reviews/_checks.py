@@ -45,7 +45,7 @@ class ChecksMixin:
     :meth:`agent_limits`) on the review in progress."""
 
     if TYPE_CHECKING:
-        # The attributes and methods above are _Builder's (memlab.reviews._build); typed there.
+        # The attributes and methods above are BuilderBase's (reviews._build_base); typed there.
         def __getattr__(self, name: str) -> Any: ...
 
     # ---- constitutional drift ---------------------------------------------------------------

@@ -12,7 +12,7 @@ from memlab._metrics import FLEET, METRICS
 from memlab._metrics import column as metric_column
 
 if TYPE_CHECKING:
-    from memlab.lake import FleetResult
+    from memlab.lake._result import FleetResult
 
 __all__ = ["FLEET_METRICS", "fleet_metrics", "typicality", "summarize"]
 

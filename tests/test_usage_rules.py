@@ -454,6 +454,8 @@ OWN_RENAMES = {
     "migrations/_script.py": "the plan script's machinery moves the whole folder into place "
                              "as the direct apply does",
     "sources/_bundle.py": "moves a whole cloned folder into place",
+    "report/_stale.py": "renames an earlier run's report outputs aside in their own folder "
+                        "(memlab's files moved, nothing written)",
     "sim/model/_writers.py": "the modelled store writer's own rename: what the simulation "
                              "measures, not memlab's plumbing",
 }

@@ -51,6 +51,39 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
 
 
+class _CommandParser(_Parser):
+    """A command's parser: options and positionals in any order (argparse's intermixed
+    parsing). Plain argparse fills a ``PATH ...`` list at the first option after the
+    positional before it, so ``memlab report audit -q A B`` or ``memlab audit A --json B``
+    left ``A B`` "unrecognized". ``--`` still ends the options (``memlab inspect -- -x.db``)."""
+
+    _passes: int | None = None  # inside parse_known_intermixed_args: the inner calls so far
+
+    def parse_known_args(self, args=None, namespace=None):  # type: ignore[override]
+        # argparse's subcommand action calls parse_known_args. Python 3.11's intermixed parse
+        # calls it again, twice: first for the options (positionals switched off), then for
+        # the positionals; both must be the plain parse.
+        if self._passes is None:
+            self._passes = 0
+            try:
+                return self.parse_known_intermixed_args(args, namespace)
+            finally:
+                self._passes = None
+        self._passes += 1
+        args = list(sys.argv[1:] if args is None else args)
+        cut = args.index("--") if "--" in args else len(args)
+        head, tail = args[:cut], args[cut:]  # after `--`, every argument is a positional
+        if self._passes == 1:
+            namespace, rest = super().parse_known_args(head, namespace)
+            return namespace, [*rest, *tail]
+        # the positionals: an option left over is unknown, and must not end a PATH ... list
+        unknown = [a for a in head if self._parse_optional(a)]
+        namespace, extras = super().parse_known_args(
+            [a for a in head if not self._parse_optional(a)] + tail, namespace
+        )
+        return namespace, [*unknown, *extras]
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="memlab",
@@ -63,7 +96,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     parser.add_argument("--version", action="version", version=f"memlab {__version__}")
     sub = parser.add_subparsers(
-        dest="command", required=True, metavar="COMMAND", parser_class=_Parser
+        dest="command", required=True, metavar="COMMAND", parser_class=_CommandParser
     )
     for name in _ORDER:
         cmd = COMMANDS[name]

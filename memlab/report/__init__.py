@@ -133,6 +133,10 @@ def execute_notebook(
     the report holds no bars. The HTML hides the code
     cells (``show_code=True`` keeps them) and opens with the headline panel of the kind's
     metrics; the executed ``.ipynb`` keeps everything.
+
+    An earlier run's page, executed notebook and ``metrics.json`` in ``out_dir`` are renamed
+    ``*.earlier-run.*`` before the notebook runs (:mod:`memlab.report._stale`) and removed when
+    it succeeds: after a failed run the folder holds no page or metrics that look like its own.
     """
 
     pm = require("papermill", "notebooks", feature="rendering reports")
@@ -150,6 +154,9 @@ def execute_notebook(
         _code_cells(source) + 1,  # + papermill's parameters
         long_after=LONG_CELL_SECONDS if long_cell is None else long_cell,
     )
+    from memlab.report._stale import drop_aside, set_aside
+
+    set_aside(out, executed.stem, notebook=executed != source.resolve())
     try:
         pm.execute_notebook(
             str(source),
@@ -168,7 +175,7 @@ def execute_notebook(
         raise ReportError(
             f"cell {exc.cell_index} failed with {exc.ename}: {exc.evalue}",
             path=executed,
-            hint="open the executed notebook to see the failing cell",
+            hint="open the executed notebook to see the failing cell" + _kept(out, executed),
             cell_index=exc.cell_index,
             ename=exc.ename,
             evalue=exc.evalue,
@@ -176,7 +183,11 @@ def execute_notebook(
     except MemlabError:
         raise
     except Exception as exc:  # kernel death, missing kernel spec, unreadable notebook...
-        raise ReportError(f"could not execute {source.name}: {exc}", path=executed) from exc
+        raise ReportError(
+            f"could not execute {source.name}: {exc}",
+            path=executed,
+            hint=_kept(out, executed).removeprefix("; ") or None,
+        ) from exc
     finally:
         cells.close()
     metrics_file = out / "metrics.json"
@@ -187,7 +198,16 @@ def execute_notebook(
         metrics=metrics,
         show_code=show_code,
     )
+    drop_aside(out, executed.stem)  # this run's page and metrics replace the earlier run's
     return ExecutedReport(kind_or_name, executed, html, metrics)
+
+
+def _kept(out: Path, executed: Path) -> str:
+    """A failed run's hint: the earlier run's page, when the folder keeps one set aside."""
+    from memlab.report._stale import earlier_page
+
+    page = earlier_page(out, executed.stem)
+    return f"; the earlier run's report is kept as {page.name}" if page else ""
 
 
 def _code_cells(notebook: Path) -> int:

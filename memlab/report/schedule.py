@@ -25,8 +25,10 @@ metrics across runs (``memlab.report._runs``, ``memlab.report._index``).
 
 A store or report that fails does not stop the run: it becomes an ``error.html`` where its
 report would be, is listed as failed, and the runs folder's "latest" stays on the newest run in
-which nothing failed. ``notify:`` targets (``memlab.report._notify``) are told of failures and
-fired alerts. `memlab report all` exits :data:`EXIT_FAILED` when anything failed.
+which nothing failed. Run into the same dated folder again, an earlier run's pages there are
+set aside, never left looking current (:mod:`memlab.report._stale`). ``notify:`` targets
+(``memlab.report._notify``) are told of failures and fired alerts. `memlab report all` exits
+:data:`EXIT_FAILED` when anything failed.
 """
 
 from __future__ import annotations
@@ -63,6 +65,12 @@ from memlab.report._runs import (
     run_ok,
     store_digest,
     store_metrics,
+)
+from memlab.report._stale import (
+    drop_error_page,
+    earlier_report,
+    executed_notebook,
+    set_aside_reports,
 )
 from memlab.report._timer import install_crontab, install_systemd, make_schedule
 
@@ -276,6 +284,7 @@ def run_all(
             state = _store_state(store_path, as_of)
         except Exception as exc:  # a store that cannot be read fails alone; the run goes on
             error = _one_line(exc, store_path.parent)
+            set_aside_reports(folder / name)  # an earlier run's pages into this folder
             reports.append(
                 {
                     "store": name,
@@ -289,6 +298,7 @@ def run_all(
             )
             stores[name] = {"kind": None, "error": error}
             continue
+        drop_error_page(folder / name / "error.html")  # an earlier run's, into this folder
         kind = state["kind"]
         state["headline"] = headline_metrics(kind, config["metrics"])
         stores[name] = state
@@ -326,9 +336,12 @@ def run_all(
             reports.append(futures[i].result())
             shown.set_postfix_str(f"{name}/{kind}")
             shown.update(1)
+    reviewed = {r["store"] for r in reports if r["report"] == "review" and not r.get("error")}
     for name, state in stores.items():
-        if state.get("kind"):
-            state["choices"] = _review_choices(folder / name / "review")
+        if state.get("kind"):  # a failed review's folder may hold an earlier run's proposal
+            state["choices"] = (
+                _review_choices(folder / name / "review") if name in reviewed else None
+            )
 
     failed = [r for r in reports if r.get("error")]
     record: dict[str, Any] = {
@@ -419,7 +432,10 @@ def _error_page(
     page = folder / entry["error_page"]
     page.parent.mkdir(parents=True, exist_ok=True)
     good_report = None
-    for prev_folder, prev in reversed(history[:at]):
+    earlier = earlier_report(page.parent, entry["report"])  # this folder run before, the same day
+    if earlier is not None:
+        good_report = (f"{folder.name}, an earlier run into this folder", earlier.name)
+    for prev_folder, prev in reversed(history[:at] if good_report is None else []):
         good = [
             r
             for r in reports_of(prev, entry["store"])
@@ -432,9 +448,7 @@ def _error_page(
             if target.is_file():
                 good_report = (prev_folder.name, os.path.relpath(target, page.parent))
                 break
-    notebook = (
-        next(iter(sorted(page.parent.glob("*.ipynb"))), None) if entry["report"] != "load" else None
-    )
+    notebook = executed_notebook(page.parent, entry["report"])  # not an earlier run's
     page.write_text(
         error_page(
             entry, record, last_good=good_report, notebook=notebook.name if notebook else None
@@ -546,6 +560,7 @@ def _run_one(
     from memlab.report._params import declared_parameters
 
     entry: dict[str, Any] = {"store": name, "kind": kind, "report": kind}
+    drop_error_page(folder / sub / "error.html")  # an earlier run's, into this folder
     try:
         params = {"as_of": as_of} if as_of and "as_of" in declared_parameters(kind) else {}
         result = report(kind, paths, out=folder / sub, **params)

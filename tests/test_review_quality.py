@@ -349,3 +349,26 @@ def test_a_store_kind_review_does_not_cover_is_one_named_error(tmp_path):
     with pytest.raises(MemlabError, match="review does not cover letta_server stores") as err:
         review(store, embedder=object())
     assert err.value.path == tmp_path / "letta.db" and err.value.hint
+
+
+def test_a_kind_that_cannot_edit_is_offered_no_restore_of_a_changed_seed(tmp_path, embedder,
+                                                                          monkeypatch):
+    """A store kind whose review looks for seed drift but has no edit adapter (a plugin's
+    read-only elfmem kind): its drift choice offered a "restore" option whose one step was
+    None, which apply could not make. Now the choice keeps "keep_current" alone; the real
+    elfmem kind (negative control, the test above) still offers restore."""
+    import dataclasses
+
+    from memlab import kinds
+
+    db = tmp_path / "agent.db"
+    shutil.copy(ROOT / "data" / "samples" / "elfmem" / "elfmem-0.20.0-schema9.db", db)
+    kind = kinds.get("elfmem_db")
+    monkeypatch.setattr(type(kind), "review", dataclasses.replace(kind.review, edit=None))
+    proposal = review(memlab.load(db), as_of="2026-11-30", embedder=embedder)
+    changed = [c for c in proposal.choices if c.kind == "constitution changed"]
+    assert changed  # the sample's changed seed is still found
+    for choice in changed:
+        options = [proposal.item(o) for o in choice.options]
+        assert [o.option for o in options] == ["keep_current"]
+        assert all(s is not None for o in options for s in o.change["steps"])

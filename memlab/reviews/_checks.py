@@ -97,13 +97,20 @@ class ChecksMixin:
                 uid = str(h["uid"])
                 sim = float(self.vectors[self.by_uid[uid]] @ svec)
                 edit = self.edit_step(h, slot.content)
-                restore = self.option(
-                    key + (uid,),
-                    "drift",
-                    "restore",
-                    f"write the seed text of `{slot.role}` back into `{uid}`",
-                    [edit],
-                    target={"uid": uid, "removes": [], "edits": [uid]},
+                # a kind that cannot replace a unit's text is offered no restore to tick
+                restore = (
+                    []
+                    if edit is None
+                    else [
+                        self.option(
+                            key + (uid,),
+                            "drift",
+                            "restore",
+                            f"write the seed text of `{slot.role}` back into `{uid}`",
+                            [edit],
+                            target={"uid": uid, "removes": [], "edits": [uid]},
+                        )
+                    ]
                 )
                 keep = self.option(
                     key + (uid,),
@@ -119,7 +126,7 @@ class ChecksMixin:
                     "drift",
                     "constitution changed",
                     f'role `{slot.role}` in `{uid}` differs from its seed: "{excerpt(h["text"])}"',
-                    [restore, keep],
+                    [*restore, keep],
                     {**base, "similarity": sim, "current_chars": int(h["chars"])},
                     removes=[],
                     certainty=1.0,

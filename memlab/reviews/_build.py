@@ -34,7 +34,7 @@ from memlab.reviews._build_contradictions import RECORDED_TOPIC_MIN, TOPIC_OVERL
 from memlab.reviews._build_duplicates import SENTENCE_COVERED, Duplicates
 from memlab.reviews._build_fingerprint import file_fingerprint, git_fingerprint, text_sha256
 from memlab.reviews._build_stale import Staleness
-from memlab.reviews._checks import ChecksMixin
+from memlab.reviews._checks import Checks
 from memlab.reviews._proposal import Proposal
 from memlab.reviews._triage import rank
 from memlab.reviews._units import check_reviewable
@@ -55,7 +55,7 @@ def _now() -> pd.Timestamp:
     return pd.Timestamp(dt.datetime.now(dt.timezone.utc)).floor("s")
 
 
-class _Builder(Duplicates, Contradictions, Staleness, ChecksMixin):
+class _Builder(Duplicates, Contradictions, Staleness, Checks):
     """One review in progress: the core (``_build_base``) with every detector."""
 
 

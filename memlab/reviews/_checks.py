@@ -9,11 +9,12 @@ it instead of restoring the seed beside it.
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Any, Callable
+from typing import Any, Callable
 
 import pandas as pd
 
 from memlab.reviews import _repo
+from memlab.reviews._build_base import BuilderBase
 from memlab.reviews._markdown import excerpt
 from memlab.reviews._proposal import Finding, Item
 from memlab.reviews._units import CONSTITUTIONAL_TAG, ROLE_TAG_PREFIX, is_identity_path
@@ -21,7 +22,7 @@ from memlab.reviews._units import CONSTITUTIONAL_TAG, ROLE_TAG_PREFIX, is_identi
 __all__ = [
     "SEED_PARAPHRASE",
     "archive_path",
-    "ChecksMixin",
+    "Checks",
 ]
 
 #: Cosine at or above which a live block counts as a paraphrase of a missing seed.
@@ -36,17 +37,13 @@ def archive_path(path: str) -> str:
     raise ValueError(f"{path} is not under memory/notes or memory/log")
 
 
-class ChecksMixin:
-    """Needs the builder's store, review (the kind's memlab.kinds.Review, resolved), units,
-    vectors, embedder, repo, option() and add_choice().
+class Checks(BuilderBase):
+    """The builder's checks for drift and memory rules, on :class:`BuilderBase` (its store,
+    review, units, vectors, embedder, repo, option() and add_choice(), typed there).
 
     The kind's :class:`~memlab.kinds.Drift` and :class:`~memlab.kinds.Rules` objects call the
     public checks here (:meth:`seed_drift`, :meth:`file_drift`, :meth:`file_rules`,
     :meth:`agent_limits`) on the review in progress."""
-
-    if TYPE_CHECKING:
-        # The attributes and methods above are BuilderBase's (reviews._build_base); typed there.
-        def __getattr__(self, name: str) -> Any: ...
 
     # ---- constitutional drift ---------------------------------------------------------------
     def drift(self) -> None:

@@ -187,15 +187,22 @@ def _run(root: Path, date: str, headline: list[str], metrics: dict) -> None:
 def test_an_index_against_a_run_that_recorded_n_problems(data_dir, tmp_path):
     from memlab.report import write_metrics
     from memlab.report._index import index_page
-    from memlab.report._runs import (HEADLINE_METRICS, evaluate_alerts, parse_alerts,
-                                     read_runs, reports_of, store_metrics)
+    from memlab.report._runs import (
+        HEADLINE_METRICS,
+        evaluate_alerts,
+        parse_alerts,
+        read_runs,
+        reports_of,
+        store_metrics,
+    )
 
     path = data_dir / EZRA
     now = json.loads(memlab.audit(path, as_of="2026-08-04").to_json())["headline"]
     assert now["problems"] == 1
     # what the audit wrote before: the same count under n_problems, charted under that name
     old = {("n_problems" if k == "problems" else k): v for k, v in now.items()}
-    old_headline = [("n_problems" if m == "problems" else m) for m in HEADLINE_METRICS["agent_file"]]
+    old_headline = [("n_problems" if m == "problems" else m)
+                    for m in HEADLINE_METRICS["agent_file"]]
     for folder, metrics in (("old", old), ("new", now)):
         write_metrics(tmp_path / folder, {path.name: metrics})  # as the audit notebook does
     runs_root = tmp_path / "runs"
@@ -245,5 +252,6 @@ def test_a_run_of_current_names_has_no_retired_row(data_dir, tmp_path):
     page = index_page(read_runs(tmp_path / "runs"))
     since = page[page.index('id="since"'):page.index('id="runs"')]
     row = re.search(r">problems</td>(.*?)</tr>", since).group(1)
-    assert re.findall(r'<td class="n">(.*?)</td>', row)[:3] == ["1", "1", '<span class="quiet">0</span>']
+    cells = re.findall(r'<td class="n">(.*?)</td>', row)
+    assert cells[:3] == ["1", "1", '<span class="quiet">0</span>']
     assert ">n_problems<" not in since and "retired" not in since

@@ -24,7 +24,9 @@ Where two meanings of one word are both useful they have two names: ``supersessi
 Two records never share a label (:attr:`Metric.label`, what a reader knows a metric by): the
 Agent File audit's ``max_over_limit_ratio`` (blocks over their limit only) was a second "limit
 ratio" beside ``max_limit_ratio``; it is :data:`RETIRED`, and every kind reports
-``max_limit_ratio`` (with ``n_blocks_over_limit`` counting the blocks over).
+``max_limit_ratio`` (with ``n_blocks_over_limit`` counting the blocks over). One count has one
+name too: the rows of a store's problems frame are ``problems`` in every kind (the Agent File,
+Letta server and Claude Code memory audits' ``n_problems`` is :data:`RETIRED`).
 
 Adding a metric is one :class:`Metric` in :data:`METRICS` (its records are in
 :mod:`memlab._metrics_records`).

@@ -150,14 +150,6 @@ _RECORDS = (
         "limits",
         how="blocks whose chars exceed their limit",
     ),
-    Metric(
-        "n_problems",
-        "load problems: problems found while loading (Agent Files, blocks lists, Letta "
-        "servers, Claude Code memory folders; the other kinds name the same count problems)",
-        "problems",
-        "problems",
-        how="rows of the store's problems frame",
-    ),
     # ── memfs repositories ───────────────────────────────────────────────────────────────
     Metric(
         "prompt_tokens",
@@ -206,8 +198,9 @@ _RECORDS = (
     ),
     Metric(
         "problems",
-        "problems found while loading, under the name memfs repositories, mem0 stores and "
-        "Letta Code homes give it (the same count as n_problems)",
+        "load problems: problems found while loading the store (every kind that counts them: "
+        "Agent Files, blocks lists, Letta servers, memory repositories, mem0 stores, Claude "
+        "Code memory folders, Letta Code homes)",
         "problems",
         "problems",
         how="rows of the store's problems frame",
@@ -515,6 +508,9 @@ RETIRED: dict[str, str] = {
     "max_over_limit_ratio": "retired: the largest chars / limit of a block over its limit, "
     "null when none was over (Agent File audits before max_limit_ratio was their headline); "
     "read max_limit_ratio (every block with a limit): over 1, it is that number",
+    "n_problems": "retired: problems found while loading, the name Agent File, blocks list, "
+    "Letta server and Claude Code memory audits gave the count before every kind named it "
+    "problems; read problems, the same count (rows of the store's problems frame)",
 }
 
 #: The fleet lake's figures, in the order its summary, notebook and plots show them.

@@ -213,7 +213,7 @@ def test_the_agent_file_headline_is_its_raw_jsons_figures(name, data_dir):
     path = data_dir / "samples" / "letta-af" / name
     want = _raw_headline(path)
     headline = json.loads(memlab.audit(path).to_json())["headline"]
-    charted = [m for m in AGENT_FILE_HEADLINE if m not in ("review.choices", "n_problems")]
+    charted = [m for m in AGENT_FILE_HEADLINE if m not in ("review.choices", "problems")]
     assert charted == ["max_prompt_tokens_est", "max_context_share", "max_limit_ratio",
                        "n_blocks_over_limit"]
     for metric in charted:

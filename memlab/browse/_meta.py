@@ -18,7 +18,7 @@ from typing import Any
 
 import pandas as pd
 
-from memlab._metrics import METRICS
+from memlab._metrics import METRICS, RETIRED
 from memlab.browse._sqlite import quote
 
 __all__ = [
@@ -253,8 +253,13 @@ def title(table: str) -> str:
 
 def column_descriptions(columns: list[str]) -> dict[str, str]:
     """column -> "definition (unit)" for every column named like a metric record (of a
-    headline table: :func:`table_metadata` gives them to no other)."""
-    return {c: f"{METRICS[c].definition} ({METRICS[c].unit})" for c in columns if c in METRICS}
+    headline table: :func:`table_metadata` gives them to no other), and what a
+    :data:`~memlab._metrics.RETIRED` name was for its column in an older lake."""
+    return {
+        c: f"{METRICS[c].definition} ({METRICS[c].unit})" if c in METRICS else RETIRED[c]
+        for c in columns
+        if c in METRICS or c in RETIRED
+    }
 
 
 def links(

@@ -41,7 +41,7 @@ AGENT_FILE_HEADLINE = (
     "max_context_share",
     "max_limit_ratio",
     "n_blocks_over_limit",
-    "n_problems",
+    "problems",
     "review.choices",
 )
 

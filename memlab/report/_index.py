@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from memlab._escape import html as esc
+from memlab._metrics import RETIRED
 from memlab.report._runs import (
     METRIC_DEFINITIONS,
     changed_sets,
@@ -108,11 +109,15 @@ def _since_store(
     before_state = prev_record["stores"].get(name, {})
     before = store_metrics(reports_of(prev_record, name))
     after = store_metrics(reports_of(record, name))
-    metrics = state.get("headline") or sorted(set(before) | set(after))
+    metrics = list(state.get("headline") or sorted(set(before) | set(after)))
+    # a name the previous run recorded that memlab no longer writes: its value under its own
+    # name, and what it was (its replacement's row says "not recorded in the previous run")
+    metrics += [m for m in before if m in RETIRED and m not in metrics]
     rows = []
     for d in delta_rows(before, after, metrics):
         if d.change is None:
-            change = f'– <span class="why">{esc(d.reason)}</span>'
+            why = RETIRED[d.metric] if d.metric in RETIRED else d.reason
+            change = f'– <span class="why">{esc(why)}</span>'
         else:
             css = "up" if d.change > 0 else "down" if d.change < 0 else "quiet"
             change = f'<span class="{css}">{esc(_signed(d.change))}</span>'

@@ -132,7 +132,7 @@ def audit_agent_file(store: Store, **_: Any) -> Audit:
         "n_values_not_read": len(store.meta.get("oversized_values") or []),
         "n_tools": len(store.tools),
         "n_messages": int(store.messages["n"].sum()) if len(store.messages) else 0,
-        "n_problems": len(store.problems),
+        "problems": len(store.problems),
     }
     headline = json_safe(headline)
 
@@ -258,6 +258,6 @@ def _summary(store: Store, h: dict[str, Any], over: pd.DataFrame, prompt: pd.Dat
             f"  {row.agent_id} ({row.name}): ~{row.prompt_tokens_est:,.0f} tokens of "
             f"system + blocks{window}"
         )
-    if h["n_problems"]:
-        lines.append(f"  {h['n_problems']} problem(s) while reading; see tables['problems']")
+    if h["problems"]:
+        lines.append(f"  {h['problems']} problem(s) while reading; see tables['problems']")
     return terminal_lines(lines)

@@ -230,7 +230,7 @@ def audit_claude_memory(store: Store, *, as_of: Any = None, near_duplicates: boo
         if any(v is None for v in counts.values())
         else int(sum(v for v in counts.values() if v is not None)),
         "n_instruction_files": len(store.instructions),
-        "n_problems": len(store.problems),
+        "problems": len(store.problems),
     }
     headline = json_safe(headline)
     notes = [
@@ -293,6 +293,6 @@ def _summary(store: Store, h: dict[str, Any], t: dict[str, pd.DataFrame]) -> str
         lines.append(f"    {r.path}: {r.rule} ({r.detail})")
     for r in t["types"].itertuples(index=False):
         lines.append(f"  type {r.type}: {r.files} file(s), {int(r.bytes or 0):,} bytes")
-    if h["n_problems"]:
-        lines.append(f"  {h['n_problems']} problem(s) while reading; see tables['problems']")
+    if h["problems"]:
+        lines.append(f"  {h['problems']} problem(s) while reading; see tables['problems']")
     return terminal_lines(lines)

@@ -151,7 +151,7 @@ def audit_letta_server(
         "n_stale_blocks": len(stale),
         "stale_after_days": stale_after_days,
         "as_of": when.isoformat(),
-        "n_problems": len(store.problems),
+        "problems": len(store.problems),
         # values past memlab's cap, not read (problems: oversized)
         "n_values_not_read": len(store.meta.get("oversized_values") or []),
         # checkpoint chains a real server cannot make on its own (memlab.audits._integrity)
@@ -435,6 +435,6 @@ def _summary(
         )
     for row in integrity.head(10).itertuples(index=False):
         lines.append(f"    {row.kind}: {row.ref}: {row.detail}")
-    if h["n_problems"]:
-        lines.append(f"  {h['n_problems']} problem(s) while reading; see tables['problems']")
+    if h["problems"]:
+        lines.append(f"  {h['problems']} problem(s) while reading; see tables['problems']")
     return terminal_lines(lines)

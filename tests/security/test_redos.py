@@ -26,7 +26,8 @@ from hypothesis import given, settings, strategies as st
 
 from _package_source import package
 from hostile import git, memory_repo
-from memlab.kinds.letta_memfs import _constraints as mc
+from memlab.kinds.letta_memfs import _constraints as mc, _constraints_glob as mg
+from memlab.kinds.letta_memfs._constraints_js import utf16
 from memlab.formats import _blockfile_read, blockfile
 
 REDOS_GLOB = "*a" * 18 + "*b"
@@ -108,10 +109,10 @@ def test_the_automaton_matches_what_letta_codes_regex_matches(pattern, path):
     """Letta's glob regex (``compilePattern``, checked against Node in
     tests/test_memfs_constraints.py) on inputs small enough for backtracking, against the
     automaton that replaces it for patterns with more than one star."""
-    tokens = mc._glob_tokens(mc._utf16(pattern))
-    units = mc._utf16(path)
-    expected = mc._glob_regex(tokens).match(units) is not None
-    assert mc._GlobAutomaton(tokens).match(units) == expected
+    tokens = mg._glob_tokens(utf16(pattern))
+    units = utf16(path)
+    expected = mg._glob_regex(tokens).match(units) is not None
+    assert mg._GlobAutomaton(tokens).match(units) == expected
 
 
 MULTI_STAR = ["*a*b", "**/*.md", "*/**/?", "a*/**", "**a*", "*?*.md", "**/**/x.md",
@@ -130,7 +131,7 @@ def test_many_star_globs_equal_the_release(letta_code):
         got = mc.tree_errors(tree, config=config, layout="shared-memory",
                              require_root_marker=False)
         assert got == expected, pattern
-    assert any(isinstance(mc._glob(p), mc._GlobAutomaton) for p in MULTI_STAR)
+    assert any(isinstance(mg._glob(p), mg._GlobAutomaton) for p in MULTI_STAR)
 
 
 def test_a_config_is_parsed_once_per_blob(monkeypatch):
@@ -379,8 +380,8 @@ def regex_literals(tree: ast.AST):
 
 #: module -> why a pattern there is not spelled out in the source (exact).
 BUILT_AT_RUN_TIME = {
-    "kinds/letta_memfs/_constraints.py": "Letta Code's regex for one glob, used only for globs with "
-                                     "at most one unbounded part (others: _GlobAutomaton)",
+    "kinds/letta_memfs/_constraints_glob.py": "Letta Code's regex for one glob, used only for globs "
+                                          "with at most one unbounded part (others: _GlobAutomaton)",
 }
 #: module -> why its backtracking-prone pattern stays for now (exact).
 KNOWN_BACKTRACKING: dict[str, str] = {}  # audits/_integrity.py's reflog pattern is gone (split)

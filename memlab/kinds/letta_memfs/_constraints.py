@@ -21,19 +21,40 @@ JavaScript details kept: globs and the legacy path rule are matched on UTF-16 co
 Unicode code points of the whole file, frontmatter included, after UTF-8 decoding with U+FFFD for
 bad bytes; JSON numbers are JavaScript numbers (``3.0`` is the integer 3; ``1e400`` is
 ``Infinity``; ``true`` is not 1); unknown config keys are listed in ``Object.keys`` order.
+
+This module is the public face (the config, the tree validator, the layout policy): import from
+here. The rest lives in private siblings, imported one way (js <- glob; frontmatter alone):
+
+* :mod:`~memlab.kinds.letta_memfs._constraints_js`: JavaScript's values (UTF-16 code units,
+  ``.`` and the legacy path rule, safe integers, ``Object.keys`` order, ``code_points``);
+* :mod:`~memlab.kinds.letta_memfs._constraints_glob`: the globs of ``fileCharacterLimits`` and
+  ``readOnlyFiles``, matched without backtracking (``glob_rules``);
+* :mod:`~memlab.kinds.letta_memfs._constraints_frontmatter`: ``frontmatter_errors``,
+  ``frontmatter_paths``, ``frontmatter_rule``.
 """
 
 from __future__ import annotations
 
 import json
-import math
-import re
 from dataclasses import dataclass
-from functools import lru_cache
-from typing import Any, Iterable, Mapping, Sequence, TypeGuard
+from typing import Any, Mapping, Sequence
 
 from memlab.formats import _json
 from memlab.formats._memfs_paths import JS_TRIM
+from memlab.kinds.letta_memfs._constraints_frontmatter import (
+    frontmatter_errors,
+    frontmatter_paths,
+    frontmatter_rule,
+)
+from memlab.kinds.letta_memfs._constraints_glob import glob_rules
+from memlab.kinds.letta_memfs._constraints_js import (
+    LEGACY_RE,
+    code_points,
+    js_number,
+    object_keys,
+    safe_integer,
+    utf16,
+)
 
 __all__ = [
     "CONSTRAINTS_CONFIG",
@@ -80,10 +101,6 @@ _KEYS = (
     "fileCharacterLimits",
     "readOnlyFiles",
 )
-_SAFE = 2**53 - 1
-# JavaScript's `.` (and so its `.*`) stops at these; Python's stops at "\n" only.
-_JS_DOT = "[^\n\r\u2028\u2029]"
-_LEGACY_RE = re.compile(f"^(?:memory/)?(?:system|reference)/{_JS_DOT}*\\.md\\Z")
 
 
 @dataclass(frozen=True)
@@ -99,51 +116,6 @@ class TreeFile:
     data: bytes | None = None
     chars: int | None = None
     sha: str | None = None
-
-
-# --------------------------------------------------------------------------- JavaScript values
-
-
-def _utf16(text: str) -> str:
-    """``text`` as a string of UTF-16 code units (an astral character becomes its surrogate
-    pair), so a regex steps through it as JavaScript's does."""
-    if all(ord(c) < 0x10000 for c in text):
-        return text
-    data = text.encode("utf-16-le", "surrogatepass")
-    return "".join(chr(int.from_bytes(data[i : i + 2], "little")) for i in range(0, len(data), 2))
-
-
-def _safe_integer(value: Any) -> TypeGuard[int | float]:
-    """``Number.isSafeInteger``: a JSON number that is a whole number within 2**53 - 1."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return False
-    if isinstance(value, float) and (not math.isfinite(value) or not value.is_integer()):
-        return False
-    return abs(value) <= _SAFE
-
-
-def _js_number(value: Any) -> Any:
-    """A validated number as JavaScript prints it (``3.0`` → ``3``, ``-0`` → ``0``)."""
-    return int(value) if isinstance(value, float) and value.is_integer() else value
-
-
-def _object_keys(obj: Mapping[str, Any]) -> list[str]:
-    """``Object.keys`` order: array-index keys ascending, then the rest as inserted."""
-
-    def index(key: str) -> int | None:
-        if key == "0" or (key[:1] in "123456789" and key.isdigit() and key.isascii()):
-            n = int(key)
-            return n if n < 2**32 - 1 else None
-        return None
-
-    numeric = sorted((index(k), k) for k in obj if index(k) is not None)
-    return [k for _, k in numeric] + [k for k in obj if index(k) is None]
-
-
-def code_points(data: bytes) -> int:
-    """What Letta counts as a file's characters: code points of its UTF-8 text, a bad byte
-    sequence counting as one U+FFFD (Node's decoder and Python's agree on where they split)."""
-    return len(data.decode("utf-8", "replace"))
 
 
 # --------------------------------------------------------------------------- the config
@@ -182,16 +154,16 @@ def parse_constraints_config(text: str) -> tuple[dict[str, Any] | None, list[str
     if not isinstance(value, dict):
         return None, [f"{path}: expected a JSON object"]
     errors: list[str] = []
-    for key in _object_keys(value):
+    for key in object_keys(value):
         if key not in _KEYS:
             errors.append(f"{path}: unknown field '{_json.clean_text(key)}'")
     version = value.get("version")
-    if not (_safe_integer(version) and version == 1):
+    if not (safe_integer(version) and version == 1):
         errors.append(f"{path}: version must be 1")
-    if "maxDepth" in value and not (_safe_integer(value["maxDepth"]) and value["maxDepth"] >= 0):
+    if "maxDepth" in value and not (safe_integer(value["maxDepth"]) and value["maxDepth"] >= 0):
         errors.append(f"{path}: maxDepth must be a non-negative integer")
     for key in ("maxFileCharacters", "maxCoreMemoryCharacters"):
-        if key in value and not (_safe_integer(value[key]) and value[key] > 0):
+        if key in value and not (safe_integer(value[key]) and value[key] > 0):
             errors.append(f"{path}: {key} must be a positive integer")
     overrides = value.get("fileCharacterLimits")
     if "readOnlyFiles" in value:
@@ -208,21 +180,21 @@ def parse_constraints_config(text: str) -> tuple[dict[str, Any] | None, list[str
             if not isinstance(item, dict):
                 errors.append(f"{label} must be an object")
                 continue
-            for key in _object_keys(item):
+            for key in object_keys(item):
                 if key not in ("pattern", "maxCharacters"):
                     errors.append(f"{label}: unknown field '{_json.clean_text(key)}'")
             errors += _pattern_errors(item.get("pattern"), label)
             limit = item.get("maxCharacters")
             if not ("maxCharacters" in item and limit is None) and not (
-                _safe_integer(limit) and limit > 0
+                safe_integer(limit) and limit > 0
             ):
                 errors.append(f"{label}: maxCharacters must be a positive integer or null")
     if errors:
         return None, errors
-    config = {k: _js_number(v) for k, v in value.items()}
+    config = {k: js_number(v) for k, v in value.items()}
     if isinstance(overrides, list):
         config["fileCharacterLimits"] = [
-            {**o, "maxCharacters": _js_number(o.get("maxCharacters"))} for o in overrides
+            {**o, "maxCharacters": js_number(o.get("maxCharacters"))} for o in overrides
         ]
     return config, []
 
@@ -243,168 +215,6 @@ def _parsed_config(sha: str | None, data: bytes) -> tuple[dict[str, Any] | None,
             _PARSED.pop(next(iter(_PARSED)))
         got = _PARSED[key] = parse_constraints_config(data.decode("utf-8", "replace"))
     return got
-
-
-# --------------------------------------------------------------------------- the tree
-
-_LINE_TERMINATORS = frozenset("\n\r\u2028\u2029")
-# Glob tokens: a literal code unit, "?", "*", "**" and "**/".
-_LIT, _ONE, _STAR, _ANY, _DIRS = range(5)
-
-
-def _glob_tokens(units: str) -> list[tuple[int, str]]:
-    """``compilePattern``'s reading of a pattern (UTF-16 units): ``**/`` any folders, ``**``
-    anything, ``*`` within a segment, ``?`` one code unit, anything else itself."""
-    out, i = [], 0
-    while i < len(units):
-        c = units[i]
-        if c == "*":
-            if units[i + 1 : i + 2] == "*":
-                if units[i + 2 : i + 3] == "/":
-                    out.append((_DIRS, ""))
-                    i += 2
-                else:
-                    out.append((_ANY, ""))
-                    i += 1
-            else:
-                out.append((_STAR, ""))
-        elif c == "?":
-            out.append((_ONE, ""))
-        else:
-            out.append((_LIT, c))
-        i += 1
-    return out
-
-
-def _glob_regex(tokens: Sequence[tuple[int, str]]) -> re.Pattern[str]:
-    """The regular expression Letta Code compiles for the pattern (``compilePattern``), for a
-    pattern with at most one unbounded part: then a backtracking match is linear."""
-    source = "^" + "".join(
-        {_DIRS: f"(?:{_JS_DOT}*/)?", _ANY: f"{_JS_DOT}*", _STAR: "[^/]*", _ONE: "[^/]"}.get(kind)
-        or re.escape(c)
-        for kind, c in tokens
-    )
-    return re.compile(source + r"\Z", re.DOTALL)
-
-
-class _GlobAutomaton:
-    """The same language as :func:`_glob_regex`, matched without backtracking: the set of glob
-    positions a prefix can reach (a Thompson NFA simulation), each set's step on a code unit
-    cached (a lazy DFA), so a match costs one step per unit of the path whatever the pattern
-    (``*a*a*a...*b`` made Python's backtracking regex take exponential time). State ``k`` is
-    "token k next"; ``-(k + 1)`` is "inside the ``**/`` at k, its closing '/' still to come"."""
-
-    _MAX_STEPS = 50_000  # cached set transitions kept per pattern (then the cache starts again)
-
-    def __init__(self, tokens: Sequence[tuple[int, str]]) -> None:
-        self.tokens = list(tokens)
-        self.end = len(self.tokens)
-        self.start = self._closure({0})
-        self._steps: dict[tuple[frozenset[int], str], frozenset[int]] = {}
-
-    def _closure(self, states: Iterable[int]) -> frozenset[int]:
-        out, stack = set(states), list(states)
-        while stack:
-            k = stack.pop()
-            if 0 <= k < self.end and self.tokens[k][0] in (_STAR, _ANY, _DIRS) and k + 1 not in out:
-                out.add(k + 1)
-                stack.append(k + 1)
-        return frozenset(out)
-
-    def _step(self, states: frozenset[int], c: str) -> frozenset[int]:
-        nxt: set[int] = set()
-        plain = c not in _LINE_TERMINATORS
-        for k in states:
-            if k < 0:  # inside "**/" at -(k + 1)
-                if plain:
-                    nxt.add(k)
-                if c == "/":
-                    nxt.add(-k)  # -(k + 1) + 1 as a position: the token after the "**/"
-                continue
-            if k == self.end:
-                continue
-            kind, lit = self.tokens[k]
-            if kind == _LIT:
-                if c == lit:
-                    nxt.add(k + 1)
-            elif kind == _ONE:
-                if c != "/":
-                    nxt.add(k + 1)
-            elif kind == _STAR:
-                if c != "/":
-                    nxt.add(k)
-            elif kind == _ANY:
-                if plain:
-                    nxt.add(k)
-            else:  # _DIRS: its first unit, or its closing '/' right away
-                if plain:
-                    nxt.add(-(k + 1))
-                if c == "/":
-                    nxt.add(k + 1)
-        return self._closure(nxt)
-
-    def match(self, units: str) -> bool:
-        states, steps = self.start, self._steps
-        for c in units:
-            key = (states, c)
-            got = steps.get(key)
-            if got is None:
-                if len(steps) >= self._MAX_STEPS:
-                    steps.clear()
-                got = steps[key] = self._step(states, c)
-            states = got
-            if not states:
-                return False
-        return self.end in states
-
-
-@lru_cache(maxsize=4096)
-def _glob(pattern: str) -> re.Pattern[str] | _GlobAutomaton:
-    """``compilePattern`` for ``pattern``, as something with ``.match(units)`` (truthy on a
-    match) to call on :func:`_utf16` paths: Letta's own regex when the pattern has at most one
-    ``*``/``**``/``**/`` (a backtracking match is then linear), else :class:`_GlobAutomaton`
-    (the same matches, without backtracking)."""
-    tokens = _glob_tokens(_utf16(pattern))
-    if sum(kind in (_STAR, _ANY, _DIRS) for kind, _ in tokens) <= 1:
-        return _glob_regex(tokens)
-    return _GlobAutomaton(tokens)
-
-
-class _Rules:
-    """A config's ``fileCharacterLimits`` and ``readOnlyFiles`` globs compiled once, with each
-    path's answer remembered: an audit asks about the same paths commit after commit."""
-
-    _MAX_PATHS = 200_000
-
-    def __init__(self, overrides: Sequence[str], protected: Sequence[str]) -> None:
-        self.overrides = [_glob(p) for p in overrides]
-        self.protected = [_glob(p) for p in protected]
-        self._override: dict[str, int | None] = {}
-        self._protected: dict[str, bool] = {}
-
-    def override(self, path: str) -> int | None:
-        """The index of the first ``fileCharacterLimits`` glob matching ``path``, or None."""
-        if path not in self._override:
-            if len(self._override) >= self._MAX_PATHS:
-                self._override.clear()
-            units = _utf16(path)
-            self._override[path] = next(
-                (i for i, rx in enumerate(self.overrides) if rx.match(units)), None
-            )
-        return self._override[path]
-
-    def is_protected(self, path: str) -> bool:
-        if path not in self._protected:
-            if len(self._protected) >= self._MAX_PATHS:
-                self._protected.clear()
-            units = _utf16(path)
-            self._protected[path] = any(p.match(units) for p in self.protected)
-        return self._protected[path]
-
-
-@lru_cache(maxsize=8)
-def _rules(overrides: tuple[str, ...], protected: tuple[str, ...]) -> _Rules:
-    return _Rules(overrides, protected)
 
 
 def _count(file: TreeFile) -> int | None:
@@ -458,7 +268,7 @@ def tree_errors(
         f
         for f in md
         if not f.path.startswith("skills/")
-        and (v2 or layout == "shared-memory" or _LEGACY_RE.match(_utf16(f.path)))
+        and (v2 or layout == "shared-memory" or LEGACY_RE.match(utf16(f.path)))
     ]
     if v2:
         for f in memory:
@@ -476,7 +286,7 @@ def tree_errors(
                     break
     limits = list(config.get("fileCharacterLimits") or [])
     protected = tuple(config.get("readOnlyFiles") or [])
-    rules = _rules(tuple(o["pattern"] for o in limits), protected)
+    rules = glob_rules(tuple(o["pattern"] for o in limits), protected)
     if protected:
         if accepted is None:
             raise ValueError("readOnlyFiles requires the accepted memory tree")
@@ -649,99 +459,7 @@ def validator_errors(
     ]
 
 
-# --------------------------------------------------------------------------- frontmatter
-
-
-def _spaces(text: str) -> str:
-    return text.strip(" ")
-
-
-def _legacy_value(text: str | None, key: str) -> str:
-    lines = (text or "").split("\n") if text is not None else []
-    try:
-        end = lines.index("---", 1)
-    except ValueError:
-        return ""
-    return "\n".join(
-        _spaces(line[len(key) + 1 :]) for line in lines[1:end] if line.startswith(f"{key}:")
-    )
-
-
-def frontmatter_errors(path: str, content: str, previous: str | None, *, fmt: str) -> list[str]:
-    """``validateMemoryFileFrontmatter`` for one file; ``fmt`` is ``"memfs-v2"`` or
-    ``"legacy"``; ``previous`` the accepted (HEAD) text or None for a new file."""
-    v2 = fmt == "memfs-v2"
-    lines = content.split("\n")
-    if v2 and path.split("/")[-1] == "MEMORY.md":
-        return [f"{path}: MEMORY.md must not have frontmatter"] if lines[0] == "---" else []
-    if lines[0] != "---":
-        return [f"{path}: missing frontmatter (must start with ---)"]
-    try:
-        closing = lines.index("---", 1)
-    except ValueError:
-        return [f"{path}: frontmatter opened but never closed (missing closing ---)"]
-    if not v2 and previous and _legacy_value(previous, "read_only") == "true":
-        return [f"{path}: file is read_only and cannot be modified"]
-    errors: list[str] = []
-    seen: set[str] = set()
-    allowed = ["name", "description"] if v2 else ["description", "read_only", "limit"]
-    for line in lines[1:closing]:
-        if not line:
-            continue
-        if not v2 and line[0] in " \t":
-            continue
-        separator = line.find(":")
-        raw_key = line if separator < 0 else line[:separator]
-        key = _spaces(raw_key) if v2 else raw_key.replace(" ", "")
-        value = _spaces(line if separator < 0 else line[separator + 1 :])
-        if key not in allowed:
-            errors.append(f"{path}: unknown frontmatter key '{key}' (allowed: {' '.join(allowed)})")
-            continue
-        if v2 and key in seen:
-            errors.append(f"{path}: duplicate frontmatter key '{key}'")
-        seen.add(key)
-        if key == "read_only":
-            if not previous:
-                errors.append(
-                    f"{path}: 'read_only' is a protected field and cannot be set by the agent"
-                )
-            elif value != _legacy_value(previous, key):
-                errors.append(
-                    f"{path}: 'read_only' is a protected field and cannot be changed by the agent"
-                )
-        if (v2 or key == "description") and (not value or (v2 and value in ('""', "''"))):
-            errors.append(f"{path}: '{key}' must not be empty")
-    for key in ["name", "description"] if v2 else ["description"]:
-        if key not in seen:
-            errors.append(f"{path}: missing required field '{key}'")
-    if not v2 and _legacy_value(previous, "read_only") and not _legacy_value(content, "read_only"):
-        errors.append(
-            f"{path}: 'read_only' is a protected field and cannot be removed by the agent"
-        )
-    return errors
-
-
-def frontmatter_paths(paths: Iterable[str], policy: str) -> list[str]:
-    """The files the v2 pre-commit hook checks with :func:`frontmatter_errors` on every commit
-    (``git ls-files '*.md'``: the whole tree): not under ``skills/``, and under ``root-marker``
-    only projected ones (every folder above holds a ``MEMORY.md``)."""
-    md = sorted(p for p in paths if p.endswith(".md"))
-    present = set(md)
-    out = []
-    for path in md:
-        if path.startswith("skills/"):
-            continue
-        if policy == "root-marker":
-            parts = path.split("/")[:-1]
-            if any(
-                "/".join(parts[: i + 1]) + "/MEMORY.md" not in present for i in range(len(parts))
-            ):
-                continue
-        out.append(path)
-    return out
-
-
-# --------------------------------------------------------------------------- policy and rules
+# --------------------------------------------------------------------------- the layout policy
 
 
 def layout_policy(
@@ -771,29 +489,3 @@ def layout_policy(
     if head_has_root:
         return "root-marker", f"{why}; HEAD has a root MEMORY.md"
     return "legacy-only", f"{why}; HEAD has no root MEMORY.md"
-
-
-_FM_RULES = (
-    ("MEMORY.md must not have frontmatter", "index_frontmatter"),
-    ("missing frontmatter (must start with ---)", "missing_frontmatter"),
-    ("frontmatter opened but never closed", "unclosed_frontmatter"),
-    ("file is read_only and cannot be modified", "read_only_modified"),
-    ("is a protected field and cannot be set", "protected_set"),
-    ("is a protected field and cannot be changed", "protected_changed"),
-    ("is a protected field and cannot be removed", "protected_removed"),
-    ("unknown frontmatter key", "unknown_key"),
-    ("duplicate frontmatter key", "duplicate_key"),
-    ("must not be empty", "empty_value"),
-    ("missing required field 'name'", "missing_name"),
-    ("missing required field 'description'", "missing_description"),
-)
-
-
-def frontmatter_rule(message: str, path: str | None = None) -> str:
-    """The rule name of one :func:`frontmatter_errors` line for ``path`` (the hook port's
-    names); the path's own text is not searched."""
-    tail = message[len(path) + 2 :] if path and message.startswith(f"{path}: ") else message
-    for text, rule in _FM_RULES:
-        if text in tail:
-            return rule
-    return "other"

@@ -311,7 +311,7 @@ def s8_concurrent(ctx: Context, it: Iteration) -> ScenarioResult:
             unrecoverable=_unrecoverable(m),
         )
         where = f"SQLite ({m['journal_mode']})"
-        unstable = ("busy_retries", "seconds")
+        unstable: tuple[str, ...] = ("busy_retries", "seconds")
     else:
         m = ctx.memoised(
             ("s8", "files", it.learn_append_only),

@@ -229,16 +229,17 @@ def test_an_older_lake_reads_its_n_problems_under_that_name_and_problems_as_null
 # --- a run index comparing a run that recorded n_problems -----------------------------------
 
 
-def _run(root: Path, date: str, headline: list[str], metrics: dict) -> None:
+def _run(root: Path, date: str, headline: list[str], metrics: dict, *, store: str = "ezra",
+         kind: str = "agent_file") -> None:
     from memlab.report._runs import RUN_FORMAT
 
     folder = root / date
     folder.mkdir(parents=True)
     record = {
         "format": RUN_FORMAT, "date": date, "status": "ok",
-        "stores": {"ezra": {"kind": "agent_file", "headline": headline}},
-        "reports": [{"store": "ezra", "kind": "audit", "report": "audit",
-                     "html": "ezra/audit/01-audit.html", "metrics": metrics}],
+        "stores": {store: {"kind": kind, "headline": headline}},
+        "reports": [{"store": store, "kind": "audit", "report": "audit",
+                     "html": f"{store}/audit/01-audit.html", "metrics": metrics}],
     }
     (folder / "runs.json").write_text(json.dumps(record), encoding="utf-8")
 
@@ -314,3 +315,28 @@ def test_a_run_of_current_names_has_no_retired_row(data_dir, tmp_path):
     cells = re.findall(r'<td class="n">(.*?)</td>', row)
     assert cells[:3] == ["1", "1", '<span class="quiet">0</span>']
     assert ">n_problems<" not in since and "retired" not in since
+
+
+def test_an_elfmem_databases_index_charts_and_compares_its_problems(samples, tmp_path):
+    # what a scheduled run shows for an elfmem database: its default headline charts problems,
+    # and the since table has the count, 0 before its copy was damaged and 2 after
+    from memlab.report import write_metrics
+    from memlab.report._index import index_page
+    from memlab.report._runs import HEADLINE_METRICS, read_runs
+
+    assert "problems" in HEADLINE_METRICS["elfmem_db"]
+    runs_root = tmp_path / "runs"
+    for date, name in (("2026-11-30", "elfmem-0.20.0-schema9.db"),
+                       ("2026-12-01", "elfmem-0.20.0-schema9-damaged.db")):
+        path = samples[name][0]
+        headline = json.loads(memlab.audit(path, as_of="2026-08-04").to_json())["headline"]
+        write_metrics(tmp_path / date, {"db": headline})
+        _run(runs_root, date, list(HEADLINE_METRICS["elfmem_db"]),
+             json.loads((tmp_path / date / "metrics.json").read_text()), store="db",
+             kind="elfmem_db")
+    page = index_page(read_runs(runs_root))
+    since = page[page.index('id="since"'):page.index('id="runs"')]
+    row = re.search(r">problems</td>(.*?)</tr>", since).group(1)
+    assert re.findall(r'<td class="n">(.*?)</td>', row)[:2] == ["0", "2"]
+    trends = page[page.index('id="trends"'):]
+    assert "<code>problems</code>" in trends

@@ -200,7 +200,7 @@ _RECORDS = (
         "problems",
         "load problems: problems found while loading the store (every kind that counts them: "
         "Agent Files, blocks lists, Letta servers, memory repositories, mem0 stores, Claude "
-        "Code memory folders, Letta Code homes)",
+        "Code memory folders, Letta Code homes, elfmem databases)",
         "problems",
         "problems",
         how="rows of the store's problems frame",

@@ -6,8 +6,13 @@ or a run index comparing kinds showed two columns for one thing. ``n_problems`` 
 under its own name with what it was, and ``problems`` is then not recorded (null), never 0.
 
 Expected counts are pinned from the bundled samples themselves (ezra.af's one odd label is in
-its raw JSON; the memfs bundle's four and the Letta Code home's two are listed in the test
-comments), the elfmem database kind excepted: its audit reports no problems count.
+its raw JSON; the memfs bundle's four, the elfmem substrate's four and the Letta Code home's two
+are listed in the test comments) and from copies damaged the way a real store is (an elfmem
+database with text where elfmem writes times and numbers, a Letta server database with a
+block's metadata that is not JSON, a mem0 history row with an unknown event, a Souveraine
+repository with a binary file committed), so every kind is covered by at least one store whose
+count is not 0. The elfmem database audit wrote no problems count at all until it gained
+``problems`` too.
 """
 
 from __future__ import annotations
@@ -21,6 +26,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from memfs_repos import PNG, SOUVERAINE, _t, _Writer, build_souveraine
 
 import memlab
 from memlab._metrics import METRICS, RETIRED, definition
@@ -53,6 +59,35 @@ def samples(data_dir, tmp_path_factory):
     server = data_dir / "samples" / "letta-server"
     mem0 = data_dir / "samples" / "mem0"
     claude = data_dir / "samples" / "claude-memory"
+    elfmem = data_dir / "samples" / "elfmem"
+    # a copy of the schema 9 database with text where elfmem writes a time and a number: SQLite
+    # keeps it, elfmem's reader meets it; one problem row per damaged column
+    damaged = tmp / "elfmem-0.20.0-schema9-damaged.db"
+    shutil.copyfile(elfmem / "elfmem-0.20.0-schema9.db", damaged)
+    with sqlite3.connect(damaged) as con:
+        ids = [r[0] for r in con.execute("SELECT id FROM blocks ORDER BY id LIMIT 2")]
+        con.execute("UPDATE blocks SET created_at = 'yesterday' WHERE id = ?", (ids[0],))
+        con.execute("UPDATE blocks SET confidence = 'high' WHERE id = ?", (ids[1],))
+    con.close()
+    # a copy of the Letta server database with a block's metadata that is not JSON: one problem
+    letta_odd = tmp / "letta-0.11.7-badjson.db"
+    shutil.copyfile(server / "letta-0.11.7.db", letta_odd)
+    with sqlite3.connect(letta_odd) as con:
+        con.execute("UPDATE block SET metadata_ = '{not json' "
+                    "WHERE rowid = (SELECT min(rowid) FROM block)")
+    con.close()
+    # a copy of the mem0 2.2.1 store whose first history row (an ADD) names an event mem0 never
+    # writes: that row, and its memory left with events but no ADD
+    mem0_odd = shutil.copytree(mem0 / "2.2.1", tmp / "mem0-2.2.1-odd") / "history.db"
+    with sqlite3.connect(mem0_odd) as con:
+        con.execute("UPDATE history SET event = 'MERGE' "
+                    "WHERE rowid = (SELECT min(rowid) FROM history)")
+    con.close()
+    # a Souveraine agent whose memory repository gained a committed binary file: one problem
+    souv = build_souveraine(tmp / "souveraine")
+    souv_png = build_souveraine(tmp / "souveraine-png")
+    _Writer(souv_png.path / "memory").commit("memory write: system/avatar", SOUVERAINE,
+                                             _t("2026-05-04"), files={"system/avatar.png": PNG})
     return {
         # block-86's label 'system//references/lettabot' (an empty path segment): one problem
         "ezra.af": (af / "ezra.af", "agent_file", 1),
@@ -61,6 +96,7 @@ def samples(data_dir, tmp_path_factory):
         "ezra-blocks.json": (blocks, "letta_blocks", 1),
         "letta-0.11.7.db": (server / "letta-0.11.7.db", "letta_server", 0),
         "letta-0.11.7-nohistory.db": (server / "letta-0.11.7-nohistory.db", "letta_server", 0),
+        "letta-0.11.7-badjson.db": (letta_odd, "letta_server", 1),
         # system/human.md's unknown key, research_citations.md's malformed YAML and its readers'
         # disagreement, profile.png a binary file (data/samples/memfs/SOURCES.md)
         "deep-research-memfs": (unpack_bundle(memfs / "deep-research-memfs.bundle", tmp),
@@ -68,10 +104,20 @@ def samples(data_dir, tmp_path_factory):
         "letta-code-v2": (unpack_bundle(memfs / "letta-code-v2.bundle", tmp), "letta_memfs", 0),
         "mem0-0.1.90": (mem0 / "0.1.90" / "history.db", "mem0", 0),
         "mem0-2.2.1": (mem0 / "2.2.1" / "history.db", "mem0", 0),
+        "mem0-2.2.1-odd": (mem0_odd, "mem0", 2),
         "openai-anthropic-bridge": (claude / "openai-anthropic-bridge", "claude_memory", 0),
         "recommendarr-linked": (linked, "claude_memory", 1),
         # a transcript row that is not JSON, and transcripts of an agent the home does not hold
         "letta-home": (home, "letta_home", 2),
+        "elfmem-demo.db": (data_dir / "demo" / "elfmem-demo.db", "elfmem_db", 0),
+        "elfmem-0.19.2-schema5.db": (elfmem / "elfmem-0.19.2-schema5.db", "elfmem_db", 0),
+        "elfmem-0.20.0-schema9.db": (elfmem / "elfmem-0.20.0-schema9.db", "elfmem_db", 0),
+        "elfmem-0.20.0-schema9-damaged.db": (damaged, "elfmem_db", 2),
+        # not a git repository (a plain folder), and the mind block's three '##' headings
+        # absorbed into its body (data/samples/elfmem-substrate/SOURCES.md)
+        "elfmem-substrate": (data_dir / "samples" / "elfmem-substrate", "elfmem_substrate", 4),
+        "souveraine": (souv.path, "souveraine", 0),
+        "souveraine-png": (souv_png.path, "souveraine", 1),
     }
 
 
@@ -84,7 +130,7 @@ def test_ezras_one_problem_is_in_its_raw_json(data_dir):
 
 
 def test_every_kinds_audit_names_the_problems_count_problems(samples):
-    from memlab.kinds import lookup
+    from memlab import kinds
 
     for name, (path, kind, want) in samples.items():
         store = memlab.load(path)
@@ -93,15 +139,28 @@ def test_every_kinds_audit_names_the_problems_count_problems(samples):
         assert "n_problems" not in headline, name
         # the record's definition: rows of the store's problems frame
         assert headline["problems"] == len(store.problems) == want, name
-    # every kind that counts its problems is covered; the kinds not named share the memfs
-    # audit (souveraine, elfmem_substrate) or count none (an elfmem database)
-    covered = {kind for _, kind, _ in samples.values()}
-    from memlab.report._runs import HEADLINE_METRICS
+    # every kind is covered, each by at least one store with a problem (not 0 alone)
+    every = set(kinds.by_kind("load_ref"))
+    assert "elfmem_db" in every and "elfmem_substrate" in every
+    assert {kind for _, kind, _ in samples.values()} == every
+    assert {kind for _, kind, want in samples.values() if want} == every
 
-    rest = set(HEADLINE_METRICS) - covered
-    assert rest == {"souveraine", "elfmem_substrate", "elfmem_db"}
-    for kind in ("souveraine", "elfmem_substrate"):
-        assert lookup(kind).audit_ref == lookup("letta_memfs").audit_ref
+
+def test_the_damaged_elfmem_databases_problems_name_its_damage(samples):
+    # the rows counted: one per damaged column, each naming it; the undamaged original has none
+    path, _, _ = samples["elfmem-0.20.0-schema9-damaged.db"]
+    store = memlab.load(path)
+    assert sorted(store.problems.message.str.split(":").str[0]) == [
+        "blocks.confidence", "blocks.created_at"]
+    assert set(store.problems.kind) == {"bad_value"} and set(store.problems.file) == {str(path)}
+    assert memlab.load(samples["elfmem-0.20.0-schema9.db"][0]).problems.empty
+    # and the Letta server copy's one row names the block whose metadata is not JSON
+    path, _, _ = samples["letta-0.11.7-badjson.db"]
+    problems = memlab.load(path).problems
+    assert problems.kind.tolist() == ["bad_json"] and "block.metadata_" in problems.message[0]
+    # and the mem0 copy's two: the unknown event, and its memory's events without an ADD
+    problems = memlab.load(samples["mem0-2.2.1-odd"][0]).problems
+    assert sorted(problems.kind) == ["no_add", "unknown_event"]
 
 
 def test_no_kind_charts_the_retired_name_and_every_chart_of_problems_names_problems():
@@ -115,7 +174,7 @@ def test_no_kind_charts_the_retired_name_and_every_chart_of_problems_names_probl
         assert not set(names) & set(RETIRED), kind
     charting = {k for k, names in HEADLINE_METRICS.items() if "problems" in names}
     assert charting == {"agent_file", "letta_blocks", "letta_memfs", "souveraine",
-                        "elfmem_substrate", "mem0"}
+                        "elfmem_substrate", "mem0", "elfmem_db"}
 
 
 # --- a fleet: one column, and a lake written before it --------------------------------------
@@ -170,16 +229,17 @@ def test_an_older_lake_reads_its_n_problems_under_that_name_and_problems_as_null
 # --- a run index comparing a run that recorded n_problems -----------------------------------
 
 
-def _run(root: Path, date: str, headline: list[str], metrics: dict) -> None:
+def _run(root: Path, date: str, headline: list[str], metrics: dict, *, store: str = "ezra",
+         kind: str = "agent_file") -> None:
     from memlab.report._runs import RUN_FORMAT
 
     folder = root / date
     folder.mkdir(parents=True)
     record = {
         "format": RUN_FORMAT, "date": date, "status": "ok",
-        "stores": {"ezra": {"kind": "agent_file", "headline": headline}},
-        "reports": [{"store": "ezra", "kind": "audit", "report": "audit",
-                     "html": "ezra/audit/01-audit.html", "metrics": metrics}],
+        "stores": {store: {"kind": kind, "headline": headline}},
+        "reports": [{"store": store, "kind": "audit", "report": "audit",
+                     "html": f"{store}/audit/01-audit.html", "metrics": metrics}],
     }
     (folder / "runs.json").write_text(json.dumps(record), encoding="utf-8")
 
@@ -255,3 +315,28 @@ def test_a_run_of_current_names_has_no_retired_row(data_dir, tmp_path):
     cells = re.findall(r'<td class="n">(.*?)</td>', row)
     assert cells[:3] == ["1", "1", '<span class="quiet">0</span>']
     assert ">n_problems<" not in since and "retired" not in since
+
+
+def test_an_elfmem_databases_index_charts_and_compares_its_problems(samples, tmp_path):
+    # what a scheduled run shows for an elfmem database: its default headline charts problems,
+    # and the since table has the count, 0 before its copy was damaged and 2 after
+    from memlab.report import write_metrics
+    from memlab.report._index import index_page
+    from memlab.report._runs import HEADLINE_METRICS, read_runs
+
+    assert "problems" in HEADLINE_METRICS["elfmem_db"]
+    runs_root = tmp_path / "runs"
+    for date, name in (("2026-11-30", "elfmem-0.20.0-schema9.db"),
+                       ("2026-12-01", "elfmem-0.20.0-schema9-damaged.db")):
+        path = samples[name][0]
+        headline = json.loads(memlab.audit(path, as_of="2026-08-04").to_json())["headline"]
+        write_metrics(tmp_path / date, {"db": headline})
+        _run(runs_root, date, list(HEADLINE_METRICS["elfmem_db"]),
+             json.loads((tmp_path / date / "metrics.json").read_text()), store="db",
+             kind="elfmem_db")
+    page = index_page(read_runs(runs_root))
+    since = page[page.index('id="since"'):page.index('id="runs"')]
+    row = re.search(r">problems</td>(.*?)</tr>", since).group(1)
+    assert re.findall(r'<td class="n">(.*?)</td>', row)[:2] == ["0", "2"]
+    trends = page[page.index('id="trends"'):]
+    assert "<code>problems</code>" in trends

@@ -48,6 +48,7 @@ class ElfmemDb(KindBase):
         "constitutional_tagged_live",
         "blocks_active",
         "contradictions_unresolved",
+        "problems",
         "review.choices",
     )
     review = Review(

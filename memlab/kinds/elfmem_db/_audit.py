@@ -108,6 +108,7 @@ def audit_elfmem(
         "schema_version": store.meta.get("schema_version"),
         "elfmem_release": store.meta.get("elfmem_release"),
         "as_of": when.isoformat(),
+        "problems": len(store.problems),
     }
     for section in (
         cost_section,

@@ -584,5 +584,7 @@ def s8_concurrent(ctx: RealContext) -> ScenarioResult:
             "overwritten_edits",
             "overwritten_kept_in",
             "overwritten_unrecoverable",
+            # the summary cites the free rate and the overwritten edits
+            "summary",
         ),
     )

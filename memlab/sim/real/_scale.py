@@ -145,7 +145,7 @@ def s7_scale(ctx: RealContext) -> ScenarioResult:
         f"{w['llm_calls']} LLM calls ({per:.2f}/block), learn+consolidate "
         f"{w['seconds_learn_consolidate']:.0f} s"
     )
-    # the summary cites the wall-clock time of learn+consolidate (2, 4 and 5 s in three
+    # the summary cites the wall-clock time of learn+consolidate (2 to 5 s in five
     # identical runs of 0.19.2 at one seed), so it is listed with the timings
     return measured_result(
         ctx,

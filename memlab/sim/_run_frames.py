@@ -112,7 +112,11 @@ class RunFrames:
         rows = []
         for (it, code), res in self.results.items():
             base = {"iteration": it, "scenario": code, "outcome": res.outcome, "basis": res.basis}
-            rows.append({**base, "metric": "summary", "value": res.summary, "unstable": False})
+            # a summary that cites a scheduler-dependent number is listed in ``unstable``
+            summary_moves = "summary" in res.unstable
+            rows.append(
+                {**base, "metric": "summary", "value": res.summary, "unstable": summary_moves}
+            )
             if res.rule:
                 rows.append({**base, "metric": "rule", "value": res.rule, "unstable": False})
             if res.llm:

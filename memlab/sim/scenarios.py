@@ -45,7 +45,8 @@ class ScenarioResult:
     events: list[dict[str, Any]] = field(default_factory=list)
     #: What this result rests on that was not executed here, in words.
     modelled: list[str] = field(default_factory=list)
-    #: Metrics that depend on the machine or the scheduler (timings, retry counts).
+    #: Metrics that depend on the machine or the scheduler (timings, retry counts), and
+    #: "summary" when the summary cites one of them (its evidence row is then unstable too).
     unstable: tuple[str, ...] = ()
     #: True when the failure mode cannot occur at all under this iteration.
     impossible: bool = False

@@ -145,8 +145,15 @@ def s7_scale(ctx: RealContext) -> ScenarioResult:
         f"{w['llm_calls']} LLM calls ({per:.2f}/block), learn+consolidate "
         f"{w['seconds_learn_consolidate']:.0f} s"
     )
+    # the summary cites the wall-clock time of learn+consolidate (2 to 5 s in five
+    # identical runs of 0.19.2 at one seed), so it is listed with the timings
     return measured_result(
-        ctx, "S7", outcome, summary, m, unstable=("seconds_learn_consolidate", "seconds_per_query")
+        ctx,
+        "S7",
+        outcome,
+        summary,
+        m,
+        unstable=("seconds_learn_consolidate", "seconds_per_query", "summary"),
     )
 
 
@@ -584,5 +591,7 @@ def s8_concurrent(ctx: RealContext) -> ScenarioResult:
             "overwritten_edits",
             "overwritten_kept_in",
             "overwritten_unrecoverable",
+            # the summary cites the free rate and the overwritten edits
+            "summary",
         ),
     )

@@ -20,6 +20,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from run_records import write_audit_run
 
 import memlab
 from memlab._metrics import METRICS, max_limit_ratio
@@ -250,20 +251,6 @@ def test_no_kind_charts_a_retired_metric_and_the_agent_file_charts_the_memfs_rat
 # --- an older run, written before max_limit_ratio was the Agent File's headline ---------------
 
 
-def _run(root: Path, date: str, headline: list[str], metrics: dict) -> None:
-    from memlab.report._runs import RUN_FORMAT
-
-    folder = root / date
-    folder.mkdir(parents=True)
-    record = {
-        "format": RUN_FORMAT, "date": date, "status": "ok",
-        "stores": {"cs": {"kind": "agent_file", "headline": headline}},
-        "reports": [{"store": "cs", "kind": "audit", "report": "audit",
-                     "html": "cs/audit/01-audit.html", "metrics": metrics}],
-    }
-    (folder / "runs.json").write_text(json.dumps(record), encoding="utf-8")
-
-
 def test_an_older_run_without_max_limit_ratio_reads_as_not_recorded_never_0(data_dir, tmp_path):
     from memlab.report import write_metrics
     from memlab.report._index import index_page
@@ -282,10 +269,10 @@ def test_an_older_run_without_max_limit_ratio_reads_as_not_recorded_never_0(data
     for folder, metrics in (("old", old), ("new", now)):
         write_metrics(tmp_path / folder, {path.name: metrics})  # as the audit notebook does
     runs_root = tmp_path / "runs"
-    _run(runs_root, "2026-11-30", old_headline,
-         json.loads((tmp_path / "old" / "metrics.json").read_text()))
-    _run(runs_root, "2026-12-01", list(HEADLINE_METRICS["agent_file"]),
-         json.loads((tmp_path / "new" / "metrics.json").read_text()))
+    write_audit_run(runs_root, "2026-11-30", old_headline,
+                    json.loads((tmp_path / "old" / "metrics.json").read_text()), store="cs")
+    write_audit_run(runs_root, "2026-12-01", list(HEADLINE_METRICS["agent_file"]),
+                    json.loads((tmp_path / "new" / "metrics.json").read_text()), store="cs")
 
     runs = read_runs(runs_root)
     before, after = (store_metrics(reports_of(r, "cs")) for _, r in runs)

@@ -27,6 +27,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 from memfs_repos import PNG, SOUVERAINE, _t, _Writer, build_souveraine
+from run_records import write_audit_run
 
 import memlab
 from memlab._metrics import METRICS, RETIRED, definition
@@ -229,21 +230,6 @@ def test_an_older_lake_reads_its_n_problems_under_that_name_and_problems_as_null
 # --- a run index comparing a run that recorded n_problems -----------------------------------
 
 
-def _run(root: Path, date: str, headline: list[str], metrics: dict, *, store: str = "ezra",
-         kind: str = "agent_file") -> None:
-    from memlab.report._runs import RUN_FORMAT
-
-    folder = root / date
-    folder.mkdir(parents=True)
-    record = {
-        "format": RUN_FORMAT, "date": date, "status": "ok",
-        "stores": {store: {"kind": kind, "headline": headline}},
-        "reports": [{"store": store, "kind": "audit", "report": "audit",
-                     "html": f"{store}/audit/01-audit.html", "metrics": metrics}],
-    }
-    (folder / "runs.json").write_text(json.dumps(record), encoding="utf-8")
-
-
 def test_an_index_against_a_run_that_recorded_n_problems(data_dir, tmp_path):
     from memlab.report import write_metrics
     from memlab.report._index import index_page
@@ -266,10 +252,10 @@ def test_an_index_against_a_run_that_recorded_n_problems(data_dir, tmp_path):
     for folder, metrics in (("old", old), ("new", now)):
         write_metrics(tmp_path / folder, {path.name: metrics})  # as the audit notebook does
     runs_root = tmp_path / "runs"
-    _run(runs_root, "2026-11-30", old_headline,
-         json.loads((tmp_path / "old" / "metrics.json").read_text()))
-    _run(runs_root, "2026-12-01", list(HEADLINE_METRICS["agent_file"]),
-         json.loads((tmp_path / "new" / "metrics.json").read_text()))
+    write_audit_run(runs_root, "2026-11-30", old_headline,
+                    json.loads((tmp_path / "old" / "metrics.json").read_text()), store="ezra")
+    write_audit_run(runs_root, "2026-12-01", list(HEADLINE_METRICS["agent_file"]),
+                    json.loads((tmp_path / "new" / "metrics.json").read_text()), store="ezra")
 
     runs = read_runs(runs_root)
     before, after = (store_metrics(reports_of(r, "ezra")) for _, r in runs)
@@ -308,7 +294,8 @@ def test_a_run_of_current_names_has_no_retired_row(data_dir, tmp_path):
     write_metrics(tmp_path / "m", {path.name: now})
     metrics = json.loads((tmp_path / "m" / "metrics.json").read_text())
     for date in ("2026-11-30", "2026-12-01"):
-        _run(tmp_path / "runs", date, list(HEADLINE_METRICS["agent_file"]), metrics)
+        write_audit_run(tmp_path / "runs", date, list(HEADLINE_METRICS["agent_file"]), metrics,
+                        store="ezra")
     page = index_page(read_runs(tmp_path / "runs"))
     since = page[page.index('id="since"'):page.index('id="runs"')]
     row = re.search(r">problems</td>(.*?)</tr>", since).group(1)
@@ -331,9 +318,9 @@ def test_an_elfmem_databases_index_charts_and_compares_its_problems(samples, tmp
         path = samples[name][0]
         headline = json.loads(memlab.audit(path, as_of="2026-08-04").to_json())["headline"]
         write_metrics(tmp_path / date, {"db": headline})
-        _run(runs_root, date, list(HEADLINE_METRICS["elfmem_db"]),
-             json.loads((tmp_path / date / "metrics.json").read_text()), store="db",
-             kind="elfmem_db")
+        write_audit_run(runs_root, date, list(HEADLINE_METRICS["elfmem_db"]),
+                        json.loads((tmp_path / date / "metrics.json").read_text()), store="db",
+                        kind="elfmem_db")
     page = index_page(read_runs(runs_root))
     since = page[page.index('id="since"'):page.index('id="runs"')]
     row = re.search(r">problems</td>(.*?)</tr>", since).group(1)
